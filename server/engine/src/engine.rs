@@ -1,0 +1,106 @@
+//! Every pool of the loaded rulebooks, by id: the state a controller keeps.
+//!
+//! Each operation names its pool and either changes exactly that pool or, when the
+//! input is refused, changes nothing at all.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rust_decimal::Decimal;
+
+use crate::error::EngineError;
+use crate::money::Money;
+use crate::pool::{Contribution, Pool, Reversal};
+use crate::rulebook::Rulebooks;
+use crate::settle::{Settlement, Winner};
+
+/// All pools, each opened at its minimum (11.2.1, 15.2.1, 3.2.1, AJ 2.5.6.3).
+#[derive(Clone, Debug)]
+pub struct Engine {
+    pools: BTreeMap<String, Pool>,
+}
+
+/// Money summed over every pool: what an auditor ties to zero at night's end.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub bets: u64,
+    pub bets_amount: Money,
+    pub commission: Money,
+    /// Net of reversals, main and reserve pools together.
+    pub contributions: Money,
+    pub replenishments: Money,
+    pub awards: Money,
+    pub hits: u64,
+    /// Main and reserve balances together.
+    pub balances: Money,
+}
+
+impl Engine {
+    pub fn new(rulebooks: &Rulebooks) -> Engine {
+        let pools = rulebooks.pools().map(|rules| (rules.id.clone(), Pool::open(Arc::new(rules.clone())))).collect();
+        Engine { pools }
+    }
+
+    pub fn pool(&self, id: &str) -> Result<&Pool, EngineError> {
+        self.pools.get(id).ok_or_else(|| self.unknown(id))
+    }
+
+    pub fn pools(&self) -> impl Iterator<Item = &Pool> {
+        self.pools.values()
+    }
+
+    fn pool_mut(&mut self, id: &str) -> Result<&mut Pool, EngineError> {
+        if !self.pools.contains_key(id) {
+            return Err(self.unknown(id));
+        }
+        Ok(self.pools.get_mut(id).expect("checked above"))
+    }
+
+    fn unknown(&self, id: &str) -> EngineError {
+        let known: Vec<&str> = self.pools.keys().map(String::as_str).collect();
+        EngineError::UnknownPool { pool: id.to_owned(), known: known.join(", ") }
+    }
+
+    /// Registers a side bet in a pool (3.2.1, 11.2.3, 15.2.4, AJ 2.5.6.3).
+    pub fn register_bet(&mut self, pool: &str, bet: Money) -> Result<Contribution, EngineError> {
+        self.pool_mut(pool)?.register_bet(bet)
+    }
+
+    /// Reverses a registered bet that was voided or refunded (4.3.2, 11.8.2).
+    pub fn reverse_bet(&mut self, pool: &str, contribution: Contribution) -> Result<Reversal, EngineError> {
+        self.pool_mut(pool)?.reverse_bet(contribution)
+    }
+
+    /// Pays the winners of one round at one table (DOMAIN.md R4).
+    pub fn settle_round(&mut self, pool: &str, winners: &[Winner]) -> Result<Settlement, EngineError> {
+        self.pool_mut(pool)?.settle_round(winners)
+    }
+
+    /// The displayed amount of a pool: the Pago Máximo at this moment (3.5.1).
+    pub fn displayed(&self, pool: &str) -> Result<Money, EngineError> {
+        Ok(self.pool(pool)?.displayed())
+    }
+
+    pub fn totals(&self) -> Totals {
+        let mut totals = Totals::default();
+        for pool in self.pools.values() {
+            let m = pool.meters();
+            totals.bets += m.bets - m.reversals;
+            totals.bets_amount += m.bets_amount - m.reversed_amount;
+            totals.commission += m.commission - m.reversed_commission;
+            totals.contributions += m.contributions + m.reserve_contributions
+                - m.reversed_contributions
+                - m.reversed_reserve_contributions;
+            totals.replenishments += m.replenishments;
+            totals.awards += m.awards;
+            totals.hits += m.hits;
+            totals.balances += pool.balance() + pool.reserve();
+        }
+        debug_assert_eq!(
+            totals.contributions + totals.replenishments - totals.balances - totals.awards,
+            Decimal::ZERO,
+            "every pool conserves, so their sum does"
+        );
+        totals
+    }
+}

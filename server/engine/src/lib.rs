@@ -1,0 +1,28 @@
+//! The pure pool engine of Pozo: rulebooks, contributions, awards, replenishments
+//! and resets, exactly as the articles say. No I/O, no clock, no randomness: the
+//! caller reads the rulebook files, and time and chance are inputs, so every rule
+//! is a plain function and every run can be replayed bit for bit.
+//!
+//! # Layout
+//! - [`money`]: exact decimal money, rounding down to the payout unit, `$ 12.345,67`.
+//! - [`rulebook`]: the pools of the regulations as validated data (`config/*.toml`).
+//! - [`pool`]: one pool's balances and meters; every movement of money, with
+//!   conservation asserted after each.
+//! - [`settle`]: paying the winners of one round at one table under the pool's
+//!   multiple-winner policy (IPLyC factor, AJ order, Andalucía order).
+//! - [`engine`]: every pool of the loaded rulebooks, by id.
+//! - [`error`]: the one error type, naming the field and the rule.
+
+pub mod engine;
+pub mod error;
+pub mod money;
+pub mod pool;
+pub mod rulebook;
+pub mod settle;
+
+pub use engine::{Engine, Totals};
+pub use error::EngineError;
+pub use money::{Money, format_ars};
+pub use pool::{Contribution, Meters, Pool, Reversal};
+pub use rulebook::{Policy, PoolRules, Prize, PrizeValue, RulebookError, Rulebooks};
+pub use settle::{Award, Rank, Seat, Settlement, Stage, Winner};

@@ -1,0 +1,277 @@
+//! One pool: its balances, its meters, and every movement of money in it.
+//!
+//! Every operation validates its input completely before it changes anything, and
+//! asserts conservation after it changes something (DOMAIN.md §4):
+//!
+//! ```text
+//! Σ contributions + Σ replenishments = balance + reserve + Σ awards
+//! ```
+//!
+//! (contributions net of reversals). A broken conservation is a bug, not an
+//! operating error, so it panics.
+
+use std::sync::Arc;
+
+use rust_decimal::Decimal;
+
+use crate::error::EngineError;
+use crate::money::{BET_MAX, CENT, Money, is_multiple_of};
+use crate::rulebook::PoolRules;
+use crate::settle::{self, Settlement, Winner};
+
+/// The meters a regulator reads off a progressive controller (DOMAIN.md §10):
+/// everything that ever went into or out of the pool. They only ever grow.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Meters {
+    /// Registered side bets (IPA), count and amount.
+    pub bets: u64,
+    pub bets_amount: Money,
+    /// The house commission taken from the bets (AJ 2.5.6.3).
+    pub commission: Money,
+    /// What the bets added to the main pool (65% in IPLyC 3.2.1).
+    pub contributions: Money,
+    /// What the bets added to the reserve pool (AJ 2.5.6.3).
+    pub reserve_contributions: Money,
+    /// Voided or refunded bets (4.3.2, 11.8.2) and what they took back.
+    pub reversals: u64,
+    pub reversed_amount: Money,
+    pub reversed_commission: Money,
+    pub reversed_contributions: Money,
+    pub reversed_reserve_contributions: Money,
+    /// Money the house put in: the opening minimum (11.2.1, 15.2.1), completing
+    /// the minimum to pay a prize (3.2.2, 11.2.2) and resets (15.2.2).
+    pub replenishments: Money,
+    /// Money moved from the reserve pool into the main pool (AJ 2.5.6.3).
+    pub reserve_transfers: Money,
+    /// Everything awarded (PPPA), and how many prizes were marked.
+    pub awards: Money,
+    pub hits: u64,
+    /// How many times the whole pool was paid and brought back to its minimum.
+    pub resets: u64,
+}
+
+/// What one registered side bet did to the pool; reversing it undoes exactly this.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Contribution {
+    pub bet: Money,
+    pub commission: Money,
+    pub main: Money,
+    pub reserve: Money,
+}
+
+/// What reversing a bet did, including any replenishment it forced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reversal {
+    pub contribution: Contribution,
+    pub replenishment: Money,
+}
+
+/// A pool with its rules, balances and meters.
+#[derive(Clone, Debug)]
+pub struct Pool {
+    rules: Arc<PoolRules>,
+    balance: Money,
+    reserve: Money,
+    meters: Meters,
+}
+
+impl Pool {
+    /// A new pool at its minimum, contributed by the house: "se iniciará con un
+    /// mínimo de $ 5.000 aportado por el Instituto" (11.2.1, 15.2.1, 3.2.1; the AJ
+    /// base value, 2.5.6.3).
+    pub fn open(rules: Arc<PoolRules>) -> Pool {
+        let minimum = rules.minimum;
+        Pool::with_balances(rules, minimum, Decimal::ZERO)
+    }
+
+    /// A pool holding the given balances, as a dispute or an audit states them. The
+    /// opening amounts are booked as replenishments so that conservation holds.
+    pub fn with_balances(rules: Arc<PoolRules>, balance: Money, reserve: Money) -> Pool {
+        assert!(balance >= Decimal::ZERO && reserve >= Decimal::ZERO, "opening balances are never negative");
+        let meters = Meters { replenishments: balance + reserve, ..Meters::default() };
+        let pool = Pool { rules, balance, reserve, meters };
+        pool.assert_conservation();
+        pool
+    }
+
+    pub fn rules(&self) -> &PoolRules {
+        &self.rules
+    }
+
+    pub(crate) fn shared_rules(&self) -> Arc<PoolRules> {
+        Arc::clone(&self.rules)
+    }
+
+    /// The main pool's balance, with every fraction the contributions left.
+    pub fn balance(&self) -> Money {
+        self.balance
+    }
+
+    /// The reserve pool's balance (zero where the rulebook has none).
+    pub fn reserve(&self) -> Money {
+        self.reserve
+    }
+
+    /// The amount on the cartel luminoso and the most any award can be (3.5.1):
+    /// max(balance, minimum), DOMAIN.md R1.
+    pub fn displayed(&self) -> Money {
+        self.balance.max(self.rules.minimum)
+    }
+
+    pub fn meters(&self) -> &Meters {
+        &self.meters
+    }
+
+    /// How far the books are from conservation; zero when they balance.
+    pub fn conservation_difference(&self) -> Money {
+        let m = &self.meters;
+        let money_in = m.contributions + m.reserve_contributions - m.reversed_contributions
+            - m.reversed_reserve_contributions
+            + m.replenishments;
+        let money_held_or_paid = self.balance + self.reserve + m.awards;
+        money_in - money_held_or_paid
+    }
+
+    fn assert_conservation(&self) {
+        let difference = self.conservation_difference();
+        assert!(difference.is_zero(), "conservation broken in pool `{}` by {difference}: {self:?}", self.rules.id);
+    }
+
+    /// The contribution a bet of `bet` makes: 65% to the main pool in IPLyC (3.2.1,
+    /// 11.2.3, 15.2.4); in AJ the commission, main and reserve shares (2.5.6.3).
+    /// Fractions are kept: 65% of 2.50 is 1.625.
+    pub fn contribution_of(&self, bet: Money) -> Contribution {
+        Contribution {
+            bet,
+            commission: bet * self.rules.commission_rate,
+            main: bet * self.rules.contribution_rate,
+            reserve: bet * self.rules.reserve_rate,
+        }
+    }
+
+    /// Registers one side bet and adds its contribution (3.2.1, 11.2.3, 15.2.4).
+    pub fn register_bet(&mut self, bet: Money) -> Result<Contribution, EngineError> {
+        check_bet("bet", bet)?;
+        let contribution = self.contribution_of(bet);
+        self.balance += contribution.main;
+        self.reserve += contribution.reserve;
+        let m = &mut self.meters;
+        m.bets += 1;
+        m.bets_amount += bet;
+        m.commission += contribution.commission;
+        m.contributions += contribution.main;
+        m.reserve_contributions += contribution.reserve;
+        self.assert_conservation();
+        Ok(contribution)
+    }
+
+    /// Reverses a registered bet that was voided or refunded (Anular, 4.3.2;
+    /// 11.8.2): exactly the contribution it made comes out of the pool. Should a
+    /// prize have emptied the pool meanwhile, the house covers the difference so no
+    /// balance goes negative (booked as a replenishment).
+    pub fn reverse_bet(&mut self, contribution: Contribution) -> Result<Reversal, EngineError> {
+        check_bet("contribution.bet", contribution.bet)?;
+        if contribution != self.contribution_of(contribution.bet) {
+            return Err(EngineError::invalid(
+                "contribution",
+                "does not match what a bet of that amount contributes to this pool (4.3.2 reverses the recorded contribution)",
+            ));
+        }
+        let m = &self.meters;
+        if m.reversals >= m.bets || m.reversed_amount + contribution.bet > m.bets_amount {
+            return Err(EngineError::invalid("contribution.bet", "more would be reversed than was ever registered"));
+        }
+        self.balance -= contribution.main;
+        self.reserve -= contribution.reserve;
+        let mut replenishment = Decimal::ZERO;
+        if self.balance < Decimal::ZERO {
+            replenishment += -self.balance;
+            self.balance = Decimal::ZERO;
+        }
+        if self.reserve < Decimal::ZERO {
+            replenishment += -self.reserve;
+            self.reserve = Decimal::ZERO;
+        }
+        let m = &mut self.meters;
+        m.reversals += 1;
+        m.reversed_amount += contribution.bet;
+        m.reversed_commission += contribution.commission;
+        m.reversed_contributions += contribution.main;
+        m.reversed_reserve_contributions += contribution.reserve;
+        m.replenishments += replenishment;
+        self.assert_conservation();
+        Ok(Reversal { contribution, replenishment })
+    }
+
+    /// Marks the winners of one round at one table and pays them under the pool's
+    /// multiple-winner policy. Nothing changes when the winners are refused.
+    pub fn settle_round(&mut self, winners: &[Winner]) -> Result<Settlement, EngineError> {
+        settle::validate(&self.rules, winners)?;
+        let settlement = settle::settle(self, winners);
+        self.assert_conservation();
+        Ok(settlement)
+    }
+
+    /// What [`Pool::settle_round`] would pay, without paying it.
+    pub fn preview_round(&self, winners: &[Winner]) -> Result<Settlement, EngineError> {
+        self.clone().settle_round(winners)
+    }
+
+    /// Takes `paid` out of the main pool. When the award exceeds the balance the
+    /// difference is completed (3.2.2, 11.2.2, 15.2.3): from the reserve pool first
+    /// where the rulebook has one (2.5.6.3), then by the house.
+    pub(crate) fn pay(&mut self, paid: Money, hits: u64) -> Funding {
+        debug_assert!(paid >= Decimal::ZERO);
+        self.balance -= paid;
+        self.meters.awards += paid;
+        self.meters.hits += hits;
+        let shortfall = (-self.balance).max(Decimal::ZERO);
+        self.fund(shortfall)
+    }
+
+    /// After the whole pool was paid, brings it back to its minimum (15.2.2),
+    /// reserve first (2.5.6.3). What rounding left behind stays and counts.
+    pub(crate) fn reset(&mut self) -> Funding {
+        self.meters.resets += 1;
+        let missing = (self.rules.minimum - self.balance).max(Decimal::ZERO);
+        self.fund(missing)
+    }
+
+    fn fund(&mut self, amount: Money) -> Funding {
+        let from_reserve = amount.min(self.reserve);
+        let from_house = amount - from_reserve;
+        self.reserve -= from_reserve;
+        self.balance += amount;
+        self.meters.reserve_transfers += from_reserve;
+        self.meters.replenishments += from_house;
+        Funding { from_reserve, from_house }
+    }
+}
+
+/// Where money added to the main pool came from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Funding {
+    pub from_reserve: Money,
+    pub from_house: Money,
+}
+
+impl std::ops::AddAssign for Funding {
+    fn add_assign(&mut self, other: Funding) {
+        self.from_reserve += other.from_reserve;
+        self.from_house += other.from_house;
+    }
+}
+
+/// A side bet must be a positive amount in whole centavos, at most [`BET_MAX`].
+pub fn check_bet(field: &str, bet: Money) -> Result<(), EngineError> {
+    if bet <= Decimal::ZERO {
+        return Err(EngineError::invalid(field, format!("must be greater than zero, found {bet}")));
+    }
+    if bet > BET_MAX {
+        return Err(EngineError::invalid(field, format!("{bet} is over the largest accepted bet, {BET_MAX}")));
+    }
+    if !is_multiple_of(bet, CENT) {
+        return Err(EngineError::invalid(field, format!("{bet} is finer than one centavo")));
+    }
+    Ok(())
+}

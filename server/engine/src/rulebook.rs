@@ -1,0 +1,554 @@
+//! Rulebooks: every pool of the regulations as data (TOML in `config/`).
+//!
+//! A rulebook is parsed from text the caller read (the engine does no I/O) and
+//! validated completely before any pool is built from it: a broken rulebook is
+//! refused at start-up with an error naming the file, the pool and the field.
+//! Rates and money are written as decimal strings (`"0.65"`), never as TOML
+//! floats, so that no binary fraction ever reaches a pool.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use rust_decimal::Decimal;
+use toml::{Table, Value};
+
+use crate::money::{CENT, Money, is_multiple_of};
+
+/// The rulebooks compiled into the binary: the default when no `--rulebook` is given.
+pub const EMBEDDED: [(&str, &str); 3] = [
+    ("config/iplyc.toml", include_str!("../../../config/iplyc.toml")),
+    ("config/aj-bolivia.toml", include_str!("../../../config/aj-bolivia.toml")),
+    ("config/andalucia.toml", include_str!("../../../config/andalucia.toml")),
+];
+
+/// How the winners of one round at one table share a pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// IPLyC 3.6 / 11.7 / 15.9: when the prizes of one round add up to more than
+    /// the displayed amount, every award is multiplied by FACTOR = MONTO TOTAL ÷
+    /// TOTAL A PAGAR.
+    IplycFactor,
+    /// IPLyC roulette: the factor of 3.6, except that a Grillo de Oro and a Grillo
+    /// de Plata in the same ball are paid gold first (100%), then the silver from
+    /// the replenished pool (3.4.2; DOMAIN.md R3).
+    IplycGoldFirst,
+    /// AJ Bolivia 2.5.6.2: smallest prizes first (×bet, then 10%, then 100% of what
+    /// remains); equal split of a shared percentage, the indivisible unit to the
+    /// winner nearest the croupier's right (position 1).
+    AjOrdered,
+    /// Andalucía, Póquer sin descarte rule 6.4: ×bet prizes, then straight flushes
+    /// highest first, each taking 10% of what the display shows after the previous
+    /// one; equal values share equally; royal flushes share what remains.
+    AndaluciaOrdered,
+}
+
+impl Policy {
+    const NAMES: [(&'static str, Policy); 4] = [
+        ("iplyc-factor", Policy::IplycFactor),
+        ("iplyc-gold-first", Policy::IplycGoldFirst),
+        ("aj-ordered", Policy::AjOrdered),
+        ("andalucia-ordered", Policy::AndaluciaOrdered),
+    ];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES.iter().find(|(_, policy)| *policy == self).map(|(name, _)| *name).unwrap_or("?")
+    }
+
+    fn parse(name: &str) -> Option<Policy> {
+        Self::NAMES.iter().find(|(known, _)| *known == name).map(|(_, policy)| *policy)
+    }
+}
+
+/// The game types a pool's tables may play.
+pub const GAMES: [&str; 9] = [
+    "ruleta-americana",
+    "blackjack",
+    "central-poker",
+    "caribbean-poker",
+    "go-poker",
+    "draw-poker",
+    "poker-sin-descarte",
+    "tripoker",
+    "veintiuno",
+];
+
+/// What a premio code is worth.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PrizeValue {
+    /// No money: the winner receives other chips (a Grillo de Bronce turns into
+    /// two Grillos de Plata, 3.4.1.1).
+    Grant,
+    /// A fixed amount paid from the pool (11.5.3: four aces, $500).
+    Fixed { amount: Money },
+    /// A multiple of the winner's own side bet (AJ 2.5.6.2: flush, 50×).
+    BetMultiple { multiple: Decimal },
+    /// A percentage of the displayed amount, optionally capped at a multiple of the
+    /// bet (AJ straight flush: at most 5,000×) or never under one (Andalucía bolsa:
+    /// never under 3,000×).
+    Percent { percent: Decimal, cap_bet_multiple: Option<Decimal>, floor_bet_multiple: Option<Decimal> },
+}
+
+impl PrizeValue {
+    /// True for the prize that takes the whole pool (100%).
+    pub fn is_full_pool(&self) -> bool {
+        matches!(self, PrizeValue::Percent { percent, .. } if *percent == Decimal::ONE_HUNDRED)
+    }
+
+    /// True when the award depends on the winner's own side bet.
+    pub fn needs_bet(&self) -> bool {
+        match self {
+            PrizeValue::BetMultiple { .. } => true,
+            PrizeValue::Percent { cap_bet_multiple, floor_bet_multiple, .. } => {
+                cap_bet_multiple.is_some() || floor_bet_multiple.is_some()
+            }
+            PrizeValue::Grant | PrizeValue::Fixed { .. } => false,
+        }
+    }
+}
+
+/// Chips a prize hands over instead of (or besides) money.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Grant {
+    pub code: String,
+    pub count: u32,
+}
+
+/// One line of a pool's paytable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prize {
+    /// Premio code, Spanish upper snake case (`TRES_SIETES_CORAZONES`).
+    pub code: String,
+    /// How the regulation names it, for screens and reports.
+    pub name: String,
+    /// The article that sets it.
+    pub article: String,
+    pub value: PrizeValue,
+    pub grants: Option<Grant>,
+}
+
+/// Everything the articles and the operator fix about one pool.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolRules {
+    pub id: String,
+    pub name: String,
+    /// The rulebook file this pool came from.
+    pub file: String,
+    pub articles: String,
+    pub games: Vec<String>,
+    pub policy: Policy,
+    /// Floor and reset value; the displayed amount is never under it (DOMAIN.md R1).
+    pub minimum: Money,
+    /// The price of one side bet (fixed in IPLyC 3.3.1 / 11.4.1; the stipulated
+    /// amount of the bolsa; the credit value in AJ).
+    pub side_bet: Money,
+    /// Awards are rounded down to a multiple of this (0.01 IPLyC, 1 AJ).
+    pub payout_unit: Money,
+    /// Share of each registered bet added to the main pool (65% in IPLyC 3.2.1).
+    pub contribution_rate: Decimal,
+    /// Share of each bet set aside in the reserve pool (AJ 2.5.6.3).
+    pub reserve_rate: Decimal,
+    /// Share of each bet kept by the house as commission (AJ 2.5.6.3).
+    pub commission_rate: Decimal,
+    /// Only the highest combination of a seat is paid (Andalucía, Veintiuno rule e).
+    pub highest_only: bool,
+    /// Paytable, highest prize first: the order decides "the highest combination".
+    pub prizes: Vec<Prize>,
+}
+
+impl PoolRules {
+    pub fn prize(&self, code: &str) -> Option<&Prize> {
+        self.prizes.iter().find(|prize| prize.code == code)
+    }
+
+    /// Position of a code in the paytable: 0 is the highest prize.
+    pub fn rank(&self, code: &str) -> Option<usize> {
+        self.prizes.iter().position(|prize| prize.code == code)
+    }
+
+    pub fn has_reserve(&self) -> bool {
+        self.reserve_rate > Decimal::ZERO
+    }
+}
+
+/// A validated set of rulebooks, pools keyed by id.
+#[derive(Clone, Debug, Default)]
+pub struct Rulebooks {
+    pools: BTreeMap<String, PoolRules>,
+}
+
+impl Rulebooks {
+    /// The rulebooks compiled into the binary.
+    pub fn embedded() -> Rulebooks {
+        Rulebooks::parse_all(EMBEDDED).expect("the embedded rulebooks are validated by the test suite")
+    }
+
+    /// Parses and validates several rulebook files given as `(file name, text)`.
+    pub fn parse_all<'a>(files: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Rulebooks, RulebookError> {
+        let mut rulebooks = Rulebooks::default();
+        for (file, text) in files {
+            for pool in parse_file(file, text)? {
+                if let Some(first) = rulebooks.pools.get(&pool.id) {
+                    return Err(RulebookError::field(
+                        file,
+                        Some(&pool.id),
+                        "id",
+                        format!("pool id already defined in {}", first.file),
+                    ));
+                }
+                rulebooks.pools.insert(pool.id.clone(), pool);
+            }
+        }
+        Ok(rulebooks)
+    }
+
+    pub fn pool(&self, id: &str) -> Option<&PoolRules> {
+        self.pools.get(id)
+    }
+
+    pub fn pools(&self) -> impl Iterator<Item = &PoolRules> {
+        self.pools.values()
+    }
+}
+
+/// A rulebook refused at load.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RulebookError {
+    #[error("{file}: not valid TOML: {message}")]
+    Syntax { file: String, message: String },
+    #[error("{file}: {}field `{field}`: {problem}", pool.as_ref().map(|id| format!("pool `{id}`: ")).unwrap_or_default())]
+    Field { file: String, pool: Option<String>, field: String, problem: String },
+}
+
+impl RulebookError {
+    fn field(file: &str, pool: Option<&str>, field: &str, problem: impl fmt::Display) -> RulebookError {
+        RulebookError::Field {
+            file: file.to_owned(),
+            pool: pool.map(str::to_owned),
+            field: field.to_owned(),
+            problem: problem.to_string(),
+        }
+    }
+}
+
+/// Reads the fields of one TOML table, remembering which were read so that an
+/// unknown (misspelt) field is refused rather than silently ignored.
+struct Fields<'a> {
+    file: &'a str,
+    pool: Option<&'a str>,
+    prefix: String,
+    table: &'a Table,
+    read: BTreeSet<&'a str>,
+}
+
+impl<'a> Fields<'a> {
+    fn new(file: &'a str, pool: Option<&'a str>, prefix: String, table: &'a Table) -> Fields<'a> {
+        Fields { file, pool, prefix, table, read: BTreeSet::new() }
+    }
+
+    fn path(&self, key: &str) -> String {
+        format!("{}{key}", self.prefix)
+    }
+
+    fn error(&self, key: &str, problem: impl fmt::Display) -> RulebookError {
+        RulebookError::field(self.file, self.pool, &self.path(key), problem)
+    }
+
+    fn get(&mut self, key: &'a str) -> Option<&'a Value> {
+        self.read.insert(key);
+        self.table.get(key)
+    }
+
+    fn required(&mut self, key: &'a str) -> Result<&'a Value, RulebookError> {
+        self.get(key).ok_or_else(|| self.error(key, "missing field"))
+    }
+
+    fn string(&mut self, key: &'a str) -> Result<&'a str, RulebookError> {
+        match self.required(key)? {
+            Value::String(text) if !text.trim().is_empty() => Ok(text),
+            Value::String(_) => Err(self.error(key, "must not be empty")),
+            other => Err(self.error(key, format!("must be a string, found {}", other.type_str()))),
+        }
+    }
+
+    fn optional_decimal(&mut self, key: &'a str) -> Result<Option<Decimal>, RulebookError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(text)) => text
+                .trim()
+                .parse::<Decimal>()
+                .map(Some)
+                .map_err(|_| self.error(key, format!("`{text}` is not a decimal number"))),
+            Some(Value::Integer(number)) => Ok(Some(Decimal::from(*number))),
+            Some(Value::Float(number)) => Err(self.error(
+                key,
+                format!("write {number} as a string (\"{number}\"): money and rates are exact decimals, never floats"),
+            )),
+            Some(other) => Err(self.error(key, format!("must be a decimal string, found {}", other.type_str()))),
+        }
+    }
+
+    fn decimal(&mut self, key: &'a str) -> Result<Decimal, RulebookError> {
+        self.optional_decimal(key)?.ok_or_else(|| self.error(key, "missing field"))
+    }
+
+    fn optional_bool(&mut self, key: &'a str) -> Result<bool, RulebookError> {
+        match self.get(key) {
+            None => Ok(false),
+            Some(Value::Boolean(flag)) => Ok(*flag),
+            Some(other) => Err(self.error(key, format!("must be true or false, found {}", other.type_str()))),
+        }
+    }
+
+    fn tables(&mut self, key: &'a str) -> Result<Vec<&'a Table>, RulebookError> {
+        match self.required(key)? {
+            Value::Array(items) => items
+                .iter()
+                .map(|item| item.as_table().ok_or_else(|| self.error(key, "every entry must be a table")))
+                .collect(),
+            other => Err(self.error(key, format!("must be an array of tables ([[{key}]]), found {}", other.type_str()))),
+        }
+    }
+
+    fn strings(&mut self, key: &'a str) -> Result<Vec<String>, RulebookError> {
+        match self.required(key)? {
+            Value::Array(items) => items
+                .iter()
+                .map(|item| item.as_str().map(str::to_owned).ok_or_else(|| self.error(key, "every entry must be a string")))
+                .collect(),
+            other => Err(self.error(key, format!("must be an array of strings, found {}", other.type_str()))),
+        }
+    }
+
+    /// Refuses any field that was never read: a typo must not pass silently.
+    fn finish(self) -> Result<(), RulebookError> {
+        match self.table.keys().find(|key| !self.read.contains(key.as_str())) {
+            Some(unknown) => Err(self.error(unknown, "unknown field")),
+            None => Ok(()),
+        }
+    }
+}
+
+fn check_rate(fields: &Fields<'_>, key: &str, rate: Decimal) -> Result<(), RulebookError> {
+    if rate < Decimal::ZERO || rate > Decimal::ONE {
+        return Err(fields.error(key, format!("rate {rate} is outside 0–1")));
+    }
+    Ok(())
+}
+
+fn check_positive(fields: &Fields<'_>, key: &str, amount: Decimal) -> Result<(), RulebookError> {
+    if amount <= Decimal::ZERO {
+        return Err(fields.error(key, format!("must be greater than zero, found {amount}")));
+    }
+    Ok(())
+}
+
+fn is_code(text: &str) -> bool {
+    !text.is_empty()
+        && text.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        && text.starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+/// Parses one rulebook file into its validated pools.
+pub fn parse_file(file: &str, text: &str) -> Result<Vec<PoolRules>, RulebookError> {
+    let table: Table = text
+        .parse()
+        .map_err(|error: toml::de::Error| RulebookError::Syntax { file: file.to_owned(), message: error.message().to_owned() })?;
+    let mut top = Fields::new(file, None, String::new(), &table);
+    top.string("regulation")?;
+    top.string("source")?;
+    let pool_tables = top.tables("pool")?;
+    top.finish()?;
+    if pool_tables.is_empty() {
+        return Err(RulebookError::field(file, None, "pool", "a rulebook needs at least one pool"));
+    }
+    pool_tables.into_iter().map(|pool| parse_pool(file, pool)).collect()
+}
+
+fn parse_pool(file: &str, table: &Table) -> Result<PoolRules, RulebookError> {
+    let id = match table.get("id") {
+        Some(Value::String(id)) if !id.is_empty() => id.as_str(),
+        _ => return Err(RulebookError::field(file, None, "pool.id", "missing field (every pool needs a string id)")),
+    };
+    let mut fields = Fields::new(file, Some(id), String::new(), table);
+    fields.string("id")?;
+    let name = fields.string("name")?.to_owned();
+    let articles = fields.string("articles")?.to_owned();
+
+    let games = fields.strings("games")?;
+    if games.is_empty() {
+        return Err(fields.error("games", "a pool needs at least one game type"));
+    }
+    if let Some(unknown) = games.iter().find(|game| !GAMES.contains(&game.as_str())) {
+        return Err(fields.error("games", format!("unknown game `{unknown}` (known: {})", GAMES.join(", "))));
+    }
+
+    let policy_name = fields.string("policy")?;
+    let policy = Policy::parse(policy_name).ok_or_else(|| {
+        let known: Vec<&str> = Policy::NAMES.iter().map(|(name, _)| *name).collect();
+        fields.error("policy", format!("unknown policy `{policy_name}` (known: {})", known.join(", ")))
+    })?;
+
+    let minimum = fields.decimal("minimum")?;
+    if minimum < Decimal::ZERO {
+        return Err(fields.error("minimum", format!("must not be negative, found {minimum}")));
+    }
+    let side_bet = fields.decimal("side_bet")?;
+    check_positive(&fields, "side_bet", side_bet)?;
+    if !is_multiple_of(side_bet, CENT) {
+        return Err(fields.error("side_bet", format!("{side_bet} is finer than one centavo")));
+    }
+    let payout_unit = fields.decimal("payout_unit")?;
+    check_positive(&fields, "payout_unit", payout_unit)?;
+    if !is_multiple_of(payout_unit, CENT) {
+        return Err(fields.error("payout_unit", format!("{payout_unit} is finer than one centavo")));
+    }
+
+    let contribution_rate = fields.decimal("contribution_rate")?;
+    check_rate(&fields, "contribution_rate", contribution_rate)?;
+    if contribution_rate.is_zero() {
+        return Err(fields.error("contribution_rate", "a pool that receives nothing cannot grow"));
+    }
+    let reserve_rate = fields.optional_decimal("reserve_rate")?.unwrap_or_default();
+    check_rate(&fields, "reserve_rate", reserve_rate)?;
+    let commission_rate = fields.optional_decimal("commission_rate")?.unwrap_or_default();
+    check_rate(&fields, "commission_rate", commission_rate)?;
+    let rates_sum = contribution_rate + reserve_rate + commission_rate;
+    if rates_sum > Decimal::ONE {
+        return Err(fields.error(
+            "contribution_rate",
+            format!("contribution_rate + reserve_rate + commission_rate = {rates_sum}, over 1"),
+        ));
+    }
+
+    // Andalucía, Póquer sin descarte rule 6.2: the carrusel starts at no less than
+    // 5,000 times the side bet; the rulebook states such a floor and we check it.
+    if let Some(side_bets) = fields.optional_decimal("minimum_at_least_side_bets")? {
+        let floor = side_bets * side_bet;
+        if minimum < floor {
+            return Err(fields.error(
+                "minimum",
+                format!("{minimum} is under {side_bets} × side_bet = {floor} (minimum_at_least_side_bets)"),
+            ));
+        }
+    }
+    let highest_only = fields.optional_bool("highest_only")?;
+
+    let mut prizes: Vec<Prize> = Vec::new();
+    for (index, prize_table) in fields.tables("prize")?.into_iter().enumerate() {
+        let prize = parse_prize(file, id, index, prize_table)?;
+        if prizes.iter().any(|earlier| earlier.code == prize.code) {
+            return Err(RulebookError::field(file, Some(id), &format!("prize[{index}].code"), format!("duplicate code `{}`", prize.code)));
+        }
+        prizes.push(prize);
+    }
+    if prizes.is_empty() {
+        return Err(fields.error("prize", "a pool needs at least one prize"));
+    }
+    fields.finish()?;
+
+    for (index, prize) in prizes.iter().enumerate() {
+        if let Some(grant) = &prize.grants {
+            if !prizes.iter().any(|other| other.code == grant.code) {
+                return Err(RulebookError::field(
+                    file,
+                    Some(id),
+                    &format!("prize[{index}].grants.code"),
+                    format!("`{}` is not a code of this pool", grant.code),
+                ));
+            }
+        }
+        if let PrizeValue::Percent { floor_bet_multiple: Some(multiple), .. } = prize.value {
+            // Veintiuno rule e: the whole bolsa is never less than 3,000 times the bet;
+            // the minimum must honour that floor for the stipulated bet.
+            if minimum < multiple * side_bet {
+                return Err(RulebookError::field(
+                    file,
+                    Some(id),
+                    "minimum",
+                    format!("{minimum} is under the floor of `{}`: {multiple} × side_bet = {}", prize.code, multiple * side_bet),
+                ));
+            }
+        }
+    }
+
+    Ok(PoolRules {
+        id: id.to_owned(),
+        name,
+        file: file.to_owned(),
+        articles,
+        games,
+        policy,
+        minimum,
+        side_bet,
+        payout_unit,
+        contribution_rate,
+        reserve_rate,
+        commission_rate,
+        highest_only,
+        prizes,
+    })
+}
+
+fn parse_prize(file: &str, pool: &str, index: usize, table: &Table) -> Result<Prize, RulebookError> {
+    let mut fields = Fields::new(file, Some(pool), format!("prize[{index}]."), table);
+    let code = fields.string("code")?.to_owned();
+    if !is_code(&code) {
+        return Err(fields.error("code", format!("`{code}` is not an upper snake case premio code")));
+    }
+    let name = fields.string("name")?.to_owned();
+    let article = fields.string("article")?.to_owned();
+    let pays = fields.string("pays")?;
+    let value = match pays {
+        "grant" => PrizeValue::Grant,
+        "fixed" => {
+            let amount = fields.decimal("amount")?;
+            check_positive(&fields, "amount", amount)?;
+            PrizeValue::Fixed { amount }
+        }
+        "bet-multiple" => {
+            let multiple = fields.decimal("multiple")?;
+            check_positive(&fields, "multiple", multiple)?;
+            PrizeValue::BetMultiple { multiple }
+        }
+        "percent" => {
+            let percent = fields.decimal("percent")?;
+            if percent <= Decimal::ZERO || percent > Decimal::ONE_HUNDRED {
+                return Err(fields.error("percent", format!("percent {percent} is outside (0, 100]")));
+            }
+            let cap_bet_multiple = fields.optional_decimal("cap_bet_multiple")?;
+            if let Some(cap) = cap_bet_multiple {
+                check_positive(&fields, "cap_bet_multiple", cap)?;
+            }
+            let floor_bet_multiple = fields.optional_decimal("floor_bet_multiple")?;
+            if let Some(floor) = floor_bet_multiple {
+                check_positive(&fields, "floor_bet_multiple", floor)?;
+                if percent != Decimal::ONE_HUNDRED {
+                    return Err(fields.error("floor_bet_multiple", "a floor is only defined for the whole pool (100%)"));
+                }
+            }
+            PrizeValue::Percent { percent, cap_bet_multiple, floor_bet_multiple }
+        }
+        other => {
+            return Err(fields.error("pays", format!("unknown kind `{other}` (known: grant, fixed, bet-multiple, percent)")));
+        }
+    };
+    let grants = match fields.get("grants") {
+        None => None,
+        Some(Value::Table(grant)) => {
+            let mut grant_fields = Fields::new(file, Some(pool), format!("prize[{index}].grants."), grant);
+            let code = grant_fields.string("code")?.to_owned();
+            let count = match grant_fields.required("count")? {
+                Value::Integer(count) if (1..=10).contains(count) => *count as u32,
+                _ => return Err(grant_fields.error("count", "must be a whole number from 1 to 10")),
+            };
+            grant_fields.finish()?;
+            Some(Grant { code, count })
+        }
+        Some(_) => return Err(fields.error("grants", "must be a table { code, count }")),
+    };
+    if value == PrizeValue::Grant && grants.is_none() {
+        return Err(fields.error("grants", "a prize that pays `grant` must say what it grants"));
+    }
+    fields.finish()?;
+    Ok(Prize { code, name, article, value, grants })
+}

@@ -1,0 +1,529 @@
+//! Paying the winners of one round at one table (DOMAIN.md R4: proration never
+//! spans tables; rounds at different tables are ordered by the journal).
+//!
+//! The award of every winner is fixed at the moment the prize is marked, from the
+//! amount the display shows then (3.5.1). Three policies share that amount:
+//!
+//! - **IPLyC** (3.6, 11.7, 15.9): every winner's unlimited award is computed; when
+//!   their sum (TOTAL A PAGAR) exceeds the displayed amount (MONTO TOTAL), each is
+//!   multiplied by FACTOR = MONTO TOTAL ÷ TOTAL A PAGAR. In roulette a Grillo de
+//!   Oro and a Grillo de Plata in one ball are the exception of 3.4.2: gold first,
+//!   the pool is replenished, then the silver is paid from it (DOMAIN.md R3).
+//! - **AJ Bolivia** (2.5.6.2): smallest prizes first, ×bet prizes, then the 10%, then
+//!   100% of what remains; winners of the same percentage share it equally, the
+//!   indivisible unit to position 1; the 10% is capped at 5,000× the bet.
+//! - **Andalucía** (Póquer sin descarte 6.4): ×bet prizes first, then straight
+//!   flushes highest first, each taking 10% of what the display shows after the
+//!   previous one (equal ones share that 10% equally), then royal flushes share
+//!   what remains equally; the bolsa pays only a seat's highest combination and
+//!   never less than 3,000× the bet for three suited sevens (Veintiuno e).
+//!
+//! Every award is rounded *down* to the payout unit; what rounding leaves stays in
+//! the pool. Within one stage the awards never exceed the displayed amount, except
+//! by the floor a rule guarantees (Veintiuno e), which the house then funds.
+
+use std::cmp::Reverse;
+use std::fmt;
+use std::str::FromStr;
+
+use rust_decimal::Decimal;
+
+use crate::error::EngineError;
+use crate::money::{Money, floor_div, floor_to_unit};
+use crate::pool::{Funding, Pool, check_bet};
+use crate::rulebook::{Grant, Policy, PoolRules, Prize, PrizeValue};
+
+/// A seat (box, colour or position) at a table, numbered from the croupier's right:
+/// seat 1 is "la posición más cercana a la mano derecha del croupier" (AJ 2.5.6.2).
+pub type Seat = u32;
+
+/// The highest seat number accepted.
+pub const SEAT_MAX: Seat = 16;
+
+/// The most winners one round at one table may have: every seat with every code
+/// would still be far below this.
+pub const WINNERS_MAX: usize = 64;
+
+/// The rank of a hand's highest card, used where a rule orders equal codes by
+/// value (Andalucía 6.4: "la persona que la tuviese de mayor valor").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rank(u8);
+
+impl Rank {
+    pub fn value(self) -> u8 {
+        self.0
+    }
+}
+
+impl FromStr for Rank {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Rank, String> {
+        let value = match text.trim().to_ascii_uppercase().as_str() {
+            "A" => 14,
+            "K" => 13,
+            "Q" => 12,
+            "J" => 11,
+            "10" | "T" => 10,
+            digit if digit.len() == 1 && ("2"..="9").contains(&digit) => digit.parse::<u8>().unwrap_or(0),
+            _ => return Err(format!("`{text}` is not a card rank (2–10, J, Q, K, A)")),
+        };
+        Ok(Rank(value))
+    }
+}
+
+impl fmt::Display for Rank {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            14 => f.write_str("A"),
+            13 => f.write_str("K"),
+            12 => f.write_str("Q"),
+            11 => f.write_str("J"),
+            value => write!(f, "{value}"),
+        }
+    }
+}
+
+/// One winning combination marked for a seat (seat + premio code, 12.5.2.1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Winner {
+    pub seat: Seat,
+    pub code: String,
+    /// The winner's side bet, where the prize is a multiple of it.
+    pub bet: Option<Money>,
+    /// The highest card of the hand, where the policy orders equal codes by it.
+    pub high: Option<Rank>,
+}
+
+/// What one winner is paid.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Award {
+    pub seat: Seat,
+    pub code: String,
+    /// What the winner would get with no limit on payment (3.6.1.1): before the
+    /// factor, the cap and the rounding; for a shared prize, the equal share.
+    pub unlimited: Money,
+    /// What is paid: rounded down to the payout unit.
+    pub award: Money,
+    /// Chips handed over besides the money (Grillos, 3.4.1).
+    pub grants: Option<Grant>,
+}
+
+/// One sequential step of a settlement: the awards of a stage are computed from
+/// the amount displayed when the stage starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stage {
+    pub displayed: Money,
+    pub paid: Money,
+    pub factor: Option<Decimal>,
+    /// How much a guaranteed floor raised the awards above their share.
+    pub floor_topup: Money,
+}
+
+/// The outcome of one round at one table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settlement {
+    pub pool: String,
+    /// The displayed amount when the prizes were marked: the Pago Máximo (3.5.1).
+    pub displayed: Money,
+    /// FACTOR = MONTO TOTAL ÷ TOTAL A PAGAR, when the awards were prorated (3.6.1.4).
+    pub factor: Option<Decimal>,
+    /// The awards in the order they were paid.
+    pub awards: Vec<Award>,
+    /// Combinations not paid because the same seat had a higher one (Veintiuno e).
+    pub superseded: Vec<Winner>,
+    /// What the house added to the main pool in this round (3.2.2, 11.2.2, 15.2.2).
+    pub replenishment: Money,
+    /// What the reserve pool gave to the main pool in this round (2.5.6.3).
+    pub reserve_used: Money,
+    pub balance_after: Money,
+    pub reserve_after: Money,
+    pub displayed_after: Money,
+    /// True when a 100% prize was paid and the pool was brought back to its minimum.
+    pub full_pool_paid: bool,
+    pub stages: Vec<Stage>,
+}
+
+impl Settlement {
+    pub fn total_paid(&self) -> Money {
+        self.awards.iter().map(|award| award.award).sum()
+    }
+}
+
+/// Checks a round's winners against the pool's rules. Runs before anything changes.
+pub(crate) fn validate(rules: &PoolRules, winners: &[Winner]) -> Result<(), EngineError> {
+    if winners.is_empty() {
+        return Err(EngineError::invalid("winners", "a round to settle needs at least one winner"));
+    }
+    if winners.len() > WINNERS_MAX {
+        return Err(EngineError::invalid("winners", format!("{} winners, more than {WINNERS_MAX} in one round", winners.len())));
+    }
+    for (index, winner) in winners.iter().enumerate() {
+        let field = |name: &str| format!("winners[{index}].{name}");
+        if winner.seat == 0 || winner.seat > SEAT_MAX {
+            return Err(EngineError::invalid(&field("seat"), format!("seat {} is outside 1–{SEAT_MAX}", winner.seat)));
+        }
+        let prize = rules.prize(&winner.code).ok_or_else(|| {
+            let codes: Vec<&str> = rules.prizes.iter().map(|prize| prize.code.as_str()).collect();
+            EngineError::invalid(
+                &field("code"),
+                format!("`{}` is not in the paytable of pool `{}` ({}: {})", winner.code, rules.id, rules.articles, codes.join(", ")),
+            )
+        })?;
+        match winner.bet {
+            Some(bet) => check_bet(&field("bet"), bet)?,
+            None if prize.value.needs_bet() => {
+                return Err(EngineError::invalid(
+                    &field("bet"),
+                    format!("`{}` pays a multiple of the bet ({}); the winner's bet is required", prize.code, prize.article),
+                ));
+            }
+            None => {}
+        }
+        if winners[..index].iter().any(|earlier| earlier.seat == winner.seat && earlier.code == winner.code) {
+            return Err(EngineError::invalid(
+                &field("code"),
+                format!("seat {} already has `{}` in this round; a combination is marked once", winner.seat, winner.code),
+            ));
+        }
+    }
+    if rules.policy == Policy::AndaluciaOrdered {
+        // Rule 6.4: several straight flushes are paid highest first, so each needs its rank.
+        for prize in &rules.prizes {
+            let PrizeValue::Percent { percent, .. } = prize.value else { continue };
+            if percent == Decimal::ONE_HUNDRED {
+                continue;
+            }
+            let same_code: Vec<usize> =
+                winners.iter().enumerate().filter(|(_, winner)| winner.code == prize.code).map(|(index, _)| index).collect();
+            if same_code.len() > 1 {
+                if let Some(index) = same_code.iter().find(|index| winners[**index].high.is_none()) {
+                    return Err(EngineError::invalid(
+                        &format!("winners[{index}].high"),
+                        format!(
+                            "{} winners of `{}`: each needs its highest card, the highest is paid first ({})",
+                            same_code.len(),
+                            prize.code,
+                            prize.article
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A winner with its paytable line, ready to be paid.
+#[derive(Clone, Copy)]
+struct Entry<'a> {
+    winner: &'a Winner,
+    prize: &'a Prize,
+}
+
+impl Entry<'_> {
+    fn award(&self, unlimited: Money, award: Money) -> Award {
+        Award {
+            seat: self.winner.seat,
+            code: self.winner.code.clone(),
+            unlimited,
+            award,
+            grants: self.prize.grants.clone(),
+        }
+    }
+
+    fn bet(&self) -> Money {
+        self.winner.bet.unwrap_or_default()
+    }
+}
+
+/// The awards of one stage.
+struct Outcome {
+    awards: Vec<Award>,
+    factor: Option<Decimal>,
+    floor_topup: Money,
+    full_pool: bool,
+}
+
+/// Pays a validated round. The caller asserts conservation afterwards.
+pub(crate) fn settle(pool: &mut Pool, winners: &[Winner]) -> Settlement {
+    let rules = pool.shared_rules();
+    let displayed = pool.displayed();
+    let (entries, superseded) = paid_and_superseded(&rules, winners);
+
+    let groups: Vec<Vec<Entry<'_>>> = match rules.policy {
+        Policy::IplycGoldFirst => {
+            // 3.4.2: "primero deberá digitarse la orden de pagar el Grillo de Oro, que se
+            // llevará el 100% del Pozo Acumulado, luego se pagará el Grillo de Plata,
+            // cuyo monto se descontará de la reposición del Pozo".
+            let (full, rest): (Vec<Entry<'_>>, Vec<Entry<'_>>) =
+                entries.into_iter().partition(|entry| entry.prize.value.is_full_pool());
+            [full, rest].into_iter().filter(|group| !group.is_empty()).collect()
+        }
+        _ => vec![entries],
+    };
+
+    let mut awards = Vec::new();
+    let mut stages = Vec::new();
+    let mut funding = Funding::default();
+    let mut full_pool_paid = false;
+    for group in groups {
+        let stage_displayed = pool.displayed();
+        let outcome = match rules.policy {
+            Policy::IplycFactor | Policy::IplycGoldFirst => iplyc_factor(&rules, &group, stage_displayed),
+            Policy::AjOrdered => ordered(&rules, &group, stage_displayed, Ordering::AJ),
+            Policy::AndaluciaOrdered => ordered(&rules, &group, stage_displayed, Ordering::ANDALUCIA),
+        };
+        let paid: Money = outcome.awards.iter().map(|award| award.award).sum();
+        funding += pool.pay(paid, outcome.awards.len() as u64);
+        if outcome.full_pool {
+            funding += pool.reset();
+            full_pool_paid = true;
+        }
+        stages.push(Stage { displayed: stage_displayed, paid, factor: outcome.factor, floor_topup: outcome.floor_topup });
+        awards.extend(outcome.awards);
+    }
+
+    Settlement {
+        pool: rules.id.clone(),
+        displayed,
+        factor: stages.iter().find_map(|stage| stage.factor),
+        awards,
+        superseded,
+        replenishment: funding.from_house,
+        reserve_used: funding.from_reserve,
+        balance_after: pool.balance(),
+        reserve_after: pool.reserve(),
+        displayed_after: pool.displayed(),
+        full_pool_paid,
+        stages,
+    }
+}
+
+/// Pairs each winner with its prize; where only a seat's highest combination is
+/// paid (Veintiuno e: "solo se pagará la combinación o jugada mayor"), the others
+/// are set aside.
+fn paid_and_superseded<'a>(rules: &'a PoolRules, winners: &'a [Winner]) -> (Vec<Entry<'a>>, Vec<Winner>) {
+    let entry = |winner: &'a Winner| Entry {
+        winner,
+        prize: rules.prize(&winner.code).expect("validated: every code is in the paytable"),
+    };
+    if !rules.highest_only {
+        return (winners.iter().map(entry).collect(), Vec::new());
+    }
+    let rank = |winner: &Winner| rules.rank(&winner.code).expect("validated: every code is in the paytable");
+    let mut paid = Vec::new();
+    let mut superseded = Vec::new();
+    for winner in winners {
+        let higher_on_seat = winners.iter().any(|other| other.seat == winner.seat && rank(other) < rank(winner));
+        if higher_on_seat {
+            superseded.push(winner.clone());
+        } else {
+            paid.push(entry(winner));
+        }
+    }
+    (paid, superseded)
+}
+
+/// A percentage prize's share of `amount` (percent ÷ 100 × amount), exact.
+fn percent_of(percent: Decimal, amount: Money) -> Money {
+    percent / Decimal::ONE_HUNDRED * amount
+}
+
+/// What a prize is worth with no limit on payment, for one winner (3.6.1.1).
+fn unlimited_value(entry: &Entry<'_>, displayed: Money) -> Money {
+    match &entry.prize.value {
+        PrizeValue::Grant => Decimal::ZERO,
+        PrizeValue::Fixed { amount } => *amount,
+        PrizeValue::BetMultiple { multiple } => multiple * entry.bet(),
+        PrizeValue::Percent { percent, cap_bet_multiple, floor_bet_multiple } => {
+            let mut value = percent_of(*percent, displayed);
+            if let Some(cap) = cap_bet_multiple {
+                value = value.min(cap * entry.bet());
+            }
+            if let Some(floor) = floor_bet_multiple {
+                value = value.max(floor * entry.bet());
+            }
+            value
+        }
+    }
+}
+
+/// Pays `unlimited` amounts out of `available`, prorated when they exceed it:
+/// FACTOR = MONTO TOTAL ÷ TOTAL A PAGAR, each award FACTOR × its unlimited amount
+/// (3.6.1.1–3.6.1.5), rounded down to the unit.
+fn prorate(unlimited: &[Money], available: Money, unit: Money) -> (Vec<Money>, Option<Decimal>) {
+    let total: Money = unlimited.iter().sum();
+    if total <= available {
+        return (unlimited.iter().map(|value| floor_to_unit(*value, unit)).collect(), None);
+    }
+    let factor = available / total;
+    // available × value ÷ total, not factor × value: the factor is rounded at 28
+    // digits, the product of the two exact amounts is not.
+    let awards = unlimited.iter().map(|value| floor_div(available * value, total, unit)).collect();
+    (awards, Some(factor))
+}
+
+/// IPLyC 3.6 / 11.7 / 15.9: one factor for the whole round.
+fn iplyc_factor(rules: &PoolRules, entries: &[Entry<'_>], displayed: Money) -> Outcome {
+    let unlimited: Vec<Money> = entries.iter().map(|entry| unlimited_value(entry, displayed)).collect();
+    let (paid, factor) = prorate(&unlimited, displayed, rules.payout_unit);
+    Outcome {
+        awards: entries.iter().zip(unlimited.iter().zip(paid)).map(|(entry, (value, award))| entry.award(*value, award)).collect(),
+        factor,
+        floor_topup: Decimal::ZERO,
+        full_pool: entries.iter().any(|entry| entry.prize.value.is_full_pool()),
+    }
+}
+
+/// How an ordered policy differs between AJ and Andalucía.
+#[derive(Clone, Copy)]
+struct Ordering {
+    /// AJ 2.5.6.2.3: the indivisible unit of a shared prize goes to position 1.
+    odd_unit_to_first_seat: bool,
+    /// Andalucía 6.4: equal codes are paid highest first, each from what remains.
+    highest_first: bool,
+}
+
+impl Ordering {
+    const AJ: Ordering = Ordering { odd_unit_to_first_seat: true, highest_first: false };
+    const ANDALUCIA: Ordering = Ordering { odd_unit_to_first_seat: false, highest_first: true };
+}
+
+/// AJ 2.5.6.2 and Andalucía 6.4: the smaller prizes first, each later prize taken
+/// from what the earlier ones left.
+fn ordered(rules: &PoolRules, entries: &[Entry<'_>], displayed: Money, ordering: Ordering) -> Outcome {
+    let unit = rules.payout_unit;
+    let mut available = displayed;
+    let mut awards = Vec::new();
+    let mut floor_topup = Decimal::ZERO;
+
+    // 1. Prizes that are not a share of the pool (×bet, fixed), smallest first
+    //    (2.5.6.2 items 1, 2 and 5). Should they exceed the pool, they are prorated
+    //    as the Pago Máximo demands; the percentages then share what is left.
+    let mut small: Vec<(Entry<'_>, Money)> = entries
+        .iter()
+        .filter(|entry| !matches!(entry.prize.value, PrizeValue::Percent { .. }))
+        .map(|entry| (*entry, unlimited_value(entry, displayed)))
+        .collect();
+    small.sort_by_key(|(entry, value)| (*value, entry.winner.seat));
+    let unlimited: Vec<Money> = small.iter().map(|(_, value)| *value).collect();
+    let (paid, factor) = prorate(&unlimited, available, unit);
+    for ((entry, value), award) in small.iter().zip(paid) {
+        available -= award;
+        awards.push(entry.award(*value, award));
+    }
+
+    // 2. Percentages under 100%, smallest first (2.5.6.2 item 4: "primero se
+    //    determina el monto correspondiente al 10%").
+    let mut partial: Vec<&Prize> = Vec::new();
+    for entry in entries {
+        if let PrizeValue::Percent { percent, .. } = entry.prize.value {
+            if percent < Decimal::ONE_HUNDRED && !partial.iter().any(|prize| prize.code == entry.prize.code) {
+                partial.push(entry.prize);
+            }
+        }
+    }
+    partial.sort_by_key(|prize| (percent_value(prize), prize.code.clone()));
+    for prize in partial {
+        let mut members: Vec<Entry<'_>> = entries.iter().filter(|entry| entry.prize.code == prize.code).copied().collect();
+        members.sort_by_key(|entry| entry.winner.seat);
+        let tiers = if ordering.highest_first { tiers_highest_first(members) } else { vec![members] };
+        for tier in tiers {
+            let pot = percent_of(percent_value(prize), available);
+            let shared = share(&tier, pot, unit, ordering);
+            available -= shared.paid;
+            floor_topup += shared.floor_topup;
+            awards.extend(shared.awards);
+        }
+    }
+
+    // 3. The whole pool: what remains, shared equally (2.5.6.2 items 3–4; 6.4).
+    let mut full: Vec<Entry<'_>> = entries.iter().filter(|entry| entry.prize.value.is_full_pool()).copied().collect();
+    full.sort_by_key(|entry| entry.winner.seat);
+    let full_pool = !full.is_empty();
+    if full_pool {
+        let shared = share(&full, available.max(Decimal::ZERO), unit, ordering);
+        floor_topup += shared.floor_topup;
+        awards.extend(shared.awards);
+    }
+
+    Outcome { awards, factor, floor_topup, full_pool }
+}
+
+fn percent_value(prize: &Prize) -> Decimal {
+    match prize.value {
+        PrizeValue::Percent { percent, .. } => percent,
+        _ => Decimal::ZERO,
+    }
+}
+
+/// Andalucía 6.4: "se abonará el premio correspondiente a la persona que la tuviese
+/// de mayor valor y tras haberse descontado del visor el importe pagado, se procederá
+/// a entregar el 10% de la cantidad restante al otro jugador"; equal values share.
+fn tiers_highest_first(members: Vec<Entry<'_>>) -> Vec<Vec<Entry<'_>>> {
+    let mut tiers: Vec<Vec<Entry<'_>>> = Vec::new();
+    let mut sorted = members;
+    sorted.sort_by_key(|entry| (Reverse(entry.winner.high), entry.winner.seat));
+    for entry in sorted {
+        match tiers.last_mut() {
+            Some(tier) if tier[0].winner.high == entry.winner.high => tier.push(entry),
+            _ => tiers.push(vec![entry]),
+        }
+    }
+    tiers
+}
+
+struct Shared {
+    awards: Vec<Award>,
+    paid: Money,
+    floor_topup: Money,
+}
+
+/// Splits `pot` equally among `members` (sorted by seat), rounded down to the unit.
+/// AJ gives the indivisible remainder to position 1 (2.5.6.2 item 3); elsewhere it
+/// stays in the pool. Then the prize's cap (AJ: 5,000× the bet) and floor
+/// (Veintiuno e: 3,000× the bet) apply to each winner's own bet.
+fn share(members: &[Entry<'_>], pot: Money, unit: Money, ordering: Ordering) -> Shared {
+    let count = Decimal::from(members.len());
+    let pot_in_units = floor_to_unit(pot, unit);
+    let each = floor_div(pot_in_units, count, unit);
+    let remainder = pot_in_units - each * count;
+    let mut awards = Vec::with_capacity(members.len());
+    let mut paid = Decimal::ZERO;
+    let mut floor_topup = Decimal::ZERO;
+    for (position, entry) in members.iter().enumerate() {
+        let mut award = each;
+        if position == 0 && ordering.odd_unit_to_first_seat {
+            award += remainder;
+        }
+        if let PrizeValue::Percent { cap_bet_multiple, floor_bet_multiple, .. } = &entry.prize.value {
+            if let Some(cap) = cap_bet_multiple {
+                award = award.min(floor_to_unit(cap * entry.bet(), unit));
+            }
+            if let Some(floor) = floor_bet_multiple {
+                let guaranteed = floor_to_unit(floor * entry.bet(), unit);
+                if award < guaranteed {
+                    floor_topup += guaranteed - award;
+                    award = guaranteed;
+                }
+            }
+        }
+        paid += award;
+        awards.push(entry.award(pot / count, award));
+    }
+    Shared { awards, paid, floor_topup }
+}
+
+impl fmt::Display for Winner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "seat {} {}", self.seat, self.code)
+    }
+}
+
+/// Checks a bet given as text (the award calculator, the wire).
+pub fn parse_bet(field: &str, text: &str) -> Result<Money, EngineError> {
+    let bet: Money = text.trim().parse().map_err(|_| EngineError::invalid(field, format!("`{text}` is not a decimal amount")))?;
+    check_bet(field, bet)?;
+    Ok(bet)
+}
