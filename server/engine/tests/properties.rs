@@ -1,0 +1,690 @@
+//! Property tests over every pool of the embedded rulebooks (DOMAIN.md §4 and §9).
+//!
+//! Each test plays random sequences of steps on a fresh pool: side bets registered
+//! (whole centavos, sometimes exactly the rulebook's side bet), earlier bets reversed
+//! (each at most once, 4.3.2), and rounds of one to six winners settled. After every
+//! step one property is checked, exactly: money is `Decimal`, so there is no
+//! tolerance anywhere.
+//!
+//! Every test runs `PROPTEST_CASES` cases (default 1,000) per pool. Failures are not
+//! persisted to a regressions file; the minimal failing input is in the panic message.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use pozo_engine::settle::SEAT_MAX;
+use pozo_engine::{
+    Contribution, Engine, EngineError, Meters, Money, Policy, Pool, PoolRules, PrizeValue, Rank, Reversal, Rulebooks,
+    Settlement, Totals, Winner,
+};
+use proptest::collection::vec;
+use proptest::prelude::*;
+use proptest::sample::{Index, select};
+use proptest::strategy::Union;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use rust_decimal::Decimal;
+use rust_decimal_macros::dec;
+
+// ---------------------------------------------------------------------------
+// Running the properties
+// ---------------------------------------------------------------------------
+
+/// Cases per pool and per test: `PROPTEST_CASES` when set, 1,000 otherwise.
+fn config() -> Config {
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|cases| cases.parse().ok()).unwrap_or(1_000);
+    Config { cases, failure_persistence: None, ..Config::default() }
+}
+
+/// Runs `check` after every step of random sequences of valid steps, on every pool.
+fn check_every_pool(check: impl Fn(&Observed<'_>) -> Result<(), TestCaseError>) {
+    check_every_pool_with(steps, check);
+}
+
+/// Runs `check` after every step of the sequences `scenario` generates, on every pool.
+fn check_every_pool_with<S: Strategy<Value = Vec<Step>>>(
+    scenario: impl Fn(&PoolRules) -> S,
+    check: impl Fn(&Observed<'_>) -> Result<(), TestCaseError>,
+) {
+    let rulebooks = Rulebooks::embedded();
+    for rules in rulebooks.pools() {
+        let mut runner = TestRunner::new(config());
+        if let Err(failure) = runner.run(&scenario(rules), |steps| play(rules, &steps, &check)) {
+            panic!("pool `{}`: {failure}", rules.id);
+        }
+    }
+}
+
+/// One step of a scenario.
+#[derive(Clone, Debug)]
+enum Step {
+    /// Register a side bet of this amount.
+    Bet(Money),
+    /// Reverse one of the contributions registered so far and not yet reversed.
+    Reverse(Index),
+    /// Settle one round at one table with these (valid) winners.
+    Round(Vec<Winner>),
+    /// Settle a round the engine must refuse, broken by `defect`.
+    Broken { defect: Defect, winners: Vec<Winner> },
+}
+
+/// What one step did.
+#[derive(Debug)]
+enum Outcome {
+    Opened,
+    Registered(Contribution),
+    Reversed(Reversal),
+    Settled { winners: Vec<Winner>, settlement: Settlement },
+    Refused { winners: Vec<Winner>, error: EngineError },
+}
+
+/// The pool before and after one step, and what the step did.
+struct Observed<'a> {
+    rules: &'a PoolRules,
+    before: &'a Pool,
+    after: &'a Pool,
+    outcome: &'a Outcome,
+    /// How the round was broken on purpose, when it was.
+    defect: Option<Defect>,
+}
+
+impl Observed<'_> {
+    /// The round's winners and settlement, when the step settled a round.
+    fn settled(&self) -> Option<(&[Winner], &Settlement)> {
+        match self.outcome {
+            Outcome::Settled { winners, settlement } => Some((winners, settlement)),
+            _ => None,
+        }
+    }
+}
+
+/// Opens the pool at its minimum and plays `steps`, handing every state to `check`.
+fn play(
+    rules: &PoolRules,
+    steps: &[Step],
+    check: &impl Fn(&Observed<'_>) -> Result<(), TestCaseError>,
+) -> Result<(), TestCaseError> {
+    let mut pool = Pool::open(Arc::new(rules.clone()));
+    check(&Observed { rules, before: &pool, after: &pool, outcome: &Outcome::Opened, defect: None })?;
+    let mut reversible: Vec<Contribution> = Vec::new();
+    for step in steps {
+        let before = pool.clone();
+        let outcome = match step {
+            Step::Bet(bet) => {
+                let contribution = pool.register_bet(*bet).map_err(refused_valid)?;
+                reversible.push(contribution);
+                Outcome::Registered(contribution)
+            }
+            Step::Reverse(index) => {
+                if reversible.is_empty() {
+                    continue;
+                }
+                let contribution = reversible.swap_remove(index.index(reversible.len()));
+                Outcome::Reversed(pool.reverse_bet(contribution).map_err(refused_valid)?)
+            }
+            Step::Round(winners) | Step::Broken { winners, .. } => match pool.settle_round(winners) {
+                Ok(settlement) => Outcome::Settled { winners: winners.clone(), settlement },
+                Err(error) => Outcome::Refused { winners: winners.clone(), error },
+            },
+        };
+        let defect = match step {
+            Step::Broken { defect, .. } => Some(*defect),
+            _ => None,
+        };
+        check(&Observed { rules, before: &before, after: &pool, outcome: &outcome, defect })?;
+    }
+    Ok(())
+}
+
+fn refused_valid(error: EngineError) -> TestCaseError {
+    TestCaseError::fail(format!("a valid bet or reversal was refused: {error}"))
+}
+
+// ---------------------------------------------------------------------------
+// Generating steps
+// ---------------------------------------------------------------------------
+
+/// Card ranks as a dealer types them, 2 to ace.
+const RANKS: [&str; 13] = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
+
+/// The seats a generated round uses.
+const SEATS: std::ops::RangeInclusive<u32> = 1..=8;
+
+/// An amount in whole centavos within `cents`.
+fn centavos(cents: std::ops::RangeInclusive<i64>) -> impl Strategy<Value = Money> {
+    cents.prop_map(|cents| Money::new(cents, 2))
+}
+
+/// A side bet: often the rulebook's own, sometimes a few centavos (which brings the
+/// AJ 5,000×bet cap into play), otherwise anything from 0.01 to 1,000.00.
+fn bet(rules: &PoolRules) -> impl Strategy<Value = Money> + use<> {
+    prop_oneof![
+        2 => Just(rules.side_bet),
+        1 => centavos(1..=100),
+        3 => centavos(1..=100_000),
+    ]
+}
+
+/// The one bet a pool accepts, where its rulebook guarantees a floor in multiples of
+/// the bet: the bolsa is played for "una cantidad única estipulada" (Veintiuno e),
+/// and the rulebook checks `minimum >= floor × side_bet` for that amount only.
+fn stipulated_bet(rules: &PoolRules) -> Option<Money> {
+    let has_floor = rules
+        .prizes
+        .iter()
+        .any(|prize| matches!(prize.value, PrizeValue::Percent { floor_bet_multiple: Some(_), .. }));
+    has_floor.then_some(rules.side_bet)
+}
+
+fn winner_bet(rules: &PoolRules) -> BoxedStrategy<Money> {
+    match stipulated_bet(rules) {
+        Some(bet) => Just(bet).boxed(),
+        None => bet(rules).boxed(),
+    }
+}
+
+/// One to six winners on seats 1–8 with codes of the pool's paytable, each with its
+/// bet and highest card. A seat never gets the same code twice in one round (the
+/// engine rightly refuses that: a combination is marked once).
+fn winners(rules: &PoolRules) -> impl Strategy<Value = Vec<Winner>> + use<> {
+    let codes: Vec<String> = rules.prizes.iter().map(|prize| prize.code.clone()).collect();
+    let winner = (SEATS, select(codes), winner_bet(rules), select(RANKS.to_vec())).prop_map(|(seat, code, bet, high)| {
+        Winner { seat, code, bet: Some(bet), high: Some(high.parse::<Rank>().expect("RANKS are card ranks")) }
+    });
+    vec(winner, 1..=6).prop_map(|mut winners| {
+        let mut marked = BTreeSet::new();
+        winners.retain(|winner| marked.insert((winner.seat, winner.code.clone())));
+        winners
+    })
+}
+
+/// A valid step: bets most often, then rounds, then reversals.
+fn step(rules: &PoolRules) -> impl Strategy<Value = Step> + use<> {
+    prop_oneof![
+        4 => bet(rules).prop_map(Step::Bet),
+        1 => any::<Index>().prop_map(Step::Reverse),
+        2 => winners(rules).prop_map(Step::Round),
+    ]
+}
+
+/// A scenario of valid steps.
+fn steps(rules: &PoolRules) -> impl Strategy<Value = Vec<Step>> + use<> {
+    vec(step(rules), 1..=32)
+}
+
+/// A scenario where some rounds are broken and must be refused.
+fn steps_with_refusals(rules: &PoolRules) -> impl Strategy<Value = Vec<Step>> + use<> {
+    let broken = (winners(rules), select(Defect::ALL.to_vec()), any::<Index>())
+        .prop_map(|(winners, defect, index)| Step::Broken { defect, winners: defect.apply(winners, index) });
+    vec(prop_oneof![3 => step(rules), 1 => broken], 1..=32)
+}
+
+/// A way to break an otherwise valid round.
+#[derive(Clone, Copy, Debug)]
+enum Defect {
+    NoWinners,
+    TooManyWinners,
+    SameCombinationTwice,
+    SeatZero,
+    SeatOverMax,
+    CodeNotInPaytable,
+    ZeroBet,
+    BetFinerThanCentavo,
+    BetOverMax,
+}
+
+impl Defect {
+    const ALL: [Defect; 9] = [
+        Defect::NoWinners,
+        Defect::TooManyWinners,
+        Defect::SameCombinationTwice,
+        Defect::SeatZero,
+        Defect::SeatOverMax,
+        Defect::CodeNotInPaytable,
+        Defect::ZeroBet,
+        Defect::BetFinerThanCentavo,
+        Defect::BetOverMax,
+    ];
+
+    fn apply(self, mut winners: Vec<Winner>, index: Index) -> Vec<Winner> {
+        let at = index.index(winners.len());
+        match self {
+            Defect::NoWinners => winners.clear(),
+            Defect::TooManyWinners => winners = (1..=65).map(|seat| Winner { seat: seat % SEAT_MAX + 1, ..winners[0].clone() }).collect(),
+            Defect::SameCombinationTwice => winners.push(winners[at].clone()),
+            Defect::SeatZero => winners[at].seat = 0,
+            Defect::SeatOverMax => winners[at].seat = SEAT_MAX + 1,
+            Defect::CodeNotInPaytable => winners[at].code = "NO_ES_UN_PREMIO".to_owned(),
+            Defect::ZeroBet => winners[at].bet = Some(Decimal::ZERO),
+            Defect::BetFinerThanCentavo => winners[at].bet = Some(dec!(0.005)),
+            Defect::BetOverMax => winners[at].bet = Some(pozo_engine::money::BET_MAX + dec!(0.01)),
+        }
+        winners
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Helpers over settlements
+// ---------------------------------------------------------------------------
+
+/// The floor a prize guarantees for this bet, rounded down to the payout unit, if any.
+fn guaranteed_floor(rules: &PoolRules, code: &str, bet: Money) -> Option<Money> {
+    match rules.prize(code)?.value {
+        PrizeValue::Percent { floor_bet_multiple: Some(multiple), .. } => {
+            let floor = multiple * bet;
+            Some(floor - floor % rules.payout_unit)
+        }
+        _ => None,
+    }
+}
+
+/// The bet of the winner an award was paid to (seat + code is unique in a round).
+fn bet_of(winners: &[Winner], seat: u32, code: &str) -> Money {
+    winners
+        .iter()
+        .find(|winner| winner.seat == seat && winner.code == code)
+        .and_then(|winner| winner.bet)
+        .expect("every award belongs to a generated winner with a bet")
+}
+
+fn is_full_pool(rules: &PoolRules, code: &str) -> bool {
+    rules.prize(code).is_some_and(|prize| prize.value.is_full_pool())
+}
+
+fn is_percent(rules: &PoolRules, code: &str) -> bool {
+    rules.prize(code).is_some_and(|prize| matches!(prize.value, PrizeValue::Percent { .. }))
+}
+
+fn pays_a_floor(rules: &PoolRules, code: &str) -> bool {
+    rules
+        .prize(code)
+        .is_some_and(|prize| matches!(prize.value, PrizeValue::Percent { floor_bet_multiple: Some(_), .. }))
+}
+
+/// Every meter that counts money, by name.
+fn money_meters(meters: &Meters) -> [(&'static str, Money); 11] {
+    // Exhaustive on purpose: a new meter must be added here (or knowingly skipped).
+    let Meters {
+        bets: _,
+        bets_amount,
+        commission,
+        contributions,
+        reserve_contributions,
+        reversals: _,
+        reversed_amount,
+        reversed_commission,
+        reversed_contributions,
+        reversed_reserve_contributions,
+        replenishments,
+        reserve_transfers,
+        awards,
+        hits: _,
+        resets: _,
+    } = meters.clone();
+    [
+        ("bets_amount", bets_amount),
+        ("commission", commission),
+        ("contributions", contributions),
+        ("reserve_contributions", reserve_contributions),
+        ("reversed_amount", reversed_amount),
+        ("reversed_commission", reversed_commission),
+        ("reversed_contributions", reversed_contributions),
+        ("reversed_reserve_contributions", reversed_reserve_contributions),
+        ("replenishments", replenishments),
+        ("reserve_transfers", reserve_transfers),
+        ("awards", awards),
+    ]
+}
+
+/// Every meter that counts events, by name.
+fn count_meters(meters: &Meters) -> [(&'static str, u64); 4] {
+    [("bets", meters.bets), ("reversals", meters.reversals), ("hits", meters.hits), ("resets", meters.resets)]
+}
+
+// ---------------------------------------------------------------------------
+// Pool properties
+// ---------------------------------------------------------------------------
+
+#[test]
+fn conservation_holds_after_every_step() {
+    // Proves: contributions + replenishments == balance + reserve + awards after every step, to the last fraction (§4).
+    check_every_pool(|step| {
+        let pool = step.after;
+        let m = pool.meters();
+        prop_assert_eq!(pool.conservation_difference(), Decimal::ZERO);
+        let money_in = m.contributions + m.reserve_contributions - m.reversed_contributions
+            - m.reversed_reserve_contributions
+            + m.replenishments;
+        prop_assert_eq!(money_in, pool.balance() + pool.reserve() + m.awards, "recomputed from the meters: {:?}", m);
+        Ok(())
+    });
+}
+
+#[test]
+fn displayed_never_under_minimum() {
+    // Proves: the displayed amount is max(balance, minimum), so never under the minimum (R1).
+    check_every_pool(|step| {
+        let pool = step.after;
+        prop_assert!(pool.displayed() >= step.rules.minimum, "displayed {} < minimum {}", pool.displayed(), step.rules.minimum);
+        prop_assert_eq!(pool.displayed(), pool.balance().max(step.rules.minimum));
+        Ok(())
+    });
+}
+
+#[test]
+fn balances_never_go_negative() {
+    // Proves: neither the main nor the reserve pool is ever negative; a shortfall is always funded (3.2.2, 11.2.2).
+    check_every_pool(|step| {
+        prop_assert!(step.after.balance() >= Decimal::ZERO, "balance {}", step.after.balance());
+        prop_assert!(step.after.reserve() >= Decimal::ZERO, "reserve {}", step.after.reserve());
+        Ok(())
+    });
+}
+
+#[test]
+fn no_award_is_negative() {
+    // Proves: no award, unlimited value, stage payment, floor top-up or replenishment of a round is negative.
+    check_every_pool(|step| {
+        let Some((_, settlement)) = step.settled() else { return Ok(()) };
+        for award in &settlement.awards {
+            prop_assert!(award.award >= Decimal::ZERO, "negative award {:?}", award);
+            prop_assert!(award.unlimited >= Decimal::ZERO, "negative unlimited value {:?}", award);
+        }
+        for stage in &settlement.stages {
+            prop_assert!(stage.paid >= Decimal::ZERO && stage.floor_topup >= Decimal::ZERO, "negative stage {:?}", stage);
+        }
+        prop_assert!(settlement.replenishment >= Decimal::ZERO && settlement.reserve_used >= Decimal::ZERO);
+        Ok(())
+    });
+}
+
+#[test]
+fn awards_are_whole_payout_units() {
+    // Proves: every award is rounded to a whole multiple of the rulebook's payout unit (§4, rounding).
+    check_every_pool(|step| {
+        let Some((_, settlement)) = step.settled() else { return Ok(()) };
+        let unit = step.rules.payout_unit;
+        for award in &settlement.awards {
+            prop_assert_eq!(award.award % unit, Decimal::ZERO, "award {:?} is not a multiple of {}", award, unit);
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn no_award_exceeds_its_unlimited_value() {
+    // Proves: an award is at most its unlimited value (3.6.1.1), except by a guaranteed floor (Veintiuno e)
+    // or, in AJ, by the indivisible units of a shared percentage given to position 1 (2.5.6.2 item 3).
+    check_every_pool(|step| {
+        let Some((winners, settlement)) = step.settled() else { return Ok(()) };
+        let rules = step.rules;
+        for award in &settlement.awards {
+            let sharing = settlement.awards.iter().filter(|other| other.code == award.code).count();
+            let odd_units = match rules.policy {
+                Policy::AjOrdered if is_percent(rules, &award.code) => rules.payout_unit * Decimal::from(sharing - 1),
+                _ => Decimal::ZERO,
+            };
+            let mut most = award.unlimited + odd_units;
+            if let Some(floor) = guaranteed_floor(rules, &award.code, bet_of(winners, award.seat, &award.code)) {
+                most = most.max(floor);
+            }
+            prop_assert!(award.award <= most, "award {:?} over its limit {} (shared by {})", award, most, sharing);
+        }
+        // What position 1 gets beyond its share is only what the others could not
+        // divide: winners sharing a percentage get, on average, at most the equal share.
+        // (The average is compared, not the sum of the shares: pot ÷ n is rounded at 28
+        // digits, and so is paid ÷ n, the same way.)
+        if rules.policy == Policy::AjOrdered {
+            let percentages = settlement.awards.iter().map(|award| &award.code).filter(|code| is_percent(rules, code));
+            for code in percentages.collect::<BTreeSet<_>>() {
+                let shared: Vec<_> = settlement.awards.iter().filter(|award| &award.code == code).collect();
+                let paid: Money = shared.iter().map(|award| award.award).sum();
+                let average = paid / Decimal::from(shared.len());
+                prop_assert!(average <= shared[0].unlimited, "`{}` paid {} to {:?}", code, paid, shared);
+            }
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn round_awards_never_exceed_displayed_at_marking() {
+    // Proves: a round pays at most the amount displayed when it was marked (3.5.1), plus any guaranteed floor;
+    // in roulette the gold takes 100% and the silver is paid from the replenished pool (3.4.2, R3).
+    check_every_pool(|step| {
+        let Some((_, settlement)) = step.settled() else { return Ok(()) };
+        let rules = step.rules;
+        prop_assert_eq!(settlement.displayed, step.before.displayed(), "marked at another amount than displayed");
+        prop_assert!(!settlement.stages.is_empty());
+        for stage in &settlement.stages {
+            prop_assert!(stage.paid <= stage.displayed + stage.floor_topup, "stage {:?} pays over its displayed amount", stage);
+        }
+        let staged: Money = settlement.stages.iter().map(|stage| stage.paid).sum();
+        prop_assert_eq!(settlement.total_paid(), staged, "awards and stages disagree");
+        prop_assert_eq!(settlement.stages[0].displayed, settlement.displayed);
+        let floor_topup: Money = settlement.stages.iter().map(|stage| stage.floor_topup).sum();
+        if rules.policy == Policy::IplycGoldFirst {
+            prop_assert!(settlement.stages.len() <= 2, "gold, then the rest: {:?}", settlement.stages);
+            if let [gold, silver] = settlement.stages.as_slice() {
+                prop_assert!(settlement.full_pool_paid);
+                prop_assert!(gold.paid <= settlement.displayed);
+                prop_assert_eq!(silver.displayed, rules.minimum, "the silver is paid from the replenished pool (3.4.2)");
+            }
+        } else {
+            prop_assert_eq!(settlement.stages.len(), 1);
+            prop_assert!(
+                settlement.total_paid() <= settlement.displayed + floor_topup,
+                "paid {} with {} displayed and a floor top-up of {}",
+                settlement.total_paid(),
+                settlement.displayed,
+                floor_topup
+            );
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn floor_topup_only_where_a_floor_prize_was_paid() {
+    // Proves: a round is topped up over its displayed amount only when a prize with a guaranteed floor was paid.
+    check_every_pool(|step| {
+        let Some((_, settlement)) = step.settled() else { return Ok(()) };
+        let floor_paid = settlement.awards.iter().any(|award| pays_a_floor(step.rules, &award.code));
+        for stage in &settlement.stages {
+            prop_assert!(floor_paid || stage.floor_topup.is_zero(), "top-up without a floor prize: {:?}", settlement);
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn floor_prize_never_pays_under_its_guarantee() {
+    // Proves: three suited sevens never pay less than 3,000 times the bet, however the bolsa is shared (Veintiuno e).
+    check_every_pool(|step| {
+        let Some((winners, settlement)) = step.settled() else { return Ok(()) };
+        for award in &settlement.awards {
+            let bet = bet_of(winners, award.seat, &award.code);
+            if let Some(floor) = guaranteed_floor(step.rules, &award.code, bet) {
+                prop_assert!(award.award >= floor, "award {:?} under its floor {}", award, floor);
+            }
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn meters_never_decrease() {
+    // Proves: every meter only grows: bets, contributions, reversals, replenishments, awards, hits, resets (§10).
+    check_every_pool(|step| {
+        let (before, after) = (step.before.meters(), step.after.meters());
+        for ((name, was), (_, is)) in money_meters(before).into_iter().zip(money_meters(after)) {
+            prop_assert!(is >= was, "meter {} went down from {} to {}", name, was, is);
+        }
+        for ((name, was), (_, is)) in count_meters(before).into_iter().zip(count_meters(after)) {
+            prop_assert!(is >= was, "meter {} went down from {} to {}", name, was, is);
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn full_pool_prize_resets_pool_to_minimum() {
+    // Proves: when a 100% prize is paid the pool is brought back to its minimum (15.2.2); in roulette a silver
+    // paid with the gold then comes out of that replenished pool (3.4.2).
+    check_every_pool(|step| {
+        let Some((_, settlement)) = step.settled() else { return Ok(()) };
+        let rules = step.rules;
+        let full_pool = settlement.awards.iter().any(|award| is_full_pool(rules, &award.code));
+        prop_assert_eq!(settlement.full_pool_paid, full_pool, "full_pool_paid disagrees with the awards");
+        if full_pool {
+            let paid_after_reset: Money = settlement.stages.iter().skip(1).map(|stage| stage.paid).sum();
+            prop_assert!(
+                step.after.balance() + paid_after_reset >= rules.minimum,
+                "balance {} after a 100% prize ({} paid after the reset)",
+                step.after.balance(),
+                paid_after_reset
+            );
+            prop_assert_eq!(step.after.meters().resets, step.before.meters().resets + 1);
+        } else {
+            prop_assert_eq!(step.after.meters().resets, step.before.meters().resets);
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn each_step_moves_exactly_what_it_reports() {
+    // Proves: what a bet, a reversal or a settlement reports is exactly what moved in the balances and meters.
+    check_every_pool(|step| {
+        let (before, after) = (step.before, step.after);
+        let (was, is) = (before.meters(), after.meters());
+        match step.outcome {
+            Outcome::Opened => {
+                prop_assert_eq!(after.balance(), step.rules.minimum);
+                prop_assert_eq!(is.replenishments, step.rules.minimum);
+            }
+            Outcome::Registered(contribution) => {
+                prop_assert_eq!(*contribution, before.contribution_of(contribution.bet));
+                prop_assert_eq!(after.balance(), before.balance() + contribution.main);
+                prop_assert_eq!(after.reserve(), before.reserve() + contribution.reserve);
+                prop_assert_eq!(is.bets, was.bets + 1);
+                prop_assert_eq!(
+                    contribution.commission + contribution.main + contribution.reserve,
+                    contribution.bet * (step.rules.commission_rate + step.rules.contribution_rate + step.rules.reserve_rate)
+                );
+            }
+            Outcome::Reversed(reversal) => {
+                let contribution = reversal.contribution;
+                prop_assert_eq!(
+                    after.balance() + after.reserve(),
+                    before.balance() + before.reserve() - contribution.main - contribution.reserve + reversal.replenishment
+                );
+                prop_assert_eq!(is.replenishments, was.replenishments + reversal.replenishment);
+                prop_assert_eq!(is.reversals, was.reversals + 1);
+            }
+            Outcome::Settled { settlement, .. } => {
+                prop_assert_eq!(settlement.balance_after, after.balance());
+                prop_assert_eq!(settlement.reserve_after, after.reserve());
+                prop_assert_eq!(settlement.displayed_after, after.displayed());
+                prop_assert_eq!(is.awards, was.awards + settlement.total_paid());
+                prop_assert_eq!(is.hits, was.hits + settlement.awards.len() as u64);
+                prop_assert_eq!(is.replenishments, was.replenishments + settlement.replenishment);
+                prop_assert_eq!(is.reserve_transfers, was.reserve_transfers + settlement.reserve_used);
+                prop_assert_eq!(after.reserve(), before.reserve() - settlement.reserve_used);
+                prop_assert_eq!(is.contributions, was.contributions);
+            }
+            Outcome::Refused { .. } => {}
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn refused_round_changes_nothing() {
+    // Proves: a broken round is refused and leaves balance, reserve and meters untouched; a valid one is accepted.
+    check_every_pool_with(steps_with_refusals, |step| {
+        match (step.outcome, step.defect) {
+            (Outcome::Refused { winners, error }, defect) => {
+                prop_assert!(defect.is_some(), "a valid round was refused: {} ({:?})", error, winners);
+                prop_assert_eq!(step.after.balance(), step.before.balance());
+                prop_assert_eq!(step.after.reserve(), step.before.reserve());
+                prop_assert_eq!(step.after.displayed(), step.before.displayed());
+                prop_assert_eq!(step.after.meters(), step.before.meters());
+            }
+            (Outcome::Settled { winners, .. }, Some(defect)) => {
+                prop_assert!(false, "a round broken by {:?} was accepted: {:?}", defect, winners);
+            }
+            _ => {}
+        }
+        Ok(())
+    });
+}
+
+// ---------------------------------------------------------------------------
+// Engine property
+// ---------------------------------------------------------------------------
+
+/// Steps on random pools of the engine.
+fn engine_steps(rulebooks: &Rulebooks) -> impl Strategy<Value = Vec<(String, Step)>> + use<> {
+    let per_pool: Vec<BoxedStrategy<(String, Step)>> = rulebooks
+        .pools()
+        .map(|rules| {
+            let id = rules.id.clone();
+            step(rules).prop_map(move |step| (id.clone(), step)).boxed()
+        })
+        .collect();
+    vec(Union::new(per_pool), 1..=64)
+}
+
+/// The engine's totals balance, and are the sums of its pools.
+fn check_totals(engine: &Engine) -> Result<Totals, TestCaseError> {
+    let totals = engine.totals();
+    prop_assert_eq!(totals.contributions + totals.replenishments, totals.balances + totals.awards, "{:?}", totals);
+    let balances: Money = engine.pools().map(|pool| pool.balance() + pool.reserve()).sum();
+    let awards: Money = engine.pools().map(|pool| pool.meters().awards).sum();
+    let replenishments: Money = engine.pools().map(|pool| pool.meters().replenishments).sum();
+    prop_assert_eq!(totals.balances, balances);
+    prop_assert_eq!(totals.awards, awards);
+    prop_assert_eq!(totals.replenishments, replenishments);
+    for pool in engine.pools() {
+        prop_assert_eq!(pool.conservation_difference(), Decimal::ZERO, "pool `{}`", pool.rules().id);
+    }
+    Ok(totals)
+}
+
+#[test]
+fn engine_totals_balance_across_pools() {
+    // Proves: across all pools, contributions + replenishments == balances + awards after every operation.
+    let rulebooks = Rulebooks::embedded();
+    let mut runner = TestRunner::new(config());
+    let result = runner.run(&engine_steps(&rulebooks), |steps| {
+        let mut engine = Engine::new(&rulebooks);
+        let mut reversible: Vec<(String, Contribution)> = Vec::new();
+        check_totals(&engine)?;
+        for (pool, step) in &steps {
+            let before = engine.totals();
+            match step {
+                Step::Bet(bet) => {
+                    let contribution = engine.register_bet(pool, *bet).map_err(refused_valid)?;
+                    reversible.push((pool.clone(), contribution));
+                }
+                Step::Reverse(index) => {
+                    if reversible.is_empty() {
+                        continue;
+                    }
+                    let (pool, contribution) = reversible.swap_remove(index.index(reversible.len()));
+                    engine.reverse_bet(&pool, contribution).map_err(refused_valid)?;
+                }
+                Step::Round(winners) | Step::Broken { winners, .. } => {
+                    if let Err(error) = engine.settle_round(pool, winners) {
+                        prop_assert_eq!(engine.totals(), before, "refused round changed the totals: {}", error);
+                    }
+                }
+            }
+            check_totals(&engine)?;
+        }
+        Ok(())
+    });
+    if let Err(failure) = result {
+        panic!("{failure}");
+    }
+}

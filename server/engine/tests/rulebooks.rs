@@ -1,0 +1,264 @@
+//! The rulebooks as data: the embedded ones carry exactly the pools and paytables
+//! of the articles, and a broken rulebook is refused at load with an error naming
+//! the file, the pool and the field.
+
+use pozo_engine::{PrizeValue, RulebookError, Rulebooks};
+use rust_decimal::Decimal;
+use rust_decimal_macros::dec;
+
+const IPLYC: &str = include_str!("../../../config/iplyc.toml");
+const AJ: &str = include_str!("../../../config/aj-bolivia.toml");
+const ANDALUCIA: &str = include_str!("../../../config/andalucia.toml");
+
+/// What a paytable line pays, in the words of the issue: "100%", "$500", "50×".
+fn pays(value: &PrizeValue) -> String {
+    match value {
+        PrizeValue::Grant => "grant".to_owned(),
+        PrizeValue::Fixed { amount } => format!("${}", amount.normalize()),
+        PrizeValue::BetMultiple { multiple } => format!("{}×", multiple.normalize()),
+        PrizeValue::Percent { percent, cap_bet_multiple, floor_bet_multiple } => {
+            let mut text = format!("{}%", percent.normalize());
+            if let Some(cap) = cap_bet_multiple {
+                text.push_str(&format!(" cap {}×", cap.normalize()));
+            }
+            if let Some(floor) = floor_bet_multiple {
+                text.push_str(&format!(" floor {}×", floor.normalize()));
+            }
+            text
+        }
+    }
+}
+
+fn paytable(pool: &str) -> Vec<(String, String)> {
+    let rulebooks = Rulebooks::embedded();
+    let rules = rulebooks.pool(pool).unwrap_or_else(|| panic!("pool {pool} is embedded"));
+    rules.prizes.iter().map(|prize| (prize.code.clone(), pays(&prize.value))).collect()
+}
+
+fn table(lines: &[(&str, &str)]) -> Vec<(String, String)> {
+    lines.iter().map(|(code, pays)| ((*code).to_owned(), (*pays).to_owned())).collect()
+}
+
+#[test]
+fn embedded_rulebooks_hold_exactly_the_pools_of_the_regulations() {
+    let rulebooks = Rulebooks::embedded();
+    let ids: Vec<&str> = rulebooks.pools().map(|rules| rules.id.as_str()).collect();
+    assert_eq!(ids, ["aj-poker", "and-bolsa", "and-carrusel", "iplyc-blackjack", "iplyc-central-poker", "iplyc-ruleta"]);
+    let file = |id: &str| rulebooks.pool(id).expect("embedded").file.clone();
+    assert_eq!(file("iplyc-ruleta"), "config/iplyc.toml");
+    assert_eq!(file("aj-poker"), "config/aj-bolivia.toml");
+    assert_eq!(file("and-bolsa"), "config/andalucia.toml");
+}
+
+#[test]
+fn art_3_4_1_roulette_paytable() {
+    // 3.4.1: bronze → 2 silver, silver → fixed amount + gold, gold → 100%.
+    let silver_amount = match &Rulebooks::embedded().pool("iplyc-ruleta").expect("embedded").prize("GRILLO_PLATA").expect("silver").value {
+        PrizeValue::Fixed { amount } => format!("${}", amount.normalize()),
+        other => panic!("silver pays a fixed amount, found {other:?}"),
+    };
+    assert_eq!(
+        paytable("iplyc-ruleta"),
+        table(&[("GRILLO_ORO", "100%"), ("GRILLO_PLATA", &silver_amount), ("GRILLO_BRONCE", "grant")])
+    );
+    let rulebooks = Rulebooks::embedded();
+    let rules = rulebooks.pool("iplyc-ruleta").expect("embedded");
+    let grant = |code: &str| rules.prize(code).and_then(|prize| prize.grants.clone()).map(|grant| (grant.code, grant.count));
+    assert_eq!(grant("GRILLO_BRONCE"), Some(("GRILLO_PLATA".to_owned(), 2)));
+    assert_eq!(grant("GRILLO_PLATA"), Some(("GRILLO_ORO".to_owned(), 1)));
+    assert_eq!(rules.contribution_rate, dec!(0.65), "3.2.1");
+}
+
+#[test]
+fn art_11_5_blackjack_paytable() {
+    // 11.5 with 11.2.2 (the 20% second prize, DOMAIN.md R2); 11.2.1 the $5,000 minimum.
+    assert_eq!(
+        paytable("iplyc-blackjack"),
+        table(&[
+            ("TRES_SIETES_CORAZONES", "100%"),
+            ("TRES_SIETES_MISMO_PALO", "20%"),
+            ("CUATRO_ASES", "$500"),
+            ("TRES_SIETES", "$200"),
+            ("DOBLE_10_11_MISMO_PALO", "$100"),
+            ("BJ_AS_REY_MISMO_PALO", "$50"),
+        ])
+    );
+    let rulebooks = Rulebooks::embedded();
+    let rules = rulebooks.pool("iplyc-blackjack").expect("embedded");
+    assert_eq!((rules.minimum, rules.contribution_rate), (dec!(5000), dec!(0.65)));
+}
+
+#[test]
+fn art_15_7_central_poker_paytable() {
+    // 15.7.1; 15.2.1 the $10,000 minimum; 15.11 the $30 instant prize.
+    assert_eq!(
+        paytable("iplyc-central-poker"),
+        table(&[
+            ("ESCALERA_REAL_MAYOR", "100%"),
+            ("ESCALERA_COLOR", "10%"),
+            ("POKER", "$500"),
+            ("FULL", "$100"),
+            ("COLOR", "$50"),
+            ("PREMIO_INSTANTANEO", "$30"),
+        ])
+    );
+    let rulebooks = Rulebooks::embedded();
+    let rules = rulebooks.pool("iplyc-central-poker").expect("embedded");
+    assert_eq!((rules.minimum, rules.contribution_rate), (dec!(10000), dec!(0.65)));
+}
+
+#[test]
+fn aj_2_5_6_2_poker_paytable() {
+    assert_eq!(
+        paytable("aj-poker"),
+        table(&[
+            ("ESCALERA_REAL", "100%"),
+            ("ESCALERA_COLOR", "10% cap 5000×"),
+            ("POKER", "500×"),
+            ("FULL", "100×"),
+            ("COLOR", "50×"),
+        ])
+    );
+    let rulebooks = Rulebooks::embedded();
+    let rules = rulebooks.pool("aj-poker").expect("embedded");
+    assert_eq!(rules.games, ["caribbean-poker", "go-poker", "draw-poker"], "2.5.3: several modalities linked");
+    assert!(rules.commission_rate > Decimal::ZERO && rules.has_reserve(), "2.5.6.3: commission and reserve");
+    assert_eq!(rules.payout_unit, dec!(1), "2.5.6.2: the indivisible peso");
+}
+
+#[test]
+fn and_poquer_6_3_carrusel_paytable() {
+    assert_eq!(
+        paytable("and-carrusel"),
+        table(&[
+            ("ESCALERA_REAL_COLOR", "100%"),
+            ("ESCALERA_COLOR", "10%"),
+            ("POKER", "300×"),
+            ("FULL", "100×"),
+            ("COLOR", "50×"),
+            ("ESCALERA", "30×"),
+        ])
+    );
+}
+
+#[test]
+fn and_veintiuno_e_bolsa_paytable() {
+    // Highest first: the order decides "la combinación o jugada mayor".
+    assert_eq!(
+        paytable("and-bolsa"),
+        table(&[
+            ("TRES_SIETES_MISMO_PALO", "100% floor 3000×"),
+            ("TRES_SIETES", "200×"),
+            ("DOS_SIETES_MISMO_PALO", "100×"),
+            ("DOS_SIETES", "10×"),
+            ("SIETE", "2×"),
+        ])
+    );
+}
+
+#[test]
+fn operator_amounts_are_marked_as_examples() {
+    // Amounts the articles leave to the Instituto or the operator are marked EXAMPLE
+    // in the file, so nobody goes live with them unknowingly.
+    for (needle, text) in [
+        ("minimum = \"20000.00\"             # EXAMPLE", IPLYC),
+        ("side_bet = \"30.00\"               # EXAMPLE", IPLYC),
+        ("amount = \"300.00\"                # EXAMPLE", IPLYC),
+        ("commission_rate = \"0.10\"         # EXAMPLE", AJ),
+        ("reserve_rate = \"0.20\"            # EXAMPLE", AJ),
+        ("contribution_rate = \"0.70\"       # EXAMPLE", ANDALUCIA),
+    ] {
+        assert!(text.contains(needle), "`{needle}` marked EXAMPLE");
+    }
+}
+
+/// Loads the IPLyC rulebook with `from` replaced by `to`, expecting a refusal.
+fn broken(from: &str, to: &str) -> RulebookError {
+    assert!(IPLYC.contains(from), "the rulebook contains `{from}`");
+    let text = IPLYC.replacen(from, to, 1);
+    Rulebooks::parse_all([("config/iplyc.toml", text.as_str())]).expect_err("a broken rulebook is refused")
+}
+
+fn assert_names(error: &RulebookError, pool: Option<&str>, field: &str, problem: &str) {
+    let RulebookError::Field { file, pool: error_pool, field: error_field, problem: error_problem } = error else {
+        panic!("expected a field error, found {error}");
+    };
+    assert_eq!(file, "config/iplyc.toml");
+    assert_eq!(error_pool.as_deref(), pool);
+    assert_eq!(error_field, field);
+    assert!(error_problem.contains(problem), "`{error_problem}` mentions `{problem}`");
+    let text = error.to_string();
+    assert!(text.starts_with("config/iplyc.toml: "), "{text}");
+    if let Some(pool) = pool {
+        assert!(text.contains(&format!("pool `{pool}`")), "{text}");
+    }
+}
+
+#[test]
+fn refuses_a_rate_outside_0_to_1() {
+    let error = broken("contribution_rate = \"0.65\"       # 3.2.1", "contribution_rate = \"1.65\"       # 3.2.1");
+    assert_names(&error, Some("iplyc-ruleta"), "contribution_rate", "outside 0–1");
+    let error = broken("contribution_rate = \"0.65\"       # 11.2.3", "contribution_rate = \"-0.1\"");
+    assert_names(&error, Some("iplyc-blackjack"), "contribution_rate", "outside 0–1");
+}
+
+#[test]
+fn refuses_rates_summing_over_1() {
+    let error = broken("contribution_rate = \"0.65\"       # 15.2.4", "contribution_rate = \"0.65\"\nreserve_rate = \"0.40\"");
+    assert_names(&error, Some("iplyc-central-poker"), "contribution_rate", "over 1");
+}
+
+#[test]
+fn refuses_a_percent_over_100() {
+    let error = broken("percent = \"20\"", "percent = \"120\"");
+    assert_names(&error, Some("iplyc-blackjack"), "prize[1].percent", "outside (0, 100]");
+}
+
+#[test]
+fn refuses_a_duplicate_code() {
+    let error = broken("code = \"TRES_SIETES\"\n", "code = \"CUATRO_ASES\"\n");
+    assert_names(&error, Some("iplyc-blackjack"), "prize[3].code", "duplicate code `CUATRO_ASES`");
+}
+
+#[test]
+fn refuses_an_unknown_policy() {
+    let error = broken("policy = \"iplyc-factor\"          # 11.7", "policy = \"winner-takes-all\"");
+    assert_names(&error, Some("iplyc-blackjack"), "policy", "unknown policy `winner-takes-all`");
+}
+
+#[test]
+fn refuses_a_missing_field() {
+    let error = broken("minimum = \"5000.00\"              # 11.2.1\n", "");
+    assert_names(&error, Some("iplyc-blackjack"), "minimum", "missing field");
+    let error = broken("amount = \"500.00\"\n", "");
+    assert_names(&error, Some("iplyc-blackjack"), "prize[2].amount", "missing field");
+}
+
+#[test]
+fn refuses_a_float_a_misspelt_field_and_an_unknown_grant() {
+    // Rates are exact decimal strings; a TOML float would carry a binary fraction.
+    let error = broken("contribution_rate = \"0.65\"       # 11.2.3", "contribution_rate = 0.65");
+    assert_names(&error, Some("iplyc-blackjack"), "contribution_rate", "never floats");
+    let error = broken("payout_unit = \"0.01\"\ncontribution_rate = \"0.65\"       # 11.2.3", "payout_unit = \"0.01\"\ncontribution_rte = \"0.65\"");
+    assert_names(&error, Some("iplyc-blackjack"), "contribution_rate", "missing field");
+    let error = broken("grants = { code = \"GRILLO_PLATA\", count = 2 }", "grants = { code = \"GRILLO_PLATINO\", count = 2 }");
+    assert_names(&error, Some("iplyc-ruleta"), "prize[2].grants.code", "not a code of this pool");
+}
+
+#[test]
+fn refuses_an_unknown_field() {
+    let error = broken("payout_unit = \"0.01\"\ncontribution_rate = \"0.65\"       # 11.2.3", "payout_unit = \"0.01\"\npayout_units = \"1\"\ncontribution_rate = \"0.65\"");
+    assert_names(&error, Some("iplyc-blackjack"), "payout_units", "unknown field");
+}
+
+#[test]
+fn refuses_the_same_pool_twice() {
+    let error = Rulebooks::parse_all([("config/iplyc.toml", IPLYC), ("config/iplyc-copy.toml", IPLYC)]).expect_err("duplicate pool");
+    assert!(error.to_string().contains("config/iplyc-copy.toml: pool `iplyc-ruleta`: field `id`: pool id already defined in config/iplyc.toml"), "{error}");
+}
+
+#[test]
+fn refuses_broken_toml_naming_the_file() {
+    let error = Rulebooks::parse_all([("config/broken.toml", "[[pool]\nid = ")]).expect_err("not TOML");
+    assert!(matches!(error, RulebookError::Syntax { ref file, .. } if file == "config/broken.toml"), "{error}");
+}

@@ -1,0 +1,229 @@
+//! The award calculator for disputes and audits: `pozo-server award --round FILE`.
+//!
+//! A round file states a pool, its balance at the moment the prizes were marked and
+//! the winners of one round at one table; the calculator answers what each winner
+//! is paid under the pool's rulebook, and what the pool looks like afterwards. It
+//! runs the very engine the controller runs, on a pool opened at that balance.
+
+use std::sync::Arc;
+
+use pozo_engine::money::{BALANCE_MAX, Money, format_ars};
+use pozo_engine::settle::parse_bet;
+use pozo_engine::{EngineError, Pool, Rank, Rulebooks, Settlement, Winner};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+/// The largest round file read: a round has at most 64 winners, far under this.
+pub const ROUND_FILE_BYTES_MAX: u64 = 1024 * 1024;
+
+/// A round file as written by a person: amounts are decimal strings.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoundFile {
+    pub pool: String,
+    /// The main pool's balance when the prizes were marked.
+    pub balance: String,
+    /// The reserve pool's balance (AJ 2.5.6.3); zero when absent.
+    #[serde(default)]
+    pub reserve: Option<String>,
+    pub winners: Vec<WinnerLine>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WinnerLine {
+    pub seat: u32,
+    pub code: String,
+    /// The winner's side bet, where the prize is a multiple of it.
+    #[serde(default)]
+    pub bet: Option<String>,
+    /// The hand's highest card (`"K"`), where equal codes are ordered by it.
+    #[serde(default)]
+    pub high: Option<String>,
+}
+
+/// Why a round file was refused: each names the field and the rule.
+#[derive(Debug, thiserror::Error)]
+pub enum RoundError {
+    #[error("{0}")]
+    Json(String),
+    #[error("{0}")]
+    Engine(#[from] EngineError),
+}
+
+/// What the calculator prints.
+#[derive(Debug, Serialize)]
+pub struct AwardReport {
+    pub pool: String,
+    /// The Pago Máximo: the amount on the display when the prizes were marked (3.5.1).
+    pub displayed: String,
+    /// FACTOR = MONTO TOTAL ÷ TOTAL A PAGAR, when prorated (3.6.1.4, 11.7.1.4, 15.9.1.4).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub factor: Option<String>,
+    pub awards: Vec<AwardLine>,
+    /// Combinations not paid because the seat had a higher one (Veintiuno e).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub superseded: Vec<SupersededLine>,
+    pub total_paid: String,
+    /// What the house added: completing the minimum (3.2.2, 11.2.2) and the reset (15.2.2).
+    pub replenishment: String,
+    /// What the reserve gave to the main pool (AJ 2.5.6.3); only for pools with a reserve.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reserve_used: Option<String>,
+    pub balance_after: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reserve_after: Option<String>,
+    pub displayed_after: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AwardLine {
+    pub seat: u32,
+    pub code: String,
+    /// What the winner would get with no limit on payment (3.6.1.1).
+    pub unlimited: String,
+    pub award: String,
+    /// Grillos handed over (3.4.1): `{"code": "GRILLO_PLATA", "count": 2}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grants: Option<GrantLine>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct GrantLine {
+    pub code: String,
+    pub count: u32,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SupersededLine {
+    pub seat: u32,
+    pub code: String,
+}
+
+/// Parses a round file's text into the pool and winners it states.
+pub fn parse_round(text: &str) -> Result<RoundFile, RoundError> {
+    serde_json::from_str(text).map_err(|error| {
+        let hint = if error.to_string().contains("expected a string") {
+            " (amounts are decimal strings, \"5200.00\", never JSON numbers)"
+        } else {
+            ""
+        };
+        RoundError::Json(format!("round file is not a valid round: {error}{hint}"))
+    })
+}
+
+fn parse_amount(field: &str, text: &str) -> Result<Money, EngineError> {
+    let amount: Money = text
+        .trim()
+        .parse()
+        .map_err(|_| EngineError::invalid(field, format!("`{text}` is not a decimal amount (write \"5200.00\")")))?;
+    if amount < Decimal::ZERO {
+        return Err(EngineError::invalid(field, format!("{amount} is negative; a pool balance never is (DOMAIN.md §4)")));
+    }
+    if amount > BALANCE_MAX {
+        return Err(EngineError::invalid(field, format!("{amount} is over the largest accepted balance, {BALANCE_MAX}")));
+    }
+    Ok(amount)
+}
+
+/// Computes the awards of the round under the rulebooks given.
+pub fn calculate(rulebooks: &Rulebooks, round: &RoundFile) -> Result<AwardReport, RoundError> {
+    let rules = rulebooks.pool(&round.pool).ok_or_else(|| {
+        let known: Vec<&str> = rulebooks.pools().map(|rules| rules.id.as_str()).collect();
+        EngineError::UnknownPool { pool: round.pool.clone(), known: known.join(", ") }
+    })?;
+    let balance = parse_amount("balance", &round.balance)?;
+    let reserve = match &round.reserve {
+        Some(text) => parse_amount("reserve", text)?,
+        None => Decimal::ZERO,
+    };
+    if !reserve.is_zero() && !rules.has_reserve() {
+        return Err(EngineError::invalid("reserve", format!("pool `{}` has no reserve pool (2.5.6.3)", rules.id)).into());
+    }
+    let winners = round
+        .winners
+        .iter()
+        .enumerate()
+        .map(|(index, line)| {
+            let bet = line.bet.as_deref().map(|text| parse_bet(&format!("winners[{index}].bet"), text)).transpose()?;
+            let high = line
+                .high
+                .as_deref()
+                .map(|text| text.parse::<Rank>().map_err(|problem| EngineError::invalid(&format!("winners[{index}].high"), problem)))
+                .transpose()?;
+            Ok(Winner { seat: line.seat, code: line.code.clone(), bet, high })
+        })
+        .collect::<Result<Vec<Winner>, EngineError>>()?;
+    let mut pool = Pool::with_balances(Arc::new(rules.clone()), balance, reserve);
+    let settlement = pool.settle_round(&winners)?;
+    Ok(report(&settlement, rules.has_reserve()))
+}
+
+/// Money as a decimal string: two decimals when it is whole centavos ("1040.00"),
+/// every digit otherwise (a balance keeps the fractions of 65%: "5004.875").
+pub fn money_text(amount: Money) -> String {
+    let normalized = amount.normalize();
+    if normalized.scale() <= 2 { format!("{normalized:.2}") } else { normalized.to_string() }
+}
+
+fn report(settlement: &Settlement, has_reserve: bool) -> AwardReport {
+    let text = money_text;
+    AwardReport {
+        pool: settlement.pool.clone(),
+        displayed: text(settlement.displayed),
+        factor: settlement.factor.map(|factor| factor.normalize().to_string()),
+        awards: settlement
+            .awards
+            .iter()
+            .map(|award| AwardLine {
+                seat: award.seat,
+                code: award.code.clone(),
+                unlimited: text(award.unlimited),
+                award: text(award.award),
+                grants: award.grants.as_ref().map(|grant| GrantLine { code: grant.code.clone(), count: grant.count }),
+            })
+            .collect(),
+        superseded: settlement
+            .superseded
+            .iter()
+            .map(|winner| SupersededLine { seat: winner.seat, code: winner.code.clone() })
+            .collect(),
+        total_paid: text(settlement.total_paid()),
+        replenishment: text(settlement.replenishment),
+        reserve_used: has_reserve.then(|| text(settlement.reserve_used)),
+        balance_after: text(settlement.balance_after),
+        reserve_after: has_reserve.then(|| text(settlement.reserve_after)),
+        displayed_after: text(settlement.displayed_after),
+    }
+}
+
+/// The same report in the words and number format of the cashier's window.
+pub fn render_text(report: &AwardReport) -> String {
+    let ars = |text: &str| text.parse::<Money>().map(format_ars).unwrap_or_else(|_| text.to_owned());
+    let mut out = String::new();
+    out.push_str(&format!("Pozo {}\n", report.pool));
+    out.push_str(&format!("Pago Máximo (cartel al marcar): {}\n", ars(&report.displayed)));
+    if let Some(factor) = &report.factor {
+        out.push_str(&format!("FACTOR (MONTO TOTAL ÷ TOTAL A PAGAR): {}\n", factor.replace('.', ",")));
+    }
+    for award in &report.awards {
+        let grants = award.grants.as_ref().map(|grant| format!(" + {} × {}", grant.count, grant.code)).unwrap_or_default();
+        out.push_str(&format!(
+            "  Posición {:>2}  {:<24} sin límite {:>16}  a pagar {:>16}{grants}\n",
+            award.seat,
+            award.code,
+            ars(&award.unlimited),
+            ars(&award.award)
+        ));
+    }
+    for line in &report.superseded {
+        out.push_str(&format!("  Posición {:>2}  {:<24} no se paga: sólo la jugada mayor\n", line.seat, line.code));
+    }
+    out.push_str(&format!("Total a pagar: {}\n", ars(&report.total_paid)));
+    out.push_str(&format!("Reposición: {}\n", ars(&report.replenishment)));
+    if let Some(reserve_used) = &report.reserve_used {
+        out.push_str(&format!("Tomado del pozo de reserva: {}\n", ars(reserve_used)));
+    }
+    out.push_str(&format!("Pozo después: {} (cartel {})\n", ars(&report.balance_after), ars(&report.displayed_after)));
+    out
+}
