@@ -447,8 +447,8 @@ fn parse_pool(file: &str, table: &Table) -> Result<PoolRules, RulebookError> {
     fields.finish()?;
 
     for (index, prize) in prizes.iter().enumerate() {
-        if let Some(grant) = &prize.grants {
-            if !prizes.iter().any(|other| other.code == grant.code) {
+        if let Some(grant) = &prize.grants
+            && !prizes.iter().any(|other| other.code == grant.code) {
                 return Err(RulebookError::field(
                     file,
                     Some(id),
@@ -456,7 +456,6 @@ fn parse_pool(file: &str, table: &Table) -> Result<PoolRules, RulebookError> {
                     format!("`{}` is not a code of this pool", grant.code),
                 ));
             }
-        }
         if let PrizeValue::Percent { floor_bet_multiple: Some(multiple), .. } = prize.value {
             // Veintiuno rule e: the whole bolsa is never less than 3,000 times the bet;
             // the minimum must honour that floor for the stipulated bet.

@@ -196,8 +196,8 @@ pub(crate) fn validate(rules: &PoolRules, winners: &[Winner]) -> Result<(), Engi
             }
             let same_code: Vec<usize> =
                 winners.iter().enumerate().filter(|(_, winner)| winner.code == prize.code).map(|(index, _)| index).collect();
-            if same_code.len() > 1 {
-                if let Some(index) = same_code.iter().find(|index| winners[**index].high.is_none()) {
+            if same_code.len() > 1
+                && let Some(index) = same_code.iter().find(|index| winners[**index].high.is_none()) {
                     return Err(EngineError::invalid(
                         &format!("winners[{index}].high"),
                         format!(
@@ -208,7 +208,6 @@ pub(crate) fn validate(rules: &PoolRules, winners: &[Winner]) -> Result<(), Engi
                         ),
                     ));
                 }
-            }
         }
     }
     Ok(())
@@ -418,11 +417,10 @@ fn ordered(rules: &PoolRules, entries: &[Entry<'_>], displayed: Money, ordering:
     //    determina el monto correspondiente al 10%").
     let mut partial: Vec<&Prize> = Vec::new();
     for entry in entries {
-        if let PrizeValue::Percent { percent, .. } = entry.prize.value {
-            if percent < Decimal::ONE_HUNDRED && !partial.iter().any(|prize| prize.code == entry.prize.code) {
+        if let PrizeValue::Percent { percent, .. } = entry.prize.value
+            && percent < Decimal::ONE_HUNDRED && !partial.iter().any(|prize| prize.code == entry.prize.code) {
                 partial.push(entry.prize);
             }
-        }
     }
     partial.sort_by_key(|prize| (percent_value(prize), prize.code.clone()));
     for prize in partial {

@@ -1,0 +1,31 @@
+//! The Rust generated from `proto/pozo/v1/*.proto` by protox + tonic-prost-build
+//! (no system protoc) is there and speaks protobuf.
+
+use pozo_proto::v1::{Amount, PoolStatus, PoolStatusResponse};
+use prost::Message;
+
+#[test]
+fn pool_status_round_trips_through_protobuf() {
+    let response = PoolStatusResponse {
+        pools: vec![PoolStatus {
+            pool_id: "iplyc-blackjack".to_owned(),
+            balance: Some(Amount { value: "5004.875".to_owned() }),
+            displayed: Some(Amount { value: "5004.875".to_owned() }),
+            minimum: Some(Amount { value: "5000.00".to_owned() }),
+            sequence: 42,
+        }],
+    };
+    let bytes = response.encode_to_vec();
+    let decoded = PoolStatusResponse::decode(bytes.as_slice()).expect("decodes");
+    assert_eq!(decoded, response);
+    assert_eq!(decoded.pools[0].displayed.as_ref().map(|amount| amount.value.as_str()), Some("5004.875"));
+}
+
+#[test]
+fn the_pools_service_has_client_and_server() {
+    // Naming the generated types is the check: this fails to compile without them.
+    fn assert_type<T>() {}
+    assert_type::<pozo_proto::v1::pools_client::PoolsClient<tonic::transport::Channel>>();
+    let path = pozo_proto::v1::pools_server::SERVICE_NAME;
+    assert_eq!(path, "pozo.v1.Pools");
+}
