@@ -149,7 +149,9 @@ pub fn calculate(rulebooks: &Rulebooks, round: &RoundFile) -> Result<AwardReport
             let high = line
                 .high
                 .as_deref()
-                .map(|text| text.parse::<Rank>().map_err(|problem| EngineError::invalid(&format!("winners[{index}].high"), problem)))
+                .map(|text| {
+                    text.parse::<Rank>().map_err(|problem| EngineError::invalid(&format!("winners[{index}].high"), problem))
+                })
                 .transpose()?;
             Ok(Winner { seat: line.seat, code: line.code.clone(), bet, high })
         })

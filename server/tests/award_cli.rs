@@ -177,14 +177,23 @@ fn bad_round_files_exit_2_naming_the_problem() {
         (r#"{"pool":"iplyc-blackjack","winners":[]}"#, "missing field `balance`"),
         (r#"{"pool":"iplyc-blackjack","balance":5200,"winners":[{"seat":1,"code":"CUATRO_ASES"}]}"#, "decimal strings"),
         (r#"{"pool":"iplyc-blackjack","balance":"-1","winners":[{"seat":1,"code":"CUATRO_ASES"}]}"#, "balance: -1 is negative"),
-        (r#"{"pool":"iplyc-blackjack","balance":"abc","winners":[{"seat":1,"code":"CUATRO_ASES"}]}"#, "balance: `abc` is not a decimal"),
-        (r#"{"pool":"iplyc-baccarat","balance":"5000","winners":[{"seat":1,"code":"CUATRO_ASES"}]}"#, "unknown pool `iplyc-baccarat`"),
+        (
+            r#"{"pool":"iplyc-blackjack","balance":"abc","winners":[{"seat":1,"code":"CUATRO_ASES"}]}"#,
+            "balance: `abc` is not a decimal",
+        ),
+        (
+            r#"{"pool":"iplyc-baccarat","balance":"5000","winners":[{"seat":1,"code":"CUATRO_ASES"}]}"#,
+            "unknown pool `iplyc-baccarat`",
+        ),
         (r#"{"pool":"iplyc-blackjack","balance":"5000","winners":[]}"#, "winners: a round to settle needs at least one winner"),
         (
             r#"{"pool":"iplyc-blackjack","balance":"5000","winners":[{"seat":1,"code":"ESCALERA_REAL"}]}"#,
             "winners[0].code: `ESCALERA_REAL` is not in the paytable",
         ),
-        (r#"{"pool":"aj-poker","balance":"30000","winners":[{"seat":1,"code":"FULL"}]}"#, "winners[0].bet: `FULL` pays a multiple of the bet"),
+        (
+            r#"{"pool":"aj-poker","balance":"30000","winners":[{"seat":1,"code":"FULL"}]}"#,
+            "winners[0].bet: `FULL` pays a multiple of the bet",
+        ),
         (
             r#"{"pool":"aj-poker","balance":"30000","winners":[{"seat":1,"code":"FULL","bet":"0.001"}]}"#,
             "winners[0].bet: 0.001 is finer than one centavo",
@@ -199,11 +208,15 @@ fn bad_round_files_exit_2_naming_the_problem() {
         assert!(message.contains(expected), "round {round}: `{message}` should contain `{expected}`");
         assert!(message.contains("round.json"), "the message names the file: {message}");
     }
-    let message =
-        refused(&award(r#"{"pool":"and-carrusel","balance":"9000","winners":[{"seat":1,"code":"POKER","bet":"1","high":"Z"}]}"#, &[]));
+    let message = refused(&award(
+        r#"{"pool":"and-carrusel","balance":"9000","winners":[{"seat":1,"code":"POKER","bet":"1","high":"Z"}]}"#,
+        &[],
+    ));
     assert!(message.contains("winners[0].high: `Z` is not a card rank"), "{message}");
-    let message =
-        refused(&award(r#"{"pool":"iplyc-blackjack","balance":"5000","winners":[{"seat":1,"code":"CUATRO_ASES","bett":"1"}]}"#, &[]));
+    let message = refused(&award(
+        r#"{"pool":"iplyc-blackjack","balance":"5000","winners":[{"seat":1,"code":"CUATRO_ASES","bett":"1"}]}"#,
+        &[],
+    ));
     assert!(message.contains("unknown field `bett`"), "{message}");
 }
 

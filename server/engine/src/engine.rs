@@ -88,9 +88,8 @@ impl Engine {
             totals.bets += m.bets - m.reversals;
             totals.bets_amount += m.bets_amount - m.reversed_amount;
             totals.commission += m.commission - m.reversed_commission;
-            totals.contributions += m.contributions + m.reserve_contributions
-                - m.reversed_contributions
-                - m.reversed_reserve_contributions;
+            totals.contributions +=
+                m.contributions + m.reserve_contributions - m.reversed_contributions - m.reversed_reserve_contributions;
             totals.replenishments += m.replenishments;
             totals.awards += m.awards;
             totals.hits += m.hits;

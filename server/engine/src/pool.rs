@@ -125,8 +125,7 @@ impl Pool {
     /// How far the books are from conservation; zero when they balance.
     pub fn conservation_difference(&self) -> Money {
         let m = &self.meters;
-        let money_in = m.contributions + m.reserve_contributions - m.reversed_contributions
-            - m.reversed_reserve_contributions
+        let money_in = m.contributions + m.reserve_contributions - m.reversed_contributions - m.reversed_reserve_contributions
             + m.replenishments;
         let money_held_or_paid = self.balance + self.reserve + m.awards;
         money_in - money_held_or_paid

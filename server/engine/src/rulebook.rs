@@ -273,11 +273,9 @@ impl<'a> Fields<'a> {
     fn optional_decimal(&mut self, key: &'a str) -> Result<Option<Decimal>, RulebookError> {
         match self.get(key) {
             None => Ok(None),
-            Some(Value::String(text)) => text
-                .trim()
-                .parse::<Decimal>()
-                .map(Some)
-                .map_err(|_| self.error(key, format!("`{text}` is not a decimal number"))),
+            Some(Value::String(text)) => {
+                text.trim().parse::<Decimal>().map(Some).map_err(|_| self.error(key, format!("`{text}` is not a decimal number")))
+            }
             Some(Value::Integer(number)) => Ok(Some(Decimal::from(*number))),
             Some(Value::Float(number)) => Err(self.error(
                 key,
@@ -301,10 +299,9 @@ impl<'a> Fields<'a> {
 
     fn tables(&mut self, key: &'a str) -> Result<Vec<&'a Table>, RulebookError> {
         match self.required(key)? {
-            Value::Array(items) => items
-                .iter()
-                .map(|item| item.as_table().ok_or_else(|| self.error(key, "every entry must be a table")))
-                .collect(),
+            Value::Array(items) => {
+                items.iter().map(|item| item.as_table().ok_or_else(|| self.error(key, "every entry must be a table"))).collect()
+            }
             other => Err(self.error(key, format!("must be an array of tables ([[{key}]]), found {}", other.type_str()))),
         }
     }
@@ -414,10 +411,8 @@ fn parse_pool(file: &str, table: &Table) -> Result<PoolRules, RulebookError> {
     check_rate(&fields, "commission_rate", commission_rate)?;
     let rates_sum = contribution_rate + reserve_rate + commission_rate;
     if rates_sum > Decimal::ONE {
-        return Err(fields.error(
-            "contribution_rate",
-            format!("contribution_rate + reserve_rate + commission_rate = {rates_sum}, over 1"),
-        ));
+        return Err(fields
+            .error("contribution_rate", format!("contribution_rate + reserve_rate + commission_rate = {rates_sum}, over 1")));
     }
 
     // Andalucía, Póquer sin descarte rule 6.2: the carrusel starts at no less than
@@ -425,10 +420,8 @@ fn parse_pool(file: &str, table: &Table) -> Result<PoolRules, RulebookError> {
     if let Some(side_bets) = fields.optional_decimal("minimum_at_least_side_bets")? {
         let floor = side_bets * side_bet;
         if minimum < floor {
-            return Err(fields.error(
-                "minimum",
-                format!("{minimum} is under {side_bets} × side_bet = {floor} (minimum_at_least_side_bets)"),
-            ));
+            return Err(fields
+                .error("minimum", format!("{minimum} is under {side_bets} × side_bet = {floor} (minimum_at_least_side_bets)")));
         }
     }
     let highest_only = fields.optional_bool("highest_only")?;
@@ -437,7 +430,12 @@ fn parse_pool(file: &str, table: &Table) -> Result<PoolRules, RulebookError> {
     for (index, prize_table) in fields.tables("prize")?.into_iter().enumerate() {
         let prize = parse_prize(file, id, index, prize_table)?;
         if prizes.iter().any(|earlier| earlier.code == prize.code) {
-            return Err(RulebookError::field(file, Some(id), &format!("prize[{index}].code"), format!("duplicate code `{}`", prize.code)));
+            return Err(RulebookError::field(
+                file,
+                Some(id),
+                &format!("prize[{index}].code"),
+                format!("duplicate code `{}`", prize.code),
+            ));
         }
         prizes.push(prize);
     }
@@ -448,14 +446,15 @@ fn parse_pool(file: &str, table: &Table) -> Result<PoolRules, RulebookError> {
 
     for (index, prize) in prizes.iter().enumerate() {
         if let Some(grant) = &prize.grants
-            && !prizes.iter().any(|other| other.code == grant.code) {
-                return Err(RulebookError::field(
-                    file,
-                    Some(id),
-                    &format!("prize[{index}].grants.code"),
-                    format!("`{}` is not a code of this pool", grant.code),
-                ));
-            }
+            && !prizes.iter().any(|other| other.code == grant.code)
+        {
+            return Err(RulebookError::field(
+                file,
+                Some(id),
+                &format!("prize[{index}].grants.code"),
+                format!("`{}` is not a code of this pool", grant.code),
+            ));
+        }
         if let PrizeValue::Percent { floor_bet_multiple: Some(multiple), .. } = prize.value {
             // Veintiuno rule e: the whole bolsa is never less than 3,000 times the bet;
             // the minimum must honour that floor for the stipulated bet.

@@ -167,7 +167,13 @@ pub(crate) fn validate(rules: &PoolRules, winners: &[Winner]) -> Result<(), Engi
             let codes: Vec<&str> = rules.prizes.iter().map(|prize| prize.code.as_str()).collect();
             EngineError::invalid(
                 &field("code"),
-                format!("`{}` is not in the paytable of pool `{}` ({}: {})", winner.code, rules.id, rules.articles, codes.join(", ")),
+                format!(
+                    "`{}` is not in the paytable of pool `{}` ({}: {})",
+                    winner.code,
+                    rules.id,
+                    rules.articles,
+                    codes.join(", ")
+                ),
             )
         })?;
         match winner.bet {
@@ -197,17 +203,18 @@ pub(crate) fn validate(rules: &PoolRules, winners: &[Winner]) -> Result<(), Engi
             let same_code: Vec<usize> =
                 winners.iter().enumerate().filter(|(_, winner)| winner.code == prize.code).map(|(index, _)| index).collect();
             if same_code.len() > 1
-                && let Some(index) = same_code.iter().find(|index| winners[**index].high.is_none()) {
-                    return Err(EngineError::invalid(
-                        &format!("winners[{index}].high"),
-                        format!(
-                            "{} winners of `{}`: each needs its highest card, the highest is paid first ({})",
-                            same_code.len(),
-                            prize.code,
-                            prize.article
-                        ),
-                    ));
-                }
+                && let Some(index) = same_code.iter().find(|index| winners[**index].high.is_none())
+            {
+                return Err(EngineError::invalid(
+                    &format!("winners[{index}].high"),
+                    format!(
+                        "{} winners of `{}`: each needs its highest card, the highest is paid first ({})",
+                        same_code.len(),
+                        prize.code,
+                        prize.article
+                    ),
+                ));
+            }
         }
     }
     Ok(())
@@ -222,13 +229,7 @@ struct Entry<'a> {
 
 impl Entry<'_> {
     fn award(&self, unlimited: Money, award: Money) -> Award {
-        Award {
-            seat: self.winner.seat,
-            code: self.winner.code.clone(),
-            unlimited,
-            award,
-            grants: self.prize.grants.clone(),
-        }
+        Award { seat: self.winner.seat, code: self.winner.code.clone(), unlimited, award, grants: self.prize.grants.clone() }
     }
 
     fn bet(&self) -> Money {
@@ -368,7 +369,11 @@ fn iplyc_factor(rules: &PoolRules, entries: &[Entry<'_>], displayed: Money) -> O
     let unlimited: Vec<Money> = entries.iter().map(|entry| unlimited_value(entry, displayed)).collect();
     let (paid, factor) = prorate(&unlimited, displayed, rules.payout_unit);
     Outcome {
-        awards: entries.iter().zip(unlimited.iter().zip(paid)).map(|(entry, (value, award))| entry.award(*value, award)).collect(),
+        awards: entries
+            .iter()
+            .zip(unlimited.iter().zip(paid))
+            .map(|(entry, (value, award))| entry.award(*value, award))
+            .collect(),
         factor,
         floor_topup: Decimal::ZERO,
         full_pool: entries.iter().any(|entry| entry.prize.value.is_full_pool()),
@@ -418,9 +423,11 @@ fn ordered(rules: &PoolRules, entries: &[Entry<'_>], displayed: Money, ordering:
     let mut partial: Vec<&Prize> = Vec::new();
     for entry in entries {
         if let PrizeValue::Percent { percent, .. } = entry.prize.value
-            && percent < Decimal::ONE_HUNDRED && !partial.iter().any(|prize| prize.code == entry.prize.code) {
-                partial.push(entry.prize);
-            }
+            && percent < Decimal::ONE_HUNDRED
+            && !partial.iter().any(|prize| prize.code == entry.prize.code)
+        {
+            partial.push(entry.prize);
+        }
     }
     partial.sort_by_key(|prize| (percent_value(prize), prize.code.clone()));
     for prize in partial {

@@ -382,8 +382,7 @@ fn aj_2_5_6_2_bet_multiples_before_percentages() {
     // 2.5.6.2 items 1 and 5: smallest first; the full house (100 × 10 = 1,000) is paid,
     // then the royal flush takes 100% of what remains: 30,000 − 1,000 = 29,000.
     let mut pool = pool_with("aj-poker", dec!(30000));
-    let settlement =
-        pool.settle_round(&[winner(5, "ESCALERA_REAL"), winner_bet(2, "FULL", dec!(10))]).expect("a valid round");
+    let settlement = pool.settle_round(&[winner(5, "ESCALERA_REAL"), winner_bet(2, "FULL", dec!(10))]).expect("a valid round");
     assert_eq!(settlement.awards[0].code, "FULL", "smallest first");
     assert_eq!(paid(&settlement, 2, "FULL"), dec!(1000));
     assert_eq!(paid(&settlement, 5, "ESCALERA_REAL"), dec!(29000));
@@ -406,9 +405,8 @@ fn aj_2_5_6_2_ten_percent_then_hundred_of_the_remainder() {
     // 2.5.6.2 item 4: first the 10% (3,000 of 30,000), then 100% of the remainder
     // (27,000, "es decir, el 90% del pozo acumulado principal original").
     let mut pool = pool_with("aj-poker", dec!(30000));
-    let settlement = pool
-        .settle_round(&[winner(1, "ESCALERA_REAL"), winner_bet(3, "ESCALERA_COLOR", dec!(10))])
-        .expect("a valid round");
+    let settlement =
+        pool.settle_round(&[winner(1, "ESCALERA_REAL"), winner_bet(3, "ESCALERA_COLOR", dec!(10))]).expect("a valid round");
     assert_eq!(settlement.awards[0].code, "ESCALERA_COLOR");
     assert_eq!(paid(&settlement, 3, "ESCALERA_COLOR"), dec!(3000));
     assert_eq!(paid(&settlement, 1, "ESCALERA_REAL"), dec!(27000));

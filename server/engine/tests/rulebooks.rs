@@ -53,10 +53,11 @@ fn embedded_rulebooks_hold_exactly_the_pools_of_the_regulations() {
 #[test]
 fn art_3_4_1_roulette_paytable() {
     // 3.4.1: bronze → 2 silver, silver → fixed amount + gold, gold → 100%.
-    let silver_amount = match &Rulebooks::embedded().pool("iplyc-ruleta").expect("embedded").prize("GRILLO_PLATA").expect("silver").value {
-        PrizeValue::Fixed { amount } => format!("${}", amount.normalize()),
-        other => panic!("silver pays a fixed amount, found {other:?}"),
-    };
+    let silver_amount =
+        match &Rulebooks::embedded().pool("iplyc-ruleta").expect("embedded").prize("GRILLO_PLATA").expect("silver").value {
+            PrizeValue::Fixed { amount } => format!("${}", amount.normalize()),
+            other => panic!("silver pays a fixed amount, found {other:?}"),
+        };
     assert_eq!(
         paytable("iplyc-ruleta"),
         table(&[("GRILLO_ORO", "100%"), ("GRILLO_PLATA", &silver_amount), ("GRILLO_BRONCE", "grant")])
@@ -239,7 +240,10 @@ fn refuses_a_float_a_misspelt_field_and_an_unknown_grant() {
     // Rates are exact decimal strings; a TOML float would carry a binary fraction.
     let error = broken("contribution_rate = \"0.65\"       # 11.2.3", "contribution_rate = 0.65");
     assert_names(&error, Some("iplyc-blackjack"), "contribution_rate", "never floats");
-    let error = broken("payout_unit = \"0.01\"\ncontribution_rate = \"0.65\"       # 11.2.3", "payout_unit = \"0.01\"\ncontribution_rte = \"0.65\"");
+    let error = broken(
+        "payout_unit = \"0.01\"\ncontribution_rate = \"0.65\"       # 11.2.3",
+        "payout_unit = \"0.01\"\ncontribution_rte = \"0.65\"",
+    );
     assert_names(&error, Some("iplyc-blackjack"), "contribution_rate", "missing field");
     let error = broken("grants = { code = \"GRILLO_PLATA\", count = 2 }", "grants = { code = \"GRILLO_PLATINO\", count = 2 }");
     assert_names(&error, Some("iplyc-ruleta"), "prize[2].grants.code", "not a code of this pool");
@@ -247,14 +251,23 @@ fn refuses_a_float_a_misspelt_field_and_an_unknown_grant() {
 
 #[test]
 fn refuses_an_unknown_field() {
-    let error = broken("payout_unit = \"0.01\"\ncontribution_rate = \"0.65\"       # 11.2.3", "payout_unit = \"0.01\"\npayout_units = \"1\"\ncontribution_rate = \"0.65\"");
+    let error = broken(
+        "payout_unit = \"0.01\"\ncontribution_rate = \"0.65\"       # 11.2.3",
+        "payout_unit = \"0.01\"\npayout_units = \"1\"\ncontribution_rate = \"0.65\"",
+    );
     assert_names(&error, Some("iplyc-blackjack"), "payout_units", "unknown field");
 }
 
 #[test]
 fn refuses_the_same_pool_twice() {
-    let error = Rulebooks::parse_all([("config/iplyc.toml", IPLYC), ("config/iplyc-copy.toml", IPLYC)]).expect_err("duplicate pool");
-    assert!(error.to_string().contains("config/iplyc-copy.toml: pool `iplyc-ruleta`: field `id`: pool id already defined in config/iplyc.toml"), "{error}");
+    let error =
+        Rulebooks::parse_all([("config/iplyc.toml", IPLYC), ("config/iplyc-copy.toml", IPLYC)]).expect_err("duplicate pool");
+    assert!(
+        error
+            .to_string()
+            .contains("config/iplyc-copy.toml: pool `iplyc-ruleta`: field `id`: pool id already defined in config/iplyc.toml"),
+        "{error}"
+    );
 }
 
 #[test]
