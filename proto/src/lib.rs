@@ -5,3 +5,6 @@
 pub mod v1 {
     tonic::include_proto!("pozo.v1");
 }
+
+/// The encoded `FileDescriptorSet` of every `.proto`, for gRPC reflection.
+pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/pozo_descriptor.bin"));

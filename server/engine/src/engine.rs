@@ -91,7 +91,7 @@ impl Engine {
             totals.contributions +=
                 m.contributions + m.reserve_contributions - m.reversed_contributions - m.reversed_reserve_contributions;
             totals.replenishments += m.replenishments;
-            totals.awards += m.awards;
+            totals.awards += m.awards - m.awards_returned;
             totals.hits += m.hits;
             totals.balances += pool.balance() + pool.reserve();
         }

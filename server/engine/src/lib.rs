@@ -23,6 +23,6 @@ pub mod settle;
 pub use engine::{Engine, Totals};
 pub use error::EngineError;
 pub use money::{Money, format_ars};
-pub use pool::{Contribution, Meters, Pool, Reversal};
+pub use pool::{Contribution, Meters, Pool, PoolState, Reversal};
 pub use rulebook::{Policy, PoolRules, Prize, PrizeValue, RulebookError, Rulebooks};
 pub use settle::{Award, Rank, Seat, Settlement, Stage, Winner};

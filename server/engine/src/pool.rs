@@ -21,7 +21,7 @@ use crate::settle::{self, Settlement, Winner};
 
 /// The meters a regulator reads off a progressive controller (DOMAIN.md §10):
 /// everything that ever went into or out of the pool. They only ever grow.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Meters {
     /// Registered side bets (IPA), count and amount.
     pub bets: u64,
@@ -46,12 +46,15 @@ pub struct Meters {
     /// Everything awarded (PPPA), and how many prizes were marked.
     pub awards: Money,
     pub hits: u64,
+    /// Awards the Venta-Pagos office rejected, returned to the pool (DOMAIN.md §6).
+    /// The awards meter never goes down; a return is booked here instead.
+    pub awards_returned: Money,
     /// How many times the whole pool was paid and brought back to its minimum.
     pub resets: u64,
 }
 
 /// What one registered side bet did to the pool; reversing it undoes exactly this.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Contribution {
     pub bet: Money,
     pub commission: Money,
@@ -98,6 +101,41 @@ impl Pool {
         &self.rules
     }
 
+    /// What a snapshot keeps of the pool: its balances and meters. The rules come
+    /// from the rulebooks at restore.
+    pub fn state(&self) -> PoolState {
+        PoolState { balance: self.balance, reserve: self.reserve, meters: self.meters.clone() }
+    }
+
+    /// A pool as a snapshot kept it. Conservation is checked: a snapshot that does
+    /// not balance is refused.
+    pub fn restore(rules: Arc<PoolRules>, state: PoolState) -> Result<Pool, EngineError> {
+        let pool = Pool { rules, balance: state.balance, reserve: state.reserve, meters: state.meters };
+        let difference = pool.conservation_difference();
+        if !difference.is_zero() || pool.balance < Decimal::ZERO || pool.reserve < Decimal::ZERO {
+            return Err(EngineError::invalid(
+                "snapshot",
+                format!("pool `{}` does not balance (difference {difference}); the snapshot is damaged", pool.rules.id),
+            ));
+        }
+        Ok(pool)
+    }
+
+    /// Returns a rejected award to the pool it came from (DOMAIN.md §6): the
+    /// Venta-Pagos office refused to pay it, so the money is the pool's again.
+    pub fn return_award(&mut self, amount: Money) -> Result<(), EngineError> {
+        if amount <= Decimal::ZERO {
+            return Err(EngineError::invalid("amount", format!("must be greater than zero, found {amount}")));
+        }
+        if self.meters.awards_returned + amount > self.meters.awards {
+            return Err(EngineError::invalid("amount", "more would be returned than was ever awarded"));
+        }
+        self.balance += amount;
+        self.meters.awards_returned += amount;
+        self.assert_conservation();
+        Ok(())
+    }
+
     pub(crate) fn shared_rules(&self) -> Arc<PoolRules> {
         Arc::clone(&self.rules)
     }
@@ -127,7 +165,7 @@ impl Pool {
         let m = &self.meters;
         let money_in = m.contributions + m.reserve_contributions - m.reversed_contributions - m.reversed_reserve_contributions
             + m.replenishments;
-        let money_held_or_paid = self.balance + self.reserve + m.awards;
+        let money_held_or_paid = self.balance + self.reserve + m.awards - m.awards_returned;
         money_in - money_held_or_paid
     }
 
@@ -245,6 +283,14 @@ impl Pool {
         self.meters.replenishments += from_house;
         Funding { from_reserve, from_house }
     }
+}
+
+/// A pool's balances and meters, as a snapshot keeps them.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PoolState {
+    pub balance: Money,
+    pub reserve: Money,
+    pub meters: Meters,
 }
 
 /// Where money added to the main pool came from.

@@ -583,6 +583,36 @@ fn and_veintiuno_e_bolsa_never_under_3000_bets() {
     assert_conserved(&pool);
 }
 
+// ---------------------------------------------------------------- Venta-Pagos and snapshots
+
+#[test]
+fn venta_pagos_rejection_returns_the_award_to_its_pool() {
+    // DOMAIN.md §6: a prize the Venta-Pagos office rejects goes back to the pool it
+    // came from, booked as such; the awards meter itself never goes down (§10).
+    let mut pool = pool_with("iplyc-blackjack", dec!(5200));
+    let settlement = pool.settle_round(&[winner(1, "TRES_SIETES_MISMO_PALO")]).expect("a valid round");
+    assert_eq!(paid(&settlement, 1, "TRES_SIETES_MISMO_PALO"), dec!(1040.00));
+    pool.return_award(dec!(1040.00)).expect("it was awarded");
+    assert_eq!(pool.balance(), dec!(5200));
+    assert_eq!((pool.meters().awards, pool.meters().awards_returned), (dec!(1040.00), dec!(1040.00)));
+    assert_conserved(&pool);
+    let error = pool.return_award(dec!(0.01)).expect_err("nothing more was awarded");
+    assert_eq!(error.field(), "amount");
+    assert_eq!(pool.balance(), dec!(5200));
+}
+
+#[test]
+fn a_pool_restored_from_its_state_is_the_same_pool() {
+    // Snapshots keep balances and meters; a damaged one that does not balance is refused.
+    let mut pool = Pool::open(rules("aj-poker"));
+    pool.register_bet(dec!(10)).expect("a valid bet");
+    let restored = Pool::restore(rules("aj-poker"), pool.state()).expect("balances");
+    assert_eq!(restored.state(), pool.state());
+    let mut damaged = pool.state();
+    damaged.balance += dec!(0.01);
+    assert_eq!(Pool::restore(rules("aj-poker"), damaged).expect_err("refused").field(), "snapshot");
+}
+
 // ---------------------------------------------------------------- all pools together
 
 #[test]
