@@ -1,12 +1,162 @@
 //! The Pozo controller.
 //!
 //! # Layout
-//! - [`award`]: the award calculator for disputes and audits (`pozo-server award`).
-//! - [`rulebooks`]: loading the rulebooks the server runs: the embedded default, or
-//!   the files an operator names.
+//! - [`config`]: the casino layout and the rulebooks, validated together.
+//! - [`state`]: the deterministic state machine: tables, rounds, grillos, gold
+//!   turns, credits, payout orders, report meters. No I/O.
+//! - [`journal`]: the ordered, hash-chained journal on sled, and its snapshot.
+//! - [`writer`]: the one writer task: batch, apply, append, flush once, answer.
+//! - [`service`]: the gRPC services (table, display, Venta-Pagos, reports, pools).
+//! - [`verify`]: replaying the journal from zero to check chain and books.
+//! - [`award`]: the award calculator for disputes and audits.
+//! - [`rulebooks`]: reading rulebook files.
 //!
-//! The rules themselves live in the pure engine crate, `pozo_engine`; the journal,
-//! the gRPC services and the Venta-Pagos office join this crate with the controller.
+//! The rules themselves live in the pure engine crate, `pozo_engine`.
 
 pub mod award;
+pub mod config;
+pub mod journal;
 pub mod rulebooks;
+pub mod service;
+pub mod state;
+pub mod verify;
+pub mod writer;
+
+use std::future::Future;
+use std::io;
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use pozo_proto::v1 as pb;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::transport::Server;
+use tonic::transport::server::{Connected, TcpConnectInfo};
+
+use crate::config::Config;
+use crate::service::{DisplayService, PoolsService, ReportsService, TableService, VentaPagosService};
+
+/// The most connections served at once: a casino floor of agents, displays and
+/// offices; one more waits in the listen backlog until one closes.
+pub const CONNECTIONS_MAX: usize = 4096;
+
+/// Concurrent requests on one connection.
+pub const REQUESTS_PER_CONNECTION_MAX: usize = 256;
+
+/// The largest gRPC message decoded: envelopes are small.
+pub const MESSAGE_BYTES_MAX: usize = 64 * 1024;
+
+/// A unary request that takes longer than this is answered DEADLINE_EXCEEDED.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A TCP connection holding one of the [`CONNECTIONS_MAX`] permits while it lives.
+struct Limited {
+    stream: TcpStream,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Connected for Limited {
+    type ConnectInfo = TcpConnectInfo;
+
+    fn connect_info(&self) -> TcpConnectInfo {
+        self.stream.connect_info()
+    }
+}
+
+impl AsyncRead for Limited {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Limited {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+/// Accepts connections while fewer than [`CONNECTIONS_MAX`] are open.
+fn limited_incoming(listener: TcpListener) -> ReceiverStream<io::Result<Limited>> {
+    let (sender, receiver) = mpsc::channel(16);
+    let permits = Arc::new(Semaphore::new(CONNECTIONS_MAX));
+    tokio::spawn(async move {
+        loop {
+            let Ok(permit) = Arc::clone(&permits).acquire_owned().await else { return };
+            let accepted = listener.accept().await;
+            let item = accepted.map(|(stream, _)| {
+                let _ = stream.set_nodelay(true);
+                Limited { stream, _permit: permit }
+            });
+            if sender.send(item).await.is_err() {
+                return;
+            }
+        }
+    });
+    ReceiverStream::new(receiver)
+}
+
+/// Runs the controller on an already bound listener until `shutdown` completes:
+/// recovers the journal in `data`, starts the writer, and serves every service
+/// with gRPC health and reflection.
+/// `ready` is called once the journal is recovered, just before serving.
+pub async fn serve(
+    listener: TcpListener,
+    config: Config,
+    data: &Path,
+    shutdown: impl Future<Output = ()> + Send,
+    ready: impl FnOnce(),
+) -> anyhow::Result<()> {
+    let (handle, writer) = writer::start(config, data).await?;
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health.set_serving::<pb::table_server::TableServer<TableService>>().await;
+    health.set_serving::<pb::display_server::DisplayServer<DisplayService>>().await;
+    health.set_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
+    health.set_serving::<pb::reports_server::ReportsServer<ReportsService>>().await;
+    health.set_serving::<pb::pools_server::PoolsServer<PoolsService>>().await;
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(pozo_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    let table =
+        pb::table_server::TableServer::new(TableService { handle: handle.clone() }).max_decoding_message_size(MESSAGE_BYTES_MAX);
+    let display = pb::display_server::DisplayServer::new(DisplayService { handle: handle.clone() })
+        .max_decoding_message_size(MESSAGE_BYTES_MAX);
+    let office = pb::venta_pagos_server::VentaPagosServer::new(VentaPagosService { handle: handle.clone() })
+        .max_decoding_message_size(MESSAGE_BYTES_MAX);
+    let reports = pb::reports_server::ReportsServer::new(ReportsService { handle: handle.clone() })
+        .max_decoding_message_size(MESSAGE_BYTES_MAX);
+    let pools =
+        pb::pools_server::PoolsServer::new(PoolsService { handle: handle.clone() }).max_decoding_message_size(MESSAGE_BYTES_MAX);
+    drop(handle);
+    ready();
+    Server::builder()
+        .concurrency_limit_per_connection(REQUESTS_PER_CONNECTION_MAX)
+        .max_concurrent_streams(REQUESTS_PER_CONNECTION_MAX as u32)
+        .http2_keepalive_interval(Some(Duration::from_secs(10)))
+        .http2_keepalive_timeout(Some(Duration::from_secs(5)))
+        .add_service(health_service)
+        .add_service(reflection)
+        .add_service(table)
+        .add_service(display)
+        .add_service(office)
+        .add_service(reports)
+        .add_service(pools)
+        .serve_with_incoming_shutdown(limited_incoming(listener), shutdown)
+        .await?;
+    // The services are gone, and with them every handle: the writer drains and stops.
+    writer.await?;
+    Ok(())
+}

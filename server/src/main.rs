@@ -19,8 +19,35 @@ struct Cli {
     command: Command,
 }
 
+/// Where the journal lives when `--data` is not given.
+const DATA_DEFAULT: &str = "./pozo-data";
+
+/// Where the controller listens when `--listen` is not given: this machine only.
+const LISTEN_DEFAULT: &str = "127.0.0.1:50051";
+
 #[derive(Subcommand)]
 enum Command {
+    /// Run the controller: the journal on sled, the gRPC services.
+    Serve {
+        /// The data directory (sled): the journal and its snapshot.
+        #[arg(long, default_value = DATA_DEFAULT, value_name = "DIR")]
+        data: PathBuf,
+        /// The address to listen on; port 0 picks a free one (printed at start).
+        #[arg(long, default_value = LISTEN_DEFAULT, value_name = "ADDR")]
+        listen: String,
+        /// The casino layout (flores, tables, pools, keys) instead of the embedded example.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Rulebook file(s) instead of the embedded default; repeatable.
+        #[arg(long, value_name = "FILE")]
+        rulebook: Vec<PathBuf>,
+    },
+    /// Replay the journal from zero: check the hash chain and the books; JSON summary.
+    Verify {
+        /// The data directory of a stopped server.
+        #[arg(long, default_value = DATA_DEFAULT, value_name = "DIR")]
+        data: PathBuf,
+    },
     /// Compute the awards of one round from a round file (disputes and audits).
     Award {
         /// The round file: {"pool", "balance", "winners": [{"seat", "code", "bet"?, "high"?}]}.
@@ -44,6 +71,8 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Serve { data, listen, config, rulebook } => run_serve(&data, &listen, config.as_deref(), &rulebook),
+        Command::Verify { data } => return run_verify(&data),
         Command::Award { round, rulebook, text } => run_award(&round, &rulebook, text),
         Command::Rulebooks { rulebook } => run_rulebooks(&rulebook),
     };
@@ -52,6 +81,53 @@ fn main() -> ExitCode {
         Err(error) => {
             eprintln!("pozo-server: {error:#}");
             ExitCode::from(EXIT_BAD_INPUT)
+        }
+    }
+}
+
+fn run_serve(
+    data: &std::path::Path,
+    listen: &str,
+    config: Option<&std::path::Path>,
+    rulebooks: &[PathBuf],
+) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    let config = pozo_server::config::Config::load(config, rulebooks)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(listen).await.map_err(|error| anyhow::anyhow!("--listen {listen}: {error}"))?;
+        let address = listener.local_addr()?;
+        tracing::info!(%address, data = %data.display(), config = %config.hash, "pozo-server starting");
+        let shutdown = async {
+            let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = async { match terminate.as_mut() { Some(signal) => { signal.recv().await; } None => std::future::pending().await } } => {}
+            }
+            tracing::info!("stopping: no new requests; the writer finishes its batch");
+        };
+        let announce = move || {
+            // One line for operators and tests: where the controller answers.
+            println!("pozo-server listening on {address}");
+            let _ = std::io::stdout().flush();
+        };
+        pozo_server::serve(listener, config, data, shutdown, announce).await
+    })
+}
+
+fn run_verify(data: &std::path::Path) -> ExitCode {
+    match pozo_server::verify::verify(data) {
+        Ok(report) => {
+            println!("{}", serde_json::to_string_pretty(&report).expect("reports serialize"));
+            if report.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+        }
+        Err(error) => {
+            eprintln!("pozo-server: verify: {error:#}");
+            ExitCode::from(1)
         }
     }
 }

@@ -355,7 +355,12 @@ fn conservation_holds_after_every_step() {
         prop_assert_eq!(pool.conservation_difference(), Decimal::ZERO);
         let money_in = m.contributions + m.reserve_contributions - m.reversed_contributions - m.reversed_reserve_contributions
             + m.replenishments;
-        prop_assert_eq!(money_in, pool.balance() + pool.reserve() + m.awards - m.awards_returned, "recomputed from the meters: {:?}", m);
+        prop_assert_eq!(
+            money_in,
+            pool.balance() + pool.reserve() + m.awards - m.awards_returned,
+            "recomputed from the meters: {:?}",
+            m
+        );
         Ok(())
     });
 }

@@ -1,0 +1,260 @@
+//! The configuration a server runs: the casino layout (flores, tables, the pool
+//! each table feeds, keys) and the rulebooks, validated together at start-up.
+//!
+//! The texts themselves are kept: the journal's first entry records them, so the
+//! journal always says which rules its pools were kept under, `verify` needs no
+//! other file, and a server restarted with different settings refuses to start
+//! ("settings do not change while a pool is live", DOMAIN.md §10).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use pozo_engine::rulebook::{EMBEDDED, GAMES};
+use pozo_engine::settle::SEAT_MAX;
+use pozo_engine::{Money, Rulebooks};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::rulebooks::read_bounded;
+
+/// The default casino layout, compiled in.
+pub const LAYOUT_EMBEDDED: (&str, &str) = ("config/casino.toml", include_str!("../../config/casino.toml"));
+
+/// The most tables one server keeps; every per-table structure is bounded by it.
+pub const TABLES_MAX: usize = 4096;
+
+/// A flor is a module of four tables (glossary of Res. 1452/12).
+pub const FLOR_TABLES_MAX: usize = 4;
+
+/// The largest layout or rulebook file read.
+pub const CONFIG_FILE_BYTES_MAX: u64 = 4 * 1024 * 1024;
+
+/// The shortest key accepted, in bytes: HMAC-SHA256 keys of 128 bits at least.
+pub const KEY_BYTES_MIN: usize = 16;
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Layout {
+    pub casino: String,
+    /// Local time = UTC + this, for jornadas and hourly statistics.
+    pub utc_offset_minutes: i32,
+    /// The casino day starts at this local hour (0–23).
+    pub jornada_starts_hour: u32,
+    /// Any award over this goes to Venta-Pagos, besides every percentage prize.
+    pub venta_pagos_over: String,
+    #[serde(rename = "table")]
+    pub tables: Vec<TableConfig>,
+    #[serde(rename = "key")]
+    pub keys: Vec<KeyConfig>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableConfig {
+    pub id: String,
+    pub flor: String,
+    pub pool: String,
+    pub game: String,
+    pub seats: u32,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// A table agent: may submit commands and watch its own table only.
+    Table,
+    /// The Venta-Pagos office: may list, confirm and reject payout orders.
+    VentaPagos,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyConfig {
+    pub id: String,
+    pub role: Role,
+    /// The table a table key belongs to.
+    #[serde(default)]
+    pub table: Option<String>,
+    /// The HMAC-SHA256 key, hex.
+    pub secret: String,
+}
+
+/// A key ready to check MACs with.
+#[derive(Clone, Debug)]
+pub struct Key {
+    pub id: String,
+    pub role: Role,
+    pub table: Option<String>,
+    pub secret: Vec<u8>,
+}
+
+/// The validated configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub layout: Layout,
+    pub rulebooks: Rulebooks,
+    pub venta_pagos_over: Money,
+    pub keys: BTreeMap<String, Key>,
+    /// The texts it was read from, `(name, text)`: layout first, then rulebooks.
+    pub texts: Vec<(String, String)>,
+    /// SHA-256 over the texts, hex: what the journal's first entry records.
+    pub hash: String,
+}
+
+/// The configuration refused, naming the file and the field.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{file}: not a valid layout: {message}")]
+    Syntax { file: String, message: String },
+    #[error("{file}: {field}: {problem}")]
+    Field { file: String, field: String, problem: String },
+    #[error(transparent)]
+    Rulebook(#[from] pozo_engine::RulebookError),
+}
+
+impl Config {
+    /// The embedded layout and rulebooks.
+    pub fn embedded() -> Config {
+        let texts: Vec<(String, String)> =
+            std::iter::once(LAYOUT_EMBEDDED).chain(EMBEDDED).map(|(name, text)| (name.to_owned(), text.to_owned())).collect();
+        Config::from_texts(texts).expect("the embedded configuration is validated by the test suite")
+    }
+
+    /// Reads a layout file and rulebook files; the embedded ones where none is given.
+    pub fn load(layout: Option<&Path>, rulebooks: &[std::path::PathBuf]) -> anyhow::Result<Config> {
+        let mut texts = Vec::new();
+        match layout {
+            Some(path) => texts.push((path.display().to_string(), read_bounded(path, CONFIG_FILE_BYTES_MAX)?)),
+            None => texts.push((LAYOUT_EMBEDDED.0.to_owned(), LAYOUT_EMBEDDED.1.to_owned())),
+        }
+        if rulebooks.is_empty() {
+            texts.extend(EMBEDDED.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())));
+        } else {
+            for path in rulebooks {
+                texts.push((path.display().to_string(), read_bounded(path, CONFIG_FILE_BYTES_MAX)?));
+            }
+        }
+        Ok(Config::from_texts(texts)?)
+    }
+
+    /// Validates a configuration given as texts: the first is the layout.
+    pub fn from_texts(texts: Vec<(String, String)>) -> Result<Config, ConfigError> {
+        let (layout_name, layout_text) = texts.first().cloned().unwrap_or_default();
+        let rulebooks = Rulebooks::parse_all(texts.iter().skip(1).map(|(name, text)| (name.as_str(), text.as_str())))?;
+        let layout: Layout = toml::from_str(&layout_text)
+            .map_err(|error| ConfigError::Syntax { file: layout_name.clone(), message: error.message().to_owned() })?;
+        let (venta_pagos_over, keys) = validate(&layout_name, &layout, &rulebooks)?;
+        let mut hasher = Sha256::new();
+        for (name, text) in &texts {
+            hasher.update((name.len() as u64).to_be_bytes());
+            hasher.update(name.as_bytes());
+            hasher.update((text.len() as u64).to_be_bytes());
+            hasher.update(text.as_bytes());
+        }
+        let hash = hex::encode(hasher.finalize());
+        Ok(Config { layout, rulebooks, venta_pagos_over, keys, texts, hash })
+    }
+
+    pub fn table(&self, id: &str) -> Option<&TableConfig> {
+        self.layout.tables.iter().find(|table| table.id == id)
+    }
+}
+
+fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<(Money, BTreeMap<String, Key>), ConfigError> {
+    let error = |field: String, problem: String| ConfigError::Field { file: file.to_owned(), field, problem };
+    if layout.jornada_starts_hour > 23 {
+        return Err(error("jornada_starts_hour".into(), format!("{} is not an hour 0–23", layout.jornada_starts_hour)));
+    }
+    if layout.utc_offset_minutes.abs() > 14 * 60 {
+        return Err(error("utc_offset_minutes".into(), format!("{} is beyond ±14 hours", layout.utc_offset_minutes)));
+    }
+    let venta_pagos_over: Money = layout
+        .venta_pagos_over
+        .parse()
+        .map_err(|_| error("venta_pagos_over".into(), format!("`{}` is not a decimal amount", layout.venta_pagos_over)))?;
+    if venta_pagos_over < Decimal::ZERO {
+        return Err(error("venta_pagos_over".into(), "must not be negative".into()));
+    }
+    if layout.tables.is_empty() || layout.tables.len() > TABLES_MAX {
+        return Err(error("table".into(), format!("{} tables; a layout has 1 to {TABLES_MAX}", layout.tables.len())));
+    }
+    let mut ids = BTreeSet::new();
+    let mut flores: BTreeMap<&str, usize> = BTreeMap::new();
+    for (index, table) in layout.tables.iter().enumerate() {
+        let field = |name: &str| format!("table[{index}].{name}");
+        if table.id.is_empty() || table.id.len() > 32 || !table.id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            return Err(error(field("id"), format!("`{}` must be 1–32 letters, digits or '-'", table.id)));
+        }
+        if !ids.insert(table.id.as_str()) {
+            return Err(error(field("id"), format!("table `{}` is defined twice", table.id)));
+        }
+        let Some(rules) = rulebooks.pool(&table.pool) else {
+            let known: Vec<&str> = rulebooks.pools().map(|rules| rules.id.as_str()).collect();
+            return Err(error(field("pool"), format!("unknown pool `{}` (known: {})", table.pool, known.join(", "))));
+        };
+        if !GAMES.contains(&table.game.as_str()) {
+            return Err(error(field("game"), format!("unknown game `{}` (known: {})", table.game, GAMES.join(", "))));
+        }
+        if !rules.games.contains(&table.game) {
+            return Err(error(
+                field("game"),
+                format!("pool `{}` links {} tables, not `{}` ({})", rules.id, rules.games.join(", "), table.game, rules.articles),
+            ));
+        }
+        if table.seats == 0 || table.seats > SEAT_MAX {
+            return Err(error(field("seats"), format!("{} seats; a table has 1 to {SEAT_MAX}", table.seats)));
+        }
+        let count = flores.entry(table.flor.as_str()).or_default();
+        *count += 1;
+        if *count > FLOR_TABLES_MAX {
+            return Err(error(field("flor"), format!("flor `{}` has more than {FLOR_TABLES_MAX} tables", table.flor)));
+        }
+    }
+    let mut keys = BTreeMap::new();
+    for (index, key) in layout.keys.iter().enumerate() {
+        let field = |name: &str| format!("key[{index}].{name}");
+        if key.id.is_empty() || keys.contains_key(&key.id) {
+            return Err(error(field("id"), format!("key id `{}` is empty or defined twice", key.id)));
+        }
+        let secret = hex::decode(key.secret.trim()).map_err(|_| error(field("secret"), "must be hex".into()))?;
+        if secret.len() < KEY_BYTES_MIN {
+            return Err(error(field("secret"), format!("{} bytes; a key has at least {KEY_BYTES_MIN}", secret.len())));
+        }
+        match (key.role, &key.table) {
+            (Role::Table, Some(table)) if ids.contains(table.as_str()) => {}
+            (Role::Table, Some(table)) => return Err(error(field("table"), format!("unknown table `{table}`"))),
+            (Role::Table, None) => return Err(error(field("table"), "a table key names its table".into())),
+            (Role::VentaPagos, Some(_)) => return Err(error(field("table"), "a venta-pagos key belongs to no table".into())),
+            (Role::VentaPagos, None) => {}
+        }
+        keys.insert(key.id.clone(), Key { id: key.id.clone(), role: key.role, table: key.table.clone(), secret });
+    }
+    if let Some(table) = layout.tables.iter().find(|table| !keys.values().any(|key| key.table.as_deref() == Some(&table.id))) {
+        return Err(error("key".into(), format!("table `{}` has no key", table.id)));
+    }
+    Ok((venta_pagos_over, keys))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_layout_is_valid() {
+        let config = Config::embedded();
+        assert_eq!(config.layout.tables.len(), 17);
+        assert_eq!(config.hash.len(), 64);
+        assert!(config.keys.values().any(|key| key.role == Role::VentaPagos));
+    }
+
+    #[test]
+    fn a_table_on_a_pool_that_does_not_link_its_game_is_refused() {
+        let (name, text) = LAYOUT_EMBEDDED;
+        let text = text.replacen("game = \"ruleta-americana\"", "game = \"blackjack\"", 1);
+        let mut texts = vec![(name.to_owned(), text)];
+        texts.extend(EMBEDDED.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())));
+        let error = Config::from_texts(texts).expect_err("refused");
+        assert!(error.to_string().contains("table[0].game: pool `iplyc-ruleta` links ruleta-americana tables"), "{error}");
+    }
+}

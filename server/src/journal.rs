@@ -1,0 +1,151 @@
+//! The journal: every applied command, in order, on sled.
+//!
+//! Entries live in the tree `journal`, keyed by their sequence as a big-endian
+//! u64 so that sled's order is the journal's order. An entry's value is the
+//! SHA-256 of the previous entry's value (32 bytes) followed by the JSON of the
+//! [`Record`]: each entry names the one before it, so an edited, removed or
+//! reordered entry breaks the chain (`pozo-server verify`). The first entry's
+//! predecessor hash is all zeros.
+//!
+//! The tree `meta` keeps the latest snapshot: the state after some entry, with
+//! that entry's hash, so that start-up is snapshot + replay of what follows.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::state::{Command, Snapshot};
+
+/// A SHA-256 hash.
+pub type Hash = [u8; 32];
+
+/// The predecessor of the first entry.
+pub const GENESIS_PREVIOUS: Hash = [0; 32];
+
+const SNAPSHOT_KEY: &[u8] = b"snapshot";
+
+/// One journal entry's content.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    pub sequence: u64,
+    pub time_ms: u64,
+    pub command: Command,
+}
+
+/// The latest snapshot as stored: the state after entry `sequence`, whose hash is `tip`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct StoredSnapshot {
+    pub sequence: u64,
+    pub tip: String,
+    pub snapshot: Snapshot,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error("journal storage: {0}")]
+    Storage(#[from] sled::Error),
+    #[error("journal entry {sequence}: {problem}")]
+    Corrupt { sequence: u64, problem: String },
+}
+
+pub struct Journal {
+    db: sled::Db,
+    entries: sled::Tree,
+    meta: sled::Tree,
+}
+
+/// An entry read back, checked against its own key.
+pub struct ReadEntry {
+    pub record: Record,
+    pub previous: Hash,
+    pub hash: Hash,
+}
+
+impl Journal {
+    pub fn open(directory: &Path) -> Result<Journal, JournalError> {
+        let db = sled::Config::new().path(directory).open()?;
+        let entries = db.open_tree("journal")?;
+        let meta = db.open_tree("meta")?;
+        Ok(Journal { db, entries, meta })
+    }
+
+    /// Encodes an entry: the previous hash, then the record's JSON. Returns the bytes and their hash.
+    pub fn encode(previous: &Hash, record: &Record) -> (Vec<u8>, Hash) {
+        let mut value = Vec::with_capacity(256);
+        value.extend_from_slice(previous);
+        serde_json::to_writer(&mut value, record).expect("records always serialize");
+        let hash: Hash = Sha256::digest(&value).into();
+        (value, hash)
+    }
+
+    fn decode(key: &[u8], value: &[u8]) -> Result<ReadEntry, JournalError> {
+        let sequence = u64::from_be_bytes(
+            key.try_into()
+                .map_err(|_| JournalError::Corrupt { sequence: 0, problem: format!("key of {} bytes, not 8", key.len()) })?,
+        );
+        let corrupt = |problem: String| JournalError::Corrupt { sequence, problem };
+        if value.len() < 32 {
+            return Err(corrupt("shorter than its previous-entry hash".into()));
+        }
+        let previous: Hash = value[..32].try_into().expect("32 bytes");
+        let record: Record = serde_json::from_slice(&value[32..]).map_err(|error| corrupt(format!("not a record: {error}")))?;
+        if record.sequence != sequence {
+            return Err(corrupt(format!("records sequence {} under key {sequence}", record.sequence)));
+        }
+        let hash: Hash = Sha256::digest(value).into();
+        Ok(ReadEntry { record, previous, hash })
+    }
+
+    /// Writes a batch of encoded entries and flushes once: durable when it returns.
+    pub async fn append(&self, batch: Vec<(u64, Vec<u8>)>) -> Result<(), JournalError> {
+        let mut writes = sled::Batch::default();
+        for (sequence, value) in batch {
+            writes.insert(&sequence.to_be_bytes(), value);
+        }
+        self.entries.apply_batch(writes)?;
+        self.db.flush_async().await?;
+        Ok(())
+    }
+
+    /// How many entries, and the hash of the last.
+    pub fn tip(&self) -> Result<(u64, Hash), JournalError> {
+        match self.entries.last()? {
+            None => Ok((0, GENESIS_PREVIOUS)),
+            Some((key, value)) => {
+                let entry = Journal::decode(&key, &value)?;
+                Ok((entry.record.sequence, entry.hash))
+            }
+        }
+    }
+
+    /// Every entry after `after`, in order, each checked against its key.
+    pub fn read_after(&self, after: u64) -> impl Iterator<Item = Result<ReadEntry, JournalError>> + '_ {
+        self.entries.range((after + 1).to_be_bytes()..).map(|item| {
+            let (key, value) = item?;
+            Journal::decode(&key, &value)
+        })
+    }
+
+    pub fn entry(&self, sequence: u64) -> Result<Option<ReadEntry>, JournalError> {
+        match self.entries.get(sequence.to_be_bytes())? {
+            None => Ok(None),
+            Some(value) => Journal::decode(&sequence.to_be_bytes(), &value).map(Some),
+        }
+    }
+
+    pub fn save_snapshot(&self, stored: &StoredSnapshot) -> Result<(), JournalError> {
+        let bytes = serde_json::to_vec(stored).expect("snapshots always serialize");
+        self.meta.insert(SNAPSHOT_KEY, bytes)?;
+        Ok(())
+    }
+
+    pub fn load_snapshot(&self) -> Result<Option<StoredSnapshot>, JournalError> {
+        match self.meta.get(SNAPSHOT_KEY)? {
+            None => Ok(None),
+            Some(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|error| JournalError::Corrupt { sequence: 0, problem: format!("snapshot unreadable: {error}") }),
+        }
+    }
+}

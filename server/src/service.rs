@@ -1,0 +1,520 @@
+//! The gRPC services: thin handlers that authenticate, convert, hand the command
+//! to the writer, and convert the answer back. docs/api.md lists every refusal.
+
+use std::pin::Pin;
+
+use hmac::{Hmac, Mac};
+use pozo_engine::Money;
+use pozo_proto::v1 as pb;
+use prost::Message;
+use sha2::{Digest, Sha256};
+use tokio_stream::wrappers::WatchStream;
+use tokio_stream::{Stream, StreamExt};
+use tonic::{Request, Response, Status};
+use tracing::instrument;
+
+use crate::award::money_text;
+use crate::config::{Key, Role};
+use crate::state::{
+    Applied, AwardRecord, Card, Command, GoldTurnView, Light, OfficeCommand, OfficeOp, OrderStatus, PayoutOrder, Refusal,
+    RefusalKind, TableCommand, TableOp, TableReply, TableView,
+};
+use crate::writer::{Handle, WriterError};
+
+/// The largest envelope payload accepted: a command is a few dozen bytes.
+pub const PAYLOAD_BYTES_MAX: usize = 4 * 1024;
+
+/// The longest premio code or card rank accepted.
+const TEXT_MAX: usize = 64;
+
+type HmacSha256 = Hmac<Sha256>;
+
+fn amount(value: Money) -> Option<pb::Amount> {
+    Some(pb::Amount { value: money_text(value) })
+}
+
+impl From<Refusal> for Status {
+    fn from(refusal: Refusal) -> Status {
+        match refusal.kind {
+            RefusalKind::InvalidArgument => Status::invalid_argument(refusal.message),
+            RefusalKind::FailedPrecondition => Status::failed_precondition(refusal.message),
+            RefusalKind::NotFound => Status::not_found(refusal.message),
+            RefusalKind::AlreadyExists => Status::already_exists(refusal.message),
+            RefusalKind::PermissionDenied => Status::permission_denied(refusal.message),
+        }
+    }
+}
+
+impl From<WriterError> for Status {
+    fn from(error: WriterError) -> Status {
+        Status::unavailable(error.to_string())
+    }
+}
+
+/// Checks an envelope's key and MAC; returns the key. The MAC is compared in
+/// constant time over the exact payload bytes received.
+fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope) -> Result<&'a Key, Status> {
+    if envelope.payload.len() > PAYLOAD_BYTES_MAX {
+        return Err(Status::invalid_argument(format!("payload: {} bytes, over {PAYLOAD_BYTES_MAX}", envelope.payload.len())));
+    }
+    let key = handle
+        .config()
+        .keys
+        .get(&envelope.key_id)
+        .ok_or_else(|| Status::unauthenticated(format!("key_id: unknown key `{}`", envelope.key_id)))?;
+    let mut mac = HmacSha256::new_from_slice(&key.secret).expect("HMAC takes keys of any length");
+    mac.update(&envelope.payload);
+    mac.verify_slice(&envelope.mac)
+        .map_err(|_| Status::unauthenticated(format!("mac: not the HMAC-SHA256 of the payload under key `{}`", key.id)))?;
+    Ok(key)
+}
+
+/// A table key may speak only for its own table.
+fn require_table_key(key: &Key, table_id: &str) -> Result<(), Status> {
+    match (key.role, key.table.as_deref()) {
+        (Role::Table, Some(table)) if table == table_id => Ok(()),
+        (Role::Table, Some(table)) => {
+            Err(Status::permission_denied(format!("key `{}` belongs to table {table}, not to table {table_id}", key.id)))
+        }
+        _ => Err(Status::permission_denied(format!("key `{}` is not a table key", key.id))),
+    }
+}
+
+fn bounded(field: &str, text: &str) -> Result<(), Status> {
+    if text.len() > TEXT_MAX {
+        return Err(Status::invalid_argument(format!("{field}: longer than {TEXT_MAX} characters")));
+    }
+    Ok(())
+}
+
+fn table_op(command: pb::table_command::Command) -> Result<TableOp, Status> {
+    use pb::table_command::Command as C;
+    Ok(match command {
+        C::OpenTable(_) => TableOp::OpenTable,
+        C::CloseTable(_) => TableOp::CloseTable,
+        C::SellCredits(sell) => TableOp::SellCredits { seat: sell.seat, credits: sell.credits },
+        C::RefundCredits(refund) => TableOp::RefundCredits { seat: refund.seat },
+        C::Press(press) => TableOp::Press { seat: press.seat },
+        C::StartRound(_) => TableOp::StartRound,
+        C::EnterPrize(prize) => {
+            bounded("code", &prize.code)?;
+            bounded("high", &prize.high)?;
+            TableOp::EnterPrize { seat: prize.seat, code: prize.code, high: (!prize.high.is_empty()).then_some(prize.high) }
+        }
+        C::Accept(_) => TableOp::Accept,
+        C::FinishRound(_) => TableOp::FinishRound,
+        C::VoidBet(void) => TableOp::VoidBet { seat: void.seat },
+        C::CarryBets(_) => TableOp::CarryBets,
+        C::RefundBet(refund) => TableOp::RefundBet { seat: refund.seat },
+        C::LastRound(_) => TableOp::LastRound,
+        C::RequestGoldTurn(_) => TableOp::RequestGoldTurn,
+    })
+}
+
+/// A card from the operating system's CSPRNG (15.11.2: "en forma aleatoria").
+fn draw_card() -> Result<Card, Status> {
+    loop {
+        let mut byte = [0u8; 1];
+        getrandom::fill(&mut byte).map_err(|error| Status::internal(format!("no randomness for the instant prize: {error}")))?;
+        // Rejection sampling: 0–207 maps evenly onto 52 cards.
+        if byte[0] < 208 {
+            return Ok(Card::from_index(byte[0] % 52));
+        }
+    }
+}
+
+fn card(card: &Card) -> pb::Card {
+    pb::Card { rank: card.rank.clone(), suit: card.suit.clone() }
+}
+
+pub fn table_view(view: &TableView) -> pb::TableView {
+    pb::TableView {
+        table_id: view.table_id.clone(),
+        pool_id: view.pool_id.clone(),
+        game: view.game.clone(),
+        state: view.state.clone(),
+        round: view.round,
+        last_sequence: view.last_sequence,
+        last_round: view.last_round,
+        seats: view
+            .seats
+            .iter()
+            .map(|seat| pb::SeatView {
+                seat: seat.seat,
+                light: match seat.light {
+                    Light::Off => pb::Light::Off,
+                    Light::Blue => pb::Light::Blue,
+                    Light::On => pb::Light::On,
+                } as i32,
+                credits: seat.credits,
+                bronze: seat.bronze,
+                silver: seat.silver,
+                gold: seat.gold,
+            })
+            .collect(),
+        pending_prizes: view
+            .pending_prizes
+            .iter()
+            .map(|entry| pb::PrizeEntry {
+                seat: entry.seat,
+                code: entry.code.clone(),
+                high: entry.high.clone().unwrap_or_default(),
+            })
+            .collect(),
+        instant_card: view.instant_card.as_ref().map(card),
+        gold_turn: match view.gold_turn {
+            GoldTurnView::None => pb::GoldTurn::None,
+            GoldTurnView::Waiting => pb::GoldTurn::Waiting,
+            GoldTurnView::Granted => pb::GoldTurn::Granted,
+        } as i32,
+        displayed: amount(view.displayed),
+    }
+}
+
+fn award_view(award: &AwardRecord) -> pb::AwardView {
+    pb::AwardView {
+        seat: award.seat,
+        code: award.code.clone(),
+        unlimited: amount(award.unlimited),
+        award: amount(award.award),
+        payout_order_id: award.payout_order_id.clone().unwrap_or_default(),
+        grants_code: award.grants.as_ref().map(|(code, _)| code.clone()).unwrap_or_default(),
+        grants_count: award.grants.as_ref().map(|(_, count)| *count).unwrap_or_default(),
+    }
+}
+
+fn submit_reply(reply: &TableReply) -> pb::SubmitReply {
+    pb::SubmitReply {
+        table_id: reply.table_id.clone(),
+        sequence: reply.sequence,
+        journal_sequence: reply.journal_sequence,
+        outcome: reply.outcome.clone(),
+        awards: reply.awards.iter().map(award_view).collect(),
+        table: Some(table_view(&reply.view)),
+    }
+}
+
+pub fn payout_order(order: &PayoutOrder) -> pb::PayoutOrder {
+    pb::PayoutOrder {
+        order_id: order.order_id.clone(),
+        pool_id: order.pool.clone(),
+        table_id: order.table_id.clone(),
+        seat: order.seat,
+        round: order.round,
+        code: order.code.clone(),
+        amount: amount(order.amount),
+        journal_sequence: order.journal_sequence,
+        status: order.status.spanish().to_owned(),
+        operator_id: order.operator_id.clone(),
+        form_number: order.form_number.clone(),
+        reason: order.reason.clone(),
+        resolved_sequence: order.resolved_sequence,
+    }
+}
+
+type EventStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
+
+// ----------------------------------------------------------------------------- Table
+
+pub struct TableService {
+    pub handle: Handle,
+}
+
+#[tonic::async_trait]
+impl pb::table_server::Table for TableService {
+    #[instrument(skip_all, fields(key_id = %request.get_ref().key_id))]
+    async fn submit(&self, request: Request<pb::Envelope>) -> Result<Response<pb::SubmitReply>, Status> {
+        let envelope = request.into_inner();
+        let key = authenticate(&self.handle, &envelope)?;
+        let command = pb::TableCommand::decode(envelope.payload.as_slice())
+            .map_err(|error| Status::invalid_argument(format!("payload: not a TableCommand: {error}")))?;
+        require_table_key(key, &command.table_id)?;
+        if command.sequence == 0 {
+            return Err(Status::invalid_argument("sequence: starts at 1"));
+        }
+        let op = table_op(command.command.ok_or_else(|| Status::invalid_argument("command: missing"))?)?;
+        // 15.11.2: the card is drawn here, outside the deterministic state machine,
+        // and travels in the journal entry; it is used only if a new card is due.
+        let card = match op {
+            TableOp::StartRound if self.handle.config().table(&command.table_id).is_some_and(|t| t.game == "central-poker") => {
+                Some(draw_card()?)
+            }
+            _ => None,
+        };
+        let payload_sha256 = hex::encode(Sha256::digest(&envelope.payload));
+        let command =
+            Command::Table(TableCommand { table_id: command.table_id, sequence: command.sequence, payload_sha256, op, card });
+        match self.handle.submit(command).await?? {
+            Applied::Table(reply) | Applied::Duplicate(reply) => Ok(Response::new(submit_reply(&reply))),
+            _ => Err(Status::internal("a table command answered as another kind")),
+        }
+    }
+
+    type WatchStream = EventStream<pb::TableEvent>;
+
+    #[instrument(skip_all, fields(key_id = %request.get_ref().key_id))]
+    async fn watch(&self, request: Request<pb::Envelope>) -> Result<Response<Self::WatchStream>, Status> {
+        let envelope = request.into_inner();
+        let key = authenticate(&self.handle, &envelope)?;
+        let watch = pb::WatchTable::decode(envelope.payload.as_slice())
+            .map_err(|error| Status::invalid_argument(format!("payload: not a WatchTable: {error}")))?;
+        require_table_key(key, &watch.table_id)?;
+        let receiver = self
+            .handle
+            .table(&watch.table_id)
+            .ok_or_else(|| Status::not_found(format!("table_id: no table `{}` in the layout", watch.table_id)))?;
+        let stream = WatchStream::new(receiver)
+            .map(|push| Ok(pb::TableEvent { journal_sequence: push.journal_sequence, table: Some(table_view(&push.view)) }));
+        Ok(Response::new(Box::pin(stream)))
+    }
+}
+
+// ----------------------------------------------------------------------------- Display
+
+pub struct DisplayService {
+    pub handle: Handle,
+}
+
+#[tonic::async_trait]
+impl pb::display_server::Display for DisplayService {
+    type WatchStream = EventStream<pb::DisplayUpdate>;
+
+    async fn watch(&self, request: Request<pb::WatchDisplays>) -> Result<Response<Self::WatchStream>, Status> {
+        let wanted = request.into_inner().pool_ids;
+        if let Some(unknown) = wanted.iter().find(|id| self.handle.config().rulebooks.pool(id).is_none()) {
+            return Err(Status::not_found(format!("pool_ids: no pool `{unknown}`")));
+        }
+        let stream = WatchStream::new(self.handle.display()).map(move |push| {
+            Ok(pb::DisplayUpdate {
+                journal_sequence: push.journal_sequence,
+                pools: push
+                    .pools
+                    .iter()
+                    .filter(|pool| wanted.is_empty() || wanted.contains(&pool.pool_id))
+                    .map(|pool| pb::PoolDisplay {
+                        pool_id: pool.pool_id.clone(),
+                        displayed: amount(pool.displayed),
+                        minimum: amount(pool.minimum),
+                        last_win: pool.last_win.as_ref().map(|win| pb::WinView {
+                            table_id: win.table_id.clone(),
+                            seat: win.seat,
+                            code: win.code.clone(),
+                            amount: amount(win.amount),
+                            journal_sequence: win.journal_sequence,
+                        }),
+                    })
+                    .collect(),
+            })
+        });
+        Ok(Response::new(Box::pin(stream)))
+    }
+}
+
+// ----------------------------------------------------------------------------- Venta-Pagos
+
+pub struct VentaPagosService {
+    pub handle: Handle,
+}
+
+impl VentaPagosService {
+    /// Only a Venta-Pagos key may act for the office; a table key never.
+    fn office_command(&self, envelope: &pb::Envelope) -> Result<(String, pb::office_command::Command), Status> {
+        let key = authenticate(&self.handle, envelope)?;
+        if key.role != Role::VentaPagos {
+            return Err(Status::permission_denied(format!("key `{}` is a table key; Venta-Pagos needs an office key", key.id)));
+        }
+        let command = pb::OfficeCommand::decode(envelope.payload.as_slice())
+            .map_err(|error| Status::invalid_argument(format!("payload: not an OfficeCommand: {error}")))?;
+        Ok((key.id.clone(), command.command.ok_or_else(|| Status::invalid_argument("command: missing"))?))
+    }
+
+    async fn decide(&self, key_id: String, op: OfficeOp) -> Result<Response<pb::PayoutOrder>, Status> {
+        match self.handle.submit(Command::Office(OfficeCommand { key_id, op })).await?? {
+            Applied::Office(order) | Applied::OfficeDuplicate(order) => Ok(Response::new(payout_order(&order))),
+            _ => Err(Status::internal("an office command answered as another kind")),
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl pb::venta_pagos_server::VentaPagos for VentaPagosService {
+    async fn list(&self, request: Request<pb::Envelope>) -> Result<Response<pb::PayoutList>, Status> {
+        let (_, command) = self.office_command(request.get_ref())?;
+        let pb::office_command::Command::List(list) = command else {
+            return Err(Status::invalid_argument("command: List takes a ListPayouts"));
+        };
+        let all = match list.status.as_str() {
+            "" | "pendiente" => false,
+            "all" | "todas" => true,
+            other => return Err(Status::invalid_argument(format!("status: `{other}` is not \"\" (pending) or \"all\""))),
+        };
+        let orders = self
+            .handle
+            .read(move |state, _| {
+                state
+                    .data()
+                    .orders
+                    .values()
+                    .filter(|order| all || order.status == OrderStatus::Pending)
+                    .map(payout_order)
+                    .collect()
+            })
+            .await?;
+        Ok(Response::new(pb::PayoutList { orders }))
+    }
+
+    async fn confirm(&self, request: Request<pb::Envelope>) -> Result<Response<pb::PayoutOrder>, Status> {
+        let (key_id, command) = self.office_command(request.get_ref())?;
+        let pb::office_command::Command::Confirm(confirm) = command else {
+            return Err(Status::invalid_argument("command: Confirm takes a ConfirmPayout"));
+        };
+        self.decide(
+            key_id,
+            OfficeOp::Confirm { order_id: confirm.order_id, operator_id: confirm.operator_id, form_number: confirm.form_number },
+        )
+        .await
+    }
+
+    async fn reject(&self, request: Request<pb::Envelope>) -> Result<Response<pb::PayoutOrder>, Status> {
+        let (key_id, command) = self.office_command(request.get_ref())?;
+        let pb::office_command::Command::Reject(reject) = command else {
+            return Err(Status::invalid_argument("command: Reject takes a RejectPayout"));
+        };
+        self.decide(key_id, OfficeOp::Reject { order_id: reject.order_id, reason: reject.reason }).await
+    }
+}
+
+// ----------------------------------------------------------------------------- Reports and pools
+
+pub struct ReportsService {
+    pub handle: Handle,
+}
+
+#[tonic::async_trait]
+impl pb::reports_server::Reports for ReportsService {
+    async fn table(&self, request: Request<pb::TableReportRequest>) -> Result<Response<pb::TableReport>, Status> {
+        let request = request.into_inner();
+        if self.handle.config().table(&request.table_id).is_none() {
+            return Err(Status::not_found(format!("table_id: no table `{}` in the layout", request.table_id)));
+        }
+        let report = self
+            .handle
+            .read(move |state, _| {
+                let jornada = if request.jornada.is_empty() {
+                    state.jornada_of(
+                        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis() as u64,
+                    )
+                } else {
+                    request.jornada.clone()
+                };
+                let day =
+                    state.data().days.get(&jornada).and_then(|tables| tables.get(&request.table_id)).cloned().unwrap_or_default();
+                pb::TableReport {
+                    table_id: request.table_id.clone(),
+                    jornada,
+                    ipa: amount(day.ipa),
+                    pppa: amount(day.pppa),
+                    fp: day.fp,
+                    bets: day.bets,
+                    presses: day.presses,
+                    credits_sold: day.credits_sold,
+                    credits_returned: day.credits_returned,
+                    credits_sold_amount: amount(day.credits_sold_amount),
+                    credits_returned_amount: amount(day.credits_returned_amount),
+                    hours: day
+                        .hours
+                        .iter()
+                        .map(|(hour, (ipa, pppa))| pb::HourRow { hour: *hour, ipa: amount(*ipa), pppa: amount(*pppa) })
+                        .collect(),
+                }
+            })
+            .await?;
+        Ok(Response::new(report))
+    }
+
+    async fn pool(&self, request: Request<pb::PoolReportRequest>) -> Result<Response<pb::PoolReport>, Status> {
+        let pool_id = request.into_inner().pool_id;
+        if self.handle.config().rulebooks.pool(&pool_id).is_none() {
+            return Err(Status::not_found(format!("pool_id: no pool `{pool_id}`")));
+        }
+        let report = self
+            .handle
+            .read(move |state, _| {
+                let pool = &state.pools()[&pool_id];
+                let m = pool.meters();
+                pb::PoolReport {
+                    pool_id: pool_id.clone(),
+                    bets: m.bets - m.reversals,
+                    bets_amount: amount(m.bets_amount - m.reversed_amount),
+                    contributions: amount(
+                        m.contributions + m.reserve_contributions - m.reversed_contributions - m.reversed_reserve_contributions,
+                    ),
+                    replenishments: amount(m.replenishments),
+                    awards: amount(m.awards),
+                    awards_returned: amount(m.awards_returned),
+                    balance: amount(pool.balance()),
+                    reserve: amount(pool.reserve()),
+                    displayed: amount(pool.displayed()),
+                    commission: amount(m.commission - m.reversed_commission),
+                    hits: m.hits,
+                    last_hits: state
+                        .data()
+                        .hits
+                        .get(&pool_id)
+                        .map(|hits| {
+                            hits.iter()
+                                .map(|hit| pb::Hit {
+                                    table_id: hit.table_id.clone(),
+                                    seat: hit.seat,
+                                    code: hit.code.clone(),
+                                    amount: amount(hit.amount),
+                                    time_ms: hit.time_ms,
+                                    journal_sequence: hit.journal_sequence,
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                }
+            })
+            .await?;
+        Ok(Response::new(report))
+    }
+
+    async fn journal(&self, _: Request<pb::JournalStatusRequest>) -> Result<Response<pb::JournalStatus>, Status> {
+        let status =
+            self.handle.read(|_, tip| pb::JournalStatus { entries: tip.entries, tip_hash: hex::encode(tip.hash) }).await?;
+        Ok(Response::new(status))
+    }
+}
+
+pub struct PoolsService {
+    pub handle: Handle,
+}
+
+#[tonic::async_trait]
+impl pb::pools_server::Pools for PoolsService {
+    async fn status(&self, request: Request<pb::PoolStatusRequest>) -> Result<Response<pb::PoolStatusResponse>, Status> {
+        let wanted = request.into_inner().pool_ids;
+        if let Some(unknown) = wanted.iter().find(|id| self.handle.config().rulebooks.pool(id).is_none()) {
+            return Err(Status::not_found(format!("pool_ids: no pool `{unknown}`")));
+        }
+        let pools = self
+            .handle
+            .read(move |state, tip| {
+                state
+                    .pools()
+                    .iter()
+                    .filter(|(id, _)| wanted.is_empty() || wanted.contains(id))
+                    .map(|(id, pool)| pb::PoolStatus {
+                        pool_id: id.clone(),
+                        balance: amount(pool.balance()),
+                        displayed: amount(pool.displayed()),
+                        minimum: amount(pool.rules().minimum),
+                        sequence: tip.entries,
+                    })
+                    .collect()
+            })
+            .await?;
+        Ok(Response::new(pb::PoolStatusResponse { pools }))
+    }
+}

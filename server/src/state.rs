@@ -1,0 +1,1389 @@
+//! The controller's state machine: every table, pool, gold turn, payout order and
+//! report meter, changed only by applying journaled commands in order.
+//!
+//! Deterministic and free of I/O: the time of an entry and the card drawn for a
+//! premio instantáneo are inputs carried by the entry itself, so replaying the
+//! journal gives the same state bit for bit. Every command is validated whole
+//! before anything changes: a refused command changes nothing (the writer then
+//! journals nothing), and a retried one is answered from the state.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use pozo_engine::money::Money;
+use pozo_engine::settle::Winner;
+use pozo_engine::{Contribution, EngineError, Pool, PoolState, PrizeValue, Rank};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use crate::config::Config;
+
+/// Credits may be sold only in these steps (12.5.3.3).
+pub const CREDIT_STEPS: [u32; 4] = [1, 5, 10, 20];
+
+/// The most credits one seat may hold: a bound, and what a busy night needs.
+pub const SEAT_CREDITS_MAX: u32 = 500;
+
+/// The last hits kept per pool (DOMAIN.md §10: the last 25).
+pub const POOL_HITS_KEPT: usize = 25;
+
+/// Jornadas kept in the reports before the oldest is dropped.
+pub const JORNADAS_KEPT: usize = 62;
+
+/// Prizes one round at one table may enter before ACEPTAR.
+pub const PENDING_PRIZES_MAX: usize = 32;
+
+/// The premio code of Central Póker's instant prize (15.11).
+pub const INSTANT_PRIZE: &str = "PREMIO_INSTANTANEO";
+
+// ----------------------------------------------------------------------------- commands
+
+/// A card: the premio instantáneo (15.11.2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Card {
+    pub rank: String,
+    pub suit: String,
+}
+
+impl Card {
+    pub const RANKS: [&'static str; 13] = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
+    pub const SUITS: [&'static str; 4] = ["corazones", "diamantes", "tréboles", "picas"];
+
+    /// The card of index 0–51 in a fresh deck.
+    pub fn from_index(index: u8) -> Card {
+        let index = usize::from(index % 52);
+        Card { rank: Card::RANKS[index % 13].to_owned(), suit: Card::SUITS[index / 13].to_owned() }
+    }
+}
+
+/// What a table agent asks, with the article it follows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum TableOp {
+    /// Apertura de Mesa (4.6).
+    OpenTable,
+    /// Cierre de Mesa (4.7.7, 12.8).
+    CloseTable,
+    /// Venta de créditos (12.5.3.3).
+    SellCredits { seat: u32, credits: u32 },
+    /// Pago de créditos (12.5.3.5).
+    RefundCredits { seat: u32 },
+    /// Pulsador or slot drop (4.4.2, 12.3.1, 15.1.2).
+    Press { seat: u32 },
+    /// INICIAR JUEGO (12.5.1.1, 16.4.2.1.6).
+    StartRound,
+    /// Seat + premio code (12.5.2.1).
+    EnterPrize { seat: u32, code: String, high: Option<String> },
+    /// ACEPTAR: the entered prizes are marked and their awards fixed (12.5.2.1 d, 3.5.1).
+    Accept,
+    /// FINALIZAR JUEGO: the round ends, the panels are enabled again (12.5.2.3).
+    FinishRound,
+    /// Anular: a bet handed back before it was played (4.3.2).
+    VoidBet { seat: u32 },
+    /// A burnt round before play: bets compete in the next hand, no new bets (11.8.1.1, 15.14.1.3).
+    CarryBets,
+    /// A box voided after play started: its side bet is refunded (11.8.1.2, 11.8.2).
+    RefundBet { seat: u32 },
+    /// Última bola / último pase (3.9, 11.10).
+    LastRound,
+    /// Ask to play a Grillo de Oro (4.3.4, 4.3.5).
+    RequestGoldTurn,
+}
+
+/// A table command as journaled.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableCommand {
+    pub table_id: String,
+    pub sequence: u64,
+    /// SHA-256 of the signed payload bytes, hex: tells a retry from a reuse.
+    pub payload_sha256: String,
+    pub op: TableOp,
+    /// A card drawn by the server's CSPRNG, used when the command puts a premio
+    /// instantáneo in play (15.11.2); journaled so replay draws nothing.
+    pub card: Option<Card>,
+}
+
+/// What the Venta-Pagos office decides.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum OfficeOp {
+    Confirm { order_id: String, operator_id: String, form_number: String },
+    Reject { order_id: String, reason: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OfficeCommand {
+    pub key_id: String,
+    pub op: OfficeOp,
+}
+
+/// Everything the journal records.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Command {
+    /// The first entry: the configuration the pools are kept under, whole.
+    Genesis {
+        config_hash: String,
+        texts: Vec<(String, String)>,
+    },
+    Table(TableCommand),
+    Office(OfficeCommand),
+}
+
+// ----------------------------------------------------------------------------- refusals
+
+/// The kind of a refusal; the gRPC layer maps each to one status code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefusalKind {
+    /// A field breaks a rule whatever the state (credits not 1/5/10/20, unknown code).
+    InvalidArgument,
+    /// Not allowed in the table's current state (press after INICIAR, a gap in sequence).
+    FailedPrecondition,
+    /// No such table or order.
+    NotFound,
+    /// A sequence already used by another command, or an older one.
+    AlreadyExists,
+    /// A credential used where it has no right (a table key at Venta-Pagos).
+    PermissionDenied,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Refusal {
+    pub kind: RefusalKind,
+    pub message: String,
+}
+
+fn invalid(message: impl Into<String>) -> Refusal {
+    Refusal { kind: RefusalKind::InvalidArgument, message: message.into() }
+}
+
+fn precondition(message: impl Into<String>) -> Refusal {
+    Refusal { kind: RefusalKind::FailedPrecondition, message: message.into() }
+}
+
+fn engine_refusal(error: EngineError) -> Refusal {
+    invalid(error.to_string())
+}
+
+// ----------------------------------------------------------------------------- state
+
+/// The phase of a table's round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Panels enabled: credits sold, seats pressed.
+    Betting,
+    /// After INICIAR JUEGO: betting closed, prizes may be entered.
+    Playing,
+    /// Prizes accepted: waiting for FINALIZAR JUEGO.
+    Accepted,
+}
+
+/// A seat's side bet in the current round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Bet {
+    None,
+    /// Card tables: pressed and durably recorded, registered at INICIAR JUEGO.
+    Pressed,
+    /// Registered: its contribution is in the pool.
+    Registered {
+        contribution: Contribution,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seat {
+    pub credits: u32,
+    pub bet: Bet,
+    /// Roulette grillos held (3.1.3): all of them are played in the next ball.
+    pub bronze: u32,
+    pub silver: u32,
+    pub gold: u32,
+}
+
+impl Seat {
+    fn new() -> Seat {
+        Seat { credits: 0, bet: Bet::None, bronze: 0, silver: 0, gold: 0 }
+    }
+
+    fn grillos(&self) -> u32 {
+        self.bronze + self.silver + self.gold
+    }
+}
+
+/// One prize entered and not yet accepted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrizeEntry {
+    pub seat: u32,
+    pub code: String,
+    pub high: Option<String>,
+}
+
+/// One award, as fixed at ACEPTAR.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AwardRecord {
+    pub seat: u32,
+    pub code: String,
+    pub unlimited: Money,
+    pub award: Money,
+    pub payout_order_id: Option<String>,
+    pub grants: Option<(String, u32)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Table {
+    pub id: String,
+    pub pool: String,
+    pub game: String,
+    pub open: bool,
+    pub phase: Phase,
+    pub round: u64,
+    pub last_sequence: u64,
+    pub last_payload_sha256: String,
+    pub last_reply: Option<TableReply>,
+    pub last_round: bool,
+    /// 11.8.1.1: the bets of a burnt round compete in this one; no new bets.
+    pub carried: bool,
+    pub seats: Vec<Seat>,
+    pub pending: Vec<PrizeEntry>,
+    /// The awards accepted in this round.
+    pub accepted: Vec<AwardRecord>,
+    pub instant_card: Option<Card>,
+}
+
+impl Table {
+    fn is_roulette(&self) -> bool {
+        self.game == "ruleta-americana"
+    }
+
+    fn plays_instant_prize(&self) -> bool {
+        self.game == "central-poker"
+    }
+
+    fn seat(&self, seat: u32) -> Result<&Seat, Refusal> {
+        let count = self.seats.len();
+        seat.checked_sub(1)
+            .and_then(|index| self.seats.get(index as usize))
+            .ok_or_else(|| invalid(format!("seat: {seat} is not a seat of table {} (1–{count})", self.id)))
+    }
+
+    fn seat_mut(&mut self, seat: u32) -> &mut Seat {
+        &mut self.seats[(seat - 1) as usize]
+    }
+
+    fn require_open(&self) -> Result<(), Refusal> {
+        if self.open { Ok(()) } else { Err(precondition(format!("table {} is closed: Apertura de Mesa first (4.6)", self.id))) }
+    }
+}
+
+/// The gold turn of one roulette pool (4.3.4, 4.3.5).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GoldTurn {
+    pub holder: Option<String>,
+    pub waiting: VecDeque<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OrderStatus {
+    Pending,
+    Confirmed,
+    Rejected,
+}
+
+impl OrderStatus {
+    pub fn spanish(self) -> &'static str {
+        match self {
+            OrderStatus::Pending => "pendiente",
+            OrderStatus::Confirmed => "confirmada",
+            OrderStatus::Rejected => "rechazada",
+        }
+    }
+}
+
+/// A payout order for the Venta-Pagos office (3.5.2, 11.6.1.2, 15.8.2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PayoutOrder {
+    pub order_id: String,
+    pub pool: String,
+    pub table_id: String,
+    pub seat: u32,
+    pub round: u64,
+    pub code: String,
+    pub amount: Money,
+    pub journal_sequence: u64,
+    pub status: OrderStatus,
+    pub operator_id: String,
+    pub form_number: String,
+    pub reason: String,
+    pub resolved_sequence: u64,
+}
+
+/// A table's meters for one jornada (4.7, 12.8, Form 4218).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableDay {
+    pub ipa: Money,
+    pub pppa: Money,
+    pub fp: u32,
+    pub bets: u64,
+    pub presses: u64,
+    pub credits_sold: u64,
+    pub credits_returned: u64,
+    pub credits_sold_amount: Money,
+    pub credits_returned_amount: Money,
+    /// Local hour → (IPA, PPPA).
+    pub hours: BTreeMap<u32, (Money, Money)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hit {
+    pub table_id: String,
+    pub seat: u32,
+    pub code: String,
+    pub amount: Money,
+    pub time_ms: u64,
+    pub journal_sequence: u64,
+}
+
+/// The last win of a pool, for the displays (DOMAIN.md §10: "after a hit, signs
+/// show the winning table, the amount being paid and the new amount").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LastWin {
+    pub table_id: String,
+    pub seat: u32,
+    pub code: String,
+    pub amount: Money,
+    pub journal_sequence: u64,
+}
+
+/// Everything but the pools, as a snapshot keeps it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Data {
+    pub journal_sequence: u64,
+    pub tables: BTreeMap<String, Table>,
+    pub gold_turns: BTreeMap<String, GoldTurn>,
+    pub orders: BTreeMap<String, PayoutOrder>,
+    pub next_order: u64,
+    /// Jornada ("2026-11-22") → table → meters.
+    pub days: BTreeMap<String, BTreeMap<String, TableDay>>,
+    pub hits: BTreeMap<String, VecDeque<Hit>>,
+    pub last_wins: BTreeMap<String, LastWin>,
+}
+
+/// A snapshot: the state after `data.journal_sequence` entries.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub config_hash: String,
+    pub pools: BTreeMap<String, PoolState>,
+    pub data: Data,
+}
+
+/// What a table command answers; kept per table so a retry gets the same answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableReply {
+    pub table_id: String,
+    pub sequence: u64,
+    pub journal_sequence: u64,
+    pub outcome: String,
+    pub awards: Vec<AwardRecord>,
+    pub view: TableView,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Light {
+    Off,
+    Blue,
+    On,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatView {
+    pub seat: u32,
+    pub light: Light,
+    pub credits: u32,
+    pub bronze: u32,
+    pub silver: u32,
+    pub gold: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GoldTurnView {
+    None,
+    Waiting,
+    Granted,
+}
+
+/// A table as its panels show it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableView {
+    pub table_id: String,
+    pub pool_id: String,
+    pub game: String,
+    pub state: String,
+    pub round: u64,
+    pub last_sequence: u64,
+    pub last_round: bool,
+    pub seats: Vec<SeatView>,
+    pub pending_prizes: Vec<PrizeEntry>,
+    pub instant_card: Option<Card>,
+    pub gold_turn: GoldTurnView,
+    pub displayed: Money,
+}
+
+/// What applying a command did.
+#[derive(Clone, Debug)]
+pub enum Applied {
+    /// A new entry: the writer journals the command.
+    Table(TableReply),
+    Office(PayoutOrder),
+    Genesis,
+    /// A retry of the last applied command: answered from the state, nothing journaled.
+    Duplicate(TableReply),
+    /// An office decision already taken, asked again: nothing journaled.
+    OfficeDuplicate(PayoutOrder),
+}
+
+impl Applied {
+    pub fn journals(&self) -> bool {
+        matches!(self, Applied::Table(_) | Applied::Office(_) | Applied::Genesis)
+    }
+}
+
+/// The whole controller state.
+#[derive(Clone, Debug)]
+pub struct State {
+    config: Arc<Config>,
+    pools: BTreeMap<String, Pool>,
+    data: Data,
+}
+
+impl State {
+    /// A new controller: every pool at its minimum, every table closed.
+    pub fn new(config: Arc<Config>) -> State {
+        let pools = config.rulebooks.pools().map(|rules| (rules.id.clone(), Pool::open(Arc::new(rules.clone())))).collect();
+        let mut data = Data::default();
+        for table in &config.layout.tables {
+            let seats = (0..table.seats).map(|_| Seat::new()).collect();
+            data.tables.insert(
+                table.id.clone(),
+                Table {
+                    id: table.id.clone(),
+                    pool: table.pool.clone(),
+                    game: table.game.clone(),
+                    open: false,
+                    phase: Phase::Betting,
+                    round: 1,
+                    last_sequence: 0,
+                    last_payload_sha256: String::new(),
+                    last_reply: None,
+                    last_round: false,
+                    carried: false,
+                    seats,
+                    pending: Vec::new(),
+                    accepted: Vec::new(),
+                    instant_card: None,
+                },
+            );
+        }
+        State { config, pools, data }
+    }
+
+    /// The state a snapshot kept; its pools must balance and match the configuration.
+    pub fn restore(config: Arc<Config>, snapshot: Snapshot) -> Result<State, String> {
+        if snapshot.config_hash != config.hash {
+            return Err(format!("snapshot taken under configuration {}, not {}", snapshot.config_hash, config.hash));
+        }
+        let mut pools = BTreeMap::new();
+        for rules in config.rulebooks.pools() {
+            let state = snapshot.pools.get(&rules.id).ok_or_else(|| format!("snapshot lacks pool `{}`", rules.id))?;
+            let pool = Pool::restore(Arc::new(rules.clone()), state.clone()).map_err(|error| error.to_string())?;
+            pools.insert(rules.id.clone(), pool);
+        }
+        Ok(State { config, pools, data: snapshot.data })
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            config_hash: self.config.hash.clone(),
+            pools: self.pools.iter().map(|(id, pool)| (id.clone(), pool.state())).collect(),
+            data: self.data.clone(),
+        }
+    }
+
+    pub fn config(&self) -> &Arc<Config> {
+        &self.config
+    }
+
+    pub fn journal_sequence(&self) -> u64 {
+        self.data.journal_sequence
+    }
+
+    pub fn pools(&self) -> &BTreeMap<String, Pool> {
+        &self.pools
+    }
+
+    pub fn data(&self) -> &Data {
+        &self.data
+    }
+
+    pub fn table(&self, id: &str) -> Option<&Table> {
+        self.data.tables.get(id)
+    }
+
+    /// How far every pool is from conservation; all zero when the books balance.
+    pub fn conservation(&self) -> Vec<(String, Money)> {
+        self.pools.iter().map(|(id, pool)| (id.clone(), pool.conservation_difference())).collect()
+    }
+
+    /// Applies one command as journal entry `sequence` at `time_ms`.
+    pub fn apply(&mut self, sequence: u64, time_ms: u64, command: &Command) -> Result<Applied, Refusal> {
+        let applied = match command {
+            Command::Genesis { config_hash, .. } => {
+                if sequence != 1 || *config_hash != self.config.hash {
+                    return Err(precondition("a genesis entry comes first and matches the configuration"));
+                }
+                Applied::Genesis
+            }
+            Command::Table(command) => self.apply_table(sequence, time_ms, command)?,
+            Command::Office(command) => self.apply_office(sequence, command)?,
+        };
+        if applied.journals() {
+            debug_assert_eq!(sequence, self.data.journal_sequence + 1, "entries apply in order");
+            self.data.journal_sequence = sequence;
+        }
+        Ok(applied)
+    }
+
+    // ------------------------------------------------------------------------- tables
+
+    fn apply_table(&mut self, sequence: u64, time_ms: u64, command: &TableCommand) -> Result<Applied, Refusal> {
+        let table = self.data.tables.get(&command.table_id).ok_or_else(|| Refusal {
+            kind: RefusalKind::NotFound,
+            message: format!("table_id: no table `{}` in the layout", command.table_id),
+        })?;
+        // Exactly once: the last applied command may be retried; anything else must be next.
+        let expected = table.last_sequence + 1;
+        if command.sequence == table.last_sequence && command.sequence > 0 {
+            if command.payload_sha256 == table.last_payload_sha256 {
+                let reply = table.last_reply.clone().expect("an applied command left its reply");
+                return Ok(Applied::Duplicate(reply));
+            }
+            return Err(Refusal {
+                kind: RefusalKind::AlreadyExists,
+                message: format!(
+                    "sequence: {} was already used by another command of table {}; the next is {expected}",
+                    command.sequence, table.id
+                ),
+            });
+        }
+        if command.sequence < table.last_sequence {
+            return Err(Refusal {
+                kind: RefusalKind::AlreadyExists,
+                message: format!(
+                    "sequence: {} is older than the last applied, {}; the next is {expected}",
+                    command.sequence, table.last_sequence
+                ),
+            });
+        }
+        if command.sequence != expected {
+            return Err(precondition(format!(
+                "sequence: {} skips ahead; table {} expects {expected} (no command may be lost)",
+                command.sequence, table.id
+            )));
+        }
+        let (outcome, awards) = self.table_op(sequence, time_ms, &command.table_id, &command.op, command.card.as_ref())?;
+        let view = self.table_view(&command.table_id).expect("the table exists");
+        let reply = TableReply {
+            table_id: command.table_id.clone(),
+            sequence: command.sequence,
+            journal_sequence: sequence,
+            outcome,
+            awards,
+            view,
+        };
+        let table = self.data.tables.get_mut(&command.table_id).expect("the table exists");
+        table.last_sequence = command.sequence;
+        table.last_payload_sha256 = command.payload_sha256.clone();
+        table.last_reply = Some(reply.clone());
+        Ok(Applied::Table(reply))
+    }
+
+    /// Validates and applies one table operation. Every check comes before the
+    /// first change.
+    fn table_op(
+        &mut self,
+        sequence: u64,
+        time_ms: u64,
+        table_id: &str,
+        op: &TableOp,
+        card: Option<&Card>,
+    ) -> Result<(String, Vec<AwardRecord>), Refusal> {
+        let table = self.data.tables.get(table_id).expect("checked by the caller");
+        let pool = &self.pools[&table.pool];
+        let side_bet = pool.rules().side_bet;
+        let day = jornada_and_hour(&self.config, time_ms);
+        match op {
+            TableOp::OpenTable => {
+                if table.open {
+                    return Err(precondition(format!("table {table_id} is already open")));
+                }
+                // 4.6: opening clears any bet left loaded on the buttons.
+                let table = self.table_mut(table_id);
+                table.open = true;
+                table.phase = Phase::Betting;
+                table.carried = false;
+                table.last_round = false;
+                for seat in &mut table.seats {
+                    seat.bet = Bet::None;
+                }
+                Ok((format!("Apertura de Mesa {table_id}"), Vec::new()))
+            }
+            TableOp::CloseTable => {
+                table.require_open()?;
+                if table.phase != Phase::Betting {
+                    return Err(precondition(format!("table {table_id}: FINALIZAR JUEGO before Cierre de Mesa (4.7.7)")));
+                }
+                if let Some((index, seat)) = table.seats.iter().enumerate().find(|(_, seat)| seat.credits > 0) {
+                    return Err(precondition(format!(
+                        "seat {}: {} credits not returned; pay them back before Cierre de Mesa (12.8.1)",
+                        index + 1,
+                        seat.credits
+                    )));
+                }
+                if let Some(index) = table.seats.iter().position(|seat| seat.bet != Bet::None) {
+                    return Err(precondition(format!(
+                        "seat {}: a bet is loaded; void it or play the round before Cierre de Mesa (4.7.7)",
+                        index + 1
+                    )));
+                }
+                if self
+                    .data
+                    .gold_turns
+                    .get(&table.pool)
+                    .is_some_and(|turn| turn.holder.as_deref() == Some(table_id) || turn.waiting.iter().any(|id| id == table_id))
+                {
+                    return Err(precondition(format!(
+                        "table {table_id} holds or awaits the gold turn; play the gold first (4.3.5)"
+                    )));
+                }
+                // 4.7.5: grillos still in play at the close are the FP of the jornada.
+                let fichas: u32 = table.seats.iter().map(Seat::grillos).sum();
+                let table = self.table_mut(table_id);
+                table.open = false;
+                for seat in &mut table.seats {
+                    seat.bronze = 0;
+                    seat.silver = 0;
+                    seat.gold = 0;
+                }
+                self.day_mut(&day.0, table_id).fp += fichas;
+                Ok((format!("Cierre de Mesa {table_id}: FP {fichas}"), Vec::new()))
+            }
+            TableOp::SellCredits { seat, credits } => {
+                table.require_open()?;
+                let current = table.seat(*seat)?.credits;
+                if !CREDIT_STEPS.contains(credits) {
+                    return Err(invalid(format!("credits: {credits} is not one of 1, 5, 10, 20 (12.5.3.3)")));
+                }
+                if table.phase != Phase::Betting {
+                    return Err(precondition("credits are sold only while the round is not started (12.5.3.2)"));
+                }
+                if table.last_round {
+                    return Err(precondition("last round announced: no more credits are sold (3.9.1, 11.10.1)"));
+                }
+                if current + credits > SEAT_CREDITS_MAX {
+                    return Err(invalid(format!("credits: seat {seat} would hold more than {SEAT_CREDITS_MAX}")));
+                }
+                self.table_mut(table_id).seat_mut(*seat).credits += credits;
+                let meters = self.day_mut(&day.0, table_id);
+                meters.credits_sold += u64::from(*credits);
+                meters.credits_sold_amount += side_bet * Decimal::from(*credits);
+                Ok((format!("Venta de créditos: posición {seat}, {credits} créditos"), Vec::new()))
+            }
+            TableOp::RefundCredits { seat } => {
+                table.require_open()?;
+                let credits = table.seat(*seat)?.credits;
+                if credits == 0 {
+                    return Err(precondition(format!("seat {seat} has no credits to pay back (12.5.3.5)")));
+                }
+                self.table_mut(table_id).seat_mut(*seat).credits = 0;
+                self.book_credits_returned(&day.0, table_id, credits, side_bet);
+                Ok((format!("Pago de créditos: posición {seat}, {credits} créditos"), Vec::new()))
+            }
+            TableOp::Press { seat } => self.press(sequence, time_ms, table_id, *seat),
+            TableOp::StartRound => self.start_round(time_ms, table_id, card),
+            TableOp::EnterPrize { seat, code, high } => self.enter_prize(table_id, *seat, code, high.as_deref()),
+            TableOp::Accept => self.accept(sequence, time_ms, table_id),
+            TableOp::FinishRound => self.finish_round(table_id),
+            TableOp::VoidBet { seat } => self.void_bet(time_ms, table_id, *seat),
+            TableOp::CarryBets => {
+                table.require_open()?;
+                if table.phase != Phase::Playing || !table.pending.is_empty() {
+                    return Err(precondition("a round is burnt only after INICIAR JUEGO and before any prize (11.8.1.1)"));
+                }
+                if table.is_roulette() {
+                    return Err(precondition("roulette bets are not carried: a ball is never burnt (11.8.1.1 is Black Jack)"));
+                }
+                let table = self.table_mut(table_id);
+                table.phase = Phase::Betting;
+                table.carried = true;
+                table.round += 1;
+                Ok(("Talla quemada: las apuestas compiten en la próxima mano (11.8.1.1)".to_owned(), Vec::new()))
+            }
+            TableOp::RefundBet { seat } => self.refund_bet(time_ms, table_id, *seat),
+            TableOp::LastRound => {
+                table.require_open()?;
+                if table.last_round {
+                    return Err(precondition("the last round is already announced"));
+                }
+                let refunds: Vec<(usize, u32)> = if table.is_roulette() {
+                    Vec::new()
+                } else {
+                    // 11.10.1: "debiendo reintegrar a los Apostadores los créditos a su favor".
+                    table.seats.iter().enumerate().filter(|(_, seat)| seat.credits > 0).map(|(i, s)| (i, s.credits)).collect()
+                };
+                let table = self.table_mut(table_id);
+                table.last_round = true;
+                for (index, _) in &refunds {
+                    table.seats[*index].credits = 0;
+                }
+                let returned: u32 = refunds.iter().map(|(_, credits)| credits).sum();
+                if returned > 0 {
+                    self.book_credits_returned(&day.0, table_id, returned, side_bet);
+                }
+                Ok((format!("Última bola / último pase anunciado: {returned} créditos reintegrados (3.9, 11.10)"), Vec::new()))
+            }
+            TableOp::RequestGoldTurn => {
+                table.require_open()?;
+                if !table.is_roulette() {
+                    return Err(precondition("the gold turn is for roulette grillos (4.3.4)"));
+                }
+                if !table.seats.iter().any(|seat| seat.gold > 0) {
+                    return Err(precondition(format!(
+                        "no seat of table {table_id} holds a Grillo de Oro; a gold is won with a silver (3.1.3)"
+                    )));
+                }
+                let pool = table.pool.clone();
+                let turn = self.data.gold_turns.entry(pool.clone()).or_default();
+                if turn.holder.as_deref() == Some(table_id) || turn.waiting.iter().any(|id| id == table_id) {
+                    return Err(precondition(format!("table {table_id} already holds or awaits the gold turn")));
+                }
+                if turn.holder.is_none() {
+                    turn.holder = Some(table_id.to_owned());
+                    Ok((format!("Se juega Grillo de Oro en la mesa {table_id} (4.3.5)"), Vec::new()))
+                } else {
+                    let holder = turn.holder.clone().unwrap_or_default();
+                    turn.waiting.push_back(table_id.to_owned());
+                    Ok((
+                        format!("Se juega Grillo de Oro en la mesa {holder}: la mesa {table_id} espera su turno (4.3.5)"),
+                        Vec::new(),
+                    ))
+                }
+            }
+        }
+    }
+
+    fn press(
+        &mut self,
+        _sequence: u64,
+        time_ms: u64,
+        table_id: &str,
+        seat_number: u32,
+    ) -> Result<(String, Vec<AwardRecord>), Refusal> {
+        let table = &self.data.tables[table_id];
+        table.require_open()?;
+        let seat = table.seat(seat_number)?;
+        if table.phase != Phase::Betting {
+            return Err(precondition(format!(
+                "seat {seat_number}: betting is closed after INICIAR JUEGO; no side bet until FINALIZAR JUEGO (12.5.1.1)"
+            )));
+        }
+        if table.carried {
+            return Err(precondition("the bets of the burnt round compete in this hand: no new bets (11.8.1.1)"));
+        }
+        if seat.credits == 0 {
+            return Err(precondition(format!("seat {seat_number} has no credits: sell credits first (12.5.3.4)")));
+        }
+        if table.is_roulette() {
+            if table.last_round {
+                return Err(precondition("last ball announced: Grillos de Bronce are no longer sold (3.9.1)"));
+            }
+            if seat.grillos() > 0 || seat.bet != Bet::None {
+                return Err(precondition(format!(
+                    "seat {seat_number} holds {} bronze, {} silver, {} gold: a new series would put more than 3 bronze / 2 silver / 1 gold in play (3.7.3)",
+                    seat.bronze, seat.silver, seat.gold
+                )));
+            }
+        } else if seat.bet != Bet::None {
+            return Err(precondition(format!("seat {seat_number} already has its side bet this round (11.4: one per box)")));
+        }
+        let roulette = table.is_roulette();
+        let pool_id = table.pool.clone();
+        let day = jornada_and_hour(&self.config, time_ms);
+        if roulette {
+            // 4.4.2: roulette bets are registered at the press: the sale of 3 Grillos de Bronce (3.1.3).
+            let bet = self.pools[&pool_id].rules().side_bet;
+            let contribution = self.pools.get_mut(&pool_id).expect("configured").register_bet(bet).map_err(engine_refusal)?;
+            let seat = self.table_mut(table_id).seat_mut(seat_number);
+            seat.credits -= 1;
+            seat.bet = Bet::Registered { contribution };
+            seat.bronze = 3;
+            self.book_ipa(&day, table_id, contribution.bet, 1);
+        } else {
+            let seat = self.table_mut(table_id).seat_mut(seat_number);
+            seat.credits -= 1;
+            seat.bet = Bet::Pressed;
+        }
+        self.day_mut(&day.0, table_id).presses += 1;
+        Ok((format!("Apuesta a pozo registrada: posición {seat_number}"), Vec::new()))
+    }
+
+    fn start_round(&mut self, time_ms: u64, table_id: &str, card: Option<&Card>) -> Result<(String, Vec<AwardRecord>), Refusal> {
+        let table = &self.data.tables[table_id];
+        table.require_open()?;
+        if table.phase != Phase::Betting {
+            return Err(precondition("INICIAR JUEGO: the round is already started; FINALIZAR JUEGO first (12.5.2.3)"));
+        }
+        if table.is_roulette() && table.seats.iter().any(|seat| seat.gold > 0) {
+            let turn = self.data.gold_turns.get(&table.pool);
+            if turn.and_then(|turn| turn.holder.as_deref()) != Some(table_id) {
+                let holder = turn.and_then(|turn| turn.holder.clone());
+                return Err(precondition(match holder {
+                    Some(holder) => {
+                        format!("Se juega Grillo de Oro en la mesa {holder}: table {table_id} waits for its gold turn (4.3.5)")
+                    }
+                    None => format!("table {table_id} holds a Grillo de Oro: request the gold turn first (4.3.5)"),
+                }));
+            }
+        }
+        let draw_card = table.plays_instant_prize() && table.instant_card.is_none();
+        if draw_card && card.is_none() {
+            return Err(precondition("INICIAR JUEGO at Central Póker needs the server's instant-prize card (15.11.2)"));
+        }
+        let pool_id = table.pool.clone();
+        let pressed: Vec<u32> = table
+            .seats
+            .iter()
+            .enumerate()
+            .filter(|(_, seat)| seat.bet == Bet::Pressed)
+            .map(|(index, _)| index as u32 + 1)
+            .collect();
+        let day = jornada_and_hour(&self.config, time_ms);
+        // 12.5.1.1: INICIAR JUEGO registers the bets pressed so far; 16.4.2.1.6 drops the chips.
+        let bet = self.pools[&pool_id].rules().side_bet;
+        for seat in &pressed {
+            let contribution = self.pools.get_mut(&pool_id).expect("configured").register_bet(bet).map_err(engine_refusal)?;
+            self.table_mut(table_id).seat_mut(*seat).bet = Bet::Registered { contribution };
+            self.book_ipa(&day, table_id, contribution.bet, 1);
+        }
+        let table = self.table_mut(table_id);
+        table.phase = Phase::Playing;
+        table.carried = false;
+        if draw_card {
+            table.instant_card = card.cloned();
+        }
+        let card_text = if draw_card {
+            card.map(|card| format!("; premio instantáneo en juego: {} de {}", card.rank, card.suit)).unwrap_or_default()
+        } else {
+            String::new()
+        };
+        Ok((format!("INICIAR JUEGO: {} apuestas registradas{card_text}", pressed.len()), Vec::new()))
+    }
+
+    fn enter_prize(
+        &mut self,
+        table_id: &str,
+        seat_number: u32,
+        code: &str,
+        high: Option<&str>,
+    ) -> Result<(String, Vec<AwardRecord>), Refusal> {
+        let table = &self.data.tables[table_id];
+        table.require_open()?;
+        let seat = table.seat(seat_number)?;
+        if table.phase != Phase::Playing {
+            return Err(precondition("prizes are entered after INICIAR JUEGO and before ACEPTAR (12.5.2.1)"));
+        }
+        let pool = &self.pools[&table.pool];
+        let Some(prize) = pool.rules().prize(code) else {
+            let codes: Vec<&str> = pool.rules().prizes.iter().map(|prize| prize.code.as_str()).collect();
+            return Err(invalid(format!(
+                "code: `{code}` is not in the paytable of pool `{}` ({})",
+                table.pool,
+                codes.join(", ")
+            )));
+        };
+        if table.pending.len() >= PENDING_PRIZES_MAX {
+            return Err(invalid(format!("at most {PENDING_PRIZES_MAX} prizes in one round")));
+        }
+        if table.is_roulette() {
+            // 3.1.3, 3.7.3: a grillo wins only if the seat holds one of that metal.
+            let (held, metal) = match code {
+                "GRILLO_BRONCE" => (seat.bronze, "Grillo de Bronce"),
+                "GRILLO_PLATA" => (seat.silver, "Grillo de Plata"),
+                "GRILLO_ORO" => (seat.gold, "Grillo de Oro"),
+                _ => (0, "grillo"),
+            };
+            if held == 0 {
+                let rule = if code == "GRILLO_ORO" { "a gold is won with a silver (3.1.3)" } else { "3.1.3" };
+                return Err(precondition(format!("seat {seat_number} holds no {metal} in this ball: {rule}")));
+            }
+            if code == "GRILLO_ORO" {
+                let holder = self.data.gold_turns.get(&table.pool).and_then(|turn| turn.holder.as_deref());
+                if holder != Some(table_id) {
+                    return Err(precondition("the gold is played only in the table's gold turn (4.3.5)"));
+                }
+            }
+        } else if !matches!(seat.bet, Bet::Registered { .. }) {
+            return Err(precondition(format!("seat {seat_number} has no side bet registered in this round (11.11.5)")));
+        }
+        if code == INSTANT_PRIZE && table.instant_card.is_none() {
+            return Err(precondition("no premio instantáneo is in play at this table (15.11)"));
+        }
+        let entry = PrizeEntry { seat: seat_number, code: code.to_owned(), high: high.map(str::to_owned) };
+        // The engine checks the whole round as it will be accepted: the paytable, the
+        // bet a ×bet prize needs, a combination marked twice, the rank of 6.4.
+        let mut entries = table.pending.clone();
+        entries.push(entry.clone());
+        let winners = winners_of(table, &entries, pool.rules().side_bet)?;
+        pool.preview_round(&winners).map_err(engine_refusal)?;
+        let name = prize.name.clone();
+        self.table_mut(table_id).pending.push(entry);
+        Ok((format!("Premio ingresado: posición {seat_number}, {name}"), Vec::new()))
+    }
+
+    fn accept(&mut self, sequence: u64, time_ms: u64, table_id: &str) -> Result<(String, Vec<AwardRecord>), Refusal> {
+        let table = &self.data.tables[table_id];
+        table.require_open()?;
+        if table.phase != Phase::Playing {
+            return Err(precondition("ACEPTAR validates prizes entered after INICIAR JUEGO (12.5.2.1)"));
+        }
+        if table.pending.is_empty() {
+            return Err(precondition("ACEPTAR: no prize entered (seat + winning combination first, 12.5.2.1)"));
+        }
+        let pool_id = table.pool.clone();
+        let round = table.round;
+        let winners = winners_of(table, &table.pending, self.pools[&pool_id].rules().side_bet)?;
+        // 3.5.1: the award is fixed now, from what the display shows now.
+        let settlement = self.pools.get_mut(&pool_id).expect("configured").settle_round(&winners).map_err(engine_refusal)?;
+        let rules = self.pools[&pool_id].rules();
+        let threshold = self.config.venta_pagos_over;
+        let mut awards = Vec::with_capacity(settlement.awards.len());
+        let mut orders = Vec::new();
+        for award in &settlement.awards {
+            let percent = rules.prize(&award.code).is_some_and(|prize| matches!(prize.value, PrizeValue::Percent { .. }));
+            // DOMAIN.md §6 (3.5.2, 11.6.1.2, 15.8.2): percentages and large awards go to Venta-Pagos.
+            let order_id = if award.award > Decimal::ZERO && (percent || award.award > threshold) {
+                self.data.next_order += 1;
+                let order_id = format!("OP-{:06}", self.data.next_order);
+                orders.push(PayoutOrder {
+                    order_id: order_id.clone(),
+                    pool: pool_id.clone(),
+                    table_id: table_id.to_owned(),
+                    seat: award.seat,
+                    round,
+                    code: award.code.clone(),
+                    amount: award.award,
+                    journal_sequence: sequence,
+                    status: OrderStatus::Pending,
+                    operator_id: String::new(),
+                    form_number: String::new(),
+                    reason: String::new(),
+                    resolved_sequence: 0,
+                });
+                Some(order_id)
+            } else {
+                None
+            };
+            awards.push(AwardRecord {
+                seat: award.seat,
+                code: award.code.clone(),
+                unlimited: award.unlimited,
+                award: award.award,
+                payout_order_id: order_id,
+                grants: award.grants.as_ref().map(|grant| (grant.code.clone(), grant.count)),
+            });
+        }
+        for order in orders {
+            self.data.orders.insert(order.order_id.clone(), order);
+        }
+        let day = jornada_and_hour(&self.config, time_ms);
+        let total = settlement.total_paid();
+        {
+            let meters = self.day_mut(&day.0, table_id);
+            meters.pppa += total;
+            meters.hours.entry(day.1).or_default().1 += total;
+        }
+        let hits = self.data.hits.entry(pool_id.clone()).or_default();
+        for award in &awards {
+            hits.push_front(Hit {
+                table_id: table_id.to_owned(),
+                seat: award.seat,
+                code: award.code.clone(),
+                amount: award.award,
+                time_ms,
+                journal_sequence: sequence,
+            });
+        }
+        hits.truncate(POOL_HITS_KEPT);
+        if let Some(top) = awards.iter().max_by_key(|award| award.award) {
+            self.data.last_wins.insert(
+                pool_id.clone(),
+                LastWin {
+                    table_id: table_id.to_owned(),
+                    seat: top.seat,
+                    code: top.code.clone(),
+                    amount: total,
+                    journal_sequence: sequence,
+                },
+            );
+        }
+        let table = self.table_mut(table_id);
+        if awards.iter().any(|award| award.code == INSTANT_PRIZE) {
+            // 15.11.4: the instant prize stays in play until won; a new card comes with the next round.
+            table.instant_card = None;
+        }
+        table.pending.clear();
+        table.accepted.extend(awards.iter().cloned());
+        table.phase = Phase::Accepted;
+        let factor = settlement.factor.map(|factor| format!(" (FACTOR {})", factor.round_dp(6))).unwrap_or_default();
+        Ok((format!("ACEPTAR: {} premios, {} a pagar{factor}", awards.len(), pozo_engine::format_ars(total)), awards))
+    }
+
+    fn finish_round(&mut self, table_id: &str) -> Result<(String, Vec<AwardRecord>), Refusal> {
+        let table = &self.data.tables[table_id];
+        table.require_open()?;
+        if table.phase == Phase::Betting {
+            return Err(precondition("FINALIZAR JUEGO ends a round started with INICIAR JUEGO (12.5.2.3)"));
+        }
+        if !table.pending.is_empty() {
+            return Err(precondition("prizes entered and not accepted: ACEPTAR first (12.5.2.1)"));
+        }
+        let roulette = table.is_roulette();
+        let pool_id = table.pool.clone();
+        let played_gold = table.seats.iter().any(|seat| seat.gold > 0);
+        let bronze_grant = self.grant_count(&pool_id, "GRILLO_BRONCE", 2);
+        let silver_grant = self.grant_count(&pool_id, "GRILLO_PLATA", 1);
+        let table = self.table_mut(table_id);
+        let hits: Vec<(u32, String)> = table.accepted.iter().map(|award| (award.seat, award.code.clone())).collect();
+        for (index, seat) in table.seats.iter_mut().enumerate() {
+            seat.bet = Bet::None;
+            if roulette {
+                let hit = |code: &str| hits.iter().any(|(hit_seat, hit_code)| *hit_seat == index as u32 + 1 && hit_code == code);
+                // 3.1.3: every grillo held was played in this ball; a hit exchanges it for the next metal.
+                let (bronze, silver, gold) = if hit("GRILLO_BRONCE") {
+                    (0, bronze_grant, 0)
+                } else if hit("GRILLO_PLATA") {
+                    (0, 0, silver_grant)
+                } else {
+                    (0, 0, 0)
+                };
+                seat.bronze = bronze;
+                seat.silver = silver;
+                seat.gold = gold;
+            }
+        }
+        table.pending.clear();
+        table.accepted.clear();
+        table.phase = Phase::Betting;
+        table.round += 1;
+        let mut outcome = format!("FINALIZAR JUEGO: ronda {} terminada, paneles habilitados", table.round - 1);
+        if roulette && played_gold {
+            // 4.3.5: the gold is played; the next table waiting for its turn plays now.
+            if let Some(turn) = self.data.gold_turns.get_mut(&pool_id) {
+                if turn.holder.as_deref() == Some(table_id) {
+                    turn.holder = turn.waiting.pop_front();
+                    if let Some(next) = &turn.holder {
+                        outcome.push_str(&format!("; se juega Grillo de Oro en la mesa {next}"));
+                    }
+                }
+            }
+        }
+        Ok((outcome, Vec::new()))
+    }
+
+    fn grant_count(&self, pool_id: &str, code: &str, default: u32) -> u32 {
+        self.pools[pool_id]
+            .rules()
+            .prize(code)
+            .and_then(|prize| prize.grants.as_ref())
+            .map(|grant| grant.count)
+            .unwrap_or(default)
+    }
+
+    fn void_bet(&mut self, time_ms: u64, table_id: &str, seat_number: u32) -> Result<(String, Vec<AwardRecord>), Refusal> {
+        let table = &self.data.tables[table_id];
+        table.require_open()?;
+        let seat = table.seat(seat_number)?;
+        if table.phase != Phase::Betting {
+            return Err(precondition(
+                "a bet is voided before it is played: after INICIAR JUEGO refund the box instead (4.3.2, 11.8.1.2)",
+            ));
+        }
+        let pool_id = table.pool.clone();
+        let day = jornada_and_hour(&self.config, time_ms);
+        match seat.bet {
+            Bet::None => Err(precondition(format!("seat {seat_number} has no bet to void (4.3.2)"))),
+            Bet::Pressed => {
+                let seat = self.table_mut(table_id).seat_mut(seat_number);
+                seat.bet = Bet::None;
+                seat.credits += 1;
+                Ok((format!("Anulada: posición {seat_number}, crédito devuelto (4.3.2)"), Vec::new()))
+            }
+            Bet::Registered { contribution } => {
+                // 4.3.2: the bet handed back takes its contribution out of the pool.
+                self.pools.get_mut(&pool_id).expect("configured").reverse_bet(contribution).map_err(engine_refusal)?;
+                let seat = self.table_mut(table_id).seat_mut(seat_number);
+                seat.bet = Bet::None;
+                seat.credits += 1;
+                seat.bronze = 0;
+                self.book_ipa(&day, table_id, -contribution.bet, -1);
+                Ok((format!("Anulada: posición {seat_number}, aporte revertido, crédito devuelto (4.3.2)"), Vec::new()))
+            }
+        }
+    }
+
+    fn refund_bet(&mut self, time_ms: u64, table_id: &str, seat_number: u32) -> Result<(String, Vec<AwardRecord>), Refusal> {
+        let table = &self.data.tables[table_id];
+        table.require_open()?;
+        let seat = table.seat(seat_number)?;
+        if table.phase != Phase::Playing {
+            return Err(precondition("a box is voided and its side bet refunded after INICIAR JUEGO (11.8.1.2)"));
+        }
+        if table.pending.iter().any(|entry| entry.seat == seat_number) {
+            return Err(precondition(format!("seat {seat_number} has a prize entered; a winning box is not voided")));
+        }
+        let Bet::Registered { contribution } = seat.bet else {
+            return Err(precondition(format!("seat {seat_number} has no side bet registered to refund (11.8.1.2)")));
+        };
+        let pool_id = table.pool.clone();
+        let day = jornada_and_hour(&self.config, time_ms);
+        self.pools.get_mut(&pool_id).expect("configured").reverse_bet(contribution).map_err(engine_refusal)?;
+        let seat = self.table_mut(table_id).seat_mut(seat_number);
+        seat.bet = Bet::None;
+        seat.credits += 1;
+        seat.bronze = 0;
+        self.book_ipa(&day, table_id, -contribution.bet, -1);
+        Ok((format!("Casillero anulado: posición {seat_number}, apuesta reintegrada (11.8.1.2)"), Vec::new()))
+    }
+
+    // ------------------------------------------------------------------------- Venta-Pagos
+
+    fn apply_office(&mut self, sequence: u64, command: &OfficeCommand) -> Result<Applied, Refusal> {
+        let order_id = match &command.op {
+            OfficeOp::Confirm { order_id, .. } | OfficeOp::Reject { order_id, .. } => order_id,
+        };
+        let order = self
+            .data
+            .orders
+            .get(order_id)
+            .ok_or_else(|| Refusal { kind: RefusalKind::NotFound, message: format!("order_id: no payout order `{order_id}`") })?;
+        match &command.op {
+            OfficeOp::Confirm { operator_id, form_number, .. } => {
+                if operator_id.trim().is_empty()
+                    || form_number.trim().is_empty()
+                    || operator_id.len() > 64
+                    || form_number.len() > 64
+                {
+                    return Err(invalid(
+                        "operator_id and form_number: both required, 1–64 characters (3.5.2: the form is issued)",
+                    ));
+                }
+                match order.status {
+                    OrderStatus::Confirmed if order.operator_id == *operator_id && order.form_number == *form_number => {
+                        Ok(Applied::OfficeDuplicate(order.clone()))
+                    }
+                    OrderStatus::Pending => {
+                        let order = self.data.orders.get_mut(order_id).expect("found above");
+                        order.status = OrderStatus::Confirmed;
+                        order.operator_id = operator_id.clone();
+                        order.form_number = form_number.clone();
+                        order.resolved_sequence = sequence;
+                        Ok(Applied::Office(order.clone()))
+                    }
+                    status => Err(precondition(format!("order {order_id} is already {}", status.spanish()))),
+                }
+            }
+            OfficeOp::Reject { reason, .. } => {
+                if reason.trim().is_empty() || reason.len() > 256 {
+                    return Err(invalid("reason: required, 1–256 characters"));
+                }
+                match order.status {
+                    OrderStatus::Rejected if order.reason == *reason => Ok(Applied::OfficeDuplicate(order.clone())),
+                    OrderStatus::Pending => {
+                        // DOMAIN.md §6: the award goes back to the pool it came from, booked as such.
+                        let (pool_id, amount) = (order.pool.clone(), order.amount);
+                        self.pools.get_mut(&pool_id).expect("configured").return_award(amount).map_err(engine_refusal)?;
+                        let order = self.data.orders.get_mut(order_id).expect("found above");
+                        order.status = OrderStatus::Rejected;
+                        order.reason = reason.clone();
+                        order.resolved_sequence = sequence;
+                        Ok(Applied::Office(order.clone()))
+                    }
+                    status => Err(precondition(format!("order {order_id} is already {}", status.spanish()))),
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------- views and books
+
+    fn table_mut(&mut self, id: &str) -> &mut Table {
+        self.data.tables.get_mut(id).expect("tables are fixed by the layout")
+    }
+
+    fn day_mut(&mut self, jornada: &str, table_id: &str) -> &mut TableDay {
+        if !self.data.days.contains_key(jornada) {
+            self.data.days.insert(jornada.to_owned(), BTreeMap::new());
+            while self.data.days.len() > JORNADAS_KEPT {
+                self.data.days.pop_first();
+            }
+        }
+        let days = self.data.days.entry(jornada.to_owned()).or_default();
+        days.entry(table_id.to_owned()).or_default()
+    }
+
+    fn book_ipa(&mut self, day: &(String, u32), table_id: &str, amount: Money, bets: i64) {
+        let meters = self.day_mut(&day.0, table_id);
+        meters.ipa += amount;
+        meters.bets = meters.bets.saturating_add_signed(bets);
+        meters.hours.entry(day.1).or_default().0 += amount;
+    }
+
+    fn book_credits_returned(&mut self, jornada: &str, table_id: &str, credits: u32, side_bet: Money) {
+        let meters = self.day_mut(jornada, table_id);
+        meters.credits_returned += u64::from(credits);
+        meters.credits_returned_amount += side_bet * Decimal::from(credits);
+    }
+
+    /// The table as its panels show it now.
+    pub fn table_view(&self, id: &str) -> Option<TableView> {
+        let table = self.data.tables.get(id)?;
+        let turn = self.data.gold_turns.get(&table.pool);
+        let gold_turn = match turn {
+            Some(turn) if turn.holder.as_deref() == Some(id) => GoldTurnView::Granted,
+            Some(turn) if turn.waiting.iter().any(|waiting| waiting == id) => GoldTurnView::Waiting,
+            _ => GoldTurnView::None,
+        };
+        let betting = table.open && table.phase == Phase::Betting && !table.carried;
+        let seats = table
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(index, seat)| {
+                let recorded = seat.bet != Bet::None || (table.is_roulette() && seat.grillos() > 0);
+                // 11.11.5: the light is on only for a bet the server durably recorded.
+                let light = if recorded && table.open {
+                    Light::On
+                } else if betting && !(table.is_roulette() && table.last_round) {
+                    Light::Blue
+                } else {
+                    Light::Off
+                };
+                SeatView {
+                    seat: index as u32 + 1,
+                    light,
+                    credits: seat.credits,
+                    bronze: seat.bronze,
+                    silver: seat.silver,
+                    gold: seat.gold,
+                }
+            })
+            .collect();
+        let state = if !table.open {
+            "cerrada"
+        } else {
+            match table.phase {
+                Phase::Betting => "apuestas",
+                Phase::Playing => "en juego",
+                Phase::Accepted => "aceptado",
+            }
+        };
+        Some(TableView {
+            table_id: table.id.clone(),
+            pool_id: table.pool.clone(),
+            game: table.game.clone(),
+            state: state.to_owned(),
+            round: table.round,
+            last_sequence: table.last_sequence,
+            last_round: table.last_round,
+            seats,
+            pending_prizes: table.pending.clone(),
+            instant_card: table.instant_card.clone(),
+            gold_turn,
+            displayed: self.pools[&table.pool].displayed(),
+        })
+    }
+
+    /// The jornada a moment belongs to, for the reports.
+    pub fn jornada_of(&self, time_ms: u64) -> String {
+        jornada_and_hour(&self.config, time_ms).0
+    }
+}
+
+/// The round's entries as the engine's winners; a seat's own bet where it matters.
+fn winners_of(table: &Table, entries: &[PrizeEntry], side_bet: Money) -> Result<Vec<Winner>, Refusal> {
+    entries
+        .iter()
+        .map(|entry| {
+            let bet = match table.seats.get(entry.seat as usize - 1).map(|seat| seat.bet) {
+                Some(Bet::Registered { contribution }) => contribution.bet,
+                _ => side_bet,
+            };
+            let high = match entry.high.as_deref() {
+                None | Some("") => None,
+                Some(text) => Some(text.parse::<Rank>().map_err(|problem| invalid(format!("high: {problem}")))?),
+            };
+            Ok(Winner { seat: entry.seat, code: entry.code.clone(), bet: Some(bet), high })
+        })
+        .collect()
+}
+
+/// The jornada ("2026-11-22") and local hour of a moment: the casino day starts at
+/// the layout's hour, so a bet at 02:00 belongs to the day before.
+pub fn jornada_and_hour(config: &Config, time_ms: u64) -> (String, u32) {
+    let local_s = (time_ms / 1000) as i64 + i64::from(config.layout.utc_offset_minutes) * 60;
+    let hour = local_s.rem_euclid(86_400) / 3600;
+    let shifted = local_s - i64::from(config.layout.jornada_starts_hour) * 3600;
+    let days = shifted.div_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    (format!("{year:04}-{month:02}-{day:02}"), hour as u32)
+}
+
+/// Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jornada_starts_at_six_local_time() {
+        let config = Config::embedded();
+        // 2026-11-22 08:00 UTC is 05:00 in Buenos Aires: still the jornada of the 21st.
+        let time_ms = 1_795_305_600_000 + 8 * 3_600_000;
+        assert_eq!(jornada_and_hour(&config, time_ms), ("2026-11-21".to_owned(), 5));
+        // 09:00 UTC is 06:00 local: the jornada of the 22nd begins.
+        assert_eq!(jornada_and_hour(&config, time_ms + 3_600_000), ("2026-11-22".to_owned(), 6));
+    }
+
+    #[test]
+    fn card_index_covers_the_deck() {
+        let cards: std::collections::BTreeSet<(String, String)> =
+            (0..52).map(|index| Card::from_index(index)).map(|card| (card.rank, card.suit)).collect();
+        assert_eq!(cards.len(), 52);
+    }
+}

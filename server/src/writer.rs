@@ -1,0 +1,359 @@
+//! The one writer: a single task owns the state, takes commands in batches,
+//! applies each, appends the batch to the journal, flushes once (group commit),
+//! and only then answers every caller of the batch and publishes what changed.
+//!
+//! Reads go through the same queue and run after the batch is durable, so no
+//! reader ever sees a bet that is not yet on disk: a light turns on only for a
+//! durable bet (11.11.5; DOMAIN.md §5).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use pozo_engine::Money;
+use tokio::sync::{mpsc, oneshot, watch};
+use tracing::{debug, info};
+
+use crate::config::Config;
+use crate::journal::{GENESIS_PREVIOUS, Hash, Journal, JournalError, Record, StoredSnapshot};
+use crate::state::{Applied, Command, LastWin, Refusal, State, TableView};
+
+/// Requests waiting for the writer; senders wait when it is full (backpressure).
+pub const QUEUE_CAPACITY: usize = 8192;
+
+/// The most requests applied and flushed together.
+pub const BATCH_MAX: usize = 1024;
+
+/// A snapshot every this many entries, so a restart replays at most that many.
+pub const SNAPSHOT_EVERY: u64 = 10_000;
+
+/// A read of the durable state, run by the writer between batches.
+pub type ReadFn = Box<dyn FnOnce(&State, &JournalTip) + Send>;
+
+enum Request {
+    Command { command: Command, reply: oneshot::Sender<Result<Applied, Refusal>> },
+    Read(ReadFn),
+}
+
+/// The journal's length and the hash of its last entry.
+#[derive(Clone, Copy, Debug)]
+pub struct JournalTip {
+    pub entries: u64,
+    pub hash: Hash,
+}
+
+/// What a table's panels are pushed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TablePush {
+    pub journal_sequence: u64,
+    pub view: TableView,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoolDisplay {
+    pub pool_id: String,
+    pub displayed: Money,
+    pub minimum: Money,
+    pub last_win: Option<LastWin>,
+}
+
+/// What every cartel luminoso is pushed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DisplayPush {
+    pub journal_sequence: u64,
+    pub pools: Vec<PoolDisplay>,
+}
+
+/// Why a request got no answer from the writer.
+#[derive(Debug, thiserror::Error)]
+pub enum WriterError {
+    #[error("the controller is stopping")]
+    Stopped,
+}
+
+/// How the rest of the server talks to the writer.
+#[derive(Clone)]
+pub struct Handle {
+    requests: mpsc::Sender<Request>,
+    tables: Arc<BTreeMap<String, watch::Receiver<TablePush>>>,
+    display: watch::Receiver<DisplayPush>,
+    config: Arc<Config>,
+}
+
+impl Handle {
+    /// Applies a command; answered once it is durable.
+    pub async fn submit(&self, command: Command) -> Result<Result<Applied, Refusal>, WriterError> {
+        let (reply, answer) = oneshot::channel();
+        self.requests.send(Request::Command { command, reply }).await.map_err(|_| WriterError::Stopped)?;
+        answer.await.map_err(|_| WriterError::Stopped)
+    }
+
+    /// Reads the durable state.
+    pub async fn read<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&State, &JournalTip) -> T + Send + 'static,
+    ) -> Result<T, WriterError> {
+        let (reply, answer) = oneshot::channel();
+        let request = Request::Read(Box::new(move |state, tip| {
+            let _ = reply.send(read(state, tip));
+        }));
+        self.requests.send(request).await.map_err(|_| WriterError::Stopped)?;
+        answer.await.map_err(|_| WriterError::Stopped)
+    }
+
+    pub fn table(&self, id: &str) -> Option<watch::Receiver<TablePush>> {
+        self.tables.get(id).cloned()
+    }
+
+    pub fn display(&self) -> watch::Receiver<DisplayPush> {
+        self.display.clone()
+    }
+
+    pub fn config(&self) -> &Arc<Config> {
+        &self.config
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|elapsed| elapsed.as_millis() as u64).unwrap_or(0)
+}
+
+/// Replays the entries after `after` onto `state`, checking the chain from
+/// `previous`. Returns the new tip.
+pub fn replay(state: &mut State, journal: &Journal, after: u64, previous: Hash) -> Result<JournalTip, String> {
+    replay_until(state, journal, after, previous, u64::MAX)
+}
+
+/// [`replay`], stopping after entry `until`.
+pub fn replay_until(state: &mut State, journal: &Journal, after: u64, previous: Hash, until: u64) -> Result<JournalTip, String> {
+    let mut tip = JournalTip { entries: after, hash: previous };
+    for entry in journal.read_after(after) {
+        if tip.entries >= until {
+            break;
+        }
+        let entry = entry.map_err(|error| error.to_string())?;
+        let sequence = entry.record.sequence;
+        if sequence != tip.entries + 1 {
+            return Err(format!("journal entry {sequence} follows {}: entries are missing", tip.entries));
+        }
+        if entry.previous != tip.hash {
+            return Err(format!(
+                "journal entry {sequence}: its previous-entry hash does not match entry {}: the chain is broken",
+                tip.entries
+            ));
+        }
+        match state.apply(sequence, entry.record.time_ms, &entry.record.command) {
+            Ok(applied) if applied.journals() => {}
+            Ok(_) => return Err(format!("journal entry {sequence} changes nothing when replayed")),
+            Err(refusal) => return Err(format!("journal entry {sequence} is refused when replayed: {refusal}")),
+        }
+        tip = JournalTip { entries: sequence, hash: entry.hash };
+    }
+    Ok(tip)
+}
+
+/// Reads the genesis entry's configuration.
+pub fn genesis_config(journal: &Journal) -> Result<Option<Config>, String> {
+    let Some(entry) = journal.entry(1).map_err(|error| error.to_string())? else { return Ok(None) };
+    match entry.record.command {
+        Command::Genesis { texts, .. } => {
+            Config::from_texts(texts).map(Some).map_err(|error| format!("genesis configuration: {error}"))
+        }
+        _ => Err("journal entry 1 is not the genesis entry".to_owned()),
+    }
+}
+
+/// Opens the journal in `directory`, recovers the state (snapshot + replay), and
+/// starts the writer. The returned handle is how services talk to it.
+pub async fn start(config: Config, directory: &Path) -> anyhow::Result<(Handle, tokio::task::JoinHandle<()>)> {
+    let started = std::time::Instant::now();
+    let journal = Journal::open(directory)?;
+    let config = Arc::new(config);
+    let (entries, _) = journal.tip()?;
+    let (state, tip) = if entries == 0 {
+        let mut state = State::new(Arc::clone(&config));
+        let record = Record {
+            sequence: 1,
+            time_ms: now_ms(),
+            command: Command::Genesis { config_hash: config.hash.clone(), texts: config.texts.clone() },
+        };
+        state.apply(1, record.time_ms, &record.command).map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
+        let (value, hash) = Journal::encode(&GENESIS_PREVIOUS, &record);
+        journal.append(vec![(1, value)]).await?;
+        (state, JournalTip { entries: 1, hash })
+    } else {
+        let journaled =
+            genesis_config(&journal).map_err(anyhow::Error::msg)?.ok_or_else(|| anyhow::anyhow!("journal without genesis"))?;
+        if journaled.hash != config.hash {
+            anyhow::bail!(
+                "the configuration differs from the one this journal was started with ({} ≠ {}): settings do not change \
+                 while pools are live (DOMAIN.md §10); start with the original --config/--rulebook, or a new --data directory",
+                config.hash,
+                journaled.hash
+            );
+        }
+        let (mut state, after, previous) = match journal.load_snapshot()? {
+            Some(stored) if stored.sequence <= entries => {
+                let previous: Hash = hex::decode(&stored.tip)
+                    .ok()
+                    .and_then(|bytes| bytes.try_into().ok())
+                    .ok_or_else(|| anyhow::anyhow!("snapshot tip is not a hash"))?;
+                let state = State::restore(Arc::clone(&config), stored.snapshot).map_err(anyhow::Error::msg)?;
+                (state, stored.sequence, previous)
+            }
+            _ => (State::new(Arc::clone(&config)), 0, GENESIS_PREVIOUS),
+        };
+        let tip = replay(&mut state, &journal, after, previous).map_err(anyhow::Error::msg)?;
+        info!(
+            entries = tip.entries,
+            from_snapshot = after,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "journal recovered"
+        );
+        (state, tip)
+    };
+
+    let mut table_senders = BTreeMap::new();
+    let mut table_receivers = BTreeMap::new();
+    for table in &config.layout.tables {
+        let view = state.table_view(&table.id).expect("every configured table has a view");
+        let (sender, receiver) = watch::channel(TablePush { journal_sequence: tip.entries, view });
+        table_senders.insert(table.id.clone(), sender);
+        table_receivers.insert(table.id.clone(), receiver);
+    }
+    let (display_sender, display_receiver) = watch::channel(display_of(&state, tip.entries));
+    let (requests, queue) = mpsc::channel(QUEUE_CAPACITY);
+    let last_snapshot = journal.load_snapshot()?.map(|stored| stored.sequence).unwrap_or(0);
+    let writer = Writer { state, journal, tip, last_snapshot, tables: table_senders, display: display_sender };
+    let task = tokio::spawn(writer.run(queue));
+    let handle = Handle { requests, tables: Arc::new(table_receivers), display: display_receiver, config };
+    Ok((handle, task))
+}
+
+fn display_of(state: &State, journal_sequence: u64) -> DisplayPush {
+    DisplayPush {
+        journal_sequence,
+        pools: state
+            .pools()
+            .iter()
+            .map(|(id, pool)| PoolDisplay {
+                pool_id: id.clone(),
+                displayed: pool.displayed(),
+                minimum: pool.rules().minimum,
+                last_win: state.data().last_wins.get(id).cloned(),
+            })
+            .collect(),
+    }
+}
+
+struct Writer {
+    state: State,
+    journal: Journal,
+    tip: JournalTip,
+    last_snapshot: u64,
+    tables: BTreeMap<String, watch::Sender<TablePush>>,
+    display: watch::Sender<DisplayPush>,
+}
+
+impl Writer {
+    async fn run(mut self, mut queue: mpsc::Receiver<Request>) {
+        let mut batch = Vec::with_capacity(BATCH_MAX);
+        let mut last_time_ms = 0;
+        loop {
+            if queue.recv_many(&mut batch, BATCH_MAX).await == 0 {
+                info!(entries = self.tip.entries, "writer stopped: no more requests");
+                return;
+            }
+            // One clock reading per batch, never going backwards.
+            let time_ms = now_ms().max(last_time_ms);
+            last_time_ms = time_ms;
+            if let Err(error) = self.process(&mut batch, time_ms).await {
+                // Fail-stop: state applied in memory that cannot be made durable must
+                // not be served. Recovery replays the journal on the next start.
+                panic!("journal write failed, stopping the controller: {error}");
+            }
+        }
+    }
+
+    async fn process(&mut self, batch: &mut Vec<Request>, time_ms: u64) -> Result<(), JournalError> {
+        let mut writes = Vec::new();
+        let mut answers = Vec::with_capacity(batch.len());
+        let mut reads = Vec::new();
+        let mut touched_pools = BTreeSet::new();
+        for request in batch.drain(..) {
+            match request {
+                Request::Read(read) => reads.push(read),
+                Request::Command { command, reply } => {
+                    let sequence = self.tip.entries + 1;
+                    let result = self.state.apply(sequence, time_ms, &command);
+                    match &result {
+                        Ok(applied) if applied.journals() => {
+                            let record = Record { sequence, time_ms, command };
+                            let (value, hash) = Journal::encode(&self.tip.hash, &record);
+                            debug!(sequence, command = ?record.command, "applied");
+                            writes.push((sequence, value));
+                            self.tip = JournalTip { entries: sequence, hash };
+                            match applied {
+                                Applied::Table(reply) => {
+                                    touched_pools.insert(reply.view.pool_id.clone());
+                                }
+                                Applied::Office(order) => {
+                                    touched_pools.insert(order.pool.clone());
+                                }
+                                _ => {}
+                            }
+                        }
+                        Ok(_) => debug!(command = ?command, "retry answered from the state"),
+                        Err(refusal) => debug!(command = ?command, %refusal, "refused"),
+                    }
+                    answers.push((reply, result));
+                }
+            }
+        }
+        let written = writes.len();
+        if written > 0 {
+            self.journal.append(writes).await?;
+            info!(entries = written, tip = self.tip.entries, requests = answers.len(), "batch durable");
+        }
+        for (reply, result) in answers {
+            let _ = reply.send(result);
+        }
+        for read in reads {
+            read(&self.state, &self.tip);
+        }
+        if written > 0 {
+            self.publish(&touched_pools);
+            if self.tip.entries - self.last_snapshot >= SNAPSHOT_EVERY {
+                let stored = StoredSnapshot {
+                    sequence: self.tip.entries,
+                    tip: hex::encode(self.tip.hash),
+                    snapshot: self.state.snapshot(),
+                };
+                self.journal.save_snapshot(&stored)?;
+                self.last_snapshot = self.tip.entries;
+                info!(sequence = self.tip.entries, "snapshot saved");
+            }
+        }
+        Ok(())
+    }
+
+    /// Pushes the new state of every table of a pool that changed, and the displays.
+    fn publish(&self, pools: &BTreeSet<String>) {
+        let sequence = self.tip.entries;
+        for (id, sender) in &self.tables {
+            let Some(view) = self.state.table_view(id) else { continue };
+            if !pools.contains(&view.pool_id) {
+                continue;
+            }
+            sender.send_if_modified(|push| {
+                if push.view == view {
+                    return false;
+                }
+                *push = TablePush { journal_sequence: sequence, view };
+                true
+            });
+        }
+        self.display.send_replace(display_of(&self.state, sequence));
+    }
+}
