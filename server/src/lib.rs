@@ -51,8 +51,9 @@ pub const REQUESTS_PER_CONNECTION_MAX: usize = 256;
 /// The largest gRPC message decoded: envelopes are small.
 pub const MESSAGE_BYTES_MAX: usize = 64 * 1024;
 
-/// A unary request that takes longer than this is answered DEADLINE_EXCEEDED.
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// After a stop is asked, requests in flight have this long to finish; streams
+/// (table and display watchers) are then cut, and the writer closes the journal.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
 /// A TCP connection holding one of the [`CONNECTIONS_MAX`] permits while it lives.
 struct Limited {
@@ -111,15 +112,29 @@ fn limited_incoming(listener: TcpListener) -> ReceiverStream<io::Result<Limited>
 /// Runs the controller on an already bound listener until `shutdown` completes:
 /// recovers the journal in `data`, starts the writer, and serves every service
 /// with gRPC health and reflection.
+/// How a server runs, beyond its configuration.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// A snapshot every this many journal entries.
+    pub snapshot_every: u64,
+}
+
+impl Default for ServeOptions {
+    fn default() -> ServeOptions {
+        ServeOptions { snapshot_every: writer::SNAPSHOT_EVERY }
+    }
+}
+
 /// `ready` is called once the journal is recovered, just before serving.
 pub async fn serve(
     listener: TcpListener,
     config: Config,
     data: &Path,
+    options: ServeOptions,
     shutdown: impl Future<Output = ()> + Send,
     ready: impl FnOnce(),
 ) -> anyhow::Result<()> {
-    let (handle, writer) = writer::start(config, data).await?;
+    let (handle, writer, stopper) = writer::start(config, data, options.snapshot_every).await?;
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<pb::table_server::TableServer<TableService>>().await;
     health.set_serving::<pb::display_server::DisplayServer<DisplayService>>().await;
@@ -142,7 +157,8 @@ pub async fn serve(
         pb::pools_server::PoolsServer::new(PoolsService { handle: handle.clone() }).max_decoding_message_size(MESSAGE_BYTES_MAX);
     drop(handle);
     ready();
-    Server::builder()
+    let (stopping, mut stop_requested) = tokio::sync::watch::channel(false);
+    let server = Server::builder()
         .concurrency_limit_per_connection(REQUESTS_PER_CONNECTION_MAX)
         .max_concurrent_streams(REQUESTS_PER_CONNECTION_MAX as u32)
         .http2_keepalive_interval(Some(Duration::from_secs(10)))
@@ -154,9 +170,26 @@ pub async fn serve(
         .add_service(office)
         .add_service(reports)
         .add_service(pools)
-        .serve_with_incoming_shutdown(limited_incoming(listener), shutdown)
-        .await?;
-    // The services are gone, and with them every handle: the writer drains and stops.
+        .serve_with_incoming_shutdown(limited_incoming(listener), async move {
+            let _ = stop_requested.wait_for(|stop| *stop).await;
+        });
+    tokio::pin!(server);
+    tokio::pin!(shutdown);
+    let result = tokio::select! {
+        result = &mut server => result.map_err(anyhow::Error::from),
+        _ = &mut shutdown => {
+            let _ = stopping.send(true);
+            match tokio::time::timeout(SHUTDOWN_GRACE, &mut server).await {
+                Ok(result) => result.map_err(anyhow::Error::from),
+                Err(_) => {
+                    tracing::info!("streams still open after the grace period: closing them");
+                    Ok(())
+                }
+            }
+        }
+    };
+    stopper.stop();
     writer.await?;
+    result?;
     Ok(())
 }

@@ -41,6 +41,9 @@ enum Command {
         /// Rulebook file(s) instead of the embedded default; repeatable.
         #[arg(long, value_name = "FILE")]
         rulebook: Vec<PathBuf>,
+        /// Save a snapshot every this many journal entries (restart replays at most that many).
+        #[arg(long, default_value_t = pozo_server::writer::SNAPSHOT_EVERY, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        snapshot_every: u64,
     },
     /// Replay the journal from zero: check the hash chain and the books; JSON summary.
     Verify {
@@ -71,7 +74,9 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve { data, listen, config, rulebook } => run_serve(&data, &listen, config.as_deref(), &rulebook),
+        Command::Serve { data, listen, config, rulebook, snapshot_every } => {
+            run_serve(&data, &listen, config.as_deref(), &rulebook, pozo_server::ServeOptions { snapshot_every })
+        }
         Command::Verify { data } => return run_verify(&data),
         Command::Award { round, rulebook, text } => run_award(&round, &rulebook, text),
         Command::Rulebooks { rulebook } => run_rulebooks(&rulebook),
@@ -115,7 +120,7 @@ fn run_serve(
             println!("pozo-server listening on {address}");
             let _ = std::io::stdout().flush();
         };
-        pozo_server::serve(listener, config, data, shutdown, announce).await
+        pozo_server::serve(listener, config, data, options, shutdown, announce).await
     })
 }
 

@@ -25,7 +25,7 @@ pub const QUEUE_CAPACITY: usize = 8192;
 /// The most requests applied and flushed together.
 pub const BATCH_MAX: usize = 1024;
 
-/// A snapshot every this many entries, so a restart replays at most that many.
+/// A snapshot every this many entries by default, so a restart replays at most that many.
 pub const SNAPSHOT_EVERY: u64 = 10_000;
 
 /// A read of the durable state, run by the writer between batches.
@@ -166,7 +166,21 @@ pub fn genesis_config(journal: &Journal) -> Result<Option<Config>, String> {
 
 /// Opens the journal in `directory`, recovers the state (snapshot + replay), and
 /// starts the writer. The returned handle is how services talk to it.
-pub async fn start(config: Config, directory: &Path) -> anyhow::Result<(Handle, tokio::task::JoinHandle<()>)> {
+/// Stops the writer: it finishes the batch in hand, answers it, and closes the journal.
+pub struct Stopper(watch::Sender<bool>);
+
+impl Stopper {
+    pub fn stop(&self) {
+        let _ = self.0.send(true);
+    }
+}
+
+pub async fn start(
+    config: Config,
+    directory: &Path,
+    snapshot_every: u64,
+) -> anyhow::Result<(Handle, tokio::task::JoinHandle<()>, Stopper)> {
+    assert!(snapshot_every > 0, "a snapshot interval of zero entries");
     let started = std::time::Instant::now();
     let journal = Journal::open(directory)?;
     let config = Arc::new(config);
@@ -225,10 +239,11 @@ pub async fn start(config: Config, directory: &Path) -> anyhow::Result<(Handle, 
     let (display_sender, display_receiver) = watch::channel(display_of(&state, tip.entries));
     let (requests, queue) = mpsc::channel(QUEUE_CAPACITY);
     let last_snapshot = journal.load_snapshot()?.map(|stored| stored.sequence).unwrap_or(0);
-    let writer = Writer { state, journal, tip, last_snapshot, tables: table_senders, display: display_sender };
-    let task = tokio::spawn(writer.run(queue));
+    let writer = Writer { state, journal, tip, last_snapshot, snapshot_every, tables: table_senders, display: display_sender };
+    let (stop, stopped) = watch::channel(false);
+    let task = tokio::spawn(writer.run(queue, stopped));
     let handle = Handle { requests, tables: Arc::new(table_receivers), display: display_receiver, config };
-    Ok((handle, task))
+    Ok((handle, task, Stopper(stop)))
 }
 
 fn display_of(state: &State, journal_sequence: u64) -> DisplayPush {
@@ -252,17 +267,23 @@ struct Writer {
     journal: Journal,
     tip: JournalTip,
     last_snapshot: u64,
+    snapshot_every: u64,
     tables: BTreeMap<String, watch::Sender<TablePush>>,
     display: watch::Sender<DisplayPush>,
 }
 
 impl Writer {
-    async fn run(mut self, mut queue: mpsc::Receiver<Request>) {
+    async fn run(mut self, mut queue: mpsc::Receiver<Request>, mut stopped: watch::Receiver<bool>) {
         let mut batch = Vec::with_capacity(BATCH_MAX);
         let mut last_time_ms = 0;
         loop {
-            if queue.recv_many(&mut batch, BATCH_MAX).await == 0 {
-                info!(entries = self.tip.entries, "writer stopped: no more requests");
+            let received = tokio::select! {
+                biased;
+                _ = stopped.wait_for(|stop| *stop) => 0,
+                received = queue.recv_many(&mut batch, BATCH_MAX) => received,
+            };
+            if received == 0 {
+                info!(entries = self.tip.entries, "writer stopped");
                 return;
             }
             // One clock reading per batch, never going backwards.
@@ -324,7 +345,7 @@ impl Writer {
         }
         if written > 0 {
             self.publish(&touched_pools);
-            if self.tip.entries - self.last_snapshot >= SNAPSHOT_EVERY {
+            if self.tip.entries - self.last_snapshot >= self.snapshot_every {
                 let stored = StoredSnapshot {
                     sequence: self.tip.entries,
                     tip: hex::encode(self.tip.hash),

@@ -1,0 +1,228 @@
+//! A real controller for the integration tests: `pozo_server::serve` on
+//! 127.0.0.1:0 with a temporary sled directory, and a client that signs commands
+//! with the embedded layout's keys exactly as a table agent does.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use hmac::{Hmac, Mac};
+use pozo_proto::v1 as pb;
+use pozo_proto::v1::table_command::Command as C;
+use pozo_server::config::Config;
+use prost::Message;
+use sha2::Sha256;
+use tokio::sync::oneshot;
+use tonic::transport::Channel;
+use tonic::{Code, Status};
+
+pub struct TestServer {
+    pub address: SocketAddr,
+    pub data: PathBuf,
+    _directory: Option<tempfile::TempDir>,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+}
+
+impl TestServer {
+    /// A fresh controller with the embedded layout and rulebooks.
+    pub async fn start() -> TestServer {
+        let directory = tempfile::tempdir().expect("a temporary directory");
+        let data = directory.path().to_path_buf();
+        let mut server = TestServer::start_on(data).await;
+        server._directory = Some(directory);
+        server
+    }
+
+    /// A controller on an existing data directory (a restart).
+    pub async fn start_on(data: PathBuf) -> TestServer {
+        TestServer::start_with(data, pozo_server::ServeOptions::default()).await
+    }
+
+    /// A controller on `data` with the given options (a small snapshot interval).
+    pub async fn start_with(data: PathBuf, options: pozo_server::ServeOptions) -> TestServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
+        let address = listener.local_addr().expect("bound");
+        let (stop, stopped) = oneshot::channel::<()>();
+        let (ready_sender, ready) = oneshot::channel::<()>();
+        let directory = data.clone();
+        let task = tokio::spawn(async move {
+            pozo_server::serve(
+                listener,
+                Config::embedded(),
+                &directory,
+                options,
+                async {
+                    let _ = stopped.await;
+                },
+                move || {
+                    let _ = ready_sender.send(());
+                },
+            )
+            .await
+        });
+        ready.await.expect("the server started");
+        TestServer { address, data, _directory: None, stop: Some(stop), task: Some(task) }
+    }
+
+    /// Stops the server and waits until its writer has finished.
+    pub async fn stop(mut self) -> Option<tempfile::TempDir> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.await.expect("server task").expect("server stopped cleanly");
+        }
+        self._directory.take()
+    }
+
+    pub async fn client(&self) -> Client {
+        let channel = Channel::from_shared(format!("http://{}", self.address)).expect("uri").connect().await.expect("connect");
+        Client::new(channel)
+    }
+}
+
+/// Signs and sends commands as the table agents and the office would.
+pub struct Client {
+    pub channel: Channel,
+    pub table: pb::table_client::TableClient<Channel>,
+    pub office: pb::venta_pagos_client::VentaPagosClient<Channel>,
+    pub reports: pb::reports_client::ReportsClient<Channel>,
+    pub pools: pb::pools_client::PoolsClient<Channel>,
+    pub display: pb::display_client::DisplayClient<Channel>,
+    /// The next sequence per table.
+    pub sequences: HashMap<String, u64>,
+    config: Config,
+}
+
+pub fn mac(secret: &[u8], payload: &[u8]) -> Vec<u8> {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("any key length");
+    mac.update(payload);
+    mac.finalize().into_bytes().to_vec()
+}
+
+impl Client {
+    pub fn new(channel: Channel) -> Client {
+        Client {
+            table: pb::table_client::TableClient::new(channel.clone()),
+            office: pb::venta_pagos_client::VentaPagosClient::new(channel.clone()),
+            reports: pb::reports_client::ReportsClient::new(channel.clone()),
+            pools: pb::pools_client::PoolsClient::new(channel.clone()),
+            display: pb::display_client::DisplayClient::new(channel.clone()),
+            channel,
+            sequences: HashMap::new(),
+            config: Config::embedded(),
+        }
+    }
+
+    pub fn secret(&self, key_id: &str) -> Vec<u8> {
+        self.config.keys.get(key_id).unwrap_or_else(|| panic!("key {key_id} in the embedded layout")).secret.clone()
+    }
+
+    /// An envelope signed with `key_id`'s secret.
+    pub fn envelope(&self, key_id: &str, payload: Vec<u8>) -> pb::Envelope {
+        let mac = mac(&self.secret(key_id), &payload);
+        pb::Envelope { payload, key_id: key_id.to_owned(), mac }
+    }
+
+    pub fn payload(table: &str, sequence: u64, command: C) -> Vec<u8> {
+        pb::TableCommand { table_id: table.to_owned(), sequence, command: Some(command) }.encode_to_vec()
+    }
+
+    /// Sends one command for `table` with its own key and the next sequence; the
+    /// sequence moves on only when the command was applied.
+    pub async fn send(&mut self, table: &str, command: C) -> Result<pb::SubmitReply, Status> {
+        let sequence = *self.sequences.entry(table.to_owned()).or_insert(1);
+        let envelope = self.envelope(&format!("mesa-{table}"), Client::payload(table, sequence, command));
+        let reply = self.table.submit(envelope).await.map(|response| response.into_inner());
+        if reply.is_ok() {
+            self.sequences.insert(table.to_owned(), sequence + 1);
+        }
+        reply
+    }
+
+    /// Sends a command that must be applied.
+    pub async fn ok(&mut self, table: &str, command: C) -> pb::SubmitReply {
+        match self.send(table, command.clone()).await {
+            Ok(reply) => reply,
+            Err(status) => panic!("table {table}: {command:?} refused: {:?} {}", status.code(), status.message()),
+        }
+    }
+
+    /// Sends a command that must be refused with `code`; returns the message.
+    pub async fn refused(&mut self, table: &str, command: C, code: Code) -> String {
+        match self.send(table, command.clone()).await {
+            Ok(reply) => panic!("table {table}: {command:?} should be refused, was applied: {}", reply.outcome),
+            Err(status) => {
+                assert_eq!(status.code(), code, "table {table}: {command:?}: {}", status.message());
+                status.message().to_owned()
+            }
+        }
+    }
+
+    /// The table as its panels show it now (the first push of its stream).
+    pub async fn view(&mut self, table: &str) -> pb::TableView {
+        let payload = pb::WatchTable { table_id: table.to_owned() }.encode_to_vec();
+        let envelope = self.envelope(&format!("mesa-{table}"), payload);
+        let mut stream = self.table.watch(envelope).await.expect("watch").into_inner();
+        stream.message().await.expect("stream").expect("a first push").table.expect("a view")
+    }
+
+    pub async fn journal(&mut self) -> pb::JournalStatus {
+        self.reports.journal(pb::JournalStatusRequest {}).await.expect("journal status").into_inner()
+    }
+
+    pub async fn pool(&mut self, pool: &str) -> pb::PoolReport {
+        self.reports.pool(pb::PoolReportRequest { pool_id: pool.to_owned() }).await.expect("pool report").into_inner()
+    }
+
+    pub fn office_envelope(&self, command: pb::office_command::Command) -> pb::Envelope {
+        self.envelope("venta-pagos-1", pb::OfficeCommand { command: Some(command) }.encode_to_vec())
+    }
+
+    /// Everything a refused command must leave as it was: the journal, every
+    /// pool, and the table's view.
+    pub async fn fingerprint(&mut self, table: &str) -> String {
+        let journal = self.journal().await;
+        let pools = self.pools.status(pb::PoolStatusRequest { pool_ids: vec![] }).await.expect("pools").into_inner();
+        let view = self.view(table).await;
+        format!("{journal:?}|{pools:?}|{view:?}")
+    }
+}
+
+pub fn press(seat: u32) -> C {
+    C::Press(pb::Press { seat })
+}
+pub fn sell(seat: u32, credits: u32) -> C {
+    C::SellCredits(pb::SellCredits { seat, credits })
+}
+pub fn prize(seat: u32, code: &str) -> C {
+    C::EnterPrize(pb::EnterPrize { seat, code: code.to_owned(), high: String::new() })
+}
+pub fn open() -> C {
+    C::OpenTable(pb::OpenTable {})
+}
+pub fn close() -> C {
+    C::CloseTable(pb::CloseTable {})
+}
+pub fn start() -> C {
+    C::StartRound(pb::StartRound {})
+}
+pub fn accept() -> C {
+    C::Accept(pb::Accept {})
+}
+pub fn finish() -> C {
+    C::FinishRound(pb::FinishRound {})
+}
+pub fn gold_turn() -> C {
+    C::RequestGoldTurn(pb::RequestGoldTurn {})
+}
+
+pub fn amount(value: &Option<pb::Amount>) -> String {
+    value.as_ref().map(|amount| amount.value.clone()).unwrap_or_default()
+}
+
+pub fn light(view: &pb::TableView, seat: u32) -> pb::Light {
+    pb::Light::try_from(view.seats[seat as usize - 1].light).expect("a known light")
+}

@@ -1,0 +1,292 @@
+//! Whole rounds over gRPC against the real controller on 127.0.0.1:0: credits,
+//! presses, INICIAR JUEGO, prizes, ACEPTAR, FINALIZAR JUEGO; the roulette series
+//! with the gold turn; the Central Póker instant prize; Venta-Pagos.
+
+mod common;
+
+use common::*;
+use pozo_proto::v1 as pb;
+use tonic::Code;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_blackjack_round() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+
+    let opened = client.ok("B1", open()).await;
+    assert_eq!(opened.table.as_ref().expect("view").state, "apuestas");
+    assert_eq!(light(opened.table.as_ref().expect("view"), 3), pb::Light::Blue, "betting open");
+    client.ok("B1", sell(3, 5)).await;
+    client.ok("B1", sell(5, 1)).await;
+    let pressed = client.ok("B1", press(3)).await;
+    let view = pressed.table.expect("view");
+    // 11.11.5: the light is on once the bet is durable, which the answer proves.
+    assert_eq!(light(&view, 3), pb::Light::On);
+    assert_eq!(view.seats[2].credits, 4);
+    assert!(pressed.journal_sequence > 1);
+    client.ok("B1", press(5)).await;
+
+    // 12.5.1.1: INICIAR JUEGO registers the two bets: 2 × 65% × 10.00 on the $5,000 minimum.
+    let started = client.ok("B1", start()).await.table.expect("view");
+    assert_eq!(started.state, "en juego");
+    assert_eq!(amount(&started.displayed), "5013.00");
+    assert_eq!(light(&started, 1), pb::Light::Off, "no bet, betting closed");
+    assert_eq!(light(&started, 3), pb::Light::On);
+
+    client.ok("B1", prize(3, "CUATRO_ASES")).await;
+    let accepted = client.ok("B1", accept()).await;
+    assert_eq!(accepted.awards.len(), 1);
+    assert_eq!(amount(&accepted.awards[0].award), "500.00");
+    assert!(accepted.awards[0].payout_order_id.is_empty(), "a $500 prize is paid at the table");
+    assert_eq!(amount(&accepted.table.as_ref().expect("view").displayed), "5000.00", "4,513 shown as the minimum (R1)");
+
+    let finished = client.ok("B1", finish()).await.table.expect("view");
+    assert_eq!(finished.state, "apuestas");
+    assert_eq!(finished.round, 2);
+    assert_eq!(light(&finished, 3), pb::Light::Blue, "panels enabled again (12.5.2.3)");
+
+    let report = client
+        .reports
+        .table(pb::TableReportRequest { table_id: "B1".into(), jornada: String::new() })
+        .await
+        .expect("report")
+        .into_inner();
+    assert_eq!((amount(&report.ipa), amount(&report.pppa)), ("20.00".to_owned(), "500.00".to_owned()));
+    assert_eq!((report.presses, report.bets, report.credits_sold), (2, 2, 6));
+    assert_eq!(amount(&report.credits_sold_amount), "60.00");
+    assert_eq!(report.hours.iter().map(|hour| amount(&hour.pppa)).collect::<Vec<_>>(), ["500.00"]);
+
+    let pool = client.pool("iplyc-blackjack").await;
+    assert_eq!((pool.hits, amount(&pool.balance), amount(&pool.contributions)), (1, "4513.00".to_owned(), "13.00".to_owned()));
+    assert_eq!(pool.last_hits[0].table_id, "B1");
+    assert_eq!((pool.last_hits[0].seat, amount(&pool.last_hits[0].amount)), (3, "500.00".to_owned()));
+
+    // The cartel shows the winning table and the amount paid, with the new amount.
+    let mut display =
+        client.display.watch(pb::WatchDisplays { pool_ids: vec!["iplyc-blackjack".into()] }).await.expect("display").into_inner();
+    let update = display.message().await.expect("stream").expect("a push");
+    let shown = &update.pools[0];
+    let win = shown.last_win.as_ref().expect("a last win");
+    assert_eq!((win.table_id.as_str(), amount(&win.amount)), ("B1", "500.00".to_owned()));
+    assert_eq!(amount(&shown.displayed), "5000.00");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retried_command_gets_the_same_answer_and_changes_nothing() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("B2", open()).await;
+    client.ok("B2", sell(1, 5)).await;
+    let envelope = client.envelope("mesa-B2", Client::payload("B2", 3, press(1)));
+    let first = client.table.submit(envelope.clone()).await.expect("applied").into_inner();
+    let journal = client.journal().await;
+    // The answer was lost on the way; the agent sends the very same bytes again.
+    let second = client.table.submit(envelope).await.expect("answered again").into_inner();
+    assert_eq!(first, second, "the same answer");
+    assert_eq!(client.journal().await, journal, "nothing journaled twice");
+    let view = client.view("B2").await;
+    assert_eq!(view.seats[0].credits, 4, "one credit spent, not two");
+    assert_eq!(client.pool("iplyc-blackjack").await.bets, 0, "registered at INICIAR JUEGO only");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_roulette_series_with_two_tables_contending_for_the_gold_turn() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    for (table, seat) in [("R1", 1), ("R2", 2)] {
+        client.ok(table, open()).await;
+        client.ok(table, sell(seat, 1)).await;
+        // 4.4.2: roulette bets register at the press: three Grillos de Bronce.
+        let view = client.ok(table, press(seat)).await.table.expect("view");
+        assert_eq!(view.seats[seat as usize - 1].bronze, 3);
+    }
+    assert_eq!(amount(&client.pool("iplyc-ruleta").await.contributions), "39.00", "2 × 65% × 30.00 (3.2.1)");
+
+    // Ball 1: a bronze hit turns into two silver (3.4.1.1).
+    for (table, seat) in [("R1", 1), ("R2", 2)] {
+        client.ok(table, start()).await;
+        client.ok(table, prize(seat, "GRILLO_BRONCE")).await;
+        let accepted = client.ok(table, accept()).await;
+        assert_eq!(amount(&accepted.awards[0].award), "0.00");
+        assert_eq!((accepted.awards[0].grants_code.as_str(), accepted.awards[0].grants_count), ("GRILLO_PLATA", 2));
+        let view = client.ok(table, finish()).await.table.expect("view");
+        assert_eq!((view.seats[seat as usize - 1].bronze, view.seats[seat as usize - 1].silver), (0, 2));
+    }
+    // Ball 2: a silver hit pays the fixed amount and gives the gold (3.4.1.2).
+    for (table, seat) in [("R1", 1), ("R2", 2)] {
+        client.ok(table, start()).await;
+        client.ok(table, prize(seat, "GRILLO_PLATA")).await;
+        assert_eq!(amount(&client.ok(table, accept()).await.awards[0].award), "300.00");
+        let view = client.ok(table, finish()).await.table.expect("view");
+        assert_eq!(view.seats[seat as usize - 1].gold, 1);
+    }
+
+    // 4.3.4–4.3.5: both tables hold a gold; they play it one at a time.
+    let message = client.refused("R1", start(), Code::FailedPrecondition).await;
+    assert!(message.contains("request the gold turn first (4.3.5)"), "{message}");
+    let granted = client.ok("R1", gold_turn()).await.table.expect("view");
+    assert_eq!(pb::GoldTurn::try_from(granted.gold_turn), Ok(pb::GoldTurn::Granted));
+    let waiting = client.ok("R2", gold_turn()).await.table.expect("view");
+    assert_eq!(pb::GoldTurn::try_from(waiting.gold_turn), Ok(pb::GoldTurn::Waiting));
+    let message = client.refused("R2", start(), Code::FailedPrecondition).await;
+    assert!(message.contains("Se juega Grillo de Oro en la mesa R1"), "{message}");
+
+    // R2's agent watches its table: it is told the moment its turn comes.
+    let payload = prost::Message::encode_to_vec(&pb::WatchTable { table_id: "R2".into() });
+    let mut r2_stream = client.table.watch(client.envelope("mesa-R2", payload)).await.expect("watch").into_inner();
+    let first = r2_stream.message().await.expect("stream").expect("push").table.expect("view");
+    assert_eq!(pb::GoldTurn::try_from(first.gold_turn), Ok(pb::GoldTurn::Waiting));
+
+    let before = client.pool("iplyc-ruleta").await;
+    client.ok("R1", start()).await;
+    client.ok("R1", prize(1, "GRILLO_ORO")).await;
+    let gold = client.ok("R1", accept()).await;
+    // 3.4.1.3 and 3.5.1: 100% of what the display showed at the marking.
+    assert_eq!(amount(&gold.awards[0].award), amount(&before.displayed));
+    assert!(!gold.awards[0].payout_order_id.is_empty(), "the Pago Máximo goes to Venta-Pagos (3.5.2)");
+    client.ok("R1", finish()).await;
+
+    let granted = loop {
+        let view = r2_stream.message().await.expect("stream").expect("push").table.expect("view");
+        if pb::GoldTurn::try_from(view.gold_turn) == Ok(pb::GoldTurn::Granted) {
+            break view;
+        }
+    };
+    assert_eq!(granted.seats[1].gold, 1);
+    client.ok("R2", start()).await;
+    client.ok("R2", prize(2, "GRILLO_ORO")).await;
+    let second_gold = client.ok("R2", accept()).await;
+    assert_eq!(amount(&second_gold.awards[0].award), "20000.00", "the replenished minimum (3.2.2)");
+    let view = client.ok("R2", finish()).await.table.expect("view");
+    assert_eq!(view.seats[1].gold, 0, "the series is complete");
+    assert_eq!(pb::GoldTurn::try_from(view.gold_turn), Ok(pb::GoldTurn::None));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_central_poker_instant_prize() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("CP1", open()).await;
+    client.ok("CP1", sell(1, 5)).await;
+    client.ok("CP1", sell(2, 5)).await;
+    assert!(client.view("CP1").await.instant_card.is_none(), "no card before the first round");
+
+    // 15.11.2: a card appears at INICIAR JUEGO; nobody receives it: it stays (15.11.4).
+    client.ok("CP1", press(1)).await;
+    let card = client.ok("CP1", start()).await.table.expect("view").instant_card.expect("a card in play");
+    assert!(pozo_server::state::Card::RANKS.contains(&card.rank.as_str()));
+    assert!(pozo_server::state::Card::SUITS.contains(&card.suit.as_str()));
+    client.ok("CP1", finish()).await;
+    client.ok("CP1", press(2)).await;
+    let again = client.ok("CP1", start()).await.table.expect("view").instant_card.expect("still in play");
+    assert_eq!(again, card, "carried over until won");
+
+    // Seat 2 receives it among its first five cards: $30 (15.7.1.6).
+    let message = client.refused("CP1", prize(1, "PREMIO_INSTANTANEO"), Code::FailedPrecondition).await;
+    assert!(message.contains("seat 1 has no side bet registered"), "{message}");
+    client.ok("CP1", prize(2, "PREMIO_INSTANTANEO")).await;
+    let accepted = client.ok("CP1", accept()).await;
+    assert_eq!(amount(&accepted.awards[0].award), "30.00");
+    assert!(accepted.table.expect("view").instant_card.is_none(), "won: off the monitor");
+    client.ok("CP1", finish()).await;
+    assert!(client.ok("CP1", start()).await.table.expect("view").instant_card.is_some(), "a new card with the next round");
+
+    // The card is in the journal: every replay shows the same card.
+    let journal = client.journal().await;
+    assert!(journal.entries >= 10);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn venta_pagos_confirms_one_payout_and_rejects_another() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("B3", open()).await;
+    client.ok("B3", sell(1, 5)).await;
+    client.ok("B3", sell(2, 5)).await;
+
+    // Round 1: the 20% prize on the $5,000 minimum (11.2.2) → a payout order.
+    client.ok("B3", press(1)).await;
+    client.ok("B3", start()).await;
+    client.ok("B3", prize(1, "TRES_SIETES_MISMO_PALO")).await;
+    let accepted = client.ok("B3", accept()).await;
+    let first_order = accepted.awards[0].payout_order_id.clone();
+    assert!(!first_order.is_empty());
+    assert_eq!(amount(&accepted.awards[0].award), "1001.30", "20% of 5,006.50");
+    client.ok("B3", finish()).await;
+
+    // Round 2: another one, to be rejected.
+    client.ok("B3", press(2)).await;
+    client.ok("B3", start()).await;
+    client.ok("B3", prize(2, "TRES_SIETES_MISMO_PALO")).await;
+    let second = client.ok("B3", accept()).await.awards[0].clone();
+    client.ok("B3", finish()).await;
+
+    let list = client.office_envelope(pb::office_command::Command::List(pb::ListPayouts { status: String::new() }));
+    let pending = client.office.list(list).await.expect("listed").into_inner().orders;
+    assert_eq!(pending.len(), 2);
+    let order = pending.iter().find(|order| order.order_id == first_order).expect("the first order");
+    assert_eq!((order.table_id.as_str(), order.seat, order.code.as_str()), ("B3", 1, "TRES_SIETES_MISMO_PALO"));
+    assert_eq!((amount(&order.amount), order.status.as_str(), order.round), ("1001.30".to_owned(), "pendiente", 1));
+
+    // A table key is refused at the office (ARCHITECTURE: a table key never confirms a payout).
+    let confirm = pb::office_command::Command::Confirm(pb::ConfirmPayout {
+        order_id: first_order.clone(),
+        operator_id: "cajero-7".into(),
+        form_number: "F-4104-0001".into(),
+    });
+    let forged = client.envelope("mesa-B3", prost::Message::encode_to_vec(&pb::OfficeCommand { command: Some(confirm.clone()) }));
+    let status = client.office.confirm(forged).await.expect_err("a table key");
+    assert_eq!(status.code(), Code::PermissionDenied, "{}", status.message());
+
+    let confirmed = {
+        let envelope = client.office_envelope(confirm.clone());
+        client.office.confirm(envelope).await
+    }
+    .expect("confirmed")
+    .into_inner();
+    assert_eq!((confirmed.status.as_str(), confirmed.form_number.as_str()), ("confirmada", "F-4104-0001"));
+    let again = {
+        let envelope = client.office_envelope(confirm);
+        client.office.confirm(envelope).await
+    }
+    .expect("idempotent")
+    .into_inner();
+    assert_eq!(again, confirmed);
+
+    let before = client.pool("iplyc-blackjack").await;
+    let reject = pb::office_command::Command::Reject(pb::RejectPayout {
+        order_id: second.payout_order_id.clone(),
+        reason: "naipes marcados".into(),
+    });
+    let rejected = {
+        let envelope = client.office_envelope(reject);
+        client.office.reject(envelope).await
+    }
+    .expect("rejected")
+    .into_inner();
+    assert_eq!(rejected.status, "rechazada");
+    let after = client.pool("iplyc-blackjack").await;
+    // DOMAIN.md §6: the award goes back to its pool, booked as such.
+    let returned: rust_decimal::Decimal = amount(&second.award).parse().expect("decimal");
+    let balance = |report: &pb::PoolReport| amount(&report.balance).parse::<rust_decimal::Decimal>().expect("decimal");
+    assert_eq!(balance(&after), balance(&before) + returned);
+    assert_eq!(amount(&after.awards_returned), amount(&second.award));
+    assert_eq!(amount(&after.awards), amount(&before.awards), "the awards meter never goes down");
+
+    let confirm_rejected = pb::office_command::Command::Confirm(pb::ConfirmPayout {
+        order_id: second.payout_order_id.clone(),
+        operator_id: "cajero-7".into(),
+        form_number: "F-2".into(),
+    });
+    let status = {
+        let envelope = client.office_envelope(confirm_rejected);
+        client.office.confirm(envelope).await
+    }
+    .expect_err("already rejected");
+    assert_eq!(status.code(), Code::FailedPrecondition);
+    server.stop().await;
+}
