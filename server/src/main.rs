@@ -95,6 +95,7 @@ fn run_serve(
     listen: &str,
     config: Option<&std::path::Path>,
     rulebooks: &[PathBuf],
+    options: pozo_server::ServeOptions,
 ) -> anyhow::Result<()> {
     use std::io::Write as _;
     tracing_subscriber::fmt()
