@@ -1028,7 +1028,8 @@ impl State {
             });
         }
         hits.truncate(POOL_HITS_KEPT);
-        if let Some(top) = awards.iter().max_by_key(|award| award.award) {
+        // The cartel shows a win that pays money; a bronze exchanged for silver pays none.
+        if let Some(top) = awards.iter().filter(|_| total > Decimal::ZERO).max_by_key(|award| award.award) {
             self.data.last_wins.insert(
                 pool_id.clone(),
                 LastWin {

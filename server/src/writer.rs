@@ -363,10 +363,10 @@ impl Writer {
     fn publish(&self, pools: &BTreeSet<String>) {
         let sequence = self.tip.entries;
         for (id, sender) in &self.tables {
-            let Some(view) = self.state.table_view(id) else { continue };
-            if !pools.contains(&view.pool_id) {
+            if !self.state.table(id).is_some_and(|table| pools.contains(&table.pool)) {
                 continue;
             }
+            let Some(view) = self.state.table_view(id) else { continue };
             sender.send_if_modified(|push| {
                 if push.view == view {
                     return false;
