@@ -375,6 +375,13 @@ impl Writer {
                 true
             });
         }
-        self.display.send_replace(display_of(&self.state, sequence));
+        let display = display_of(&self.state, sequence);
+        self.display.send_if_modified(|push| {
+            if push.pools == display.pools {
+                return false;
+            }
+            *push = display;
+            true
+        });
     }
 }

@@ -1,0 +1,101 @@
+//! What standard gRPC tools and the displays see: health, reflection, pool
+//! status, and a display feed coalesced so a slow reader never slows the writer.
+
+mod common;
+
+use common::*;
+use pozo_proto::v1 as pb;
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::health_client::HealthClient;
+use tonic_health::pb::HealthCheckRequest;
+use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
+use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
+use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
+use tonic_reflection::pb::v1::ServerReflectionRequest;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_reports_every_service_serving() {
+    let server = TestServer::start().await;
+    let client = server.client().await;
+    let mut health = HealthClient::new(client.channel.clone());
+    for service in ["pozo.v1.Table", "pozo.v1.Display", "pozo.v1.VentaPagos", "pozo.v1.Reports", "pozo.v1.Pools"] {
+        let status = health.check(HealthCheckRequest { service: service.into() }).await.expect("health answers").into_inner().status;
+        assert_eq!(status, ServingStatus::Serving as i32, "{service}");
+    }
+    let unknown = health.check(HealthCheckRequest { service: "pozo.v1.Nothing".into() }).await.expect_err("unknown service");
+    assert_eq!(unknown.code(), tonic::Code::NotFound);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reflection_lists_the_services_for_standard_tools() {
+    let server = TestServer::start().await;
+    let client = server.client().await;
+    let mut reflection = ServerReflectionClient::new(client.channel.clone());
+    let request = ServerReflectionRequest { host: String::new(), message_request: Some(MessageRequest::ListServices(String::new())) };
+    let mut responses = reflection.server_reflection_info(tokio_stream::iter(vec![request])).await.expect("reflection").into_inner();
+    let response = responses.message().await.expect("stream").expect("an answer");
+    let Some(MessageResponse::ListServicesResponse(list)) = response.message_response else {
+        panic!("a service list, got {response:?}");
+    };
+    let names: Vec<String> = list.service.into_iter().map(|service| service.name).collect();
+    for service in ["pozo.v1.Table", "pozo.v1.Display", "pozo.v1.VentaPagos", "pozo.v1.Reports", "pozo.v1.Pools", "grpc.health.v1.Health"] {
+        assert!(names.iter().any(|name| name == service), "{service} in {names:?}");
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_display_gets_the_newest_amounts_not_a_backlog() {
+    // The cartel's stream is a watch: a reader that falls behind skips to the
+    // newest state; the writer never waits for it. The display here reads through
+    // a 256-byte HTTP/2 window, so the server can hand it only a few updates ahead.
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let endpoint = tonic::transport::Endpoint::from_shared(format!("http://{}", server.address)).expect("uri").initial_stream_window_size(Some(256));
+    let mut slow = pb::display_client::DisplayClient::new(endpoint.connect().await.expect("connect"));
+    let mut display = slow.watch(pb::WatchDisplays { pool_ids: vec!["iplyc-ruleta".into()] }).await.expect("display").into_inner();
+    let first = display.message().await.expect("stream").expect("the current amounts");
+    assert_eq!(first.pools.len(), 1, "only the pool asked for");
+    assert_eq!(amount(&first.pools[0].displayed), "20000.00");
+
+    // Forty grillo sales, each a new amount, while the display reads nothing.
+    client.ok("R1", open()).await;
+    let mut changes = 0;
+    for seat in 1..=8 {
+        client.ok("R1", sell(seat, 5)).await;
+        client.ok("R1", press(seat)).await;
+        changes += 1;
+    }
+    for _ in 0..4 {
+        client.ok("R1", start()).await;
+        client.ok("R1", finish()).await;
+        for seat in 1..=8 {
+            client.ok("R1", press(seat)).await;
+            changes += 1;
+        }
+    }
+    let journal = client.journal().await;
+    let mut received = Vec::new();
+    loop {
+        let update = tokio::time::timeout(std::time::Duration::from_secs(10), display.message())
+            .await
+            .expect("the newest amounts arrive")
+            .expect("stream")
+            .expect("a push");
+        received.push(update.journal_sequence);
+        if update.journal_sequence == journal.entries {
+            // 40 sales × 65% × 30.00 = 780.00 on the 20,000 minimum (3.2.1).
+            assert_eq!(amount(&update.pools[0].displayed), "20780.00");
+            break;
+        }
+    }
+    assert!(received.windows(2).all(|pair| pair[0] < pair[1]), "in journal order: {received:?}");
+    assert!(received.len() < changes / 2, "coalesced: {} pushes for {changes} changes: {received:?}", received.len());
+    let status = client.pools.status(pb::PoolStatusRequest { pool_ids: vec!["iplyc-ruleta".into()] }).await.expect("status").into_inner();
+    assert_eq!(amount(&status.pools[0].displayed), "20780.00");
+    assert_eq!(status.pools[0].sequence, journal.entries);
+    let unknown = client.pools.status(pb::PoolStatusRequest { pool_ids: vec!["nada".into()] }).await.expect_err("unknown pool");
+    assert_eq!(unknown.code(), tonic::Code::NotFound);
+    server.stop().await;
+}
