@@ -1093,14 +1093,13 @@ impl State {
         let mut outcome = format!("FINALIZAR JUEGO: ronda {} terminada, paneles habilitados", table.round - 1);
         if roulette && played_gold {
             // 4.3.5: the gold is played; the next table waiting for its turn plays now.
-            if let Some(turn) = self.data.gold_turns.get_mut(&pool_id) {
-                if turn.holder.as_deref() == Some(table_id) {
+            if let Some(turn) = self.data.gold_turns.get_mut(&pool_id)
+                && turn.holder.as_deref() == Some(table_id) {
                     turn.holder = turn.waiting.pop_front();
                     if let Some(next) = &turn.holder {
                         outcome.push_str(&format!("; se juega Grillo de Oro en la mesa {next}"));
                     }
                 }
-            }
         }
         Ok((outcome, Vec::new()))
     }

@@ -75,8 +75,8 @@ pub fn verify(directory: &Path) -> anyhow::Result<VerifyReport> {
             conservation = format!("broken after entry {}: pool `{pool}` off by {difference}", tip.entries);
             break;
         }
-        if let Some(stored) = &stored {
-            if stored.sequence == tip.entries {
+        if let Some(stored) = &stored
+            && stored.sequence == tip.entries {
                 snapshot = if stored.snapshot != state.snapshot() {
                     format!("differs from the replayed state at entry {}", stored.sequence)
                 } else if stored.tip != hex::encode(tip.hash) {
@@ -85,13 +85,11 @@ pub fn verify(directory: &Path) -> anyhow::Result<VerifyReport> {
                     "ok".to_owned()
                 };
             }
-        }
     }
-    if let Some(stored) = &stored {
-        if stored.sequence > tip.entries {
+    if let Some(stored) = &stored
+        && stored.sequence > tip.entries {
             snapshot = format!("taken at entry {} but the journal ends at {}", stored.sequence, tip.entries);
         }
-    }
     let pools = state
         .pools()
         .iter()
