@@ -1,0 +1,175 @@
+//! The anomalies and the end of the night, over gRPC against the real controller:
+//! a bet voided (4.3.2), a burnt round carried (11.8.1.1), a void box refunded
+//! (11.8.1.2), the last ball and the last round (3.9, 11.10), Cierre de Mesa (4.7, 12.8).
+
+mod common;
+
+use common::*;
+use pozo_proto::v1 as pb;
+use pozo_proto::v1::table_command::Command as C;
+use tonic::Code;
+
+fn void(seat: u32) -> C {
+    C::VoidBet(pb::VoidBet { seat })
+}
+fn refund_bet(seat: u32) -> C {
+    C::RefundBet(pb::RefundBet { seat })
+}
+fn refund_credits(seat: u32) -> C {
+    C::RefundCredits(pb::RefundCredits { seat })
+}
+fn carry() -> C {
+    C::CarryBets(pb::CarryBets {})
+}
+fn last_round() -> C {
+    C::LastRound(pb::LastRound {})
+}
+
+async fn report(client: &mut Client, table: &str) -> pb::TableReport {
+    client.reports.table(pb::TableReportRequest { table_id: table.into(), jornada: String::new() }).await.expect("report").into_inner()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_4_3_2_a_voided_grillo_sale_takes_its_contribution_back() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("R3", open()).await;
+    client.ok("R3", sell(4, 1)).await;
+    client.ok("R3", press(4)).await;
+    assert_eq!(amount(&client.pool("iplyc-ruleta").await.contributions), "19.50");
+    // Ingresos → Anular → SÍ: the bronze handed back before the ball.
+    let view = client.ok("R3", void(4)).await.table.expect("view");
+    assert_eq!((view.seats[3].bronze, view.seats[3].credits), (0, 1), "credit returned");
+    assert_eq!(light(&view, 4), pb::Light::Blue);
+    let pool = client.pool("iplyc-ruleta").await;
+    assert_eq!((amount(&pool.contributions), amount(&pool.balance), pool.bets), ("0.00".to_owned(), "20000.00".to_owned(), 0));
+    let day = report(&mut client, "R3").await;
+    assert_eq!((amount(&day.ipa), day.bets), ("0.00".to_owned(), 0));
+    // Once the ball is spun the bet is played: no void then.
+    client.ok("R3", press(4)).await;
+    client.ok("R3", start()).await;
+    let message = client.refused("R3", void(4), Code::FailedPrecondition).await;
+    assert!(message.contains("4.3.2"), "{message}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_11_8_1_1_a_burnt_round_carries_its_bets_without_new_ones() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("B4", open()).await;
+    client.ok("B4", sell(1, 5)).await;
+    client.ok("B4", sell(2, 5)).await;
+    client.ok("B4", press(1)).await;
+    client.ok("B4", start()).await;
+    let contributions = amount(&client.pool("iplyc-blackjack").await.contributions);
+    assert_eq!(contributions, "6.50");
+    // Burnt before play started: seat 1's bet competes in the next hand.
+    let view = client.ok("B4", carry()).await.table.expect("view");
+    assert_eq!(light(&view, 1), pb::Light::On, "the carried bet keeps its light");
+    assert_eq!(light(&view, 2), pb::Light::Off, "no new bets in the carried hand");
+    let message = client.refused("B4", press(2), Code::FailedPrecondition).await;
+    assert!(message.contains("11.8.1.1"), "{message}");
+    client.ok("B4", start()).await;
+    assert_eq!(amount(&client.pool("iplyc-blackjack").await.contributions), contributions, "contributed once, not twice");
+    client.ok("B4", prize(1, "BJ_AS_REY_MISMO_PALO")).await;
+    assert_eq!(amount(&client.ok("B4", accept()).await.awards[0].award), "50.00");
+    client.ok("B4", finish()).await;
+    client.ok("B4", press(2)).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_11_8_1_2_a_void_box_gets_its_side_bet_refunded() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("B1", open()).await;
+    client.ok("B1", sell(6, 1)).await;
+    client.ok("B1", press(6)).await;
+    client.ok("B1", start()).await;
+    let view = client.ok("B1", refund_bet(6)).await.table.expect("view");
+    assert_eq!((view.seats[5].credits, light(&view, 6)), (1, pb::Light::Off));
+    let pool = client.pool("iplyc-blackjack").await;
+    assert_eq!((amount(&pool.contributions), pool.bets), ("0.00".to_owned(), 0));
+    let message = client.refused("B1", prize(6, "CUATRO_ASES"), Code::FailedPrecondition).await;
+    assert!(message.contains("no side bet registered"), "{message}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_11_10_the_last_round_returns_credits_and_sells_no_more() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("B2", open()).await;
+    client.ok("B2", sell(1, 10)).await;
+    client.ok("B2", sell(3, 5)).await;
+    client.ok("B2", press(1)).await;
+    let reply = client.ok("B2", last_round()).await;
+    let view = reply.table.expect("view");
+    // 11.10.1: "debiendo reintegrar a los Apostadores los créditos a su favor".
+    assert_eq!((view.seats[0].credits, view.seats[2].credits), (0, 0));
+    assert!(view.last_round);
+    assert_eq!(light(&view, 1), pb::Light::On, "the bet already pressed plays the last round");
+    let message = client.refused("B2", sell(3, 1), Code::FailedPrecondition).await;
+    assert!(message.contains("11.10.1"), "{message}");
+    let day = report(&mut client, "B2").await;
+    assert_eq!((day.credits_sold, day.credits_returned), (15, 14));
+    assert_eq!(amount(&day.credits_returned_amount), "140.00");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_3_9_the_last_ball_stops_bronze_sales_and_completes_series() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("R4", open()).await;
+    client.ok("R4", sell(1, 5)).await;
+    client.ok("R4", sell(2, 5)).await;
+    client.ok("R4", press(1)).await;
+    client.ok("R4", last_round()).await;
+    let message = client.refused("R4", press(2), Code::FailedPrecondition).await;
+    assert!(message.contains("3.9.1"), "{message}");
+    // The series started goes on: bronze → silver → gold, then the gold turn.
+    client.ok("R4", start()).await;
+    client.ok("R4", prize(1, "GRILLO_BRONCE")).await;
+    client.ok("R4", accept()).await;
+    client.ok("R4", finish()).await;
+    client.ok("R4", start()).await;
+    client.ok("R4", prize(1, "GRILLO_PLATA")).await;
+    client.ok("R4", accept()).await;
+    client.ok("R4", finish()).await;
+    // 3.9.2: one more ball only for the gold.
+    client.ok("R4", gold_turn()).await;
+    client.ok("R4", start()).await;
+    client.ok("R4", finish()).await;
+    let view = client.view("R4").await;
+    assert_eq!(view.seats[0].gold, 0, "the gold was played and missed");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_4_7_cierre_de_mesa_needs_credits_returned_and_reads_fp() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("R2", open()).await;
+    client.ok("R2", sell(5, 5)).await;
+    client.ok("R2", press(5)).await;
+    client.ok("R2", start()).await;
+    client.ok("R2", prize(5, "GRILLO_BRONCE")).await;
+    client.ok("R2", accept()).await;
+    client.ok("R2", finish()).await;
+    // 12.8.1: the credits must be paid back before the close.
+    let message = client.refused("R2", close(), Code::FailedPrecondition).await;
+    assert!(message.contains("12.8.1"), "{message}");
+    client.ok("R2", refund_credits(5)).await;
+    let view = client.ok("R2", close()).await.table.expect("view");
+    assert_eq!(view.state, "cerrada");
+    assert!(view.seats.iter().all(|seat| pb::Light::try_from(seat.light) == Ok(pb::Light::Off)));
+    // 4.7.5: the two Grillos de Plata left at the table are the FP of the jornada.
+    let day = report(&mut client, "R2").await;
+    assert_eq!(day.fp, 2);
+    // 4.7.7: the buttons are blocked: nothing enters outside opening hours.
+    let message = client.refused("R2", sell(5, 1), Code::FailedPrecondition).await;
+    assert!(message.contains("closed"), "{message}");
+    server.stop().await;
+}
