@@ -145,10 +145,12 @@ impl Config {
         let layout: Layout = toml::from_str(&layout_text)
             .map_err(|error| ConfigError::Syntax { file: layout_name.clone(), message: error.message().to_owned() })?;
         let (venta_pagos_over, keys) = validate(&layout_name, &layout, &rulebooks)?;
+        // The hash is of the contents only, rulebooks in a fixed order: the same
+        // settings read from another path or named in another order are the same.
+        let mut rulebook_texts: Vec<&str> = texts.iter().skip(1).map(|(_, text)| text.as_str()).collect();
+        rulebook_texts.sort_unstable();
         let mut hasher = Sha256::new();
-        for (name, text) in &texts {
-            hasher.update((name.len() as u64).to_be_bytes());
-            hasher.update(name.as_bytes());
+        for text in std::iter::once(layout_text.as_str()).chain(rulebook_texts) {
             hasher.update((text.len() as u64).to_be_bytes());
             hasher.update(text.as_bytes());
         }

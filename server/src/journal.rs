@@ -25,6 +25,11 @@ pub const GENESIS_PREVIOUS: Hash = [0; 32];
 
 const SNAPSHOT_KEY: &[u8] = b"snapshot";
 
+/// The tip record, in the entries' own tree so that it is written in the same
+/// atomic batch as they are: the last sequence (8 bytes) and its hash. It sorts
+/// after every entry key (a sequence's first byte is 0x00 for the next 2^56 entries).
+const TIP_KEY: &[u8] = b"~tip";
+
 /// One journal entry's content.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Record {
@@ -97,20 +102,39 @@ impl Journal {
         Ok(ReadEntry { record, previous, hash })
     }
 
-    /// Writes a batch of encoded entries and flushes once: durable when it returns.
-    pub async fn append(&self, batch: Vec<(u64, Vec<u8>)>) -> Result<(), JournalError> {
+    /// Writes a batch of encoded entries, with the new tip, atomically, and
+    /// flushes once: durable when it returns.
+    pub async fn append(&self, batch: Vec<(u64, Vec<u8>)>, tip: (u64, Hash)) -> Result<(), JournalError> {
         let mut writes = sled::Batch::default();
         for (sequence, value) in batch {
             writes.insert(&sequence.to_be_bytes(), value);
         }
+        let mut record = Vec::with_capacity(40);
+        record.extend_from_slice(&tip.0.to_be_bytes());
+        record.extend_from_slice(&tip.1);
+        writes.insert(TIP_KEY, record);
         self.entries.apply_batch(writes)?;
         self.db.flush_async().await?;
         Ok(())
     }
 
+    /// The tip record written with the last batch: its sequence and hash.
+    pub fn stored_tip(&self) -> Result<Option<(u64, Hash)>, JournalError> {
+        match self.entries.get(TIP_KEY)? {
+            None => Ok(None),
+            Some(value) if value.len() == 40 => {
+                let sequence = u64::from_be_bytes(value[..8].try_into().expect("8 bytes"));
+                Ok(Some((sequence, value[8..].try_into().expect("32 bytes"))))
+            }
+            Some(value) => {
+                Err(JournalError::Corrupt { sequence: 0, problem: format!("tip record of {} bytes, not 40", value.len()) })
+            }
+        }
+    }
+
     /// How many entries, and the hash of the last.
     pub fn tip(&self) -> Result<(u64, Hash), JournalError> {
-        match self.entries.last()? {
+        match self.entries.range(..TIP_KEY).next_back().transpose()? {
             None => Ok((0, GENESIS_PREVIOUS)),
             Some((key, value)) => {
                 let entry = Journal::decode(&key, &value)?;
@@ -121,7 +145,8 @@ impl Journal {
 
     /// Every entry after `after`, in order, each checked against its key.
     pub fn read_after(&self, after: u64) -> impl Iterator<Item = Result<ReadEntry, JournalError>> + '_ {
-        self.entries.range((after + 1).to_be_bytes()..).map(|item| {
+        let start = (after + 1).to_be_bytes();
+        self.entries.range(start.as_slice()..TIP_KEY).map(|item| {
             let (key, value) = item?;
             Journal::decode(&key, &value)
         })

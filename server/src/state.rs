@@ -596,6 +596,10 @@ impl State {
             )));
         }
         let (outcome, awards) = self.table_op(sequence, time_ms, &command.table_id, &command.op, command.card.as_ref())?;
+        let table = self.data.tables.get_mut(&command.table_id).expect("the table exists");
+        table.last_sequence = command.sequence;
+        table.last_payload_sha256 = command.payload_sha256.clone();
+        // The view the reply carries is the table as this command left it.
         let view = self.table_view(&command.table_id).expect("the table exists");
         let reply = TableReply {
             table_id: command.table_id.clone(),
@@ -605,10 +609,7 @@ impl State {
             awards,
             view,
         };
-        let table = self.data.tables.get_mut(&command.table_id).expect("the table exists");
-        table.last_sequence = command.sequence;
-        table.last_payload_sha256 = command.payload_sha256.clone();
-        table.last_reply = Some(reply.clone());
+        self.table_mut(&command.table_id).last_reply = Some(reply.clone());
         Ok(Applied::Table(reply))
     }
 
@@ -1094,12 +1095,13 @@ impl State {
         if roulette && played_gold {
             // 4.3.5: the gold is played; the next table waiting for its turn plays now.
             if let Some(turn) = self.data.gold_turns.get_mut(&pool_id)
-                && turn.holder.as_deref() == Some(table_id) {
-                    turn.holder = turn.waiting.pop_front();
-                    if let Some(next) = &turn.holder {
-                        outcome.push_str(&format!("; se juega Grillo de Oro en la mesa {next}"));
-                    }
+                && turn.holder.as_deref() == Some(table_id)
+            {
+                turn.holder = turn.waiting.pop_front();
+                if let Some(next) = &turn.holder {
+                    outcome.push_str(&format!("; se juega Grillo de Oro en la mesa {next}"));
                 }
+            }
         }
         Ok((outcome, Vec::new()))
     }

@@ -76,20 +76,28 @@ pub fn verify(directory: &Path) -> anyhow::Result<VerifyReport> {
             break;
         }
         if let Some(stored) = &stored
-            && stored.sequence == tip.entries {
-                snapshot = if stored.snapshot != state.snapshot() {
-                    format!("differs from the replayed state at entry {}", stored.sequence)
-                } else if stored.tip != hex::encode(tip.hash) {
-                    format!("records a tip hash that is not entry {}'s", stored.sequence)
-                } else {
-                    "ok".to_owned()
-                };
-            }
+            && stored.sequence == tip.entries
+        {
+            snapshot = if stored.snapshot != state.snapshot() {
+                format!("differs from the replayed state at entry {}", stored.sequence)
+            } else if stored.tip != hex::encode(tip.hash) {
+                format!("records a tip hash that is not entry {}'s", stored.sequence)
+            } else {
+                "ok".to_owned()
+            };
+        }
+    }
+    if chain == "ok"
+        && conservation == "ok"
+        && let Err(problem) = crate::writer::check_tip(&journal, &tip)
+    {
+        chain = problem;
     }
     if let Some(stored) = &stored
-        && stored.sequence > tip.entries {
-            snapshot = format!("taken at entry {} but the journal ends at {}", stored.sequence, tip.entries);
-        }
+        && stored.sequence > tip.entries
+    {
+        snapshot = format!("taken at entry {} but the journal ends at {}", stored.sequence, tip.entries);
+    }
     let pools = state
         .pools()
         .iter()

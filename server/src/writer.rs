@@ -153,6 +153,21 @@ pub fn replay_until(state: &mut State, journal: &Journal, after: u64, previous: 
     Ok(tip)
 }
 
+/// Checks the replayed journal ends where its tip record says: entries removed
+/// from the end, or an edited last entry, would otherwise go unnoticed.
+pub fn check_tip(journal: &Journal, tip: &JournalTip) -> Result<(), String> {
+    match journal.stored_tip().map_err(|error| error.to_string())? {
+        Some((entries, hash)) if entries == tip.entries && hash == tip.hash => Ok(()),
+        Some((entries, hash)) => Err(format!(
+            "the journal ends at entry {} (hash {}) but its tip record names entry {entries} (hash {}): entries were removed or altered",
+            tip.entries,
+            hex::encode(tip.hash),
+            hex::encode(hash)
+        )),
+        None => Err("the journal has no tip record".to_owned()),
+    }
+}
+
 /// Reads the genesis entry's configuration.
 pub fn genesis_config(journal: &Journal) -> Result<Option<Config>, String> {
     let Some(entry) = journal.entry(1).map_err(|error| error.to_string())? else { return Ok(None) };
@@ -194,7 +209,7 @@ pub async fn start(
         };
         state.apply(1, record.time_ms, &record.command).map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
         let (value, hash) = Journal::encode(&GENESIS_PREVIOUS, &record);
-        journal.append(vec![(1, value)]).await?;
+        journal.append(vec![(1, value)], (1, hash)).await?;
         (state, JournalTip { entries: 1, hash })
     } else {
         let journaled =
@@ -219,6 +234,7 @@ pub async fn start(
             _ => (State::new(Arc::clone(&config)), 0, GENESIS_PREVIOUS),
         };
         let tip = replay(&mut state, &journal, after, previous).map_err(anyhow::Error::msg)?;
+        check_tip(&journal, &tip).map_err(anyhow::Error::msg)?;
         info!(
             entries = tip.entries,
             from_snapshot = after,
@@ -334,8 +350,11 @@ impl Writer {
         }
         let written = writes.len();
         if written > 0 {
-            self.journal.append(writes).await?;
+            self.journal.append(writes, (self.tip.entries, self.tip.hash)).await?;
             info!(entries = written, tip = self.tip.entries, requests = answers.len(), "batch durable");
+            // Pushed before the answers: an agent that reads its answer and then
+            // watches its table never sees the state from before its own command.
+            self.publish(&touched_pools);
         }
         for (reply, result) in answers {
             let _ = reply.send(result);
@@ -344,7 +363,6 @@ impl Writer {
             read(&self.state, &self.tip);
         }
         if written > 0 {
-            self.publish(&touched_pools);
             if self.tip.entries - self.last_snapshot >= self.snapshot_every {
                 let stored = StoredSnapshot {
                     sequence: self.tip.entries,

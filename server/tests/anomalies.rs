@@ -26,7 +26,12 @@ fn last_round() -> C {
 }
 
 async fn report(client: &mut Client, table: &str) -> pb::TableReport {
-    client.reports.table(pb::TableReportRequest { table_id: table.into(), jornada: String::new() }).await.expect("report").into_inner()
+    client
+        .reports
+        .table(pb::TableReportRequest { table_id: table.into(), jornada: String::new() })
+        .await
+        .expect("report")
+        .into_inner()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,13 +5,13 @@ mod common;
 
 use common::*;
 use pozo_proto::v1 as pb;
+use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
-use tonic_health::pb::HealthCheckRequest;
+use tonic_reflection::pb::v1::ServerReflectionRequest;
 use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
 use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
 use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
-use tonic_reflection::pb::v1::ServerReflectionRequest;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_reports_every_service_serving() {
@@ -19,7 +19,8 @@ async fn health_reports_every_service_serving() {
     let client = server.client().await;
     let mut health = HealthClient::new(client.channel.clone());
     for service in ["pozo.v1.Table", "pozo.v1.Display", "pozo.v1.VentaPagos", "pozo.v1.Reports", "pozo.v1.Pools"] {
-        let status = health.check(HealthCheckRequest { service: service.into() }).await.expect("health answers").into_inner().status;
+        let status =
+            health.check(HealthCheckRequest { service: service.into() }).await.expect("health answers").into_inner().status;
         assert_eq!(status, ServingStatus::Serving as i32, "{service}");
     }
     let unknown = health.check(HealthCheckRequest { service: "pozo.v1.Nothing".into() }).await.expect_err("unknown service");
@@ -32,14 +33,18 @@ async fn reflection_lists_the_services_for_standard_tools() {
     let server = TestServer::start().await;
     let client = server.client().await;
     let mut reflection = ServerReflectionClient::new(client.channel.clone());
-    let request = ServerReflectionRequest { host: String::new(), message_request: Some(MessageRequest::ListServices(String::new())) };
-    let mut responses = reflection.server_reflection_info(tokio_stream::iter(vec![request])).await.expect("reflection").into_inner();
+    let request =
+        ServerReflectionRequest { host: String::new(), message_request: Some(MessageRequest::ListServices(String::new())) };
+    let mut responses =
+        reflection.server_reflection_info(tokio_stream::iter(vec![request])).await.expect("reflection").into_inner();
     let response = responses.message().await.expect("stream").expect("an answer");
     let Some(MessageResponse::ListServicesResponse(list)) = response.message_response else {
         panic!("a service list, got {response:?}");
     };
     let names: Vec<String> = list.service.into_iter().map(|service| service.name).collect();
-    for service in ["pozo.v1.Table", "pozo.v1.Display", "pozo.v1.VentaPagos", "pozo.v1.Reports", "pozo.v1.Pools", "grpc.health.v1.Health"] {
+    for service in
+        ["pozo.v1.Table", "pozo.v1.Display", "pozo.v1.VentaPagos", "pozo.v1.Reports", "pozo.v1.Pools", "grpc.health.v1.Health"]
+    {
         assert!(names.iter().any(|name| name == service), "{service} in {names:?}");
     }
     server.stop().await;
@@ -52,9 +57,12 @@ async fn a_slow_display_gets_the_newest_amounts_not_a_backlog() {
     // a 256-byte HTTP/2 window, so the server can hand it only a few updates ahead.
     let server = TestServer::start().await;
     let mut client = server.client().await;
-    let endpoint = tonic::transport::Endpoint::from_shared(format!("http://{}", server.address)).expect("uri").initial_stream_window_size(Some(256));
+    let endpoint = tonic::transport::Endpoint::from_shared(format!("http://{}", server.address))
+        .expect("uri")
+        .initial_stream_window_size(Some(256));
     let mut slow = pb::display_client::DisplayClient::new(endpoint.connect().await.expect("connect"));
-    let mut display = slow.watch(pb::WatchDisplays { pool_ids: vec!["iplyc-ruleta".into()] }).await.expect("display").into_inner();
+    let mut display =
+        slow.watch(pb::WatchDisplays { pool_ids: vec!["iplyc-ruleta".into()] }).await.expect("display").into_inner();
     let first = display.message().await.expect("stream").expect("the current amounts");
     assert_eq!(first.pools.len(), 1, "only the pool asked for");
     assert_eq!(amount(&first.pools[0].displayed), "20000.00");
@@ -92,7 +100,8 @@ async fn a_slow_display_gets_the_newest_amounts_not_a_backlog() {
     }
     assert!(received.windows(2).all(|pair| pair[0] < pair[1]), "in journal order: {received:?}");
     assert!(received.len() < changes / 2, "coalesced: {} pushes for {changes} changes: {received:?}", received.len());
-    let status = client.pools.status(pb::PoolStatusRequest { pool_ids: vec!["iplyc-ruleta".into()] }).await.expect("status").into_inner();
+    let status =
+        client.pools.status(pb::PoolStatusRequest { pool_ids: vec!["iplyc-ruleta".into()] }).await.expect("status").into_inner();
     assert_eq!(amount(&status.pools[0].displayed), "20780.00");
     assert_eq!(status.pools[0].sequence, journal.entries);
     let unknown = client.pools.status(pb::PoolStatusRequest { pool_ids: vec!["nada".into()] }).await.expect_err("unknown pool");
