@@ -1385,7 +1385,7 @@ mod tests {
     #[test]
     fn card_index_covers_the_deck() {
         let cards: std::collections::BTreeSet<(String, String)> =
-            (0..52).map(|index| Card::from_index(index)).map(|card| (card.rank, card.suit)).collect();
+            (0..52).map(Card::from_index).map(|card| (card.rank, card.suit)).collect();
         assert_eq!(cards.len(), 52);
     }
 }

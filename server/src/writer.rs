@@ -362,8 +362,8 @@ impl Writer {
         for read in reads {
             read(&self.state, &self.tip);
         }
-        if written > 0 {
-            if self.tip.entries - self.last_snapshot >= self.snapshot_every {
+        if written > 0
+            && self.tip.entries - self.last_snapshot >= self.snapshot_every {
                 let stored = StoredSnapshot {
                     sequence: self.tip.entries,
                     tip: hex::encode(self.tip.hash),
@@ -373,7 +373,6 @@ impl Writer {
                 self.last_snapshot = self.tip.entries;
                 info!(sequence = self.tip.entries, "snapshot saved");
             }
-        }
         Ok(())
     }
 
