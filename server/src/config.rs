@@ -21,6 +21,9 @@ use crate::rulebooks::read_bounded;
 /// The default casino layout, compiled in.
 pub const LAYOUT_EMBEDDED: (&str, &str) = ("config/casino.toml", include_str!("../../config/casino.toml"));
 
+/// The example keys, compiled in: they protect nothing (see the file).
+pub const KEYS_EMBEDDED: (&str, &str) = ("config/keys.toml", include_str!("../../config/keys.toml"));
+
 /// The most tables one server keeps; every per-table structure is bounded by it.
 pub const TABLES_MAX: usize = 4096;
 
@@ -45,6 +48,12 @@ pub struct Layout {
     pub venta_pagos_over: String,
     #[serde(rename = "table")]
     pub tables: Vec<TableConfig>,
+}
+
+/// The keys file: not part of the journaled settings, so a key can be rotated.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeysFile {
     #[serde(rename = "key")]
     pub keys: Vec<KeyConfig>,
 }
@@ -95,6 +104,8 @@ pub struct Config {
     pub layout: Layout,
     pub rulebooks: Rulebooks,
     pub venta_pagos_over: Money,
+    /// The keys that sign commands; empty for a configuration read back from a
+    /// journal (keys are never journaled).
     pub keys: BTreeMap<String, Key>,
     /// The texts it was read from, `(name, text)`: layout first, then rulebooks.
     pub texts: Vec<(String, String)>,
@@ -114,15 +125,27 @@ pub enum ConfigError {
 }
 
 impl Config {
-    /// The embedded layout and rulebooks.
+    /// The embedded layout, rulebooks and example keys.
     pub fn embedded() -> Config {
         let texts: Vec<(String, String)> =
             std::iter::once(LAYOUT_EMBEDDED).chain(EMBEDDED).map(|(name, text)| (name.to_owned(), text.to_owned())).collect();
-        Config::from_texts(texts).expect("the embedded configuration is validated by the test suite")
+        Config::from_texts(texts)
+            .and_then(|config| config.with_keys(KEYS_EMBEDDED.0, KEYS_EMBEDDED.1))
+            .expect("the embedded configuration is validated by the test suite")
     }
 
-    /// Reads a layout file and rulebook files; the embedded ones where none is given.
-    pub fn load(layout: Option<&Path>, rulebooks: &[std::path::PathBuf]) -> anyhow::Result<Config> {
+    /// Reads a layout, rulebooks and keys; the embedded ones where none is given.
+    pub fn load(layout: Option<&Path>, rulebooks: &[std::path::PathBuf], keys: Option<&Path>) -> anyhow::Result<Config> {
+        let config = Config::load_settings(layout, rulebooks)?;
+        let config = match keys {
+            Some(path) => config.with_keys(&path.display().to_string(), &read_bounded(path, CONFIG_FILE_BYTES_MAX)?)?,
+            None => config.with_keys(KEYS_EMBEDDED.0, KEYS_EMBEDDED.1)?,
+        };
+        Ok(config)
+    }
+
+    /// Reads a layout file and rulebook files (no keys); the embedded ones where none is given.
+    pub fn load_settings(layout: Option<&Path>, rulebooks: &[std::path::PathBuf]) -> anyhow::Result<Config> {
         let mut texts = Vec::new();
         match layout {
             Some(path) => texts.push((path.display().to_string(), read_bounded(path, CONFIG_FILE_BYTES_MAX)?)),
@@ -144,7 +167,7 @@ impl Config {
         let rulebooks = Rulebooks::parse_all(texts.iter().skip(1).map(|(name, text)| (name.as_str(), text.as_str())))?;
         let layout: Layout = toml::from_str(&layout_text)
             .map_err(|error| ConfigError::Syntax { file: layout_name.clone(), message: error.message().to_owned() })?;
-        let (venta_pagos_over, keys) = validate(&layout_name, &layout, &rulebooks)?;
+        let venta_pagos_over = validate(&layout_name, &layout, &rulebooks)?;
         // The hash is of the contents only, rulebooks in a fixed order: the same
         // settings read from another path or named in another order are the same.
         let mut rulebook_texts: Vec<&str> = texts.iter().skip(1).map(|(_, text)| text.as_str()).collect();
@@ -155,7 +178,15 @@ impl Config {
             hasher.update(text.as_bytes());
         }
         let hash = hex::encode(hasher.finalize());
-        Ok(Config { layout, rulebooks, venta_pagos_over, keys, texts, hash })
+        Ok(Config { layout, rulebooks, venta_pagos_over, keys: BTreeMap::new(), texts, hash })
+    }
+
+    /// Adds the keys of a keys file, checked against the layout: every table has one.
+    pub fn with_keys(mut self, file: &str, text: &str) -> Result<Config, ConfigError> {
+        let parsed: KeysFile = toml::from_str(text)
+            .map_err(|error| ConfigError::Syntax { file: file.to_owned(), message: error.message().to_owned() })?;
+        self.keys = validate_keys(file, &self.layout, &parsed.keys)?;
+        Ok(self)
     }
 
     pub fn table(&self, id: &str) -> Option<&TableConfig> {
@@ -163,7 +194,7 @@ impl Config {
     }
 }
 
-fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<(Money, BTreeMap<String, Key>), ConfigError> {
+fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<Money, ConfigError> {
     let error = |field: String, problem: String| ConfigError::Field { file: file.to_owned(), field, problem };
     if layout.jornada_starts_hour > 23 {
         return Err(error("jornada_starts_hour".into(), format!("{} is not an hour 0–23", layout.jornada_starts_hour)));
@@ -213,8 +244,14 @@ fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<(Money
             return Err(error(field("flor"), format!("flor `{}` has more than {FLOR_TABLES_MAX} tables", table.flor)));
         }
     }
+    Ok(venta_pagos_over)
+}
+
+fn validate_keys(file: &str, layout: &Layout, configured: &[KeyConfig]) -> Result<BTreeMap<String, Key>, ConfigError> {
+    let error = |field: String, problem: String| ConfigError::Field { file: file.to_owned(), field, problem };
+    let ids: BTreeSet<&str> = layout.tables.iter().map(|table| table.id.as_str()).collect();
     let mut keys = BTreeMap::new();
-    for (index, key) in layout.keys.iter().enumerate() {
+    for (index, key) in configured.iter().enumerate() {
         let field = |name: &str| format!("key[{index}].{name}");
         if key.id.is_empty() || keys.contains_key(&key.id) {
             return Err(error(field("id"), format!("key id `{}` is empty or defined twice", key.id)));
@@ -235,7 +272,7 @@ fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<(Money
     if let Some(table) = layout.tables.iter().find(|table| !keys.values().any(|key| key.table.as_deref() == Some(&table.id))) {
         return Err(error("key".into(), format!("table `{}` has no key", table.id)));
     }
-    Ok((venta_pagos_over, keys))
+    Ok(keys)
 }
 
 #[cfg(test)]

@@ -134,7 +134,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
     ready: impl FnOnce(),
 ) -> anyhow::Result<()> {
-    let (handle, writer, stopper) = writer::start(config, data, options.snapshot_every).await?;
+    let (handle, mut writer, stopper) = writer::start(config, data, options.snapshot_every).await?;
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<pb::table_server::TableServer<TableService>>().await;
     health.set_serving::<pb::display_server::DisplayServer<DisplayService>>().await;
@@ -177,6 +177,16 @@ pub async fn serve(
     tokio::pin!(shutdown);
     let result = tokio::select! {
         result = &mut server => result.map_err(anyhow::Error::from),
+        ended = &mut writer => {
+            // Fail-stop: the writer ends only when asked, or when a batch could not be
+            // made durable. A controller that cannot journal must not look alive.
+            health.set_not_serving::<pb::table_server::TableServer<TableService>>().await;
+            let _ = stopping.send(true);
+            return Err(match ended {
+                Err(error) if error.is_panic() => anyhow::anyhow!("the journal writer failed; the controller stops (see the log above)"),
+                other => anyhow::anyhow!("the journal writer stopped unexpectedly: {other:?}"),
+            });
+        }
         _ = &mut shutdown => {
             let _ = stopping.send(true);
             match tokio::time::timeout(SHUTDOWN_GRACE, &mut server).await {

@@ -41,6 +41,9 @@ enum Command {
         /// Rulebook file(s) instead of the embedded default; repeatable.
         #[arg(long, value_name = "FILE")]
         rulebook: Vec<PathBuf>,
+        /// The keys that sign commands (one per table, the Venta-Pagos office's) instead of the embedded examples.
+        #[arg(long, value_name = "FILE")]
+        keys: Option<PathBuf>,
         /// Save a snapshot every this many journal entries (restart replays at most that many).
         #[arg(long, default_value_t = pozo_server::writer::SNAPSHOT_EVERY, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         snapshot_every: u64,
@@ -74,8 +77,8 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve { data, listen, config, rulebook, snapshot_every } => {
-            run_serve(&data, &listen, config.as_deref(), &rulebook, pozo_server::ServeOptions { snapshot_every })
+        Command::Serve { data, listen, config, rulebook, keys, snapshot_every } => {
+            run_serve(&data, &listen, config.as_deref(), &rulebook, keys.as_deref(), pozo_server::ServeOptions { snapshot_every })
         }
         Command::Verify { data } => return run_verify(&data),
         Command::Award { round, rulebook, text } => run_award(&round, &rulebook, text),
@@ -95,14 +98,16 @@ fn run_serve(
     listen: &str,
     config: Option<&std::path::Path>,
     rulebooks: &[PathBuf],
+    keys: Option<&std::path::Path>,
     options: pozo_server::ServeOptions,
 ) -> anyhow::Result<()> {
     use std::io::Write as _;
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let config = pozo_server::config::Config::load(config, rulebooks)?;
+    let config = pozo_server::config::Config::load(config, rulebooks, keys)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(listen).await.map_err(|error| anyhow::anyhow!("--listen {listen}: {error}"))?;

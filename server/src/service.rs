@@ -57,20 +57,26 @@ fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope) -> Result<&'a K
     if envelope.payload.len() > PAYLOAD_BYTES_MAX {
         return Err(Status::invalid_argument(format!("payload: {} bytes, over {PAYLOAD_BYTES_MAX}", envelope.payload.len())));
     }
-    let key = handle
-        .config()
-        .keys
-        .get(&envelope.key_id)
-        .ok_or_else(|| Status::unauthenticated(format!("key_id: unknown key `{}`", envelope.key_id)))?;
+    let Some(key) = handle.config().keys.get(&envelope.key_id) else {
+        tracing::warn!(key_id = %envelope.key_id, "refused: unknown key");
+        return Err(Status::unauthenticated(format!("key_id: unknown key `{}`", envelope.key_id)));
+    };
     let mut mac = HmacSha256::new_from_slice(&key.secret).expect("HMAC takes keys of any length");
     mac.update(&envelope.payload);
-    mac.verify_slice(&envelope.mac)
-        .map_err(|_| Status::unauthenticated(format!("mac: not the HMAC-SHA256 of the payload under key `{}`", key.id)))?;
+    if mac.verify_slice(&envelope.mac).is_err() {
+        // A forged or corrupted command: worth an operator's attention.
+        tracing::warn!(key_id = %key.id, "refused: bad MAC");
+        return Err(Status::unauthenticated(format!("mac: not the HMAC-SHA256 of the payload under key `{}`", key.id)));
+    }
     Ok(key)
 }
 
 /// A table key may speak only for its own table.
 fn require_table_key(key: &Key, table_id: &str) -> Result<(), Status> {
+    let allowed = matches!((key.role, key.table.as_deref()), (Role::Table, Some(table)) if table == table_id);
+    if !allowed {
+        tracing::warn!(key_id = %key.id, table_id, "refused: key not for this table");
+    }
     match (key.role, key.table.as_deref()) {
         (Role::Table, Some(table)) if table == table_id => Ok(()),
         (Role::Table, Some(table)) => {
@@ -321,6 +327,7 @@ impl VentaPagosService {
     fn office_command(&self, envelope: &pb::Envelope) -> Result<(String, pb::office_command::Command), Status> {
         let key = authenticate(&self.handle, envelope)?;
         if key.role != Role::VentaPagos {
+            tracing::warn!(key_id = %key.id, "refused: a table key at Venta-Pagos");
             return Err(Status::permission_denied(format!("key `{}` is a table key; Venta-Pagos needs an office key", key.id)));
         }
         let command = pb::OfficeCommand::decode(envelope.payload.as_slice())
@@ -346,7 +353,11 @@ impl pb::venta_pagos_server::VentaPagos for VentaPagosService {
         let all = match list.status.as_str() {
             "" | "pendiente" => false,
             "all" | "todas" => true,
-            other => return Err(Status::invalid_argument(format!("status: `{other}` is not \"\" (pending) or \"all\""))),
+            other => {
+                return Err(Status::invalid_argument(format!(
+                    "status: `{other}` is not \"\" or \"pendiente\" (pending orders) or \"all\" or \"todas\" (every order)"
+                )));
+            }
         };
         let orders = self
             .handle

@@ -314,6 +314,8 @@ pub struct PayoutOrder {
     pub code: String,
     pub amount: Money,
     pub journal_sequence: u64,
+    /// When the prize was marked: a rejection takes it off that jornada's PPPA.
+    pub time_ms: u64,
     pub status: OrderStatus,
     pub operator_id: String,
     pub form_number: String,
@@ -917,7 +919,7 @@ impl State {
             )));
         };
         if table.pending.len() >= PENDING_PRIZES_MAX {
-            return Err(invalid(format!("at most {PENDING_PRIZES_MAX} prizes in one round")));
+            return Err(precondition(format!("prizes: at most {PENDING_PRIZES_MAX} in one round; ACEPTAR those entered first")));
         }
         if table.is_roulette() {
             // 3.1.3, 3.7.3: a grillo wins only if the seat holds one of that metal.
@@ -988,6 +990,7 @@ impl State {
                     code: award.code.clone(),
                     amount: award.award,
                     journal_sequence: sequence,
+                    time_ms,
                     status: OrderStatus::Pending,
                     operator_id: String::new(),
                     form_number: String::new(),
@@ -1216,8 +1219,14 @@ impl State {
                     OrderStatus::Rejected if order.reason == *reason => Ok(Applied::OfficeDuplicate(order.clone())),
                     OrderStatus::Pending => {
                         // DOMAIN.md §6: the award goes back to the pool it came from, booked as such.
-                        let (pool_id, amount) = (order.pool.clone(), order.amount);
+                        let (pool_id, amount, table_id, marked_ms) =
+                            (order.pool.clone(), order.amount, order.table_id.clone(), order.time_ms);
                         self.pools.get_mut(&pool_id).expect("configured").return_award(amount).map_err(engine_refusal)?;
+                        // Not paid after all: off the PPPA of the jornada and hour it was marked in.
+                        let (jornada, hour) = jornada_and_hour(&self.config, marked_ms);
+                        let meters = self.day_mut(&jornada, &table_id);
+                        meters.pppa -= amount;
+                        meters.hours.entry(hour).or_default().1 -= amount;
                         let order = self.data.orders.get_mut(order_id).expect("found above");
                         order.status = OrderStatus::Rejected;
                         order.reason = reason.clone();
@@ -1279,7 +1288,8 @@ impl State {
                 // 11.11.5: the light is on only for a bet the server durably recorded.
                 let light = if recorded && table.open {
                     Light::On
-                } else if betting && !(table.is_roulette() && table.last_round) {
+                } else if betting && !table.last_round {
+                    // After the last round is announced no new bet can be made (3.9.1, 11.10.1).
                     Light::Blue
                 } else {
                     Light::Off

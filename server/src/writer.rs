@@ -201,6 +201,10 @@ pub async fn start(
     let config = Arc::new(config);
     let (entries, _) = journal.tip()?;
     let (state, tip) = if entries == 0 {
+        tracing::warn!(
+            data = %directory.display(),
+            "no journal here: a new one is created and every pool opens at its minimum (check --data if a journal was expected)"
+        );
         let mut state = State::new(Arc::clone(&config));
         let record = Record {
             sequence: 1,
@@ -362,17 +366,13 @@ impl Writer {
         for read in reads {
             read(&self.state, &self.tip);
         }
-        if written > 0
-            && self.tip.entries - self.last_snapshot >= self.snapshot_every {
-                let stored = StoredSnapshot {
-                    sequence: self.tip.entries,
-                    tip: hex::encode(self.tip.hash),
-                    snapshot: self.state.snapshot(),
-                };
-                self.journal.save_snapshot(&stored)?;
-                self.last_snapshot = self.tip.entries;
-                info!(sequence = self.tip.entries, "snapshot saved");
-            }
+        if written > 0 && self.tip.entries - self.last_snapshot >= self.snapshot_every {
+            let stored =
+                StoredSnapshot { sequence: self.tip.entries, tip: hex::encode(self.tip.hash), snapshot: self.state.snapshot() };
+            self.journal.save_snapshot(&stored)?;
+            self.last_snapshot = self.tip.entries;
+            info!(sequence = self.tip.entries, "snapshot saved");
+        }
         Ok(())
     }
 

@@ -115,6 +115,7 @@ async fn art_11_10_the_last_round_returns_credits_and_sells_no_more() {
     assert_eq!((view.seats[0].credits, view.seats[2].credits), (0, 0));
     assert!(view.last_round);
     assert_eq!(light(&view, 1), pb::Light::On, "the bet already pressed plays the last round");
+    assert_eq!(light(&view, 3), pb::Light::Off, "no new bet can be made: not blue");
     let message = client.refused("B2", sell(3, 1), Code::FailedPrecondition).await;
     assert!(message.contains("11.10.1"), "{message}");
     let day = report(&mut client, "B2").await;

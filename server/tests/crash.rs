@@ -731,3 +731,41 @@ async fn a_restart_with_another_configuration_is_refused() {
     assert!(output.status.success(), "{report:#}");
     assert_eq!(report["entries"].as_u64(), Some(status.entries));
 }
+
+// Proves that keys are not settings: a leaked table key is rotated by editing the keys file and
+// restarting on the same journal; the old key is refused, the new one accepted, the books intact.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_is_rotated_on_the_same_journal() {
+    let data = tempfile::tempdir().expect("data directory");
+    let files = tempfile::tempdir().expect("key directory");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut server = Running::spawn(data.path(), &[], &files.path().join("first.log"));
+    let mut client = connect(&server.address).await;
+    client.ok("B1", open()).await;
+    let old_secret = client.secret("mesa-B1");
+    drop(client);
+    assert!(server.terminate().success(), "log:\n{}", server.log_text());
+
+    let new_secret = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    let keys = std::fs::read_to_string(root.join("config/keys.toml")).expect("keys.toml");
+    let rotated = keys.replacen(&hex::encode(&old_secret), new_secret, 1);
+    assert_ne!(rotated, keys, "mesa-B1's secret is in the keys file");
+    let keys_file = files.path().join("keys.toml");
+    std::fs::write(&keys_file, rotated).expect("keys written");
+
+    let keys_arg = keys_file.to_str().expect("UTF-8 path");
+    let mut server = Running::spawn(data.path(), &["--keys", keys_arg], &files.path().join("rotated.log"));
+    let mut client = connect(&server.address).await;
+    let payload = Client::payload("B1", 2, sell(1, 5));
+    let old = pozo_proto::v1::Envelope { payload: payload.clone(), key_id: "mesa-B1".into(), mac: mac(&old_secret, &payload) };
+    let refused = client.table.submit(old).await.expect_err("the old key is refused");
+    assert_eq!(refused.code(), tonic::Code::Unauthenticated, "{}", refused.message());
+    let new_key = hex::decode(new_secret).expect("hex");
+    let fresh = pozo_proto::v1::Envelope { payload: payload.clone(), key_id: "mesa-B1".into(), mac: mac(&new_key, &payload) };
+    let reply = client.table.submit(fresh).await.expect("the new key is accepted").into_inner();
+    assert_eq!(reply.table.expect("view").seats[0].credits, 5);
+    drop(client);
+    assert!(server.terminate().success(), "log:\n{}", server.log_text());
+    let (output, report) = verify_binary(data.path());
+    assert!(output.status.success(), "{report:#}");
+}

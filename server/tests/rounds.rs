@@ -258,6 +258,15 @@ async fn venta_pagos_confirms_one_payout_and_rejects_another() {
     assert_eq!(again, confirmed);
 
     let before = client.pool("iplyc-blackjack").await;
+    let table_day = |report: pb::TableReport| amount(&report.pppa).parse::<rust_decimal::Decimal>().expect("decimal");
+    let pppa_before = table_day(
+        client
+            .reports
+            .table(pb::TableReportRequest { table_id: "B3".into(), jornada: String::new() })
+            .await
+            .expect("report")
+            .into_inner(),
+    );
     let reject = pb::office_command::Command::Reject(pb::RejectPayout {
         order_id: second.payout_order_id.clone(),
         reason: "naipes marcados".into(),
@@ -276,6 +285,15 @@ async fn venta_pagos_confirms_one_payout_and_rejects_another() {
     assert_eq!(balance(&after), balance(&before) + returned);
     assert_eq!(amount(&after.awards_returned), amount(&second.award));
     assert_eq!(amount(&after.awards), amount(&before.awards), "the awards meter never goes down");
+    let pppa_after = table_day(
+        client
+            .reports
+            .table(pb::TableReportRequest { table_id: "B3".into(), jornada: String::new() })
+            .await
+            .expect("report")
+            .into_inner(),
+    );
+    assert_eq!(pppa_after, pppa_before - returned, "a rejected prize was not paid: off the table's PPPA");
 
     let confirm_rejected = pb::office_command::Command::Confirm(pb::ConfirmPayout {
         order_id: second.payout_order_id.clone(),
