@@ -1,10 +1,12 @@
 //! The configuration a server runs: the casino layout (flores, tables, the pool
-//! each table feeds, keys) and the rulebooks, validated together at start-up.
+//! each table feeds) and the rulebooks, validated together at start-up; and the
+//! keys, read from their own file and checked against the layout.
 //!
 //! The texts themselves are kept: the journal's first entry records them, so the
 //! journal always says which rules its pools were kept under, `verify` needs no
 //! other file, and a server restarted with different settings refuses to start
-//! ("settings do not change while a pool is live", DOMAIN.md §10).
+//! ("settings do not change while a pool is live", DOMAIN.md §10). The keys are
+//! neither hashed nor journaled: a key is rotated by a restart.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -116,7 +118,7 @@ pub struct Config {
 /// The configuration refused, naming the file and the field.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{file}: not a valid layout: {message}")]
+    #[error("{file}: not a valid configuration file: {message}")]
     Syntax { file: String, message: String },
     #[error("{file}: {field}: {problem}")]
     Field { file: String, field: String, problem: String },

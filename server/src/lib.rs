@@ -181,6 +181,7 @@ pub async fn serve(
             // Fail-stop: the writer ends only when asked, or when a batch could not be
             // made durable. A controller that cannot journal must not look alive.
             health.set_not_serving::<pb::table_server::TableServer<TableService>>().await;
+            health.set_service_status("", tonic_health::ServingStatus::NotServing).await;
             let _ = stopping.send(true);
             return Err(match ended {
                 Err(error) if error.is_panic() => anyhow::anyhow!("the journal writer failed; the controller stops (see the log above)"),

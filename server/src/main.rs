@@ -35,7 +35,7 @@ enum Command {
         /// The address to listen on; port 0 picks a free one (printed at start).
         #[arg(long, default_value = LISTEN_DEFAULT, value_name = "ADDR")]
         listen: String,
-        /// The casino layout (flores, tables, pools, keys) instead of the embedded example.
+        /// The casino layout (flores, tables, the pool of each table) instead of the embedded example.
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
         /// Rulebook file(s) instead of the embedded default; repeatable.
@@ -105,7 +105,7 @@ fn run_serve(
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none())
         .init();
     let config = pozo_server::config::Config::load(config, rulebooks, keys)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;

@@ -1223,10 +1223,12 @@ impl State {
                             (order.pool.clone(), order.amount, order.table_id.clone(), order.time_ms);
                         self.pools.get_mut(&pool_id).expect("configured").return_award(amount).map_err(engine_refusal)?;
                         // Not paid after all: off the PPPA of the jornada and hour it was marked in.
+                        // A jornada already dropped from the reports (over 62 ago) is not recreated.
                         let (jornada, hour) = jornada_and_hour(&self.config, marked_ms);
-                        let meters = self.day_mut(&jornada, &table_id);
-                        meters.pppa -= amount;
-                        meters.hours.entry(hour).or_default().1 -= amount;
+                        if let Some(meters) = self.data.days.get_mut(&jornada).and_then(|tables| tables.get_mut(&table_id)) {
+                            meters.pppa -= amount;
+                            meters.hours.entry(hour).or_default().1 -= amount;
+                        }
                         let order = self.data.orders.get_mut(order_id).expect("found above");
                         order.status = OrderStatus::Rejected;
                         order.reason = reason.clone();
