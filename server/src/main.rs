@@ -107,6 +107,13 @@ fn run_serve(
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none())
         .init();
+    // The embedded keys are published with the source: they may sign only on this machine.
+    if keys.is_none() && !listen.starts_with("127.") && !listen.starts_with("[::1]") && !listen.starts_with("localhost:") {
+        anyhow::bail!(
+            "--listen {listen}: the embedded example keys protect nothing and are accepted only on loopback; \
+             pass --keys FILE with your own keys (docs/operations.md)"
+        );
+    }
     let config = pozo_server::config::Config::load(config, rulebooks, keys)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {

@@ -673,7 +673,18 @@ impl State {
                         "table {table_id} holds or awaits the gold turn; play the gold first (4.3.5)"
                     )));
                 }
-                // 4.7.5: grillos still in play at the close are the FP of the jornada.
+                // 3.9.1, 4.5.1: a series started is played out over its three balls; the
+                // close never takes a player's silver or gold.
+                if let Some((index, seat)) = table.seats.iter().enumerate().find(|(_, seat)| seat.grillos() > 0) {
+                    return Err(precondition(format!(
+                        "seat {}: holds {} silver, {} gold: the series started is completed before Cierre de Mesa (3.9.1, 4.5.1)",
+                        index + 1,
+                        seat.silver,
+                        seat.gold
+                    )));
+                }
+                // 4.7.5: the grillos left at the close are the FP of the jornada; with every
+                // series completed the system holds none (the inspector counts the chips).
                 let fichas: u32 = table.seats.iter().map(Seat::grillos).sum();
                 let table = self.table_mut(table_id);
                 table.open = false;
@@ -708,7 +719,13 @@ impl State {
             }
             TableOp::RefundCredits { seat } => {
                 table.require_open()?;
-                let credits = table.seat(*seat)?.credits;
+                let current = table.seat(*seat)?;
+                let credits = current.credits;
+                if current.bet != Bet::None {
+                    return Err(precondition(format!(
+                        "seat {seat}: its button is lit (a bet this round); pago de créditos needs it off (12.5.3.5.2)"
+                    )));
+                }
                 if credits == 0 {
                     return Err(precondition(format!("seat {seat} has no credits to pay back (12.5.3.5)")));
                 }
@@ -945,6 +962,9 @@ impl State {
         if code == INSTANT_PRIZE && table.instant_card.is_none() {
             return Err(precondition("no premio instantáneo is in play at this table (15.11)"));
         }
+        if code == INSTANT_PRIZE && table.pending.iter().any(|entry| entry.code == INSTANT_PRIZE) {
+            return Err(precondition("code: the premio instantáneo is one card, won by one seat (15.11.2)"));
+        }
         let entry = PrizeEntry { seat: seat_number, code: code.to_owned(), high: high.map(str::to_owned) };
         // The engine checks the whole round as it will be accepted: the paytable, the
         // bet a ×bet prize needs, a combination marked twice, the rank of 6.4.
@@ -1021,7 +1041,8 @@ impl State {
             meters.hours.entry(day.1).or_default().1 += total;
         }
         let hits = self.data.hits.entry(pool_id.clone()).or_default();
-        for award in &awards {
+        // The last hits are prizes that paid money: a bronze exchanged for silver is not one.
+        for award in awards.iter().filter(|award| award.award > Decimal::ZERO) {
             hits.push_front(Hit {
                 table_id: table_id.to_owned(),
                 seat: award.seat,

@@ -200,6 +200,13 @@ pub async fn start(
     let journal = Journal::open(directory)?;
     let config = Arc::new(config);
     let (entries, _) = journal.tip()?;
+    if entries == 0 && (journal.stored_tip()?.is_some() || journal.load_snapshot()?.is_some()) {
+        anyhow::bail!(
+            "{}: the journal's entries are gone but its tip record or snapshot remain: the data directory is damaged; \
+             restore it from a backup (docs/operations.md), do not start a new journal here",
+            directory.display()
+        );
+    }
     let (state, tip) = if entries == 0 {
         tracing::warn!(
             data = %directory.display(),
@@ -259,7 +266,18 @@ pub async fn start(
     let (display_sender, display_receiver) = watch::channel(display_of(&state, tip.entries));
     let (requests, queue) = mpsc::channel(QUEUE_CAPACITY);
     let last_snapshot = journal.load_snapshot()?.map(|stored| stored.sequence).unwrap_or(0);
-    let writer = Writer { state, journal, tip, last_snapshot, snapshot_every, tables: table_senders, display: display_sender };
+    // Journal time never goes backwards, even after a restart on a clock that is behind.
+    let last_time_ms = journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0);
+    let writer = Writer {
+        state,
+        journal,
+        tip,
+        last_snapshot,
+        last_time_ms,
+        snapshot_every,
+        tables: table_senders,
+        display: display_sender,
+    };
     let (stop, stopped) = watch::channel(false);
     let task = tokio::spawn(writer.run(queue, stopped));
     let handle = Handle { requests, tables: Arc::new(table_receivers), display: display_receiver, config };
@@ -287,6 +305,7 @@ struct Writer {
     journal: Journal,
     tip: JournalTip,
     last_snapshot: u64,
+    last_time_ms: u64,
     snapshot_every: u64,
     tables: BTreeMap<String, watch::Sender<TablePush>>,
     display: watch::Sender<DisplayPush>,
@@ -295,7 +314,7 @@ struct Writer {
 impl Writer {
     async fn run(mut self, mut queue: mpsc::Receiver<Request>, mut stopped: watch::Receiver<bool>) {
         let mut batch = Vec::with_capacity(BATCH_MAX);
-        let mut last_time_ms = 0;
+        let mut last_time_ms = self.last_time_ms;
         loop {
             let received = tokio::select! {
                 biased;
@@ -366,7 +385,7 @@ impl Writer {
         for read in reads {
             read(&self.state, &self.tip);
         }
-        if written > 0 && self.tip.entries - self.last_snapshot >= self.snapshot_every {
+        if written > 0 && self.tip.entries.saturating_sub(self.last_snapshot) >= self.snapshot_every {
             let stored =
                 StoredSnapshot { sequence: self.tip.entries, tip: hex::encode(self.tip.hash), snapshot: self.state.snapshot() };
             self.journal.save_snapshot(&stored)?;

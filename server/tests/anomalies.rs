@@ -154,7 +154,7 @@ async fn art_3_9_the_last_ball_stops_bronze_sales_and_completes_series() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn art_4_7_cierre_de_mesa_needs_credits_returned_and_reads_fp() {
+async fn art_4_7_cierre_de_mesa_needs_credits_returned_and_series_completed() {
     let server = TestServer::start().await;
     let mut client = server.client().await;
     client.ok("R2", open()).await;
@@ -164,18 +164,50 @@ async fn art_4_7_cierre_de_mesa_needs_credits_returned_and_reads_fp() {
     client.ok("R2", prize(5, "GRILLO_BRONCE")).await;
     client.ok("R2", accept()).await;
     client.ok("R2", finish()).await;
-    // 12.8.1: the credits must be paid back before the close.
+    // 12.8.1: the credits are paid back before the close (12.5.3.5.2: with the button off).
     let message = client.refused("R2", close(), Code::FailedPrecondition).await;
     assert!(message.contains("12.8.1"), "{message}");
     client.ok("R2", refund_credits(5)).await;
+    // 3.9.1, 4.5.1: the two Grillos de Plata are played before the close.
+    let message = client.refused("R2", close(), Code::FailedPrecondition).await;
+    assert!(message.contains("3.9.1"), "{message}");
+    client.ok("R2", start()).await;
+    client.ok("R2", finish()).await;
     let view = client.ok("R2", close()).await.table.expect("view");
     assert_eq!(view.state, "cerrada");
     assert!(view.seats.iter().all(|seat| pb::Light::try_from(seat.light) == Ok(pb::Light::Off)));
-    // 4.7.5: the two Grillos de Plata left at the table are the FP of the jornada.
     let day = report(&mut client, "R2").await;
-    assert_eq!(day.fp, 2);
+    assert_eq!(day.fp, 0, "no grillo left in play");
     // 4.7.7: the buttons are blocked: nothing enters outside opening hours.
     let message = client.refused("R2", sell(5, 1), Code::FailedPrecondition).await;
     assert!(message.contains("closed"), "{message}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_12_5_3_5_2_credits_are_paid_back_with_the_button_off() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("B3", open()).await;
+    client.ok("B3", sell(2, 5)).await;
+    client.ok("B3", press(2)).await;
+    let message = client.refused("B3", refund_credits(2), Code::FailedPrecondition).await;
+    assert!(message.contains("12.5.3.5.2"), "{message}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_15_11_2_one_instant_card_one_winner() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("CP2", open()).await;
+    for seat in [1, 2] {
+        client.ok("CP2", sell(seat, 1)).await;
+        client.ok("CP2", press(seat)).await;
+    }
+    client.ok("CP2", start()).await;
+    client.ok("CP2", prize(1, "PREMIO_INSTANTANEO")).await;
+    let message = client.refused("CP2", prize(2, "PREMIO_INSTANTANEO"), Code::FailedPrecondition).await;
+    assert!(message.contains("15.11.2"), "{message}");
     server.stop().await;
 }

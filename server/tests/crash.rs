@@ -769,3 +769,50 @@ async fn a_key_is_rotated_on_the_same_journal() {
     let (output, report) = verify_binary(data.path());
     assert!(output.status.success(), "{report:#}");
 }
+
+/// Runs `pozo-server serve` expecting it to refuse to start; returns its stderr.
+fn serve_refused(data: &Path, extra: &[&str]) -> String {
+    let logs = tempfile::tempdir().expect("log directory");
+    let log = logs.path().join("refused.log");
+    let mut child = Command::new(BIN)
+        .arg("serve")
+        .arg("--data")
+        .arg(data)
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(File::create(&log).expect("log")))
+        .spawn()
+        .expect("pozo-server starts");
+    let exited = wait_bounded(&mut child, PROCESS_WAIT);
+    let stderr = std::fs::read_to_string(&log).unwrap_or_default();
+    let Some(exited) = exited else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("pozo-server served when it should have refused; log:\n{stderr}");
+    };
+    assert_eq!(exited.code(), Some(2), "{stderr}");
+    stderr
+}
+
+// Proves that a data directory whose entries are gone is not mistaken for a new one: the tip record
+// remains, so the server refuses to start rather than open every pool again at its minimum.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_data_directory_that_lost_its_entries_is_refused() {
+    let directory = tempfile::tempdir().expect("data directory");
+    let data = directory.path();
+    let entries = a_small_journal(data).await;
+    for sequence in 1..=entries {
+        put_entry(data, sequence, None);
+    }
+    let stderr = serve_refused(data, &["--listen", "127.0.0.1:0"]);
+    assert!(stderr.contains("the journal's entries are gone"), "{stderr}");
+}
+
+// Proves that the published example keys never sign for a server reachable from another machine.
+#[test]
+fn the_example_keys_are_refused_off_loopback() {
+    let directory = tempfile::tempdir().expect("data directory");
+    let stderr = serve_refused(directory.path(), &["--listen", "0.0.0.0:0"]);
+    assert!(stderr.contains("accepted only on loopback"), "{stderr}");
+}
