@@ -1160,12 +1160,7 @@ impl State {
             }
             Bet::Registered { contribution } => {
                 // 4.3.2: the bet handed back takes its contribution out of the pool.
-                self.pools.get_mut(&pool_id).expect("configured").reverse_bet(contribution).map_err(engine_refusal)?;
-                let seat = self.table_mut(table_id).seat_mut(seat_number);
-                seat.bet = Bet::None;
-                seat.credits += 1;
-                seat.bronze = 0;
-                self.book_ipa(&day, table_id, -contribution.bet, -1);
+                self.reverse_seat_bet(&day, &pool_id, table_id, seat_number, contribution)?;
                 Ok((format!("Anulada: posición {seat_number}, aporte revertido, crédito devuelto (4.3.2)"), Vec::new()))
             }
         }
@@ -1186,13 +1181,27 @@ impl State {
         };
         let pool_id = table.pool.clone();
         let day = jornada_and_hour(&self.config, time_ms);
-        self.pools.get_mut(&pool_id).expect("configured").reverse_bet(contribution).map_err(engine_refusal)?;
+        self.reverse_seat_bet(&day, &pool_id, table_id, seat_number, contribution)?;
+        Ok((format!("Casillero anulado: posición {seat_number}, apuesta reintegrada (11.8.1.2)"), Vec::new()))
+    }
+
+    /// Takes a registered bet's contribution out of its pool and gives the seat its
+    /// credit back (4.3.2, 11.8.1.2). The engine refuses before anything changes.
+    fn reverse_seat_bet(
+        &mut self,
+        day: &(String, u32),
+        pool_id: &str,
+        table_id: &str,
+        seat_number: u32,
+        contribution: Contribution,
+    ) -> Result<(), Refusal> {
+        self.pools.get_mut(pool_id).expect("configured").reverse_bet(contribution).map_err(engine_refusal)?;
         let seat = self.table_mut(table_id).seat_mut(seat_number);
         seat.bet = Bet::None;
         seat.credits += 1;
         seat.bronze = 0;
-        self.book_ipa(&day, table_id, -contribution.bet, -1);
-        Ok((format!("Casillero anulado: posición {seat_number}, apuesta reintegrada (11.8.1.2)"), Vec::new()))
+        self.book_ipa(day, table_id, -contribution.bet, -1);
+        Ok(())
     }
 
     // ------------------------------------------------------------------------- Venta-Pagos
