@@ -2,11 +2,20 @@
 //! table's hardware events (seat buttons, slots, the dealer's touch screen) into
 //! signed commands for the controller, and drives the seat lights and credit
 //! displays from what the controller acknowledged: a light turns on only after the
-//! bet is durably recorded (11.11.5; DOMAIN.md §5).
+//! bet is durably recorded (11.11.5; DOMAIN.md §5). docs/agent.md documents the
+//! line protocol and the panel output for hardware integrators.
 //!
-//! The table protocol it speaks, `pozo.v1`, is generated in the `pozo-proto` crate.
-//! The agent itself is built with the table protocol (issues 3 and 4); this crate
-//! holds its command line today.
+//! # Layout
+//! - [`line`]: the hardware line protocol (`press 3`, `credits 2 5`, …).
+//! - [`key`]: the table's key, from a keys file.
+//! - [`agent`]: the runtime: the Watch stream supervisor, suspension, resync, and
+//!   the signed, numbered, retried commands.
+
+pub mod agent;
+pub mod key;
+pub mod line;
+
+pub use agent::{AgentConfig, run};
 
 /// Default controller address, as `pozo-server` listens by default.
 pub const SERVER_URL_DEFAULT: &str = "http://127.0.0.1:50051";

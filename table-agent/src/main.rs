@@ -1,10 +1,15 @@
-//! `pozo-agent`: the table agent's command line.
+//! `pozo-agent`: the table agent's command line. Hardware events in (stdin, or a
+//! Unix socket), panel JSON lines out (stdout).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use table_agent::SERVER_URL_DEFAULT;
+use table_agent::agent::OUTPUT_CAPACITY;
+use table_agent::line::LINE_BYTES_MAX;
+use table_agent::{AgentConfig, SERVER_URL_DEFAULT};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
 
 /// Pozo table agent: hardware events in, signed commands out, seat lights from acks.
 #[derive(Parser)]
@@ -16,21 +21,102 @@ struct Cli {
     /// This table's id, as in the casino layout.
     #[arg(long)]
     table: String,
-    /// The file holding this table's HMAC key.
+    /// A keys file ([[key]] entries, as the server's); the table key of --table is used.
     #[arg(long, value_name = "FILE")]
     key_file: PathBuf,
-    /// Where hardware events arrive: `-` for stdin, or `unix:PATH`.
+    /// Where hardware events arrive: `-` for stdin, or `unix:PATH` (the agent listens there).
     #[arg(long, default_value = "-")]
     input: String,
 }
 
+/// Hardware events waiting for the agent.
+const INPUT_CAPACITY: usize = 64;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // Fail closed (3.7.5): with no table protocol yet, no bet may be taken.
-    eprintln!(
-        "pozo-agent: table {} cannot go live yet: the table protocol to {} is not built in this version; \
-         no side bet is accepted (3.7.5)",
-        cli.table, cli.server
-    );
-    ExitCode::from(2)
+    let key = match table_agent::key::load(&cli.key_file, &cli.table) {
+        Ok(key) => key,
+        Err(error) => {
+            eprintln!("pozo-agent: {error:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a tokio runtime");
+    let result = runtime.block_on(async move {
+        let (lines_sender, lines) = mpsc::channel(INPUT_CAPACITY);
+        let (output, mut panel) = mpsc::channel::<String>(OUTPUT_CAPACITY);
+        let printer = tokio::spawn(async move {
+            let mut stdout = tokio::io::stdout();
+            while let Some(line) = panel.recv().await {
+                if stdout.write_all(format!("{line}\n").as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+                    return;
+                }
+            }
+        });
+        let reader = tokio::spawn(read_input(cli.input.clone(), lines_sender));
+        let config = AgentConfig { server: cli.server, table: cli.table, key };
+        let result = table_agent::run(config, lines, output).await;
+        reader.abort();
+        let _ = printer.await;
+        result
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("pozo-agent: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Feeds hardware event lines to the agent: stdin until its end, or every
+/// connection to a Unix socket in turn.
+async fn read_input(input: String, lines: mpsc::Sender<String>) {
+    async fn pump<R: tokio::io::AsyncRead + Unpin>(reader: R, lines: &mpsc::Sender<String>) -> bool {
+        use tokio::io::AsyncReadExt as _;
+        let mut reader = BufReader::new(reader);
+        let limit = (LINE_BYTES_MAX + 1) as u64;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            // Bounded: a line is read at most LINE_BYTES_MAX + 1 bytes at a time.
+            match (&mut reader).take(limit).read_line(&mut line).await {
+                Ok(0) | Err(_) => return true,
+                Ok(_) => {
+                    if !line.ends_with('\n') && line.len() as u64 >= limit {
+                        // Too long: skip to its end; the agent refuses it by its length.
+                        let mut rest = String::new();
+                        loop {
+                            rest.clear();
+                            match (&mut reader).take(limit).read_line(&mut rest).await {
+                                Ok(0) | Err(_) => break,
+                                Ok(_) if rest.ends_with('\n') => break,
+                                Ok(_) => {}
+                            }
+                        }
+                    }
+                    if lines.send(line.clone()).await.is_err() {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    if let Some(path) = input.strip_prefix("unix:") {
+        let _ = std::fs::remove_file(path);
+        let listener = match tokio::net::UnixListener::bind(path) {
+            Ok(listener) => listener,
+            Err(error) => {
+                eprintln!("pozo-agent: --input {input}: {error}");
+                return;
+            }
+        };
+        while let Ok((stream, _)) = listener.accept().await {
+            if !pump(stream, &lines).await {
+                return;
+            }
+        }
+    } else {
+        pump(tokio::io::stdin(), &lines).await;
+    }
 }

@@ -1,0 +1,404 @@
+//! The agent's runtime: one supervisor keeps the table's Watch stream open and
+//! knows whether the controller is reachable; the command path signs each
+//! hardware event, numbers it, and retries the very same bytes until answered.
+//!
+//! The light invariant (11.11.5): a seat light is drawn only from what the server
+//! sent — a reply or a pushed view — and the server sends nothing before the bet
+//! is durable. The agent never lights a seat on its own.
+//!
+//! Fail closed (3.7.5): when the stream breaks (the server died, the network is
+//! gone, keepalive pings go unanswered for half a second) every panel shows
+//! `suspended` and every event is refused locally; nothing is queued. On
+//! reconnection the agent first takes the table from the server (lights,
+//! credits, round), settles the command that was in flight against the server's
+//! record, and only then accepts events again (3.7.6).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use hmac::{Hmac, Mac};
+use pozo_proto::v1 as pb;
+use prost::Message;
+use serde_json::{Value, json};
+use sha2::Sha256;
+use tokio::sync::{Mutex, mpsc};
+use tonic::Code;
+use tonic::transport::{Channel, Endpoint};
+
+use crate::key::Key;
+use crate::line::{self, Input};
+
+/// How long one attempt at a command may take before it is sent again.
+pub const ATTEMPT_TIMEOUT: Duration = Duration::from_millis(1000);
+
+/// Pause between attempts at an unanswered command while the link is up.
+pub const RETRY_DELAY: Duration = Duration::from_millis(100);
+
+/// Keepalive pings on the link: a silent server is given up after interval + timeout.
+pub const KEEPALIVE_INTERVAL: Duration = Duration::from_millis(250);
+pub const KEEPALIVE_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// Connecting may take this long before the attempt counts as failed.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// Pause between reconnection attempts.
+pub const RECONNECT_DELAY: Duration = Duration::from_millis(200);
+
+/// Output lines waiting for the panel; the agent waits when it is full.
+pub const OUTPUT_CAPACITY: usize = 1024;
+
+/// What the agent needs to run one table.
+#[derive(Clone, Debug)]
+pub struct AgentConfig {
+    /// The controller, `http://127.0.0.1:50051`.
+    pub server: String,
+    pub table: String,
+    pub key: Key,
+}
+
+struct Pending {
+    sequence: u64,
+    envelope: pb::Envelope,
+    input: String,
+}
+
+#[derive(Default)]
+struct Shared {
+    connected: bool,
+    channel: Option<Channel>,
+    view: Option<pb::TableView>,
+    next_sequence: u64,
+    pending: Option<Pending>,
+    last_panel: String,
+}
+
+#[derive(Clone)]
+struct Agent {
+    config: Arc<AgentConfig>,
+    shared: Arc<Mutex<Shared>>,
+    output: mpsc::Sender<String>,
+}
+
+/// Runs the agent until `lines` closes: hardware events in, panel JSON lines out.
+pub async fn run(config: AgentConfig, mut lines: mpsc::Receiver<String>, output: mpsc::Sender<String>) -> anyhow::Result<()> {
+    Endpoint::from_shared(config.server.clone()).map_err(|error| anyhow::anyhow!("--server {}: {error}", config.server))?;
+    let agent = Agent { config: Arc::new(config), shared: Arc::new(Mutex::new(Shared::default())), output };
+    agent.emit_panel(true).await;
+    let supervisor = tokio::spawn(agent.clone().supervise());
+    while let Some(text) = lines.recv().await {
+        match line::parse(&text) {
+            Ok(None) => {}
+            Ok(Some(Input::Status)) => agent.emit_panel(true).await,
+            Ok(Some(Input::Command(command))) => agent.submit(text.trim().to_owned(), command).await,
+            Err(problem) => agent.refused(text.trim(), "input", &problem).await,
+        }
+    }
+    supervisor.abort();
+    Ok(())
+}
+
+fn light(value: i32, suspended: bool) -> &'static str {
+    match pb::Light::try_from(value) {
+        Ok(pb::Light::On) => "on",
+        // Suspended: no betting, so no blue; a recorded bet keeps its light (11.11.5).
+        Ok(pb::Light::Blue) if !suspended => "blue",
+        _ => "off",
+    }
+}
+
+fn gold_turn(value: i32) -> &'static str {
+    match pb::GoldTurn::try_from(value) {
+        Ok(pb::GoldTurn::Waiting) => "waiting",
+        Ok(pb::GoldTurn::Granted) => "granted",
+        _ => "none",
+    }
+}
+
+fn amount(value: &Option<pb::Amount>) -> String {
+    value.as_ref().map(|amount| amount.value.clone()).unwrap_or_default()
+}
+
+fn code_name(code: Code) -> String {
+    format!("{code:?}")
+}
+
+/// Codes the server answers with a decision; anything else is the link failing.
+fn is_decision(code: Code) -> bool {
+    matches!(
+        code,
+        Code::InvalidArgument
+            | Code::FailedPrecondition
+            | Code::AlreadyExists
+            | Code::NotFound
+            | Code::PermissionDenied
+            | Code::Unauthenticated
+            | Code::OutOfRange
+    )
+}
+
+impl Agent {
+    fn sign(&self, payload: Vec<u8>) -> pb::Envelope {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.config.key.secret).expect("HMAC takes keys of any length");
+        mac.update(&payload);
+        pb::Envelope { payload, key_id: self.config.key.id.clone(), mac: mac.finalize().into_bytes().to_vec() }
+    }
+
+    async fn emit(&self, value: Value) {
+        let _ = self.output.send(value.to_string()).await;
+    }
+
+    async fn refused(&self, input: &str, code: &str, reason: &str) {
+        self.emit(json!({"type": "refused", "input": input, "code": code, "reason": reason})).await;
+    }
+
+    /// The panel as the agent knows it; `force` prints it even when unchanged.
+    async fn emit_panel(&self, force: bool) {
+        let line = {
+            let mut shared = self.shared.lock().await;
+            let suspended = !shared.connected;
+            let panel = match &shared.view {
+                None => json!({
+                    "type": "panel",
+                    "table": self.config.table,
+                    "state": "suspended",
+                    "suspended": true,
+                    "seats": [],
+                }),
+                Some(view) => json!({
+                    "type": "panel",
+                    "table": view.table_id,
+                    "state": if suspended { "suspended" } else { view.state.as_str() },
+                    "suspended": suspended,
+                    "round": view.round,
+                    "pool": view.pool_id,
+                    "displayed": amount(&view.displayed),
+                    "last_round": view.last_round,
+                    "gold_turn": gold_turn(view.gold_turn),
+                    "instant_card": view.instant_card.as_ref().map(|card| json!({"rank": card.rank, "suit": card.suit})),
+                    "pending_prizes": view.pending_prizes.iter().map(|entry| json!({"seat": entry.seat, "code": entry.code})).collect::<Vec<_>>(),
+                    "sequence": view.last_sequence,
+                    "seats": view.seats.iter().map(|seat| json!({
+                        "seat": seat.seat,
+                        "light": light(seat.light, suspended),
+                        "credits": seat.credits,
+                        "bronze": seat.bronze,
+                        "silver": seat.silver,
+                        "gold": seat.gold,
+                    })).collect::<Vec<_>>(),
+                }),
+            };
+            let line = panel.to_string();
+            if !force && line == shared.last_panel {
+                return;
+            }
+            shared.last_panel = line.clone();
+            line
+        };
+        let _ = self.output.send(line).await;
+    }
+
+    /// Takes a view from the server, announcing a gold-turn grant and a new instant card.
+    async fn take_view(&self, view: pb::TableView) {
+        let (granted, card) = {
+            let mut shared = self.shared.lock().await;
+            let before = shared.view.replace(view.clone());
+            let was_granted = before.as_ref().map(|old| old.gold_turn) == Some(pb::GoldTurn::Granted as i32);
+            let granted = view.gold_turn == pb::GoldTurn::Granted as i32 && !was_granted;
+            let card = match (&view.instant_card, before.as_ref().and_then(|old| old.instant_card.as_ref())) {
+                (Some(new), old) if old != Some(new) => Some(new.clone()),
+                _ => None,
+            };
+            (granted, card)
+        };
+        if granted {
+            // 4.3.5: "Se juega Grillo de Oro" at this table.
+            self.emit(json!({"type": "gold_turn", "table": self.config.table, "state": "granted"})).await;
+        }
+        if let Some(card) = card {
+            // 15.11.2: the premio instantáneo appears on the monitor.
+            self.emit(json!({"type": "instant_card", "table": self.config.table, "rank": card.rank, "suit": card.suit})).await;
+        }
+    }
+
+    async fn ack(&self, input: &str, reply: pb::SubmitReply, note: Option<&str>) {
+        let mut value = json!({
+            "type": "ack",
+            "input": input,
+            "sequence": reply.sequence,
+            "journal_sequence": reply.journal_sequence,
+            "outcome": reply.outcome,
+            "awards": reply.awards.iter().map(|award| json!({
+                "seat": award.seat,
+                "code": award.code,
+                "award": amount(&award.award),
+                "payout_order_id": award.payout_order_id,
+            })).collect::<Vec<_>>(),
+        });
+        if let Some(note) = note {
+            value["note"] = json!(note);
+        }
+        self.emit(value).await;
+        if let Some(view) = reply.table {
+            self.take_view(view).await;
+        }
+        self.emit_panel(false).await;
+    }
+
+    /// Signs and sends one command; retries the same bytes until the server answers
+    /// or the link is lost.
+    async fn submit(&self, input: String, command: pb::table_command::Command) {
+        let (envelope, sequence) = {
+            let mut shared = self.shared.lock().await;
+            if !shared.connected {
+                drop(shared);
+                let reason = "pool play is suspended: the controller is unreachable; no side bet is accepted (3.7.5)";
+                return self.refused(&input, "suspended", reason).await;
+            }
+            if shared.pending.is_some() {
+                drop(shared);
+                return self.refused(&input, "busy", "the previous command is still unanswered").await;
+            }
+            let sequence = shared.next_sequence;
+            let payload =
+                pb::TableCommand { table_id: self.config.table.clone(), sequence, command: Some(command) }.encode_to_vec();
+            let envelope = self.sign(payload);
+            shared.pending = Some(Pending { sequence, envelope: envelope.clone(), input: input.clone() });
+            (envelope, sequence)
+        };
+        loop {
+            let channel = {
+                let shared = self.shared.lock().await;
+                if shared.pending.as_ref().map(|pending| pending.sequence) != Some(sequence) {
+                    // Settled by the supervisor after a reconnection.
+                    return;
+                }
+                if !shared.connected {
+                    drop(shared);
+                    let reason =
+                        "no answer before the link was lost; the command is checked against the server's record on reconnection";
+                    return self.refused(&input, "suspended", reason).await;
+                }
+                shared.channel.clone()
+            };
+            let Some(channel) = channel else { return };
+            let mut client = pb::table_client::TableClient::new(channel);
+            match tokio::time::timeout(ATTEMPT_TIMEOUT, client.submit(envelope.clone())).await {
+                Ok(Ok(reply)) => {
+                    let reply = reply.into_inner();
+                    {
+                        let mut shared = self.shared.lock().await;
+                        if shared.pending.as_ref().map(|pending| pending.sequence) != Some(sequence) {
+                            return;
+                        }
+                        shared.pending = None;
+                        shared.next_sequence = reply.sequence + 1;
+                    }
+                    return self.ack(&input, reply, None).await;
+                }
+                Ok(Err(status)) if is_decision(status.code()) => {
+                    // A refusal does not use the sequence (docs/api.md §3).
+                    self.shared.lock().await.pending = None;
+                    return self.refused(&input, &code_name(status.code()), status.message()).await;
+                }
+                // Timed out or the link failed: the same bytes again, never a new command.
+                _ => tokio::time::sleep(RETRY_DELAY).await,
+            }
+        }
+    }
+
+    async fn set_suspended(&self) {
+        let was = {
+            let mut shared = self.shared.lock().await;
+            let was = shared.connected;
+            shared.connected = false;
+            shared.channel = None;
+            was
+        };
+        if was {
+            self.emit_panel(true).await;
+        }
+    }
+
+    /// Keeps the table's stream open; suspends the panels whenever it breaks.
+    async fn supervise(self) {
+        let mut first_failure = true;
+        let mut last_refusal = String::new();
+        loop {
+            match self.watch_once().await {
+                Ok(()) => {}
+                Err(status) if is_decision(status.code()) => {
+                    // A key the server refuses: say so once, keep trying (it may be rotated).
+                    let text = format!("{:?}: {}", status.code(), status.message());
+                    if text != last_refusal {
+                        self.refused("(connect)", &code_name(status.code()), status.message()).await;
+                        last_refusal = text;
+                    }
+                }
+                Err(_) => {}
+            }
+            self.set_suspended().await;
+            if first_failure {
+                first_failure = false;
+                self.emit_panel(false).await;
+            }
+            tokio::time::sleep(RECONNECT_DELAY).await;
+        }
+    }
+
+    /// One connection: open the stream, resynchronise, then follow the pushes.
+    async fn watch_once(&self) -> Result<(), tonic::Status> {
+        let endpoint = Endpoint::from_shared(self.config.server.clone())
+            .map_err(|error| tonic::Status::invalid_argument(error.to_string()))?
+            .connect_timeout(CONNECT_TIMEOUT)
+            .http2_keep_alive_interval(KEEPALIVE_INTERVAL)
+            .keep_alive_timeout(KEEPALIVE_TIMEOUT)
+            .keep_alive_while_idle(true)
+            .tcp_nodelay(true);
+        let channel = endpoint.connect().await.map_err(|error| tonic::Status::unavailable(error.to_string()))?;
+        let payload = pb::WatchTable { table_id: self.config.table.clone() }.encode_to_vec();
+        let mut client = pb::table_client::TableClient::new(channel.clone());
+        let mut stream = client.watch(self.sign(payload)).await?.into_inner();
+        let Some(first) = stream.message().await? else { return Ok(()) };
+        self.resync(channel, first).await;
+        while let Some(event) = stream.message().await? {
+            if let Some(view) = event.table {
+                self.take_view(view).await;
+                self.emit_panel(false).await;
+            }
+        }
+        Ok(())
+    }
+
+    /// 3.7.6: the table as the server recorded it, and the command that was in
+    /// flight settled against that record, before any new event is taken.
+    async fn resync(&self, channel: Channel, event: pb::TableEvent) {
+        let Some(view) = event.table else { return };
+        let last_sequence = view.last_sequence;
+        let pending = {
+            let mut shared = self.shared.lock().await;
+            shared.channel = Some(channel.clone());
+            shared.next_sequence = last_sequence + 1;
+            shared.pending.take()
+        };
+        self.take_view(view).await;
+        if let Some(pending) = pending {
+            if last_sequence == pending.sequence {
+                // Applied before the link broke: the same bytes fetch the recorded answer.
+                let mut client = pb::table_client::TableClient::new(channel.clone());
+                match tokio::time::timeout(ATTEMPT_TIMEOUT, client.submit(pending.envelope)).await {
+                    Ok(Ok(reply)) => {
+                        self.ack(&pending.input, reply.into_inner(), Some("answered after reconnection")).await;
+                    }
+                    _ => {
+                        self.refused(&pending.input, "suspended", "recorded by the server; its answer could not be fetched").await
+                    }
+                }
+            } else if last_sequence < pending.sequence {
+                let reason = "not recorded: the controller was unreachable; nothing was bet (3.7.5) — press again";
+                self.refused(&pending.input, "not_recorded", reason).await;
+            }
+        }
+        self.shared.lock().await.connected = true;
+        self.emit_panel(true).await;
+    }
+}
