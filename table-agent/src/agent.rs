@@ -201,6 +201,11 @@ impl Agent {
     async fn take_view(&self, view: pb::TableView) {
         let (granted, card) = {
             let mut shared = self.shared.lock().await;
+            if shared.pending.is_none() {
+                // The server's record decides the next sequence: an agent restarted, or
+                // a second one on the same table, never stays out of step.
+                shared.next_sequence = view.last_sequence + 1;
+            }
             let before = shared.view.replace(view.clone());
             let was_granted = before.as_ref().map(|old| old.gold_turn) == Some(pb::GoldTurn::Granted as i32);
             let granted = view.gold_turn == pb::GoldTurn::Granted as i32 && !was_granted;
@@ -396,6 +401,9 @@ impl Agent {
             } else if last_sequence < pending.sequence {
                 let reason = "not recorded: the controller was unreachable; nothing was bet (3.7.5) — press again";
                 self.refused(&pending.input, "not_recorded", reason).await;
+            } else {
+                let reason = "the server's record moved past this command (another agent for this table?); see the panel";
+                self.refused(&pending.input, "superseded", reason).await;
             }
         }
         self.shared.lock().await.connected = true;
