@@ -145,9 +145,10 @@ pub async fn serve(
         .register_encoded_file_descriptor_set(pozo_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()?;
-    let table =
-        pb::table_server::TableServer::new(TableService { handle: handle.clone() }).max_decoding_message_size(MESSAGE_BYTES_MAX);
-    let display = pb::display_server::DisplayServer::new(DisplayService { handle: handle.clone() })
+    let (stopping, mut stop_requested) = tokio::sync::watch::channel(false);
+    let table = pb::table_server::TableServer::new(TableService { handle: handle.clone(), stop: stopping.subscribe() })
+        .max_decoding_message_size(MESSAGE_BYTES_MAX);
+    let display = pb::display_server::DisplayServer::new(DisplayService { handle: handle.clone(), stop: stopping.subscribe() })
         .max_decoding_message_size(MESSAGE_BYTES_MAX);
     let office = pb::venta_pagos_server::VentaPagosServer::new(VentaPagosService { handle: handle.clone() })
         .max_decoding_message_size(MESSAGE_BYTES_MAX);
@@ -157,7 +158,6 @@ pub async fn serve(
         pb::pools_server::PoolsServer::new(PoolsService { handle: handle.clone() }).max_decoding_message_size(MESSAGE_BYTES_MAX);
     drop(handle);
     ready();
-    let (stopping, mut stop_requested) = tokio::sync::watch::channel(false);
     let server = Server::builder()
         .concurrency_limit_per_connection(REQUESTS_PER_CONNECTION_MAX)
         .max_concurrent_streams(REQUESTS_PER_CONNECTION_MAX as u32)

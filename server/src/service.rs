@@ -8,8 +8,9 @@ use pozo_engine::Money;
 use pozo_proto::v1 as pb;
 use prost::Message;
 use sha2::{Digest, Sha256};
-use tokio_stream::wrappers::WatchStream;
-use tokio_stream::{Stream, StreamExt};
+use tokio::sync::{mpsc, watch};
+use tokio_stream::Stream;
+use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 use tracing::instrument;
 
@@ -224,6 +225,40 @@ type EventStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'sta
 
 pub struct TableService {
     pub handle: Handle,
+    /// Turns true when the controller is asked to stop.
+    pub stop: watch::Receiver<bool>,
+}
+
+/// Follows a watch channel, newest value first, until the controller stops: the
+/// stream then ends with UNAVAILABLE at once, so agents and displays show
+/// `suspended` without waiting out the shutdown grace. A reader that falls behind
+/// gets the newest value, never a queue (capacity 1).
+fn until_stopped<T, U>(
+    mut receiver: watch::Receiver<T>,
+    mut stop: watch::Receiver<bool>,
+    convert: impl Fn(&T) -> U + Send + 'static,
+) -> EventStream<U>
+where
+    T: Send + Sync + 'static,
+    U: Send + 'static,
+{
+    let (sender, stream) = mpsc::channel(1);
+    tokio::spawn(async move {
+        let stopping = || Status::unavailable("the controller is stopping");
+        loop {
+            let item = convert(&receiver.borrow_and_update());
+            tokio::select! {
+                sent = sender.send(Ok(item)) => if sent.is_err() { return },
+                _ = stop.wait_for(|stop| *stop) => { let _ = sender.try_send(Err(stopping())); return; }
+            }
+            tokio::select! {
+                changed = receiver.changed() => if changed.is_err() { return },
+                _ = stop.wait_for(|stop| *stop) => { let _ = sender.try_send(Err(stopping())); return; }
+                _ = sender.closed() => return,
+            }
+        }
+    });
+    Box::pin(ReceiverStream::new(stream))
 }
 
 #[tonic::async_trait]
@@ -269,9 +304,11 @@ impl pb::table_server::Table for TableService {
             .handle
             .table(&watch.table_id)
             .ok_or_else(|| Status::not_found(format!("table_id: no table `{}` in the layout", watch.table_id)))?;
-        let stream = WatchStream::new(receiver)
-            .map(|push| Ok(pb::TableEvent { journal_sequence: push.journal_sequence, table: Some(table_view(&push.view)) }));
-        Ok(Response::new(Box::pin(stream)))
+        let stream = until_stopped(receiver, self.stop.clone(), |push| pb::TableEvent {
+            journal_sequence: push.journal_sequence,
+            table: Some(table_view(&push.view)),
+        });
+        Ok(Response::new(stream))
     }
 }
 
@@ -279,6 +316,7 @@ impl pb::table_server::Table for TableService {
 
 pub struct DisplayService {
     pub handle: Handle,
+    pub stop: watch::Receiver<bool>,
 }
 
 #[tonic::async_trait]
@@ -290,29 +328,27 @@ impl pb::display_server::Display for DisplayService {
         if let Some(unknown) = wanted.iter().find(|id| self.handle.config().rulebooks.pool(id).is_none()) {
             return Err(Status::not_found(format!("pool_ids: no pool `{unknown}`")));
         }
-        let stream = WatchStream::new(self.handle.display()).map(move |push| {
-            Ok(pb::DisplayUpdate {
-                journal_sequence: push.journal_sequence,
-                pools: push
-                    .pools
-                    .iter()
-                    .filter(|pool| wanted.is_empty() || wanted.contains(&pool.pool_id))
-                    .map(|pool| pb::PoolDisplay {
-                        pool_id: pool.pool_id.clone(),
-                        displayed: amount(pool.displayed),
-                        minimum: amount(pool.minimum),
-                        last_win: pool.last_win.as_ref().map(|win| pb::WinView {
-                            table_id: win.table_id.clone(),
-                            seat: win.seat,
-                            code: win.code.clone(),
-                            amount: amount(win.amount),
-                            journal_sequence: win.journal_sequence,
-                        }),
-                    })
-                    .collect(),
-            })
+        let stream = until_stopped(self.handle.display(), self.stop.clone(), move |push| pb::DisplayUpdate {
+            journal_sequence: push.journal_sequence,
+            pools: push
+                .pools
+                .iter()
+                .filter(|pool| wanted.is_empty() || wanted.contains(&pool.pool_id))
+                .map(|pool| pb::PoolDisplay {
+                    pool_id: pool.pool_id.clone(),
+                    displayed: amount(pool.displayed),
+                    minimum: amount(pool.minimum),
+                    last_win: pool.last_win.as_ref().map(|win| pb::WinView {
+                        table_id: win.table_id.clone(),
+                        seat: win.seat,
+                        code: win.code.clone(),
+                        amount: amount(win.amount),
+                        journal_sequence: win.journal_sequence,
+                    }),
+                })
+                .collect(),
         });
-        Ok(Response::new(Box::pin(stream)))
+        Ok(Response::new(stream))
     }
 }
 

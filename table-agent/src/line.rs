@@ -44,6 +44,7 @@ fn no_more<'a>(mut words: impl Iterator<Item = &'a str>, usage: &str) -> Result<
 
 /// Parses one line; `Ok(None)` for a blank line or a comment.
 pub fn parse(line: &str) -> Result<Option<Input>, String> {
+    let line = line.trim_end_matches(['\r', '\n']);
     if line.len() > LINE_BYTES_MAX {
         return Err(format!("line of {} bytes, over {LINE_BYTES_MAX}", line.len()));
     }

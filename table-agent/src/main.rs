@@ -75,27 +75,29 @@ async fn read_input(input: String, lines: mpsc::Sender<String>) {
     async fn pump<R: tokio::io::AsyncRead + Unpin>(reader: R, lines: &mpsc::Sender<String>) -> bool {
         use tokio::io::AsyncReadExt as _;
         let mut reader = BufReader::new(reader);
-        let limit = (LINE_BYTES_MAX + 1) as u64;
-        let mut line = String::new();
+        // Bounded: a line is read at most this many bytes at a time (its \r\n included).
+        let limit = (LINE_BYTES_MAX + 2) as u64;
+        let mut bytes = Vec::with_capacity(LINE_BYTES_MAX + 2);
         loop {
-            line.clear();
-            // Bounded: a line is read at most LINE_BYTES_MAX + 1 bytes at a time.
-            match (&mut reader).take(limit).read_line(&mut line).await {
+            bytes.clear();
+            match (&mut reader).take(limit).read_until(b'\n', &mut bytes).await {
                 Ok(0) | Err(_) => return true,
                 Ok(_) => {
-                    if !line.ends_with('\n') && line.len() as u64 >= limit {
+                    if bytes.last() != Some(&b'\n') && bytes.len() as u64 >= limit {
                         // Too long: skip to its end; the agent refuses it by its length.
-                        let mut rest = String::new();
+                        let mut rest = Vec::new();
                         loop {
                             rest.clear();
-                            match (&mut reader).take(limit).read_line(&mut rest).await {
+                            match (&mut reader).take(limit).read_until(b'\n', &mut rest).await {
                                 Ok(0) | Err(_) => break,
-                                Ok(_) if rest.ends_with('\n') => break,
+                                Ok(_) if rest.last() == Some(&b'\n') => break,
                                 Ok(_) => {}
                             }
                         }
                     }
-                    if lines.send(line.clone()).await.is_err() {
+                    // Not UTF-8: the replacement characters make the agent refuse it by name.
+                    let line = String::from_utf8_lossy(&bytes).into_owned();
+                    if lines.send(line).await.is_err() {
                         return false;
                     }
                 }
