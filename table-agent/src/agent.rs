@@ -225,7 +225,9 @@ impl Agent {
         }
     }
 
-    async fn ack(&self, input: &str, reply: pb::SubmitReply, note: Option<&str>) {
+    /// Reports an answer. An answer fetched after a reconnection carries the table as
+    /// the command left it, older than the view just taken: then `fresh` keeps that view.
+    async fn ack(&self, input: &str, reply: pb::SubmitReply, note: Option<&str>, fresh: Option<pb::TableView>) {
         let mut value = json!({
             "type": "ack",
             "input": input,
@@ -243,7 +245,7 @@ impl Agent {
             value["note"] = json!(note);
         }
         self.emit(value).await;
-        if let Some(view) = reply.table {
+        if let Some(view) = fresh.or(reply.table) {
             self.take_view(view).await;
         }
         self.emit_panel(false).await;
@@ -298,7 +300,7 @@ impl Agent {
                         shared.pending = None;
                         shared.next_sequence = reply.sequence + 1;
                     }
-                    return self.ack(&input, reply, None).await;
+                    return self.ack(&input, reply, None, None).await;
                 }
                 Ok(Err(status)) if is_decision(status.code()) => {
                     // A refusal does not use the sequence (docs/api.md §3).
@@ -385,14 +387,14 @@ impl Agent {
             shared.next_sequence = last_sequence + 1;
             shared.pending.take()
         };
-        self.take_view(view).await;
+        self.take_view(view.clone()).await;
         if let Some(pending) = pending {
             if last_sequence == pending.sequence {
                 // Applied before the link broke: the same bytes fetch the recorded answer.
                 let mut client = pb::table_client::TableClient::new(channel.clone());
                 match tokio::time::timeout(ATTEMPT_TIMEOUT, client.submit(pending.envelope)).await {
                     Ok(Ok(reply)) => {
-                        self.ack(&pending.input, reply.into_inner(), Some("answered after reconnection")).await;
+                        self.ack(&pending.input, reply.into_inner(), Some("answered after reconnection"), Some(view)).await;
                     }
                     _ => {
                         self.refused(&pending.input, "suspended", "recorded by the server; its answer could not be fetched").await

@@ -53,7 +53,15 @@ fn main() -> ExitCode {
                 }
             }
         });
-        let reader = tokio::spawn(read_input(cli.input.clone(), lines_sender));
+        // A socket that cannot be opened is an error at start, not a silent agent.
+        let listener = match cli.input.strip_prefix("unix:") {
+            Some(path) => {
+                let _ = std::fs::remove_file(path);
+                Some(tokio::net::UnixListener::bind(path).map_err(|error| anyhow::anyhow!("--input {}: {error}", cli.input))?)
+            }
+            None => None,
+        };
+        let reader = tokio::spawn(read_input(listener, lines_sender));
         let config = AgentConfig { server: cli.server, table: cli.table, key };
         let result = table_agent::run(config, lines, output).await;
         reader.abort();
@@ -71,7 +79,7 @@ fn main() -> ExitCode {
 
 /// Feeds hardware event lines to the agent: stdin until its end, or every
 /// connection to a Unix socket in turn.
-async fn read_input(input: String, lines: mpsc::Sender<String>) {
+async fn read_input(listener: Option<tokio::net::UnixListener>, lines: mpsc::Sender<String>) {
     async fn pump<R: tokio::io::AsyncRead + Unpin>(reader: R, lines: &mpsc::Sender<String>) -> bool {
         use tokio::io::AsyncReadExt as _;
         let mut reader = BufReader::new(reader);
@@ -104,15 +112,7 @@ async fn read_input(input: String, lines: mpsc::Sender<String>) {
             }
         }
     }
-    if let Some(path) = input.strip_prefix("unix:") {
-        let _ = std::fs::remove_file(path);
-        let listener = match tokio::net::UnixListener::bind(path) {
-            Ok(listener) => listener,
-            Err(error) => {
-                eprintln!("pozo-agent: --input {input}: {error}");
-                return;
-            }
-        };
+    if let Some(listener) = listener {
         while let Ok((stream, _)) = listener.accept().await {
             if !pump(stream, &lines).await {
                 return;
