@@ -1,6 +1,6 @@
 //! `pozo-sim`: plays real casino games against the controller, replays nights and
-//! measures. Its games, books check and benchmarks arrive with the controller and
-//! the table agent; the command line is fixed here.
+//! measures. `odds` works today; `run`, `replay` and `bench` are still to come
+//! (issue 5) and exit 2 saying so.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,9 +15,15 @@ struct Cli {
     command: Command,
 }
 
+/// The most hands `odds` deals in one run: a bound on its time.
+const ODDS_HANDS_MAX: u64 = 100_000_000;
+
+/// A deviation beyond this many standard errors fails `odds`.
+const ODDS_TOLERANCE_SE: f64 = 4.0;
+
 #[derive(Subcommand)]
 enum Command {
-    /// Play a night on many tables through real agents and check the books.
+    /// Play a night on many tables through real agents and check the books (not built yet).
     Run {
         #[arg(long, default_value_t = 4)]
         tables: u32,
@@ -33,16 +39,22 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
     },
-    /// Drive a recorded night again and compare the books.
+    /// Drive a recorded night again and compare the books (not built yet).
     Replay { file: PathBuf },
-    /// Compare observed hit frequencies with the exact probabilities.
+    /// Compare observed hit frequencies of each premio code with the exact probabilities.
     Odds {
+        /// central-poker, caribbean-poker, go-poker, draw-poker or poker-sin-descarte.
         #[arg(long)]
         game: String,
-        #[arg(long, default_value_t = 1_000_000)]
+        #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=ODDS_HANDS_MAX))]
         hands: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Write the report as JSON.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
     },
-    /// Measure acknowledged presses per second, latency, memory and restart time.
+    /// Measure acknowledged presses per second, latency, memory and restart time (not built yet).
     Bench {
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
@@ -51,12 +63,43 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let name = match cli.command {
-        Command::Run { .. } => "run",
-        Command::Replay { .. } => "replay",
-        Command::Odds { .. } => "odds",
-        Command::Bench { .. } => "bench",
+    match cli.command {
+        Command::Odds { game, hands, seed, json } => run_odds(&game, hands, seed, json.as_deref()),
+        Command::Run { .. } | Command::Replay { .. } | Command::Bench { .. } => {
+            eprintln!("pozo-sim: this command is not built yet (issue 5); `pozo-sim odds` is");
+            ExitCode::from(2)
+        }
+    }
+}
+
+// Statistics, not money.
+#[allow(clippy::float_arithmetic)]
+fn run_odds(game: &str, hands: u64, seed: u64, json: Option<&std::path::Path>) -> ExitCode {
+    let report = match pozo_sim::odds::odds(game, hands, seed) {
+        Ok(report) => report,
+        Err(error) => {
+            eprintln!("pozo-sim: {error}");
+            return ExitCode::from(2);
+        }
     };
-    eprintln!("pozo-sim {name}: not built in this version (it needs the controller's table protocol)");
-    ExitCode::from(2)
+    println!("{} ({}): {} hands, seed {}", report.game, report.pool, report.hands, report.seed);
+    println!("{:<22} {:>12} {:>14} {:>10} {:>8}", "code", "observed", "expected", "std err", "dev (SE)");
+    for code in &report.codes {
+        println!(
+            "{:<22} {:>12} {:>14.2} {:>10.2} {:>8.2}",
+            code.code, code.observed, code.expected, code.standard_error, code.deviation_se
+        );
+    }
+    if let Some(path) = json {
+        let text = serde_json::to_string_pretty(&report).expect("reports serialize");
+        if let Err(error) = std::fs::write(path, text) {
+            eprintln!("pozo-sim: {}: {error}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    if report.max_abs_deviation_se > ODDS_TOLERANCE_SE {
+        eprintln!("pozo-sim: a code deviates {:.2} standard errors, over {ODDS_TOLERANCE_SE}", report.max_abs_deviation_se);
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
 }

@@ -1,0 +1,11 @@
+//! The simulator: real games dealt from a seed, their hit frequencies against the
+//! exact probabilities, and (to come) nights played through real table agents.
+//!
+//! # Layout
+//! - [`cards`]: cards, decks, seeded shoes.
+//! - [`poker`]: the five-card evaluator and each paytable's names for hands.
+//! - [`odds`]: exact probabilities and the `odds` comparison.
+
+pub mod cards;
+pub mod odds;
+pub mod poker;

@@ -1,0 +1,106 @@
+//! Hit frequencies: each premio code's observed frequency against its exact
+//! probability, with the deviation in standard errors. docs/odds.md derives the
+//! probabilities.
+
+use rand::seq::SliceRandom;
+use serde::Serialize;
+
+use crate::cards::{self, Card};
+use crate::poker::{self, Category};
+
+/// Five-card hands from one 52-card deck: C(52, 5).
+pub const FIVE_CARD_HANDS: u64 = 2_598_960;
+
+/// How many of the 2,598,960 five-card hands fall in each category (docs/odds.md).
+pub fn five_card_count(category: Category) -> u64 {
+    match category {
+        Category::RoyalFlush => 4,
+        Category::StraightFlush => 36,
+        Category::FourOfAKind => 624,
+        Category::FullHouse => 3_744,
+        Category::Flush => 5_108,
+        Category::Straight => 10_200,
+        Category::ThreeOfAKind => 54_912,
+        Category::TwoPair => 123_552,
+        Category::OnePair => 1_098_240,
+        Category::HighCard => 1_302_540,
+    }
+}
+
+/// The games whose side bet is judged on five cards dealt from one deck: the
+/// player's first five (Central Póker 15.1.2, Caribbean, Draw before the change,
+/// Póquer sin descarte) or 3 own + 2 community (Go Poker, AJ 2.3.5.3) — either way
+/// five cards drawn at random from 52.
+pub const POKER_GAMES: [&str; 5] = ["central-poker", "caribbean-poker", "go-poker", "draw-poker", "poker-sin-descarte"];
+
+#[derive(Debug, Serialize)]
+pub struct CodeOdds {
+    pub code: String,
+    /// Hands in the paytable's category, out of 2,598,960.
+    pub hands_of_2598960: u64,
+    pub probability: f64,
+    pub observed: u64,
+    pub expected: f64,
+    pub standard_error: f64,
+    /// (observed − expected) ÷ standard error.
+    pub deviation_se: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct OddsReport {
+    pub game: String,
+    pub pool: String,
+    pub hands: u64,
+    pub seed: u64,
+    pub codes: Vec<CodeOdds>,
+    /// The largest |deviation| in standard errors.
+    pub max_abs_deviation_se: f64,
+}
+
+/// Deals `hands` five-card hands for `game` from a seeded deck and compares each
+/// premio code's frequency with its exact probability.
+// Statistics, not money: floats are right here.
+#[allow(clippy::float_arithmetic)]
+pub fn odds(game: &str, hands: u64, seed: u64) -> Result<OddsReport, String> {
+    if !POKER_GAMES.contains(&game) {
+        return Err(format!(
+            "--game {game}: odds are computed for {} (blackjack and the bolsa are not yet)",
+            POKER_GAMES.join(", ")
+        ));
+    }
+    if hands == 0 {
+        return Err("--hands must be at least 1".to_owned());
+    }
+    let pool = poker::pool_of_game(game).expect("every poker game has a pool");
+    let mut rng = cards::rng(seed);
+    let mut deck: Vec<Card> = cards::deck();
+    let mut observed = std::collections::BTreeMap::<Category, u64>::new();
+    for _ in 0..hands {
+        // Five cards drawn without replacement: a fresh deck each hand.
+        let (chosen, _) = deck.partial_shuffle(&mut rng, 5);
+        let hand: [Card; 5] = [chosen[0], chosen[1], chosen[2], chosen[3], chosen[4]];
+        *observed.entry(poker::evaluate(&hand).category).or_default() += 1;
+    }
+    let n = hands as f64;
+    let mut codes = Vec::new();
+    for category in Category::ALL {
+        let Some(code) = poker::premio(pool, category) else { continue };
+        let count = five_card_count(category);
+        let probability = count as f64 / FIVE_CARD_HANDS as f64;
+        let expected = n * probability;
+        let standard_error = (n * probability * (1.0 - probability)).sqrt();
+        let seen = observed.get(&category).copied().unwrap_or(0);
+        let deviation_se = (seen as f64 - expected) / standard_error;
+        codes.push(CodeOdds {
+            code: code.to_owned(),
+            hands_of_2598960: count,
+            probability,
+            observed: seen,
+            expected,
+            standard_error,
+            deviation_se,
+        });
+    }
+    let max_abs_deviation_se = codes.iter().map(|code| code.deviation_se.abs()).fold(0.0, f64::max);
+    Ok(OddsReport { game: game.to_owned(), pool: pool.to_owned(), hands, seed, codes, max_abs_deviation_se })
+}
