@@ -4,8 +4,10 @@
 //! # Layout
 //! - [`cards`]: cards, decks, seeded shoes.
 //! - [`poker`]: the five-card evaluator and each paytable's names for hands.
+//! - [`roulette`]: the double-zero wheel and the grillo series.
 //! - [`odds`]: exact probabilities and the `odds` comparison.
 
 pub mod cards;
 pub mod odds;
 pub mod poker;
+pub mod roulette;

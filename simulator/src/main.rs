@@ -43,7 +43,7 @@ enum Command {
     Replay { file: PathBuf },
     /// Compare observed hit frequencies of each premio code with the exact probabilities.
     Odds {
-        /// central-poker, caribbean-poker, go-poker, draw-poker or poker-sin-descarte.
+        /// central-poker, caribbean-poker, go-poker, draw-poker, poker-sin-descarte, or ruleta-americana (grillo series).
         #[arg(long)]
         game: String,
         #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=ODDS_HANDS_MAX))]

@@ -33,6 +33,48 @@ pub fn five_card_count(category: Category) -> u64 {
 /// five cards drawn at random from 52.
 pub const POKER_GAMES: [&str; 5] = ["central-poker", "caribbean-poker", "go-poker", "draw-poker", "poker-sin-descarte"];
 
+/// Ruleta Americana Poceada: one "hand" is one grillo series (3.1.2).
+pub const ROULETTE: &str = "ruleta-americana";
+
+/// One code's comparison, from its exact probability as a fraction.
+// Statistics, not money.
+#[allow(clippy::float_arithmetic)]
+fn compare(code: &str, numerator: u64, denominator: u64, observed: u64, trials: u64) -> CodeOdds {
+    let probability = numerator as f64 / denominator as f64;
+    let n = trials as f64;
+    let expected = n * probability;
+    let standard_error = (n * probability * (1.0 - probability)).sqrt();
+    CodeOdds {
+        code: code.to_owned(),
+        hands_of_2598960: 0,
+        probability,
+        observed,
+        expected,
+        standard_error,
+        deviation_se: (observed as f64 - expected) / standard_error,
+    }
+}
+
+/// Grillo series on the double-zero wheel: a bronze hit 3/38, a silver hit
+/// 3/38 × 2/38, a gold hit 3/38 × 2/38 × 1/38 per series (docs/odds.md).
+fn roulette_odds(series: u64, seed: u64) -> OddsReport {
+    let mut rng = cards::rng(seed);
+    let (mut bronze, mut silver, mut gold) = (0, 0, 0);
+    for _ in 0..series {
+        let played = crate::roulette::play_series(&mut rng);
+        bronze += u64::from(played.bronze_hit);
+        silver += u64::from(played.silver_hit);
+        gold += u64::from(played.gold_hit);
+    }
+    let codes = vec![
+        compare("GRILLO_BRONCE", 3, 38, bronze, series),
+        compare("GRILLO_PLATA", 3 * 2, 38 * 38, silver, series),
+        compare("GRILLO_ORO", 3 * 2, 38 * 38 * 38, gold, series),
+    ];
+    let max_abs_deviation_se = codes.iter().map(|code| code.deviation_se.abs()).fold(0.0, f64::max);
+    OddsReport { game: ROULETTE.to_owned(), pool: "iplyc-ruleta".to_owned(), hands: series, seed, codes, max_abs_deviation_se }
+}
+
 #[derive(Debug, Serialize)]
 pub struct CodeOdds {
     pub code: String,
@@ -62,14 +104,17 @@ pub struct OddsReport {
 // Statistics, not money: floats are right here.
 #[allow(clippy::float_arithmetic)]
 pub fn odds(game: &str, hands: u64, seed: u64) -> Result<OddsReport, String> {
-    if !POKER_GAMES.contains(&game) {
-        return Err(format!(
-            "--game {game}: odds are computed for {} (blackjack and the bolsa are not yet)",
-            POKER_GAMES.join(", ")
-        ));
-    }
     if hands == 0 {
         return Err("--hands must be at least 1".to_owned());
+    }
+    if game == ROULETTE {
+        return Ok(roulette_odds(hands, seed));
+    }
+    if !POKER_GAMES.contains(&game) {
+        return Err(format!(
+            "--game {game}: odds are computed for {}, {ROULETTE} (blackjack and the bolsa are not yet)",
+            POKER_GAMES.join(", ")
+        ));
     }
     let pool = poker::pool_of_game(game).expect("every poker game has a pool");
     let mut rng = cards::rng(seed);

@@ -65,6 +65,23 @@ fn a_million_hands_stay_within_4_standard_errors_for_every_code() {
 }
 
 #[test]
+fn a_million_grillo_series_stay_within_4_standard_errors() {
+    let report = odds("ruleta-americana", 1_000_000, 7).expect("roulette");
+    let codes: Vec<&str> = report.codes.iter().map(|code| code.code.as_str()).collect();
+    assert_eq!(codes, ["GRILLO_BRONCE", "GRILLO_PLATA", "GRILLO_ORO"]);
+    for code in &report.codes {
+        assert!(
+            code.deviation_se.abs() <= 4.0,
+            "{}: {:.2} SE ({} observed, {:.1} expected)",
+            code.code,
+            code.deviation_se,
+            code.observed,
+            code.expected
+        );
+    }
+}
+
+#[test]
 fn the_same_seed_gives_the_same_counts() {
     let first = odds("central-poker", 20_000, 3).expect("a poker game");
     let second = odds("central-poker", 20_000, 3).expect("a poker game");
