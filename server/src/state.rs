@@ -187,9 +187,12 @@ pub enum Bet {
     None,
     /// Card tables: pressed and durably recorded, registered at INICIAR JUEGO.
     Pressed,
-    /// Registered: its contribution is in the pool.
+    /// Registered: its contribution is in the pool, since `registered_ms`.
     Registered {
         contribution: Contribution,
+        /// When it was registered: a reversal comes off that jornada's and hour's IPA.
+        #[serde(default)]
+        registered_ms: u64,
     },
 }
 
@@ -738,7 +741,7 @@ impl State {
             TableOp::EnterPrize { seat, code, high } => self.enter_prize(table_id, *seat, code, high.as_deref()),
             TableOp::Accept => self.accept(sequence, time_ms, table_id),
             TableOp::FinishRound => self.finish_round(table_id),
-            TableOp::VoidBet { seat } => self.void_bet(time_ms, table_id, *seat),
+            TableOp::VoidBet { seat } => self.void_bet(table_id, *seat),
             TableOp::CarryBets => {
                 table.require_open()?;
                 if table.phase != Phase::Playing || !table.pending.is_empty() {
@@ -753,7 +756,7 @@ impl State {
                 table.round += 1;
                 Ok(("Talla quemada: las apuestas compiten en la próxima mano (11.8.1.1)".to_owned(), Vec::new()))
             }
-            TableOp::RefundBet { seat } => self.refund_bet(time_ms, table_id, *seat),
+            TableOp::RefundBet { seat } => self.refund_bet(table_id, *seat),
             TableOp::LastRound => {
                 table.require_open()?;
                 if table.last_round {
@@ -849,7 +852,7 @@ impl State {
             let contribution = self.pools.get_mut(&pool_id).expect("configured").register_bet(bet).map_err(engine_refusal)?;
             let seat = self.table_mut(table_id).seat_mut(seat_number);
             seat.credits -= 1;
-            seat.bet = Bet::Registered { contribution };
+            seat.bet = Bet::Registered { contribution, registered_ms: time_ms };
             seat.bronze = 3;
             self.book_ipa(&day, table_id, contribution.bet, 1);
         } else {
@@ -896,7 +899,7 @@ impl State {
         let bet = self.pools[&pool_id].rules().side_bet;
         for seat in &pressed {
             let contribution = self.pools.get_mut(&pool_id).expect("configured").register_bet(bet).map_err(engine_refusal)?;
-            self.table_mut(table_id).seat_mut(*seat).bet = Bet::Registered { contribution };
+            self.table_mut(table_id).seat_mut(*seat).bet = Bet::Registered { contribution, registered_ms: time_ms };
             self.book_ipa(&day, table_id, contribution.bet, 1);
         }
         let table = self.table_mut(table_id);
@@ -1139,7 +1142,7 @@ impl State {
             .unwrap_or(default)
     }
 
-    fn void_bet(&mut self, time_ms: u64, table_id: &str, seat_number: u32) -> Result<(String, Vec<AwardRecord>), Refusal> {
+    fn void_bet(&mut self, table_id: &str, seat_number: u32) -> Result<(String, Vec<AwardRecord>), Refusal> {
         let table = &self.data.tables[table_id];
         table.require_open()?;
         let seat = table.seat(seat_number)?;
@@ -1149,7 +1152,6 @@ impl State {
             ));
         }
         let pool_id = table.pool.clone();
-        let day = jornada_and_hour(&self.config, time_ms);
         match seat.bet {
             Bet::None => Err(precondition(format!("seat {seat_number} has no bet to void (4.3.2)"))),
             Bet::Pressed => {
@@ -1158,15 +1160,15 @@ impl State {
                 seat.credits += 1;
                 Ok((format!("Anulada: posición {seat_number}, crédito devuelto (4.3.2)"), Vec::new()))
             }
-            Bet::Registered { contribution } => {
+            Bet::Registered { contribution, registered_ms } => {
                 // 4.3.2: the bet handed back takes its contribution out of the pool.
-                self.reverse_seat_bet(&day, &pool_id, table_id, seat_number, contribution)?;
+                self.reverse_seat_bet(registered_ms, &pool_id, table_id, seat_number, contribution)?;
                 Ok((format!("Anulada: posición {seat_number}, aporte revertido, crédito devuelto (4.3.2)"), Vec::new()))
             }
         }
     }
 
-    fn refund_bet(&mut self, time_ms: u64, table_id: &str, seat_number: u32) -> Result<(String, Vec<AwardRecord>), Refusal> {
+    fn refund_bet(&mut self, table_id: &str, seat_number: u32) -> Result<(String, Vec<AwardRecord>), Refusal> {
         let table = &self.data.tables[table_id];
         table.require_open()?;
         let seat = table.seat(seat_number)?;
@@ -1176,12 +1178,11 @@ impl State {
         if table.pending.iter().any(|entry| entry.seat == seat_number) {
             return Err(precondition(format!("seat {seat_number} has a prize entered; a winning box is not voided")));
         }
-        let Bet::Registered { contribution } = seat.bet else {
+        let Bet::Registered { contribution, registered_ms } = seat.bet else {
             return Err(precondition(format!("seat {seat_number} has no side bet registered to refund (11.8.1.2)")));
         };
         let pool_id = table.pool.clone();
-        let day = jornada_and_hour(&self.config, time_ms);
-        self.reverse_seat_bet(&day, &pool_id, table_id, seat_number, contribution)?;
+        self.reverse_seat_bet(registered_ms, &pool_id, table_id, seat_number, contribution)?;
         Ok((format!("Casillero anulado: posición {seat_number}, apuesta reintegrada (11.8.1.2)"), Vec::new()))
     }
 
@@ -1189,7 +1190,7 @@ impl State {
     /// credit back (4.3.2, 11.8.1.2). The engine refuses before anything changes.
     fn reverse_seat_bet(
         &mut self,
-        day: &(String, u32),
+        registered_ms: u64,
         pool_id: &str,
         table_id: &str,
         seat_number: u32,
@@ -1200,7 +1201,12 @@ impl State {
         seat.bet = Bet::None;
         seat.credits += 1;
         seat.bronze = 0;
-        self.book_ipa(day, table_id, -contribution.bet, -1);
+        // Off the IPA of the jornada and hour the bet was registered in (Forms 4104,
+        // 4109 and 4218 close per jornada); one already dropped is not recreated.
+        let day = jornada_and_hour(&self.config, registered_ms);
+        if self.data.days.contains_key(&day.0) {
+            self.book_ipa(&day, table_id, -contribution.bet, -1);
+        }
         Ok(())
     }
 
@@ -1373,7 +1379,7 @@ fn winners_of(table: &Table, entries: &[PrizeEntry], side_bet: Money) -> Result<
         .iter()
         .map(|entry| {
             let bet = match table.seats.get(entry.seat as usize - 1).map(|seat| seat.bet) {
-                Some(Bet::Registered { contribution }) => contribution.bet,
+                Some(Bet::Registered { contribution, .. }) => contribution.bet,
                 _ => side_bet,
             };
             let high = match entry.high.as_deref() {
@@ -1422,6 +1428,41 @@ mod tests {
         assert_eq!(jornada_and_hour(&config, time_ms), ("2026-11-21".to_owned(), 5));
         // 09:00 UTC is 06:00 local: the jornada of the 22nd begins.
         assert_eq!(jornada_and_hour(&config, time_ms + 3_600_000), ("2026-11-22".to_owned(), 6));
+    }
+
+    #[test]
+    fn a_refund_comes_off_the_hour_the_bet_was_registered_in() {
+        // 11.8.1.2 with Form 4218: a bet registered at 14:59 and refunded at 15:01 (local)
+        // leaves hour 14 at zero and books nothing negative in hour 15.
+        let config = Arc::new(Config::embedded());
+        let mut state = State::new(Arc::clone(&config));
+        let genesis = Command::Genesis { config_hash: config.hash.clone(), texts: config.texts.clone() };
+        state.apply(1, 0, &genesis).expect("genesis");
+        let local_midnight_ms = 1_795_305_600_000 + 3 * 3_600_000; // 2026-11-22 00:00 in UTC-03:00
+        let at = |hour: u64, minute: u64| local_midnight_ms + (hour * 60 + minute) * 60_000;
+        let ops = [
+            (at(14, 50), TableOp::OpenTable),
+            (at(14, 51), TableOp::SellCredits { seat: 2, credits: 5 }),
+            (at(14, 52), TableOp::Press { seat: 2 }),
+            (at(14, 59), TableOp::StartRound),
+            (at(15, 1), TableOp::RefundBet { seat: 2 }),
+        ];
+        for (index, (time_ms, op)) in ops.into_iter().enumerate() {
+            let sequence = index as u64 + 1;
+            let command = Command::Table(TableCommand {
+                table_id: "B1".into(),
+                sequence,
+                payload_sha256: format!("{sequence}"),
+                op,
+                card: None,
+            });
+            state.apply(sequence + 1, time_ms, &command).expect("applied");
+        }
+        let day = &state.data().days["2026-11-22"]["B1"];
+        assert_eq!(day.ipa, Decimal::ZERO);
+        assert_eq!(day.hours.get(&14).map(|(ipa, _)| *ipa), Some(Decimal::ZERO));
+        assert_eq!(day.hours.get(&15).map(|(ipa, _)| *ipa).unwrap_or_default(), Decimal::ZERO);
+        assert_eq!(day.bets, 0);
     }
 
     #[test]

@@ -464,13 +464,21 @@ pub fn wait_bounded(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
 /// (target/<profile>/deps/.. ) and brought up to date with `cargo build` (a no-op
 /// when `cargo test --workspace` just built it).
 pub fn server_binary() -> PathBuf {
+    // Built once per test binary, whichever test asks first; the others wait for it.
+    static BINARY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BINARY.get_or_init(build_server_binary).clone()
+}
+
+fn build_server_binary() -> PathBuf {
     let exe = std::env::current_exe().expect("the test executable");
     let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>/deps/<test>").to_path_buf();
     let binary = profile_dir.join("pozo-server");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_owned());
     let profile = if profile_dir.file_name().is_some_and(|name| name == "release") { "release" } else { "test" };
     let mut build = Command::new(cargo)
-        .args(["build", "--quiet", "--profile", profile, "-p", "pozo-server", "--bin", "pozo-server"])
+        // The whole workspace's binaries, so that features resolve exactly as in
+        // `cargo test --workspace`: a no-op after it, never a rebuild racing the tests.
+        .args(["build", "--quiet", "--profile", profile, "--workspace", "--bins"])
         .current_dir(workspace())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
