@@ -487,22 +487,20 @@ impl pb::reports_server::Reports for ReportsService {
         let report = self
             .handle
             .read(move |state, _| {
-                let pool = &state.pools()[&pool_id];
+                let pool = state.pool(&pool_id);
                 let m = pool.meters();
                 pb::PoolReport {
                     pool_id: pool_id.clone(),
-                    bets: m.bets - m.reversals,
-                    bets_amount: amount(m.bets_amount - m.reversed_amount),
-                    contributions: amount(
-                        m.contributions + m.reserve_contributions - m.reversed_contributions - m.reversed_reserve_contributions,
-                    ),
+                    bets: m.net_bets(),
+                    bets_amount: amount(m.net_bets_amount()),
+                    contributions: amount(m.net_contributions()),
                     replenishments: amount(m.replenishments),
                     awards: amount(m.awards),
                     awards_returned: amount(m.awards_returned),
                     balance: amount(pool.balance()),
                     reserve: amount(pool.reserve()),
                     displayed: amount(pool.displayed()),
-                    commission: amount(m.commission - m.reversed_commission),
+                    commission: amount(m.net_commission()),
                     hits: m.hits,
                     last_hits: state
                         .data()
@@ -550,10 +548,9 @@ impl pb::pools_server::Pools for PoolsService {
             .read(move |state, tip| {
                 state
                     .pools()
-                    .iter()
-                    .filter(|(id, _)| wanted.is_empty() || wanted.contains(id))
-                    .map(|(id, pool)| pb::PoolStatus {
-                        pool_id: id.clone(),
+                    .filter(|pool| wanted.is_empty() || wanted.contains(&pool.rules().id))
+                    .map(|pool| pb::PoolStatus {
+                        pool_id: pool.rules().id.clone(),
                         balance: amount(pool.balance()),
                         displayed: amount(pool.displayed()),
                         minimum: amount(pool.rules().minimum),

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use pozo_engine::money::Money;
 use pozo_engine::settle::Winner;
-use pozo_engine::{Contribution, EngineError, Pool, PoolState, PrizeValue, Rank};
+use pozo_engine::{Contribution, Engine, EngineError, Pool, PoolState, PrizeValue, Rank};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
@@ -462,14 +462,15 @@ impl Applied {
 #[derive(Clone, Debug)]
 pub struct State {
     config: Arc<Config>,
-    pools: BTreeMap<String, Pool>,
+    /// Every pool of the rulebooks, kept by the engine.
+    engine: Engine,
     data: Data,
 }
 
 impl State {
     /// A new controller: every pool at its minimum, every table closed.
     pub fn new(config: Arc<Config>) -> State {
-        let pools = config.rulebooks.pools().map(|rules| (rules.id.clone(), Pool::open(Arc::new(rules.clone())))).collect();
+        let engine = Engine::new(&config.rulebooks);
         let mut data = Data::default();
         for table in &config.layout.tables {
             let seats = (0..table.seats).map(|_| Seat::new()).collect();
@@ -494,7 +495,7 @@ impl State {
                 },
             );
         }
-        State { config, pools, data }
+        State { config, engine, data }
     }
 
     /// The state a snapshot kept; its pools must balance and match the configuration.
@@ -502,21 +503,12 @@ impl State {
         if snapshot.config_hash != config.hash {
             return Err(format!("snapshot taken under configuration {}, not {}", snapshot.config_hash, config.hash));
         }
-        let mut pools = BTreeMap::new();
-        for rules in config.rulebooks.pools() {
-            let state = snapshot.pools.get(&rules.id).ok_or_else(|| format!("snapshot lacks pool `{}`", rules.id))?;
-            let pool = Pool::restore(Arc::new(rules.clone()), state.clone()).map_err(|error| error.to_string())?;
-            pools.insert(rules.id.clone(), pool);
-        }
-        Ok(State { config, pools, data: snapshot.data })
+        let engine = Engine::restore(&config.rulebooks, &snapshot.pools).map_err(|error| error.to_string())?;
+        Ok(State { config, engine, data: snapshot.data })
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot {
-            config_hash: self.config.hash.clone(),
-            pools: self.pools.iter().map(|(id, pool)| (id.clone(), pool.state())).collect(),
-            data: self.data.clone(),
-        }
+        Snapshot { config_hash: self.config.hash.clone(), pools: self.engine.states(), data: self.data.clone() }
     }
 
     pub fn config(&self) -> &Arc<Config> {
@@ -527,8 +519,14 @@ impl State {
         self.data.journal_sequence
     }
 
-    pub fn pools(&self) -> &BTreeMap<String, Pool> {
-        &self.pools
+    /// Every pool, by id.
+    pub fn pools(&self) -> impl Iterator<Item = &Pool> {
+        self.engine.pools()
+    }
+
+    /// A pool of the configuration (tables only name configured pools).
+    pub fn pool(&self, id: &str) -> &Pool {
+        self.engine.pool(id).expect("the layout names only configured pools")
     }
 
     pub fn data(&self) -> &Data {
@@ -541,7 +539,7 @@ impl State {
 
     /// How far every pool is from conservation; all zero when the books balance.
     pub fn conservation(&self) -> Vec<(String, Money)> {
-        self.pools.iter().map(|(id, pool)| (id.clone(), pool.conservation_difference())).collect()
+        self.engine.conservation()
     }
 
     /// Applies one command as journal entry `sequence` at `time_ms`.
@@ -629,7 +627,7 @@ impl State {
         card: Option<&Card>,
     ) -> Result<(String, Vec<AwardRecord>), Refusal> {
         let table = self.data.tables.get(table_id).expect("checked by the caller");
-        let pool = &self.pools[&table.pool];
+        let pool = self.pool(&table.pool);
         let side_bet = pool.rules().side_bet;
         let day = jornada_and_hour(&self.config, time_ms);
         match op {
@@ -848,8 +846,8 @@ impl State {
         let day = jornada_and_hour(&self.config, time_ms);
         if roulette {
             // 4.4.2: roulette bets are registered at the press: the sale of 3 Grillos de Bronce (3.1.3).
-            let bet = self.pools[&pool_id].rules().side_bet;
-            let contribution = self.pools.get_mut(&pool_id).expect("configured").register_bet(bet).map_err(engine_refusal)?;
+            let bet = self.pool(&pool_id).rules().side_bet;
+            let contribution = self.engine.register_bet(&pool_id, bet).map_err(engine_refusal)?;
             let seat = self.table_mut(table_id).seat_mut(seat_number);
             seat.credits -= 1;
             seat.bet = Bet::Registered { contribution, registered_ms: time_ms };
@@ -896,9 +894,9 @@ impl State {
             .collect();
         let day = jornada_and_hour(&self.config, time_ms);
         // 12.5.1.1: INICIAR JUEGO registers the bets pressed so far; 16.4.2.1.6 drops the chips.
-        let bet = self.pools[&pool_id].rules().side_bet;
+        let bet = self.pool(&pool_id).rules().side_bet;
         for seat in &pressed {
-            let contribution = self.pools.get_mut(&pool_id).expect("configured").register_bet(bet).map_err(engine_refusal)?;
+            let contribution = self.engine.register_bet(&pool_id, bet).map_err(engine_refusal)?;
             self.table_mut(table_id).seat_mut(*seat).bet = Bet::Registered { contribution, registered_ms: time_ms };
             self.book_ipa(&day, table_id, contribution.bet, 1);
         }
@@ -929,7 +927,7 @@ impl State {
         if table.phase != Phase::Playing {
             return Err(precondition("prizes are entered after INICIAR JUEGO and before ACEPTAR (12.5.2.1)"));
         }
-        let pool = &self.pools[&table.pool];
+        let pool = self.pool(&table.pool);
         let Some(prize) = pool.rules().prize(code) else {
             let codes: Vec<&str> = pool.rules().prizes.iter().map(|prize| prize.code.as_str()).collect();
             return Err(invalid(format!(
@@ -991,10 +989,11 @@ impl State {
         }
         let pool_id = table.pool.clone();
         let round = table.round;
-        let winners = winners_of(table, &table.pending, self.pools[&pool_id].rules().side_bet)?;
+        let winners = winners_of(table, &table.pending, self.pool(&pool_id).rules().side_bet)?;
         // 3.5.1: the award is fixed now, from what the display shows now.
-        let settlement = self.pools.get_mut(&pool_id).expect("configured").settle_round(&winners).map_err(engine_refusal)?;
-        let rules = self.pools[&pool_id].rules();
+        let settlement = self.engine.settle_round(&pool_id, &winners).map_err(engine_refusal)?;
+        // The engine field alone: the payout orders below go into `self.data`.
+        let rules = self.engine.pool(&pool_id).expect("settled just above").rules();
         let threshold = self.config.venta_pagos_over;
         let mut awards = Vec::with_capacity(settlement.awards.len());
         let mut orders = Vec::new();
@@ -1134,7 +1133,7 @@ impl State {
     }
 
     fn grant_count(&self, pool_id: &str, code: &str, default: u32) -> u32 {
-        self.pools[pool_id]
+        self.pool(pool_id)
             .rules()
             .prize(code)
             .and_then(|prize| prize.grants.as_ref())
@@ -1196,7 +1195,7 @@ impl State {
         seat_number: u32,
         contribution: Contribution,
     ) -> Result<(), Refusal> {
-        self.pools.get_mut(pool_id).expect("configured").reverse_bet(contribution).map_err(engine_refusal)?;
+        self.engine.reverse_bet(pool_id, contribution).map_err(engine_refusal)?;
         let seat = self.table_mut(table_id).seat_mut(seat_number);
         seat.bet = Bet::None;
         seat.credits += 1;
@@ -1257,7 +1256,7 @@ impl State {
                         // DOMAIN.md §6: the award goes back to the pool it came from, booked as such.
                         let (pool_id, amount, table_id, marked_ms) =
                             (order.pool.clone(), order.amount, order.table_id.clone(), order.time_ms);
-                        self.pools.get_mut(&pool_id).expect("configured").return_award(amount).map_err(engine_refusal)?;
+                        self.engine.return_award(&pool_id, amount).map_err(engine_refusal)?;
                         // Not paid after all: off the PPPA of the jornada and hour it was marked in.
                         // A jornada already dropped from the reports (over 62 ago) is not recreated.
                         let (jornada, hour) = jornada_and_hour(&self.config, marked_ms);
@@ -1363,7 +1362,7 @@ impl State {
             pending_prizes: table.pending.clone(),
             instant_card: table.instant_card.clone(),
             gold_turn,
-            displayed: self.pools[&table.pool].displayed(),
+            displayed: self.pool(&table.pool).displayed(),
         })
     }
 

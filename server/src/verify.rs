@@ -100,22 +100,19 @@ pub fn verify(directory: &Path) -> anyhow::Result<VerifyReport> {
     }
     let pools = state
         .pools()
-        .iter()
-        .map(|(id, pool)| {
+        .map(|pool| {
             let m = pool.meters();
             let summary = PoolSummary {
                 balance: money_text(pool.balance()),
                 reserve: money_text(pool.reserve()),
                 displayed: money_text(pool.displayed()),
-                contributions: money_text(
-                    m.contributions + m.reserve_contributions - m.reversed_contributions - m.reversed_reserve_contributions,
-                ),
+                contributions: money_text(m.net_contributions()),
                 replenishments: money_text(m.replenishments),
                 awards: money_text(m.awards),
                 awards_returned: money_text(m.awards_returned),
                 hits: m.hits,
             };
-            (id.clone(), summary)
+            (pool.rules().id.clone(), summary)
         })
         .collect();
     Ok(VerifyReport { entries: tip.entries, tip: hex::encode(tip.hash), chain, conservation, snapshot, pools })

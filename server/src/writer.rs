@@ -289,12 +289,11 @@ fn display_of(state: &State, journal_sequence: u64) -> DisplayPush {
         journal_sequence,
         pools: state
             .pools()
-            .iter()
-            .map(|(id, pool)| PoolDisplay {
-                pool_id: id.clone(),
+            .map(|pool| PoolDisplay {
+                pool_id: pool.rules().id.clone(),
                 displayed: pool.displayed(),
                 minimum: pool.rules().minimum,
-                last_win: state.data().last_wins.get(id).cloned(),
+                last_win: state.data().last_wins.get(&pool.rules().id).cloned(),
             })
             .collect(),
     }

@@ -10,7 +10,7 @@ use rust_decimal::Decimal;
 
 use crate::error::EngineError;
 use crate::money::Money;
-use crate::pool::{Contribution, Pool, Reversal};
+use crate::pool::{Contribution, Pool, PoolState, Reversal};
 use crate::rulebook::Rulebooks;
 use crate::settle::{Settlement, Winner};
 
@@ -39,6 +39,29 @@ impl Engine {
     pub fn new(rulebooks: &Rulebooks) -> Engine {
         let pools = rulebooks.pools().map(|rules| (rules.id.clone(), Pool::open(Arc::new(rules.clone())))).collect();
         Engine { pools }
+    }
+
+    /// The pools as a snapshot kept them, under the rules of `rulebooks`; every
+    /// pool of the rulebooks must be there and balance.
+    pub fn restore(rulebooks: &Rulebooks, states: &BTreeMap<String, PoolState>) -> Result<Engine, EngineError> {
+        let mut pools = BTreeMap::new();
+        for rules in rulebooks.pools() {
+            let state = states
+                .get(&rules.id)
+                .ok_or_else(|| EngineError::invalid("snapshot", format!("pool `{}` is missing", rules.id)))?;
+            pools.insert(rules.id.clone(), Pool::restore(Arc::new(rules.clone()), state.clone())?);
+        }
+        Ok(Engine { pools })
+    }
+
+    /// Every pool's balances and meters, for a snapshot.
+    pub fn states(&self) -> BTreeMap<String, PoolState> {
+        self.pools.iter().map(|(id, pool)| (id.clone(), pool.state())).collect()
+    }
+
+    /// How far each pool is from conservation; all zero when the books balance.
+    pub fn conservation(&self) -> Vec<(String, Money)> {
+        self.pools.iter().map(|(id, pool)| (id.clone(), pool.conservation_difference())).collect()
     }
 
     pub fn pool(&self, id: &str) -> Result<&Pool, EngineError> {
@@ -76,6 +99,11 @@ impl Engine {
         self.pool_mut(pool)?.settle_round(winners)
     }
 
+    /// Returns an award the Venta-Pagos office rejected to its pool (DOMAIN.md §6).
+    pub fn return_award(&mut self, pool: &str, amount: Money) -> Result<(), EngineError> {
+        self.pool_mut(pool)?.return_award(amount)
+    }
+
     /// The displayed amount of a pool: the Pago Máximo at this moment (3.5.1).
     pub fn displayed(&self, pool: &str) -> Result<Money, EngineError> {
         Ok(self.pool(pool)?.displayed())
@@ -85,11 +113,10 @@ impl Engine {
         let mut totals = Totals::default();
         for pool in self.pools.values() {
             let m = pool.meters();
-            totals.bets += m.bets - m.reversals;
-            totals.bets_amount += m.bets_amount - m.reversed_amount;
-            totals.commission += m.commission - m.reversed_commission;
-            totals.contributions +=
-                m.contributions + m.reserve_contributions - m.reversed_contributions - m.reversed_reserve_contributions;
+            totals.bets += m.net_bets();
+            totals.bets_amount += m.net_bets_amount();
+            totals.commission += m.net_commission();
+            totals.contributions += m.net_contributions();
             totals.replenishments += m.replenishments;
             totals.awards += m.awards - m.awards_returned;
             totals.hits += m.hits;

@@ -53,6 +53,28 @@ pub struct Meters {
     pub resets: u64,
 }
 
+impl Meters {
+    /// Registered side bets less those voided or refunded (4.3.2, 11.8.2).
+    pub fn net_bets(&self) -> u64 {
+        self.bets - self.reversals
+    }
+
+    /// Their amount (IPA for the pool).
+    pub fn net_bets_amount(&self) -> Money {
+        self.bets_amount - self.reversed_amount
+    }
+
+    /// The house commission kept (AJ 2.5.6.3), net of reversals.
+    pub fn net_commission(&self) -> Money {
+        self.commission - self.reversed_commission
+    }
+
+    /// What the bets added to the main and reserve pools, net of reversals.
+    pub fn net_contributions(&self) -> Money {
+        self.contributions + self.reserve_contributions - self.reversed_contributions - self.reversed_reserve_contributions
+    }
+}
+
 /// What one registered side bet did to the pool; reversing it undoes exactly this.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Contribution {
@@ -163,8 +185,7 @@ impl Pool {
     /// How far the books are from conservation; zero when they balance.
     pub fn conservation_difference(&self) -> Money {
         let m = &self.meters;
-        let money_in = m.contributions + m.reserve_contributions - m.reversed_contributions - m.reversed_reserve_contributions
-            + m.replenishments;
+        let money_in = m.net_contributions() + m.replenishments;
         let money_held_or_paid = self.balance + self.reserve + m.awards - m.awards_returned;
         money_in - money_held_or_paid
     }
