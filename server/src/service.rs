@@ -18,7 +18,7 @@ use crate::award::money_text;
 use crate::config::{Key, Role};
 use crate::state::{
     Applied, AwardRecord, Card, Command, GoldTurnView, Light, OfficeCommand, OfficeOp, OrderStatus, PayoutOrder, Refusal,
-    RefusalKind, TableCommand, TableOp, TableReply, TableView,
+    RefusalKind, TableCommand, TableOp, TableReply, TableView, plays_instant_prize,
 };
 use crate::writer::{Handle, WriterError};
 
@@ -41,7 +41,6 @@ impl From<Refusal> for Status {
             RefusalKind::FailedPrecondition => Status::failed_precondition(refusal.message),
             RefusalKind::NotFound => Status::not_found(refusal.message),
             RefusalKind::AlreadyExists => Status::already_exists(refusal.message),
-            RefusalKind::PermissionDenied => Status::permission_denied(refusal.message),
         }
     }
 }
@@ -74,17 +73,13 @@ fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope) -> Result<&'a K
 
 /// A table key may speak only for its own table.
 fn require_table_key(key: &Key, table_id: &str) -> Result<(), Status> {
-    let allowed = matches!((key.role, key.table.as_deref()), (Role::Table, Some(table)) if table == table_id);
-    if !allowed {
-        tracing::warn!(key_id = %key.id, table_id, "refused: key not for this table");
-    }
-    match (key.role, key.table.as_deref()) {
-        (Role::Table, Some(table)) if table == table_id => Ok(()),
-        (Role::Table, Some(table)) => {
-            Err(Status::permission_denied(format!("key `{}` belongs to table {table}, not to table {table_id}", key.id)))
-        }
-        _ => Err(Status::permission_denied(format!("key `{}` is not a table key", key.id))),
-    }
+    let refusal = match (key.role, key.table.as_deref()) {
+        (Role::Table, Some(table)) if table == table_id => return Ok(()),
+        (Role::Table, Some(table)) => format!("key `{}` belongs to table {table}, not to table {table_id}", key.id),
+        _ => format!("key `{}` is not a table key", key.id),
+    };
+    tracing::warn!(key_id = %key.id, table_id, "refused: key not for this table");
+    Err(Status::permission_denied(refusal))
 }
 
 fn bounded(field: &str, text: &str) -> Result<(), Status> {
@@ -277,7 +272,9 @@ impl pb::table_server::Table for TableService {
         // 15.11.2: the card is drawn here, outside the deterministic state machine,
         // and travels in the journal entry; it is used only if a new card is due.
         let card = match op {
-            TableOp::StartRound if self.handle.config().table(&command.table_id).is_some_and(|t| t.game == "central-poker") => {
+            TableOp::StartRound
+                if self.handle.config().table(&command.table_id).is_some_and(|table| plays_instant_prize(&table.game)) =>
+            {
                 Some(draw_card()?)
             }
             _ => None,

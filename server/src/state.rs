@@ -33,6 +33,11 @@ pub const JORNADAS_KEPT: usize = 62;
 /// Prizes one round at one table may enter before ACEPTAR.
 pub const PENDING_PRIZES_MAX: usize = 32;
 
+/// True for the games that show a premio instantáneo: Central Póker (15.11).
+pub fn plays_instant_prize(game: &str) -> bool {
+    game == "central-poker"
+}
+
 /// The premio code of Central Póker's instant prize (15.11).
 pub const INSTANT_PRIZE: &str = "PREMIO_INSTANTANEO";
 
@@ -143,8 +148,6 @@ pub enum RefusalKind {
     NotFound,
     /// A sequence already used by another command, or an older one.
     AlreadyExists,
-    /// A credential used where it has no right (a table key at Venta-Pagos).
-    PermissionDenied,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -262,7 +265,7 @@ impl Table {
     }
 
     fn plays_instant_prize(&self) -> bool {
-        self.game == "central-poker"
+        plays_instant_prize(&self.game)
     }
 
     fn seat(&self, seat: u32) -> Result<&Seat, Refusal> {
@@ -734,7 +737,7 @@ impl State {
                 self.book_credits_returned(&day.0, table_id, credits, side_bet);
                 Ok((format!("Pago de créditos: posición {seat}, {credits} créditos"), Vec::new()))
             }
-            TableOp::Press { seat } => self.press(sequence, time_ms, table_id, *seat),
+            TableOp::Press { seat } => self.press(time_ms, table_id, *seat),
             TableOp::StartRound => self.start_round(time_ms, table_id, card),
             TableOp::EnterPrize { seat, code, high } => self.enter_prize(table_id, *seat, code, high.as_deref()),
             TableOp::Accept => self.accept(sequence, time_ms, table_id),
@@ -807,13 +810,7 @@ impl State {
         }
     }
 
-    fn press(
-        &mut self,
-        _sequence: u64,
-        time_ms: u64,
-        table_id: &str,
-        seat_number: u32,
-    ) -> Result<(String, Vec<AwardRecord>), Refusal> {
+    fn press(&mut self, time_ms: u64, table_id: &str, seat_number: u32) -> Result<(String, Vec<AwardRecord>), Refusal> {
         let table = &self.data.tables[table_id];
         table.require_open()?;
         let seat = table.seat(seat_number)?;
@@ -1133,12 +1130,7 @@ impl State {
     }
 
     fn grant_count(&self, pool_id: &str, code: &str, default: u32) -> u32 {
-        self.pool(pool_id)
-            .rules()
-            .prize(code)
-            .and_then(|prize| prize.grants.as_ref())
-            .map(|grant| grant.count)
-            .unwrap_or(default)
+        self.pool(pool_id).rules().prize(code).and_then(|prize| prize.grants.as_ref()).map(|grant| grant.count).unwrap_or(default)
     }
 
     fn void_bet(&mut self, table_id: &str, seat_number: u32) -> Result<(String, Vec<AwardRecord>), Refusal> {

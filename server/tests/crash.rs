@@ -695,31 +695,13 @@ async fn a_restart_with_another_configuration_is_refused() {
     let checked = checked.expect("pozo-server rulebooks runs");
     assert!(checked.status.success(), "the changed rulebooks are valid: {}", String::from_utf8_lossy(&checked.stderr));
 
-    let log = files.path().join("refused.log");
-    let mut child = Command::new(BIN)
-        .arg("serve")
-        .arg("--data")
-        .arg(data.path())
-        .args(["--listen", "127.0.0.1:0"])
-        .args(rulebooks.iter().flat_map(|path| [Path::new("--rulebook"), path]))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::from(File::create(&log).expect("log")))
-        .spawn()
-        .expect("pozo-server starts");
-    let exited = wait_bounded(&mut child, PROCESS_WAIT);
-    let stderr = std::fs::read_to_string(&log).unwrap_or_default();
-    let Some(exited) = exited else {
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("pozo-server served under changed settings; log:\n{stderr}");
-    };
-    let mut stdout = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut stdout).expect("stdout read");
-    assert!(!exited.success(), "refused: {exited:?}");
-    assert_eq!(exited.code(), Some(2), "{stderr}");
+    let mut args = vec!["--listen".to_owned(), "127.0.0.1:0".to_owned()];
+    for path in &rulebooks {
+        args.push("--rulebook".to_owned());
+        args.push(path.to_str().expect("UTF-8 path").to_owned());
+    }
+    let stderr = serve_refused(data.path(), &args.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(stderr.contains("settings do not change while pools are live"), "{stderr}");
-    assert!(!stdout.contains("listening"), "never announced: {stdout}");
 
     // Refusing changed nothing: the original settings start, and the journal is as it was.
     let mut server = Running::spawn(data.path(), &[], &files.path().join("again.log"));
@@ -780,7 +762,7 @@ fn serve_refused(data: &Path, extra: &[&str]) -> String {
         .arg(data)
         .args(extra)
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::from(File::create(&log).expect("log")))
         .spawn()
         .expect("pozo-server starts");
@@ -791,7 +773,10 @@ fn serve_refused(data: &Path, extra: &[&str]) -> String {
         let _ = child.wait();
         panic!("pozo-server served when it should have refused; log:\n{stderr}");
     };
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut stdout).expect("stdout read");
     assert_eq!(exited.code(), Some(2), "{stderr}");
+    assert!(!stdout.contains("listening"), "a refused start is never announced: {stdout}");
     stderr
 }
 
