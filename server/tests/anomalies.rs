@@ -6,24 +6,7 @@ mod common;
 
 use common::*;
 use pozo_proto::v1 as pb;
-use pozo_proto::v1::table_command::Command as C;
 use tonic::Code;
-
-fn void(seat: u32) -> C {
-    C::VoidBet(pb::VoidBet { seat })
-}
-fn refund_bet(seat: u32) -> C {
-    C::RefundBet(pb::RefundBet { seat })
-}
-fn refund_credits(seat: u32) -> C {
-    C::RefundCredits(pb::RefundCredits { seat })
-}
-fn carry() -> C {
-    C::CarryBets(pb::CarryBets {})
-}
-fn last_round() -> C {
-    C::LastRound(pb::LastRound {})
-}
 
 async fn report(client: &mut Client, table: &str) -> pb::TableReport {
     client
@@ -43,7 +26,7 @@ async fn art_4_3_2_a_voided_grillo_sale_takes_its_contribution_back() {
     client.ok("R3", press(4)).await;
     assert_eq!(amount(&client.pool("iplyc-ruleta").await.contributions), "19.50");
     // Ingresos → Anular → SÍ: the bronze handed back before the ball.
-    let view = client.ok("R3", void(4)).await.table.expect("view");
+    let view = client.ok("R3", void_bet(4)).await.table.expect("view");
     assert_eq!((view.seats[3].bronze, view.seats[3].credits), (0, 1), "credit returned");
     assert_eq!(light(&view, 4), pb::Light::Blue);
     let pool = client.pool("iplyc-ruleta").await;
@@ -53,7 +36,7 @@ async fn art_4_3_2_a_voided_grillo_sale_takes_its_contribution_back() {
     // Once the ball is spun the bet is played: no void then.
     client.ok("R3", press(4)).await;
     client.ok("R3", start()).await;
-    let message = client.refused("R3", void(4), Code::FailedPrecondition).await;
+    let message = client.refused("R3", void_bet(4), Code::FailedPrecondition).await;
     assert!(message.contains("4.3.2"), "{message}");
     server.stop().await;
 }
@@ -70,7 +53,7 @@ async fn art_11_8_1_1_a_burnt_round_carries_its_bets_without_new_ones() {
     let contributions = amount(&client.pool("iplyc-blackjack").await.contributions);
     assert_eq!(contributions, "6.50");
     // Burnt before play started: seat 1's bet competes in the next hand.
-    let view = client.ok("B4", carry()).await.table.expect("view");
+    let view = client.ok("B4", carry_bets()).await.table.expect("view");
     assert_eq!(light(&view, 1), pb::Light::On, "the carried bet keeps its light");
     assert_eq!(light(&view, 2), pb::Light::Off, "no new bets in the carried hand");
     let message = client.refused("B4", press(2), Code::FailedPrecondition).await;

@@ -97,19 +97,6 @@ fn names(message: &str, parts: &[&str]) {
     }
 }
 
-fn refund_credits(seat: u32) -> C {
-    C::RefundCredits(pb::RefundCredits { seat })
-}
-fn void_bet(seat: u32) -> C {
-    C::VoidBet(pb::VoidBet { seat })
-}
-fn carry_bets() -> C {
-    C::CarryBets(pb::CarryBets {})
-}
-fn last_round() -> C {
-    C::LastRound(pb::LastRound {})
-}
-
 /// B3 with a pending payout order (the 20% prize, 11.2.2); returns its id.
 async fn a_pending_order(client: &mut Client) -> String {
     client.ok("B3", open()).await;

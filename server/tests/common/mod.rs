@@ -218,6 +218,21 @@ pub fn finish() -> C {
 pub fn gold_turn() -> C {
     C::RequestGoldTurn(pb::RequestGoldTurn {})
 }
+pub fn void_bet(seat: u32) -> C {
+    C::VoidBet(pb::VoidBet { seat })
+}
+pub fn refund_bet(seat: u32) -> C {
+    C::RefundBet(pb::RefundBet { seat })
+}
+pub fn refund_credits(seat: u32) -> C {
+    C::RefundCredits(pb::RefundCredits { seat })
+}
+pub fn carry_bets() -> C {
+    C::CarryBets(pb::CarryBets {})
+}
+pub fn last_round() -> C {
+    C::LastRound(pb::LastRound {})
+}
 
 pub fn amount(value: &Option<pb::Amount>) -> String {
     value.as_ref().map(|amount| amount.value.clone()).unwrap_or_default()
