@@ -54,6 +54,9 @@ pub enum JournalError {
     Corrupt { sequence: u64, problem: String },
 }
 
+/// Cheap to clone: sled's handles are shared; readers other than the writer use
+/// [`Journal::read_after`] bounded by the durable tip.
+#[derive(Clone)]
 pub struct Journal {
     db: sled::Db,
     entries: sled::Tree,

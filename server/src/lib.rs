@@ -117,11 +117,13 @@ fn limited_incoming(listener: TcpListener) -> ReceiverStream<io::Result<Limited>
 pub struct ServeOptions {
     /// A snapshot every this many journal entries.
     pub snapshot_every: u64,
+    /// Where Central Póker's instant-prize cards come from (15.11.2).
+    pub cards: service::CardSource,
 }
 
 impl Default for ServeOptions {
     fn default() -> ServeOptions {
-        ServeOptions { snapshot_every: writer::SNAPSHOT_EVERY }
+        ServeOptions { snapshot_every: writer::SNAPSHOT_EVERY, cards: service::CardSource::Os }
     }
 }
 
@@ -146,8 +148,12 @@ pub async fn serve(
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()?;
     let (stopping, mut stop_requested) = tokio::sync::watch::channel(false);
-    let table = pb::table_server::TableServer::new(TableService { handle: handle.clone(), stop: stopping.subscribe() })
-        .max_decoding_message_size(MESSAGE_BYTES_MAX);
+    let table = pb::table_server::TableServer::new(TableService {
+        handle: handle.clone(),
+        cards: options.cards,
+        stop: stopping.subscribe(),
+    })
+    .max_decoding_message_size(MESSAGE_BYTES_MAX);
     let display = pb::display_server::DisplayServer::new(DisplayService { handle: handle.clone(), stop: stopping.subscribe() })
         .max_decoding_message_size(MESSAGE_BYTES_MAX);
     let office = pb::venta_pagos_server::VentaPagosServer::new(VentaPagosService { handle: handle.clone() })

@@ -77,9 +77,14 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve { data, listen, config, rulebook, keys, snapshot_every } => {
-            run_serve(&data, &listen, config.as_deref(), &rulebook, keys.as_deref(), pozo_server::ServeOptions { snapshot_every })
-        }
+        Command::Serve { data, listen, config, rulebook, keys, snapshot_every } => run_serve(
+            &data,
+            &listen,
+            config.as_deref(),
+            &rulebook,
+            keys.as_deref(),
+            pozo_server::ServeOptions { snapshot_every, ..Default::default() },
+        ),
         Command::Verify { data } => return run_verify(&data),
         Command::Award { round, rulebook, text } => run_award(&round, &rulebook, text),
         Command::Rulebooks { rulebook } => run_rulebooks(&rulebook),

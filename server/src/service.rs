@@ -113,6 +113,39 @@ fn table_op(command: pb::table_command::Command) -> Result<TableOp, Status> {
     })
 }
 
+/// Where the instant-prize cards come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CardSource {
+    /// The operating system's CSPRNG (15.11.2: "en forma aleatoria"). `pozo-server serve` has only this.
+    #[default]
+    Os,
+    /// A function of (seed, table, sequence): a simulated night replays to the same
+    /// books. Only the simulator's embedded server uses it; the binary has no flag for it.
+    Seeded(u64),
+}
+
+impl CardSource {
+    fn draw(self, table_id: &str, sequence: u64) -> Result<Card, Status> {
+        match self {
+            CardSource::Os => draw_card(),
+            CardSource::Seeded(seed) => {
+                let mut counter = 0u64;
+                loop {
+                    let mut hasher = Sha256::new();
+                    hasher.update(seed.to_be_bytes());
+                    hasher.update(table_id.as_bytes());
+                    hasher.update(sequence.to_be_bytes());
+                    hasher.update(counter.to_be_bytes());
+                    if let Some(byte) = hasher.finalize().iter().find(|byte| **byte < 208) {
+                        return Ok(Card::from_index(byte % 52));
+                    }
+                    counter += 1;
+                }
+            }
+        }
+    }
+}
+
 /// A card from the operating system's CSPRNG (15.11.2: "en forma aleatoria").
 fn draw_card() -> Result<Card, Status> {
     loop {
@@ -220,6 +253,7 @@ type EventStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'sta
 
 pub struct TableService {
     pub handle: Handle,
+    pub cards: CardSource,
     /// Turns true when the controller is asked to stop.
     pub stop: watch::Receiver<bool>,
 }
@@ -275,7 +309,7 @@ impl pb::table_server::Table for TableService {
             TableOp::StartRound
                 if self.handle.config().table(&command.table_id).is_some_and(|table| plays_instant_prize(&table.game)) =>
             {
-                Some(draw_card()?)
+                Some(self.cards.draw(&command.table_id, command.sequence)?)
             }
             _ => None,
         };
@@ -527,7 +561,48 @@ impl pb::reports_server::Reports for ReportsService {
             self.handle.read(|_, tip| pb::JournalStatus { entries: tip.entries, tip_hash: hex::encode(tip.hash) }).await?;
         Ok(Response::new(status))
     }
+
+    async fn entries(&self, request: Request<pb::JournalEntriesRequest>) -> Result<Response<pb::JournalEntries>, Status> {
+        let request = request.into_inner();
+        if request.limit > ENTRIES_PAGE_MAX {
+            return Err(Status::invalid_argument(format!("limit: at most {ENTRIES_PAGE_MAX} entries a page")));
+        }
+        let limit = if request.limit == 0 { ENTRIES_PAGE_MAX } else { request.limit } as usize;
+        // Only what is durable: the writer answers reads between batches.
+        let durable = self.handle.read(|_, tip| tip.entries).await?;
+        let journal = self.handle.journal().clone();
+        let after = request.after;
+        let entries = tokio::task::spawn_blocking(move || {
+            let mut page = Vec::new();
+            let mut bytes = 0;
+            for entry in journal.read_after(after).take(limit) {
+                let entry = entry.map_err(|error| Status::internal(error.to_string()))?;
+                if entry.record.sequence > durable || (bytes >= ENTRIES_PAGE_BYTES && !page.is_empty()) {
+                    break;
+                }
+                let record_json = serde_json::to_string(&entry.record).expect("records serialize");
+                bytes += record_json.len();
+                page.push(pb::JournalEntry {
+                    sequence: entry.record.sequence,
+                    time_ms: entry.record.time_ms,
+                    hash: hex::encode(entry.hash),
+                    previous_hash: hex::encode(entry.previous),
+                    record_json,
+                });
+            }
+            Ok::<_, Status>(page)
+        })
+        .await
+        .map_err(|error| Status::internal(error.to_string()))??;
+        Ok(Response::new(pb::JournalEntries { entries, durable_entries: durable }))
+    }
 }
+
+/// The most journal entries one `Reports.Entries` page holds.
+pub const ENTRIES_PAGE_MAX: u32 = 1000;
+
+/// A page stops growing past this many bytes of records (the genesis entry alone is tens of KB).
+const ENTRIES_PAGE_BYTES: usize = 1024 * 1024;
 
 pub struct PoolsService {
     pub handle: Handle,

@@ -79,6 +79,7 @@ pub struct Handle {
     tables: Arc<BTreeMap<String, watch::Receiver<TablePush>>>,
     display: watch::Receiver<DisplayPush>,
     config: Arc<Config>,
+    journal: Journal,
 }
 
 impl Handle {
@@ -112,6 +113,12 @@ impl Handle {
 
     pub fn config(&self) -> &Arc<Config> {
         &self.config
+    }
+
+    /// The journal, for reading entries; only those up to the durable tip (read
+    /// through [`Handle::read`]) are answered: a batch being written is not yet durable.
+    pub fn journal(&self) -> &Journal {
+        &self.journal
     }
 }
 
@@ -268,6 +275,7 @@ pub async fn start(
     let last_snapshot = journal.load_snapshot()?.map(|stored| stored.sequence).unwrap_or(0);
     // Journal time never goes backwards, even after a restart on a clock that is behind.
     let last_time_ms = journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0);
+    let reader = journal.clone();
     let writer = Writer {
         state,
         journal,
@@ -280,7 +288,7 @@ pub async fn start(
     };
     let (stop, stopped) = watch::channel(false);
     let task = tokio::spawn(writer.run(queue, stopped));
-    let handle = Handle { requests, tables: Arc::new(table_receivers), display: display_receiver, config };
+    let handle = Handle { requests, tables: Arc::new(table_receivers), display: display_receiver, config, journal: reader };
     Ok((handle, task, Stopper(stop)))
 }
 

@@ -469,7 +469,7 @@ async fn restart_from_snapshot_and_replay_gives_the_same_state() {
     const SNAPSHOT_EVERY: u64 = 7;
     let directory = tempfile::tempdir().expect("data directory");
     let data = directory.path().to_path_buf();
-    let options = || pozo_server::ServeOptions { snapshot_every: SNAPSHOT_EVERY };
+    let options = || pozo_server::ServeOptions { snapshot_every: SNAPSHOT_EVERY, ..Default::default() };
     let tables = ["B1", "B2", "R1", "CP1"];
     let pools = ["iplyc-blackjack", "iplyc-ruleta", "iplyc-central-poker"];
 

@@ -108,3 +108,66 @@ async fn a_slow_display_gets_the_newest_amounts_not_a_backlog() {
     assert_eq!(unknown.code(), tonic::Code::NotFound);
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_journal_reads_back_in_pages_linked_by_their_hashes() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("B1", open()).await;
+    client.ok("B1", sell(2, 5)).await;
+    client.ok("B1", press(2)).await;
+    client.ok("B1", start()).await;
+    let status = client.journal().await;
+    assert_eq!(status.entries, 5, "genesis + 4 commands");
+
+    // Two entries a page: the pages join into the whole journal, each entry naming the one before.
+    let mut entries = Vec::new();
+    let mut after = 0;
+    loop {
+        let page = client.reports.entries(pb::JournalEntriesRequest { after, limit: 2 }).await.expect("a page").into_inner();
+        assert_eq!(page.durable_entries, 5);
+        assert!(page.entries.len() <= 2);
+        let Some(last) = page.entries.last() else { break };
+        after = last.sequence;
+        entries.extend(page.entries);
+    }
+    assert_eq!(entries.iter().map(|entry| entry.sequence).collect::<Vec<_>>(), vec![1, 2, 3, 4, 5]);
+    assert_eq!(entries[0].previous_hash, "0".repeat(64));
+    for pair in entries.windows(2) {
+        assert_eq!(pair[1].previous_hash, pair[0].hash, "entry {} names entry {}", pair[1].sequence, pair[0].sequence);
+    }
+    assert_eq!(entries[4].hash, status.tip_hash);
+    let record: serde_json::Value = serde_json::from_str(&entries[3].record_json).expect("a record");
+    assert_eq!(record["command"]["op"]["op"], "press", "{record}");
+    assert_eq!(record["command"]["op"]["seat"], 2, "{record}");
+
+    // Past the end: an empty page. Over the page limit: refused by name.
+    let empty = client.reports.entries(pb::JournalEntriesRequest { after: 5, limit: 0 }).await.expect("a page").into_inner();
+    assert!(empty.entries.is_empty());
+    let refused = client.reports.entries(pb::JournalEntriesRequest { after: 0, limit: 1001 }).await.expect_err("over the limit");
+    assert_eq!(refused.code(), tonic::Code::InvalidArgument);
+    assert!(refused.message().contains("limit: at most 1000"), "{}", refused.message());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seeded_card_source_draws_the_same_instant_cards_and_the_os_one_varies() {
+    async fn cards(options: pozo_server::ServeOptions) -> Vec<pb::Card> {
+        let directory = tempfile::tempdir().expect("a temporary directory");
+        let server = TestServer::start_with(directory.path().join("data"), options).await;
+        let mut client = server.client().await;
+        let mut cards = Vec::new();
+        for table in ["CP1", "CP2", "CP3", "CP4"] {
+            client.ok(table, open()).await;
+            cards.push(client.ok(table, start()).await.table.expect("view").instant_card.expect("a card"));
+        }
+        server.stop().await;
+        cards
+    }
+    let seeded = |seed| pozo_server::ServeOptions { cards: pozo_server::service::CardSource::Seeded(seed), ..Default::default() };
+    let first = cards(seeded(7)).await;
+    assert_eq!(first, cards(seeded(7)).await, "the same seed draws the same cards");
+    assert_ne!(first, cards(seeded(8)).await, "another seed, other cards (4 cards alike by chance: 52⁻⁴)");
+    // The operating system's source: four draws twice alike has a chance of 52⁻⁴.
+    assert_ne!(cards(Default::default()).await, cards(Default::default()).await);
+}
