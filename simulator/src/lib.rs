@@ -2,12 +2,18 @@
 //! exact probabilities, and (to come) nights played through real table agents.
 //!
 //! # Layout
+//! - [`bench`]: `pozo-sim bench`: throughput against a bare echo, latency, memory, restart.
+//! - [`blackjack`]: blackjack rounds from a 6-deck shoe and their premio codes.
 //! - [`cards`]: cards, decks, seeded shoes.
+//! - [`casino`]: a generated casino of N tables, and the embedded controller.
 //! - [`poker`]: the five-card evaluator and each paytable's names for hands.
 //! - [`roulette`]: the double-zero wheel and the grillo series.
 //! - [`odds`]: exact probabilities and the `odds` comparison.
 
+pub mod bench;
+pub mod blackjack;
 pub mod cards;
+pub mod casino;
 pub mod odds;
 pub mod poker;
 pub mod roulette;

@@ -54,10 +54,18 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
     },
-    /// Measure acknowledged presses per second, latency, memory and restart time (not built yet).
+    /// Measure acknowledged presses per second against a bare gRPC echo, latency, memory and restart time.
+    /// `pozo-sim bench --help` for its options.
+    #[command(disable_help_flag = true)]
     Bench {
-        #[arg(long, value_name = "FILE")]
-        json: Option<PathBuf>,
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// The processes `bench` starts (a controller, an echo server); not for operators.
+    #[command(hide = true, disable_help_flag = true)]
+    BenchChild {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
     },
 }
 
@@ -65,7 +73,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Odds { game, hands, seed, json } => run_odds(&game, hands, seed, json.as_deref()),
-        Command::Run { .. } | Command::Replay { .. } | Command::Bench { .. } => {
+        Command::Bench { args } => pozo_sim::bench::command(args),
+        Command::BenchChild { args } => pozo_sim::bench::child(args),
+        Command::Run { .. } | Command::Replay { .. } => {
             eprintln!("pozo-sim: this command is not built yet (issue 5); `pozo-sim odds` is");
             ExitCode::from(2)
         }
