@@ -58,7 +58,10 @@ pub fn generated_texts(tables: usize, seed: u64) -> (String, String) {
             secret(seed, &id)
         ));
     }
-    keys.push_str(&format!("\n[[key]]\nid = \"{OFFICE_KEY_ID}\"\nrole = \"venta-pagos\"\nsecret = \"{}\"\n", secret(seed, OFFICE_KEY_ID)));
+    keys.push_str(&format!(
+        "\n[[key]]\nid = \"{OFFICE_KEY_ID}\"\nrole = \"venta-pagos\"\nsecret = \"{}\"\n",
+        secret(seed, OFFICE_KEY_ID)
+    ));
     (layout, keys)
 }
 

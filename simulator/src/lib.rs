@@ -8,12 +8,16 @@
 //! - [`casino`]: a generated casino of N tables, and the embedded controller.
 //! - [`poker`]: the five-card evaluator and each paytable's names for hands.
 //! - [`roulette`]: the double-zero wheel and the grillo series.
+//! - [`link`]: one table's agent, in process, fed hardware lines.
+//! - [`night`]: `pozo-sim run` and `replay`: a night through real agents, and its books.
 //! - [`odds`]: exact probabilities and the `odds` comparison.
 
 pub mod bench;
 pub mod blackjack;
 pub mod cards;
 pub mod casino;
+pub mod link;
+pub mod night;
 pub mod odds;
 pub mod poker;
 pub mod roulette;

@@ -1,6 +1,6 @@
 //! `pozo-sim`: plays real casino games against the controller, replays nights and
-//! measures. `odds` works today; `run`, `replay` and `bench` are still to come
-//! (issue 5) and exit 2 saying so.
+//! measures. Exit codes: 0 all good; 1 the books, the lights, the odds or the
+//! replay differ; 2 the command could not run (bad options, no controller).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,24 +23,45 @@ const ODDS_TOLERANCE_SE: f64 = 4.0;
 
 #[derive(Subcommand)]
 enum Command {
-    /// Play a night on many tables through real agents and check the books (not built yet).
+    /// Play a night on many tables through real agents and check the books.
     Run {
-        #[arg(long, default_value_t = 4)]
-        tables: u32,
-        #[arg(long, default_value_t = 100)]
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=pozo_sim::casino::TABLES_MAX as u64))]
+        tables: u64,
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=pozo_sim::night::ROUNDS_MAX as i64))]
         rounds: u32,
-        /// The seed: the same seed gives the same night.
+        /// The seed: the same seed gives the same night and the same books.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// A running controller; without it an embedded one is started.
-        #[arg(long)]
+        /// A running controller (`http://127.0.0.1:50051`); without it one is started in this
+        /// process on a temporary directory, with a generated casino of --tables tables.
+        #[arg(long, value_name = "URL")]
         server: Option<String>,
+        /// With --server: the layout it was started with (its first --tables tables are played).
+        #[arg(long, value_name = "FILE", requires = "server")]
+        config: Option<PathBuf>,
+        /// With --server: the keys it was started with.
+        #[arg(long, value_name = "FILE", requires = "server")]
+        keys: Option<PathBuf>,
+        /// How often a seat bets in a round, percent.
+        #[arg(long, default_value_t = 70, value_parser = clap::value_parser!(u32).range(0..=100))]
+        bet_percent: u32,
         /// Write the night's figures as JSON.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Keep the night's events for `pozo-sim replay`.
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
     },
-    /// Drive a recorded night again and compare the books (not built yet).
-    Replay { file: PathBuf },
+    /// Drive a recorded night again on a new embedded controller; it must end in the same books.
+    Replay {
+        file: PathBuf,
+        /// Keep each step's recorded time from the start, instead of as fast as possible.
+        #[arg(long)]
+        recorded_speed: bool,
+        /// Write the report as JSON.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+    },
     /// Compare observed hit frequencies of each premio code with the exact probabilities.
     Odds {
         /// central-poker, caribbean-poker, go-poker, draw-poker, poker-sin-descarte, or ruleta-americana (grillo series).
@@ -75,8 +96,95 @@ fn main() -> ExitCode {
         Command::Odds { game, hands, seed, json } => run_odds(&game, hands, seed, json.as_deref()),
         Command::Bench { args } => pozo_sim::bench::command(args),
         Command::BenchChild { args } => pozo_sim::bench::child(args),
-        Command::Run { .. } | Command::Replay { .. } => {
-            eprintln!("pozo-sim: this command is not built yet (issue 5); `pozo-sim odds` is");
+        Command::Run { tables, rounds, seed, server, config, keys, bet_percent, json, record } => {
+            let options = pozo_sim::night::RunOptions {
+                tables: tables as usize,
+                rounds,
+                seed,
+                server,
+                layout: config,
+                keys,
+                bet_percent,
+                record,
+            };
+            run_night(options, json.as_deref())
+        }
+        Command::Replay { file, recorded_speed, json } => {
+            let pace = if recorded_speed { pozo_sim::night::Pace::Recorded } else { pozo_sim::night::Pace::Fast };
+            run_replay(&file, pace, json.as_deref())
+        }
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a tokio runtime")
+}
+
+fn write_json(path: Option<&std::path::Path>, value: &impl serde::Serialize) -> bool {
+    let Some(path) = path else { return true };
+    let text = serde_json::to_string_pretty(value).expect("reports serialize");
+    match std::fs::write(path, text + "\n") {
+        Ok(()) => true,
+        Err(error) => {
+            eprintln!("pozo-sim: {}: {error}", path.display());
+            false
+        }
+    }
+}
+
+fn print_night(night: &pozo_sim::night::NightReport) {
+    println!(
+        "{} tables, {} rounds (+{} balls to end the grillo series), seed {}: {} side bets, {} commands ({} refused) in {:.1} s",
+        night.tables, night.rounds, night.extra_balls, night.seed, night.side_bets, night.commands, night.refused, night.seconds
+    );
+    println!(
+        "contributions {}  awards {}  replenishments {}",
+        pozo_engine::format_ars(night.contributions.parse().unwrap_or_default()),
+        pozo_engine::format_ars(night.awards.parse().unwrap_or_default()),
+        pozo_engine::format_ars(night.replenishments.parse().unwrap_or_default())
+    );
+    println!(
+        "{:.0} presses/s; ack latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        night.presses_per_s, night.ack_latency_ms.p50, night.ack_latency_ms.p99, night.ack_latency_ms.max
+    );
+    println!(
+        "lights on {}: without record {}, records without light {}; journal {} entries; verify {}",
+        night.lights_on, night.lights_without_record, night.records_without_light, night.journal_entries, night.verify
+    );
+    println!("books: {} (sha256 {})", night.books, night.books_sha256);
+    for difference in night.differences.iter().skip(1) {
+        println!("  also: {difference}");
+    }
+}
+
+fn run_night(options: pozo_sim::night::RunOptions, json: Option<&std::path::Path>) -> ExitCode {
+    match runtime().block_on(pozo_sim::night::run(options)) {
+        Ok(night) => {
+            print_night(&night);
+            let written = write_json(json, &night);
+            if night.ok() && written { ExitCode::SUCCESS } else { ExitCode::from(1) }
+        }
+        Err(error) => {
+            eprintln!("pozo-sim: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_replay(file: &std::path::Path, pace: pozo_sim::night::Pace, json: Option<&std::path::Path>) -> ExitCode {
+    match runtime().block_on(pozo_sim::night::replay(file, pace, None)) {
+        Ok(replay) => {
+            print_night(&replay.night);
+            println!(
+                "replay: {} the recorded books (sha256 {})",
+                if replay.same_books { "the same books as" } else { "DIFFERENT books from" },
+                replay.recorded_books_sha256
+            );
+            let written = write_json(json, &replay);
+            if replay.same_books && replay.night.ok() && written { ExitCode::SUCCESS } else { ExitCode::from(1) }
+        }
+        Err(error) => {
+            eprintln!("pozo-sim: {error:#}");
             ExitCode::from(2)
         }
     }

@@ -5,6 +5,7 @@
 use rand::seq::SliceRandom;
 use serde::Serialize;
 
+use crate::blackjack::{self, Game, Reshuffle, Table};
 use crate::cards::{self, Card};
 use crate::poker::{self, Category};
 
@@ -55,6 +56,35 @@ fn compare(code: &str, numerator: u64, denominator: u64, observed: u64, trials: 
     }
 }
 
+/// Blackjack box-hands: rounds of [`blackjack::MAX_BOXES`] boxes (fewer in the last round) until
+/// `hands` box-hands are dealt, each box's code counted against its exact probability
+/// ([`blackjack::exact_odds`]). The table takes a new shoe every
+/// [`blackjack::Rules::safe_rounds_per_shoe`] rounds, a decision that depends on no card, so each
+/// box-hand's expected count is exactly its probability (with the cut card it is not quite:
+/// docs/odds.md, the cut-card effect).
+fn blackjack_odds(game: Game, hands: u64, seed: u64) -> OddsReport {
+    let mut table = Table::with_reshuffle(game, seed, Reshuffle::EveryRounds(game.rules().safe_rounds_per_shoe()));
+    let seats: Vec<u32> = (1..=blackjack::MAX_BOXES as u32).collect();
+    let mut observed = std::collections::BTreeMap::<&str, u64>::new();
+    let mut dealt = 0;
+    while dealt < hands {
+        let boxes = (hands - dealt).min(seats.len() as u64) as usize;
+        for (_, code) in table.play_round(&seats[..boxes]) {
+            *observed.entry(code).or_default() += 1;
+        }
+        dealt += boxes as u64;
+    }
+    let codes: Vec<CodeOdds> = blackjack::exact_odds(game)
+        .iter()
+        .map(|exact| {
+            let (numerator, denominator) = exact.fraction();
+            compare(exact.code, numerator, denominator, observed.get(exact.code).copied().unwrap_or(0), hands)
+        })
+        .collect();
+    let max_abs_deviation_se = codes.iter().map(|code| code.deviation_se.abs()).fold(0.0, f64::max);
+    OddsReport { game: game.name().to_owned(), pool: game.pool().to_owned(), hands, seed, codes, max_abs_deviation_se }
+}
+
 /// Grillo series on the double-zero wheel: a bronze hit 3/38, a silver hit
 /// 3/38 × 2/38, a gold hit 3/38 × 2/38 × 1/38 per series (docs/odds.md).
 fn roulette_odds(series: u64, seed: u64) -> OddsReport {
@@ -78,7 +108,7 @@ fn roulette_odds(series: u64, seed: u64) -> OddsReport {
 #[derive(Debug, Serialize)]
 pub struct CodeOdds {
     pub code: String,
-    /// Hands in the paytable's category, out of 2,598,960.
+    /// Hands in the paytable's category, out of 2,598,960 (0 for the grillo series and blackjack).
     pub hands_of_2598960: u64,
     pub probability: f64,
     pub observed: u64,
@@ -99,8 +129,8 @@ pub struct OddsReport {
     pub max_abs_deviation_se: f64,
 }
 
-/// Deals `hands` five-card hands for `game` from a seeded deck and compares each
-/// premio code's frequency with its exact probability.
+/// Deals `hands` hands for `game` (five-card hands, grillo series, or blackjack box-hands)
+/// from a seed and compares each premio code's frequency with its exact probability.
 // Statistics, not money: floats are right here.
 #[allow(clippy::float_arithmetic)]
 pub fn odds(game: &str, hands: u64, seed: u64) -> Result<OddsReport, String> {
@@ -110,10 +140,14 @@ pub fn odds(game: &str, hands: u64, seed: u64) -> Result<OddsReport, String> {
     if game == ROULETTE {
         return Ok(roulette_odds(hands, seed));
     }
+    if let Some(game) = Game::from_name(game) {
+        return Ok(blackjack_odds(game, hands, seed));
+    }
     if !POKER_GAMES.contains(&game) {
         return Err(format!(
-            "--game {game}: odds are computed for {}, {ROULETTE} (blackjack and the bolsa are not yet)",
-            POKER_GAMES.join(", ")
+            "--game {game}: odds are computed for {}, {ROULETTE}, {}",
+            POKER_GAMES.join(", "),
+            Game::ALL.map(Game::name).join(", ")
         ));
     }
     let pool = poker::pool_of_game(game).expect("every poker game has a pool");

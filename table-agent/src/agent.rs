@@ -198,9 +198,14 @@ impl Agent {
     }
 
     /// Takes a view from the server, announcing a gold-turn grant and a new instant card.
-    async fn take_view(&self, view: pb::TableView) {
+    /// A view older than the one shown (a push overtaken by an answer) is dropped,
+    /// unless `resync`: after a reconnection the server's record is taken whole.
+    async fn take_view(&self, view: pb::TableView, resync: bool) {
         let (granted, card) = {
             let mut shared = self.shared.lock().await;
+            if !resync && shared.view.as_ref().is_some_and(|shown| view.last_sequence < shown.last_sequence) {
+                return;
+            }
             if shared.pending.is_none() {
                 // The server's record decides the next sequence: an agent restarted, or
                 // a second one on the same table, never stays out of step.
@@ -246,7 +251,7 @@ impl Agent {
         }
         self.emit(value).await;
         if let Some(view) = fresh.or(reply.table) {
-            self.take_view(view).await;
+            self.take_view(view, false).await;
         }
         self.emit_panel(false).await;
     }
@@ -369,7 +374,7 @@ impl Agent {
         self.resync(channel, first).await;
         while let Some(event) = stream.message().await? {
             if let Some(view) = event.table {
-                self.take_view(view).await;
+                self.take_view(view, false).await;
                 self.emit_panel(false).await;
             }
         }
@@ -387,7 +392,7 @@ impl Agent {
             shared.next_sequence = last_sequence + 1;
             shared.pending.take()
         };
-        self.take_view(view.clone()).await;
+        self.take_view(view.clone(), true).await;
         if let Some(pending) = pending {
             if last_sequence == pending.sequence {
                 // Applied before the link broke: the same bytes fetch the recorded answer.

@@ -1,0 +1,1192 @@
+//! A casino night: real games on many tables, played through real table agents
+//! against a real controller, then the books checked independently.
+//!
+//! # How a night is played
+//! Every round goes through four phases, the same at every table:
+//! 1. **Bets** (all tables at once): seats buy credits when they have none and press
+//!    their button at the configured rate (roulette seats only when they hold no
+//!    grillo, 3.7.3).
+//! 2. **INICIAR JUEGO** (all tables at once), except a roulette table holding a
+//!    Grillo de Oro, which plays its whole ball in phase 3.
+//! 3. **Prizes** (one table after another, in layout order): the dealer deals the
+//!    round from the table's seeded cards or wheel, enters the premio codes the
+//!    cards made, ACEPTAR; the Venta-Pagos office confirms each payout order. A
+//!    table holding a gold asks its gold turn first (4.3.5).
+//! 4. **FINALIZAR JUEGO** (all tables at once).
+//!
+//! Bets commute (every contribution is added exactly), and every award is fixed
+//! in phase 3 in a fixed order, so the same seed gives the same books however the
+//! bets of phase 1 interleave on the wire.
+//!
+//! # The books
+//! The simulator keeps its own count from what the agents acknowledged: presses,
+//! credits sold, every award; the contributions follow from the rulebook's rates.
+//! At the end it compares them with the server's reports (per table and per pool,
+//! as differences from the start of the night), checks each pool's conservation
+//! with the server's replenishments, reads the whole journal back
+//! (`Reports.Entries`), checks its hash chain, and matches every light that turned
+//! on at a panel with a press in the journal, and every press with a light.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use hmac::{Hmac, Mac};
+use pozo_proto::v1 as pb;
+use pozo_server::config::Config;
+use prost::Message;
+use rand::Rng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use tokio::sync::Mutex;
+use tonic::transport::Channel;
+
+use crate::cards::{self, Card};
+use crate::casino::{self, EmbeddedServer};
+use crate::link::{AgentLink, Answer};
+use crate::{blackjack, poker, roulette};
+
+/// The most rounds one night plays.
+pub const ROUNDS_MAX: u32 = 100_000;
+
+/// The largest recorded night `replay` reads.
+pub const RECORD_BYTES_MAX: u64 = 1 << 30;
+
+/// Version of the record file format.
+const RECORD_VERSION: u32 = 1;
+
+/// The most differences listed in the report.
+const DIFFERENCES_MAX: usize = 20;
+
+/// Credits bought at once by a seat that has none (12.5.3.3: 1, 5, 10 or 20).
+const CREDITS_BOUGHT: u32 = 5;
+
+/// What `pozo-sim run` is asked.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub tables: usize,
+    pub rounds: u32,
+    pub seed: u64,
+    /// A running controller; `None` starts one in this process on a temporary directory.
+    pub server: Option<String>,
+    /// With `server`: its layout and keys (the embedded examples when not given).
+    pub layout: Option<PathBuf>,
+    pub keys: Option<PathBuf>,
+    /// How often a seat bets in a round, percent.
+    pub bet_percent: u32,
+    /// Keep the night's events in this file for `replay`.
+    pub record: Option<PathBuf>,
+}
+
+/// How `replay` drives a recorded night.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pace {
+    /// Each step as soon as the previous one is answered.
+    Fast,
+    /// Each step at its recorded time from the start.
+    Recorded,
+}
+
+/// One recorded step of a night: a line of the record file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    Header {
+        version: u32,
+        tables: usize,
+        rounds: u32,
+        seed: u64,
+        bet_percent: u32,
+        config_hash: String,
+    },
+    /// Lines for many tables at once; each table's in order.
+    Parallel {
+        t_ms: u64,
+        lines: Vec<(String, Vec<String>)>,
+    },
+    /// Lines for one table while every other waits.
+    Sequential {
+        t_ms: u64,
+        table: String,
+        lines: Vec<String>,
+    },
+    /// The Venta-Pagos office confirms a payout order.
+    Confirm {
+        t_ms: u64,
+        order_id: String,
+        form_number: String,
+    },
+    Footer {
+        books: Books,
+        books_sha256: String,
+    },
+}
+
+/// A pool's figures over the night, as the server reports them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PoolBooks {
+    pub bets: u64,
+    pub bets_amount: Decimal,
+    pub contributions: Decimal,
+    pub commission: Decimal,
+    pub replenishments: Decimal,
+    pub awards: Decimal,
+    pub hits: u64,
+    pub balance: Decimal,
+    pub reserve: Decimal,
+    pub displayed: Decimal,
+}
+
+/// A table's figures over the night, as the server's table report gives them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableBooks {
+    pub bets: u64,
+    pub presses: u64,
+    pub ipa: Decimal,
+    pub pppa: Decimal,
+    pub credits_sold: u64,
+    pub credits_returned: u64,
+}
+
+/// The server's books of the night: what the same seed must reproduce.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Books {
+    pub pools: BTreeMap<String, PoolBooks>,
+    pub tables: BTreeMap<String, TableBooks>,
+}
+
+impl Books {
+    pub fn sha256(&self) -> String {
+        hex::encode(Sha256::digest(serde_json::to_vec(self).expect("books serialize")))
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct Latency {
+    pub p50: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+/// The night's report (`--json`).
+#[derive(Debug, Serialize)]
+pub struct NightReport {
+    pub tables: usize,
+    pub rounds: u32,
+    /// Roulette balls played after the last round to finish the grillo series in play (3.9.1).
+    pub extra_balls: u32,
+    pub seed: u64,
+    pub side_bets: u64,
+    pub contributions: String,
+    pub awards: String,
+    pub replenishments: String,
+    pub presses: u64,
+    pub commands: u64,
+    pub refused: u64,
+    pub seconds: f64,
+    pub presses_per_s: f64,
+    /// From the line given to the agent to its acknowledgement, presses only.
+    pub ack_latency_ms: Latency,
+    pub journal_entries: u64,
+    pub lights_on: u64,
+    pub lights_without_record: u64,
+    pub records_without_light: u64,
+    /// "ok", or the first difference found.
+    pub books: String,
+    pub differences: Vec<String>,
+    /// `pozo-server verify` of the journal: "ok", a problem, or why it was not run.
+    pub verify: String,
+    pub books_sha256: String,
+    pub pools: BTreeMap<String, PoolBooks>,
+}
+
+impl NightReport {
+    pub fn ok(&self) -> bool {
+        self.books == "ok" && self.lights_without_record == 0 && self.records_without_light == 0 && self.verify != "failed"
+    }
+}
+
+// ----------------------------------------------------------------------------- the floor
+
+/// What the agents acknowledged at one table: the simulator's own books.
+#[derive(Clone, Debug, Default)]
+struct Counted {
+    presses: u64,
+    credits_sold: u64,
+    awards: Decimal,
+    hits: u64,
+}
+
+/// The agents, the office, and the simulator's own count of what they were told.
+struct Floor {
+    links: Vec<Arc<Mutex<AgentLink>>>,
+    index: HashMap<String, usize>,
+    channel: Channel,
+    office: (String, Vec<u8>),
+    counted: BTreeMap<String, Counted>,
+    commands: u64,
+    refusals: Vec<String>,
+    refused: u64,
+    record: Option<std::io::BufWriter<std::fs::File>>,
+    started: Instant,
+    pace: Pace,
+    form_numbers: u64,
+}
+
+fn decimal(value: &serde_json::Value) -> Decimal {
+    value.as_str().and_then(|text| text.parse().ok()).unwrap_or_default()
+}
+
+fn amount(value: &Option<pb::Amount>) -> Decimal {
+    value.as_ref().and_then(|amount| amount.value.parse().ok()).unwrap_or_default()
+}
+
+impl Floor {
+    async fn open(config: &Config, server: &str, record: Option<&Path>, pace: Pace) -> anyhow::Result<Floor> {
+        let channel = tonic::transport::Endpoint::from_shared(server.to_owned())?
+            .connect_timeout(Duration::from_secs(5))
+            .connect()
+            .await
+            .with_context(|| format!("the controller at {server}"))?;
+        let mut links = Vec::new();
+        let mut index = HashMap::new();
+        for table in &config.layout.tables {
+            let key = casino::table_key(&config, &table.id)?;
+            index.insert(table.id.clone(), links.len());
+            links.push(Arc::new(Mutex::new(AgentLink::start(server, &table.id, key).await?)));
+        }
+        let record = match record {
+            Some(path) => Some(std::io::BufWriter::new(
+                std::fs::File::create(path).with_context(|| format!("--record {}", path.display()))?,
+            )),
+            None => None,
+        };
+        let office = casino::office_key(&config)?;
+        Ok(Floor {
+            links,
+            index,
+            channel,
+            office,
+            counted: BTreeMap::new(),
+            commands: 0,
+            refusals: Vec::new(),
+            refused: 0,
+            record,
+            started: Instant::now(),
+            pace,
+            form_numbers: 0,
+        })
+    }
+
+    fn t_ms(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+
+    fn write(&mut self, event: &Event) -> anyhow::Result<()> {
+        if let Some(record) = &mut self.record {
+            serde_json::to_writer(&mut *record, event)?;
+            record.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+
+    async fn wait_for(&self, t_ms: u64) {
+        if self.pace == Pace::Recorded {
+            let due = self.started + Duration::from_millis(t_ms);
+            tokio::time::sleep_until(due.into()).await;
+        }
+    }
+
+    fn link(&self, table: &str) -> anyhow::Result<Arc<Mutex<AgentLink>>> {
+        let index = self.index.get(table).with_context(|| format!("table {table} is not in the layout"))?;
+        Ok(Arc::clone(&self.links[*index]))
+    }
+
+    /// Counts one answer into the simulator's books; returns the payout orders it made.
+    fn count(&mut self, table: &str, line: &str, answer: &Answer) -> Vec<String> {
+        self.commands += 1;
+        let counted = self.counted.entry(table.to_owned()).or_default();
+        match answer {
+            Answer::Refused { code, reason } => {
+                self.refused += 1;
+                if self.refusals.len() < DIFFERENCES_MAX {
+                    self.refusals.push(format!("table {table}: `{line}` refused ({code}): {reason}"));
+                }
+                Vec::new()
+            }
+            Answer::Ack(ack) => {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                match words.as_slice() {
+                    ["press", _] => counted.presses += 1,
+                    ["credits", _, credits] => counted.credits_sold += credits.parse::<u64>().unwrap_or(0),
+                    _ => {}
+                }
+                let mut orders = Vec::new();
+                for award in ack["awards"].as_array().into_iter().flatten() {
+                    counted.awards += decimal(&award["award"]);
+                    counted.hits += 1;
+                    if let Some(order) = award["payout_order_id"].as_str().filter(|order| !order.is_empty()) {
+                        orders.push(order.to_owned());
+                    }
+                }
+                orders
+            }
+        }
+    }
+
+    /// Lines for many tables at once. Returns each table's answers.
+    async fn parallel(&mut self, work: Vec<(String, Vec<String>)>) -> anyhow::Result<BTreeMap<String, Vec<Answer>>> {
+        let work: Vec<(String, Vec<String>)> = work.into_iter().filter(|(_, lines)| !lines.is_empty()).collect();
+        if work.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        let event = Event::Parallel { t_ms: self.t_ms(), lines: work.clone() };
+        self.write(&event)?;
+        let mut tasks = tokio::task::JoinSet::new();
+        for (table, lines) in work {
+            let link = self.link(&table)?;
+            tasks.spawn(async move {
+                let mut link = link.lock().await;
+                let mut answers = Vec::with_capacity(lines.len());
+                for line in &lines {
+                    answers.push(link.send(line).await?);
+                }
+                Ok::<_, anyhow::Error>((table, lines, answers))
+            });
+        }
+        let mut results = BTreeMap::new();
+        while let Some(done) = tasks.join_next().await {
+            let (table, lines, answers) = done??;
+            for (line, answer) in lines.iter().zip(&answers) {
+                let orders = self.count(&table, line, answer);
+                anyhow::ensure!(orders.is_empty(), "table {table}: `{line}` made payout orders outside the prize phase");
+            }
+            results.insert(table, answers);
+        }
+        Ok(results)
+    }
+
+    /// Lines for one table while the others wait; payout orders are confirmed at once.
+    async fn sequential(&mut self, table: &str, lines: Vec<String>) -> anyhow::Result<Vec<Answer>> {
+        if lines.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.write(&Event::Sequential { t_ms: self.t_ms(), table: table.to_owned(), lines: lines.clone() })?;
+        let link = self.link(table)?;
+        let mut answers = Vec::with_capacity(lines.len());
+        for line in &lines {
+            let answer = link.lock().await.send(line).await?;
+            let orders = self.count(table, line, &answer);
+            answers.push(answer);
+            for order in orders {
+                self.form_numbers += 1;
+                let form_number = format!("F-{:06}", self.form_numbers);
+                self.write(&Event::Confirm { t_ms: self.t_ms(), order_id: order.clone(), form_number: form_number.clone() })?;
+                self.confirm(&order, &form_number).await?;
+            }
+        }
+        Ok(answers)
+    }
+
+    /// The Venta-Pagos office confirms a payout order (the cashier paid it).
+    async fn confirm(&mut self, order_id: &str, form_number: &str) -> anyhow::Result<()> {
+        let payload = pb::OfficeCommand {
+            command: Some(pb::office_command::Command::Confirm(pb::ConfirmPayout {
+                order_id: order_id.to_owned(),
+                operator_id: "cajero-sim".to_owned(),
+                form_number: form_number.to_owned(),
+            })),
+        }
+        .encode_to_vec();
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.office.1).expect("HMAC takes keys of any length");
+        mac.update(&payload);
+        let envelope = pb::Envelope { payload, key_id: self.office.0.clone(), mac: mac.finalize().into_bytes().to_vec() };
+        let mut office = pb::venta_pagos_client::VentaPagosClient::new(self.channel.clone());
+        self.commands += 1;
+        match office.confirm(envelope).await {
+            Ok(order) => {
+                let order = order.into_inner();
+                anyhow::ensure!(order.status == "confirmada", "order {order_id}: confirmed but `{}`", order.status);
+            }
+            Err(status) => {
+                self.refused += 1;
+                if self.refusals.len() < DIFFERENCES_MAX {
+                    self.refusals.push(format!("Venta-Pagos: confirming {order_id} refused: {}", status.message()));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Replays recorded events.
+    async fn replay(&mut self, events: &[Event]) -> anyhow::Result<()> {
+        for event in events {
+            match event {
+                Event::Parallel { t_ms, lines } => {
+                    self.wait_for(*t_ms).await;
+                    self.parallel(lines.clone()).await?;
+                }
+                Event::Sequential { t_ms, table, lines } => {
+                    self.wait_for(*t_ms).await;
+                    // Orders are confirmed by their own recorded events.
+                    self.write(event)?;
+                    let link = self.link(table)?;
+                    for line in lines {
+                        let answer = link.lock().await.send(line).await?;
+                        self.count(table, line, &answer);
+                    }
+                }
+                Event::Confirm { t_ms, order_id, form_number } => {
+                    self.wait_for(*t_ms).await;
+                    self.write(event)?;
+                    self.confirm(order_id, form_number).await?;
+                }
+                Event::Header { .. } | Event::Footer { .. } => {}
+            }
+        }
+        Ok(())
+    }
+
+    async fn stop(self) -> (Vec<AgentLink>, Option<std::io::BufWriter<std::fs::File>>) {
+        let mut links = Vec::new();
+        for link in self.links {
+            match Arc::try_unwrap(link) {
+                Ok(link) => links.push(link.into_inner()),
+                Err(_) => unreachable!("no task holds a link after the night"),
+            }
+        }
+        (links, self.record)
+    }
+}
+
+// ----------------------------------------------------------------------------- the dealers
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Metal {
+    Bronze,
+    Silver,
+    Gold,
+}
+
+/// One table's dealer: the cards or the wheel, and the seats' credits and grillos.
+struct Dealer {
+    table: String,
+    game: String,
+    pool: String,
+    seats: u32,
+    rng: ChaCha8Rng,
+    credits: Vec<u32>,
+    /// Roulette: each seat's grillos of the next ball, on their plenos (3.1.3).
+    grillos: Vec<Option<(Metal, Vec<u8>)>>,
+    shoe: Option<BlackjackTable>,
+    /// The seats whose press was acknowledged this round.
+    betting: Vec<u32>,
+    /// Central Póker: the instant-prize card on the monitor (15.11.2).
+    instant_card: Option<Card>,
+    /// Phase 3 plays this table's whole ball: it holds a gold (4.3.5).
+    gold_round: bool,
+}
+
+/// PLACEHOLDER until blackjack.rs has its table.
+struct BlackjackTable;
+impl BlackjackTable {
+    fn play_round(&mut self, _boxes: &[u32]) -> Vec<(u32, &'static str)> {
+        Vec::new()
+    }
+}
+fn blackjack_table(game: &str, _seed: u64) -> Option<BlackjackTable> {
+    blackjack::pool_of_game(game).map(|_| BlackjackTable)
+}
+
+fn table_seed(seed: u64, table: &str) -> u64 {
+    let digest = Sha256::new().chain_update(seed.to_be_bytes()).chain_update(table.as_bytes()).finalize();
+    u64::from_be_bytes(digest[..8].try_into().expect("8 bytes"))
+}
+
+fn card_of(value: &serde_json::Value) -> Option<Card> {
+    let rank_text = value["rank"].as_str()?;
+    let suit = value["suit"].as_str()?;
+    let rank = (2..=14).find(|rank| Card::new(*rank, 0).rank_text() == rank_text)?;
+    let suit = cards::SUITS.iter().position(|name| *name == suit)? as u8;
+    Some(Card::new(rank, suit))
+}
+
+impl Dealer {
+    fn new(table: &pozo_server::config::TableConfig, seed: u64) -> Dealer {
+        let table_seed = table_seed(seed, &table.id);
+        let shoe = blackjack_table(&table.game, table_seed);
+        Dealer {
+            table: table.id.clone(),
+            game: table.game.clone(),
+            pool: table.pool.clone(),
+            seats: table.seats,
+            rng: cards::rng(table_seed),
+            credits: vec![0; table.seats as usize],
+            grillos: vec![None; table.seats as usize],
+            shoe,
+            betting: Vec::new(),
+            instant_card: None,
+            gold_round: false,
+        }
+    }
+
+    fn roulette(&self) -> bool {
+        self.game == "ruleta-americana"
+    }
+
+    fn holds_grillos(&self) -> bool {
+        self.grillos.iter().any(Option::is_some)
+    }
+
+    /// Phase 1: who buys credits and who presses.
+    fn bets(&mut self, bet_percent: u32) -> Vec<String> {
+        self.gold_round = self.grillos.iter().flatten().any(|(metal, _)| *metal == Metal::Gold);
+        let mut lines = Vec::new();
+        for seat in 1..=self.seats {
+            let index = seat as usize - 1;
+            // 3.7.3: a seat in a series buys no new bronze.
+            if self.roulette() && self.grillos[index].is_some() {
+                continue;
+            }
+            if self.rng.random_range(0..100) >= bet_percent {
+                continue;
+            }
+            if self.credits[index] == 0 {
+                lines.push(format!("credits {seat} {CREDITS_BOUGHT}"));
+            }
+            lines.push(format!("press {seat}"));
+        }
+        lines
+    }
+
+    /// Takes the answers of phase 1.
+    fn take_bets(&mut self, lines: &[String], answers: &[Answer]) {
+        self.betting.clear();
+        for (line, answer) in lines.iter().zip(answers) {
+            let Answer::Ack(_) = answer else { continue };
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match words.as_slice() {
+                ["credits", seat, credits] => {
+                    let seat: usize = seat.parse().unwrap_or(1);
+                    self.credits[seat - 1] += credits.parse::<u32>().unwrap_or(0);
+                }
+                ["press", seat] => {
+                    let seat: u32 = seat.parse().unwrap_or(1);
+                    self.credits[seat as usize - 1] -= 1;
+                    self.betting.push(seat);
+                    if self.roulette() {
+                        // 3.1.3: three Grillos de Bronce on three plenos.
+                        self.grillos[seat as usize - 1] = Some((Metal::Bronze, roulette::plenos(&mut self.rng, 3)));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Phase 3: deals the round and returns the prize lines (without ACEPTAR).
+    fn prizes(&mut self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if self.roulette() {
+            // One ball for every grillo at the table (3.1.3).
+            let pocket = roulette::spin(&mut self.rng);
+            for seat in 1..=self.seats {
+                let index = seat as usize - 1;
+                let Some((metal, plenos)) = self.grillos[index].take() else { continue };
+                if !plenos.contains(&pocket) {
+                    continue;
+                }
+                let (code, next) = match metal {
+                    // 3.4.1.1: two Grillos de Plata; 3.4.1.2: the Grillo de Oro; 3.4.1.3: 100%.
+                    Metal::Bronze => ("GRILLO_BRONCE", Some((Metal::Silver, roulette::plenos(&mut self.rng, 2)))),
+                    Metal::Silver => ("GRILLO_PLATA", Some((Metal::Gold, roulette::plenos(&mut self.rng, 1)))),
+                    Metal::Gold => ("GRILLO_ORO", None),
+                };
+                self.grillos[index] = next;
+                lines.push(format!("prize {seat} {code}"));
+            }
+            return lines;
+        }
+        if let Some(shoe) = &mut self.shoe {
+            for (seat, code) in shoe.play_round(&self.betting) {
+                lines.push(format!("prize {seat} {code}"));
+            }
+            return lines;
+        }
+        // Poker: one deck a round; the player's first five, or 3 own + 2 community (Go, AJ 2.3.5.3).
+        let mut deck = cards::deck();
+        deck.shuffle(&mut self.rng);
+        let mut deck = deck.into_iter();
+        let community: Vec<Card> = if self.game == "go-poker" { deck.by_ref().take(2).collect() } else { Vec::new() };
+        let mut instant_won = false;
+        for seat in self.betting.clone() {
+            let own = 5 - community.len();
+            let mut hand: Vec<Card> = deck.by_ref().take(own).collect();
+            hand.extend(&community);
+            let hand: [Card; 5] = hand.try_into().expect("five cards");
+            let value = poker::evaluate(&hand);
+            if let Some(code) = poker::premio(&self.pool, value.category) {
+                let high = Card::new(value.high().clamp(2, 14), 0).rank_text();
+                lines.push(format!("prize {seat} {code} {high}"));
+            }
+            // 15.11.2: the instant card among the seat's five cards.
+            if let Some(card) = self.instant_card
+                && !instant_won
+                && hand[..own].contains(&card)
+            {
+                instant_won = true;
+                lines.push(format!("prize {seat} {}", pozo_server::state::INSTANT_PRIZE));
+            }
+        }
+        lines
+    }
+
+    /// The grillos the dealer believes each seat holds, as the panel counts them.
+    fn grillo_counts(&self) -> Vec<(u32, u32, u32)> {
+        self.grillos
+            .iter()
+            .map(|grillos| match grillos {
+                Some((Metal::Bronze, plenos)) => (plenos.len() as u32, 0, 0),
+                Some((Metal::Silver, plenos)) => (0, plenos.len() as u32, 0),
+                Some((Metal::Gold, plenos)) => (0, 0, plenos.len() as u32),
+                None => (0, 0, 0),
+            })
+            .collect()
+    }
+}
+
+// ----------------------------------------------------------------------------- the night
+
+/// Plays a night and checks its books.
+pub async fn run(options: RunOptions) -> anyhow::Result<NightReport> {
+    anyhow::ensure!((1..=ROUNDS_MAX).contains(&options.rounds), "--rounds: 1 to {ROUNDS_MAX}");
+    anyhow::ensure!(options.bet_percent <= 100, "--bet-percent: 0 to 100");
+    let (config, embedded, _directory) = match &options.server {
+        None => {
+            let config = casino::generated(options.tables, options.seed)?;
+            let directory = tempfile::tempdir()?;
+            let server_options =
+                pozo_server::ServeOptions { cards: pozo_server::service::CardSource::Seeded(options.seed), ..Default::default() };
+            let server = EmbeddedServer::start(config.clone(), &directory.path().join("data"), server_options).await?;
+            (config, Some(server), Some(directory))
+        }
+        Some(_) => {
+            let mut config = casino::from_files(options.layout.as_deref(), options.keys.as_deref())?;
+            anyhow::ensure!(
+                options.tables <= config.layout.tables.len(),
+                "--tables {}: the layout has {} tables",
+                options.tables,
+                config.layout.tables.len()
+            );
+            config.layout.tables.truncate(options.tables);
+            (config, None, None)
+        }
+    };
+    let url = embedded.as_ref().map(|server| server.url.clone()).or(options.server.clone()).expect("a server");
+    let config = Arc::new(config);
+    let header = Event::Header {
+        version: RECORD_VERSION,
+        tables: options.tables,
+        rounds: options.rounds,
+        seed: options.seed,
+        bet_percent: options.bet_percent,
+        config_hash: config.hash.clone(),
+    };
+    let before = Snapshot::take(&config, &url).await?;
+    let mut floor = Floor::open(&config, &url, options.record.as_deref(), Pace::Fast).await?;
+    floor.write(&header)?;
+    let mut dealers: Vec<Dealer> = config.layout.tables.iter().map(|table| Dealer::new(table, options.seed)).collect();
+    let started = Instant::now();
+    floor.parallel(dealers.iter().map(|dealer| (dealer.table.clone(), vec!["open".to_owned()])).collect()).await?;
+    for _ in 0..options.rounds {
+        play_round(&mut floor, &mut dealers, options.bet_percent, |_| true).await?;
+    }
+    // 3.9.1: the series in play are finished before the tables close: more balls, no new bronze.
+    let mut extra_balls = 0;
+    while dealers.iter().any(Dealer::holds_grillos) {
+        anyhow::ensure!(extra_balls < 3, "grillo series still in play after 3 more balls");
+        extra_balls += 1;
+        play_round(&mut floor, &mut dealers, 0, Dealer::holds_grillos).await?;
+    }
+    // Pago de créditos (12.5.3.5), then Cierre de Mesa (4.7.7, 12.8.1).
+    let closing = dealers
+        .iter()
+        .map(|dealer| {
+            let mut lines: Vec<String> = (1..=dealer.seats)
+                .filter(|seat| dealer.credits[*seat as usize - 1] > 0)
+                .map(|seat| format!("refund-credits {seat}"))
+                .collect();
+            lines.push("close".to_owned());
+            (dealer.table.clone(), lines)
+        })
+        .collect();
+    floor.parallel(closing).await?;
+    let seconds = started.elapsed();
+    let report = finish(floor, &config, &url, before, embedded, options.rounds, extra_balls, options.seed, seconds).await?;
+    Ok(report)
+}
+
+/// One round at every table `plays` picks (module docs: four phases).
+async fn play_round(
+    floor: &mut Floor,
+    dealers: &mut [Dealer],
+    bet_percent: u32,
+    plays: impl Fn(&Dealer) -> bool,
+) -> anyhow::Result<()> {
+    let playing: Vec<usize> = (0..dealers.len()).filter(|index| plays(&dealers[*index])).collect();
+    // Phase 1: bets.
+    let mut bets = BTreeMap::new();
+    for index in &playing {
+        let lines = dealers[*index].bets(bet_percent);
+        bets.insert(dealers[*index].table.clone(), lines);
+    }
+    let answers = floor.parallel(bets.clone().into_iter().collect()).await?;
+    for index in &playing {
+        let dealer = &mut dealers[*index];
+        let lines = bets.get(&dealer.table).cloned().unwrap_or_default();
+        let none = Vec::new();
+        dealer.take_bets(&lines, answers.get(&dealer.table).unwrap_or(&none));
+    }
+    // Phase 2: INICIAR JUEGO.
+    let starts = playing
+        .iter()
+        .filter(|index| !dealers[**index].gold_round)
+        .map(|index| (dealers[*index].table.clone(), vec!["start".to_owned()]))
+        .collect();
+    floor.parallel(starts).await?;
+    // Phase 3: prizes, one table after another.
+    for index in &playing {
+        let dealer = &mut dealers[*index];
+        let mut lines = Vec::new();
+        if dealer.gold_round {
+            // 4.3.4, 4.3.5: "Se juega Grillo de Oro".
+            lines.push("gold-turn".to_owned());
+            lines.push("start".to_owned());
+        } else if dealer.game == "central-poker" {
+            let link = floor.link(&dealer.table)?;
+            let link = link.lock().await;
+            dealer.instant_card = card_of(&link.panel["instant_card"]);
+        }
+        let prizes = dealer.prizes();
+        let any_prize = !prizes.is_empty();
+        lines.extend(prizes);
+        if any_prize {
+            lines.push("accept".to_owned());
+        }
+        if dealer.gold_round {
+            lines.push("finish".to_owned());
+        }
+        floor.sequential(&dealer.table.clone(), lines).await?;
+    }
+    // Phase 4: FINALIZAR JUEGO.
+    let finishes = playing
+        .iter()
+        .filter(|index| !dealers[**index].gold_round)
+        .map(|index| (dealers[*index].table.clone(), vec!["finish".to_owned()]))
+        .collect();
+    floor.parallel(finishes).await?;
+    // The dealer's grillos against the panel's.
+    for index in &playing {
+        let dealer = &dealers[*index];
+        if !dealer.roulette() {
+            continue;
+        }
+        let link = floor.link(&dealer.table)?;
+        let link = link.lock().await;
+        let seats = link.panel["seats"].as_array().cloned().unwrap_or_default();
+        for (seat, (bronze, silver, gold)) in dealer.grillo_counts().into_iter().enumerate() {
+            let shown = &seats[seat];
+            let panel = (shown["bronze"].as_u64(), shown["silver"].as_u64(), shown["gold"].as_u64());
+            anyhow::ensure!(
+                panel == (Some(u64::from(bronze)), Some(u64::from(silver)), Some(u64::from(gold))),
+                "table {} seat {}: the dealer has {bronze} bronze, {silver} silver, {gold} gold; the panel shows {panel:?}",
+                dealer.table,
+                seat + 1
+            );
+        }
+    }
+    Ok(())
+}
+
+// ----------------------------------------------------------------------------- the books
+
+/// The server's reports at one moment.
+struct Snapshot {
+    pools: BTreeMap<String, pb::PoolReport>,
+    tables: BTreeMap<String, BTreeMap<String, pb::TableReport>>,
+    journal_entries: u64,
+}
+
+impl Snapshot {
+    async fn take(config: &Config, url: &str) -> anyhow::Result<Snapshot> {
+        Snapshot::take_with(config, url, &BTreeSet::new()).await
+    }
+
+    /// The reports, with the table reports of the current jornada and of `jornadas`.
+    async fn take_with(config: &Config, url: &str, jornadas: &BTreeSet<String>) -> anyhow::Result<Snapshot> {
+        let channel = tonic::transport::Endpoint::from_shared(url.to_owned())?.connect().await?;
+        let mut reports = pb::reports_client::ReportsClient::new(channel);
+        let mut pools = BTreeMap::new();
+        let pool_ids: BTreeSet<&str> = config.layout.tables.iter().map(|table| table.pool.as_str()).collect();
+        for pool in pool_ids {
+            let report = reports.pool(pb::PoolReportRequest { pool_id: pool.to_owned() }).await?.into_inner();
+            pools.insert(pool.to_owned(), report);
+        }
+        let mut tables = BTreeMap::new();
+        for table in &config.layout.tables {
+            let mut days = BTreeMap::new();
+            let current =
+                reports.table(pb::TableReportRequest { table_id: table.id.clone(), jornada: String::new() }).await?.into_inner();
+            for jornada in jornadas {
+                if *jornada != current.jornada {
+                    let report = reports
+                        .table(pb::TableReportRequest { table_id: table.id.clone(), jornada: jornada.clone() })
+                        .await?
+                        .into_inner();
+                    days.insert(jornada.clone(), report);
+                }
+            }
+            days.insert(current.jornada.clone(), current);
+            tables.insert(table.id.clone(), days);
+        }
+        let journal_entries = reports.journal(pb::JournalStatusRequest {}).await?.into_inner().entries;
+        Ok(Snapshot { pools, tables, journal_entries })
+    }
+
+    fn jornadas(&self) -> BTreeSet<String> {
+        self.tables.values().flat_map(|days| days.keys().cloned()).collect()
+    }
+}
+
+/// The night's books: `after` less `before`, counters summed over the jornadas.
+fn books_of(before: &Snapshot, after: &Snapshot) -> Books {
+    let mut books = Books::default();
+    for (pool, now) in &after.pools {
+        let then = before.pools.get(pool).cloned().unwrap_or_default();
+        books.pools.insert(
+            pool.clone(),
+            PoolBooks {
+                bets: now.bets - then.bets,
+                bets_amount: amount(&now.bets_amount) - amount(&then.bets_amount),
+                contributions: amount(&now.contributions) - amount(&then.contributions),
+                commission: amount(&now.commission) - amount(&then.commission),
+                replenishments: amount(&now.replenishments) - amount(&then.replenishments),
+                awards: amount(&now.awards) - amount(&then.awards),
+                hits: now.hits - then.hits,
+                balance: amount(&now.balance),
+                reserve: amount(&now.reserve),
+                displayed: amount(&now.displayed),
+            },
+        );
+    }
+    for (table, days) in &after.tables {
+        let mut sum = TableBooks::default();
+        for (jornada, now) in days {
+            let then = before.tables.get(table).and_then(|days| days.get(jornada)).cloned().unwrap_or_default();
+            sum.bets += now.bets - then.bets;
+            sum.presses += now.presses - then.presses;
+            sum.ipa += amount(&now.ipa) - amount(&then.ipa);
+            sum.pppa += amount(&now.pppa) - amount(&then.pppa);
+            sum.credits_sold += now.credits_sold - then.credits_sold;
+            sum.credits_returned += now.credits_returned - then.credits_returned;
+        }
+        books.tables.insert(table.clone(), sum);
+    }
+    books
+}
+
+/// The simulator's own count against the server's books; the differences found.
+fn compare(config: &Config, counted: &BTreeMap<String, Counted>, books: &Books, before: &Snapshot) -> Vec<String> {
+    let mut differences = Vec::new();
+    let mut differ = |what: String| differences.push(what);
+    let mut per_pool: BTreeMap<&str, (u64, Decimal, u64)> = BTreeMap::new();
+    for table in &config.layout.tables {
+        let rules = config.rulebooks.pool(&table.pool).expect("validated layout");
+        let mine = counted.get(&table.id).cloned().unwrap_or_default();
+        let theirs = books.tables.get(&table.id).cloned().unwrap_or_default();
+        let id = &table.id;
+        // Every acknowledged press is a registered side bet: nothing was voided.
+        if theirs.presses != mine.presses {
+            differ(format!("table {id}: {} presses acknowledged, the report has {}", mine.presses, theirs.presses));
+        }
+        if theirs.bets != mine.presses {
+            differ(format!("table {id}: {} side bets acknowledged, the report has {}", mine.presses, theirs.bets));
+        }
+        let ipa = Decimal::from(mine.presses) * rules.side_bet;
+        if theirs.ipa != ipa {
+            differ(format!("table {id}: IPA {ipa} by the simulator's count, the report has {}", theirs.ipa));
+        }
+        if theirs.pppa != mine.awards {
+            differ(format!("table {id}: PPPA {} by the acknowledged awards, the report has {}", mine.awards, theirs.pppa));
+        }
+        if theirs.credits_sold != mine.credits_sold {
+            differ(format!("table {id}: {} credits sold, the report has {}", mine.credits_sold, theirs.credits_sold));
+        }
+        // Pago de créditos at the end of the night: every credit not bet goes back (12.5.3.5).
+        if theirs.credits_returned != mine.credits_sold - mine.presses {
+            differ(format!(
+                "table {id}: {} credits left unbet and paid back, the report has {} returned",
+                mine.credits_sold - mine.presses,
+                theirs.credits_returned
+            ));
+        }
+        let entry = per_pool.entry(table.pool.as_str()).or_default();
+        entry.0 += mine.presses;
+        entry.1 += mine.awards;
+        entry.2 += mine.hits;
+    }
+    for (pool, (bets, awards, hits)) in per_pool {
+        let rules = config.rulebooks.pool(pool).expect("validated layout");
+        let theirs = books.pools.get(pool).cloned().unwrap_or_default();
+        let bets_amount = Decimal::from(bets) * rules.side_bet;
+        // 3.2.1, 11.2.3, 15.2.4: the share of each bet; AJ 2.5.6.3: main, reserve and commission.
+        let contributions = bets_amount * (rules.contribution_rate + rules.reserve_rate);
+        let commission = bets_amount * rules.commission_rate;
+        let checks = [
+            ("side bets", Decimal::from(bets), Decimal::from(theirs.bets)),
+            ("bets amount", bets_amount, theirs.bets_amount),
+            ("contributions", contributions, theirs.contributions),
+            ("commission", commission, theirs.commission),
+            ("awards", awards, theirs.awards),
+            ("hits", Decimal::from(hits), Decimal::from(theirs.hits)),
+        ];
+        for (what, mine, reported) in checks {
+            if mine != reported {
+                differ(format!("pool {pool}: {what} {mine} by the simulator's count, the server reports {reported}"));
+            }
+        }
+        // Conservation over the night, with the server's replenishments: what came in
+        // is held in the pool or was paid.
+        let then = before.pools.get(pool).cloned().unwrap_or_default();
+        let held_before = amount(&then.balance) + amount(&then.reserve);
+        let held_after = theirs.balance + theirs.reserve;
+        if held_before + contributions + theirs.replenishments - awards != held_after {
+            differ(format!(
+                "pool {pool}: {held_before} held + {contributions} contributed + {} replenished − {awards} awarded ≠ {held_after} held now",
+                theirs.replenishments
+            ));
+        }
+        if theirs.displayed < rules.minimum {
+            differ(format!("pool {pool}: the display shows {} under its minimum {}", theirs.displayed, rules.minimum));
+        }
+    }
+    differences
+}
+
+/// The journal read back through `Reports.Entries`, its chain checked: the presses
+/// it records after `after`, as (table, seat, table sequence).
+async fn journal_presses(url: &str, after: u64) -> anyhow::Result<(u64, BTreeSet<(String, u32, u64)>, Option<String>)> {
+    let channel = tonic::transport::Endpoint::from_shared(url.to_owned())?.connect().await?;
+    let mut reports = pb::reports_client::ReportsClient::new(channel).max_decoding_message_size(16 * 1024 * 1024);
+    let mut presses = BTreeSet::new();
+    let mut problem = None;
+    let mut next = 0;
+    let mut previous_hash: Option<String> = None;
+    let mut entries = 0;
+    loop {
+        let page = reports.entries(pb::JournalEntriesRequest { after: next, limit: 0 }).await?.into_inner();
+        let Some(last) = page.entries.last() else { break };
+        next = last.sequence;
+        for entry in page.entries {
+            entries = entry.sequence;
+            // Each entry's hash is SHA-256(previous hash ‖ record JSON), and names the one before.
+            let previous = hex::decode(&entry.previous_hash).unwrap_or_default();
+            let hash = hex::encode(Sha256::new().chain_update(&previous).chain_update(entry.record_json.as_bytes()).finalize());
+            if problem.is_none()
+                && (hash != entry.hash || previous_hash.as_ref().is_some_and(|before| *before != entry.previous_hash))
+            {
+                problem = Some(format!("journal entry {}: the hash chain is broken", entry.sequence));
+            }
+            previous_hash = Some(entry.hash.clone());
+            if entry.sequence <= after {
+                continue;
+            }
+            let record: serde_json::Value = serde_json::from_str(&entry.record_json)?;
+            let command = &record["command"];
+            if command["kind"] == "table" && command["op"]["op"] == "press" {
+                let table = command["table_id"].as_str().unwrap_or_default().to_owned();
+                let seat = command["op"]["seat"].as_u64().unwrap_or(0) as u32;
+                presses.insert((table, seat, command["sequence"].as_u64().unwrap_or(0)));
+            }
+        }
+    }
+    Ok((entries, presses, problem))
+}
+
+// Statistics, not money.
+#[allow(clippy::float_arithmetic)]
+fn latency(mut micros: Vec<u64>) -> Latency {
+    if micros.is_empty() {
+        return Latency { p50: 0.0, p99: 0.0, max: 0.0 };
+    }
+    micros.sort_unstable();
+    let at = |fraction: f64| micros[((micros.len() - 1) as f64 * fraction).round() as usize] as f64 / 1000.0;
+    Latency { p50: at(0.50), p99: at(0.99), max: at(1.0) }
+}
+
+/// Ends the night: the agents' lights, the reports, the journal, verify.
+#[allow(clippy::too_many_arguments, clippy::float_arithmetic)]
+async fn finish(
+    floor: Floor,
+    config: &Config,
+    url: &str,
+    before: Snapshot,
+    embedded: Option<EmbeddedServer>,
+    rounds: u32,
+    extra_balls: u32,
+    seed: u64,
+    seconds: Duration,
+) -> anyhow::Result<NightReport> {
+    let counted = floor.counted.clone();
+    let (commands, refused, refusals) = (floor.commands, floor.refused, floor.refusals.clone());
+    let (mut links, record) = floor.stop().await;
+    // Every panel the agents wrote so far.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    for link in &mut links {
+        link.drain()?;
+    }
+    let after = Snapshot::take_with(config, url, &before.jornadas()).await?;
+    let books = books_of(&before, &after);
+    let mut differences = refusals;
+    differences.extend(compare(config, &counted, &books, &before));
+    let (journal_entries, presses, chain_problem) = journal_presses(url, before.journal_entries).await?;
+    differences.extend(chain_problem);
+    let lights: BTreeSet<(String, u32, u64)> = links
+        .iter()
+        .flat_map(|link| link.lights_on.iter().map(|light| (link.table.clone(), light.seat, light.sequence)))
+        .collect();
+    let lights_without_record = lights.difference(&presses).count() as u64;
+    let records_without_light = presses.difference(&lights).count() as u64;
+    if let Some(light) = lights.difference(&presses).next() {
+        differences.push(format!(
+            "table {} seat {}: a light turned on at sequence {} with no press in the journal",
+            light.0, light.1, light.2
+        ));
+    }
+    if let Some(press) = presses.difference(&lights).next() {
+        differences.push(format!("table {} seat {}: the press at sequence {} never lit the seat", press.0, press.1, press.2));
+    }
+    let latencies: Vec<u64> = links.iter().flat_map(|link| link.press_latencies_us.iter().copied()).collect();
+    for link in links {
+        link.stop().await;
+    }
+    let verify = match embedded {
+        Some(server) => {
+            let data = server.data.clone();
+            server.stop().await?;
+            match tokio::task::spawn_blocking(move || pozo_server::verify::verify(&data)).await? {
+                Ok(report) if report.ok() => "ok".to_owned(),
+                Ok(_) => {
+                    differences.push("pozo-server verify: the journal does not verify".to_owned());
+                    "failed".to_owned()
+                }
+                Err(error) => {
+                    differences.push(format!("pozo-server verify: {error}"));
+                    "failed".to_owned()
+                }
+            }
+        }
+        None => "not run: the controller is external (stop it, then `pozo-server verify --data DIR`)".to_owned(),
+    };
+    let books_sha256 = books.sha256();
+    if let Some(mut record) = record {
+        serde_json::to_writer(&mut record, &Event::Footer { books: books.clone(), books_sha256: books_sha256.clone() })?;
+        record.write_all(b"\n")?;
+        record.flush()?;
+    }
+    let side_bets: u64 = books.pools.values().map(|pool| pool.bets).sum();
+    let sum = |field: fn(&PoolBooks) -> Decimal| books.pools.values().map(field).sum::<Decimal>().to_string();
+    let presses_total: u64 = counted.values().map(|counted| counted.presses).sum();
+    Ok(NightReport {
+        tables: config.layout.tables.len(),
+        rounds,
+        extra_balls,
+        seed,
+        side_bets,
+        contributions: sum(|pool| pool.contributions),
+        awards: sum(|pool| pool.awards),
+        replenishments: sum(|pool| pool.replenishments),
+        presses: presses_total,
+        commands,
+        refused,
+        seconds: seconds.as_secs_f64(),
+        presses_per_s: presses_total as f64 / seconds.as_secs_f64().max(1e-9),
+        ack_latency_ms: latency(latencies),
+        journal_entries,
+        lights_on: lights.len() as u64,
+        lights_without_record,
+        records_without_light,
+        books: differences.first().cloned().unwrap_or_else(|| "ok".to_owned()),
+        differences: differences.into_iter().take(DIFFERENCES_MAX).collect(),
+        verify,
+        books_sha256,
+        pools: books.pools,
+    })
+}
+
+// ----------------------------------------------------------------------------- replay
+
+/// Reads a recorded night.
+pub fn read_record(path: &Path) -> anyhow::Result<Vec<Event>> {
+    let file = std::fs::File::open(path).with_context(|| format!("{}", path.display()))?;
+    let size = file.metadata()?.len();
+    anyhow::ensure!(size <= RECORD_BYTES_MAX, "{}: {size} bytes, over {RECORD_BYTES_MAX}", path.display());
+    let mut events = Vec::new();
+    for (number, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        events.push(
+            serde_json::from_str(&line)
+                .with_context(|| format!("{} line {}: not a recorded event", path.display(), number + 1))?,
+        );
+    }
+    Ok(events)
+}
+
+/// What `replay` found: the night's report, and whether the books are the recorded ones.
+#[derive(Debug, Serialize)]
+pub struct ReplayReport {
+    pub recorded_books_sha256: String,
+    pub same_books: bool,
+    pub night: NightReport,
+}
+
+/// Drives a recorded night again on a new embedded controller and compares the books.
+pub async fn replay(path: &Path, pace: Pace, record: Option<&Path>) -> anyhow::Result<ReplayReport> {
+    let events = read_record(path)?;
+    let Some(Event::Header { version, tables, rounds, seed, config_hash, .. }) = events.first().cloned() else {
+        anyhow::bail!("{}: the first line is not a night's header", path.display());
+    };
+    anyhow::ensure!(version == RECORD_VERSION, "{}: record version {version}, this build reads {RECORD_VERSION}", path.display());
+    let Some(Event::Footer { books_sha256, .. }) = events.last().cloned() else {
+        anyhow::bail!("{}: the night was not recorded to its end (no footer)", path.display());
+    };
+    let config = casino::generated(tables, seed)?;
+    anyhow::ensure!(
+        config.hash == config_hash,
+        "{}: recorded with another casino ({config_hash}); this build generates {}",
+        path.display(),
+        config.hash
+    );
+    let directory = tempfile::tempdir()?;
+    let options = pozo_server::ServeOptions { cards: pozo_server::service::CardSource::Seeded(seed), ..Default::default() };
+    let server = EmbeddedServer::start(config.clone(), &directory.path().join("data"), options).await?;
+    let url = server.url.clone();
+    let config = Arc::new(config);
+    let before = Snapshot::take(&config, &url).await?;
+    let mut floor = Floor::open(&config, &url, record, pace).await?;
+    floor.write(&events[0])?;
+    let started = Instant::now();
+    floor.replay(&events[1..events.len() - 1]).await?;
+    let seconds = started.elapsed();
+    let night = finish(floor, &config, &url, before, Some(server), rounds, 0, seed, seconds).await?;
+    Ok(ReplayReport { same_books: night.books_sha256 == books_sha256, recorded_books_sha256: books_sha256, night })
+}
