@@ -45,6 +45,9 @@ pub const MAX_ROUND_CARDS: usize = (MAX_BOXES + 1) * MAX_HAND_CARDS;
 /// A new shoe before a round when fewer than this many cards remain (the cut card).
 pub const CUT_CARD: usize = 104;
 
+// A round started before the cut card always finds its cards.
+const _: () = assert!(MAX_ROUND_CARDS <= CUT_CARD);
+
 const HEARTS: u8 = 0;
 const SEVEN: u8 = 7;
 const KING: u8 = 13;
@@ -180,7 +183,7 @@ pub fn decide(cards: &[Card]) -> Decision {
     if cards.len() == 2 && aces == 2 {
         return Decision::SplitAces; // 9.3.2; Veintiuno V.1.c
     }
-    if cards.len() == 2 && aces <= 1 && matches!(hard_total(cards), 10 | 11) {
+    if cards.len() == 2 && aces == 0 && matches!(hard_total(cards), 10 | 11) {
         return Decision::Double; // 9.3.5; Veintiuno V.1.d
     }
     // 9.4.4, 9.4.5: never hit 21 or soft 21; our player stops at 17.
@@ -387,6 +390,11 @@ impl Table {
     /// A table of `game` as the casino deals it: a new shoe at the cut card.
     pub fn new(game: Game, seed: u64) -> Table {
         Table::with_reshuffle(game, seed, Reshuffle::CutCard)
+    }
+
+    /// A table of the game the layout names ("blackjack", "veintiuno"); `None` for other games.
+    pub fn for_game(game: &str, seed: u64) -> Option<Table> {
+        Game::from_name(game).map(|game| Table::new(game, seed))
     }
 
     /// A table that takes a new shoe as `reshuffle` says. Panics when `EveryRounds(n)` could run

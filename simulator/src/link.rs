@@ -89,18 +89,18 @@ impl AgentLink {
 
     fn observe(&mut self, panel: &Value) {
         let sequence = panel["sequence"].as_u64().unwrap_or(0);
-        if panel["suspended"] != Value::Bool(true) {
-            if let Some(seats) = panel["seats"].as_array() {
-                if self.lights.len() < seats.len() {
-                    self.lights.resize(seats.len(), String::new());
+        if panel["suspended"] != Value::Bool(true)
+            && let Some(seats) = panel["seats"].as_array()
+        {
+            if self.lights.len() < seats.len() {
+                self.lights.resize(seats.len(), String::new());
+            }
+            for (index, seat) in seats.iter().enumerate() {
+                let light = seat["light"].as_str().unwrap_or_default();
+                if light == "on" && self.lights[index] != "on" {
+                    self.lights_on.push(LightOn { seat: index as u32 + 1, sequence });
                 }
-                for (index, seat) in seats.iter().enumerate() {
-                    let light = seat["light"].as_str().unwrap_or_default();
-                    if light == "on" && self.lights[index] != "on" {
-                        self.lights_on.push(LightOn { seat: index as u32 + 1, sequence });
-                    }
-                    self.lights[index] = light.to_owned();
-                }
+                self.lights[index] = light.to_owned();
             }
         }
         self.panel = panel.clone();

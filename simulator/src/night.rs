@@ -257,7 +257,7 @@ impl Floor {
         let mut links = Vec::new();
         let mut index = HashMap::new();
         for table in &config.layout.tables {
-            let key = casino::table_key(&config, &table.id)?;
+            let key = casino::table_key(config, &table.id)?;
             index.insert(table.id.clone(), links.len());
             links.push(Arc::new(Mutex::new(AgentLink::start(server, &table.id, key).await?)));
         }
@@ -267,7 +267,7 @@ impl Floor {
             )),
             None => None,
         };
-        let office = casino::office_key(&config)?;
+        let office = casino::office_key(config)?;
         Ok(Floor {
             links,
             index,
@@ -1189,4 +1189,77 @@ pub async fn replay(path: &Path, pace: Pace, record: Option<&Path>) -> anyhow::R
     let seconds = started.elapsed();
     let night = finish(floor, &config, &url, before, Some(server), rounds, 0, seed, seconds).await?;
     Ok(ReplayReport { same_books: night.books_sha256 == books_sha256, recorded_books_sha256: books_sha256, night })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Books that agree with `counted` for a casino of one blackjack and one roulette table.
+    fn agreeing(config: &Config, counted: &BTreeMap<String, Counted>) -> (Snapshot, Books) {
+        let before = Snapshot { pools: BTreeMap::new(), tables: BTreeMap::new(), journal_entries: 0 };
+        let mut books = Books::default();
+        for table in &config.layout.tables {
+            let rules = config.rulebooks.pool(&table.pool).expect("pool");
+            let mine = counted.get(&table.id).cloned().unwrap_or_default();
+            books.tables.insert(
+                table.id.clone(),
+                TableBooks {
+                    bets: mine.presses,
+                    presses: mine.presses,
+                    ipa: Decimal::from(mine.presses) * rules.side_bet,
+                    pppa: mine.awards,
+                    credits_sold: mine.credits_sold,
+                    credits_returned: mine.credits_sold - mine.presses,
+                },
+            );
+            let pool = books.pools.entry(table.pool.clone()).or_default();
+            let amount = Decimal::from(mine.presses) * rules.side_bet;
+            pool.bets += mine.presses;
+            pool.bets_amount += amount;
+            pool.contributions += amount * (rules.contribution_rate + rules.reserve_rate);
+            pool.commission += amount * rules.commission_rate;
+            pool.awards += mine.awards;
+            pool.hits += mine.hits;
+            pool.balance += amount * rules.contribution_rate - mine.awards;
+            pool.reserve += amount * rules.reserve_rate;
+            pool.displayed = rules.minimum;
+        }
+        (before, books)
+    }
+
+    #[test]
+    fn the_books_check_names_the_first_difference() {
+        let config = casino::generated(2, 1).expect("a casino");
+        let mut counted = BTreeMap::new();
+        counted.insert("R1".to_owned(), Counted { presses: 4, credits_sold: 5, awards: Decimal::ZERO, hits: 0 });
+        counted.insert("B1".to_owned(), Counted { presses: 3, credits_sold: 10, awards: Decimal::new(5000, 2), hits: 1 });
+        let (before, books) = agreeing(&config, &counted);
+        assert_eq!(compare(&config, &counted, &books, &before), Vec::<String>::new());
+
+        // The server recorded one press the agents never acknowledged.
+        let mut more = books.clone();
+        more.tables.get_mut("B1").expect("B1").presses += 1;
+        let differences = compare(&config, &counted, &more, &before);
+        assert_eq!(differences, vec!["table B1: 3 presses acknowledged, the report has 4".to_owned()]);
+
+        // An award the pool paid that no acknowledgement carried: awards and conservation differ.
+        let mut paid = books.clone();
+        paid.pools.get_mut("iplyc-blackjack").expect("pool").awards += Decimal::ONE;
+        let differences = compare(&config, &counted, &paid, &before);
+        assert!(differences[0].contains("pool iplyc-blackjack: awards 50.00 by the simulator's count, the server reports 51.00"));
+
+        // Money that appeared in the pool from nowhere.
+        let mut richer = books;
+        richer.pools.get_mut("iplyc-ruleta").expect("pool").balance += Decimal::new(1, 2);
+        let differences = compare(&config, &counted, &richer, &before);
+        assert_eq!(differences.len(), 1, "{differences:?}");
+        assert!(differences[0].starts_with("pool iplyc-ruleta: 0 held + 78.0000 contributed"), "{differences:?}");
+    }
+
+    #[test]
+    fn latency_percentiles_come_from_the_sorted_samples() {
+        let latency = latency((1..=100).rev().map(|ms| ms * 1000).collect());
+        assert_eq!((latency.p50, latency.p99, latency.max), (51.0, 99.0, 100.0));
+    }
 }

@@ -1,0 +1,98 @@
+//! `pozo-sim bench` on a tiny casino: every figure of its JSON is there and sane.
+//! No timing is asserted: the figures depend on the machine.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_pozo-sim");
+
+fn number(report: &Value, path: &[&str]) -> f64 {
+    let mut value = report;
+    for key in path {
+        value = &value[*key];
+    }
+    value.as_f64().unwrap_or_else(|| panic!("{} is not a number in {report:#}", path.join(".")))
+}
+
+#[test]
+fn a_tiny_bench_reports_every_figure() {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let json = directory.path().join("b.json");
+    let output = Command::new(BIN)
+        .args([
+            "bench",
+            "--seconds",
+            "1",
+            "--latency-seconds",
+            "1",
+            "--rate",
+            "200",
+            "--tables",
+            "20",
+            "--connections",
+            "4",
+            "--entries",
+            "5000",
+            "--snapshot-every",
+            "1000",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .expect("pozo-sim runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary = String::from_utf8_lossy(&output.stdout);
+    for line in ["durable:", "echo:", "latency at 200 presses/s", "memory with 20 tables", "restart with 5000 entries"] {
+        assert!(summary.contains(line), "{line} in {summary}");
+    }
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("JSON");
+
+    assert!(number(&report, &["durable", "presses_per_s"]) > 0.0);
+    assert!(number(&report, &["durable", "commands_per_s"]) >= number(&report, &["durable", "presses_per_s"]));
+    assert!(number(&report, &["durable", "seconds"]) > 0.0);
+    assert_eq!(report["durable"]["tables"], 20);
+    assert_eq!(report["durable"]["connections"], 4);
+    assert!(number(&report, &["echo", "requests_per_s"]) > 0.0);
+    assert!(number(&report, &["echo", "reply_bytes"]) > 0.0);
+    assert!(number(&report, &["ratio"]) > 0.0);
+
+    let latency = &report["latency_at_2000_per_s"];
+    assert_eq!(latency["rate"], 200);
+    assert!(number(latency, &["samples"]) > 0.0);
+    assert!(number(latency, &["achieved_rate"]) > 0.0);
+    let (p50, p99, max) = (number(latency, &["p50_ms"]), number(latency, &["p99_ms"]), number(latency, &["max_ms"]));
+    assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "p50 {p50}, p99 {p99}, max {max}");
+
+    let memory = &report["memory_1000_tables"];
+    assert!(number(memory, &["peak_mb"]) > 0.0);
+    assert!(number(memory, &["rss_mb"]) > 0.0);
+    assert!(number(memory, &["peak_mb"]) >= number(memory, &["rss_mb"]));
+    assert!(number(memory, &["journal_entries"]) > 20.0);
+
+    let restart = &report["restart_1m_entries"];
+    assert_eq!(restart["entries"], 5000);
+    assert!(number(restart, &["ready_ms"]) > 0.0);
+    assert_eq!(restart["snapshot_every"], 1000);
+    // The snapshot is as far behind the tip as the interval allows: the longest replay.
+    assert_eq!(restart["snapshot_at"], 4001);
+    assert_eq!(restart["replayed_entries"], 999);
+
+    assert!(number(&report, &["machine", "cores"]) >= 1.0);
+    for target in ["durable_presses_per_s", "echo_ratio", "p99_ms", "memory_mb", "restart_ready_ms"] {
+        assert!(report["targets"][target]["met"].is_boolean(), "{target}");
+        assert!(report["targets"][target]["target"].is_number(), "{target}");
+    }
+}
+
+#[test]
+fn bench_help_and_bad_options() {
+    let help = Command::new(BIN).args(["bench", "--help"]).output().expect("pozo-sim runs");
+    assert!(help.status.success());
+    let text = String::from_utf8_lossy(&help.stdout);
+    for option in ["--json", "--seconds", "--tables", "--entries", "--rate"] {
+        assert!(text.contains(option), "{option} in {text}");
+    }
+    let bad = Command::new(BIN).args(["bench", "--tables", "0"]).output().expect("pozo-sim runs");
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -1,0 +1,118 @@
+//! Simulated nights through real agents against a real controller (embedded in
+//! the test on 127.0.0.1:0 with a temporary sled directory, or run as the
+//! `pozo-sim` binary): the books close, the same seed gives the same books, a
+//! recorded night replays to the same books, and a tampered one does not.
+
+use std::process::Command;
+
+use pozo_sim::night::{self, Pace, RunOptions};
+
+const BIN: &str = env!("CARGO_BIN_EXE_pozo-sim");
+
+fn options(tables: usize, rounds: u32, seed: u64) -> RunOptions {
+    RunOptions { tables, rounds, seed, server: None, layout: None, keys: None, bet_percent: 70, record: None }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_night_closes_its_books_and_the_same_seed_gives_the_same_books() {
+    let first = night::run(options(16, 12, 7)).await.expect("a night");
+    assert_eq!(first.books, "ok", "{:?}", first.differences);
+    assert_eq!((first.lights_without_record, first.records_without_light), (0, 0));
+    assert_eq!(first.verify, "ok");
+    assert_eq!(first.refused, 0, "{:?}", first.differences);
+    // Every game was played: 16 tables, two of each of the eight games, with bets in every pool.
+    assert_eq!(first.pools.len(), 6, "{:?}", first.pools.keys());
+    assert!(first.pools.values().all(|pool| pool.bets > 0), "{:?}", first.pools);
+    assert!(first.side_bets > 100 && first.lights_on == first.side_bets, "{} bets, {} lights", first.side_bets, first.lights_on);
+    assert!(first.awards.parse::<rust_decimal::Decimal>().expect("decimal") > rust_decimal::Decimal::ZERO);
+
+    let again = night::run(options(16, 12, 7)).await.expect("a night");
+    assert_eq!(again.books_sha256, first.books_sha256, "the same seed, the same books");
+    assert_eq!(again.pools, first.pools);
+    let other = night::run(options(16, 12, 8)).await.expect("a night");
+    assert_ne!(other.books_sha256, first.books_sha256, "another seed, another night");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recorded_night_replays_to_the_same_books_and_a_tampered_one_does_not() {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let record = directory.path().join("night.jsonl");
+    let played = night::run(RunOptions { record: Some(record.clone()), ..options(9, 8, 3) }).await.expect("a night");
+    assert_eq!(played.books, "ok", "{:?}", played.differences);
+
+    let replayed = night::replay(&record, Pace::Fast, None).await.expect("a replay");
+    assert!(replayed.same_books, "{} ≠ {}", replayed.night.books_sha256, replayed.recorded_books_sha256);
+    assert_eq!(replayed.night.books, "ok", "{:?}", replayed.night.differences);
+    assert_eq!(replayed.night.side_bets, played.side_bets);
+
+    // One press taken out of the record: the replay ends in other books.
+    let text = std::fs::read_to_string(&record).expect("the record");
+    let tampered_text = text.replacen(",\"press 1\"", "", 1);
+    assert_ne!(tampered_text, text, "the record has a press of seat 1 to take out");
+    let tampered = directory.path().join("tampered.jsonl");
+    std::fs::write(&tampered, tampered_text).expect("written");
+    let replayed = night::replay(&tampered, Pace::Fast, None).await.expect("a replay");
+    assert!(!replayed.same_books, "a night with one bet less has other books");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_night_against_a_running_controller_with_its_layout_and_keys() {
+    // The controller as `pozo-server serve` runs it by default: the embedded layout and keys.
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let server = pozo_sim::casino::EmbeddedServer::start(
+        pozo_server::config::Config::embedded(),
+        &directory.path().join("data"),
+        Default::default(),
+    )
+    .await
+    .expect("a controller");
+    let report =
+        night::run(RunOptions { server: Some(server.url.clone()), ..options(17, 6, 5) }).await.expect("a night on the 17 tables");
+    assert_eq!(report.books, "ok", "{:?}", report.differences);
+    assert_eq!((report.lights_without_record, report.records_without_light), (0, 0));
+    assert!(report.verify.starts_with("not run"), "{}", report.verify);
+    // A second night on the same controller: its books are the differences from its own start.
+    let second = night::run(RunOptions { server: Some(server.url.clone()), ..options(17, 4, 6) }).await.expect("a second night");
+    assert_eq!(second.books, "ok", "{:?}", second.differences);
+    assert!(night::run(RunOptions { server: Some(server.url.clone()), ..options(18, 1, 1) }).await.is_err(), "18 tables of 17");
+    server.stop().await.expect("stopped");
+    let verified = pozo_server::verify::verify(&directory.path().join("data")).expect("verify runs");
+    assert!(verified.ok());
+}
+
+#[test]
+fn the_binary_writes_the_json_the_issue_names_and_replays_its_record() {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let json = directory.path().join("out.json");
+    let record = directory.path().join("night.jsonl");
+    let output = Command::new(BIN)
+        .args(["run", "--tables", "8", "--rounds", "5", "--seed", "11", "--json"])
+        .arg(&json)
+        .arg("--record")
+        .arg(&record)
+        .output()
+        .expect("pozo-sim runs");
+    assert!(output.status.success(), "{}\n{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("JSON");
+    for field in ["tables", "rounds", "side_bets", "presses_per_s", "lights_without_record", "records_without_light", "books"] {
+        assert!(!report[field].is_null(), "{field} in {report}");
+    }
+    for field in ["contributions", "awards", "replenishments"] {
+        assert!(report[field].as_str().is_some_and(|text| text.parse::<rust_decimal::Decimal>().is_ok()), "{field}: {report}");
+    }
+    for field in ["p50", "p99", "max"] {
+        assert!(report["ack_latency_ms"][field].as_f64().is_some_and(|ms| ms > 0.0), "{field}: {report}");
+    }
+    assert_eq!(report["books"], "ok");
+    assert_eq!(report["tables"], 8);
+
+    let replay = Command::new(BIN).arg("replay").arg(&record).output().expect("pozo-sim runs");
+    let text = String::from_utf8_lossy(&replay.stdout);
+    assert!(replay.status.success(), "{text}\n{}", String::from_utf8_lossy(&replay.stderr));
+    assert!(text.contains("the same books as the recorded books"), "{text}");
+
+    let refused = Command::new(BIN).args(["run", "--tables", "0"]).output().expect("pozo-sim runs");
+    assert_eq!(refused.status.code(), Some(2));
+    let missing = Command::new(BIN).args(["replay"]).arg(directory.path().join("none.jsonl")).output().expect("pozo-sim runs");
+    assert_eq!(missing.status.code(), Some(2));
+}
