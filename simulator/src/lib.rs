@@ -3,7 +3,7 @@
 //!
 //! # Layout
 //! - [`bench`]: `pozo-sim bench`: throughput against a bare echo, latency, memory, restart.
-//! - [`blackjack`]: blackjack rounds from a 6-deck shoe and their premio codes.
+//! - [`blackjack`]: blackjack rounds from the shoe (IPLyC 8 decks, Andalucía 6) and their premio codes.
 //! - [`cards`]: cards, decks, seeded shoes.
 //! - [`casino`]: a generated casino of N tables, and the embedded controller.
 //! - [`poker`]: the five-card evaluator and each paytable's names for hands.

@@ -64,7 +64,7 @@ enum Command {
     },
     /// Compare observed hit frequencies of each premio code with the exact probabilities.
     Odds {
-        /// central-poker, caribbean-poker, go-poker, draw-poker, poker-sin-descarte, or ruleta-americana (grillo series).
+        /// central-poker, caribbean-poker, go-poker, draw-poker, poker-sin-descarte, blackjack, veintiuno, or ruleta-americana (grillo series).
         #[arg(long)]
         game: String,
         #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=ODDS_HANDS_MAX))]

@@ -484,24 +484,13 @@ struct Dealer {
     credits: Vec<u32>,
     /// Roulette: each seat's grillos of the next ball, on their plenos (3.1.3).
     grillos: Vec<Option<(Metal, Vec<u8>)>>,
-    shoe: Option<BlackjackTable>,
+    shoe: Option<blackjack::Table>,
     /// The seats whose press was acknowledged this round.
     betting: Vec<u32>,
     /// Central Póker: the instant-prize card on the monitor (15.11.2).
     instant_card: Option<Card>,
     /// Phase 3 plays this table's whole ball: it holds a gold (4.3.5).
     gold_round: bool,
-}
-
-/// PLACEHOLDER until blackjack.rs has its table.
-struct BlackjackTable;
-impl BlackjackTable {
-    fn play_round(&mut self, _boxes: &[u32]) -> Vec<(u32, &'static str)> {
-        Vec::new()
-    }
-}
-fn blackjack_table(game: &str, _seed: u64) -> Option<BlackjackTable> {
-    blackjack::pool_of_game(game).map(|_| BlackjackTable)
 }
 
 fn table_seed(seed: u64, table: &str) -> u64 {
@@ -520,7 +509,7 @@ fn card_of(value: &serde_json::Value) -> Option<Card> {
 impl Dealer {
     fn new(table: &pozo_server::config::TableConfig, seed: u64) -> Dealer {
         let table_seed = table_seed(seed, &table.id);
-        let shoe = blackjack_table(&table.game, table_seed);
+        let shoe = blackjack::Table::for_game(&table.game, table_seed ^ 0x5EED);
         Dealer {
             table: table.id.clone(),
             game: table.game.clone(),

@@ -415,7 +415,7 @@ fn a_million_box_hands_stay_within_4_standard_errors_for_every_code() {
     // TRES_SIETES_MISMO_PALO 14.10, CUATRO_ASES 29.24, TRES_SIETES 397.58, DOBLE_10_11_MISMO_PALO
     // 1,113.93, BJ_AS_REY_MISMO_PALO 3,076.74; bolsa TRES_SIETES_MISMO_PALO 15.96, TRES_SIETES
     // 387.77, DOS_SIETES_MISMO_PALO 1,148.94, DOS_SIETES 4,136.18, SIETE 71,234.23. At 4.70 expected
-    // the rarest code only fails past 13 (standard error 2.17); the exhaustive count above is
+    // the rarest code only fails from 14 up (standard error 2.17); the exhaustive count above is
     // what pins its probability.
     for game in Game::ALL {
         let report = odds(game.name(), 1_000_000, 7).expect("a blackjack game");

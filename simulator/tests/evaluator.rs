@@ -87,5 +87,5 @@ fn the_same_seed_gives_the_same_counts() {
     let second = odds("central-poker", 20_000, 3).expect("a poker game");
     let counts = |report: &pozo_sim::odds::OddsReport| report.codes.iter().map(|code| code.observed).collect::<Vec<_>>();
     assert_eq!(counts(&first), counts(&second));
-    assert!(odds("blackjack", 10, 1).is_err(), "not yet computed for blackjack");
+    assert!(odds("baccarat", 10, 1).is_err(), "unknown game");
 }
