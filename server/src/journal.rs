@@ -66,6 +66,8 @@ pub struct Journal {
 /// An entry read back, checked against its own key.
 pub struct ReadEntry {
     pub record: Record,
+    /// The record's bytes as stored (after the previous hash): what the hash covers.
+    pub json: Vec<u8>,
     pub previous: Hash,
     pub hash: Hash,
 }
@@ -102,7 +104,7 @@ impl Journal {
             return Err(corrupt(format!("records sequence {} under key {sequence}", record.sequence)));
         }
         let hash: Hash = Sha256::digest(value).into();
-        Ok(ReadEntry { record, previous, hash })
+        Ok(ReadEntry { record, json: value[32..].to_vec(), previous, hash })
     }
 
     /// Writes a batch of encoded entries, with the new tip, atomically, and
@@ -148,7 +150,8 @@ impl Journal {
 
     /// Every entry after `after`, in order, each checked against its key.
     pub fn read_after(&self, after: u64) -> impl Iterator<Item = Result<ReadEntry, JournalError>> + '_ {
-        let start = (after + 1).to_be_bytes();
+        // Past the last possible sequence nothing follows: an empty range at the tip key.
+        let start = after.checked_add(1).map(|next| next.to_be_bytes().to_vec()).unwrap_or_else(|| TIP_KEY.to_vec());
         self.entries.range(start.as_slice()..TIP_KEY).map(|item| {
             let (key, value) = item?;
             Journal::decode(&key, &value)

@@ -580,7 +580,8 @@ impl pb::reports_server::Reports for ReportsService {
                 if entry.record.sequence > durable || (bytes >= ENTRIES_PAGE_BYTES && !page.is_empty()) {
                     break;
                 }
-                let record_json = serde_json::to_string(&entry.record).expect("records serialize");
+                // The stored bytes themselves: SHA-256(previous ‖ these) is the entry's hash.
+                let record_json = String::from_utf8(entry.json).map_err(|_| Status::internal("a journal record is not UTF-8"))?;
                 bytes += record_json.len();
                 page.push(pb::JournalEntry {
                     sequence: entry.record.sequence,

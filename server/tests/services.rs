@@ -144,6 +144,8 @@ async fn the_journal_reads_back_in_pages_linked_by_their_hashes() {
     // Past the end: an empty page. Over the page limit: refused by name.
     let empty = client.reports.entries(pb::JournalEntriesRequest { after: 5, limit: 0 }).await.expect("a page").into_inner();
     assert!(empty.entries.is_empty());
+    let far = client.reports.entries(pb::JournalEntriesRequest { after: u64::MAX, limit: 0 }).await.expect("a page").into_inner();
+    assert!(far.entries.is_empty(), "nothing after the last possible sequence");
     let refused = client.reports.entries(pb::JournalEntriesRequest { after: 0, limit: 1001 }).await.expect_err("over the limit");
     assert_eq!(refused.code(), tonic::Code::InvalidArgument);
     assert!(refused.message().contains("limit: at most 1000"), "{}", refused.message());

@@ -15,6 +15,9 @@ const LINES_CAPACITY: usize = 64;
 /// How long an agent may take to answer one line before the night is abandoned.
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long a line may stay unsettled while the agent's link is lost.
+pub const LINK_LOST_MAX: Duration = Duration::from_secs(60);
+
 /// How long an agent may take to connect.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 
@@ -47,6 +50,8 @@ pub struct AgentLink {
     pub lights_on: Vec<LightOn>,
     /// Press latencies, microseconds.
     pub press_latencies_us: Vec<u64>,
+    /// Lines the agent could not settle at once because its link was lost.
+    pub link_losses: u64,
 }
 
 impl AgentLink {
@@ -65,6 +70,7 @@ impl AgentLink {
             lights: Vec::new(),
             lights_on: Vec::new(),
             press_latencies_us: Vec::new(),
+            link_losses: 0,
         };
         let deadline = Instant::now() + CONNECT_TIMEOUT;
         while link.panel["suspended"] != Value::Bool(false) {
@@ -75,6 +81,8 @@ impl AgentLink {
                 .with_context(|| format!("table {table}: the agent stopped"))?;
             link.take(&line)?;
         }
+        // What was lit before the night is not the night's.
+        link.lights_on.clear();
         Ok(link)
     }
 
@@ -113,19 +121,42 @@ impl AgentLink {
 
     /// Sends one hardware line and waits for its answer; once acknowledged, also for
     /// the panel the command left (it may have come first, pushed).
+    ///
+    /// A lost link is not an answer: the agent settles a command that was in flight
+    /// against the server's record when it reconnects (an `ack` "answered after
+    /// reconnection", or `not_recorded`), and refuses new ones while suspended. The
+    /// dealer waits for the settlement, and presses again what was not recorded, as
+    /// the agent asks; only a link that stays lost ends the night.
     pub async fn send(&mut self, line: &str) -> anyhow::Result<Answer> {
         let sent = Instant::now();
+        let deadline = sent + LINK_LOST_MAX;
         self.lines.send(line.to_owned()).await.with_context(|| format!("table {}: the agent stopped", self.table))?;
         let answer = loop {
+            anyhow::ensure!(
+                Instant::now() < deadline,
+                "table {}: `{line}` unsettled after {LINK_LOST_MAX:?}: the agent's link to the controller stays lost",
+                self.table
+            );
             let value = self.next_line().await?;
             if value["input"] != line {
                 continue;
             }
+            let code = value["code"].as_str().unwrap_or_default();
             match value["type"].as_str() {
                 Some("ack") => break Answer::Ack(value),
+                // In flight when the link broke: settled on reconnection; wait for it.
+                Some("refused") if code == "suspended" && self.in_flight(&value) => {
+                    self.link_losses += 1;
+                }
+                // Not sent (suspended), or sent and not recorded: again once the panel is live.
+                Some("refused") if code == "suspended" || code == "not_recorded" => {
+                    self.link_losses += 1;
+                    self.wait_live(deadline).await?;
+                    self.lines.send(line.to_owned()).await.with_context(|| format!("table {}: the agent stopped", self.table))?;
+                }
                 Some("refused") => {
                     break Answer::Refused {
-                        code: value["code"].as_str().unwrap_or_default().to_owned(),
+                        code: code.to_owned(),
                         reason: value["reason"].as_str().unwrap_or_default().to_owned(),
                     };
                 }
@@ -142,6 +173,20 @@ impl AgentLink {
             }
         }
         Ok(answer)
+    }
+
+    /// A refusal for a command the agent had sent when the link broke (its answer comes on reconnection).
+    fn in_flight(&self, refusal: &serde_json::Value) -> bool {
+        refusal["reason"].as_str().is_some_and(|reason| reason.starts_with("no answer before the link was lost"))
+    }
+
+    /// Waits until the agent's panel is live again.
+    async fn wait_live(&mut self, deadline: Instant) -> anyhow::Result<()> {
+        while self.panel["suspended"] != serde_json::Value::Bool(false) {
+            anyhow::ensure!(Instant::now() < deadline, "table {}: the agent's link to the controller stays lost", self.table);
+            self.next_line().await?;
+        }
+        Ok(())
     }
 
     async fn next_line(&mut self) -> anyhow::Result<Value> {
@@ -163,6 +208,9 @@ impl AgentLink {
     /// Stops the agent: its input closes.
     pub async fn stop(self) {
         drop(self.lines);
-        let _ = tokio::time::timeout(Duration::from_secs(2), self.task).await;
+        let abort = self.task.abort_handle();
+        if tokio::time::timeout(Duration::from_secs(2), self.task).await.is_err() {
+            abort.abort();
+        }
     }
 }

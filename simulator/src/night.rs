@@ -58,6 +58,13 @@ pub const ROUNDS_MAX: u32 = 100_000;
 /// The largest recorded night `replay` reads.
 pub const RECORD_BYTES_MAX: u64 = 1 << 30;
 
+/// The most table-rounds (tables × rounds) one night plays: what the simulator keeps
+/// per press (lights, latencies) stays within a few hundred megabytes.
+pub const TABLE_ROUNDS_MAX: u64 = 2_000_000;
+
+/// The longest pause `replay --recorded-speed` waits between two steps.
+pub const RECORDED_PAUSE_MAX: Duration = Duration::from_secs(60);
+
 /// Version of the record file format.
 const RECORD_VERSION: u32 = 1;
 
@@ -104,6 +111,9 @@ pub enum Event {
         seed: u64,
         bet_percent: u32,
         config_hash: String,
+        /// Played on an external controller: not replayable on a new embedded one.
+        #[serde(default)]
+        external: bool,
     },
     /// Lines for many tables at once; each table's in order.
     Parallel {
@@ -189,6 +199,9 @@ pub struct NightReport {
     pub presses: u64,
     pub commands: u64,
     pub refused: u64,
+    /// Lines an agent could not settle at once because its link to the controller was lost
+    /// (settled on reconnection, or sent again when not recorded).
+    pub link_losses: u64,
     pub seconds: f64,
     pub presses_per_s: f64,
     /// From the line given to the agent to its acknowledgement, presses only.
@@ -231,12 +244,60 @@ struct Floor {
     office: (String, Vec<u8>),
     counted: BTreeMap<String, Counted>,
     commands: u64,
-    refusals: Vec<String>,
+    /// Every difference found while playing: refusals, awards other than the rulebook's.
+    differences: Vec<String>,
     refused: u64,
     record: Option<std::io::BufWriter<std::fs::File>>,
     started: Instant,
     pace: Pace,
     form_numbers: u64,
+    /// Each table's pool, and the rulebooks, to compute the awards independently.
+    pools: HashMap<String, String>,
+    rulebooks: pozo_engine::Rulebooks,
+    /// The replenishments the rulebooks call for at each ACEPTAR of the night, per pool.
+    replenishments: BTreeMap<String, Decimal>,
+    /// A difference that ends the night early (the dealer and the server disagree on the table).
+    abandoned: Option<String>,
+}
+
+/// Requests to the controller other than through the agents give up after this long.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A channel to the controller for reports, pools and the office.
+async fn connect(url: &str) -> anyhow::Result<Channel> {
+    tonic::transport::Endpoint::from_shared(url.to_owned())
+        .with_context(|| format!("the controller at {url}"))?
+        .connect_timeout(Duration::from_secs(5))
+        .timeout(REQUEST_TIMEOUT)
+        .connect()
+        .await
+        .with_context(|| format!("the controller at {url}"))
+}
+
+/// An ACEPTAR's awards against the settlement computed: the difference, if any.
+fn award_difference(table: &str, ack: &serde_json::Value, expected: &pozo_engine::Settlement) -> Option<String> {
+    let paid: Vec<(u64, String, Decimal)> = ack["awards"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|award| {
+            (award["seat"].as_u64().unwrap_or(0), award["code"].as_str().unwrap_or_default().to_owned(), decimal(&award["award"]))
+        })
+        .collect();
+    let computed: Vec<(u64, String, Decimal)> =
+        expected.awards.iter().map(|award| (u64::from(award.seat), award.code.clone(), award.award)).collect();
+    (paid != computed).then(|| format!("table {table}: ACEPTAR paid {paid:?}; the rulebook gives {computed:?}"))
+}
+
+/// The winner a `prize SEAT CODE [HIGH]` line enters; every bet is the pool's side bet.
+fn winner_of(line: &str) -> Option<pozo_engine::Winner> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let (seat, code, high) = match words.as_slice() {
+        ["prize", seat, code] => (seat, code, None),
+        ["prize", seat, code, high] => (seat, code, high.parse().ok()),
+        _ => return None,
+    };
+    Some(pozo_engine::Winner { seat: seat.parse().ok()?, code: (*code).to_owned(), bet: None, high })
 }
 
 fn decimal(value: &serde_json::Value) -> Decimal {
@@ -249,11 +310,7 @@ fn amount(value: &Option<pb::Amount>) -> Decimal {
 
 impl Floor {
     async fn open(config: &Config, server: &str, record: Option<&Path>, pace: Pace) -> anyhow::Result<Floor> {
-        let channel = tonic::transport::Endpoint::from_shared(server.to_owned())?
-            .connect_timeout(Duration::from_secs(5))
-            .connect()
-            .await
-            .with_context(|| format!("the controller at {server}"))?;
+        let channel = connect(server).await?;
         let mut links = Vec::new();
         let mut index = HashMap::new();
         for table in &config.layout.tables {
@@ -275,12 +332,16 @@ impl Floor {
             office,
             counted: BTreeMap::new(),
             commands: 0,
-            refusals: Vec::new(),
+            differences: Vec::new(),
             refused: 0,
             record,
             started: Instant::now(),
             pace,
             form_numbers: 0,
+            pools: config.layout.tables.iter().map(|table| (table.id.clone(), table.pool.clone())).collect(),
+            rulebooks: config.rulebooks.clone(),
+            replenishments: BTreeMap::new(),
+            abandoned: None,
         })
     }
 
@@ -296,11 +357,19 @@ impl Floor {
         Ok(())
     }
 
-    async fn wait_for(&self, t_ms: u64) {
+    /// At the recorded pace, waits until `t_ms` from the start; a recorded pause longer
+    /// than [`RECORDED_PAUSE_MAX`] is not a night's (a damaged record) and is refused.
+    async fn wait_for(&self, t_ms: u64) -> anyhow::Result<()> {
         if self.pace == Pace::Recorded {
             let due = self.started + Duration::from_millis(t_ms);
-            tokio::time::sleep_until(due.into()).await;
+            let wait = due.saturating_duration_since(Instant::now());
+            anyhow::ensure!(
+                wait <= RECORDED_PAUSE_MAX,
+                "a recorded step at {t_ms} ms waits {wait:?}, over {RECORDED_PAUSE_MAX:?}"
+            );
+            tokio::time::sleep(wait).await;
         }
+        Ok(())
     }
 
     fn link(&self, table: &str) -> anyhow::Result<Arc<Mutex<AgentLink>>> {
@@ -315,9 +384,7 @@ impl Floor {
         match answer {
             Answer::Refused { code, reason } => {
                 self.refused += 1;
-                if self.refusals.len() < DIFFERENCES_MAX {
-                    self.refusals.push(format!("table {table}: `{line}` refused ({code}): {reason}"));
-                }
+                self.differences.push(format!("table {table}: `{line}` refused ({code}): {reason}"));
                 Vec::new()
             }
             Answer::Ack(ack) => {
@@ -365,25 +432,42 @@ impl Floor {
             let (table, lines, answers) = done??;
             for (line, answer) in lines.iter().zip(&answers) {
                 let orders = self.count(&table, line, answer);
-                anyhow::ensure!(orders.is_empty(), "table {table}: `{line}` made payout orders outside the prize phase");
+                if !orders.is_empty() {
+                    self.differences.push(format!("table {table}: `{line}` made payout orders {orders:?} outside ACEPTAR"));
+                }
             }
             results.insert(table, answers);
         }
         Ok(results)
     }
 
-    /// Lines for one table while the others wait; payout orders are confirmed at once.
-    async fn sequential(&mut self, table: &str, lines: Vec<String>) -> anyhow::Result<Vec<Answer>> {
+    /// Lines for one table while the others wait. At ACEPTAR the awards are checked
+    /// against the rulebook's, computed from the pool as it stood just before (the
+    /// other tables wait, so nothing else moves it); with `confirm`, the payout
+    /// orders are confirmed at once (a replay confirms them by their own events).
+    async fn sequential(&mut self, table: &str, lines: Vec<String>, confirm: bool) -> anyhow::Result<Vec<Answer>> {
         if lines.is_empty() {
             return Ok(Vec::new());
         }
         self.write(&Event::Sequential { t_ms: self.t_ms(), table: table.to_owned(), lines: lines.clone() })?;
         let link = self.link(table)?;
         let mut answers = Vec::with_capacity(lines.len());
+        let mut winners = Vec::new();
         for line in &lines {
+            let expected = if line == "accept" { Some(self.expected_settlement(table, &winners).await?) } else { None };
             let answer = link.lock().await.send(line).await?;
+            if let (Answer::Ack(_), Some(winner)) = (&answer, winner_of(line)) {
+                winners.push(winner);
+            }
+            if let (Answer::Ack(ack), Some(expected)) = (&answer, expected) {
+                winners.clear();
+                self.check_awards(table, ack, expected);
+            }
             let orders = self.count(table, line, &answer);
             answers.push(answer);
+            if !confirm {
+                continue;
+            }
             for order in orders {
                 self.form_numbers += 1;
                 let form_number = format!("F-{:06}", self.form_numbers);
@@ -392,6 +476,39 @@ impl Floor {
             }
         }
         Ok(answers)
+    }
+
+    /// The settlement the rulebook gives the winners entered, on the pool as the server reports it now.
+    async fn expected_settlement(
+        &mut self,
+        table: &str,
+        winners: &[pozo_engine::Winner],
+    ) -> anyhow::Result<Result<pozo_engine::Settlement, String>> {
+        let pool_id = self.pools.get(table).cloned().with_context(|| format!("table {table} is not in the layout"))?;
+        let mut reports = pb::reports_client::ReportsClient::new(self.channel.clone());
+        let report = reports.pool(pb::PoolReportRequest { pool_id: pool_id.clone() }).await?.into_inner();
+        let rules = self.rulebooks.pool(&pool_id).with_context(|| format!("pool {pool_id}"))?.clone();
+        let side_bet = rules.side_bet;
+        let winners: Vec<pozo_engine::Winner> =
+            winners.iter().cloned().map(|winner| pozo_engine::Winner { bet: Some(side_bet), ..winner }).collect();
+        let mut pool = pozo_engine::Pool::with_balances(Arc::new(rules), amount(&report.balance), amount(&report.reserve));
+        Ok(pool.settle_round(&winners).map_err(|error| error.to_string()))
+    }
+
+    /// The awards of an ACEPTAR against the rulebook's: every prize entered paid, each the amount computed.
+    fn check_awards(&mut self, table: &str, ack: &serde_json::Value, expected: Result<pozo_engine::Settlement, String>) {
+        let expected = match expected {
+            Ok(expected) => expected,
+            Err(error) => {
+                self.differences
+                    .push(format!("table {table}: ACEPTAR was answered, but the rulebook refuses the round: {error}"));
+                return;
+            }
+        };
+        if let Some(difference) = award_difference(table, ack, &expected) {
+            self.differences.push(difference);
+        }
+        *self.replenishments.entry(expected.pool.clone()).or_default() += expected.replenishment;
     }
 
     /// The Venta-Pagos office confirms a payout order (the cashier paid it).
@@ -412,14 +529,30 @@ impl Floor {
         match office.confirm(envelope).await {
             Ok(order) => {
                 let order = order.into_inner();
-                anyhow::ensure!(order.status == "confirmada", "order {order_id}: confirmed but `{}`", order.status);
+                if order.status != "confirmada" {
+                    self.differences
+                        .push(format!("Venta-Pagos: order {order_id} confirmed, but its status is `{}`", order.status));
+                }
             }
             Err(status) => {
                 self.refused += 1;
-                if self.refusals.len() < DIFFERENCES_MAX {
-                    self.refusals.push(format!("Venta-Pagos: confirming {order_id} refused: {}", status.message()));
-                }
+                self.differences.push(format!("Venta-Pagos: confirming {order_id} refused: {}", status.message()));
             }
+        }
+        Ok(())
+    }
+
+    /// A night starts with every table closed: a table left open (a night cut short)
+    /// holds credits and bets this night did not make.
+    async fn all_closed(&self) -> anyhow::Result<()> {
+        for link in &self.links {
+            let link = link.lock().await;
+            let state = link.panel["state"].as_str().unwrap_or_default();
+            anyhow::ensure!(
+                state == "cerrada",
+                "table {} is `{state}`, not closed: a night starts with every table closed (pay the credits back and close it: Cierre de Mesa)",
+                link.table
+            );
         }
         Ok(())
     }
@@ -429,21 +562,16 @@ impl Floor {
         for event in events {
             match event {
                 Event::Parallel { t_ms, lines } => {
-                    self.wait_for(*t_ms).await;
+                    self.wait_for(*t_ms).await?;
                     self.parallel(lines.clone()).await?;
                 }
                 Event::Sequential { t_ms, table, lines } => {
-                    self.wait_for(*t_ms).await;
+                    self.wait_for(*t_ms).await?;
                     // Orders are confirmed by their own recorded events.
-                    self.write(event)?;
-                    let link = self.link(table)?;
-                    for line in lines {
-                        let answer = link.lock().await.send(line).await?;
-                        self.count(table, line, &answer);
-                    }
+                    self.sequential(table, lines.clone(), false).await?;
                 }
                 Event::Confirm { t_ms, order_id, form_number } => {
-                    self.wait_for(*t_ms).await;
+                    self.wait_for(*t_ms).await?;
                     self.write(event)?;
                     self.confirm(order_id, form_number).await?;
                 }
@@ -567,7 +695,7 @@ impl Dealer {
                 }
                 ["press", seat] => {
                     let seat: u32 = seat.parse().unwrap_or(1);
-                    self.credits[seat as usize - 1] -= 1;
+                    self.credits[seat as usize - 1] = self.credits[seat as usize - 1].saturating_sub(1);
                     self.betting.push(seat);
                     if self.roulette() {
                         // 3.1.3: three Grillos de Bronce on three plenos.
@@ -652,10 +780,31 @@ impl Dealer {
 
 // ----------------------------------------------------------------------------- the night
 
+/// An external controller must keep its pools under the rulebooks and layout the
+/// simulator checks against: the journal's first entry names its settings' hash.
+async fn same_settings(config: &Config, url: &str) -> anyhow::Result<()> {
+    let mut reports = pb::reports_client::ReportsClient::new(connect(url).await?).max_decoding_message_size(16 * 1024 * 1024);
+    let page = reports.entries(pb::JournalEntriesRequest { after: 0, limit: 1 }).await?.into_inner();
+    let genesis = page.entries.first().context("the controller's journal is empty")?;
+    let record: serde_json::Value = serde_json::from_str(&genesis.record_json)?;
+    let hash = record["command"]["config_hash"].as_str().unwrap_or_default();
+    anyhow::ensure!(
+        hash == config.hash,
+        "the controller at {url} runs other settings ({hash}) than --config/--keys and the embedded rulebooks give ({}); \
+         give pozo-sim the layout the controller was started with",
+        config.hash
+    );
+    Ok(())
+}
+
 /// Plays a night and checks its books.
 pub async fn run(options: RunOptions) -> anyhow::Result<NightReport> {
     anyhow::ensure!((1..=ROUNDS_MAX).contains(&options.rounds), "--rounds: 1 to {ROUNDS_MAX}");
     anyhow::ensure!(options.bet_percent <= 100, "--bet-percent: 0 to 100");
+    anyhow::ensure!(
+        options.tables as u64 * u64::from(options.rounds) <= TABLE_ROUNDS_MAX,
+        "--tables × --rounds: at most {TABLE_ROUNDS_MAX} table-rounds a night"
+    );
     let (config, embedded, _directory) = match &options.server {
         None => {
             let config = casino::generated(options.tables, options.seed)?;
@@ -686,20 +835,31 @@ pub async fn run(options: RunOptions) -> anyhow::Result<NightReport> {
         seed: options.seed,
         bet_percent: options.bet_percent,
         config_hash: config.hash.clone(),
+        external: options.server.is_some(),
     };
+    if options.server.is_some() {
+        same_settings(&config, &url).await?;
+    }
     let before = Snapshot::take(&config, &url).await?;
     let mut floor = Floor::open(&config, &url, options.record.as_deref(), Pace::Fast).await?;
+    floor.all_closed().await?;
     floor.write(&header)?;
     let mut dealers: Vec<Dealer> = config.layout.tables.iter().map(|table| Dealer::new(table, options.seed)).collect();
     let started = Instant::now();
     floor.parallel(dealers.iter().map(|dealer| (dealer.table.clone(), vec!["open".to_owned()])).collect()).await?;
     for _ in 0..options.rounds {
+        if floor.abandoned.is_some() {
+            break;
+        }
         play_round(&mut floor, &mut dealers, options.bet_percent, |_| true).await?;
     }
     // 3.9.1: the series in play are finished before the tables close: more balls, no new bronze.
     let mut extra_balls = 0;
-    while dealers.iter().any(Dealer::holds_grillos) {
-        anyhow::ensure!(extra_balls < 3, "grillo series still in play after 3 more balls");
+    while floor.abandoned.is_none() && dealers.iter().any(Dealer::holds_grillos) {
+        if extra_balls == 3 {
+            floor.abandoned = Some("grillo series still in play after 3 more balls (a series has 3 balls at most, 3.1.3)".into());
+            break;
+        }
         extra_balls += 1;
         play_round(&mut floor, &mut dealers, 0, Dealer::holds_grillos).await?;
     }
@@ -771,7 +931,7 @@ async fn play_round(
         if dealer.gold_round {
             lines.push("finish".to_owned());
         }
-        floor.sequential(&dealer.table.clone(), lines).await?;
+        floor.sequential(&dealer.table.clone(), lines, true).await?;
     }
     // Phase 4: FINALIZAR JUEGO.
     let finishes = playing
@@ -792,12 +952,14 @@ async fn play_round(
         for (seat, (bronze, silver, gold)) in dealer.grillo_counts().into_iter().enumerate() {
             let shown = &seats[seat];
             let panel = (shown["bronze"].as_u64(), shown["silver"].as_u64(), shown["gold"].as_u64());
-            anyhow::ensure!(
-                panel == (Some(u64::from(bronze)), Some(u64::from(silver)), Some(u64::from(gold))),
-                "table {} seat {}: the dealer has {bronze} bronze, {silver} silver, {gold} gold; the panel shows {panel:?}",
-                dealer.table,
-                seat + 1
-            );
+            if panel != (Some(u64::from(bronze)), Some(u64::from(silver)), Some(u64::from(gold))) && floor.abandoned.is_none() {
+                // The dealer and the server no longer agree on the table: the night stops here.
+                floor.abandoned = Some(format!(
+                    "table {} seat {}: the dealer has {bronze} bronze, {silver} silver, {gold} gold; the panel shows {panel:?}",
+                    dealer.table,
+                    seat + 1
+                ));
+            }
         }
     }
     Ok(())
@@ -810,6 +972,7 @@ struct Snapshot {
     pools: BTreeMap<String, pb::PoolReport>,
     tables: BTreeMap<String, BTreeMap<String, pb::TableReport>>,
     journal_entries: u64,
+    tip_hash: String,
 }
 
 impl Snapshot {
@@ -819,8 +982,7 @@ impl Snapshot {
 
     /// The reports, with the table reports of the current jornada and of `jornadas`.
     async fn take_with(config: &Config, url: &str, jornadas: &BTreeSet<String>) -> anyhow::Result<Snapshot> {
-        let channel = tonic::transport::Endpoint::from_shared(url.to_owned())?.connect().await?;
-        let mut reports = pb::reports_client::ReportsClient::new(channel);
+        let mut reports = pb::reports_client::ReportsClient::new(connect(url).await?);
         let mut pools = BTreeMap::new();
         let pool_ids: BTreeSet<&str> = config.layout.tables.iter().map(|table| table.pool.as_str()).collect();
         for pool in pool_ids {
@@ -844,8 +1006,8 @@ impl Snapshot {
             days.insert(current.jornada.clone(), current);
             tables.insert(table.id.clone(), days);
         }
-        let journal_entries = reports.journal(pb::JournalStatusRequest {}).await?.into_inner().entries;
-        Ok(Snapshot { pools, tables, journal_entries })
+        let journal = reports.journal(pb::JournalStatusRequest {}).await?.into_inner();
+        Ok(Snapshot { pools, tables, journal_entries: journal.entries, tip_hash: journal.tip_hash })
     }
 
     fn jornadas(&self) -> BTreeSet<String> {
@@ -891,7 +1053,13 @@ fn books_of(before: &Snapshot, after: &Snapshot) -> Books {
 }
 
 /// The simulator's own count against the server's books; the differences found.
-fn compare(config: &Config, counted: &BTreeMap<String, Counted>, books: &Books, before: &Snapshot) -> Vec<String> {
+fn compare(
+    config: &Config,
+    counted: &BTreeMap<String, Counted>,
+    books: &Books,
+    before: &Snapshot,
+    replenishments: &BTreeMap<String, Decimal>,
+) -> Vec<String> {
     let mut differences = Vec::new();
     let mut differ = |what: String| differences.push(what);
     let mut per_pool: BTreeMap<&str, (u64, Decimal, u64)> = BTreeMap::new();
@@ -918,11 +1086,11 @@ fn compare(config: &Config, counted: &BTreeMap<String, Counted>, books: &Books, 
             differ(format!("table {id}: {} credits sold, the report has {}", mine.credits_sold, theirs.credits_sold));
         }
         // Pago de créditos at the end of the night: every credit not bet goes back (12.5.3.5).
-        if theirs.credits_returned != mine.credits_sold - mine.presses {
+        let unbet = mine.credits_sold.checked_sub(mine.presses);
+        if unbet != Some(theirs.credits_returned) {
             differ(format!(
-                "table {id}: {} credits left unbet and paid back, the report has {} returned",
-                mine.credits_sold - mine.presses,
-                theirs.credits_returned
+                "table {id}: {} credits sold and {} bet, the report has {} returned",
+                mine.credits_sold, mine.presses, theirs.credits_returned
             ));
         }
         let entry = per_pool.entry(table.pool.as_str()).or_default();
@@ -950,50 +1118,63 @@ fn compare(config: &Config, counted: &BTreeMap<String, Counted>, books: &Books, 
                 differ(format!("pool {pool}: {what} {mine} by the simulator's count, the server reports {reported}"));
             }
         }
-        // Conservation over the night, with the server's replenishments: what came in
-        // is held in the pool or was paid.
-        let then = before.pools.get(pool).cloned().unwrap_or_default();
-        let held_before = amount(&then.balance) + amount(&then.reserve);
-        let held_after = theirs.balance + theirs.reserve;
-        if held_before + contributions + theirs.replenishments - awards != held_after {
+        // 3.2.2, 11.2.2, 15.2.2: what the house put in, as the rulebook computed it at each ACEPTAR.
+        let replenished = replenishments.get(pool).copied().unwrap_or_default();
+        if theirs.replenishments != replenished {
             differ(format!(
-                "pool {pool}: {held_before} held + {contributions} contributed + {} replenished − {awards} awarded ≠ {held_after} held now",
+                "pool {pool}: replenishments {replenished} by the rulebook, the server reports {}",
                 theirs.replenishments
             ));
         }
-        if theirs.displayed < rules.minimum {
-            differ(format!("pool {pool}: the display shows {} under its minimum {}", theirs.displayed, rules.minimum));
+        // Conservation over the night: what came in is held in the pool or was paid.
+        let then = before.pools.get(pool).cloned().unwrap_or_default();
+        let held_before = amount(&then.balance) + amount(&then.reserve);
+        let held_after = theirs.balance + theirs.reserve;
+        if held_before + contributions + replenished - awards != held_after {
+            differ(format!(
+                "pool {pool}: {held_before} held + {contributions} contributed + {replenished} replenished − {awards} awarded ≠ {held_after} held now"
+            ));
+        }
+        // DOMAIN.md R1: the display shows the balance, never less than the minimum.
+        if theirs.displayed != theirs.balance.max(rules.minimum) {
+            differ(format!(
+                "pool {pool}: the display shows {}, not max(balance {}, minimum {})",
+                theirs.displayed, theirs.balance, rules.minimum
+            ));
         }
     }
     differences
 }
 
-/// The journal read back through `Reports.Entries`, its chain checked: the presses
-/// it records after `after`, as (table, seat, table sequence).
-async fn journal_presses(url: &str, after: u64) -> anyhow::Result<(u64, BTreeSet<(String, u32, u64)>, Option<String>)> {
-    let channel = tonic::transport::Endpoint::from_shared(url.to_owned())?.connect().await?;
+/// The journal read back through `Reports.Entries`, its chain checked from the
+/// first entry (previous hash all zeros) to the tip the server reports: the
+/// presses it records after the night's start, as (table, seat, table sequence).
+async fn journal_presses(
+    channel: Channel,
+    since: u64,
+    after: &Snapshot,
+) -> anyhow::Result<(u64, BTreeSet<(String, u32, u64)>, Option<String>)> {
     let mut reports = pb::reports_client::ReportsClient::new(channel).max_decoding_message_size(16 * 1024 * 1024);
     let mut presses = BTreeSet::new();
     let mut problem = None;
-    let mut next = 0;
-    let mut previous_hash: Option<String> = None;
+    let mut previous_hash = hex::encode([0u8; 32]);
     let mut entries = 0;
     loop {
-        let page = reports.entries(pb::JournalEntriesRequest { after: next, limit: 0 }).await?.into_inner();
-        let Some(last) = page.entries.last() else { break };
-        next = last.sequence;
+        let page = reports.entries(pb::JournalEntriesRequest { after: entries, limit: 0 }).await?.into_inner();
+        if page.entries.is_empty() {
+            break;
+        }
         for entry in page.entries {
-            entries = entry.sequence;
             // Each entry's hash is SHA-256(previous hash ‖ record JSON), and names the one before.
             let previous = hex::decode(&entry.previous_hash).unwrap_or_default();
             let hash = hex::encode(Sha256::new().chain_update(&previous).chain_update(entry.record_json.as_bytes()).finalize());
-            if problem.is_none()
-                && (hash != entry.hash || previous_hash.as_ref().is_some_and(|before| *before != entry.previous_hash))
+            if problem.is_none() && (entry.sequence != entries + 1 || hash != entry.hash || entry.previous_hash != previous_hash)
             {
                 problem = Some(format!("journal entry {}: the hash chain is broken", entry.sequence));
             }
-            previous_hash = Some(entry.hash.clone());
-            if entry.sequence <= after {
+            previous_hash = entry.hash.clone();
+            entries = entry.sequence;
+            if entry.sequence <= since {
                 continue;
             }
             let record: serde_json::Value = serde_json::from_str(&entry.record_json)?;
@@ -1005,7 +1186,31 @@ async fn journal_presses(url: &str, after: u64) -> anyhow::Result<(u64, BTreeSet
             }
         }
     }
+    // Both ends anchored: the chain read ends at the tip the server reports.
+    if problem.is_none() && (entries != after.journal_entries || previous_hash != after.tip_hash) {
+        problem = Some(format!(
+            "the journal read back ends at entry {entries} ({previous_hash}); the server reports {} entries, tip {}",
+            after.journal_entries, after.tip_hash
+        ));
+    }
     Ok((entries, presses, problem))
+}
+
+/// Payout orders marked during the night and still pending: every one should have been confirmed.
+async fn pending_orders(channel: Channel, office: &(String, Vec<u8>), after: u64) -> anyhow::Result<Vec<String>> {
+    let payload =
+        pb::OfficeCommand { command: Some(pb::office_command::Command::List(pb::ListPayouts { status: String::new() })) }
+            .encode_to_vec();
+    let mut mac = Hmac::<Sha256>::new_from_slice(&office.1).expect("HMAC takes keys of any length");
+    mac.update(&payload);
+    let envelope = pb::Envelope { payload, key_id: office.0.clone(), mac: mac.finalize().into_bytes().to_vec() };
+    let list = pb::venta_pagos_client::VentaPagosClient::new(channel).list(envelope).await?.into_inner();
+    Ok(list
+        .orders
+        .iter()
+        .filter(|order| order.journal_sequence > after)
+        .map(|order| format!("Venta-Pagos: order {} of table {} is still `{}`", order.order_id, order.table_id, order.status))
+        .collect())
 }
 
 // Statistics, not money.
@@ -1033,7 +1238,11 @@ async fn finish(
     seconds: Duration,
 ) -> anyhow::Result<NightReport> {
     let counted = floor.counted.clone();
-    let (commands, refused, refusals) = (floor.commands, floor.refused, floor.refusals.clone());
+    let (commands, refused, played) = (floor.commands, floor.refused, floor.differences.clone());
+    let replenishments = floor.replenishments.clone();
+    let abandoned = floor.abandoned.clone();
+    let channel = floor.channel.clone();
+    let office = floor.office.clone();
     let (mut links, record) = floor.stop().await;
     // Every panel the agents wrote so far.
     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -1042,9 +1251,11 @@ async fn finish(
     }
     let after = Snapshot::take_with(config, url, &before.jornadas()).await?;
     let books = books_of(&before, &after);
-    let mut differences = refusals;
-    differences.extend(compare(config, &counted, &books, &before));
-    let (journal_entries, presses, chain_problem) = journal_presses(url, before.journal_entries).await?;
+    let mut differences: Vec<String> = abandoned.into_iter().collect();
+    differences.extend(played);
+    differences.extend(compare(config, &counted, &books, &before, &replenishments));
+    differences.extend(pending_orders(channel.clone(), &office, before.journal_entries).await?);
+    let (journal_entries, presses, chain_problem) = journal_presses(channel, before.journal_entries, &after).await?;
     differences.extend(chain_problem);
     let lights: BTreeSet<(String, u32, u64)> = links
         .iter()
@@ -1062,6 +1273,7 @@ async fn finish(
         differences.push(format!("table {} seat {}: the press at sequence {} never lit the seat", press.0, press.1, press.2));
     }
     let latencies: Vec<u64> = links.iter().flat_map(|link| link.press_latencies_us.iter().copied()).collect();
+    let link_losses = links.iter().map(|link| link.link_losses).sum();
     for link in links {
         link.stop().await;
     }
@@ -1104,6 +1316,7 @@ async fn finish(
         presses: presses_total,
         commands,
         refused,
+        link_losses,
         seconds: seconds.as_secs_f64(),
         presses_per_s: presses_total as f64 / seconds.as_secs_f64().max(1e-9),
         ack_latency_ms: latency(latencies),
@@ -1151,9 +1364,14 @@ pub struct ReplayReport {
 /// Drives a recorded night again on a new embedded controller and compares the books.
 pub async fn replay(path: &Path, pace: Pace, record: Option<&Path>) -> anyhow::Result<ReplayReport> {
     let events = read_record(path)?;
-    let Some(Event::Header { version, tables, rounds, seed, config_hash, .. }) = events.first().cloned() else {
+    let Some(Event::Header { version, tables, rounds, seed, config_hash, external, .. }) = events.first().cloned() else {
         anyhow::bail!("{}: the first line is not a night's header", path.display());
     };
+    anyhow::ensure!(
+        !external,
+        "{}: recorded on an external controller (--server), whose pools had their own history; replay plays nights recorded on the embedded controller",
+        path.display()
+    );
     anyhow::ensure!(version == RECORD_VERSION, "{}: record version {version}, this build reads {RECORD_VERSION}", path.display());
     let Some(Event::Footer { books_sha256, .. }) = events.last().cloned() else {
         anyhow::bail!("{}: the night was not recorded to its end (no footer)", path.display());
@@ -1186,7 +1404,7 @@ mod tests {
 
     /// Books that agree with `counted` for a casino of one blackjack and one roulette table.
     fn agreeing(config: &Config, counted: &BTreeMap<String, Counted>) -> (Snapshot, Books) {
-        let before = Snapshot { pools: BTreeMap::new(), tables: BTreeMap::new(), journal_entries: 0 };
+        let before = Snapshot { pools: BTreeMap::new(), tables: BTreeMap::new(), journal_entries: 0, tip_hash: String::new() };
         let mut books = Books::default();
         for table in &config.layout.tables {
             let rules = config.rulebooks.pool(&table.pool).expect("pool");
@@ -1212,7 +1430,7 @@ mod tests {
             pool.hits += mine.hits;
             pool.balance += amount * rules.contribution_rate - mine.awards;
             pool.reserve += amount * rules.reserve_rate;
-            pool.displayed = rules.minimum;
+            pool.displayed = pool.balance.max(rules.minimum);
         }
         (before, books)
     }
@@ -1224,26 +1442,47 @@ mod tests {
         counted.insert("R1".to_owned(), Counted { presses: 4, credits_sold: 5, awards: Decimal::ZERO, hits: 0 });
         counted.insert("B1".to_owned(), Counted { presses: 3, credits_sold: 10, awards: Decimal::new(5000, 2), hits: 1 });
         let (before, books) = agreeing(&config, &counted);
-        assert_eq!(compare(&config, &counted, &books, &before), Vec::<String>::new());
+        let none = BTreeMap::new();
+        assert_eq!(compare(&config, &counted, &books, &before, &none), Vec::<String>::new());
 
         // The server recorded one press the agents never acknowledged.
         let mut more = books.clone();
         more.tables.get_mut("B1").expect("B1").presses += 1;
-        let differences = compare(&config, &counted, &more, &before);
+        let differences = compare(&config, &counted, &more, &before, &none);
         assert_eq!(differences, vec!["table B1: 3 presses acknowledged, the report has 4".to_owned()]);
 
         // An award the pool paid that no acknowledgement carried: awards and conservation differ.
         let mut paid = books.clone();
         paid.pools.get_mut("iplyc-blackjack").expect("pool").awards += Decimal::ONE;
-        let differences = compare(&config, &counted, &paid, &before);
+        let differences = compare(&config, &counted, &paid, &before, &none);
         assert!(differences[0].contains("pool iplyc-blackjack: awards 50.00 by the simulator's count, the server reports 51.00"));
 
         // Money that appeared in the pool from nowhere.
         let mut richer = books;
         richer.pools.get_mut("iplyc-ruleta").expect("pool").balance += Decimal::new(1, 2);
-        let differences = compare(&config, &counted, &richer, &before);
+        let differences = compare(&config, &counted, &richer, &before, &none);
         assert_eq!(differences.len(), 1, "{differences:?}");
         assert!(differences[0].starts_with("pool iplyc-ruleta: 0 held + 78.0000 contributed"), "{differences:?}");
+    }
+
+    #[test]
+    fn an_award_other_than_the_rulebooks_is_a_difference() {
+        let config = casino::generated(2, 1).expect("a casino");
+        let rules = config.rulebooks.pool("iplyc-blackjack").expect("pool").clone();
+        let winners = [winner_of("prize 2 TRES_SIETES").expect("a prize line")]
+            .map(|winner| pozo_engine::Winner { bet: Some(rules.side_bet), ..winner });
+        let mut pool = pozo_engine::Pool::with_balances(Arc::new(rules), Decimal::new(500_000, 2), Decimal::ZERO);
+        let expected = pool.settle_round(&winners).expect("settled");
+        let ack = |awards: serde_json::Value| serde_json::json!({"type": "ack", "awards": awards});
+        // 11.5.4: three sevens of mixed suits, $200.
+        let right = ack(serde_json::json!([{"seat": 2, "code": "TRES_SIETES", "award": "200.00"}]));
+        assert_eq!(award_difference("B1", &right, &expected), None);
+        let doubled = ack(serde_json::json!([{"seat": 2, "code": "TRES_SIETES", "award": "400.00"}]));
+        assert!(award_difference("B1", &doubled, &expected).is_some_and(|text| text.contains("the rulebook gives")));
+        let dropped = ack(serde_json::json!([]));
+        assert!(award_difference("B1", &dropped, &expected).is_some());
+        let other_seat = ack(serde_json::json!([{"seat": 3, "code": "TRES_SIETES", "award": "200.00"}]));
+        assert!(award_difference("B1", &other_seat, &expected).is_some());
     }
 
     #[test]

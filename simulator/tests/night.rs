@@ -116,3 +116,92 @@ fn the_binary_writes_the_json_the_issue_names_and_replays_its_record() {
     let missing = Command::new(BIN).args(["replay"]).arg(directory.path().join("none.jsonl")).output().expect("pozo-sim runs");
     assert_eq!(missing.status.code(), Some(2));
 }
+
+/// Signs a table command with the table's key from the embedded example keys.
+fn envelope(
+    config: &pozo_server::config::Config,
+    table: &str,
+    sequence: u64,
+    command: pozo_proto::v1::table_command::Command,
+) -> pozo_proto::v1::Envelope {
+    use hmac::Mac;
+    use prost::Message;
+    let key = pozo_sim::casino::table_key(config, table).expect("a key");
+    let payload = pozo_proto::v1::TableCommand { table_id: table.to_owned(), sequence, command: Some(command) }.encode_to_vec();
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(&key.secret).expect("any length");
+    mac.update(&payload);
+    pozo_proto::v1::Envelope { payload, key_id: key.id, mac: mac.finalize().into_bytes().to_vec() }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sale_the_agents_never_made_is_caught_by_the_books() {
+    use pozo_proto::v1 as pb;
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let config = pozo_server::config::Config::embedded();
+    let server = pozo_sim::casino::EmbeddedServer::start(config.clone(), &directory.path().join("data"), Default::default())
+        .await
+        .expect("a controller");
+    let night = tokio::spawn(night::run(RunOptions { server: Some(server.url.clone()), ..options(17, 40, 9) }));
+    // Somebody else with table B1's key sells a credit while the night is played. (A press
+    // could be the very bytes the agent sends at that sequence, which the controller takes
+    // as a retry of the agent's own; the night's dealers sell 5 credits at a time, never 1.)
+    let channel = tonic::transport::Endpoint::from_shared(server.url.clone()).expect("url").connect().await.expect("connected");
+    let mut table = pb::table_client::TableClient::new(channel);
+    let mut rogue_sales = 0;
+    while rogue_sales == 0 && !night.is_finished() {
+        // B1 as the controller has it now: its next sequence.
+        let view = {
+            use prost::Message;
+            let payload = pb::WatchTable { table_id: "B1".into() }.encode_to_vec();
+            let key = pozo_sim::casino::table_key(&config, "B1").expect("a key");
+            let mut mac = <hmac::Hmac<sha2::Sha256> as hmac::Mac>::new_from_slice(&key.secret).expect("any length");
+            hmac::Mac::update(&mut mac, &payload);
+            let envelope = pb::Envelope { payload, key_id: key.id, mac: hmac::Mac::finalize(mac).into_bytes().to_vec() };
+            match table.watch(envelope).await {
+                Ok(stream) => stream.into_inner().message().await.ok().flatten().and_then(|event| event.table),
+                Err(_) => None,
+            }
+        };
+        let Some(view) = view else { continue };
+        let sale = pb::table_command::Command::SellCredits(pb::SellCredits { seat: 7, credits: 1 });
+        if table.submit(envelope(&config, "B1", view.last_sequence + 1, sale)).await.is_ok() {
+            rogue_sales += 1;
+        }
+    }
+    let report = night.await.expect("the night task").expect("a night");
+    assert_eq!(rogue_sales, 1, "the rogue sale went in while the night was played");
+    assert_ne!(report.books, "ok", "a sale nobody at the table made must not close the books");
+    assert!(
+        report.differences.iter().any(|difference| difference.starts_with("table B1:")),
+        "the difference names table B1: {:?}",
+        report.differences
+    );
+    server.stop().await.expect("stopped");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_night_refuses_a_controller_with_other_settings_or_a_table_left_open() {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    // A controller keeping a generated casino: the embedded layout is not its layout.
+    let generated = pozo_sim::casino::generated(8, 1).expect("a casino");
+    let server = pozo_sim::casino::EmbeddedServer::start(generated, &directory.path().join("a"), Default::default())
+        .await
+        .expect("a controller");
+    let error =
+        night::run(RunOptions { server: Some(server.url.clone()), ..options(8, 1, 1) }).await.expect_err("other settings");
+    assert!(error.to_string().contains("runs other settings"), "{error:#}");
+    server.stop().await.expect("stopped");
+
+    // The embedded casino with table B1 left open by a night cut short.
+    let config = pozo_server::config::Config::embedded();
+    let server = pozo_sim::casino::EmbeddedServer::start(config.clone(), &directory.path().join("b"), Default::default())
+        .await
+        .expect("a controller");
+    let channel = tonic::transport::Endpoint::from_shared(server.url.clone()).expect("url").connect().await.expect("connected");
+    let mut table = pozo_proto::v1::table_client::TableClient::new(channel);
+    let open = pozo_proto::v1::table_command::Command::OpenTable(pozo_proto::v1::OpenTable {});
+    table.submit(envelope(&config, "B1", 1, open)).await.expect("opened");
+    let error = night::run(RunOptions { server: Some(server.url.clone()), ..options(17, 1, 1) }).await.expect_err("B1 open");
+    assert!(error.to_string().contains("table B1 is `apuestas`, not closed"), "{error:#}");
+    server.stop().await.expect("stopped");
+}

@@ -67,6 +67,8 @@ struct Shared {
     connected: bool,
     channel: Option<Channel>,
     view: Option<pb::TableView>,
+    /// The journal entry the shown view was read at: an older view is never shown over it.
+    view_journal: u64,
     next_sequence: u64,
     pending: Option<Pending>,
     last_panel: String,
@@ -197,15 +199,17 @@ impl Agent {
         let _ = self.output.send(line).await;
     }
 
-    /// Takes a view from the server, announcing a gold-turn grant and a new instant card.
-    /// A view older than the one shown (a push overtaken by an answer) is dropped,
-    /// unless `resync`: after a reconnection the server's record is taken whole.
-    async fn take_view(&self, view: pb::TableView, resync: bool) {
+    /// Takes a view from the server, read at journal entry `journal`, announcing a
+    /// gold-turn grant and a new instant card. A view older than the one shown (an
+    /// answer overtaken by a push of a later batch, or the reverse) is dropped, unless
+    /// `resync`: after a reconnection the server's record is taken whole.
+    async fn take_view(&self, view: pb::TableView, journal: u64, resync: bool) {
         let (granted, card) = {
             let mut shared = self.shared.lock().await;
-            if !resync && shared.view.as_ref().is_some_and(|shown| view.last_sequence < shown.last_sequence) {
+            if !resync && shared.view.is_some() && journal < shared.view_journal {
                 return;
             }
+            shared.view_journal = journal;
             if shared.pending.is_none() {
                 // The server's record decides the next sequence: an agent restarted, or
                 // a second one on the same table, never stays out of step.
@@ -232,7 +236,7 @@ impl Agent {
 
     /// Reports an answer. An answer fetched after a reconnection carries the table as
     /// the command left it, older than the view just taken: then `fresh` keeps that view.
-    async fn ack(&self, input: &str, reply: pb::SubmitReply, note: Option<&str>, fresh: Option<pb::TableView>) {
+    async fn ack(&self, input: &str, reply: pb::SubmitReply, note: Option<&str>, fresh: Option<(pb::TableView, u64)>) {
         let mut value = json!({
             "type": "ack",
             "input": input,
@@ -250,8 +254,8 @@ impl Agent {
             value["note"] = json!(note);
         }
         self.emit(value).await;
-        if let Some(view) = fresh.or(reply.table) {
-            self.take_view(view, false).await;
+        if let Some((view, journal)) = fresh.or(reply.table.map(|view| (view, reply.journal_sequence))) {
+            self.take_view(view, journal, false).await;
         }
         self.emit_panel(false).await;
     }
@@ -374,7 +378,7 @@ impl Agent {
         self.resync(channel, first).await;
         while let Some(event) = stream.message().await? {
             if let Some(view) = event.table {
-                self.take_view(view, false).await;
+                self.take_view(view, event.journal_sequence, false).await;
                 self.emit_panel(false).await;
             }
         }
@@ -385,6 +389,7 @@ impl Agent {
     /// flight settled against that record, before any new event is taken.
     async fn resync(&self, channel: Channel, event: pb::TableEvent) {
         let Some(view) = event.table else { return };
+        let journal = event.journal_sequence;
         let last_sequence = view.last_sequence;
         let pending = {
             let mut shared = self.shared.lock().await;
@@ -392,14 +397,15 @@ impl Agent {
             shared.next_sequence = last_sequence + 1;
             shared.pending.take()
         };
-        self.take_view(view.clone(), true).await;
+        self.take_view(view.clone(), journal, true).await;
         if let Some(pending) = pending {
             if last_sequence == pending.sequence {
                 // Applied before the link broke: the same bytes fetch the recorded answer.
                 let mut client = pb::table_client::TableClient::new(channel.clone());
                 match tokio::time::timeout(ATTEMPT_TIMEOUT, client.submit(pending.envelope)).await {
                     Ok(Ok(reply)) => {
-                        self.ack(&pending.input, reply.into_inner(), Some("answered after reconnection"), Some(view)).await;
+                        self.ack(&pending.input, reply.into_inner(), Some("answered after reconnection"), Some((view, journal)))
+                            .await;
                     }
                     _ => {
                         self.refused(&pending.input, "suspended", "recorded by the server; its answer could not be fetched").await
