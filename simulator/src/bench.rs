@@ -234,6 +234,8 @@ pub struct Durable {
     pub commands_per_s: f64,
     pub presses: u64,
     pub commands: u64,
+    /// Commands acknowledged in each second of the window.
+    pub commands_each_second: Vec<u64>,
     pub seconds: f64,
     pub tables: u64,
     pub connections: u64,
@@ -250,6 +252,8 @@ pub struct Echo {
     pub requests_per_s: f64,
     pub presses_per_s: f64,
     pub requests: u64,
+    /// Requests answered in each second of the window.
+    pub requests_each_second: Vec<u64>,
     pub seconds: f64,
     /// Size of the canned reply (a real `Press` reply of the controller), bytes.
     pub reply_bytes: usize,
@@ -272,6 +276,9 @@ pub struct Latency {
     pub p99_ms: f64,
     pub p999_ms: f64,
     pub max_ms: f64,
+    pub server_cpu_percent: f64,
+    pub client_cpu_percent: f64,
+    pub other_cpu_percent: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -379,13 +386,14 @@ fn print_summary(report: &Report) {
         mark(&report.targets.echo_ratio)
     );
     println!(
-        "latency at {} presses/s (achieved {:.0}): p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms  [{}]",
+        "latency at {} presses/s (achieved {:.0}): p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms; CPU: other {:.0}%  [{}]",
         latency.rate,
         latency.achieved_rate,
         latency.p50_ms,
         latency.p90_ms,
         latency.p99_ms,
         latency.max_ms,
+        latency.other_cpu_percent,
         mark(&report.targets.p99_ms)
     );
     println!(
@@ -893,6 +901,8 @@ struct Counters {
 struct Window {
     presses: u64,
     commands: u64,
+    /// Commands acknowledged in each second of the window.
+    each_second: Vec<u64>,
     elapsed: Duration,
     server_cpu: f64,
     client_cpu: f64,
@@ -937,7 +947,17 @@ async fn saturate(agents: Vec<Agent>, seconds: u64, server_pid: u32) -> anyhow::
         )
     };
     let (presses, commands, started, server_cpu, client_cpu, busy) = sample();
-    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    // Each second's commands too: a rate that sags as the journal grows shows here.
+    let mut each_second = Vec::with_capacity(seconds as usize);
+    let mut last = commands;
+    let mut ticks =
+        tokio::time::interval_at(tokio::time::Instant::from_std(started) + Duration::from_secs(1), Duration::from_secs(1));
+    for _ in 0..seconds {
+        ticks.tick().await;
+        let now = counters.commands.load(Ordering::Relaxed);
+        each_second.push(now - last);
+        last = now;
+    }
     let (presses_end, commands_end, ended, server_cpu_end, client_cpu_end, busy_end) = sample();
     stop.store(true, Ordering::Relaxed);
     let mut agents = Vec::with_capacity(tasks.len());
@@ -956,6 +976,7 @@ async fn saturate(agents: Vec<Agent>, seconds: u64, server_pid: u32) -> anyhow::
     let window = Window {
         presses: presses_end - presses,
         commands: commands_end - commands,
+        each_second,
         elapsed,
         server_cpu: cpu_percent(server_cpu, server_cpu_end, elapsed),
         client_cpu: cpu_percent(client_cpu, client_cpu_end, elapsed),
@@ -970,7 +991,7 @@ async fn saturate(agents: Vec<Agent>, seconds: u64, server_pid: u32) -> anyhow::
 
 /// Presses paced at `rate` a second over every table (each table at `rate / tables`,
 /// offsets spread evenly); a press's latency counts from the moment it was due.
-async fn paced(agents: Vec<Agent>, rate: u64, seconds: u64) -> anyhow::Result<(Vec<Agent>, Latency)> {
+async fn paced(agents: Vec<Agent>, rate: u64, seconds: u64, server_pid: u32) -> anyhow::Result<(Vec<Agent>, Latency)> {
     let tables = agents.len() as u64;
     let period = Duration::from_nanos(1_000_000_000 * tables / rate);
     let start = tokio::time::Instant::now() + Duration::from_millis(100);
@@ -999,6 +1020,8 @@ async fn paced(agents: Vec<Agent>, rate: u64, seconds: u64) -> anyhow::Result<(V
         .await;
         (agent, result.map(|()| (latencies, commands)))
     };
+    let cpu = || (cpu_ticks(&server_pid.to_string()), cpu_ticks("self"), machine_busy_ticks(), Instant::now());
+    let (server_cpu, client_cpu, busy, started) = cpu();
     let indexed: Vec<(u64, Agent)> = (0..tables).zip(agents).collect();
     let tasks: Vec<_> = indexed.into_iter().map(|item| tokio::spawn(work(item))).collect();
     let mut agents = Vec::with_capacity(tasks.len());
@@ -1016,9 +1039,13 @@ async fn paced(agents: Vec<Agent>, rate: u64, seconds: u64) -> anyhow::Result<(V
             Err(error) => failure = failure.or(Some(error)),
         }
     }
+    let (server_cpu_end, client_cpu_end, busy_end, ended) = cpu();
     if let Some(error) = failure {
         return Err(error);
     }
+    let elapsed = ended - started;
+    let server_cpu = cpu_percent(server_cpu, server_cpu_end, elapsed);
+    let client_cpu = cpu_percent(client_cpu, client_cpu_end, elapsed);
     samples.sort_unstable();
     let window = Duration::from_secs(seconds);
     let latency = Latency {
@@ -1032,6 +1059,9 @@ async fn paced(agents: Vec<Agent>, rate: u64, seconds: u64) -> anyhow::Result<(V
         p99_ms: micros_to_ms(percentile(&samples, 990)),
         p999_ms: micros_to_ms(percentile(&samples, 999)),
         max_ms: micros_to_ms(samples.last().copied().map(u64::from).unwrap_or(0)),
+        server_cpu_percent: server_cpu,
+        client_cpu_percent: client_cpu,
+        other_cpu_percent: other_cpu(cpu_percent(busy, busy_end, elapsed), server_cpu, client_cpu),
     };
     Ok((agents, latency))
 }
@@ -1199,7 +1229,7 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         first.ready_to_press().await?;
         let rss_open = status_kib(server_pid, "VmRSS").unwrap_or(0);
         progress(&format!("latency: {} presses/s for {} s", args.rate, args.latency_seconds));
-        let (agents, latency) = paced(agents, args.rate, args.latency_seconds).await?;
+        let (agents, latency) = paced(agents, args.rate, args.latency_seconds, server_pid).await?;
         progress(&format!("durable throughput: {} s", args.seconds));
         let (agents, window) = saturate(agents, args.seconds, server_pid).await?;
         drop(agents);
@@ -1262,6 +1292,7 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         commands_per_s: per_second(durable.commands, durable.elapsed),
         presses: durable.presses,
         commands: durable.commands,
+        commands_each_second: durable.each_second,
         seconds: durable.elapsed.as_secs_f64(),
         tables: args.tables,
         connections: args.connections.min(args.tables),
@@ -1273,6 +1304,7 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         requests_per_s: per_second(echo_window.commands, echo_window.elapsed),
         presses_per_s: per_second(echo_window.presses, echo_window.elapsed),
         requests: echo_window.commands,
+        requests_each_second: echo_window.each_second,
         seconds: echo_window.elapsed.as_secs_f64(),
         reply_bytes: reply_bytes.len(),
         server_cpu_percent: echo_window.server_cpu,
@@ -1314,4 +1346,46 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         targets,
         wall_seconds: wall.elapsed().as_secs_f64(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_restart_journal_is_one_verify_accepts() {
+        let directory = tempfile::tempdir().expect("a temporary directory");
+        let config = casino::generated(16, 3).expect("a casino");
+        let runtime = runtime().expect("a runtime");
+        let snapshot_at = runtime.block_on(build_journal(directory.path(), config, 3_000, 500)).expect("built");
+        assert_eq!(snapshot_at, 2_501, "the snapshot as far behind the tip as the interval allows");
+        let report = pozo_server::verify::verify(directory.path()).expect("verified");
+        assert!(report.ok(), "chain {}, conservation {}, snapshot {}", report.chain, report.conservation, report.snapshot);
+        assert_eq!(report.entries, 3_000);
+        assert_eq!(report.snapshot, "ok");
+    }
+
+    #[test]
+    fn a_table_cycle_buys_credits_presses_every_seat_then_plays_the_round() {
+        let mut cycle = Cycle::new(2);
+        let mut steps = Vec::new();
+        for _ in 0..9 {
+            let step = cycle.next();
+            cycle.applied(step);
+            steps.push(step);
+        }
+        use Step::*;
+        assert_eq!(steps, [Open, Sell(1), Press(1), Sell(2), Press(2), Start, Finish, Press(1), Press(2)]);
+    }
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let samples: Vec<u32> = (1..=1000).collect();
+        assert_eq!(percentile(&samples, 500), 500);
+        assert_eq!(percentile(&samples, 990), 990);
+        assert_eq!(percentile(&samples, 999), 999);
+        assert_eq!(percentile(&[7], 990), 7);
+        assert_eq!(percentile(&[], 500), 0);
+        assert_eq!(fraction(Duration::from_millis(500), 1, 4), Duration::from_millis(125));
+    }
 }
