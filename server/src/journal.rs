@@ -25,6 +25,11 @@ pub const GENESIS_PREVIOUS: Hash = [0; 32];
 
 const SNAPSHOT_KEY: &[u8] = b"snapshot";
 
+/// sled's page cache. Its default (1 GiB) let the controller grow about 0.5 MiB per
+/// 1,000 entries written; the journal is written once and read back only at start-up
+/// and by `Reports.Entries`, so a small cache costs nothing measurable (docs/benchmarks.md).
+pub const CACHE_BYTES: u64 = 32 * 1024 * 1024;
+
 /// The tip record, in the entries' own tree so that it is written in the same
 /// atomic batch as they are: the last sequence (8 bytes) and its hash. It sorts
 /// after every entry key (a sequence's first byte is 0x00 for the next 2^56 entries).
@@ -74,7 +79,7 @@ pub struct ReadEntry {
 
 impl Journal {
     pub fn open(directory: &Path) -> Result<Journal, JournalError> {
-        let db = sled::Config::new().path(directory).open()?;
+        let db = sled::Config::new().path(directory).cache_capacity(CACHE_BYTES).open()?;
         let entries = db.open_tree("journal")?;
         let meta = db.open_tree("meta")?;
         Ok(Journal { db, entries, meta })
