@@ -513,17 +513,14 @@ impl Floor {
 
     /// The Venta-Pagos office confirms a payout order (the cashier paid it).
     async fn confirm(&mut self, order_id: &str, form_number: &str) -> anyhow::Result<()> {
-        let payload = pb::OfficeCommand {
-            command: Some(pb::office_command::Command::Confirm(pb::ConfirmPayout {
+        let envelope = office_envelope(
+            &self.office,
+            pb::office_command::Command::Confirm(pb::ConfirmPayout {
                 order_id: order_id.to_owned(),
                 operator_id: "cajero-sim".to_owned(),
                 form_number: form_number.to_owned(),
-            })),
-        }
-        .encode_to_vec();
-        let mut mac = Hmac::<Sha256>::new_from_slice(&self.office.1).expect("HMAC takes keys of any length");
-        mac.update(&payload);
-        let envelope = pb::Envelope { payload, key_id: self.office.0.clone(), mac: mac.finalize().into_bytes().to_vec() };
+            }),
+        );
         let mut office = pb::venta_pagos_client::VentaPagosClient::new(self.channel.clone());
         self.commands += 1;
         match office.confirm(envelope).await {
@@ -1196,14 +1193,17 @@ async fn journal_presses(
     Ok((entries, presses, problem))
 }
 
-/// Payout orders marked during the night and still pending: every one should have been confirmed.
-async fn pending_orders(channel: Channel, office: &(String, Vec<u8>), after: u64) -> anyhow::Result<Vec<String>> {
-    let payload =
-        pb::OfficeCommand { command: Some(pb::office_command::Command::List(pb::ListPayouts { status: String::new() })) }
-            .encode_to_vec();
+/// An office command signed with the Venta-Pagos key (HMAC-SHA256 over the payload bytes).
+fn office_envelope(office: &(String, Vec<u8>), command: pb::office_command::Command) -> pb::Envelope {
+    let payload = pb::OfficeCommand { command: Some(command) }.encode_to_vec();
     let mut mac = Hmac::<Sha256>::new_from_slice(&office.1).expect("HMAC takes keys of any length");
     mac.update(&payload);
-    let envelope = pb::Envelope { payload, key_id: office.0.clone(), mac: mac.finalize().into_bytes().to_vec() };
+    pb::Envelope { payload, key_id: office.0.clone(), mac: mac.finalize().into_bytes().to_vec() }
+}
+
+/// Payout orders marked during the night and still pending: every one should have been confirmed.
+async fn pending_orders(channel: Channel, office: &(String, Vec<u8>), after: u64) -> anyhow::Result<Vec<String>> {
+    let envelope = office_envelope(office, pb::office_command::Command::List(pb::ListPayouts { status: String::new() }));
     let list = pb::venta_pagos_client::VentaPagosClient::new(channel).list(envelope).await?.into_inner();
     Ok(list
         .orders
