@@ -30,6 +30,9 @@ const SNAPSHOT_KEY: &[u8] = b"snapshot";
 /// and by `Reports.Entries`, so a small cache costs nothing measurable (docs/benchmarks.md).
 pub const CACHE_BYTES: u64 = 32 * 1024 * 1024;
 
+/// How long opening waits for a journal closed just before to let go of its lock.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The tip record, in the entries' own tree so that it is written in the same
 /// atomic batch as they are: the last sequence (8 bytes) and its hash. It sorts
 /// after every entry key (a sequence's first byte is 0x00 for the next 2^56 entries).
@@ -79,7 +82,20 @@ pub struct ReadEntry {
 
 impl Journal {
     pub fn open(directory: &Path) -> Result<Journal, JournalError> {
-        let db = sled::Config::new().path(directory).cache_capacity(CACHE_BYTES).open()?;
+        // sled's lock on the directory outlives a closed journal by a moment (its flusher
+        // thread lets go last): a journal closed just before is waited for, briefly; one
+        // held by a running server still fails after LOCK_WAIT.
+        let started = std::time::Instant::now();
+        let db = loop {
+            match sled::Config::new().path(directory).cache_capacity(CACHE_BYTES).open() {
+                Err(sled::Error::Io(error))
+                    if error.kind() == std::io::ErrorKind::WouldBlock && started.elapsed() < LOCK_WAIT =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                other => break other?,
+            }
+        };
         let entries = db.open_tree("journal")?;
         let meta = db.open_tree("meta")?;
         Ok(Journal { db, entries, meta })
