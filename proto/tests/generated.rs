@@ -29,3 +29,18 @@ fn the_pools_service_has_client_and_server() {
     let path = pozo_proto::v1::pools_server::SERVICE_NAME;
     assert_eq!(path, "pozo.v1.Pools");
 }
+
+#[test]
+fn a_signed_envelope_verifies_under_its_key_only() {
+    // RFC 4231 test case 2: HMAC-SHA256("Jefe", "what do ya want for nothing?").
+    let envelope = pozo_proto::sign("k", b"Jefe", b"what do ya want for nothing?".to_vec());
+    assert_eq!(
+        envelope.mac.iter().map(|byte| format!("{byte:02x}")).collect::<String>(),
+        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+    );
+    assert!(pozo_proto::verify(b"Jefe", &envelope));
+    assert!(!pozo_proto::verify(b"Jeff", &envelope));
+    let mut changed = envelope.clone();
+    changed.payload.push(b'!');
+    assert!(!pozo_proto::verify(b"Jefe", &changed));
+}

@@ -3,7 +3,6 @@
 
 use std::pin::Pin;
 
-use hmac::{Hmac, Mac};
 use pozo_engine::Money;
 use pozo_proto::v1 as pb;
 use prost::Message;
@@ -27,8 +26,6 @@ pub const PAYLOAD_BYTES_MAX: usize = 4 * 1024;
 
 /// The longest premio code or card rank accepted.
 const TEXT_MAX: usize = 64;
-
-type HmacSha256 = Hmac<Sha256>;
 
 fn amount(value: Money) -> Option<pb::Amount> {
     Some(pb::Amount { value: money_text(value) })
@@ -61,9 +58,7 @@ fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope) -> Result<&'a K
         tracing::warn!(key_id = %envelope.key_id, "refused: unknown key");
         return Err(Status::unauthenticated(format!("key_id: unknown key `{}`", envelope.key_id)));
     };
-    let mut mac = HmacSha256::new_from_slice(&key.secret).expect("HMAC takes keys of any length");
-    mac.update(&envelope.payload);
-    if mac.verify_slice(&envelope.mac).is_err() {
+    if !pozo_proto::verify(&key.secret, envelope) {
         // A forged or corrupted command: worth an operator's attention.
         tracing::warn!(key_id = %key.id, "refused: bad MAC");
         return Err(Status::unauthenticated(format!("mac: not the HMAC-SHA256 of the payload under key `{}`", key.id)));

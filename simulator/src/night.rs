@@ -34,7 +34,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use hmac::{Hmac, Mac};
 use pozo_proto::v1 as pb;
 use pozo_server::config::Config;
 use prost::Message;
@@ -1195,10 +1194,7 @@ async fn journal_presses(
 
 /// An office command signed with the Venta-Pagos key (HMAC-SHA256 over the payload bytes).
 fn office_envelope(office: &(String, Vec<u8>), command: pb::office_command::Command) -> pb::Envelope {
-    let payload = pb::OfficeCommand { command: Some(command) }.encode_to_vec();
-    let mut mac = Hmac::<Sha256>::new_from_slice(&office.1).expect("HMAC takes keys of any length");
-    mac.update(&payload);
-    pb::Envelope { payload, key_id: office.0.clone(), mac: mac.finalize().into_bytes().to_vec() }
+    pozo_proto::sign(&office.0, &office.1, pb::OfficeCommand { command: Some(command) }.encode_to_vec())
 }
 
 /// Payout orders marked during the night and still pending: every one should have been confirmed.

@@ -124,13 +124,10 @@ fn envelope(
     sequence: u64,
     command: pozo_proto::v1::table_command::Command,
 ) -> pozo_proto::v1::Envelope {
-    use hmac::Mac;
     use prost::Message;
     let key = pozo_sim::casino::table_key(config, table).expect("a key");
     let payload = pozo_proto::v1::TableCommand { table_id: table.to_owned(), sequence, command: Some(command) }.encode_to_vec();
-    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(&key.secret).expect("any length");
-    mac.update(&payload);
-    pozo_proto::v1::Envelope { payload, key_id: key.id, mac: mac.finalize().into_bytes().to_vec() }
+    pozo_proto::sign(&key.id, &key.secret, payload)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -154,10 +151,7 @@ async fn a_sale_the_agents_never_made_is_caught_by_the_books() {
             use prost::Message;
             let payload = pb::WatchTable { table_id: "B1".into() }.encode_to_vec();
             let key = pozo_sim::casino::table_key(&config, "B1").expect("a key");
-            let mut mac = <hmac::Hmac<sha2::Sha256> as hmac::Mac>::new_from_slice(&key.secret).expect("any length");
-            hmac::Mac::update(&mut mac, &payload);
-            let envelope = pb::Envelope { payload, key_id: key.id, mac: hmac::Mac::finalize(mac).into_bytes().to_vec() };
-            match table.watch(envelope).await {
+            match table.watch(pozo_proto::sign(&key.id, &key.secret, payload)).await {
                 Ok(stream) => stream.into_inner().message().await.ok().flatten().and_then(|event| event.table),
                 Err(_) => None,
             }

@@ -16,11 +16,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use hmac::{Hmac, Mac};
 use pozo_proto::v1 as pb;
 use prost::Message;
 use serde_json::{Value, json};
-use sha2::Sha256;
 use tokio::sync::{Mutex, mpsc};
 use tonic::Code;
 use tonic::transport::{Channel, Endpoint};
@@ -140,9 +138,7 @@ fn is_decision(code: Code) -> bool {
 
 impl Agent {
     fn sign(&self, payload: Vec<u8>) -> pb::Envelope {
-        let mut mac = Hmac::<Sha256>::new_from_slice(&self.config.key.secret).expect("HMAC takes keys of any length");
-        mac.update(&payload);
-        pb::Envelope { payload, key_id: self.config.key.id.clone(), mac: mac.finalize().into_bytes().to_vec() }
+        pozo_proto::sign(&self.config.key.id, &self.config.key.secret, payload)
     }
 
     async fn emit(&self, value: Value) {

@@ -7,12 +7,10 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use hmac::{Hmac, Mac};
 use pozo_proto::v1 as pb;
 use pozo_proto::v1::table_command::Command as C;
 use pozo_server::config::Config;
 use prost::Message;
-use sha2::Sha256;
 use tokio::sync::oneshot;
 use tonic::transport::Channel;
 use tonic::{Code, Status};
@@ -97,9 +95,7 @@ pub struct Client {
 }
 
 pub fn mac(secret: &[u8], payload: &[u8]) -> Vec<u8> {
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("any key length");
-    mac.update(payload);
-    mac.finalize().into_bytes().to_vec()
+    pozo_proto::sign("", secret, payload.to_vec()).mac
 }
 
 impl Client {
@@ -122,8 +118,7 @@ impl Client {
 
     /// An envelope signed with `key_id`'s secret.
     pub fn envelope(&self, key_id: &str, payload: Vec<u8>) -> pb::Envelope {
-        let mac = mac(&self.secret(key_id), &payload);
-        pb::Envelope { payload, key_id: key_id.to_owned(), mac }
+        pozo_proto::sign(key_id, &self.secret(key_id), payload)
     }
 
     pub fn payload(table: &str, sequence: u64, command: C) -> Vec<u8> {

@@ -13,11 +13,9 @@ use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use hmac::{Hmac, Mac};
 use pozo_proto::v1 as pb;
 use prost::Message;
 use serde_json::Value;
-use sha2::Sha256;
 use table_agent::AgentConfig;
 use table_agent::key::Key;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -377,9 +375,7 @@ impl TestServer {
 // ----------------------------------------------------------------------------- a direct, signed client
 
 pub fn mac(secret: &[u8], payload: &[u8]) -> Vec<u8> {
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("any key length");
-    mac.update(payload);
-    mac.finalize().into_bytes().to_vec()
+    pozo_proto::sign("", secret, payload.to_vec()).mac
 }
 
 /// What the server recorded, seen without any agent in between.
