@@ -1159,27 +1159,19 @@ async fn build_journal(directory: &Path, config: Config, entries: u64, snapshot_
 
 /// The recovery steps of `writer::start`, timed one by one (ms).
 fn time_recovery(directory: &Path, config: Config) -> anyhow::Result<(f64, f64, f64, f64, u64)> {
-    let config = Arc::new(config);
     let started = Instant::now();
     let journal = Journal::open(directory)?;
     let opened = started.elapsed();
-    let stored = journal.load_snapshot()?;
-    let loaded = started.elapsed();
-    let (mut state, after, previous) = match stored {
-        Some(stored) => {
-            let previous: Hash = hex::decode(&stored.tip)
-                .ok()
-                .and_then(|bytes| bytes.try_into().ok())
-                .context("the snapshot's tip is not a hash")?;
-            (State::restore(Arc::clone(&config), stored.snapshot).map_err(anyhow::Error::msg)?, stored.sequence, previous)
-        }
-        None => (State::new(Arc::clone(&config)), 0, GENESIS_PREVIOUS),
-    };
-    let restored = started.elapsed();
-    let tip = writer::replay(&mut state, &journal, after, previous).map_err(anyhow::Error::msg)?;
-    let replayed = started.elapsed();
+    let (entries, _) = journal.tip()?;
+    let (_, tip, recovery) = writer::recover(&journal, &Arc::new(config), entries)?;
     let ms = |duration: Duration| micros_to_ms(duration.as_micros() as u64);
-    Ok((ms(opened), ms(loaded - opened), ms(restored - loaded), ms(replayed - restored), tip.entries - after))
+    Ok((
+        ms(opened),
+        ms(recovery.snapshot_load),
+        ms(recovery.state_restore),
+        ms(recovery.replay),
+        tip.entries - recovery.snapshot_at,
+    ))
 }
 
 // ----------------------------------------------------------------------------- the run
