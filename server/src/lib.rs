@@ -24,7 +24,8 @@ pub mod writer;
 
 use std::future::Future;
 use std::io;
-use std::path::Path;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -209,4 +210,48 @@ pub async fn serve(
     writer.await?;
     result?;
     Ok(())
+}
+
+/// The controller run inside this process on a free loopback port: for the
+/// simulator and the integration tests.
+pub struct Embedded {
+    pub address: SocketAddr,
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    pub data: PathBuf,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<anyhow::Result<()>>,
+}
+
+impl Embedded {
+    /// Starts [`serve`] on `127.0.0.1:0` with its journal in `data`; returns once it serves.
+    pub async fn start(config: Config, data: &Path, options: ServeOptions) -> anyhow::Result<Embedded> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let address = listener.local_addr()?;
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let (ready, is_ready) = tokio::sync::oneshot::channel::<()>();
+        let directory = data.to_path_buf();
+        let task = tokio::spawn(async move {
+            let shutdown = async move {
+                let _ = stopped.await;
+            };
+            serve(listener, config, &directory, options, shutdown, move || {
+                let _ = ready.send(());
+            })
+            .await
+        });
+        if is_ready.await.is_err() {
+            let result = task.await?;
+            return Err(result.err().unwrap_or_else(|| anyhow::anyhow!("the embedded controller ended before serving")));
+        }
+        Ok(Embedded { address, url: format!("http://{address}"), data: data.to_path_buf(), stop: Some(stop), task })
+    }
+
+    /// Stops the controller (streams end, the writer closes the journal) and returns how it ended.
+    pub async fn stop(mut self) -> anyhow::Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        (&mut self.task).await?
+    }
 }

@@ -1,16 +1,13 @@
 //! The casino a simulated night plays in: a generated layout of any number of
 //! tables with their keys, or the layout and keys a running server was started
-//! with; and the controller embedded in this process on a loopback port.
+//! with. The controller embedded in the process is `pozo_server::Embedded`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
 use pozo_engine::rulebook::EMBEDDED;
 use pozo_server::config::{Config, Role};
-use pozo_server::{ServeOptions, serve};
 use sha2::{Digest, Sha256};
-use tokio::net::TcpListener;
-use tokio::sync::oneshot;
 
 /// The games a generated casino deals, in the order tables are given out:
 /// (game, pool, table id prefix, seats).
@@ -101,54 +98,6 @@ pub fn table_key(config: &Config, table: &str) -> anyhow::Result<table_agent::ke
 pub fn office_key(config: &Config) -> anyhow::Result<(String, Vec<u8>)> {
     let key = config.keys.values().find(|key| key.role == Role::VentaPagos).context("no venta-pagos key in the keys")?;
     Ok((key.id.clone(), key.secret.clone()))
-}
-
-/// The controller running in this process on `127.0.0.1:0`.
-pub struct EmbeddedServer {
-    pub url: String,
-    pub data: PathBuf,
-    stop: Option<oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<anyhow::Result<()>>,
-}
-
-impl EmbeddedServer {
-    /// Starts a controller on a free loopback port with its journal in `data`;
-    /// returns once it serves.
-    pub async fn start(config: Config, data: &Path, options: ServeOptions) -> anyhow::Result<EmbeddedServer> {
-        let listener = TcpListener::bind("127.0.0.1:0").await?;
-        let url = format!("http://{}", listener.local_addr()?);
-        let (stop, stopped) = oneshot::channel::<()>();
-        let (ready, is_ready) = oneshot::channel::<()>();
-        let directory = data.to_path_buf();
-        let task = tokio::spawn(async move {
-            serve(
-                listener,
-                config,
-                &directory,
-                options,
-                async move {
-                    let _ = stopped.await;
-                },
-                move || {
-                    let _ = ready.send(());
-                },
-            )
-            .await
-        });
-        if is_ready.await.is_err() {
-            let result = task.await?;
-            return Err(result.err().unwrap_or_else(|| anyhow::anyhow!("the embedded controller ended before serving")));
-        }
-        Ok(EmbeddedServer { url, data: data.to_path_buf(), stop: Some(stop), task })
-    }
-
-    /// Stops the controller: streams end, the writer closes the journal.
-    pub async fn stop(mut self) -> anyhow::Result<()> {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        (&mut self.task).await?
-    }
 }
 
 #[cfg(test)]

@@ -47,9 +47,10 @@ use tokio::sync::Mutex;
 use tonic::transport::Channel;
 
 use crate::cards::{self, Card};
-use crate::casino::{self, EmbeddedServer};
+use crate::casino;
 use crate::link::{AgentLink, Answer};
 use crate::{blackjack, poker, roulette};
+use pozo_server::Embedded;
 
 /// The most rounds one night plays.
 pub const ROUNDS_MAX: u32 = 100_000;
@@ -807,7 +808,7 @@ pub async fn run(options: RunOptions) -> anyhow::Result<NightReport> {
             let directory = tempfile::tempdir()?;
             let server_options =
                 pozo_server::ServeOptions { cards: pozo_server::service::CardSource::Seeded(options.seed), ..Default::default() };
-            let server = EmbeddedServer::start(config.clone(), &directory.path().join("data"), server_options).await?;
+            let server = Embedded::start(config.clone(), &directory.path().join("data"), server_options).await?;
             (config, Some(server), Some(directory))
         }
         Some(_) => {
@@ -1227,7 +1228,7 @@ async fn finish(
     config: &Config,
     url: &str,
     before: Snapshot,
-    embedded: Option<EmbeddedServer>,
+    embedded: Option<Embedded>,
     rounds: u32,
     extra_balls: u32,
     seed: u64,
@@ -1381,7 +1382,7 @@ pub async fn replay(path: &Path, pace: Pace, record: Option<&Path>) -> anyhow::R
     );
     let directory = tempfile::tempdir()?;
     let options = pozo_server::ServeOptions { cards: pozo_server::service::CardSource::Seeded(seed), ..Default::default() };
-    let server = EmbeddedServer::start(config.clone(), &directory.path().join("data"), options).await?;
+    let server = Embedded::start(config.clone(), &directory.path().join("data"), options).await?;
     let url = server.url.clone();
     let config = Arc::new(config);
     let before = Snapshot::take(&config, &url).await?;

@@ -59,13 +59,10 @@ async fn a_recorded_night_replays_to_the_same_books_and_a_tampered_one_does_not(
 async fn a_night_against_a_running_controller_with_its_layout_and_keys() {
     // The controller as `pozo-server serve` runs it by default: the embedded layout and keys.
     let directory = tempfile::tempdir().expect("a temporary directory");
-    let server = pozo_sim::casino::EmbeddedServer::start(
-        pozo_server::config::Config::embedded(),
-        &directory.path().join("data"),
-        Default::default(),
-    )
-    .await
-    .expect("a controller");
+    let server =
+        pozo_server::Embedded::start(pozo_server::config::Config::embedded(), &directory.path().join("data"), Default::default())
+            .await
+            .expect("a controller");
     let report =
         night::run(RunOptions { server: Some(server.url.clone()), ..options(17, 6, 5) }).await.expect("a night on the 17 tables");
     assert_eq!(report.books, "ok", "{:?}", report.differences);
@@ -135,7 +132,7 @@ async fn a_sale_the_agents_never_made_is_caught_by_the_books() {
     use pozo_proto::v1 as pb;
     let directory = tempfile::tempdir().expect("a temporary directory");
     let config = pozo_server::config::Config::embedded();
-    let server = pozo_sim::casino::EmbeddedServer::start(config.clone(), &directory.path().join("data"), Default::default())
+    let server = pozo_server::Embedded::start(config.clone(), &directory.path().join("data"), Default::default())
         .await
         .expect("a controller");
     let night = tokio::spawn(night::run(RunOptions { server: Some(server.url.clone()), ..options(17, 40, 9) }));
@@ -178,9 +175,8 @@ async fn a_night_refuses_a_controller_with_other_settings_or_a_table_left_open()
     let directory = tempfile::tempdir().expect("a temporary directory");
     // A controller keeping a generated casino: the embedded layout is not its layout.
     let generated = pozo_sim::casino::generated(8, 1).expect("a casino");
-    let server = pozo_sim::casino::EmbeddedServer::start(generated, &directory.path().join("a"), Default::default())
-        .await
-        .expect("a controller");
+    let server =
+        pozo_server::Embedded::start(generated, &directory.path().join("a"), Default::default()).await.expect("a controller");
     let error =
         night::run(RunOptions { server: Some(server.url.clone()), ..options(8, 1, 1) }).await.expect_err("other settings");
     assert!(error.to_string().contains("runs other settings"), "{error:#}");
@@ -188,7 +184,7 @@ async fn a_night_refuses_a_controller_with_other_settings_or_a_table_left_open()
 
     // The embedded casino with table B1 left open by a night cut short.
     let config = pozo_server::config::Config::embedded();
-    let server = pozo_sim::casino::EmbeddedServer::start(config.clone(), &directory.path().join("b"), Default::default())
+    let server = pozo_server::Embedded::start(config.clone(), &directory.path().join("b"), Default::default())
         .await
         .expect("a controller");
     let channel = tonic::transport::Endpoint::from_shared(server.url.clone()).expect("url").connect().await.expect("connected");

@@ -11,7 +11,6 @@ use pozo_proto::v1 as pb;
 use pozo_proto::v1::table_command::Command as C;
 use pozo_server::config::Config;
 use prost::Message;
-use tokio::sync::oneshot;
 use tonic::transport::Channel;
 use tonic::{Code, Status};
 
@@ -19,8 +18,7 @@ pub struct TestServer {
     pub address: SocketAddr,
     pub data: PathBuf,
     _directory: Option<tempfile::TempDir>,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+    embedded: pozo_server::Embedded,
 }
 
 impl TestServer {
@@ -40,39 +38,14 @@ impl TestServer {
 
     /// A controller on `data` with the given options (a small snapshot interval).
     pub async fn start_with(data: PathBuf, options: pozo_server::ServeOptions) -> TestServer {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
-        let address = listener.local_addr().expect("bound");
-        let (stop, stopped) = oneshot::channel::<()>();
-        let (ready_sender, ready) = oneshot::channel::<()>();
-        let directory = data.clone();
-        let task = tokio::spawn(async move {
-            pozo_server::serve(
-                listener,
-                Config::embedded(),
-                &directory,
-                options,
-                async {
-                    let _ = stopped.await;
-                },
-                move || {
-                    let _ = ready_sender.send(());
-                },
-            )
-            .await
-        });
-        ready.await.expect("the server started");
-        TestServer { address, data, _directory: None, stop: Some(stop), task: Some(task) }
+        let embedded = pozo_server::Embedded::start(Config::embedded(), &data, options).await.expect("the server started");
+        TestServer { address: embedded.address, data, _directory: None, embedded }
     }
 
     /// Stops the server and waits until its writer has finished.
-    pub async fn stop(mut self) -> Option<tempfile::TempDir> {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(task) = self.task.take() {
-            task.await.expect("server task").expect("server stopped cleanly");
-        }
-        self._directory.take()
+    pub async fn stop(self) -> Option<tempfile::TempDir> {
+        self.embedded.stop().await.expect("server stopped cleanly");
+        self._directory
     }
 
     pub async fn client(&self) -> Client {

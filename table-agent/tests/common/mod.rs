@@ -20,7 +20,7 @@ use table_agent::AgentConfig;
 use table_agent::key::Key;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 use tonic::transport::Channel;
 
 /// The default bound on any wait for something that should happen at once.
@@ -325,50 +325,25 @@ pub struct TestServer {
     pub address: SocketAddr,
     pub data: PathBuf,
     _directory: tempfile::TempDir,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+    embedded: pozo_server::Embedded,
 }
 
 impl TestServer {
     pub async fn start() -> TestServer {
         let directory = tempfile::tempdir().expect("a temporary directory");
         let data = directory.path().to_path_buf();
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
-        let address = listener.local_addr().expect("bound");
-        let (stop, stopped) = oneshot::channel::<()>();
-        let (ready_sender, ready) = oneshot::channel::<()>();
-        let directory_path = data.clone();
-        let task = tokio::spawn(async move {
-            pozo_server::serve(
-                listener,
-                pozo_server::config::Config::embedded(),
-                &directory_path,
-                pozo_server::ServeOptions::default(),
-                async {
-                    let _ = stopped.await;
-                },
-                move || {
-                    let _ = ready_sender.send(());
-                },
-            )
-            .await
-        });
-        tokio::time::timeout(WAIT, ready).await.expect("the server starts in time").expect("the server started");
-        TestServer { address, data, _directory: directory, stop: Some(stop), task: Some(task) }
+        let start = pozo_server::Embedded::start(pozo_server::config::Config::embedded(), &data, Default::default());
+        let embedded = tokio::time::timeout(WAIT, start).await.expect("the server starts in time").expect("the server started");
+        TestServer { address: embedded.address, data, _directory: directory, embedded }
     }
 
     pub fn url(&self) -> String {
-        format!("http://{}", self.address)
+        self.embedded.url.clone()
     }
 
-    pub async fn stop(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(task) = self.task.take() {
-            let result = tokio::time::timeout(PROCESS_WAIT, task).await.expect("the server stops in time");
-            result.expect("server task").expect("the server stopped cleanly");
-        }
+    pub async fn stop(self) {
+        let result = tokio::time::timeout(PROCESS_WAIT, self.embedded.stop()).await.expect("the server stops in time");
+        result.expect("the server stopped cleanly");
     }
 }
 
