@@ -7,9 +7,9 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -25,109 +25,15 @@ use tonic::transport::Channel;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pozo-server");
 
-/// How long the binary may take to say where it listens, or to stop.
-const PROCESS_WAIT: Duration = Duration::from_secs(20);
-
 // ----------------------------------------------------------------------------- the real binary
 
-/// A `pozo-server serve` child process; killed (SIGKILL) when dropped, so no
-/// test leaves a server behind, whatever fails.
-struct Running {
-    child: Option<Child>,
-    address: String,
-    log: PathBuf,
-}
+#[path = "support/process.rs"]
+mod process;
+use process::{PROCESS_WAIT, ServerProcess, wait_bounded};
 
-impl Running {
-    /// Starts `pozo-server serve --data DIR --listen 127.0.0.1:0 EXTRA…` with its
-    /// log in `log`, and waits for the one line that says where it listens.
-    fn spawn(data: &Path, extra: &[&str], log: &Path) -> Running {
-        let mut child = Command::new(BIN)
-            .arg("serve")
-            .arg("--data")
-            .arg(data)
-            .args(["--listen", "127.0.0.1:0"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(File::create(log).expect("log file")))
-            .spawn()
-            .expect("pozo-server starts");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (sender, lines) = std::sync::mpsc::channel::<String>();
-        // Reads the announcement, then drains stdout until the process ends.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                let _ = sender.send(line);
-            }
-        });
-        let mut running = Running { child: Some(child), address: String::new(), log: log.to_path_buf() };
-        let line = match lines.recv_timeout(PROCESS_WAIT) {
-            Ok(line) => line,
-            Err(error) => panic!("no `listening` line from pozo-server ({error}); log:\n{}", running.log_text()),
-        };
-        let address = line
-            .strip_prefix("pozo-server listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line `{line}`; log:\n{}", running.log_text()));
-        assert!(address.starts_with("127.0.0.1:"), "loopback only: {address}");
-        running.address = address.to_owned();
-        running
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.as_ref().expect("running").id()
-    }
-
-    fn log_text(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// SIGKILL (what `Child::kill` sends on Unix): no handler runs, nothing is flushed.
-    fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            child.kill().expect("SIGKILL delivered");
-            let status = child.wait().expect("reaped");
-            assert!(!status.success(), "a killed process does not exit 0");
-        }
-    }
-
-    /// SIGTERM, then waits for the process to finish its batch and exit.
-    fn terminate(&mut self) -> ExitStatus {
-        let pid = self.pid().to_string();
-        let sent = Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs");
-        assert!(sent.success(), "SIGTERM sent to {pid}");
-        let mut child = self.child.take().expect("running");
-        let status = wait_bounded(&mut child, PROCESS_WAIT);
-        status.unwrap_or_else(|| {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("pozo-server did not stop within {PROCESS_WAIT:?} of SIGTERM; log:\n{}", self.log_text())
-        })
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-/// Waits at most `limit` for `child` to exit.
-fn wait_bounded(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            return Some(status);
-        }
-        if Instant::now() >= deadline {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+/// `pozo-server serve --data DIR --listen 127.0.0.1:0 EXTRA…`, its log in `log`.
+fn spawn(data: &Path, extra: &[&str], log: &Path) -> ServerProcess {
+    ServerProcess::spawn(Path::new(BIN), data, "127.0.0.1:0", extra, log)
 }
 
 /// `pozo-server verify --data DIR`: its exit status and JSON summary.
@@ -269,7 +175,7 @@ async fn sigkill_mid_stream_keeps_every_acknowledged_press_exactly_once() {
     let logs = tempfile::tempdir().expect("log directory");
     // A small snapshot interval, so that recovery is snapshot + replay, not replay alone.
     let options = ["--snapshot-every", "50"];
-    let mut server = Running::spawn(data.path(), &options, &logs.path().join("before-kill.log"));
+    let mut server = spawn(data.path(), &options, &logs.path().join("before-kill.log"));
     let started_ms = now_ms();
 
     let acknowledged = Arc::new(AtomicUsize::new(0));
@@ -299,7 +205,7 @@ async fn sigkill_mid_stream_keeps_every_acknowledged_press_exactly_once() {
     assert!(acknowledged_total >= KILL_AFTER_PRESSES);
 
     // The restart: same directory, same settings.
-    let mut server = Running::spawn(data.path(), &options, &logs.path().join("after-kill.log"));
+    let mut server = spawn(data.path(), &options, &logs.path().join("after-kill.log"));
     let mut client = connect(&server.address).await;
     let jornadas: BTreeSet<String> =
         [started_ms, now_ms()].into_iter().map(|ms| pozo_server::state::jornada_and_hour(&Config::embedded(), ms).0).collect();
@@ -667,7 +573,7 @@ async fn a_restart_with_another_configuration_is_refused() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
 
     // A live pool under the embedded configuration: a bet registered.
-    let mut server = Running::spawn(data.path(), &[], &files.path().join("first.log"));
+    let mut server = spawn(data.path(), &[], &files.path().join("first.log"));
     let mut client = connect(&server.address).await;
     client.ok("R1", open()).await;
     client.ok("R1", sell(1, 1)).await;
@@ -704,7 +610,7 @@ async fn a_restart_with_another_configuration_is_refused() {
     assert!(stderr.contains("settings do not change while pools are live"), "{stderr}");
 
     // Refusing changed nothing: the original settings start, and the journal is as it was.
-    let mut server = Running::spawn(data.path(), &[], &files.path().join("again.log"));
+    let mut server = spawn(data.path(), &[], &files.path().join("again.log"));
     let mut client = connect(&server.address).await;
     assert_eq!(client.journal().await, status);
     drop(client);
@@ -721,7 +627,7 @@ async fn a_key_is_rotated_on_the_same_journal() {
     let data = tempfile::tempdir().expect("data directory");
     let files = tempfile::tempdir().expect("key directory");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut server = Running::spawn(data.path(), &[], &files.path().join("first.log"));
+    let mut server = spawn(data.path(), &[], &files.path().join("first.log"));
     let mut client = connect(&server.address).await;
     client.ok("B1", open()).await;
     let old_secret = client.secret("mesa-B1");
@@ -736,7 +642,7 @@ async fn a_key_is_rotated_on_the_same_journal() {
     std::fs::write(&keys_file, rotated).expect("keys written");
 
     let keys_arg = keys_file.to_str().expect("UTF-8 path");
-    let mut server = Running::spawn(data.path(), &["--keys", keys_arg], &files.path().join("rotated.log"));
+    let mut server = spawn(data.path(), &["--keys", keys_arg], &files.path().join("rotated.log"));
     let mut client = connect(&server.address).await;
     let payload = Client::payload("B1", 2, sell(1, 5));
     let old = pozo_proto::v1::Envelope { payload: payload.clone(), key_id: "mesa-B1".into(), mac: mac(&old_secret, &payload) };

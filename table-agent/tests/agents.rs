@@ -172,7 +172,7 @@ async fn killing_the_server_suspends_every_panel_within_one_second_and_restart_r
         let (binary, data, log) = (binary.clone(), data.clone(), log.clone());
         move |listen: String| {
             let (binary, data, log) = (binary.clone(), data.clone(), log.clone());
-            tokio::task::spawn_blocking(move || ServerProcess::spawn(&binary, &data, &listen, &log))
+            tokio::task::spawn_blocking(move || ServerProcess::spawn(&binary, &data, &listen, &[], &log))
         }
     };
     let mut server = spawn("127.0.0.1:0".to_owned()).await.expect("pozo-server");
@@ -560,7 +560,7 @@ async fn a_silent_link_suspends_the_panel_within_one_second_and_the_press_lost_o
 async fn server_with_an_open_table(directory: &std::path::Path) -> (ServerProcess, Agent, Value) {
     let binary = tokio::task::spawn_blocking(server_binary).await.expect("the server binary");
     let (data, log) = (directory.join("data"), directory.join("server.log"));
-    let server = tokio::task::spawn_blocking(move || ServerProcess::spawn(&binary, &data, "127.0.0.1:0", &log))
+    let server = tokio::task::spawn_blocking(move || ServerProcess::spawn(&binary, &data, "127.0.0.1:0", &[], &log))
         .await
         .expect("pozo-server");
     let mut agent = Agent::spawn(&format!("http://{}", server.address), "B1", table_key("B1"));

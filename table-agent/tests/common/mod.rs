@@ -27,7 +27,7 @@ use tonic::transport::Channel;
 pub const WAIT: Duration = Duration::from_secs(10);
 
 /// How long a child process may take to start or to stop.
-pub const PROCESS_WAIT: Duration = Duration::from_secs(20);
+pub use process::PROCESS_WAIT;
 
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace holds table-agent").to_path_buf()
@@ -416,20 +416,6 @@ impl Direct {
 
 // ----------------------------------------------------------------------------- the pozo-server binary
 
-/// Waits at most `limit` for `child` to exit.
-pub fn wait_bounded(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            return Some(status);
-        }
-        if Instant::now() >= deadline {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 /// The `pozo-server` binary of this workspace. `CARGO_BIN_EXE_pozo-server` is not
 /// given to this package's tests, so it is found next to the test executable
 /// (target/<profile>/deps/.. ) and brought up to date with `cargo build` (a no-op
@@ -479,91 +465,9 @@ fn build_server_binary() -> PathBuf {
     binary
 }
 
-/// `pozo-server serve` as a child process; SIGKILLed when dropped.
-pub struct ServerProcess {
-    child: Option<Child>,
-    pub address: String,
-    log: PathBuf,
-}
-
-impl ServerProcess {
-    /// Starts `BINARY serve --data DIR --listen ADDR` and waits for the line that
-    /// says where it listens. Blocking: call from `spawn_blocking`.
-    pub fn spawn(binary: &Path, data: &Path, listen: &str, log: &Path) -> ServerProcess {
-        let mut child = Command::new(binary)
-            .arg("serve")
-            .arg("--data")
-            .arg(data)
-            .args(["--listen", listen])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(std::fs::File::create(log).expect("log file")))
-            .spawn()
-            .expect("pozo-server starts");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (sender, lines) = std::sync::mpsc::channel::<String>();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                let _ = sender.send(line);
-            }
-        });
-        let mut running = ServerProcess { child: Some(child), address: String::new(), log: log.to_path_buf() };
-        let line = match lines.recv_timeout(PROCESS_WAIT) {
-            Ok(line) => line,
-            Err(error) => panic!("no `listening` line from pozo-server ({error}); log:\n{}", running.log_text()),
-        };
-        let address = line
-            .strip_prefix("pozo-server listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line `{line}`; log:\n{}", running.log_text()));
-        assert!(address.starts_with("127.0.0.1:"), "loopback only: {address}");
-        running.address = address.to_owned();
-        running
-    }
-
-    pub fn log_text(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    pub fn pid(&self) -> u32 {
-        self.child.as_ref().expect("running").id()
-    }
-
-    /// Sends a signal with `kill -SIGNAL PID` (SIGTERM: a stop; SIGSTOP, SIGCONT).
-    pub fn signal(&self, signal: &str) {
-        let pid = self.pid().to_string();
-        let sent = Command::new("kill").args([&format!("-{signal}"), &pid]).status().expect("kill runs");
-        assert!(sent.success(), "SIG{signal} sent to {pid}");
-    }
-
-    /// Waits (bounded) for the process to exit on its own.
-    pub fn wait(&mut self) -> ExitStatus {
-        let mut child = self.child.take().expect("running");
-        wait_bounded(&mut child, PROCESS_WAIT).unwrap_or_else(|| {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("pozo-server did not exit within {PROCESS_WAIT:?}; log:\n{}", self.log_text())
-        })
-    }
-
-    /// SIGKILL (`Child::kill` on Unix): nothing runs, nothing is flushed.
-    pub fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            child.kill().expect("SIGKILL delivered");
-            let status = child.wait().expect("reaped");
-            assert!(!status.success(), "a killed process does not exit 0");
-        }
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
+#[path = "../../../server/tests/support/process.rs"]
+mod process;
+pub use process::{ServerProcess, wait_bounded};
 
 // ----------------------------------------------------------------------------- the pozo-agent binary
 

@@ -1,0 +1,122 @@
+//! `pozo-server serve` as a child process, for the tests that kill, stop or signal
+//! the real binary: the server's crash tests and the table agent's. Included by
+//! path (`#[path]`) in both test crates, so there is one copy.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long the binary may take to say where it listens, or to stop.
+pub const PROCESS_WAIT: Duration = Duration::from_secs(20);
+
+/// Waits at most `limit` for `child` to exit.
+pub fn wait_bounded(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return Some(status);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A `pozo-server serve` child process; killed (SIGKILL) when dropped, so no
+/// test leaves a server behind, whatever fails.
+pub struct ServerProcess {
+    child: Option<Child>,
+    pub address: String,
+    log: PathBuf,
+}
+
+impl ServerProcess {
+    /// Starts `BINARY serve --data DIR --listen ADDR EXTRA…` with its log in `log`, and
+    /// waits for the one line that says where it listens. Blocking: from async code,
+    /// call it in `spawn_blocking`.
+    pub fn spawn(binary: &Path, data: &Path, listen: &str, extra: &[&str], log: &Path) -> ServerProcess {
+        let mut child = Command::new(binary)
+            .arg("serve")
+            .arg("--data")
+            .arg(data)
+            .args(["--listen", listen])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(std::fs::File::create(log).expect("log file")))
+            .spawn()
+            .expect("pozo-server starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (sender, lines) = std::sync::mpsc::channel::<String>();
+        // Reads the announcement, then drains stdout until the process ends.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                let _ = sender.send(line);
+            }
+        });
+        let mut running = ServerProcess { child: Some(child), address: String::new(), log: log.to_path_buf() };
+        let line = match lines.recv_timeout(PROCESS_WAIT) {
+            Ok(line) => line,
+            Err(error) => panic!("no `listening` line from pozo-server ({error}); log:\n{}", running.log_text()),
+        };
+        let address = line
+            .strip_prefix("pozo-server listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line `{line}`; log:\n{}", running.log_text()));
+        assert!(address.starts_with("127.0.0.1:"), "loopback only: {address}");
+        running.address = address.to_owned();
+        running
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("running").id()
+    }
+
+    /// Sends a signal with `kill -SIGNAL PID` (SIGTERM: a stop; SIGSTOP, SIGCONT).
+    pub fn signal(&self, signal: &str) {
+        let pid = self.pid().to_string();
+        let sent = Command::new("kill").args([&format!("-{signal}"), &pid]).status().expect("kill runs");
+        assert!(sent.success(), "SIG{signal} sent to {pid}");
+    }
+
+    /// Waits (bounded) for the process to exit on its own.
+    pub fn wait(&mut self) -> ExitStatus {
+        let mut child = self.child.take().expect("running");
+        wait_bounded(&mut child, PROCESS_WAIT).unwrap_or_else(|| {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("pozo-server did not exit within {PROCESS_WAIT:?}; log:\n{}", self.log_text())
+        })
+    }
+
+    /// SIGTERM, then waits for the process to finish its batch and exit.
+    pub fn terminate(&mut self) -> ExitStatus {
+        self.signal("TERM");
+        self.wait()
+    }
+
+    /// SIGKILL (`Child::kill` on Unix): no handler runs, nothing is flushed.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.kill().expect("SIGKILL delivered");
+            let status = child.wait().expect("reaped");
+            assert!(!status.success(), "a killed process does not exit 0");
+        }
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
