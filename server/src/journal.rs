@@ -30,8 +30,9 @@ const SNAPSHOT_KEY: &[u8] = b"snapshot";
 /// and by `Reports.Entries`, so a small cache costs nothing measurable (docs/benchmarks.md).
 pub const CACHE_BYTES: u64 = 32 * 1024 * 1024;
 
-/// How long opening waits for a journal closed just before to let go of its lock.
-pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+/// How long opening waits for a journal closed just before to let go of its lock (sled's
+/// flusher wakes every 500 ms; a loaded 2-core machine can take longer).
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The tip record, in the entries' own tree so that it is written in the same
 /// atomic batch as they are: the last sequence (8 bytes) and its hash. It sorts
@@ -80,6 +81,12 @@ pub struct ReadEntry {
     pub hash: Hash,
 }
 
+/// sled 0.34 reports a directory locked by another handle as `ErrorKind::Other` with the OS
+/// error only in its message ("could not acquire lock on …: Os { … WouldBlock … }").
+fn is_lock_held(error: &std::io::Error) -> bool {
+    error.kind() == std::io::ErrorKind::WouldBlock || error.to_string().contains("could not acquire lock")
+}
+
 impl Journal {
     pub fn open(directory: &Path) -> Result<Journal, JournalError> {
         // sled's lock on the directory outlives a closed journal by a moment (its flusher
@@ -88,9 +95,7 @@ impl Journal {
         let started = std::time::Instant::now();
         let db = loop {
             match sled::Config::new().path(directory).cache_capacity(CACHE_BYTES).open() {
-                Err(sled::Error::Io(error))
-                    if error.kind() == std::io::ErrorKind::WouldBlock && started.elapsed() < LOCK_WAIT =>
-                {
+                Err(sled::Error::Io(error)) if is_lock_held(&error) && started.elapsed() < LOCK_WAIT => {
                     std::thread::sleep(std::time::Duration::from_millis(20));
                 }
                 other => break other?,
@@ -199,5 +204,37 @@ impl Journal {
                 .map(Some)
                 .map_err(|error| JournalError::Corrupt { sequence: 0, problem: format!("snapshot unreadable: {error}") }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_journal_closed_while_opening_is_waited_for() {
+        let directory = tempfile::tempdir().expect("directory");
+        let held = Journal::open(directory.path()).expect("first open");
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            drop(held);
+        });
+        let started = Instant::now();
+        let journal = Journal::open(directory.path());
+        release.join().expect("release thread");
+        assert!(journal.is_ok(), "opened after {:?}: {:?}", started.elapsed(), journal.err());
+    }
+
+    #[test]
+    fn a_journal_held_open_is_refused_after_the_wait() {
+        let directory = tempfile::tempdir().expect("directory");
+        let _held = Journal::open(directory.path()).expect("first open");
+        let started = Instant::now();
+        let second = Journal::open(directory.path());
+        let waited = started.elapsed();
+        let error = second.err().expect("a held journal is refused");
+        assert!(error.to_string().contains("could not acquire lock"), "{error}");
+        assert!(waited >= LOCK_WAIT, "refused after {waited:?}, before LOCK_WAIT");
     }
 }
