@@ -192,7 +192,16 @@ impl Journal {
     }
 
     pub fn save_snapshot(&self, stored: &StoredSnapshot) -> Result<(), JournalError> {
-        let bytes = serde_json::to_vec(stored).expect("snapshots always serialize");
+        self.save_snapshot_bytes(Journal::encode_snapshot(stored))
+    }
+
+    /// A snapshot as it is stored: the costly part, which needs no journal.
+    pub fn encode_snapshot(stored: &StoredSnapshot) -> Vec<u8> {
+        serde_json::to_vec(stored).expect("snapshots always serialize")
+    }
+
+    /// Stores a snapshot encoded by [`Journal::encode_snapshot`]; durable with the next append.
+    pub fn save_snapshot_bytes(&self, bytes: Vec<u8>) -> Result<(), JournalError> {
         self.meta.insert(SNAPSHOT_KEY, bytes)?;
         Ok(())
     }

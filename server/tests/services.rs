@@ -173,3 +173,31 @@ async fn a_seeded_card_source_draws_the_same_instant_cards_and_the_os_one_varies
     // The operating system's source: four draws twice alike has a chance of 52⁻⁴.
     assert_ne!(cards(Default::default()).await, cards(Default::default()).await);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panel_shows_its_pool_growing_with_the_other_tables_bets() {
+    // Every panel shows its pool's amount. R2's agent watches its table while only R1
+    // plays: the press on R1 reaches R2 as the new amount, with the press's entry, and
+    // nothing else of R2 changes.
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let payload = prost::Message::encode_to_vec(&pb::WatchTable { table_id: "R2".into() });
+    let mut r2 = client.table.watch(client.envelope("mesa-R2", payload)).await.expect("watch").into_inner();
+    let first = r2.message().await.expect("stream").expect("the current view").table.expect("view");
+    assert_eq!(amount(&first.displayed), "20000.00");
+
+    client.ok("R1", open()).await;
+    client.ok("R1", sell(1, 5)).await;
+    let pressed = client.ok("R1", press(1)).await;
+    let event = tokio::time::timeout(std::time::Duration::from_secs(10), r2.message())
+        .await
+        .expect("the new amount arrives")
+        .expect("stream")
+        .expect("a push");
+    assert_eq!(event.journal_sequence, pressed.journal_sequence, "pushed with the entry that changed it");
+    let view = event.table.expect("view");
+    assert_eq!(amount(&view.displayed), "20019.50", "65% of R1's 30.00 (3.2.1)");
+    assert_eq!(pb::TableView { displayed: first.displayed.clone(), ..view.clone() }, first, "only the amount changed");
+    assert_eq!(client.view("R2").await, view, "a new watcher is shown the same");
+    server.stop().await;
+}

@@ -116,25 +116,17 @@ pub enum Event {
         external: bool,
     },
     /// Lines for many tables at once; each table's in order.
-    Parallel {
-        t_ms: u64,
-        lines: Vec<(String, Vec<String>)>,
-    },
+    Parallel { t_ms: u64, lines: Vec<(String, Vec<String>)> },
     /// Lines for one table while every other waits.
-    Sequential {
-        t_ms: u64,
-        table: String,
-        lines: Vec<String>,
-    },
+    Sequential { t_ms: u64, table: String, lines: Vec<String> },
     /// The Venta-Pagos office confirms a payout order.
-    Confirm {
-        t_ms: u64,
-        order_id: String,
-        form_number: String,
-    },
+    Confirm { t_ms: u64, order_id: String, form_number: String },
     Footer {
         books: Books,
         books_sha256: String,
+        /// The balls played after the last round to finish the grillo series (3.9.1).
+        #[serde(default)]
+        extra_balls: u32,
     },
 }
 
@@ -824,7 +816,24 @@ pub async fn run(options: RunOptions) -> anyhow::Result<NightReport> {
         }
     };
     let url = embedded.as_ref().map(|server| server.url.clone()).or(options.server.clone()).expect("a server");
-    let config = Arc::new(config);
+    let mut embedded = embedded;
+    let night = play_night(&options, Arc::new(config), &url, &mut embedded).await;
+    // A night that ended in an error still stops its controller before the directory goes.
+    if let Some(server) = embedded.take() {
+        let _ = server.stop().await;
+    }
+    night
+}
+
+/// The night itself, from the header to the books; `finish` takes the embedded
+/// controller to stop it and verify its journal.
+async fn play_night(
+    options: &RunOptions,
+    config: Arc<Config>,
+    url: &str,
+    embedded: &mut Option<Embedded>,
+) -> anyhow::Result<NightReport> {
+    let url = url.to_owned();
     let header = Event::Header {
         version: RECORD_VERSION,
         tables: options.tables,
@@ -874,8 +883,7 @@ pub async fn run(options: RunOptions) -> anyhow::Result<NightReport> {
         .collect();
     floor.parallel(closing).await?;
     let seconds = started.elapsed();
-    let report = finish(floor, &config, &url, before, embedded, options.rounds, extra_balls, options.seed, seconds).await?;
-    Ok(report)
+    finish(floor, &config, &url, before, embedded.take(), options.rounds, extra_balls, options.seed, seconds).await
 }
 
 /// One round at every table `plays` picks (module docs: four phases).
@@ -1294,7 +1302,10 @@ async fn finish(
     };
     let books_sha256 = books.sha256();
     if let Some(mut record) = record {
-        serde_json::to_writer(&mut record, &Event::Footer { books: books.clone(), books_sha256: books_sha256.clone() })?;
+        serde_json::to_writer(
+            &mut record,
+            &Event::Footer { books: books.clone(), books_sha256: books_sha256.clone(), extra_balls },
+        )?;
         record.write_all(b"\n")?;
         record.flush()?;
     }
@@ -1370,7 +1381,7 @@ pub async fn replay(path: &Path, pace: Pace, record: Option<&Path>) -> anyhow::R
         path.display()
     );
     anyhow::ensure!(version == RECORD_VERSION, "{}: record version {version}, this build reads {RECORD_VERSION}", path.display());
-    let Some(Event::Footer { books_sha256, .. }) = events.last().cloned() else {
+    let Some(Event::Footer { books_sha256, extra_balls, .. }) = events.last().cloned() else {
         anyhow::bail!("{}: the night was not recorded to its end (no footer)", path.display());
     };
     let config = casino::generated(tables, seed)?;
@@ -1385,13 +1396,22 @@ pub async fn replay(path: &Path, pace: Pace, record: Option<&Path>) -> anyhow::R
     let server = Embedded::start(config.clone(), &directory.path().join("data"), options).await?;
     let url = server.url.clone();
     let config = Arc::new(config);
-    let before = Snapshot::take(&config, &url).await?;
-    let mut floor = Floor::open(&config, &url, record, pace).await?;
-    floor.write(&events[0])?;
-    let started = Instant::now();
-    floor.replay(&events[1..events.len() - 1]).await?;
-    let seconds = started.elapsed();
-    let night = finish(floor, &config, &url, before, Some(server), rounds, 0, seed, seconds).await?;
+    let mut embedded = Some(server);
+    let replayed = async {
+        let before = Snapshot::take(&config, &url).await?;
+        let mut floor = Floor::open(&config, &url, record, pace).await?;
+        floor.write(&events[0])?;
+        let started = Instant::now();
+        floor.replay(&events[1..events.len() - 1]).await?;
+        let seconds = started.elapsed();
+        finish(floor, &config, &url, before, embedded.take(), rounds, extra_balls, seed, seconds).await
+    }
+    .await;
+    // A replay that ended in an error still stops its controller before the directory goes.
+    if let Some(server) = embedded.take() {
+        let _ = server.stop().await;
+    }
+    let night = replayed?;
     Ok(ReplayReport { same_books: night.books_sha256 == books_sha256, recorded_books_sha256: books_sha256, night })
 }
 

@@ -44,6 +44,7 @@ async fn a_recorded_night_replays_to_the_same_books_and_a_tampered_one_does_not(
     assert!(replayed.same_books, "{} ≠ {}", replayed.night.books_sha256, replayed.recorded_books_sha256);
     assert_eq!(replayed.night.books, "ok", "{:?}", replayed.night.differences);
     assert_eq!(replayed.night.side_bets, played.side_bets);
+    assert_eq!(replayed.night.extra_balls, played.extra_balls, "the extra balls are reported as recorded");
 
     // One press taken out of the record: the replay ends in other books.
     let text = std::fs::read_to_string(&record).expect("the record");
