@@ -28,7 +28,7 @@ const SNAPSHOT_KEY: &[u8] = b"snapshot";
 /// sled's page cache. Its default (1 GiB) let the controller grow about 0.5 MiB per
 /// 1,000 entries written; the journal is written once and read back only at start-up
 /// and by `Reports.Entries`, so a small cache costs nothing measurable (docs/benchmarks.md).
-pub const CACHE_BYTES: u64 = 32 * 1024 * 1024;
+pub const CACHE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// How long opening waits for a journal closed just before to let go of its lock (sled's
 /// flusher wakes every 500 ms; a loaded 2-core machine can take longer).

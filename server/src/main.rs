@@ -11,6 +11,11 @@ use pozo_server::rulebooks::{self, read_bounded};
 /// Exit code for input that breaks a rule: a bad round file or rulebook.
 const EXIT_BAD_INPUT: u8 = 2;
 
+/// mimalloc instead of the system allocator: glibc's malloc and free were a quarter of
+/// the controller's CPU under load (docs/benchmarks.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Pozo: the progressive jackpot controller for casino table games.
 #[derive(Parser)]
 #[command(name = "pozo-server", version, about, long_about = None)]

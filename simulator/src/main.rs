@@ -7,6 +7,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc instead of the system allocator: glibc's malloc and free were a quarter of
+/// the controller's CPU under load (docs/benchmarks.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Pozo simulator: a casino night that replays load and proves the books.
 #[derive(Parser)]
 #[command(name = "pozo-sim", version, about, long_about = None)]
