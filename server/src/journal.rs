@@ -200,7 +200,8 @@ impl Journal {
         serde_json::to_vec(stored).expect("snapshots always serialize")
     }
 
-    /// Stores a snapshot encoded by [`Journal::encode_snapshot`]; durable with the next append.
+    /// Stores a snapshot encoded by [`Journal::encode_snapshot`]; durable with the next
+    /// append (or the journal's close).
     pub fn save_snapshot_bytes(&self, bytes: Vec<u8>) -> Result<(), JournalError> {
         self.meta.insert(SNAPSHOT_KEY, bytes)?;
         Ok(())

@@ -374,8 +374,9 @@ pub struct Data {
     pub gold_turns: BTreeMap<String, GoldTurn>,
     pub orders: BTreeMap<String, PayoutOrder>,
     pub next_order: u64,
-    /// Jornada ("2026-11-22") → table → meters.
-    pub days: BTreeMap<String, BTreeMap<String, TableDay>>,
+    /// Jornada ("2026-11-22") → table → meters. Each jornada is shared (copy on write), so
+    /// a snapshot's copy of the 62 jornadas kept costs a pointer each, not their meters.
+    pub days: BTreeMap<String, Arc<BTreeMap<String, TableDay>>>,
     pub hits: BTreeMap<String, VecDeque<Hit>>,
     pub last_wins: BTreeMap<String, LastWin>,
 }
@@ -1252,7 +1253,9 @@ impl State {
                         // Not paid after all: off the PPPA of the jornada and hour it was marked in.
                         // A jornada already dropped from the reports (over 62 ago) is not recreated.
                         let (jornada, hour) = jornada_and_hour(&self.config, marked_ms);
-                        if let Some(meters) = self.data.days.get_mut(&jornada).and_then(|tables| tables.get_mut(&table_id)) {
+                        if let Some(meters) =
+                            self.data.days.get_mut(&jornada).and_then(|tables| Arc::make_mut(tables).get_mut(&table_id))
+                        {
                             meters.pppa -= amount;
                             meters.hours.entry(hour).or_default().1 -= amount;
                         }
@@ -1276,12 +1279,12 @@ impl State {
 
     fn day_mut(&mut self, jornada: &str, table_id: &str) -> &mut TableDay {
         if !self.data.days.contains_key(jornada) {
-            self.data.days.insert(jornada.to_owned(), BTreeMap::new());
+            self.data.days.insert(jornada.to_owned(), Arc::default());
             while self.data.days.len() > JORNADAS_KEPT {
                 self.data.days.pop_first();
             }
         }
-        let days = self.data.days.entry(jornada.to_owned()).or_default();
+        let days = Arc::make_mut(self.data.days.entry(jornada.to_owned()).or_default());
         days.entry(table_id.to_owned()).or_default()
     }
 

@@ -242,7 +242,11 @@ pub async fn start(
 ) -> anyhow::Result<(Handle, tokio::task::JoinHandle<()>, Stopper)> {
     assert!(snapshot_every > 0, "a snapshot interval of zero entries");
     let started = std::time::Instant::now();
-    let journal = Journal::open(directory)?;
+    // Opening may wait (journal::LOCK_WAIT) for a journal closed just before: not on a runtime thread.
+    let journal = {
+        let directory = directory.to_path_buf();
+        tokio::task::spawn_blocking(move || Journal::open(&directory)).await??
+    };
     let config = Arc::new(config);
     let (entries, _) = journal.tip()?;
     if entries == 0 && (journal.stored_tip()?.is_some() || journal.load_snapshot()?.is_some()) {
@@ -315,7 +319,7 @@ pub async fn start(
         pool_tables,
         gold_turns,
         display: display_sender,
-        saving: None,
+        encoding: None,
     };
     let (stop, stopped) = watch::channel(false);
     let task = tokio::spawn(writer.run(queue, stopped));
@@ -350,8 +354,15 @@ struct Writer {
     /// The gold turns as last published: a change there changes every panel of the pool.
     gold_turns: BTreeMap<String, GoldTurn>,
     display: watch::Sender<DisplayPush>,
-    /// The snapshot being stored, off the writer's path.
-    saving: Option<tokio::task::JoinHandle<(u64, Vec<u8>)>>,
+    /// The snapshot being encoded off the writer's path: its sequence and bytes.
+    encoding: Option<tokio::task::JoinHandle<(u64, Vec<u8>)>>,
+}
+
+/// What woke the writer.
+enum Wake {
+    Stop,
+    Requests,
+    Encoded(Result<(u64, Vec<u8>), tokio::task::JoinError>),
 }
 
 impl Writer {
@@ -359,17 +370,32 @@ impl Writer {
         let mut batch = Vec::with_capacity(BATCH_MAX);
         let mut last_time_ms = self.last_time_ms;
         loop {
-            let received = tokio::select! {
+            let encoding = self.encoding.as_mut();
+            let wake = tokio::select! {
                 biased;
-                _ = stopped.wait_for(|stop| *stop) => 0,
-                received = queue.recv_many(&mut batch, BATCH_MAX) => received,
+                _ = stopped.wait_for(|stop| *stop) => Wake::Stop,
+                // A snapshot is stored as soon as it is encoded, even on an idle floor.
+                encoded = async { encoding.expect("guarded").await }, if encoding.is_some() => Wake::Encoded(encoded),
+                received = queue.recv_many(&mut batch, BATCH_MAX) => if received == 0 { Wake::Stop } else { Wake::Requests },
             };
-            if received == 0 {
-                if let Err(error) = self.store_snapshot().await {
-                    panic!("snapshot write failed, stopping the controller: {error}");
+            match wake {
+                Wake::Requests => {}
+                Wake::Encoded(encoded) => {
+                    self.encoding = None;
+                    if let Err(error) = self.store_snapshot(encoded) {
+                        panic!("snapshot write failed, stopping the controller: {error}");
+                    }
+                    continue;
                 }
-                info!(entries = self.tip.entries, "writer stopped");
-                return;
+                Wake::Stop => {
+                    if let Some(encoding) = self.encoding.take()
+                        && let Err(error) = self.store_snapshot(encoding.await)
+                    {
+                        panic!("snapshot write failed, stopping the controller: {error}");
+                    }
+                    info!(entries = self.tip.entries, "writer stopped");
+                    return;
+                }
             }
             // One clock reading per batch, never going backwards.
             let time_ms = now_ms().max(last_time_ms);
@@ -433,31 +459,33 @@ impl Writer {
         for read in reads {
             read(&self.state, &self.tip);
         }
-        if self.saving.as_ref().is_some_and(|saving| saving.is_finished()) {
-            self.store_snapshot().await?;
-        }
-        if written > 0 && self.saving.is_none() && self.tip.entries.saturating_sub(self.last_snapshot) >= self.snapshot_every {
+        if written > 0 && self.encoding.is_none() && self.tip.entries.saturating_sub(self.last_snapshot) >= self.snapshot_every {
             self.snapshot();
         }
         Ok(())
     }
 
     /// Takes a snapshot of the state as of the durable tip and has it encoded off the
-    /// writer's path: only the copy is made here. Encoding and storing it inline held every
-    /// answer behind it for about 16 ms with 1,000 tables (docs/benchmarks.md). The encoded
-    /// bytes are stored by the writer itself after a later batch ([`Writer::store_snapshot`]):
-    /// one snapshot at a time, in order.
+    /// writer's path; only the copy is made here, and the store once it is encoded. Encoding
+    /// it inline held every answer behind it (16 ms with 1,000 tables and one jornada of
+    /// meters, far more with the 62 jornadas the reports keep: docs/benchmarks.md). The
+    /// store stays with the writer: from another thread it raced the writer's flushes (a max
+    /// latency of 78 ms) and the memory sled frees per thread was held on to. One snapshot
+    /// at a time, in order.
     fn snapshot(&mut self) {
         let stored =
             StoredSnapshot { sequence: self.tip.entries, tip: hex::encode(self.tip.hash), snapshot: self.state.snapshot() };
         self.last_snapshot = self.tip.entries;
-        self.saving = Some(tokio::task::spawn_blocking(move || (stored.sequence, Journal::encode_snapshot(&stored))));
+        self.encoding = Some(tokio::task::spawn_blocking(move || (stored.sequence, Journal::encode_snapshot(&stored))));
     }
 
-    /// Stores the snapshot being encoded, waiting for it if need be.
-    async fn store_snapshot(&mut self) -> Result<(), JournalError> {
-        let Some(saving) = self.saving.take() else { return Ok(()) };
-        let (sequence, bytes) = saving.await.unwrap_or_else(|panic| std::panic::resume_unwind(panic.into_panic()));
+    /// Stores an encoded snapshot; durable with the next batch's flush (or the journal's close).
+    fn store_snapshot(&mut self, encoded: Result<(u64, Vec<u8>), tokio::task::JoinError>) -> Result<(), JournalError> {
+        let (sequence, bytes) = match encoded {
+            Ok(encoded) => encoded,
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Err(error) => panic!("snapshot encoding did not finish, stopping the controller: {error}"),
+        };
         self.journal.save_snapshot_bytes(bytes)?;
         info!(sequence, "snapshot saved");
         Ok(())

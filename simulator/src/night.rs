@@ -819,8 +819,10 @@ pub async fn run(options: RunOptions) -> anyhow::Result<NightReport> {
     let mut embedded = embedded;
     let night = play_night(&options, Arc::new(config), &url, &mut embedded).await;
     // A night that ended in an error still stops its controller before the directory goes.
-    if let Some(server) = embedded.take() {
-        let _ = server.stop().await;
+    if let Some(server) = embedded.take()
+        && let Err(error) = server.stop().await
+    {
+        eprintln!("pozo-sim: the embedded controller: {error:#}");
     }
     night
 }
@@ -883,7 +885,7 @@ async fn play_night(
         .collect();
     floor.parallel(closing).await?;
     let seconds = started.elapsed();
-    finish(floor, &config, &url, before, embedded.take(), options.rounds, extra_balls, options.seed, seconds).await
+    finish(floor, &config, &url, before, embedded, options.rounds, extra_balls, options.seed, seconds).await
 }
 
 /// One round at every table `plays` picks (module docs: four phases).
@@ -1236,7 +1238,7 @@ async fn finish(
     config: &Config,
     url: &str,
     before: Snapshot,
-    embedded: Option<Embedded>,
+    embedded: &mut Option<Embedded>,
     rounds: u32,
     extra_balls: u32,
     seed: u64,
@@ -1282,7 +1284,7 @@ async fn finish(
     for link in links {
         link.stop().await;
     }
-    let verify = match embedded {
+    let verify = match embedded.take() {
         Some(server) => {
             let data = server.data.clone();
             server.stop().await?;
@@ -1404,12 +1406,14 @@ pub async fn replay(path: &Path, pace: Pace, record: Option<&Path>) -> anyhow::R
         let started = Instant::now();
         floor.replay(&events[1..events.len() - 1]).await?;
         let seconds = started.elapsed();
-        finish(floor, &config, &url, before, embedded.take(), rounds, extra_balls, seed, seconds).await
+        finish(floor, &config, &url, before, &mut embedded, rounds, extra_balls, seed, seconds).await
     }
     .await;
     // A replay that ended in an error still stops its controller before the directory goes.
-    if let Some(server) = embedded.take() {
-        let _ = server.stop().await;
+    if let Some(server) = embedded.take()
+        && let Err(error) = server.stop().await
+    {
+        eprintln!("pozo-sim: the embedded controller: {error:#}");
     }
     let night = replayed?;
     Ok(ReplayReport { same_books: night.books_sha256 == books_sha256, recorded_books_sha256: books_sha256, night })
