@@ -445,6 +445,59 @@ async fn restart_from_snapshot_and_replay_gives_the_same_state() {
     assert_eq!(report.entries, entries + 1);
 }
 
+/// Waits (bounded) for a line of the server's log to contain `text`; returns the log.
+fn wait_for_log(server: &ServerProcess, text: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let log = server.log_text();
+        if log.contains(text) {
+            return log;
+        }
+        assert!(Instant::now() < deadline, "no `{text}` in the log within 20 s:\n{log}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+// Proves that a snapshot is stored as soon as it is encoded, with no command after it: a floor
+// that goes quiet after crossing the interval and is then killed restarts from that snapshot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snapshot_is_stored_on_an_idle_floor_and_a_kill_restarts_from_it() {
+    let data = tempfile::tempdir().expect("data directory");
+    let logs = tempfile::tempdir().expect("log directory");
+    let options = ["--snapshot-every", "5"];
+    let mut server = spawn(data.path(), &options, &logs.path().join("before-kill.log"));
+    let mut client = connect(&server.address).await;
+    // Entries 2–6 after the genesis: the batch of entry 6 crosses the interval.
+    client.ok("B1", open()).await;
+    client.ok("B1", sell(1, 5)).await;
+    client.ok("B1", press(1)).await;
+    client.ok("B1", sell(2, 5)).await;
+    client.ok("B1", press(2)).await;
+    let entries = client.journal().await.entries;
+    assert_eq!(entries, 6);
+    drop(client);
+    // Nothing more is sent; the snapshot is stored all the same.
+    wait_for_log(&server, "snapshot saved");
+    server.kill();
+
+    let mut server = spawn(data.path(), &options, &logs.path().join("after-kill.log"));
+    let log = wait_for_log(&server, "journal recovered");
+    let line = log.lines().find(|line| line.contains("journal recovered")).expect("the line");
+    let from: u64 = line
+        .split_whitespace()
+        .find_map(|field| field.strip_prefix("from_snapshot="))
+        .and_then(|value| value.parse().ok())
+        .unwrap_or_else(|| panic!("no from_snapshot in `{line}`"));
+    assert!(from >= 5 && from <= entries, "restarted from the snapshot at {from}: `{line}`");
+    let mut client = connect(&server.address).await;
+    assert_eq!(client.journal().await.entries, entries, "nothing lost, nothing added");
+    drop(client);
+    assert!(server.terminate().success(), "log:\n{}", server.log_text());
+    let (output, report) = verify_binary(data.path());
+    assert!(output.status.success(), "{report:#}");
+    assert_eq!(report["snapshot"], "ok", "{report:#}");
+}
+
 // ----------------------------------------------------------------------------- 3. verify and the chain
 
 /// Plays a few commands on a fresh controller and stops it cleanly: entries
