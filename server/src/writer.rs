@@ -382,16 +382,12 @@ impl Writer {
                 Wake::Requests => {}
                 Wake::Encoded(encoded) => {
                     self.encoding = None;
-                    if let Err(error) = self.store_snapshot(encoded) {
-                        panic!("snapshot write failed, stopping the controller: {error}");
-                    }
+                    self.store_snapshot(encoded);
                     continue;
                 }
                 Wake::Stop => {
-                    if let Some(encoding) = self.encoding.take()
-                        && let Err(error) = self.store_snapshot(encoding.await)
-                    {
-                        panic!("snapshot write failed, stopping the controller: {error}");
+                    if let Some(encoding) = self.encoding.take() {
+                        self.store_snapshot(encoding.await);
                     }
                     info!(entries = self.tip.entries, "writer stopped");
                     return;
@@ -480,15 +476,17 @@ impl Writer {
     }
 
     /// Stores an encoded snapshot; durable with the next batch's flush (or the journal's close).
-    fn store_snapshot(&mut self, encoded: Result<(u64, Vec<u8>), tokio::task::JoinError>) -> Result<(), JournalError> {
+    /// Fail-stop when it cannot be: the journal's storage is failing.
+    fn store_snapshot(&mut self, encoded: Result<(u64, Vec<u8>), tokio::task::JoinError>) {
         let (sequence, bytes) = match encoded {
             Ok(encoded) => encoded,
             Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
             Err(error) => panic!("snapshot encoding did not finish, stopping the controller: {error}"),
         };
-        self.journal.save_snapshot_bytes(bytes)?;
+        if let Err(error) = self.journal.save_snapshot_bytes(bytes) {
+            panic!("snapshot write failed, stopping the controller: {error}");
+        }
         info!(sequence, "snapshot saved");
-        Ok(())
     }
 
     /// Pushes the new state of every table of a pool that changed, and the displays.
