@@ -888,6 +888,16 @@ async fn play_night(
     finish(floor, &config, &url, before, embedded, options.rounds, extra_balls, options.seed, seconds).await
 }
 
+/// `line` for every playing table but those playing a gold round (which start and
+/// finish it within phase 3).
+fn outside_gold_rounds(dealers: &[Dealer], playing: &[usize], line: &str) -> Vec<(String, Vec<String>)> {
+    playing
+        .iter()
+        .filter(|index| !dealers[**index].gold_round)
+        .map(|index| (dealers[*index].table.clone(), vec![line.to_owned()]))
+        .collect()
+}
+
 /// One round at every table `plays` picks (module docs: four phases).
 async fn play_round(
     floor: &mut Floor,
@@ -910,12 +920,7 @@ async fn play_round(
         dealer.take_bets(&lines, answers.get(&dealer.table).unwrap_or(&none));
     }
     // Phase 2: INICIAR JUEGO.
-    let starts = playing
-        .iter()
-        .filter(|index| !dealers[**index].gold_round)
-        .map(|index| (dealers[*index].table.clone(), vec!["start".to_owned()]))
-        .collect();
-    floor.parallel(starts).await?;
+    floor.parallel(outside_gold_rounds(dealers, &playing, "start")).await?;
     // Phase 3: prizes, one table after another.
     for index in &playing {
         let dealer = &mut dealers[*index];
@@ -941,12 +946,7 @@ async fn play_round(
         floor.sequential(&dealer.table.clone(), lines, true).await?;
     }
     // Phase 4: FINALIZAR JUEGO.
-    let finishes = playing
-        .iter()
-        .filter(|index| !dealers[**index].gold_round)
-        .map(|index| (dealers[*index].table.clone(), vec!["finish".to_owned()]))
-        .collect();
-    floor.parallel(finishes).await?;
+    floor.parallel(outside_gold_rounds(dealers, &playing, "finish")).await?;
     // The dealer's grillos against the panel's.
     for index in &playing {
         let dealer = &dealers[*index];
