@@ -191,8 +191,10 @@ impl Journal {
         }
     }
 
+    /// Stores a snapshot; durable with the next append (or the journal's close).
     pub fn save_snapshot(&self, stored: &StoredSnapshot) -> Result<(), JournalError> {
-        self.save_snapshot_bytes(Journal::encode_snapshot(stored))
+        self.meta.insert(SNAPSHOT_KEY, Journal::encode_snapshot(stored))?;
+        Ok(())
     }
 
     /// A snapshot as it is stored: the costly part, which needs no journal.
@@ -200,10 +202,11 @@ impl Journal {
         serde_json::to_vec(stored).expect("snapshots always serialize")
     }
 
-    /// Stores a snapshot encoded by [`Journal::encode_snapshot`]; durable with the next
-    /// append (or the journal's close).
-    pub fn save_snapshot_bytes(&self, bytes: Vec<u8>) -> Result<(), JournalError> {
+    /// Stores a snapshot encoded by [`Journal::encode_snapshot`], durably: on an idle floor
+    /// no append follows to flush it, and a kill would lose it.
+    pub async fn save_snapshot_bytes(&self, bytes: Vec<u8>) -> Result<(), JournalError> {
         self.meta.insert(SNAPSHOT_KEY, bytes)?;
+        self.db.flush_async().await?;
         Ok(())
     }
 

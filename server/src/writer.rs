@@ -382,12 +382,12 @@ impl Writer {
                 Wake::Requests => {}
                 Wake::Encoded(encoded) => {
                     self.encoding = None;
-                    self.store_snapshot(encoded);
+                    self.store_snapshot(encoded).await;
                     continue;
                 }
                 Wake::Stop => {
                     if let Some(encoding) = self.encoding.take() {
-                        self.store_snapshot(encoding.await);
+                        self.store_snapshot(encoding.await).await;
                     }
                     info!(entries = self.tip.entries, "writer stopped");
                     return;
@@ -475,15 +475,15 @@ impl Writer {
         self.encoding = Some(tokio::task::spawn_blocking(move || (stored.sequence, Journal::encode_snapshot(&stored))));
     }
 
-    /// Stores an encoded snapshot; durable with the next batch's flush (or the journal's close).
-    /// Fail-stop when it cannot be: the journal's storage is failing.
-    fn store_snapshot(&mut self, encoded: Result<(u64, Vec<u8>), tokio::task::JoinError>) {
+    /// Stores an encoded snapshot, durably. Fail-stop when it cannot be: the journal's
+    /// storage is failing.
+    async fn store_snapshot(&mut self, encoded: Result<(u64, Vec<u8>), tokio::task::JoinError>) {
         let (sequence, bytes) = match encoded {
             Ok(encoded) => encoded,
             Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
             Err(error) => panic!("snapshot encoding did not finish, stopping the controller: {error}"),
         };
-        if let Err(error) = self.journal.save_snapshot_bytes(bytes) {
+        if let Err(error) = self.journal.save_snapshot_bytes(bytes).await {
             panic!("snapshot write failed, stopping the controller: {error}");
         }
         info!(sequence, "snapshot saved");
