@@ -165,11 +165,7 @@ pub async fn serve(
         pb::pools_server::PoolsServer::new(PoolsService { handle: handle.clone() }).max_decoding_message_size(MESSAGE_BYTES_MAX);
     drop(handle);
     ready();
-    let server = Server::builder()
-        .concurrency_limit_per_connection(REQUESTS_PER_CONNECTION_MAX)
-        .max_concurrent_streams(REQUESTS_PER_CONNECTION_MAX as u32)
-        .http2_keepalive_interval(Some(Duration::from_secs(10)))
-        .http2_keepalive_timeout(Some(Duration::from_secs(5)))
+    let server = server_builder()
         .add_service(health_service)
         .add_service(reflection)
         .add_service(table)
@@ -210,6 +206,16 @@ pub async fn serve(
     writer.await?;
     result?;
     Ok(())
+}
+
+/// The controller's transport settings: per-connection limits and keepalive. The
+/// benchmark's bare echo uses them too, so that only the work behind them differs.
+pub fn server_builder() -> Server {
+    Server::builder()
+        .concurrency_limit_per_connection(REQUESTS_PER_CONNECTION_MAX)
+        .max_concurrent_streams(REQUESTS_PER_CONNECTION_MAX as u32)
+        .http2_keepalive_interval(Some(Duration::from_secs(10)))
+        .http2_keepalive_timeout(Some(Duration::from_secs(5)))
 }
 
 /// The controller run inside this process on a free loopback port: for the

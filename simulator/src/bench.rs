@@ -42,7 +42,7 @@ use pozo_proto::v1::table_command::Command as Wire;
 use pozo_server::config::Config;
 use pozo_server::journal::{GENESIS_PREVIOUS, Hash, Journal, Record, StoredSnapshot};
 use pozo_server::state::{Card, Command, State, TableCommand, TableOp, plays_instant_prize};
-use pozo_server::{MESSAGE_BYTES_MAX, REQUESTS_PER_CONNECTION_MAX, ServeOptions, writer};
+use pozo_server::{MESSAGE_BYTES_MAX, ServeOptions, writer};
 use prost::Message;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -688,12 +688,7 @@ async fn echo_child(listen: &str, reply_hex: &str) -> anyhow::Result<()> {
     let stop = stdin_closed();
     let service = pb::table_server::TableServer::new(EchoTable { reply }).max_decoding_message_size(MESSAGE_BYTES_MAX);
     // The controller's transport settings, so that only the work behind them differs.
-    let server = tonic::transport::Server::builder()
-        .concurrency_limit_per_connection(REQUESTS_PER_CONNECTION_MAX)
-        .max_concurrent_streams(REQUESTS_PER_CONNECTION_MAX as u32)
-        .http2_keepalive_interval(Some(Duration::from_secs(10)))
-        .http2_keepalive_timeout(Some(Duration::from_secs(5)))
-        .add_service(service);
+    let server = pozo_server::server_builder().add_service(service);
     announce(address, "");
     server
         .serve_with_incoming_shutdown(incoming, async move {
