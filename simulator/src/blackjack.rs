@@ -110,11 +110,6 @@ impl Game {
     }
 }
 
-/// The pool a blackjack game's tables feed: "blackjack" → "iplyc-blackjack", "veintiuno" → "and-bolsa".
-pub fn pool_of_game(game: &str) -> Option<&'static str> {
-    Game::from_name(game).map(Game::pool)
-}
-
 /// How a game's shoe is made and dealt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rules {
