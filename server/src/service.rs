@@ -84,7 +84,8 @@ fn bounded(field: &str, text: &str) -> Result<(), Status> {
     Ok(())
 }
 
-fn table_op(command: pb::table_command::Command) -> Result<TableOp, Status> {
+/// A wire command as the state machine's operation; a text over its bound is refused.
+pub fn table_op(command: pb::table_command::Command) -> Result<TableOp, Status> {
     use pb::table_command::Command as C;
     Ok(match command {
         C::OpenTable(_) => TableOp::OpenTable,
@@ -106,6 +107,12 @@ fn table_op(command: pb::table_command::Command) -> Result<TableOp, Status> {
         C::LastRound(_) => TableOp::LastRound,
         C::RequestGoldTurn(_) => TableOp::RequestGoldTurn,
     })
+}
+
+/// What a table command's journal entry keeps of its signed payload: SHA-256, hex. It
+/// tells a retry (same bytes) from a reuse of the sequence (other bytes).
+pub fn payload_sha256(payload: &[u8]) -> String {
+    hex::encode(Sha256::digest(payload))
 }
 
 /// Where the instant-prize cards come from.
@@ -308,7 +315,7 @@ impl pb::table_server::Table for TableService {
             }
             _ => None,
         };
-        let payload_sha256 = hex::encode(Sha256::digest(&envelope.payload));
+        let payload_sha256 = payload_sha256(&envelope.payload);
         let command =
             Command::Table(TableCommand { table_id: command.table_id, sequence: command.sequence, payload_sha256, op, card });
         match self.handle.submit(command).await?? {

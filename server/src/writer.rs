@@ -122,7 +122,8 @@ impl Handle {
     }
 }
 
-fn now_ms() -> u64 {
+/// The wall clock in milliseconds since 1970: journal time.
+pub fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|elapsed| elapsed.as_millis() as u64).unwrap_or(0)
 }
 
@@ -173,6 +174,11 @@ pub fn check_tip(journal: &Journal, tip: &JournalTip) -> Result<(), String> {
         )),
         None => Err("the journal has no tip record".to_owned()),
     }
+}
+
+/// The first entry of a journal: the configuration it runs under, texts and hash.
+pub fn genesis(config: &Config, time_ms: u64) -> Record {
+    Record { sequence: 1, time_ms, command: Command::Genesis { config_hash: config.hash.clone(), texts: config.texts.clone() } }
 }
 
 /// Reads the genesis entry's configuration.
@@ -262,11 +268,7 @@ pub async fn start(
             "no journal here: a new one is created and every pool opens at its minimum (check --data if a journal was expected)"
         );
         let mut state = State::new(Arc::clone(&config));
-        let record = Record {
-            sequence: 1,
-            time_ms: now_ms(),
-            command: Command::Genesis { config_hash: config.hash.clone(), texts: config.texts.clone() },
-        };
+        let record = genesis(&config, now_ms());
         state.apply(1, record.time_ms, &record.command).map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
         let (value, hash) = Journal::encode(&GENESIS_PREVIOUS, &record);
         journal.append(vec![(1, value)], (1, hash)).await?;

@@ -41,11 +41,12 @@ use pozo_proto::v1 as pb;
 use pozo_proto::v1::table_command::Command as Wire;
 use pozo_server::config::Config;
 use pozo_server::journal::{GENESIS_PREVIOUS, Hash, Journal, Record, StoredSnapshot};
-use pozo_server::state::{Card, Command, State, TableCommand, TableOp, plays_instant_prize};
+use pozo_server::service::{payload_sha256, table_op};
+use pozo_server::state::{Card, Command, State, TableCommand, plays_instant_prize};
 use pozo_server::{MESSAGE_BYTES_MAX, ServeOptions, writer};
 use prost::Message;
 use serde::Serialize;
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 use tonic::transport::Channel;
 
 use crate::casino;
@@ -721,16 +722,6 @@ impl Step {
             Step::Finish => Wire::FinishRound(pb::FinishRound {}),
         }
     }
-
-    fn op(self) -> TableOp {
-        match self {
-            Step::Open => TableOp::OpenTable,
-            Step::Sell(seat) => TableOp::SellCredits { seat, credits: CREDITS_SOLD },
-            Step::Press(seat) => TableOp::Press { seat },
-            Step::Start => TableOp::StartRound,
-            Step::Finish => TableOp::FinishRound,
-        }
-    }
 }
 
 /// Where a table is in its cycle, as its agent knows it.
@@ -1069,10 +1060,6 @@ fn fraction(period: Duration, index: u64, count: u64) -> Duration {
 
 // ----------------------------------------------------------------------------- the restart journal
 
-fn now_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|elapsed| elapsed.as_millis() as u64).unwrap_or(0)
-}
-
 /// Writes a journal of `entries` entries in `directory` for `config`: the genesis
 /// entry, then every table's cycle in turn, each command applied by the state
 /// machine before it is journaled (so chain, tip, snapshot and books are valid:
@@ -1090,12 +1077,8 @@ async fn build_journal(directory: &Path, config: Config, entries: u64, snapshot_
     let journal = Journal::open(directory)?;
     let mut state = State::new(Arc::clone(&config));
     // One millisecond of journal time every thousand entries, ending about now.
-    let base_ms = now_ms().saturating_sub(entries / 1000 + 1000);
-    let genesis = Record {
-        sequence: 1,
-        time_ms: base_ms,
-        command: Command::Genesis { config_hash: config.hash.clone(), texts: config.texts.clone() },
-    };
+    let base_ms = writer::now_ms().saturating_sub(entries / 1000 + 1000);
+    let genesis = writer::genesis(&config, base_ms);
     state.apply(1, base_ms, &genesis.command).map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
     let (value, mut hash): (Vec<u8>, Hash) = Journal::encode(&GENESIS_PREVIOUS, &genesis);
     let mut batch = Vec::with_capacity(BUILD_BATCH);
@@ -1116,14 +1099,16 @@ async fn build_journal(directory: &Path, config: Config, entries: u64, snapshot_
         let index = (sequence as usize - 2) % tables.len();
         let table = &mut tables[index];
         let step = table.cycle.next();
+        let wire = step.wire();
+        let op = table_op(wire.clone()).map_err(|status| anyhow::anyhow!("{step:?}: {}", status.message()))?;
         let payload =
-            pb::TableCommand { table_id: table.id.clone(), sequence: table.sequence, command: Some(step.wire()) }.encode_to_vec();
+            pb::TableCommand { table_id: table.id.clone(), sequence: table.sequence, command: Some(wire) }.encode_to_vec();
         let card = (step == Step::Start && table.cards).then(|| Card::from_index((sequence % 52) as u8));
         let command = Command::Table(TableCommand {
             table_id: table.id.clone(),
             sequence: table.sequence,
-            payload_sha256: hex::encode(Sha256::digest(&payload)),
-            op: step.op(),
+            payload_sha256: payload_sha256(&payload),
+            op,
             card,
         });
         let time_ms = base_ms + sequence / 1000;
