@@ -81,6 +81,11 @@ pub struct ReadEntry {
     pub hash: Hash,
 }
 
+/// An entry's hash: SHA-256 of the previous entry's hash followed by the record's JSON bytes.
+pub fn entry_hash(previous: &[u8], json: &[u8]) -> Hash {
+    Sha256::new().chain_update(previous).chain_update(json).finalize().into()
+}
+
 /// sled 0.34 reports a directory locked by another handle as `ErrorKind::Other` with the OS
 /// error only in its message ("could not acquire lock on …: Os { … WouldBlock … }").
 fn is_lock_held(error: &std::io::Error) -> bool {
@@ -111,7 +116,7 @@ impl Journal {
         let mut value = Vec::with_capacity(256);
         value.extend_from_slice(previous);
         serde_json::to_writer(&mut value, record).expect("records always serialize");
-        let hash: Hash = Sha256::digest(&value).into();
+        let hash = entry_hash(previous, &value[32..]);
         (value, hash)
     }
 
@@ -129,7 +134,7 @@ impl Journal {
         if record.sequence != sequence {
             return Err(corrupt(format!("records sequence {} under key {sequence}", record.sequence)));
         }
-        let hash: Hash = Sha256::digest(value).into();
+        let hash = entry_hash(&previous, &value[32..]);
         Ok(ReadEntry { record, json: value[32..].to_vec(), previous, hash })
     }
 

@@ -36,6 +36,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use pozo_proto::v1 as pb;
 use pozo_server::config::Config;
+use pozo_server::journal::{GENESIS_PREVIOUS, Record, entry_hash};
+use pozo_server::state::{Command, TableCommand, TableOp};
 use prost::Message;
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -67,6 +69,9 @@ pub const RECORDED_PAUSE_MAX: Duration = Duration::from_secs(60);
 
 /// Version of the record file format.
 const RECORD_VERSION: u32 = 1;
+
+/// The largest `Reports.Entries` reply read (a page holds about 1 MB of records).
+const ENTRIES_REPLY_BYTES: usize = 16 * 1024 * 1024;
 
 /// The most differences listed in the report.
 const DIFFERENCES_MAX: usize = 20;
@@ -772,13 +777,15 @@ impl Dealer {
 /// An external controller must keep its pools under the rulebooks and layout the
 /// simulator checks against: the journal's first entry names its settings' hash.
 async fn same_settings(config: &Config, url: &str) -> anyhow::Result<()> {
-    let mut reports = pb::reports_client::ReportsClient::new(connect(url).await?).max_decoding_message_size(16 * 1024 * 1024);
+    let mut reports = pb::reports_client::ReportsClient::new(connect(url).await?).max_decoding_message_size(ENTRIES_REPLY_BYTES);
     let page = reports.entries(pb::JournalEntriesRequest { after: 0, limit: 1 }).await?.into_inner();
     let genesis = page.entries.first().context("the controller's journal is empty")?;
-    let record: serde_json::Value = serde_json::from_str(&genesis.record_json)?;
-    let hash = record["command"]["config_hash"].as_str().unwrap_or_default();
+    let record: Record = serde_json::from_str(&genesis.record_json)?;
+    let Command::Genesis { config_hash: hash, .. } = &record.command else {
+        anyhow::bail!("the controller's first journal entry is not its genesis");
+    };
     anyhow::ensure!(
-        hash == config.hash,
+        *hash == config.hash,
         "the controller at {url} runs other settings ({hash}) than --config/--keys and the embedded rulebooks give ({}); \
          give pozo-sim the layout the controller was started with",
         config.hash
@@ -1161,10 +1168,10 @@ async fn journal_presses(
     since: u64,
     after: &Snapshot,
 ) -> anyhow::Result<(u64, BTreeSet<(String, u32, u64)>, Option<String>)> {
-    let mut reports = pb::reports_client::ReportsClient::new(channel).max_decoding_message_size(16 * 1024 * 1024);
+    let mut reports = pb::reports_client::ReportsClient::new(channel).max_decoding_message_size(ENTRIES_REPLY_BYTES);
     let mut presses = BTreeSet::new();
     let mut problem = None;
-    let mut previous_hash = hex::encode([0u8; 32]);
+    let mut previous_hash = hex::encode(GENESIS_PREVIOUS);
     let mut entries = 0;
     loop {
         let page = reports.entries(pb::JournalEntriesRequest { after: entries, limit: 0 }).await?.into_inner();
@@ -1174,7 +1181,7 @@ async fn journal_presses(
         for entry in page.entries {
             // Each entry's hash is SHA-256(previous hash ‖ record JSON), and names the one before.
             let previous = hex::decode(&entry.previous_hash).unwrap_or_default();
-            let hash = hex::encode(Sha256::new().chain_update(&previous).chain_update(entry.record_json.as_bytes()).finalize());
+            let hash = hex::encode(entry_hash(&previous, entry.record_json.as_bytes()));
             if problem.is_none() && (entry.sequence != entries + 1 || hash != entry.hash || entry.previous_hash != previous_hash)
             {
                 problem = Some(format!("journal entry {}: the hash chain is broken", entry.sequence));
@@ -1184,12 +1191,9 @@ async fn journal_presses(
             if entry.sequence <= since {
                 continue;
             }
-            let record: serde_json::Value = serde_json::from_str(&entry.record_json)?;
-            let command = &record["command"];
-            if command["kind"] == "table" && command["op"]["op"] == "press" {
-                let table = command["table_id"].as_str().unwrap_or_default().to_owned();
-                let seat = command["op"]["seat"].as_u64().unwrap_or(0) as u32;
-                presses.insert((table, seat, command["sequence"].as_u64().unwrap_or(0)));
+            let record: Record = serde_json::from_str(&entry.record_json)?;
+            if let Command::Table(TableCommand { table_id, sequence, op: TableOp::Press { seat }, .. }) = record.command {
+                presses.insert((table_id, seat, sequence));
             }
         }
     }
