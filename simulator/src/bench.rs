@@ -49,7 +49,7 @@ use serde::Serialize;
 use sha2::Sha256;
 use tonic::transport::Channel;
 
-use crate::casino;
+use crate::{casino, runtime};
 
 /// Credits a seat buys when it runs out: the largest sale (12.5.3.3).
 const CREDITS_SOLD: u32 = 20;
@@ -151,10 +151,6 @@ fn parse<T: Parser>(program: &str, args: Vec<String>) -> Result<T, ExitCode> {
     })
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_multi_thread().enable_all().build()?)
-}
-
 /// `pozo-sim bench ARGS…`.
 pub fn command(args: Vec<String>) -> ExitCode {
     let line = std::iter::once("pozo-sim bench".to_owned()).chain(args.iter().cloned()).collect::<Vec<_>>().join(" ");
@@ -190,7 +186,7 @@ pub fn child(args: Vec<String>) -> ExitCode {
         Ok(args) => args,
         Err(code) => return code,
     };
-    let result = runtime().and_then(|runtime| {
+    let result = runtime().map_err(anyhow::Error::from).and_then(|runtime| {
         runtime.block_on(async {
             match args.role {
                 ChildRole::Server { data, tables, seed, listen, snapshot_every } => {

@@ -21,3 +21,8 @@ pub mod night;
 pub mod odds;
 pub mod poker;
 pub mod roulette;
+
+/// The multi-threaded tokio runtime every command of `pozo-sim` runs on.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build()
+}

@@ -122,7 +122,7 @@ fn main() -> ExitCode {
 }
 
 fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a tokio runtime")
+    pozo_sim::runtime().expect("a tokio runtime")
 }
 
 fn write_json(path: Option<&std::path::Path>, value: &impl serde::Serialize) -> bool {
