@@ -11,6 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use jiff::tz::{TimeZone, TimeZoneDatabase};
 use pozo_engine::rulebook::{EMBEDDED, GAMES};
 use pozo_engine::settle::SEAT_MAX;
 use pozo_engine::{Money, Rulebooks};
@@ -42,9 +43,11 @@ pub const KEY_BYTES_MIN: usize = 16;
 #[serde(deny_unknown_fields)]
 pub struct Layout {
     pub casino: String,
-    /// Local time = UTC + this, for jornadas and hourly statistics.
-    pub utc_offset_minutes: i32,
-    /// The casino day starts at this local hour (0–23).
+    /// The casino's time zone, an IANA name ("America/Argentina/Buenos_Aires",
+    /// "Europe/Madrid"): jornadas, hourly statistics and report dates are civil
+    /// time there, daylight saving included (see [`crate::jornada`]).
+    pub time_zone: String,
+    /// The casino day starts at this local civil hour (0–23).
     pub jornada_starts_hour: u32,
     /// Any award over this goes to Venta-Pagos, besides every percentage prize.
     pub venta_pagos_over: String,
@@ -106,6 +109,9 @@ pub struct Config {
     pub layout: Layout,
     pub rulebooks: Rulebooks,
     pub venta_pagos_over: Money,
+    /// The layout's `time_zone`, resolved once at load from the tz database
+    /// bundled into the binary.
+    pub time_zone: TimeZone,
     /// The keys that sign commands; empty for a configuration read back from a
     /// journal (keys are never journaled).
     pub keys: BTreeMap<String, Key>,
@@ -169,7 +175,7 @@ impl Config {
         let rulebooks = Rulebooks::parse_all(texts.iter().skip(1).map(|(name, text)| (name.as_str(), text.as_str())))?;
         let layout: Layout = toml::from_str(&layout_text)
             .map_err(|error| ConfigError::Syntax { file: layout_name.clone(), message: error.message().to_owned() })?;
-        let venta_pagos_over = validate(&layout_name, &layout, &rulebooks)?;
+        let (venta_pagos_over, time_zone) = validate(&layout_name, &layout, &rulebooks)?;
         // The hash is of the contents only, rulebooks in a fixed order: the same
         // settings read from another path or named in another order are the same.
         let mut rulebook_texts: Vec<&str> = texts.iter().skip(1).map(|(_, text)| text.as_str()).collect();
@@ -180,7 +186,7 @@ impl Config {
             hasher.update(text.as_bytes());
         }
         let hash = hex::encode(hasher.finalize());
-        Ok(Config { layout, rulebooks, venta_pagos_over, keys: BTreeMap::new(), texts, hash })
+        Ok(Config { layout, rulebooks, venta_pagos_over, time_zone, keys: BTreeMap::new(), texts, hash })
     }
 
     /// Adds the keys of a keys file, checked against the layout: every table has one.
@@ -196,14 +202,22 @@ impl Config {
     }
 }
 
-fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<Money, ConfigError> {
+fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<(Money, TimeZone), ConfigError> {
     let error = |field: String, problem: String| ConfigError::Field { file: file.to_owned(), field, problem };
     if layout.jornada_starts_hour > 23 {
         return Err(error("jornada_starts_hour".into(), format!("{} is not an hour 0–23", layout.jornada_starts_hour)));
     }
-    if layout.utc_offset_minutes.abs() > 14 * 60 {
-        return Err(error("utc_offset_minutes".into(), format!("{} is beyond ±14 hours", layout.utc_offset_minutes)));
-    }
+    // The bundled copy, not the machine's /usr/share/zoneinfo: every machine that
+    // serves or verifies a journal applies the same rules.
+    let time_zone = TimeZoneDatabase::bundled().get(&layout.time_zone).map_err(|_| {
+        error(
+            "time_zone".into(),
+            format!(
+                "unknown time zone `{}` (an IANA name, such as `America/Argentina/Buenos_Aires` or `Europe/Madrid`)",
+                layout.time_zone
+            ),
+        )
+    })?;
     let venta_pagos_over: Money = layout
         .venta_pagos_over
         .parse()
@@ -246,7 +260,7 @@ fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<Money,
             return Err(error(field("flor"), format!("flor `{}` has more than {FLOR_TABLES_MAX} tables", table.flor)));
         }
     }
-    Ok(venta_pagos_over)
+    Ok((venta_pagos_over, time_zone))
 }
 
 fn validate_keys(file: &str, layout: &Layout, configured: &[KeyConfig]) -> Result<BTreeMap<String, Key>, ConfigError> {
@@ -297,5 +311,19 @@ mod tests {
         texts.extend(EMBEDDED.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())));
         let error = Config::from_texts(texts).expect_err("refused");
         assert!(error.to_string().contains("table[0].game: pool `iplyc-ruleta` links ruleta-americana tables"), "{error}");
+    }
+
+    #[test]
+    fn an_unknown_time_zone_is_refused() {
+        let (name, text) = LAYOUT_EMBEDDED;
+        let text = text.replacen("time_zone = \"America/Argentina/Buenos_Aires\"", "time_zone = \"America/Atlantis\"", 1);
+        let mut texts = vec![(name.to_owned(), text)];
+        texts.extend(EMBEDDED.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())));
+        let error = Config::from_texts(texts).expect_err("refused");
+        assert_eq!(
+            error.to_string(),
+            "config/casino.toml: time_zone: unknown time zone `America/Atlantis` \
+             (an IANA name, such as `America/Argentina/Buenos_Aires` or `Europe/Madrid`)"
+        );
     }
 }

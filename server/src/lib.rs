@@ -4,6 +4,7 @@
 //! - [`config`]: the casino layout and the rulebooks, validated together.
 //! - [`state`]: the deterministic state machine: tables, rounds, grillos, gold
 //!   turns, credits, payout orders, report meters. No I/O.
+//! - [`jornada`]: the casino day and local hour of a moment.
 //! - [`journal`]: the ordered, hash-chained journal on sled, and its snapshot.
 //! - [`writer`]: the one writer task: batch, apply, append, flush once, answer.
 //! - [`service`]: the gRPC services (table, display, Venta-Pagos, reports, pools).
@@ -15,6 +16,7 @@
 
 pub mod award;
 pub mod config;
+pub mod jornada;
 pub mod journal;
 pub mod rulebooks;
 pub mod service;

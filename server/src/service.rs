@@ -535,6 +535,10 @@ impl pb::reports_server::Reports for ReportsService {
                     displayed: amount(pool.displayed()),
                     commission: amount(m.net_commission()),
                     hits: m.hits,
+                    replenishments_withdrawn: amount(m.replenishments_withdrawn),
+                    reserve_transfers: amount(m.reserve_transfers),
+                    reserve_transfers_returned: amount(m.reserve_transfers_returned),
+                    rejections: m.rejections,
                     last_hits: state
                         .data()
                         .hits

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use pozo_engine::money::Money;
 use pozo_engine::settle::Winner;
-use pozo_engine::{Contribution, Engine, EngineError, Pool, PoolState, PrizeValue, Rank};
+use pozo_engine::{Contribution, Engine, EngineError, Pool, PoolState, PrizeValue, Rank, RoundBook};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
@@ -379,6 +379,10 @@ pub struct Data {
     pub days: BTreeMap<String, Arc<BTreeMap<String, TableDay>>>,
     pub hits: BTreeMap<String, VecDeque<Hit>>,
     pub last_wins: BTreeMap<String, LastWin>,
+    /// The settled rounds with a payout order still pending, by the journal sequence
+    /// of their ACEPTAR: what a rejection needs to undo one award and only it.
+    #[serde(default)]
+    pub rounds: BTreeMap<u64, RoundBook>,
 }
 
 /// A snapshot: the state after `data.journal_sequence` entries.
@@ -1030,6 +1034,10 @@ impl State {
                 grants: award.grants.as_ref().map(|grant| (grant.code.clone(), grant.count)),
             });
         }
+        if !orders.is_empty() {
+            // Kept while an order of the round is pending: a rejection re-settles from it.
+            self.data.rounds.insert(sequence, settlement.book.clone());
+        }
         for order in orders {
             self.data.orders.insert(order.order_id.clone(), order);
         }
@@ -1234,7 +1242,9 @@ impl State {
                         order.operator_id = operator_id.clone();
                         order.form_number = form_number.clone();
                         order.resolved_sequence = sequence;
-                        Ok(Applied::Office(order.clone()))
+                        let order = order.clone();
+                        self.forget_decided_round(order.journal_sequence);
+                        Ok(Applied::Office(order))
                     }
                     status => Err(precondition(format!("order {order_id} is already {}", status.spanish()))),
                 }
@@ -1246,28 +1256,78 @@ impl State {
                 match order.status {
                     OrderStatus::Rejected if order.reason == *reason => Ok(Applied::OfficeDuplicate(order.clone())),
                     OrderStatus::Pending => {
-                        // DOMAIN.md §6: the award goes back to the pool it came from, booked as such.
-                        let (pool_id, amount, table_id, marked_ms) =
-                            (order.pool.clone(), order.amount, order.table_id.clone(), order.time_ms);
-                        self.engine.return_award(&pool_id, amount).map_err(engine_refusal)?;
-                        // Not paid after all: off the PPPA of the jornada and hour it was marked in.
-                        // A jornada already dropped from the reports (over 62 ago) is not recreated.
-                        let (jornada, hour) = jornada_and_hour(&self.config, marked_ms);
-                        if let Some(meters) =
-                            self.data.days.get_mut(&jornada).and_then(|tables| Arc::make_mut(tables).get_mut(&table_id))
-                        {
-                            meters.pppa -= amount;
-                            meters.hours.entry(hour).or_default().1 -= amount;
-                        }
-                        let order = self.data.orders.get_mut(order_id).expect("found above");
-                        order.status = OrderStatus::Rejected;
-                        order.reason = reason.clone();
-                        order.resolved_sequence = sequence;
-                        Ok(Applied::Office(order.clone()))
+                        let order = order.clone();
+                        self.reject_order(sequence, &order, reason)
                     }
                     status => Err(precondition(format!("order {order_id} is already {}", status.spanish()))),
                 }
             }
+        }
+    }
+
+    /// Rejects a pending order: its award is undone, and only it (docs/readings.md,
+    /// "What a Venta-Pagos rejection undoes"). The pending orders of the same round
+    /// are re-settled as if the rejected winner had not competed; paid awards stand.
+    fn reject_order(&mut self, sequence: u64, order: &PayoutOrder, reason: &str) -> Result<Applied, Refusal> {
+        let round_sequence = order.journal_sequence;
+        let mut book = self.data.rounds.get(&round_sequence).cloned().ok_or_else(|| {
+            precondition(format!(
+                "order {}: the round it was marked in (journal entry {round_sequence}) is not kept; it cannot be undone",
+                order.order_id
+            ))
+        })?;
+        let orders = &self.data.orders;
+        let pending = |seat: u32, code: &str| {
+            orders.values().any(|other| {
+                other.journal_sequence == round_sequence
+                    && other.status == OrderStatus::Pending
+                    && other.order_id != order.order_id
+                    && other.seat == seat
+                    && other.code == code
+            })
+        };
+        let rejection = self.engine.reject_award(&mut book, order.seat, &order.code, pending).map_err(engine_refusal)?;
+        // The re-settled orders carry their new amounts; the jornada and hour of the
+        // marking lose the rejected award and gain what the others were raised by.
+        let mut pppa_change = -rejection.returned;
+        for raised in &rejection.resettled {
+            pppa_change += raised.after - raised.before;
+            if let Some(other) = self.data.orders.values_mut().find(|other| {
+                other.journal_sequence == round_sequence
+                    && other.status == OrderStatus::Pending
+                    && other.seat == raised.seat
+                    && other.code == raised.code
+            }) {
+                other.amount = raised.after;
+            }
+        }
+        // A jornada already dropped from the reports (over 62 ago) is not recreated.
+        let (jornada, hour) = jornada_and_hour(&self.config, order.time_ms);
+        if let Some(meters) =
+            self.data.days.get_mut(&jornada).and_then(|tables| Arc::make_mut(tables).get_mut(&order.table_id))
+        {
+            meters.pppa += pppa_change;
+            meters.hours.entry(hour).or_default().1 += pppa_change;
+        }
+        self.data.rounds.insert(round_sequence, book);
+        let order = self.data.orders.get_mut(&order.order_id).expect("the order exists");
+        order.status = OrderStatus::Rejected;
+        order.reason = reason.to_owned();
+        order.resolved_sequence = sequence;
+        let order = order.clone();
+        self.forget_decided_round(round_sequence);
+        Ok(Applied::Office(order))
+    }
+
+    /// Drops a round's book once none of its orders is pending: nothing can undo it now.
+    fn forget_decided_round(&mut self, round_sequence: u64) {
+        let pending = self
+            .data
+            .orders
+            .values()
+            .any(|order| order.journal_sequence == round_sequence && order.status == OrderStatus::Pending);
+        if !pending {
+            self.data.rounds.remove(&round_sequence);
         }
     }
 
@@ -1385,44 +1445,11 @@ fn winners_of(table: &Table, entries: &[PrizeEntry], side_bet: Money) -> Result<
         .collect()
 }
 
-/// The jornada ("2026-11-22") and local hour of a moment: the casino day starts at
-/// the layout's hour, so a bet at 02:00 belongs to the day before.
-pub fn jornada_and_hour(config: &Config, time_ms: u64) -> (String, u32) {
-    let local_s = (time_ms / 1000) as i64 + i64::from(config.layout.utc_offset_minutes) * 60;
-    let hour = local_s.rem_euclid(86_400) / 3600;
-    let shifted = local_s - i64::from(config.layout.jornada_starts_hour) * 3600;
-    let days = shifted.div_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    (format!("{year:04}-{month:02}-{day:02}"), hour as u32)
-}
-
-/// Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
+pub use crate::jornada::jornada_and_hour;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn jornada_starts_at_six_local_time() {
-        let config = Config::embedded();
-        // 2026-11-22 08:00 UTC is 05:00 in Buenos Aires: still the jornada of the 21st.
-        let time_ms = 1_795_305_600_000 + 8 * 3_600_000;
-        assert_eq!(jornada_and_hour(&config, time_ms), ("2026-11-21".to_owned(), 5));
-        // 09:00 UTC is 06:00 local: the jornada of the 22nd begins.
-        assert_eq!(jornada_and_hour(&config, time_ms + 3_600_000), ("2026-11-22".to_owned(), 6));
-    }
 
     #[test]
     fn a_refund_comes_off_the_hour_the_bet_was_registered_in() {

@@ -33,6 +33,7 @@ pub struct PoolSummary {
     pub replenishments: String,
     pub awards: String,
     pub awards_returned: String,
+    pub replenishments_withdrawn: String,
     pub hits: u64,
 }
 
@@ -110,6 +111,7 @@ pub fn verify(directory: &Path) -> anyhow::Result<VerifyReport> {
                 replenishments: money_text(m.replenishments),
                 awards: money_text(m.awards),
                 awards_returned: money_text(m.awards_returned),
+                replenishments_withdrawn: money_text(m.replenishments_withdrawn),
                 hits: m.hits,
             };
             (pool.rules().id.clone(), summary)

@@ -28,11 +28,216 @@ pub fn five_card_count(category: Category) -> u64 {
     }
 }
 
-/// The games whose side bet is judged on five cards dealt from one deck: the
-/// player's first five (Central Póker 15.1.2, Caribbean, Draw before the change,
-/// Póquer sin descarte) or 3 own + 2 community (Go Poker, AJ 2.3.5.3) — either way
-/// five cards drawn at random from 52.
-pub const POKER_GAMES: [&str; 5] = ["central-poker", "caribbean-poker", "go-poker", "draw-poker", "poker-sin-descarte"];
+/// Where a poker game's community cards come in its deal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Community {
+    /// None: each seat's hand is its own five cards.
+    None,
+    /// Go Poker (AJ 2.3.5.3): the first community card after every seat's first card, the second
+    /// after every seat's second card, then every seat's third card.
+    AfterFirstAndSecondRound,
+    /// Tripóquer joined to the other poker tables (Andalucía, Tripóquer IX.3): two cards common to
+    /// every seat, drawn last, after the seats' and the banca's three cards.
+    TwoLast,
+}
+
+/// How a poker game deals one round, as its rulebook says: from one 52-card deck, one card at a
+/// time to each seat in turn and then to the croupier, until each holds its cards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PokerDeal {
+    pub game: &'static str,
+    /// The most seats a round deals, each holding a side bet.
+    pub seats: usize,
+    /// Each seat's own cards.
+    pub own: usize,
+    pub community: Community,
+    /// The croupier's (banca's) cards, dealt in turn after the last seat.
+    pub croupier: usize,
+    /// The articles the deal follows (docs/odds.md quotes them).
+    pub articles: &'static str,
+}
+
+/// The poker games `odds` deals, in the order of [`POKER_GAMES`]. Every seat's side bet is judged on
+/// five cards: its own five, or its own three and the two community cards.
+pub const POKER_DEALS: [PokerDeal; 6] = [
+    // IPLyC 15.1.2 ("los cinco primeros naipes que recibe el Apostador"), 15.13.1 (one at a time,
+    // the Banca included, "hasta completar el juego de cinco unidades"). The rulebook fixes no
+    // number of boxes: 7, as the generated casino's tables.
+    PokerDeal {
+        game: "central-poker",
+        seats: 7,
+        own: 5,
+        community: Community::None,
+        croupier: 5,
+        articles: "IPLyC 15.1.2, 15.13.1",
+    },
+    // AJ 2.3.3.2, 2.3.5.1.4: five cards to each player and to the croupier; 7 players (2.3.4.2).
+    PokerDeal {
+        game: "caribbean-poker",
+        seats: 7,
+        own: 5,
+        community: Community::None,
+        croupier: 5,
+        articles: "AJ 2.3.3.2, 2.3.4.2, 2.3.5.1.4, 2.5.5.1",
+    },
+    // AJ 2.3.3.4, 2.3.5.3: 3 own cards each and 2 community cards, no croupier hand; 7 players.
+    PokerDeal {
+        game: "go-poker",
+        seats: 7,
+        own: 3,
+        community: Community::AfterFirstAndSecondRound,
+        croupier: 0,
+        articles: "AJ 2.3.3.4, 2.3.4.2, 2.3.5.3",
+    },
+    // AJ 2.3.3.1, 2.3.5.1.3: five cards to each player and to the croupier, then the change, which
+    // leaves the progressive (2.5.5.1): the side bet is on the first five. 6 players (2.3.4.2).
+    PokerDeal {
+        game: "draw-poker",
+        seats: 6,
+        own: 5,
+        community: Community::None,
+        croupier: 5,
+        articles: "AJ 2.3.3.1, 2.3.4.2, 2.3.5.1.3, 2.5.5.1",
+    },
+    // Andalucía, Póquer sin descarte VII.1.f: five to each player, then five to the banca; seven
+    // plazas (IV.1).
+    PokerDeal {
+        game: "poker-sin-descarte",
+        seats: 7,
+        own: 5,
+        community: Community::None,
+        croupier: 5,
+        articles: "Andalucía Póquer sin descarte IV.1, VII.1.f, 6.1",
+    },
+    // Andalucía, Tripóquer VI.6: three to each player and to the banca; IX.3: joined to the other
+    // poker tables, two common cards drawn last make each player's five. Nine players (IV).
+    PokerDeal {
+        game: "tripoker",
+        seats: 9,
+        own: 3,
+        community: Community::TwoLast,
+        croupier: 3,
+        articles: "Andalucía Tripóquer IV, VI.6, IX.3",
+    },
+];
+
+/// The poker games `odds` deals (their deals: [`POKER_DEALS`]).
+pub const POKER_GAMES: [&str; 6] =
+    ["central-poker", "caribbean-poker", "go-poker", "draw-poker", "poker-sin-descarte", "tripoker"];
+
+/// The deal of a poker game.
+pub fn poker_deal(game: &str) -> Option<&'static PokerDeal> {
+    POKER_DEALS.iter().find(|deal| deal.game == game)
+}
+
+/// One round of a poker game: what each seat, the table and the croupier received.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PokerRound {
+    /// Each seat's own cards, in the order received.
+    pub own: Vec<Vec<Card>>,
+    pub community: Vec<Card>,
+    pub croupier: Vec<Card>,
+}
+
+impl PokerRound {
+    /// The five cards a seat's side bet is judged on: its own, then the community cards.
+    pub fn hand(&self, seat: usize) -> [Card; 5] {
+        let mut hand = self.own[seat].iter().chain(&self.community).copied();
+        std::array::from_fn(|_| hand.next().expect("five cards a seat"))
+    }
+}
+
+impl PokerDeal {
+    /// The community cards of a round.
+    pub fn community_cards(&self) -> usize {
+        match self.community {
+            Community::None => 0,
+            Community::AfterFirstAndSecondRound | Community::TwoLast => 2,
+        }
+    }
+
+    /// The cards a round of `seats` seats takes from the deck.
+    pub fn cards(&self, seats: usize) -> usize {
+        seats * self.own + self.croupier + self.community_cards()
+    }
+
+    /// Deals a round of `seats` seats from the top of `deck` (`deck[0]` first), in the rulebook's
+    /// order.
+    pub fn deal(&self, seats: usize, deck: &[Card]) -> PokerRound {
+        assert!(seats <= self.seats, "{} deals at most {} seats", self.game, self.seats);
+        assert!(deck.len() >= self.cards(seats), "{} cards for a round of {seats} seats", self.cards(seats));
+        let mut next = deck.iter().copied();
+        let mut take = || next.next().expect("cards enough for the round");
+        let mut round = PokerRound {
+            own: vec![Vec::with_capacity(self.own); seats],
+            community: Vec::with_capacity(self.community_cards()),
+            croupier: Vec::with_capacity(self.croupier),
+        };
+        for turn in 0..self.own.max(self.croupier) {
+            if turn < self.own {
+                for cards in &mut round.own {
+                    cards.push(take());
+                }
+            }
+            if turn < self.croupier {
+                round.croupier.push(take());
+            }
+            if self.community == Community::AfterFirstAndSecondRound && turn < 2 {
+                round.community.push(take());
+            }
+        }
+        if self.community == Community::TwoLast {
+            round.community.push(take());
+            round.community.push(take());
+        }
+        round
+    }
+}
+
+/// Ordered pairs of disjoint five-card hands: two seats with five own cards each, C(52,5) · C(47,5).
+pub const SEAT_PAIRS_OWN_FIVE: u64 = 2_598_960 * 1_533_939;
+
+/// Two seats sharing two community cards, three own cards each: C(52,2) · C(50,3) · C(47,3).
+pub const SEAT_PAIRS_THREE_PLUS_TWO: u64 = 1_326 * 19_600 * 16_215;
+
+/// All the ways two seats of one round can be dealt: [`SEAT_PAIRS_THREE_PLUS_TWO`] when they share
+/// community cards, else [`SEAT_PAIRS_OWN_FIVE`].
+pub fn seat_pairs(shared_community: bool) -> u64 {
+    if shared_community { SEAT_PAIRS_THREE_PLUS_TWO } else { SEAT_PAIRS_OWN_FIVE }
+}
+
+/// Of [`seat_pairs`], how many give both seats the category (the categories some pool pays; `None`
+/// for the others). Counted by walking every hand (`tests/odds_pairs.rs`; docs/odds.md).
+pub fn seat_pair_count(shared_community: bool, category: Category) -> Option<u64> {
+    let (own_five, three_plus_two) = match category {
+        Category::RoyalFlush => (OWN_FIVE_ROYAL, SHARED_ROYAL),
+        Category::StraightFlush => (OWN_FIVE_STRAIGHT_FLUSH, SHARED_STRAIGHT_FLUSH),
+        Category::FourOfAKind => (OWN_FIVE_FOUR, SHARED_FOUR),
+        Category::FullHouse => (OWN_FIVE_FULL, SHARED_FULL),
+        Category::Flush => (OWN_FIVE_FLUSH, SHARED_FLUSH),
+        Category::Straight => (OWN_FIVE_STRAIGHT, SHARED_STRAIGHT),
+        _ => return None,
+    };
+    Some(if shared_community { three_plus_two } else { own_five })
+}
+
+// Two seats with their own five cards each (Central, Caribbean, Draw, Póquer sin descarte): e.g.
+// royal flushes 4 × 3 (two suits); straight flushes 36 × 35 less the 4 × 52 ordered pairs of one
+// suit that overlap (two of the nine starts A–9 are disjoint only 5 or more apart).
+const OWN_FIVE_ROYAL: u64 = 12;
+const OWN_FIVE_STRAIGHT_FLUSH: u64 = 1_052;
+const OWN_FIVE_FOUR: u64 = 295_152;
+const OWN_FIVE_FULL: u64 = 10_048_896;
+const OWN_FIVE_FLUSH: u64 = 19_852_668;
+const OWN_FIVE_STRAIGHT: u64 = 63_665_904;
+// Two seats sharing the two community cards (Go Poker, Tripóquer): two royal flushes would need
+// the same three cards of one suit, so none.
+const SHARED_ROYAL: u64 = 0;
+const SHARED_STRAIGHT_FLUSH: u64 = 48;
+const SHARED_FOUR: u64 = 2_496;
+const SHARED_FULL: u64 = 1_928_160;
+const SHARED_FLUSH: u64 = 2_838_136;
+const SHARED_STRAIGHT: u64 = 9_944_664;
 
 /// Ruleta Americana Poceada: one "hand" is one grillo series (3.1.2).
 pub const ROULETTE: &str = "ruleta-americana";
@@ -105,6 +310,68 @@ fn roulette_odds(series: u64, seed: u64) -> OddsReport {
     OddsReport { game: ROULETTE.to_owned(), pool: "iplyc-ruleta".to_owned(), hands: series, seed, codes, max_abs_deviation_se }
 }
 
+/// Poker seat-hands: rounds of `deal.seats` seats (fewer in the last round) until `hands` seats
+/// are dealt, each round from a freshly shuffled 52-card deck in the rulebook's order, each seat's
+/// five cards counted against the five-card probability. Every seat's five are five cards drawn at
+/// random from 52, so N seats expect N·p; the seats of one round are not independent (one deck, and
+/// in Go Poker and Tripóquer the same two community cards), so the standard error is that of the
+/// sum of the rounds: each round of k seats has variance k·p(1 − p) + k(k − 1)(q − p²), q the
+/// probability that two given seats of the round both make the category ([`seat_pair_count`]).
+// Statistics, not money.
+#[allow(clippy::float_arithmetic)]
+fn poker_odds(deal: &PokerDeal, hands: u64, seed: u64) -> OddsReport {
+    let pool = poker::pool_of_game(deal.game).expect("every poker game has a pool");
+    let mut rng = cards::rng(seed);
+    let mut deck: Vec<Card> = cards::deck();
+    let mut observed = std::collections::BTreeMap::<Category, u64>::new();
+    // rounds[k]: the rounds dealt to k seats.
+    let mut rounds = vec![0u64; deal.seats + 1];
+    let mut dealt = 0;
+    while dealt < hands {
+        let seats = (hands - dealt).min(deal.seats as u64) as usize;
+        // The top cards of a freshly shuffled deck, in order.
+        let (top, _) = deck.partial_shuffle(&mut rng, deal.cards(seats));
+        let round = deal.deal(seats, top);
+        for seat in 0..seats {
+            *observed.entry(poker::evaluate(&round.hand(seat)).category).or_default() += 1;
+        }
+        rounds[seats] += 1;
+        dealt += seats as u64;
+    }
+    let shared = deal.community != Community::None;
+    let mut codes = Vec::new();
+    for category in Category::ALL {
+        let Some(code) = poker::premio(pool, category) else { continue };
+        let count = five_card_count(category);
+        let p = count as f64 / FIVE_CARD_HANDS as f64;
+        let pair = seat_pair_count(shared, category).expect("every paid category has its pair count");
+        let q = pair as f64 / seat_pairs(shared) as f64;
+        let variance: f64 = rounds
+            .iter()
+            .enumerate()
+            .map(|(k, &times)| {
+                let k = k as f64;
+                times as f64 * (k * p * (1.0 - p) + k * (k - 1.0) * (q - p * p))
+            })
+            .sum();
+        let n = hands as f64;
+        let expected = n * p;
+        let standard_error = variance.sqrt();
+        let seen = observed.get(&category).copied().unwrap_or(0);
+        codes.push(CodeOdds {
+            code: code.to_owned(),
+            hands_of_2598960: count,
+            probability: p,
+            observed: seen,
+            expected,
+            standard_error,
+            deviation_se: (seen as f64 - expected) / standard_error,
+        });
+    }
+    let max_abs_deviation_se = codes.iter().map(|code| code.deviation_se.abs()).fold(0.0, f64::max);
+    OddsReport { game: deal.game.to_owned(), pool: pool.to_owned(), hands, seed, codes, max_abs_deviation_se }
+}
+
 #[derive(Debug, Serialize)]
 pub struct CodeOdds {
     pub code: String,
@@ -129,10 +396,8 @@ pub struct OddsReport {
     pub max_abs_deviation_se: f64,
 }
 
-/// Deals `hands` hands for `game` (five-card hands, grillo series, or blackjack box-hands)
-/// from a seed and compares each premio code's frequency with its exact probability.
-// Statistics, not money: floats are right here.
-#[allow(clippy::float_arithmetic)]
+/// Deals `hands` hands for `game` (poker seat-hands dealt in rounds as the game deals them, grillo
+/// series, or blackjack box-hands) from a seed and compares each premio code's frequency with its exact probability.
 pub fn odds(game: &str, hands: u64, seed: u64) -> Result<OddsReport, String> {
     if hands == 0 {
         return Err("--hands must be at least 1".to_owned());
@@ -150,36 +415,6 @@ pub fn odds(game: &str, hands: u64, seed: u64) -> Result<OddsReport, String> {
             Game::ALL.map(Game::name).join(", ")
         ));
     }
-    let pool = poker::pool_of_game(game).expect("every poker game has a pool");
-    let mut rng = cards::rng(seed);
-    let mut deck: Vec<Card> = cards::deck();
-    let mut observed = std::collections::BTreeMap::<Category, u64>::new();
-    for _ in 0..hands {
-        // Five cards drawn without replacement: a fresh deck each hand.
-        let (chosen, _) = deck.partial_shuffle(&mut rng, 5);
-        let hand: [Card; 5] = [chosen[0], chosen[1], chosen[2], chosen[3], chosen[4]];
-        *observed.entry(poker::evaluate(&hand).category).or_default() += 1;
-    }
-    let n = hands as f64;
-    let mut codes = Vec::new();
-    for category in Category::ALL {
-        let Some(code) = poker::premio(pool, category) else { continue };
-        let count = five_card_count(category);
-        let probability = count as f64 / FIVE_CARD_HANDS as f64;
-        let expected = n * probability;
-        let standard_error = (n * probability * (1.0 - probability)).sqrt();
-        let seen = observed.get(&category).copied().unwrap_or(0);
-        let deviation_se = (seen as f64 - expected) / standard_error;
-        codes.push(CodeOdds {
-            code: code.to_owned(),
-            hands_of_2598960: count,
-            probability,
-            observed: seen,
-            expected,
-            standard_error,
-            deviation_se,
-        });
-    }
-    let max_abs_deviation_se = codes.iter().map(|code| code.deviation_se.abs()).fold(0.0, f64::max);
-    Ok(OddsReport { game: game.to_owned(), pool: pool.to_owned(), hands, seed, codes, max_abs_deviation_se })
+    let deal = poker_deal(game).expect("every poker game has a deal");
+    Ok(poker_odds(deal, hands, seed))
 }

@@ -126,6 +126,8 @@ pub fn pool_of_game(game: &str) -> Option<&'static str> {
         "central-poker" => Some("iplyc-central-poker"),
         "caribbean-poker" | "go-poker" | "draw-poker" => Some("aj-poker"),
         "poker-sin-descarte" => Some("and-carrusel"),
+        // Andalucía, Tripóquer IX.3: Tripóquer tables joined to the other poker tables' carrusel.
+        "tripoker" => Some("and-carrusel"),
         _ => None,
     }
 }

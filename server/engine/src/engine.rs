@@ -12,7 +12,8 @@ use crate::error::EngineError;
 use crate::money::Money;
 use crate::pool::{Contribution, Pool, PoolState, Reversal};
 use crate::rulebook::Rulebooks;
-use crate::settle::{Settlement, Winner};
+use crate::reject::{Rejection, RoundBook};
+use crate::settle::{Seat, Settlement, Winner};
 
 /// All pools, each opened at its minimum (11.2.1, 15.2.1, 3.2.1, AJ 2.5.6.3).
 #[derive(Clone, Debug)]
@@ -99,9 +100,17 @@ impl Engine {
         self.pool_mut(pool)?.settle_round(winners)
     }
 
-    /// Returns an award the Venta-Pagos office rejected to its pool (DOMAIN.md §6).
-    pub fn return_award(&mut self, pool: &str, amount: Money) -> Result<(), EngineError> {
-        self.pool_mut(pool)?.return_award(amount)
+    /// Undoes one award the Venta-Pagos office rejected, and only it (docs/readings.md,
+    /// "What a Venta-Pagos rejection undoes").
+    pub fn reject_award(
+        &mut self,
+        book: &mut RoundBook,
+        seat: Seat,
+        code: &str,
+        pending: impl Fn(Seat, &str) -> bool,
+    ) -> Result<Rejection, EngineError> {
+        let pool = book.pool.clone();
+        self.pool_mut(&pool)?.reject_award(book, seat, code, pending)
     }
 
     /// The displayed amount of a pool: the Pago Máximo at this moment (3.5.1).
@@ -117,8 +126,8 @@ impl Engine {
             totals.bets_amount += m.net_bets_amount();
             totals.commission += m.net_commission();
             totals.contributions += m.net_contributions();
-            totals.replenishments += m.replenishments;
-            totals.awards += m.awards - m.awards_returned;
+            totals.replenishments += m.net_replenishments();
+            totals.awards += m.net_awards();
             totals.hits += m.hits;
             totals.balances += pool.balance() + pool.reserve();
         }

@@ -10,6 +10,7 @@
 //!   conservation asserted after each.
 //! - [`settle`]: paying the winners of one round at one table under the pool's
 //!   multiple-winner policy (IPLyC factor, AJ order, Andalucía order).
+//! - [`reject`]: undoing one award the Venta-Pagos office rejected, and only it.
 //! - [`engine`]: every pool of the loaded rulebooks, by id.
 //! - [`error`]: the one error type, naming the field and the rule.
 
@@ -17,6 +18,7 @@ pub mod engine;
 pub mod error;
 pub mod money;
 pub mod pool;
+pub mod reject;
 pub mod rulebook;
 pub mod settle;
 
@@ -25,4 +27,5 @@ pub use error::EngineError;
 pub use money::{Money, format_ars};
 pub use pool::{Contribution, Meters, Pool, PoolState, Reversal};
 pub use rulebook::{Policy, PoolRules, Prize, PrizeValue, RulebookError, Rulebooks};
+pub use reject::{BookedAward, Rejection, Resettled, RoundBook, RoundEffect};
 pub use settle::{Award, Rank, Seat, Settlement, Stage, Winner};

@@ -46,9 +46,21 @@ pub struct Meters {
     /// Everything awarded (PPPA), and how many prizes were marked.
     pub awards: Money,
     pub hits: u64,
-    /// Awards the Venta-Pagos office rejected, returned to the pool (DOMAIN.md §6).
-    /// The awards meter never goes down; a return is booked here instead.
+    /// Awards the Venta-Pagos office rejected, returned to the pool (docs/readings.md,
+    /// "What a Venta-Pagos rejection undoes"). The awards meter never goes down; a
+    /// return is booked here instead.
     pub awards_returned: Money,
+    /// How many awards were rejected.
+    #[serde(default)]
+    pub rejections: u64,
+    /// House money taken back out because the award it was put in for was rejected
+    /// (the completion to the minimum, a shortfall). The replenishments meter never
+    /// goes down; a withdrawal is booked here instead.
+    #[serde(default)]
+    pub replenishments_withdrawn: Money,
+    /// Reserve money moved back from the main pool for the same reason (AJ 2.5.6.3).
+    #[serde(default)]
+    pub reserve_transfers_returned: Money,
     /// How many times the whole pool was paid and brought back to its minimum.
     pub resets: u64,
 }
@@ -72,6 +84,16 @@ impl Meters {
     /// What the bets added to the main and reserve pools, net of reversals.
     pub fn net_contributions(&self) -> Money {
         self.contributions + self.reserve_contributions - self.reversed_contributions - self.reversed_reserve_contributions
+    }
+
+    /// What the house put in, net of what it took back after rejections.
+    pub fn net_replenishments(&self) -> Money {
+        self.replenishments - self.replenishments_withdrawn
+    }
+
+    /// What was awarded, net of rejected awards.
+    pub fn net_awards(&self) -> Money {
+        self.awards - self.awards_returned
     }
 }
 
@@ -143,21 +165,6 @@ impl Pool {
         Ok(pool)
     }
 
-    /// Returns a rejected award to the pool it came from (DOMAIN.md §6): the
-    /// Venta-Pagos office refused to pay it, so the money is the pool's again.
-    pub fn return_award(&mut self, amount: Money) -> Result<(), EngineError> {
-        if amount <= Decimal::ZERO {
-            return Err(EngineError::invalid("amount", format!("must be greater than zero, found {amount}")));
-        }
-        if self.meters.awards_returned + amount > self.meters.awards {
-            return Err(EngineError::invalid("amount", "more would be returned than was ever awarded"));
-        }
-        self.balance += amount;
-        self.meters.awards_returned += amount;
-        self.assert_conservation();
-        Ok(())
-    }
-
     pub(crate) fn shared_rules(&self) -> Arc<PoolRules> {
         Arc::clone(&self.rules)
     }
@@ -185,12 +192,12 @@ impl Pool {
     /// How far the books are from conservation; zero when they balance.
     pub fn conservation_difference(&self) -> Money {
         let m = &self.meters;
-        let money_in = m.net_contributions() + m.replenishments;
-        let money_held_or_paid = self.balance + self.reserve + m.awards - m.awards_returned;
+        let money_in = m.net_contributions() + m.net_replenishments();
+        let money_held_or_paid = self.balance + self.reserve + m.net_awards();
         money_in - money_held_or_paid
     }
 
-    fn assert_conservation(&self) {
+    pub(crate) fn assert_conservation(&self) {
         let difference = self.conservation_difference();
         assert!(difference.is_zero(), "conservation broken in pool `{}` by {difference}: {self:?}", self.rules.id);
     }
@@ -285,6 +292,21 @@ impl Pool {
         self.meters.hits += hits;
         let shortfall = (-self.balance).max(Decimal::ZERO);
         self.fund(shortfall)
+    }
+
+    /// A scratch pool holding `balance` and `reserve` under the same rules, with no
+    /// history: what a round would do is replayed on it (a rejection re-settles).
+    pub(crate) fn scratch(&self, balance: Money, reserve: Money) -> Pool {
+        Pool { rules: Arc::clone(&self.rules), balance, reserve, meters: Meters::default() }
+    }
+
+    pub(crate) fn meters_mut(&mut self) -> &mut Meters {
+        &mut self.meters
+    }
+
+    pub(crate) fn set_balances(&mut self, balance: Money, reserve: Money) {
+        self.balance = balance;
+        self.reserve = reserve;
     }
 
     /// After the whole pool was paid, brings it back to its minimum (15.2.2),

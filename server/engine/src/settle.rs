@@ -31,6 +31,7 @@ use rust_decimal::Decimal;
 use crate::error::EngineError;
 use crate::money::{Money, floor_div, floor_to_unit};
 use crate::pool::{Funding, Pool, check_bet};
+use crate::reject::{BookedAward, RoundBook, RoundEffect};
 use crate::rulebook::{Grant, Policy, PoolRules, Prize, PrizeValue};
 
 /// A seat (box, colour or position) at a table, numbered from the croupier's right:
@@ -46,7 +47,7 @@ pub const WINNERS_MAX: usize = 64;
 
 /// The rank of a hand's highest card, used where a rule orders equal codes by
 /// value (Andalucía 6.4: "la persona que la tuviese de mayor valor").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Rank(u8);
 
 impl Rank {
@@ -85,7 +86,7 @@ impl fmt::Display for Rank {
 }
 
 /// One winning combination marked for a seat (seat + premio code, 12.5.2.1).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Winner {
     pub seat: Seat,
     pub code: String,
@@ -142,6 +143,8 @@ pub struct Settlement {
     /// True when a 100% prize was paid and the pool was brought back to its minimum.
     pub full_pool_paid: bool,
     pub stages: Vec<Stage>,
+    /// What the books keep of the round while any of its awards may be rejected.
+    pub book: RoundBook,
 }
 
 impl Settlement {
@@ -249,19 +252,15 @@ struct Outcome {
 pub(crate) fn settle(pool: &mut Pool, winners: &[Winner]) -> Settlement {
     let rules = pool.shared_rules();
     let displayed = pool.displayed();
+    let (balance_before, reserve_before) = (pool.balance(), pool.reserve());
     let (entries, superseded) = paid_and_superseded(&rules, winners);
+    let paid_winners: Vec<Winner> = entries.iter().map(|entry| entry.winner.clone()).collect();
 
-    let groups: Vec<Vec<Entry<'_>>> = match rules.policy {
-        Policy::IplycGoldFirst => {
-            // 3.4.2: "primero deberá digitarse la orden de pagar el Grillo de Oro, que se
-            // llevará el 100% del Pozo Acumulado, luego se pagará el Grillo de Plata,
-            // cuyo monto se descontará de la reposición del Pozo".
-            let (full, rest): (Vec<Entry<'_>>, Vec<Entry<'_>>) =
-                entries.into_iter().partition(|entry| entry.prize.value.is_full_pool());
-            [full, rest].into_iter().filter(|group| !group.is_empty()).collect()
-        }
-        _ => vec![entries],
-    };
+    let mut groups: Vec<Vec<Entry<'_>>> = vec![Vec::new(), Vec::new()];
+    for entry in entries {
+        groups[stage_of(&rules, entry.prize)].push(entry);
+    }
+    groups.retain(|group| !group.is_empty());
 
     let mut awards = Vec::new();
     let mut stages = Vec::new();
@@ -288,7 +287,6 @@ pub(crate) fn settle(pool: &mut Pool, winners: &[Winner]) -> Settlement {
         pool: rules.id.clone(),
         displayed,
         factor: stages.iter().find_map(|stage| stage.factor),
-        awards,
         superseded,
         replenishment: funding.from_house,
         reserve_used: funding.from_reserve,
@@ -297,6 +295,34 @@ pub(crate) fn settle(pool: &mut Pool, winners: &[Winner]) -> Settlement {
         displayed_after: pool.displayed(),
         full_pool_paid,
         stages,
+        book: RoundBook {
+            pool: rules.id.clone(),
+            balance_before,
+            reserve_before,
+            winners: paid_winners,
+            awards: awards
+                .iter()
+                .map(|award| BookedAward { seat: award.seat, code: award.code.clone(), award: award.award, rejected: false })
+                .collect(),
+            effect: RoundEffect {
+                balance_after: pool.balance(),
+                reserve_after: pool.reserve(),
+                from_house: funding.from_house,
+                from_reserve: funding.from_reserve,
+            },
+        },
+        awards,
+    }
+}
+
+/// The stage of a round a prize is paid in: one stage, except in roulette, where
+/// 3.4.2 pays the gold first: "primero deberá digitarse la orden de pagar el Grillo
+/// de Oro, que se llevará el 100% del Pozo Acumulado, luego se pagará el Grillo de
+/// Plata, cuyo monto se descontará de la reposición del Pozo".
+pub(crate) fn stage_of(rules: &PoolRules, prize: &Prize) -> usize {
+    match rules.policy {
+        Policy::IplycGoldFirst if !prize.value.is_full_pool() => 1,
+        _ => 0,
     }
 }
 

@@ -1,0 +1,238 @@
+//! Undoing one award the Venta-Pagos office rejected, and only it
+//! (docs/readings.md, "What a Venta-Pagos rejection undoes").
+//!
+//! A rejected award is undone as if that winner had never been entered in the
+//! round, and nothing else changes:
+//!
+//! - the amount returns to the pool it came from;
+//! - whatever the house or the reserve put in *because of* that award (completing
+//!   the minimum to pay it, 3.2.2 / 11.2.2 / 15.2.3; the reset after a 100% prize,
+//!   15.2.2; a shortfall, AJ 2.5.6.3) comes back out to whoever put it in;
+//! - winners of the same round whose orders are still pending are re-settled as if
+//!   the rejected one had not competed: their factor or share can only grow;
+//! - amounts already paid (at the table, or confirmed by Venta-Pagos) stand;
+//! - contributions and awards of later rounds stand: they were fixed when they
+//!   were marked (3.5.1).
+//!
+//! The round is replayed twice from the balances it was marked on: as it stands
+//! now and as it stands after the rejection. The difference between the two is
+//! what moves in the live pool, so later contributions stay where they are.
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use crate::error::EngineError;
+use crate::money::Money;
+use crate::pool::{Funding, Pool};
+use crate::settle::{self, Seat, Winner};
+
+/// A settled round as the books keep it while any of its awards may be rejected.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundBook {
+    pub pool: String,
+    /// The main and reserve balances when the prizes were marked (3.5.1).
+    pub balance_before: Money,
+    pub reserve_before: Money,
+    /// The winners that competed (a combination superseded by a higher one of the
+    /// same seat, Veintiuno e, never did).
+    pub winners: Vec<Winner>,
+    /// Every award of the round as it stands now.
+    pub awards: Vec<BookedAward>,
+    /// What the round, as it stands now, did to the pool.
+    pub effect: RoundEffect,
+}
+
+/// One award of a booked round.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BookedAward {
+    pub seat: Seat,
+    pub code: String,
+    /// What it pays now: fixed at marking, raised only by a re-settlement.
+    pub award: Money,
+    pub rejected: bool,
+}
+
+/// What a round did to its pool, replayed from the balances it was marked on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundEffect {
+    pub balance_after: Money,
+    pub reserve_after: Money,
+    /// What the house put in for the round's awards (completion, shortfall, reset).
+    pub from_house: Money,
+    /// What the reserve pool put in for them (AJ 2.5.6.3).
+    pub from_reserve: Money,
+}
+
+/// A pending award of the same round that a rejection raised.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resettled {
+    pub seat: Seat,
+    pub code: String,
+    pub before: Money,
+    pub after: Money,
+}
+
+/// What one rejection moved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection {
+    /// The rejected award, back in the pool.
+    pub returned: Money,
+    /// Pending awards of the same round raised by the re-settlement.
+    pub resettled: Vec<Resettled>,
+    /// House money taken back out (negative when the house had to put more in).
+    pub house_withdrawn: Money,
+    /// Reserve money moved back from the main pool to the reserve.
+    pub reserve_returned: Money,
+    pub balance_after: Money,
+    pub reserve_after: Money,
+}
+
+impl RoundBook {
+    /// True while some award of the round is neither rejected nor zero.
+    pub fn award(&self, seat: Seat, code: &str) -> Option<&BookedAward> {
+        self.awards.iter().find(|award| award.seat == seat && award.code == code)
+    }
+}
+
+impl Pool {
+    /// Undoes the award of `seat`/`code` in the round `book` keeps; `pending` tells
+    /// which awards of that round are still unpaid (their orders pending), so they
+    /// are re-settled; every other award stands. Refused, changing nothing, when the
+    /// award is not in the round, was rejected already, or the book is of another pool.
+    pub fn reject_award(
+        &mut self,
+        book: &mut RoundBook,
+        seat: Seat,
+        code: &str,
+        pending: impl Fn(Seat, &str) -> bool,
+    ) -> Result<Rejection, EngineError> {
+        if book.pool != self.rules().id {
+            return Err(EngineError::invalid("pool", format!("the round was settled in `{}`, not `{}`", book.pool, self.rules().id)));
+        }
+        let Some(index) = book.awards.iter().position(|award| award.seat == seat && award.code == code) else {
+            return Err(EngineError::invalid("award", format!("seat {seat} has no `{code}` award in this round")));
+        };
+        if book.awards[index].rejected {
+            return Err(EngineError::invalid("award", format!("seat {seat} `{code}` was already rejected")));
+        }
+        let returned = book.awards[index].award;
+
+        // The round as if the rejected winner (and every earlier rejected one) had not
+        // competed, settled from the balances it was marked on.
+        let rejected = |winner: &Winner| {
+            book.awards.iter().enumerate().any(|(at, award)| {
+                (award.rejected || at == index) && award.seat == winner.seat && award.code == winner.code
+            })
+        };
+        let remaining: Vec<Winner> = book.winners.iter().filter(|winner| !rejected(winner)).cloned().collect();
+        let counterfactual = if remaining.is_empty() {
+            Vec::new()
+        } else {
+            let mut scratch = self.scratch(book.balance_before, book.reserve_before);
+            settle::settle(&mut scratch, &remaining).awards
+        };
+
+        // Pending awards take the re-settled amount (never less than they had); paid
+        // ones stand; the rejected one is zero.
+        let mut awards = book.awards.clone();
+        let mut resettled = Vec::new();
+        for (at, award) in awards.iter_mut().enumerate() {
+            if at == index {
+                award.rejected = true;
+                award.award = Decimal::ZERO;
+                continue;
+            }
+            if award.rejected || !pending(award.seat, &award.code) {
+                continue;
+            }
+            let again = counterfactual
+                .iter()
+                .find(|other| other.seat == award.seat && other.code == award.code)
+                .map(|other| other.award)
+                .unwrap_or(award.award);
+            if again > award.award {
+                resettled.push(Resettled { seat: award.seat, code: award.code.clone(), before: award.award, after: again });
+                award.award = again;
+            }
+        }
+        let effect = self.replay(book, &awards);
+
+        // The live pool moves by the difference between the round as it was and as it is.
+        let before = book.effect;
+        let mut balance = self.balance() + effect.balance_after - before.balance_after;
+        let mut reserve = self.reserve() + effect.reserve_after - before.reserve_after;
+        let mut house_in = effect.from_house - before.from_house;
+        // Later prizes may have spent what the house would take back: it leaves in
+        // what keeps the balances from going negative.
+        if balance < Decimal::ZERO {
+            house_in -= balance;
+            balance = Decimal::ZERO;
+        }
+        if reserve < Decimal::ZERO {
+            house_in -= reserve;
+            reserve = Decimal::ZERO;
+        }
+        let reserve_in = effect.from_reserve - before.from_reserve;
+        let raised: Money = resettled.iter().map(|award| award.after - award.before).sum();
+
+        self.set_balances(balance, reserve);
+        let meters = self.meters_mut();
+        meters.awards_returned += returned;
+        meters.awards += raised;
+        meters.rejections += 1;
+        if house_in >= Decimal::ZERO {
+            meters.replenishments += house_in;
+        } else {
+            meters.replenishments_withdrawn -= house_in;
+        }
+        if reserve_in >= Decimal::ZERO {
+            meters.reserve_transfers += reserve_in;
+        } else {
+            meters.reserve_transfers_returned -= reserve_in;
+        }
+        self.assert_conservation();
+
+        book.awards = awards;
+        book.effect = effect;
+        Ok(Rejection {
+            returned,
+            resettled,
+            house_withdrawn: -house_in,
+            reserve_returned: -reserve_in,
+            balance_after: self.balance(),
+            reserve_after: self.reserve(),
+        })
+    }
+
+    /// What the round's awards, at the amounts given, do to the balances it was
+    /// marked on: each stage paid (the shortfall completed, reserve first), then the
+    /// reset where a 100% prize stands (3.2.2, 11.2.2, 15.2.2, 3.4.2, AJ 2.5.6.3).
+    fn replay(&self, book: &RoundBook, awards: &[BookedAward]) -> RoundEffect {
+        let rules = self.rules();
+        let mut stages = [(Decimal::ZERO, 0_u64, false); 2];
+        for award in awards.iter().filter(|award| !award.rejected) {
+            let prize = rules.prize(&award.code).expect("a booked award is in the paytable");
+            let stage = &mut stages[settle::stage_of(rules, prize)];
+            stage.0 += award.award;
+            stage.1 += 1;
+            stage.2 |= prize.value.is_full_pool();
+        }
+        let mut scratch = self.scratch(book.balance_before, book.reserve_before);
+        let mut funding = Funding::default();
+        for (paid, hits, full_pool) in stages {
+            if hits == 0 {
+                continue;
+            }
+            funding += scratch.pay(paid, hits);
+            if full_pool {
+                funding += scratch.reset();
+            }
+        }
+        RoundEffect {
+            balance_after: scratch.balance(),
+            reserve_after: scratch.reserve(),
+            from_house: funding.from_house,
+            from_reserve: funding.from_reserve,
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! The casino day (jornada) and the local hour of a moment, for the reports
+//! (4.7, 12.8, Form 4218).
+//!
+//! Both are civil time in the casino's IANA time zone (the layout's `time_zone`,
+//! resolved once at load into [`Config::time_zone`]), daylight saving included:
+//! Andalucía is `Europe/Madrid`, CET in winter and CEST in summer.
+
+use crate::config::Config;
+
+/// The jornada ("2026-11-22") and local hour (0–23) of a moment, `time_ms`
+/// milliseconds since the Unix epoch.
+///
+/// Let `local` be the civil date and time the casino's clocks show at that moment
+/// (the layout's `time_zone`, daylight saving included), and `h` the layout's
+/// `jornada_starts_hour`:
+///
+/// - the **jornada** is the civil date of `local − h` hours, counted on the clock
+///   face: a jornada begins when the local clock first shows `h:00` that day, so a
+///   bet at 02:00 with `h` = 6 belongs to the day before. A jornada that contains
+///   a daylight-saving change is 23 hours long (spring forward) or 25 (fall back).
+///   If `h:00` does not exist that day (it falls in the spring-forward gap, e.g.
+///   02:00 in Madrid on the last Sunday of March), that jornada begins at the end
+///   of the gap (03:00 CEST), and the jornada that ends there is 24 hours long;
+/// - the **hour** is the local civil hour `local.hour()`: on the spring-forward
+///   night one hour never occurs (Madrid: 02), on the fall-back night one occurs
+///   twice (Madrid: 02 CEST, then 02 CET) and both fold into that hour.
+pub fn jornada_and_hour(config: &Config, time_ms: u64) -> (String, u32) {
+    // Every u64 beyond jiff's range (past the year 9999) is clamped to its end.
+    let timestamp =
+        i64::try_from(time_ms).ok().and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok()).unwrap_or(jiff::Timestamp::MAX);
+    let local = config.time_zone.to_datetime(timestamp);
+    let hour = local.hour();
+    let date = if i64::from(hour) < i64::from(config.layout.jornada_starts_hour) {
+        // Civil arithmetic on the date: no time zone, no daylight saving.
+        local.date().yesterday().unwrap_or(local.date())
+    } else {
+        local.date()
+    };
+    (format!("{:04}-{:02}-{:02}", date.year(), date.month(), date.day()), hour as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jornada_starts_at_six_local_time() {
+        let config = Config::embedded();
+        // 2026-11-22 08:00 UTC is 05:00 in Buenos Aires: still the jornada of the 21st.
+        let time_ms = 1_795_305_600_000 + 8 * 3_600_000;
+        assert_eq!(jornada_and_hour(&config, time_ms), ("2026-11-21".to_owned(), 5));
+        // 09:00 UTC is 06:00 local: the jornada of the 22nd begins.
+        assert_eq!(jornada_and_hour(&config, time_ms + 3_600_000), ("2026-11-22".to_owned(), 6));
+    }
+
+    #[test]
+    fn the_ends_of_time_do_not_panic() {
+        let config = Config::embedded();
+        assert_eq!(jornada_and_hour(&config, 0), ("1969-12-31".to_owned(), 21));
+        assert_eq!(jornada_and_hour(&config, u64::MAX).0, "9999-12-31");
+    }
+}
