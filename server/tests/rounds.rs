@@ -308,3 +308,63 @@ async fn venta_pagos_confirms_one_payout_and_rejects_another() {
     assert_eq!(status.code(), Code::FailedPrecondition);
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejection_undoes_the_award_and_only_it_3_5_2_11_2_2() {
+    // docs/readings.md, "What a Venta-Pagos rejection undoes". Two 21s of three 7s of
+    // hearts on 5,013.00 share it (11.7, FACTOR 0.5): 2,506.50 each, both to Venta-Pagos;
+    // the pool is reset to $5,000 by the house (15.2.2 / 11.2.2). A later bet adds 6.50.
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("B1", open()).await;
+    client.ok("B1", sell(1, 5)).await;
+    client.ok("B1", sell(2, 5)).await;
+    client.ok("B1", press(1)).await;
+    client.ok("B1", press(2)).await;
+    client.ok("B1", start()).await;
+    client.ok("B1", prize(1, "TRES_SIETES_CORAZONES")).await;
+    client.ok("B1", prize(2, "TRES_SIETES_CORAZONES")).await;
+    let awards = client.ok("B1", accept()).await.awards;
+    assert_eq!(awards.iter().map(|award| amount(&award.award)).collect::<Vec<_>>(), ["2506.50", "2506.50"]);
+    client.ok("B1", finish()).await;
+    client.ok("B1", press(1)).await;
+    client.ok("B1", start()).await;
+    client.ok("B1", finish()).await;
+    let before = client.pool("iplyc-blackjack").await;
+    assert_eq!(amount(&before.balance), "5006.50");
+
+    // Seat 1 rejected while seat 2 waits: seat 2 is re-settled as if alone (the whole
+    // 5,013.00), the reset stands (seat 2's 100% prize still needs it), and the pool
+    // keeps exactly what it had. The old code put 2,506.50 on top: 7,513.00.
+    let order = |seat: u32| awards.iter().find(|award| award.seat == seat).expect("an award").payout_order_id.clone();
+    let reject = pb::office_command::Command::Reject(pb::RejectPayout { order_id: order(1), reason: "naipes marcados".into() });
+    let envelope = client.office_envelope(reject);
+    assert_eq!(client.office.reject(envelope).await.expect("rejected").into_inner().status, "rechazada");
+    let after = client.pool("iplyc-blackjack").await;
+    assert_eq!(amount(&after.balance), "5006.50");
+    assert_eq!(amount(&after.replenishments), amount(&before.replenishments));
+    assert_eq!(amount(&after.awards_returned), "2506.50");
+    assert_eq!(after.rejections, 1);
+    let list = client.office_envelope(pb::office_command::Command::List(pb::ListPayouts { status: "pendiente".into() }));
+    let pending = client.office.list(list).await.expect("listed").into_inner().orders;
+    assert_eq!(pending.len(), 1);
+    assert_eq!((pending[0].order_id.clone(), amount(&pending[0].amount)), (order(2), "5013.00".to_owned()));
+
+    // Seat 2 rejected too: no 100% prize stands, so the house takes its reset back
+    // and the pool is 5,013.00 + 6.50, as if nobody had been entered.
+    let reject = pb::office_command::Command::Reject(pb::RejectPayout { order_id: order(2), reason: "naipes marcados".into() });
+    let envelope = client.office_envelope(reject);
+    client.office.reject(envelope).await.expect("rejected");
+    let last = client.pool("iplyc-blackjack").await;
+    assert_eq!(amount(&last.balance), "5019.50");
+    assert_eq!(amount(&last.replenishments_withdrawn), "5000.00");
+    assert_eq!(amount(&last.awards), amount(&last.awards_returned), "nothing stays awarded");
+    let report = client
+        .reports
+        .table(pb::TableReportRequest { table_id: "B1".into(), jornada: String::new() })
+        .await
+        .expect("report")
+        .into_inner();
+    assert_eq!(amount(&report.pppa), "0.00", "nothing was paid at B1");
+    server.stop().await;
+}
