@@ -429,20 +429,23 @@ fn ordered(rules: &PoolRules, entries: &[Entry<'_>], displayed: Money, ordering:
     let mut floor_topup = Decimal::ZERO;
 
     // 1. Prizes that are not a share of the pool (×bet, fixed), smallest first
-    //    (2.5.6.2 items 1, 2 and 5). Should they exceed the pool, they are prorated
-    //    as the Pago Máximo demands; the percentages then share what is left.
+    //    (2.5.6.2 items 1 and 5), each paid in full: "se pagará el monto
+    //    correspondiente según la jugada del jugador ganador" (item 2). What the pool
+    //    lacks for them comes from the reserve pool, then the house (2.5.6.3;
+    //    docs/readings.md, "×bet prizes over the pool"); the percentages then share
+    //    what is left, if anything.
     let mut small: Vec<(Entry<'_>, Money)> = entries
         .iter()
         .filter(|entry| !matches!(entry.prize.value, PrizeValue::Percent { .. }))
         .map(|entry| (*entry, unlimited_value(entry, displayed)))
         .collect();
     small.sort_by_key(|(entry, value)| (*value, entry.winner.seat));
-    let unlimited: Vec<Money> = small.iter().map(|(_, value)| *value).collect();
-    let (paid, factor) = prorate(&unlimited, available, unit);
-    for ((entry, value), award) in small.iter().zip(paid) {
+    for (entry, value) in &small {
+        let award = floor_to_unit(*value, unit);
         available -= award;
         awards.push(entry.award(*value, award));
     }
+    available = available.max(Decimal::ZERO);
 
     // 2. Percentages under 100%, smallest first (2.5.6.2 item 4: "primero se
     //    determina el monto correspondiente al 10%").
@@ -479,7 +482,7 @@ fn ordered(rules: &PoolRules, entries: &[Entry<'_>], displayed: Money, ordering:
         awards.extend(shared.awards);
     }
 
-    Outcome { awards, factor, floor_topup, full_pool }
+    Outcome { awards, factor: None, floor_topup, full_pool }
 }
 
 fn percent_value(prize: &Prize) -> Decimal {

@@ -587,17 +587,20 @@ fn and_veintiuno_e_bolsa_never_under_3000_bets() {
 
 #[test]
 fn venta_pagos_rejection_returns_the_award_to_its_pool() {
-    // DOMAIN.md §6: a prize the Venta-Pagos office rejects goes back to the pool it
-    // came from, booked as such; the awards meter itself never goes down (§10).
+    // docs/readings.md, "What a Venta-Pagos rejection undoes": a prize the office
+    // rejects goes back to the pool it came from, booked as such; the awards meter
+    // itself never goes down (§10). A 20% prize forces no house money, so the
+    // balance is exactly what it was.
     let mut pool = pool_with("iplyc-blackjack", dec!(5200));
     let settlement = pool.settle_round(&[winner(1, "TRES_SIETES_MISMO_PALO")]).expect("a valid round");
     assert_eq!(paid(&settlement, 1, "TRES_SIETES_MISMO_PALO"), dec!(1040.00));
-    pool.return_award(dec!(1040.00)).expect("it was awarded");
+    let mut book = settlement.book;
+    pool.reject_award(&mut book, 1, "TRES_SIETES_MISMO_PALO", |_, _| true).expect("it was awarded");
     assert_eq!(pool.balance(), dec!(5200));
     assert_eq!((pool.meters().awards, pool.meters().awards_returned), (dec!(1040.00), dec!(1040.00)));
     assert_conserved(&pool);
-    let error = pool.return_award(dec!(0.01)).expect_err("nothing more was awarded");
-    assert_eq!(error.field(), "amount");
+    let error = pool.reject_award(&mut book, 1, "CUATRO_ASES", |_, _| true).expect_err("not awarded");
+    assert_eq!(error.field(), "award");
     assert_eq!(pool.balance(), dec!(5200));
 }
 

@@ -301,7 +301,7 @@ fn pays_a_floor(rules: &PoolRules, code: &str) -> bool {
 }
 
 /// Every meter that counts money, by name.
-fn money_meters(meters: &Meters) -> [(&'static str, Money); 12] {
+fn money_meters(meters: &Meters) -> [(&'static str, Money); 14] {
     // Exhaustive on purpose: a new meter must be added here (or knowingly skipped).
     let &Meters {
         bets: _,
@@ -319,6 +319,9 @@ fn money_meters(meters: &Meters) -> [(&'static str, Money); 12] {
         awards,
         hits: _,
         awards_returned,
+        rejections: _,
+        replenishments_withdrawn,
+        reserve_transfers_returned,
         resets: _,
     } = meters;
     [
@@ -334,6 +337,8 @@ fn money_meters(meters: &Meters) -> [(&'static str, Money); 12] {
         ("reserve_transfers", reserve_transfers),
         ("awards", awards),
         ("awards_returned", awards_returned),
+        ("replenishments_withdrawn", replenishments_withdrawn),
+        ("reserve_transfers_returned", reserve_transfers_returned),
     ]
 }
 
@@ -453,12 +458,30 @@ fn no_award_exceeds_its_unlimited_value() {
 
 #[test]
 fn round_awards_never_exceed_displayed_at_marking() {
-    // Proves: each stage of a round pays at most what was displayed when it started (3.5.1), plus a guaranteed floor.
+    // Proves: each stage of a round pays at most what was displayed when it started (3.5.1), plus a guaranteed floor,
+    // plus, where the policy pays ×bet prizes in full (AJ 2.5.6.2 item 2; docs/readings.md), those prizes; and then
+    // the percentage prizes alone never exceed what the display shows after them.
     check_every_pool(|step| {
         let Some((_, settlement)) = step.settled() else { return Ok(()) };
         let rules = step.rules;
         prop_assert_eq!(settlement.displayed, step.before.displayed(), "marked at another amount than displayed");
         prop_assert!(!settlement.stages.is_empty());
+        let in_full: Money = match rules.policy {
+            Policy::AjOrdered | Policy::AndaluciaOrdered => settlement
+                .awards
+                .iter()
+                .filter(|award| !is_percent(rules, &award.code))
+                .map(|award| award.award)
+                .sum(),
+            Policy::IplycFactor | Policy::IplycGoldFirst => Decimal::ZERO,
+        };
+        if in_full > Decimal::ZERO {
+            let percentages = settlement.total_paid() - in_full;
+            let left = (settlement.displayed - in_full).max(Decimal::ZERO);
+            let floor_topup: Money = settlement.stages.iter().map(|stage| stage.floor_topup).sum();
+            prop_assert!(percentages <= left + floor_topup, "percentages {} over what the ×bet prizes left, {}", percentages, left);
+            return Ok(());
+        }
         for stage in &settlement.stages {
             prop_assert!(stage.paid <= stage.displayed + stage.floor_topup, "stage {:?} pays over its displayed amount", stage);
         }
