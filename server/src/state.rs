@@ -996,7 +996,7 @@ impl State {
         let settlement = self.engine.settle_round(&pool_id, &winners).map_err(engine_refusal)?;
         // The engine field alone: the payout orders below go into `self.data`.
         let rules = self.engine.pool(&pool_id).expect("settled just above").rules();
-        let threshold = self.config.venta_pagos_over;
+        let threshold = rules.venta_pagos_over;
         let mut awards = Vec::with_capacity(settlement.awards.len());
         let mut orders = Vec::new();
         for award in &settlement.awards {

@@ -217,6 +217,7 @@ impl Pool {
     /// Registers one side bet and adds its contribution (3.2.1, 11.2.3, 15.2.4).
     pub fn register_bet(&mut self, bet: Money) -> Result<Contribution, EngineError> {
         check_bet("bet", bet)?;
+        crate::settle::check_bet_allowed(&self.rules, "bet", bet)?;
         let contribution = self.contribution_of(bet);
         self.balance += contribution.main;
         self.reserve += contribution.reserve;

@@ -151,6 +151,19 @@ pub struct PoolRules {
     pub commission_rate: Decimal,
     /// Only the highest combination of a seat is paid (Andalucía, Veintiuno rule e).
     pub highest_only: bool,
+    /// The smallest and largest side bet the pool takes. Both are `side_bet` where
+    /// the rulebook says `fixed_bet = true` (Veintiuno e: "una cantidad única
+    /// estipulada"); AJ 2.5.5.1 has a minimum and a maximum.
+    pub bet_min: Money,
+    pub bet_max: Money,
+    /// Codes that cannot occur together in one hand: one seat, one round, at most one
+    /// code of each group (11.3: each combination is a different hand).
+    pub exclusive: Vec<Vec<String>>,
+    /// Besides every percentage prize, any award over this amount is paid through
+    /// Venta-Pagos (3.5.2, 11.6.1.2, 15.8.2): the jurisdiction's own threshold.
+    pub venta_pagos_over: Money,
+    /// The most seats a table of this pool may have (16.3.1: five at Central Póker).
+    pub seats_max: Option<u32>,
     /// Paytable, highest prize first: the order decides "the highest combination".
     pub prizes: Vec<Prize>,
 }
@@ -167,6 +180,21 @@ impl PoolRules {
 
     pub fn has_reserve(&self) -> bool {
         self.reserve_rate > Decimal::ZERO
+    }
+
+    /// The group of codes `code` excludes in the same hand, if it belongs to one.
+    pub fn exclusive_group(&self, code: &str) -> Option<&[String]> {
+        self.exclusive.iter().find(|group| group.iter().any(|member| member == code)).map(Vec::as_slice)
+    }
+
+    /// True when `a` and `b` cannot occur together in one hand.
+    pub fn excludes(&self, a: &str, b: &str) -> bool {
+        a != b && self.exclusive_group(a).is_some_and(|group| group.iter().any(|member| member == b))
+    }
+
+    /// True where the rulebook fixes one side-bet amount.
+    pub fn fixed_bet(&self) -> bool {
+        self.bet_min == self.bet_max
     }
 }
 
@@ -353,15 +381,19 @@ pub fn parse_file(file: &str, text: &str) -> Result<Vec<PoolRules>, RulebookErro
     let mut top = Fields::new(file, None, String::new(), &table);
     top.string("regulation")?;
     top.string("source")?;
+    let venta_pagos_over = top.decimal("venta_pagos_over")?;
+    if venta_pagos_over < Decimal::ZERO || !is_multiple_of(venta_pagos_over, CENT) {
+        return Err(top.error("venta_pagos_over", format!("{venta_pagos_over} is not an amount in whole centavos ≥ 0 (3.5.2)")));
+    }
     let pool_tables = top.tables("pool")?;
     top.finish()?;
     if pool_tables.is_empty() {
         return Err(RulebookError::field(file, None, "pool", "a rulebook needs at least one pool"));
     }
-    pool_tables.into_iter().map(|pool| parse_pool(file, pool)).collect()
+    pool_tables.into_iter().map(|pool| parse_pool(file, pool, venta_pagos_over)).collect()
 }
 
-fn parse_pool(file: &str, table: &Table) -> Result<PoolRules, RulebookError> {
+fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<PoolRules, RulebookError> {
     let id = match table.get("id") {
         Some(Value::String(id)) if !id.is_empty() => id.as_str(),
         _ => return Err(RulebookError::field(file, None, "pool.id", "missing field (every pool needs a string id)")),
@@ -409,11 +441,63 @@ fn parse_pool(file: &str, table: &Table) -> Result<PoolRules, RulebookError> {
     check_rate(&fields, "reserve_rate", reserve_rate)?;
     let commission_rate = fields.optional_decimal("commission_rate")?.unwrap_or_default();
     check_rate(&fields, "commission_rate", commission_rate)?;
+    // Every centavo of a side bet goes somewhere: the pool (65% in IPLyC 3.2.1), the
+    // reserve and the house's commission (AJ 2.5.6.3). Rates that do not add up to the
+    // whole bet would create or lose money with every bet.
     let rates_sum = contribution_rate + reserve_rate + commission_rate;
-    if rates_sum > Decimal::ONE {
-        return Err(fields
-            .error("contribution_rate", format!("contribution_rate + reserve_rate + commission_rate = {rates_sum}, over 1")));
+    if rates_sum != Decimal::ONE {
+        return Err(fields.error(
+            "commission_rate",
+            format!(
+                "contribution_rate + reserve_rate + commission_rate = {rates_sum}, not 1: the whole side bet must be \
+                 shared (3.2.1, AJ 2.5.6.3)"
+            ),
+        ));
     }
+    // Veintiuno e: "una cantidad única estipulada": `fixed_bet` takes that one amount
+    // only; otherwise any bet from `bet_min` to `bet_max` (AJ 2.5.5.1).
+    let fixed_bet = fields.optional_bool("fixed_bet")?;
+    let (bet_min, bet_max) = if fixed_bet {
+        for key in ["bet_min", "bet_max"] {
+            if fields.get(key).is_some() {
+                return Err(fields.error(key, "a pool with fixed_bet = true takes only side_bet"));
+            }
+        }
+        (side_bet, side_bet)
+    } else {
+        (
+            fields.optional_decimal("bet_min")?.unwrap_or(CENT),
+            fields.optional_decimal("bet_max")?.unwrap_or(crate::money::BET_MAX),
+        )
+    };
+    for (key, bet) in [("bet_min", bet_min), ("bet_max", bet_max)] {
+        check_positive(&fields, key, bet)?;
+        if !is_multiple_of(bet, CENT) || bet > crate::money::BET_MAX {
+            return Err(fields.error(key, format!("{bet} is not a bet in whole centavos up to {}", crate::money::BET_MAX)));
+        }
+    }
+    if !(bet_min <= side_bet && side_bet <= bet_max) {
+        return Err(fields.error("side_bet", format!("{side_bet} is outside bet_min {bet_min} – bet_max {bet_max}")));
+    }
+    let seats_max = match fields.get("seats_max") {
+        None => None,
+        Some(Value::Integer(seats)) if (1..=16).contains(seats) => Some(*seats as u32),
+        Some(_) => return Err(fields.error("seats_max", "must be a whole number from 1 to 16")),
+    };
+    let exclusive: Vec<Vec<String>> = match fields.get("exclusive") {
+        None => Vec::new(),
+        Some(Value::Array(groups)) => groups
+            .iter()
+            .map(|group| match group {
+                Value::Array(codes) if codes.len() >= 2 => codes
+                    .iter()
+                    .map(|code| code.as_str().map(str::to_owned).ok_or_else(|| fields.error("exclusive", "codes are strings")))
+                    .collect(),
+                _ => Err(fields.error("exclusive", "each group is an array of two or more premio codes")),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err(fields.error("exclusive", "must be an array of arrays of premio codes")),
+    };
 
     // Andalucía, Póquer sin descarte rule 6.2: the carrusel starts at no less than
     // 5,000 times the side bet; the rulebook states such a floor and we check it.
@@ -444,7 +528,43 @@ fn parse_pool(file: &str, table: &Table) -> Result<PoolRules, RulebookError> {
     }
     fields.finish()?;
 
+    let mut grouped = BTreeSet::new();
+    for (group_index, group) in exclusive.iter().enumerate() {
+        for code in group {
+            if !prizes.iter().any(|prize| &prize.code == code) {
+                return Err(RulebookError::field(
+                    file,
+                    Some(id),
+                    &format!("exclusive[{group_index}]"),
+                    format!("`{code}` is not a code of this pool"),
+                ));
+            }
+            if !grouped.insert(code.as_str()) {
+                return Err(RulebookError::field(
+                    file,
+                    Some(id),
+                    &format!("exclusive[{group_index}]"),
+                    format!("`{code}` is in more than one group"),
+                ));
+            }
+        }
+    }
+
     for (index, prize) in prizes.iter().enumerate() {
+        if let PrizeValue::BetMultiple { multiple } = prize.value
+            && crate::money::floor_to_unit(multiple * bet_min, payout_unit).is_zero()
+        {
+            return Err(RulebookError::field(
+                file,
+                Some(id),
+                &format!("prize[{index}].multiple"),
+                format!(
+                    "`{}` pays {multiple} × the bet ({}): at the smallest bet, {bet_min}, that rounds down to 0 at the \
+                     payout unit {payout_unit}; raise bet_min",
+                    prize.code, prize.article
+                ),
+            ));
+        }
         if let Some(grant) = &prize.grants
             && !prizes.iter().any(|other| other.code == grant.code)
         {
@@ -483,6 +603,11 @@ fn parse_pool(file: &str, table: &Table) -> Result<PoolRules, RulebookError> {
         reserve_rate,
         commission_rate,
         highest_only,
+        bet_min,
+        bet_max,
+        exclusive,
+        venta_pagos_over,
+        seats_max,
         prizes,
     })
 }

@@ -180,7 +180,10 @@ pub(crate) fn validate(rules: &PoolRules, winners: &[Winner]) -> Result<(), Engi
             )
         })?;
         match winner.bet {
-            Some(bet) => check_bet(&field("bet"), bet)?,
+            Some(bet) => {
+                check_bet(&field("bet"), bet)?;
+                check_bet_allowed(rules, &field("bet"), bet)?;
+            }
             None if prize.value.needs_bet() => {
                 return Err(EngineError::invalid(
                     &field("bet"),
@@ -193,6 +196,18 @@ pub(crate) fn validate(rules: &PoolRules, winners: &[Winner]) -> Result<(), Engi
             return Err(EngineError::invalid(
                 &field("code"),
                 format!("seat {} already has `{}` in this round; a combination is marked once", winner.seat, winner.code),
+            ));
+        }
+        // One hand, one combination of each exclusive group (11.3; the rulebook's `exclusive`).
+        if let Some(earlier) =
+            winners[..index].iter().find(|earlier| earlier.seat == winner.seat && rules.excludes(&earlier.code, &winner.code))
+        {
+            return Err(EngineError::invalid(
+                &field("code"),
+                format!(
+                    "seat {} already has `{}` in this round; `{}` cannot occur in the same hand ({}: exclusive codes)",
+                    winner.seat, earlier.code, winner.code, rules.articles
+                ),
             ));
         }
     }
@@ -553,6 +568,25 @@ impl fmt::Display for Winner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "seat {} {}", self.seat, self.code)
     }
+}
+
+/// A bet the pool takes: the one stipulated amount where the articles fix it (IPLyC
+/// 3.3.1, 11.4.1, 15.1.2; Veintiuno e: "una cantidad única estipulada"), otherwise
+/// within the rulebook's minimum and maximum (AJ 2.5.5.1).
+pub fn check_bet_allowed(rules: &PoolRules, field: &str, bet: Money) -> Result<(), EngineError> {
+    if rules.fixed_bet() && bet != rules.side_bet {
+        return Err(EngineError::invalid(
+            field,
+            format!("{bet} is not the stipulated side bet of pool `{}`: only {} is played ({})", rules.id, rules.side_bet, rules.articles),
+        ));
+    }
+    if bet < rules.bet_min || bet > rules.bet_max {
+        return Err(EngineError::invalid(
+            field,
+            format!("{bet} is outside the side bets of pool `{}`: {} to {} ({})", rules.id, rules.bet_min, rules.bet_max, rules.articles),
+        ));
+    }
+    Ok(())
 }
 
 /// Checks a bet given as text (the award calculator, the wire).

@@ -156,11 +156,15 @@ fn centavos(cents: std::ops::RangeInclusive<i64>) -> impl Strategy<Value = Money
 
 /// A side bet: often the rulebook's own, sometimes a few centavos (which brings the
 /// AJ 5,000×bet cap into play), otherwise anything from 0.01 to 1,000.00.
+/// Always within the rulebook's `bet_min`–`bet_max` (just the stipulated bet where
+/// it is fixed: Veintiuno e).
 fn bet(rules: &PoolRules) -> impl Strategy<Value = Money> + use<> {
+    let cents = |bet: Money| (bet * Decimal::ONE_HUNDRED).trunc().mantissa() as i64;
+    let (low, high) = (cents(rules.bet_min), cents(rules.bet_max).min(100_000));
     prop_oneof![
         2 => Just(rules.side_bet),
-        1 => centavos(1..=100),
-        3 => centavos(1..=100_000),
+        1 => centavos(low..=(low + 99).min(high)),
+        3 => centavos(low..=high),
     ]
 }
 
@@ -168,9 +172,7 @@ fn bet(rules: &PoolRules) -> impl Strategy<Value = Money> + use<> {
 /// the bet: the bolsa is played for "una cantidad única estipulada" (Veintiuno e),
 /// and the rulebook checks `minimum >= floor × side_bet` for that amount only.
 fn stipulated_bet(rules: &PoolRules) -> Option<Money> {
-    let has_floor =
-        rules.prizes.iter().any(|prize| matches!(prize.value, PrizeValue::Percent { floor_bet_multiple: Some(_), .. }));
-    has_floor.then_some(rules.side_bet)
+    rules.fixed_bet().then_some(rules.side_bet)
 }
 
 fn winner_bet(rules: &PoolRules) -> BoxedStrategy<Money> {
@@ -181,9 +183,11 @@ fn winner_bet(rules: &PoolRules) -> BoxedStrategy<Money> {
 }
 
 /// One to six winners on seats 1–8 with codes of the pool's paytable, each with its
-/// bet and highest card. A seat never gets the same code twice in one round (the
-/// engine rightly refuses that: a combination is marked once).
+/// bet and highest card. A seat never gets the same code twice in one round, nor two
+/// codes that cannot occur in one hand (the engine rightly refuses both: a
+/// combination is marked once; the rulebook's `exclusive`).
 fn winners(rules: &PoolRules) -> impl Strategy<Value = Vec<Winner>> + use<> {
+    let exclusive = rules.clone();
     let codes: Vec<String> = rules.prizes.iter().map(|prize| prize.code.clone()).collect();
     let winner = (SEATS, select(codes), winner_bet(rules), select(RANKS.to_vec())).prop_map(|(seat, code, bet, high)| Winner {
         seat,
@@ -191,9 +195,12 @@ fn winners(rules: &PoolRules) -> impl Strategy<Value = Vec<Winner>> + use<> {
         bet: Some(bet),
         high: Some(high.parse::<Rank>().expect("RANKS are card ranks")),
     });
-    vec(winner, 1..=6).prop_map(|mut winners| {
-        let mut marked = BTreeSet::new();
-        winners.retain(|winner| marked.insert((winner.seat, winner.code.clone())));
+    vec(winner, 1..=6).prop_map(move |mut winners| {
+        let mut marked: BTreeSet<(u32, String)> = BTreeSet::new();
+        winners.retain(|winner| {
+            let clash = marked.iter().any(|(seat, code)| *seat == winner.seat && exclusive.excludes(code, &winner.code));
+            !clash && marked.insert((winner.seat, winner.code.clone()))
+        });
         winners
     })
 }

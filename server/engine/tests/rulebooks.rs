@@ -204,9 +204,54 @@ fn refuses_a_rate_outside_0_to_1() {
 }
 
 #[test]
-fn refuses_rates_summing_over_1() {
+fn art_3_2_1_refuses_rates_that_do_not_share_the_whole_side_bet() {
+    // 3.2.1: 65% of each bet to the pool; the rest is the casino's. Rates summing over
+    // or under the whole bet would create or lose money with every bet.
     let error = broken("contribution_rate = \"0.65\"       # 15.2.4", "contribution_rate = \"0.65\"\nreserve_rate = \"0.40\"");
-    assert_names(&error, Some("iplyc-central-poker"), "contribution_rate", "over 1");
+    assert_names(&error, Some("iplyc-central-poker"), "commission_rate", "not 1");
+    let error = broken("commission_rate = \"0.35\"         # 15.2.4", "commission_rate = \"0.30\"         # 15.2.4");
+    assert_names(&error, Some("iplyc-central-poker"), "commission_rate", "= 0.95, not 1");
+}
+
+#[test]
+fn aj_2_5_6_2_refuses_a_bet_multiple_that_rounds_to_nothing_at_the_smallest_bet() {
+    // 2.5.6.2 pays a flush 50 × the bet, in whole pesos: at a bet of 0.01 that is 0.50,
+    // rounded down to 0. The rulebook must not allow a bet whose prize is nothing.
+    let text = AJ.replacen("bet_min = \"1.00\"", "bet_min = \"0.01\"", 1);
+    let error = Rulebooks::parse_all([("config/aj-bolivia.toml", text.as_str())]).expect_err("refused");
+    let message = error.to_string();
+    assert!(message.starts_with("config/aj-bolivia.toml: pool `aj-poker`: field `prize[4].multiple`"), "{message}");
+    assert!(message.contains("`COLOR` pays 50 × the bet (2.5.6.2)") && message.contains("rounds down to 0"), "{message}");
+}
+
+#[test]
+fn art_3_5_2_the_venta_pagos_threshold_is_each_rulebooks_own() {
+    // 3.5.2, 11.6.1.2, 15.8.2: the threshold belongs to the jurisdiction's rulebook.
+    let rulebooks = Rulebooks::embedded();
+    for rules in rulebooks.pools() {
+        assert!(rules.venta_pagos_over > Decimal::ZERO, "{}", rules.id);
+    }
+    let text = IPLYC.replacen("venta_pagos_over = \"1000.00\"", "venta_pagos_over = \"2500.00\"", 1);
+    let rulebooks = Rulebooks::parse_all([("config/iplyc.toml", text.as_str()), ("config/aj-bolivia.toml", AJ)]).expect("valid");
+    assert_eq!(rulebooks.pool("iplyc-blackjack").expect("loaded").venta_pagos_over, dec!(2500.00));
+    assert_eq!(rulebooks.pool("aj-poker").expect("loaded").venta_pagos_over, dec!(1000.00));
+    let error = Rulebooks::parse_all([("config/iplyc.toml", IPLYC.replacen("venta_pagos_over = \"1000.00\"", "", 1).as_str())])
+        .expect_err("missing");
+    assert!(error.to_string().contains("field `venta_pagos_over`: missing field"), "{error}");
+}
+
+#[test]
+fn art_11_3_exclusive_codes_must_be_codes_of_the_pool_once() {
+    let error = broken("\"BJ_AS_REY_MISMO_PALO\"]]", "\"BJ_AS_REY_DE_PICAS\"]]");
+    assert_names(&error, Some("iplyc-blackjack"), "exclusive[0]", "`BJ_AS_REY_DE_PICAS` is not a code of this pool");
+    let error = broken("\"BJ_AS_REY_MISMO_PALO\"]]", "\"BJ_AS_REY_MISMO_PALO\"], [\"CUATRO_ASES\", \"TRES_SIETES\"]]");
+    assert_names(&error, Some("iplyc-blackjack"), "exclusive[1]", "in more than one group");
+}
+
+#[test]
+fn art_16_3_1_central_poker_tables_seat_five() {
+    // 16.3.1: "En su parte externa se ubicarán los Apostadores, cinco en total."
+    assert_eq!(Rulebooks::embedded().pool("iplyc-central-poker").expect("embedded").seats_max, Some(5));
 }
 
 #[test]
