@@ -172,8 +172,18 @@ fn a_broken_rulebook_file_is_refused_naming_file_pool_and_field() {
 
 #[test]
 fn bad_round_files_exit_2_naming_the_problem() {
-    let cases: [(&str, &str); 11] = [
+    let cases: [(&str, &str); 13] = [
         ("not json", "not a valid round"),
+        // Veintiuno e: "una cantidad única estipulada".
+        (
+            r#"{"pool":"and-bolsa","balance":"4000","winners":[{"seat":1,"code":"TRES_SIETES","bet":"5.00"}]}"#,
+            "winners[0].bet: 5.00 is not the stipulated side bet of pool `and-bolsa`: only 1.00 is played",
+        ),
+        // 11.3: one box, one combination.
+        (
+            r#"{"pool":"iplyc-blackjack","balance":"5000","winners":[{"seat":2,"code":"CUATRO_ASES"},{"seat":2,"code":"BJ_AS_REY_MISMO_PALO"}]}"#,
+            "winners[1].code: seat 2 already has `CUATRO_ASES`",
+        ),
         (r#"{"pool":"iplyc-blackjack","winners":[]}"#, "missing field `balance`"),
         (r#"{"pool":"iplyc-blackjack","balance":5200,"winners":[{"seat":1,"code":"CUATRO_ASES"}]}"#, "decimal strings"),
         (r#"{"pool":"iplyc-blackjack","balance":"-1","winners":[{"seat":1,"code":"CUATRO_ASES"}]}"#, "balance: -1 is negative"),
