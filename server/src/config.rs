@@ -14,8 +14,7 @@ use std::path::Path;
 use jiff::tz::{TimeZone, TimeZoneDatabase};
 use pozo_engine::rulebook::{EMBEDDED, GAMES};
 use pozo_engine::settle::SEAT_MAX;
-use pozo_engine::{Money, Rulebooks};
-use rust_decimal::Decimal;
+use pozo_engine::Rulebooks;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -49,8 +48,6 @@ pub struct Layout {
     pub time_zone: String,
     /// The casino day starts at this local civil hour (0–23).
     pub jornada_starts_hour: u32,
-    /// Any award over this goes to Venta-Pagos, besides every percentage prize.
-    pub venta_pagos_over: String,
     #[serde(rename = "table")]
     pub tables: Vec<TableConfig>,
 }
@@ -108,7 +105,6 @@ pub struct Key {
 pub struct Config {
     pub layout: Layout,
     pub rulebooks: Rulebooks,
-    pub venta_pagos_over: Money,
     /// The layout's `time_zone`, resolved once at load from the tz database
     /// bundled into the binary.
     pub time_zone: TimeZone,
@@ -175,7 +171,7 @@ impl Config {
         let rulebooks = Rulebooks::parse_all(texts.iter().skip(1).map(|(name, text)| (name.as_str(), text.as_str())))?;
         let layout: Layout = toml::from_str(&layout_text)
             .map_err(|error| ConfigError::Syntax { file: layout_name.clone(), message: error.message().to_owned() })?;
-        let (venta_pagos_over, time_zone) = validate(&layout_name, &layout, &rulebooks)?;
+        let time_zone = validate(&layout_name, &layout, &rulebooks)?;
         // The hash is of the contents only, rulebooks in a fixed order: the same
         // settings read from another path or named in another order are the same.
         let mut rulebook_texts: Vec<&str> = texts.iter().skip(1).map(|(_, text)| text.as_str()).collect();
@@ -186,7 +182,7 @@ impl Config {
             hasher.update(text.as_bytes());
         }
         let hash = hex::encode(hasher.finalize());
-        Ok(Config { layout, rulebooks, venta_pagos_over, time_zone, keys: BTreeMap::new(), texts, hash })
+        Ok(Config { layout, rulebooks, time_zone, keys: BTreeMap::new(), texts, hash })
     }
 
     /// Adds the keys of a keys file, checked against the layout: every table has one.
@@ -202,7 +198,7 @@ impl Config {
     }
 }
 
-fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<(Money, TimeZone), ConfigError> {
+fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<TimeZone, ConfigError> {
     let error = |field: String, problem: String| ConfigError::Field { file: file.to_owned(), field, problem };
     if layout.jornada_starts_hour > 23 {
         return Err(error("jornada_starts_hour".into(), format!("{} is not an hour 0–23", layout.jornada_starts_hour)));
@@ -218,13 +214,6 @@ fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<(Money
             ),
         )
     })?;
-    let venta_pagos_over: Money = layout
-        .venta_pagos_over
-        .parse()
-        .map_err(|_| error("venta_pagos_over".into(), format!("`{}` is not a decimal amount", layout.venta_pagos_over)))?;
-    if venta_pagos_over < Decimal::ZERO {
-        return Err(error("venta_pagos_over".into(), "must not be negative".into()));
-    }
     if layout.tables.is_empty() || layout.tables.len() > TABLES_MAX {
         return Err(error("table".into(), format!("{} tables; a layout has 1 to {TABLES_MAX}", layout.tables.len())));
     }
@@ -254,13 +243,25 @@ fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<(Money
         if table.seats == 0 || table.seats > SEAT_MAX {
             return Err(error(field("seats"), format!("{} seats; a table has 1 to {SEAT_MAX}", table.seats)));
         }
+        // 16.3.1: a Central Póker table seats five; the rulebook says how many at most.
+        if let Some(most) = rules.seats_max
+            && table.seats > most
+        {
+            return Err(error(
+                field("seats"),
+                format!(
+                    "{} seats at table `{}`; pool `{}` allows at most {most} ({}: `seats_max` in {})",
+                    table.seats, table.id, rules.id, rules.articles, rules.file
+                ),
+            ));
+        }
         let count = flores.entry(table.flor.as_str()).or_default();
         *count += 1;
         if *count > FLOR_TABLES_MAX {
             return Err(error(field("flor"), format!("flor `{}` has more than {FLOR_TABLES_MAX} tables", table.flor)));
         }
     }
-    Ok((venta_pagos_over, time_zone))
+    Ok(time_zone)
 }
 
 fn validate_keys(file: &str, layout: &Layout, configured: &[KeyConfig]) -> Result<BTreeMap<String, Key>, ConfigError> {

@@ -1,6 +1,11 @@
 //! Hit frequencies: each premio code's observed frequency against its exact
 //! probability, with the deviation in standard errors. docs/odds.md derives the
 //! probabilities.
+//!
+//! Poker is dealt as each rulebook deals a round ([`POKER_DEALS`]): every seat from one
+//! 52-card deck, its own five cards (Central, Caribbean, Draw before any change, Póquer sin
+//! descarte) or its own three and two community cards (Go Poker; Tripóquer joined to the
+//! carrusel, IX.3).
 
 use rand::seq::SliceRandom;
 use serde::Serialize;
@@ -61,15 +66,15 @@ pub struct PokerDeal {
 /// five cards: its own five, or its own three and the two community cards.
 pub const POKER_DEALS: [PokerDeal; 6] = [
     // IPLyC 15.1.2 ("los cinco primeros naipes que recibe el Apostador"), 15.13.1 (one at a time,
-    // the Banca included, "hasta completar el juego de cinco unidades"). The rulebook fixes no
-    // number of boxes: 7, as the generated casino's tables.
+    // the Banca included, "hasta completar el juego de cinco unidades"); 16.3.1: "se ubicarán los
+    // Apostadores, cinco en total".
     PokerDeal {
         game: "central-poker",
-        seats: 7,
+        seats: 5,
         own: 5,
         community: Community::None,
         croupier: 5,
-        articles: "IPLyC 15.1.2, 15.13.1",
+        articles: "IPLyC 15.1.2, 15.13.1, 16.3.1",
     },
     // AJ 2.3.3.2, 2.3.5.1.4: five cards to each player and to the croupier; 7 players (2.3.4.2).
     PokerDeal {
@@ -99,8 +104,10 @@ pub const POKER_DEALS: [PokerDeal; 6] = [
         croupier: 5,
         articles: "AJ 2.3.3.1, 2.3.4.2, 2.3.5.1.3, 2.5.5.1",
     },
-    // Andalucía, Póquer sin descarte VII.1.f: five to each player, then five to the banca; seven
-    // plazas (IV.1).
+    // Andalucía, Póquer sin descarte VII.1.f: one at a time to each player "hasta reunir cinco
+    // cartas ... hasta acabar dotándose a la banca igualmente de cinco naipes" (read as the banca
+    // last in each turn; no seat's five depend on it); seven plazas (IV.1); the carrusel on the
+    // player's cards (6.1).
     PokerDeal {
         game: "poker-sin-descarte",
         seats: 7,

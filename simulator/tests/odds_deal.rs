@@ -13,7 +13,7 @@ use rand::seq::SliceRandom;
 fn each_game_deals_the_cards_its_rulebook_says() {
     // (game, seats, own cards, community cards, croupier cards)
     let expected = [
-        ("central-poker", 7, 5, 0, 5),      // IPLyC 15.1.2, 15.13.1
+        ("central-poker", 5, 5, 0, 5),      // IPLyC 15.1.2, 15.13.1; 16.3.1: five seats
         ("caribbean-poker", 7, 5, 0, 5),    // AJ 2.3.4.2, 2.3.5.1.4
         ("go-poker", 7, 3, 2, 0),           // AJ 2.3.3.4, 2.3.4.2, 2.3.5.3
         ("draw-poker", 6, 5, 0, 5),         // AJ 2.3.4.2, 2.3.5.1.3: the first five, before any change
