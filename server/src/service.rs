@@ -6,6 +6,7 @@ use std::pin::Pin;
 use pozo_engine::Money;
 use pozo_proto::v1 as pb;
 use prost::Message;
+use rust_decimal::Decimal;
 use sha2::{Digest, Sha256};
 use tokio::sync::{mpsc, watch};
 use tokio_stream::Stream;
@@ -127,24 +128,39 @@ pub enum CardSource {
 }
 
 impl CardSource {
-    fn draw(self, table_id: &str, sequence: u64) -> Result<Card, Status> {
-        match self {
-            CardSource::Os => draw_card(),
+    /// Whether a premio instantáneo card appears at this INICIAR JUEGO, with the
+    /// rulebook's chance, and which (15.11.2: "en forma aleatoria y sorpresiva").
+    fn draw(self, table_id: &str, sequence: u64, chance: Decimal) -> Result<Option<Card>, Status> {
+        let (roll, card) = match self {
+            CardSource::Os => {
+                let mut bytes = [0u8; 4];
+                getrandom::fill(&mut bytes)
+                    .map_err(|error| Status::internal(format!("no randomness for the instant prize: {error}")))?;
+                (u32::from_be_bytes(bytes), draw_card()?)
+            }
             CardSource::Seeded(seed) => {
-                let mut counter = 0u64;
-                loop {
+                let digest = |counter: u64| {
                     let mut hasher = Sha256::new();
                     hasher.update(seed.to_be_bytes());
                     hasher.update(table_id.as_bytes());
                     hasher.update(sequence.to_be_bytes());
                     hasher.update(counter.to_be_bytes());
-                    if let Some(byte) = hasher.finalize().iter().find(|byte| **byte < 208) {
-                        return Ok(Card::from_index(byte % 52));
+                    hasher.finalize()
+                };
+                let roll = u32::from_be_bytes(digest(u64::MAX)[..4].try_into().expect("4 bytes"));
+                let mut counter = 0u64;
+                let card = loop {
+                    if let Some(byte) = digest(counter).iter().find(|byte| **byte < 208) {
+                        break Card::from_index(byte % 52);
                     }
                     counter += 1;
-                }
+                };
+                (roll, card)
             }
-        }
+        };
+        // roll / 2^32 < chance, exactly.
+        let appears = Decimal::from(roll) < chance * Decimal::from(1_u64 << 32);
+        Ok(appears.then_some(card))
     }
 }
 
@@ -307,12 +323,14 @@ impl pb::table_server::Table for TableService {
         let op = table_op(command.command.ok_or_else(|| Status::invalid_argument("command: missing"))?)?;
         // 15.11.2: the card is drawn here, outside the deterministic state machine,
         // and travels in the journal entry; it is used only if a new card is due.
-        let card = match op {
-            TableOp::StartRound
-                if self.handle.config().table(&command.table_id).is_some_and(|table| plays_instant_prize(&table.game)) =>
-            {
-                Some(self.cards.draw(&command.table_id, command.sequence)?)
-            }
+        let config = self.handle.config();
+        let chance = config
+            .table(&command.table_id)
+            .filter(|table| plays_instant_prize(&table.game))
+            .and_then(|table| config.rulebooks.pool(&table.pool))
+            .and_then(|rules| rules.instant_card_chance);
+        let card = match (&op, chance) {
+            (TableOp::StartRound, Some(chance)) => self.cards.draw(&command.table_id, command.sequence, chance)?,
             _ => None,
         };
         let payload_sha256 = payload_sha256(&envelope.payload);

@@ -744,7 +744,7 @@ impl State {
             }
             TableOp::Press { seat } => self.press(time_ms, table_id, *seat),
             TableOp::StartRound => self.start_round(time_ms, table_id, card),
-            TableOp::EnterPrize { seat, code, high } => self.enter_prize(table_id, *seat, code, high.as_deref()),
+            TableOp::EnterPrize { seat, code, high } => self.enter_prize(sequence, time_ms, table_id, *seat, code, high.as_deref()),
             TableOp::Accept => self.accept(sequence, time_ms, table_id),
             TableOp::FinishRound => self.finish_round(table_id),
             TableOp::VoidBet { seat } => self.void_bet(table_id, *seat),
@@ -882,10 +882,11 @@ impl State {
                 }));
             }
         }
-        let draw_card = table.plays_instant_prize() && table.instant_card.is_none();
-        if draw_card && card.is_none() {
-            return Err(precondition("INICIAR JUEGO at Central Póker needs the server's instant-prize card (15.11.2)"));
-        }
+        // 15.11.2: the card "en forma aleatoria y sorpresiva aparece en el monitor": the
+        // server decides, with the rulebook's chance, whether one appears in this round
+        // and which (docs/readings.md, "When the instant card appears"); one in play
+        // stays until won (15.11.4).
+        let draw_card = table.plays_instant_prize() && table.instant_card.is_none() && card.is_some();
         let pool_id = table.pool.clone();
         let pressed: Vec<u32> = table
             .seats
@@ -918,6 +919,8 @@ impl State {
 
     fn enter_prize(
         &mut self,
+        sequence: u64,
+        time_ms: u64,
         table_id: &str,
         seat_number: u32,
         code: &str,
@@ -965,8 +968,22 @@ impl State {
         if code == INSTANT_PRIZE && table.instant_card.is_none() {
             return Err(precondition("no premio instantáneo is in play at this table (15.11)"));
         }
-        if code == INSTANT_PRIZE && table.pending.iter().any(|entry| entry.code == INSTANT_PRIZE) {
-            return Err(precondition("code: the premio instantáneo is one card, won by one seat (15.11.2)"));
+        if code == INSTANT_PRIZE {
+            // 16.4.2.5.1: "Identificado el naipe correspondiente al PREMIO INSTANTÁNEO,
+            // procederá a su pago en forma inmediata": its own event, settled alone, before
+            // the hand and never prorated with the round's prizes (15.9).
+            let entry = PrizeEntry { seat: seat_number, code: code.to_owned(), high: None };
+            let winners = winners_of(table, std::slice::from_ref(&entry), pool.rules().side_bet)?;
+            let pool_id = table.pool.clone();
+            let round = table.round;
+            let settlement = self.engine.settle_round(&pool_id, &winners).map_err(engine_refusal)?;
+            let awards = self.book_settlement(sequence, time_ms, table_id, round, &settlement);
+            let table = self.table_mut(table_id);
+            // 15.11.4: won, the card leaves the monitor; another may appear in a later round.
+            table.instant_card = None;
+            table.accepted.extend(awards.iter().cloned());
+            let paid = pozo_engine::format_ars(settlement.total_paid());
+            return Ok((format!("Premio instantáneo pagado: posición {seat_number}, {paid} (16.4.2.5.1)"), awards));
         }
         let entry = PrizeEntry { seat: seat_number, code: code.to_owned(), high: high.map(str::to_owned) };
         // The engine checks the whole round as it will be accepted: the paytable, the
@@ -994,6 +1011,28 @@ impl State {
         let winners = winners_of(table, &table.pending, self.pool(&pool_id).rules().side_bet)?;
         // 3.5.1: the award is fixed now, from what the display shows now.
         let settlement = self.engine.settle_round(&pool_id, &winners).map_err(engine_refusal)?;
+        let awards = self.book_settlement(sequence, time_ms, table_id, round, &settlement);
+        let total = settlement.total_paid();
+        let table = self.table_mut(table_id);
+        table.pending.clear();
+        table.accepted.extend(awards.iter().cloned());
+        table.phase = Phase::Accepted;
+        let factor = settlement.factor.map(|factor| format!(" (FACTOR {})", factor.round_dp(6))).unwrap_or_default();
+        Ok((format!("ACEPTAR: {} premios, {} a pagar{factor}", awards.len(), pozo_engine::format_ars(total)), awards))
+    }
+
+    /// Books a settlement: payout orders for Venta-Pagos, the round kept while an
+    /// order is pending, PPPA of the jornada and hour, the pool's last hits and the
+    /// cartel's last win. Returns the awards as the reply carries them.
+    fn book_settlement(
+        &mut self,
+        sequence: u64,
+        time_ms: u64,
+        table_id: &str,
+        round: u64,
+        settlement: &pozo_engine::Settlement,
+    ) -> Vec<AwardRecord> {
+        let pool_id = settlement.pool.clone();
         // The engine field alone: the payout orders below go into `self.data`.
         let rules = self.engine.pool(&pool_id).expect("settled just above").rules();
         let threshold = rules.venta_pagos_over;
@@ -1074,16 +1113,7 @@ impl State {
                 },
             );
         }
-        let table = self.table_mut(table_id);
-        if awards.iter().any(|award| award.code == INSTANT_PRIZE) {
-            // 15.11.4: the instant prize stays in play until won; a new card comes with the next round.
-            table.instant_card = None;
-        }
-        table.pending.clear();
-        table.accepted.extend(awards.iter().cloned());
-        table.phase = Phase::Accepted;
-        let factor = settlement.factor.map(|factor| format!(" (FACTOR {})", factor.round_dp(6))).unwrap_or_default();
-        Ok((format!("ACEPTAR: {} premios, {} a pagar{factor}", awards.len(), pozo_engine::format_ars(total)), awards))
+        awards
     }
 
     fn finish_round(&mut self, table_id: &str) -> Result<(String, Vec<AwardRecord>), Refusal> {

@@ -165,38 +165,88 @@ async fn a_roulette_series_with_two_tables_contending_for_the_gold_turn() {
     server.stop().await;
 }
 
+/// A controller whose instant-prize draws follow a seed, so the rounds a card appears in are fixed.
+async fn seeded_server(seed: u64) -> TestServer {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let options = pozo_server::ServeOptions { cards: pozo_server::service::CardSource::Seeded(seed), ..Default::default() };
+    let mut server = TestServer::start_with(directory.path().to_path_buf(), options).await;
+    server.keep(directory);
+    server
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_central_poker_instant_prize() {
-    let server = TestServer::start().await;
+async fn art_15_11_the_instant_card_appears_at_random_and_stays_until_won() {
+    // 15.11.2: the card "en forma aleatoria y sorpresiva aparece en el monitor" (with the
+    // rulebook's instant_card_chance at each INICIAR JUEGO with no card in play);
+    // 15.11.4: not received, "se definirá en las siguientes tallas".
+    let server = seeded_server(3).await;
     let mut client = server.client().await;
     client.ok("CP1", open()).await;
-    client.ok("CP1", sell(1, 5)).await;
-    client.ok("CP1", sell(2, 5)).await;
+    client.ok("CP1", sell(1, 20)).await;
+    client.ok("CP1", sell(2, 20)).await;
     assert!(client.view("CP1").await.instant_card.is_none(), "no card before the first round");
-
-    // 15.11.2: a card appears at INICIAR JUEGO; nobody receives it: it stays (15.11.4).
-    client.ok("CP1", press(1)).await;
-    let card = client.ok("CP1", start()).await.table.expect("view").instant_card.expect("a card in play");
+    let mut rounds_without_card = 0;
+    let card = loop {
+        client.ok("CP1", press(1)).await;
+        if let Some(card) = client.ok("CP1", start()).await.table.expect("view").instant_card {
+            break card;
+        }
+        rounds_without_card += 1;
+        assert!(rounds_without_card < 19, "a chance of 1 in 4 shows a card within 19 rounds for this seed");
+        client.ok("CP1", finish()).await;
+    };
+    assert!(rounds_without_card > 0, "not every round shows a card (seed 3: the first rounds show none)");
     assert!(pozo_server::state::Card::RANKS.contains(&card.rank.as_str()));
-    assert!(pozo_server::state::Card::SUITS.contains(&card.suit.as_str()));
     client.ok("CP1", finish()).await;
     client.ok("CP1", press(2)).await;
     let again = client.ok("CP1", start()).await.table.expect("view").instant_card.expect("still in play");
-    assert_eq!(again, card, "carried over until won");
+    assert_eq!(again, card, "carried over until won (15.11.4)");
 
-    // Seat 2 receives it among its first five cards: $30 (15.7.1.6).
+    // 16.4.2.5.1: seat 2 receives it: paid at once, $30 (15.7.1.6), off the monitor; no
+    // ACEPTAR is needed, and nothing is left for one.
     let message = client.refused("CP1", prize(1, "PREMIO_INSTANTANEO"), Code::FailedPrecondition).await;
     assert!(message.contains("seat 1 has no side bet registered"), "{message}");
-    client.ok("CP1", prize(2, "PREMIO_INSTANTANEO")).await;
-    let accepted = client.ok("CP1", accept()).await;
-    assert_eq!(amount(&accepted.awards[0].award), "30.00");
-    assert!(accepted.table.expect("view").instant_card.is_none(), "won: off the monitor");
+    let paid = client.ok("CP1", prize(2, "PREMIO_INSTANTANEO")).await;
+    assert_eq!(paid.awards.iter().map(|award| amount(&award.award)).collect::<Vec<_>>(), ["30.00"]);
+    assert!(paid.table.expect("view").instant_card.is_none(), "won: off the monitor");
+    client.refused("CP1", prize(2, "PREMIO_INSTANTANEO"), Code::FailedPrecondition).await;
+    client.refused("CP1", accept(), Code::FailedPrecondition).await;
     client.ok("CP1", finish()).await;
-    assert!(client.ok("CP1", start()).await.table.expect("view").instant_card.is_some(), "a new card with the next round");
+    server.stop().await;
+}
 
-    // The card is in the journal: every replay shows the same card.
-    let journal = client.journal().await;
-    assert!(journal.entries >= 10);
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_16_4_2_5_1_the_instant_prize_is_paid_whole_before_the_round_is_prorated_15_9() {
+    // 16.4.2.5.1 pays the instant prize "en forma inmediata", before the hand is settled:
+    // its own event. The round's royal flush and straight flush are then prorated by
+    // 15.9's FACTOR on what the display shows after it; the $30 is never cut.
+    let server = seeded_server(3).await;
+    let mut client = server.client().await;
+    client.ok("CP1", open()).await;
+    for seat in 1..=3 {
+        client.ok("CP1", sell(seat, 20)).await;
+    }
+    loop {
+        for seat in 1..=3 {
+            client.ok("CP1", press(seat)).await;
+        }
+        if client.ok("CP1", start()).await.table.expect("view").instant_card.is_some() {
+            break;
+        }
+        client.ok("CP1", finish()).await;
+    }
+    let displayed = |report: &pb::PoolReport| amount(&report.displayed).parse::<rust_decimal::Decimal>().expect("decimal");
+    let before = displayed(&client.pool("iplyc-central-poker").await);
+    let instant = client.ok("CP1", prize(1, "PREMIO_INSTANTANEO")).await;
+    assert_eq!(amount(&instant.awards[0].award), "30.00", "whole: not prorated with the round");
+    client.ok("CP1", prize(2, "ESCALERA_REAL_MAYOR")).await;
+    client.ok("CP1", prize(3, "ESCALERA_COLOR")).await;
+    let accepted = client.ok("CP1", accept()).await;
+    assert!(accepted.outcome.contains("FACTOR"), "{}", accepted.outcome);
+    let total: rust_decimal::Decimal =
+        accepted.awards.iter().map(|award| amount(&award.award).parse::<rust_decimal::Decimal>().expect("decimal")).sum();
+    assert!(total <= before - rust_decimal::Decimal::new(3000, 2), "the round shares what the display shows after the $30");
+    assert!(accepted.awards.iter().all(|award| award.code != "PREMIO_INSTANTANEO"));
     server.stop().await;
 }
 

@@ -451,13 +451,23 @@ impl Floor {
         let mut answers = Vec::with_capacity(lines.len());
         let mut winners = Vec::new();
         for line in &lines {
-            let expected = if line == "accept" { Some(self.expected_settlement(table, &winners).await?) } else { None };
+            // 16.4.2.5.1: the premio instantáneo is paid at once, alone, when entered.
+            let instant = winner_of(line).filter(|winner| winner.code == pozo_server::state::INSTANT_PRIZE);
+            let expected = if line == "accept" {
+                Some(self.expected_settlement(table, &winners).await?)
+            } else if let Some(winner) = &instant {
+                Some(self.expected_settlement(table, std::slice::from_ref(winner)).await?)
+            } else {
+                None
+            };
             let answer = link.lock().await.send(line).await?;
-            if let (Answer::Ack(_), Some(winner)) = (&answer, winner_of(line)) {
+            if let (Answer::Ack(_), Some(winner), None) = (&answer, winner_of(line), &instant) {
                 winners.push(winner);
             }
             if let (Answer::Ack(ack), Some(expected)) = (&answer, expected) {
-                winners.clear();
+                if instant.is_none() {
+                    winners.clear();
+                }
                 self.check_awards(table, ack, expected);
             }
             let orders = self.count(table, line, &answer);
@@ -736,6 +746,7 @@ impl Dealer {
         let mut deck = deck.into_iter();
         let community: Vec<Card> = if self.game == "go-poker" { deck.by_ref().take(2).collect() } else { Vec::new() };
         let mut instant_won = false;
+        let mut instant_line = None;
         for seat in self.betting.clone() {
             let own = 5 - community.len();
             let mut hand: Vec<Card> = deck.by_ref().take(own).collect();
@@ -752,9 +763,11 @@ impl Dealer {
                 && hand[..own].contains(&card)
             {
                 instant_won = true;
-                lines.push(format!("prize {seat} {}", pozo_server::state::INSTANT_PRIZE));
+                instant_line = Some(format!("prize {seat} {}", pozo_server::state::INSTANT_PRIZE));
             }
         }
+        // 16.4.2.5.1: identified, the instant prize is paid first, before the hand's prizes.
+        lines.splice(0..0, instant_line);
         lines
     }
 
@@ -942,7 +955,8 @@ async fn play_round(
             dealer.instant_card = card_of(&link.panel["instant_card"]);
         }
         let prizes = dealer.prizes();
-        let any_prize = !prizes.is_empty();
+        // The premio instantáneo is paid when entered (16.4.2.5.1); ACEPTAR is for the rest.
+        let any_prize = prizes.iter().any(|line| !line.ends_with(pozo_server::state::INSTANT_PRIZE));
         lines.extend(prizes);
         if any_prize {
             lines.push("accept".to_owned());

@@ -164,6 +164,9 @@ pub struct PoolRules {
     pub venta_pagos_over: Money,
     /// The most seats a table of this pool may have (16.3.1: five at Central Póker).
     pub seats_max: Option<u32>,
+    /// The chance, at each INICIAR JUEGO with no card in play, that a premio
+    /// instantáneo card appears (15.11.2: "en forma aleatoria y sorpresiva").
+    pub instant_card_chance: Option<Decimal>,
     /// Paytable, highest prize first: the order decides "the highest combination".
     pub prizes: Vec<Prize>,
 }
@@ -479,6 +482,18 @@ fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<Pool
     if !(bet_min <= side_bet && side_bet <= bet_max) {
         return Err(fields.error("side_bet", format!("{side_bet} is outside bet_min {bet_min} – bet_max {bet_max}")));
     }
+    let instant_card_chance = fields.optional_decimal("instant_card_chance")?;
+    if let Some(chance) = instant_card_chance
+        && (chance <= Decimal::ZERO || chance > Decimal::ONE)
+    {
+        return Err(fields.error("instant_card_chance", format!("{chance} is not a chance in (0, 1] (15.11.2)")));
+    }
+    if games.iter().any(|game| game == "central-poker") && instant_card_chance.is_none() {
+        return Err(fields.error(
+            "instant_card_chance",
+            "missing field: Central Póker shows a premio instantáneo card \"en forma aleatoria y sorpresiva\" (15.11.2)",
+        ));
+    }
     let seats_max = match fields.get("seats_max") {
         None => None,
         Some(Value::Integer(seats)) if (1..=16).contains(seats) => Some(*seats as u32),
@@ -608,6 +623,7 @@ fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<Pool
         exclusive,
         venta_pagos_over,
         seats_max,
+        instant_card_chance,
         prizes,
     })
 }

@@ -42,6 +42,11 @@ impl TestServer {
         TestServer { address: embedded.address, data, _directory: None, embedded }
     }
 
+    /// Keeps `directory` (the server's data) until the server is dropped.
+    pub fn keep(&mut self, directory: tempfile::TempDir) {
+        self._directory = Some(directory);
+    }
+
     /// Stops the server and waits until its writer has finished.
     pub async fn stop(self) -> Option<tempfile::TempDir> {
         self.embedded.stop().await.expect("server stopped cleanly");
