@@ -666,7 +666,10 @@ impl State {
                         seat.credits
                     )));
                 }
-                if let Some(index) = table.seats.iter().position(|seat| seat.bet != Bet::None) {
+                // Card tables: a bet pressed and not played is voided first (4.3.2). Roulette: a
+                // sale not yet played is returned at the close (3.7.9, below).
+                let roulette = table.is_roulette();
+                if let Some(index) = table.seats.iter().position(|seat| seat.bet != Bet::None && !roulette) {
                     return Err(precondition(format!(
                         "seat {}: a bet is loaded; void it or play the round before Cierre de Mesa (4.7.7)",
                         index + 1
@@ -679,31 +682,50 @@ impl State {
                     .is_some_and(|turn| turn.holder.as_deref() == Some(table_id) || turn.waiting.iter().any(|id| id == table_id))
                 {
                     return Err(precondition(format!(
-                        "table {table_id} holds or awaits the gold turn; play the gold first (4.3.5)"
+                        "table {table_id} holds or awaits the gold turn; play the gold first (4.3.5, 3.9.2)"
                     )));
                 }
-                // 3.9.1, 4.5.1: a series started is played out over its three balls; the
-                // close never takes a player's silver or gold.
-                if let Some((index, seat)) = table.seats.iter().enumerate().find(|(_, seat)| seat.grillos() > 0) {
-                    return Err(precondition(format!(
-                        "seat {}: holds {} silver, {} gold: the series started is completed before Cierre de Mesa (3.9.1, 4.5.1)",
-                        index + 1,
-                        seat.silver,
-                        seat.gold
-                    )));
-                }
-                // 4.7.5: the grillos left at the close are the FP of the jornada; with every
-                // series completed the system holds none (the inspector counts the chips).
+                // 4.7.5: "se asentará, bajo la sigla FP – Fichas Poceado – la cantidad de Grillos
+                // existentes al cierre de mesa": every grillo still held is counted. Of them
+                // (docs/readings.md, "Grillos at Cierre de Mesa"):
+                // - three bronzes sold and never played are the player's bet, returned (3.7.9:
+                //   "En caso que el Apostador decidiera no jugar los tres Grillos de Bronce le
+                //   será devuelta su apuesta"): the contribution comes out, the money goes back;
+                // - the grillos of a series already played in (silver, gold, bronzes kept under
+                //   3.7.10) end with the table: their bet was played and stays in the pool.
                 let fichas: u32 = table.seats.iter().map(Seat::grillos).sum();
+                let unplayed: Vec<(u32, Contribution, u64)> = table
+                    .seats
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, seat)| match seat.bet {
+                        Bet::Registered { contribution, registered_ms } => Some((index as u32 + 1, contribution, registered_ms)),
+                        _ => None,
+                    })
+                    .collect();
+                let pool_id = table.pool.clone();
+                for (seat, contribution, registered_ms) in &unplayed {
+                    self.reverse_seat_bet(*registered_ms, &pool_id, table_id, *seat, *contribution)?;
+                    // The credit the sale took is paid back with the rest (12.5.3.5).
+                    self.table_mut(table_id).seat_mut(*seat).credits = 0;
+                    self.book_credits_returned(&day.0, table_id, 1, side_bet);
+                }
+                let returned = unplayed.len();
                 let table = self.table_mut(table_id);
                 table.open = false;
                 for seat in &mut table.seats {
+                    seat.bet = Bet::None;
                     seat.bronze = 0;
                     seat.silver = 0;
                     seat.gold = 0;
                 }
                 self.day_mut(&day.0, table_id).fp += fichas;
-                Ok((format!("Cierre de Mesa {table_id}: FP {fichas}"), Vec::new()))
+                let detail = if returned > 0 {
+                    format!(" ({returned} ventas de Grillos de Bronce no jugadas, apuesta devuelta, 3.7.9)")
+                } else {
+                    String::new()
+                };
+                Ok((format!("Cierre de Mesa {table_id}: FP {fichas}{detail}"), Vec::new()))
             }
             TableOp::SellCredits { seat, credits } => {
                 table.require_open()?;

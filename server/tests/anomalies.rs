@@ -137,7 +137,10 @@ async fn art_3_9_the_last_ball_stops_bronze_sales_and_completes_series() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn art_4_7_cierre_de_mesa_needs_credits_returned_and_series_completed() {
+async fn art_4_7_5_cierre_de_mesa_counts_the_grillos_held_as_fp_and_returns_unplayed_sales_3_7_9() {
+    // 4.7.5: "la cantidad de Grillos existentes al cierre de mesa" is the FP. Seat 5 won a
+    // bronze and holds 2 Grillos de Plata of a series in play; seat 3 bought 3 Grillos de
+    // Bronce and never played them: 3.7.9 "le será devuelta su apuesta".
     let server = TestServer::start().await;
     let mut client = server.client().await;
     client.ok("R2", open()).await;
@@ -147,23 +150,32 @@ async fn art_4_7_cierre_de_mesa_needs_credits_returned_and_series_completed() {
     client.ok("R2", prize(5, "GRILLO_BRONCE")).await;
     client.ok("R2", accept()).await;
     client.ok("R2", finish()).await;
+    client.ok("R2", sell(3, 1)).await;
+    client.ok("R2", press(3)).await;
+    let pool_before = client.pool("iplyc-ruleta").await;
     // 12.8.1: the credits are paid back before the close (12.5.3.5.2: with the button off).
     let message = client.refused("R2", close(), Code::FailedPrecondition).await;
     assert!(message.contains("12.8.1"), "{message}");
     client.ok("R2", refund_credits(5)).await;
-    // 3.9.1, 4.5.1: the two Grillos de Plata are played before the close.
-    let message = client.refused("R2", close(), Code::FailedPrecondition).await;
-    assert!(message.contains("3.9.1"), "{message}");
-    client.ok("R2", start()).await;
-    client.ok("R2", finish()).await;
-    let view = client.ok("R2", close()).await.table.expect("view");
+    let closed = client.ok("R2", close()).await;
+    assert!(closed.outcome.contains("FP 5"), "{}", closed.outcome);
+    let view = closed.table.expect("view");
     assert_eq!(view.state, "cerrada");
+    assert!(view.seats.iter().all(|seat| seat.bronze + seat.silver + seat.gold == 0), "the system holds none after the close");
     assert!(view.seats.iter().all(|seat| pb::Light::try_from(seat.light) == Ok(pb::Light::Off)));
     let day = report(&mut client, "R2").await;
-    assert_eq!(day.fp, 0, "no grillo left in play");
+    assert_eq!(day.fp, 5, "2 silver + 3 unplayed bronze");
+    assert_eq!(amount(&day.ipa), "30.00", "seat 3's sale returned: only seat 5's played bet stays");
+    assert_eq!(day.credits_returned, 4 + 1, "seat 5's four credits, and seat 3's returned sale");
+    let pool_after = client.pool("iplyc-ruleta").await;
+    let balance = |report: &pb::PoolReport| amount(&report.balance).parse::<rust_decimal::Decimal>().expect("decimal");
+    assert_eq!(balance(&pool_before) - balance(&pool_after), rust_decimal::Decimal::new(1950, 2), "65% of 30.00 comes back out");
     // 4.7.7: the buttons are blocked: nothing enters outside opening hours.
     let message = client.refused("R2", sell(5, 1), Code::FailedPrecondition).await;
     assert!(message.contains("closed"), "{message}");
+    // 4.6.1.3: the next Apertura finds no play loaded.
+    let view = client.ok("R2", open()).await.table.expect("view");
+    assert!(view.seats.iter().all(|seat| seat.bronze + seat.silver + seat.gold == 0));
     server.stop().await;
 }
 
@@ -181,16 +193,24 @@ async fn art_12_5_3_5_2_credits_are_paid_back_with_the_button_off() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn art_15_11_2_one_instant_card_one_winner() {
-    let server = TestServer::start().await;
+    // 15.11.2: "al naipe - uno solo y de cualquier palo": paid to one seat, it leaves the monitor.
+    let server = TestServer::seeded(5).await;
     let mut client = server.client().await;
     client.ok("CP2", open()).await;
     for seat in [1, 2] {
-        client.ok("CP2", sell(seat, 1)).await;
-        client.ok("CP2", press(seat)).await;
+        client.ok("CP2", sell(seat, 20)).await;
     }
-    client.ok("CP2", start()).await;
+    loop {
+        for seat in [1, 2] {
+            client.ok("CP2", press(seat)).await;
+        }
+        if client.ok("CP2", start()).await.table.expect("view").instant_card.is_some() {
+            break;
+        }
+        client.ok("CP2", finish()).await;
+    }
     client.ok("CP2", prize(1, "PREMIO_INSTANTANEO")).await;
     let message = client.refused("CP2", prize(2, "PREMIO_INSTANTANEO"), Code::FailedPrecondition).await;
-    assert!(message.contains("15.11.2"), "{message}");
+    assert!(message.contains("no premio instantáneo is in play") && message.contains("15.11"), "{message}");
     server.stop().await;
 }

@@ -165,21 +165,12 @@ async fn a_roulette_series_with_two_tables_contending_for_the_gold_turn() {
     server.stop().await;
 }
 
-/// A controller whose instant-prize draws follow a seed, so the rounds a card appears in are fixed.
-async fn seeded_server(seed: u64) -> TestServer {
-    let directory = tempfile::tempdir().expect("a temporary directory");
-    let options = pozo_server::ServeOptions { cards: pozo_server::service::CardSource::Seeded(seed), ..Default::default() };
-    let mut server = TestServer::start_with(directory.path().to_path_buf(), options).await;
-    server.keep(directory);
-    server
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn art_15_11_the_instant_card_appears_at_random_and_stays_until_won() {
     // 15.11.2: the card "en forma aleatoria y sorpresiva aparece en el monitor" (with the
     // rulebook's instant_card_chance at each INICIAR JUEGO with no card in play);
     // 15.11.4: not received, "se definirá en las siguientes tallas".
-    let server = seeded_server(3).await;
+    let server = TestServer::seeded(3).await;
     let mut client = server.client().await;
     client.ok("CP1", open()).await;
     client.ok("CP1", sell(1, 20)).await;
@@ -220,7 +211,7 @@ async fn art_16_4_2_5_1_the_instant_prize_is_paid_whole_before_the_round_is_pror
     // 16.4.2.5.1 pays the instant prize "en forma inmediata", before the hand is settled:
     // its own event. The round's royal flush and straight flush are then prorated by
     // 15.9's FACTOR on what the display shows after it; the $30 is never cut.
-    let server = seeded_server(3).await;
+    let server = TestServer::seeded(3).await;
     let mut client = server.client().await;
     client.ok("CP1", open()).await;
     for seat in 1..=3 {

@@ -31,6 +31,16 @@ impl TestServer {
         server
     }
 
+    /// A fresh controller whose instant-prize draws follow `seed` (15.11.2), so the
+    /// rounds a card appears in are fixed.
+    pub async fn seeded(seed: u64) -> TestServer {
+        let directory = tempfile::tempdir().expect("a temporary directory");
+        let options = pozo_server::ServeOptions { cards: pozo_server::service::CardSource::Seeded(seed), ..Default::default() };
+        let mut server = TestServer::start_with(directory.path().to_path_buf(), options).await;
+        server._directory = Some(directory);
+        server
+    }
+
     /// A controller on an existing data directory (a restart).
     pub async fn start_on(data: PathBuf) -> TestServer {
         TestServer::start_with(data, pozo_server::ServeOptions::default()).await
@@ -40,11 +50,6 @@ impl TestServer {
     pub async fn start_with(data: PathBuf, options: pozo_server::ServeOptions) -> TestServer {
         let embedded = pozo_server::Embedded::start(Config::embedded(), &data, options).await.expect("the server started");
         TestServer { address: embedded.address, data, _directory: None, embedded }
-    }
-
-    /// Keeps `directory` (the server's data) until the server is dropped.
-    pub fn keep(&mut self, directory: tempfile::TempDir) {
-        self._directory = Some(directory);
     }
 
     /// Stops the server and waits until its writer has finished.
