@@ -375,7 +375,11 @@ async fn restart_from_snapshot_and_replay_gives_the_same_state() {
     const SNAPSHOT_EVERY: u64 = 7;
     let directory = tempfile::tempdir().expect("data directory");
     let data = directory.path().to_path_buf();
-    let options = || pozo_server::ServeOptions { snapshot_every: SNAPSHOT_EVERY, ..Default::default() };
+    // Seeded instant-prize draws (15.11.2): the card appears in a known round.
+    let options = || pozo_server::ServeOptions {
+        snapshot_every: SNAPSHOT_EVERY,
+        cards: pozo_server::service::CardSource::Seeded(3),
+    };
     let tables = ["B1", "B2", "R1", "CP1"];
     let pools = ["iplyc-blackjack", "iplyc-ruleta", "iplyc-central-poker"];
 
@@ -410,9 +414,14 @@ async fn restart_from_snapshot_and_replay_gives_the_same_state() {
     client.ok("R1", finish()).await;
     // Central Póker: a round in play, with the server's instant-prize card.
     client.ok("CP1", open()).await;
-    client.ok("CP1", sell(2, 5)).await;
-    client.ok("CP1", press(2)).await;
-    assert!(client.ok("CP1", start()).await.table.expect("view").instant_card.is_some());
+    client.ok("CP1", sell(2, 20)).await;
+    loop {
+        client.ok("CP1", press(2)).await;
+        if client.ok("CP1", start()).await.table.expect("view").instant_card.is_some() {
+            break;
+        }
+        client.ok("CP1", finish()).await;
+    }
     // End between two snapshots, so that the restart replays some entries after the last one.
     if client.journal().await.entries % SNAPSHOT_EVERY == 0 {
         client.ok("B1", sell(6, 1)).await;

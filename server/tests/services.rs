@@ -154,23 +154,35 @@ async fn the_journal_reads_back_in_pages_linked_by_their_hashes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seeded_card_source_draws_the_same_instant_cards_and_the_os_one_varies() {
-    async fn cards(options: pozo_server::ServeOptions) -> Vec<pb::Card> {
+    // 15.11.2: whether a card appears at INICIAR JUEGO, and which, is drawn by the server.
+    // Each of the four tables plays rounds until its first card: the rounds without one
+    // and the card itself are the draw.
+    async fn cards(options: pozo_server::ServeOptions) -> Vec<(u32, pb::Card)> {
         let directory = tempfile::tempdir().expect("a temporary directory");
         let server = TestServer::start_with(directory.path().join("data"), options).await;
         let mut client = server.client().await;
         let mut cards = Vec::new();
         for table in ["CP1", "CP2", "CP3", "CP4"] {
             client.ok(table, open()).await;
-            cards.push(client.ok(table, start()).await.table.expect("view").instant_card.expect("a card"));
+            let mut rounds = 0;
+            let card = loop {
+                if let Some(card) = client.ok(table, start()).await.table.expect("view").instant_card {
+                    break card;
+                }
+                client.ok(table, finish()).await;
+                rounds += 1;
+                assert!(rounds < 200, "a chance of 1 in 4 a round shows a card within 200 rounds (0.75^200 ≈ 10⁻²⁵)");
+            };
+            cards.push((rounds, card));
         }
         server.stop().await;
         cards
     }
     let seeded = |seed| pozo_server::ServeOptions { cards: pozo_server::service::CardSource::Seeded(seed), ..Default::default() };
     let first = cards(seeded(7)).await;
-    assert_eq!(first, cards(seeded(7)).await, "the same seed draws the same cards");
-    assert_ne!(first, cards(seeded(8)).await, "another seed, other cards (4 cards alike by chance: 52⁻⁴)");
-    // The operating system's source: four draws twice alike has a chance of 52⁻⁴.
+    assert_eq!(first, cards(seeded(7)).await, "the same seed draws the same rounds and cards");
+    assert_ne!(first, cards(seeded(8)).await, "another seed, other cards (4 cards alike by chance: under 52⁻⁴)");
+    // The operating system's source: four draws twice alike has a chance under 52⁻⁴.
     assert_ne!(cards(Default::default()).await, cards(Default::default()).await);
 }
 
