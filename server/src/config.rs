@@ -5,7 +5,7 @@
 //! The texts themselves are kept: the journal's first entry records them, so the
 //! journal always says which rules its pools were kept under, `verify` needs no
 //! other file, and a server restarted with different settings refuses to start
-//! ("settings do not change while a pool is live", DOMAIN.md §10). The keys are
+//! ("settings do not change while a pool is live", docs/operations.md §8). The keys are
 //! neither hashed nor journaled: a key is rotated by a restart.
 
 use std::collections::{BTreeMap, BTreeSet};

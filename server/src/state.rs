@@ -24,7 +24,7 @@ pub const CREDIT_STEPS: [u32; 4] = [1, 5, 10, 20];
 /// The most credits one seat may hold: a bound, and what a busy night needs.
 pub const SEAT_CREDITS_MAX: u32 = 500;
 
-/// The last hits kept per pool (DOMAIN.md §10: the last 25).
+/// The last hits kept per pool (docs/architecture.md, "What a progressive controller keeps": the last 25).
 pub const POOL_HITS_KEPT: usize = 25;
 
 /// Jornadas kept in the reports before the oldest is dropped.
@@ -355,7 +355,7 @@ pub struct Hit {
     pub journal_sequence: u64,
 }
 
-/// The last win of a pool, for the displays (DOMAIN.md §10: "after a hit, signs
+/// The last win of a pool, for the displays (docs/architecture.md: "after a hit, signs
 /// show the winning table, the amount being paid and the new amount").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LastWin {
@@ -720,8 +720,10 @@ impl State {
                     seat.gold = 0;
                 }
                 self.day_mut(&day.0, table_id).fp += fichas;
-                let detail = if returned > 0 {
-                    format!(" ({returned} ventas de Grillos de Bronce no jugadas, apuesta devuelta, 3.7.9)")
+                let detail = if returned == 1 {
+                    " (1 venta de Grillos de Bronce no jugada, apuesta devuelta, 3.7.9)".to_owned()
+                } else if returned > 1 {
+                    format!(" ({returned} ventas de Grillos de Bronce no jugadas, apuestas devueltas, 3.7.9)")
                 } else {
                     String::new()
                 };
@@ -1062,7 +1064,8 @@ impl State {
         let mut orders = Vec::new();
         for award in &settlement.awards {
             let percent = rules.prize(&award.code).is_some_and(|prize| matches!(prize.value, PrizeValue::Percent { .. }));
-            // DOMAIN.md §6 (3.5.2, 11.6.1.2, 15.8.2): percentages and large awards go to Venta-Pagos.
+            // 3.5.2, 11.6.1.2, 15.8.2: percentages and awards over the rulebook's threshold go to
+            // Venta-Pagos (docs/readings.md, "The Venta-Pagos threshold").
             let order_id = if award.award > Decimal::ZERO && (percent || award.award > threshold) {
                 self.data.next_order += 1;
                 let order_id = format!("OP-{:06}", self.data.next_order);

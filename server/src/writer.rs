@@ -4,7 +4,7 @@
 //!
 //! Reads go through the same queue and run after the batch is durable, so no
 //! reader ever sees a bet that is not yet on disk: a light turns on only for a
-//! durable bet (11.11.5; DOMAIN.md §5).
+//! durable bet (11.11.5; docs/agent.md).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -279,7 +279,7 @@ pub async fn start(
         if journaled.hash != config.hash {
             anyhow::bail!(
                 "the configuration differs from the one this journal was started with ({} ≠ {}): settings do not change \
-                 while pools are live (DOMAIN.md §10); start with the original --config/--rulebook, or a new --data directory",
+                 while pools are live (docs/operations.md §8); start with the original --config/--rulebook, or a new --data directory",
                 config.hash,
                 journaled.hash
             );

@@ -158,7 +158,7 @@ async fn art_4_7_5_cierre_de_mesa_counts_the_grillos_held_as_fp_and_returns_unpl
     assert!(message.contains("12.8.1"), "{message}");
     client.ok("R2", refund_credits(5)).await;
     let closed = client.ok("R2", close()).await;
-    assert!(closed.outcome.contains("FP 5"), "{}", closed.outcome);
+    assert_eq!(closed.outcome, "Cierre de Mesa R2: FP 5 (1 venta de Grillos de Bronce no jugada, apuesta devuelta, 3.7.9)");
     let view = closed.table.expect("view");
     assert_eq!(view.state, "cerrada");
     assert!(view.seats.iter().all(|seat| seat.bronze + seat.silver + seat.gold == 0), "the system holds none after the close");

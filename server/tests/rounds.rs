@@ -273,7 +273,7 @@ async fn venta_pagos_confirms_one_payout_and_rejects_another() {
     assert_eq!((order.table_id.as_str(), order.seat, order.code.as_str()), ("B3", 1, "TRES_SIETES_MISMO_PALO"));
     assert_eq!((amount(&order.amount), order.status.as_str(), order.round), ("1001.30".to_owned(), "pendiente", 1));
 
-    // A table key is refused at the office (ARCHITECTURE: a table key never confirms a payout).
+    // A table key is refused at the office (docs/architecture.md: a table key never confirms a payout).
     let confirm = pb::office_command::Command::Confirm(pb::ConfirmPayout {
         order_id: first_order.clone(),
         operator_id: "cajero-7".into(),
@@ -320,7 +320,8 @@ async fn venta_pagos_confirms_one_payout_and_rejects_another() {
     .into_inner();
     assert_eq!(rejected.status, "rechazada");
     let after = client.pool("iplyc-blackjack").await;
-    // DOMAIN.md §6: the award goes back to its pool, booked as such.
+    // docs/readings.md, "What a Venta-Pagos rejection undoes": a 20% prize forced no house
+    // money, so the award goes back to its pool, booked as such.
     let returned: rust_decimal::Decimal = amount(&second.award).parse().expect("decimal");
     let balance = |report: &pb::PoolReport| amount(&report.balance).parse::<rust_decimal::Decimal>().expect("decimal");
     assert_eq!(balance(&after), balance(&before) + returned);

@@ -1163,7 +1163,7 @@ fn compare(
                 "pool {pool}: {held_before} held + {contributions} contributed + {replenished} replenished − {awards} awarded ≠ {held_after} held now"
             ));
         }
-        // DOMAIN.md R1: the display shows the balance, never less than the minimum.
+        // docs/readings.md: the display shows the balance, never less than the minimum.
         if theirs.displayed != theirs.balance.max(rules.minimum) {
             differ(format!(
                 "pool {pool}: the display shows {}, not max(balance {}, minimum {})",

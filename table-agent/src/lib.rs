@@ -2,7 +2,7 @@
 //! table's hardware events (seat buttons, slots, the dealer's touch screen) into
 //! signed commands for the controller, and drives the seat lights and credit
 //! displays from what the controller acknowledged: a light turns on only after the
-//! bet is durably recorded (11.11.5; DOMAIN.md §5). docs/agent.md documents the
+//! bet is durably recorded (11.11.5). docs/agent.md documents the
 //! line protocol and the panel output for hardware integrators.
 //!
 //! # Layout

@@ -95,7 +95,7 @@ impl Engine {
         self.pool_mut(pool)?.reverse_bet(contribution)
     }
 
-    /// Pays the winners of one round at one table (DOMAIN.md R4).
+    /// Pays the winners of one round at one table (docs/readings.md, "A round is one round at one table").
     pub fn settle_round(&mut self, pool: &str, winners: &[Winner]) -> Result<Settlement, EngineError> {
         self.pool_mut(pool)?.settle_round(winners)
     }

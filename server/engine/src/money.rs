@@ -1,6 +1,6 @@
 //! Exact money arithmetic on `rust_decimal`.
 //!
-//! Contributions keep every fraction (DOMAIN.md §4); only awards are rounded, and
+//! Contributions keep every fraction (docs/rules.md, "Money and conservation"); only awards are rounded, and
 //! always *down* to the rulebook's payout unit, so a round never pays a fraction of
 //! a unit more than the articles allow. Division is the one place where
 //! `rust_decimal` itself rounds (at 28 significant digits), so [`floor_div`]

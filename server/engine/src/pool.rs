@@ -1,7 +1,7 @@
 //! One pool: its balances, its meters, and every movement of money in it.
 //!
 //! Every operation validates its input completely before it changes anything, and
-//! asserts conservation after it changes something (DOMAIN.md §4):
+//! asserts conservation after it changes something (docs/rules.md, "Money and conservation"):
 //!
 //! ```text
 //! Σ contributions + Σ replenishments = balance + reserve + Σ awards
@@ -19,7 +19,7 @@ use crate::money::{BET_MAX, CENT, Money, is_multiple_of};
 use crate::rulebook::PoolRules;
 use crate::settle::{self, Settlement, Winner};
 
-/// The meters a regulator reads off a progressive controller (DOMAIN.md §10):
+/// The meters a regulator reads off a progressive controller (docs/architecture.md, "What a progressive controller keeps"):
 /// everything that ever went into or out of the pool. They only ever grow.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Meters {
@@ -180,7 +180,7 @@ impl Pool {
     }
 
     /// The amount on the cartel luminoso and the most any award can be (3.5.1):
-    /// max(balance, minimum), DOMAIN.md R1.
+    /// max(balance, minimum) (docs/readings.md, "Displayed amount = max(balance, minimum)").
     pub fn displayed(&self) -> Money {
         self.balance.max(self.rules.minimum)
     }

@@ -30,7 +30,7 @@ pub enum Policy {
     IplycFactor,
     /// IPLyC roulette: the factor of 3.6, except that a Grillo de Oro and a Grillo
     /// de Plata in the same ball are paid gold first (100%), then the silver from
-    /// the replenished pool (3.4.2; DOMAIN.md R3).
+    /// the replenished pool (3.4.2; docs/readings.md, "Gold before silver").
     IplycGoldFirst,
     /// AJ Bolivia 2.5.6.2: smallest prizes first (×bet, then 10%, then 100% of what
     /// remains); equal split of a shared percentage, the indivisible unit to the
@@ -136,7 +136,7 @@ pub struct PoolRules {
     pub articles: String,
     pub games: Vec<String>,
     pub policy: Policy,
-    /// Floor and reset value; the displayed amount is never under it (DOMAIN.md R1).
+    /// Floor and reset value; the displayed amount is never under it (docs/readings.md, "Displayed amount = max(balance, minimum)").
     pub minimum: Money,
     /// The price of one side bet (fixed in IPLyC 3.3.1 / 11.4.1; the stipulated
     /// amount of the bolsa; the credit value in AJ).

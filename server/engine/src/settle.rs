@@ -1,4 +1,4 @@
-//! Paying the winners of one round at one table (DOMAIN.md R4: proration never
+//! Paying the winners of one round at one table (docs/readings.md, "A round is one round at one table": proration never
 //! spans tables; rounds at different tables are ordered by the journal).
 //!
 //! The award of every winner is fixed at the moment the prize is marked, from the
@@ -8,7 +8,7 @@
 //!   their sum (TOTAL A PAGAR) exceeds the displayed amount (MONTO TOTAL), each is
 //!   multiplied by FACTOR = MONTO TOTAL ÷ TOTAL A PAGAR. In roulette a Grillo de
 //!   Oro and a Grillo de Plata in one ball are the exception of 3.4.2: gold first,
-//!   the pool is replenished, then the silver is paid from it (DOMAIN.md R3).
+//!   the pool is replenished, then the silver is paid from it (docs/readings.md, "Gold before silver").
 //! - **AJ Bolivia** (2.5.6.2): smallest prizes first, ×bet prizes, then the 10%, then
 //!   100% of what remains; winners of the same percentage share it equally, the
 //!   indivisible unit to position 1; the 10% is capped at 5,000× the bet.

@@ -2,7 +2,7 @@
 //! by hand from the article (shown in the comments) and checks the engine's to the
 //! last centavo, and checks conservation after every step.
 //!
-//! Articles: IPLyC Res. 1452/12 (`art_…`, shared/seeds/000), AJ Bolivia RR
+//! Articles: IPLyC Res. 1452/12 (`art_…`), AJ Bolivia RR
 //! 01-00002-13 (`aj_…`, 001), Andalucía Orden 4-2-2010 (`and_…`, 002).
 
 use std::sync::Arc;
@@ -61,7 +61,7 @@ fn art_3_2_1_sixty_five_percent_of_each_grillo_sale() {
 
 #[test]
 fn art_11_2_3_sixty_five_percent_keeps_every_fraction() {
-    // 11.2.3 with DOMAIN.md §4: 65% of 2.50 is 1.625, and the half centavo is kept.
+    // 11.2.3 with docs/rules.md, "Money and conservation": 65% of 2.50 is 1.625, and the half centavo is kept.
     // Three such bets add 4.875 exactly: no rounding anywhere before a payout.
     let mut pool = Pool::open(rules("iplyc-blackjack"));
     for _ in 0..3 {
@@ -247,7 +247,7 @@ fn art_3_4_2_gold_first_then_silver_from_the_replenished_pool() {
     // 3.4.2: gold and silver in the same ball at one table: the gold is entered first
     // and takes 100% (25,000.50); the pool is replenished to its 20,000 minimum; the
     // silver's 300 comes out of that. No factor, even though 25,000.50 + 300 exceeds
-    // the display: the exception takes precedence over 3.6 (DOMAIN.md R3). The order
+    // the display: the exception takes precedence over 3.6 (docs/readings.md, "Gold before silver"). The order
     // the dealer typed them in does not matter.
     let mut pool = pool_with("iplyc-ruleta", dec!(25000.50));
     let settlement = pool.settle_round(&[winner(3, "GRILLO_PLATA"), winner(5, "GRILLO_ORO")]).expect("a valid round");

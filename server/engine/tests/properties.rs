@@ -1,4 +1,4 @@
-//! Property tests over every pool of the embedded rulebooks (DOMAIN.md §4 and §9).
+//! Property tests over every pool of the embedded rulebooks (docs/rules.md, "Money and conservation"; docs/readings.md).
 //!
 //! Each test plays random sequences of steps on a fresh pool: side bets registered
 //! (whole centavos, sometimes exactly the rulebook's side bet), earlier bets reversed

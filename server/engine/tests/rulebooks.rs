@@ -72,7 +72,7 @@ fn art_3_4_1_roulette_paytable() {
 
 #[test]
 fn art_11_5_blackjack_paytable() {
-    // 11.5 with 11.2.2 (the 20% second prize, DOMAIN.md R2); 11.2.1 the $5,000 minimum.
+    // 11.5 with 11.2.2 (the 20% second prize, docs/readings.md); 11.2.1 the $5,000 minimum.
     assert_eq!(
         paytable("iplyc-blackjack"),
         table(&[
