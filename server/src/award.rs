@@ -118,7 +118,10 @@ fn parse_amount(field: &str, text: &str) -> Result<Money, EngineError> {
         .parse()
         .map_err(|_| EngineError::invalid(field, format!("`{text}` is not a decimal amount (write \"5200.00\")")))?;
     if amount < Decimal::ZERO {
-        return Err(EngineError::invalid(field, format!("{amount} is negative; a pool balance never is (docs/rules.md, "Money and conservation")")));
+        return Err(EngineError::invalid(
+            field,
+            format!("{amount} is negative; a pool balance never is (docs/rules.md, \"Money and conservation\")"),
+        ));
     }
     if amount > BALANCE_MAX {
         return Err(EngineError::invalid(field, format!("{amount} is over the largest accepted balance, {BALANCE_MAX}")));

@@ -12,9 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use jiff::tz::{TimeZone, TimeZoneDatabase};
+use pozo_engine::Rulebooks;
 use pozo_engine::rulebook::{EMBEDDED, GAMES};
 use pozo_engine::settle::SEAT_MAX;
-use pozo_engine::Rulebooks;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 

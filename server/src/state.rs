@@ -768,7 +768,9 @@ impl State {
             }
             TableOp::Press { seat } => self.press(time_ms, table_id, *seat),
             TableOp::StartRound => self.start_round(time_ms, table_id, card),
-            TableOp::EnterPrize { seat, code, high } => self.enter_prize(sequence, time_ms, table_id, *seat, code, high.as_deref()),
+            TableOp::EnterPrize { seat, code, high } => {
+                self.enter_prize(sequence, time_ms, table_id, *seat, code, high.as_deref())
+            }
             TableOp::Accept => self.accept(sequence, time_ms, table_id),
             TableOp::FinishRound => self.finish_round(table_id),
             TableOp::VoidBet { seat } => self.void_bet(table_id, *seat),
@@ -1358,9 +1360,7 @@ impl State {
         }
         // A jornada already dropped from the reports (over 62 ago) is not recreated.
         let (jornada, hour) = jornada_and_hour(&self.config, order.time_ms);
-        if let Some(meters) =
-            self.data.days.get_mut(&jornada).and_then(|tables| Arc::make_mut(tables).get_mut(&order.table_id))
-        {
+        if let Some(meters) = self.data.days.get_mut(&jornada).and_then(|tables| Arc::make_mut(tables).get_mut(&order.table_id)) {
             meters.pppa += pppa_change;
             meters.hours.entry(hour).or_default().1 += pppa_change;
         }

@@ -376,10 +376,8 @@ async fn restart_from_snapshot_and_replay_gives_the_same_state() {
     let directory = tempfile::tempdir().expect("data directory");
     let data = directory.path().to_path_buf();
     // Seeded instant-prize draws (15.11.2): the card appears in a known round.
-    let options = || pozo_server::ServeOptions {
-        snapshot_every: SNAPSHOT_EVERY,
-        cards: pozo_server::service::CardSource::Seeded(3),
-    };
+    let options =
+        || pozo_server::ServeOptions { snapshot_every: SNAPSHOT_EVERY, cards: pozo_server::service::CardSource::Seeded(3) };
     let tables = ["B1", "B2", "R1", "CP1"];
     let pools = ["iplyc-blackjack", "iplyc-ruleta", "iplyc-central-poker"];
 

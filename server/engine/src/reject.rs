@@ -107,7 +107,10 @@ impl Pool {
         pending: impl Fn(Seat, &str) -> bool,
     ) -> Result<Rejection, EngineError> {
         if book.pool != self.rules().id {
-            return Err(EngineError::invalid("pool", format!("the round was settled in `{}`, not `{}`", book.pool, self.rules().id)));
+            return Err(EngineError::invalid(
+                "pool",
+                format!("the round was settled in `{}`, not `{}`", book.pool, self.rules().id),
+            ));
         }
         let Some(index) = book.awards.iter().position(|award| award.seat == seat && award.code == code) else {
             return Err(EngineError::invalid("award", format!("seat {seat} has no `{code}` award in this round")));
@@ -120,9 +123,10 @@ impl Pool {
         // The round as if the rejected winner (and every earlier rejected one) had not
         // competed, settled from the balances it was marked on.
         let rejected = |winner: &Winner| {
-            book.awards.iter().enumerate().any(|(at, award)| {
-                (award.rejected || at == index) && award.seat == winner.seat && award.code == winner.code
-            })
+            book.awards
+                .iter()
+                .enumerate()
+                .any(|(at, award)| (award.rejected || at == index) && award.seat == winner.seat && award.code == winner.code)
         };
         let remaining: Vec<Winner> = book.winners.iter().filter(|winner| !rejected(winner)).cloned().collect();
         let counterfactual = if remaining.is_empty() {

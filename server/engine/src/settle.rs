@@ -577,13 +577,19 @@ pub fn check_bet_allowed(rules: &PoolRules, field: &str, bet: Money) -> Result<(
     if rules.fixed_bet() && bet != rules.side_bet {
         return Err(EngineError::invalid(
             field,
-            format!("{bet} is not the stipulated side bet of pool `{}`: only {} is played ({})", rules.id, rules.side_bet, rules.articles),
+            format!(
+                "{bet} is not the stipulated side bet of pool `{}`: only {} is played ({})",
+                rules.id, rules.side_bet, rules.articles
+            ),
         ));
     }
     if bet < rules.bet_min || bet > rules.bet_max {
         return Err(EngineError::invalid(
             field,
-            format!("{bet} is outside the side bets of pool `{}`: {} to {} ({})", rules.id, rules.bet_min, rules.bet_max, rules.articles),
+            format!(
+                "{bet} is outside the side bets of pool `{}`: {} to {} ({})",
+                rules.id, rules.bet_min, rules.bet_max, rules.articles
+            ),
         ));
     }
     Ok(())

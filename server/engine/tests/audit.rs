@@ -123,8 +123,7 @@ fn art_11_3_four_aces_and_a_blackjack_in_one_hand_are_refused() {
     assert!(error.to_string().contains("seat 3 already has `CUATRO_ASES`"), "{error}");
     assert_eq!(pool.state(), state);
     // Two boxes may each make one.
-    pool.settle_round(&[winner(3, "CUATRO_ASES", dec!(10)), winner(4, "BJ_AS_REY_MISMO_PALO", dec!(10))])
-        .expect("two hands");
+    pool.settle_round(&[winner(3, "CUATRO_ASES", dec!(10)), winner(4, "BJ_AS_REY_MISMO_PALO", dec!(10))]).expect("two hands");
 }
 
 #[test]

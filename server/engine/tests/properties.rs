@@ -69,6 +69,7 @@ enum Step {
 
 /// What one step did.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // a test's record of one step: size does not matter
 enum Outcome {
     Opened,
     Registered(Contribution),
@@ -474,19 +475,21 @@ fn round_awards_never_exceed_displayed_at_marking() {
         prop_assert_eq!(settlement.displayed, step.before.displayed(), "marked at another amount than displayed");
         prop_assert!(!settlement.stages.is_empty());
         let in_full: Money = match rules.policy {
-            Policy::AjOrdered | Policy::AndaluciaOrdered => settlement
-                .awards
-                .iter()
-                .filter(|award| !is_percent(rules, &award.code))
-                .map(|award| award.award)
-                .sum(),
+            Policy::AjOrdered | Policy::AndaluciaOrdered => {
+                settlement.awards.iter().filter(|award| !is_percent(rules, &award.code)).map(|award| award.award).sum()
+            }
             Policy::IplycFactor | Policy::IplycGoldFirst => Decimal::ZERO,
         };
         if in_full > Decimal::ZERO {
             let percentages = settlement.total_paid() - in_full;
             let left = (settlement.displayed - in_full).max(Decimal::ZERO);
             let floor_topup: Money = settlement.stages.iter().map(|stage| stage.floor_topup).sum();
-            prop_assert!(percentages <= left + floor_topup, "percentages {} over what the ×bet prizes left, {}", percentages, left);
+            prop_assert!(
+                percentages <= left + floor_topup,
+                "percentages {} over what the ×bet prizes left, {}",
+                percentages,
+                left
+            );
             return Ok(());
         }
         for stage in &settlement.stages {

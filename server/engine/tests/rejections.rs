@@ -150,9 +150,8 @@ fn rejecting_the_gold_leaves_the_silver_paid_from_the_reset_3_4_2() {
     // The gold rejected: the silver (paid at the table) stands, and with no 100% prize
     // there is no reset; the pool pays the 300 from its own 25,000.
     let mut pool = pool_with("iplyc-ruleta", dec!(25000));
-    let round = pool
-        .settle_round(&[winner(2, "GRILLO_PLATA", dec!(30)), winner(6, "GRILLO_ORO", dec!(30))])
-        .expect("a valid round");
+    let round =
+        pool.settle_round(&[winner(2, "GRILLO_PLATA", dec!(30)), winner(6, "GRILLO_ORO", dec!(30))]).expect("a valid round");
     let mut book = round.book;
     assert_eq!(pool.balance(), dec!(20000) - dec!(300));
     let pending = |seat: u32, _: &str| seat == 6;
@@ -271,7 +270,9 @@ fn play(rules: &PoolRules, events: &[Event]) -> Result<(), TestCaseError> {
                 let targets: Vec<(u32, String)> = kept[at].pending.iter().cloned().collect();
                 let (seat, code) = targets[award_index.index(targets.len())].clone();
                 let others_pending = kept[at].book.awards.iter().all(|award| {
-                    award.rejected || (award.seat == seat && award.code == code) || kept[at].pending.contains(&(award.seat, award.code.clone()))
+                    award.rejected
+                        || (award.seat == seat && award.code == code)
+                        || kept[at].pending.contains(&(award.seat, award.code.clone()))
                 });
                 let counterfactual = kept[at].clean_since.filter(|_| others_pending).map(|since| {
                     let book = &kept[at].book;
@@ -279,8 +280,9 @@ fn play(rules: &PoolRules, events: &[Event]) -> Result<(), TestCaseError> {
                         .winners
                         .iter()
                         .filter(|winner| {
-                            !(winner.seat == seat && winner.code == code)
-                                && !book.award(winner.seat, &winner.code).is_some_and(|award| award.rejected)
+                            let this_one = winner.seat == seat && winner.code == code;
+                            let rejected_before = book.award(winner.seat, &winner.code).is_some_and(|award| award.rejected);
+                            !this_one && !rejected_before
                         })
                         .cloned()
                         .collect();
