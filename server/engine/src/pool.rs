@@ -16,7 +16,7 @@ use rust_decimal::Decimal;
 
 use crate::error::EngineError;
 use crate::money::{BET_MAX, CENT, Money, is_multiple_of};
-use crate::rulebook::PoolRules;
+use crate::rulebook::{PoolRules, Shortfall};
 use crate::settle::{self, Settlement, Winner};
 
 /// The meters a regulator reads off a progressive controller (docs/architecture.md, "What a progressive controller keeps"):
@@ -318,8 +318,12 @@ impl Pool {
         self.fund(missing)
     }
 
+    /// Puts `amount` into the main pool from whoever the rulebook's `shortfall_from` names.
     fn fund(&mut self, amount: Money) -> Funding {
-        let from_reserve = amount.min(self.reserve);
+        let from_reserve = match self.rules.shortfall_from {
+            Shortfall::ReserveThenHouse => amount.min(self.reserve),
+            Shortfall::House => Decimal::ZERO,
+        };
         let from_house = amount - from_reserve;
         self.reserve -= from_reserve;
         self.balance += amount;

@@ -59,6 +59,26 @@ impl Policy {
     }
 }
 
+/// Who puts in what a pool lacks to pay its awards, and to reset after a 100% prize
+/// (3.2.2, 11.2.2, 15.2.2; AJ 2.5.6.3; docs/readings.md, "×bet prizes over the pool").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shortfall {
+    /// The house (the Instituto, the casino).
+    House,
+    /// The reserve pool as far as it goes, then the house (AJ 2.5.6.3: reserve pools
+    /// "con el fin de acumular fondos para su uso futuro").
+    ReserveThenHouse,
+}
+
+impl Shortfall {
+    const NAMES: [(&'static str, Shortfall); 2] =
+        [("house", Shortfall::House), ("reserve-then-house", Shortfall::ReserveThenHouse)];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES.iter().find(|(_, shortfall)| *shortfall == self).map(|(name, _)| *name).unwrap_or("?")
+    }
+}
+
 /// The game types a pool's tables may play.
 pub const GAMES: [&str; 9] = [
     "ruleta-americana",
@@ -151,6 +171,8 @@ pub struct PoolRules {
     pub commission_rate: Decimal,
     /// Only the highest combination of a seat is paid (Andalucía, Veintiuno rule e).
     pub highest_only: bool,
+    /// Who puts in what the pool lacks (`shortfall_from`).
+    pub shortfall_from: Shortfall,
     /// The smallest and largest side bet the pool takes. Both are `side_bet` where
     /// the rulebook says `fixed_bet = true` (Veintiuno e: "una cantidad única
     /// estipulada"); AJ 2.5.5.1 has a minimum and a maximum.
@@ -457,6 +479,20 @@ fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<Pool
             ),
         ));
     }
+    let shortfall_name = fields.string("shortfall_from")?;
+    let shortfall_from =
+        Shortfall::NAMES.iter().find(|(name, _)| *name == shortfall_name).map(|(_, value)| *value).ok_or_else(|| {
+            fields.error("shortfall_from", format!("`{shortfall_name}` is not `house` or `reserve-then-house`"))
+        })?;
+    if shortfall_from == Shortfall::ReserveThenHouse && reserve_rate.is_zero() {
+        return Err(fields.error("shortfall_from", "`reserve-then-house` needs a reserve pool: reserve_rate is 0 (AJ 2.5.6.3)"));
+    }
+    if shortfall_from == Shortfall::House && !reserve_rate.is_zero() {
+        return Err(fields.error(
+            "shortfall_from",
+            "a pool with a reserve (reserve_rate > 0) uses it first: `reserve-then-house` (AJ 2.5.6.3)",
+        ));
+    }
     // Veintiuno e: "una cantidad única estipulada": `fixed_bet` takes that one amount
     // only; otherwise any bet from `bet_min` to `bet_max` (AJ 2.5.5.1).
     let fixed_bet = fields.optional_bool("fixed_bet")?;
@@ -618,6 +654,7 @@ fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<Pool
         reserve_rate,
         commission_rate,
         highest_only,
+        shortfall_from,
         bet_min,
         bet_max,
         exclusive,

@@ -320,3 +320,18 @@ fn refuses_broken_toml_naming_the_file() {
     let error = Rulebooks::parse_all([("config/broken.toml", "[[pool]\nid = ")]).expect_err("not TOML");
     assert!(matches!(error, RulebookError::Syntax { ref file, .. } if file == "config/broken.toml"), "{error}");
 }
+
+#[test]
+fn aj_2_5_6_3_the_rulebook_says_who_covers_a_shortfall() {
+    // 2.5.6.3: the reserve pools accumulate "para su uso futuro": a pool with one uses it
+    // first; a pool without one cannot name it.
+    let rulebooks = Rulebooks::embedded();
+    let shortfall = |id: &str| rulebooks.pool(id).expect("embedded").shortfall_from;
+    assert_eq!(shortfall("aj-poker"), pozo_engine::Shortfall::ReserveThenHouse);
+    assert_eq!(shortfall("iplyc-blackjack"), pozo_engine::Shortfall::House);
+    let error = broken("shortfall_from = \"house\"         # 3.2.2", "shortfall_from = \"reserve-then-house\"  # 3.2.2");
+    assert_names(&error, Some("iplyc-ruleta"), "shortfall_from", "needs a reserve pool");
+    let text = AJ.replacen("shortfall_from = \"reserve-then-house\"", "shortfall_from = \"house\"", 1);
+    let error = Rulebooks::parse_all([("config/aj-bolivia.toml", text.as_str())]).expect_err("refused");
+    assert!(error.to_string().contains("field `shortfall_from`: a pool with a reserve"), "{error}");
+}
