@@ -187,6 +187,22 @@ fn run_rulebooks(rulebook_files: &[PathBuf]) -> anyhow::Result<()> {
             rules.file,
             rules.articles
         );
+        let bets = if rules.fixed_bet() {
+            format!("única de {}", format_ars(rules.side_bet))
+        } else {
+            format!("de {} a {}", format_ars(rules.bet_min), format_ars(rules.bet_max))
+        };
+        let shortfall = match rules.shortfall_from {
+            pozo_engine::Shortfall::House => "la casa",
+            pozo_engine::Shortfall::ReserveThenHouse => "el pozo de reserva, luego la casa",
+        };
+        println!(
+            "    apuesta {bets}; lo que falte lo pone {shortfall}; Venta-Pagos: porcentajes y premios de más de {}",
+            format_ars(rules.venta_pagos_over)
+        );
+        for group in &rules.exclusive {
+            println!("    excluyentes en una mano: {}", group.join(", "));
+        }
         for prize in &rules.prizes {
             println!("    {:<24} {}", prize.code, prize.article);
         }

@@ -704,6 +704,11 @@ impl State {
                     })
                     .collect();
                 let pool_id = table.pool.clone();
+                // Every reversal is tried on a copy first: the close changes nothing or all.
+                let mut trial = self.pool(&pool_id).clone();
+                for (_, contribution, _) in &unplayed {
+                    trial.reverse_bet(*contribution).map_err(engine_refusal)?;
+                }
                 for (seat, contribution, registered_ms) in &unplayed {
                     self.reverse_seat_bet(*registered_ms, &pool_id, table_id, *seat, *contribution)?;
                     // The credit the sale took is paid back with the rest (12.5.3.5).
@@ -776,7 +781,7 @@ impl State {
             TableOp::VoidBet { seat } => self.void_bet(table_id, *seat),
             TableOp::CarryBets => {
                 table.require_open()?;
-                if table.phase != Phase::Playing || !table.pending.is_empty() {
+                if table.phase != Phase::Playing || !table.pending.is_empty() || !table.accepted.is_empty() {
                     return Err(precondition("a round is burnt only after INICIAR JUEGO and before any prize (11.8.1.1)"));
                 }
                 if table.is_roulette() {
@@ -1232,7 +1237,11 @@ impl State {
         if table.phase != Phase::Playing {
             return Err(precondition("a box is voided and its side bet refunded after INICIAR JUEGO (11.8.1.2)"));
         }
-        if table.pending.iter().any(|entry| entry.seat == seat_number) {
+        // A prize entered, or one already paid in this round (the premio instantáneo,
+        // 16.4.2.5.1): a winning box is not voided.
+        if table.pending.iter().any(|entry| entry.seat == seat_number)
+            || table.accepted.iter().any(|award| award.seat == seat_number)
+        {
             return Err(precondition(format!("seat {seat_number} has a prize entered; a winning box is not voided")));
         }
         let Bet::Registered { contribution, registered_ms } = seat.bet else {
@@ -1356,6 +1365,24 @@ impl State {
                     && other.code == raised.code
             }) {
                 other.amount = raised.after;
+            } else {
+                // An award fixed at zero, now worth money: the cashier pays it through
+                // its own order of the same round (docs/readings.md).
+                self.data.next_order += 1;
+                let order_id = format!("OP-{:06}", self.data.next_order);
+                let new_order = PayoutOrder {
+                    order_id: order_id.clone(),
+                    seat: raised.seat,
+                    code: raised.code.clone(),
+                    amount: raised.after,
+                    status: OrderStatus::Pending,
+                    operator_id: String::new(),
+                    form_number: String::new(),
+                    reason: String::new(),
+                    resolved_sequence: 0,
+                    ..order.clone()
+                };
+                self.data.orders.insert(order_id, new_order);
             }
         }
         // A jornada already dropped from the reports (over 62 ago) is not recreated.

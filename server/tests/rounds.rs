@@ -410,3 +410,59 @@ async fn a_rejection_undoes_the_award_and_only_it_3_5_2_11_2_2() {
     assert_eq!(amount(&report.pppa), "0.00", "nothing was paid at B1");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejection_pays_a_share_that_was_nothing_through_a_new_order_2_5_6_2() {
+    // AJ 2.5.6.2: five Pókers are 5,000 each in full (item 2), 25,000 on a pool showing
+    // 20,042.00; the royal flush's 100% "de la cantidad restante" (item 5) is 0, and no
+    // order is made for nothing. One Póker rejected: as if it had not competed, the
+    // royal flush gets what four Pókers leave, 42, through a new order of the round.
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("C1", open()).await;
+    for seat in 1..=6 {
+        client.ok("C1", sell(seat, 1)).await;
+        client.ok("C1", press(seat)).await;
+    }
+    client.ok("C1", start()).await;
+    for seat in 1..=5 {
+        client.ok("C1", prize(seat, "POKER")).await;
+    }
+    client.ok("C1", prize(6, "ESCALERA_REAL")).await;
+    let awards = client.ok("C1", accept()).await.awards;
+    let royal = awards.iter().find(|award| award.seat == 6).expect("the royal flush");
+    assert_eq!((amount(&royal.award), royal.payout_order_id.as_str()), ("0.00".to_owned(), ""));
+    let poker = awards.iter().find(|award| award.seat == 1).expect("a Póker").payout_order_id.clone();
+    let reject = pb::office_command::Command::Reject(pb::RejectPayout { order_id: poker, reason: "naipes marcados".into() });
+    let envelope = client.office_envelope(reject);
+    client.office.reject(envelope).await.expect("rejected");
+    let list = client.office_envelope(pb::office_command::Command::List(pb::ListPayouts { status: "pendiente".into() }));
+    let pending = client.office.list(list).await.expect("listed").into_inner().orders;
+    let new = pending.iter().find(|order| order.seat == 6).expect("an order for the royal flush");
+    assert_eq!((new.code.as_str(), amount(&new.amount), new.table_id.as_str()), ("ESCALERA_REAL", "42.00".to_owned(), "C1"));
+    assert_eq!(pending.len(), 5, "four Pókers and the royal flush");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_11_8_1_2_a_box_paid_the_instant_prize_is_not_refunded_16_4_2_5_1() {
+    // The premio instantáneo is paid at once (16.4.2.5.1): the box that won it is a
+    // winning box, neither refunded (11.8.1.2) nor carried to a burnt round (11.8.1.1).
+    let server = TestServer::seeded(3).await;
+    let mut client = server.client().await;
+    client.ok("CP3", open()).await;
+    client.ok("CP3", sell(2, 20)).await;
+    loop {
+        client.ok("CP3", press(2)).await;
+        if client.ok("CP3", start()).await.table.expect("view").instant_card.is_some() {
+            break;
+        }
+        client.ok("CP3", finish()).await;
+    }
+    client.ok("CP3", prize(2, "PREMIO_INSTANTANEO")).await;
+    let message = client.refused("CP3", refund_bet(2), Code::FailedPrecondition).await;
+    assert!(message.contains("a winning box is not voided"), "{message}");
+    let message = client.refused("CP3", carry_bets(), Code::FailedPrecondition).await;
+    assert!(message.contains("11.8.1.1"), "{message}");
+    server.stop().await;
+}

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::EngineError;
 use crate::money::Money;
 use crate::pool::{Funding, Pool};
+use crate::rulebook::PrizeValue;
 use crate::settle::{self, Seat, Winner};
 
 /// A settled round as the books keep it while any of its awards may be rejected.
@@ -63,7 +64,8 @@ pub struct RoundEffect {
     pub from_reserve: Money,
 }
 
-/// A pending award of the same round that a rejection raised.
+/// An award of the same round that a rejection raised: one still pending, or one
+/// fixed at zero and so never paid.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Resettled {
     pub seat: Seat,
@@ -146,7 +148,11 @@ impl Pool {
                 award.award = Decimal::ZERO;
                 continue;
             }
-            if award.rejected || !pending(award.seat, &award.code) {
+            // An award fixed at zero (a share of nothing left) was never paid: it is
+            // re-settled like a pending one. A grant (bronze → silver) pays no money.
+            let unpaid = award.award.is_zero()
+                && !matches!(self.rules().prize(&award.code).map(|prize| &prize.value), Some(PrizeValue::Grant) | None);
+            if award.rejected || !(pending(award.seat, &award.code) || unpaid) {
                 continue;
             }
             let again = counterfactual
@@ -166,8 +172,16 @@ impl Pool {
         let mut balance = self.balance() + effect.balance_after - before.balance_after;
         let mut reserve = self.reserve() + effect.reserve_after - before.reserve_after;
         let mut house_in = effect.from_house - before.from_house;
-        // Later prizes may have spent what the house would take back: it leaves in
-        // what keeps the balances from going negative.
+        let mut reserve_in = effect.from_reserve - before.from_reserve;
+        // Later prizes may have spent what would go back: the main pool keeps what
+        // keeps it from going negative, taken first from what the reserve was to get
+        // back, then from what the house was to take back.
+        if balance < Decimal::ZERO && reserve_in < Decimal::ZERO {
+            let kept = (-balance).min(-reserve_in).min(reserve);
+            reserve -= kept;
+            balance += kept;
+            reserve_in += kept;
+        }
         if balance < Decimal::ZERO {
             house_in -= balance;
             balance = Decimal::ZERO;
@@ -176,7 +190,6 @@ impl Pool {
             house_in -= reserve;
             reserve = Decimal::ZERO;
         }
-        let reserve_in = effect.from_reserve - before.from_reserve;
         let raised: Money = resettled.iter().map(|award| award.after - award.before).sum();
 
         self.set_balances(balance, reserve);

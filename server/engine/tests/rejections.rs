@@ -177,6 +177,51 @@ fn a_rejection_after_later_prizes_leaves_no_balance_negative() {
     assert_conserved(&pool);
 }
 
+#[test]
+fn a_share_of_nothing_is_re_settled_when_the_award_before_it_is_rejected_2_5_6_2() {
+    // AJ 2.5.6.2 items 2 and 5: a Póker at a 100.00 bet is 50,000 in full; on a 20,000
+    // pool the royal flush's 100% "de la cantidad restante" is 0. The Póker rejected,
+    // the royal flush is re-settled as if alone: the whole 20,000, though it was never
+    // an order (a zero award was never paid).
+    let mut pool = Pool::with_balances(rules("aj-poker"), dec!(20000), Decimal::ZERO);
+    let round =
+        pool.settle_round(&[winner(1, "POKER", dec!(100)), winner(2, "ESCALERA_REAL", dec!(100))]).expect("a valid round");
+    let mut book = round.book;
+    assert_eq!((award(&book, 1, "POKER"), award(&book, 2, "ESCALERA_REAL")), (dec!(50000), dec!(0)));
+    let rejection = pool.reject_award(&mut book, 1, "POKER", |_, _| false).expect("rejected");
+    assert_eq!(award(&book, 2, "ESCALERA_REAL"), dec!(20000));
+    assert_eq!(rejection.resettled.len(), 1);
+    assert_eq!(pool.balance(), dec!(20000), "reset to the base value for the royal flush");
+    assert_eq!(pool.meters().net_awards(), dec!(20000));
+    assert_conserved(&pool);
+}
+
+#[test]
+fn a_rejection_leaves_the_reserve_short_before_the_house_pays_in_2_5_6_3() {
+    // The reserve paid the reset of a 100% prize; later prizes spent the main pool. The
+    // rejection gives back to the reserve only what the main pool can spare: the house
+    // puts nothing in for a rejection.
+    let mut pool = Pool::with_balances(rules("aj-poker"), dec!(10000), dec!(50000));
+    let mut book = pool.settle_round(&[winner(1, "ESCALERA_REAL", dec!(10))]).expect("a valid round").book;
+    // The display showed the 20,000 base value: the reserve put in 10,000 to pay it and
+    // 20,000 to reset.
+    assert_eq!((pool.balance(), pool.reserve()), (dec!(20000), dec!(20000)), "the reserve completed and reset");
+    for seat in 2..=4 {
+        pool.settle_round(&[winner(seat, "POKER", dec!(10))]).expect("a valid round");
+    }
+    assert_eq!(pool.balance(), dec!(5000));
+    let house_before = pool.meters().replenishments;
+    let rejection = pool.reject_award(&mut book, 1, "ESCALERA_REAL", |_, _| true).expect("a pending award");
+    assert_eq!(pool.meters().replenishments, house_before, "no house money for a rejection");
+    assert!(rejection.house_withdrawn >= Decimal::ZERO);
+    assert_eq!(pool.balance(), Decimal::ZERO);
+    // As if never entered the main pool would hold 10,000 − 15,000: the reserve gets its
+    // 30,000 back less the 5,000 that keep the main pool at zero.
+    assert_eq!(pool.reserve(), dec!(45000));
+    assert_eq!(rejection.reserve_returned, dec!(25000));
+    assert_conserved(&pool);
+}
+
 // ---------------------------------------------------------------- the property
 
 /// Cases per pool: `PROPTEST_CASES` when set, 300 otherwise.
@@ -309,8 +354,8 @@ fn play(rules: &PoolRules, events: &[Event]) -> Result<(), TestCaseError> {
                     let now = book.award(s, &c).expect("still booked").award;
                     if s == seat && c == code {
                         prop_assert_eq!(now, Decimal::ZERO);
-                    } else if pending.contains(&(s, c.clone())) {
-                        prop_assert!(now >= amount, "a pending award went down: {} → {}", amount, now);
+                    } else if pending.contains(&(s, c.clone())) || amount.is_zero() {
+                        prop_assert!(now >= amount, "a pending or unpaid award went down: {} → {}", amount, now);
                     } else {
                         prop_assert_eq!(now, amount, "a paid award moved");
                     }
