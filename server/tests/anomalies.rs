@@ -200,15 +200,7 @@ async fn art_15_11_2_one_instant_card_one_winner() {
     for seat in [1, 2] {
         client.ok("CP2", sell(seat, 20)).await;
     }
-    loop {
-        for seat in [1, 2] {
-            client.ok("CP2", press(seat)).await;
-        }
-        if client.ok("CP2", start()).await.table.expect("view").instant_card.is_some() {
-            break;
-        }
-        client.ok("CP2", finish()).await;
-    }
+    client.until_instant_card("CP2", &[1, 2]).await;
     client.ok("CP2", prize(1, "PREMIO_INSTANTANEO")).await;
     let message = client.refused("CP2", prize(2, "PREMIO_INSTANTANEO"), Code::FailedPrecondition).await;
     assert!(message.contains("no premio instantáneo is in play") && message.contains("15.11"), "{message}");

@@ -413,13 +413,7 @@ async fn restart_from_snapshot_and_replay_gives_the_same_state() {
     // Central Póker: a round in play, with the server's instant-prize card.
     client.ok("CP1", open()).await;
     client.ok("CP1", sell(2, 20)).await;
-    loop {
-        client.ok("CP1", press(2)).await;
-        if client.ok("CP1", start()).await.table.expect("view").instant_card.is_some() {
-            break;
-        }
-        client.ok("CP1", finish()).await;
-    }
+    client.until_instant_card("CP1", &[2]).await;
     // End between two snapshots, so that the restart replays some entries after the last one.
     if client.journal().await.entries % SNAPSHOT_EVERY == 0 {
         client.ok("B1", sell(6, 1)).await;

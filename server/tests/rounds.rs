@@ -176,16 +176,7 @@ async fn art_15_11_the_instant_card_appears_at_random_and_stays_until_won() {
     client.ok("CP1", sell(1, 20)).await;
     client.ok("CP1", sell(2, 20)).await;
     assert!(client.view("CP1").await.instant_card.is_none(), "no card before the first round");
-    let mut rounds_without_card = 0;
-    let card = loop {
-        client.ok("CP1", press(1)).await;
-        if let Some(card) = client.ok("CP1", start()).await.table.expect("view").instant_card {
-            break card;
-        }
-        rounds_without_card += 1;
-        assert!(rounds_without_card < 19, "a chance of 1 in 4 shows a card within 19 rounds for this seed");
-        client.ok("CP1", finish()).await;
-    };
+    let (card, rounds_without_card) = client.until_instant_card("CP1", &[1]).await;
     assert!(rounds_without_card > 0, "not every round shows a card (seed 3: the first rounds show none)");
     assert!(pozo_server::state::Card::RANKS.contains(&card.rank.as_str()));
     client.ok("CP1", finish()).await;
@@ -217,15 +208,7 @@ async fn art_16_4_2_5_1_the_instant_prize_is_paid_whole_before_the_round_is_pror
     for seat in 1..=3 {
         client.ok("CP1", sell(seat, 20)).await;
     }
-    loop {
-        for seat in 1..=3 {
-            client.ok("CP1", press(seat)).await;
-        }
-        if client.ok("CP1", start()).await.table.expect("view").instant_card.is_some() {
-            break;
-        }
-        client.ok("CP1", finish()).await;
-    }
+    client.until_instant_card("CP1", &[1, 2, 3]).await;
     let displayed = |report: &pb::PoolReport| amount(&report.displayed).parse::<rust_decimal::Decimal>().expect("decimal");
     let before = displayed(&client.pool("iplyc-central-poker").await);
     let instant = client.ok("CP1", prize(1, "PREMIO_INSTANTANEO")).await;
@@ -452,13 +435,7 @@ async fn art_11_8_1_2_a_box_paid_the_instant_prize_is_not_refunded_16_4_2_5_1() 
     let mut client = server.client().await;
     client.ok("CP3", open()).await;
     client.ok("CP3", sell(2, 20)).await;
-    loop {
-        client.ok("CP3", press(2)).await;
-        if client.ok("CP3", start()).await.table.expect("view").instant_card.is_some() {
-            break;
-        }
-        client.ok("CP3", finish()).await;
-    }
+    client.until_instant_card("CP3", &[2]).await;
     client.ok("CP3", prize(2, "PREMIO_INSTANTANEO")).await;
     let message = client.refused("CP3", refund_bet(2), Code::FailedPrecondition).await;
     assert!(message.contains("a winning box is not voided"), "{message}");

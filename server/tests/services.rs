@@ -164,15 +164,7 @@ async fn a_seeded_card_source_draws_the_same_instant_cards_and_the_os_one_varies
         let mut cards = Vec::new();
         for table in ["CP1", "CP2", "CP3", "CP4"] {
             client.ok(table, open()).await;
-            let mut rounds = 0;
-            let card = loop {
-                if let Some(card) = client.ok(table, start()).await.table.expect("view").instant_card {
-                    break card;
-                }
-                client.ok(table, finish()).await;
-                rounds += 1;
-                assert!(rounds < 200, "a chance of 1 in 4 a round shows a card within 200 rounds (0.75^200 ≈ 10⁻²⁵)");
-            };
+            let (card, rounds) = client.until_instant_card(table, &[]).await;
             cards.push((rounds, card));
         }
         server.stop().await;
