@@ -244,14 +244,14 @@ fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<TimeZo
             return Err(error(field("seats"), format!("{} seats; a table has 1 to {SEAT_MAX}", table.seats)));
         }
         // 16.3.1: a Central Póker table seats five; the rulebook says how many at most.
-        if let Some(most) = rules.seats_max
-            && table.seats > most
+        if let Some(most) = &rules.seats_max
+            && table.seats > most.seats
         {
             return Err(error(
                 field("seats"),
                 format!(
-                    "{} seats at table `{}`; pool `{}` allows at most {most} ({}: `seats_max` in {})",
-                    table.seats, table.id, rules.id, rules.articles, rules.file
+                    "{} seats at table `{}`; pool `{}` allows at most {} ({}; `seats_max` in {})",
+                    table.seats, table.id, rules.id, most.seats, most.article, rules.file
                 ),
             ));
         }

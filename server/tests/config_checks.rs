@@ -25,7 +25,7 @@ fn art_16_3_1_a_central_poker_table_of_seven_is_refused() {
     let message = error.to_string();
     assert!(message.starts_with("config/casino.toml: table["), "{message}");
     assert!(message.contains("].seats: 7 seats at table `CP1`; pool `iplyc-central-poker` allows at most 5"), "{message}");
-    assert!(message.contains("seats_max` in config/iplyc.toml"), "{message}");
+    assert!(message.contains("(16.3.1; `seats_max` in config/iplyc.toml)"), "{message}");
 }
 
 #[test]
@@ -43,6 +43,6 @@ fn serve_refuses_the_layout_at_start_with_exit_2() {
         .expect("pozo-server runs");
     assert_eq!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("allows at most 5") && stderr.contains("16"), "{stderr}");
+    assert!(stderr.contains("allows at most 5 (16.3.1;"), "{stderr}");
     assert!(!directory.path().join("data").exists(), "nothing is written for a refused layout");
 }

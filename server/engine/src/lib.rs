@@ -27,5 +27,5 @@ pub use error::EngineError;
 pub use money::{Money, format_ars};
 pub use pool::{Contribution, Meters, Pool, PoolState, Reversal};
 pub use reject::{BookedAward, Rejection, Resettled, RoundBook, RoundEffect};
-pub use rulebook::{Policy, PoolRules, Prize, PrizeValue, RulebookError, Rulebooks, Shortfall};
+pub use rulebook::{Policy, PoolRules, Prize, PrizeValue, RulebookError, Rulebooks, SeatsMax, Shortfall};
 pub use settle::{Award, Rank, Seat, Settlement, Stage, Winner};

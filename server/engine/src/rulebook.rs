@@ -59,6 +59,13 @@ impl Policy {
     }
 }
 
+/// The most seats a table may have, and the article that says so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatsMax {
+    pub seats: u32,
+    pub article: String,
+}
+
 /// Who puts in what a pool lacks to pay its awards, and to reset after a 100% prize
 /// (3.2.2, 11.2.2, 15.2.2; AJ 2.5.6.3; docs/readings.md, "×bet prizes over the pool").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,7 +192,7 @@ pub struct PoolRules {
     /// Venta-Pagos (3.5.2, 11.6.1.2, 15.8.2): the jurisdiction's own threshold.
     pub venta_pagos_over: Money,
     /// The most seats a table of this pool may have (16.3.1: five at Central Póker).
-    pub seats_max: Option<u32>,
+    pub seats_max: Option<SeatsMax>,
     /// The chance, at each INICIAR JUEGO with no card in play, that a premio
     /// instantáneo card appears (15.11.2: "en forma aleatoria y sorpresiva").
     pub instant_card_chance: Option<Decimal>,
@@ -530,10 +537,21 @@ fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<Pool
             "missing field: Central Póker shows a premio instantáneo card \"en forma aleatoria y sorpresiva\" (15.11.2)",
         ));
     }
+    // `seats_max = { seats = 5, article = "16.3.1" }`: the article is named when a
+    // layout breaks it.
     let seats_max = match fields.get("seats_max") {
         None => None,
-        Some(Value::Integer(seats)) if (1..=16).contains(seats) => Some(*seats as u32),
-        Some(_) => return Err(fields.error("seats_max", "must be a whole number from 1 to 16")),
+        Some(Value::Table(limit)) => {
+            let mut limit_fields = Fields::new(file, Some(id), "seats_max.".to_owned(), limit);
+            let seats = match limit_fields.required("seats")? {
+                Value::Integer(seats) if (1..=16).contains(seats) => *seats as u32,
+                _ => return Err(limit_fields.error("seats", "must be a whole number from 1 to 16")),
+            };
+            let article = limit_fields.string("article")?.to_owned();
+            limit_fields.finish()?;
+            Some(SeatsMax { seats, article })
+        }
+        Some(_) => return Err(fields.error("seats_max", "must be a table { seats, article }")),
     };
     let exclusive: Vec<Vec<String>> = match fields.get("exclusive") {
         None => Vec::new(),

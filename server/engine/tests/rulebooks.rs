@@ -251,7 +251,11 @@ fn art_11_3_exclusive_codes_must_be_codes_of_the_pool_once() {
 #[test]
 fn art_16_3_1_central_poker_tables_seat_five() {
     // 16.3.1: "En su parte externa se ubicarán los Apostadores, cinco en total."
-    assert_eq!(Rulebooks::embedded().pool("iplyc-central-poker").expect("embedded").seats_max, Some(5));
+    let rulebooks = Rulebooks::embedded();
+    let limit = rulebooks.pool("iplyc-central-poker").expect("embedded").seats_max.clone().expect("a limit");
+    assert_eq!((limit.seats, limit.article.as_str()), (5, "16.3.1"));
+    let error = broken("seats_max = { seats = 5, article = \"16.3.1\" }", "seats_max = { seats = 5 }");
+    assert_names(&error, Some("iplyc-central-poker"), "seats_max.article", "missing field");
 }
 
 #[test]
