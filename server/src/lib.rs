@@ -9,11 +9,13 @@
 //! - [`writer`]: the one writer task: batch, apply, append, flush once, answer.
 //! - [`service`]: the gRPC services (table, display, Venta-Pagos, reports, pools).
 //! - [`verify`]: replaying the journal from zero to check chain and books.
+//! - `admission`: who gets a connection (HTTP/2 preface in time, per-peer limits).
 //! - [`award`]: the award calculator for disputes and audits.
 //! - [`rulebooks`]: reading rulebook files.
 //!
 //! The rules themselves live in the pure engine crate, `pozo_engine`.
 
+mod admission;
 pub mod award;
 pub mod config;
 pub mod jornada;
@@ -25,28 +27,18 @@ pub mod verify;
 pub mod writer;
 
 use std::future::Future;
-use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::pin::Pin;
-use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use pozo_proto::v1 as pb;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
-use tokio_stream::wrappers::ReceiverStream;
+use tokio::net::TcpListener;
 use tonic::transport::Server;
-use tonic::transport::server::{Connected, TcpConnectInfo};
 
 use crate::config::Config;
 use crate::service::{DisplayService, PoolsService, ReportsService, TableService, VentaPagosService};
 
-/// The most connections served at once: a casino floor of agents, displays and
-/// offices; one more waits in the listen backlog until one closes.
-pub const CONNECTIONS_MAX: usize = 4096;
+pub use admission::{CONNECTIONS_MAX, FILES_NEEDED, raise_open_files_limit};
 
 /// Concurrent requests on one connection.
 pub const REQUESTS_PER_CONNECTION_MAX: usize = 256;
@@ -57,60 +49,6 @@ pub const MESSAGE_BYTES_MAX: usize = 64 * 1024;
 /// After a stop is asked, requests in flight have this long to finish; streams
 /// (table and display watchers) are then cut, and the writer closes the journal.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
-
-/// A TCP connection holding one of the [`CONNECTIONS_MAX`] permits while it lives.
-struct Limited {
-    stream: TcpStream,
-    _permit: OwnedSemaphorePermit,
-}
-
-impl Connected for Limited {
-    type ConnectInfo = TcpConnectInfo;
-
-    fn connect_info(&self) -> TcpConnectInfo {
-        self.stream.connect_info()
-    }
-}
-
-impl AsyncRead for Limited {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for Limited {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_shutdown(cx)
-    }
-}
-
-/// Accepts connections while fewer than [`CONNECTIONS_MAX`] are open.
-fn limited_incoming(listener: TcpListener) -> ReceiverStream<io::Result<Limited>> {
-    let (sender, receiver) = mpsc::channel(16);
-    let permits = Arc::new(Semaphore::new(CONNECTIONS_MAX));
-    tokio::spawn(async move {
-        loop {
-            let Ok(permit) = Arc::clone(&permits).acquire_owned().await else { return };
-            let accepted = listener.accept().await;
-            let item = accepted.map(|(stream, _)| {
-                let _ = stream.set_nodelay(true);
-                Limited { stream, _permit: permit }
-            });
-            if sender.send(item).await.is_err() {
-                return;
-            }
-        }
-    });
-    ReceiverStream::new(receiver)
-}
 
 /// Runs the controller on an already bound listener until `shutdown` completes:
 /// recovers the journal in `data`, starts the writer, and serves every service
@@ -175,7 +113,7 @@ pub async fn serve(
         .add_service(office)
         .add_service(reports)
         .add_service(pools)
-        .serve_with_incoming_shutdown(limited_incoming(listener), async move {
+        .serve_with_incoming_shutdown(admission::incoming(listener), async move {
             let _ = stop_requested.wait_for(|stop| *stop).await;
         });
     tokio::pin!(server);

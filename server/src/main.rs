@@ -125,6 +125,16 @@ fn run_serve(
         );
     }
     let config = pozo_server::config::Config::load(config, rulebooks, keys)?;
+    // The connection limits need file descriptors: the soft limit is raised towards them.
+    match pozo_server::raise_open_files_limit() {
+        Ok(files) if files < pozo_server::FILES_NEEDED => tracing::warn!(
+            files,
+            needed = pozo_server::FILES_NEEDED,
+            "the open-file limit is lower than the connection limits need: raise the hard limit (ulimit -Hn, LimitNOFILE)"
+        ),
+        Ok(_) => {}
+        Err(error) => tracing::warn!(%error, "the open-file limit could not be read or raised"),
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(listen).await.map_err(|error| anyhow::anyhow!("--listen {listen}: {error}"))?;

@@ -1,0 +1,222 @@
+//! Who gets a connection: the controller's defence against connection exhaustion.
+//!
+//! A TCP connection is first *pending*: it must send the HTTP/2 client preface
+//! within [`HANDSHAKE_TIMEOUT`] or it is closed. Only then does it take one of the
+//! [`CONNECTIONS_MAX`] places of an open connection. Each peer address may hold at
+//! most [`PEER_PENDING_MAX`] pending and [`PEER_OPEN_MAX`] open connections, so one
+//! host holding thousands of idle sockets cannot keep a table agent out. The accept
+//! loop never waits for a place: a connection over a limit is closed at once, and the
+//! one that fits is served.
+
+use std::collections::HashMap;
+use std::io;
+use std::net::IpAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::transport::server::{Connected, TcpConnectInfo};
+
+/// The most open (HTTP/2) connections served at once: a casino floor of agents,
+/// displays and offices.
+pub const CONNECTIONS_MAX: usize = 4096;
+
+/// The most connections waiting for their HTTP/2 preface at once.
+pub const PENDING_MAX: usize = 4096;
+
+/// The most open connections one peer address may hold (the simulator runs a whole
+/// floor of agents from one address).
+pub const PEER_OPEN_MAX: usize = 2048;
+
+/// The most connections one peer address may have waiting for their preface.
+pub const PEER_PENDING_MAX: usize = 512;
+
+/// The open files the connection limits need, with room for the journal and logs.
+pub const FILES_NEEDED: u64 = (CONNECTIONS_MAX + PENDING_MAX + 256) as u64;
+
+/// Raises this process's soft limit on open files towards [`FILES_NEEDED`] (never
+/// above the hard limit). Returns the limit in force, so that the caller can warn
+/// when it is lower: past it, `accept` fails and new connections wait in the backlog.
+pub fn raise_open_files_limit() -> std::io::Result<u64> {
+    rlimit::increase_nofile_limit(FILES_NEEDED)
+}
+
+/// How long a new connection has to send the HTTP/2 client preface.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The HTTP/2 client connection preface (RFC 9113, 3.4).
+const PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// After a failed accept (out of file descriptors), the loop waits this long.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+
+#[derive(Default)]
+struct Counts {
+    pending: usize,
+    open: usize,
+    peers: HashMap<IpAddr, (usize, usize)>,
+}
+
+/// The connections counted, per peer and in all.
+#[derive(Default)]
+struct Admission {
+    counts: Mutex<Counts>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Pending,
+    Open,
+}
+
+/// A place held by one connection; dropping it gives the place back.
+struct Place {
+    admission: Arc<Admission>,
+    peer: IpAddr,
+    stage: Stage,
+}
+
+impl Admission {
+    /// A pending place for a new connection from `peer`, if one is free.
+    fn pending(self: &Arc<Self>, peer: IpAddr) -> Option<Place> {
+        let mut counts = self.counts.lock().expect("admission counts");
+        let (peer_pending, _) = counts.peers.get(&peer).copied().unwrap_or_default();
+        if counts.pending >= PENDING_MAX || peer_pending >= PEER_PENDING_MAX {
+            return None;
+        }
+        counts.pending += 1;
+        counts.peers.entry(peer).or_default().0 += 1;
+        Some(Place { admission: Arc::clone(self), peer, stage: Stage::Pending })
+    }
+
+    /// Turns a pending place into an open one, if one is free; the pending place is
+    /// given back either way.
+    fn open(self: &Arc<Self>, pending: Place) -> Option<Place> {
+        let peer = pending.peer;
+        drop(pending);
+        let mut counts = self.counts.lock().expect("admission counts");
+        let (_, peer_open) = counts.peers.get(&peer).copied().unwrap_or_default();
+        if counts.open >= CONNECTIONS_MAX || peer_open >= PEER_OPEN_MAX {
+            return None;
+        }
+        counts.open += 1;
+        counts.peers.entry(peer).or_default().1 += 1;
+        Some(Place { admission: Arc::clone(self), peer, stage: Stage::Open })
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut counts = self.admission.counts.lock().expect("admission counts");
+        let entry = counts.peers.entry(self.peer).or_default();
+        match self.stage {
+            Stage::Pending => entry.0 -= 1,
+            Stage::Open => entry.1 -= 1,
+        }
+        if *entry == (0, 0) {
+            counts.peers.remove(&self.peer);
+        }
+        match self.stage {
+            Stage::Pending => counts.pending -= 1,
+            Stage::Open => counts.open -= 1,
+        }
+    }
+}
+
+/// An admitted TCP connection, holding its place while it lives.
+pub struct Admitted {
+    stream: TcpStream,
+    _place: Place,
+}
+
+impl Connected for Admitted {
+    type ConnectInfo = TcpConnectInfo;
+
+    fn connect_info(&self) -> TcpConnectInfo {
+        self.stream.connect_info()
+    }
+}
+
+impl AsyncRead for Admitted {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Admitted {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+/// Waits until the peer has sent the whole HTTP/2 preface; false when it sent
+/// something else or closed.
+async fn preface_arrives(stream: &TcpStream) -> bool {
+    let mut buffer = [0u8; PREFACE.len()];
+    loop {
+        match stream.peek(&mut buffer).await {
+            Ok(0) | Err(_) => return false,
+            Ok(n) if buffer[..n] != PREFACE[..n] => return false,
+            Ok(n) if n == PREFACE.len() => return true,
+            // Part of it: wait for the rest (peek returns at once while bytes are there).
+            Ok(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+        }
+    }
+}
+
+/// Accepts connections and hands tonic those that speak HTTP/2 within the limits.
+pub fn incoming(listener: TcpListener) -> ReceiverStream<io::Result<Admitted>> {
+    let (sender, receiver) = mpsc::channel(64);
+    let admission = Arc::new(Admission::default());
+    tokio::spawn(async move {
+        loop {
+            let accepted = tokio::select! {
+                // The server stopped: the listener is closed with this loop.
+                () = sender.closed() => return,
+                accepted = listener.accept() => accepted,
+            };
+            let (stream, peer) = match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    // Out of file descriptors, or a connection reset before it was taken:
+                    // the loop goes on; the server never stops for it.
+                    tracing::warn!(%error, "accept failed");
+                    tokio::time::sleep(ACCEPT_BACKOFF).await;
+                    continue;
+                }
+            };
+            let Some(pending) = admission.pending(peer.ip()) else {
+                tracing::debug!(%peer, "too many connections waiting for their handshake: closed");
+                continue;
+            };
+            let _ = stream.set_nodelay(true);
+            let admission = Arc::clone(&admission);
+            let sender = sender.clone();
+            tokio::spawn(async move {
+                if !matches!(tokio::time::timeout(HANDSHAKE_TIMEOUT, preface_arrives(&stream)).await, Ok(true)) {
+                    tracing::debug!(%peer, "no HTTP/2 preface in time: closed");
+                    return;
+                }
+                let Some(place) = admission.open(pending) else {
+                    tracing::warn!(%peer, "connection limit reached: closed");
+                    return;
+                };
+                let _ = sender.send(Ok(Admitted { stream, _place: place })).await;
+            });
+        }
+    });
+    ReceiverStream::new(receiver)
+}
