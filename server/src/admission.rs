@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
@@ -29,8 +29,8 @@ pub const CONNECTIONS_MAX: usize = 4096;
 /// The most connections waiting for their HTTP/2 preface at once.
 pub const PENDING_MAX: usize = 4096;
 
-/// The most open connections one peer address may hold (the simulator runs a whole
-/// floor of agents from one address).
+/// The most open connections one peer address may hold. Loopback peers are held only
+/// to [`CONNECTIONS_MAX`]: the simulator runs a whole floor of agents from 127.0.0.1.
 pub const PEER_OPEN_MAX: usize = 2048;
 
 /// The most connections one peer address may have waiting for their preface.
@@ -101,7 +101,7 @@ impl Admission {
         drop(pending);
         let mut counts = self.counts.lock().expect("admission counts");
         let (_, peer_open) = counts.peers.get(&peer).copied().unwrap_or_default();
-        if counts.open >= CONNECTIONS_MAX || peer_open >= PEER_OPEN_MAX {
+        if counts.open >= CONNECTIONS_MAX || (peer_open >= PEER_OPEN_MAX && !peer.is_loopback()) {
             return None;
         }
         counts.open += 1;
@@ -114,6 +114,13 @@ impl Drop for Place {
     fn drop(&mut self) {
         let mut counts = self.admission.counts.lock().expect("admission counts");
         let entry = counts.peers.entry(self.peer).or_default();
+        debug_assert!(
+            match self.stage {
+                Stage::Pending => entry.0 > 0,
+                Stage::Open => entry.1 > 0,
+            },
+            "a place given back twice"
+        );
         match self.stage {
             Stage::Pending => entry.0 -= 1,
             Stage::Open => entry.1 -= 1,
@@ -128,9 +135,11 @@ impl Drop for Place {
     }
 }
 
-/// An admitted TCP connection, holding its place while it lives.
+/// An admitted TCP connection, holding its place while it lives. The preface read
+/// to admit it is handed to tonic first.
 pub struct Admitted {
     stream: TcpStream,
+    preface_left: usize,
     _place: Place,
 }
 
@@ -144,6 +153,13 @@ impl Connected for Admitted {
 
 impl AsyncRead for Admitted {
     fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        if self.preface_left > 0 {
+            let from = PREFACE.len() - self.preface_left;
+            let count = self.preface_left.min(buf.remaining());
+            buf.put_slice(&PREFACE[from..from + count]);
+            self.preface_left -= count;
+            return Poll::Ready(Ok(()));
+        }
         Pin::new(&mut self.stream).poll_read(cx, buf)
     }
 }
@@ -162,19 +178,21 @@ impl AsyncWrite for Admitted {
     }
 }
 
-/// Waits until the peer has sent the whole HTTP/2 preface; false when it sent
-/// something else or closed.
-async fn preface_arrives(stream: &TcpStream) -> bool {
+/// Reads the HTTP/2 preface; false when the peer sent something else or closed.
+/// The bytes read are exactly the preface, which [`Admitted`] hands on.
+async fn preface_arrives(stream: &mut TcpStream) -> bool {
     let mut buffer = [0u8; PREFACE.len()];
-    loop {
-        match stream.peek(&mut buffer).await {
+    let mut read = 0;
+    while read < PREFACE.len() {
+        match stream.read(&mut buffer[read..]).await {
             Ok(0) | Err(_) => return false,
-            Ok(n) if buffer[..n] != PREFACE[..n] => return false,
-            Ok(n) if n == PREFACE.len() => return true,
-            // Part of it: wait for the rest (peek returns at once while bytes are there).
-            Ok(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+            Ok(n) => read += n,
+        }
+        if buffer[..read] != PREFACE[..read] {
+            return false;
         }
     }
+    true
 }
 
 /// Accepts connections and hands tonic those that speak HTTP/2 within the limits.
@@ -206,15 +224,16 @@ pub fn incoming(listener: TcpListener) -> ReceiverStream<io::Result<Admitted>> {
             let admission = Arc::clone(&admission);
             let sender = sender.clone();
             tokio::spawn(async move {
-                if !matches!(tokio::time::timeout(HANDSHAKE_TIMEOUT, preface_arrives(&stream)).await, Ok(true)) {
+                let mut stream = stream;
+                if !matches!(tokio::time::timeout(HANDSHAKE_TIMEOUT, preface_arrives(&mut stream)).await, Ok(true)) {
                     tracing::debug!(%peer, "no HTTP/2 preface in time: closed");
                     return;
                 }
                 let Some(place) = admission.open(pending) else {
-                    tracing::warn!(%peer, "connection limit reached: closed");
+                    tracing::debug!(%peer, "connection limit reached: closed");
                     return;
                 };
-                let _ = sender.send(Ok(Admitted { stream, _place: place })).await;
+                let _ = sender.send(Ok(Admitted { stream, preface_left: PREFACE.len(), _place: place })).await;
             });
         }
     });
