@@ -79,7 +79,7 @@ pub enum Role {
     VentaPagos,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct KeyConfig {
     pub id: String,
@@ -92,12 +92,30 @@ pub struct KeyConfig {
 }
 
 /// A key ready to check MACs with.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Key {
     pub id: String,
     pub role: Role,
     pub table: Option<String>,
     pub secret: Vec<u8>,
+}
+
+// Never print a secret: a `Debug` of the configuration (a log line, a panic) shows
+// every key's id, role and table, and no secret.
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Key").field("id", &self.id).field("role", &self.role).field("table", &self.table).finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for KeyConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeyConfig")
+            .field("id", &self.id)
+            .field("role", &self.role)
+            .field("table", &self.table)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The validated configuration.
@@ -326,5 +344,21 @@ mod tests {
             "config/casino.toml: time_zone: unknown time zone `America/Atlantis` \
              (an IANA name, such as `America/Argentina/Buenos_Aires` or `Europe/Madrid`)"
         );
+    }
+
+    #[test]
+    fn no_secret_appears_in_the_debug_of_the_configuration() {
+        let (name, text) = KEYS_EMBEDDED;
+        let config = Config::embedded();
+        let printed = format!("{config:?}");
+        let parsed: KeysFile = toml::from_str(text).expect("the embedded keys");
+        assert!(!parsed.keys.is_empty(), "{name}");
+        for key in &parsed.keys {
+            assert!(printed.contains(&key.id), "the key ids are shown");
+            let bytes = hex::decode(&key.secret).expect("hex");
+            assert!(!printed.contains(&key.secret), "the secret of `{}` is printed", key.id);
+            assert!(!printed.contains(&format!("{bytes:?}")), "the secret bytes of `{}` are printed", key.id);
+            assert!(!format!("{key:?}").contains(&key.secret));
+        }
     }
 }
