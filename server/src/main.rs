@@ -103,6 +103,15 @@ fn main() -> ExitCode {
     }
 }
 
+/// True when `listen` is a loopback socket address, parsed (`127.0.0.1:50051`,
+/// `[::1]:50051`, `localhost:50051`): a name that merely starts with `127.` is not.
+fn is_loopback(listen: &str) -> bool {
+    match listen.parse::<std::net::SocketAddr>() {
+        Ok(address) => address.ip().is_loopback(),
+        Err(_) => listen.rsplit_once(':').is_some_and(|(host, port)| host == "localhost" && port.parse::<u16>().is_ok()),
+    }
+}
+
 fn run_serve(
     data: &std::path::Path,
     listen: &str,
@@ -118,7 +127,7 @@ fn run_serve(
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none())
         .init();
     // The embedded keys are published with the source: they may sign only on this machine.
-    if keys.is_none() && !listen.starts_with("127.") && !listen.starts_with("[::1]") && !listen.starts_with("localhost:") {
+    if keys.is_none() && !is_loopback(listen) {
         anyhow::bail!(
             "--listen {listen}: the embedded example keys protect nothing and are accepted only on loopback; \
              pass --keys FILE with your own keys (docs/operations.md)"

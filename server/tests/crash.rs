@@ -760,4 +760,7 @@ fn the_example_keys_are_refused_off_loopback() {
     let directory = tempfile::tempdir().expect("data directory");
     let stderr = serve_refused(directory.path(), &["--listen", "0.0.0.0:0"]);
     assert!(stderr.contains("accepted only on loopback"), "{stderr}");
+    // The address is parsed: a host name that starts with `127.` is not loopback.
+    let stderr = serve_refused(directory.path(), &["--listen", "127.evil.example:50051"]);
+    assert!(stderr.contains("accepted only on loopback"), "{stderr}");
 }
