@@ -385,6 +385,25 @@ pub struct Data {
     pub rounds: BTreeMap<u64, RoundBook>,
 }
 
+impl Data {
+    /// Files a new payout order, pending, under the next number; returns its id.
+    fn file_order(&mut self, order: PayoutOrder) -> String {
+        self.next_order += 1;
+        let order_id = format!("OP-{:06}", self.next_order);
+        let order = PayoutOrder {
+            order_id: order_id.clone(),
+            status: OrderStatus::Pending,
+            operator_id: String::new(),
+            form_number: String::new(),
+            reason: String::new(),
+            resolved_sequence: 0,
+            ..order
+        };
+        self.orders.insert(order_id.clone(), order);
+        order_id
+    }
+}
+
 /// A snapshot: the state after `data.journal_sequence` entries.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -1068,16 +1087,13 @@ impl State {
         let rules = self.engine.pool(&pool_id).expect("settled just above").rules();
         let threshold = rules.venta_pagos_over;
         let mut awards = Vec::with_capacity(settlement.awards.len());
-        let mut orders = Vec::new();
         for award in &settlement.awards {
             let percent = rules.prize(&award.code).is_some_and(|prize| matches!(prize.value, PrizeValue::Percent { .. }));
             // 3.5.2, 11.6.1.2, 15.8.2: percentages and awards over the rulebook's threshold go to
             // Venta-Pagos (docs/readings.md, "The Venta-Pagos threshold").
-            let order_id = if award.award > Decimal::ZERO && (percent || award.award > threshold) {
-                self.data.next_order += 1;
-                let order_id = format!("OP-{:06}", self.data.next_order);
-                orders.push(PayoutOrder {
-                    order_id: order_id.clone(),
+            let order_id = (award.award > Decimal::ZERO && (percent || award.award > threshold)).then(|| {
+                self.data.file_order(PayoutOrder {
+                    order_id: String::new(),
                     pool: pool_id.clone(),
                     table_id: table_id.to_owned(),
                     seat: award.seat,
@@ -1091,11 +1107,8 @@ impl State {
                     form_number: String::new(),
                     reason: String::new(),
                     resolved_sequence: 0,
-                });
-                Some(order_id)
-            } else {
-                None
-            };
+                })
+            });
             awards.push(AwardRecord {
                 seat: award.seat,
                 code: award.code.clone(),
@@ -1105,12 +1118,9 @@ impl State {
                 grants: award.grants.as_ref().map(|grant| (grant.code.clone(), grant.count)),
             });
         }
-        if !orders.is_empty() {
+        if awards.iter().any(|award| award.payout_order_id.is_some()) {
             // Kept while an order of the round is pending: a rejection re-settles from it.
             self.data.rounds.insert(sequence, settlement.book.clone());
-        }
-        for order in orders {
-            self.data.orders.insert(order.order_id.clone(), order);
         }
         let day = jornada_and_hour(&self.config, time_ms);
         let total = settlement.total_paid();
@@ -1342,47 +1352,40 @@ impl State {
                 order.order_id
             ))
         })?;
-        let orders = &self.data.orders;
-        let pending = |seat: u32, code: &str| {
-            orders.values().any(|other| {
+        // The other orders of the round still waiting for Venta-Pagos: (id, seat, code).
+        let waiting: Vec<(String, u32, String)> = self
+            .data
+            .orders
+            .values()
+            .filter(|other| {
                 other.journal_sequence == round_sequence
                     && other.status == OrderStatus::Pending
                     && other.order_id != order.order_id
-                    && other.seat == seat
-                    && other.code == code
             })
-        };
-        let rejection = self.engine.reject_award(&mut book, order.seat, &order.code, pending).map_err(engine_refusal)?;
+            .map(|other| (other.order_id.clone(), other.seat, other.code.clone()))
+            .collect();
+        let order_of = |seat: u32, code: &str| waiting.iter().find(|(_, s, c)| *s == seat && c == code).map(|(id, _, _)| id);
+        let rejection = self
+            .engine
+            .reject_award(&mut book, order.seat, &order.code, |seat, code| order_of(seat, code).is_some())
+            .map_err(engine_refusal)?;
         // The re-settled orders carry their new amounts; the jornada and hour of the
         // marking lose the rejected award and gain what the others were raised by.
         let mut pppa_change = -rejection.returned;
         for raised in &rejection.resettled {
             pppa_change += raised.after - raised.before;
-            if let Some(other) = self.data.orders.values_mut().find(|other| {
-                other.journal_sequence == round_sequence
-                    && other.status == OrderStatus::Pending
-                    && other.seat == raised.seat
-                    && other.code == raised.code
-            }) {
-                other.amount = raised.after;
-            } else {
-                // An award fixed at zero, now worth money: the cashier pays it through
-                // its own order of the same round (docs/readings.md).
-                self.data.next_order += 1;
-                let order_id = format!("OP-{:06}", self.data.next_order);
-                let new_order = PayoutOrder {
-                    order_id: order_id.clone(),
-                    seat: raised.seat,
-                    code: raised.code.clone(),
-                    amount: raised.after,
-                    status: OrderStatus::Pending,
-                    operator_id: String::new(),
-                    form_number: String::new(),
-                    reason: String::new(),
-                    resolved_sequence: 0,
-                    ..order.clone()
-                };
-                self.data.orders.insert(order_id, new_order);
+            match order_of(raised.seat, &raised.code) {
+                Some(id) => self.data.orders.get_mut(id).expect("a waiting order").amount = raised.after,
+                // An award fixed at zero, now worth money: the cashier pays it through its
+                // own order of the same round (docs/readings.md).
+                None => {
+                    self.data.file_order(PayoutOrder {
+                        seat: raised.seat,
+                        code: raised.code.clone(),
+                        amount: raised.after,
+                        ..order.clone()
+                    });
+                }
             }
         }
         // A jornada already dropped from the reports (over 62 ago) is not recreated.

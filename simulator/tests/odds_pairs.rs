@@ -9,15 +9,9 @@ use pozo_sim::cards::{Card, deck};
 use pozo_sim::odds::{SEAT_PAIRS_OWN_FIVE, SEAT_PAIRS_THREE_PLUS_TWO, seat_pair_count, seat_pairs};
 use pozo_sim::poker::{Category, evaluate};
 
-/// The categories some pool pays: royal flush down to straight.
-const PAID: [Category; 6] = [
-    Category::RoyalFlush,
-    Category::StraightFlush,
-    Category::FourOfAKind,
-    Category::FullHouse,
-    Category::Flush,
-    Category::Straight,
-];
+/// The categories some pool pays: royal flush down to straight, the first six of
+/// `Category::ALL`.
+const PAID: [Category; 6] = *Category::ALL.first_chunk::<6>().expect("ten categories");
 
 fn mask(cards: &[usize]) -> u64 {
     cards.iter().fold(0, |mask, card| mask | 1 << card)

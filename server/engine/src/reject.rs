@@ -85,12 +85,10 @@ pub struct Rejection {
     pub house_withdrawn: Money,
     /// Reserve money moved back from the main pool to the reserve.
     pub reserve_returned: Money,
-    pub balance_after: Money,
-    pub reserve_after: Money,
 }
 
 impl RoundBook {
-    /// True while some award of the round is neither rejected nor zero.
+    /// The award of `seat` and `code` in this round.
     pub fn award(&self, seat: Seat, code: &str) -> Option<&BookedAward> {
         self.awards.iter().find(|award| award.seat == seat && award.code == code)
     }
@@ -211,14 +209,7 @@ impl Pool {
 
         book.awards = awards;
         book.effect = effect;
-        Ok(Rejection {
-            returned,
-            resettled,
-            house_withdrawn: -house_in,
-            reserve_returned: -reserve_in,
-            balance_after: self.balance(),
-            reserve_after: self.reserve(),
-        })
+        Ok(Rejection { returned, resettled, house_withdrawn: -house_in, reserve_returned: -reserve_in })
     }
 
     /// What the round's awards, at the amounts given, do to the balances it was

@@ -80,10 +80,6 @@ pub enum Shortfall {
 impl Shortfall {
     const NAMES: [(&'static str, Shortfall); 2] =
         [("house", Shortfall::House), ("reserve-then-house", Shortfall::ReserveThenHouse)];
-
-    pub fn name(self) -> &'static str {
-        Self::NAMES.iter().find(|(_, shortfall)| *shortfall == self).map(|(name, _)| *name).unwrap_or("?")
-    }
 }
 
 /// The game types a pool's tables may play.
