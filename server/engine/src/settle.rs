@@ -570,9 +570,9 @@ impl fmt::Display for Winner {
     }
 }
 
-/// A bet the pool takes: the one stipulated amount where the articles fix it (IPLyC
-/// 3.3.1, 11.4.1, 15.1.2; Veintiuno e: "una cantidad única estipulada"), otherwise
-/// within the rulebook's minimum and maximum (AJ 2.5.5.1).
+/// A bet the pool takes: only `side_bet` where the rulebook says `fixed_bet = true`
+/// (Veintiuno e: "una cantidad única estipulada"), otherwise one within the
+/// rulebook's `bet_min` and `bet_max` (AJ 2.5.5.1).
 pub fn check_bet_allowed(rules: &PoolRules, field: &str, bet: Money) -> Result<(), EngineError> {
     if rules.fixed_bet() && bet != rules.side_bet {
         return Err(EngineError::invalid(
