@@ -31,16 +31,31 @@ fn the_pools_service_has_client_and_server() {
 }
 
 #[test]
-fn a_signed_envelope_verifies_under_its_key_only() {
-    // RFC 4231 test case 2: HMAC-SHA256("Jefe", "what do ya want for nothing?").
-    let envelope = pozo_proto::sign("k", b"Jefe", b"what do ya want for nothing?".to_vec());
+fn a_signed_envelope_verifies_for_its_key_kind_and_journal_only() {
+    use pozo_proto::Purpose;
+    // Computed independently: Python's hmac.new(b"Jefe", b"pozo.v1\x00pozo.v1.TableCommand\x00abc-1\x00what do ya want for nothing?", sha256).
+    let envelope = pozo_proto::sign("k", b"Jefe", Purpose::TableCommand, "abc-1", b"what do ya want for nothing?".to_vec());
     assert_eq!(
         envelope.mac.iter().map(|byte| format!("{byte:02x}")).collect::<String>(),
-        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        "02404df8eb8c143202a1ef0552f1dbdf480787689c91517617eaf4dabbcfb4b2"
     );
-    assert!(pozo_proto::verify(b"Jefe", &envelope));
-    assert!(!pozo_proto::verify(b"Jeff", &envelope));
+    assert_eq!(envelope.journal_id, "abc-1");
+    assert!(pozo_proto::verify(b"Jefe", Purpose::TableCommand, "abc-1", &envelope));
+    assert!(!pozo_proto::verify(b"Jeff", Purpose::TableCommand, "abc-1", &envelope), "another key");
+    assert!(!pozo_proto::verify(b"Jefe", Purpose::WatchTable, "abc-1", &envelope), "another kind of message");
+    assert!(!pozo_proto::verify(b"Jefe", Purpose::TableCommand, "abc-2", &envelope), "another journal");
     let mut changed = envelope.clone();
     changed.payload.push(b'!');
-    assert!(!pozo_proto::verify(b"Jefe", &changed));
+    assert!(!pozo_proto::verify(b"Jefe", Purpose::TableCommand, "abc-1", &changed));
+}
+
+#[test]
+fn a_read_token_is_bound_to_its_journal() {
+    // Python: hmac.new(b"Jefe", b"pozo.v1\x00pozo.v1.Read\x00abc-1\x00", sha256).
+    let token = pozo_proto::read_token(b"Jefe", "abc-1");
+    assert_eq!(token, "7aeeb91d3d663e6ad896c9f194f9c2bfed62b77657c9bc9d9c9dd328fbb36c0f");
+    assert!(pozo_proto::verify_read_token(b"Jefe", "abc-1", &token));
+    assert!(!pozo_proto::verify_read_token(b"Jefe", "abc-2", &token));
+    assert!(!pozo_proto::verify_read_token(b"Jefe", "abc-1", "zz"));
+    assert!(!pozo_proto::verify_read_token(b"Jefe", "abc-1", &token[..62]));
 }

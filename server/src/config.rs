@@ -75,8 +75,28 @@ pub struct TableConfig {
 pub enum Role {
     /// A table agent: may submit commands and watch its own table only.
     Table,
-    /// The Venta-Pagos office: may list, confirm and reject payout orders.
-    VentaPagos,
+    /// A cartel luminoso: the display feed and the pools' amounts.
+    Display,
+    /// A Venta-Pagos operator (one key each, 3.5.2): lists, confirms and rejects payout
+    /// orders; reads the pools. `venta-pagos` is the older name of this role.
+    #[serde(alias = "venta-pagos")]
+    Office,
+    /// The jefe de sala: reports, journal pages, pools and the display feed.
+    Supervisor,
+    /// Not a client's: the key that seals the journal (exactly one in a keys file).
+    Journal,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Table => "table",
+            Role::Display => "display",
+            Role::Office => "office",
+            Role::Supervisor => "supervisor",
+            Role::Journal => "journal",
+        }
+    }
 }
 
 #[derive(Clone, Deserialize, Serialize)]
@@ -87,8 +107,21 @@ pub struct KeyConfig {
     /// The table a table key belongs to.
     #[serde(default)]
     pub table: Option<String>,
+    /// The person who holds an office or supervisor key, as receipts print it.
+    #[serde(default)]
+    pub name: Option<String>,
     /// The HMAC-SHA256 key, hex.
     pub secret: String,
+}
+
+/// The journal's sealing key: never printed.
+#[derive(Clone)]
+pub struct JournalKey(pub Vec<u8>);
+
+impl std::fmt::Debug for JournalKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JournalKey(..)")
+    }
 }
 
 /// A key ready to check MACs with.
@@ -97,6 +130,8 @@ pub struct Key {
     pub id: String,
     pub role: Role,
     pub table: Option<String>,
+    /// The holder's name (office and supervisor keys); the id otherwise.
+    pub name: String,
     pub secret: Vec<u8>,
 }
 
@@ -129,6 +164,10 @@ pub struct Config {
     /// The keys that sign commands; empty for a configuration read back from a
     /// journal (keys are never journaled).
     pub keys: BTreeMap<String, Key>,
+    /// The key that seals the journal's tip and the acknowledgement mark (role
+    /// `journal` in the keys file): whoever can write the data directory but lacks it
+    /// cannot rewrite history unnoticed. `None` for a configuration read back from a journal.
+    pub journal_key: Option<JournalKey>,
     /// The texts it was read from, `(name, text)`: layout first, then rulebooks.
     pub texts: Vec<(String, String)>,
     /// SHA-256 over the texts, hex: what the journal's first entry records.
@@ -200,15 +239,38 @@ impl Config {
             hasher.update(text.as_bytes());
         }
         let hash = hex::encode(hasher.finalize());
-        Ok(Config { layout, rulebooks, time_zone, keys: BTreeMap::new(), texts, hash })
+        Ok(Config { layout, rulebooks, time_zone, keys: BTreeMap::new(), journal_key: None, texts, hash })
     }
 
     /// Adds the keys of a keys file, checked against the layout: every table has one.
     pub fn with_keys(mut self, file: &str, text: &str) -> Result<Config, ConfigError> {
         let parsed: KeysFile = toml::from_str(text)
             .map_err(|error| ConfigError::Syntax { file: file.to_owned(), message: error.message().to_owned() })?;
-        self.keys = validate_keys(file, &self.layout, &parsed.keys)?;
+        let (keys, journal_key) = validate_keys(file, &self.layout, &parsed.keys)?;
+        self.keys = keys;
+        self.journal_key = Some(journal_key);
         Ok(self)
+    }
+
+    /// The journal key of a keys file (or of the embedded example keys), without the
+    /// layout the other keys are checked against: what `verify` needs.
+    pub fn journal_key(keys: Option<&Path>) -> anyhow::Result<JournalKey> {
+        let (file, text) = match keys {
+            Some(path) => (path.display().to_string(), read_bounded(path, CONFIG_FILE_BYTES_MAX)?),
+            None => (KEYS_EMBEDDED.0.to_owned(), KEYS_EMBEDDED.1.to_owned()),
+        };
+        let parsed: KeysFile = toml::from_str(&text)
+            .map_err(|error| ConfigError::Syntax { file: file.clone(), message: error.message().to_owned() })?;
+        let mut found = parsed.keys.iter().filter(|key| key.role == Role::Journal);
+        match (found.next(), found.next()) {
+            (Some(key), None) => hex::decode(key.secret.trim())
+                .ok()
+                .filter(|secret| secret.len() >= KEY_BYTES_MIN)
+                .map(JournalKey)
+                .ok_or_else(|| anyhow::anyhow!("{file}: the journal key's secret is not hex of {KEY_BYTES_MIN} bytes or more")),
+            (None, _) => anyhow::bail!("{file}: no journal key (role = \"journal\")"),
+            (Some(_), Some(_)) => anyhow::bail!("{file}: more than one journal key"),
+        }
     }
 
     pub fn table(&self, id: &str) -> Option<&TableConfig> {
@@ -282,14 +344,22 @@ fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<TimeZo
     Ok(time_zone)
 }
 
-fn validate_keys(file: &str, layout: &Layout, configured: &[KeyConfig]) -> Result<BTreeMap<String, Key>, ConfigError> {
+fn validate_keys(
+    file: &str,
+    layout: &Layout,
+    configured: &[KeyConfig],
+) -> Result<(BTreeMap<String, Key>, JournalKey), ConfigError> {
     let error = |field: String, problem: String| ConfigError::Field { file: file.to_owned(), field, problem };
     let ids: BTreeSet<&str> = layout.tables.iter().map(|table| table.id.as_str()).collect();
     let mut keys = BTreeMap::new();
+    let mut journal_key = None;
     for (index, key) in configured.iter().enumerate() {
         let field = |name: &str| format!("key[{index}].{name}");
         if key.id.is_empty() || keys.contains_key(&key.id) {
             return Err(error(field("id"), format!("key id `{}` is empty or defined twice", key.id)));
+        }
+        if key.id.len() > 64 || !key.id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) {
+            return Err(error(field("id"), format!("`{}` must be 1–64 letters, digits, '-', '_' or '.'", key.id)));
         }
         let secret = hex::decode(key.secret.trim()).map_err(|_| error(field("secret"), "must be hex".into()))?;
         if secret.len() < KEY_BYTES_MIN {
@@ -299,15 +369,37 @@ fn validate_keys(file: &str, layout: &Layout, configured: &[KeyConfig]) -> Resul
             (Role::Table, Some(table)) if ids.contains(table.as_str()) => {}
             (Role::Table, Some(table)) => return Err(error(field("table"), format!("unknown table `{table}`"))),
             (Role::Table, None) => return Err(error(field("table"), "a table key names its table".into())),
-            (Role::VentaPagos, Some(_)) => return Err(error(field("table"), "a venta-pagos key belongs to no table".into())),
-            (Role::VentaPagos, None) => {}
+            (role, Some(_)) => return Err(error(field("table"), format!("a {} key belongs to no table", role.name()))),
+            (_, None) => {}
         }
-        keys.insert(key.id.clone(), Key { id: key.id.clone(), role: key.role, table: key.table.clone(), secret });
+        let name = match (key.role, key.name.as_deref().map(str::trim)) {
+            (Role::Office | Role::Supervisor, None | Some("")) => {
+                return Err(error(
+                    field("name"),
+                    format!("a {} key names the person who holds it: one key per person (3.5.2)", key.role.name()),
+                ));
+            }
+            (_, Some(name)) if name.chars().count() > 64 => {
+                return Err(error(field("name"), "at most 64 characters".into()));
+            }
+            (_, Some(name)) if !name.is_empty() => name.to_owned(),
+            _ => key.id.clone(),
+        };
+        if key.role == Role::Journal {
+            if journal_key.replace(JournalKey(secret)).is_some() {
+                return Err(error(field("role"), "a second journal key: a keys file has exactly one".into()));
+            }
+            continue;
+        }
+        keys.insert(key.id.clone(), Key { id: key.id.clone(), role: key.role, table: key.table.clone(), name, secret });
     }
     if let Some(table) = layout.tables.iter().find(|table| !keys.values().any(|key| key.table.as_deref() == Some(&table.id))) {
         return Err(error("key".into(), format!("table `{}` has no key", table.id)));
     }
-    Ok(keys)
+    let journal_key = journal_key.ok_or_else(|| {
+        error("key".into(), "no journal key (role = \"journal\"): it seals the journal's tip and the acknowledgement mark (docs/security.md)".into())
+    })?;
+    Ok((keys, journal_key))
 }
 
 #[cfg(test)]
@@ -319,7 +411,7 @@ mod tests {
         let config = Config::embedded();
         assert_eq!(config.layout.tables.len(), 17);
         assert_eq!(config.hash.len(), 64);
-        assert!(config.keys.values().any(|key| key.role == Role::VentaPagos));
+        assert!(config.keys.values().any(|key| key.role == Role::Office));
     }
 
     #[test]

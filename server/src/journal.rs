@@ -5,9 +5,11 @@
 //! SHA-256 of the previous entry's value (32 bytes) followed by the JSON of the
 //! [`Record`]: each entry names the one before it, so an edited, removed or
 //! reordered entry breaks the chain (`pozo-server verify`). The first entry's
-//! predecessor hash is all zeros.
+//! predecessor is [`Identity::genesis_previous`]: the chain is bound to its
+//! installation.
 //!
-//! The tree `meta` keeps the latest snapshot: the state after some entry, with
+//! The tree `meta` keeps the journal's [`Identity`] (fixed at genesis; a restore
+//! starts a new epoch) and the latest snapshot: the state after some entry, with
 //! that entry's hash, so that start-up is snapshot + replay of what follows.
 
 use std::path::Path;
@@ -20,10 +22,38 @@ use crate::state::{Command, Snapshot};
 /// A SHA-256 hash.
 pub type Hash = [u8; 32];
 
-/// The predecessor of the first entry.
-pub const GENESIS_PREVIOUS: Hash = [0; 32];
-
 const SNAPSHOT_KEY: &[u8] = b"snapshot";
+const IDENTITY_KEY: &[u8] = b"identity";
+
+/// Who a journal is: an installation id drawn at genesis, and the epoch, moved on by
+/// each restore from a backup. Every signed envelope names `journal_id()`, so one
+/// captured on another journal, or before a restore, is refused (docs/security.md).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Identity {
+    /// 16 random bytes, hex.
+    pub installation: String,
+    pub epoch: u32,
+}
+
+impl Identity {
+    /// A new installation, epoch 1, from the operating system's CSPRNG.
+    pub fn generate() -> Identity {
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes).expect("the operating system's random source");
+        Identity { installation: hex::encode(bytes), epoch: 1 }
+    }
+
+    /// `<installation>-<epoch>`: what envelopes are signed for.
+    pub fn journal_id(&self) -> String {
+        format!("{}-{}", self.installation, self.epoch)
+    }
+
+    /// The predecessor hash of entry 1: SHA-256 of "pozo.v1 genesis", a zero byte and
+    /// the installation id. A journal cannot be passed off as another installation's.
+    pub fn genesis_previous(&self) -> Hash {
+        Sha256::new().chain_update(b"pozo.v1 genesis\0").chain_update(self.installation.as_bytes()).finalize().into()
+    }
+}
 
 /// sled's page cache. Its default (1 GiB) let the controller grow about 0.5 MiB per
 /// 1,000 entries written; the journal is written once and read back only at start-up
@@ -35,8 +65,9 @@ pub const CACHE_BYTES: u64 = 16 * 1024 * 1024;
 pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The tip record, in the entries' own tree so that it is written in the same
-/// atomic batch as they are: the last sequence (8 bytes) and its hash. It sorts
-/// after every entry key (a sequence's first byte is 0x00 for the next 2^56 entries).
+/// atomic batch as they are: the last sequence (8 bytes), its hash and its seal
+/// under the journal key (`mark::Sealer::tip_seal`). It sorts after every entry key
+/// (a sequence's first byte is 0x00 for the next 2^56 entries).
 const TIP_KEY: &[u8] = b"~tip";
 
 /// One journal entry's content.
@@ -140,30 +171,42 @@ impl Journal {
 
     /// Writes a batch of encoded entries, with the new tip, atomically, and
     /// flushes once: durable when it returns.
-    pub async fn append(&self, batch: Vec<(u64, Vec<u8>)>, tip: (u64, Hash)) -> Result<(), JournalError> {
+    pub async fn append(&self, batch: Vec<(u64, Vec<u8>)>, tip: (u64, Hash), seal: [u8; 32]) -> Result<(), JournalError> {
         let mut writes = sled::Batch::default();
         for (sequence, value) in batch {
             writes.insert(&sequence.to_be_bytes(), value);
         }
-        let mut record = Vec::with_capacity(40);
-        record.extend_from_slice(&tip.0.to_be_bytes());
-        record.extend_from_slice(&tip.1);
-        writes.insert(TIP_KEY, record);
+        writes.insert(TIP_KEY, Journal::tip_record(tip, seal));
         self.entries.apply_batch(writes)?;
         self.db.flush_async().await?;
         Ok(())
     }
 
-    /// The tip record written with the last batch: its sequence and hash.
-    pub fn stored_tip(&self) -> Result<Option<(u64, Hash)>, JournalError> {
+    fn tip_record(tip: (u64, Hash), seal: [u8; 32]) -> Vec<u8> {
+        let mut record = Vec::with_capacity(72);
+        record.extend_from_slice(&tip.0.to_be_bytes());
+        record.extend_from_slice(&tip.1);
+        record.extend_from_slice(&seal);
+        record
+    }
+
+    /// Replaces the tip record's seal (a restore's new epoch); durable when it returns.
+    pub async fn reseal_tip(&self, tip: (u64, Hash), seal: [u8; 32]) -> Result<(), JournalError> {
+        self.entries.insert(TIP_KEY, Journal::tip_record(tip, seal))?;
+        self.db.flush_async().await?;
+        Ok(())
+    }
+
+    /// The tip record written with the last batch: its sequence, hash and seal.
+    pub fn stored_tip(&self) -> Result<Option<(u64, Hash, [u8; 32])>, JournalError> {
         match self.entries.get(TIP_KEY)? {
             None => Ok(None),
-            Some(value) if value.len() == 40 => {
+            Some(value) if value.len() == 72 => {
                 let sequence = u64::from_be_bytes(value[..8].try_into().expect("8 bytes"));
-                Ok(Some((sequence, value[8..].try_into().expect("32 bytes"))))
+                Ok(Some((sequence, value[8..40].try_into().expect("32 bytes"), value[40..].try_into().expect("32 bytes"))))
             }
             Some(value) => {
-                Err(JournalError::Corrupt { sequence: 0, problem: format!("tip record of {} bytes, not 40", value.len()) })
+                Err(JournalError::Corrupt { sequence: 0, problem: format!("tip record of {} bytes, not 72", value.len()) })
             }
         }
     }
@@ -171,7 +214,7 @@ impl Journal {
     /// How many entries, and the hash of the last.
     pub fn tip(&self) -> Result<(u64, Hash), JournalError> {
         match self.entries.range(..TIP_KEY).next_back().transpose()? {
-            None => Ok((0, GENESIS_PREVIOUS)),
+            None => Ok((0, [0; 32])),
             Some((key, value)) => {
                 let entry = Journal::decode(&key, &value)?;
                 Ok((entry.record.sequence, entry.hash))
@@ -194,6 +237,22 @@ impl Journal {
             None => Ok(None),
             Some(value) => Journal::decode(&sequence.to_be_bytes(), &value).map(Some),
         }
+    }
+
+    /// The journal's identity; `None` before genesis.
+    pub fn identity(&self) -> Result<Option<Identity>, JournalError> {
+        match self.meta.get(IDENTITY_KEY)? {
+            None => Ok(None),
+            Some(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|error| JournalError::Corrupt { sequence: 0, problem: format!("identity unreadable: {error}") }),
+        }
+    }
+
+    /// Records the journal's identity; durable with the next append.
+    pub fn set_identity(&self, identity: &Identity) -> Result<(), JournalError> {
+        self.meta.insert(IDENTITY_KEY, serde_json::to_vec(identity).expect("identities serialize"))?;
+        Ok(())
     }
 
     /// Stores a snapshot; durable with the next append (or the journal's close).

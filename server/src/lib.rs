@@ -19,7 +19,9 @@ mod admission;
 pub mod award;
 pub mod config;
 pub mod jornada;
+pub mod mark;
 pub mod journal;
+pub mod restore;
 pub mod rulebooks;
 pub mod service;
 pub mod state;
@@ -36,7 +38,7 @@ use tokio::net::TcpListener;
 use tonic::transport::Server;
 
 use crate::config::Config;
-use crate::service::{DisplayService, PoolsService, ReportsService, TableService, VentaPagosService};
+use crate::service::{ControllerService, DisplayService, PoolsService, ReportsService, TableService, VentaPagosService};
 
 pub use admission::{CONNECTIONS_MAX, FILES_NEEDED, raise_open_files_limit};
 
@@ -60,11 +62,20 @@ pub struct ServeOptions {
     pub snapshot_every: u64,
     /// Where Central Póker's instant-prize cards come from (15.11.2).
     pub cards: service::CardSource,
+    /// Networks whose displays may watch the feed without a key (loopback by default).
+    pub display_open_to: Vec<ipnet::IpNet>,
+    /// The acknowledgement mark (crate::mark); `None`: `<data>.acknowledged`, beside the data directory.
+    pub mark: Option<PathBuf>,
+}
+
+/// The display feed's open networks when none are given: loopback only.
+pub fn loopback_networks() -> Vec<ipnet::IpNet> {
+    vec!["127.0.0.0/8".parse().expect("a network"), "::1/128".parse().expect("a network")]
 }
 
 impl Default for ServeOptions {
     fn default() -> ServeOptions {
-        ServeOptions { snapshot_every: writer::SNAPSHOT_EVERY, cards: service::CardSource::Os }
+        ServeOptions { snapshot_every: writer::SNAPSHOT_EVERY, cards: service::CardSource::Os, display_open_to: loopback_networks(), mark: None }
     }
 }
 
@@ -77,13 +88,15 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
     ready: impl FnOnce(),
 ) -> anyhow::Result<()> {
-    let (handle, mut writer, stopper) = writer::start(config, data, options.snapshot_every).await?;
+    let mark = options.mark.clone().unwrap_or_else(|| mark::default_path(data));
+    let (handle, mut writer, stopper) = writer::start(config, data, &mark, options.snapshot_every).await?;
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<pb::table_server::TableServer<TableService>>().await;
     health.set_serving::<pb::display_server::DisplayServer<DisplayService>>().await;
     health.set_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
     health.set_serving::<pb::reports_server::ReportsServer<ReportsService>>().await;
     health.set_serving::<pb::pools_server::PoolsServer<PoolsService>>().await;
+    health.set_serving::<pb::controller_server::ControllerServer<ControllerService>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(pozo_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -95,8 +108,13 @@ pub async fn serve(
         stop: stopping.subscribe(),
     })
     .max_decoding_message_size(MESSAGE_BYTES_MAX);
-    let display = pb::display_server::DisplayServer::new(DisplayService { handle: handle.clone(), stop: stopping.subscribe() })
-        .max_decoding_message_size(MESSAGE_BYTES_MAX);
+    let display = pb::display_server::DisplayServer::new(DisplayService {
+        handle: handle.clone(),
+        open_to: std::sync::Arc::new(options.display_open_to),
+        stop: stopping.subscribe(),
+    })
+    .max_decoding_message_size(MESSAGE_BYTES_MAX);
+    let controller = pb::controller_server::ControllerServer::new(ControllerService { handle: handle.clone() });
     let office = pb::venta_pagos_server::VentaPagosServer::new(VentaPagosService { handle: handle.clone() })
         .max_decoding_message_size(MESSAGE_BYTES_MAX);
     let reports = pb::reports_server::ReportsServer::new(ReportsService { handle: handle.clone() })
@@ -113,6 +131,7 @@ pub async fn serve(
         .add_service(office)
         .add_service(reports)
         .add_service(pools)
+        .add_service(controller)
         .serve_with_incoming_shutdown(admission::incoming(listener), async move {
             let _ = stop_requested.wait_for(|stop| *stop).await;
         });

@@ -46,18 +46,49 @@ enum Command {
         /// Rulebook file(s) instead of the embedded default; repeatable.
         #[arg(long, value_name = "FILE")]
         rulebook: Vec<PathBuf>,
-        /// The keys that sign commands (one per table, the Venta-Pagos office's) instead of the embedded examples.
+        /// The keys (one per table, per Venta-Pagos operator, per supervisor, displays') instead of the embedded examples.
         #[arg(long, value_name = "FILE")]
         keys: Option<PathBuf>,
+        /// A network whose carteles may watch the display feed without a key; repeatable
+        /// (default: loopback only, 127.0.0.0/8 and ::1/128).
+        #[arg(long, value_name = "CIDR")]
+        display_open_to: Vec<ipnet::IpNet>,
+        /// The acknowledgement mark: what was acknowledged, kept apart from the data
+        /// (default `<DIR>.acknowledged`, beside the data directory; put it on another disk if you can).
+        #[arg(long, value_name = "FILE")]
+        mark: Option<PathBuf>,
         /// Save a snapshot every this many journal entries (restart replays at most that many).
         #[arg(long, default_value_t = pozo_server::writer::SNAPSHOT_EVERY, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         snapshot_every: u64,
     },
-    /// Replay the journal from zero: check the hash chain and the books; JSON summary.
+    /// Replay the journal from zero: check the hash chain and its seal, the books, and
+    /// that every acknowledged entry is there; JSON summary. Reads a copy: never writes into DIR.
     Verify {
-        /// The data directory of a stopped server.
+        /// The data directory of a stopped server, or a backup.
         #[arg(long, default_value = DATA_DEFAULT, value_name = "DIR")]
         data: PathBuf,
+        /// The keys file holding the journal key (role = "journal"); the embedded example keys by default.
+        #[arg(long, value_name = "FILE")]
+        keys: Option<PathBuf>,
+        /// The acknowledgement mark; `<DIR>.acknowledged` beside the data directory by default.
+        #[arg(long, value_name = "FILE")]
+        mark: Option<PathBuf>,
+    },
+    /// Bring a backup back into service as a new epoch of its journal: verified, copied
+    /// into an empty data directory, old envelopes refused from then on (docs/operations.md §6).
+    Restore {
+        /// The backup: a copy of a stopped server's data directory.
+        #[arg(long, value_name = "DIR")]
+        from: PathBuf,
+        /// The data directory to restore into: absent or empty.
+        #[arg(long, default_value = DATA_DEFAULT, value_name = "DIR")]
+        data: PathBuf,
+        /// The keys file holding the journal key; the embedded example keys by default.
+        #[arg(long, value_name = "FILE")]
+        keys: Option<PathBuf>,
+        /// The acknowledgement mark to write; `<DIR>.acknowledged` beside the data directory by default.
+        #[arg(long, value_name = "FILE")]
+        mark: Option<PathBuf>,
     },
     /// Compute the awards of one round from a round file (disputes and audits).
     Award {
@@ -82,15 +113,21 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve { data, listen, config, rulebook, keys, snapshot_every } => run_serve(
+        Command::Serve { data, listen, config, rulebook, keys, display_open_to, mark, snapshot_every } => run_serve(
             &data,
             &listen,
             config.as_deref(),
             &rulebook,
             keys.as_deref(),
-            pozo_server::ServeOptions { snapshot_every, ..Default::default() },
+            pozo_server::ServeOptions {
+                snapshot_every,
+                display_open_to: if display_open_to.is_empty() { pozo_server::loopback_networks() } else { display_open_to },
+                mark,
+                ..Default::default()
+            },
         ),
-        Command::Verify { data } => return run_verify(&data),
+        Command::Verify { data, keys, mark } => return run_verify(&data, keys.as_deref(), mark.as_deref()),
+        Command::Restore { from, data, keys, mark } => run_restore(&from, &data, keys.as_deref(), mark.as_deref()),
         Command::Award { round, rulebook, text } => run_award(&round, &rulebook, text),
         Command::Rulebooks { rulebook } => run_rulebooks(&rulebook),
     };
@@ -166,8 +203,16 @@ fn run_serve(
     })
 }
 
-fn run_verify(data: &std::path::Path) -> ExitCode {
-    match pozo_server::verify::verify(data) {
+fn run_verify(data: &std::path::Path, keys: Option<&std::path::Path>, mark: Option<&std::path::Path>) -> ExitCode {
+    let journal_key = match pozo_server::config::Config::journal_key(keys) {
+        Ok(key) => key,
+        Err(error) => {
+            eprintln!("pozo-server: verify: {error:#}");
+            return ExitCode::from(1);
+        }
+    };
+    let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| pozo_server::mark::default_path(data));
+    match pozo_server::verify::verify(data, &journal_key, &mark) {
         Ok(report) => {
             println!("{}", serde_json::to_string_pretty(&report).expect("reports serialize"));
             if report.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) }
@@ -177,6 +222,28 @@ fn run_verify(data: &std::path::Path) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+fn run_restore(
+    from: &std::path::Path,
+    data: &std::path::Path,
+    keys: Option<&std::path::Path>,
+    mark: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    let journal_key = pozo_server::config::Config::journal_key(keys)?;
+    let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| pozo_server::mark::default_path(data));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let restored = runtime.block_on(pozo_server::restore::restore(from, data, &journal_key, &mark))?;
+    println!(
+        "restored {} entries from {} into {}: journal {} is now {}; envelopes signed before are refused, agents \
+         re-identify and take this record; commands acknowledged after the backup are not in it (docs/operations.md §6)",
+        restored.entries,
+        from.display(),
+        data.display(),
+        restored.previous_journal_id,
+        restored.journal_id
+    );
+    Ok(())
 }
 
 fn run_award(round: &std::path::Path, rulebook_files: &[PathBuf], text: bool) -> anyhow::Result<()> {

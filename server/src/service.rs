@@ -16,9 +16,10 @@ use tracing::instrument;
 
 use crate::award::money_text;
 use crate::config::{Key, Role};
+use pozo_proto::Purpose;
 use crate::state::{
     Applied, AwardRecord, Card, Command, GoldTurnView, Light, OfficeCommand, OfficeOp, OrderStatus, PayoutOrder, Refusal,
-    RefusalKind, TableCommand, TableOp, TableReply, TableView, plays_instant_prize,
+    RefusalKind, TableCommand, TableOp, OrderFacts, TableReply, TableView, plays_instant_prize,
 };
 use crate::writer::{Handle, WriterError};
 
@@ -49,9 +50,10 @@ impl From<WriterError> for Status {
     }
 }
 
-/// Checks an envelope's key and MAC; returns the key. The MAC is compared in
-/// constant time over the exact payload bytes received.
-fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope) -> Result<&'a Key, Status> {
+/// Checks an envelope's key, journal and MAC; returns the key. The MAC is compared
+/// in constant time over the exact payload bytes received, as `purpose`, for this
+/// controller's journal id (never the one the envelope names).
+fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope, purpose: Purpose) -> Result<&'a Key, Status> {
     if envelope.payload.len() > PAYLOAD_BYTES_MAX {
         return Err(Status::invalid_argument(format!("payload: {} bytes, over {PAYLOAD_BYTES_MAX}", envelope.payload.len())));
     }
@@ -59,10 +61,71 @@ fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope) -> Result<&'a K
         tracing::warn!(key_id = %envelope.key_id, "refused: unknown key");
         return Err(Status::unauthenticated(format!("key_id: unknown key `{}`", envelope.key_id)));
     };
-    if !pozo_proto::verify(&key.secret, envelope) {
+    if envelope.journal_id != handle.journal_id() {
+        // Captured on another journal, or before a restore: a replay, or an agent that
+        // has not asked Controller.Identify since the controller changed.
+        tracing::warn!(key_id = %key.id, journal_id = %envelope.journal_id, "refused: signed for another journal");
+        return Err(Status::unauthenticated(format!(
+            "journal_id: signed for journal `{}`; this controller keeps journal `{}` (ask Controller.Identify)",
+            bounded_text(&envelope.journal_id),
+            handle.journal_id()
+        )));
+    }
+    if !pozo_proto::verify(&key.secret, purpose, handle.journal_id(), envelope) {
         // A forged or corrupted command: worth an operator's attention.
         tracing::warn!(key_id = %key.id, "refused: bad MAC");
-        return Err(Status::unauthenticated(format!("mac: not the HMAC-SHA256 of the payload under key `{}`", key.id)));
+        return Err(Status::unauthenticated(format!(
+            "mac: not the HMAC-SHA256 of a {} for this journal under key `{}`",
+            purpose.context(),
+            key.id
+        )));
+    }
+    Ok(key)
+}
+
+/// Who may read reports and journal pages: the jefe de sala.
+const REPORT_READERS: &[Role] = &[Role::Supervisor];
+/// Who may read the pools' amounts: every key.
+const POOL_READERS: &[Role] = &[Role::Table, Role::Display, Role::Office, Role::Supervisor];
+/// Who may open the display feed from outside its open networks.
+const DISPLAY_READERS: &[Role] = &[Role::Display, Role::Office, Role::Supervisor];
+
+/// A text from the wire, cut for a message.
+fn bounded_text(text: &str) -> String {
+    text.chars().take(80).collect()
+}
+
+/// Checks a read credential (`authorization: Pozo <key_id>:<token>`, [`pozo_proto::read_token`])
+/// and that its key has one of `roles`; returns the key.
+fn authorize_read<'a, T>(handle: &'a Handle, request: &Request<T>, roles: &[Role]) -> Result<&'a Key, Status> {
+    let needed = || roles.iter().map(|role| role.name()).collect::<Vec<_>>().join(" or ");
+    let Some(value) = request.metadata().get(pozo_proto::AUTHORIZATION) else {
+        return Err(Status::unauthenticated(format!(
+            "authorization: missing; this read needs a {} key's credential (`Pozo <key_id>:<token>`, docs/api.md)",
+            needed()
+        )));
+    };
+    let credential = value
+        .to_str()
+        .ok()
+        .and_then(|text| text.strip_prefix("Pozo "))
+        .and_then(|text| text.split_once(':'))
+        .ok_or_else(|| Status::unauthenticated("authorization: not `Pozo <key_id>:<token>`"))?;
+    let Some(key) = handle.config().keys.get(credential.0) else {
+        tracing::warn!(key_id = %bounded_text(credential.0), "refused read: unknown key");
+        return Err(Status::unauthenticated(format!("authorization: unknown key `{}`", bounded_text(credential.0))));
+    };
+    if !pozo_proto::verify_read_token(&key.secret, handle.journal_id(), credential.1) {
+        tracing::warn!(key_id = %key.id, "refused read: bad token");
+        return Err(Status::unauthenticated(format!(
+            "authorization: not key `{}`'s read token for journal `{}`",
+            key.id,
+            handle.journal_id()
+        )));
+    }
+    if !roles.contains(&key.role) {
+        tracing::warn!(key_id = %key.id, "refused read: role");
+        return Err(Status::permission_denied(format!("key `{}` is a {} key; this read needs a {} key", key.id, key.role.name(), needed())));
     }
     Ok(key)
 }
@@ -262,6 +325,9 @@ pub fn payout_order(order: &PayoutOrder) -> pb::PayoutOrder {
         form_number: order.form_number.clone(),
         reason: order.reason.clone(),
         resolved_sequence: order.resolved_sequence,
+        operator_name: order.operator_name.clone(),
+        decided_ms: order.decided_ms,
+        marked_ms: order.time_ms,
     }
 }
 
@@ -313,7 +379,7 @@ impl pb::table_server::Table for TableService {
     #[instrument(skip_all, fields(key_id = %request.get_ref().key_id))]
     async fn submit(&self, request: Request<pb::Envelope>) -> Result<Response<pb::SubmitReply>, Status> {
         let envelope = request.into_inner();
-        let key = authenticate(&self.handle, &envelope)?;
+        let key = authenticate(&self.handle, &envelope, Purpose::TableCommand)?;
         let command = pb::TableCommand::decode(envelope.payload.as_slice())
             .map_err(|error| Status::invalid_argument(format!("payload: not a TableCommand: {error}")))?;
         require_table_key(key, &command.table_id)?;
@@ -347,7 +413,7 @@ impl pb::table_server::Table for TableService {
     #[instrument(skip_all, fields(key_id = %request.get_ref().key_id))]
     async fn watch(&self, request: Request<pb::Envelope>) -> Result<Response<Self::WatchStream>, Status> {
         let envelope = request.into_inner();
-        let key = authenticate(&self.handle, &envelope)?;
+        let key = authenticate(&self.handle, &envelope, Purpose::WatchTable)?;
         let watch = pb::WatchTable::decode(envelope.payload.as_slice())
             .map_err(|error| Status::invalid_argument(format!("payload: not a WatchTable: {error}")))?;
         require_table_key(key, &watch.table_id)?;
@@ -367,6 +433,8 @@ impl pb::table_server::Table for TableService {
 
 pub struct DisplayService {
     pub handle: Handle,
+    /// Networks the display feed is open to without a credential.
+    pub open_to: std::sync::Arc<Vec<ipnet::IpNet>>,
     pub stop: watch::Receiver<bool>,
 }
 
@@ -375,6 +443,12 @@ impl pb::display_server::Display for DisplayService {
     type WatchStream = EventStream<pb::DisplayUpdate>;
 
     async fn watch(&self, request: Request<pb::WatchDisplays>) -> Result<Response<Self::WatchStream>, Status> {
+        // The display feed is open to the networks `serve --display-open-to` names
+        // (loopback by default); from elsewhere it needs a display, office or supervisor key.
+        let open = request.remote_addr().is_some_and(|peer| self.open_to.iter().any(|network| network.contains(&peer.ip())));
+        if !open {
+            authorize_read(&self.handle, &request, DISPLAY_READERS)?;
+        }
         let wanted = request.into_inner().pool_ids;
         if let Some(unknown) = wanted.iter().find(|id| self.handle.config().rulebooks.pool(id).is_none()) {
             return Err(Status::not_found(format!("pool_ids: no pool `{unknown}`")));
@@ -410,30 +484,64 @@ pub struct VentaPagosService {
 }
 
 impl VentaPagosService {
-    /// Only a Venta-Pagos key may act for the office; a table key never.
-    fn office_command(&self, envelope: &pb::Envelope) -> Result<(String, pb::office_command::Command), Status> {
-        let key = authenticate(&self.handle, envelope)?;
-        if key.role != Role::VentaPagos {
-            tracing::warn!(key_id = %key.id, "refused: a table key at Venta-Pagos");
-            return Err(Status::permission_denied(format!("key `{}` is a table key; Venta-Pagos needs an office key", key.id)));
+    /// An office command signed by a key of one of `roles`; returns the key and the command.
+    fn office_command<'a>(
+        &'a self,
+        envelope: &pb::Envelope,
+        roles: &[Role],
+    ) -> Result<(&'a Key, pb::office_command::Command), Status> {
+        let key = authenticate(&self.handle, envelope, Purpose::OfficeCommand)?;
+        if !roles.contains(&key.role) {
+            tracing::warn!(key_id = %key.id, role = key.role.name(), "refused: not an office key at Venta-Pagos");
+            return Err(Status::permission_denied(format!(
+                "key `{}` is a {} key; Venta-Pagos needs an operator's office key",
+                key.id,
+                key.role.name()
+            )));
         }
         let command = pb::OfficeCommand::decode(envelope.payload.as_slice())
             .map_err(|error| Status::invalid_argument(format!("payload: not an OfficeCommand: {error}")))?;
-        Ok((key.id.clone(), command.command.ok_or_else(|| Status::invalid_argument("command: missing"))?))
+        Ok((key, command.command.ok_or_else(|| Status::invalid_argument("command: missing"))?))
     }
 
-    async fn decide(&self, key_id: String, op: OfficeOp) -> Result<Response<pb::PayoutOrder>, Status> {
-        match self.handle.submit(Command::Office(OfficeCommand { key_id, op })).await?? {
+    async fn decide(&self, key: &Key, op: OfficeOp) -> Result<Response<pb::PayoutOrder>, Status> {
+        let command = Command::Office(OfficeCommand { key_id: key.id.clone(), operator_name: key.name.clone(), op });
+        match self.handle.submit(command).await?? {
             Applied::Office(order) | Applied::OfficeDuplicate(order) => Ok(Response::new(payout_order(&order))),
             _ => Err(Status::internal("an office command answered as another kind")),
         }
     }
 }
 
+/// What the operator was shown of the order, as the state machine checks it.
+fn order_facts(expect: Option<pb::OrderFacts>) -> Result<OrderFacts, Status> {
+    let expect = expect.ok_or_else(|| {
+        Status::invalid_argument(
+            "expect: required: the order's pool, table, seat, round, code and amount as the operator was shown them",
+        )
+    })?;
+    for (field, text) in [("expect.pool_id", &expect.pool_id), ("expect.table_id", &expect.table_id), ("expect.code", &expect.code)] {
+        bounded(field, text)?;
+    }
+    let text = expect.amount.map(|amount| amount.value).unwrap_or_default();
+    bounded("expect.amount", &text)?;
+    let amount: Decimal = text
+        .parse()
+        .map_err(|_| Status::invalid_argument(format!("expect.amount: `{text}` is not a decimal amount (\"8329.00\")")))?;
+    Ok(OrderFacts {
+        pool: expect.pool_id,
+        table_id: expect.table_id,
+        seat: expect.seat,
+        round: expect.round,
+        code: expect.code,
+        amount,
+    })
+}
+
 #[tonic::async_trait]
 impl pb::venta_pagos_server::VentaPagos for VentaPagosService {
     async fn list(&self, request: Request<pb::Envelope>) -> Result<Response<pb::PayoutList>, Status> {
-        let (_, command) = self.office_command(request.get_ref())?;
+        let (_, command) = self.office_command(request.get_ref(), &[Role::Office, Role::Supervisor])?;
         let pb::office_command::Command::List(list) = command else {
             return Err(Status::invalid_argument("command: List takes a ListPayouts"));
         };
@@ -442,7 +550,8 @@ impl pb::venta_pagos_server::VentaPagos for VentaPagosService {
             "all" | "todas" => true,
             other => {
                 return Err(Status::invalid_argument(format!(
-                    "status: `{other}` is not \"\" or \"pendiente\" (pending orders) or \"all\" or \"todas\" (every order)"
+                    "status: `{}` is not \"\" or \"pendiente\" (pending orders) or \"all\" or \"todas\" (every order)",
+                    bounded_text(other)
                 )));
             }
         };
@@ -462,23 +571,42 @@ impl pb::venta_pagos_server::VentaPagos for VentaPagosService {
     }
 
     async fn confirm(&self, request: Request<pb::Envelope>) -> Result<Response<pb::PayoutOrder>, Status> {
-        let (key_id, command) = self.office_command(request.get_ref())?;
+        let (key, command) = self.office_command(request.get_ref(), &[Role::Office])?;
         let pb::office_command::Command::Confirm(confirm) = command else {
             return Err(Status::invalid_argument("command: Confirm takes a ConfirmPayout"));
         };
-        self.decide(
-            key_id,
-            OfficeOp::Confirm { order_id: confirm.order_id, operator_id: confirm.operator_id, form_number: confirm.form_number },
-        )
-        .await
+        let expect = order_facts(confirm.expect)?;
+        self.decide(key, OfficeOp::Confirm { order_id: confirm.order_id, form_number: confirm.form_number, expect }).await
     }
 
     async fn reject(&self, request: Request<pb::Envelope>) -> Result<Response<pb::PayoutOrder>, Status> {
-        let (key_id, command) = self.office_command(request.get_ref())?;
+        let (key, command) = self.office_command(request.get_ref(), &[Role::Office])?;
         let pb::office_command::Command::Reject(reject) = command else {
             return Err(Status::invalid_argument("command: Reject takes a RejectPayout"));
         };
-        self.decide(key_id, OfficeOp::Reject { order_id: reject.order_id, reason: reject.reason }).await
+        let expect = order_facts(reject.expect)?;
+        self.decide(key, OfficeOp::Reject { order_id: reject.order_id, reason: reject.reason, expect }).await
+    }
+}
+
+// ----------------------------------------------------------------------------- Controller
+
+pub struct ControllerService {
+    pub handle: Handle,
+}
+
+#[tonic::async_trait]
+impl pb::controller_server::Controller for ControllerService {
+    async fn identify(&self, _: Request<pb::IdentifyRequest>) -> Result<Response<pb::Identity>, Status> {
+        let identity = self.handle.identity();
+        let entries = self.handle.read(|_, tip| tip.entries).await?;
+        Ok(Response::new(pb::Identity {
+            journal_id: self.handle.journal_id().to_owned(),
+            installation: identity.installation.clone(),
+            epoch: identity.epoch,
+            entries,
+            config_hash: self.handle.config().hash.clone(),
+        }))
     }
 }
 
@@ -491,6 +619,7 @@ pub struct ReportsService {
 #[tonic::async_trait]
 impl pb::reports_server::Reports for ReportsService {
     async fn table(&self, request: Request<pb::TableReportRequest>) -> Result<Response<pb::TableReport>, Status> {
+        authorize_read(&self.handle, &request, REPORT_READERS)?;
         let request = request.into_inner();
         if self.handle.config().table(&request.table_id).is_none() {
             return Err(Status::not_found(format!("table_id: no table `{}` in the layout", request.table_id)));
@@ -531,6 +660,7 @@ impl pb::reports_server::Reports for ReportsService {
     }
 
     async fn pool(&self, request: Request<pb::PoolReportRequest>) -> Result<Response<pb::PoolReport>, Status> {
+        authorize_read(&self.handle, &request, REPORT_READERS)?;
         let pool_id = request.into_inner().pool_id;
         if self.handle.config().rulebooks.pool(&pool_id).is_none() {
             return Err(Status::not_found(format!("pool_id: no pool `{pool_id}`")));
@@ -580,13 +710,15 @@ impl pb::reports_server::Reports for ReportsService {
         Ok(Response::new(report))
     }
 
-    async fn journal(&self, _: Request<pb::JournalStatusRequest>) -> Result<Response<pb::JournalStatus>, Status> {
+    async fn journal(&self, request: Request<pb::JournalStatusRequest>) -> Result<Response<pb::JournalStatus>, Status> {
+        authorize_read(&self.handle, &request, REPORT_READERS)?;
         let status =
             self.handle.read(|_, tip| pb::JournalStatus { entries: tip.entries, tip_hash: hex::encode(tip.hash) }).await?;
         Ok(Response::new(status))
     }
 
     async fn entries(&self, request: Request<pb::JournalEntriesRequest>) -> Result<Response<pb::JournalEntries>, Status> {
+        authorize_read(&self.handle, &request, REPORT_READERS)?;
         let request = request.into_inner();
         if request.limit > ENTRIES_PAGE_MAX {
             return Err(Status::invalid_argument(format!("limit: at most {ENTRIES_PAGE_MAX} entries a page")));
@@ -636,6 +768,7 @@ pub struct PoolsService {
 #[tonic::async_trait]
 impl pb::pools_server::Pools for PoolsService {
     async fn status(&self, request: Request<pb::PoolStatusRequest>) -> Result<Response<pb::PoolStatusResponse>, Status> {
+        authorize_read(&self.handle, &request, POOL_READERS)?;
         let wanted = request.into_inner().pool_ids;
         if let Some(unknown) = wanted.iter().find(|id| self.handle.config().rulebooks.pool(id).is_none()) {
             return Err(Status::not_found(format!("pool_ids: no pool `{unknown}`")));

@@ -112,13 +112,29 @@ pub struct TableCommand {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum OfficeOp {
-    Confirm { order_id: String, operator_id: String, form_number: String },
-    Reject { order_id: String, reason: String },
+    Confirm { order_id: String, form_number: String, expect: OrderFacts },
+    Reject { order_id: String, reason: String, expect: OrderFacts },
 }
 
+/// What the operator was shown of an order: a decision applies only to the order
+/// that still has exactly these facts, never to another one with the same number.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderFacts {
+    pub pool: String,
+    pub table_id: String,
+    pub seat: u32,
+    pub round: u64,
+    pub code: String,
+    pub amount: Money,
+}
+
+/// A Venta-Pagos decision, journaled with who took it: the operator is the holder of
+/// the key that signed it (3.5.2), never a field the client fills in.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OfficeCommand {
     pub key_id: String,
+    /// The key holder's name, as the keys file said when the decision was taken.
+    pub operator_name: String,
     pub op: OfficeOp,
 }
 
@@ -299,6 +315,21 @@ pub enum OrderStatus {
     Rejected,
 }
 
+/// "confirmada by `vp-ana` (Ana Pereyra) at journal entry 42": what someone who
+/// decides second is told.
+fn decided_by(order: &PayoutOrder, status: OrderStatus) -> String {
+    if order.operator_id.is_empty() {
+        return status.spanish().to_owned();
+    }
+    format!(
+        "{} by `{}` ({}) at journal entry {}",
+        status.spanish(),
+        order.operator_id,
+        order.operator_name,
+        order.resolved_sequence
+    )
+}
+
 impl OrderStatus {
     pub fn spanish(self) -> &'static str {
         match self {
@@ -323,10 +354,16 @@ pub struct PayoutOrder {
     /// When the prize was marked: a rejection takes it off that jornada's PPPA.
     pub time_ms: u64,
     pub status: OrderStatus,
+    /// The key that decided it.
     pub operator_id: String,
+    #[serde(default)]
+    pub operator_name: String,
     pub form_number: String,
     pub reason: String,
     pub resolved_sequence: u64,
+    /// When the decision was journaled.
+    #[serde(default)]
+    pub decided_ms: u64,
 }
 
 /// A table's meters for one jornada (4.7, 12.8, Form 4218).
@@ -394,6 +431,8 @@ impl Data {
             order_id: order_id.clone(),
             status: OrderStatus::Pending,
             operator_id: String::new(),
+            operator_name: String::new(),
+            decided_ms: 0,
             form_number: String::new(),
             reason: String::new(),
             resolved_sequence: 0,
@@ -579,7 +618,7 @@ impl State {
                 Applied::Genesis
             }
             Command::Table(command) => self.apply_table(sequence, time_ms, command)?,
-            Command::Office(command) => self.apply_office(sequence, command)?,
+            Command::Office(command) => self.apply_office(sequence, time_ms, command)?,
         };
         if applied.journals() {
             debug_assert_eq!(sequence, self.data.journal_sequence + 1, "entries apply in order");
@@ -1104,6 +1143,8 @@ impl State {
                     time_ms,
                     status: OrderStatus::Pending,
                     operator_id: String::new(),
+                    operator_name: String::new(),
+                    decided_ms: 0,
                     form_number: String::new(),
                     reason: String::new(),
                     resolved_sequence: 0,
@@ -1288,41 +1329,54 @@ impl State {
 
     // ------------------------------------------------------------------------- Venta-Pagos
 
-    fn apply_office(&mut self, sequence: u64, command: &OfficeCommand) -> Result<Applied, Refusal> {
-        let order_id = match &command.op {
-            OfficeOp::Confirm { order_id, .. } | OfficeOp::Reject { order_id, .. } => order_id,
+    fn apply_office(&mut self, sequence: u64, time_ms: u64, command: &OfficeCommand) -> Result<Applied, Refusal> {
+        let (order_id, expect) = match &command.op {
+            OfficeOp::Confirm { order_id, expect, .. } | OfficeOp::Reject { order_id, expect, .. } => (order_id, expect),
         };
         let order = self
             .data
             .orders
             .get(order_id)
             .ok_or_else(|| Refusal { kind: RefusalKind::NotFound, message: format!("order_id: no payout order `{order_id}`") })?;
+        // A decision names the order by what it is, not only by its number: a number
+        // from another journal, or a stale screen, never decides another order.
+        let differs = [
+            ("pool_id", order.pool.clone(), expect.pool.clone()),
+            ("table_id", order.table_id.clone(), expect.table_id.clone()),
+            ("seat", order.seat.to_string(), expect.seat.to_string()),
+            ("round", order.round.to_string(), expect.round.to_string()),
+            ("code", order.code.clone(), expect.code.clone()),
+        ]
+        .into_iter()
+        .chain((order.amount != expect.amount).then(|| ("amount", order.amount.to_string(), expect.amount.to_string())))
+        .find(|(_, is, shown)| is != shown);
+        if let Some((field, is, shown)) = differs {
+            return Err(precondition(format!(
+                "expect.{field}: order {order_id} has {field} `{is}`, not `{shown}` as shown: it is not the order you were shown; list the orders again"
+            )));
+        }
         match &command.op {
-            OfficeOp::Confirm { operator_id, form_number, .. } => {
-                if operator_id.trim().is_empty()
-                    || form_number.trim().is_empty()
-                    || operator_id.len() > 64
-                    || form_number.len() > 64
-                {
-                    return Err(invalid(
-                        "operator_id and form_number: both required, 1–64 characters (3.5.2: the form is issued)",
-                    ));
+            OfficeOp::Confirm { form_number, .. } => {
+                if form_number.trim().is_empty() || form_number.len() > 64 {
+                    return Err(invalid("form_number: required, 1–64 characters (3.5.2: the form is issued)"));
                 }
                 match order.status {
-                    OrderStatus::Confirmed if order.operator_id == *operator_id && order.form_number == *form_number => {
+                    OrderStatus::Confirmed if order.operator_id == command.key_id && order.form_number == *form_number => {
                         Ok(Applied::OfficeDuplicate(order.clone()))
                     }
                     OrderStatus::Pending => {
                         let order = self.data.orders.get_mut(order_id).expect("found above");
                         order.status = OrderStatus::Confirmed;
-                        order.operator_id = operator_id.clone();
+                        order.operator_id = command.key_id.clone();
+                        order.operator_name = command.operator_name.clone();
                         order.form_number = form_number.clone();
                         order.resolved_sequence = sequence;
+                        order.decided_ms = time_ms;
                         let order = order.clone();
                         self.forget_decided_round(order.journal_sequence);
                         Ok(Applied::Office(order))
                     }
-                    status => Err(precondition(format!("order {order_id} is already {}", status.spanish()))),
+                    status => Err(precondition(format!("order {order_id} is already {}", decided_by(order, status)))),
                 }
             }
             OfficeOp::Reject { reason, .. } => {
@@ -1330,12 +1384,14 @@ impl State {
                     return Err(invalid("reason: required, 1–256 characters"));
                 }
                 match order.status {
-                    OrderStatus::Rejected if order.reason == *reason => Ok(Applied::OfficeDuplicate(order.clone())),
+                    OrderStatus::Rejected if order.operator_id == command.key_id && order.reason == *reason => {
+                        Ok(Applied::OfficeDuplicate(order.clone()))
+                    }
                     OrderStatus::Pending => {
                         let order = order.clone();
-                        self.reject_order(sequence, &order, reason)
+                        self.reject_order(sequence, time_ms, command, &order, reason)
                     }
-                    status => Err(precondition(format!("order {order_id} is already {}", status.spanish()))),
+                    status => Err(precondition(format!("order {order_id} is already {}", decided_by(order, status)))),
                 }
             }
         }
@@ -1344,7 +1400,14 @@ impl State {
     /// Rejects a pending order: its award is undone, and only it (docs/readings.md,
     /// "What a Venta-Pagos rejection undoes"). The pending orders of the same round
     /// are re-settled as if the rejected winner had not competed; paid awards stand.
-    fn reject_order(&mut self, sequence: u64, order: &PayoutOrder, reason: &str) -> Result<Applied, Refusal> {
+    fn reject_order(
+        &mut self,
+        sequence: u64,
+        time_ms: u64,
+        command: &OfficeCommand,
+        order: &PayoutOrder,
+        reason: &str,
+    ) -> Result<Applied, Refusal> {
         let round_sequence = order.journal_sequence;
         let mut book = self.data.rounds.get(&round_sequence).cloned().ok_or_else(|| {
             precondition(format!(
@@ -1397,8 +1460,11 @@ impl State {
         self.data.rounds.insert(round_sequence, book);
         let order = self.data.orders.get_mut(&order.order_id).expect("the order exists");
         order.status = OrderStatus::Rejected;
+        order.operator_id = command.key_id.clone();
+        order.operator_name = command.operator_name.clone();
         order.reason = reason.to_owned();
         order.resolved_sequence = sequence;
+        order.decided_ms = time_ms;
         let order = order.clone();
         self.forget_decided_round(round_sequence);
         Ok(Applied::Office(order))

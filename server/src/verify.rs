@@ -1,7 +1,12 @@
 //! `pozo-server verify`: replays the whole journal from zero under the
-//! configuration its genesis entry recorded, checks the hash chain, the
-//! conservation of every pool after every entry, and that the stored snapshot is
-//! exactly the state replay reaches at its entry.
+//! configuration its genesis entry recorded, checks the hash chain and its seal
+//! under the journal key, the conservation of every pool after every entry, that
+//! the stored snapshot is exactly the state replay reaches at its entry, and that
+//! every entry the controller acknowledged (crate::mark) is there.
+//!
+//! It never writes into the data directory: sled recovers (and may truncate) a log
+//! when it opens one, so verify copies the directory to a temporary one and opens
+//! the copy.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -10,15 +15,21 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::award::money_text;
-use crate::journal::{GENESIS_PREVIOUS, Journal};
+use crate::config::JournalKey;
+use crate::journal::Journal;
+use crate::mark::Sealer;
 use crate::state::State;
 use crate::writer::{genesis_config, replay_until};
 
 #[derive(Debug, Serialize)]
 pub struct VerifyReport {
     pub entries: u64,
+    /// The last entry that replays with an unbroken chain.
+    pub last_good_entry: u64,
     pub tip: String,
     pub chain: String,
+    /// "ok", "none" (no mark: a backup copy), or what is missing.
+    pub acknowledged: String,
     pub conservation: String,
     pub snapshot: String,
     pub pools: BTreeMap<String, PoolSummary>,
@@ -39,26 +50,58 @@ pub struct PoolSummary {
 
 impl VerifyReport {
     pub fn ok(&self) -> bool {
-        self.chain == "ok" && self.conservation == "ok" && (self.snapshot == "ok" || self.snapshot == "none")
+        self.chain == "ok"
+            && self.conservation == "ok"
+            && (self.snapshot == "ok" || self.snapshot == "none")
+            && (self.acknowledged == "ok" || self.acknowledged.starts_with("none"))
     }
 }
 
-/// Verifies the journal in `directory`. An unreadable or empty journal is an
-/// error; a broken chain, books or snapshot is reported in the result.
-pub fn verify(directory: &Path) -> anyhow::Result<VerifyReport> {
-    if !directory.exists() {
+/// Copies a directory tree (regular files and directories only).
+pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &to.join(entry.file_name()))?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Verifies the journal in `directory` with the journal key, and against the
+/// acknowledgement mark at `mark` (absent: a backup is checked on its own). An
+/// unreadable or empty journal is an error; a broken chain, seal, books, snapshot
+/// or a missing acknowledged entry is reported in the result.
+pub fn verify(directory: &Path, journal_key: &JournalKey, mark: &Path) -> anyhow::Result<VerifyReport> {
+    if !directory.is_dir() {
         anyhow::bail!("{}: no such data directory", directory.display());
     }
-    let journal = Journal::open(directory)?;
+    // Read-only: sled may truncate a damaged log when it opens it; the copy takes that, never the original.
+    let copy = tempfile::tempdir()?;
+    copy_tree(directory, copy.path()).map_err(|error| anyhow::anyhow!("{}: could not be read: {error}", directory.display()))?;
+    let journal = {
+        let copy = copy.path().to_path_buf();
+        std::thread::spawn(move || Journal::open(&copy))
+            .join()
+            .map_err(|_| anyhow::anyhow!("{}: the journal could not be opened (sled failed on it): it is damaged", directory.display()))??
+    };
     let config = genesis_config(&journal)
         .map_err(anyhow::Error::msg)?
         .ok_or_else(|| anyhow::anyhow!("{}: the journal is empty", directory.display()))?;
+    let identity = journal
+        .identity()?
+        .ok_or_else(|| anyhow::anyhow!("{}: the journal has no identity record: the data is damaged", directory.display()))?;
+    let sealer = Sealer::new(journal_key, &identity).map_err(anyhow::Error::msg)?;
     let mut state = State::new(Arc::new(config));
     let stored = journal.load_snapshot()?;
     let mut chain = "ok".to_owned();
     let mut snapshot = "none".to_owned();
     let mut conservation = "ok".to_owned();
-    let mut tip = crate::writer::JournalTip { entries: 0, hash: GENESIS_PREVIOUS };
+    let mut tip = crate::writer::JournalTip { entries: 0, hash: identity.genesis_previous() };
     // Entry by entry, so that conservation is checked after every one of them.
     loop {
         let before = tip.entries;
@@ -90,10 +133,22 @@ pub fn verify(directory: &Path) -> anyhow::Result<VerifyReport> {
     }
     if chain == "ok"
         && conservation == "ok"
-        && let Err(problem) = crate::writer::check_tip(&journal, &tip)
+        && let Err(problem) = crate::writer::check_tip(&journal, &tip, Some(&sealer))
     {
         chain = problem;
     }
+    let acknowledged = match crate::mark::read(mark, &sealer) {
+        Ok(None) => format!("none (no mark at {})", mark.display()),
+        Ok(Some(marked)) if marked.sequence > tip.entries => format!(
+            "missing: entry {} was acknowledged, the journal is good up to entry {}",
+            marked.sequence, tip.entries
+        ),
+        Ok(Some(marked)) => match journal.entry(marked.sequence) {
+            Ok(Some(entry)) if entry.hash == marked.hash => "ok".to_owned(),
+            _ => format!("entry {} is not the entry acknowledged there", marked.sequence),
+        },
+        Err(error) => error.to_string(),
+    };
     if let Some(stored) = &stored
         && stored.sequence > tip.entries
     {
@@ -117,5 +172,20 @@ pub fn verify(directory: &Path) -> anyhow::Result<VerifyReport> {
             (pool.rules().id.clone(), summary)
         })
         .collect();
-    Ok(VerifyReport { entries: tip.entries, tip: hex::encode(tip.hash), chain, conservation, snapshot, pools })
+    Ok(VerifyReport {
+        entries: tip.entries,
+        last_good_entry: tip.entries,
+        tip: hex::encode(tip.hash),
+        chain,
+        acknowledged,
+        conservation,
+        snapshot,
+        pools,
+    })
+}
+
+/// [`verify`] with the journal key of `config` and the mark beside the data directory.
+pub fn verify_data(directory: &Path, config: &crate::config::Config) -> anyhow::Result<VerifyReport> {
+    let journal_key = config.journal_key.as_ref().ok_or_else(|| anyhow::anyhow!("the configuration has no journal key"))?;
+    verify(directory, journal_key, &crate::mark::default_path(directory))
 }

@@ -16,7 +16,8 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tracing::{debug, info};
 
 use crate::config::Config;
-use crate::journal::{GENESIS_PREVIOUS, Hash, Journal, JournalError, Record, StoredSnapshot};
+use crate::journal::{Hash, Identity, Journal, JournalError, Record, StoredSnapshot};
+use crate::mark::{Mark, Sealer};
 use crate::state::{Applied, Command, GoldTurn, LastWin, Refusal, State, TableView};
 
 /// Requests waiting for the writer; senders wait when it is full (backpressure).
@@ -80,9 +81,21 @@ pub struct Handle {
     display: watch::Receiver<DisplayPush>,
     config: Arc<Config>,
     journal: Journal,
+    identity: Arc<Identity>,
+    journal_id: Arc<str>,
 }
 
 impl Handle {
+    /// The journal's identity (docs/security.md).
+    pub fn identity(&self) -> &Identity {
+        &self.identity
+    }
+
+    /// What every envelope must be signed for: `<installation>-<epoch>`.
+    pub fn journal_id(&self) -> &str {
+        &self.journal_id
+    }
+
     /// Applies a command; answered once it is durable.
     pub async fn submit(&self, command: Command) -> Result<Result<Applied, Refusal>, WriterError> {
         let (reply, answer) = oneshot::channel();
@@ -163,16 +176,73 @@ pub fn replay_until(state: &mut State, journal: &Journal, after: u64, previous: 
 
 /// Checks the replayed journal ends where its tip record says: entries removed
 /// from the end, or an edited last entry, would otherwise go unnoticed.
-pub fn check_tip(journal: &Journal, tip: &JournalTip) -> Result<(), String> {
+/// With the journal key, the tip record's seal is checked too: history rewritten
+/// with recomputed hashes but without the key is caught here.
+pub fn check_tip(journal: &Journal, tip: &JournalTip, sealer: Option<&Sealer>) -> Result<(), String> {
     match journal.stored_tip().map_err(|error| error.to_string())? {
-        Some((entries, hash)) if entries == tip.entries && hash == tip.hash => Ok(()),
-        Some((entries, hash)) => Err(format!(
+        Some((entries, hash, seal)) if entries == tip.entries && hash == tip.hash => match sealer {
+            Some(sealer) if sealer.tip_seal(entries, &hash) != seal => Err(format!(
+                "the journal's tip record (entry {entries}) is not sealed with this journal key: the journal was \
+                 rewritten without the key, or the key given is not this journal's"
+            )),
+            _ => Ok(()),
+        },
+        Some((entries, hash, _)) => Err(format!(
             "the journal ends at entry {} (hash {}) but its tip record names entry {entries} (hash {}): entries were removed or altered",
             tip.entries,
             hex::encode(tip.hash),
             hex::encode(hash)
         )),
         None => Err("the journal has no tip record".to_owned()),
+    }
+}
+
+/// The text of a panic caught from a blocking task.
+fn panic_text(failed: tokio::task::JoinError) -> String {
+    match failed.try_into_panic() {
+        Ok(panic) => panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|text| (*text).to_owned()))
+            .unwrap_or_else(|| "a panic".to_owned()),
+        Err(error) => error.to_string(),
+    }
+}
+
+/// Fails closed when the journal holds fewer entries than the controller acknowledged
+/// (the mark, crate::mark), or another entry where the mark points.
+pub fn check_acknowledged(journal: &Journal, tip: &JournalTip, mark_path: &Path, sealer: &Sealer) -> anyhow::Result<()> {
+    let what_to_do = "The controller does not serve a journal that lost acknowledged entries. Keep a copy of the data \
+                      directory for the investigation and restore the last backup with `pozo-server restore` \
+                      (docs/operations.md §6)";
+    match crate::mark::read(mark_path, sealer)? {
+        None if tip.entries > 1 => anyhow::bail!(
+            "no acknowledgement mark at {}: this controller cannot tell whether entries after {} were acknowledged. If the \
+             data directory was copied or restored here on purpose, bring it in with `pozo-server restore` \
+             (docs/operations.md §6)",
+            mark_path.display(),
+            tip.entries
+        ),
+        None => Ok(()),
+        Some(acknowledged) if acknowledged.sequence > tip.entries => anyhow::bail!(
+            "the journal ends at entry {} (the last good one) but entry {} was acknowledged (mark {}): {} acknowledged \
+             entries are missing. {what_to_do}",
+            tip.entries,
+            acknowledged.sequence,
+            mark_path.display(),
+            acknowledged.sequence - tip.entries
+        ),
+        Some(acknowledged) => {
+            let entry = journal.entry(acknowledged.sequence)?.map(|entry| entry.hash);
+            anyhow::ensure!(
+                entry == Some(acknowledged.hash),
+                "journal entry {} is not the entry that was acknowledged there (mark {}): the journal was replaced or \
+                 rewritten. {what_to_do}",
+                acknowledged.sequence,
+                mark_path.display()
+            );
+            Ok(())
+        }
     }
 }
 
@@ -207,7 +277,12 @@ pub struct Recovery {
 
 /// The state of a journal of `entries` entries: its latest snapshot (when it is not
 /// past the journal's end), then the entries after it replayed with the chain checked.
-pub fn recover(journal: &Journal, config: &Arc<Config>, entries: u64) -> anyhow::Result<(State, JournalTip, Recovery)> {
+pub fn recover(
+    journal: &Journal,
+    identity: &Identity,
+    config: &Arc<Config>,
+    entries: u64,
+) -> anyhow::Result<(State, JournalTip, Recovery)> {
     let started = std::time::Instant::now();
     let stored = journal.load_snapshot()?;
     let loaded = started.elapsed();
@@ -220,7 +295,7 @@ pub fn recover(journal: &Journal, config: &Arc<Config>, entries: u64) -> anyhow:
             let state = State::restore(Arc::clone(config), stored.snapshot).map_err(anyhow::Error::msg)?;
             (state, stored.sequence, previous)
         }
-        _ => (State::new(Arc::clone(config)), 0, GENESIS_PREVIOUS),
+        _ => (State::new(Arc::clone(config)), 0, identity.genesis_previous()),
     };
     let restored = started.elapsed();
     let tip = replay(&mut state, journal, after, previous).map_err(anyhow::Error::msg)?;
@@ -244,25 +319,45 @@ impl Stopper {
 pub async fn start(
     config: Config,
     directory: &Path,
+    mark_path: &Path,
     snapshot_every: u64,
 ) -> anyhow::Result<(Handle, tokio::task::JoinHandle<()>, Stopper)> {
     assert!(snapshot_every > 0, "a snapshot interval of zero entries");
     let started = std::time::Instant::now();
+    let data = directory.display();
     // Opening may wait (journal::LOCK_WAIT) for a journal closed just before: not on a runtime thread.
     let journal = {
         let directory = directory.to_path_buf();
-        tokio::task::spawn_blocking(move || Journal::open(&directory)).await??
+        match tokio::task::spawn_blocking(move || Journal::open(&directory)).await {
+            Ok(journal) => journal?,
+            // sled may panic on data it cannot make sense of: a damaged directory, refused.
+            Err(failed) => anyhow::bail!(
+                "{data}: the journal could not be opened ({}): the data directory is damaged; do not serve from it. \
+                 Keep a copy of it for the investigation and restore the last backup (docs/operations.md §6)",
+                panic_text(failed)
+            ),
+        }
     };
+    let journal_key =
+        config.journal_key.clone().ok_or_else(|| anyhow::anyhow!("the keys have no journal key (role = \"journal\")"))?;
     let config = Arc::new(config);
     let (entries, _) = journal.tip()?;
-    if entries == 0 && (journal.stored_tip()?.is_some() || journal.load_snapshot()?.is_some()) {
+    let marked = mark_path.metadata().map(|metadata| metadata.len() > 0).unwrap_or(false);
+    if entries == 0 && (journal.stored_tip()?.is_some() || journal.load_snapshot()?.is_some() || journal.identity()?.is_some()) {
         anyhow::bail!(
-            "{}: the journal's entries are gone but its tip record or snapshot remain: the data directory is damaged; \
-             restore it from a backup (docs/operations.md), do not start a new journal here",
-            directory.display()
+            "{data}: the journal's entries are gone but its tip record, identity or snapshot remain: the data directory is damaged; \
+             restore it from a backup (docs/operations.md §6), do not start a new journal here"
         );
     }
-    let (state, tip) = if entries == 0 {
+    if entries == 0 && marked {
+        anyhow::bail!(
+            "{data}: no journal here, but the acknowledgement mark {} says this controller acknowledged entries: the data \
+             directory is missing or damaged. Restore it from a backup (docs/operations.md §6); if this really is a new \
+             installation, remove the old mark file first",
+            mark_path.display()
+        );
+    }
+    let (state, tip, identity, sealer) = if entries == 0 {
         tracing::warn!(
             data = %directory.display(),
             "no journal here: a new one is created and every pool opens at its minimum (check --data if a journal was expected)"
@@ -270,9 +365,13 @@ pub async fn start(
         let mut state = State::new(Arc::clone(&config));
         let record = genesis(&config, now_ms());
         state.apply(1, record.time_ms, &record.command).map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
-        let (value, hash) = Journal::encode(&GENESIS_PREVIOUS, &record);
-        journal.append(vec![(1, value)], (1, hash)).await?;
-        (state, JournalTip { entries: 1, hash })
+        let identity = Identity::generate();
+        let sealer = Sealer::new(&journal_key, &identity).map_err(anyhow::Error::msg)?;
+        journal.set_identity(&identity)?;
+        let (value, hash) = Journal::encode(&identity.genesis_previous(), &record);
+        journal.append(vec![(1, value)], (1, hash), sealer.tip_seal(1, &hash)).await?;
+        info!(journal_id = %identity.journal_id(), "new journal");
+        (state, JournalTip { entries: 1, hash }, identity, sealer)
     } else {
         let journaled =
             genesis_config(&journal).map_err(anyhow::Error::msg)?.ok_or_else(|| anyhow::anyhow!("journal without genesis"))?;
@@ -284,16 +383,35 @@ pub async fn start(
                 journaled.hash
             );
         }
-        let (state, tip, recovery) = recover(&journal, &config, entries)?;
-        check_tip(&journal, &tip).map_err(anyhow::Error::msg)?;
+        let identity = journal.identity()?.ok_or_else(|| {
+            anyhow::anyhow!(
+                "{data}: the journal has entries but no identity record: the data directory is damaged; restore it from a \
+                 backup (docs/operations.md §6)"
+            )
+        })?;
+        let sealer = Sealer::new(&journal_key, &identity).map_err(anyhow::Error::msg)?;
+        let (state, tip, recovery) = recover(&journal, &identity, &config, entries).map_err(|error| {
+            anyhow::anyhow!(
+                "{data}: {error:#}. The journal is damaged: the controller does not serve it. Keep a copy for the \
+                 investigation and restore the last backup (docs/operations.md §6); `pozo-server verify` names the last good entry"
+            )
+        })?;
+        check_tip(&journal, &tip, Some(&sealer)).map_err(|problem| {
+            anyhow::anyhow!("{data}: {problem}. The controller does not serve it (docs/operations.md §6)")
+        })?;
+        check_acknowledged(&journal, &tip, mark_path, &sealer)?;
         info!(
             entries = tip.entries,
             from_snapshot = recovery.snapshot_at,
             elapsed_ms = started.elapsed().as_millis() as u64,
+            journal_id = %identity.journal_id(),
             "journal recovered"
         );
-        (state, tip)
+        (state, tip, identity, sealer)
     };
+    // The mark now says what the journal holds, before anything is answered.
+    let mut mark = Mark::open(mark_path, sealer.clone())?;
+    mark.write(tip.entries, &tip.hash)?;
 
     let mut pool_tables: BTreeMap<String, Vec<(String, watch::Sender<TablePush>)>> = BTreeMap::new();
     let mut table_receivers = BTreeMap::new();
@@ -314,6 +432,8 @@ pub async fn start(
     let writer = Writer {
         state,
         journal,
+        sealer,
+        mark: Some(mark),
         tip,
         last_snapshot,
         last_time_ms,
@@ -325,7 +445,16 @@ pub async fn start(
     };
     let (stop, stopped) = watch::channel(false);
     let task = tokio::spawn(writer.run(queue, stopped));
-    let handle = Handle { requests, tables: Arc::new(table_receivers), display: display_receiver, config, journal: reader };
+    let journal_id = identity.journal_id();
+    let handle = Handle {
+        requests,
+        tables: Arc::new(table_receivers),
+        display: display_receiver,
+        config,
+        journal: reader,
+        identity: Arc::new(identity),
+        journal_id: Arc::from(journal_id),
+    };
     Ok((handle, task, Stopper(stop)))
 }
 
@@ -347,6 +476,9 @@ fn display_of(state: &State, journal_sequence: u64) -> DisplayPush {
 struct Writer {
     state: State,
     journal: Journal,
+    sealer: Sealer,
+    /// The acknowledgement mark; taken while a write of it is under way on a blocking thread.
+    mark: Option<Mark>,
     tip: JournalTip,
     last_snapshot: u64,
     last_time_ms: u64,
@@ -445,7 +577,20 @@ impl Writer {
         }
         let written = writes.len();
         if written > 0 {
-            self.journal.append(writes, (self.tip.entries, self.tip.hash)).await?;
+            let seal = self.sealer.tip_seal(self.tip.entries, &self.tip.hash);
+            self.journal.append(writes, (self.tip.entries, self.tip.hash), seal).await?;
+            // Acknowledged only once the mark says so (crate::mark): a journal later found
+            // shorter than this is refused, never served.
+            let mut mark = self.mark.take().expect("the mark is back after each write");
+            let (sequence, hash) = (self.tip.entries, self.tip.hash);
+            let (mark, marked) = tokio::task::spawn_blocking(move || {
+                let marked = mark.write(sequence, &hash);
+                (mark, marked)
+            })
+            .await
+            .map_err(|error| JournalError::Corrupt { sequence, problem: format!("acknowledgement mark: {error}") })?;
+            self.mark = Some(mark);
+            marked.map_err(|error| JournalError::Corrupt { sequence, problem: error.to_string() })?;
             info!(entries = written, tip = self.tip.entries, requests = answers.len(), "batch durable");
             // Pushed before the answers: an agent that reads its answer and then
             // watches its table never sees the state from before its own command.

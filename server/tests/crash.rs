@@ -71,7 +71,7 @@ async fn connect(address: &str) -> Client {
         .connect()
         .await
         .expect("connect");
-    Client::new(channel)
+    Client::new(channel).await
 }
 
 fn now_ms() -> u64 {
@@ -377,7 +377,11 @@ async fn restart_from_snapshot_and_replay_gives_the_same_state() {
     let data = directory.path().to_path_buf();
     // Seeded instant-prize draws (15.11.2): the card appears in a known round.
     let options =
-        || pozo_server::ServeOptions { snapshot_every: SNAPSHOT_EVERY, cards: pozo_server::service::CardSource::Seeded(3) };
+        || pozo_server::ServeOptions {
+            snapshot_every: SNAPSHOT_EVERY,
+            cards: pozo_server::service::CardSource::Seeded(3),
+            ..Default::default()
+        };
     let tables = ["B1", "B2", "R1", "CP1"];
     let pools = ["iplyc-blackjack", "iplyc-ruleta", "iplyc-central-poker"];
 
@@ -440,7 +444,7 @@ async fn restart_from_snapshot_and_replay_gives_the_same_state() {
     drop(client);
     server.stop().await;
 
-    let report = pozo_server::verify::verify(&data).expect("verify runs");
+    let report = pozo_server::verify::verify_data(&data, &Config::embedded()).expect("verify runs");
     assert!(report.ok(), "{report:?}");
     assert_eq!(report.snapshot, "ok", "{report:?}");
     assert_eq!(report.entries, entries + 1);
@@ -699,11 +703,22 @@ async fn a_key_is_rotated_on_the_same_journal() {
     let mut server = spawn(data.path(), &["--keys", keys_arg], &files.path().join("rotated.log"));
     let mut client = connect(&server.address).await;
     let payload = Client::payload("B1", 2, sell(1, 5));
-    let old = pozo_proto::v1::Envelope { payload: payload.clone(), key_id: "mesa-B1".into(), mac: mac(&old_secret, &payload) };
+    let journal = client.journal_id.clone();
+    let old = pozo_proto::v1::Envelope {
+        payload: payload.clone(),
+        key_id: "mesa-B1".into(),
+        mac: mac(&old_secret, &journal, &payload),
+        journal_id: journal.clone(),
+    };
     let refused = client.table.submit(old).await.expect_err("the old key is refused");
     assert_eq!(refused.code(), tonic::Code::Unauthenticated, "{}", refused.message());
     let new_key = hex::decode(new_secret).expect("hex");
-    let fresh = pozo_proto::v1::Envelope { payload: payload.clone(), key_id: "mesa-B1".into(), mac: mac(&new_key, &payload) };
+    let fresh = pozo_proto::v1::Envelope {
+        payload: payload.clone(),
+        key_id: "mesa-B1".into(),
+        mac: mac(&new_key, &journal, &payload),
+        journal_id: journal.clone(),
+    };
     let reply = client.table.submit(fresh).await.expect("the new key is accepted").into_inner();
     assert_eq!(reply.table.expect("view").seats[0].credits, 5);
     drop(client);

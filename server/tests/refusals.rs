@@ -215,14 +215,25 @@ async fn unknown_key_is_refused_and_changes_nothing() {
     let before = before_refusal(&mut client, "B1").await;
 
     let payload = Client::payload("B1", before.sequence, press(1));
-    let forged = pb::Envelope { mac: mac(b"not a key of this casino", &payload), payload, key_id: "mesa-Z9".into() };
+    let journal = client.journal_id.clone();
+    let forged = pb::Envelope {
+        mac: mac(b"not a key of this casino", &journal, &payload),
+        payload,
+        key_id: "mesa-Z9".into(),
+        journal_id: journal.clone(),
+    };
     let message = refused_raw(&mut client, forged, Code::Unauthenticated).await;
     names(&message, &["key_id: unknown key `mesa-Z9`"]);
     before.unchanged(&mut client).await;
 
     // A known table's secret under an unknown name is just as unknown.
     let payload = Client::payload("B1", before.sequence, press(1));
-    let renamed = pb::Envelope { mac: mac(&client.secret("mesa-B1"), &payload), payload, key_id: "mesa-b1".into() };
+    let renamed = pb::Envelope {
+        mac: mac(&client.secret("mesa-B1"), &journal, &payload),
+        payload,
+        key_id: "mesa-b1".into(),
+        journal_id: journal.clone(),
+    };
     let message = refused_raw(&mut client, renamed, Code::Unauthenticated).await;
     names(&message, &["key_id: unknown key `mesa-b1`"]);
     before.unchanged(&mut client).await;
@@ -246,14 +257,14 @@ async fn bad_mac_is_refused_and_changes_nothing() {
     let mut tampered = signed.clone();
     tampered.payload = Client::payload("B1", before.sequence, press(2));
     let mut other_secret = signed.clone();
-    other_secret.mac = mac(&client.secret("mesa-B2"), &signed.payload);
+    other_secret.mac = mac(&client.secret("mesa-B2"), &client.journal_id, &signed.payload);
     let mut truncated = signed.clone();
     truncated.mac.truncate(16);
     let mut missing = signed.clone();
     missing.mac.clear();
     for envelope in [flipped, tampered, other_secret, truncated, missing] {
         let message = refused_raw(&mut client, envelope, Code::Unauthenticated).await;
-        names(&message, &["mac: not the HMAC-SHA256 of the payload under key `mesa-B1`"]);
+        names(&message, &["mac: not the HMAC-SHA256 of a pozo.v1.TableCommand for this journal under key `mesa-B1`"]);
         before.unchanged(&mut client).await;
     }
 
@@ -279,13 +290,13 @@ async fn another_tables_key_is_refused_and_changes_nothing() {
     before.unchanged(&mut client).await;
     assert_eq!(client.fingerprint("B2").await, b2, "B2 untouched as well");
 
-    let office = client.envelope("venta-pagos-1", Client::payload("B1", before.sequence, press(1)));
+    let office = client.envelope("vp-ana", Client::payload("B1", before.sequence, press(1)));
     let message = refused_raw(&mut client, office, Code::PermissionDenied).await;
-    names(&message, &["key `venta-pagos-1` is not a table key"]);
+    names(&message, &["key `vp-ana` is not a table key"]);
     before.unchanged(&mut client).await;
 
     // Nor may B2's key watch B1's panels.
-    let watch = client.envelope("mesa-B2", pb::WatchTable { table_id: "B1".into() }.encode_to_vec());
+    let watch = client.envelope_as("mesa-B2", pozo_proto::Purpose::WatchTable, pb::WatchTable { table_id: "B1".into() }.encode_to_vec());
     let status = client.table.watch(watch).await.expect_err("another table's panels");
     assert_eq!(status.code(), Code::PermissionDenied, "{}", status.message());
     names(status.message(), &["belongs to table B2, not to table B1"]);
@@ -908,16 +919,10 @@ async fn venta_pagos_call_with_a_table_key_is_refused_and_changes_nothing() {
     let order_id = a_pending_order(&mut client).await;
     let before = before_refusal(&mut client, "B3").await;
 
-    let confirm = pb::office_command::Command::Confirm(pb::ConfirmPayout {
-        order_id: order_id.clone(),
-        operator_id: "cajero-7".into(),
-        form_number: "F-4104-0001".into(),
-    });
-    let reject = pb::office_command::Command::Reject(pb::RejectPayout { order_id: order_id.clone(), reason: "forjada".into() });
+    let confirm = client.confirm_command(&order_id, "F-4104-0001").await;
+    let reject = client.reject_command(&order_id, "forjada").await;
     let list = pb::office_command::Command::List(pb::ListPayouts { status: "all".into() });
-    let signed = |command: &pb::office_command::Command| {
-        client.envelope("mesa-B3", pb::OfficeCommand { command: Some(command.clone()) }.encode_to_vec())
-    };
+    let signed = |command: &pb::office_command::Command| client.office_envelope_as("mesa-B3", command.clone());
     let (confirm_envelope, reject_envelope, list_envelope) = (signed(&confirm), signed(&reject), signed(&list));
 
     let statuses = [
@@ -927,7 +932,7 @@ async fn venta_pagos_call_with_a_table_key_is_refused_and_changes_nothing() {
     ];
     for status in statuses {
         assert_eq!(status.code(), Code::PermissionDenied, "{}", status.message());
-        names(status.message(), &["key `mesa-B3` is a table key; Venta-Pagos needs an office key"]);
+        names(status.message(), &["key `mesa-B3` is a table key; Venta-Pagos needs an operator's office key"]);
         before.unchanged(&mut client).await;
     }
 
@@ -945,55 +950,62 @@ async fn confirm_of_an_unknown_order_is_refused_and_changes_nothing() {
     let order_id = a_pending_order(&mut client).await;
     let before = before_refusal(&mut client, "B3").await;
 
+    let expect = facts(&client.order(&order_id).await);
     let confirm = pb::office_command::Command::Confirm(pb::ConfirmPayout {
         order_id: "OP-999999".into(),
-        operator_id: "cajero-7".into(),
         form_number: "F-1".into(),
+        expect: Some(expect.clone()),
     });
     let status = client.office.confirm(client.office_envelope(confirm)).await.expect_err("no such order");
     assert_eq!(status.code(), Code::NotFound, "{}", status.message());
     names(status.message(), &["order_id: no payout order `OP-999999`"]);
     before.unchanged(&mut client).await;
 
-    let reject = pb::office_command::Command::Reject(pb::RejectPayout { order_id: String::new(), reason: "x".into() });
+    let reject =
+        pb::office_command::Command::Reject(pb::RejectPayout { order_id: String::new(), reason: "x".into(), expect: Some(expect) });
     let status = client.office.reject(client.office_envelope(reject)).await.expect_err("no such order");
     assert_eq!(status.code(), Code::NotFound, "{}", status.message());
     names(status.message(), &["order_id: no payout order ``"]);
     before.unchanged(&mut client).await;
 
-    let confirm = pb::office_command::Command::Confirm(pb::ConfirmPayout {
-        order_id,
-        operator_id: "cajero-7".into(),
-        form_number: "F-1".into(),
-    });
-    client.office.confirm(client.office_envelope(confirm)).await.expect("the real order");
+    client.confirm(&order_id, "F-1").await.expect("the real order");
     assert_eq!(client.journal().await.entries, before.entries + 1);
     server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn office_decisions_with_bad_fields_or_state_are_refused_and_change_nothing() {
-    // Proves a confirm without operator or form, a reject without reason, a wrong command for the call, a bad list filter (InvalidArgument) and a decision on a decided order (FailedPrecondition) change nothing.
+    // Proves a confirm without a form, a reject without reason, a decision without the facts shown, a wrong command for the call, a bad list filter (InvalidArgument) and a decision on a decided order (FailedPrecondition) change nothing.
     let server = TestServer::start().await;
     let mut client = server.client().await;
     let order_id = a_pending_order(&mut client).await;
     let before = before_refusal(&mut client, "B3").await;
 
-    let confirm = |operator: &str, form: &str| {
+    let shown = facts(&client.order(&order_id).await);
+    let confirm = |form: &str| {
         pb::office_command::Command::Confirm(pb::ConfirmPayout {
             order_id: order_id.clone(),
-            operator_id: operator.into(),
             form_number: form.into(),
+            expect: Some(shown.clone()),
         })
     };
-    for (operator, form) in [("", "F-1"), ("cajero-7", ""), ("  ", "F-1"), ("cajero-7", &"9".repeat(65))] {
-        let status = client.office.confirm(client.office_envelope(confirm(operator, form))).await.expect_err("a bad field");
+    for form in ["", "  ", &"9".repeat(65)] {
+        let status = client.office.confirm(client.office_envelope(confirm(form))).await.expect_err("a bad field");
         assert_eq!(status.code(), Code::InvalidArgument, "{}", status.message());
-        names(status.message(), &["operator_id and form_number: both required, 1–64 characters (3.5.2"]);
+        names(status.message(), &["form_number: required, 1–64 characters (3.5.2"]);
         before.unchanged(&mut client).await;
     }
+    let blind = pb::office_command::Command::Confirm(pb::ConfirmPayout { order_id: order_id.clone(), form_number: "F-1".into(), expect: None });
+    let status = client.office.confirm(client.office_envelope(blind)).await.expect_err("no facts");
+    assert_eq!(status.code(), Code::InvalidArgument, "{}", status.message());
+    names(status.message(), &["expect: required"]);
+    before.unchanged(&mut client).await;
     let reject = |reason: &str| {
-        pb::office_command::Command::Reject(pb::RejectPayout { order_id: order_id.clone(), reason: reason.into() })
+        pb::office_command::Command::Reject(pb::RejectPayout {
+            order_id: order_id.clone(),
+            reason: reason.into(),
+            expect: Some(shown.clone()),
+        })
     };
     let status = client.office.reject(client.office_envelope(reject(""))).await.expect_err("no reason");
     assert_eq!(status.code(), Code::InvalidArgument, "{}", status.message());
@@ -1010,13 +1022,14 @@ async fn office_decisions_with_bad_fields_or_state_are_refused_and_change_nothin
     names(status.message(), &["status: `pagadas`"]);
     before.unchanged(&mut client).await;
 
-    client.office.confirm(client.office_envelope(confirm("cajero-7", "F-1"))).await.expect("confirmed");
+    client.office.confirm(client.office_envelope(confirm("F-1"))).await.expect("confirmed");
     let before = before_refusal(&mut client, "B3").await;
     let status = client.office.reject(client.office_envelope(reject("tarde"))).await.expect_err("already decided");
     assert_eq!(status.code(), Code::FailedPrecondition, "{}", status.message());
-    names(status.message(), &[&format!("order {order_id} is already confirmada")]);
+    names(status.message(), &[&format!("order {order_id} is already confirmada by `vp-ana` (Ana Pereyra)")]);
     before.unchanged(&mut client).await;
-    let status = client.office.confirm(client.office_envelope(confirm("cajero-8", "F-2"))).await.expect_err("already decided");
+    let second_operator = client.office_envelope_as("vp-bruno", confirm("F-2"));
+    let status = client.office.confirm(second_operator).await.expect_err("already decided");
     assert_eq!(status.code(), Code::FailedPrecondition, "{}", status.message());
     names(status.message(), &["is already confirmada"]);
     before.unchanged(&mut client).await;

@@ -135,7 +135,7 @@ async fn a_roulette_series_with_two_tables_contending_for_the_gold_turn() {
 
     // R2's agent watches its table: it is told the moment its turn comes.
     let payload = prost::Message::encode_to_vec(&pb::WatchTable { table_id: "R2".into() });
-    let mut r2_stream = client.table.watch(client.envelope("mesa-R2", payload)).await.expect("watch").into_inner();
+    let mut r2_stream = client.table.watch(client.envelope_as("mesa-R2", pozo_proto::Purpose::WatchTable, payload)).await.expect("watch").into_inner();
     let first = r2_stream.message().await.expect("stream").expect("push").table.expect("view");
     assert_eq!(pb::GoldTurn::try_from(first.gold_turn), Ok(pb::GoldTurn::Waiting));
 
@@ -257,12 +257,8 @@ async fn venta_pagos_confirms_one_payout_and_rejects_another() {
     assert_eq!((amount(&order.amount), order.status.as_str(), order.round), ("1001.30".to_owned(), "pendiente", 1));
 
     // A table key is refused at the office (docs/architecture.md: a table key never confirms a payout).
-    let confirm = pb::office_command::Command::Confirm(pb::ConfirmPayout {
-        order_id: first_order.clone(),
-        operator_id: "cajero-7".into(),
-        form_number: "F-4104-0001".into(),
-    });
-    let forged = client.envelope("mesa-B3", prost::Message::encode_to_vec(&pb::OfficeCommand { command: Some(confirm.clone()) }));
+    let confirm = client.confirm_command(&first_order, "F-4104-0001").await;
+    let forged = client.office_envelope_as("mesa-B3", confirm.clone());
     let status = client.office.confirm(forged).await.expect_err("a table key");
     assert_eq!(status.code(), Code::PermissionDenied, "{}", status.message());
 
@@ -273,6 +269,9 @@ async fn venta_pagos_confirms_one_payout_and_rejects_another() {
     .expect("confirmed")
     .into_inner();
     assert_eq!((confirmed.status.as_str(), confirmed.form_number.as_str()), ("confirmada", "F-4104-0001"));
+    // Who confirmed comes from the key that signed, never from the message.
+    assert_eq!((confirmed.operator_id.as_str(), confirmed.operator_name.as_str()), ("vp-ana", "Ana Pereyra"));
+    assert!(confirmed.decided_ms >= confirmed.marked_ms && confirmed.marked_ms > 0);
     let again = {
         let envelope = client.office_envelope(confirm);
         client.office.confirm(envelope).await
@@ -291,10 +290,7 @@ async fn venta_pagos_confirms_one_payout_and_rejects_another() {
             .expect("report")
             .into_inner(),
     );
-    let reject = pb::office_command::Command::Reject(pb::RejectPayout {
-        order_id: second.payout_order_id.clone(),
-        reason: "naipes marcados".into(),
-    });
+    let reject = client.reject_command(&second.payout_order_id, "naipes marcados").await;
     let rejected = {
         let envelope = client.office_envelope(reject);
         client.office.reject(envelope).await
@@ -320,11 +316,7 @@ async fn venta_pagos_confirms_one_payout_and_rejects_another() {
     );
     assert_eq!(pppa_after, pppa_before - returned, "a rejected prize was not paid: off the table's PPPA");
 
-    let confirm_rejected = pb::office_command::Command::Confirm(pb::ConfirmPayout {
-        order_id: second.payout_order_id.clone(),
-        operator_id: "cajero-7".into(),
-        form_number: "F-2".into(),
-    });
+    let confirm_rejected = client.confirm_command(&second.payout_order_id, "F-2").await;
     let status = {
         let envelope = client.office_envelope(confirm_rejected);
         client.office.confirm(envelope).await
@@ -362,7 +354,7 @@ async fn a_rejection_undoes_the_award_and_only_it_3_5_2_11_2_2() {
     // 5,013.00), the reset stands (seat 2's 100% prize still needs it), and the pool
     // keeps exactly what it had. The old code put 2,506.50 on top: 7,513.00.
     let order = |seat: u32| awards.iter().find(|award| award.seat == seat).expect("an award").payout_order_id.clone();
-    let reject = pb::office_command::Command::Reject(pb::RejectPayout { order_id: order(1), reason: "naipes marcados".into() });
+    let reject = client.reject_command(&order(1), "naipes marcados").await;
     let envelope = client.office_envelope(reject);
     assert_eq!(client.office.reject(envelope).await.expect("rejected").into_inner().status, "rechazada");
     let after = client.pool("iplyc-blackjack").await;
@@ -377,7 +369,7 @@ async fn a_rejection_undoes_the_award_and_only_it_3_5_2_11_2_2() {
 
     // Seat 2 rejected too: no 100% prize stands, so the house takes its reset back
     // and the pool is 5,013.00 + 6.50, as if nobody had been entered.
-    let reject = pb::office_command::Command::Reject(pb::RejectPayout { order_id: order(2), reason: "naipes marcados".into() });
+    let reject = client.reject_command(&order(2), "naipes marcados").await;
     let envelope = client.office_envelope(reject);
     client.office.reject(envelope).await.expect("rejected");
     let last = client.pool("iplyc-blackjack").await;
@@ -416,7 +408,7 @@ async fn a_rejection_pays_a_share_that_was_nothing_through_a_new_order_2_5_6_2()
     let royal = awards.iter().find(|award| award.seat == 6).expect("the royal flush");
     assert_eq!((amount(&royal.award), royal.payout_order_id.as_str()), ("0.00".to_owned(), ""));
     let poker = awards.iter().find(|award| award.seat == 1).expect("a Póker").payout_order_id.clone();
-    let reject = pb::office_command::Command::Reject(pb::RejectPayout { order_id: poker, reason: "naipes marcados".into() });
+    let reject = client.reject_command(&poker, "naipes marcados").await;
     let envelope = client.office_envelope(reject);
     client.office.reject(envelope).await.expect("rejected");
     let list = client.office_envelope(pb::office_command::Command::List(pb::ListPayouts { status: "pendiente".into() }));

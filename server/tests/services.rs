@@ -5,6 +5,7 @@ mod common;
 
 use common::*;
 use pozo_proto::v1 as pb;
+use sha2::Digest as _;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
@@ -132,7 +133,16 @@ async fn the_journal_reads_back_in_pages_linked_by_their_hashes() {
         entries.extend(page.entries);
     }
     assert_eq!(entries.iter().map(|entry| entry.sequence).collect::<Vec<_>>(), vec![1, 2, 3, 4, 5]);
-    assert_eq!(entries[0].previous_hash, "0".repeat(64));
+    // Entry 1 names the installation: SHA-256("pozo.v1 genesis", 0, installation id).
+    let identity = pb::controller_client::ControllerClient::new(client.channel.clone())
+        .identify(pb::IdentifyRequest {})
+        .await
+        .expect("identify")
+        .into_inner();
+    let genesis = sha2::Sha256::digest(format!("pozo.v1 genesis\0{}", identity.installation).as_bytes());
+    assert_eq!(entries[0].previous_hash, hex::encode(genesis));
+    assert_eq!(identity.journal_id, format!("{}-1", identity.installation));
+    assert_eq!(identity.entries, 5);
     for pair in entries.windows(2) {
         assert_eq!(pair[1].previous_hash, pair[0].hash, "entry {} names entry {}", pair[1].sequence, pair[0].sequence);
     }
@@ -186,7 +196,7 @@ async fn a_panel_shows_its_pool_growing_with_the_other_tables_bets() {
     let server = TestServer::start().await;
     let mut client = server.client().await;
     let payload = prost::Message::encode_to_vec(&pb::WatchTable { table_id: "R2".into() });
-    let mut r2 = client.table.watch(client.envelope("mesa-R2", payload)).await.expect("watch").into_inner();
+    let mut r2 = client.table.watch(client.envelope_as("mesa-R2", pozo_proto::Purpose::WatchTable, payload)).await.expect("watch").into_inner();
     let first = r2.message().await.expect("stream").expect("the current view").table.expect("view");
     assert_eq!(amount(&first.displayed), "20000.00");
 

@@ -40,7 +40,7 @@ use hmac::{Hmac, Mac};
 use pozo_proto::v1 as pb;
 use pozo_proto::v1::table_command::Command as Wire;
 use pozo_server::config::Config;
-use pozo_server::journal::{GENESIS_PREVIOUS, Hash, Journal, Record, StoredSnapshot};
+use pozo_server::journal::{Hash, Identity, Journal, Record, StoredSnapshot};
 use pozo_server::service::{payload_sha256, table_op};
 use pozo_server::state::{Card, Command, State, TableCommand, plays_instant_prize};
 use pozo_server::{MESSAGE_BYTES_MAX, ServeOptions, writer};
@@ -769,7 +769,10 @@ impl Cycle {
 struct Agent {
     table: String,
     key_id: String,
-    /// The HMAC keyed with the table's secret, cloned for each command.
+    /// The journal the envelopes are signed for.
+    journal_id: String,
+    /// The HMAC keyed with the table's secret and fed the envelope's context and
+    /// journal id (docs/api.md §2), cloned for each command.
     mac: Hmac<Sha256>,
     /// The next sequence.
     sequence: u64,
@@ -783,7 +786,12 @@ impl Agent {
             .encode_to_vec();
         let mut mac = self.mac.clone();
         mac.update(&payload);
-        pb::Envelope { payload, key_id: self.key_id.clone(), mac: mac.finalize().into_bytes().to_vec() }
+        pb::Envelope {
+            payload,
+            key_id: self.key_id.clone(),
+            mac: mac.finalize().into_bytes().to_vec(),
+            journal_id: self.journal_id.clone(),
+        }
     }
 
     /// Sends `step`; on its acknowledgement the cycle and the sequence move on.
@@ -817,8 +825,9 @@ impl Agent {
     }
 }
 
-/// One client per table over `connections` HTTP/2 connections to `url`.
-async fn agents(config: &Config, url: &str, connections: u64) -> anyhow::Result<Vec<Agent>> {
+/// One client per table over `connections` HTTP/2 connections to `url`, signing
+/// for the journal the controller announces (`None`: the bare echo, which has none).
+async fn agents(config: &Config, url: &str, connections: u64, identify: bool) -> anyhow::Result<Vec<Agent>> {
     let mut channels = Vec::new();
     for _ in 0..connections.min(config.layout.tables.len() as u64) {
         let channel = Channel::from_shared(url.to_owned())?
@@ -828,6 +837,16 @@ async fn agents(config: &Config, url: &str, connections: u64) -> anyhow::Result<
             .with_context(|| format!("connecting to {url}"))?;
         channels.push(channel);
     }
+    let journal_id = match (identify, channels.first()) {
+        (true, Some(channel)) => {
+            pb::controller_client::ControllerClient::new(channel.clone())
+                .identify(pb::IdentifyRequest {})
+                .await?
+                .into_inner()
+                .journal_id
+        }
+        _ => "echo".to_owned(),
+    };
     config
         .layout
         .tables
@@ -835,11 +854,18 @@ async fn agents(config: &Config, url: &str, connections: u64) -> anyhow::Result<
         .enumerate()
         .map(|(index, table)| {
             let key = casino::table_key(config, &table.id)?;
-            let mac = Hmac::<Sha256>::new_from_slice(&key.secret).expect("HMAC takes keys of any length");
+            let mut mac = Hmac::<Sha256>::new_from_slice(&key.secret).expect("HMAC takes keys of any length");
+            // pozo_proto::sign's prefix, fed once: "pozo.v1" 0 context 0 journal_id 0.
+            mac.update(b"pozo.v1\0");
+            mac.update(pozo_proto::Purpose::TableCommand.context().as_bytes());
+            mac.update(b"\0");
+            mac.update(journal_id.as_bytes());
+            mac.update(b"\0");
             let channel = channels[index % channels.len()].clone();
             Ok(Agent {
                 table: table.id.clone(),
                 key_id: key.id,
+                journal_id: journal_id.clone(),
                 mac,
                 sequence: 1,
                 cycle: Cycle::new(table.seats),
@@ -1076,7 +1102,11 @@ async fn build_journal(directory: &Path, config: Config, entries: u64, snapshot_
     let base_ms = writer::now_ms().saturating_sub(entries / 1000 + 1000);
     let genesis = writer::genesis(&config, base_ms);
     state.apply(1, base_ms, &genesis.command).map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
-    let (value, mut hash): (Vec<u8>, Hash) = Journal::encode(&GENESIS_PREVIOUS, &genesis);
+    let identity = Identity::generate();
+    journal.set_identity(&identity)?;
+    let journal_key = config.journal_key.as_ref().context("the keys have a journal key")?;
+    let sealer = pozo_server::mark::Sealer::new(journal_key, &identity).map_err(anyhow::Error::msg)?;
+    let (value, mut hash): (Vec<u8>, Hash) = Journal::encode(&identity.genesis_previous(), &genesis);
     let mut batch = Vec::with_capacity(BUILD_BATCH);
     batch.push((1, value));
     let snapshot_at = if entries > snapshot_every { entries - (snapshot_every - 1) } else { 0 };
@@ -1124,12 +1154,15 @@ async fn build_journal(directory: &Path, config: Config, entries: u64, snapshot_
             journal.save_snapshot(&stored)?;
         }
         if batch.len() >= BUILD_BATCH {
-            journal.append(std::mem::replace(&mut batch, Vec::with_capacity(BUILD_BATCH)), (sequence, hash)).await?;
+            let seal = sealer.tip_seal(sequence, &hash);
+            journal.append(std::mem::replace(&mut batch, Vec::with_capacity(BUILD_BATCH)), (sequence, hash), seal).await?;
         }
     }
     if !batch.is_empty() {
-        journal.append(batch, (entries, hash)).await?;
+        journal.append(batch, (entries, hash), sealer.tip_seal(entries, &hash)).await?;
     }
+    // What a controller that wrote this journal would have acknowledged: all of it.
+    pozo_server::mark::Mark::open(&pozo_server::mark::default_path(directory), sealer)?.write(entries, &hash)?;
     Ok(snapshot_at)
 }
 
@@ -1139,7 +1172,8 @@ fn time_recovery(directory: &Path, config: Config) -> anyhow::Result<(f64, f64, 
     let journal = Journal::open(directory)?;
     let opened = started.elapsed();
     let (entries, _) = journal.tip()?;
-    let (_, tip, recovery) = writer::recover(&journal, &Arc::new(config), entries)?;
+    let identity = journal.identity()?.context("the built journal has an identity")?;
+    let (_, tip, recovery) = writer::recover(&journal, &identity, &Arc::new(config), entries)?;
     let ms = |duration: Duration| micros_to_ms(duration.as_micros() as u64);
     Ok((
         ms(opened),
@@ -1185,7 +1219,7 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
     let url = server.url();
     let server_pid = server.pid();
     let (durable, latency, memory, reply) = runtime.block_on(async {
-        let agents = agents(&config, &url, args.connections).await?;
+        let agents = agents(&config, &url, args.connections, true).await?;
         let (mut agents, _) = on_every(agents, |mut agent| async move {
             let result = agent.ready_to_press().await;
             (agent, result)
@@ -1203,8 +1237,7 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         drop(agents);
         let journal_entries = {
             let channel = Channel::from_shared(url.clone())?.connect().await?;
-            let mut reports = pb::reports_client::ReportsClient::new(channel);
-            reports.journal(pb::JournalStatusRequest {}).await?.into_inner().entries
+            pb::controller_client::ControllerClient::new(channel).identify(pb::IdentifyRequest {}).await?.into_inner().entries
         };
         let memory = Memory {
             tables: args.tables,
@@ -1224,7 +1257,7 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
     let echo = ChildProcess::start("echo", &["echo".into(), "--reply-hex".into(), hex::encode(&reply_bytes)])?;
     let echo_url = echo.url();
     let echo_window = runtime.block_on(async {
-        let agents = agents(&config, &echo_url, args.connections).await?;
+        let agents = agents(&config, &echo_url, args.connections, false).await?;
         let (agents, window) = saturate(agents, args.seconds, echo.pid()).await?;
         drop(agents);
         anyhow::Ok(window)
@@ -1242,8 +1275,8 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
     let restart_url = restarted.url();
     let entries = runtime.block_on(async {
         let channel = Channel::from_shared(restart_url)?.connect().await?;
-        let mut reports = pb::reports_client::ReportsClient::new(channel);
-        anyhow::Ok(reports.journal(pb::JournalStatusRequest {}).await?.into_inner().entries)
+        let identity = pb::controller_client::ControllerClient::new(channel).identify(pb::IdentifyRequest {}).await?;
+        anyhow::Ok(identity.into_inner().entries)
     })?;
     anyhow::ensure!(entries == args.entries, "the restarted controller reports {entries} entries, not {}", args.entries);
     let ready = restarted.ready;
@@ -1325,10 +1358,11 @@ mod tests {
         let directory = tempfile::tempdir().expect("a temporary directory");
         let config = casino::generated(16, 3).expect("a casino");
         let runtime = runtime().expect("a runtime");
-        let snapshot_at = runtime.block_on(build_journal(directory.path(), config, 3_000, 500)).expect("built");
+        let snapshot_at = runtime.block_on(build_journal(directory.path(), config.clone(), 3_000, 500)).expect("built");
         assert_eq!(snapshot_at, 2_501, "the snapshot as far behind the tip as the interval allows");
-        let report = pozo_server::verify::verify(directory.path()).expect("verified");
+        let report = pozo_server::verify::verify_data(directory.path(), &config).expect("verified");
         assert!(report.ok(), "chain {}, conservation {}, snapshot {}", report.chain, report.conservation, report.snapshot);
+        assert_eq!(report.acknowledged, "ok", "the built journal's mark is at its tip");
         assert_eq!(report.entries, 3_000);
         assert_eq!(report.snapshot, "ok");
     }

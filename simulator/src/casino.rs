@@ -25,6 +25,9 @@ pub const GAMES: [(&str, &str, &str, u32); 8] = [
 /// The Venta-Pagos office key of a generated casino.
 pub const OFFICE_KEY_ID: &str = "venta-pagos-sim";
 
+/// The supervisor key of a generated casino: the audit reads reports and the journal with it.
+pub const SUPERVISOR_KEY_ID: &str = "supervisor-sim";
+
 /// The most tables a generated casino has (the server's own bound).
 pub const TABLES_MAX: usize = pozo_server::config::TABLES_MAX;
 
@@ -56,9 +59,14 @@ pub fn generated_texts(tables: usize, seed: u64) -> (String, String) {
         ));
     }
     keys.push_str(&format!(
-        "\n[[key]]\nid = \"{OFFICE_KEY_ID}\"\nrole = \"venta-pagos\"\nsecret = \"{}\"\n",
+        "\n[[key]]\nid = \"{OFFICE_KEY_ID}\"\nrole = \"office\"\nname = \"Cajero simulado\"\nsecret = \"{}\"\n",
         secret(seed, OFFICE_KEY_ID)
     ));
+    keys.push_str(&format!(
+        "\n[[key]]\nid = \"{SUPERVISOR_KEY_ID}\"\nrole = \"supervisor\"\nname = \"Auditor simulado\"\nsecret = \"{}\"\n",
+        secret(seed, SUPERVISOR_KEY_ID)
+    ));
+    keys.push_str(&format!("\n[[key]]\nid = \"journal\"\nrole = \"journal\"\nsecret = \"{}\"\n", secret(seed, "journal")));
     (layout, keys)
 }
 
@@ -94,9 +102,15 @@ pub fn table_key(config: &Config, table: &str) -> anyhow::Result<table_agent::ke
     Ok(table_agent::key::Key { id: key.id.clone(), secret: key.secret.clone() })
 }
 
-/// The Venta-Pagos office's key.
+/// A Venta-Pagos operator's key (the first in the keys).
 pub fn office_key(config: &Config) -> anyhow::Result<(String, Vec<u8>)> {
-    let key = config.keys.values().find(|key| key.role == Role::VentaPagos).context("no venta-pagos key in the keys")?;
+    let key = config.keys.values().find(|key| key.role == Role::Office).context("no office key in the keys")?;
+    Ok((key.id.clone(), key.secret.clone()))
+}
+
+/// A supervisor's key (the first in the keys): what the audit reads reports and the journal with.
+pub fn supervisor_key(config: &Config) -> anyhow::Result<(String, Vec<u8>)> {
+    let key = config.keys.values().find(|key| key.role == Role::Supervisor).context("no supervisor key in the keys")?;
     Ok((key.id.clone(), key.secret.clone()))
 }
 
@@ -114,6 +128,7 @@ mod tests {
         assert_eq!(config.layout.tables[8].id, "R2");
         assert!(table_key(&config, "V8").is_ok());
         assert!(office_key(&config).is_ok());
+        assert!(supervisor_key(&config).is_ok());
         assert_eq!(generated(64, 7).expect("valid").hash, config.hash, "the same casino from the same seed");
         assert!(generated(0, 7).is_err());
     }

@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use pozo_proto::v1 as pb;
 use pozo_server::config::Config;
-use pozo_server::journal::{GENESIS_PREVIOUS, Record, entry_hash};
+use pozo_server::journal::{Record, entry_hash};
 use pozo_server::state::{Command, TableCommand, TableOp};
 use prost::Message;
 use rand::Rng;
@@ -239,6 +239,10 @@ struct Floor {
     index: HashMap<String, usize>,
     channel: Channel,
     office: (String, Vec<u8>),
+    /// The journal the controller announced: what office commands are signed for.
+    journal_id: String,
+    /// Reports with the supervisor's read credential.
+    reports: Reports,
     counted: BTreeMap<String, Counted>,
     commands: u64,
     /// Every difference found while playing: refusals, awards other than the rulebook's.
@@ -269,6 +273,22 @@ async fn connect(url: &str) -> anyhow::Result<Channel> {
         .connect()
         .await
         .with_context(|| format!("the controller at {url}"))
+}
+
+/// Reports and journal pages with a supervisor's read credential.
+type Reports = pb::reports_client::ReportsClient<pozo_proto::ReadChannel>;
+
+/// The journal a controller announces (Controller.Identify).
+async fn journal_id(channel: &Channel) -> anyhow::Result<pb::Identity> {
+    Ok(pb::controller_client::ControllerClient::new(channel.clone()).identify(pb::IdentifyRequest {}).await?.into_inner())
+}
+
+/// A reports client on `channel` with the configuration's supervisor key, for the journal the controller announces.
+async fn reports_on(config: &Config, channel: Channel) -> anyhow::Result<Reports> {
+    let (id, secret) = casino::supervisor_key(config)?;
+    let identity = journal_id(&channel).await?;
+    let credential = pozo_proto::ReadCredential::new(&id, &secret, &identity.journal_id);
+    Ok(pb::reports_client::ReportsClient::with_interceptor(channel, credential).max_decoding_message_size(ENTRIES_REPLY_BYTES))
 }
 
 /// An ACEPTAR's awards against the settlement computed: the difference, if any.
@@ -322,11 +342,15 @@ impl Floor {
             None => None,
         };
         let office = casino::office_key(config)?;
+        let journal_id = journal_id(&channel).await?.journal_id;
+        let reports = reports_on(config, channel.clone()).await?;
         Ok(Floor {
             links,
             index,
             channel,
             office,
+            journal_id,
+            reports,
             counted: BTreeMap::new(),
             commands: 0,
             differences: Vec::new(),
@@ -492,8 +516,7 @@ impl Floor {
         winners: &[pozo_engine::Winner],
     ) -> anyhow::Result<Result<pozo_engine::Settlement, String>> {
         let pool_id = self.pools.get(table).cloned().with_context(|| format!("table {table} is not in the layout"))?;
-        let mut reports = pb::reports_client::ReportsClient::new(self.channel.clone());
-        let report = reports.pool(pb::PoolReportRequest { pool_id: pool_id.clone() }).await?.into_inner();
+        let report = self.reports.pool(pb::PoolReportRequest { pool_id: pool_id.clone() }).await?.into_inner();
         let rules = self.rulebooks.pool(&pool_id).with_context(|| format!("pool {pool_id}"))?.clone();
         let side_bet = rules.side_bet;
         let winners: Vec<pozo_engine::Winner> =
@@ -520,15 +543,35 @@ impl Floor {
 
     /// The Venta-Pagos office confirms a payout order (the cashier paid it).
     async fn confirm(&mut self, order_id: &str, form_number: &str) -> anyhow::Result<()> {
+        // The cashier confirms the order as the office lists it: by its facts, not only its number.
+        let mut office = pb::venta_pagos_client::VentaPagosClient::new(self.channel.clone());
+        let list = office_envelope(
+            &self.office,
+            &self.journal_id,
+            pb::office_command::Command::List(pb::ListPayouts { status: String::new() }),
+        );
+        let shown = office.list(list).await?.into_inner().orders.into_iter().find(|order| order.order_id == order_id);
+        let Some(shown) = shown else {
+            self.differences.push(format!("Venta-Pagos: order {order_id} is not among the pending orders"));
+            return Ok(());
+        };
+        let expect = pb::OrderFacts {
+            pool_id: shown.pool_id,
+            table_id: shown.table_id,
+            seat: shown.seat,
+            round: shown.round,
+            code: shown.code,
+            amount: shown.amount,
+        };
         let envelope = office_envelope(
             &self.office,
+            &self.journal_id,
             pb::office_command::Command::Confirm(pb::ConfirmPayout {
                 order_id: order_id.to_owned(),
-                operator_id: "cajero-sim".to_owned(),
                 form_number: form_number.to_owned(),
+                expect: Some(expect),
             }),
         );
-        let mut office = pb::venta_pagos_client::VentaPagosClient::new(self.channel.clone());
         self.commands += 1;
         match office.confirm(envelope).await {
             Ok(order) => {
@@ -790,15 +833,10 @@ impl Dealer {
 /// An external controller must keep its pools under the rulebooks and layout the
 /// simulator checks against: the journal's first entry names its settings' hash.
 async fn same_settings(config: &Config, url: &str) -> anyhow::Result<()> {
-    let mut reports = pb::reports_client::ReportsClient::new(connect(url).await?).max_decoding_message_size(ENTRIES_REPLY_BYTES);
-    let page = reports.entries(pb::JournalEntriesRequest { after: 0, limit: 1 }).await?.into_inner();
-    let genesis = page.entries.first().context("the controller's journal is empty")?;
-    let record: Record = serde_json::from_str(&genesis.record_json)?;
-    let Command::Genesis { config_hash: hash, .. } = &record.command else {
-        anyhow::bail!("the controller's first journal entry is not its genesis");
-    };
+    // Controller.Identify announces the settings' hash: no key is needed to learn it.
+    let hash = journal_id(&connect(url).await?).await?.config_hash;
     anyhow::ensure!(
-        *hash == config.hash,
+        hash == config.hash,
         "the controller at {url} runs other settings ({hash}) than --config/--keys and the embedded rulebooks give ({}); \
          give pozo-sim the layout the controller was started with",
         config.hash
@@ -1010,7 +1048,7 @@ impl Snapshot {
 
     /// The reports, with the table reports of the current jornada and of `jornadas`.
     async fn take_with(config: &Config, url: &str, jornadas: &BTreeSet<String>) -> anyhow::Result<Snapshot> {
-        let mut reports = pb::reports_client::ReportsClient::new(connect(url).await?);
+        let mut reports = reports_on(config, connect(url).await?).await?;
         let mut pools = BTreeMap::new();
         let pool_ids: BTreeSet<&str> = config.layout.tables.iter().map(|table| table.pool.as_str()).collect();
         for pool in pool_ids {
@@ -1175,17 +1213,22 @@ fn compare(
 }
 
 /// The journal read back through `Reports.Entries`, its chain checked from the
-/// first entry (previous hash all zeros) to the tip the server reports: the
-/// presses it records after the night's start, as (table, seat, table sequence).
+/// first entry (whose previous hash is SHA-256("pozo.v1 genesis", 0, installation))
+/// to the tip the server reports: the presses it records after the night's start,
+/// as (table, seat, table sequence).
 async fn journal_presses(
+    config: &Config,
     channel: Channel,
     since: u64,
     after: &Snapshot,
 ) -> anyhow::Result<(u64, BTreeSet<(String, u32, u64)>, Option<String>)> {
-    let mut reports = pb::reports_client::ReportsClient::new(channel).max_decoding_message_size(ENTRIES_REPLY_BYTES);
+    let installation = journal_id(&channel).await?.installation;
+    let mut reports = reports_on(config, channel).await?;
     let mut presses = BTreeSet::new();
     let mut problem = None;
-    let mut previous_hash = hex::encode(GENESIS_PREVIOUS);
+    let genesis: [u8; 32] =
+        sha2::Sha256::new().chain_update(b"pozo.v1 genesis\0").chain_update(installation.as_bytes()).finalize().into();
+    let mut previous_hash = hex::encode(genesis);
     let mut entries = 0;
     loop {
         let page = reports.entries(pb::JournalEntriesRequest { after: entries, limit: 0 }).await?.into_inner();
@@ -1221,14 +1264,21 @@ async fn journal_presses(
     Ok((entries, presses, problem))
 }
 
-/// An office command signed with the Venta-Pagos key (HMAC-SHA256 over the payload bytes).
-fn office_envelope(office: &(String, Vec<u8>), command: pb::office_command::Command) -> pb::Envelope {
-    pozo_proto::sign(&office.0, &office.1, pb::OfficeCommand { command: Some(command) }.encode_to_vec())
+/// An office command signed with the Venta-Pagos operator's key for the controller's journal.
+fn office_envelope(office: &(String, Vec<u8>), journal_id: &str, command: pb::office_command::Command) -> pb::Envelope {
+    let payload = pb::OfficeCommand { command: Some(command) }.encode_to_vec();
+    pozo_proto::sign(&office.0, &office.1, pozo_proto::Purpose::OfficeCommand, journal_id, payload)
 }
 
 /// Payout orders marked during the night and still pending: every one should have been confirmed.
-async fn pending_orders(channel: Channel, office: &(String, Vec<u8>), after: u64) -> anyhow::Result<Vec<String>> {
-    let envelope = office_envelope(office, pb::office_command::Command::List(pb::ListPayouts { status: String::new() }));
+async fn pending_orders(
+    channel: Channel,
+    office: &(String, Vec<u8>),
+    journal_id: &str,
+    after: u64,
+) -> anyhow::Result<Vec<String>> {
+    let envelope =
+        office_envelope(office, journal_id, pb::office_command::Command::List(pb::ListPayouts { status: String::new() }));
     let list = pb::venta_pagos_client::VentaPagosClient::new(channel).list(envelope).await?.into_inner();
     Ok(list
         .orders
@@ -1268,6 +1318,7 @@ async fn finish(
     let abandoned = floor.abandoned.clone();
     let channel = floor.channel.clone();
     let office = floor.office.clone();
+    let journal = floor.journal_id.clone();
     let (mut links, record) = floor.stop().await;
     // Every panel the agents wrote so far.
     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -1279,8 +1330,8 @@ async fn finish(
     let mut differences: Vec<String> = abandoned.into_iter().collect();
     differences.extend(played);
     differences.extend(compare(config, &counted, &books, &before, &replenishments));
-    differences.extend(pending_orders(channel.clone(), &office, before.journal_entries).await?);
-    let (journal_entries, presses, chain_problem) = journal_presses(channel, before.journal_entries, &after).await?;
+    differences.extend(pending_orders(channel.clone(), &office, &journal, before.journal_entries).await?);
+    let (journal_entries, presses, chain_problem) = journal_presses(config, channel, before.journal_entries, &after).await?;
     differences.extend(chain_problem);
     let lights: BTreeSet<(String, u32, u64)> = links
         .iter()
@@ -1305,8 +1356,10 @@ async fn finish(
     let verify = match embedded.take() {
         Some(server) => {
             let data = server.data.clone();
+            let journal_key = config.journal_key.clone().context("the keys have a journal key")?;
             server.stop().await?;
-            match tokio::task::spawn_blocking(move || pozo_server::verify::verify(&data)).await? {
+            let mark = pozo_server::mark::default_path(&data);
+            match tokio::task::spawn_blocking(move || pozo_server::verify::verify(&data, &journal_key, &mark)).await? {
                 Ok(report) if report.ok() => "ok".to_owned(),
                 Ok(_) => {
                     differences.push("pozo-server verify: the journal does not verify".to_owned());

@@ -74,7 +74,7 @@ async fn a_night_against_a_running_controller_with_its_layout_and_keys() {
     assert_eq!(second.books, "ok", "{:?}", second.differences);
     assert!(night::run(RunOptions { server: Some(server.url.clone()), ..options(18, 1, 1) }).await.is_err(), "18 tables of 17");
     server.stop().await.expect("stopped");
-    let verified = pozo_server::verify::verify(&directory.path().join("data")).expect("verify runs");
+    let verified = pozo_server::verify::verify_data(&directory.path().join("data"), &pozo_server::config::Config::embedded()).expect("verify runs");
     assert!(verified.ok());
 }
 
@@ -118,6 +118,7 @@ fn the_binary_writes_the_json_the_issue_names_and_replays_its_record() {
 /// Signs a table command with the table's key from the embedded example keys.
 fn envelope(
     config: &pozo_server::config::Config,
+    journal_id: &str,
     table: &str,
     sequence: u64,
     command: pozo_proto::v1::table_command::Command,
@@ -125,7 +126,7 @@ fn envelope(
     use prost::Message;
     let key = pozo_sim::casino::table_key(config, table).expect("a key");
     let payload = pozo_proto::v1::TableCommand { table_id: table.to_owned(), sequence, command: Some(command) }.encode_to_vec();
-    pozo_proto::sign(&key.id, &key.secret, payload)
+    pozo_proto::sign(&key.id, &key.secret, pozo_proto::Purpose::TableCommand, journal_id, payload)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -141,6 +142,12 @@ async fn a_sale_the_agents_never_made_is_caught_by_the_books() {
     // could be the very bytes the agent sends at that sequence, which the controller takes
     // as a retry of the agent's own; the night's dealers sell 5 credits at a time, never 1.)
     let channel = tonic::transport::Endpoint::from_shared(server.url.clone()).expect("url").connect().await.expect("connected");
+    let journal_id = pb::controller_client::ControllerClient::new(channel.clone())
+        .identify(pb::IdentifyRequest {})
+        .await
+        .expect("identify")
+        .into_inner()
+        .journal_id;
     let mut table = pb::table_client::TableClient::new(channel);
     let mut rogue_sales = 0;
     while rogue_sales == 0 && !night.is_finished() {
@@ -149,14 +156,14 @@ async fn a_sale_the_agents_never_made_is_caught_by_the_books() {
             use prost::Message;
             let payload = pb::WatchTable { table_id: "B1".into() }.encode_to_vec();
             let key = pozo_sim::casino::table_key(&config, "B1").expect("a key");
-            match table.watch(pozo_proto::sign(&key.id, &key.secret, payload)).await {
+            match table.watch(pozo_proto::sign(&key.id, &key.secret, pozo_proto::Purpose::WatchTable, &journal_id, payload)).await {
                 Ok(stream) => stream.into_inner().message().await.ok().flatten().and_then(|event| event.table),
                 Err(_) => None,
             }
         };
         let Some(view) = view else { continue };
         let sale = pb::table_command::Command::SellCredits(pb::SellCredits { seat: 7, credits: 1 });
-        if table.submit(envelope(&config, "B1", view.last_sequence + 1, sale)).await.is_ok() {
+        if table.submit(envelope(&config, &journal_id, "B1", view.last_sequence + 1, sale)).await.is_ok() {
             rogue_sales += 1;
         }
     }
@@ -189,9 +196,15 @@ async fn a_night_refuses_a_controller_with_other_settings_or_a_table_left_open()
         .await
         .expect("a controller");
     let channel = tonic::transport::Endpoint::from_shared(server.url.clone()).expect("url").connect().await.expect("connected");
+    let journal_id = pozo_proto::v1::controller_client::ControllerClient::new(channel.clone())
+        .identify(pozo_proto::v1::IdentifyRequest {})
+        .await
+        .expect("identify")
+        .into_inner()
+        .journal_id;
     let mut table = pozo_proto::v1::table_client::TableClient::new(channel);
     let open = pozo_proto::v1::table_command::Command::OpenTable(pozo_proto::v1::OpenTable {});
-    table.submit(envelope(&config, "B1", 1, open)).await.expect("opened");
+    table.submit(envelope(&config, &journal_id, "B1", 1, open)).await.expect("opened");
     let error = night::run(RunOptions { server: Some(server.url.clone()), ..options(17, 1, 1) }).await.expect_err("B1 open");
     assert!(error.to_string().contains("table B1 is `apuestas`, not closed"), "{error:#}");
     server.stop().await.expect("stopped");

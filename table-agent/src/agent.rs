@@ -60,6 +60,14 @@ struct Pending {
     input: String,
 }
 
+/// What an agent remembers across reconnections: the journal its commands were
+/// acknowledged in, and the last one acknowledged there.
+#[derive(Default)]
+struct Acknowledged {
+    journal_id: String,
+    sequence: u64,
+}
+
 #[derive(Default)]
 struct Shared {
     connected: bool,
@@ -70,6 +78,9 @@ struct Shared {
     next_sequence: u64,
     pending: Option<Pending>,
     last_panel: String,
+    /// The journal the controller announced (Controller.Identify): what commands are signed for.
+    journal_id: String,
+    acknowledged: Acknowledged,
 }
 
 #[derive(Clone)]
@@ -137,8 +148,8 @@ fn is_decision(code: Code) -> bool {
 }
 
 impl Agent {
-    fn sign(&self, payload: Vec<u8>) -> pb::Envelope {
-        pozo_proto::sign(&self.config.key.id, &self.config.key.secret, payload)
+    fn sign(&self, purpose: pozo_proto::Purpose, journal_id: &str, payload: Vec<u8>) -> pb::Envelope {
+        pozo_proto::sign(&self.config.key.id, &self.config.key.secret, purpose, journal_id, payload)
     }
 
     async fn emit(&self, value: Value) {
@@ -233,6 +244,10 @@ impl Agent {
     /// Reports an answer. An answer fetched after a reconnection carries the table as
     /// the command left it, older than the view just taken: then `fresh` keeps that view.
     async fn ack(&self, input: &str, reply: pb::SubmitReply, note: Option<&str>, fresh: Option<(pb::TableView, u64)>) {
+        {
+            let mut shared = self.shared.lock().await;
+            shared.acknowledged.sequence = shared.acknowledged.sequence.max(reply.sequence);
+        }
         let mut value = json!({
             "type": "ack",
             "input": input,
@@ -273,7 +288,7 @@ impl Agent {
             let sequence = shared.next_sequence;
             let payload =
                 pb::TableCommand { table_id: self.config.table.clone(), sequence, command: Some(command) }.encode_to_vec();
-            let envelope = self.sign(payload);
+            let envelope = self.sign(pozo_proto::Purpose::TableCommand, &shared.journal_id, payload);
             shared.pending = Some(Pending { sequence, envelope: envelope.clone(), input: input.clone() });
             (envelope, sequence)
         };
@@ -338,7 +353,7 @@ impl Agent {
         loop {
             match self.watch_once().await {
                 Ok(()) => {}
-                Err(status) if is_decision(status.code()) => {
+                Err(status) if is_decision(status.code()) || status.code() == Code::DataLoss => {
                     // A key the server refuses: say so once, keep trying (it may be rotated).
                     let text = format!("{:?}: {}", status.code(), status.message());
                     if text != last_refusal {
@@ -367,11 +382,17 @@ impl Agent {
             .keep_alive_while_idle(true)
             .tcp_nodelay(true);
         let channel = endpoint.connect().await.map_err(|error| tonic::Status::unavailable(error.to_string()))?;
+        // The journal every envelope is signed for (docs/security.md).
+        let identity = pb::controller_client::ControllerClient::new(channel.clone())
+            .identify(pb::IdentifyRequest {})
+            .await?
+            .into_inner();
         let payload = pb::WatchTable { table_id: self.config.table.clone() }.encode_to_vec();
         let mut client = pb::table_client::TableClient::new(channel.clone());
-        let mut stream = client.watch(self.sign(payload)).await?.into_inner();
+        let envelope = self.sign(pozo_proto::Purpose::WatchTable, &identity.journal_id, payload);
+        let mut stream = client.watch(envelope).await?.into_inner();
         let Some(first) = stream.message().await? else { return Ok(()) };
-        self.resync(channel, first).await;
+        self.resync(channel, identity.journal_id, first).await?;
         while let Some(event) = stream.message().await? {
             if let Some(view) = event.table {
                 self.take_view(view, event.journal_sequence, false).await;
@@ -383,19 +404,38 @@ impl Agent {
 
     /// 3.7.6: the table as the server recorded it, and the command that was in
     /// flight settled against that record, before any new event is taken.
-    async fn resync(&self, channel: Channel, event: pb::TableEvent) {
-        let Some(view) = event.table else { return };
+    ///
+    /// A controller that records fewer of this table's commands than it acknowledged
+    /// on the same journal lost them: the agent stays suspended and says so (DataLoss).
+    async fn resync(&self, channel: Channel, journal_id: String, event: pb::TableEvent) -> Result<(), tonic::Status> {
+        let Some(view) = event.table else { return Ok(()) };
         let journal = event.journal_sequence;
         let last_sequence = view.last_sequence;
-        let pending = {
+        let (pending, same_journal) = {
             let mut shared = self.shared.lock().await;
+            let same_journal = shared.acknowledged.journal_id == journal_id;
+            if same_journal && last_sequence < shared.acknowledged.sequence {
+                return Err(tonic::Status::data_loss(format!(
+                    "the controller records this table's commands up to {last_sequence}, but it acknowledged up to {}: \
+                     acknowledged commands are missing; pool play stays suspended — call the supervisor (docs/operations.md)",
+                    shared.acknowledged.sequence
+                )));
+            }
+            if !same_journal {
+                // A new journal, or one restored from a backup (a new epoch): its record is taken whole.
+                shared.acknowledged = Acknowledged { journal_id: journal_id.clone(), sequence: last_sequence };
+            }
+            shared.journal_id = journal_id;
             shared.channel = Some(channel.clone());
             shared.next_sequence = last_sequence + 1;
-            shared.pending.take()
+            (shared.pending.take(), same_journal)
         };
         self.take_view(view.clone(), journal, true).await;
         if let Some(pending) = pending {
-            if last_sequence == pending.sequence {
+            if !same_journal {
+                let reason = "not recorded: the controller's journal changed (a restore); nothing was bet — press again";
+                self.refused(&pending.input, "not_recorded", reason).await;
+            } else if last_sequence == pending.sequence {
                 // Applied before the link broke: the same bytes fetch the recorded answer.
                 let mut client = pb::table_client::TableClient::new(channel.clone());
                 match tokio::time::timeout(ATTEMPT_TIMEOUT, client.submit(pending.envelope)).await {
@@ -417,5 +457,6 @@ impl Agent {
         }
         self.shared.lock().await.connected = true;
         self.emit_panel(true).await;
+        Ok(())
     }
 }

@@ -25,7 +25,8 @@ impl TestServer {
     /// A fresh controller with the embedded layout and rulebooks.
     pub async fn start() -> TestServer {
         let directory = tempfile::tempdir().expect("a temporary directory");
-        let data = directory.path().to_path_buf();
+        // The data directory and, beside it, its acknowledgement mark: both inside the temporary one.
+        let data = directory.path().join("data");
         let mut server = TestServer::start_on(data).await;
         server._directory = Some(directory);
         server
@@ -36,7 +37,7 @@ impl TestServer {
     pub async fn seeded(seed: u64) -> TestServer {
         let directory = tempfile::tempdir().expect("a temporary directory");
         let options = pozo_server::ServeOptions { cards: pozo_server::service::CardSource::Seeded(seed), ..Default::default() };
-        let mut server = TestServer::start_with(directory.path().to_path_buf(), options).await;
+        let mut server = TestServer::start_with(directory.path().join("data"), options).await;
         server._directory = Some(directory);
         server
     }
@@ -60,38 +61,64 @@ impl TestServer {
 
     pub async fn client(&self) -> Client {
         let channel = Channel::from_shared(format!("http://{}", self.address)).expect("uri").connect().await.expect("connect");
-        Client::new(channel)
+        Client::new(channel).await
     }
 }
+
+/// The office operator the tests sign Venta-Pagos decisions as.
+pub const OFFICE_KEY: &str = "vp-ana";
+/// The supervisor whose read credential the report and pool clients carry.
+pub const SUPERVISOR_KEY: &str = "sup-carla";
 
 /// Signs and sends commands as the table agents and the office would.
 pub struct Client {
     pub channel: Channel,
+    /// The journal this controller announced: what envelopes are signed for.
+    pub journal_id: String,
     pub table: pb::table_client::TableClient<Channel>,
     pub office: pb::venta_pagos_client::VentaPagosClient<Channel>,
-    pub reports: pb::reports_client::ReportsClient<Channel>,
-    pub pools: pb::pools_client::PoolsClient<Channel>,
+    /// Reports and pools with the supervisor's read credential.
+    pub reports: pb::reports_client::ReportsClient<pozo_proto::ReadChannel>,
+    pub pools: pb::pools_client::PoolsClient<pozo_proto::ReadChannel>,
     pub display: pb::display_client::DisplayClient<Channel>,
     /// The next sequence per table.
     pub sequences: HashMap<String, u64>,
     config: Config,
 }
 
-pub fn mac(secret: &[u8], payload: &[u8]) -> Vec<u8> {
-    pozo_proto::sign("", secret, payload.to_vec()).mac
+/// The MAC of a table command for `journal_id` under `secret`.
+pub fn mac(secret: &[u8], journal_id: &str, payload: &[u8]) -> Vec<u8> {
+    pozo_proto::sign("", secret, pozo_proto::Purpose::TableCommand, journal_id, payload.to_vec()).mac
+}
+
+/// The journal a controller announces (Controller.Identify).
+pub async fn journal_id(channel: &Channel) -> String {
+    pb::controller_client::ControllerClient::new(channel.clone())
+        .identify(pb::IdentifyRequest {})
+        .await
+        .expect("Controller.Identify")
+        .into_inner()
+        .journal_id
 }
 
 impl Client {
-    pub fn new(channel: Channel) -> Client {
+    pub async fn new(channel: Channel) -> Client {
+        let journal_id = journal_id(&channel).await;
+        let config = Config::embedded();
+        let read = |key: &str| {
+            let secret = &config.keys.get(key).expect("the embedded keys").secret;
+            pozo_proto::ReadCredential::new(key, secret, &journal_id)
+        };
         Client {
             table: pb::table_client::TableClient::new(channel.clone()),
             office: pb::venta_pagos_client::VentaPagosClient::new(channel.clone()),
-            reports: pb::reports_client::ReportsClient::new(channel.clone()),
-            pools: pb::pools_client::PoolsClient::new(channel.clone()),
+            reports: pb::reports_client::ReportsClient::with_interceptor(channel.clone(), read(SUPERVISOR_KEY)),
+            pools: pb::pools_client::PoolsClient::with_interceptor(channel.clone(), read(SUPERVISOR_KEY)),
             display: pb::display_client::DisplayClient::new(channel.clone()),
             channel,
+            journal_id,
             sequences: HashMap::new(),
-            config: Config::embedded(),
+            config,
         }
     }
 
@@ -99,9 +126,14 @@ impl Client {
         self.config.keys.get(key_id).unwrap_or_else(|| panic!("key {key_id} in the embedded layout")).secret.clone()
     }
 
-    /// An envelope signed with `key_id`'s secret.
+    /// A table command's envelope signed with `key_id`'s secret for this journal.
     pub fn envelope(&self, key_id: &str, payload: Vec<u8>) -> pb::Envelope {
-        pozo_proto::sign(key_id, &self.secret(key_id), payload)
+        self.envelope_as(key_id, pozo_proto::Purpose::TableCommand, payload)
+    }
+
+    /// An envelope of any kind signed with `key_id`'s secret for this journal.
+    pub fn envelope_as(&self, key_id: &str, purpose: pozo_proto::Purpose, payload: Vec<u8>) -> pb::Envelope {
+        pozo_proto::sign(key_id, &self.secret(key_id), purpose, &self.journal_id, payload)
     }
 
     pub fn payload(table: &str, sequence: u64, command: C) -> Vec<u8> {
@@ -158,7 +190,7 @@ impl Client {
 
     pub async fn view(&mut self, table: &str) -> pb::TableView {
         let payload = pb::WatchTable { table_id: table.to_owned() }.encode_to_vec();
-        let envelope = self.envelope(&format!("mesa-{table}"), payload);
+        let envelope = self.envelope_as(&format!("mesa-{table}"), pozo_proto::Purpose::WatchTable, payload);
         let mut stream = self.table.watch(envelope).await.expect("watch").into_inner();
         stream.message().await.expect("stream").expect("a first push").table.expect("a view")
     }
@@ -172,7 +204,51 @@ impl Client {
     }
 
     pub fn office_envelope(&self, command: pb::office_command::Command) -> pb::Envelope {
-        self.envelope("venta-pagos-1", pb::OfficeCommand { command: Some(command) }.encode_to_vec())
+        self.office_envelope_as(OFFICE_KEY, command)
+    }
+
+    /// An office command signed with `key_id`'s key.
+    pub fn office_envelope_as(&self, key_id: &str, command: pb::office_command::Command) -> pb::Envelope {
+        self.envelope_as(key_id, pozo_proto::Purpose::OfficeCommand, pb::OfficeCommand { command: Some(command) }.encode_to_vec())
+    }
+
+    /// Every order, as the office lists them.
+    pub async fn orders(&mut self) -> Vec<pb::PayoutOrder> {
+        let list = pb::office_command::Command::List(pb::ListPayouts { status: "all".into() });
+        self.office.list(self.office_envelope(list)).await.expect("list").into_inner().orders
+    }
+
+    /// The order `order_id` as the office sees it now.
+    pub async fn order(&mut self, order_id: &str) -> pb::PayoutOrder {
+        self.orders().await.into_iter().find(|order| order.order_id == order_id).unwrap_or_else(|| panic!("order {order_id}"))
+    }
+
+    /// A confirmation of `order_id` as the operator was shown it.
+    pub async fn confirm_command(&mut self, order_id: &str, form_number: &str) -> pb::office_command::Command {
+        let expect = facts(&self.order(order_id).await);
+        pb::office_command::Command::Confirm(pb::ConfirmPayout {
+            order_id: order_id.to_owned(),
+            form_number: form_number.to_owned(),
+            expect: Some(expect),
+        })
+    }
+
+    /// A rejection of `order_id` as the operator was shown it.
+    pub async fn reject_command(&mut self, order_id: &str, reason: &str) -> pb::office_command::Command {
+        let expect = facts(&self.order(order_id).await);
+        pb::office_command::Command::Reject(pb::RejectPayout { order_id: order_id.to_owned(), reason: reason.to_owned(), expect: Some(expect) })
+    }
+
+    /// Confirms `order_id` as [`OFFICE_KEY`].
+    pub async fn confirm(&mut self, order_id: &str, form_number: &str) -> Result<pb::PayoutOrder, Status> {
+        let command = self.confirm_command(order_id, form_number).await;
+        self.office.confirm(self.office_envelope(command)).await.map(|reply| reply.into_inner())
+    }
+
+    /// Rejects `order_id` as [`OFFICE_KEY`].
+    pub async fn reject(&mut self, order_id: &str, reason: &str) -> Result<pb::PayoutOrder, Status> {
+        let command = self.reject_command(order_id, reason).await;
+        self.office.reject(self.office_envelope(command)).await.map(|reply| reply.into_inner())
     }
 
     /// Everything a refused command must leave as it was: the journal, every
@@ -182,6 +258,18 @@ impl Client {
         let pools = self.pools.status(pb::PoolStatusRequest { pool_ids: vec![] }).await.expect("pools").into_inner();
         let view = self.view(table).await;
         format!("{journal:?}|{pools:?}|{view:?}")
+    }
+}
+
+/// The facts of an order as the office shows them.
+pub fn facts(order: &pb::PayoutOrder) -> pb::OrderFacts {
+    pb::OrderFacts {
+        pool_id: order.pool_id.clone(),
+        table_id: order.table_id.clone(),
+        seat: order.seat,
+        round: order.round,
+        code: order.code.clone(),
+        amount: order.amount.clone(),
     }
 }
 

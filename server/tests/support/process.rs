@@ -71,6 +71,11 @@ impl ServerProcess {
         running
     }
 
+    /// A child already announced at `address`.
+    pub fn adopt(child: Child, address: String, log: &Path) -> ServerProcess {
+        ServerProcess { child: Some(child), address, log: log.to_path_buf() }
+    }
+
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }

@@ -349,14 +349,15 @@ impl TestServer {
 
 // ----------------------------------------------------------------------------- a direct, signed client
 
-pub fn mac(secret: &[u8], payload: &[u8]) -> Vec<u8> {
-    pozo_proto::sign("", secret, payload.to_vec()).mac
-}
+/// The supervisor whose read credential the direct client's reports carry.
+pub const SUPERVISOR_KEY: &str = "sup-carla";
 
 /// What the server recorded, seen without any agent in between.
 pub struct Direct {
     pub table: pb::table_client::TableClient<Channel>,
-    pub reports: pb::reports_client::ReportsClient<Channel>,
+    pub reports: pb::reports_client::ReportsClient<pozo_proto::ReadChannel>,
+    /// The journal the server announced when the client connected.
+    pub journal_id: String,
 }
 
 impl Direct {
@@ -368,21 +369,31 @@ impl Direct {
             .connect()
             .await
             .expect("connect to the server");
+        let journal_id = pb::controller_client::ControllerClient::new(channel.clone())
+            .identify(pb::IdentifyRequest {})
+            .await
+            .expect("Controller.Identify")
+            .into_inner()
+            .journal_id;
+        let config = pozo_server::config::Config::embedded();
+        let supervisor = &config.keys.get(SUPERVISOR_KEY).expect("the embedded keys").secret;
+        let read = pozo_proto::ReadCredential::new(SUPERVISOR_KEY, supervisor, &journal_id);
         Direct {
             table: pb::table_client::TableClient::new(channel.clone()),
-            reports: pb::reports_client::ReportsClient::new(channel),
+            reports: pb::reports_client::ReportsClient::with_interceptor(channel, read),
+            journal_id,
         }
     }
 
-    pub fn watch_envelope(table: &str) -> pb::Envelope {
+    pub fn watch_envelope(&self, table: &str) -> pb::Envelope {
         let key = table_key(table);
         let payload = pb::WatchTable { table_id: table.to_owned() }.encode_to_vec();
-        pb::Envelope { mac: mac(&key.secret, &payload), payload, key_id: key.id }
+        pozo_proto::sign(&key.id, &key.secret, pozo_proto::Purpose::WatchTable, &self.journal_id, payload)
     }
 
     /// The table as the server has it now (the first push of a Watch).
     pub async fn view(&mut self, table: &str) -> pb::TableView {
-        let watch = self.table.watch(Direct::watch_envelope(table));
+        let watch = self.table.watch(self.watch_envelope(table));
         let mut stream = tokio::time::timeout(WAIT, watch).await.expect("watch in time").expect("watch").into_inner();
         let first = tokio::time::timeout(WAIT, stream.message()).await.expect("a first push in time");
         first.expect("stream").expect("a first push").table.expect("a view")
@@ -390,7 +401,7 @@ impl Direct {
 
     /// Collects every push of the table's Watch stream, as the server sends them.
     pub async fn watch_log(&mut self, table: &str) -> Arc<Mutex<Vec<pb::TableEvent>>> {
-        let watch = self.table.watch(Direct::watch_envelope(table));
+        let watch = self.table.watch(self.watch_envelope(table));
         let mut stream = tokio::time::timeout(WAIT, watch).await.expect("watch in time").expect("watch").into_inner();
         let log: Arc<Mutex<Vec<pb::TableEvent>>> = Arc::default();
         let sink = log.clone();

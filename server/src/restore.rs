@@ -1,0 +1,68 @@
+//! `pozo-server restore`: brings a backup of a data directory back into service as
+//! a new epoch of its journal (docs/operations.md §6).
+//!
+//! A backup holds the journal as it was when it was taken; the controller may have
+//! acknowledged more since. Served as it is, it would accept again every envelope
+//! signed after the backup (same installation, same keys, the table sequences
+//! behind). So a restore:
+//! 1. refuses a backup that does not verify (chain, seal, books);
+//! 2. copies it into an empty data directory;
+//! 3. moves the journal's epoch on by one: its journal id changes, every envelope
+//!    signed before is refused, and agents re-identify and take the restored record;
+//! 4. reseals the tip and writes a fresh acknowledgement mark at the restored tip.
+
+use std::path::Path;
+
+use crate::config::JournalKey;
+use crate::journal::Journal;
+use crate::mark::{Mark, Sealer};
+
+/// What a restore did.
+#[derive(Debug, serde::Serialize)]
+pub struct Restored {
+    pub entries: u64,
+    pub previous_journal_id: String,
+    pub journal_id: String,
+}
+
+/// Restores `backup` into `data` (absent or empty) as a new epoch; the mark at `mark` is replaced.
+pub async fn restore(backup: &Path, data: &Path, journal_key: &JournalKey, mark: &Path) -> anyhow::Result<Restored> {
+    if data.exists() && std::fs::read_dir(data)?.next().is_some() {
+        anyhow::bail!(
+            "--data {}: not empty; move the damaged directory aside first (keep it for the investigation), then restore",
+            data.display()
+        );
+    }
+    // The backup is checked on its own: it has no mark of its own.
+    let unmarked = tempfile::tempdir()?;
+    let report = crate::verify::verify(backup, journal_key, &unmarked.path().join("none"))?;
+    if !report.ok() {
+        anyhow::bail!(
+            "--from {}: the backup does not verify (chain: {}; books: {}; snapshot: {}): choose another backup",
+            backup.display(),
+            report.chain,
+            report.conservation,
+            report.snapshot
+        );
+    }
+    crate::verify::copy_tree(backup, data)?;
+    let journal = {
+        let data = data.to_path_buf();
+        tokio::task::spawn_blocking(move || Journal::open(&data)).await??
+    };
+    let mut identity = journal.identity()?.ok_or_else(|| anyhow::anyhow!("the backup has no journal identity"))?;
+    let previous_journal_id = identity.journal_id();
+    identity.epoch += 1;
+    journal.set_identity(&identity)?;
+    let sealer = Sealer::new(journal_key, &identity).map_err(anyhow::Error::msg)?;
+    let (entries, hash) = journal.tip()?;
+    journal.reseal_tip((entries, hash), sealer.tip_seal(entries, &hash)).await?;
+    drop(journal);
+    match std::fs::remove_file(mark) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => anyhow::bail!("{}: {error}", mark.display()),
+    }
+    Mark::open(mark, sealer)?.write(entries, &hash)?;
+    Ok(Restored { entries, previous_journal_id, journal_id: identity.journal_id() })
+}

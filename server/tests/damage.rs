@@ -1,0 +1,422 @@
+//! Damage after a crash (docs/security.md, "Disk access"): the real `pozo-server`
+//! binary killed with SIGKILL after acknowledged commands, then its data damaged.
+//! Whatever the damage, a start either recovers every acknowledged entry or refuses
+//! to serve; it never serves fewer. `verify` fails naming the last good entry, and
+//! never writes into the directory it checks.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::Value;
+use tonic::transport::Channel;
+
+const BIN: &str = env!("CARGO_BIN_EXE_pozo-server");
+
+#[path = "support/process.rs"]
+mod process;
+use process::{PROCESS_WAIT, ServerProcess, wait_bounded};
+
+/// Trials of random damage: bounded, each a start of the real binary.
+const TRIALS: u64 = 50;
+
+/// How a start on damaged data ended.
+enum Start {
+    /// It serves, at this address.
+    Served(ServerProcess),
+    /// It refused: exit code and log.
+    Refused(Option<i32>, String),
+}
+
+/// `pozo-server serve --data DIR --listen 127.0.0.1:0`: serving, or refused.
+fn start(data: &Path, log: &Path) -> Start {
+    let mut child = Command::new(BIN)
+        .arg("serve")
+        .arg("--data")
+        .arg(data)
+        .args(["--listen", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(std::fs::File::create(log).expect("log file")))
+        .spawn()
+        .expect("pozo-server starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let (sender, lines) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            let _ = sender.send(line);
+        }
+    });
+    match lines.recv_timeout(PROCESS_WAIT) {
+        Ok(line) => {
+            let address = line.strip_prefix("pozo-server listening on ").expect("the announcement").to_owned();
+            Start::Served(ServerProcess::adopt(child, address, log))
+        }
+        Err(_) => {
+            let status = wait_bounded(&mut child, PROCESS_WAIT);
+            if status.is_none() {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            Start::Refused(status.and_then(|status| status.code()), std::fs::read_to_string(log).unwrap_or_default())
+        }
+    }
+}
+
+/// `pozo-server verify --data DIR`: exit success and its JSON report (or stderr).
+fn verify(data: &Path) -> (bool, Value, String) {
+    let output = Command::new(BIN).arg("verify").arg("--data").arg(data).output().expect("verify runs");
+    let report = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+    (output.status.success(), report, String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+async fn connect(address: &str) -> Client {
+    let channel = Channel::from_shared(format!("http://{address}"))
+        .expect("uri")
+        .connect_timeout(Duration::from_secs(5))
+        .timeout(Duration::from_secs(10))
+        .connect()
+        .await
+        .expect("connect");
+    Client::new(channel).await
+}
+
+/// Plays `commands` acknowledged commands at B1 on a real server in `data`, then kills
+/// it with SIGKILL. Returns the journal entries acknowledged (genesis included) and
+/// B1's last acknowledged sequence.
+async fn acknowledged_then_killed(data: &Path, log: &Path, commands: u64) -> (u64, u64) {
+    let (data_owned, log_owned) = (data.to_path_buf(), log.to_path_buf());
+    let mut server =
+        tokio::task::spawn_blocking(move || ServerProcess::spawn(Path::new(BIN), &data_owned, "127.0.0.1:0", &[], &log_owned))
+            .await
+            .expect("spawned");
+    let mut client = connect(&server.address).await;
+    let mut entries = 0;
+    client.ok("B1", open()).await;
+    for index in 1..commands {
+        let seat = (index % 7 + 1) as u32;
+        entries = client.ok("B1", sell(seat, 1)).await.journal_sequence;
+    }
+    let sequence = client.sequences["B1"] - 1;
+    drop(client);
+    server.kill();
+    (entries, sequence)
+}
+
+/// Copies a directory tree.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("directory");
+    for entry in std::fs::read_dir(from).expect("readable") {
+        let entry = entry.expect("entry");
+        if entry.file_type().expect("type").is_dir() {
+            copy_tree(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copied");
+        }
+    }
+}
+
+/// Every regular file under `root` with its size.
+fn files(root: &Path) -> Vec<(PathBuf, u64)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(root).expect("readable") {
+        let entry = entry.expect("entry");
+        let metadata = entry.metadata().expect("metadata");
+        if metadata.is_dir() {
+            found.extend(files(&entry.path()));
+        } else if metadata.len() > 0 {
+            found.push((entry.path(), metadata.len()));
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The content of every file under `root`, for "nothing was written".
+fn contents(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    files(root).into_iter().map(|(path, _)| (path.clone(), std::fs::read(&path).expect("readable"))).collect()
+}
+
+/// A small deterministic generator (xorshift64*): the trials are the same on every run.
+struct Dice(u64);
+
+impl Dice {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_damage_after_a_kill_never_serves_fewer_entries_than_acknowledged() {
+    // Before the acknowledgement mark, one flipped byte in sled's log could leave a
+    // journal of 15 of 63 entries that the server served and `verify` called "chain ok".
+    let base = tempfile::tempdir().expect("a directory");
+    let data = base.path().join("data");
+    let (acknowledged, b1_sequence) = acknowledged_then_killed(&data, &base.path().join("first.log"), 60).await;
+    let mark = pozo_server::mark::default_path(&data);
+    assert!(mark.exists(), "the mark sits beside the data directory");
+    // The control: the same copy, undamaged, serves every acknowledged entry.
+    {
+        let directory = tempfile::tempdir().expect("a control directory");
+        let copy = directory.path().join("data");
+        copy_tree(&data, &copy);
+        std::fs::copy(&mark, pozo_server::mark::default_path(&copy)).expect("the mark copied");
+        let log = directory.path().join("serve.log");
+        let Start::Served(mut server) = start(&copy, &log) else {
+            panic!("the undamaged copy was refused:\n{}", std::fs::read_to_string(&log).unwrap_or_default())
+        };
+        let mut client = connect(&server.address).await;
+        assert_eq!(client.journal().await.entries, acknowledged);
+        drop(client);
+        server.kill();
+    }
+    let targets = files(&data);
+    let total: u64 = targets.iter().map(|(_, size)| size).sum();
+    let mut dice = Dice(0x5eed_1234_abcd_0001);
+    let (mut recovered, mut refused) = (0, 0);
+    for trial in 0..TRIALS {
+        let directory = tempfile::tempdir().expect("a trial directory");
+        let copy = directory.path().join("data");
+        copy_tree(&data, &copy);
+        std::fs::copy(&mark, pozo_server::mark::default_path(&copy)).expect("the mark copied");
+        // One byte, at an offset drawn over all the data's bytes (big files draw more often).
+        let mut at = dice.next() % total;
+        let (file, offset) = targets
+            .iter()
+            .find_map(|(path, size)| {
+                if at < *size {
+                    Some((path, at))
+                } else {
+                    at -= size;
+                    None
+                }
+            })
+            .expect("an offset inside the data");
+        let damaged = copy.join(file.strip_prefix(&data).expect("inside the data"));
+        let mut bytes = std::fs::read(&damaged).expect("readable");
+        bytes[offset as usize] ^= (dice.next() % 255 + 1) as u8;
+        std::fs::write(&damaged, &bytes).expect("damaged");
+
+        let log = directory.path().join("serve.log");
+        match tokio::task::spawn_blocking({
+            let (copy, log) = (copy.clone(), log.clone());
+            move || start(&copy, &log)
+        })
+        .await
+        .expect("started")
+        {
+            Start::Served(mut server) => {
+                let mut client = connect(&server.address).await;
+                let entries = client.journal().await.entries;
+                let view = client.view("B1").await;
+                assert!(
+                    entries >= acknowledged && view.last_sequence >= b1_sequence,
+                    "trial {trial}: {} byte {offset} flipped: the server serves {entries} entries (B1 at {}) but \
+                     {acknowledged} were acknowledged (B1 at {b1_sequence})",
+                    file.display(),
+                    view.last_sequence
+                );
+                drop(client);
+                server.kill();
+                recovered += 1;
+            }
+            Start::Refused(code, log) => {
+                assert_ne!(code, Some(0), "trial {trial}: a refusal is a failure exit");
+                if refused == 0 {
+                    eprintln!("trial {trial} ({} byte {offset}) refused:\n{log}", file.display());
+                }
+                assert!(!log.contains("listening"), "trial {trial}: {log}");
+                refused += 1;
+            }
+        }
+    }
+    eprintln!("{TRIALS} trials of one flipped byte: {recovered} recovered every acknowledged entry, {refused} refused to serve");
+    assert_eq!(recovered + refused, TRIALS);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_older_copy_of_the_data_is_refused_by_serve_and_verify_naming_the_last_good_entry() {
+    // The shape of silent loss: the data directory holds fewer entries than were acknowledged
+    // (an older copy put back, or a log cut at a damaged place). Serve refuses and says what
+    // to do; verify fails naming the last good entry and the acknowledged one.
+    let base = tempfile::tempdir().expect("a directory");
+    let data = base.path().join("data");
+    let (early, _) = acknowledged_then_killed(&data, &base.path().join("first.log"), 15).await;
+    let older = base.path().join("older");
+    copy_tree(&data, &older);
+    let mut server = tokio::task::spawn_blocking({
+        let (data, log) = (data.clone(), base.path().join("second.log"));
+        move || ServerProcess::spawn(Path::new(BIN), &data, "127.0.0.1:0", &[], &log)
+    })
+    .await
+    .expect("spawned");
+    let mut client = connect(&server.address).await;
+    client.sequences.insert("B1".into(), 16);
+    let mut acknowledged = 0;
+    for seat in 1..=7 {
+        acknowledged = client.ok("B1", sell(seat, 1)).await.journal_sequence;
+    }
+    drop(client);
+    server.kill();
+    std::fs::remove_dir_all(&data).expect("removed");
+    std::fs::rename(&older, &data).expect("the older copy put back");
+
+    let log = base.path().join("refused.log");
+    let Start::Refused(code, text) = tokio::task::spawn_blocking({
+        let (data, log) = (data.clone(), log.clone());
+        move || start(&data, &log)
+    })
+    .await
+    .expect("ran") else {
+        panic!("a journal shorter than what was acknowledged was served")
+    };
+    assert_eq!(code, Some(2));
+    assert!(
+        text.contains(&format!("the journal ends at entry {early} (the last good one) but entry {acknowledged} was acknowledged")),
+        "{text}"
+    );
+    assert!(text.contains("pozo-server restore"), "the operator is told what to do: {text}");
+    let before = contents(&data);
+    let (ok, report, stderr) = verify(&data);
+    assert!(!ok, "verify fails: {report:#} {stderr}");
+    assert_eq!(report["last_good_entry"], early);
+    assert_eq!(
+        report["acknowledged"],
+        format!("missing: entry {acknowledged} was acknowledged, the journal is good up to entry {early}")
+    );
+    assert_eq!(contents(&data), before, "verify wrote nothing into the data directory");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_rewritten_without_the_journal_key_is_refused() {
+    // Someone who can write the data directory edits entry 3 and recomputes every hash
+    // after it. The chain is consistent again; the tip's seal, which needs the journal
+    // key, is not. Verify needs the key, and says so; serve refuses.
+    let base = tempfile::tempdir().expect("a directory");
+    let data = base.path().join("data");
+    acknowledged_then_killed(&data, &base.path().join("first.log"), 6).await;
+    {
+        let journal = pozo_server::journal::Journal::open(&data).expect("opened");
+        let entries: Vec<_> = journal.read_after(0).map(|entry| entry.expect("an entry")).collect();
+        let mut previous = entries[0].previous;
+        let mut batch = Vec::new();
+        for entry in &entries {
+            let mut record = entry.record.clone();
+            if record.sequence == 3
+                && let pozo_server::state::Command::Table(command) = &mut record.command
+                && let pozo_server::state::TableOp::SellCredits { credits, .. } = &mut command.op
+            {
+                *credits = 20;
+            }
+            let (value, hash) = pozo_server::journal::Journal::encode(&previous, &record);
+            batch.push((record.sequence, value));
+            previous = hash;
+        }
+        let (_, _, seal) = journal.stored_tip().expect("read").expect("a tip record");
+        let last = entries.last().expect("entries").record.sequence;
+        journal.append(batch, (last, previous), seal).await.expect("rewritten");
+    }
+    let before = contents(&data);
+    let (ok, report, stderr) = verify(&data);
+    assert!(!ok, "{report:#} {stderr}");
+    assert!(report["chain"].as_str().unwrap_or_default().contains("not sealed with this journal key"), "{report:#}");
+    assert_eq!(contents(&data), before, "verify wrote nothing");
+    let log = base.path().join("refused.log");
+    let Start::Refused(_, text) = start(&data, &log) else { panic!("rewritten history was served") };
+    assert!(text.contains("not sealed with this journal key"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_started_server_keeps_its_mark_at_the_tip_and_a_missing_mark_is_refused() {
+    let base = tempfile::tempdir().expect("a directory");
+    let data = base.path().join("data");
+    let (acknowledged, _) = acknowledged_then_killed(&data, &base.path().join("first.log"), 5).await;
+    let mark = pozo_server::mark::default_path(&data);
+    let config = pozo_server::config::Config::embedded();
+    let journal = pozo_server::journal::Journal::open(&data).expect("opened");
+    let identity = journal.identity().expect("read").expect("an identity");
+    drop(journal);
+    let sealer = pozo_server::mark::Sealer::new(config.journal_key.as_ref().expect("a key"), &identity).expect("a sealer");
+    let marked = pozo_server::mark::read(&mark, &sealer).expect("readable").expect("a mark");
+    assert_eq!(marked.sequence, acknowledged, "the mark is at the last acknowledged entry");
+    std::fs::remove_file(&mark).expect("removed");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let text = loop {
+        match start(&data, &base.path().join("refused.log")) {
+            Start::Refused(_, text) if text.contains("could not acquire lock") && Instant::now() < deadline => continue,
+            Start::Refused(_, text) => break text,
+            Start::Served(_) => panic!("served without its mark"),
+        }
+    };
+    assert!(text.contains("no acknowledgement mark at"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restore_starts_a_new_epoch_that_refuses_envelopes_signed_before_it() {
+    // docs/operations.md §6: commands acknowledged after the backup are not in it; their
+    // envelopes, captured, must not go in again on the restored journal.
+    let base = tempfile::tempdir().expect("a directory");
+    let data = base.path().join("data");
+    let backup = base.path().join("backup");
+    let spawn = |log: &str| {
+        let (data, log) = (data.clone(), base.path().join(log));
+        tokio::task::spawn_blocking(move || ServerProcess::spawn(Path::new(BIN), &data, "127.0.0.1:0", &[], &log))
+    };
+    let mut server = spawn("first.log").await.expect("spawned");
+    let mut client = connect(&server.address).await;
+    client.ok("B1", open()).await;
+    client.ok("B1", sell(1, 5)).await;
+    let first_journal = client.journal_id.clone();
+    drop(client);
+    assert!(server.terminate().success());
+    copy_tree(&data, &backup);
+
+    let mut server = spawn("second.log").await.expect("spawned");
+    let mut client = connect(&server.address).await;
+    client.sequences.insert("B1".into(), 3);
+    let after_backup = client.envelope("mesa-B1", Client::payload("B1", 3, sell(2, 5)));
+    client.table.submit(after_backup.clone()).await.expect("acknowledged after the backup");
+    drop(client);
+    server.kill();
+
+    std::fs::rename(&data, base.path().join("damaged")).expect("moved aside");
+    let output = Command::new(BIN)
+        .args(["restore", "--from"])
+        .arg(&backup)
+        .arg("--data")
+        .arg(&data)
+        .output()
+        .expect("restore runs");
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{printed} {}", String::from_utf8_lossy(&output.stderr));
+    let installation = first_journal.rsplit_once('-').expect("installation-epoch").0;
+    assert!(printed.contains(&format!("journal {first_journal} is now {installation}-2")), "{printed}");
+
+    let mut server = spawn("restored.log").await.expect("the restored journal serves");
+    let mut client = connect(&server.address).await;
+    assert_eq!(client.journal_id, format!("{installation}-2"));
+    assert_eq!(client.journal().await.entries, 3, "genesis and the two commands of the backup");
+    let status = client.table.submit(after_backup).await.expect_err("signed before the restore");
+    assert_eq!(status.code(), tonic::Code::Unauthenticated, "{}", status.message());
+    // The agent's next command, signed for the new epoch, takes the sequence the restored record expects.
+    client.sequences.insert("B1".into(), 3);
+    client.ok("B1", sell(3, 5)).await;
+    drop(client);
+    assert!(server.terminate().success());
+    let (ok, report, stderr) = verify(&data);
+    assert!(ok, "{report:#} {stderr}");
+    assert_eq!(report["acknowledged"], "ok");
+    // A restore never lands on a directory in use.
+    let refused = Command::new(BIN).args(["restore", "--from"]).arg(&backup).arg("--data").arg(&data).output().expect("runs");
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("not empty"), "{}", String::from_utf8_lossy(&refused.stderr));
+}
