@@ -1,7 +1,9 @@
 //! Who gets a connection: the controller's defence against connection exhaustion.
 //!
 //! A TCP connection is first *pending*: it must send the HTTP/2 client preface
-//! within [`HANDSHAKE_TIMEOUT`] or it is closed. Only then does it take one of the
+//! (with TLS: the first byte of a TLS handshake record, the preface being inside the
+//! encryption, where tonic's handshake timeout takes over) within
+//! [`HANDSHAKE_TIMEOUT`] or it is closed. Only then does it take one of the
 //! [`CONNECTIONS_MAX`] places of an open connection. Each peer address may hold at
 //! most [`PEER_PENDING_MAX`] pending and [`PEER_OPEN_MAX`] open connections, so one
 //! host holding thousands of idle sockets cannot keep a table agent out. The accept
@@ -50,7 +52,10 @@ pub fn raise_open_files_limit() -> std::io::Result<u64> {
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The HTTP/2 client connection preface (RFC 9113, 3.4).
-const PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// The first byte of a TLS connection: a handshake record (RFC 8446, 5.1).
+const TLS_HANDSHAKE: &[u8] = &[0x16];
 
 /// After a failed accept (out of file descriptors), the loop waits this long.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
@@ -139,7 +144,8 @@ impl Drop for Place {
 /// to admit it is handed to tonic first.
 pub struct Admitted {
     stream: TcpStream,
-    preface_left: usize,
+    greeting: &'static [u8],
+    greeting_left: usize,
     _place: Place,
 }
 
@@ -153,11 +159,11 @@ impl Connected for Admitted {
 
 impl AsyncRead for Admitted {
     fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        if self.preface_left > 0 {
-            let from = PREFACE.len() - self.preface_left;
-            let count = self.preface_left.min(buf.remaining());
-            buf.put_slice(&PREFACE[from..from + count]);
-            self.preface_left -= count;
+        if self.greeting_left > 0 {
+            let from = self.greeting.len() - self.greeting_left;
+            let count = self.greeting_left.min(buf.remaining());
+            buf.put_slice(&self.greeting[from..from + count]);
+            self.greeting_left -= count;
             return Poll::Ready(Ok(()));
         }
         Pin::new(&mut self.stream).poll_read(cx, buf)
@@ -178,17 +184,18 @@ impl AsyncWrite for Admitted {
     }
 }
 
-/// Reads the HTTP/2 preface; false when the peer sent something else or closed.
-/// The bytes read are exactly the preface, which [`Admitted`] hands on.
-async fn preface_arrives(stream: &mut TcpStream) -> bool {
-    let mut buffer = [0u8; PREFACE.len()];
+/// Reads the greeting (the HTTP/2 preface, or a TLS record's first byte); false when
+/// the peer sent something else or closed. The bytes read are exactly the greeting,
+/// which [`Admitted`] hands on.
+async fn greeting_arrives(stream: &mut TcpStream, greeting: &[u8]) -> bool {
+    let mut buffer = [0u8; 24];
     let mut read = 0;
-    while read < PREFACE.len() {
-        match stream.read(&mut buffer[read..]).await {
+    while read < greeting.len() {
+        match stream.read(&mut buffer[read..greeting.len()]).await {
             Ok(0) | Err(_) => return false,
             Ok(n) => read += n,
         }
-        if buffer[..read] != PREFACE[..read] {
+        if buffer[..read] != greeting[..read] {
             return false;
         }
     }
@@ -196,7 +203,9 @@ async fn preface_arrives(stream: &mut TcpStream) -> bool {
 }
 
 /// Accepts connections and hands tonic those that speak HTTP/2 within the limits.
-pub fn incoming(listener: TcpListener) -> ReceiverStream<io::Result<Admitted>> {
+/// With `tls`, the greeting awaited is a TLS handshake's first byte instead of the preface.
+pub fn incoming(listener: TcpListener, tls: bool) -> ReceiverStream<io::Result<Admitted>> {
+    let greeting: &'static [u8] = if tls { TLS_HANDSHAKE } else { PREFACE };
     let (sender, receiver) = mpsc::channel(64);
     let admission = Arc::new(Admission::default());
     tokio::spawn(async move {
@@ -225,15 +234,15 @@ pub fn incoming(listener: TcpListener) -> ReceiverStream<io::Result<Admitted>> {
             let sender = sender.clone();
             tokio::spawn(async move {
                 let mut stream = stream;
-                if !matches!(tokio::time::timeout(HANDSHAKE_TIMEOUT, preface_arrives(&mut stream)).await, Ok(true)) {
-                    tracing::debug!(%peer, "no HTTP/2 preface in time: closed");
+                if !matches!(tokio::time::timeout(HANDSHAKE_TIMEOUT, greeting_arrives(&mut stream, greeting)).await, Ok(true)) {
+                    tracing::debug!(%peer, "no HTTP/2 preface (or TLS handshake) in time: closed");
                     return;
                 }
                 let Some(place) = admission.open(pending) else {
                     tracing::debug!(%peer, "connection limit reached: closed");
                     return;
                 };
-                let _ = sender.send(Ok(Admitted { stream, preface_left: PREFACE.len(), _place: place })).await;
+                let _ = sender.send(Ok(Admitted { stream, greeting, greeting_left: greeting.len(), _place: place })).await;
             });
         }
     });

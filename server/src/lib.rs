@@ -40,7 +40,7 @@ use tonic::transport::Server;
 use crate::config::Config;
 use crate::service::{ControllerService, DisplayService, PoolsService, ReportsService, TableService, VentaPagosService};
 
-pub use admission::{CONNECTIONS_MAX, FILES_NEEDED, raise_open_files_limit};
+pub use admission::{CONNECTIONS_MAX, FILES_NEEDED, HANDSHAKE_TIMEOUT, raise_open_files_limit};
 
 /// Concurrent requests on one connection.
 pub const REQUESTS_PER_CONNECTION_MAX: usize = 256;
@@ -66,6 +66,48 @@ pub struct ServeOptions {
     pub display_open_to: Vec<ipnet::IpNet>,
     /// The acknowledgement mark (crate::mark); `None`: `<data>.acknowledged`, beside the data directory.
     pub mark: Option<PathBuf>,
+    /// TLS for the listener; `None`: plaintext, which `pozo-server serve` allows on loopback only.
+    pub tls: Option<Tls>,
+}
+
+/// The listener's TLS (rustls through tonic): the server's certificate chain and key,
+/// PEM, and optionally the CA whose certificates clients must present (agents' client
+/// certificates, docs/security.md).
+#[derive(Clone)]
+pub struct Tls {
+    pub certificate_pem: Vec<u8>,
+    pub key_pem: Vec<u8>,
+    pub client_ca_pem: Option<Vec<u8>>,
+}
+
+impl std::fmt::Debug for Tls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The key is a secret: never printed.
+        f.debug_struct("Tls").field("client_certificates", &self.client_ca_pem.is_some()).finish_non_exhaustive()
+    }
+}
+
+impl Tls {
+    /// Reads the PEM files.
+    pub fn load(certificate: &Path, key: &Path, client_ca: Option<&Path>) -> anyhow::Result<Tls> {
+        let read = |path: &Path, what: &str| {
+            std::fs::read(path).map_err(|error| anyhow::anyhow!("{what} {}: {error}", path.display()))
+        };
+        Ok(Tls {
+            certificate_pem: read(certificate, "--tls-cert")?,
+            key_pem: read(key, "--tls-key")?,
+            client_ca_pem: client_ca.map(|path| read(path, "--tls-client-ca")).transpose()?,
+        })
+    }
+
+    fn server_config(&self) -> tonic::transport::ServerTlsConfig {
+        let identity = tonic::transport::Identity::from_pem(&self.certificate_pem, &self.key_pem);
+        let config = tonic::transport::ServerTlsConfig::new().identity(identity).timeout(admission::HANDSHAKE_TIMEOUT);
+        match &self.client_ca_pem {
+            Some(ca) => config.client_ca_root(tonic::transport::Certificate::from_pem(ca)),
+            None => config,
+        }
+    }
 }
 
 /// The display feed's open networks when none are given: loopback only.
@@ -75,7 +117,7 @@ pub fn loopback_networks() -> Vec<ipnet::IpNet> {
 
 impl Default for ServeOptions {
     fn default() -> ServeOptions {
-        ServeOptions { snapshot_every: writer::SNAPSHOT_EVERY, cards: service::CardSource::Os, display_open_to: loopback_networks(), mark: None }
+        ServeOptions { snapshot_every: writer::SNAPSHOT_EVERY, cards: service::CardSource::Os, display_open_to: loopback_networks(), mark: None, tls: None }
     }
 }
 
@@ -123,7 +165,12 @@ pub async fn serve(
         pb::pools_server::PoolsServer::new(PoolsService { handle: handle.clone() }).max_decoding_message_size(MESSAGE_BYTES_MAX);
     drop(handle);
     ready();
-    let server = server_builder()
+    let tls = options.tls.as_ref().map(Tls::server_config);
+    let mut builder = server_builder();
+    if let Some(tls) = tls.clone() {
+        builder = builder.tls_config(tls)?;
+    }
+    let server = builder
         .add_service(health_service)
         .add_service(reflection)
         .add_service(table)
@@ -132,7 +179,7 @@ pub async fn serve(
         .add_service(reports)
         .add_service(pools)
         .add_service(controller)
-        .serve_with_incoming_shutdown(admission::incoming(listener), async move {
+        .serve_with_incoming_shutdown(admission::incoming(listener, tls.is_some()), async move {
             let _ = stop_requested.wait_for(|stop| *stop).await;
         });
     tokio::pin!(server);
@@ -181,7 +228,7 @@ pub fn server_builder() -> Server {
 /// simulator and the integration tests.
 pub struct Embedded {
     pub address: SocketAddr,
-    /// `http://127.0.0.1:PORT`.
+    /// `http://127.0.0.1:PORT` (`https://` with TLS).
     pub url: String,
     pub data: PathBuf,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -193,6 +240,7 @@ impl Embedded {
     pub async fn start(config: Config, data: &Path, options: ServeOptions) -> anyhow::Result<Embedded> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let address = listener.local_addr()?;
+        let scheme = if options.tls.is_some() { "https" } else { "http" };
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (ready, is_ready) = tokio::sync::oneshot::channel::<()>();
         let directory = data.to_path_buf();
@@ -209,7 +257,7 @@ impl Embedded {
             let result = task.await?;
             return Err(result.err().unwrap_or_else(|| anyhow::anyhow!("the embedded controller ended before serving")));
         }
-        Ok(Embedded { address, url: format!("http://{address}"), data: data.to_path_buf(), stop: Some(stop), task })
+        Ok(Embedded { address, url: format!("{scheme}://{address}"), data: data.to_path_buf(), stop: Some(stop), task })
     }
 
     /// Stops the controller (streams end, the writer closes the journal) and returns how it ended.

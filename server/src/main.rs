@@ -53,6 +53,16 @@ enum Command {
         /// (default: loopback only, 127.0.0.0/8 and ::1/128).
         #[arg(long, value_name = "CIDR")]
         display_open_to: Vec<ipnet::IpNet>,
+        /// The server's TLS certificate chain (PEM). Without it the controller speaks
+        /// plaintext, which is allowed on loopback only.
+        #[arg(long, value_name = "FILE", requires = "tls_key")]
+        tls_cert: Option<PathBuf>,
+        /// The TLS certificate's private key (PEM).
+        #[arg(long, value_name = "FILE", requires = "tls_cert")]
+        tls_key: Option<PathBuf>,
+        /// A CA (PEM): every client must present a certificate it signed (agents' client certificates).
+        #[arg(long, value_name = "FILE", requires = "tls_cert")]
+        tls_client_ca: Option<PathBuf>,
         /// The acknowledgement mark: what was acknowledged, kept apart from the data
         /// (default `<DIR>.acknowledged`, beside the data directory; put it on another disk if you can).
         #[arg(long, value_name = "FILE")]
@@ -113,19 +123,35 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve { data, listen, config, rulebook, keys, display_open_to, mark, snapshot_every } => run_serve(
-            &data,
-            &listen,
-            config.as_deref(),
-            &rulebook,
-            keys.as_deref(),
-            pozo_server::ServeOptions {
-                snapshot_every,
-                display_open_to: if display_open_to.is_empty() { pozo_server::loopback_networks() } else { display_open_to },
-                mark,
-                ..Default::default()
-            },
-        ),
+        Command::Serve {
+            data,
+            listen,
+            config,
+            rulebook,
+            keys,
+            display_open_to,
+            tls_cert,
+            tls_key,
+            tls_client_ca,
+            mark,
+            snapshot_every,
+        } => match tls_cert.zip(tls_key).map(|(cert, key)| pozo_server::Tls::load(&cert, &key, tls_client_ca.as_deref())) {
+            Some(Err(error)) => Err(error),
+            tls => run_serve(
+                &data,
+                &listen,
+                config.as_deref(),
+                &rulebook,
+                keys.as_deref(),
+                pozo_server::ServeOptions {
+                    snapshot_every,
+                    display_open_to: if display_open_to.is_empty() { pozo_server::loopback_networks() } else { display_open_to },
+                    mark,
+                    tls: tls.and_then(Result::ok),
+                    ..Default::default()
+                },
+            ),
+        },
         Command::Verify { data, keys, mark } => return run_verify(&data, keys.as_deref(), mark.as_deref()),
         Command::Restore { from, data, keys, mark } => run_restore(&from, &data, keys.as_deref(), mark.as_deref()),
         Command::Award { round, rulebook, text } => run_award(&round, &rulebook, text),
@@ -168,6 +194,18 @@ fn run_serve(
         anyhow::bail!(
             "--listen {listen}: the embedded example keys protect nothing and are accepted only on loopback; \
              pass --keys FILE with your own keys (docs/operations.md)"
+        );
+    }
+    // Plaintext only on loopback: anywhere else, commands, tokens and reports would cross the wire in clear.
+    if options.tls.is_none() && !is_loopback(listen) {
+        anyhow::bail!(
+            "--listen {listen}: plaintext is allowed on loopback only; give --tls-cert and --tls-key (docs/security.md)"
+        );
+    }
+    if options.tls.is_none() {
+        tracing::warn!(
+            %listen,
+            "PLAINTEXT: no TLS (--tls-cert/--tls-key); allowed because the address is loopback, where only this machine can connect"
         );
     }
     let config = pozo_server::config::Config::load(config, rulebooks, keys)?;

@@ -52,6 +52,42 @@ pub struct AgentConfig {
     pub server: String,
     pub table: String,
     pub key: Key,
+    /// TLS to the controller (`--server https://…`); `None`: plaintext (loopback only).
+    pub tls: Option<ClientTls>,
+}
+
+/// The agent's TLS: the CA that signed the controller's certificate, and the agent's
+/// own certificate and key when the controller asks for client certificates.
+#[derive(Clone)]
+pub struct ClientTls {
+    pub ca_pem: Vec<u8>,
+    pub identity_pem: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+impl std::fmt::Debug for ClientTls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The client key is a secret: never printed.
+        f.debug_struct("ClientTls").field("client_certificate", &self.identity_pem.is_some()).finish_non_exhaustive()
+    }
+}
+
+impl ClientTls {
+    pub fn load(ca: &std::path::Path, identity: Option<(&std::path::Path, &std::path::Path)>) -> anyhow::Result<ClientTls> {
+        let read = |path: &std::path::Path| std::fs::read(path).map_err(|error| anyhow::anyhow!("{}: {error}", path.display()));
+        Ok(ClientTls {
+            ca_pem: read(ca)?,
+            identity_pem: identity.map(|(cert, key)| Ok::<_, anyhow::Error>((read(cert)?, read(key)?))).transpose()?,
+        })
+    }
+
+    /// tonic's client configuration for these files.
+    pub fn config(&self) -> tonic::transport::ClientTlsConfig {
+        let config = tonic::transport::ClientTlsConfig::new().ca_certificate(tonic::transport::Certificate::from_pem(&self.ca_pem));
+        match &self.identity_pem {
+            Some((cert, key)) => config.identity(tonic::transport::Identity::from_pem(cert, key)),
+            None => config,
+        }
+    }
 }
 
 struct Pending {
@@ -374,8 +410,12 @@ impl Agent {
 
     /// One connection: open the stream, resynchronise, then follow the pushes.
     async fn watch_once(&self) -> Result<(), tonic::Status> {
-        let endpoint = Endpoint::from_shared(self.config.server.clone())
-            .map_err(|error| tonic::Status::invalid_argument(error.to_string()))?
+        let mut endpoint = Endpoint::from_shared(self.config.server.clone())
+            .map_err(|error| tonic::Status::invalid_argument(error.to_string()))?;
+        if let Some(tls) = &self.config.tls {
+            endpoint = endpoint.tls_config(tls.config()).map_err(|error| tonic::Status::invalid_argument(error.to_string()))?;
+        }
+        let endpoint = endpoint
             .connect_timeout(CONNECT_TIMEOUT)
             .http2_keep_alive_interval(KEEPALIVE_INTERVAL)
             .keep_alive_timeout(KEEPALIVE_TIMEOUT)

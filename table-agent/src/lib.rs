@@ -15,7 +15,7 @@ pub mod agent;
 pub mod key;
 pub mod line;
 
-pub use agent::{AgentConfig, run};
+pub use agent::{AgentConfig, ClientTls, run};
 
 /// Default controller address, as `pozo-server` listens by default.
 pub const SERVER_URL_DEFAULT: &str = "http://127.0.0.1:50051";

@@ -27,6 +27,15 @@ struct Cli {
     /// Where hardware events arrive: `-` for stdin, or `unix:PATH` (the agent listens there).
     #[arg(long, default_value = "-")]
     input: String,
+    /// The CA (PEM) that signed the controller's TLS certificate; with it, `--server https://…`.
+    #[arg(long, value_name = "FILE")]
+    tls_ca: Option<PathBuf>,
+    /// This agent's client certificate (PEM), when the controller asks for one (`--tls-client-ca`).
+    #[arg(long, value_name = "FILE", requires = "tls_key", requires = "tls_ca")]
+    tls_cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
 }
 
 /// Hardware events waiting for the agent.
@@ -37,6 +46,14 @@ fn main() -> ExitCode {
     let key = match table_agent::key::load(&cli.key_file, &cli.table) {
         Ok(key) => key,
         Err(error) => {
+            eprintln!("pozo-agent: {error:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let tls = match cli.tls_ca.as_deref().map(|ca| table_agent::ClientTls::load(ca, cli.tls_cert.as_deref().zip(cli.tls_key.as_deref()))) {
+        None => None,
+        Some(Ok(tls)) => Some(tls),
+        Some(Err(error)) => {
             eprintln!("pozo-agent: {error:#}");
             return ExitCode::from(2);
         }
@@ -62,7 +79,7 @@ fn main() -> ExitCode {
             None => None,
         };
         let reader = tokio::spawn(read_input(listener, lines_sender));
-        let config = AgentConfig { server: cli.server, table: cli.table, key };
+        let config = AgentConfig { server: cli.server, table: cli.table, key, tls };
         let result = table_agent::run(config, lines, output).await;
         reader.abort();
         let _ = printer.await;

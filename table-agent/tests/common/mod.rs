@@ -236,7 +236,7 @@ impl Agent {
     pub fn spawn(server: &str, table: &str, key: Key) -> Agent {
         let (input, lines) = mpsc::channel::<String>(64);
         let (output, mut panel) = mpsc::channel::<String>(table_agent::agent::OUTPUT_CAPACITY);
-        let config = AgentConfig { server: server.to_owned(), table: table.to_owned(), key };
+        let config = AgentConfig { server: server.to_owned(), table: table.to_owned(), key, tls: None };
         let task = tokio::spawn(table_agent::run(config, lines, output));
         let (out, collected) = Output::new(&format!("agent {table}"));
         tokio::spawn(async move {
