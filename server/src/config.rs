@@ -114,6 +114,18 @@ pub struct KeyConfig {
     pub secret: String,
 }
 
+/// How the journal key appears among the journaled key records.
+pub const JOURNAL_KEY_RECORD: &str = "(journal)";
+
+/// A secret's fingerprint: HMAC-SHA256 of a fixed text under it, the first 8 bytes in hex.
+/// It tells keys apart and shows a rotation without revealing anything of the secret.
+pub fn fingerprint(secret: &[u8]) -> String {
+    use hmac::Mac as _;
+    let mut mac = hmac::Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes keys of any length");
+    mac.update(b"pozo.v1.key-fingerprint");
+    hex::encode(&mac.finalize().into_bytes()[..8])
+}
+
 /// The journal's sealing key: never printed.
 #[derive(Clone)]
 pub struct JournalKey(pub Vec<u8>);
@@ -271,6 +283,33 @@ impl Config {
             (None, _) => anyhow::bail!("{file}: no journal key (role = \"journal\")"),
             (Some(_), Some(_)) => anyhow::bail!("{file}: more than one journal key"),
         }
+    }
+
+    /// The key set as the journal records it: ids, roles, tables, holders and a
+    /// fingerprint of each secret, never a secret; sorted by id. The journal key is in it.
+    pub fn key_records(&self) -> Vec<crate::state::KeyRecord> {
+        let mut records: Vec<crate::state::KeyRecord> = self
+            .keys
+            .values()
+            .map(|key| crate::state::KeyRecord {
+                id: key.id.clone(),
+                role: key.role.name().to_owned(),
+                table: key.table.clone(),
+                name: key.name.clone(),
+                fingerprint: fingerprint(&key.secret),
+            })
+            .collect();
+        if let Some(journal) = &self.journal_key {
+            records.push(crate::state::KeyRecord {
+                id: JOURNAL_KEY_RECORD.to_owned(),
+                role: Role::Journal.name().to_owned(),
+                table: None,
+                name: String::new(),
+                fingerprint: fingerprint(&journal.0),
+            });
+        }
+        records.sort();
+        records
     }
 
     pub fn table(&self, id: &str) -> Option<&TableConfig> {

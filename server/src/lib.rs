@@ -68,6 +68,16 @@ pub struct ServeOptions {
     pub mark: Option<PathBuf>,
     /// TLS for the listener; `None`: plaintext, which `pozo-server serve` allows on loopback only.
     pub tls: Option<Tls>,
+    /// Who starts the controller, journaled with a new journal or a changed key set;
+    /// `None`: the system user and host.
+    pub changed_by: Option<String>,
+}
+
+/// The system user and host running this process: `user@host`.
+pub fn system_user() -> String {
+    let user = std::env::var("USER").or_else(|_| std::env::var("LOGNAME")).unwrap_or_else(|_| "unknown".to_owned());
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|host| host.trim().to_owned()).unwrap_or_default();
+    if host.is_empty() { user } else { format!("{user}@{host}") }
 }
 
 /// The listener's TLS (rustls through tonic): the server's certificate chain and key,
@@ -117,7 +127,7 @@ pub fn loopback_networks() -> Vec<ipnet::IpNet> {
 
 impl Default for ServeOptions {
     fn default() -> ServeOptions {
-        ServeOptions { snapshot_every: writer::SNAPSHOT_EVERY, cards: service::CardSource::Os, display_open_to: loopback_networks(), mark: None, tls: None }
+        ServeOptions { snapshot_every: writer::SNAPSHOT_EVERY, cards: service::CardSource::Os, display_open_to: loopback_networks(), mark: None, tls: None, changed_by: None }
     }
 }
 
@@ -131,7 +141,8 @@ pub async fn serve(
     ready: impl FnOnce(),
 ) -> anyhow::Result<()> {
     let mark = options.mark.clone().unwrap_or_else(|| mark::default_path(data));
-    let (handle, mut writer, stopper) = writer::start(config, data, &mark, options.snapshot_every).await?;
+    let changed_by = options.changed_by.clone().unwrap_or_else(system_user);
+    let (handle, mut writer, stopper) = writer::start(config, data, &mark, options.snapshot_every, &changed_by).await?;
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<pb::table_server::TableServer<TableService>>().await;
     health.set_serving::<pb::display_server::DisplayServer<DisplayService>>().await;

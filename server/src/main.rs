@@ -63,6 +63,10 @@ enum Command {
         /// A CA (PEM): every client must present a certificate it signed (agents' client certificates).
         #[arg(long, value_name = "FILE", requires = "tls_cert")]
         tls_client_ca: Option<PathBuf>,
+        /// Who starts the controller: journaled with a new journal, and with a key set that
+        /// changed since the last start (default: the system user and host).
+        #[arg(long, value_name = "NAME")]
+        changed_by: Option<String>,
         /// The acknowledgement mark: what was acknowledged, kept apart from the data
         /// (default `<DIR>.acknowledged`, beside the data directory; put it on another disk if you can).
         #[arg(long, value_name = "FILE")]
@@ -133,6 +137,7 @@ fn main() -> ExitCode {
             tls_cert,
             tls_key,
             tls_client_ca,
+            changed_by,
             mark,
             snapshot_every,
         } => match tls_cert.zip(tls_key).map(|(cert, key)| pozo_server::Tls::load(&cert, &key, tls_client_ca.as_deref())) {
@@ -148,6 +153,7 @@ fn main() -> ExitCode {
                     display_open_to: if display_open_to.is_empty() { pozo_server::loopback_networks() } else { display_open_to },
                     mark,
                     tls: tls.and_then(Result::ok),
+                    changed_by,
                     ..Default::default()
                 },
             ),

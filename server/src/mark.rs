@@ -149,6 +149,25 @@ pub fn read(path: &Path, sealer: &Sealer) -> Result<Option<Acknowledged>, MarkEr
     }
 }
 
+/// The highest epoch of `identity`'s installation that a sealed slot of the mark at
+/// `path` names, whatever the epoch of `identity`: what a restore must move past, so
+/// that restoring the same backup twice never gives two journals one id.
+pub fn highest_epoch(path: &Path, key: &JournalKey, identity: &Identity) -> Option<u32> {
+    let bytes = std::fs::read(path).ok()?;
+    OFFSETS
+        .iter()
+        .filter_map(|offset| bytes.get(*offset as usize..*offset as usize + SLOT))
+        .filter(|slot| &slot[..8] == MAGIC)
+        .filter_map(|slot| {
+            let epoch = u32::from_be_bytes(slot[24..28].try_into().expect("4 bytes"));
+            let sealer = Sealer::new(key, &Identity { installation: identity.installation.clone(), epoch }).ok()?;
+            let sequence = u64::from_be_bytes(slot[28..36].try_into().expect("8 bytes"));
+            let hash: Hash = slot[36..68].try_into().expect("32 bytes");
+            (sealer.slot(sequence, &hash)[..] == slot[..]).then_some(epoch)
+        })
+        .max()
+}
+
 /// The mark file, open for the writer: one slot written and synced per durable batch.
 pub struct Mark {
     path: PathBuf,

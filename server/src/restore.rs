@@ -7,8 +7,10 @@
 //! behind). So a restore:
 //! 1. refuses a backup that does not verify (chain, seal, books);
 //! 2. copies it into an empty data directory;
-//! 3. moves the journal's epoch on by one: its journal id changes, every envelope
-//!    signed before is refused, and agents re-identify and take the restored record;
+//! 3. moves the journal's epoch past both the backup's and the one the acknowledgement
+//!    mark beside the data directory last named (so restoring the same backup twice never
+//!    gives two journals one id): its journal id changes, every envelope signed before is
+//!    refused, and agents re-identify and take the restored record;
 //! 4. reseals the tip and writes a fresh acknowledgement mark at the restored tip.
 
 use std::path::Path;
@@ -52,7 +54,12 @@ pub async fn restore(backup: &Path, data: &Path, journal_key: &JournalKey, mark:
     };
     let mut identity = journal.identity()?.ok_or_else(|| anyhow::anyhow!("the backup has no journal identity"))?;
     let previous_journal_id = identity.journal_id();
-    identity.epoch += 1;
+    // The mark of the journal being replaced names the epoch that was in service last.
+    let marked = crate::mark::highest_epoch(mark, journal_key, &identity);
+    if marked.is_none() {
+        tracing::warn!(mark = %mark.display(), "no readable acknowledgement mark: the new epoch moves past the backup's only");
+    }
+    identity.epoch = identity.epoch.max(marked.unwrap_or(0)).checked_add(1).ok_or_else(|| anyhow::anyhow!("epoch overflow"))?;
     journal.set_identity(&identity)?;
     let sealer = Sealer::new(journal_key, &identity).map_err(anyhow::Error::msg)?;
     let (entries, hash) = journal.tip()?;

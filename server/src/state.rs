@@ -142,13 +142,35 @@ pub struct OfficeCommand {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Command {
-    /// The first entry: the configuration the pools are kept under, whole.
+    /// The first entry: the configuration the pools are kept under, whole, and the
+    /// key set it started with (fingerprints, never secrets), and who started it.
     Genesis {
         config_hash: String,
         texts: Vec<(String, String)>,
+        #[serde(default)]
+        keys: Vec<KeyRecord>,
+        #[serde(default)]
+        by: String,
     },
     Table(TableCommand),
     Office(OfficeCommand),
+    /// The key set changed at a restart (a key added, removed or rotated): who
+    /// restarted the controller with it, and the new set. Layout and rulebooks never
+    /// change on a live journal (docs/operations.md §8).
+    Keys { keys: Vec<KeyRecord>, by: String },
+}
+
+/// A key as the journal records it: its id, role, table and holder, and a
+/// fingerprint of its secret (HMAC-SHA256 of a fixed text under it, 8 bytes hex),
+/// never the secret itself.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct KeyRecord {
+    pub id: String,
+    pub role: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
+    pub name: String,
+    pub fingerprint: String,
 }
 
 // ----------------------------------------------------------------------------- refusals
@@ -420,6 +442,9 @@ pub struct Data {
     /// of their ACEPTAR: what a rejection needs to undo one award and only it.
     #[serde(default)]
     pub rounds: BTreeMap<u64, RoundBook>,
+    /// The key set in force, as last journaled (genesis or a `keys` entry).
+    #[serde(default)]
+    pub keys: Vec<KeyRecord>,
 }
 
 impl Data {
@@ -512,6 +537,8 @@ pub enum Applied {
     Table(TableReply),
     Office(PayoutOrder),
     Genesis,
+    /// A new key set, journaled.
+    Keys,
     /// A retry of the last applied command: answered from the state, nothing journaled.
     Duplicate(TableReply),
     /// An office decision already taken, asked again: nothing journaled.
@@ -520,7 +547,7 @@ pub enum Applied {
 
 impl Applied {
     pub fn journals(&self) -> bool {
-        matches!(self, Applied::Table(_) | Applied::Office(_) | Applied::Genesis)
+        matches!(self, Applied::Table(_) | Applied::Office(_) | Applied::Genesis | Applied::Keys)
     }
 }
 
@@ -611,14 +638,22 @@ impl State {
     /// Applies one command as journal entry `sequence` at `time_ms`.
     pub fn apply(&mut self, sequence: u64, time_ms: u64, command: &Command) -> Result<Applied, Refusal> {
         let applied = match command {
-            Command::Genesis { config_hash, .. } => {
+            Command::Genesis { config_hash, keys, .. } => {
                 if sequence != 1 || *config_hash != self.config.hash {
                     return Err(precondition("a genesis entry comes first and matches the configuration"));
                 }
+                self.data.keys = keys.clone();
                 Applied::Genesis
             }
             Command::Table(command) => self.apply_table(sequence, time_ms, command)?,
             Command::Office(command) => self.apply_office(sequence, time_ms, command)?,
+            Command::Keys { keys, .. } => {
+                if *keys == self.data.keys {
+                    return Err(precondition("keys: the same key set as the journal's: nothing changed"));
+                }
+                self.data.keys = keys.clone();
+                Applied::Keys
+            }
         };
         if applied.journals() {
             debug_assert_eq!(sequence, self.data.journal_sequence + 1, "entries apply in order");
@@ -1608,7 +1643,8 @@ mod tests {
         // leaves hour 14 at zero and books nothing negative in hour 15.
         let config = Arc::new(Config::embedded());
         let mut state = State::new(Arc::clone(&config));
-        let genesis = Command::Genesis { config_hash: config.hash.clone(), texts: config.texts.clone() };
+        let genesis =
+            Command::Genesis { config_hash: config.hash.clone(), texts: config.texts.clone(), keys: vec![], by: String::new() };
         state.apply(1, 0, &genesis).expect("genesis");
         let local_midnight_ms = 1_795_305_600_000 + 3 * 3_600_000; // 2026-11-22 00:00 in UTC-03:00
         let at = |hour: u64, minute: u64| local_midnight_ms + (hour * 60 + minute) * 60_000;

@@ -247,8 +247,34 @@ pub fn check_acknowledged(journal: &Journal, tip: &JournalTip, mark_path: &Path,
 }
 
 /// The first entry of a journal: the configuration it runs under, texts and hash.
-pub fn genesis(config: &Config, time_ms: u64) -> Record {
-    Record { sequence: 1, time_ms, command: Command::Genesis { config_hash: config.hash.clone(), texts: config.texts.clone() } }
+/// `by` is who started it (`serve --changed-by`, or the system user and host).
+pub fn genesis(config: &Config, time_ms: u64, by: &str) -> Record {
+    Record {
+        sequence: 1,
+        time_ms,
+        command: Command::Genesis {
+            config_hash: config.hash.clone(),
+            texts: config.texts.clone(),
+            keys: config.key_records(),
+            by: by.to_owned(),
+        },
+    }
+}
+
+/// What changed between two journaled key sets, for the log: "added vp-dora; rotated mesa-B1".
+fn key_changes(before: &[crate::state::KeyRecord], after: &[crate::state::KeyRecord]) -> String {
+    let find = |set: &[crate::state::KeyRecord], id: &str| set.iter().find(|key| key.id == id).cloned();
+    let mut changes = Vec::new();
+    for key in after {
+        match find(before, &key.id) {
+            None => changes.push(format!("added {}", key.id)),
+            Some(old) if old.fingerprint != key.fingerprint => changes.push(format!("rotated {}", key.id)),
+            Some(old) if old != *key => changes.push(format!("changed {}", key.id)),
+            Some(_) => {}
+        }
+    }
+    changes.extend(before.iter().filter(|key| find(after, &key.id).is_none()).map(|key| format!("removed {}", key.id)));
+    changes.join("; ")
 }
 
 /// Reads the genesis entry's configuration.
@@ -321,8 +347,13 @@ pub async fn start(
     directory: &Path,
     mark_path: &Path,
     snapshot_every: u64,
+    changed_by: &str,
 ) -> anyhow::Result<(Handle, tokio::task::JoinHandle<()>, Stopper)> {
     assert!(snapshot_every > 0, "a snapshot interval of zero entries");
+    anyhow::ensure!(
+        !changed_by.trim().is_empty() && changed_by.chars().count() <= 64,
+        "--changed-by: 1 to 64 characters naming who starts the controller"
+    );
     let started = std::time::Instant::now();
     let data = directory.display();
     // Opening may wait (journal::LOCK_WAIT) for a journal closed just before: not on a runtime thread.
@@ -363,7 +394,7 @@ pub async fn start(
             "no journal here: a new one is created and every pool opens at its minimum (check --data if a journal was expected)"
         );
         let mut state = State::new(Arc::clone(&config));
-        let record = genesis(&config, now_ms());
+        let record = genesis(&config, now_ms(), changed_by);
         state.apply(1, record.time_ms, &record.command).map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
         let identity = Identity::generate();
         let sealer = Sealer::new(&journal_key, &identity).map_err(anyhow::Error::msg)?;
@@ -396,6 +427,19 @@ pub async fn start(
                  investigation and restore the last backup (docs/operations.md §6); `pozo-server verify` names the last good entry"
             )
         })?;
+        // The journal key is fixed for the life of a journal: a different one is named as such.
+        let journaled_key = state.data().keys.iter().find(|key| key.id == crate::config::JOURNAL_KEY_RECORD);
+        let given_key = config.key_records().into_iter().find(|key| key.id == crate::config::JOURNAL_KEY_RECORD);
+        if let (Some(journaled), Some(given)) = (journaled_key, given_key)
+            && journaled.fingerprint != given.fingerprint
+        {
+            anyhow::bail!(
+                "{data}: the journal key given (fingerprint {}) is not the one this journal is sealed with ({}): the \
+                 journal key never changes for a journal; start with the keys file that holds it (docs/security.md)",
+                given.fingerprint,
+                journaled.fingerprint
+            );
+        }
         check_tip(&journal, &tip, Some(&sealer)).map_err(|problem| {
             anyhow::anyhow!("{data}: {problem}. The controller does not serve it (docs/operations.md §6)")
         })?;
@@ -408,6 +452,23 @@ pub async fn start(
             "journal recovered"
         );
         (state, tip, identity, sealer)
+    };
+    // A key set other than the journal's (a key added, removed or rotated since the last
+    // start) is journaled, with who started the controller with it, before anything is served.
+    let (mut state, tip) = (state, tip);
+    let keys = config.key_records();
+    let tip = if state.data().keys != keys {
+        let changes = key_changes(&state.data().keys, &keys);
+        let sequence = tip.entries + 1;
+        let time_ms = now_ms().max(journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0));
+        let record = Record { sequence, time_ms, command: Command::Keys { keys, by: changed_by.to_owned() } };
+        state.apply(sequence, time_ms, &record.command).map_err(|refusal| anyhow::anyhow!("keys: {refusal}"))?;
+        let (value, hash) = Journal::encode(&tip.hash, &record);
+        journal.append(vec![(sequence, value)], (sequence, hash), sealer.tip_seal(sequence, &hash)).await?;
+        tracing::warn!(entry = sequence, by = changed_by, %changes, "the key set changed since the last start: journaled");
+        JournalTip { entries: sequence, hash }
+    } else {
+        tip
     };
     // The mark now says what the journal holds, before anything is answered.
     let mut mark = Mark::open(mark_path, sealer.clone())?;

@@ -409,7 +409,8 @@ async fn a_restore_starts_a_new_epoch_that_refuses_envelopes_signed_before_it() 
     assert_eq!(status.code(), tonic::Code::Unauthenticated, "{}", status.message());
     // The agent's next command, signed for the new epoch, takes the sequence the restored record expects.
     client.sequences.insert("B1".into(), 3);
-    client.ok("B1", sell(3, 5)).await;
+    let in_epoch_two = client.envelope("mesa-B1", Client::payload("B1", 3, sell(3, 5)));
+    client.table.submit(in_epoch_two.clone()).await.expect("acknowledged in the restored journal");
     drop(client);
     assert!(server.terminate().success());
     let (ok, report, stderr) = verify(&data);
@@ -419,4 +420,17 @@ async fn a_restore_starts_a_new_epoch_that_refuses_envelopes_signed_before_it() 
     let refused = Command::new(BIN).args(["restore", "--from"]).arg(&backup).arg("--data").arg(&data).output().expect("runs");
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("not empty"), "{}", String::from_utf8_lossy(&refused.stderr));
+
+    // The same backup restored a second time: the mark beside the data names epoch 2, so the
+    // new journal is epoch 3, and what was signed in epoch 2 does not go in again.
+    std::fs::rename(&data, base.path().join("second-damaged")).expect("moved aside");
+    let output = Command::new(BIN).args(["restore", "--from"]).arg(&backup).arg("--data").arg(&data).output().expect("runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let mut server = spawn("third.log").await.expect("serves");
+    let client = connect(&server.address).await;
+    assert_eq!(client.journal_id, format!("{installation}-3"));
+    let status = client.table.clone().submit(in_epoch_two).await.expect_err("signed in epoch 2");
+    assert_eq!(status.code(), tonic::Code::Unauthenticated, "{}", status.message());
+    drop(client);
+    assert!(server.terminate().success());
 }

@@ -214,3 +214,79 @@ async fn the_display_feed_is_open_only_to_the_configured_networks() {
     assert!(!stream.message().await.expect("a push").expect("the amounts").pools.is_empty());
     open.stop().await;
 }
+
+/// The embedded keys with `mesa-B1`'s secret replaced and a new operator added.
+fn rotated_keys() -> String {
+    let text = pozo_server::config::KEYS_EMBEDDED.1;
+    let old = hex::encode(&pozo_server::config::Config::embedded().keys["mesa-B1"].secret);
+    let mut rotated = text.replacen(&old, &"ab".repeat(32), 1);
+    rotated.push_str("\n[[key]]\nid = \"vp-dora\"\nrole = \"office\"\nname = \"Dora Ibáñez\"\nsecret = \"");
+    rotated.push_str(&"cd".repeat(32));
+    rotated.push_str("\"\n");
+    rotated
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_set_changed_at_a_restart_is_journaled_with_who_and_never_a_secret() {
+    let directory = tempfile::tempdir().expect("a directory");
+    let data = directory.path().join("data");
+    let by = |name: &str| pozo_server::ServeOptions { changed_by: Some(name.to_owned()), ..Default::default() };
+    let first = pozo_server::Embedded::start(pozo_server::config::Config::embedded(), &data, by("jefe-sistemas")).await.expect("started");
+    let client = Client::new(tonic::transport::Channel::from_shared(first.url.clone()).expect("url").connect().await.expect("c")).await;
+    let mut reports = client.reports.clone();
+    let genesis = reports.entries(pb::JournalEntriesRequest { after: 0, limit: 1 }).await.expect("page").into_inner().entries;
+    let record: serde_json::Value = serde_json::from_str(&genesis[0].record_json).expect("json");
+    assert_eq!(record["command"]["by"], "jefe-sistemas");
+    assert!(record["command"]["keys"].as_array().expect("the key set").iter().any(|key| key["id"] == "vp-ana"));
+    first.stop().await.expect("stopped");
+
+    // The same keys again: nothing to journal.
+    let same = pozo_server::Embedded::start(pozo_server::config::Config::embedded(), &data, by("otro")).await.expect("started");
+    let entries = |url: String| async move {
+        let channel = tonic::transport::Channel::from_shared(url).expect("url").connect().await.expect("connect");
+        let mut client = Client::new(channel).await;
+        client.reports.entries(pb::JournalEntriesRequest { after: 0, limit: 0 }).await.expect("page").into_inner().entries
+    };
+    assert_eq!(entries(same.url.clone()).await.len(), 1, "an unchanged key set adds no entry");
+    same.stop().await.expect("stopped");
+
+    // B1's key rotated and an operator added: one `keys` entry, with who and the new set.
+    let config = pozo_server::config::Config::embedded().with_keys("rotated.toml", &rotated_keys()).expect("valid keys");
+    let rotated = pozo_server::Embedded::start(config, &data, by("ana.supervisora")).await.expect("started");
+    let journal = entries(rotated.url.clone()).await;
+    assert_eq!(journal.len(), 2);
+    let record: serde_json::Value = serde_json::from_str(&journal[1].record_json).expect("json");
+    assert_eq!(record["command"]["kind"], "keys");
+    assert_eq!(record["command"]["by"], "ana.supervisora");
+    let keys = record["command"]["keys"].as_array().expect("the new set");
+    let key = |id: &str| keys.iter().find(|key| key["id"] == id).cloned().unwrap_or_default();
+    assert_eq!(key("vp-dora")["name"], "Dora Ibáñez");
+    let before: serde_json::Value = serde_json::from_str(&entries_genesis(&journal)).expect("json");
+    let old_b1 = before["command"]["keys"].as_array().expect("keys").iter().find(|key| key["id"] == "mesa-B1").cloned().expect("B1");
+    assert_ne!(key("mesa-B1")["fingerprint"], old_b1["fingerprint"], "a rotation shows as a new fingerprint");
+    // No secret, old or new, is in the journal.
+    let text: String = journal.iter().map(|entry| entry.record_json.clone()).collect();
+    assert!(!text.contains(&"ab".repeat(32)) && !text.contains(&"cd".repeat(32)));
+    let old_secret = hex::encode(&pozo_server::config::Config::embedded().keys["mesa-B1"].secret);
+    assert!(!text.contains(&old_secret));
+    rotated.stop().await.expect("stopped");
+    let verified = pozo_server::verify::verify_data(&data, &pozo_server::config::Config::embedded()).expect("verify runs");
+    assert!(verified.ok(), "{:?} {:?}", verified.chain, verified.acknowledged);
+}
+
+fn entries_genesis(journal: &[pb::JournalEntry]) -> String {
+    journal[0].record_json.clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_journal_key_is_refused_by_name() {
+    let directory = tempfile::tempdir().expect("a directory");
+    let data = directory.path().join("data");
+    let first = pozo_server::Embedded::start(pozo_server::config::Config::embedded(), &data, Default::default()).await.expect("started");
+    first.stop().await.expect("stopped");
+    let journal_secret = hex::encode(&pozo_server::config::Config::embedded().journal_key.expect("a journal key").0);
+    let other = pozo_server::config::KEYS_EMBEDDED.1.replacen(&journal_secret, &"ef".repeat(32), 1);
+    let config = pozo_server::config::Config::embedded().with_keys("other.toml", &other).expect("valid keys");
+    let error = pozo_server::Embedded::start(config, &data, Default::default()).await.err().expect("refused");
+    assert!(error.to_string().contains("is not the one this journal is sealed with"), "{error:#}");
+}

@@ -1100,7 +1100,7 @@ async fn build_journal(directory: &Path, config: Config, entries: u64, snapshot_
     let mut state = State::new(Arc::clone(&config));
     // One millisecond of journal time every thousand entries, ending about now.
     let base_ms = writer::now_ms().saturating_sub(entries / 1000 + 1000);
-    let genesis = writer::genesis(&config, base_ms);
+    let genesis = writer::genesis(&config, base_ms, "pozo-sim bench");
     state.apply(1, base_ms, &genesis.command).map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
     let identity = Identity::generate();
     journal.set_identity(&identity)?;
