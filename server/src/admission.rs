@@ -202,6 +202,23 @@ async fn greeting_arrives(stream: &mut TcpStream, greeting: &[u8]) -> bool {
     true
 }
 
+/// The address the per-peer limits count under: an IPv4 address as it is; an IPv6 one
+/// by its /64 (one host is routinely given a whole /64, and would otherwise have 2^64
+/// addresses to spread its connections over); an IPv4-mapped one as the IPv4 address.
+pub fn peer_key(address: IpAddr) -> IpAddr {
+    match address {
+        IpAddr::V4(_) => address,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None if v6.is_loopback() => address,
+            None => {
+                let segments = v6.segments();
+                IpAddr::V6(std::net::Ipv6Addr::new(segments[0], segments[1], segments[2], segments[3], 0, 0, 0, 0))
+            }
+        },
+    }
+}
+
 /// Accepts connections and hands tonic those that speak HTTP/2 within the limits.
 /// With `tls`, the greeting awaited is a TLS handshake's first byte instead of the preface.
 pub fn incoming(listener: TcpListener, tls: bool) -> ReceiverStream<io::Result<Admitted>> {
@@ -225,7 +242,7 @@ pub fn incoming(listener: TcpListener, tls: bool) -> ReceiverStream<io::Result<A
                     continue;
                 }
             };
-            let Some(pending) = admission.pending(peer.ip()) else {
+            let Some(pending) = admission.pending(peer_key(peer.ip())) else {
                 tracing::debug!(%peer, "too many connections waiting for their handshake: closed");
                 continue;
             };
@@ -247,4 +264,33 @@ pub fn incoming(listener: TcpListener, tls: bool) -> ReceiverStream<io::Result<A
         }
     });
     ReceiverStream::new(receiver)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ipv6_peers_are_counted_by_their_64_and_mapped_ones_as_ipv4() {
+        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().expect("an address");
+        let b: IpAddr = "2001:db8:1:2:ffff:1:2:3".parse().expect("an address");
+        let other: IpAddr = "2001:db8:1:3::1".parse().expect("an address");
+        assert_eq!(peer_key(a), peer_key(b), "one /64, one peer");
+        assert_ne!(peer_key(a), peer_key(other));
+        let mapped: IpAddr = "::ffff:10.0.0.7".parse().expect("an address");
+        assert_eq!(peer_key(mapped), "10.0.0.7".parse::<IpAddr>().expect("an address"));
+        assert!(peer_key("::1".parse().expect("loopback")).is_loopback(), "loopback stays loopback (exempt from the caps)");
+        // The caps hold per /64: PEER_PENDING_MAX places, then none, whatever the low 64 bits.
+        let admission = Arc::new(Admission::default());
+        let places: Vec<Place> = (0..PEER_PENDING_MAX as u16)
+            .map(|low| {
+                let address = std::net::Ipv6Addr::new(0x2001, 0xdb8, 1, 2, 0, 0, 0, low);
+                admission.pending(peer_key(IpAddr::V6(address))).expect("a place")
+            })
+            .collect();
+        let next = std::net::Ipv6Addr::new(0x2001, 0xdb8, 1, 2, 9, 9, 9, 9);
+        assert!(admission.pending(peer_key(IpAddr::V6(next))).is_none(), "the /64's pending places are all taken");
+        drop(places);
+        assert!(admission.pending(peer_key(IpAddr::V6(next))).is_some(), "given back");
+    }
 }

@@ -21,7 +21,6 @@ use pozo_server::config::Config;
 use pozo_server::journal::Journal;
 use pozo_server::state::{Command as Entry, TableOp};
 use serde_json::Value;
-use tonic::transport::Channel;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pozo-server");
 
@@ -63,16 +62,6 @@ fn verify_binary(data: &Path) -> (Output, Value) {
     (output, report)
 }
 
-async fn connect(address: &str) -> Client {
-    let channel = Channel::from_shared(format!("http://{address}"))
-        .expect("uri")
-        .connect_timeout(Duration::from_secs(5))
-        .timeout(Duration::from_secs(10))
-        .connect()
-        .await
-        .expect("connect");
-    Client::new(channel).await
-}
 
 fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).expect("after 1970").as_millis() as u64

@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::Value;
-use tonic::transport::Channel;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pozo-server");
 
@@ -76,16 +75,6 @@ fn verify(data: &Path) -> (bool, Value, String) {
     (output.status.success(), report, String::from_utf8_lossy(&output.stderr).into_owned())
 }
 
-async fn connect(address: &str) -> Client {
-    let channel = Channel::from_shared(format!("http://{address}"))
-        .expect("uri")
-        .connect_timeout(Duration::from_secs(5))
-        .timeout(Duration::from_secs(10))
-        .connect()
-        .await
-        .expect("connect");
-    Client::new(channel).await
-}
 
 /// Plays `commands` acknowledged commands at B1 on a real server in `data`, then kills
 /// it with SIGKILL. Returns the journal entries acknowledged (genesis included) and

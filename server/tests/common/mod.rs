@@ -91,6 +91,18 @@ pub fn mac(secret: &[u8], journal_id: &str, payload: &[u8]) -> Vec<u8> {
     pozo_proto::sign("", secret, pozo_proto::Purpose::TableCommand, journal_id, payload.to_vec()).mac
 }
 
+/// A client of a controller at `address` (`127.0.0.1:PORT`), such as a `pozo-server` child process.
+pub async fn connect(address: &str) -> Client {
+    let channel = Channel::from_shared(format!("http://{address}"))
+        .expect("uri")
+        .connect_timeout(std::time::Duration::from_secs(5))
+        .timeout(std::time::Duration::from_secs(10))
+        .connect()
+        .await
+        .expect("connect");
+    Client::new(channel).await
+}
+
 /// The journal a controller announces (Controller.Identify).
 pub async fn journal_id(channel: &Channel) -> String {
     pb::controller_client::ControllerClient::new(channel.clone())
