@@ -18,6 +18,8 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use std::future::Future as _;
+
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
@@ -56,6 +58,13 @@ const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 /// The first byte of a TLS connection: a handshake record (RFC 8446, 5.1).
 const TLS_HANDSHAKE: &[u8] = &[0x16];
+
+/// A connection that sends nothing for this long is closed. A live HTTP/2 client is
+/// never that quiet: the server pings it every 10 s (`server_builder`) and it answers.
+/// Silent ones are those that never finished their handshake — above all a TLS
+/// connection that stops after the TLS handshake, before the HTTP/2 preface, which the
+/// greeting check cannot see and HTTP/2 keepalive does not cover.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// After a failed accept (out of file descriptors), the loop waits this long.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
@@ -146,7 +155,16 @@ pub struct Admitted {
     stream: TcpStream,
     greeting: &'static [u8],
     greeting_left: usize,
+    /// When the connection is closed if nothing more arrives ([`IDLE_TIMEOUT`]).
+    idle: Pin<Box<tokio::time::Sleep>>,
     _place: Place,
+}
+
+impl Admitted {
+    fn new(stream: TcpStream, greeting: &'static [u8], place: Place) -> Admitted {
+        let idle = Box::pin(tokio::time::sleep(IDLE_TIMEOUT));
+        Admitted { stream, greeting, greeting_left: greeting.len(), idle, _place: place }
+    }
 }
 
 impl Connected for Admitted {
@@ -166,7 +184,23 @@ impl AsyncRead for Admitted {
             self.greeting_left -= count;
             return Poll::Ready(Ok(()));
         }
-        Pin::new(&mut self.stream).poll_read(cx, buf)
+        let before = buf.filled().len();
+        match Pin::new(&mut self.stream).poll_read(cx, buf) {
+            Poll::Ready(Ok(())) => {
+                if buf.filled().len() > before {
+                    let deadline = tokio::time::Instant::now() + IDLE_TIMEOUT;
+                    self.idle.as_mut().reset(deadline);
+                }
+                Poll::Ready(Ok(()))
+            }
+            Poll::Pending => match self.idle.as_mut().poll(cx) {
+                Poll::Ready(()) => {
+                    Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, "nothing received for the idle timeout")))
+                }
+                Poll::Pending => Poll::Pending,
+            },
+            other => other,
+        }
     }
 }
 
@@ -259,7 +293,7 @@ pub fn incoming(listener: TcpListener, tls: bool) -> ReceiverStream<io::Result<A
                     tracing::debug!(%peer, "connection limit reached: closed");
                     return;
                 };
-                let _ = sender.send(Ok(Admitted { stream, greeting, greeting_left: greeting.len(), _place: place })).await;
+                let _ = sender.send(Ok(Admitted::new(stream, greeting, place))).await;
             });
         }
     });
@@ -292,5 +326,32 @@ mod tests {
         assert!(admission.pending(peer_key(IpAddr::V6(next))).is_none(), "the /64's pending places are all taken");
         drop(places);
         assert!(admission.pending(peer_key(IpAddr::V6(next))).is_some(), "given back");
+    }
+
+    #[tokio::test(flavor = "current_thread", start_paused = true)]
+    async fn a_connection_that_goes_silent_is_closed_after_the_idle_timeout_and_a_talking_one_is_not() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("a listener");
+        let address = listener.local_addr().expect("an address");
+        let mut client = TcpStream::connect(address).await.expect("connected");
+        let (stream, peer) = listener.accept().await.expect("accepted");
+        let admission = Arc::new(Admission::default());
+        let place = admission.open(admission.pending(peer.ip()).expect("pending")).expect("open");
+        let mut admitted = Admitted::new(stream, TLS_HANDSHAKE, place);
+        let mut buffer = [0u8; 16];
+        assert_eq!(admitted.read(&mut buffer).await.expect("the greeting"), 1, "the greeting is handed on first");
+        // Talking every 20 s keeps it open past the timeout.
+        for _ in 0..3 {
+            tokio::time::sleep(Duration::from_secs(20)).await;
+            tokio::io::AsyncWriteExt::write_all(&mut client, b"x").await.expect("sent");
+            assert_eq!(admitted.read(&mut buffer).await.expect("read"), 1);
+        }
+        // Then silence: closed once IDLE_TIMEOUT has passed, not before.
+        let started = tokio::time::Instant::now();
+        let error = admitted.read(&mut buffer).await.expect_err("closed for silence");
+        assert_eq!(error.kind(), io::ErrorKind::TimedOut);
+        assert!(started.elapsed() >= IDLE_TIMEOUT, "{:?}", started.elapsed());
+        assert_eq!(admission.counts.lock().expect("counts").open, 1, "the place is held until the connection is dropped");
+        drop(admitted);
+        assert_eq!(admission.counts.lock().expect("counts").open, 0);
     }
 }

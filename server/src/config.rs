@@ -285,6 +285,19 @@ impl Config {
         }
     }
 
+    /// The id of a key whose secret is one of the published example keys (`config/keys.toml`),
+    /// if any: such a key protects nothing.
+    pub fn example_key_in_use(&self) -> Option<String> {
+        let parsed: KeysFile = toml::from_str(KEYS_EMBEDDED.1).ok()?;
+        let examples: BTreeSet<Vec<u8>> = parsed.keys.iter().filter_map(|key| hex::decode(key.secret.trim()).ok()).collect();
+        if let Some(journal) = &self.journal_key
+            && examples.contains(&journal.0)
+        {
+            return Some(JOURNAL_KEY_RECORD.to_owned());
+        }
+        self.keys.values().find(|key| examples.contains(&key.secret)).map(|key| key.id.clone())
+    }
+
     /// The key set as the journal records it: ids, roles, tables, holders and a
     /// fingerprint of each secret, never a secret; sorted by id. The journal key is in it.
     pub fn key_records(&self) -> Vec<crate::state::KeyRecord> {

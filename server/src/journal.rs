@@ -23,6 +23,7 @@ use crate::state::{Command, Snapshot};
 pub type Hash = [u8; 32];
 
 const SNAPSHOT_KEY: &[u8] = b"snapshot";
+const SNAPSHOT_SEAL_KEY: &[u8] = b"snapshot-seal";
 const IDENTITY_KEY: &[u8] = b"identity";
 
 /// Who a journal is: an installation id drawn at genesis, and the epoch, moved on by
@@ -255,9 +256,19 @@ impl Journal {
         Ok(())
     }
 
-    /// Stores a snapshot; durable with the next append (or the journal's close).
-    pub fn save_snapshot(&self, stored: &StoredSnapshot) -> Result<(), JournalError> {
-        self.meta.insert(SNAPSHOT_KEY, Journal::encode_snapshot(stored))?;
+    /// Stores a snapshot with its seal (`mark::Sealer::snapshot_seal` of the bytes);
+    /// durable with the next append (or the journal's close).
+    pub fn save_snapshot(&self, stored: &StoredSnapshot, sealer: &crate::mark::Sealer) -> Result<(), JournalError> {
+        let bytes = Journal::encode_snapshot(stored);
+        let seal = sealer.snapshot_seal(&bytes);
+        self.store_snapshot(bytes, seal)
+    }
+
+    fn store_snapshot(&self, bytes: Vec<u8>, seal: [u8; 32]) -> Result<(), JournalError> {
+        let mut writes = sled::Batch::default();
+        writes.insert(SNAPSHOT_KEY, bytes);
+        writes.insert(SNAPSHOT_SEAL_KEY, &seal[..]);
+        self.meta.apply_batch(writes)?;
         Ok(())
     }
 
@@ -266,12 +277,26 @@ impl Journal {
         serde_json::to_vec(stored).expect("snapshots always serialize")
     }
 
-    /// Stores a snapshot encoded by [`Journal::encode_snapshot`], durably: on an idle floor
-    /// no append follows to flush it, and a kill would lose it.
-    pub async fn save_snapshot_bytes(&self, bytes: Vec<u8>) -> Result<(), JournalError> {
-        self.meta.insert(SNAPSHOT_KEY, bytes)?;
+    /// Stores a snapshot encoded by [`Journal::encode_snapshot`] with its seal, durably: on
+    /// an idle floor no append follows to flush it, and a kill would lose it.
+    pub async fn save_snapshot_bytes(&self, bytes: Vec<u8>, seal: [u8; 32]) -> Result<(), JournalError> {
+        self.store_snapshot(bytes, seal)?;
         self.db.flush_async().await?;
         Ok(())
+    }
+
+    /// The stored snapshot if its seal is this journal's: one written without the journal
+    /// key (an edited state) is not trusted, and start-up replays from the first entry.
+    pub fn load_sealed_snapshot(&self, sealer: &crate::mark::Sealer) -> Result<Option<StoredSnapshot>, JournalError> {
+        let Some(bytes) = self.meta.get(SNAPSHOT_KEY)? else { return Ok(None) };
+        let sealed = self.meta.get(SNAPSHOT_SEAL_KEY)?.is_some_and(|seal| seal[..] == sealer.snapshot_seal(&bytes)[..]);
+        if !sealed {
+            tracing::warn!("the stored snapshot is not sealed with the journal key: it is ignored, and the journal replayed from its first entry");
+            return Ok(None);
+        }
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|error| JournalError::Corrupt { sequence: 0, problem: format!("snapshot unreadable: {error}") })
     }
 
     pub fn load_snapshot(&self) -> Result<Option<StoredSnapshot>, JournalError> {

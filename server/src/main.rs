@@ -195,17 +195,17 @@ fn run_serve(
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none())
         .init();
+    // Plaintext only on loopback: anywhere else, commands, tokens and reports would cross the wire in clear.
+    if options.tls.is_none() && !is_loopback(listen) {
+        anyhow::bail!(
+            "--listen {listen}: plaintext is allowed on loopback only; give --tls-cert and --tls-key (docs/security.md)"
+        );
+    }
     // The embedded keys are published with the source: they may sign only on this machine.
     if keys.is_none() && !is_loopback(listen) {
         anyhow::bail!(
             "--listen {listen}: the embedded example keys protect nothing and are accepted only on loopback; \
              pass --keys FILE with your own keys (docs/operations.md)"
-        );
-    }
-    // Plaintext only on loopback: anywhere else, commands, tokens and reports would cross the wire in clear.
-    if options.tls.is_none() && !is_loopback(listen) {
-        anyhow::bail!(
-            "--listen {listen}: plaintext is allowed on loopback only; give --tls-cert and --tls-key (docs/security.md)"
         );
     }
     if options.tls.is_none() {
@@ -215,6 +215,15 @@ fn run_serve(
         );
     }
     let config = pozo_server::config::Config::load(config, rulebooks, keys)?;
+    // A keys file that holds a published example secret (a copy of config/keys.toml) is as public.
+    if !is_loopback(listen)
+        && let Some(id) = config.example_key_in_use()
+    {
+        anyhow::bail!(
+            "--listen {listen}: key `{id}` of --keys has the secret of a published example key; generate your own \
+             (docs/operations.md §9)"
+        );
+    }
     // The connection limits need file descriptors: the soft limit is raised towards them.
     match pozo_server::raise_open_files_limit() {
         Ok(files) if files < pozo_server::FILES_NEEDED => tracing::warn!(
@@ -275,6 +284,7 @@ fn run_restore(
     mark: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
     let journal_key = pozo_server::config::Config::journal_key(keys)?;
+    tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).init();
     let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| pozo_server::mark::default_path(data));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let restored = runtime.block_on(pozo_server::restore::restore(from, data, &journal_key, &mark))?;

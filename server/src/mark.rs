@@ -81,6 +81,16 @@ impl Sealer {
         self.mac(b"pozo.v1.tip\0", &body)
     }
 
+    /// The seal of a stored snapshot: HMAC(journal key, "pozo.v1.snapshot" 0, installation,
+    /// the stored bytes). No epoch: a restore keeps the snapshot's seal valid.
+    pub fn snapshot_seal(&self, bytes: &[u8]) -> [u8; 32] {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.key.0).expect("HMAC takes keys of any length");
+        mac.update(b"pozo.v1.snapshot\0");
+        mac.update(&self.installation);
+        mac.update(bytes);
+        mac.finalize().into_bytes().into()
+    }
+
     fn slot(&self, sequence: u64, hash: &Hash) -> [u8; SLOT] {
         let mut slot = [0u8; SLOT];
         slot[..8].copy_from_slice(MAGIC);
@@ -110,6 +120,14 @@ pub enum MarkError {
     Unsealed { path: String },
     #[error("{path}: the acknowledgement mark belongs to another journal (installation or epoch differ)")]
     OtherJournal { path: String },
+}
+
+/// Syncs the directory holding `path`, so that a file created or renamed there survives a crash.
+pub fn sync_directory_of(path: &Path) -> Result<(), MarkError> {
+    let directory = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    File::open(directory)
+        .and_then(|directory| directory.sync_all())
+        .map_err(|error| MarkError::Io { path: directory.display().to_string(), error })
 }
 
 /// Reads the mark at `path`: `None` when there is no file.
@@ -177,12 +195,27 @@ pub struct Mark {
 }
 
 impl Mark {
-    /// Opens (creating) the mark file at `path`, readable by the server's user only.
+    /// Opens (creating) the mark file at `path`, readable by the server's user only. The
+    /// first write goes to the slot holding the older entry, so the newer one stays whole.
     pub fn open(path: &Path, sealer: Sealer) -> Result<Mark, MarkError> {
         use std::os::unix::fs::OpenOptionsExt as _;
         let io = |error| MarkError::Io { path: path.display().to_string(), error };
+        let existed = path.exists();
         let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o600).open(path).map_err(io)?;
-        Ok(Mark { path: path.to_path_buf(), file, sealer, next_slot: 0 })
+        if !existed {
+            // A new file's name is durable only once its directory is.
+            sync_directory_of(path)?;
+        }
+        let bytes = std::fs::read(path).map_err(io)?;
+        let sequence_at = |offset: u64| {
+            bytes
+                .get(offset as usize..offset as usize + SLOT)
+                .filter(|slot| &slot[..8] == MAGIC)
+                .map(|slot| u64::from_be_bytes(slot[28..36].try_into().expect("8 bytes")))
+                .unwrap_or(0)
+        };
+        let next_slot = usize::from(sequence_at(OFFSETS[1]) < sequence_at(OFFSETS[0]));
+        Ok(Mark { path: path.to_path_buf(), file, sealer, next_slot })
     }
 
     pub fn path(&self) -> &Path {

@@ -8,9 +8,10 @@
 //! 1. refuses a backup that does not verify (chain, seal, books);
 //! 2. copies it into an empty data directory;
 //! 3. moves the journal's epoch past both the backup's and the one the acknowledgement
-//!    mark beside the data directory last named (so restoring the same backup twice never
-//!    gives two journals one id): its journal id changes, every envelope signed before is
-//!    refused, and agents re-identify and take the restored record;
+//!    mark beside the data directory last named, by a random step of 1 to 65,536 (so
+//!    restoring the same backup twice never gives two journals one id, even when the
+//!    mark is gone): its journal id changes, every envelope signed before is refused, and
+//!    agents re-identify and take the restored record;
 //! 4. reseals the tip and writes a fresh acknowledgement mark at the restored tip.
 
 use std::path::Path;
@@ -29,6 +30,12 @@ pub struct Restored {
 
 /// Restores `backup` into `data` (absent or empty) as a new epoch; the mark at `mark` is replaced.
 pub async fn restore(backup: &Path, data: &Path, journal_key: &JournalKey, mark: &Path) -> anyhow::Result<Restored> {
+    if let (Ok(from), Ok(to)) = (backup.canonicalize(), data.canonicalize().or_else(|_| {
+        data.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new(".")).canonicalize().map(|parent| parent.join(data.file_name().unwrap_or_default()))
+    })) && to.starts_with(&from)
+    {
+        anyhow::bail!("--data {}: inside the backup --from {}; restore somewhere else", data.display(), backup.display());
+    }
     if data.exists() && std::fs::read_dir(data)?.next().is_some() {
         anyhow::bail!(
             "--data {}: not empty; move the damaged directory aside first (keep it for the investigation), then restore",
@@ -59,17 +66,23 @@ pub async fn restore(backup: &Path, data: &Path, journal_key: &JournalKey, mark:
     if marked.is_none() {
         tracing::warn!(mark = %mark.display(), "no readable acknowledgement mark: the new epoch moves past the backup's only");
     }
-    identity.epoch = identity.epoch.max(marked.unwrap_or(0)).checked_add(1).ok_or_else(|| anyhow::anyhow!("epoch overflow"))?;
+    let mut step = [0u8; 2];
+    getrandom::fill(&mut step).map_err(|error| anyhow::anyhow!("the random source: {error}"))?;
+    identity.epoch = identity
+        .epoch
+        .max(marked.unwrap_or(0))
+        .checked_add(1 + u32::from(u16::from_be_bytes(step)))
+        .ok_or_else(|| anyhow::anyhow!("the journal's epoch cannot move on any more"))?;
     journal.set_identity(&identity)?;
     let sealer = Sealer::new(journal_key, &identity).map_err(anyhow::Error::msg)?;
     let (entries, hash) = journal.tip()?;
     journal.reseal_tip((entries, hash), sealer.tip_seal(entries, &hash)).await?;
     drop(journal);
-    match std::fs::remove_file(mark) {
-        Ok(()) => {}
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-        Err(error) => anyhow::bail!("{}: {error}", mark.display()),
-    }
-    Mark::open(mark, sealer)?.write(entries, &hash)?;
+    // The new mark is written beside the old one and renamed over it: a crash leaves one or the other whole.
+    let fresh = mark.with_extension("restoring");
+    let _ = std::fs::remove_file(&fresh);
+    Mark::open(&fresh, sealer)?.write(entries, &hash)?;
+    std::fs::rename(&fresh, mark).map_err(|error| anyhow::anyhow!("{}: {error}", mark.display()))?;
+    crate::mark::sync_directory_of(mark)?;
     Ok(Restored { entries, previous_journal_id, journal_id: identity.journal_id() })
 }

@@ -58,13 +58,13 @@ fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope, purpose: Purpos
         return Err(Status::invalid_argument(format!("payload: {} bytes, over {PAYLOAD_BYTES_MAX}", envelope.payload.len())));
     }
     let Some(key) = handle.config().keys.get(&envelope.key_id) else {
-        tracing::warn!(key_id = %envelope.key_id, "refused: unknown key");
-        return Err(Status::unauthenticated(format!("key_id: unknown key `{}`", envelope.key_id)));
+        tracing::warn!(key_id = %bounded_text(&envelope.key_id), "refused: unknown key");
+        return Err(Status::unauthenticated(format!("key_id: unknown key `{}`", bounded_text(&envelope.key_id))));
     };
     if envelope.journal_id != handle.journal_id() {
         // Captured on another journal, or before a restore: a replay, or an agent that
         // has not asked Controller.Identify since the controller changed.
-        tracing::warn!(key_id = %key.id, journal_id = %envelope.journal_id, "refused: signed for another journal");
+        tracing::warn!(key_id = %key.id, journal_id = %bounded_text(&envelope.journal_id), "refused: signed for another journal");
         return Err(Status::unauthenticated(format!(
             "journal_id: signed for journal `{}`; this controller keeps journal `{}` (ask Controller.Identify)",
             bounded_text(&envelope.journal_id),
@@ -90,9 +90,10 @@ const POOL_READERS: &[Role] = &[Role::Table, Role::Display, Role::Office, Role::
 /// Who may open the display feed from outside its open networks.
 const DISPLAY_READERS: &[Role] = &[Role::Display, Role::Office, Role::Supervisor];
 
-/// A text from the wire, cut for a message.
+/// A text from the wire, cut for a message or a log line: at most 80 characters, and
+/// no control characters (a newline would fake a log line).
 fn bounded_text(text: &str) -> String {
-    text.chars().take(80).collect()
+    text.chars().take(80).map(|c| if c.is_control() { '?' } else { c }).collect()
 }
 
 /// Checks a read credential (`authorization: Pozo <key_id>:<token>`, [`pozo_proto::read_token`])
@@ -376,7 +377,7 @@ where
 
 #[tonic::async_trait]
 impl pb::table_server::Table for TableService {
-    #[instrument(skip_all, fields(key_id = %request.get_ref().key_id))]
+    #[instrument(skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
     async fn submit(&self, request: Request<pb::Envelope>) -> Result<Response<pb::SubmitReply>, Status> {
         let envelope = request.into_inner();
         let key = authenticate(&self.handle, &envelope, Purpose::TableCommand)?;
@@ -410,7 +411,7 @@ impl pb::table_server::Table for TableService {
 
     type WatchStream = EventStream<pb::TableEvent>;
 
-    #[instrument(skip_all, fields(key_id = %request.get_ref().key_id))]
+    #[instrument(skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
     async fn watch(&self, request: Request<pb::Envelope>) -> Result<Response<Self::WatchStream>, Status> {
         let envelope = request.into_inner();
         let key = authenticate(&self.handle, &envelope, Purpose::WatchTable)?;
@@ -445,7 +446,14 @@ impl pb::display_server::Display for DisplayService {
     async fn watch(&self, request: Request<pb::WatchDisplays>) -> Result<Response<Self::WatchStream>, Status> {
         // The display feed is open to the networks `serve --display-open-to` names
         // (loopback by default); from elsewhere it needs a display, office or supervisor key.
-        let open = request.remote_addr().is_some_and(|peer| self.open_to.iter().any(|network| network.contains(&peer.ip())));
+        let open = request.remote_addr().is_some_and(|peer| {
+            // An IPv4 display on a `[::]` listener shows as ::ffff:a.b.c.d.
+            let ip = match peer.ip() {
+                std::net::IpAddr::V6(v6) => v6.to_ipv4_mapped().map(std::net::IpAddr::V4).unwrap_or(peer.ip()),
+                ip => ip,
+            };
+            self.open_to.iter().any(|network| network.contains(&ip))
+        });
         if !open {
             authorize_read(&self.handle, &request, DISPLAY_READERS)?;
         }
@@ -599,7 +607,8 @@ pub struct ControllerService {
 impl pb::controller_server::Controller for ControllerService {
     async fn identify(&self, _: Request<pb::IdentifyRequest>) -> Result<Response<pb::Identity>, Status> {
         let identity = self.handle.identity();
-        let entries = self.handle.read(|_, tip| tip.entries).await?;
+        // Not through the writer's queue: an open RPC must not be a way to load the single writer.
+        let entries = self.handle.durable_entries();
         Ok(Response::new(pb::Identity {
             journal_id: self.handle.journal_id().to_owned(),
             installation: identity.installation.clone(),

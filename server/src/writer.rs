@@ -83,9 +83,15 @@ pub struct Handle {
     journal: Journal,
     identity: Arc<Identity>,
     journal_id: Arc<str>,
+    durable: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Handle {
+    /// The entries durable and acknowledged so far, read without the writer's queue.
+    pub fn durable_entries(&self) -> u64 {
+        self.durable.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     /// The journal's identity (docs/security.md).
     pub fn identity(&self) -> &Identity {
         &self.identity
@@ -306,11 +312,12 @@ pub struct Recovery {
 pub fn recover(
     journal: &Journal,
     identity: &Identity,
+    sealer: &Sealer,
     config: &Arc<Config>,
     entries: u64,
 ) -> anyhow::Result<(State, JournalTip, Recovery)> {
     let started = std::time::Instant::now();
-    let stored = journal.load_snapshot()?;
+    let stored = journal.load_sealed_snapshot(sealer)?;
     let loaded = started.elapsed();
     let (mut state, after, previous) = match stored {
         Some(stored) if stored.sequence <= entries => {
@@ -421,7 +428,7 @@ pub async fn start(
             )
         })?;
         let sealer = Sealer::new(&journal_key, &identity).map_err(anyhow::Error::msg)?;
-        let (state, tip, recovery) = recover(&journal, &identity, &config, entries).map_err(|error| {
+        let (state, tip, recovery) = recover(&journal, &identity, &sealer, &config, entries).map_err(|error| {
             anyhow::anyhow!(
                 "{data}: {error:#}. The journal is damaged: the controller does not serve it. Keep a copy for the \
                  investigation and restore the last backup (docs/operations.md §6); `pozo-server verify` names the last good entry"
@@ -490,7 +497,9 @@ pub async fn start(
     // Journal time never goes backwards, even after a restart on a clock that is behind.
     let last_time_ms = journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0);
     let reader = journal.clone();
+    let durable = Arc::new(std::sync::atomic::AtomicU64::new(tip.entries));
     let writer = Writer {
+        durable: Arc::clone(&durable),
         state,
         journal,
         sealer,
@@ -515,6 +524,7 @@ pub async fn start(
         journal: reader,
         identity: Arc::new(identity),
         journal_id: Arc::from(journal_id),
+        durable: Arc::clone(&durable),
     };
     Ok((handle, task, Stopper(stop)))
 }
@@ -535,6 +545,8 @@ fn display_of(state: &State, journal_sequence: u64) -> DisplayPush {
 }
 
 struct Writer {
+    /// The durable, acknowledged entries, for reads that must not queue behind writes.
+    durable: Arc<std::sync::atomic::AtomicU64>,
     state: State,
     journal: Journal,
     sealer: Sealer,
@@ -550,14 +562,14 @@ struct Writer {
     gold_turns: BTreeMap<String, GoldTurn>,
     display: watch::Sender<DisplayPush>,
     /// The snapshot being encoded off the writer's path: its sequence and bytes.
-    encoding: Option<tokio::task::JoinHandle<(u64, Vec<u8>)>>,
+    encoding: Option<tokio::task::JoinHandle<(u64, Vec<u8>, [u8; 32])>>,
 }
 
 /// What woke the writer.
 enum Wake {
     Stop,
     Requests,
-    Encoded(Result<(u64, Vec<u8>), tokio::task::JoinError>),
+    Encoded(Result<(u64, Vec<u8>, [u8; 32]), tokio::task::JoinError>),
 }
 
 impl Writer {
@@ -652,6 +664,7 @@ impl Writer {
             .map_err(|error| JournalError::Corrupt { sequence, problem: format!("acknowledgement mark: {error}") })?;
             self.mark = Some(mark);
             marked.map_err(|error| JournalError::Corrupt { sequence, problem: error.to_string() })?;
+            self.durable.store(sequence, std::sync::atomic::Ordering::Release);
             info!(entries = written, tip = self.tip.entries, requests = answers.len(), "batch durable");
             // Pushed before the answers: an agent that reads its answer and then
             // watches its table never sees the state from before its own command.
@@ -680,18 +693,23 @@ impl Writer {
         let stored =
             StoredSnapshot { sequence: self.tip.entries, tip: hex::encode(self.tip.hash), snapshot: self.state.snapshot() };
         self.last_snapshot = self.tip.entries;
-        self.encoding = Some(tokio::task::spawn_blocking(move || (stored.sequence, Journal::encode_snapshot(&stored))));
+        let sealer = self.sealer.clone();
+        self.encoding = Some(tokio::task::spawn_blocking(move || {
+            let bytes = Journal::encode_snapshot(&stored);
+            let seal = sealer.snapshot_seal(&bytes);
+            (stored.sequence, bytes, seal)
+        }));
     }
 
     /// Stores an encoded snapshot, durably. Fail-stop when it cannot be: the journal's
     /// storage is failing.
-    async fn store_snapshot(&mut self, encoded: Result<(u64, Vec<u8>), tokio::task::JoinError>) {
-        let (sequence, bytes) = match encoded {
+    async fn store_snapshot(&mut self, encoded: Result<(u64, Vec<u8>, [u8; 32]), tokio::task::JoinError>) {
+        let (sequence, bytes, seal) = match encoded {
             Ok(encoded) => encoded,
             Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
             Err(error) => panic!("snapshot encoding did not finish, stopping the controller: {error}"),
         };
-        if let Err(error) = self.journal.save_snapshot_bytes(bytes).await {
+        if let Err(error) = self.journal.save_snapshot_bytes(bytes, seal).await {
             panic!("snapshot write failed, stopping the controller: {error}");
         }
         info!(sequence, "snapshot saved");

@@ -758,13 +758,13 @@ async fn a_data_directory_that_lost_its_entries_is_refused() {
     assert!(stderr.contains("the journal's entries are gone"), "{stderr}");
 }
 
-// Proves that the published example keys never sign for a server reachable from another machine.
+// Proves that nothing but loopback is served in plaintext, and that the address is parsed.
 #[test]
-fn the_example_keys_are_refused_off_loopback() {
+fn plaintext_is_refused_off_loopback() {
     let directory = tempfile::tempdir().expect("data directory");
     let stderr = serve_refused(directory.path(), &["--listen", "0.0.0.0:0"]);
-    assert!(stderr.contains("accepted only on loopback"), "{stderr}");
-    // The address is parsed: a host name that starts with `127.` is not loopback.
+    assert!(stderr.contains("plaintext is allowed on loopback only"), "{stderr}");
+    // A host name that starts with `127.` is not loopback.
     let stderr = serve_refused(directory.path(), &["--listen", "127.evil.example:50051"]);
-    assert!(stderr.contains("accepted only on loopback"), "{stderr}");
+    assert!(stderr.contains("plaintext is allowed on loopback only"), "{stderr}");
 }

@@ -290,3 +290,23 @@ async fn another_journal_key_is_refused_by_name() {
     let error = pozo_server::Embedded::start(config, &data, Default::default()).await.err().expect("refused");
     assert!(error.to_string().contains("is not the one this journal is sealed with"), "{error:#}");
 }
+
+#[test]
+fn no_secret_appears_in_debug_output() {
+    let config = pozo_server::config::Config::embedded();
+    let journal_key = config.journal_key.clone().expect("a journal key");
+    let identity = pozo_server::journal::Identity { installation: "00112233445566778899aabbccddeeff".into(), epoch: 1 };
+    let sealer = pozo_server::mark::Sealer::new(&journal_key, &identity).expect("a sealer");
+    let secret = &config.keys["sup-carla"].secret;
+    let credential = pozo_proto::ReadCredential::new("sup-carla", secret, "j-1");
+    let tls = pozo_server::Tls { certificate_pem: b"CERT".to_vec(), key_pem: b"PRIVATE-KEY-BYTES".to_vec(), client_ca_pem: None };
+    let printed = format!("{config:?} {journal_key:?} {sealer:?} {credential:?} {tls:?}");
+    let mut secrets: Vec<String> = config.keys.values().map(|key| hex::encode(&key.secret)).collect();
+    secrets.push(hex::encode(&journal_key.0));
+    secrets.push(pozo_proto::read_token(secret, "j-1"));
+    for secret in &secrets {
+        assert!(!printed.contains(secret.as_str()), "a secret in Debug output");
+    }
+    assert!(!printed.contains("PRIVATE-KEY-BYTES"));
+    assert!(printed.contains("sup-carla"), "ids are printed: {printed:.200}");
+}

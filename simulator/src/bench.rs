@@ -1151,7 +1151,7 @@ async fn build_journal(directory: &Path, config: Config, entries: u64, snapshot_
         batch.push((sequence, value));
         if sequence == snapshot_at {
             let stored = StoredSnapshot { sequence, tip: hex::encode(hash), snapshot: state.snapshot() };
-            journal.save_snapshot(&stored)?;
+            journal.save_snapshot(&stored, &sealer)?;
         }
         if batch.len() >= BUILD_BATCH {
             let seal = sealer.tip_seal(sequence, &hash);
@@ -1173,7 +1173,9 @@ fn time_recovery(directory: &Path, config: Config) -> anyhow::Result<(f64, f64, 
     let opened = started.elapsed();
     let (entries, _) = journal.tip()?;
     let identity = journal.identity()?.context("the built journal has an identity")?;
-    let (_, tip, recovery) = writer::recover(&journal, &identity, &Arc::new(config), entries)?;
+    let sealer = pozo_server::mark::Sealer::new(config.journal_key.as_ref().context("a journal key")?, &identity)
+        .map_err(anyhow::Error::msg)?;
+    let (_, tip, recovery) = writer::recover(&journal, &identity, &sealer, &Arc::new(config), entries)?;
     let ms = |duration: Duration| micros_to_ms(duration.as_micros() as u64);
     Ok((
         ms(opened),

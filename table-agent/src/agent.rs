@@ -126,9 +126,34 @@ struct Agent {
     output: mpsc::Sender<String>,
 }
 
+/// TLS is used exactly when asked for, and plaintext only to this machine: `--tls-ca`
+/// with an `http://` URL would silently send in clear, and a plaintext controller
+/// elsewhere could be anyone (docs/security.md).
+pub fn check_transport(config: &AgentConfig) -> anyhow::Result<()> {
+    let uri: tonic::transport::Uri =
+        config.server.parse().map_err(|error| anyhow::anyhow!("--server {}: {error}", config.server))?;
+    let https = uri.scheme_str() == Some("https");
+    match (&config.tls, https) {
+        (Some(_), false) => anyhow::bail!("--server {}: --tls-ca is given, so the URL must be https://", config.server),
+        (None, true) => anyhow::bail!("--server {}: an https:// controller needs --tls-ca (the CA that signed it)", config.server),
+        (None, false) => {
+            let host = uri.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']');
+            let loopback = host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+            anyhow::ensure!(
+                loopback,
+                "--server {}: plaintext only to this machine (127.0.0.1, [::1], localhost); use https:// with --tls-ca",
+                config.server
+            );
+            Ok(())
+        }
+        (Some(_), true) => Ok(()),
+    }
+}
+
 /// Runs the agent until `lines` closes: hardware events in, panel JSON lines out.
 pub async fn run(config: AgentConfig, mut lines: mpsc::Receiver<String>, output: mpsc::Sender<String>) -> anyhow::Result<()> {
     Endpoint::from_shared(config.server.clone()).map_err(|error| anyhow::anyhow!("--server {}: {error}", config.server))?;
+    check_transport(&config)?;
     let agent = Agent { config: Arc::new(config), shared: Arc::new(Mutex::new(Shared::default())), output };
     agent.emit_panel(true).await;
     let supervisor = tokio::spawn(agent.clone().supervise());

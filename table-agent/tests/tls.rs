@@ -104,3 +104,28 @@ async fn with_client_certificates_only_agents_holding_one_of_the_ca_are_served()
     assert!(refused.is_err(), "served with another CA's client certificate: {refused:?}");
     server.stop().await.expect("stopped");
 }
+
+#[test]
+fn the_agent_uses_tls_exactly_when_asked_and_plaintext_only_to_this_machine() {
+    let key = table_agent::key::Key { id: "mesa-B1".into(), secret: vec![7; 32] };
+    let tls = Some(table_agent::ClientTls { ca_pem: b"not needed to check the URL".to_vec(), identity_pem: None });
+    let config = |server: &str, tls: Option<table_agent::ClientTls>| table_agent::AgentConfig {
+        server: server.to_owned(),
+        table: "B1".into(),
+        key: key.clone(),
+        tls,
+    };
+    let check = |server: &str, tls: Option<table_agent::ClientTls>| table_agent::agent::check_transport(&config(server, tls));
+    assert!(check("http://127.0.0.1:50051", None).is_ok());
+    assert!(check("http://[::1]:50051", None).is_ok());
+    assert!(check("http://localhost:50051", None).is_ok());
+    assert!(check("https://pozo.casino.example:50051", tls.clone()).is_ok());
+    let error = check("http://10.0.0.5:50051", None).expect_err("plaintext off this machine");
+    assert!(error.to_string().contains("plaintext only to this machine"), "{error}");
+    let error = check("http://127.evil.example:50051", None).expect_err("a name is not loopback");
+    assert!(error.to_string().contains("plaintext only to this machine"), "{error}");
+    let error = check("http://10.0.0.5:50051", tls).expect_err("TLS asked, URL in clear");
+    assert!(error.to_string().contains("the URL must be https://"), "{error}");
+    let error = check("https://pozo.casino.example:50051", None).expect_err("https without a CA");
+    assert!(error.to_string().contains("needs --tls-ca"), "{error}");
+}
