@@ -81,12 +81,8 @@ enum Command {
         /// The data directory of a stopped server, or a backup.
         #[arg(long, default_value = DATA_DEFAULT, value_name = "DIR")]
         data: PathBuf,
-        /// The keys file holding the journal key (role = "journal"); the embedded example keys by default.
-        #[arg(long, value_name = "FILE")]
-        keys: Option<PathBuf>,
-        /// The acknowledgement mark; `<DIR>.acknowledged` beside the data directory by default.
-        #[arg(long, value_name = "FILE")]
-        mark: Option<PathBuf>,
+        #[command(flatten)]
+        journal: JournalFiles,
     },
     /// Bring a backup back into service as a new epoch of its journal: verified, copied
     /// into an empty data directory, old envelopes refused from then on (docs/operations.md §6).
@@ -97,12 +93,8 @@ enum Command {
         /// The data directory to restore into: absent or empty.
         #[arg(long, default_value = DATA_DEFAULT, value_name = "DIR")]
         data: PathBuf,
-        /// The keys file holding the journal key; the embedded example keys by default.
-        #[arg(long, value_name = "FILE")]
-        keys: Option<PathBuf>,
-        /// The acknowledgement mark to write; `<DIR>.acknowledged` beside the data directory by default.
-        #[arg(long, value_name = "FILE")]
-        mark: Option<PathBuf>,
+        #[command(flatten)]
+        journal: JournalFiles,
     },
     /// Compute the awards of one round from a round file (disputes and audits).
     Award {
@@ -122,6 +114,18 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         rulebook: Vec<PathBuf>,
     },
+}
+
+/// The journal key and the acknowledgement mark, as `verify` and `restore` take them.
+#[derive(clap::Args)]
+struct JournalFiles {
+    /// The keys file holding the journal key (role = "journal"); the embedded example keys by default.
+    #[arg(long, value_name = "FILE")]
+    keys: Option<PathBuf>,
+    /// The acknowledgement mark (read by verify; read, then replaced, by restore);
+    /// `<DIR>.acknowledged` beside the data directory by default.
+    #[arg(long, value_name = "FILE")]
+    mark: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -158,8 +162,10 @@ fn main() -> ExitCode {
                 },
             ),
         },
-        Command::Verify { data, keys, mark } => return run_verify(&data, keys.as_deref(), mark.as_deref()),
-        Command::Restore { from, data, keys, mark } => run_restore(&from, &data, keys.as_deref(), mark.as_deref()),
+        Command::Verify { data, journal } => return run_verify(&data, journal.keys.as_deref(), journal.mark.as_deref()),
+        Command::Restore { from, data, journal } => {
+            run_restore(&from, &data, journal.keys.as_deref(), journal.mark.as_deref())
+        }
         Command::Award { round, rulebook, text } => run_award(&round, &rulebook, text),
         Command::Rulebooks { rulebook } => run_rulebooks(&rulebook),
     };
