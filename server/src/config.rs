@@ -275,11 +275,11 @@ impl Config {
             .map_err(|error| ConfigError::Syntax { file: file.clone(), message: error.message().to_owned() })?;
         let mut found = parsed.keys.iter().filter(|key| key.role == Role::Journal);
         match (found.next(), found.next()) {
-            (Some(key), None) => hex::decode(key.secret.trim())
-                .ok()
-                .filter(|secret| secret.len() >= KEY_BYTES_MIN)
-                .map(JournalKey)
-                .ok_or_else(|| anyhow::anyhow!("{file}: the journal key's secret is not hex of {KEY_BYTES_MIN} bytes or more")),
+            (Some(key), None) => {
+                hex::decode(key.secret.trim()).ok().filter(|secret| secret.len() >= KEY_BYTES_MIN).map(JournalKey).ok_or_else(
+                    || anyhow::anyhow!("{file}: the journal key's secret is not hex of {KEY_BYTES_MIN} bytes or more"),
+                )
+            }
             (None, _) => anyhow::bail!("{file}: no journal key (role = \"journal\")"),
             (Some(_), Some(_)) => anyhow::bail!("{file}: more than one journal key"),
         }
@@ -449,7 +449,11 @@ fn validate_keys(
         return Err(error("key".into(), format!("table `{}` has no key", table.id)));
     }
     let journal_key = journal_key.ok_or_else(|| {
-        error("key".into(), "no journal key (role = \"journal\"): it seals the journal's tip and the acknowledgement mark (docs/security.md)".into())
+        error(
+            "key".into(),
+            "no journal key (role = \"journal\"): it seals the journal's tip and the acknowledgement mark (docs/security.md)"
+                .into(),
+        )
     })?;
     Ok((keys, journal_key))
 }

@@ -291,7 +291,9 @@ impl Journal {
         let Some(bytes) = self.meta.get(SNAPSHOT_KEY)? else { return Ok(None) };
         let sealed = self.meta.get(SNAPSHOT_SEAL_KEY)?.is_some_and(|seal| seal[..] == sealer.snapshot_seal(&bytes)[..]);
         if !sealed {
-            tracing::warn!("the stored snapshot is not sealed with the journal key: it is ignored, and the journal replayed from its first entry");
+            tracing::warn!(
+                "the stored snapshot is not sealed with the journal key: it is ignored, and the journal replayed from its first entry"
+            );
             return Ok(None);
         }
         serde_json::from_slice(&bytes)

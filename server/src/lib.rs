@@ -19,8 +19,8 @@ mod admission;
 pub mod award;
 pub mod config;
 pub mod jornada;
-pub mod mark;
 pub mod journal;
+pub mod mark;
 pub mod restore;
 pub mod rulebooks;
 pub mod service;
@@ -100,9 +100,8 @@ impl std::fmt::Debug for Tls {
 impl Tls {
     /// Reads the PEM files.
     pub fn load(certificate: &Path, key: &Path, client_ca: Option<&Path>) -> anyhow::Result<Tls> {
-        let read = |path: &Path, what: &str| {
-            std::fs::read(path).map_err(|error| anyhow::anyhow!("{what} {}: {error}", path.display()))
-        };
+        let read =
+            |path: &Path, what: &str| std::fs::read(path).map_err(|error| anyhow::anyhow!("{what} {}: {error}", path.display()));
         Ok(Tls {
             certificate_pem: read(certificate, "--tls-cert")?,
             key_pem: read(key, "--tls-key")?,
@@ -127,7 +126,14 @@ pub fn loopback_networks() -> Vec<ipnet::IpNet> {
 
 impl Default for ServeOptions {
     fn default() -> ServeOptions {
-        ServeOptions { snapshot_every: writer::SNAPSHOT_EVERY, cards: service::CardSource::Os, display_open_to: loopback_networks(), mark: None, tls: None, changed_by: None }
+        ServeOptions {
+            snapshot_every: writer::SNAPSHOT_EVERY,
+            cards: service::CardSource::Os,
+            display_open_to: loopback_networks(),
+            mark: None,
+            tls: None,
+            changed_by: None,
+        }
     }
 }
 

@@ -163,9 +163,7 @@ fn main() -> ExitCode {
             ),
         },
         Command::Verify { data, journal } => return run_verify(&data, journal.keys.as_deref(), journal.mark.as_deref()),
-        Command::Restore { from, data, journal } => {
-            run_restore(&from, &data, journal.keys.as_deref(), journal.mark.as_deref())
-        }
+        Command::Restore { from, data, journal } => run_restore(&from, &data, journal.keys.as_deref(), journal.mark.as_deref()),
         Command::Award { round, rulebook, text } => run_award(&round, &rulebook, text),
         Command::Rulebooks { rulebook } => run_rulebooks(&rulebook),
     };

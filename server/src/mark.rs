@@ -116,7 +116,9 @@ pub struct Acknowledged {
 pub enum MarkError {
     #[error("{path}: {error}")]
     Io { path: String, error: std::io::Error },
-    #[error("{path}: no slot of the acknowledgement mark carries a valid seal: it is damaged, or was not written with this journal key")]
+    #[error(
+        "{path}: no slot of the acknowledgement mark carries a valid seal: it is damaged, or was not written with this journal key"
+    )]
     Unsealed { path: String },
     #[error("{path}: the acknowledgement mark belongs to another journal (installation or epoch differ)")]
     OtherJournal { path: String },
@@ -201,7 +203,8 @@ impl Mark {
         use std::os::unix::fs::OpenOptionsExt as _;
         let io = |error| MarkError::Io { path: path.display().to_string(), error };
         let existed = path.exists();
-        let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o600).open(path).map_err(io)?;
+        let file =
+            std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o600).open(path).map_err(io)?;
         if !existed {
             // A new file's name is durable only once its directory is.
             sync_directory_of(path)?;

@@ -30,9 +30,16 @@ pub struct Restored {
 
 /// Restores `backup` into `data` (absent or empty) as a new epoch; the mark at `mark` is replaced.
 pub async fn restore(backup: &Path, data: &Path, journal_key: &JournalKey, mark: &Path) -> anyhow::Result<Restored> {
-    if let (Ok(from), Ok(to)) = (backup.canonicalize(), data.canonicalize().or_else(|_| {
-        data.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new(".")).canonicalize().map(|parent| parent.join(data.file_name().unwrap_or_default()))
-    })) && to.starts_with(&from)
+    if let (Ok(from), Ok(to)) = (
+        backup.canonicalize(),
+        data.canonicalize().or_else(|_| {
+            data.parent()
+                .filter(|parent| !parent.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+                .canonicalize()
+                .map(|parent| parent.join(data.file_name().unwrap_or_default()))
+        }),
+    ) && to.starts_with(&from)
     {
         anyhow::bail!("--data {}: inside the backup --from {}; restore somewhere else", data.display(), backup.display());
     }

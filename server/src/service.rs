@@ -16,12 +16,12 @@ use tracing::instrument;
 
 use crate::award::money_text;
 use crate::config::{Key, Role};
-use pozo_proto::Purpose;
 use crate::state::{
-    Applied, AwardRecord, Card, Command, GoldTurnView, Light, OfficeCommand, OfficeOp, OrderStatus, PayoutOrder, Refusal,
-    RefusalKind, TableCommand, TableOp, OrderFacts, TableReply, TableView, plays_instant_prize,
+    Applied, AwardRecord, Card, Command, GoldTurnView, Light, OfficeCommand, OfficeOp, OrderFacts, OrderStatus, PayoutOrder,
+    Refusal, RefusalKind, TableCommand, TableOp, TableReply, TableView, plays_instant_prize,
 };
 use crate::writer::{Handle, WriterError};
+use pozo_proto::Purpose;
 
 /// The largest envelope payload accepted: a command is a few dozen bytes.
 pub const PAYLOAD_BYTES_MAX: usize = 4 * 1024;
@@ -126,7 +126,12 @@ fn authorize_read<'a, T>(handle: &'a Handle, request: &Request<T>, roles: &[Role
     }
     if !roles.contains(&key.role) {
         tracing::warn!(key_id = %key.id, "refused read: role");
-        return Err(Status::permission_denied(format!("key `{}` is a {} key; this read needs a {} key", key.id, key.role.name(), needed())));
+        return Err(Status::permission_denied(format!(
+            "key `{}` is a {} key; this read needs a {} key",
+            key.id,
+            key.role.name(),
+            needed()
+        )));
     }
     Ok(key)
 }
@@ -528,7 +533,9 @@ fn order_facts(expect: Option<pb::OrderFacts>) -> Result<OrderFacts, Status> {
             "expect: required: the order's pool, table, seat, round, code and amount as the operator was shown them",
         )
     })?;
-    for (field, text) in [("expect.pool_id", &expect.pool_id), ("expect.table_id", &expect.table_id), ("expect.code", &expect.code)] {
+    for (field, text) in
+        [("expect.pool_id", &expect.pool_id), ("expect.table_id", &expect.table_id), ("expect.code", &expect.code)]
+    {
         bounded(field, text)?;
     }
     let text = expect.amount.map(|amount| amount.value).unwrap_or_default();

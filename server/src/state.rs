@@ -157,7 +157,10 @@ pub enum Command {
     /// The key set changed at a restart (a key added, removed or rotated): who
     /// restarted the controller with it, and the new set. Layout and rulebooks never
     /// change on a live journal (docs/operations.md §8).
-    Keys { keys: Vec<KeyRecord>, by: String },
+    Keys {
+        keys: Vec<KeyRecord>,
+        by: String,
+    },
 }
 
 /// A key as the journal records it: its id, role, table and holder, and a

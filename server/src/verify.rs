@@ -85,9 +85,9 @@ pub fn verify(directory: &Path, journal_key: &JournalKey, mark: &Path) -> anyhow
     copy_tree(directory, copy.path()).map_err(|error| anyhow::anyhow!("{}: could not be read: {error}", directory.display()))?;
     let journal = {
         let copy = copy.path().to_path_buf();
-        std::thread::spawn(move || Journal::open(&copy))
-            .join()
-            .map_err(|_| anyhow::anyhow!("{}: the journal could not be opened (sled failed on it): it is damaged", directory.display()))??
+        std::thread::spawn(move || Journal::open(&copy)).join().map_err(|_| {
+            anyhow::anyhow!("{}: the journal could not be opened (sled failed on it): it is damaged", directory.display())
+        })??
     };
     let config = genesis_config(&journal)
         .map_err(anyhow::Error::msg)?
@@ -139,10 +139,9 @@ pub fn verify(directory: &Path, journal_key: &JournalKey, mark: &Path) -> anyhow
     }
     let acknowledged = match crate::mark::read(mark, &sealer) {
         Ok(None) => format!("none (no mark at {})", mark.display()),
-        Ok(Some(marked)) if marked.sequence > tip.entries => format!(
-            "missing: entry {} was acknowledged, the journal is good up to entry {}",
-            marked.sequence, tip.entries
-        ),
+        Ok(Some(marked)) if marked.sequence > tip.entries => {
+            format!("missing: entry {} was acknowledged, the journal is good up to entry {}", marked.sequence, tip.entries)
+        }
         Ok(Some(marked)) => match journal.entry(marked.sequence) {
             Ok(Some(entry)) if entry.hash == marked.hash => "ok".to_owned(),
             _ => format!("entry {} is not the entry acknowledged there", marked.sequence),

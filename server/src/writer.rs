@@ -447,9 +447,8 @@ pub async fn start(
                 journaled.fingerprint
             );
         }
-        check_tip(&journal, &tip, Some(&sealer)).map_err(|problem| {
-            anyhow::anyhow!("{data}: {problem}. The controller does not serve it (docs/operations.md §6)")
-        })?;
+        check_tip(&journal, &tip, Some(&sealer))
+            .map_err(|problem| anyhow::anyhow!("{data}: {problem}. The controller does not serve it (docs/operations.md §6)"))?;
         check_acknowledged(&journal, &tip, mark_path, &sealer)?;
         info!(
             entries = tip.entries,

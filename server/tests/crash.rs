@@ -62,7 +62,6 @@ fn verify_binary(data: &Path) -> (Output, Value) {
     (output, report)
 }
 
-
 fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).expect("after 1970").as_millis() as u64
 }
@@ -365,12 +364,11 @@ async fn restart_from_snapshot_and_replay_gives_the_same_state() {
     let directory = tempfile::tempdir().expect("data directory");
     let data = directory.path().to_path_buf();
     // Seeded instant-prize draws (15.11.2): the card appears in a known round.
-    let options =
-        || pozo_server::ServeOptions {
-            snapshot_every: SNAPSHOT_EVERY,
-            cards: pozo_server::service::CardSource::Seeded(3),
-            ..Default::default()
-        };
+    let options = || pozo_server::ServeOptions {
+        snapshot_every: SNAPSHOT_EVERY,
+        cards: pozo_server::service::CardSource::Seeded(3),
+        ..Default::default()
+    };
     let tables = ["B1", "B2", "R1", "CP1"];
     let pools = ["iplyc-blackjack", "iplyc-ruleta", "iplyc-central-poker"];
 

@@ -75,7 +75,6 @@ fn verify(data: &Path) -> (bool, Value, String) {
     (output.status.success(), report, String::from_utf8_lossy(&output.stderr).into_owned())
 }
 
-
 /// Plays `commands` acknowledged commands at B1 on a real server in `data`, then kills
 /// it with SIGKILL. Returns the journal entries acknowledged (genesis included) and
 /// B1's last acknowledged sequence.
@@ -272,7 +271,9 @@ async fn an_older_copy_of_the_data_is_refused_by_serve_and_verify_naming_the_las
     };
     assert_eq!(code, Some(2));
     assert!(
-        text.contains(&format!("the journal ends at entry {early} (the last good one) but entry {acknowledged} was acknowledged")),
+        text.contains(&format!(
+            "the journal ends at entry {early} (the last good one) but entry {acknowledged} was acknowledged"
+        )),
         "{text}"
     );
     assert!(text.contains("pozo-server restore"), "the operator is told what to do: {text}");
@@ -380,13 +381,8 @@ async fn a_restore_starts_a_new_epoch_that_refuses_envelopes_signed_before_it() 
     server.kill();
 
     std::fs::rename(&data, base.path().join("damaged")).expect("moved aside");
-    let output = Command::new(BIN)
-        .args(["restore", "--from"])
-        .arg(&backup)
-        .arg("--data")
-        .arg(&data)
-        .output()
-        .expect("restore runs");
+    let output =
+        Command::new(BIN).args(["restore", "--from"]).arg(&backup).arg("--data").arg(&data).output().expect("restore runs");
     let printed = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{printed} {}", String::from_utf8_lossy(&output.stderr));
     let installation = first_journal.rsplit_once('-').expect("installation-epoch").0.to_owned();
@@ -418,7 +414,8 @@ async fn a_restore_starts_a_new_epoch_that_refuses_envelopes_signed_before_it() 
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("not empty"), "{}", String::from_utf8_lossy(&refused.stderr));
     // Nor inside the backup it restores.
-    let inside = Command::new(BIN).args(["restore", "--from"]).arg(&backup).arg("--data").arg(backup.join("x")).output().expect("runs");
+    let inside =
+        Command::new(BIN).args(["restore", "--from"]).arg(&backup).arg("--data").arg(backup.join("x")).output().expect("runs");
     assert!(!inside.status.success());
     assert!(String::from_utf8_lossy(&inside.stderr).contains("inside the backup"), "{}", String::from_utf8_lossy(&inside.stderr));
     assert!(!backup.join("x").exists(), "nothing written into the backup");
@@ -463,8 +460,9 @@ async fn a_snapshot_edited_without_the_journal_key_is_not_served() {
         assert_ne!(edited, text, "the snapshot holds B1's credits");
         text = edited;
         let forged: pozo_server::journal::StoredSnapshot = serde_json::from_str(&text).expect("a snapshot");
-        let attacker = pozo_server::mark::Sealer::new(&pozo_server::config::JournalKey(b"not the journal key".to_vec()), &identity)
-            .expect("a sealer");
+        let attacker =
+            pozo_server::mark::Sealer::new(&pozo_server::config::JournalKey(b"not the journal key".to_vec()), &identity)
+                .expect("a sealer");
         journal.save_snapshot(&forged, &attacker).expect("stored");
         journal.save_snapshot_bytes(pozo_server::journal::Journal::encode_snapshot(&forged), [0; 32]).await.expect("flushed");
     }

@@ -296,7 +296,8 @@ async fn another_tables_key_is_refused_and_changes_nothing() {
     before.unchanged(&mut client).await;
 
     // Nor may B2's key watch B1's panels.
-    let watch = client.envelope_as("mesa-B2", pozo_proto::Purpose::WatchTable, pb::WatchTable { table_id: "B1".into() }.encode_to_vec());
+    let watch =
+        client.envelope_as("mesa-B2", pozo_proto::Purpose::WatchTable, pb::WatchTable { table_id: "B1".into() }.encode_to_vec());
     let status = client.table.watch(watch).await.expect_err("another table's panels");
     assert_eq!(status.code(), Code::PermissionDenied, "{}", status.message());
     names(status.message(), &["belongs to table B2, not to table B1"]);
@@ -961,8 +962,11 @@ async fn confirm_of_an_unknown_order_is_refused_and_changes_nothing() {
     names(status.message(), &["order_id: no payout order `OP-999999`"]);
     before.unchanged(&mut client).await;
 
-    let reject =
-        pb::office_command::Command::Reject(pb::RejectPayout { order_id: String::new(), reason: "x".into(), expect: Some(expect) });
+    let reject = pb::office_command::Command::Reject(pb::RejectPayout {
+        order_id: String::new(),
+        reason: "x".into(),
+        expect: Some(expect),
+    });
     let status = client.office.reject(client.office_envelope(reject)).await.expect_err("no such order");
     assert_eq!(status.code(), Code::NotFound, "{}", status.message());
     names(status.message(), &["order_id: no payout order ``"]);
@@ -995,7 +999,11 @@ async fn office_decisions_with_bad_fields_or_state_are_refused_and_change_nothin
         names(status.message(), &["form_number: required, 1–64 characters (3.5.2"]);
         before.unchanged(&mut client).await;
     }
-    let blind = pb::office_command::Command::Confirm(pb::ConfirmPayout { order_id: order_id.clone(), form_number: "F-1".into(), expect: None });
+    let blind = pb::office_command::Command::Confirm(pb::ConfirmPayout {
+        order_id: order_id.clone(),
+        form_number: "F-1".into(),
+        expect: None,
+    });
     let status = client.office.confirm(client.office_envelope(blind)).await.expect_err("no facts");
     assert_eq!(status.code(), Code::InvalidArgument, "{}", status.message());
     names(status.message(), &["expect: required"]);

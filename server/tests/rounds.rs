@@ -135,7 +135,12 @@ async fn a_roulette_series_with_two_tables_contending_for_the_gold_turn() {
 
     // R2's agent watches its table: it is told the moment its turn comes.
     let payload = prost::Message::encode_to_vec(&pb::WatchTable { table_id: "R2".into() });
-    let mut r2_stream = client.table.watch(client.envelope_as("mesa-R2", pozo_proto::Purpose::WatchTable, payload)).await.expect("watch").into_inner();
+    let mut r2_stream = client
+        .table
+        .watch(client.envelope_as("mesa-R2", pozo_proto::Purpose::WatchTable, payload))
+        .await
+        .expect("watch")
+        .into_inner();
     let first = r2_stream.message().await.expect("stream").expect("push").table.expect("view");
     assert_eq!(pb::GoldTurn::try_from(first.gold_turn), Ok(pb::GoldTurn::Waiting));
 

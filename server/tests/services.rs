@@ -196,7 +196,12 @@ async fn a_panel_shows_its_pool_growing_with_the_other_tables_bets() {
     let server = TestServer::start().await;
     let mut client = server.client().await;
     let payload = prost::Message::encode_to_vec(&pb::WatchTable { table_id: "R2".into() });
-    let mut r2 = client.table.watch(client.envelope_as("mesa-R2", pozo_proto::Purpose::WatchTable, payload)).await.expect("watch").into_inner();
+    let mut r2 = client
+        .table
+        .watch(client.envelope_as("mesa-R2", pozo_proto::Purpose::WatchTable, payload))
+        .await
+        .expect("watch")
+        .into_inner();
     let first = r2.message().await.expect("stream").expect("the current view").table.expect("view");
     assert_eq!(amount(&first.displayed), "20000.00");
 

@@ -16,7 +16,10 @@ fn serve_refuses_plaintext_off_loopback_and_says_so() {
         .expect("pozo-server runs");
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("--listen 0.0.0.0:0: plaintext is allowed on loopback only; give --tls-cert and --tls-key"), "{stderr}");
+    assert!(
+        stderr.contains("--listen 0.0.0.0:0: plaintext is allowed on loopback only; give --tls-cert and --tls-key"),
+        "{stderr}"
+    );
     assert!(!directory.path().join("data").exists(), "refused before any journal was created");
 }
 

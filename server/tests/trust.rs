@@ -155,9 +155,8 @@ async fn reports_and_pools_need_a_read_credential_of_the_right_role() {
     let server = TestServer::start().await;
     let client = server.client().await;
     let config = pozo_server::config::Config::embedded();
-    let credential = |key: &str, journal: &str| {
-        pozo_proto::ReadCredential::new(key, &config.keys.get(key).expect("a key").secret, journal)
-    };
+    let credential =
+        |key: &str, journal: &str| pozo_proto::ReadCredential::new(key, &config.keys.get(key).expect("a key").secret, journal);
     let channel = client.channel.clone();
     // None at all.
     let status = pb::reports_client::ReportsClient::new(channel.clone())
@@ -174,7 +173,8 @@ async fn reports_and_pools_need_a_read_credential_of_the_right_role() {
     // A table key reads the pools, not the reports.
     let mut pools = pb::pools_client::PoolsClient::with_interceptor(channel.clone(), credential("mesa-B1", &client.journal_id));
     pools.status(pb::PoolStatusRequest { pool_ids: vec![] }).await.expect("a table key reads the pools");
-    let mut reports = pb::reports_client::ReportsClient::with_interceptor(channel.clone(), credential("mesa-B1", &client.journal_id));
+    let mut reports =
+        pb::reports_client::ReportsClient::with_interceptor(channel.clone(), credential("mesa-B1", &client.journal_id));
     let status = reports.journal(pb::JournalStatusRequest {}).await.expect_err("a table key");
     assert_eq!(status.code(), Code::PermissionDenied);
     assert!(status.message().contains("key `mesa-B1` is a table key; this read needs a supervisor key"), "{}", status.message());
@@ -231,8 +231,10 @@ async fn a_key_set_changed_at_a_restart_is_journaled_with_who_and_never_a_secret
     let directory = tempfile::tempdir().expect("a directory");
     let data = directory.path().join("data");
     let by = |name: &str| pozo_server::ServeOptions { changed_by: Some(name.to_owned()), ..Default::default() };
-    let first = pozo_server::Embedded::start(pozo_server::config::Config::embedded(), &data, by("jefe-sistemas")).await.expect("started");
-    let client = Client::new(tonic::transport::Channel::from_shared(first.url.clone()).expect("url").connect().await.expect("c")).await;
+    let first =
+        pozo_server::Embedded::start(pozo_server::config::Config::embedded(), &data, by("jefe-sistemas")).await.expect("started");
+    let client =
+        Client::new(tonic::transport::Channel::from_shared(first.url.clone()).expect("url").connect().await.expect("c")).await;
     let mut reports = client.reports.clone();
     let genesis = reports.entries(pb::JournalEntriesRequest { after: 0, limit: 1 }).await.expect("page").into_inner().entries;
     let record: serde_json::Value = serde_json::from_str(&genesis[0].record_json).expect("json");
@@ -262,7 +264,8 @@ async fn a_key_set_changed_at_a_restart_is_journaled_with_who_and_never_a_secret
     let key = |id: &str| keys.iter().find(|key| key["id"] == id).cloned().unwrap_or_default();
     assert_eq!(key("vp-dora")["name"], "Dora Ibáñez");
     let before: serde_json::Value = serde_json::from_str(&entries_genesis(&journal)).expect("json");
-    let old_b1 = before["command"]["keys"].as_array().expect("keys").iter().find(|key| key["id"] == "mesa-B1").cloned().expect("B1");
+    let old_b1 =
+        before["command"]["keys"].as_array().expect("keys").iter().find(|key| key["id"] == "mesa-B1").cloned().expect("B1");
     assert_ne!(key("mesa-B1")["fingerprint"], old_b1["fingerprint"], "a rotation shows as a new fingerprint");
     // No secret, old or new, is in the journal.
     let text: String = journal.iter().map(|entry| entry.record_json.clone()).collect();
@@ -282,7 +285,8 @@ fn entries_genesis(journal: &[pb::JournalEntry]) -> String {
 async fn another_journal_key_is_refused_by_name() {
     let directory = tempfile::tempdir().expect("a directory");
     let data = directory.path().join("data");
-    let first = pozo_server::Embedded::start(pozo_server::config::Config::embedded(), &data, Default::default()).await.expect("started");
+    let first =
+        pozo_server::Embedded::start(pozo_server::config::Config::embedded(), &data, Default::default()).await.expect("started");
     first.stop().await.expect("stopped");
     let journal_secret = hex::encode(&pozo_server::config::Config::embedded().journal_key.expect("a journal key").0);
     let other = pozo_server::config::KEYS_EMBEDDED.1.replacen(&journal_secret, &"ef".repeat(32), 1);

@@ -74,7 +74,8 @@ async fn a_night_against_a_running_controller_with_its_layout_and_keys() {
     assert_eq!(second.books, "ok", "{:?}", second.differences);
     assert!(night::run(RunOptions { server: Some(server.url.clone()), ..options(18, 1, 1) }).await.is_err(), "18 tables of 17");
     server.stop().await.expect("stopped");
-    let verified = pozo_server::verify::verify_data(&directory.path().join("data"), &pozo_server::config::Config::embedded()).expect("verify runs");
+    let verified = pozo_server::verify::verify_data(&directory.path().join("data"), &pozo_server::config::Config::embedded())
+        .expect("verify runs");
     assert!(verified.ok());
 }
 
@@ -156,7 +157,8 @@ async fn a_sale_the_agents_never_made_is_caught_by_the_books() {
             use prost::Message;
             let payload = pb::WatchTable { table_id: "B1".into() }.encode_to_vec();
             let key = pozo_sim::casino::table_key(&config, "B1").expect("a key");
-            match table.watch(pozo_proto::sign(&key.id, &key.secret, pozo_proto::Purpose::WatchTable, &journal_id, payload)).await {
+            match table.watch(pozo_proto::sign(&key.id, &key.secret, pozo_proto::Purpose::WatchTable, &journal_id, payload)).await
+            {
                 Ok(stream) => stream.into_inner().message().await.ok().flatten().and_then(|event| event.table),
                 Err(_) => None,
             }

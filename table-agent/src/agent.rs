@@ -82,7 +82,8 @@ impl ClientTls {
 
     /// tonic's client configuration for these files.
     pub fn config(&self) -> tonic::transport::ClientTlsConfig {
-        let config = tonic::transport::ClientTlsConfig::new().ca_certificate(tonic::transport::Certificate::from_pem(&self.ca_pem));
+        let config =
+            tonic::transport::ClientTlsConfig::new().ca_certificate(tonic::transport::Certificate::from_pem(&self.ca_pem));
         match &self.identity_pem {
             Some((cert, key)) => config.identity(tonic::transport::Identity::from_pem(cert, key)),
             None => config,
@@ -135,7 +136,9 @@ pub fn check_transport(config: &AgentConfig) -> anyhow::Result<()> {
     let https = uri.scheme_str() == Some("https");
     match (&config.tls, https) {
         (Some(_), false) => anyhow::bail!("--server {}: --tls-ca is given, so the URL must be https://", config.server),
-        (None, true) => anyhow::bail!("--server {}: an https:// controller needs --tls-ca (the CA that signed it)", config.server),
+        (None, true) => {
+            anyhow::bail!("--server {}: an https:// controller needs --tls-ca (the CA that signed it)", config.server)
+        }
         (None, false) => {
             let host = uri.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']');
             let loopback = host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
@@ -448,10 +451,8 @@ impl Agent {
             .tcp_nodelay(true);
         let channel = endpoint.connect().await.map_err(|error| tonic::Status::unavailable(error.to_string()))?;
         // The journal every envelope is signed for (docs/security.md).
-        let identity = pb::controller_client::ControllerClient::new(channel.clone())
-            .identify(pb::IdentifyRequest {})
-            .await?
-            .into_inner();
+        let identity =
+            pb::controller_client::ControllerClient::new(channel.clone()).identify(pb::IdentifyRequest {}).await?.into_inner();
         let payload = pb::WatchTable { table_id: self.config.table.clone() }.encode_to_vec();
         let mut client = pb::table_client::TableClient::new(channel.clone());
         let envelope = self.sign(pozo_proto::Purpose::WatchTable, &identity.journal_id, payload);

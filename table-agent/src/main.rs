@@ -50,7 +50,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let tls = match cli.tls_ca.as_deref().map(|ca| table_agent::ClientTls::load(ca, cli.tls_cert.as_deref().zip(cli.tls_key.as_deref()))) {
+    let tls = match cli
+        .tls_ca
+        .as_deref()
+        .map(|ca| table_agent::ClientTls::load(ca, cli.tls_cert.as_deref().zip(cli.tls_key.as_deref())))
+    {
         None => None,
         Some(Ok(tls)) => Some(tls),
         Some(Err(error)) => {

@@ -248,7 +248,11 @@ impl Client {
     /// A rejection of `order_id` as the operator was shown it.
     pub async fn reject_command(&mut self, order_id: &str, reason: &str) -> pb::office_command::Command {
         let expect = facts(&self.order(order_id).await);
-        pb::office_command::Command::Reject(pb::RejectPayout { order_id: order_id.to_owned(), reason: reason.to_owned(), expect: Some(expect) })
+        pb::office_command::Command::Reject(pb::RejectPayout {
+            order_id: order_id.to_owned(),
+            reason: reason.to_owned(),
+            expect: Some(expect),
+        })
     }
 
     /// Confirms `order_id` as [`OFFICE_KEY`].
