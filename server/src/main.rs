@@ -269,7 +269,7 @@ fn run_verify(data: &std::path::Path, keys: Option<&std::path::Path>, mark: Opti
         }
     };
     let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| pozo_server::mark::default_path(data));
-    match pozo_server::verify::verify(data, &journal_key, &mark) {
+    match pozo_server::verify::verify(data, &journal_key, Some(&mark)) {
         Ok(report) => {
             println!("{}", serde_json::to_string_pretty(&report).expect("reports serialize"));
             if report.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) }

@@ -104,6 +104,27 @@ impl Sealer {
     }
 }
 
+/// A slot as it is stored (magic checked, seal not yet).
+struct StoredSlot<'a> {
+    bytes: &'a [u8],
+    epoch: u32,
+    sequence: u64,
+    hash: Hash,
+}
+
+/// The slots of a mark file's bytes, in slot order; `None` for one never written.
+fn slots(bytes: &[u8]) -> [Option<StoredSlot<'_>>; 2] {
+    OFFSETS.map(|offset| {
+        let slot = bytes.get(offset as usize..offset as usize + SLOT).filter(|slot| &slot[..8] == MAGIC)?;
+        Some(StoredSlot {
+            bytes: slot,
+            epoch: u32::from_be_bytes(slot[24..28].try_into().expect("4 bytes")),
+            sequence: u64::from_be_bytes(slot[28..36].try_into().expect("8 bytes")),
+            hash: slot[36..68].try_into().expect("32 bytes"),
+        })
+    })
+}
+
 /// The last acknowledged entry, as the mark file records it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Acknowledged {
@@ -146,19 +167,14 @@ pub fn read(path: &Path, sealer: &Sealer) -> Result<Option<Acknowledged>, MarkEr
     }
     let mut best: Option<Acknowledged> = None;
     let mut other_journal = false;
-    for offset in OFFSETS {
-        let Some(slot) = bytes.get(offset as usize..offset as usize + SLOT) else { continue };
-        if &slot[..8] != MAGIC {
-            continue;
-        }
-        let sequence = u64::from_be_bytes(slot[28..36].try_into().expect("8 bytes"));
-        let hash: Hash = slot[36..68].try_into().expect("32 bytes");
+    for slot in slots(&bytes).into_iter().flatten() {
+        let resealed = sealer.slot(slot.sequence, &slot.hash);
         // Resealed for this journal: equal only if the slot is whole, under this key, for this journal.
-        if sealer.slot(sequence, &hash)[..] == slot[..] {
-            if best.is_none_or(|best| best.sequence < sequence) {
-                best = Some(Acknowledged { sequence, hash });
+        if resealed[..] == slot.bytes[..] {
+            if best.is_none_or(|best| best.sequence < slot.sequence) {
+                best = Some(Acknowledged { sequence: slot.sequence, hash: slot.hash });
             }
-        } else if slot[8..28] != sealer.slot(sequence, &hash)[8..28] {
+        } else if slot.bytes[8..28] != resealed[8..28] {
             other_journal = true;
         }
     }
@@ -174,16 +190,12 @@ pub fn read(path: &Path, sealer: &Sealer) -> Result<Option<Acknowledged>, MarkEr
 /// that restoring the same backup twice never gives two journals one id.
 pub fn highest_epoch(path: &Path, key: &JournalKey, identity: &Identity) -> Option<u32> {
     let bytes = std::fs::read(path).ok()?;
-    OFFSETS
-        .iter()
-        .filter_map(|offset| bytes.get(*offset as usize..*offset as usize + SLOT))
-        .filter(|slot| &slot[..8] == MAGIC)
+    slots(&bytes)
+        .into_iter()
+        .flatten()
         .filter_map(|slot| {
-            let epoch = u32::from_be_bytes(slot[24..28].try_into().expect("4 bytes"));
-            let sealer = Sealer::new(key, &Identity { installation: identity.installation.clone(), epoch }).ok()?;
-            let sequence = u64::from_be_bytes(slot[28..36].try_into().expect("8 bytes"));
-            let hash: Hash = slot[36..68].try_into().expect("32 bytes");
-            (sealer.slot(sequence, &hash)[..] == slot[..]).then_some(epoch)
+            let sealer = Sealer::new(key, &Identity { installation: identity.installation.clone(), epoch: slot.epoch }).ok()?;
+            (sealer.slot(slot.sequence, &slot.hash)[..] == slot.bytes[..]).then_some(slot.epoch)
         })
         .max()
 }
@@ -210,19 +222,9 @@ impl Mark {
             sync_directory_of(path)?;
         }
         let bytes = std::fs::read(path).map_err(io)?;
-        let sequence_at = |offset: u64| {
-            bytes
-                .get(offset as usize..offset as usize + SLOT)
-                .filter(|slot| &slot[..8] == MAGIC)
-                .map(|slot| u64::from_be_bytes(slot[28..36].try_into().expect("8 bytes")))
-                .unwrap_or(0)
-        };
-        let next_slot = usize::from(sequence_at(OFFSETS[1]) < sequence_at(OFFSETS[0]));
+        let [first, second] = slots(&bytes).map(|slot| slot.map_or(0, |slot| slot.sequence));
+        let next_slot = usize::from(second < first);
         Ok(Mark { path: path.to_path_buf(), file, sealer, next_slot })
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     /// Records `sequence` (whose hash is `hash`) as acknowledged: written to the older

@@ -319,12 +319,12 @@ fn submit_reply(reply: &TableReply) -> pb::SubmitReply {
 pub fn payout_order(order: &PayoutOrder) -> pb::PayoutOrder {
     pb::PayoutOrder {
         order_id: order.order_id.clone(),
-        pool_id: order.pool.clone(),
-        table_id: order.table_id.clone(),
-        seat: order.seat,
-        round: order.round,
-        code: order.code.clone(),
-        amount: amount(order.amount),
+        pool_id: order.facts.pool.clone(),
+        table_id: order.facts.table_id.clone(),
+        seat: order.facts.seat,
+        round: order.facts.round,
+        code: order.facts.code.clone(),
+        amount: amount(order.facts.amount),
         journal_sequence: order.journal_sequence,
         status: order.status.spanish().to_owned(),
         operator_id: order.operator_id.clone(),

@@ -128,6 +128,22 @@ pub struct OrderFacts {
     pub amount: Money,
 }
 
+impl OrderFacts {
+    /// The first fact `shown` has other than this order's: (field, this, shown).
+    fn difference(&self, shown: &OrderFacts) -> Option<(&'static str, String, String)> {
+        [
+            ("pool_id", self.pool.clone(), shown.pool.clone()),
+            ("table_id", self.table_id.clone(), shown.table_id.clone()),
+            ("seat", self.seat.to_string(), shown.seat.to_string()),
+            ("round", self.round.to_string(), shown.round.to_string()),
+            ("code", self.code.clone(), shown.code.clone()),
+        ]
+        .into_iter()
+        .chain((self.amount != shown.amount).then(|| ("amount", self.amount.to_string(), shown.amount.to_string())))
+        .find(|(_, is, shown)| is != shown)
+    }
+}
+
 /// A Venta-Pagos decision, journaled with who took it: the operator is the holder of
 /// the key that signed it (3.5.2), never a field the client fills in.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -369,12 +385,10 @@ impl OrderStatus {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PayoutOrder {
     pub order_id: String,
-    pub pool: String,
-    pub table_id: String,
-    pub seat: u32,
-    pub round: u64,
-    pub code: String,
-    pub amount: Money,
+    /// Pool, table, seat, round, code and amount: what a decision must name (3.5.1: the
+    /// amount is fixed at marking).
+    #[serde(flatten)]
+    pub facts: OrderFacts,
     pub journal_sequence: u64,
     /// When the prize was marked: a rejection takes it off that jornada's PPPA.
     pub time_ms: u64,
@@ -389,6 +403,17 @@ pub struct PayoutOrder {
     /// When the decision was journaled.
     #[serde(default)]
     pub decided_ms: u64,
+}
+
+impl PayoutOrder {
+    /// Records a decision: the operator is the key that signed it (3.5.2).
+    fn decide(&mut self, status: OrderStatus, command: &OfficeCommand, sequence: u64, time_ms: u64) {
+        self.status = status;
+        self.operator_id = command.key_id.clone();
+        self.operator_name = command.operator_name.clone();
+        self.resolved_sequence = sequence;
+        self.decided_ms = time_ms;
+    }
 }
 
 /// A table's meters for one jornada (4.7, 12.8, Form 4218).
@@ -451,20 +476,23 @@ pub struct Data {
 }
 
 impl Data {
-    /// Files a new payout order, pending, under the next number; returns its id.
-    fn file_order(&mut self, order: PayoutOrder) -> String {
+    /// Files a new payout order, pending, under the next number, for the prize marked by
+    /// journal entry `journal_sequence` at `time_ms`; returns its id.
+    fn file_order(&mut self, facts: OrderFacts, journal_sequence: u64, time_ms: u64) -> String {
         self.next_order += 1;
         let order_id = format!("OP-{:06}", self.next_order);
         let order = PayoutOrder {
             order_id: order_id.clone(),
+            facts,
+            journal_sequence,
+            time_ms,
             status: OrderStatus::Pending,
             operator_id: String::new(),
             operator_name: String::new(),
-            decided_ms: 0,
             form_number: String::new(),
             reason: String::new(),
             resolved_sequence: 0,
-            ..order
+            decided_ms: 0,
         };
         self.orders.insert(order_id.clone(), order);
         order_id
@@ -1169,24 +1197,15 @@ impl State {
             // 3.5.2, 11.6.1.2, 15.8.2: percentages and awards over the rulebook's threshold go to
             // Venta-Pagos (docs/readings.md, "The Venta-Pagos threshold").
             let order_id = (award.award > Decimal::ZERO && (percent || award.award > threshold)).then(|| {
-                self.data.file_order(PayoutOrder {
-                    order_id: String::new(),
+                let facts = OrderFacts {
                     pool: pool_id.clone(),
                     table_id: table_id.to_owned(),
                     seat: award.seat,
                     round,
                     code: award.code.clone(),
                     amount: award.award,
-                    journal_sequence: sequence,
-                    time_ms,
-                    status: OrderStatus::Pending,
-                    operator_id: String::new(),
-                    operator_name: String::new(),
-                    decided_ms: 0,
-                    form_number: String::new(),
-                    reason: String::new(),
-                    resolved_sequence: 0,
-                })
+                };
+                self.data.file_order(facts, sequence, time_ms)
             });
             awards.push(AwardRecord {
                 seat: award.seat,
@@ -1378,17 +1397,7 @@ impl State {
             .ok_or_else(|| Refusal { kind: RefusalKind::NotFound, message: format!("order_id: no payout order `{order_id}`") })?;
         // A decision names the order by what it is, not only by its number: a number
         // from another journal, or a stale screen, never decides another order.
-        let differs = [
-            ("pool_id", order.pool.clone(), expect.pool.clone()),
-            ("table_id", order.table_id.clone(), expect.table_id.clone()),
-            ("seat", order.seat.to_string(), expect.seat.to_string()),
-            ("round", order.round.to_string(), expect.round.to_string()),
-            ("code", order.code.clone(), expect.code.clone()),
-        ]
-        .into_iter()
-        .chain((order.amount != expect.amount).then(|| ("amount", order.amount.to_string(), expect.amount.to_string())))
-        .find(|(_, is, shown)| is != shown);
-        if let Some((field, is, shown)) = differs {
+        if let Some((field, is, shown)) = order.facts.difference(expect) {
             return Err(precondition(format!(
                 "expect.{field}: order {order_id} has {field} `{is}`, not `{shown}` as shown: it is not the order you were shown; list the orders again"
             )));
@@ -1404,12 +1413,8 @@ impl State {
                     }
                     OrderStatus::Pending => {
                         let order = self.data.orders.get_mut(order_id).expect("found above");
-                        order.status = OrderStatus::Confirmed;
-                        order.operator_id = command.key_id.clone();
-                        order.operator_name = command.operator_name.clone();
+                        order.decide(OrderStatus::Confirmed, command, sequence, time_ms);
                         order.form_number = form_number.clone();
-                        order.resolved_sequence = sequence;
-                        order.decided_ms = time_ms;
                         let order = order.clone();
                         self.forget_decided_round(order.journal_sequence);
                         Ok(Applied::Office(order))
@@ -1463,12 +1468,12 @@ impl State {
                     && other.status == OrderStatus::Pending
                     && other.order_id != order.order_id
             })
-            .map(|other| (other.order_id.clone(), other.seat, other.code.clone()))
+            .map(|other| (other.order_id.clone(), other.facts.seat, other.facts.code.clone()))
             .collect();
         let order_of = |seat: u32, code: &str| waiting.iter().find(|(_, s, c)| *s == seat && c == code).map(|(id, _, _)| id);
         let rejection = self
             .engine
-            .reject_award(&mut book, order.seat, &order.code, |seat, code| order_of(seat, code).is_some())
+            .reject_award(&mut book, order.facts.seat, &order.facts.code, |seat, code| order_of(seat, code).is_some())
             .map_err(engine_refusal)?;
         // The re-settled orders carry their new amounts; the jornada and hour of the
         // marking lose the rejected award and gain what the others were raised by.
@@ -1476,33 +1481,28 @@ impl State {
         for raised in &rejection.resettled {
             pppa_change += raised.after - raised.before;
             match order_of(raised.seat, &raised.code) {
-                Some(id) => self.data.orders.get_mut(id).expect("a waiting order").amount = raised.after,
+                Some(id) => self.data.orders.get_mut(id).expect("a waiting order").facts.amount = raised.after,
                 // An award fixed at zero, now worth money: the cashier pays it through its
                 // own order of the same round (docs/readings.md).
                 None => {
-                    self.data.file_order(PayoutOrder {
-                        seat: raised.seat,
-                        code: raised.code.clone(),
-                        amount: raised.after,
-                        ..order.clone()
-                    });
+                    let facts =
+                        OrderFacts { seat: raised.seat, code: raised.code.clone(), amount: raised.after, ..order.facts.clone() };
+                    self.data.file_order(facts, order.journal_sequence, order.time_ms);
                 }
             }
         }
         // A jornada already dropped from the reports (over 62 ago) is not recreated.
         let (jornada, hour) = jornada_and_hour(&self.config, order.time_ms);
-        if let Some(meters) = self.data.days.get_mut(&jornada).and_then(|tables| Arc::make_mut(tables).get_mut(&order.table_id)) {
+        if let Some(meters) =
+            self.data.days.get_mut(&jornada).and_then(|tables| Arc::make_mut(tables).get_mut(&order.facts.table_id))
+        {
             meters.pppa += pppa_change;
             meters.hours.entry(hour).or_default().1 += pppa_change;
         }
         self.data.rounds.insert(round_sequence, book);
         let order = self.data.orders.get_mut(&order.order_id).expect("the order exists");
-        order.status = OrderStatus::Rejected;
-        order.operator_id = command.key_id.clone();
-        order.operator_name = command.operator_name.clone();
+        order.decide(OrderStatus::Rejected, command, sequence, time_ms);
         order.reason = reason.to_owned();
-        order.resolved_sequence = sequence;
-        order.decided_ms = time_ms;
         let order = order.clone();
         self.forget_decided_round(round_sequence);
         Ok(Applied::Office(order))

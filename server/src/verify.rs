@@ -73,10 +73,10 @@ pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 }
 
 /// Verifies the journal in `directory` with the journal key, and against the
-/// acknowledgement mark at `mark` (absent: a backup is checked on its own). An
+/// acknowledgement mark at `mark` (`None`, or no file there: a backup checked on its own). An
 /// unreadable or empty journal is an error; a broken chain, seal, books, snapshot
 /// or a missing acknowledged entry is reported in the result.
-pub fn verify(directory: &Path, journal_key: &JournalKey, mark: &Path) -> anyhow::Result<VerifyReport> {
+pub fn verify(directory: &Path, journal_key: &JournalKey, mark: Option<&Path>) -> anyhow::Result<VerifyReport> {
     if !directory.is_dir() {
         anyhow::bail!("{}: no such data directory", directory.display());
     }
@@ -137,16 +137,17 @@ pub fn verify(directory: &Path, journal_key: &JournalKey, mark: &Path) -> anyhow
     {
         chain = problem;
     }
-    let acknowledged = match crate::mark::read(mark, &sealer) {
-        Ok(None) => format!("none (no mark at {})", mark.display()),
-        Ok(Some(marked)) if marked.sequence > tip.entries => {
+    let acknowledged = match mark.map(|mark| (mark, crate::mark::read(mark, &sealer))) {
+        None => "none (a backup: no mark)".to_owned(),
+        Some((mark, Ok(None))) => format!("none (no mark at {})", mark.display()),
+        Some((_, Ok(Some(marked)))) if marked.sequence > tip.entries => {
             format!("missing: entry {} was acknowledged, the journal is good up to entry {}", marked.sequence, tip.entries)
         }
-        Ok(Some(marked)) => match journal.entry(marked.sequence) {
+        Some((_, Ok(Some(marked)))) => match journal.entry(marked.sequence) {
             Ok(Some(entry)) if entry.hash == marked.hash => "ok".to_owned(),
             _ => format!("entry {} is not the entry acknowledged there", marked.sequence),
         },
-        Err(error) => error.to_string(),
+        Some((_, Err(error))) => error.to_string(),
     };
     if let Some(stored) = &stored
         && stored.sequence > tip.entries
@@ -186,5 +187,5 @@ pub fn verify(directory: &Path, journal_key: &JournalKey, mark: &Path) -> anyhow
 /// [`verify`] with the journal key of `config` and the mark beside the data directory.
 pub fn verify_data(directory: &Path, config: &crate::config::Config) -> anyhow::Result<VerifyReport> {
     let journal_key = config.journal_key.as_ref().ok_or_else(|| anyhow::anyhow!("the configuration has no journal key"))?;
-    verify(directory, journal_key, &crate::mark::default_path(directory))
+    verify(directory, journal_key, Some(&crate::mark::default_path(directory)))
 }

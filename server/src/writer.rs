@@ -635,7 +635,7 @@ impl Writer {
                                     touched_tables.insert(reply.view.table_id.clone());
                                 }
                                 Applied::Office(order) => {
-                                    touched_pools.insert(order.pool.clone());
+                                    touched_pools.insert(order.facts.pool.clone());
                                 }
                                 _ => {}
                             }

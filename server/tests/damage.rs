@@ -7,9 +7,9 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -19,53 +19,14 @@ const BIN: &str = env!("CARGO_BIN_EXE_pozo-server");
 
 #[path = "support/process.rs"]
 mod process;
-use process::{PROCESS_WAIT, ServerProcess, wait_bounded};
+use process::{Refused, ServerProcess};
 
 /// Trials of random damage: bounded, each a start of the real binary.
 const TRIALS: u64 = 50;
 
-/// How a start on damaged data ended.
-enum Start {
-    /// It serves, at this address.
-    Served(ServerProcess),
-    /// It refused: exit code and log.
-    Refused(Option<i32>, String),
-}
-
 /// `pozo-server serve --data DIR --listen 127.0.0.1:0`: serving, or refused.
-fn start(data: &Path, log: &Path) -> Start {
-    let mut child = Command::new(BIN)
-        .arg("serve")
-        .arg("--data")
-        .arg(data)
-        .args(["--listen", "127.0.0.1:0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::from(std::fs::File::create(log).expect("log file")))
-        .spawn()
-        .expect("pozo-server starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let (sender, lines) = std::sync::mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { return };
-            let _ = sender.send(line);
-        }
-    });
-    match lines.recv_timeout(PROCESS_WAIT) {
-        Ok(line) => {
-            let address = line.strip_prefix("pozo-server listening on ").expect("the announcement").to_owned();
-            Start::Served(ServerProcess::adopt(child, address, log))
-        }
-        Err(_) => {
-            let status = wait_bounded(&mut child, PROCESS_WAIT);
-            if status.is_none() {
-                let _ = child.kill();
-                let _ = child.wait();
-            }
-            Start::Refused(status.and_then(|status| status.code()), std::fs::read_to_string(log).unwrap_or_default())
-        }
-    }
+fn start(data: &Path, log: &Path) -> Result<ServerProcess, Refused> {
+    ServerProcess::try_spawn(Path::new(BIN), data, "127.0.0.1:0", &[], log)
 }
 
 /// `pozo-server verify --data DIR`: exit success and its JSON report (or stderr).
@@ -95,19 +56,6 @@ async fn acknowledged_then_killed(data: &Path, log: &Path, commands: u64) -> (u6
     drop(client);
     server.kill();
     (entries, sequence)
-}
-
-/// Copies a directory tree.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("directory");
-    for entry in std::fs::read_dir(from).expect("readable") {
-        let entry = entry.expect("entry");
-        if entry.file_type().expect("type").is_dir() {
-            copy_tree(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copied");
-        }
-    }
 }
 
 /// Every regular file under `root` with its size.
@@ -156,10 +104,10 @@ async fn random_damage_after_a_kill_never_serves_fewer_entries_than_acknowledged
     {
         let directory = tempfile::tempdir().expect("a control directory");
         let copy = directory.path().join("data");
-        copy_tree(&data, &copy);
+        pozo_server::verify::copy_tree(&data, &copy).expect("copied");
         std::fs::copy(&mark, pozo_server::mark::default_path(&copy)).expect("the mark copied");
         let log = directory.path().join("serve.log");
-        let Start::Served(mut server) = start(&copy, &log) else {
+        let Ok(mut server) = start(&copy, &log) else {
             panic!("the undamaged copy was refused:\n{}", std::fs::read_to_string(&log).unwrap_or_default())
         };
         let mut client = connect(&server.address).await;
@@ -174,7 +122,7 @@ async fn random_damage_after_a_kill_never_serves_fewer_entries_than_acknowledged
     for trial in 0..TRIALS {
         let directory = tempfile::tempdir().expect("a trial directory");
         let copy = directory.path().join("data");
-        copy_tree(&data, &copy);
+        pozo_server::verify::copy_tree(&data, &copy).expect("copied");
         std::fs::copy(&mark, pozo_server::mark::default_path(&copy)).expect("the mark copied");
         // One byte, at an offset drawn over all the data's bytes (big files draw more often).
         let mut at = dice.next() % total;
@@ -202,7 +150,7 @@ async fn random_damage_after_a_kill_never_serves_fewer_entries_than_acknowledged
         .await
         .expect("started")
         {
-            Start::Served(mut server) => {
+            Ok(mut server) => {
                 let mut client = connect(&server.address).await;
                 let entries = client.journal().await.entries;
                 let view = client.view("B1").await;
@@ -217,7 +165,7 @@ async fn random_damage_after_a_kill_never_serves_fewer_entries_than_acknowledged
                 server.kill();
                 recovered += 1;
             }
-            Start::Refused(code, log) => {
+            Err(Refused { code, log }) => {
                 // A refusal is the controller's own, with what to do: exit 2, never a crash.
                 assert_eq!(code, Some(2), "trial {trial}: {log}");
                 assert!(log.contains("docs/operations.md"), "trial {trial}: the operator is told what to do: {log}");
@@ -242,7 +190,7 @@ async fn an_older_copy_of_the_data_is_refused_by_serve_and_verify_naming_the_las
     let data = base.path().join("data");
     let (early, _) = acknowledged_then_killed(&data, &base.path().join("first.log"), 15).await;
     let older = base.path().join("older");
-    copy_tree(&data, &older);
+    pozo_server::verify::copy_tree(&data, &older).expect("copied");
     let mut server = tokio::task::spawn_blocking({
         let (data, log) = (data.clone(), base.path().join("second.log"));
         move || ServerProcess::spawn(Path::new(BIN), &data, "127.0.0.1:0", &[], &log)
@@ -261,7 +209,7 @@ async fn an_older_copy_of_the_data_is_refused_by_serve_and_verify_naming_the_las
     std::fs::rename(&older, &data).expect("the older copy put back");
 
     let log = base.path().join("refused.log");
-    let Start::Refused(code, text) = tokio::task::spawn_blocking({
+    let Err(Refused { code, log: text }) = tokio::task::spawn_blocking({
         let (data, log) = (data.clone(), log.clone());
         move || start(&data, &log)
     })
@@ -323,7 +271,7 @@ async fn history_rewritten_without_the_journal_key_is_refused() {
     assert!(report["chain"].as_str().unwrap_or_default().contains("not sealed with this journal key"), "{report:#}");
     assert_eq!(contents(&data), before, "verify wrote nothing");
     let log = base.path().join("refused.log");
-    let Start::Refused(_, text) = start(&data, &log) else { panic!("rewritten history was served") };
+    let Err(Refused { log: text, .. }) = start(&data, &log) else { panic!("rewritten history was served") };
     assert!(text.contains("not sealed with this journal key"), "{text}");
 }
 
@@ -344,9 +292,9 @@ async fn a_started_server_keeps_its_mark_at_the_tip_and_a_missing_mark_is_refuse
     let deadline = Instant::now() + Duration::from_secs(5);
     let text = loop {
         match start(&data, &base.path().join("refused.log")) {
-            Start::Refused(_, text) if text.contains("could not acquire lock") && Instant::now() < deadline => continue,
-            Start::Refused(_, text) => break text,
-            Start::Served(_) => panic!("served without its mark"),
+            Err(Refused { log: text, .. }) if text.contains("could not acquire lock") && Instant::now() < deadline => continue,
+            Err(Refused { log: text, .. }) => break text,
+            Ok(_) => panic!("served without its mark"),
         }
     };
     assert!(text.contains("no acknowledgement mark at"), "{text}");
@@ -370,7 +318,7 @@ async fn a_restore_starts_a_new_epoch_that_refuses_envelopes_signed_before_it() 
     let first_journal = client.journal_id.clone();
     drop(client);
     assert!(server.terminate().success());
-    copy_tree(&data, &backup);
+    pozo_server::verify::copy_tree(&data, &backup).expect("copied");
 
     let mut server = spawn("second.log").await.expect("spawned");
     let mut client = connect(&server.address).await;

@@ -25,6 +25,13 @@ pub fn wait_bounded(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
     }
 }
 
+/// A start of `pozo-server serve` that never announced itself: its exit code and log.
+#[derive(Debug)]
+pub struct Refused {
+    pub code: Option<i32>,
+    pub log: String,
+}
+
 /// A `pozo-server serve` child process; killed (SIGKILL) when dropped, so no
 /// test leaves a server behind, whatever fails.
 pub struct ServerProcess {
@@ -38,6 +45,13 @@ impl ServerProcess {
     /// waits for the one line that says where it listens. Blocking: from async code,
     /// call it in `spawn_blocking`.
     pub fn spawn(binary: &Path, data: &Path, listen: &str, extra: &[&str], log: &Path) -> ServerProcess {
+        ServerProcess::try_spawn(binary, data, listen, extra, log)
+            .unwrap_or_else(|refused| panic!("pozo-server did not start (exit {:?}); log:\n{}", refused.code, refused.log))
+    }
+
+    /// [`ServerProcess::spawn`] that may be refused: the server serving, or how it exited
+    /// without ever announcing itself.
+    pub fn try_spawn(binary: &Path, data: &Path, listen: &str, extra: &[&str], log: &Path) -> Result<ServerProcess, Refused> {
         let mut child = Command::new(binary)
             .arg("serve")
             .arg("--data")
@@ -58,22 +72,20 @@ impl ServerProcess {
                 let _ = sender.send(line);
             }
         });
-        let mut running = ServerProcess { child: Some(child), address: String::new(), log: log.to_path_buf() };
-        let line = match lines.recv_timeout(PROCESS_WAIT) {
-            Ok(line) => line,
-            Err(error) => panic!("no `listening` line from pozo-server ({error}); log:\n{}", running.log_text()),
+        let log_text = || std::fs::read_to_string(log).unwrap_or_default();
+        let Ok(line) = lines.recv_timeout(PROCESS_WAIT) else {
+            let status = wait_bounded(&mut child, PROCESS_WAIT);
+            if status.is_none() {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            return Err(Refused { code: status.and_then(|status| status.code()), log: log_text() });
         };
         let address = line
             .strip_prefix("pozo-server listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line `{line}`; log:\n{}", running.log_text()));
+            .unwrap_or_else(|| panic!("unexpected first line `{line}`; log:\n{}", log_text()));
         assert!(address.starts_with("127.0.0.1:"), "loopback only: {address}");
-        running.address = address.to_owned();
-        running
-    }
-
-    /// A child already announced at `address`.
-    pub fn adopt(child: Child, address: String, log: &Path) -> ServerProcess {
-        ServerProcess { child: Some(child), address, log: log.to_path_buf() }
+        Ok(ServerProcess { child: Some(child), address: address.to_owned(), log: log.to_path_buf() })
     }
 
     pub fn log_text(&self) -> String {
