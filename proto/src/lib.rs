@@ -9,8 +9,8 @@ pub mod v1 {
 /// The encoded `FileDescriptorSet` of every `.proto`, for gRPC reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/pozo_descriptor.bin"));
 
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
+pub use hmac::{Hmac, Mac};
+pub use sha2::Sha256;
 
 /// What a signed payload is: part of the MAC, so a payload signed as one kind of
 /// message is never accepted as another (docs/api.md §2).
@@ -41,7 +41,10 @@ impl Purpose {
 /// The metadata key of a read credential: `authorization: Pozo <key_id>:<token>`.
 pub const AUTHORIZATION: &str = "authorization";
 
-fn mac_for(secret: &[u8], purpose: Purpose, journal_id: &str, payload: &[u8]) -> Hmac<Sha256> {
+/// The HMAC of an envelope before its payload: keyed with `secret` and fed
+/// "pozo.v1" 0 context 0 journal_id 0. A client that signs many payloads clones it
+/// and feeds each payload ([`sign`] does exactly that once).
+pub fn envelope_mac(secret: &[u8], purpose: Purpose, journal_id: &str) -> Hmac<Sha256> {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes keys of any length");
     // Neither the context nor a journal id holds a zero byte: the fields cannot run into each other.
     mac.update(b"pozo.v1\0");
@@ -49,6 +52,11 @@ fn mac_for(secret: &[u8], purpose: Purpose, journal_id: &str, payload: &[u8]) ->
     mac.update(b"\0");
     mac.update(journal_id.as_bytes());
     mac.update(b"\0");
+    mac
+}
+
+fn mac_for(secret: &[u8], purpose: Purpose, journal_id: &str, payload: &[u8]) -> Hmac<Sha256> {
+    let mut mac = envelope_mac(secret, purpose, journal_id);
     mac.update(payload);
     mac
 }

@@ -436,14 +436,13 @@ pub async fn start(
         })?;
         // The journal key is fixed for the life of a journal: a different one is named as such.
         let journaled_key = state.data().keys.iter().find(|key| key.id == crate::config::JOURNAL_KEY_RECORD);
-        let given_key = config.key_records().into_iter().find(|key| key.id == crate::config::JOURNAL_KEY_RECORD);
-        if let (Some(journaled), Some(given)) = (journaled_key, given_key)
-            && journaled.fingerprint != given.fingerprint
+        let given = crate::config::fingerprint(&journal_key.0);
+        if let Some(journaled) = journaled_key
+            && journaled.fingerprint != given
         {
             anyhow::bail!(
-                "{data}: the journal key given (fingerprint {}) is not the one this journal is sealed with ({}): the \
+                "{data}: the journal key given (fingerprint {given}) is not the one this journal is sealed with ({}): the \
                  journal key never changes for a journal; start with the keys file that holds it (docs/security.md)",
-                given.fingerprint,
                 journaled.fingerprint
             );
         }

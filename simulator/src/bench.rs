@@ -854,13 +854,8 @@ async fn agents(config: &Config, url: &str, connections: u64, identify: bool) ->
         .enumerate()
         .map(|(index, table)| {
             let key = casino::table_key(config, &table.id)?;
-            let mut mac = Hmac::<Sha256>::new_from_slice(&key.secret).expect("HMAC takes keys of any length");
-            // pozo_proto::sign's prefix, fed once: "pozo.v1" 0 context 0 journal_id 0.
-            mac.update(b"pozo.v1\0");
-            mac.update(pozo_proto::Purpose::TableCommand.context().as_bytes());
-            mac.update(b"\0");
-            mac.update(journal_id.as_bytes());
-            mac.update(b"\0");
+            // pozo_proto::sign's prefix, fed once.
+            let mac = pozo_proto::envelope_mac(&key.secret, pozo_proto::Purpose::TableCommand, &journal_id);
             let channel = channels[index % channels.len()].clone();
             Ok(Agent {
                 table: table.id.clone(),
