@@ -133,7 +133,7 @@ pub fn verify(directory: &Path, journal_key: &JournalKey, mark: Option<&Path>) -
     }
     if chain == "ok"
         && conservation == "ok"
-        && let Err(problem) = crate::writer::check_tip(&journal, &tip, Some(&sealer))
+        && let Err(problem) = crate::writer::check_tip(&journal, &tip, &sealer)
     {
         chain = problem;
     }

@@ -182,17 +182,20 @@ pub fn replay_until(state: &mut State, journal: &Journal, after: u64, previous: 
 
 /// Checks the replayed journal ends where its tip record says: entries removed
 /// from the end, or an edited last entry, would otherwise go unnoticed.
-/// With the journal key, the tip record's seal is checked too: history rewritten
+/// The tip record's seal is checked under the journal key too: history rewritten
 /// with recomputed hashes but without the key is caught here.
-pub fn check_tip(journal: &Journal, tip: &JournalTip, sealer: Option<&Sealer>) -> Result<(), String> {
+pub fn check_tip(journal: &Journal, tip: &JournalTip, sealer: &Sealer) -> Result<(), String> {
     match journal.stored_tip().map_err(|error| error.to_string())? {
-        Some((entries, hash, seal)) if entries == tip.entries && hash == tip.hash => match sealer {
-            Some(sealer) if sealer.tip_seal(entries, &hash) != seal => Err(format!(
-                "the journal's tip record (entry {entries}) is not sealed with this journal key: the journal was \
-                 rewritten without the key, or the key given is not this journal's"
-            )),
-            _ => Ok(()),
-        },
+        Some((entries, hash, seal)) if entries == tip.entries && hash == tip.hash => {
+            if sealer.tip_seal(entries, &hash) == seal {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the journal's tip record (entry {entries}) is not sealed with this journal key: the journal was \
+                     rewritten without the key, or the key given is not this journal's"
+                ))
+            }
+        }
         Some((entries, hash, _)) => Err(format!(
             "the journal ends at entry {} (hash {}) but its tip record names entry {entries} (hash {}): entries were removed or altered",
             tip.entries,
@@ -446,7 +449,7 @@ pub async fn start(
                 journaled.fingerprint
             );
         }
-        check_tip(&journal, &tip, Some(&sealer))
+        check_tip(&journal, &tip, &sealer)
             .map_err(|problem| anyhow::anyhow!("{data}: {problem}. The controller does not serve it (docs/operations.md §6)"))?;
         check_acknowledged(&journal, &tip, mark_path, &sealer)?;
         info!(
