@@ -112,6 +112,10 @@ pub struct KeyConfig {
     pub name: Option<String>,
     /// The HMAC-SHA256 key, hex.
     pub secret: String,
+    /// The holder's password for the pages (office and supervisor keys): an Argon2id
+    /// hash in PHC form, as `pozo-server password` prints it; never the password.
+    #[serde(default)]
+    pub password: Option<String>,
 }
 
 /// How the journal key appears among the journaled key records.
@@ -145,6 +149,8 @@ pub struct Key {
     /// The holder's name (office and supervisor keys); the id otherwise.
     pub name: String,
     pub secret: Vec<u8>,
+    /// The Argon2id hash of the holder's password for the pages (PHC form), checked at load.
+    pub password: Option<String>,
 }
 
 // Never print a secret: a `Debug` of the configuration (a log line, a panic) shows
@@ -443,7 +449,21 @@ fn validate_keys(
             }
             continue;
         }
-        keys.insert(key.id.clone(), Key { id: key.id.clone(), role: key.role, table: key.table.clone(), name, secret });
+        let password = match (&key.password, key.role) {
+            (None, _) => None,
+            (Some(hash), Role::Office | Role::Supervisor) => {
+                let parsed = argon2::PasswordHash::new(hash.trim())
+                    .map_err(|problem| error(field("password"), format!("not a PHC password hash ({problem}): make one with `pozo-server password`")))?;
+                if parsed.algorithm != argon2::Algorithm::Argon2id.ident() {
+                    return Err(error(field("password"), format!("`{}` hash; the pages take Argon2id (`pozo-server password`)", parsed.algorithm)));
+                }
+                Some(hash.trim().to_owned())
+            }
+            (Some(_), role) => {
+                return Err(error(field("password"), format!("a {} key signs in to no page; only office and supervisor keys have passwords", role.name())));
+            }
+        };
+        keys.insert(key.id.clone(), Key { id: key.id.clone(), role: key.role, table: key.table.clone(), name, secret, password });
     }
     if let Some(table) = layout.tables.iter().find(|table| !keys.values().any(|key| key.table.as_deref() == Some(&table.id))) {
         return Err(error("key".into(), format!("table `{}` has no key", table.id)));

@@ -10,6 +10,8 @@
 //! - [`service`]: the gRPC services (table, display, Venta-Pagos, reports, pools).
 //! - [`verify`]: replaying the journal from zero to check chain and books.
 //! - `admission`: who gets a connection (HTTP/2 preface in time, per-peer limits).
+//! - [`web`]: the pages (cartel luminoso, Venta-Pagos, sala) on their own listener.
+//! - [`presence`]: which table agents are connected, for the floor view.
 //! - [`award`]: the award calculator for disputes and audits.
 //! - [`rulebooks`]: reading rulebook files.
 //!
@@ -21,11 +23,13 @@ pub mod config;
 pub mod jornada;
 pub mod journal;
 pub mod mark;
+pub mod presence;
 pub mod restore;
 pub mod rulebooks;
 pub mod service;
 pub mod state;
 pub mod verify;
+pub mod web;
 pub mod writer;
 
 use std::future::Future;
@@ -71,6 +75,16 @@ pub struct ServeOptions {
     /// Who starts the controller, journaled with a new journal or a changed key set;
     /// `None`: the system user and host.
     pub changed_by: Option<String>,
+    /// Where the pages (cartel, Venta-Pagos, sala: [`web`]) are served; `None`: not served.
+    /// Plaintext HTTP: `pozo-server serve` allows it on loopback only.
+    pub pages: Option<SocketAddr>,
+}
+
+/// What a started controller tells its caller.
+#[derive(Clone, Copy, Debug)]
+pub struct Started {
+    /// The pages' bound address, when they are served.
+    pub pages: Option<SocketAddr>,
 }
 
 /// The system user and host running this process: `user@host`.
@@ -133,6 +147,7 @@ impl Default for ServeOptions {
             mark: None,
             tls: None,
             changed_by: None,
+            pages: None,
         }
     }
 }
@@ -144,7 +159,7 @@ pub async fn serve(
     data: &Path,
     options: ServeOptions,
     shutdown: impl Future<Output = ()> + Send,
-    ready: impl FnOnce(),
+    ready: impl FnOnce(&Started),
 ) -> anyhow::Result<()> {
     let mark = options.mark.clone().unwrap_or_else(|| mark::default_path(data));
     let changed_by = options.changed_by.clone().unwrap_or_else(system_user);
@@ -161,15 +176,17 @@ pub async fn serve(
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()?;
     let (stopping, mut stop_requested) = tokio::sync::watch::channel(false);
+    let presence = presence::Presence::new(handle.config().layout.tables.iter().map(|table| table.id.as_str()));
     let table = pb::table_server::TableServer::new(TableService {
         handle: handle.clone(),
         cards: options.cards,
         stop: stopping.subscribe(),
+        presence: presence.clone(),
     })
     .max_decoding_message_size(MESSAGE_BYTES_MAX);
     let display = pb::display_server::DisplayServer::new(DisplayService {
         handle: handle.clone(),
-        open_to: std::sync::Arc::new(options.display_open_to),
+        open_to: std::sync::Arc::new(options.display_open_to.clone()),
         stop: stopping.subscribe(),
     })
     .max_decoding_message_size(MESSAGE_BYTES_MAX);
@@ -180,8 +197,24 @@ pub async fn serve(
         .max_decoding_message_size(MESSAGE_BYTES_MAX);
     let pools =
         pb::pools_server::PoolsServer::new(PoolsService { handle: handle.clone() }).max_decoding_message_size(MESSAGE_BYTES_MAX);
+    let pages_listener = match options.pages {
+        Some(address) => {
+            Some(TcpListener::bind(address).await.map_err(|error| anyhow::anyhow!("--pages {address}: {error}"))?)
+        }
+        None => None,
+    };
+    let started = Started { pages: pages_listener.as_ref().map(TcpListener::local_addr).transpose()? };
+    let pages = pages_listener.map(|listener| {
+        let setup = web::PagesSetup {
+            handle: handle.clone(),
+            presence: presence.clone(),
+            stop: stopping.subscribe(),
+            open_to: options.display_open_to.clone(),
+        };
+        tokio::spawn(web::serve_pages(listener, setup))
+    });
     drop(handle);
-    ready();
+    ready(&started);
     let tls = options.tls.as_ref().map(Tls::server_config);
     let mut builder = server_builder();
     if let Some(tls) = tls.clone() {
@@ -225,6 +258,13 @@ pub async fn serve(
             }
         }
     };
+    if let Some(mut pages) = pages {
+        // The signs were told SUSPENDIDO when the stop was sent; an office page still
+        // loading has the grace period.
+        if tokio::time::timeout(SHUTDOWN_GRACE, &mut pages).await.is_err() {
+            pages.abort();
+        }
+    }
     stopper.stop();
     writer.await?;
     result?;
@@ -247,6 +287,8 @@ pub struct Embedded {
     pub address: SocketAddr,
     /// `http://127.0.0.1:PORT` (`https://` with TLS).
     pub url: String,
+    /// The pages' address, when `options.pages` asked for them.
+    pub pages: Option<SocketAddr>,
     pub data: PathBuf,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: tokio::task::JoinHandle<anyhow::Result<()>>,
@@ -259,22 +301,29 @@ impl Embedded {
         let address = listener.local_addr()?;
         let scheme = if options.tls.is_some() { "https" } else { "http" };
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let (ready, is_ready) = tokio::sync::oneshot::channel::<()>();
+        let (ready, is_ready) = tokio::sync::oneshot::channel::<Started>();
         let directory = data.to_path_buf();
         let task = tokio::spawn(async move {
             let shutdown = async move {
                 let _ = stopped.await;
             };
-            serve(listener, config, &directory, options, shutdown, move || {
-                let _ = ready.send(());
+            serve(listener, config, &directory, options, shutdown, move |started| {
+                let _ = ready.send(*started);
             })
             .await
         });
-        if is_ready.await.is_err() {
+        let Ok(started) = is_ready.await else {
             let result = task.await?;
             return Err(result.err().unwrap_or_else(|| anyhow::anyhow!("the embedded controller ended before serving")));
-        }
-        Ok(Embedded { address, url: format!("{scheme}://{address}"), data: data.to_path_buf(), stop: Some(stop), task })
+        };
+        Ok(Embedded {
+            address,
+            url: format!("{scheme}://{address}"),
+            pages: started.pages,
+            data: data.to_path_buf(),
+            stop: Some(stop),
+            task,
+        })
     }
 
     /// Stops the controller (streams end, the writer closes the journal) and returns how it ended.

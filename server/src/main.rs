@@ -30,6 +30,9 @@ const DATA_DEFAULT: &str = "./pozo-data";
 /// Where the controller listens when `--listen` is not given: this machine only.
 const LISTEN_DEFAULT: &str = "127.0.0.1:50051";
 
+/// Where the pages are served when `--pages` is not given: this machine only.
+const PAGES_DEFAULT: &str = "127.0.0.1:8080";
+
 #[derive(Subcommand)]
 enum Command {
     /// Run the controller: the journal on sled, the gRPC services.
@@ -71,6 +74,13 @@ enum Command {
         /// (default `<DIR>.acknowledged`, beside the data directory; put it on another disk if you can).
         #[arg(long, value_name = "FILE")]
         mark: Option<PathBuf>,
+        /// Where the pages are served (cartel luminoso, Venta-Pagos, sala), plain HTTP:
+        /// loopback only; port 0 picks a free one (printed at start).
+        #[arg(long, default_value = PAGES_DEFAULT, value_name = "ADDR", conflicts_with = "no_pages")]
+        pages: std::net::SocketAddr,
+        /// Serve no pages.
+        #[arg(long)]
+        no_pages: bool,
         /// Save a snapshot every this many journal entries (restart replays at most that many).
         #[arg(long, default_value_t = pozo_server::writer::SNAPSHOT_EVERY, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         snapshot_every: u64,
@@ -108,6 +118,9 @@ enum Command {
         #[arg(long)]
         text: bool,
     },
+    /// Hash a password for the pages (Venta-Pagos, Sala): reads it from standard input,
+    /// prints the Argon2id hash for the `password` field of the operator's key.
+    Password,
     /// Validate rulebook files (or the embedded default) and list their pools.
     Rulebooks {
         /// Rulebook file(s) to check instead of the embedded default; repeatable.
@@ -143,6 +156,8 @@ fn main() -> ExitCode {
             tls_client_ca,
             changed_by,
             mark,
+            pages,
+            no_pages,
             snapshot_every,
         } => match tls_cert.zip(tls_key).map(|(cert, key)| pozo_server::Tls::load(&cert, &key, tls_client_ca.as_deref())) {
             Some(Err(error)) => Err(error),
@@ -158,6 +173,7 @@ fn main() -> ExitCode {
                     mark,
                     tls: tls.and_then(Result::ok),
                     changed_by,
+                    pages: (!no_pages).then_some(pages),
                     ..Default::default()
                 },
             ),
@@ -166,6 +182,7 @@ fn main() -> ExitCode {
         Command::Restore { from, data, journal } => run_restore(&from, &data, journal.keys.as_deref(), journal.mark.as_deref()),
         Command::Award { round, rulebook, text } => run_award(&round, &rulebook, text),
         Command::Rulebooks { rulebook } => run_rulebooks(&rulebook),
+        Command::Password => run_password(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -183,6 +200,17 @@ fn is_loopback(listen: &str) -> bool {
         Ok(address) => address.ip().is_loopback(),
         Err(_) => listen.rsplit_once(':').is_some_and(|(host, port)| host == "localhost" && port.parse::<u16>().is_ok()),
     }
+}
+
+fn run_password() -> anyhow::Result<()> {
+    let mut password = String::new();
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        eprintln!("Contraseña (se lee de la entrada; Enter para terminar):");
+    }
+    std::io::stdin().read_line(&mut password)?;
+    let password = password.trim_end_matches(['\n', '\r']);
+    println!("{}", pozo_server::web::hash_password(password)?);
+    Ok(())
 }
 
 fn run_serve(
@@ -203,6 +231,15 @@ fn run_serve(
     if options.tls.is_none() && !is_loopback(listen) {
         anyhow::bail!(
             "--listen {listen}: plaintext is allowed on loopback only; give --tls-cert and --tls-key (docs/security.md)"
+        );
+    }
+    // The pages speak plain HTTP: passwords and session cookies must not cross a network.
+    if let Some(pages) = options.pages
+        && !pages.ip().is_loopback()
+    {
+        anyhow::bail!(
+            "--pages {pages}: the pages are plain HTTP and allowed on loopback only; publish them to other \
+             machines through a TLS reverse proxy on this machine (docs/pages.md)"
         );
     }
     // The embedded keys are published with the source: they may sign only on this machine.
@@ -251,9 +288,15 @@ fn run_serve(
             }
             tracing::info!("stopping: no new requests; the writer finishes its batch");
         };
-        let announce = move || {
+        let announce = move |started: &pozo_server::Started| {
             // One line for operators and tests: where the controller answers.
             println!("pozo-server listening on {address}");
+            if let Some(pages) = started.pages {
+                println!("pozo-server pages on http://{pages}/");
+                println!("  cartel luminoso:  http://{pages}/cartel");
+                println!("  Venta-Pagos:      http://{pages}/venta-pagos");
+                println!("  sala:             http://{pages}/sala");
+            }
             let _ = std::io::stdout().flush();
         };
         pozo_server::serve(listener, config, data, options, shutdown, announce).await

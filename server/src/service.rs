@@ -346,6 +346,8 @@ pub struct TableService {
     pub cards: CardSource,
     /// Turns true when the controller is asked to stop.
     pub stop: watch::Receiver<bool>,
+    /// Which agents are connected, for the floor view.
+    pub presence: crate::presence::Presence,
 }
 
 /// Follows a watch channel, newest value first, until the controller stops: the
@@ -389,6 +391,7 @@ impl pb::table_server::Table for TableService {
         let command = pb::TableCommand::decode(envelope.payload.as_slice())
             .map_err(|error| Status::invalid_argument(format!("payload: not a TableCommand: {error}")))?;
         require_table_key(key, &command.table_id)?;
+        self.presence.heard(&command.table_id);
         if command.sequence == 0 {
             return Err(Status::invalid_argument("sequence: starts at 1"));
         }
@@ -427,9 +430,11 @@ impl pb::table_server::Table for TableService {
             .handle
             .table(&watch.table_id)
             .ok_or_else(|| Status::not_found(format!("table_id: no table `{}` in the layout", watch.table_id)))?;
-        let stream = until_stopped(receiver, self.stop.clone(), |push| pb::TableEvent {
-            journal_sequence: push.journal_sequence,
-            table: Some(table_view(&push.view)),
+        // Connected while the stream's task holds this.
+        let watching = self.presence.watching(&watch.table_id);
+        let stream = until_stopped(receiver, self.stop.clone(), move |push| {
+            let _ = &watching;
+            pb::TableEvent { journal_sequence: push.journal_sequence, table: Some(table_view(&push.view)) }
         });
         Ok(Response::new(stream))
     }
@@ -483,10 +488,25 @@ impl pb::display_server::Display for DisplayService {
                         amount: amount(win.amount),
                         journal_sequence: win.journal_sequence,
                     }),
+                    pending: pool.pending.iter().map(prize_hit).collect(),
+                    hits: pool.hits.iter().map(prize_hit).collect(),
                 })
                 .collect(),
         });
         Ok(Response::new(stream))
+    }
+}
+
+/// A prize as the display feed carries it.
+fn prize_hit(prize: &crate::writer::PrizeView) -> pb::Hit {
+    pb::Hit {
+        table_id: prize.table_id.clone(),
+        seat: prize.seat,
+        code: prize.code.clone(),
+        amount: amount(prize.amount),
+        time_ms: prize.time_ms,
+        journal_sequence: prize.journal_sequence,
+        status: prize.status.spanish().to_owned(),
     }
 }
 
@@ -716,6 +736,7 @@ impl pb::reports_server::Reports for ReportsService {
                                     amount: amount(hit.amount),
                                     time_ms: hit.time_ms,
                                     journal_sequence: hit.journal_sequence,
+                                    status: String::new(),
                                 })
                                 .collect()
                         })

@@ -18,7 +18,7 @@ use tracing::{debug, info};
 use crate::config::Config;
 use crate::journal::{Hash, Identity, Journal, JournalError, Record, StoredSnapshot};
 use crate::mark::{Mark, Sealer};
-use crate::state::{Applied, Command, GoldTurn, LastWin, Refusal, State, TableView};
+use crate::state::{Applied, Command, GoldTurn, LastWin, OrderStatus, Refusal, State, TableView};
 
 /// Requests waiting for the writer; senders wait when it is full (backpressure).
 pub const QUEUE_CAPACITY: usize = 8192;
@@ -57,6 +57,51 @@ pub struct PoolDisplay {
     pub displayed: Money,
     pub minimum: Money,
     pub last_win: Option<LastWin>,
+    /// The prizes of this pool waiting for Venta-Pagos (3.5.2, 11.6.1.2, 15.8.2): the
+    /// sign shows PENDIENTE DE PAGO while there is one. Oldest first.
+    pub pending: Vec<PrizeView>,
+    /// The last [`SIGN_HITS`] hits, newest first, each with how its payment stands.
+    pub hits: Vec<PrizeView>,
+}
+
+/// The hits a sign shows per pool.
+pub const SIGN_HITS: usize = 5;
+
+/// How a hit's payment stands, for the signs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrizeStatus {
+    /// Paid at the table by the dealer (no payout order).
+    Paid,
+    /// Waiting for Venta-Pagos.
+    Pending,
+    /// Venta-Pagos confirmed it.
+    Confirmed,
+    /// Venta-Pagos rejected it: the award was undone (docs/readings.md).
+    Rejected,
+}
+
+impl PrizeStatus {
+    /// As the sign and the office say it.
+    pub fn spanish(self) -> &'static str {
+        match self {
+            PrizeStatus::Paid => "pagado",
+            PrizeStatus::Pending => "pendiente",
+            PrizeStatus::Confirmed => "confirmado",
+            PrizeStatus::Rejected => "rechazado",
+        }
+    }
+}
+
+/// One prize as the signs show it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrizeView {
+    pub table_id: String,
+    pub seat: u32,
+    pub code: String,
+    pub amount: Money,
+    pub time_ms: u64,
+    pub journal_sequence: u64,
+    pub status: PrizeStatus,
 }
 
 /// What every cartel luminoso is pushed.
@@ -64,6 +109,9 @@ pub struct PoolDisplay {
 pub struct DisplayPush {
     pub journal_sequence: u64,
     pub pools: Vec<PoolDisplay>,
+    /// When the batch that made this push became durable (microseconds since the Unix
+    /// epoch, this machine's clock): what the display latency is measured from.
+    pub durable_unix_us: u64,
 }
 
 /// Why a request got no answer from the writer.
@@ -492,7 +540,13 @@ pub async fn start(
         table_receivers.insert(table.id.clone(), receiver);
     }
     let gold_turns = state.data().gold_turns.clone();
-    let (display_sender, display_receiver) = watch::channel(display_of(&state, tip.entries));
+    let hit_heads = state
+        .data()
+        .hits
+        .iter()
+        .filter_map(|(pool, hits)| hits.front().map(|hit| (pool.clone(), hit.journal_sequence)))
+        .collect();
+    let (display_sender, display_receiver) = watch::channel(display_of(&state, tip.entries, None, None));
     let (requests, queue) = mpsc::channel(QUEUE_CAPACITY);
     let last_snapshot = journal.load_snapshot()?.map(|stored| stored.sequence).unwrap_or(0);
     // Journal time never goes backwards, even after a restart on a clock that is behind.
@@ -512,6 +566,7 @@ pub async fn start(
         pool_tables,
         gold_turns,
         display: display_sender,
+        hit_heads,
         encoding: None,
     };
     let (stop, stopped) = watch::channel(false);
@@ -530,19 +585,96 @@ pub async fn start(
     Ok((handle, task, Stopper(stop)))
 }
 
-fn display_of(state: &State, journal_sequence: u64) -> DisplayPush {
+fn unix_us() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|elapsed| elapsed.as_micros() as u64).unwrap_or(0)
+}
+
+/// The displays' view of every pool. The prize lists (pending orders, last hits) are
+/// rebuilt only for the pools in `prizes_changed` (a hit or a Venta-Pagos decision) and
+/// taken from `previous` for the others: finding the pending orders reads every order.
+fn display_of(
+    state: &State,
+    journal_sequence: u64,
+    previous: Option<&DisplayPush>,
+    prizes_changed: Option<&BTreeSet<String>>,
+) -> DisplayPush {
     DisplayPush {
         journal_sequence,
+        durable_unix_us: unix_us(),
         pools: state
             .pools()
-            .map(|pool| PoolDisplay {
-                pool_id: pool.rules().id.clone(),
-                displayed: pool.displayed(),
-                minimum: pool.rules().minimum,
-                last_win: state.data().last_wins.get(&pool.rules().id).cloned(),
+            .enumerate()
+            .map(|(index, pool)| {
+                let id = &pool.rules().id;
+                let kept = previous
+                    .and_then(|previous| previous.pools.get(index))
+                    .filter(|kept| &kept.pool_id == id && !prizes_changed.is_some_and(|changed| changed.contains(id)));
+                let (pending, hits) = match kept {
+                    Some(kept) => (kept.pending.clone(), kept.hits.clone()),
+                    None => prizes_of(state, id),
+                };
+                PoolDisplay {
+                    pool_id: id.clone(),
+                    displayed: pool.displayed(),
+                    minimum: pool.rules().minimum,
+                    last_win: state.data().last_wins.get(id).cloned(),
+                    pending,
+                    hits,
+                }
             })
             .collect(),
     }
+}
+
+/// A pool's pending payout orders (oldest first) and its last [`SIGN_HITS`] hits.
+fn prizes_of(state: &State, pool_id: &str) -> (Vec<PrizeView>, Vec<PrizeView>) {
+    let data = state.data();
+    let orders: Vec<_> = data.orders.values().filter(|order| order.facts.pool == pool_id).collect();
+    let pending = orders
+        .iter()
+        .filter(|order| order.status == OrderStatus::Pending)
+        .map(|order| PrizeView {
+            table_id: order.facts.table_id.clone(),
+            seat: order.facts.seat,
+            code: order.facts.code.clone(),
+            amount: order.facts.amount,
+            time_ms: order.time_ms,
+            journal_sequence: order.journal_sequence,
+            status: PrizeStatus::Pending,
+        })
+        .collect();
+    let hits = data
+        .hits
+        .get(pool_id)
+        .map(|hits| {
+            hits.iter()
+                .take(SIGN_HITS)
+                .map(|hit| {
+                    let order = orders.iter().find(|order| {
+                        order.journal_sequence == hit.journal_sequence
+                            && order.facts.table_id == hit.table_id
+                            && order.facts.seat == hit.seat
+                            && order.facts.code == hit.code
+                    });
+                    PrizeView {
+                        table_id: hit.table_id.clone(),
+                        seat: hit.seat,
+                        code: hit.code.clone(),
+                        amount: hit.amount,
+                        time_ms: hit.time_ms,
+                        journal_sequence: hit.journal_sequence,
+                        status: match order.map(|order| order.status) {
+                            None => PrizeStatus::Paid,
+                            Some(OrderStatus::Pending) => PrizeStatus::Pending,
+                            Some(OrderStatus::Confirmed) => PrizeStatus::Confirmed,
+                            Some(OrderStatus::Rejected) => PrizeStatus::Rejected,
+                        },
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    (pending, hits)
 }
 
 struct Writer {
@@ -562,6 +694,8 @@ struct Writer {
     /// The gold turns as last published: a change there changes every panel of the pool.
     gold_turns: BTreeMap<String, GoldTurn>,
     display: watch::Sender<DisplayPush>,
+    /// Each pool's newest hit as last published: a new one changes the signs' prize lists.
+    hit_heads: BTreeMap<String, u64>,
     /// The snapshot being encoded off the writer's path: its sequence and bytes.
     encoding: Option<tokio::task::JoinHandle<(u64, Vec<u8>, [u8; 32])>>,
 }
@@ -618,6 +752,7 @@ impl Writer {
         let mut reads = Vec::new();
         let mut touched_pools = BTreeSet::new();
         let mut touched_tables = BTreeSet::new();
+        let mut decided_pools = BTreeSet::new();
         for request in batch.drain(..) {
             match request {
                 Request::Read(read) => reads.push(read),
@@ -638,6 +773,7 @@ impl Writer {
                                 }
                                 Applied::Office(order) => {
                                     touched_pools.insert(order.facts.pool.clone());
+                                    decided_pools.insert(order.facts.pool.clone());
                                 }
                                 _ => {}
                             }
@@ -669,7 +805,7 @@ impl Writer {
             info!(entries = written, tip = self.tip.entries, requests = answers.len(), "batch durable");
             // Pushed before the answers: an agent that reads its answer and then
             // watches its table never sees the state from before its own command.
-            self.publish(&touched_pools, &touched_tables);
+            self.publish(&touched_pools, &touched_tables, &decided_pools);
         }
         for (reply, result) in answers {
             let _ = reply.send(result);
@@ -723,7 +859,7 @@ impl Writer {
     /// turn moved; the other tables of a touched pool get only the pool's new amount
     /// (a whole view rebuilt for each of them cost a third of the CPU at 2,000 presses/s
     /// with 1,000 tables: docs/benchmarks.md).
-    fn publish(&mut self, pools: &BTreeSet<String>, tables: &BTreeSet<String>) {
+    fn publish(&mut self, pools: &BTreeSet<String>, tables: &BTreeSet<String>, decided: &BTreeSet<String>) {
         let sequence = self.tip.entries;
         for pool in pools {
             let Some(senders) = self.pool_tables.get(pool) else { continue };
@@ -760,7 +896,19 @@ impl Writer {
                 }
             }
         }
-        let display = display_of(&self.state, sequence);
+        // The prize lists change with a hit (a new head of the pool's hits) or a decision.
+        let mut prizes_changed = decided.clone();
+        for pool in pools {
+            let head = self.state.data().hits.get(pool).and_then(|hits| hits.front()).map(|hit| hit.journal_sequence);
+            if self.hit_heads.get(pool).copied() != head {
+                match head {
+                    Some(head) => self.hit_heads.insert(pool.clone(), head),
+                    None => self.hit_heads.remove(pool),
+                };
+                prizes_changed.insert(pool.clone());
+            }
+        }
+        let display = display_of(&self.state, sequence, Some(&self.display.borrow()), Some(&prizes_changed));
         self.display.send_if_modified(|push| {
             if push.pools == display.pools {
                 return false;

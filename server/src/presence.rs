@@ -1,0 +1,103 @@
+//! Which table agents are connected, and when each was last heard from: for the
+//! floor view (`/sala`). Kept in memory only: it says how the floor is now, not what
+//! happened, so it is not journaled.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+/// One table's agent, as the floor view shows it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AgentSeen {
+    /// Table watches open now: an agent keeps one while it runs.
+    pub watching: u32,
+    /// The last command or watch from the table's agent (Unix ms); 0: never since start.
+    pub last_seen_ms: u64,
+}
+
+impl AgentSeen {
+    pub fn connected(&self) -> bool {
+        self.watching > 0
+    }
+}
+
+/// Shared between the table service (which records) and the pages (which read).
+#[derive(Clone, Debug, Default)]
+pub struct Presence {
+    tables: Arc<Mutex<BTreeMap<String, AgentSeen>>>,
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|elapsed| elapsed.as_millis() as u64).unwrap_or(0)
+}
+
+impl Presence {
+    /// Only tables of the layout are recorded, so the map is bounded by the layout.
+    pub fn new<'a>(tables: impl IntoIterator<Item = &'a str>) -> Presence {
+        let tables = tables.into_iter().map(|id| (id.to_owned(), AgentSeen::default())).collect();
+        Presence { tables: Arc::new(Mutex::new(tables)) }
+    }
+
+    fn update(&self, table: &str, change: impl FnOnce(&mut AgentSeen)) {
+        let mut tables = self.tables.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(seen) = tables.get_mut(table) {
+            change(seen);
+        }
+    }
+
+    /// A command from the table's agent.
+    pub fn heard(&self, table: &str) {
+        self.update(table, |seen| seen.last_seen_ms = now_ms());
+    }
+
+    /// The table's agent opened its watch; it counts as connected until the guard drops.
+    pub fn watching(&self, table: &str) -> Watching {
+        self.update(table, |seen| {
+            seen.watching += 1;
+            seen.last_seen_ms = now_ms();
+        });
+        Watching { presence: self.clone(), table: table.to_owned() }
+    }
+
+    /// Every table's agent, by table id.
+    pub fn tables(&self) -> BTreeMap<String, AgentSeen> {
+        self.tables.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+    }
+}
+
+/// An open table watch; dropping it records the disconnection.
+#[derive(Debug)]
+pub struct Watching {
+    presence: Presence,
+    table: String,
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        self.presence.update(&self.table, |seen| {
+            seen.watching = seen.watching.saturating_sub(1);
+            seen.last_seen_ms = now_ms();
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_watch_counts_while_open_and_unknown_tables_are_not_recorded() {
+        let presence = Presence::new(["m1"]);
+        assert!(!presence.tables()["m1"].connected());
+        let first = presence.watching("m1");
+        let second = presence.watching("m1");
+        assert_eq!(presence.tables()["m1"].watching, 2);
+        assert!(presence.tables()["m1"].last_seen_ms > 0);
+        drop(first);
+        assert!(presence.tables()["m1"].connected());
+        drop(second);
+        assert!(!presence.tables()["m1"].connected());
+        let _ = presence.watching("nope");
+        presence.heard("nope");
+        assert_eq!(presence.tables().len(), 1);
+    }
+}

@@ -1,0 +1,138 @@
+//! The cartel luminoso: `/cartel` for a TV in kiosk mode, every pool of the floor or
+//! those chosen by `?pozo=`, `?flor=` or `?mesa=` (repeatable); `/cartel/eventos`,
+//! its event stream ([`super::feed`]).
+
+use axum::extract::{ConnectInfo, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response, Sse};
+use axum::routing::get;
+use axum_extra::extract::CookieJar;
+
+use super::{PageError, Peer, Web, auth, feed, page, view};
+use crate::config::{Config, Role};
+
+/// Who may watch the signs from outside the open networks.
+const SIGN_READERS: &[Role] = &[Role::Office, Role::Supervisor];
+
+/// The pools a sign shows, from its query: every pool, or those of the named pools,
+/// flores and tables, in the rulebooks' order.
+fn chosen_pools(config: &Config, query: Option<&str>) -> Result<Vec<String>, PageError> {
+    let mut wanted = std::collections::BTreeSet::new();
+    let mut any = false;
+    for (name, value) in form_urlencoded_pairs(query.unwrap_or("")) {
+        any = true;
+        match name.as_str() {
+            "pozo" => {
+                if config.rulebooks.pool(&value).is_none() {
+                    return Err(PageError::not_found(format!("pozo: no existe el pozo `{}`", view::bounded(&value))));
+                }
+                wanted.insert(value);
+            }
+            "flor" | "mesa" => {
+                let tables: Vec<_> = config
+                    .layout
+                    .tables
+                    .iter()
+                    .filter(|table| if name == "flor" { table.flor == value } else { table.id == value })
+                    .collect();
+                if tables.is_empty() {
+                    let what = if name == "flor" { "la flor" } else { "la mesa" };
+                    return Err(PageError::not_found(format!("{name}: no existe {what} `{}`", view::bounded(&value))));
+                }
+                wanted.extend(tables.iter().map(|table| table.pool.clone()));
+            }
+            other => {
+                return Err(PageError::bad_request(format!(
+                    "{}: el cartel se elige con pozo, flor o mesa (por ejemplo /cartel?flor=1)",
+                    view::bounded(other)
+                )));
+            }
+        }
+    }
+    Ok(config.rulebooks.pools().map(|pool| pool.id.clone()).filter(|id| !any || wanted.contains(id)).collect())
+}
+
+fn form_urlencoded_pairs(query: &str) -> Vec<(String, String)> {
+    serde_urlencoded::from_str::<Vec<(String, String)>>(query).unwrap_or_default()
+}
+
+/// Loopback and `serve --display-open-to` networks, or a signed-in office or supervisor.
+fn may_watch(web: &Web, peer: &Peer, jar: &CookieJar) -> Result<(), PageError> {
+    let ip = match peer.0.ip() {
+        std::net::IpAddr::V6(v6) => v6.to_ipv4_mapped().map(std::net::IpAddr::V4).unwrap_or(peer.0.ip()),
+        ip => ip,
+    };
+    if web.open_to.iter().any(|network| network.contains(&ip)) {
+        return Ok(());
+    }
+    let session = jar.get(auth::SESSION_COOKIE).and_then(|cookie| web.sessions.find(cookie.value()));
+    match session {
+        Some(session) if SIGN_READERS.contains(&session.role) => Ok(()),
+        _ => Err(PageError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "El cartel se muestra en las redes habilitadas (serve --display-open-to); {} no lo está. Ingrese como Venta-Pagos o jefe de sala.",
+                ip
+            ),
+        )),
+    }
+}
+
+#[derive(askama::Template)]
+#[template(path = "cartel.html")]
+struct CartelPage {
+    casino: String,
+    pools: Vec<(String, String)>,
+    pool_ids: String,
+    silence_ms: u64,
+}
+
+async fn cartel(
+    State(web): State<Web>,
+    ConnectInfo(peer): ConnectInfo<Peer>,
+    jar: CookieJar,
+    RawQuery(query): RawQuery,
+) -> Result<Response, PageError> {
+    may_watch(&web, &peer, &jar)?;
+    let config = web.handle.config();
+    let pools = chosen_pools(config, query.as_deref())?;
+    page(&CartelPage {
+        casino: config.layout.casino.clone(),
+        pool_ids: pools.join(","),
+        pools: pools.iter().map(|id| (id.clone(), view::pool_name(config, id))).collect(),
+        silence_ms: feed::SILENCE_MS,
+    })
+}
+
+async fn events(State(web): State<Web>, ConnectInfo(peer): ConnectInfo<Peer>, jar: CookieJar) -> Result<Response, PageError> {
+    may_watch(&web, &peer, &jar)?;
+    Ok(Sse::new(feed::events(web.frames.clone(), web.stop.clone())).into_response())
+}
+
+pub(super) fn routes() -> axum::Router<Web> {
+    axum::Router::new().route("/cartel", get(cartel)).route("/cartel/eventos", get(events))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sign_shows_the_pools_of_what_it_names() {
+        let config = Config::embedded();
+        let every: Vec<String> = config.rulebooks.pools().map(|pool| pool.id.clone()).collect();
+        assert_eq!(chosen_pools(&config, None).expect("all"), every);
+        let table = &config.layout.tables[0];
+        assert_eq!(chosen_pools(&config, Some(&format!("mesa={}", table.id))).expect("one table"), vec![table.pool.clone()]);
+        let flor: Vec<String> = {
+            let pools: std::collections::BTreeSet<_> =
+                config.layout.tables.iter().filter(|other| other.flor == table.flor).map(|other| other.pool.clone()).collect();
+            every.iter().filter(|id| pools.contains(*id)).cloned().collect()
+        };
+        assert_eq!(chosen_pools(&config, Some(&format!("flor={}", table.flor))).expect("a flor"), flor);
+        let unknown = chosen_pools(&config, Some("pozo=nada")).expect_err("unknown pool");
+        assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+        assert!(unknown.message.contains("pozo: no existe el pozo `nada`"), "{}", unknown.message);
+        assert_eq!(chosen_pools(&config, Some("color=rojo")).expect_err("unknown key").status, StatusCode::BAD_REQUEST);
+    }
+}

@@ -1,0 +1,300 @@
+//! The pages, served by `pozo-server` itself on their own listener (`serve --pages`):
+//! the cartel luminoso (`/cartel`), the Venta-Pagos office (`/venta-pagos`) and the
+//! floor view of the jefe de sala (`/sala`). docs/pages.md describes them.
+//!
+//! # Layout
+//! - [`feed`]: the signs' event stream, built once per published display state
+//!   (the same one the gRPC display feed sends) and shared by every open sign.
+//! - [`auth`]: per-operator login (the keys file's Argon2id password hashes),
+//!   sessions, CSRF tokens, lock-out.
+//! - `cartel`, `office`, `sala`: the pages, thin over the writer's reads and commands.
+//! - `view`: amounts the Argentine way, times in the casino's zone, CSV.
+//!
+//! Everything the browser loads is embedded in the binary (`server/templates`,
+//! `server/static`); no script or style comes from anywhere else (Content-Security-Policy).
+
+pub mod auth;
+mod cartel;
+pub mod feed;
+mod office;
+mod sala;
+mod view;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::connect_info::Connected;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+
+use crate::presence::Presence;
+use crate::state::{Refusal, RefusalKind};
+use crate::writer::{Handle, WriterError};
+
+pub use auth::hash_password;
+
+/// Open connections to the pages at once: every sign keeps one.
+pub const CONNECTIONS_MAX: usize = 2048;
+/// Requests being served at once; beyond it, 503 at once rather than a queue.
+pub const REQUESTS_MAX: usize = 2048;
+/// The largest request body: a form of a few fields.
+pub const BODY_BYTES_MAX: usize = 16 * 1024;
+
+/// What the pages need of the running controller.
+#[derive(Clone)]
+pub(crate) struct Web {
+    handle: Handle,
+    presence: Presence,
+    frames: watch::Receiver<Arc<feed::Frame>>,
+    stop: watch::Receiver<bool>,
+    sessions: Arc<auth::Sessions>,
+    /// Networks whose signs may open `/cartel` without a session (`serve --display-open-to`).
+    open_to: Arc<Vec<ipnet::IpNet>>,
+    /// Served over TLS: cookies are `Secure`.
+    secure: bool,
+}
+
+/// A refusal as a page: the status, and the message in the operators' words.
+#[derive(Debug)]
+pub(crate) struct PageError {
+    status: StatusCode,
+    message: String,
+}
+
+impl PageError {
+    pub(crate) fn new(status: StatusCode, message: impl Into<String>) -> PageError {
+        PageError { status, message: message.into() }
+    }
+
+    fn bad_request(message: impl Into<String>) -> PageError {
+        PageError::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    fn not_found(message: impl Into<String>) -> PageError {
+        PageError::new(StatusCode::NOT_FOUND, message)
+    }
+}
+
+/// The one mapping from the state machine's refusals to HTTP statuses (as
+/// `From<Refusal> for Status` is for gRPC).
+impl From<Refusal> for PageError {
+    fn from(refusal: Refusal) -> PageError {
+        let status = match refusal.kind {
+            RefusalKind::InvalidArgument => StatusCode::BAD_REQUEST,
+            RefusalKind::FailedPrecondition | RefusalKind::AlreadyExists => StatusCode::CONFLICT,
+            RefusalKind::NotFound => StatusCode::NOT_FOUND,
+        };
+        PageError::new(status, refusal.message)
+    }
+}
+
+impl From<WriterError> for PageError {
+    fn from(_: WriterError) -> PageError {
+        PageError::new(StatusCode::SERVICE_UNAVAILABLE, "El controlador se está deteniendo: intente de nuevo en unos segundos.")
+    }
+}
+
+impl From<askama::Error> for PageError {
+    fn from(error: askama::Error) -> PageError {
+        tracing::error!(%error, "a page could not be rendered");
+        PageError::new(StatusCode::INTERNAL_SERVER_ERROR, "La página no se pudo generar.")
+    }
+}
+
+#[derive(askama::Template)]
+#[template(path = "error.html")]
+struct ErrorPage<'a> {
+    code: u16,
+    reason: &'a str,
+    message: &'a str,
+}
+
+impl IntoResponse for PageError {
+    fn into_response(self) -> Response {
+        let reason = self.status.canonical_reason().unwrap_or("");
+        let page = askama::Template::render(&ErrorPage { code: self.status.as_u16(), reason, message: &self.message })
+            .unwrap_or_else(|_| self.message.clone());
+        (self.status, Html(page)).into_response()
+    }
+}
+
+/// A template rendered as a 200 page.
+pub(crate) fn page(template: &impl askama::Template) -> Result<Response, PageError> {
+    Ok(Html(template.render()?).into_response())
+}
+
+/// The embedded assets: (path, content type, bytes).
+const ASSETS: &[(&str, &str, &str)] = &[
+    ("pozo.css", "text/css; charset=utf-8", include_str!("../../static/pozo.css")),
+    ("cartel.js", "text/javascript; charset=utf-8", include_str!("../../static/cartel.js")),
+    ("oficina.js", "text/javascript; charset=utf-8", include_str!("../../static/oficina.js")),
+    ("sala.js", "text/javascript; charset=utf-8", include_str!("../../static/sala.js")),
+];
+
+async fn asset(axum::extract::Path(name): axum::extract::Path<String>) -> Response {
+    match ASSETS.iter().find(|(path, _, _)| *path == name) {
+        Some((_, kind, body)) => {
+            ([(header::CONTENT_TYPE, *kind), (header::CACHE_CONTROL, "public, max-age=300")], *body).into_response()
+        }
+        None => PageError::not_found(format!("No existe el recurso `{}`.", view::bounded(&name))).into_response(),
+    }
+}
+
+#[derive(askama::Template)]
+#[template(path = "inicio.html")]
+struct Home {
+    casino: String,
+}
+
+async fn home(axum::extract::State(web): axum::extract::State<Web>) -> Result<Response, PageError> {
+    page(&Home { casino: web.handle.config().layout.casino.clone() })
+}
+
+fn router(web: Web) -> Router {
+    use tower_http::set_header::SetResponseHeaderLayer;
+    let security = |name: &'static str, value: &'static str| {
+        SetResponseHeaderLayer::if_not_present(header::HeaderName::from_static(name), HeaderValue::from_static(value))
+    };
+    Router::new()
+        .route("/", get(home))
+        .route("/static/{name}", get(asset))
+        .merge(cartel::routes())
+        .merge(auth::routes())
+        .merge(office::routes())
+        .merge(sala::routes())
+        .fallback(|| async { PageError::not_found("No existe esa página.") })
+        .with_state(web)
+        .layer(axum::extract::DefaultBodyLimit::max(BODY_BYTES_MAX))
+        // Every byte the browser runs comes from this server; no page may be framed.
+        .layer(security(
+            "content-security-policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+        ))
+        .layer(security("x-content-type-options", "nosniff"))
+        .layer(security("referrer-policy", "no-referrer"))
+        .layer(security("x-frame-options", "DENY"))
+        .layer(
+            tower::ServiceBuilder::new()
+                .layer(axum::error_handling::HandleErrorLayer::new(|_: tower::BoxError| async {
+                    PageError::new(StatusCode::SERVICE_UNAVAILABLE, "Demasiadas solicitudes a la vez: intente de nuevo.")
+                }))
+                .load_shed()
+                .concurrency_limit(REQUESTS_MAX),
+        )
+}
+
+/// The pages' listener: at most [`CONNECTIONS_MAX`] connections open at once (the
+/// next waits in the kernel's backlog until one closes).
+struct Limited {
+    listener: TcpListener,
+    permits: Arc<Semaphore>,
+}
+
+/// An accepted connection holding its place under the limit until it closes.
+struct Permitted {
+    stream: TcpStream,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl AsyncRead for Permitted {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+        buffer: &mut ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_read(context, buffer)
+    }
+}
+
+impl AsyncWrite for Permitted {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+        buffer: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.stream).poll_write(context, buffer)
+    }
+
+    fn poll_flush(mut self: std::pin::Pin<&mut Self>, context: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_flush(context)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_shutdown(context)
+    }
+}
+
+impl axum::serve::Listener for Limited {
+    type Io = Permitted;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Permitted, SocketAddr) {
+        loop {
+            let permit = Arc::clone(&self.permits).acquire_owned().await.expect("the semaphore is never closed");
+            match self.listener.accept().await {
+                Ok((stream, peer)) => {
+                    let _ = stream.set_nodelay(true);
+                    return (Permitted { stream, _permit: permit }, peer);
+                }
+                Err(error) => {
+                    // Out of file descriptors, mostly: wait rather than spin.
+                    tracing::warn!(%error, "pages: accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+}
+
+/// The peer of a request to the pages.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Peer(pub SocketAddr);
+
+impl Connected<axum::serve::IncomingStream<'_, Limited>> for Peer {
+    fn connect_info(stream: axum::serve::IncomingStream<'_, Limited>) -> Peer {
+        Peer(*stream.remote_addr())
+    }
+}
+
+/// What [`serve_pages`] needs besides the listener.
+pub(crate) struct PagesSetup {
+    pub handle: Handle,
+    pub presence: Presence,
+    pub stop: watch::Receiver<bool>,
+    pub open_to: Vec<ipnet::IpNet>,
+}
+
+/// Serves the pages on `listener` until `stop` turns true: the signs' streams then
+/// send SUSPENDIDO and end.
+pub(crate) async fn serve_pages(listener: TcpListener, setup: PagesSetup) -> std::io::Result<()> {
+    let frames = feed::spawn(setup.handle.display(), Arc::clone(setup.handle.config()));
+    let web = Web {
+        handle: setup.handle,
+        presence: setup.presence,
+        frames,
+        stop: setup.stop.clone(),
+        sessions: Arc::new(auth::Sessions::default()),
+        open_to: Arc::new(setup.open_to),
+        secure: false,
+    };
+    let listener = Limited { listener, permits: Arc::new(Semaphore::new(CONNECTIONS_MAX)) };
+    let mut stop = setup.stop;
+    axum::serve(listener, router(web).into_make_service_with_connect_info::<Peer>())
+        .with_graceful_shutdown(async move {
+            let _ = stop.wait_for(|stop| *stop).await;
+        })
+        .await
+}

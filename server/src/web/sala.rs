@@ -1,0 +1,486 @@
+//! The floor view for the jefe de sala: every table (open or closed, in a round or not,
+//! its agent connected and last seen, pool play suspended), the pools, and the reports
+//! of a jornada (IPA, PPPA, FP, credits, hourly figures: 4.7, 12.8, Form 4218) as
+//! tables, a chart and CSV; per pool, its meters and last 25 hits.
+
+use std::collections::BTreeMap;
+
+use axum::extract::{Path, Query, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum_extra::extract::CookieJar;
+use pozo_engine::Money;
+use rust_decimal::Decimal;
+use serde::Deserialize;
+
+use super::auth::{self, Session};
+use super::{PageError, Web, page, view};
+use crate::config::Role;
+use crate::state::{Phase, TableDay};
+
+const FLOOR_READERS: &[Role] = &[Role::Supervisor];
+
+pub struct TableRow {
+    pub id: String,
+    pub flor: String,
+    pub game: String,
+    pub pool: String,
+    pub open: bool,
+    pub phase: &'static str,
+    pub in_round: bool,
+    pub round: u64,
+    pub agent: bool,
+    pub last_seen: String,
+    /// Pool play is suspended at this table: its agent is not connected (3.7.5).
+    pub suspended: bool,
+}
+
+pub struct PoolRow {
+    pub id: String,
+    pub name: String,
+    pub displayed: String,
+    pub balance: String,
+    pub pending: usize,
+    pub tables: usize,
+    pub tables_live: usize,
+    /// No table of the pool can take side bets: every agent is away (3.7.5).
+    pub suspended: bool,
+}
+
+async fn floor(web: &Web) -> Result<(Vec<TableRow>, Vec<PoolRow>), PageError> {
+    let config = std::sync::Arc::clone(web.handle.config());
+    let agents = web.presence.tables();
+    let now = view::now_ms();
+    let read_config = std::sync::Arc::clone(&config);
+    let (tables, pools) = web
+        .handle
+        .read(move |state, _| {
+            let tables: Vec<_> = read_config
+                .layout
+                .tables
+                .iter()
+                .filter_map(|layout| state.table(&layout.id).map(|table| (layout.clone(), table.open, table.phase, table.round)))
+                .collect();
+            let pools: Vec<_> = state
+                .pools()
+                .map(|pool| {
+                    let id = pool.rules().id.clone();
+                    let pending = state
+                        .data()
+                        .orders
+                        .values()
+                        .filter(|order| order.facts.pool == id && order.status == crate::state::OrderStatus::Pending)
+                        .count();
+                    (id, pool.displayed(), pool.balance(), pending)
+                })
+                .collect();
+            (tables, pools)
+        })
+        .await?;
+    let rows: Vec<TableRow> = tables
+        .into_iter()
+        .map(|(layout, open, phase, round)| {
+            let seen = agents.get(&layout.id).copied().unwrap_or_default();
+            TableRow {
+                game: layout.game.clone(),
+                pool: layout.pool.clone(),
+                flor: layout.flor.clone(),
+                open,
+                phase: match (open, phase) {
+                    (false, _) => "cerrada",
+                    (true, Phase::Betting) => "apuestas abiertas",
+                    (true, Phase::Playing) => "en juego",
+                    (true, Phase::Accepted) => "premios aceptados",
+                },
+                in_round: open && phase != Phase::Betting,
+                round,
+                agent: seen.connected(),
+                last_seen: if seen.last_seen_ms == 0 {
+                    "nunca desde el arranque".to_owned()
+                } else {
+                    format!("{} (hace {})", view::clock(&config, seen.last_seen_ms), view::age(now, seen.last_seen_ms))
+                },
+                suspended: !seen.connected(),
+                id: layout.id,
+            }
+        })
+        .collect();
+    let pool_rows = pools
+        .into_iter()
+        .map(|(id, displayed, balance, pending)| {
+            let tables = rows.iter().filter(|table| table.pool == id).count();
+            let tables_live = rows.iter().filter(|table| table.pool == id && table.agent).count();
+            PoolRow {
+                name: view::pool_name(&config, &id),
+                displayed: view::pesos(displayed),
+                balance: view::pesos(balance),
+                pending,
+                tables,
+                tables_live,
+                suspended: tables_live == 0,
+                id,
+            }
+        })
+        .collect();
+    Ok((rows, pool_rows))
+}
+
+#[derive(askama::Template)]
+#[template(path = "sala.html")]
+struct FloorPage {
+    session: Session,
+    tables: Vec<TableRow>,
+    pools: Vec<PoolRow>,
+    jornada: String,
+}
+
+#[derive(askama::Template)]
+#[template(path = "sala_mesas.html")]
+struct FloorFragment {
+    tables: Vec<TableRow>,
+    pools: Vec<PoolRow>,
+}
+
+async fn sala(State(web): State<Web>, jar: CookieJar) -> Response {
+    let session = match auth::require(&web, &jar, FLOOR_READERS, "/sala") {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    async {
+        let (tables, pools) = floor(&web).await?;
+        let jornada = crate::jornada::jornada_and_hour(web.handle.config(), view::now_ms()).0;
+        page(&FloorPage { session, tables, pools, jornada })
+    }
+    .await
+    .into_response()
+}
+
+async fn sala_tables(State(web): State<Web>, jar: CookieJar) -> Response {
+    if let Err(response) = auth::require(&web, &jar, FLOOR_READERS, "/sala") {
+        return response;
+    }
+    async {
+        let (tables, pools) = floor(&web).await?;
+        page(&FloorFragment { tables, pools })
+    }
+    .await
+    .into_response()
+}
+
+// ----------------------------------------------------------------------------- the jornada's report
+
+#[derive(Deserialize, Default)]
+struct ReportQuery {
+    #[serde(default)]
+    jornada: String,
+}
+
+pub struct ReportRow {
+    pub table: String,
+    pub ipa: String,
+    pub pppa: String,
+    pub fp: u32,
+    pub bets: u64,
+    pub presses: u64,
+    pub credits_sold: u64,
+    pub credits_sold_amount: String,
+    pub credits_returned: u64,
+    pub credits_returned_amount: String,
+}
+
+pub struct HourRow {
+    pub hour: u32,
+    pub ipa: String,
+    pub pppa: String,
+    /// Bar heights on the chart, in its units (0–[`CHART_HEIGHT`]).
+    pub ipa_height: u32,
+    pub pppa_height: u32,
+    pub x: u32,
+}
+
+/// The chart's drawing height, in SVG units.
+pub const CHART_HEIGHT: u32 = 200;
+
+/// The height of `value` on a chart whose tallest bar is `max`: exact decimal
+/// arithmetic, rounded down to whole units.
+fn height(value: Money, max: Money) -> u32 {
+    if max <= Decimal::ZERO || value <= Decimal::ZERO {
+        return 0;
+    }
+    let scaled = (value * Decimal::from(CHART_HEIGHT) / max).floor();
+    u32::try_from(scaled.mantissa() / 10i128.pow(scaled.scale())).unwrap_or(CHART_HEIGHT).min(CHART_HEIGHT)
+}
+
+struct Report {
+    jornada: String,
+    rows: Vec<(String, TableDay)>,
+    hours: BTreeMap<u32, (Money, Money)>,
+    jornadas: Vec<String>,
+}
+
+async fn report(web: &Web, query: &ReportQuery) -> Result<Report, PageError> {
+    let config = std::sync::Arc::clone(web.handle.config());
+    let jornada = if query.jornada.is_empty() {
+        crate::jornada::jornada_and_hour(&config, view::now_ms()).0
+    } else if jiff::civil::Date::strptime("%Y-%m-%d", &query.jornada).is_ok() {
+        query.jornada.clone()
+    } else {
+        return Err(PageError::bad_request(format!("jornada: `{}` no es una fecha AAAA-MM-DD", view::bounded(&query.jornada))));
+    };
+    let wanted = jornada.clone();
+    let (days, jornadas) = web
+        .handle
+        .read(move |state, _| {
+            let days = state.data().days.get(&wanted).cloned();
+            (days, state.data().days.keys().rev().cloned().collect::<Vec<_>>())
+        })
+        .await?;
+    let rows: Vec<(String, TableDay)> = config
+        .layout
+        .tables
+        .iter()
+        .map(|table| (table.id.clone(), days.as_ref().and_then(|days| days.get(&table.id)).cloned().unwrap_or_default()))
+        .collect();
+    let mut hours: BTreeMap<u32, (Money, Money)> = BTreeMap::new();
+    for (_, day) in &rows {
+        for (hour, (ipa, pppa)) in &day.hours {
+            let entry = hours.entry(*hour).or_default();
+            entry.0 += *ipa;
+            entry.1 += *pppa;
+        }
+    }
+    Ok(Report { jornada, rows, hours, jornadas })
+}
+
+#[derive(askama::Template)]
+#[template(path = "informe.html")]
+struct ReportPage {
+    session: Session,
+    jornada: String,
+    jornadas: Vec<String>,
+    rows: Vec<ReportRow>,
+    total_ipa: String,
+    total_pppa: String,
+    hours: Vec<HourRow>,
+    chart_width: u32,
+    chart_height: u32,
+}
+
+async fn report_page(State(web): State<Web>, jar: CookieJar, Query(query): Query<ReportQuery>) -> Response {
+    let session = match auth::require(&web, &jar, FLOOR_READERS, "/sala/informe") {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    async {
+        let report = report(&web, &query).await?;
+        let total_ipa: Money = report.rows.iter().map(|(_, day)| day.ipa).sum();
+        let total_pppa: Money = report.rows.iter().map(|(_, day)| day.pppa).sum();
+        let max = report.hours.values().map(|(ipa, pppa)| (*ipa).max(*pppa)).max().unwrap_or_default();
+        let hours: Vec<HourRow> = report
+            .hours
+            .iter()
+            .enumerate()
+            .map(|(index, (hour, (ipa, pppa)))| HourRow {
+                hour: *hour,
+                ipa: view::pesos(*ipa),
+                pppa: view::pesos(*pppa),
+                ipa_height: height(*ipa, max),
+                pppa_height: height(*pppa, max),
+                x: 40 + index as u32 * 40,
+            })
+            .collect();
+        page(&ReportPage {
+            session,
+            chart_width: 60 + hours.len().max(1) as u32 * 40,
+            chart_height: CHART_HEIGHT,
+            hours,
+            jornada: report.jornada,
+            jornadas: report.jornadas,
+            total_ipa: view::pesos(total_ipa),
+            total_pppa: view::pesos(total_pppa),
+            rows: report
+                .rows
+                .into_iter()
+                .map(|(table, day)| ReportRow {
+                    table,
+                    ipa: view::pesos(day.ipa),
+                    pppa: view::pesos(day.pppa),
+                    fp: day.fp,
+                    bets: day.bets,
+                    presses: day.presses,
+                    credits_sold: day.credits_sold,
+                    credits_sold_amount: view::pesos(day.credits_sold_amount),
+                    credits_returned: day.credits_returned,
+                    credits_returned_amount: view::pesos(day.credits_returned_amount),
+                })
+                .collect(),
+        })
+    }
+    .await
+    .into_response()
+}
+
+async fn report_csv(State(web): State<Web>, jar: CookieJar, Query(query): Query<ReportQuery>) -> Response {
+    if let Err(response) = auth::require(&web, &jar, FLOOR_READERS, "/sala/informe") {
+        return response;
+    }
+    async {
+        let report = report(&web, &query).await?;
+        let text = crate::award::money_text;
+        let mut rows: Vec<Vec<String>> = report
+            .rows
+            .iter()
+            .map(|(table, day)| {
+                vec![
+                    report.jornada.clone(),
+                    table.clone(),
+                    String::new(),
+                    text(day.ipa),
+                    text(day.pppa),
+                    day.fp.to_string(),
+                    day.bets.to_string(),
+                    day.presses.to_string(),
+                    day.credits_sold.to_string(),
+                    text(day.credits_sold_amount),
+                    day.credits_returned.to_string(),
+                    text(day.credits_returned_amount),
+                ]
+            })
+            .collect();
+        // Form 4218: the hourly figures, table by table.
+        for (table, day) in &report.rows {
+            for (hour, (ipa, pppa)) in &day.hours {
+                rows.push(vec![
+                    report.jornada.clone(),
+                    table.clone(),
+                    hour.to_string(),
+                    text(*ipa),
+                    text(*pppa),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                ]);
+            }
+        }
+        let body = view::csv(
+            &[
+                "jornada",
+                "mesa",
+                "hora",
+                "ipa",
+                "pppa",
+                "fp",
+                "apuestas",
+                "pulsaciones",
+                "creditos_vendidos",
+                "importe_vendido",
+                "creditos_devueltos",
+                "importe_devuelto",
+            ],
+            rows,
+        );
+        Ok::<_, PageError>(view::csv_response(&format!("informe-{}.csv", report.jornada), body))
+    }
+    .await
+    .into_response()
+}
+
+// ----------------------------------------------------------------------------- a pool
+
+pub struct HitRow {
+    pub moment: String,
+    pub table: String,
+    pub seat: u32,
+    pub prize: String,
+    pub amount: String,
+    pub journal_sequence: u64,
+}
+
+#[derive(askama::Template)]
+#[template(path = "pozo.html")]
+struct PoolPage {
+    session: Session,
+    id: String,
+    name: String,
+    lines: Vec<(&'static str, String)>,
+    hits: Vec<HitRow>,
+}
+
+async fn pool_page(State(web): State<Web>, jar: CookieJar, Path(id): Path<String>) -> Response {
+    let session = match auth::require(&web, &jar, FLOOR_READERS, &format!("/sala/pozos/{id}")) {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    async {
+        let config = std::sync::Arc::clone(web.handle.config());
+        if config.rulebooks.pool(&id).is_none() {
+            return Err(PageError::not_found(format!("pozo: no existe el pozo `{}`", view::bounded(&id))));
+        }
+        let wanted = id.clone();
+        let (meters, balance, reserve, displayed, hits) = web
+            .handle
+            .read(move |state, _| {
+                let pool = state.pool(&wanted);
+                let hits: Vec<_> = state.data().hits.get(&wanted).map(|hits| hits.iter().cloned().collect()).unwrap_or_default();
+                (pool.meters().clone(), pool.balance(), pool.reserve(), pool.displayed(), hits)
+            })
+            .await?;
+        let pesos = view::pesos;
+        let lines = vec![
+            ("Apuestas (cantidad)", meters.net_bets().to_string()),
+            ("Apuestas (importe)", pesos(meters.net_bets_amount())),
+            ("Aportes al pozo", pesos(meters.net_contributions())),
+            ("Reposiciones", pesos(meters.replenishments)),
+            ("Reposiciones devueltas por rechazos", pesos(meters.replenishments_withdrawn)),
+            ("Premios", pesos(meters.awards)),
+            ("Premios devueltos por rechazos", pesos(meters.awards_returned)),
+            ("Aciertos", meters.hits.to_string()),
+            ("Rechazos de Venta-Pagos", meters.rejections.to_string()),
+            ("Saldo del pozo", pesos(balance)),
+            ("Pozo de reserva", pesos(reserve)),
+            ("Cartel (pago máximo)", pesos(displayed)),
+        ];
+        let hits = hits
+            .iter()
+            .map(|hit| HitRow {
+                moment: view::moment(&config, hit.time_ms),
+                table: hit.table_id.clone(),
+                seat: hit.seat,
+                prize: view::prize_name(&config, &id, &hit.code),
+                amount: pesos(hit.amount),
+                journal_sequence: hit.journal_sequence,
+            })
+            .collect();
+        page(&PoolPage { session, name: view::pool_name(&config, &id), id, lines, hits })
+    }
+    .await
+    .into_response()
+}
+
+pub(super) fn routes() -> axum::Router<Web> {
+    axum::Router::new()
+        .route("/sala", get(sala))
+        .route("/sala/mesas", get(sala_tables))
+        .route("/sala/informe", get(report_page))
+        .route("/sala/informe.csv", get(report_csv))
+        .route("/sala/pozos/{id}", get(pool_page))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rust_decimal_macros::dec;
+
+    #[test]
+    fn bars_scale_exactly_and_never_overflow() {
+        assert_eq!(height(dec!(50), dec!(100)), 100);
+        assert_eq!(height(dec!(100), dec!(100)), CHART_HEIGHT);
+        assert_eq!(height(dec!(0.01), dec!(100)), 0);
+        assert_eq!(height(dec!(1), dec!(0)), 0);
+        assert_eq!(height(dec!(33.33), dec!(100)), 66);
+    }
+}

@@ -1,0 +1,123 @@
+//! How the pages write amounts, moments and tables: the Argentine way, in the
+//! casino's time zone.
+
+use pozo_engine::Money;
+
+use crate::config::Config;
+
+/// `$ 1.234.567,89`: whole centavos, rounded down (what a sign may promise).
+pub fn pesos(amount: Money) -> String {
+    pozo_engine::format_ars(amount)
+}
+
+/// A text from a request, cut for a message: at most 80 characters, no control characters.
+pub fn bounded(text: &str) -> String {
+    text.chars().take(80).map(|c| if c.is_control() { '?' } else { c }).collect()
+}
+
+fn local(config: &Config, time_ms: u64) -> jiff::civil::DateTime {
+    let timestamp =
+        i64::try_from(time_ms).ok().and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok()).unwrap_or(jiff::Timestamp::MAX);
+    config.time_zone.to_datetime(timestamp)
+}
+
+/// `21:04:05`, the casino's clock.
+pub fn clock(config: &Config, time_ms: u64) -> String {
+    let local = local(config, time_ms);
+    format!("{:02}:{:02}:{:02}", local.hour(), local.minute(), local.second())
+}
+
+/// `23/11/2026 21:04:05`, the casino's clock.
+pub fn moment(config: &Config, time_ms: u64) -> String {
+    if time_ms == 0 {
+        return "—".to_owned();
+    }
+    let local = local(config, time_ms);
+    format!(
+        "{:02}/{:02}/{:04} {:02}:{:02}:{:02}",
+        local.day(),
+        local.month(),
+        local.year(),
+        local.hour(),
+        local.minute(),
+        local.second()
+    )
+}
+
+/// How long ago, in words an operator reads at a glance: `45 s`, `12 min`, `3 h 05 min`.
+pub fn age(now_ms: u64, then_ms: u64) -> String {
+    let seconds = now_ms.saturating_sub(then_ms) / 1000;
+    match seconds {
+        0..60 => format!("{seconds} s"),
+        60..3600 => format!("{} min", seconds / 60),
+        _ => format!("{} h {:02} min", seconds / 3600, seconds % 3600 / 60),
+    }
+}
+
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|elapsed| elapsed.as_millis() as u64).unwrap_or(0)
+}
+
+/// The premio's name in the pool's rulebook, or its code.
+pub fn prize_name(config: &Config, pool: &str, code: &str) -> String {
+    config
+        .rulebooks
+        .pool(pool)
+        .and_then(|rules| rules.prize(code))
+        .map(|prize| prize.name.clone())
+        .unwrap_or_else(|| code.to_owned())
+}
+
+/// The pool's name in its rulebook, or its id.
+pub fn pool_name(config: &Config, pool: &str) -> String {
+    config.rulebooks.pool(pool).map(|rules| rules.name.clone()).unwrap_or_else(|| pool.to_owned())
+}
+
+/// A CSV document from a header and rows (RFC 4180, through the csv crate); a field
+/// that a spreadsheet would run as a formula is quoted with a leading apostrophe.
+pub fn csv(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> Vec<u8> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(header).expect("writing to memory");
+    for row in rows {
+        let row = row.into_iter().map(|field| {
+            if field.starts_with(['=', '+', '-', '@']) && field.parse::<Money>().is_err() { format!("'{field}") } else { field }
+        });
+        writer.write_record(row).expect("writing to memory");
+    }
+    writer.into_inner().expect("writing to memory")
+}
+
+/// A CSV download named `name`.
+pub fn csv_response(name: &str, body: Vec<u8>) -> axum::response::Response {
+    use axum::http::header;
+    use axum::response::IntoResponse;
+    (
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
+            (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rust_decimal_macros::dec;
+
+    #[test]
+    fn amounts_and_ages_read_the_argentine_way() {
+        assert_eq!(pesos(dec!(1234567.899)), "$ 1.234.567,89");
+        assert_eq!(pesos(dec!(0)), "$ 0,00");
+        assert_eq!(age(200_000, 155_000), "45 s");
+        assert_eq!(age(3_600_000 * 3 + 300_000, 0), "3 h 05 min");
+    }
+
+    #[test]
+    fn csv_quotes_and_defuses_formulas() {
+        let text = String::from_utf8(csv(&["a", "b"], [vec!["=SUM(A1)".into(), "x,\"y\"".into()], vec!["-12.50".into(), "".into()]]))
+            .expect("utf-8");
+        assert_eq!(text, "a,b\n'=SUM(A1),\"x,\"\"y\"\"\"\n-12.50,\n");
+    }
+}

@@ -1,0 +1,112 @@
+// The cartel luminoso: follows /cartel/eventos (server-sent events). Shows SUSPENDIDO
+// (3.7.5) as soon as the feed errs, the controller says it stops, or nothing arrives for
+// data-silencio ms; reconnects by itself with exponential backoff and jitter. Amounts
+// come formatted from the server: this script does no arithmetic on money.
+(function () {
+  "use strict";
+  var root = document.getElementById("cartel");
+  if (!root) return;
+  var wanted = (root.dataset.pozos || "").split(",").filter(Boolean);
+  var silenceMs = Number(root.dataset.silencio) || 900;
+  var footer = root.querySelector("[data-campo=conexion]");
+  var source = null, lastEvent = 0, live = false, retryMs = 500, reconnecting = null;
+  var newestHit = {}, firstFrame = true, celebrations = {};
+
+  function field(section, name) { return section.querySelector("[data-campo=" + name + "]"); }
+
+  function suspend(why) {
+    live = false;
+    root.dataset.estado = "suspendido";
+    wanted.forEach(function (id) {
+      var section = document.getElementById("pozo-" + id);
+      if (!section) return;
+      section.classList.add("suspendido");
+      section.classList.remove("pendiente", "rechazado");
+      field(section, "estado").textContent = "SUSPENDIDO";
+    });
+    footer.textContent = why;
+  }
+
+  function reconnect() {
+    if (source) { source.close(); source = null; }
+    if (reconnecting) return;
+    var delay = Math.random() * retryMs;  // full jitter: signs do not come back in lockstep
+    retryMs = Math.min(retryMs * 2, 10000);
+    reconnecting = setTimeout(function () { reconnecting = null; connect(); }, delay);
+  }
+
+  function prizeText(prize) {
+    return "Mesa " + prize.mesa + " · Pos. " + prize.asiento + " · " + prize.nombre + " · " + prize.monto;
+  }
+
+  function celebrate(section, id, hit) {
+    var winner = field(section, "ganador");
+    winner.textContent = "";
+    var title = document.createElement("strong");
+    title.textContent = "¡POZO!";
+    var text = document.createElement("span");
+    text.textContent = prizeText(hit);
+    winner.appendChild(title);
+    winner.appendChild(text);
+    winner.hidden = false;
+    section.classList.add("festejo");
+    clearTimeout(celebrations[id]);
+    celebrations[id] = setTimeout(function () { winner.hidden = true; section.classList.remove("festejo"); }, 10000);
+  }
+
+  function render(floor) {
+    live = true;
+    retryMs = 500;
+    root.dataset.estado = "en-vivo";
+    root.dataset.secuencia = String(floor.secuencia);
+    footer.textContent = "En vivo";
+    floor.pozos.forEach(function (pool) {
+      var section = document.getElementById("pozo-" + pool.id);
+      if (!section) return;
+      section.classList.remove("suspendido");
+      field(section, "monto").textContent = pool.monto;
+      var state = field(section, "estado");
+      section.classList.toggle("pendiente", pool.pendientes.length > 0);
+      var newest = pool.ultimos[0];
+      section.classList.toggle("rechazado", pool.pendientes.length === 0 && !!newest && newest.estado === "rechazado");
+      if (pool.pendientes.length > 0) {
+        state.textContent = "PENDIENTE DE PAGO — " + prizeText(pool.pendientes[0]);
+      } else if (newest && newest.estado === "rechazado") {
+        state.textContent = "PREMIO RECHAZADO POR VENTA-PAGOS — Mesa " + newest.mesa + " · Pos. " + newest.asiento;
+      } else {
+        state.textContent = "";
+      }
+      var sequence = newest ? newest.secuencia : 0;
+      if (!firstFrame && newest && sequence > (newestHit[pool.id] || 0)) celebrate(section, pool.id, newest);
+      newestHit[pool.id] = sequence;
+      var list = field(section, "ultimos");
+      list.textContent = "";
+      pool.ultimos.forEach(function (hit) {
+        var item = document.createElement("li");
+        item.className = hit.estado;
+        item.textContent = hit.hora + " · Mesa " + hit.mesa + " · Pos. " + hit.asiento + " · " + hit.nombre + " · " + hit.monto +
+          (hit.estado === "pagado" ? "" : " · " + hit.estado);
+        list.appendChild(item);
+      });
+    });
+    firstFrame = false;
+  }
+
+  function connect() {
+    source = new EventSource("/cartel/eventos");
+    lastEvent = Date.now();
+    footer.textContent = "Conectando…";
+    source.addEventListener("pozos", function (event) { lastEvent = Date.now(); render(JSON.parse(event.data)); });
+    source.addEventListener("latido", function () { lastEvent = Date.now(); });
+    source.addEventListener("suspendido", function () { suspend("El controlador se detuvo"); reconnect(); });
+    source.onerror = function () { suspend("Sin conexión con el controlador"); reconnect(); };
+  }
+
+  setInterval(function () {
+    if (source && Date.now() - lastEvent > silenceMs) {
+      suspend("Sin datos del controlador");
+      reconnect();
+    }
+  }, 100);
+  connect();
+})();
