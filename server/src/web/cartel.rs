@@ -106,7 +106,9 @@ async fn cartel(
 
 async fn events(State(web): State<Web>, ConnectInfo(peer): ConnectInfo<Peer>, jar: CookieJar) -> Result<Response, PageError> {
     may_watch(&web, &peer, &jar)?;
-    Ok(Sse::new(feed::events(web.frames.clone(), web.stop.clone())).into_response())
+    // A reverse proxy in front (docs/pages.md) must pass each event on at once, not buffer it.
+    let stream = Sse::new(feed::events(web.frames.clone(), web.stop.clone()));
+    Ok(([("x-accel-buffering", "no")], stream).into_response())
 }
 
 pub(super) fn routes() -> axum::Router<Web> {

@@ -16,6 +16,8 @@ use tonic::{Code, Status};
 
 pub struct TestServer {
     pub address: SocketAddr,
+    /// The pages' address, for a server started with them ([`TestServer::with_pages`]).
+    pub pages: Option<SocketAddr>,
     pub data: PathBuf,
     _directory: Option<tempfile::TempDir>,
     embedded: pozo_server::Embedded,
@@ -42,6 +44,20 @@ impl TestServer {
         server
     }
 
+    /// A fresh controller that also serves the pages (cartel, Venta-Pagos, sala) on 127.0.0.1:0.
+    pub async fn with_pages() -> TestServer {
+        let directory = tempfile::tempdir().expect("a temporary directory");
+        let options = pozo_server::ServeOptions { pages: Some("127.0.0.1:0".parse().expect("an address")), ..Default::default() };
+        let mut server = TestServer::start_with(directory.path().join("data"), options).await;
+        server._directory = Some(directory);
+        server
+    }
+
+    /// `http://127.0.0.1:PORT`, the pages of a server started [`TestServer::with_pages`].
+    pub fn pages_url(&self) -> String {
+        format!("http://{}", self.pages.expect("a server started with its pages"))
+    }
+
     /// A controller on an existing data directory (a restart).
     pub async fn start_on(data: PathBuf) -> TestServer {
         TestServer::start_with(data, pozo_server::ServeOptions::default()).await
@@ -50,7 +66,7 @@ impl TestServer {
     /// A controller on `data` with the given options (a small snapshot interval).
     pub async fn start_with(data: PathBuf, options: pozo_server::ServeOptions) -> TestServer {
         let embedded = pozo_server::Embedded::start(Config::embedded(), &data, options).await.expect("the server started");
-        TestServer { address: embedded.address, data, _directory: None, embedded }
+        TestServer { address: embedded.address, pages: embedded.pages, data, _directory: None, embedded }
     }
 
     /// Stops the server and waits until its writer has finished.

@@ -37,6 +37,8 @@ pub struct Refused {
 pub struct ServerProcess {
     child: Option<Child>,
     pub address: String,
+    /// `http://127.0.0.1:PORT`, where the pages are served (every start but `--no-pages`).
+    pub pages: Option<String>,
     log: PathBuf,
 }
 
@@ -86,7 +88,17 @@ impl ServerProcess {
             .strip_prefix("pozo-server listening on ")
             .unwrap_or_else(|| panic!("unexpected first line `{line}`; log:\n{}", log_text()));
         assert!(address.starts_with("127.0.0.1:"), "loopback only: {address}");
-        Ok(ServerProcess { child: Some(child), address: address.to_owned(), log: log.to_path_buf() })
+        // The pages, when served, are announced on the next line.
+        let pages = if extra.contains(&"--no-pages") {
+            None
+        } else {
+            let line = lines.recv_timeout(PROCESS_WAIT).unwrap_or_default();
+            let url = line
+                .strip_prefix("pozo-server pages on ")
+                .unwrap_or_else(|| panic!("unexpected second line `{line}`; log:\n{}", log_text()));
+            Some(url.trim_end_matches('/').to_owned())
+        };
+        Ok(ServerProcess { child: Some(child), address: address.to_owned(), pages, log: log.to_path_buf() })
     }
 
     pub fn log_text(&self) -> String {
