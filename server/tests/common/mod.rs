@@ -227,6 +227,12 @@ impl Client {
         self.reports.journal(pb::JournalStatusRequest {}).await.expect("journal status").into_inner()
     }
 
+    /// The table's report for the current jornada.
+    pub async fn report(&mut self, table: &str) -> pb::TableReport {
+        let request = pb::TableReportRequest { table_id: table.to_owned(), jornada: String::new() };
+        self.reports.table(request).await.expect("table report").into_inner()
+    }
+
     pub async fn pool(&mut self, pool: &str) -> pb::PoolReport {
         self.reports.pool(pb::PoolReportRequest { pool_id: pool.to_owned() }).await.expect("pool report").into_inner()
     }
