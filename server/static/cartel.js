@@ -11,6 +11,7 @@
   var footer = root.querySelector("[data-campo=conexion]");
   var source = null, lastEvent = 0, live = false, retryMs = 500, reconnecting = null;
   var newestHit = {}, firstFrame = true, celebrations = {};
+  var CELEBRATION_MS = 6000;  // ¡POZO! with the winner, then the new amount
 
   function field(section, name) { return section.querySelector("[data-campo=" + name + "]"); }
 
@@ -35,8 +36,11 @@
     reconnecting = setTimeout(function () { reconnecting = null; connect(); }, delay);
   }
 
+  // "$ 1.003,90" never breaks after the sign.
+  function money(text) { return text.replace(" ", "\u00a0"); }
+
   function prizeText(prize) {
-    return "Mesa " + prize.mesa + " · Pos. " + prize.asiento + " · " + prize.nombre + " · " + prize.monto;
+    return "Mesa " + prize.mesa + " · Pos. " + prize.asiento + " · " + prize.nombre + " · " + money(prize.monto);
   }
 
   function celebrate(section, id, hit) {
@@ -51,7 +55,7 @@
     winner.hidden = false;
     section.classList.add("festejo");
     clearTimeout(celebrations[id]);
-    celebrations[id] = setTimeout(function () { winner.hidden = true; section.classList.remove("festejo"); }, 10000);
+    celebrations[id] = setTimeout(function () { winner.hidden = true; section.classList.remove("festejo"); }, CELEBRATION_MS);
   }
 
   function render(floor) {
@@ -84,7 +88,8 @@
       pool.ultimos.forEach(function (hit) {
         var item = document.createElement("li");
         item.className = hit.estado;
-        item.textContent = hit.hora + " · Mesa " + hit.mesa + " · Pos. " + hit.asiento + " · " + hit.nombre + " · " + hit.monto +
+        item.title = hit.nombre;
+        item.textContent = hit.hora + " · Mesa " + hit.mesa + " · Pos. " + hit.asiento + " · " + money(hit.monto) +
           (hit.estado === "pagado" ? "" : " · " + hit.estado);
         list.appendChild(item);
       });

@@ -1,1 +1,389 @@
-//! placeholder
+//! The pages in a real browser: Debian's Chromium, headless, driven through ChromeDriver,
+//! against the real `pozo-server` binary (a child process that can be SIGKILLed) and a real
+//! table agent (the `table_agent` library on channels, as `pozo-agent` runs it).
+//!
+//! A named suite: `cargo test -p pozo-server --features browser-tests --test browser`,
+//! which `.ci/run` runs after installing `chromium` and `chromium-driver`. Without them
+//! every test fails, saying what to install; none passes without a browser.
+//!
+//! With `POZO_SCREENSHOTS=DIR` the tests write `cartel.png`, `venta-pagos.png` and
+//! `sala.png` (1920×1080) there; the README shows the ones in `docs/img/`.
+
+#[path = "support/process.rs"]
+mod process;
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use process::ServerProcess;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// Every wait for something a page should show at once.
+const WAIT: Duration = Duration::from_secs(15);
+/// The issue's bound: from the controller's death to SUSPENDIDO on the sign (3.7.5).
+const SUSPEND_WITHIN: Duration = Duration::from_secs(1);
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace holds server/").to_path_buf()
+}
+
+// ----------------------------------------------------------------------------- the browser
+
+/// A ChromeDriver child on a free loopback port; killed when dropped.
+struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Driver {
+    fn start() -> Driver {
+        for (path, package) in [(CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")] {
+            assert!(
+                Path::new(path).exists(),
+                "{path} is missing: the browser suite needs Debian's `chromium` and `chromium-driver` \
+                 (apt-get install -y chromium chromium-driver); install `{package}` and run it again"
+            );
+        }
+        let port = TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("its address").port();
+        let child = Command::new(CHROMEDRIVER)
+            .args([format!("--port={port}"), "--allowed-ips=127.0.0.1".to_owned()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let driver = Driver { child, port };
+        let deadline = Instant::now() + WAIT;
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not listen on {port} within {WAIT:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        driver
+    }
+
+    /// A new headless Chromium with its own empty profile, at `width`×`height`.
+    async fn browser(&self, profile: &Path, width: u32, height: u32) -> Client {
+        let capabilities = json!({
+            "goog:chromeOptions": {
+                "binary": CHROMIUM,
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--disable-dev-shm-usage", "--hide-scrollbars", "--force-device-scale-factor=1",
+                    format!("--user-data-dir={}", profile.display()),
+                    format!("--window-size={width},{height}"),
+                ],
+            }
+        });
+        let Value::Object(capabilities) = capabilities else { unreachable!() };
+        // ChromeDriver is on loopback: plain HTTP, no TLS stack.
+        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(capabilities)
+            .connect(&format!("http://127.0.0.1:{}", self.port))
+            .await
+            .expect("a Chromium session");
+        set_viewport(&client, width, height).await;
+        client
+    }
+}
+
+/// Sizes the window so that the page itself (the viewport) is `width`×`height`.
+async fn set_viewport(client: &Client, width: u32, height: u32) {
+    client.set_window_size(width, height).await.expect("window size");
+    let inner = client.execute("return [window.innerWidth, window.innerHeight];", vec![]).await.expect("the viewport");
+    let side = |index: usize| inner[index].as_u64().expect("a size") as u32;
+    let (outer_width, outer_height) = (2 * width - side(0), 2 * height - side(1));
+    client.set_window_size(outer_width, outer_height).await.expect("window size");
+}
+
+/// The text of the element `css`, or "" while it is not there.
+async fn text(browser: &Client, css: &str) -> String {
+    match browser.find(Locator::Css(css)).await {
+        Ok(element) => element.text().await.unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
+async fn attribute(browser: &Client, css: &str, name: &str) -> String {
+    match browser.find(Locator::Css(css)).await {
+        Ok(element) => element.attr(name).await.ok().flatten().unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
+/// Polls `read` until `wanted` holds for its value, within [`WAIT`]; returns the value.
+async fn until<F, Fut>(what: &str, mut read: F, wanted: impl Fn(&str) -> bool) -> String
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = String>,
+{
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let value = read().await;
+        if wanted(&value) {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "{what}: still `{value}` after {WAIT:?}");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// `$ 5.001,30` → centavos.
+fn centavos(text: &str) -> i64 {
+    assert!(text.starts_with("$ ") && text.contains(','), "an amount the Argentine way: `{text}`");
+    text.chars().filter(char::is_ascii_digit).collect::<String>().parse().expect("digits")
+}
+
+/// Saves a screenshot to `POZO_SCREENSHOTS` (or a temporary directory).
+async fn screenshot(browser: &Client, name: &str, scratch: &Path) {
+    let png = browser.screenshot().await.expect("a screenshot");
+    assert!(png.starts_with(b"\x89PNG"), "a PNG");
+    let directory = std::env::var_os("POZO_SCREENSHOTS").map(PathBuf::from).unwrap_or_else(|| scratch.to_path_buf());
+    let directory = if directory.is_relative() { workspace().join(directory) } else { directory };
+    std::fs::create_dir_all(&directory).expect("the screenshots' directory");
+    std::fs::write(directory.join(name), png).expect("the screenshot written");
+}
+
+async fn sign_in(browser: &Client, base: &str, user: &str, password: &str) {
+    browser.goto(&format!("{base}/ingresar")).await.expect("the login page");
+    browser.find(Locator::Css("#usuario")).await.expect("user").send_keys(user).await.expect("typed");
+    browser.find(Locator::Css("#contrasena")).await.expect("password").send_keys(password).await.expect("typed");
+    browser.find(Locator::Css("#entrar")).await.expect("button").click().await.expect("clicked");
+    until("signed in", || async { browser.current_url().await.map(|url| url.path().to_owned()).unwrap_or_default() }, |path| {
+        path != "/ingresar"
+    })
+    .await;
+}
+
+// ----------------------------------------------------------------------------- the controller and an agent
+
+/// The real binary on 127.0.0.1:0 with its pages, in a temporary directory.
+struct Floor {
+    server: ServerProcess,
+    pages: String,
+    _directory: tempfile::TempDir,
+}
+
+async fn floor() -> Floor {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let (data, log) = (directory.path().join("data"), directory.path().join("server.log"));
+    let server = tokio::task::spawn_blocking(move || {
+        ServerProcess::spawn(Path::new(env!("CARGO_BIN_EXE_pozo-server")), &data, "127.0.0.1:0", &[], &log)
+    })
+    .await
+    .expect("the server started");
+    let pages = server.pages.clone().expect("the pages are served");
+    Floor { server, pages, _directory: directory }
+}
+
+/// A table agent, as `pozo-agent` runs it: typed lines in, JSON lines out.
+struct Agent {
+    input: mpsc::Sender<String>,
+    output: mpsc::Receiver<String>,
+}
+
+impl Agent {
+    async fn start(floor: &Floor, table: &str) -> Agent {
+        let key = table_agent::key::load(&workspace().join("config/keys.toml"), table).expect("the table's key");
+        let config = table_agent::AgentConfig { server: format!("http://{}", floor.server.address), table: table.to_owned(), key, tls: None };
+        let (input, lines) = mpsc::channel(16);
+        let (panel, output) = mpsc::channel(1024);
+        tokio::spawn(table_agent::run(config, lines, panel));
+        let mut agent = Agent { input, output };
+        // Until its watch is up the agent shows pool play suspended and sends nothing.
+        agent.until("a live panel", |value| value["type"] == "panel" && value["suspended"] == false).await;
+        agent
+    }
+
+    /// The next line the agent prints for which `wanted` holds, within [`WAIT`].
+    async fn until(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let printed = tokio::time::timeout_at(deadline, self.output.recv())
+                .await
+                .unwrap_or_else(|_| panic!("no {what} within {WAIT:?}"))
+                .expect("the agent runs");
+            let value: Value = serde_json::from_str(&printed).unwrap_or(Value::Null);
+            if wanted(&value) {
+                return value;
+            }
+        }
+    }
+
+    /// Types `line` and waits for the agent to say the controller acknowledged it.
+    async fn ack(&mut self, line: &str) {
+        self.input.send(line.to_owned()).await.expect("the agent reads");
+        let answer = self.until(&format!("answer to `{line}`"), |value| value["input"] == line).await;
+        assert_eq!(answer["type"], "ack", "`{line}`: {answer}");
+    }
+
+    async fn play(&mut self, lines: &[&str]) {
+        for line in lines {
+            self.ack(line).await;
+        }
+    }
+}
+
+// ----------------------------------------------------------------------------- the tests
+
+// Proves the whole path in a browser: bets placed through a real agent raise the amount on
+// the cartel; a 20% prize shows PENDIENTE DE PAGO until an operator confirms it on the
+// Venta-Pagos page (two steps, a receipt); then the sign shows the hit as confirmed. Takes the
+// three screenshots, and checks that the sign fits a 1280×720 screen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bets_raise_the_cartel_and_a_prize_waits_for_venta_pagos() {
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor().await;
+    let base = floor.pages.clone();
+    let mut agent = Agent::start(&floor, "B3").await;
+    agent.play(&["open"]).await;
+
+    let sign = driver.browser(&profiles.path().join("cartel"), 1920, 1080).await;
+    sign.goto(&format!("{base}/cartel")).await.expect("the cartel");
+    let amount = "#pozo-iplyc-blackjack [data-campo=monto]";
+    until("the sign is live", || attribute(&sign, "#cartel", "data-estado"), |state| state == "en-vivo").await;
+    let before = centavos(&until("an amount", || text(&sign, amount), |text| text.starts_with("$ ")).await);
+
+    agent.play(&["credits 1 5", "credits 2 5", "press 1", "press 2", "start"]).await;
+    let risen = until("the amount rises", || text(&sign, amount), |text| text.starts_with("$ ") && centavos(text) > before).await;
+    assert!(centavos(&risen) > before, "{risen}");
+    agent.play(&["finish"]).await;
+
+    // A 20% prize: Venta-Pagos must confirm it.
+    agent.play(&["credits 3 5", "press 3", "start", "prize 3 TRES_SIETES_MISMO_PALO", "accept", "finish"]).await;
+    let state = "#pozo-iplyc-blackjack [data-campo=estado]";
+    let pending = until("PENDIENTE DE PAGO", || text(&sign, state), |text| text.contains("PENDIENTE DE PAGO")).await;
+    assert!(pending.contains("Mesa B3") && pending.contains("Pos. 3"), "{pending}");
+    // First the winner, then the new amount with PENDIENTE DE PAGO.
+    let winner = text(&sign, "#pozo-iplyc-blackjack [data-campo=ganador]").await;
+    assert!(winner.contains("¡POZO!") && winner.contains("Mesa B3"), "the winner is shown: `{winner}`");
+    until("the winner's banner ends", || attribute(&sign, "#pozo-iplyc-blackjack [data-campo=ganador]", "hidden"), |hidden| {
+        !hidden.is_empty()
+    })
+    .await;
+    screenshot(&sign, "cartel.png", profiles.path()).await;
+
+    let office = driver.browser(&profiles.path().join("oficina"), 1920, 1080).await;
+    sign_in(&office, &base, "vp-ana", "ana-ejemplo").await;
+    assert_eq!(office.current_url().await.expect("url").path(), "/venta-pagos");
+    until("the order is listed", || text(&office, "#pendientes"), |text| text.contains("B3") && text.contains("$ ")).await;
+    screenshot(&office, "venta-pagos.png", profiles.path()).await;
+    office.find(Locator::Css("#filas a.boton")).await.expect("Atender").click().await.expect("clicked");
+    office.wait().for_element(Locator::Css("#formulario")).await.expect("the confirm form");
+    office.find(Locator::Css("#formulario")).await.expect("form number").send_keys("F-4104-0001").await.expect("typed");
+    office.find(Locator::Css("#confirmar button")).await.expect("Confirmar…").click().await.expect("clicked");
+    // The second step asks again; only Sí journals it.
+    office.wait().for_element(Locator::Css("#si")).await.expect("the confirmation step");
+    assert!(text(&sign, state).await.contains("PENDIENTE DE PAGO"), "still pending before Sí");
+    office.find(Locator::Css("#si")).await.expect("Sí").click().await.expect("clicked");
+    office.wait().for_element(Locator::Css("#comprobante")).await.expect("the receipt");
+    let receipt = text(&office, "#comprobante").await;
+    assert!(receipt.contains("Comprobante de pago") && receipt.contains("F-4104-0001") && receipt.contains("Ana Pereyra"), "{receipt}");
+
+    until("no longer pending", || text(&sign, state), |text| !text.contains("PENDIENTE")).await;
+    let hits = until("the hit listed", || text(&sign, "#pozo-iplyc-blackjack [data-campo=ultimos]"), |text| text.to_lowercase().contains("confirmado")).await;
+    assert!(hits.contains("Mesa B3") && hits.contains("Pos. 3"), "{hits}");
+
+    let supervisor = driver.browser(&profiles.path().join("sala"), 1920, 1080).await;
+    sign_in(&supervisor, &base, "sup-carla", "carla-ejemplo").await;
+    // Labels are shown in capitals (CSS); WebDriver reads the rendered text.
+    let row = until("B3's agent connected", || text(&supervisor, "tr[data-mesa=B3]"), |text| text.to_lowercase().contains("conectado")).await;
+    assert!(!row.to_lowercase().contains("desconectado"), "{row}");
+    screenshot(&supervisor, "sala.png", profiles.path()).await;
+
+    // A 1280×720 screen: every amount fits its pool's box.
+    set_viewport(&sign, 1280, 720).await;
+    let overflowing = sign
+        .execute(
+            "return Array.from(document.querySelectorAll('.pozo')).filter(p => p.scrollWidth > p.clientWidth + 1 || p.scrollHeight > p.clientHeight + 1).map(p => p.id);",
+            vec![],
+        )
+        .await
+        .expect("measured");
+    assert_eq!(overflowing, json!([]), "pools overflowing at 1280×720");
+    for browser in [sign, office, supervisor] {
+        browser.close().await.expect("closed");
+    }
+}
+
+// Proves the fail-closed sign (3.7.5): SIGKILL the controller and every pool on the cartel
+// shows SUSPENDIDO within a second, the amount no longer shown as live.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killing_the_server_shows_suspendido_within_a_second() {
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let mut floor = floor().await;
+    let sign = driver.browser(&profiles.path().join("cartel"), 1920, 1080).await;
+    sign.goto(&format!("{}/cartel", floor.pages)).await.expect("the cartel");
+    until("the sign is live", || attribute(&sign, "#cartel", "data-estado"), |state| state == "en-vivo").await;
+    assert_eq!(text(&sign, "#pozo-iplyc-ruleta [data-campo=estado]").await, "");
+
+    let killed = Instant::now();
+    floor.server.kill();
+    until("SUSPENDIDO", || attribute(&sign, "#cartel", "data-estado"), |state| state == "suspendido").await;
+    let elapsed = killed.elapsed();
+    assert!(elapsed <= SUSPEND_WITHIN, "SUSPENDIDO {elapsed:?} after the kill, over {SUSPEND_WITHIN:?}");
+    eprintln!("SUSPENDIDO on the cartel {elapsed:?} after SIGKILL");
+    let states = sign
+        .execute("return Array.from(document.querySelectorAll('.pozo')).map(p => [p.classList.contains('suspendido'), p.querySelector('[data-campo=estado]').textContent]);", vec![])
+        .await
+        .expect("read");
+    for state in states.as_array().expect("pools") {
+        assert_eq!(state, &json!([true, "SUSPENDIDO"]), "every pool suspended: {states}");
+    }
+    sign.close().await.expect("closed");
+}
+
+// Proves the refusals a person sees: a wrong password keeps them on the login page with the
+// reason; a form whose CSRF token was removed is refused with a page that says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_password_and_a_missing_csrf_token_are_refused() {
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor().await;
+    let base = floor.pages.clone();
+    let browser = driver.browser(&profiles.path().join("oficina"), 1280, 900).await;
+
+    browser.goto(&format!("{base}/ingresar")).await.expect("the login page");
+    browser.find(Locator::Css("#usuario")).await.expect("user").send_keys("vp-ana").await.expect("typed");
+    browser.find(Locator::Css("#contrasena")).await.expect("password").send_keys("no-es-la-clave").await.expect("typed");
+    browser.find(Locator::Css("#entrar")).await.expect("button").click().await.expect("clicked");
+    let message = until("the refusal", || text(&browser, "#mensaje"), |text| !text.is_empty()).await;
+    assert_eq!(message, "Usuario o contraseña incorrectos.");
+    assert_eq!(browser.current_url().await.expect("url").path(), "/ingresar");
+    browser.goto(&format!("{base}/venta-pagos")).await.expect("navigated");
+    assert_eq!(browser.current_url().await.expect("url").path(), "/ingresar", "no session after a wrong password");
+
+    // The login form without its CSRF token.
+    browser.find(Locator::Css("#usuario")).await.expect("user").send_keys("vp-ana").await.expect("typed");
+    browser.find(Locator::Css("#contrasena")).await.expect("password").send_keys("ana-ejemplo").await.expect("typed");
+    browser.execute("document.querySelector('#ingreso input[name=csrf]').remove();", vec![]).await.expect("removed");
+    browser.find(Locator::Css("#entrar")).await.expect("button").click().await.expect("clicked");
+    let refused = until("the CSRF refusal", || text(&browser, "#mensaje"), |text| text.contains("csrf")).await;
+    assert!(refused.contains("falta el código del formulario"), "{refused}");
+    browser.goto(&format!("{base}/venta-pagos")).await.expect("navigated");
+    assert_eq!(browser.current_url().await.expect("url").path(), "/ingresar", "no session without the token");
+
+    // Signed in, the logout form without its token: refused, still signed in.
+    sign_in(&browser, &base, "vp-ana", "ana-ejemplo").await;
+    browser.execute("document.querySelector('form.salir input[name=csrf]').remove();", vec![]).await.expect("removed");
+    browser.find(Locator::Css("form.salir button")).await.expect("Salir").click().await.expect("clicked");
+    let refused = until("the CSRF refusal", || text(&browser, "#mensaje"), |text| text.contains("csrf")).await;
+    assert!(refused.contains("csrf"), "{refused}");
+    browser.goto(&format!("{base}/venta-pagos")).await.expect("navigated");
+    assert_eq!(browser.current_url().await.expect("url").path(), "/venta-pagos", "the refused logout ended nothing");
+    browser.close().await.expect("closed");
+}

@@ -31,7 +31,7 @@ pub struct TableRow {
     pub round: u64,
     pub agent: bool,
     pub last_seen: String,
-    /// Pool play is suspended at this table: its agent is not connected (3.7.5).
+    /// Pool play is suspended at this open table: its agent is not connected (3.7.5).
     pub suspended: bool,
 }
 
@@ -100,7 +100,7 @@ async fn floor(web: &Web) -> Result<(Vec<TableRow>, Vec<PoolRow>), PageError> {
                 } else {
                     format!("{} (hace {})", view::clock(&config, seen.last_seen_ms), view::age(now, seen.last_seen_ms))
                 },
-                suspended: !seen.connected(),
+                suspended: open && !seen.connected(),
                 id: layout.id,
             }
         })
