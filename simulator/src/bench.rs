@@ -108,6 +108,11 @@ struct Args {
     /// Seed of the generated casino's keys.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Cartel luminoso streams (`/cartel/eventos`) to hold open during a second durable
+    /// throughput window, measuring durable batch → sign latency and the throughput cost
+    /// against the first window (without signs). 0: no sign phase.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=2_000))]
+    signs: u64,
 }
 
 /// The processes `bench` starts.
@@ -132,6 +137,9 @@ enum ChildRole {
         listen: String,
         #[arg(long, default_value_t = writer::SNAPSHOT_EVERY)]
         snapshot_every: u64,
+        /// Serve the pages too (the signs' streams), on a free loopback port.
+        #[arg(long)]
+        pages: bool,
     },
     /// A bare `pozo.v1.Table` echo answering a canned reply; stops when stdin closes.
     Echo {
@@ -189,8 +197,8 @@ pub fn child(args: Vec<String>) -> ExitCode {
     let result = runtime().map_err(anyhow::Error::from).and_then(|runtime| {
         runtime.block_on(async {
             match args.role {
-                ChildRole::Server { data, tables, seed, listen, snapshot_every } => {
-                    serve_child(&data, tables, seed, &listen, snapshot_every).await
+                ChildRole::Server { data, tables, seed, listen, snapshot_every, pages } => {
+                    serve_child(&data, tables, seed, &listen, snapshot_every, pages).await
                 }
                 ChildRole::Echo { listen, reply_hex } => echo_child(&listen, &reply_hex).await,
             }
@@ -218,6 +226,8 @@ pub struct Report {
     pub latency_at_2000_per_s: Latency,
     pub memory_1000_tables: Memory,
     pub restart_1m_entries: Restart,
+    /// The second durable window with `--signs` streams open; `None` without `--signs`.
+    pub signs: Option<Signs>,
     pub machine: Machine,
     pub targets: Targets,
     pub wall_seconds: f64,
@@ -276,6 +286,29 @@ pub struct Latency {
     pub server_cpu_percent: f64,
     pub client_cpu_percent: f64,
     pub other_cpu_percent: f64,
+}
+
+/// Durable throughput with cartel streams open, against the same window without them.
+#[derive(Debug, Serialize)]
+pub struct Signs {
+    /// Streams opened (`--signs`), and those still open at the end of the window.
+    pub opened: u64,
+    pub connected_at_end: u64,
+    /// Durable presses per second in the first window (no signs) and in this one.
+    pub presses_per_s_without: f64,
+    pub presses_per_s_with: f64,
+    /// With over without.
+    pub ratio: f64,
+    /// `pozos` events received over every stream during the window.
+    pub events: u64,
+    /// From the batch becoming durable (the event's `durable_us`) to the event read by a
+    /// sign, over every event of every stream, ms.
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    pub server_cpu_percent: f64,
+    /// The load generator's CPU, which here also reads every sign's stream.
+    pub client_cpu_percent: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -409,6 +442,25 @@ fn print_summary(report: &Report) {
         restart.replayed_entries,
         mark(&report.targets.restart_ready_ms)
     );
+    if let Some(signs) = &report.signs {
+        println!(
+            "with {} signs open ({} at the end): {:.0} durable presses/s against {:.0} without, ratio {:.3}  [{}]",
+            signs.opened,
+            signs.connected_at_end,
+            signs.presses_per_s_with,
+            signs.presses_per_s_without,
+            signs.ratio,
+            if signs.ratio >= 0.95 { "met: ≥ 0.95" } else { "NOT met: ≥ 0.95" }
+        );
+        println!(
+            "  durable batch → sign: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms over {} events  [{}]; the signs are read by the load generator, on the same 2 cores",
+            signs.p50_ms,
+            signs.p99_ms,
+            signs.max_ms,
+            signs.events,
+            if signs.p99_ms <= 100.0 { "met: p99 ≤ 100 ms" } else { "NOT met: p99 ≤ 100 ms" }
+        );
+    }
     println!("wall time {:.1} s", report.wall_seconds);
 }
 
@@ -635,7 +687,14 @@ fn announce(address: std::net::SocketAddr, figures: &str) {
     let _ = stdout.flush();
 }
 
-async fn serve_child(data: &Path, tables: usize, seed: u64, listen: &str, snapshot_every: u64) -> anyhow::Result<()> {
+async fn serve_child(
+    data: &Path,
+    tables: usize,
+    seed: u64,
+    listen: &str,
+    snapshot_every: u64,
+    pages: bool,
+) -> anyhow::Result<()> {
     let started = Instant::now();
     let config = casino::generated(tables, seed)?;
     let config_ms = started.elapsed().as_millis();
@@ -643,7 +702,8 @@ async fn serve_child(data: &Path, tables: usize, seed: u64, listen: &str, snapsh
     let address = listener.local_addr()?;
     anyhow::ensure!(address.ip().is_loopback(), "--listen {listen}: the benchmark listens on loopback only");
     let stop = stdin_closed();
-    let options = ServeOptions { snapshot_every, ..ServeOptions::default() };
+    let pages = pages.then(|| std::net::SocketAddr::from(([127, 0, 0, 1], 0)));
+    let options = ServeOptions { snapshot_every, pages, ..ServeOptions::default() };
     pozo_server::serve(
         listener,
         config,
@@ -652,7 +712,10 @@ async fn serve_child(data: &Path, tables: usize, seed: u64, listen: &str, snapsh
         async move {
             let _ = stop.await;
         },
-        move || announce(address, &format!(" config_ms={config_ms}")),
+        move |started: &pozo_server::Started| {
+            let pages = started.pages.map(|pages| format!(" pages={pages}")).unwrap_or_default();
+            announce(address, &format!(" config_ms={config_ms}{pages}"))
+        },
     )
     .await
 }
@@ -910,6 +973,100 @@ struct Window {
     server_cpu: f64,
     client_cpu: f64,
     other_cpu: f64,
+}
+
+/// One sign's stream: every `pozos` event's latency from its batch's durability, µs.
+async fn read_sign(
+    http: reqwest::Client,
+    url: String,
+    open: Arc<AtomicU64>,
+    done: Arc<AtomicBool>,
+) -> anyhow::Result<Vec<u32>> {
+    use futures_util::StreamExt;
+    let response = http.get(&url).send().await?.error_for_status()?;
+    open.fetch_add(1, Ordering::Relaxed);
+    let mut stream = response.bytes_stream();
+    let mut latencies = Vec::new();
+    let mut pending = Vec::<u8>::new();
+    const FIELD: &[u8] = b"\"durable_us\":";
+    while let Some(chunk) = stream.next().await {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_micros() as u64;
+        pending.extend_from_slice(&chunk?);
+        // Each event ends with a blank line; only `pozos` events carry `durable_us`.
+        while let Some(end) = pending.windows(2).position(|pair| pair == b"\n\n") {
+            let event: Vec<u8> = pending.drain(..end + 2).collect();
+            if let Some(at) = event.windows(FIELD.len()).position(|window| window == FIELD) {
+                let digits: String =
+                    event[at + FIELD.len()..].iter().take_while(|byte| byte.is_ascii_digit()).map(|byte| *byte as char).collect();
+                if let Ok(durable) = digits.parse::<u64>() {
+                    latencies.push(u32::try_from(now.saturating_sub(durable)).unwrap_or(u32::MAX));
+                }
+            }
+        }
+        if done.load(Ordering::Relaxed) {
+            break;
+        }
+    }
+    if !done.load(Ordering::Relaxed) {
+        open.fetch_sub(1, Ordering::Relaxed);
+    }
+    Ok(latencies)
+}
+
+/// A second durable window with `count` signs reading `/cartel/eventos` throughout.
+// Statistics, not money: floats are right here.
+#[allow(clippy::float_arithmetic)]
+async fn with_signs(
+    agents: Vec<Agent>,
+    pages: &str,
+    count: u64,
+    seconds: u64,
+    server_pid: u32,
+    without: &Window,
+) -> anyhow::Result<(Vec<Agent>, Signs)> {
+    let http = reqwest::Client::builder().pool_max_idle_per_host(0).build()?;
+    let url = format!("http://{pages}/cartel/eventos");
+    let open = Arc::new(AtomicU64::new(0));
+    let done = Arc::new(AtomicBool::new(false));
+    let readers: Vec<_> = (0..count)
+        .map(|_| tokio::spawn(read_sign(http.clone(), url.clone(), Arc::clone(&open), Arc::clone(&done))))
+        .collect();
+    let deadline = Instant::now() + READY_TIMEOUT;
+    while open.load(Ordering::Relaxed) < count {
+        anyhow::ensure!(Instant::now() < deadline, "only {} of {count} signs connected", open.load(Ordering::Relaxed));
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let (agents, window) = saturate(agents, seconds, server_pid).await?;
+    let connected_at_end = open.load(Ordering::Relaxed);
+    done.store(true, Ordering::Relaxed);
+    let mut latencies = Vec::new();
+    for reader in readers {
+        // Each reader returns at its next event (a heartbeat comes every 300 ms).
+        match tokio::time::timeout(Duration::from_secs(5), reader).await {
+            Ok(Ok(Ok(mut read))) => latencies.append(&mut read),
+            Ok(Ok(Err(error))) => anyhow::bail!("a sign's stream failed: {error:#}"),
+            Ok(Err(error)) => anyhow::bail!("a sign's reader panicked: {error}"),
+            Err(_) => anyhow::bail!("a sign's stream went silent"),
+        }
+    }
+    latencies.sort_unstable();
+    let (with, without) = (per_second(window.presses, window.elapsed), per_second(without.presses, without.elapsed));
+    Ok((
+        agents,
+        Signs {
+            opened: count,
+            connected_at_end,
+            presses_per_s_without: without,
+            presses_per_s_with: with,
+            ratio: ratio(with, without),
+            events: latencies.len() as u64,
+            p50_ms: micros_to_ms(percentile(&latencies, 500)),
+            p99_ms: micros_to_ms(percentile(&latencies, 990)),
+            max_ms: micros_to_ms(latencies.last().copied().unwrap_or(0).into()),
+            server_cpu_percent: window.server_cpu,
+            client_cpu_percent: window.client_cpu,
+        },
+    ))
 }
 
 /// Every agent sends its next command as soon as the last is acknowledged; counts
@@ -1208,14 +1365,22 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
             args.snapshot_every.to_string(),
         ]
     };
+    let with_pages = |data: &Path| -> Vec<String> {
+        let mut child = child_server(data);
+        if args.signs > 0 {
+            child.push("--pages".into());
+        }
+        child
+    };
 
     // 1–3: the controller on a fresh journal.
     let data = tempfile::tempdir()?;
     progress(&format!("starting the controller with {tables} tables"));
-    let server = ChildProcess::start("controller", &child_server(data.path()))?;
+    let server = ChildProcess::start("controller", &with_pages(data.path()))?;
     let url = server.url();
     let server_pid = server.pid();
-    let (durable, latency, memory, reply) = runtime.block_on(async {
+    let pages = server.figure("pages").map(str::to_owned);
+    let (durable, latency, memory, reply, signs) = runtime.block_on(async {
         let agents = agents(&config, &url, args.connections, true).await?;
         let (mut agents, _) = on_every(agents, |mut agent| async move {
             let result = agent.ready_to_press().await;
@@ -1231,7 +1396,17 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         let (agents, latency) = paced(agents, args.rate, args.latency_seconds, server_pid).await?;
         progress(&format!("durable throughput: {} s", args.seconds));
         let (agents, window) = saturate(agents, args.seconds, server_pid).await?;
-        drop(agents);
+        let signs = match (&pages, args.signs) {
+            (Some(pages), count) if count > 0 => {
+                progress(&format!("durable throughput with {count} signs open: {} s", args.seconds));
+                let (_, signs) = with_signs(agents, pages, count, args.seconds, server_pid, &window).await?;
+                Some(signs)
+            }
+            _ => {
+                drop(agents);
+                None
+            }
+        };
         let journal_entries = {
             let channel = Channel::from_shared(url.clone())?.connect().await?;
             pb::controller_client::ControllerClient::new(channel).identify(pb::IdentifyRequest {}).await?.into_inner().entries
@@ -1243,7 +1418,7 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
             rss_open_mb: kib_to_mib(rss_open),
             journal_entries,
         };
-        anyhow::Ok((window, latency, memory, reply))
+        anyhow::Ok((window, latency, memory, reply, signs))
     })?;
     server.stop()?;
     drop(data);
@@ -1340,6 +1515,7 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         latency_at_2000_per_s: latency,
         memory_1000_tables: memory,
         restart_1m_entries: restart,
+        signs,
         machine: machine(load_average),
         targets,
         wall_seconds: wall.elapsed().as_secs_f64(),

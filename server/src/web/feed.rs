@@ -27,6 +27,10 @@ use crate::writer::{DisplayPush, PrizeView};
 pub const HEARTBEAT: Duration = Duration::from_millis(300);
 /// What the sign's script waits before it shows SUSPENDIDO (static/cartel.js).
 pub const SILENCE_MS: u64 = 900;
+/// At most one frame per this interval: a sign needs no more than 20 a second, and at
+/// full load the writer publishes a state per batch, hundreds a second. A state is never
+/// held back longer than this (docs/benchmarks.md, "The signs").
+pub const FRAME_INTERVAL: Duration = Duration::from_millis(50);
 
 /// One display state, ready to send.
 #[derive(Debug)]
@@ -107,16 +111,22 @@ fn frame(config: &Config, push: &DisplayPush) -> Arc<Frame> {
     Arc::new(Frame { journal_sequence: push.journal_sequence, json })
 }
 
-/// Follows the writer's display state; each new one becomes a [`Frame`], once.
+/// Follows the writer's display state; the newest one becomes a [`Frame`], once, at most
+/// every [`FRAME_INTERVAL`].
 pub fn spawn(mut display: watch::Receiver<DisplayPush>, config: Arc<Config>) -> watch::Receiver<Arc<Frame>> {
     let (sender, frames) = watch::channel(frame(&config, &display.borrow_and_update()));
     tokio::spawn(async move {
+        let mut last = tokio::time::Instant::now();
         loop {
             tokio::select! {
                 changed = display.changed() => if changed.is_err() { return },
                 // No sign open and none to come: the pages stopped.
                 _ = sender.closed() => return,
             }
+            // A state arriving sooner than the interval waits for its end, and is then
+            // replaced by whatever newer state came meanwhile.
+            tokio::time::sleep_until(last + FRAME_INTERVAL).await;
+            last = tokio::time::Instant::now();
             let next = frame(&config, &display.borrow_and_update());
             if sender.send(next).is_err() {
                 return;
@@ -178,4 +188,69 @@ pub fn events(
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::writer::PoolDisplay;
+
+    fn push(sequence: u64) -> DisplayPush {
+        let config = Config::embedded();
+        let pools = config
+            .rulebooks
+            .pools()
+            .map(|pool| PoolDisplay {
+                pool_id: pool.id.clone(),
+                displayed: pool.minimum + rust_decimal::Decimal::from(sequence),
+                minimum: pool.minimum,
+                last_win: None,
+                pending: Vec::new(),
+                hits: Vec::new(),
+            })
+            .collect();
+        DisplayPush { journal_sequence: sequence, pools, durable_unix_us: sequence }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_burst_of_states_becomes_one_frame_per_interval_with_the_newest() {
+        let (writer, display) = watch::channel(push(1));
+        let mut frames = spawn(display, Arc::new(Config::embedded()));
+        assert_eq!(frames.borrow_and_update().journal_sequence, 1);
+        let started = tokio::time::Instant::now();
+        for sequence in 2..=40 {
+            writer.send(push(sequence)).expect("a sign is open");
+            tokio::task::yield_now().await;
+        }
+        frames.changed().await.expect("a frame");
+        assert!(started.elapsed() <= FRAME_INTERVAL, "the first change is sent within one interval");
+        let mut sent = vec![frames.borrow_and_update().journal_sequence];
+        tokio::time::sleep(FRAME_INTERVAL * 3).await;
+        if frames.has_changed().expect("open") {
+            sent.push(frames.borrow_and_update().journal_sequence);
+        }
+        assert_eq!(*sent.last().expect("frames"), 40, "the newest state is always sent: {sent:?}");
+        assert!(sent.len() <= 2, "a burst is not sent state by state: {sent:?}");
+        let json: serde_json::Value = serde_json::from_str(&frames.borrow().json).expect("JSON");
+        assert_eq!(json["secuencia"], 40);
+        assert_eq!(json["durable_us"], 40);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_sign_gets_the_state_at_once_then_heartbeats_then_suspendido() {
+        use futures_util::StreamExt;
+        let (writer, display) = watch::channel(push(7));
+        let frames = spawn(display, Arc::new(Config::embedded()));
+        let (stop, stopped) = watch::channel(false);
+        let mut events = Box::pin(events(frames, stopped));
+        let first = format!("{:?}", events.next().await.expect("an event").expect("infallible"));
+        assert!(first.contains("pozos") && first.contains("\\\"secuencia\\\":7"), "{first}");
+        let beat = format!("{:?}", events.next().await.expect("an event").expect("infallible"));
+        assert!(beat.contains("latido"), "{beat}");
+        stop.send(true).expect("the sign listens");
+        let last = format!("{:?}", events.next().await.expect("an event").expect("infallible"));
+        assert!(last.contains("suspendido"), "{last}");
+        assert!(events.next().await.is_none(), "the stream ends");
+        drop(writer);
+    }
 }
