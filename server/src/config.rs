@@ -452,15 +452,22 @@ fn validate_keys(
         let password = match (&key.password, key.role) {
             (None, _) => None,
             (Some(hash), Role::Office | Role::Supervisor) => {
-                let parsed = argon2::PasswordHash::new(hash.trim())
-                    .map_err(|problem| error(field("password"), format!("not a PHC password hash ({problem}): make one with `pozo-server password`")))?;
+                let parsed = argon2::PasswordHash::new(hash.trim()).map_err(|problem| {
+                    error(field("password"), format!("not a PHC password hash ({problem}): make one with `pozo-server password`"))
+                })?;
                 if parsed.algorithm != argon2::Algorithm::Argon2id.ident() {
-                    return Err(error(field("password"), format!("`{}` hash; the pages take Argon2id (`pozo-server password`)", parsed.algorithm)));
+                    return Err(error(
+                        field("password"),
+                        format!("`{}` hash; the pages take Argon2id (`pozo-server password`)", parsed.algorithm),
+                    ));
                 }
                 Some(hash.trim().to_owned())
             }
             (Some(_), role) => {
-                return Err(error(field("password"), format!("a {} key signs in to no page; only office and supervisor keys have passwords", role.name())));
+                return Err(error(
+                    field("password"),
+                    format!("a {} key signs in to no page; only office and supervisor keys have passwords", role.name()),
+                ));
             }
         };
         keys.insert(key.id.clone(), Key { id: key.id.clone(), role: key.role, table: key.table.clone(), name, secret, password });

@@ -198,9 +198,7 @@ pub async fn serve(
     let pools =
         pb::pools_server::PoolsServer::new(PoolsService { handle: handle.clone() }).max_decoding_message_size(MESSAGE_BYTES_MAX);
     let pages_listener = match options.pages {
-        Some(address) => {
-            Some(TcpListener::bind(address).await.map_err(|error| anyhow::anyhow!("--pages {address}: {error}"))?)
-        }
+        Some(address) => Some(TcpListener::bind(address).await.map_err(|error| anyhow::anyhow!("--pages {address}: {error}"))?),
         None => None,
     };
     let started = Started { pages: pages_listener.as_ref().map(TcpListener::local_addr).transpose()? };

@@ -161,9 +161,11 @@ async fn sign_in(browser: &Client, base: &str, user: &str, password: &str) {
     browser.find(Locator::Css("#usuario")).await.expect("user").send_keys(user).await.expect("typed");
     browser.find(Locator::Css("#contrasena")).await.expect("password").send_keys(password).await.expect("typed");
     browser.find(Locator::Css("#entrar")).await.expect("button").click().await.expect("clicked");
-    until("signed in", || async { browser.current_url().await.map(|url| url.path().to_owned()).unwrap_or_default() }, |path| {
-        path != "/ingresar"
-    })
+    until(
+        "signed in",
+        || async { browser.current_url().await.map(|url| url.path().to_owned()).unwrap_or_default() },
+        |path| path != "/ingresar",
+    )
     .await;
 }
 
@@ -197,7 +199,12 @@ struct Agent {
 impl Agent {
     async fn start(floor: &Floor, table: &str) -> Agent {
         let key = table_agent::key::load(&workspace().join("config/keys.toml"), table).expect("the table's key");
-        let config = table_agent::AgentConfig { server: format!("http://{}", floor.server.address), table: table.to_owned(), key, tls: None };
+        let config = table_agent::AgentConfig {
+            server: format!("http://{}", floor.server.address),
+            table: table.to_owned(),
+            key,
+            tls: None,
+        };
         let (input, lines) = mpsc::channel(16);
         let (panel, output) = mpsc::channel(1024);
         tokio::spawn(table_agent::run(config, lines, panel));
@@ -270,9 +277,11 @@ async fn bets_raise_the_cartel_and_a_prize_waits_for_venta_pagos() {
     // First the winner, then the new amount with PENDIENTE DE PAGO.
     let winner = text(&sign, "#pozo-iplyc-blackjack [data-campo=ganador]").await;
     assert!(winner.contains("¡POZO!") && winner.contains("Mesa B3"), "the winner is shown: `{winner}`");
-    until("the winner's banner ends", || attribute(&sign, "#pozo-iplyc-blackjack [data-campo=ganador]", "hidden"), |hidden| {
-        !hidden.is_empty()
-    })
+    until(
+        "the winner's banner ends",
+        || attribute(&sign, "#pozo-iplyc-blackjack [data-campo=ganador]", "hidden"),
+        |hidden| !hidden.is_empty(),
+    )
     .await;
     screenshot(&sign, "cartel.png", profiles.path()).await;
 
@@ -291,16 +300,26 @@ async fn bets_raise_the_cartel_and_a_prize_waits_for_venta_pagos() {
     office.find(Locator::Css("#si")).await.expect("Sí").click().await.expect("clicked");
     office.wait().for_element(Locator::Css("#comprobante")).await.expect("the receipt");
     let receipt = text(&office, "#comprobante").await;
-    assert!(receipt.contains("Comprobante de pago") && receipt.contains("F-4104-0001") && receipt.contains("Ana Pereyra"), "{receipt}");
+    assert!(
+        receipt.contains("Comprobante de pago") && receipt.contains("F-4104-0001") && receipt.contains("Ana Pereyra"),
+        "{receipt}"
+    );
 
     until("no longer pending", || text(&sign, state), |text| !text.contains("PENDIENTE")).await;
-    let hits = until("the hit listed", || text(&sign, "#pozo-iplyc-blackjack [data-campo=ultimos]"), |text| text.to_lowercase().contains("confirmado")).await;
+    let hits = until(
+        "the hit listed",
+        || text(&sign, "#pozo-iplyc-blackjack [data-campo=ultimos]"),
+        |text| text.to_lowercase().contains("confirmado"),
+    )
+    .await;
     assert!(hits.contains("Mesa B3") && hits.contains("Pos. 3"), "{hits}");
 
     let supervisor = driver.browser(&profiles.path().join("sala"), 1920, 1080).await;
     sign_in(&supervisor, &base, "sup-carla", "carla-ejemplo").await;
     // Labels are shown in capitals (CSS); WebDriver reads the rendered text.
-    let row = until("B3's agent connected", || text(&supervisor, "tr[data-mesa=B3]"), |text| text.to_lowercase().contains("conectado")).await;
+    let row =
+        until("B3's agent connected", || text(&supervisor, "tr[data-mesa=B3]"), |text| text.to_lowercase().contains("conectado"))
+            .await;
     assert!(!row.to_lowercase().contains("desconectado"), "{row}");
     screenshot(&supervisor, "sala.png", profiles.path()).await;
 

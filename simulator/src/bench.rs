@@ -294,8 +294,11 @@ pub struct Signs {
     /// Streams opened (`--signs`), and those still open at the end of the window.
     pub opened: u64,
     pub connected_at_end: u64,
-    /// Durable presses per second in the first window (no signs) and in this one.
+    /// Durable presses per second without signs: the mean of the windows before (the
+    /// durable window above) and after this one; and with the signs open.
     pub presses_per_s_without: f64,
+    pub presses_per_s_without_before: f64,
+    pub presses_per_s_without_after: f64,
     pub presses_per_s_with: f64,
     /// With over without.
     pub ratio: f64,
@@ -306,6 +309,9 @@ pub struct Signs {
     pub p50_ms: f64,
     pub p99_ms: f64,
     pub max_ms: f64,
+    /// The same for the oldest batch an event folds in, bounded from above by the
+    /// durability of the event before it, ms.
+    pub oldest_p99_ms: f64,
     pub server_cpu_percent: f64,
     /// The load generator's CPU, which here also reads every sign's stream.
     pub client_cpu_percent: f64,
@@ -444,21 +450,24 @@ fn print_summary(report: &Report) {
     );
     if let Some(signs) = &report.signs {
         println!(
-            "with {} signs open ({} at the end): {:.0} durable presses/s against {:.0} without, ratio {:.3}  [{}]",
+            "with {} signs open ({} at the end): {:.0} durable presses/s against {:.0} without ({:.0} before, {:.0} after), ratio {:.3}  [{}]",
             signs.opened,
             signs.connected_at_end,
             signs.presses_per_s_with,
             signs.presses_per_s_without,
+            signs.presses_per_s_without_before,
+            signs.presses_per_s_without_after,
             signs.ratio,
             if signs.ratio >= 0.95 { "met: ≥ 0.95" } else { "NOT met: ≥ 0.95" }
         );
         println!(
-            "  durable batch → sign: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms over {} events  [{}]; the signs are read by the load generator, on the same 2 cores",
+            "  durable batch → sign: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms over {} events; the oldest batch of each event: p99 ≤ {:.1} ms  [{}]; the signs are read by the load generator, on the same 2 cores",
             signs.p50_ms,
             signs.p99_ms,
             signs.max_ms,
             signs.events,
-            if signs.p99_ms <= 100.0 { "met: p99 ≤ 100 ms" } else { "NOT met: p99 ≤ 100 ms" }
+            signs.oldest_p99_ms,
+            if signs.oldest_p99_ms <= 100.0 { "met: p99 ≤ 100 ms" } else { "NOT met: p99 ≤ 100 ms" }
         );
     }
     println!("wall time {:.1} s", report.wall_seconds);
@@ -975,42 +984,57 @@ struct Window {
     other_cpu: f64,
 }
 
-/// One sign's stream: every `pozos` event's latency from its batch's durability, µs.
-async fn read_sign(
-    http: reqwest::Client,
-    url: String,
-    open: Arc<AtomicU64>,
-    done: Arc<AtomicBool>,
-) -> anyhow::Result<Vec<u32>> {
-    use futures_util::StreamExt;
-    let response = http.get(&url).send().await?.error_for_status()?;
-    open.fetch_add(1, Ordering::Relaxed);
-    let mut stream = response.bytes_stream();
-    let mut latencies = Vec::new();
+/// One sign's stream: for every `pozos` event, µs from the durability of the batch it
+/// carries (`durable_us`), and from that of the event before it (an upper bound for the
+/// oldest batch the event carries: every batch it folds in became durable after that).
+///
+/// The reader is as cheap as a sign can be, so that the load generator, on the same two
+/// cores, takes as little as it can from the controller: one plain `GET` on a socket,
+/// then a byte scan for `"durable_us":` (the server writes each event whole, as one
+/// chunk, so a chunk-size line never falls inside one).
+async fn read_sign(pages: String, open: Arc<AtomicU64>, done: Arc<AtomicBool>) -> anyhow::Result<(Vec<u32>, Vec<u32>)> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(&pages).await?;
+    stream.write_all(format!("GET /cartel/eventos HTTP/1.1\r\nHost: {pages}\r\n\r\n").as_bytes()).await?;
+    let mut buffer = vec![0u8; 64 * 1024];
     let mut pending = Vec::<u8>::new();
+    let (mut newest, mut oldest) = (Vec::new(), Vec::new());
+    let mut previous: Option<u64> = None;
+    let mut counted = false;
     const FIELD: &[u8] = b"\"durable_us\":";
-    while let Some(chunk) = stream.next().await {
+    loop {
+        let read = stream.read(&mut buffer).await?;
+        anyhow::ensure!(read > 0, "the sign's stream ended");
+        if !counted {
+            anyhow::ensure!(buffer.starts_with(b"HTTP/1.1 200"), "the sign's stream was refused");
+            open.fetch_add(1, Ordering::Relaxed);
+            counted = true;
+        }
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_micros() as u64;
-        pending.extend_from_slice(&chunk?);
-        // Each event ends with a blank line; only `pozos` events carry `durable_us`.
-        while let Some(end) = pending.windows(2).position(|pair| pair == b"\n\n") {
-            let event: Vec<u8> = pending.drain(..end + 2).collect();
-            if let Some(at) = event.windows(FIELD.len()).position(|window| window == FIELD) {
-                let digits: String =
-                    event[at + FIELD.len()..].iter().take_while(|byte| byte.is_ascii_digit()).map(|byte| *byte as char).collect();
-                if let Ok(durable) = digits.parse::<u64>() {
-                    latencies.push(u32::try_from(now.saturating_sub(durable)).unwrap_or(u32::MAX));
-                }
+        pending.extend_from_slice(&buffer[..read]);
+        let mut consumed = 0;
+        while let Some(at) = pending[consumed..].windows(FIELD.len()).position(|window| window == FIELD) {
+            let start = consumed + at + FIELD.len();
+            let digits = pending[start..].iter().take_while(|byte| byte.is_ascii_digit()).count();
+            if start + digits == pending.len() {
+                break; // the number goes on in the next read
             }
+            let durable: u64 = std::str::from_utf8(&pending[start..start + digits])?.parse()?;
+            // The first event is the state when the sign connected, not a new batch.
+            if let Some(previous) = previous {
+                newest.push(u32::try_from(now.saturating_sub(durable)).unwrap_or(u32::MAX));
+                oldest.push(u32::try_from(now.saturating_sub(previous)).unwrap_or(u32::MAX));
+            }
+            previous = Some(durable);
+            consumed = start + digits;
         }
+        // Keep only what may hold the start of the next field.
+        let keep_from = pending.len().saturating_sub(FIELD.len() + 20).max(consumed);
+        pending.drain(..keep_from);
         if done.load(Ordering::Relaxed) {
-            break;
+            return Ok((newest, oldest));
         }
     }
-    if !done.load(Ordering::Relaxed) {
-        open.fetch_sub(1, Ordering::Relaxed);
-    }
-    Ok(latencies)
 }
 
 /// A second durable window with `count` signs reading `/cartel/eventos` throughout.
@@ -1024,13 +1048,10 @@ async fn with_signs(
     server_pid: u32,
     without: &Window,
 ) -> anyhow::Result<(Vec<Agent>, Signs)> {
-    let http = reqwest::Client::builder().pool_max_idle_per_host(0).build()?;
-    let url = format!("http://{pages}/cartel/eventos");
     let open = Arc::new(AtomicU64::new(0));
     let done = Arc::new(AtomicBool::new(false));
-    let readers: Vec<_> = (0..count)
-        .map(|_| tokio::spawn(read_sign(http.clone(), url.clone(), Arc::clone(&open), Arc::clone(&done))))
-        .collect();
+    let readers: Vec<_> =
+        (0..count).map(|_| tokio::spawn(read_sign(pages.to_owned(), Arc::clone(&open), Arc::clone(&done)))).collect();
     let deadline = Instant::now() + READY_TIMEOUT;
     while open.load(Ordering::Relaxed) < count {
         anyhow::ensure!(Instant::now() < deadline, "only {} of {count} signs connected", open.load(Ordering::Relaxed));
@@ -1039,30 +1060,45 @@ async fn with_signs(
     let (agents, window) = saturate(agents, seconds, server_pid).await?;
     let connected_at_end = open.load(Ordering::Relaxed);
     done.store(true, Ordering::Relaxed);
-    let mut latencies = Vec::new();
+    let (mut latencies, mut oldest) = (Vec::new(), Vec::new());
     for reader in readers {
         // Each reader returns at its next event (a heartbeat comes every 300 ms).
         match tokio::time::timeout(Duration::from_secs(5), reader).await {
-            Ok(Ok(Ok(mut read))) => latencies.append(&mut read),
+            Ok(Ok(Ok((mut newest, mut older)))) => {
+                latencies.append(&mut newest);
+                oldest.append(&mut older);
+            }
             Ok(Ok(Err(error))) => anyhow::bail!("a sign's stream failed: {error:#}"),
             Ok(Err(error)) => anyhow::bail!("a sign's reader panicked: {error}"),
             Err(_) => anyhow::bail!("a sign's stream went silent"),
         }
     }
     latencies.sort_unstable();
-    let (with, without) = (per_second(window.presses, window.elapsed), per_second(without.presses, without.elapsed));
+    oldest.sort_unstable();
+    // The windows without signs before and after this one: the ratio is against their
+    // mean, so a drift over the run (the journal growing, the machine) does not count
+    // against or for the signs.
+    progress(&format!("durable throughput again without signs: {seconds} s"));
+    let (agents, after) = saturate(agents, seconds, server_pid).await?;
+    let without_after = per_second(after.presses, after.elapsed);
+    let with = per_second(window.presses, window.elapsed);
+    let without_before = per_second(without.presses, without.elapsed);
+    let without = (without_before + without_after) / 2.0;
     Ok((
         agents,
         Signs {
             opened: count,
             connected_at_end,
             presses_per_s_without: without,
+            presses_per_s_without_before: without_before,
+            presses_per_s_without_after: without_after,
             presses_per_s_with: with,
             ratio: ratio(with, without),
             events: latencies.len() as u64,
             p50_ms: micros_to_ms(percentile(&latencies, 500)),
             p99_ms: micros_to_ms(percentile(&latencies, 990)),
             max_ms: micros_to_ms(latencies.last().copied().unwrap_or(0).into()),
+            oldest_p99_ms: micros_to_ms(percentile(&oldest, 990)),
             server_cpu_percent: window.server_cpu,
             client_cpu_percent: window.client_cpu,
         },

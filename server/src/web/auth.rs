@@ -165,7 +165,8 @@ impl Sessions {
     pub fn open(&self, key_id: &str, name: &str, role: Role) -> (String, Session) {
         let now = Instant::now();
         let token = random_token();
-        let session = Session { key_id: key_id.to_owned(), name: name.to_owned(), role, csrf: random_token(), created: now, used: now };
+        let session =
+            Session { key_id: key_id.to_owned(), name: name.to_owned(), role, csrf: random_token(), created: now, used: now };
         let mut inner = self.lock();
         inner.sessions.retain(|_, session| !expired(session, now));
         if inner.sessions.len() >= SESSIONS_MAX {
@@ -217,7 +218,8 @@ pub(crate) async fn check_login(web: &Web, user: &str, password: &str) -> Result
     let hash = key.as_ref().map(|(_, _, _, hash)| hash.clone()).unwrap_or_else(|| decoy_hash().to_owned());
     let password = password.to_owned();
     let matches = tokio::task::spawn_blocking(move || {
-        PasswordHash::new(&hash).is_ok_and(|parsed| argon2::Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
+        PasswordHash::new(&hash)
+            .is_ok_and(|parsed| argon2::Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
     })
     .await
     .unwrap_or(false);
@@ -353,7 +355,12 @@ async fn login(State(web): State<Web>, jar: CookieJar, Form(form): Form<LoginFor
                 "csrf: el código del formulario no coincide con el de este navegador. Vuelva a abrir la página de ingreso.",
             ));
         }
-        _ => return Err(PageError::new(StatusCode::FORBIDDEN, "csrf: falta el código del formulario. Vuelva a abrir la página de ingreso.")),
+        _ => {
+            return Err(PageError::new(
+                StatusCode::FORBIDDEN,
+                "csrf: falta el código del formulario. Vuelva a abrir la página de ingreso.",
+            ));
+        }
     }
     if form.usuario.len() > FIELD_MAX || form.contrasena.len() > FIELD_MAX {
         return Err(PageError::bad_request(format!("usuario, contrasena: a lo sumo {FIELD_MAX} caracteres")));
@@ -377,10 +384,17 @@ async fn login(State(web): State<Web>, jar: CookieJar, Form(form): Form<LoginFor
                 LoginRefusal::Wrong => (StatusCode::UNAUTHORIZED, "Usuario o contraseña incorrectos.".to_owned()),
                 LoginRefusal::Locked { minutes } => (
                     StatusCode::TOO_MANY_REQUESTS,
-                    format!("Usuario bloqueado por {FAILURES_MAX} contraseñas incorrectas: vuelva a intentar en {minutes} minutos o pida ayuda al jefe de sala."),
+                    format!(
+                        "Usuario bloqueado por {FAILURES_MAX} contraseñas incorrectas: vuelva a intentar en {minutes} minutos o pida ayuda al jefe de sala."
+                    ),
                 ),
             };
-            let body = askama::Template::render(&LoginPage { csrf: &expected, destination: &destination, user: &user, message: &message })?;
+            let body = askama::Template::render(&LoginPage {
+                csrf: &expected,
+                destination: &destination,
+                user: &user,
+                message: &message,
+            })?;
             Ok((status, axum::response::Html(body)).into_response())
         }
     }
@@ -449,7 +463,10 @@ mod tests {
 
     #[test]
     fn a_login_sends_only_to_the_pages_own_paths() {
-        assert_eq!(safe_destination("/venta-pagos/historial?jornada=2026-11-23"), Some("/venta-pagos/historial?jornada=2026-11-23"));
+        assert_eq!(
+            safe_destination("/venta-pagos/historial?jornada=2026-11-23"),
+            Some("/venta-pagos/historial?jornada=2026-11-23")
+        );
         assert_eq!(safe_destination("//evil.example/x"), None);
         assert_eq!(safe_destination("https://evil.example"), None);
         assert_eq!(safe_destination("/x\"><script>"), None);

@@ -4,7 +4,7 @@
 
 use axum::extract::{ConnectInfo, RawQuery, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response, Sse};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum_extra::extract::CookieJar;
 
@@ -106,9 +106,15 @@ async fn cartel(
 
 async fn events(State(web): State<Web>, ConnectInfo(peer): ConnectInfo<Peer>, jar: CookieJar) -> Result<Response, PageError> {
     may_watch(&web, &peer, &jar)?;
-    // A reverse proxy in front (docs/pages.md) must pass each event on at once, not buffer it.
-    let stream = Sse::new(feed::events(web.frames.clone(), web.stop.clone()));
-    Ok(([("x-accel-buffering", "no")], stream).into_response())
+    // The events are bytes written once per frame (feed.rs); a reverse proxy in front
+    // (docs/pages.md) must pass each on at once, not buffer it.
+    let body = axum::body::Body::from_stream(feed::events(web.frames.clone()));
+    let headers = [
+        (axum::http::header::CONTENT_TYPE, "text/event-stream"),
+        (axum::http::header::CACHE_CONTROL, "no-cache"),
+        (axum::http::header::HeaderName::from_static("x-accel-buffering"), "no"),
+    ];
+    Ok((headers, body).into_response())
 }
 
 pub(super) fn routes() -> axum::Router<Web> {

@@ -13,7 +13,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::response::sse::Event;
+use axum::body::Bytes;
 use futures_util::Stream;
 use serde::Serialize;
 use tokio::sync::watch;
@@ -32,12 +32,20 @@ pub const SILENCE_MS: u64 = 900;
 /// held back longer than this (docs/benchmarks.md, "The signs").
 pub const FRAME_INTERVAL: Duration = Duration::from_millis(50);
 
-/// One display state, ready to send.
+/// What every open sign is sent next, written once and shared: a sign costs a
+/// reference count, not a copy, and follows one watch channel (no timer of its own).
 #[derive(Debug)]
 pub struct Frame {
     pub journal_sequence: u64,
-    /// The `data:` of the `pozos` event.
+    /// The `data:` of the newest `pozos` event.
     pub json: String,
+    /// The newest `pozos` event as it goes on the wire: what a sign that opens now gets first.
+    pub state: Bytes,
+    /// What a sign already open is sent for this frame: the same `pozos` event, a
+    /// `latido`, or `suspendido`.
+    pub event: Bytes,
+    /// `suspendido`: the stream ends after it.
+    pub last: bool,
 }
 
 /// A prize on the sign.
@@ -107,27 +115,66 @@ pub fn floor_json(config: &Config, push: &DisplayPush) -> FloorJson {
 }
 
 fn frame(config: &Config, push: &DisplayPush) -> Arc<Frame> {
+    // JSON never holds a raw newline, so the data is one `data:` line.
     let json = serde_json::to_string(&floor_json(config, push)).expect("the floor serializes");
-    Arc::new(Frame { journal_sequence: push.journal_sequence, json })
+    let state = Bytes::from(format!("event: pozos\nid: {}\ndata: {json}\n\n", push.journal_sequence));
+    Arc::new(Frame { journal_sequence: push.journal_sequence, json, event: state.clone(), state, last: false })
 }
 
-/// Follows the writer's display state; the newest one becomes a [`Frame`], once, at most
-/// every [`FRAME_INTERVAL`].
-pub fn spawn(mut display: watch::Receiver<DisplayPush>, config: Arc<Config>) -> watch::Receiver<Arc<Frame>> {
+/// The same state, with `event` instead.
+fn again(frame: &Frame, event: Bytes, last: bool) -> Arc<Frame> {
+    Arc::new(Frame {
+        journal_sequence: frame.journal_sequence,
+        json: frame.json.clone(),
+        state: frame.state.clone(),
+        event,
+        last,
+    })
+}
+
+const SUSPENDED: &[u8] = b"event: suspendido\ndata: El controlador se detuvo: apuestas a pozo suspendidas (3.7.5).\n\n";
+
+/// Follows the writer's display state: the newest one becomes a [`Frame`], once, at most
+/// every [`FRAME_INTERVAL`]; after [`HEARTBEAT`] without one, a `latido`; when `stop`
+/// turns true (or the writer ends), `suspendido`, and the feed ends.
+pub fn spawn(
+    mut display: watch::Receiver<DisplayPush>,
+    config: Arc<Config>,
+    mut stop: watch::Receiver<bool>,
+) -> watch::Receiver<Arc<Frame>> {
     let (sender, frames) = watch::channel(frame(&config, &display.borrow_and_update()));
     tokio::spawn(async move {
         let mut last = tokio::time::Instant::now();
         loop {
-            tokio::select! {
-                changed = display.changed() => if changed.is_err() { return },
-                // No sign open and none to come: the pages stopped.
-                _ = sender.closed() => return,
+            enum Wake {
+                Stop,
+                Changed,
+                Beat,
             }
-            // A state arriving sooner than the interval waits for its end, and is then
-            // replaced by whatever newer state came meanwhile.
-            tokio::time::sleep_until(last + FRAME_INTERVAL).await;
+            let wake = tokio::select! {
+                biased;
+                _ = stop.wait_for(|stop| *stop) => Wake::Stop,
+                changed = display.changed() => if changed.is_ok() { Wake::Changed } else { Wake::Stop },
+                _ = tokio::time::sleep_until(last + HEARTBEAT) => Wake::Beat,
+            };
+            let next = match wake {
+                Wake::Stop => {
+                    let ended = again(&sender.borrow(), Bytes::from_static(SUSPENDED), true);
+                    let _ = sender.send(ended);
+                    return;
+                }
+                Wake::Beat => {
+                    let current = sender.borrow().clone();
+                    again(&current, Bytes::from(format!("event: latido\ndata: {}\n\n", current.journal_sequence)), false)
+                }
+                Wake::Changed => {
+                    // A state arriving sooner than the interval waits for its end, and is
+                    // then replaced by whatever newer state came meanwhile.
+                    tokio::time::sleep_until(last + FRAME_INTERVAL).await;
+                    frame(&config, &display.borrow_and_update())
+                }
+            };
             last = tokio::time::Instant::now();
-            let next = frame(&config, &display.borrow_and_update());
             if sender.send(next).is_err() {
                 return;
             }
@@ -136,58 +183,18 @@ pub fn spawn(mut display: watch::Receiver<DisplayPush>, config: Arc<Config>) -> 
     frames
 }
 
-/// One sign's event stream: the newest frame at once, then each new one, a heartbeat
-/// when nothing changes, and `suspendido` when the controller stops.
-pub fn events(
-    frames: watch::Receiver<Arc<Frame>>,
-    stop: watch::Receiver<bool>,
-) -> impl Stream<Item = Result<Event, Infallible>> + Send + 'static {
-    struct Feed {
-        frames: watch::Receiver<Arc<Frame>>,
-        stop: watch::Receiver<bool>,
-        beat: tokio::time::Interval,
-        first: bool,
-    }
-    let frame_event = |frame: &Frame| Event::default().event("pozos").id(frame.journal_sequence.to_string()).data(&frame.json);
-    let suspended = || Event::default().event("suspendido").data("El controlador se detuvo: apuestas a pozo suspendidas (3.7.5).");
-    let mut beat = tokio::time::interval(HEARTBEAT);
-    beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let feed = Feed { frames, stop, beat, first: true };
-    futures_util::stream::unfold(Some(feed), move |feed| async move {
-        let mut feed = feed?;
-        if *feed.stop.borrow() {
-            return Some((Ok(suspended()), None));
-        }
-        if feed.first {
-            feed.first = false;
-            feed.beat.reset();
-            let event = frame_event(&feed.frames.borrow_and_update());
-            return Some((Ok(event), Some(feed)));
-        }
-        enum Wake {
-            Stop,
-            Changed(bool),
-            Beat,
-        }
-        let wake = tokio::select! {
-            biased;
-            _ = feed.stop.wait_for(|stop| *stop) => Wake::Stop,
-            changed = feed.frames.changed() => Wake::Changed(changed.is_ok()),
-            _ = feed.beat.tick() => Wake::Beat,
-        };
-        match wake {
-            Wake::Stop | Wake::Changed(false) => Some((Ok(suspended()), None)),
-            Wake::Changed(true) => {
-                feed.beat.reset();
-                let event = frame_event(&feed.frames.borrow_and_update());
-                Some((Ok(event), Some(feed)))
-            }
-            Wake::Beat => {
-                let event = Event::default().event("latido").data(feed.frames.borrow().journal_sequence.to_string());
-                Some((Ok(event), Some(feed)))
-            }
-        }
-    })
+/// One sign's event stream, as the bytes of `text/event-stream`: the newest state at
+/// once, then every frame's event, until `suspendido`.
+pub fn events(mut frames: watch::Receiver<Arc<Frame>>) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static {
+    use futures_util::StreamExt;
+    let current = frames.borrow_and_update().clone();
+    let first = if current.last { Bytes::from_static(SUSPENDED) } else { current.state.clone() };
+    let rest = tokio_stream::wrappers::WatchStream::from_changes(frames).scan(current.last, |ended, frame: Arc<Frame>| {
+        let next = (!*ended).then(|| Ok(frame.event.clone()));
+        *ended = *ended || frame.last;
+        std::future::ready(next)
+    });
+    futures_util::stream::once(std::future::ready(Ok(first))).chain(rest)
 }
 
 #[cfg(test)]
@@ -215,7 +222,8 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_burst_of_states_becomes_one_frame_per_interval_with_the_newest() {
         let (writer, display) = watch::channel(push(1));
-        let mut frames = spawn(display, Arc::new(Config::embedded()));
+        let (_stop, stopped) = watch::channel(false);
+        let mut frames = spawn(display, Arc::new(Config::embedded()), stopped);
         assert_eq!(frames.borrow_and_update().journal_sequence, 1);
         let started = tokio::time::Instant::now();
         for sequence in 2..=40 {
@@ -240,16 +248,16 @@ mod tests {
     async fn a_sign_gets_the_state_at_once_then_heartbeats_then_suspendido() {
         use futures_util::StreamExt;
         let (writer, display) = watch::channel(push(7));
-        let frames = spawn(display, Arc::new(Config::embedded()));
         let (stop, stopped) = watch::channel(false);
-        let mut events = Box::pin(events(frames, stopped));
-        let first = format!("{:?}", events.next().await.expect("an event").expect("infallible"));
-        assert!(first.contains("pozos") && first.contains("\\\"secuencia\\\":7"), "{first}");
-        let beat = format!("{:?}", events.next().await.expect("an event").expect("infallible"));
-        assert!(beat.contains("latido"), "{beat}");
+        let frames = spawn(display, Arc::new(Config::embedded()), stopped);
+        let mut events = Box::pin(events(frames));
+        let mut next =
+            async || String::from_utf8(events.next().await.expect("an event").expect("infallible").to_vec()).expect("UTF-8");
+        let first = next().await;
+        assert!(first.starts_with("event: pozos\nid: 7\ndata: {\"secuencia\":7,") && first.ends_with("}\n\n"), "{first}");
+        assert_eq!(next().await, "event: latido\ndata: 7\n\n");
         stop.send(true).expect("the sign listens");
-        let last = format!("{:?}", events.next().await.expect("an event").expect("infallible"));
-        assert!(last.contains("suspendido"), "{last}");
+        assert!(next().await.starts_with("event: suspendido\n"));
         assert!(events.next().await.is_none(), "the stream ends");
         drop(writer);
     }

@@ -52,7 +52,6 @@ pub(crate) struct Web {
     handle: Handle,
     presence: Presence,
     frames: watch::Receiver<Arc<feed::Frame>>,
-    stop: watch::Receiver<bool>,
     sessions: Arc<auth::Sessions>,
     /// Networks whose signs may open `/cartel` without a session (`serve --display-open-to`).
     open_to: Arc<Vec<ipnet::IpNet>>,
@@ -221,7 +220,10 @@ impl AsyncWrite for Permitted {
         std::pin::Pin::new(&mut self.stream).poll_write(context, buffer)
     }
 
-    fn poll_flush(mut self: std::pin::Pin<&mut Self>, context: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Result<()>> {
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
         std::pin::Pin::new(&mut self.stream).poll_flush(context)
     }
 
@@ -280,12 +282,11 @@ pub(crate) struct PagesSetup {
 /// Serves the pages on `listener` until `stop` turns true: the signs' streams then
 /// send SUSPENDIDO and end.
 pub(crate) async fn serve_pages(listener: TcpListener, setup: PagesSetup) -> std::io::Result<()> {
-    let frames = feed::spawn(setup.handle.display(), Arc::clone(setup.handle.config()));
+    let frames = feed::spawn(setup.handle.display(), Arc::clone(setup.handle.config()), setup.stop.clone());
     let web = Web {
         handle: setup.handle,
         presence: setup.presence,
         frames,
-        stop: setup.stop.clone(),
         sessions: Arc::new(auth::Sessions::default()),
         open_to: Arc::new(setup.open_to),
         secure: false,

@@ -185,14 +185,15 @@ impl DecisionForm {
     /// The facts the operator was shown, as the state machine checks them.
     fn facts(&self) -> Result<OrderFacts, PageError> {
         let number = |field: &str, text: &str| {
-            text.trim().parse::<u64>().map_err(|_| PageError::bad_request(format!("{field}: `{}` no es un número", view::bounded(text))))
+            text.trim()
+                .parse::<u64>()
+                .map_err(|_| PageError::bad_request(format!("{field}: `{}` no es un número", view::bounded(text))))
         };
-        let seat = u32::try_from(number("asiento", &self.asiento)?).map_err(|_| PageError::bad_request("asiento: fuera de rango"))?;
-        let amount: Money = self
-            .monto
-            .trim()
-            .parse()
-            .map_err(|_| PageError::bad_request(format!("monto: `{}` no es un importe (\"8329.00\")", view::bounded(&self.monto))))?;
+        let seat =
+            u32::try_from(number("asiento", &self.asiento)?).map_err(|_| PageError::bad_request("asiento: fuera de rango"))?;
+        let amount: Money = self.monto.trim().parse().map_err(|_| {
+            PageError::bad_request(format!("monto: `{}` no es un importe (\"8329.00\")", view::bounded(&self.monto)))
+        })?;
         for (field, text) in [("pozo", &self.pozo), ("mesa", &self.mesa), ("premio", &self.premio)] {
             if text.is_empty() || text.len() > 64 {
                 return Err(PageError::bad_request(format!("{field}: falta, o pasa de 64 caracteres")));
@@ -234,7 +235,10 @@ async fn decide(web: Web, jar: CookieJar, id: String, form: DecisionForm, decisi
     if !DECIDERS.contains(&session.role) {
         return Err(PageError::new(
             StatusCode::FORBIDDEN,
-            format!("{} ({}) no es operador de Venta-Pagos: sólo un operador confirma o rechaza (3.5.2).", session.name, session.key_id),
+            format!(
+                "{} ({}) no es operador de Venta-Pagos: sólo un operador confirma o rechaza (3.5.2).",
+                session.name, session.key_id
+            ),
         ));
     }
     let expect = form.facts()?;
@@ -346,7 +350,10 @@ struct HistoryQuery {
 impl HistoryQuery {
     fn check(&self, config: &Config) -> Result<(), PageError> {
         if !self.jornada.is_empty() && jiff::civil::Date::strptime("%Y-%m-%d", &self.jornada).is_err() {
-            return Err(PageError::bad_request(format!("jornada: `{}` no es una fecha AAAA-MM-DD", view::bounded(&self.jornada))));
+            return Err(PageError::bad_request(format!(
+                "jornada: `{}` no es una fecha AAAA-MM-DD",
+                view::bounded(&self.jornada)
+            )));
         }
         if !self.mesa.is_empty() && config.table(&self.mesa).is_none() {
             return Err(PageError::not_found(format!("mesa: no existe la mesa `{}`", view::bounded(&self.mesa))));

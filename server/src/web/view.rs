@@ -116,8 +116,9 @@ mod tests {
 
     #[test]
     fn csv_quotes_and_defuses_formulas() {
-        let text = String::from_utf8(csv(&["a", "b"], [vec!["=SUM(A1)".into(), "x,\"y\"".into()], vec!["-12.50".into(), "".into()]]))
-            .expect("utf-8");
+        let text =
+            String::from_utf8(csv(&["a", "b"], [vec!["=SUM(A1)".into(), "x,\"y\"".into()], vec!["-12.50".into(), "".into()]]))
+                .expect("utf-8");
         assert_eq!(text, "a,b\n'=SUM(A1),\"x,\"\"y\"\"\"\n-12.50,\n");
     }
 }

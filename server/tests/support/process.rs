@@ -59,7 +59,11 @@ impl ServerProcess {
             .arg("--data")
             .arg(data)
             .args(["--listen", listen])
-            .args(if extra.contains(&"--pages") || extra.contains(&"--no-pages") { &[][..] } else { &["--pages", "127.0.0.1:0"][..] })
+            .args(if extra.contains(&"--pages") || extra.contains(&"--no-pages") {
+                &[][..]
+            } else {
+                &["--pages", "127.0.0.1:0"][..]
+            })
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
