@@ -499,14 +499,19 @@ impl pb::display_server::Display for DisplayService {
 
 /// A prize as the display feed carries it.
 fn prize_hit(prize: &crate::writer::PrizeView) -> pb::Hit {
+    pb::Hit { status: prize.status.spanish().to_owned(), ..hit(&prize.hit) }
+}
+
+/// A hit as reports and the display feed carry it (no status).
+fn hit(hit: &crate::state::Hit) -> pb::Hit {
     pb::Hit {
-        table_id: prize.table_id.clone(),
-        seat: prize.seat,
-        code: prize.code.clone(),
-        amount: amount(prize.amount),
-        time_ms: prize.time_ms,
-        journal_sequence: prize.journal_sequence,
-        status: prize.status.spanish().to_owned(),
+        table_id: hit.table_id.clone(),
+        seat: hit.seat,
+        code: hit.code.clone(),
+        amount: amount(hit.amount),
+        time_ms: hit.time_ms,
+        journal_sequence: hit.journal_sequence,
+        status: String::new(),
     }
 }
 
@@ -723,24 +728,7 @@ impl pb::reports_server::Reports for ReportsService {
                     reserve_transfers: amount(m.reserve_transfers),
                     reserve_transfers_returned: amount(m.reserve_transfers_returned),
                     rejections: m.rejections,
-                    last_hits: state
-                        .data()
-                        .hits
-                        .get(&pool_id)
-                        .map(|hits| {
-                            hits.iter()
-                                .map(|hit| pb::Hit {
-                                    table_id: hit.table_id.clone(),
-                                    seat: hit.seat,
-                                    code: hit.code.clone(),
-                                    amount: amount(hit.amount),
-                                    time_ms: hit.time_ms,
-                                    journal_sequence: hit.journal_sequence,
-                                    status: String::new(),
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default(),
+                    last_hits: state.data().hits.get(&pool_id).map(|hits| hits.iter().map(hit).collect()).unwrap_or_default(),
                 }
             })
             .await?;

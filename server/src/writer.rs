@@ -18,7 +18,7 @@ use tracing::{debug, info};
 use crate::config::Config;
 use crate::journal::{Hash, Identity, Journal, JournalError, Record, StoredSnapshot};
 use crate::mark::{Mark, Sealer};
-use crate::state::{Applied, Command, GoldTurn, LastWin, OrderStatus, Refusal, State, TableView};
+use crate::state::{Applied, Command, GoldTurn, Hit, LastWin, OrderStatus, Refusal, State, TableView};
 
 /// Requests waiting for the writer; senders wait when it is full (backpressure).
 pub const QUEUE_CAPACITY: usize = 8192;
@@ -92,15 +92,10 @@ impl PrizeStatus {
     }
 }
 
-/// One prize as the signs show it.
+/// One prize as the signs show it: the hit, and how its payment stands.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PrizeView {
-    pub table_id: String,
-    pub seat: u32,
-    pub code: String,
-    pub amount: Money,
-    pub time_ms: u64,
-    pub journal_sequence: u64,
+    pub hit: Hit,
     pub status: PrizeStatus,
 }
 
@@ -634,12 +629,14 @@ fn prizes_of(state: &State, pool_id: &str) -> (Vec<PrizeView>, Vec<PrizeView>) {
         .iter()
         .filter(|order| order.status == OrderStatus::Pending)
         .map(|order| PrizeView {
-            table_id: order.facts.table_id.clone(),
-            seat: order.facts.seat,
-            code: order.facts.code.clone(),
-            amount: order.facts.amount,
-            time_ms: order.time_ms,
-            journal_sequence: order.journal_sequence,
+            hit: Hit {
+                table_id: order.facts.table_id.clone(),
+                seat: order.facts.seat,
+                code: order.facts.code.clone(),
+                amount: order.facts.amount,
+                time_ms: order.time_ms,
+                journal_sequence: order.journal_sequence,
+            },
             status: PrizeStatus::Pending,
         })
         .collect();
@@ -657,12 +654,7 @@ fn prizes_of(state: &State, pool_id: &str) -> (Vec<PrizeView>, Vec<PrizeView>) {
                             && order.facts.code == hit.code
                     });
                     PrizeView {
-                        table_id: hit.table_id.clone(),
-                        seat: hit.seat,
-                        code: hit.code.clone(),
-                        amount: hit.amount,
-                        time_ms: hit.time_ms,
-                        journal_sequence: hit.journal_sequence,
+                        hit: hit.clone(),
                         status: match order.map(|order| order.status) {
                             None => PrizeStatus::Paid,
                             Some(OrderStatus::Pending) => PrizeStatus::Pending,

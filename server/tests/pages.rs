@@ -95,18 +95,6 @@ fn location(response: &reqwest::Response) -> String {
     response.headers().get(LOCATION).map(|value| value.to_str().expect("ascii").to_owned()).unwrap_or_default()
 }
 
-/// An order at B3 of the 20% prize, pending, as the gRPC side sees it.
-async fn a_pending_order(client: &mut Client, seat: u32) -> String {
-    client.ok("B3", sell(seat, 5)).await;
-    client.ok("B3", press(seat)).await;
-    client.ok("B3", start()).await;
-    client.ok("B3", prize(seat, "TRES_SIETES_MISMO_PALO")).await;
-    let order = client.ok("B3", accept()).await.awards[0].payout_order_id.clone();
-    client.ok("B3", finish()).await;
-    assert!(!order.is_empty(), "a percentage prize goes to Venta-Pagos");
-    order
-}
-
 /// A server with its pages, B3 open.
 async fn floor() -> (TestServer, Client) {
     let server = TestServer::with_pages().await;

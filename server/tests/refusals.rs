@@ -97,17 +97,10 @@ fn names(message: &str, parts: &[&str]) {
     }
 }
 
-/// B3 with a pending payout order (the 20% prize, 11.2.2); returns its id.
-async fn a_pending_order(client: &mut Client) -> String {
+/// B3 opened, with a pending payout order (the 20% prize, 11.2.2); returns its id.
+async fn an_open_table_with_a_pending_order(client: &mut Client) -> String {
     client.ok("B3", open()).await;
-    client.ok("B3", sell(1, 5)).await;
-    client.ok("B3", press(1)).await;
-    client.ok("B3", start()).await;
-    client.ok("B3", prize(1, "TRES_SIETES_MISMO_PALO")).await;
-    let order = client.ok("B3", accept()).await.awards[0].payout_order_id.clone();
-    assert!(!order.is_empty(), "a percentage prize goes to Venta-Pagos");
-    client.ok("B3", finish()).await;
-    order
+    a_pending_order(client, 1).await
 }
 
 // ----------------------------------------------------------------------------- sequences
@@ -917,7 +910,7 @@ async fn venta_pagos_call_with_a_table_key_is_refused_and_changes_nothing() {
     // Proves every Venta-Pagos call signed with a table key (correct MAC) is PermissionDenied, and the order stays pending.
     let server = TestServer::start().await;
     let mut client = server.client().await;
-    let order_id = a_pending_order(&mut client).await;
+    let order_id = an_open_table_with_a_pending_order(&mut client).await;
     let before = before_refusal(&mut client, "B3").await;
 
     let confirm = client.confirm_command(&order_id, "F-4104-0001").await;
@@ -948,7 +941,7 @@ async fn confirm_of_an_unknown_order_is_refused_and_changes_nothing() {
     // Proves confirming or rejecting an order that does not exist is NotFound naming the order_id.
     let server = TestServer::start().await;
     let mut client = server.client().await;
-    let order_id = a_pending_order(&mut client).await;
+    let order_id = an_open_table_with_a_pending_order(&mut client).await;
     let before = before_refusal(&mut client, "B3").await;
 
     let expect = facts(&client.order(&order_id).await);
@@ -982,7 +975,7 @@ async fn office_decisions_with_bad_fields_or_state_are_refused_and_change_nothin
     // Proves a confirm without a form, a reject without reason, a decision without the facts shown, a wrong command for the call, a bad list filter (InvalidArgument) and a decision on a decided order (FailedPrecondition) change nothing.
     let server = TestServer::start().await;
     let mut client = server.client().await;
-    let order_id = a_pending_order(&mut client).await;
+    let order_id = an_open_table_with_a_pending_order(&mut client).await;
     let before = before_refusal(&mut client, "B3").await;
 
     let shown = facts(&client.order(&order_id).await);

@@ -11,18 +11,6 @@ use pozo_proto::v1 as pb;
 use prost::Message;
 use tonic::Code;
 
-/// An order at B3 of the 20% prize, as [`Client::ok`] leaves it: pending.
-async fn a_pending_order(client: &mut Client, seat: u32) -> String {
-    client.ok("B3", sell(seat, 5)).await;
-    client.ok("B3", press(seat)).await;
-    client.ok("B3", start()).await;
-    client.ok("B3", prize(seat, "TRES_SIETES_MISMO_PALO")).await;
-    let order = client.ok("B3", accept()).await.awards[0].payout_order_id.clone();
-    client.ok("B3", finish()).await;
-    assert!(!order.is_empty(), "a percentage prize goes to Venta-Pagos");
-    order
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn envelopes_captured_on_one_journal_are_refused_by_another_with_the_same_keys() {
     // Hole 1: a table's commands and a Venta-Pagos confirmation captured from one

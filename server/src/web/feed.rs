@@ -83,14 +83,15 @@ pub struct FloorJson {
 }
 
 fn prize(config: &Config, pool: &str, prize: &PrizeView) -> PrizeJson {
+    let hit = &prize.hit;
     PrizeJson {
-        mesa: prize.table_id.clone(),
-        asiento: prize.seat,
-        premio: prize.code.clone(),
-        nombre: view::prize_name(config, pool, &prize.code),
-        monto: view::pesos(prize.amount),
-        hora: view::clock(config, prize.time_ms),
-        secuencia: prize.journal_sequence,
+        mesa: hit.table_id.clone(),
+        asiento: hit.seat,
+        premio: hit.code.clone(),
+        nombre: view::prize_name(config, pool, &hit.code),
+        monto: view::pesos(hit.amount),
+        hora: view::clock(config, hit.time_ms),
+        secuencia: hit.journal_sequence,
         estado: prize.status.spanish(),
     }
 }

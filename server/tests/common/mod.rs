@@ -299,6 +299,19 @@ impl Client {
     }
 }
 
+/// A 20% prize (11.2.2) at the open table B3 for `seat`, round played to the end: its
+/// payout order, pending at Venta-Pagos.
+pub async fn a_pending_order(client: &mut Client, seat: u32) -> String {
+    client.ok("B3", sell(seat, 5)).await;
+    client.ok("B3", press(seat)).await;
+    client.ok("B3", start()).await;
+    client.ok("B3", prize(seat, "TRES_SIETES_MISMO_PALO")).await;
+    let order = client.ok("B3", accept()).await.awards[0].payout_order_id.clone();
+    client.ok("B3", finish()).await;
+    assert!(!order.is_empty(), "a percentage prize goes to Venta-Pagos");
+    order
+}
+
 /// The facts of an order as the office shows them.
 pub fn facts(order: &pb::PayoutOrder) -> pb::OrderFacts {
     pb::OrderFacts {
