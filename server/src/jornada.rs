@@ -25,10 +25,7 @@ use crate::config::Config;
 ///   night one hour never occurs (Madrid: 02), on the fall-back night one occurs
 ///   twice (Madrid: 02 CEST, then 02 CET) and both fold into that hour.
 pub fn jornada_and_hour(config: &Config, time_ms: u64) -> (String, u32) {
-    // A moment beyond jiff's range (the end of the year 9999) is clamped to its end.
-    let timestamp =
-        i64::try_from(time_ms).ok().and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok()).unwrap_or(jiff::Timestamp::MAX);
-    let local = config.time_zone.to_datetime(timestamp);
+    let local = local(config, time_ms);
     let hour = local.hour();
     let date = if i64::from(hour) < i64::from(config.layout.jornada_starts_hour) {
         // Civil arithmetic on the date: no time zone, no daylight saving.
@@ -37,6 +34,14 @@ pub fn jornada_and_hour(config: &Config, time_ms: u64) -> (String, u32) {
         local.date()
     };
     (format!("{:04}-{:02}-{:02}", date.year(), date.month(), date.day()), hour as u32)
+}
+
+/// The civil date and time the casino's clocks show at `time_ms` (ms since the Unix
+/// epoch); a moment beyond jiff's range (the end of the year 9999) is clamped to its end.
+pub fn local(config: &Config, time_ms: u64) -> jiff::civil::DateTime {
+    let timestamp =
+        i64::try_from(time_ms).ok().and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok()).unwrap_or(jiff::Timestamp::MAX);
+    config.time_zone.to_datetime(timestamp)
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
+use crate::writer::now_ms;
+
 /// One table's agent, as the floor view shows it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AgentSeen {
@@ -24,10 +26,6 @@ impl AgentSeen {
 #[derive(Clone, Debug, Default)]
 pub struct Presence {
     tables: Arc<Mutex<BTreeMap<String, AgentSeen>>>,
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|elapsed| elapsed.as_millis() as u64).unwrap_or(0)
 }
 
 impl Presence {

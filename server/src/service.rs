@@ -92,8 +92,18 @@ const DISPLAY_READERS: &[Role] = &[Role::Display, Role::Office, Role::Supervisor
 
 /// A text from the wire, cut for a message or a log line: at most 80 characters, and
 /// no control characters (a newline would fake a log line).
-fn bounded_text(text: &str) -> String {
+pub(crate) fn bounded_text(text: &str) -> String {
     text.chars().take(80).map(|c| if c.is_control() { '?' } else { c }).collect()
+}
+
+/// Whether a display at `ip` is in the networks the display feed is open to (an IPv4
+/// display on a `[::]` listener shows as ::ffff:a.b.c.d). The gRPC feed and `/cartel` ask it.
+pub(crate) fn display_open(open_to: &[ipnet::IpNet], ip: std::net::IpAddr) -> bool {
+    let ip = match ip {
+        std::net::IpAddr::V6(v6) => v6.to_ipv4_mapped().map(std::net::IpAddr::V4).unwrap_or(ip),
+        ip => ip,
+    };
+    open_to.iter().any(|network| network.contains(&ip))
 }
 
 /// Checks a read credential (`authorization: Pozo <key_id>:<token>`, [`pozo_proto::read_token`])
@@ -456,14 +466,7 @@ impl pb::display_server::Display for DisplayService {
     async fn watch(&self, request: Request<pb::WatchDisplays>) -> Result<Response<Self::WatchStream>, Status> {
         // The display feed is open to the networks `serve --display-open-to` names
         // (loopback by default); from elsewhere it needs a display, office or supervisor key.
-        let open = request.remote_addr().is_some_and(|peer| {
-            // An IPv4 display on a `[::]` listener shows as ::ffff:a.b.c.d.
-            let ip = match peer.ip() {
-                std::net::IpAddr::V6(v6) => v6.to_ipv4_mapped().map(std::net::IpAddr::V4).unwrap_or(peer.ip()),
-                ip => ip,
-            };
-            self.open_to.iter().any(|network| network.contains(&ip))
-        });
+        let open = request.remote_addr().is_some_and(|peer| display_open(&self.open_to, peer.ip()));
         if !open {
             authorize_read(&self.handle, &request, DISPLAY_READERS)?;
         }

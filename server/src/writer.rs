@@ -59,9 +59,10 @@ pub struct PoolDisplay {
     pub last_win: Option<LastWin>,
     /// The prizes of this pool waiting for Venta-Pagos (3.5.2, 11.6.1.2, 15.8.2): the
     /// sign shows PENDIENTE DE PAGO while there is one. Oldest first.
-    pub pending: Vec<PrizeView>,
+    pub pending: Arc<[PrizeView]>,
     /// The last [`SIGN_HITS`] hits, newest first, each with how its payment stands.
-    pub hits: Vec<PrizeView>,
+    /// (Shared: a batch that changes no prize passes them on without a copy.)
+    pub hits: Arc<[PrizeView]>,
 }
 
 /// The hits a sign shows per pool.
@@ -93,7 +94,7 @@ impl PrizeStatus {
 }
 
 /// One prize as the signs show it: the hit, and how its payment stands.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PrizeView {
     pub hit: Hit,
     pub status: PrizeStatus,
@@ -605,7 +606,7 @@ fn display_of(
                     .and_then(|previous| previous.pools.get(index))
                     .filter(|kept| &kept.pool_id == id && !prizes_changed.is_some_and(|changed| changed.contains(id)));
                 let (pending, hits) = match kept {
-                    Some(kept) => (kept.pending.clone(), kept.hits.clone()),
+                    Some(kept) => (Arc::clone(&kept.pending), Arc::clone(&kept.hits)),
                     None => prizes_of(state, id),
                 };
                 PoolDisplay {
@@ -622,7 +623,7 @@ fn display_of(
 }
 
 /// A pool's pending payout orders (oldest first) and its last [`SIGN_HITS`] hits.
-fn prizes_of(state: &State, pool_id: &str) -> (Vec<PrizeView>, Vec<PrizeView>) {
+fn prizes_of(state: &State, pool_id: &str) -> (Arc<[PrizeView]>, Arc<[PrizeView]>) {
     let data = state.data();
     let orders: Vec<_> = data.orders.values().filter(|order| order.facts.pool == pool_id).collect();
     let pending = orders

@@ -3,8 +3,8 @@
 //! Venta-Pagos, supervisor keys for the Sala). A decision taken on a page is
 //! journaled as that key's, exactly as one signed with it over gRPC.
 //!
-//! - Sessions: a random 256-bit token in an `HttpOnly`, `SameSite=Strict` cookie
-//!   (`Secure` over TLS); only its SHA-256 is kept. They end at logout, after
+//! - Sessions: a random 256-bit token in an `HttpOnly`, `SameSite=Strict` cookie;
+//!   only its SHA-256 is kept. They end at logout, after
 //!   [`SESSION_IDLE`] without use, after [`SESSION_LIFETIME`], or at restart. At most
 //!   [`SESSIONS_MAX`] live at once; the least recently used gives way.
 //! - CSRF: every form carries a token; a session's is drawn at login, the login form's
@@ -302,8 +302,9 @@ fn destination_query(path: &str) -> String {
         .collect()
 }
 
-fn cookie(name: &'static str, value: String, web: &Web) -> Cookie<'static> {
-    Cookie::build((name, value)).path("/").http_only(true).same_site(SameSite::Strict).secure(web.secure).build()
+/// The pages are plain HTTP on loopback (docs/pages.md), so no cookie is `Secure`.
+fn cookie(name: &'static str, value: String) -> Cookie<'static> {
+    Cookie::build((name, value)).path("/").http_only(true).same_site(SameSite::Strict).build()
 }
 
 #[derive(askama::Template)]
@@ -320,13 +321,13 @@ struct LoginQuery {
     destino: Option<String>,
 }
 
-async fn login_page(State(web): State<Web>, jar: CookieJar, Query(query): Query<LoginQuery>) -> Result<Response, PageError> {
+async fn login_page(jar: CookieJar, Query(query): Query<LoginQuery>) -> Result<Response, PageError> {
     let token = jar.get(LOGIN_COOKIE).map(|cookie| cookie.value().to_owned()).filter(|token| token.len() == 64);
     let (token, jar) = match token {
         Some(token) => (token, jar),
         None => {
             let token = random_token();
-            (token.clone(), jar.add(cookie(LOGIN_COOKIE, token, &web)))
+            (token.clone(), jar.add(cookie(LOGIN_COOKIE, token)))
         }
     };
     let destination = query.destino.as_deref().and_then(safe_destination).unwrap_or("");
@@ -376,7 +377,7 @@ async fn login(State(web): State<Web>, jar: CookieJar, Form(form): Form<LoginFor
                 _ => "/venta-pagos",
             };
             let target = if destination.is_empty() { home.to_owned() } else { destination };
-            let jar = jar.add(cookie(SESSION_COOKIE, token, &web)).remove(Cookie::build(LOGIN_COOKIE).path("/"));
+            let jar = jar.add(cookie(SESSION_COOKIE, token)).remove(Cookie::build(LOGIN_COOKIE).path("/"));
             Ok((jar, Redirect::to(&target)).into_response())
         }
         Err(refusal) => {

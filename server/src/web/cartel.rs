@@ -58,11 +58,7 @@ fn form_urlencoded_pairs(query: &str) -> Vec<(String, String)> {
 
 /// Loopback and `serve --display-open-to` networks, or a signed-in office or supervisor.
 fn may_watch(web: &Web, peer: &Peer, jar: &CookieJar) -> Result<(), PageError> {
-    let ip = match peer.0.ip() {
-        std::net::IpAddr::V6(v6) => v6.to_ipv4_mapped().map(std::net::IpAddr::V4).unwrap_or(peer.0.ip()),
-        ip => ip,
-    };
-    if web.open_to.iter().any(|network| network.contains(&ip)) {
+    if crate::service::display_open(&web.open_to, peer.0.ip()) {
         return Ok(());
     }
     let session = jar.get(auth::SESSION_COOKIE).and_then(|cookie| web.sessions.find(cookie.value()));
@@ -72,7 +68,7 @@ fn may_watch(web: &Web, peer: &Peer, jar: &CookieJar) -> Result<(), PageError> {
             StatusCode::FORBIDDEN,
             format!(
                 "El cartel se muestra en las redes habilitadas (serve --display-open-to); {} no lo está. Ingrese como Venta-Pagos o jefe de sala.",
-                ip
+                peer.0.ip()
             ),
         )),
     }

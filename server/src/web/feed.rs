@@ -213,8 +213,8 @@ mod tests {
                 displayed: pool.minimum + rust_decimal::Decimal::from(sequence),
                 minimum: pool.minimum,
                 last_win: None,
-                pending: Vec::new(),
-                hits: Vec::new(),
+                pending: Arc::from([]),
+                hits: Arc::from([]),
             })
             .collect();
         DisplayPush { journal_sequence: sequence, pools, durable_unix_us: sequence }

@@ -55,8 +55,6 @@ pub(crate) struct Web {
     sessions: Arc<auth::Sessions>,
     /// Networks whose signs may open `/cartel` without a session (`serve --display-open-to`).
     open_to: Arc<Vec<ipnet::IpNet>>,
-    /// Served over TLS: cookies are `Secure`.
-    secure: bool,
 }
 
 /// A refusal as a page: the status, and the message in the operators' words.
@@ -289,7 +287,6 @@ pub(crate) async fn serve_pages(listener: TcpListener, setup: PagesSetup) -> std
         frames,
         sessions: Arc::new(auth::Sessions::default()),
         open_to: Arc::new(setup.open_to),
-        secure: false,
     };
     let listener = Limited { listener, permits: Arc::new(Semaphore::new(CONNECTIONS_MAX)) };
     let mut stop = setup.stop;

@@ -349,12 +349,7 @@ struct HistoryQuery {
 
 impl HistoryQuery {
     fn check(&self, config: &Config) -> Result<(), PageError> {
-        if !self.jornada.is_empty() && jiff::civil::Date::strptime("%Y-%m-%d", &self.jornada).is_err() {
-            return Err(PageError::bad_request(format!(
-                "jornada: `{}` no es una fecha AAAA-MM-DD",
-                view::bounded(&self.jornada)
-            )));
-        }
+        view::check_jornada(&self.jornada)?;
         if !self.mesa.is_empty() && config.table(&self.mesa).is_none() {
             return Err(PageError::not_found(format!("mesa: no existe la mesa `{}`", view::bounded(&self.mesa))));
         }

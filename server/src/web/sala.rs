@@ -61,19 +61,7 @@ async fn floor(web: &Web) -> Result<(Vec<TableRow>, Vec<PoolRow>), PageError> {
                 .iter()
                 .filter_map(|layout| state.table(&layout.id).map(|table| (layout.clone(), table.open, table.phase, table.round)))
                 .collect();
-            let pools: Vec<_> = state
-                .pools()
-                .map(|pool| {
-                    let id = pool.rules().id.clone();
-                    let pending = state
-                        .data()
-                        .orders
-                        .values()
-                        .filter(|order| order.facts.pool == id && order.status == crate::state::OrderStatus::Pending)
-                        .count();
-                    (id, pool.displayed(), pool.balance(), pending)
-                })
-                .collect();
+            let pools: Vec<_> = state.pools().map(|pool| (pool.rules().id.clone(), pool.displayed(), pool.balance())).collect();
             (tables, pools)
         })
         .await?;
@@ -105,9 +93,14 @@ async fn floor(web: &Web) -> Result<(Vec<TableRow>, Vec<PoolRow>), PageError> {
             }
         })
         .collect();
+    // The pending prizes per pool, as the writer published them for the signs: not
+    // found again by reading every order on the writer's task.
+    let pending: std::collections::BTreeMap<String, usize> =
+        web.handle.display().borrow().pools.iter().map(|pool| (pool.pool_id.clone(), pool.pending.len())).collect();
     let pool_rows = pools
         .into_iter()
-        .map(|(id, displayed, balance, pending)| {
+        .map(|(id, displayed, balance)| {
+            let pending = pending.get(&id).copied().unwrap_or(0);
             let tables = rows.iter().filter(|table| table.pool == id).count();
             let tables_live = rows.iter().filter(|table| table.pool == id && table.agent).count();
             PoolRow {
@@ -220,12 +213,11 @@ struct Report {
 
 async fn report(web: &Web, query: &ReportQuery) -> Result<Report, PageError> {
     let config = std::sync::Arc::clone(web.handle.config());
+    view::check_jornada(&query.jornada)?;
     let jornada = if query.jornada.is_empty() {
         crate::jornada::jornada_and_hour(&config, view::now_ms()).0
-    } else if jiff::civil::Date::strptime("%Y-%m-%d", &query.jornada).is_ok() {
-        query.jornada.clone()
     } else {
-        return Err(PageError::bad_request(format!("jornada: `{}` no es una fecha AAAA-MM-DD", view::bounded(&query.jornada))));
+        query.jornada.clone()
     };
     let wanted = jornada.clone();
     let (days, jornadas) = web

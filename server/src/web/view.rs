@@ -10,16 +10,9 @@ pub fn pesos(amount: Money) -> String {
     pozo_engine::format_ars(amount)
 }
 
-/// A text from a request, cut for a message: at most 80 characters, no control characters.
-pub fn bounded(text: &str) -> String {
-    text.chars().take(80).map(|c| if c.is_control() { '?' } else { c }).collect()
-}
-
-fn local(config: &Config, time_ms: u64) -> jiff::civil::DateTime {
-    let timestamp =
-        i64::try_from(time_ms).ok().and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok()).unwrap_or(jiff::Timestamp::MAX);
-    config.time_zone.to_datetime(timestamp)
-}
+use crate::jornada::local;
+pub(crate) use crate::service::bounded_text as bounded;
+pub use crate::writer::now_ms;
 
 /// `21:04:05`, the casino's clock.
 pub fn clock(config: &Config, time_ms: u64) -> String {
@@ -54,8 +47,15 @@ pub fn age(now_ms: u64, then_ms: u64) -> String {
     }
 }
 
-pub fn now_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|elapsed| elapsed.as_millis() as u64).unwrap_or(0)
+/// A jornada from a query: empty (none chosen) or a date `AAAA-MM-DD`.
+pub fn check_jornada(jornada: &str) -> Result<(), super::PageError> {
+    if jornada.is_empty() || jiff::civil::Date::strptime("%Y-%m-%d", jornada).is_ok() {
+        return Ok(());
+    }
+    Err(super::PageError::new(
+        axum::http::StatusCode::BAD_REQUEST,
+        format!("jornada: `{}` no es una fecha AAAA-MM-DD", bounded(jornada)),
+    ))
 }
 
 /// The premio's name in the pool's rulebook, or its code.
