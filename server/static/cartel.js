@@ -97,11 +97,21 @@
     firstFrame = false;
   }
 
+  // Only the amounts moved: the prize lists stand as the last `pozos` left them.
+  function amounts(update) {
+    root.dataset.secuencia = String(update.secuencia);
+    update.montos.forEach(function (pool) {
+      var section = document.getElementById("pozo-" + pool.id);
+      if (section) field(section, "monto").textContent = pool.monto;
+    });
+  }
+
   function connect() {
     source = new EventSource("/cartel/eventos");
     lastEvent = Date.now();
     footer.textContent = "Conectando…";
     source.addEventListener("pozos", function (event) { lastEvent = Date.now(); render(JSON.parse(event.data)); });
+    source.addEventListener("montos", function (event) { lastEvent = Date.now(); if (live) amounts(JSON.parse(event.data)); });
     source.addEventListener("latido", function () { lastEvent = Date.now(); });
     source.addEventListener("suspendido", function () { suspend("El controlador se detuvo"); reconnect(); });
     source.onerror = function () { suspend("Sin conexión con el controlador"); reconnect(); };

@@ -136,6 +136,8 @@ type Bytes = Pin<Box<dyn Stream<Item = reqwest::Result<axum::body::Bytes>> + Sen
 struct Events {
     stream: Bytes,
     buffer: String,
+    /// The floor as a sign holds it: the last `pozos`, with the `montos` since.
+    floor: Option<serde_json::Value>,
 }
 
 impl Events {
@@ -143,7 +145,7 @@ impl Events {
         let response = reqwest::get(format!("{base}/cartel/eventos")).await.expect("the stream opens");
         assert_eq!(response.status(), StatusCode::OK);
         assert_eq!(response.headers()[CONTENT_TYPE], "text/event-stream");
-        Events { stream: Box::pin(response.bytes_stream()), buffer: String::new() }
+        Events { stream: Box::pin(response.bytes_stream()), buffer: String::new(), floor: None }
     }
 
     /// The next event, `(event, data)`; `None` when the stream ended.
@@ -172,16 +174,34 @@ impl Events {
         }
     }
 
-    /// The first `pozos` state for which `wanted` holds, within [`WAIT`].
+    /// The first state of the floor (a `pozos`, or one with the amounts of a `montos`
+    /// applied) for which `wanted` holds, within [`WAIT`].
     async fn until(&mut self, what: &str, wanted: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
         let deadline = tokio::time::Instant::now() + WAIT;
         while tokio::time::Instant::now() < deadline {
             let (event, data) = self.next().await.unwrap_or_else(|| panic!("the stream ended waiting for {what}"));
-            if event == "pozos" {
-                let floor: serde_json::Value = serde_json::from_str(&data).expect("the floor is JSON");
-                if wanted(&floor) {
-                    return floor;
+            match event.as_str() {
+                "pozos" => self.floor = Some(serde_json::from_str(&data).expect("the floor is JSON")),
+                "montos" => {
+                    let update: serde_json::Value = serde_json::from_str(&data).expect("the amounts are JSON");
+                    let floor = self.floor.as_mut().expect("a montos event comes after a pozos one");
+                    assert!(update.get("pozos").is_none(), "montos carries no prize lists: {data}");
+                    floor["secuencia"] = update["secuencia"].clone();
+                    for amount in update["montos"].as_array().expect("montos") {
+                        let pool = floor["pozos"]
+                            .as_array_mut()
+                            .expect("pozos")
+                            .iter_mut()
+                            .find(|pool| pool["id"] == amount["id"])
+                            .expect("montos names pools of the floor");
+                        pool["monto"] = amount["monto"].clone();
+                    }
                 }
+                _ => continue,
+            }
+            let floor = self.floor.as_ref().expect("a floor");
+            if wanted(floor) {
+                return floor.clone();
             }
         }
         panic!("no state with {what} within {WAIT:?}");

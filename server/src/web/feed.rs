@@ -4,7 +4,10 @@
 //! slow sign skips to the newest state instead of queueing.
 //!
 //! The event stream (`/cartel/eventos`, server-sent events):
-//! - `pozos`: the whole floor, [`FloorJson`];
+//! - `pozos`: the whole floor, [`FloorJson`]: the first event, and whenever a prize list
+//!   changed (a hit, a Venta-Pagos decision) since the last one this sign was sent;
+//! - `montos`: only the amounts, [`AmountsJson`], when no prize list changed: at full
+//!   load nearly every frame, a twentieth of the bytes of a `pozos`;
 //! - `latido`: every [`HEARTBEAT`], so a sign whose feed went silent shows SUSPENDIDO
 //!   within a second (3.7.5);
 //! - `suspendido`: the controller is stopping; the stream ends.
@@ -37,12 +40,17 @@ pub const FRAME_INTERVAL: Duration = Duration::from_millis(50);
 #[derive(Debug)]
 pub struct Frame {
     pub journal_sequence: u64,
+    /// Which prize lists `state` carries: the number of the frame where they last
+    /// changed. A sign that was sent other lists is sent `state`, not `event`: a sign
+    /// that skipped frames (it follows the newest only) never misses a hit.
+    pub prizes: u64,
     /// The `data:` of the newest `pozos` event.
     pub json: String,
-    /// The newest `pozos` event as it goes on the wire: what a sign that opens now gets first.
+    /// The newest `pozos` event as it goes on the wire: what a sign that opens now gets
+    /// first, and a sign whose prize lists are not `prizes`.
     pub state: Bytes,
-    /// What a sign already open is sent for this frame: the same `pozos` event, a
-    /// `latido`, or `suspendido`.
+    /// What a sign already holding these prize lists is sent for this frame: `montos`,
+    /// `pozos`, a `latido`, or `suspendido`.
     pub event: Bytes,
     /// `suspendido`: the stream ends after it.
     pub last: bool,
@@ -82,6 +90,22 @@ pub struct FloorJson {
     pub pozos: Vec<PoolJson>,
 }
 
+/// A pool's amount in the `montos` event.
+#[derive(Serialize)]
+pub struct AmountJson<'a> {
+    pub id: &'a str,
+    pub monto: String,
+}
+
+/// The `montos` event: the amounts only, when no prize list changed.
+#[derive(Serialize)]
+pub struct AmountsJson<'a> {
+    pub secuencia: u64,
+    /// As in [`FloorJson`].
+    pub durable_us: u64,
+    pub montos: Vec<AmountJson<'a>>,
+}
+
 fn prize(config: &Config, pool: &str, prize: &PrizeView) -> PrizeJson {
     let hit = &prize.hit;
     PrizeJson {
@@ -115,17 +139,44 @@ pub fn floor_json(config: &Config, push: &DisplayPush) -> FloorJson {
     }
 }
 
-fn frame(config: &Config, push: &DisplayPush) -> Arc<Frame> {
+fn frame(config: &Config, push: &DisplayPush, prizes: u64) -> Arc<Frame> {
     // JSON never holds a raw newline, so the data is one `data:` line.
     let json = serde_json::to_string(&floor_json(config, push)).expect("the floor serializes");
     let state = Bytes::from(format!("event: pozos\nid: {}\ndata: {json}\n\n", push.journal_sequence));
-    Arc::new(Frame { journal_sequence: push.journal_sequence, json, event: state.clone(), state, last: false })
+    Arc::new(Frame { journal_sequence: push.journal_sequence, prizes, json, event: state.clone(), state, last: false })
+}
+
+/// The same pools with the same prize lists: only the amounts moved.
+fn same_prizes(before: &DisplayPush, now: &DisplayPush) -> bool {
+    let same = |a: &Arc<[PrizeView]>, b: &Arc<[PrizeView]>| Arc::ptr_eq(a, b) || a == b;
+    before.pools.len() == now.pools.len()
+        && before.pools.iter().zip(&now.pools).all(|(before, now)| {
+            before.pool_id == now.pool_id && same(&before.pending, &now.pending) && same(&before.hits, &now.hits)
+        })
+}
+
+/// The frame after `previous` (made from `before`) for `push`: a `montos` event when no
+/// prize list changed, else a new `pozos` one.
+fn next_frame(config: &Config, previous: &Frame, before: &DisplayPush, push: &DisplayPush) -> Arc<Frame> {
+    if !same_prizes(before, push) {
+        return frame(config, push, previous.prizes + 1);
+    }
+    let full = frame(config, push, previous.prizes);
+    let amounts = AmountsJson {
+        secuencia: push.journal_sequence,
+        durable_us: push.durable_unix_us,
+        montos: push.pools.iter().map(|pool| AmountJson { id: &pool.pool_id, monto: view::pesos(pool.displayed) }).collect(),
+    };
+    let json = serde_json::to_string(&amounts).expect("the amounts serialize");
+    let event = Bytes::from(format!("event: montos\nid: {}\ndata: {json}\n\n", push.journal_sequence));
+    again(&full, event, false)
 }
 
 /// The same state, with `event` instead.
 fn again(frame: &Frame, event: Bytes, last: bool) -> Arc<Frame> {
     Arc::new(Frame {
         journal_sequence: frame.journal_sequence,
+        prizes: frame.prizes,
         json: frame.json.clone(),
         state: frame.state.clone(),
         event,
@@ -143,7 +194,8 @@ pub fn spawn(
     config: Arc<Config>,
     mut stop: watch::Receiver<bool>,
 ) -> watch::Receiver<Arc<Frame>> {
-    let (sender, frames) = watch::channel(frame(&config, &display.borrow_and_update()));
+    let mut before = display.borrow_and_update().clone();
+    let (sender, frames) = watch::channel(frame(&config, &before, 0));
     tokio::spawn(async move {
         let mut last = tokio::time::Instant::now();
         loop {
@@ -172,7 +224,10 @@ pub fn spawn(
                     // A state arriving sooner than the interval waits for its end, and is
                     // then replaced by whatever newer state came meanwhile.
                     tokio::time::sleep_until(last + FRAME_INTERVAL).await;
-                    frame(&config, &display.borrow_and_update())
+                    let push = display.borrow_and_update().clone();
+                    let next = next_frame(&config, &sender.borrow(), &before, &push);
+                    before = push;
+                    next
                 }
             };
             last = tokio::time::Instant::now();
@@ -185,16 +240,28 @@ pub fn spawn(
 }
 
 /// One sign's event stream, as the bytes of `text/event-stream`: the newest state at
-/// once, then every frame's event, until `suspendido`.
+/// once, then every frame's event (or its whole state, if this sign was last sent other
+/// prize lists), until `suspendido`.
 pub fn events(mut frames: watch::Receiver<Arc<Frame>>) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static {
     use futures_util::StreamExt;
     let current = frames.borrow_and_update().clone();
     let first = if current.last { Bytes::from_static(SUSPENDED) } else { current.state.clone() };
-    let rest = tokio_stream::wrappers::WatchStream::from_changes(frames).scan(current.last, |ended, frame: Arc<Frame>| {
-        let next = (!*ended).then(|| Ok(frame.event.clone()));
-        *ended = *ended || frame.last;
-        std::future::ready(next)
-    });
+    // (ended, the prize lists this sign holds)
+    let rest = tokio_stream::wrappers::WatchStream::from_changes(frames).scan(
+        (current.last, current.prizes),
+        |(ended, holds), frame: Arc<Frame>| {
+            let next = (!*ended).then(|| {
+                if frame.last || frame.prizes == *holds {
+                    Ok(frame.event.clone())
+                } else {
+                    *holds = frame.prizes;
+                    Ok(frame.state.clone())
+                }
+            });
+            *ended = *ended || frame.last;
+            std::future::ready(next)
+        },
+    );
     futures_util::stream::once(std::future::ready(Ok(first))).chain(rest)
 }
 
@@ -218,6 +285,82 @@ mod tests {
             })
             .collect();
         DisplayPush { journal_sequence: sequence, pools, durable_unix_us: sequence }
+    }
+
+    fn with_prize(sequence: u64) -> DisplayPush {
+        let mut push = push(sequence);
+        let hit = crate::state::Hit {
+            table_id: "R1".into(),
+            seat: 3,
+            code: "P1".into(),
+            amount: rust_decimal::Decimal::new(123_456, 2),
+            time_ms: 0,
+            journal_sequence: 5,
+        };
+        push.pools[0].pending = Arc::from([PrizeView { hit, status: crate::writer::PrizeStatus::Pending }]);
+        push
+    }
+
+    fn text(bytes: &Bytes) -> String {
+        String::from_utf8(bytes.to_vec()).expect("UTF-8")
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn amounts_alone_go_as_montos_and_a_prize_change_as_pozos() {
+        let (writer, display) = watch::channel(push(1));
+        let (_stop, stopped) = watch::channel(false);
+        let mut frames = spawn(display, Arc::new(Config::embedded()), stopped);
+        frames.borrow_and_update();
+        writer.send(push(2)).expect("a sign is open");
+        frames.changed().await.expect("a frame");
+        let amounts = frames.borrow_and_update().clone();
+        let event = text(&amounts.event);
+        assert!(
+            event.starts_with("event: montos\nid: 2\ndata: {\"secuencia\":2,\"durable_us\":2,\"montos\":[{\"id\":"),
+            "{event}"
+        );
+        assert!(!event.contains("pendientes"), "no prize list in a montos event: {event}");
+        assert!(amounts.event.len() * 2 < amounts.state.len(), "montos is the smaller event: {event}");
+        assert!(text(&amounts.state).starts_with("event: pozos\nid: 2\n"), "a new sign still gets the whole floor");
+
+        writer.send(with_prize(3)).expect("a sign is open");
+        frames.changed().await.expect("a frame");
+        let prize = frames.borrow_and_update().clone();
+        assert!(
+            text(&prize.event).starts_with("event: pozos\nid: 3\n") && text(&prize.event).contains("\"estado\":\"pendiente\"")
+        );
+        assert_ne!(prize.prizes, amounts.prizes);
+
+        writer.send(with_prize(4)).expect("a sign is open");
+        frames.changed().await.expect("a frame");
+        let after = frames.borrow_and_update().clone();
+        assert!(text(&after.event).starts_with("event: montos\nid: 4\n"), "the same pending prize again is not news");
+        assert_eq!(after.prizes, prize.prizes);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_sign_that_skipped_a_prize_change_is_sent_the_whole_floor() {
+        use futures_util::StreamExt;
+        let (writer, display) = watch::channel(push(1));
+        let (_stop, stopped) = watch::channel(false);
+        let frames = spawn(display, Arc::new(Config::embedded()), stopped);
+        let mut events = Box::pin(events(frames.clone()));
+        let mut next = async || text(&events.next().await.expect("an event").expect("infallible"));
+        assert!(next().await.starts_with("event: pozos\nid: 1\n"));
+        // The sign reads nothing while a prize arrives and then only amounts move: the
+        // watch keeps the newest frame only, a `montos`.
+        writer.send(with_prize(2)).expect("a sign is open");
+        tokio::time::sleep(FRAME_INTERVAL * 2).await;
+        writer.send(with_prize(3)).expect("a sign is open");
+        tokio::time::sleep(FRAME_INTERVAL * 2).await;
+        assert!(text(&frames.borrow().event).starts_with("event: montos\nid: 3\n"));
+        let caught_up = next().await;
+        assert!(
+            caught_up.starts_with("event: pozos\nid: 3\n") && caught_up.contains("\"estado\":\"pendiente\""),
+            "the sign catches up with the prize: {caught_up}"
+        );
+        writer.send(with_prize(4)).expect("a sign is open");
+        assert!(next().await.starts_with("event: montos\nid: 4\n"), "then amounts alone again");
     }
 
     #[tokio::test(start_paused = true)]
