@@ -113,6 +113,12 @@ struct Args {
     /// against the first window (without signs). 0: no sign phase.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=2_000))]
     signs: u64,
+    /// Rounds of the sign phase: each a window with the signs open then one without, every
+    /// window `--seconds` long. The throughput ratio is the median over the rounds, each
+    /// against the windows without signs on either side of it, so that the machine's drift
+    /// from one window to the next averages out.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=30))]
+    sign_rounds: u64,
 }
 
 /// The processes `bench` starts.
@@ -288,21 +294,29 @@ pub struct Latency {
     pub other_cpu_percent: f64,
 }
 
-/// Durable throughput with cartel streams open, against the same window without them.
+/// One round of the sign phase: a window with the signs open between two without.
+#[derive(Debug, Serialize)]
+pub struct SignRound {
+    pub presses_per_s_without_before: f64,
+    pub presses_per_s_with: f64,
+    pub presses_per_s_without_after: f64,
+    /// With over the mean of the two without.
+    pub ratio: f64,
+}
+
+/// Durable throughput with cartel streams open, against windows without them on either side.
 #[derive(Debug, Serialize)]
 pub struct Signs {
-    /// Streams opened (`--signs`), and those still open at the end of the window.
+    /// Streams opened in each round (`--signs`), and the fewest still open at the end of a round.
     pub opened: u64,
     pub connected_at_end: u64,
-    /// Durable presses per second without signs: the mean of the windows before (the
-    /// durable window above) and after this one; and with the signs open.
+    pub rounds: Vec<SignRound>,
+    /// Durable presses per second, mean over the windows without signs, and over those with.
     pub presses_per_s_without: f64,
-    pub presses_per_s_without_before: f64,
-    pub presses_per_s_without_after: f64,
     pub presses_per_s_with: f64,
-    /// With over without.
+    /// The median of the rounds' ratios.
     pub ratio: f64,
-    /// `pozos` events received over every stream during the window.
+    /// `pozos` and `montos` events received over every stream, every round.
     pub events: u64,
     /// From the batch becoming durable (the event's `durable_us`) to the event read by a
     /// sign, over every event of every stream, ms.
@@ -312,6 +326,7 @@ pub struct Signs {
     /// The same for the oldest batch an event folds in, bounded from above by the
     /// durability of the event before it, ms.
     pub oldest_p99_ms: f64,
+    /// Mean over the windows with signs.
     pub server_cpu_percent: f64,
     /// The load generator's CPU, which here also reads every sign's stream.
     pub client_cpu_percent: f64,
@@ -449,14 +464,23 @@ fn print_summary(report: &Report) {
         mark(&report.targets.restart_ready_ms)
     );
     if let Some(signs) = &report.signs {
+        for (number, round) in signs.rounds.iter().enumerate() {
+            println!(
+                "  round {}: {:.0} durable presses/s with the signs against {:.0} before and {:.0} after without, ratio {:.3}",
+                number + 1,
+                round.presses_per_s_with,
+                round.presses_per_s_without_before,
+                round.presses_per_s_without_after,
+                round.ratio
+            );
+        }
         println!(
-            "with {} signs open ({} at the end): {:.0} durable presses/s against {:.0} without ({:.0} before, {:.0} after), ratio {:.3}  [{}]",
+            "with {} signs open ({} at the end), {} round(s): {:.0} durable presses/s against {:.0} without, median ratio {:.3}  [{}]",
             signs.opened,
             signs.connected_at_end,
+            signs.rounds.len(),
             signs.presses_per_s_with,
             signs.presses_per_s_without,
-            signs.presses_per_s_without_before,
-            signs.presses_per_s_without_after,
             signs.ratio,
             if signs.ratio >= 0.95 { "met: ≥ 0.95" } else { "NOT met: ≥ 0.95" }
         );
@@ -984,7 +1008,7 @@ struct Window {
     other_cpu: f64,
 }
 
-/// One sign's stream: for every `pozos` event, µs from the durability of the batch it
+/// One sign's stream: for every `pozos` or `montos` event, µs from the durability of the batch it
 /// carries (`durable_us`), and from that of the event before it (an upper bound for the
 /// oldest batch the event carries: every batch it folds in became durable after that).
 ///
@@ -1037,70 +1061,117 @@ async fn read_sign(pages: String, open: Arc<AtomicU64>, done: Arc<AtomicBool>) -
     }
 }
 
-/// A second durable window with `count` signs reading `/cartel/eventos` throughout.
+/// `count` signs reading `/cartel/eventos`, until `done`.
+struct OpenSigns {
+    readers: Vec<tokio::task::JoinHandle<anyhow::Result<(Vec<u32>, Vec<u32>)>>>,
+    open: Arc<AtomicU64>,
+    done: Arc<AtomicBool>,
+}
+
+impl OpenSigns {
+    async fn open(pages: &str, count: u64) -> anyhow::Result<OpenSigns> {
+        let open = Arc::new(AtomicU64::new(0));
+        let done = Arc::new(AtomicBool::new(false));
+        let readers =
+            (0..count).map(|_| tokio::spawn(read_sign(pages.to_owned(), Arc::clone(&open), Arc::clone(&done)))).collect();
+        let deadline = Instant::now() + READY_TIMEOUT;
+        while open.load(Ordering::Relaxed) < count {
+            anyhow::ensure!(Instant::now() < deadline, "only {} of {count} signs connected", open.load(Ordering::Relaxed));
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        Ok(OpenSigns { readers, open, done })
+    }
+
+    /// Closes every stream; the signs still open, and every reader's latencies.
+    async fn close(self, latencies: &mut Vec<u32>, oldest: &mut Vec<u32>) -> anyhow::Result<u64> {
+        let connected = self.open.load(Ordering::Relaxed);
+        self.done.store(true, Ordering::Relaxed);
+        for reader in self.readers {
+            // Each reader returns at its next event (a heartbeat comes every 300 ms).
+            match tokio::time::timeout(Duration::from_secs(5), reader).await {
+                Ok(Ok(Ok((mut newest, mut older)))) => {
+                    latencies.append(&mut newest);
+                    oldest.append(&mut older);
+                }
+                Ok(Ok(Err(error))) => anyhow::bail!("a sign's stream failed: {error:#}"),
+                Ok(Err(error)) => anyhow::bail!("a sign's reader panicked: {error}"),
+                Err(_) => anyhow::bail!("a sign's stream went silent"),
+            }
+        }
+        Ok(connected)
+    }
+}
+
+/// After the durable window `without`: `rounds` times, a window with `count` signs
+/// reading `/cartel/eventos` throughout, then one without.
 // Statistics, not money: floats are right here.
 #[allow(clippy::float_arithmetic)]
 async fn with_signs(
-    agents: Vec<Agent>,
+    mut agents: Vec<Agent>,
     pages: &str,
     count: u64,
+    rounds: u64,
     seconds: u64,
     server_pid: u32,
     without: &Window,
 ) -> anyhow::Result<(Vec<Agent>, Signs)> {
-    let open = Arc::new(AtomicU64::new(0));
-    let done = Arc::new(AtomicBool::new(false));
-    let readers: Vec<_> =
-        (0..count).map(|_| tokio::spawn(read_sign(pages.to_owned(), Arc::clone(&open), Arc::clone(&done)))).collect();
-    let deadline = Instant::now() + READY_TIMEOUT;
-    while open.load(Ordering::Relaxed) < count {
-        anyhow::ensure!(Instant::now() < deadline, "only {} of {count} signs connected", open.load(Ordering::Relaxed));
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    let (agents, window) = saturate(agents, seconds, server_pid).await?;
-    let connected_at_end = open.load(Ordering::Relaxed);
-    done.store(true, Ordering::Relaxed);
     let (mut latencies, mut oldest) = (Vec::new(), Vec::new());
-    for reader in readers {
-        // Each reader returns at its next event (a heartbeat comes every 300 ms).
-        match tokio::time::timeout(Duration::from_secs(5), reader).await {
-            Ok(Ok(Ok((mut newest, mut older)))) => {
-                latencies.append(&mut newest);
-                oldest.append(&mut older);
-            }
-            Ok(Ok(Err(error))) => anyhow::bail!("a sign's stream failed: {error:#}"),
-            Ok(Err(error)) => anyhow::bail!("a sign's reader panicked: {error}"),
-            Err(_) => anyhow::bail!("a sign's stream went silent"),
-        }
+    let mut connected_at_end = count;
+    let mut before = per_second(without.presses, without.elapsed);
+    let (mut withs, mut withouts) = (Vec::new(), vec![before]);
+    let (mut server_cpu, mut client_cpu) = (0.0, 0.0);
+    let mut results = Vec::new();
+    for round in 1..=rounds {
+        progress(&format!("round {round} of {rounds}: durable throughput with {count} signs open: {seconds} s"));
+        let signs = OpenSigns::open(pages, count).await?;
+        let (back, window) = saturate(agents, seconds, server_pid).await?;
+        connected_at_end = connected_at_end.min(signs.close(&mut latencies, &mut oldest).await?);
+        // The windows without signs before and after this one: the ratio is against their
+        // mean, so a drift (the journal growing, the machine) counts neither for nor
+        // against the signs.
+        progress(&format!("round {round} of {rounds}: durable throughput without signs: {seconds} s"));
+        let (back, after) = saturate(back, seconds, server_pid).await?;
+        agents = back;
+        let with = per_second(window.presses, window.elapsed);
+        let after = per_second(after.presses, after.elapsed);
+        results.push(SignRound {
+            presses_per_s_without_before: before,
+            presses_per_s_with: with,
+            presses_per_s_without_after: after,
+            ratio: ratio(with, (before + after) / 2.0),
+        });
+        server_cpu += window.server_cpu;
+        client_cpu += window.client_cpu;
+        withs.push(with);
+        withouts.push(after);
+        before = after;
     }
     latencies.sort_unstable();
     oldest.sort_unstable();
-    // The windows without signs before and after this one: the ratio is against their
-    // mean, so a drift over the run (the journal growing, the machine) does not count
-    // against or for the signs.
-    progress(&format!("durable throughput again without signs: {seconds} s"));
-    let (agents, after) = saturate(agents, seconds, server_pid).await?;
-    let without_after = per_second(after.presses, after.elapsed);
-    let with = per_second(window.presses, window.elapsed);
-    let without_before = per_second(without.presses, without.elapsed);
-    let without = (without_before + without_after) / 2.0;
+    let mut ratios: Vec<f64> = results.iter().map(|round| round.ratio).collect();
+    ratios.sort_by(f64::total_cmp);
+    let median = match ratios.len() {
+        0 => 0.0,
+        length if length % 2 == 1 => ratios[length / 2],
+        length => (ratios[length / 2 - 1] + ratios[length / 2]) / 2.0,
+    };
+    let mean = |values: &[f64]| ratio(values.iter().sum(), values.len() as f64);
     Ok((
         agents,
         Signs {
             opened: count,
             connected_at_end,
-            presses_per_s_without: without,
-            presses_per_s_without_before: without_before,
-            presses_per_s_without_after: without_after,
-            presses_per_s_with: with,
-            ratio: ratio(with, without),
+            presses_per_s_without: mean(&withouts),
+            presses_per_s_with: mean(&withs),
+            rounds: results,
+            ratio: median,
             events: latencies.len() as u64,
             p50_ms: micros_to_ms(percentile(&latencies, 500)),
             p99_ms: micros_to_ms(percentile(&latencies, 990)),
             max_ms: micros_to_ms(latencies.last().copied().unwrap_or(0).into()),
             oldest_p99_ms: micros_to_ms(percentile(&oldest, 990)),
-            server_cpu_percent: window.server_cpu,
-            client_cpu_percent: window.client_cpu,
+            server_cpu_percent: ratio(server_cpu, rounds as f64),
+            client_cpu_percent: ratio(client_cpu, rounds as f64),
         },
     ))
 }
@@ -1434,8 +1505,7 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         let (agents, window) = saturate(agents, args.seconds, server_pid).await?;
         let signs = match (&pages, args.signs) {
             (Some(pages), count) if count > 0 => {
-                progress(&format!("durable throughput with {count} signs open: {} s", args.seconds));
-                let (_, signs) = with_signs(agents, pages, count, args.seconds, server_pid, &window).await?;
+                let (_, signs) = with_signs(agents, pages, count, args.sign_rounds, args.seconds, server_pid, &window).await?;
                 Some(signs)
             }
             _ => {

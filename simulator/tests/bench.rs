@@ -96,3 +96,45 @@ fn bench_help_and_bad_options() {
     let bad = Command::new(BIN).args(["bench", "--tables", "0"]).output().expect("pozo-sim runs");
     assert_eq!(bad.status.code(), Some(2));
 }
+
+// Proves the sign phase: every stream opened and read in every round, events counted with
+// their latencies, and each round's ratio against the windows on either side of it (one
+// round's window after is the next one's window before).
+#[test]
+fn a_tiny_bench_with_signs_reports_each_round() {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let json = directory.path().join("b.json");
+    let output = Command::new(BIN)
+        .args(["bench", "--seconds", "1", "--latency-seconds", "1", "--rate", "200", "--tables", "20"])
+        .args(["--connections", "4", "--entries", "1000", "--signs", "5", "--sign-rounds", "2", "--json"])
+        .arg(&json)
+        .output()
+        .expect("pozo-sim runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary = String::from_utf8_lossy(&output.stdout);
+    for line in ["round 1:", "round 2:", "with 5 signs open (5 at the end), 2 round(s)", "durable batch → sign"] {
+        assert!(summary.contains(line), "{line} in {summary}");
+    }
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("JSON");
+    let signs = &report["signs"];
+    assert_eq!(signs["opened"], 5);
+    assert_eq!(signs["connected_at_end"], 5);
+    // 5 signs, 2 windows of about a second, a frame every 50 ms while the amounts move.
+    assert!(number(signs, &["events"]) >= 100.0, "{signs:#}");
+    let (p50, p99, max) = (number(signs, &["p50_ms"]), number(signs, &["p99_ms"]), number(signs, &["max_ms"]));
+    assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "p50 {p50}, p99 {p99}, max {max}");
+    assert!(number(signs, &["oldest_p99_ms"]) >= p99, "the oldest batch waits at least as long as the newest");
+    let rounds = signs["rounds"].as_array().expect("rounds");
+    assert_eq!(rounds.len(), 2);
+    assert_eq!(rounds[0]["presses_per_s_without_before"], report["durable"]["presses_per_s"]);
+    assert_eq!(rounds[1]["presses_per_s_without_before"], rounds[0]["presses_per_s_without_after"]);
+    let mut ratios = Vec::new();
+    for round in rounds {
+        let expected = number(round, &["presses_per_s_with"])
+            / ((number(round, &["presses_per_s_without_before"]) + number(round, &["presses_per_s_without_after"])) / 2.0);
+        assert!((number(round, &["ratio"]) - expected).abs() < 1e-9, "{round:#}");
+        ratios.push(expected);
+    }
+    let median = (ratios[0] + ratios[1]) / 2.0;
+    assert!((number(signs, &["ratio"]) - median).abs() < 1e-9, "the median of two rounds is their mean: {signs:#}");
+}
