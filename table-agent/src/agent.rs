@@ -114,7 +114,12 @@ struct Shared {
     view_journal: u64,
     next_sequence: u64,
     pending: Option<Pending>,
+    /// The last panel printed, without its number: an unchanged panel is not printed again.
     last_panel: String,
+    /// The number of the last panel printed: each panel is numbered as it is built, under
+    /// the lock, and printed before the lock is let go, so panels leave in the order of
+    /// their numbers and none is older than the one before it.
+    panel_number: u64,
     /// The journal the controller announced (Controller.Identify): what commands are signed for.
     journal_id: String,
     acknowledged: Acknowledged,
@@ -225,9 +230,14 @@ impl Agent {
     }
 
     /// The panel as the agent knows it; `force` prints it even when unchanged.
+    ///
+    /// The one path a panel takes to the output: built from the newest view and printed
+    /// while the lock is held, so a reply and a push racing each other print their panels
+    /// in the order they were built (a panel printed after the lock is let go could be
+    /// overtaken by a newer one, and a light would go back).
     async fn emit_panel(&self, force: bool) {
-        let line = {
-            let mut shared = self.shared.lock().await;
+        let mut shared = self.shared.lock().await;
+        {
             let suspended = !shared.connected;
             let panel = match &shared.view {
                 None => json!({
@@ -260,14 +270,17 @@ impl Agent {
                     })).collect::<Vec<_>>(),
                 }),
             };
+            let mut panel = panel;
             let line = panel.to_string();
             if !force && line == shared.last_panel {
                 return;
             }
-            shared.last_panel = line.clone();
-            line
-        };
-        let _ = self.output.send(line).await;
+            shared.last_panel = line;
+            shared.panel_number += 1;
+            panel["panel"] = json!(shared.panel_number);
+            // Under the lock, on purpose: see above.
+            let _ = self.output.send(panel.to_string()).await;
+        }
     }
 
     /// Takes a view from the server, read at journal entry `journal`, announcing a
@@ -524,5 +537,78 @@ impl Agent {
         self.shared.lock().await.connected = true;
         self.emit_panel(true).await;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use super::*;
+
+    fn agent(capacity: usize) -> (Agent, mpsc::Receiver<String>) {
+        let (output, printed) = mpsc::channel(capacity);
+        let config = AgentConfig {
+            server: "http://127.0.0.1:1".into(),
+            table: "R1".into(),
+            key: Key { id: "mesa-R1".into(), secret: vec![7; 32] },
+            tls: None,
+        };
+        let shared = Shared { connected: true, ..Shared::default() };
+        (Agent { config: Arc::new(config), shared: Arc::new(Mutex::new(shared)), output }, printed)
+    }
+
+    /// The table as the server would send it at journal entry `journal`: the command
+    /// sequence and the seat's credits grow with it, so an older panel is recognisable.
+    fn view(journal: u64) -> pb::TableView {
+        pb::TableView {
+            table_id: "R1".into(),
+            state: "open".into(),
+            last_sequence: journal,
+            seats: vec![pb::SeatView { seat: 1, light: pb::Light::On as i32, credits: journal as u32, ..Default::default() }],
+            ..Default::default()
+        }
+    }
+
+    // Proves that replies and pushes racing on many threads never print an older panel:
+    // every task takes a newer view (as a reply or a push does) and prints the panel; the
+    // panels come out with strictly increasing panel numbers and never-decreasing views.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 8)]
+    async fn racing_replies_and_pushes_never_print_an_older_panel() {
+        let (agent, mut printed) = agent(4);
+        let journal = Arc::new(AtomicU64::new(0));
+        let reader = tokio::spawn(async move {
+            let mut lines = Vec::new();
+            while let Some(line) = printed.recv().await {
+                lines.push(serde_json::from_str::<Value>(&line).expect("a JSON line"));
+            }
+            lines
+        });
+        let tasks: Vec<_> = (0..8)
+            .map(|_| {
+                let (agent, journal) = (agent.clone(), Arc::clone(&journal));
+                tokio::spawn(async move {
+                    for _ in 0..2_000 {
+                        let at = journal.fetch_add(1, Ordering::SeqCst) + 1;
+                        agent.take_view(view(at), at, false).await;
+                        agent.emit_panel(false).await;
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.expect("no panic");
+        }
+        drop(agent);
+        let lines = reader.await.expect("the reader");
+        assert!(lines.len() > 100, "panels were printed: {}", lines.len());
+        let (mut newest, mut number) = (0, 0);
+        for (index, line) in lines.iter().enumerate() {
+            let sequence = line["sequence"].as_u64().expect("a table panel");
+            assert!(sequence >= newest, "panel {index} shows the table at {sequence} after one at {newest}: it went back");
+            let next = line["panel"].as_u64().expect("a numbered panel");
+            assert_eq!(next, number + 1, "panel {index}: panels are numbered one after another, in print order");
+            (newest, number) = (sequence, next);
+        }
     }
 }

@@ -134,9 +134,15 @@ impl Output {
         }
     }
 
-    /// Every line is a JSON object of a known type.
+    /// Every line is a JSON object of a known type, and the panels are numbered 1, 2,
+    /// 3… in the order they were printed (none printed out of turn).
     pub fn assert_well_formed(&self) {
+        let mut panels = 0;
         for line in self.snapshot() {
+            if is_panel(&line.value) {
+                panels += 1;
+                assert_eq!(line.value["panel"], panels, "{}: panel printed out of turn: {}", self.name, line.text);
+            }
             let kind = line.value.get("type").and_then(Value::as_str);
             assert!(
                 matches!(kind, Some("panel" | "ack" | "refused" | "gold_turn" | "instant_card")),
