@@ -39,8 +39,22 @@ pub const KEEPALIVE_TIMEOUT: Duration = Duration::from_millis(500);
 /// Connecting may take this long before the attempt counts as failed.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
 
-/// Pause between reconnection attempts.
-pub const RECONNECT_DELAY: Duration = Duration::from_millis(200);
+/// Pauses between reconnection attempts: exponential from this ...
+pub const RECONNECT_BASE: Duration = Duration::from_millis(200);
+/// ... up to this, with full jitter ([`reconnect_delay`]).
+pub const RECONNECT_CAP: Duration = Duration::from_secs(5);
+
+/// The pause before reconnection attempt `attempt` (0: the first after the link broke):
+/// uniform in [0, min(cap, base × 2^attempt)], "full jitter", so that the thousand agents
+/// of a salon that lost the same controller do not all come back in the same instant.
+///
+/// Written here, not taken from a crate: backon's jitter draws from [d, 2d), not full
+/// jitter, and the `backoff` crate is unmaintained (RUSTSEC-2025-0012).
+pub fn reconnect_delay(attempt: u32, random: &mut impl rand::Rng) -> Duration {
+    let ceiling = RECONNECT_BASE.saturating_mul(1 << attempt.min(16)).min(RECONNECT_CAP);
+    let micros = u64::try_from(ceiling.as_micros()).unwrap_or(u64::MAX);
+    Duration::from_micros(random.random_range(0..=micros))
+}
 
 /// Output lines waiting for the panel; the agent waits when it is full.
 pub const OUTPUT_CAPACITY: usize = 1024;
@@ -410,7 +424,8 @@ impl Agent {
         }
     }
 
-    async fn set_suspended(&self) {
+    /// Whether the link was up until now.
+    async fn set_suspended(&self) -> bool {
         let was = {
             let mut shared = self.shared.lock().await;
             let was = shared.connected;
@@ -421,12 +436,18 @@ impl Agent {
         if was {
             self.emit_panel(true).await;
         }
+        was
     }
 
     /// Keeps the table's stream open; suspends the panels whenever it breaks.
     async fn supervise(self) {
         let mut first_failure = true;
         let mut last_refusal = String::new();
+        let mut random = {
+            use rand::SeedableRng;
+            rand::rngs::StdRng::from_rng(&mut rand::rng())
+        };
+        let mut attempt = 0;
         loop {
             match self.watch_once().await {
                 Ok(()) => {}
@@ -440,12 +461,16 @@ impl Agent {
                 }
                 Err(_) => {}
             }
-            self.set_suspended().await;
+            if self.set_suspended().await {
+                // The link was up: the backoff starts again from the base.
+                attempt = 0;
+            }
             if first_failure {
                 first_failure = false;
                 self.emit_panel(false).await;
             }
-            tokio::time::sleep(RECONNECT_DELAY).await;
+            tokio::time::sleep(reconnect_delay(attempt, &mut random)).await;
+            attempt = attempt.saturating_add(1);
         }
     }
 
@@ -568,6 +593,28 @@ mod tests {
             seats: vec![pb::SeatView { seat: 1, light: pb::Light::On as i32, credits: journal as u32, ..Default::default() }],
             ..Default::default()
         }
+    }
+
+    // Proves the reconnection backoff: full jitter under a ceiling that doubles from the
+    // base up to the cap, so agents that lost the same controller spread out.
+    #[test]
+    fn reconnection_delays_grow_to_the_cap_with_full_jitter() {
+        use rand::SeedableRng;
+        let mut random = rand::rngs::StdRng::seed_from_u64(1);
+        for attempt in 0..40 {
+            let ceiling = RECONNECT_BASE.saturating_mul(1 << attempt.min(16)).min(RECONNECT_CAP);
+            let delays: Vec<Duration> = (0..2_000).map(|_| reconnect_delay(attempt, &mut random)).collect();
+            assert!(delays.iter().all(|delay| *delay <= ceiling), "attempt {attempt}: under {ceiling:?}");
+            // Full jitter: the draws cover the whole range, from near zero to near the ceiling.
+            let (low, high) = (delays.iter().min().expect("delays"), delays.iter().max().expect("delays"));
+            assert!(*low < ceiling / 20 && *high > ceiling * 19 / 20, "attempt {attempt}: {low:?}..{high:?} of {ceiling:?}");
+            // A thousand agents of the same attempt do not come back in the same 10 ms.
+            let mut slots: Vec<u128> = delays.iter().take(1_000).map(|delay| delay.as_millis() / 10).collect();
+            slots.sort_unstable();
+            let crowd = slots.chunk_by(|a, b| a == b).map(<[u128]>::len).max().unwrap_or(0);
+            assert!(crowd < 150, "attempt {attempt}: {crowd} of 1,000 in one 10 ms slot");
+        }
+        assert_eq!(RECONNECT_BASE.saturating_mul(1 << 5).min(RECONNECT_CAP), RECONNECT_CAP, "the cap is reached");
     }
 
     // Proves that replies and pushes racing on many threads never print an older panel:
