@@ -11,9 +11,9 @@ use rust_decimal::Decimal;
 use crate::error::EngineError;
 use crate::money::Money;
 use crate::pool::{Contribution, Pool, PoolState, Reversal};
-use crate::reject::{Rejection, RoundBook};
+use crate::reject::Rejection;
 use crate::rulebook::Rulebooks;
-use crate::settle::{Seat, Settlement, Winner};
+use crate::settle::{RoundBook, Seat, Settlement, Winner};
 
 /// All pools, each opened at its minimum (11.2.1, 15.2.1, 3.2.1, AJ 2.5.6.3).
 #[derive(Clone, Debug)]

@@ -9,10 +9,14 @@
 //! - [`pool`]: one pool's balances and meters; every movement of money, with
 //!   conservation asserted after each.
 //! - [`settle`]: paying the winners of one round at one table under the pool's
-//!   multiple-winner policy (IPLyC factor, AJ order, Andalucía order).
+//!   multiple-winner policy (IPLyC factor, AJ order, Andalucía order), and the book a
+//!   settled round keeps ([`RoundBook`]).
 //! - [`reject`]: undoing one award the Venta-Pagos office rejected, and only it.
 //! - [`engine`]: every pool of the loaded rulebooks, by id.
 //! - [`error`]: the one error type, naming the field and the rule.
+//!
+//! Each module uses only those above it in this order (money, error, rulebook, pool,
+//! settle, reject, engine): no two import each other.
 
 pub mod engine;
 pub mod error;
@@ -26,6 +30,6 @@ pub use engine::{Engine, Totals};
 pub use error::EngineError;
 pub use money::{Money, format_ars};
 pub use pool::{Contribution, Meters, Pool, PoolState, Reversal};
-pub use reject::{BookedAward, Rejection, Resettled, RoundBook, RoundEffect};
+pub use reject::{Rejection, Resettled};
 pub use rulebook::{Policy, PoolRules, Prize, PrizeValue, RulebookError, Rulebooks, SeatsMax, Shortfall};
-pub use settle::{Award, Rank, Seat, Settlement, Stage, Winner};
+pub use settle::{Award, BookedAward, Rank, RoundBook, RoundEffect, Seat, Settlement, Stage, Winner};

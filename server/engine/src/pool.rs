@@ -17,7 +17,6 @@ use rust_decimal::Decimal;
 use crate::error::EngineError;
 use crate::money::{BET_MAX, CENT, Money, is_multiple_of};
 use crate::rulebook::{PoolRules, Shortfall};
-use crate::settle::{self, Settlement, Winner};
 
 /// The meters a regulator reads off a progressive controller (docs/architecture.md, "What a progressive controller keeps"):
 /// everything that ever went into or out of the pool. They only ever grow.
@@ -217,7 +216,7 @@ impl Pool {
     /// Registers one side bet and adds its contribution (3.2.1, 11.2.3, 15.2.4).
     pub fn register_bet(&mut self, bet: Money) -> Result<Contribution, EngineError> {
         check_bet("bet", bet)?;
-        crate::settle::check_bet_allowed(&self.rules, "bet", bet)?;
+        check_bet_allowed(&self.rules, "bet", bet)?;
         let contribution = self.contribution_of(bet);
         self.balance += contribution.main;
         self.reserve += contribution.reserve;
@@ -267,20 +266,6 @@ impl Pool {
         m.replenishments += replenishment;
         self.assert_conservation();
         Ok(Reversal { contribution, replenishment })
-    }
-
-    /// Marks the winners of one round at one table and pays them under the pool's
-    /// multiple-winner policy. Nothing changes when the winners are refused.
-    pub fn settle_round(&mut self, winners: &[Winner]) -> Result<Settlement, EngineError> {
-        settle::validate(&self.rules, winners)?;
-        let settlement = settle::settle(self, winners);
-        self.assert_conservation();
-        Ok(settlement)
-    }
-
-    /// What [`Pool::settle_round`] would pay, without paying it.
-    pub fn preview_round(&self, winners: &[Winner]) -> Result<Settlement, EngineError> {
-        self.clone().settle_round(winners)
     }
 
     /// Takes `paid` out of the main pool. When the award exceeds the balance the
@@ -365,6 +350,31 @@ pub fn check_bet(field: &str, bet: Money) -> Result<(), EngineError> {
     }
     if !is_multiple_of(bet, CENT) {
         return Err(EngineError::invalid(field, format!("{bet} is finer than one centavo")));
+    }
+    Ok(())
+}
+
+/// A bet the pool takes: only `side_bet` where the rulebook says `fixed_bet = true`
+/// (Veintiuno e: "una cantidad única estipulada"), otherwise one within the
+/// rulebook's `bet_min` and `bet_max` (AJ 2.5.5.1).
+pub fn check_bet_allowed(rules: &PoolRules, field: &str, bet: Money) -> Result<(), EngineError> {
+    if rules.fixed_bet() && bet != rules.side_bet {
+        return Err(EngineError::invalid(
+            field,
+            format!(
+                "{bet} is not the stipulated side bet of pool `{}`: only {} is played ({})",
+                rules.id, rules.side_bet, rules.articles
+            ),
+        ));
+    }
+    if bet < rules.bet_min || bet > rules.bet_max {
+        return Err(EngineError::invalid(
+            field,
+            format!(
+                "{bet} is outside the side bets of pool `{}`: {} to {} ({})",
+                rules.id, rules.bet_min, rules.bet_max, rules.articles
+            ),
+        ));
     }
     Ok(())
 }

@@ -19,50 +19,12 @@
 //! what moves in the live pool, so later contributions stay where they are.
 
 use rust_decimal::Decimal;
-use serde::{Deserialize, Serialize};
 
 use crate::error::EngineError;
 use crate::money::Money;
 use crate::pool::{Funding, Pool};
 use crate::rulebook::PrizeValue;
-use crate::settle::{self, Seat, Winner};
-
-/// A settled round as the books keep it while any of its awards may be rejected.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RoundBook {
-    pub pool: String,
-    /// The main and reserve balances when the prizes were marked (3.5.1).
-    pub balance_before: Money,
-    pub reserve_before: Money,
-    /// The winners that competed (a combination superseded by a higher one of the
-    /// same seat, Veintiuno e, never did).
-    pub winners: Vec<Winner>,
-    /// Every award of the round as it stands now.
-    pub awards: Vec<BookedAward>,
-    /// What the round, as it stands now, did to the pool.
-    pub effect: RoundEffect,
-}
-
-/// One award of a booked round.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BookedAward {
-    pub seat: Seat,
-    pub code: String,
-    /// What it pays now: fixed at marking, raised only by a re-settlement.
-    pub award: Money,
-    pub rejected: bool,
-}
-
-/// What a round did to its pool, replayed from the balances it was marked on.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RoundEffect {
-    pub balance_after: Money,
-    pub reserve_after: Money,
-    /// What the house put in for the round's awards (completion, shortfall, reset).
-    pub from_house: Money,
-    /// What the reserve pool put in for them (AJ 2.5.6.3).
-    pub from_reserve: Money,
-}
+use crate::settle::{self, BookedAward, RoundBook, RoundEffect, Seat, Winner};
 
 /// An award of the same round that a rejection raised: one still pending, or one
 /// fixed at zero and so never paid.
@@ -85,13 +47,6 @@ pub struct Rejection {
     pub house_withdrawn: Money,
     /// Reserve money moved back from the main pool to the reserve.
     pub reserve_returned: Money,
-}
-
-impl RoundBook {
-    /// The award of `seat` and `code` in this round.
-    pub fn award(&self, seat: Seat, code: &str) -> Option<&BookedAward> {
-        self.awards.iter().find(|award| award.seat == seat && award.code == code)
-    }
 }
 
 impl Pool {

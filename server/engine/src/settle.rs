@@ -27,11 +27,11 @@ use std::fmt;
 use std::str::FromStr;
 
 use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
 
 use crate::error::EngineError;
 use crate::money::{Money, floor_div, floor_to_unit};
-use crate::pool::{Funding, Pool, check_bet};
-use crate::reject::{BookedAward, RoundBook, RoundEffect};
+use crate::pool::{Funding, Pool, check_bet, check_bet_allowed};
 use crate::rulebook::{Grant, Policy, PoolRules, Prize, PrizeValue};
 
 /// A seat (box, colour or position) at a table, numbered from the croupier's right:
@@ -564,35 +564,72 @@ fn share(members: &[Entry<'_>], pot: Money, unit: Money, ordering: Ordering) -> 
     Shared { awards, paid, floor_topup }
 }
 
+/// A settled round as the books keep it while any of its awards may be rejected.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundBook {
+    pub pool: String,
+    /// The main and reserve balances when the prizes were marked (3.5.1).
+    pub balance_before: Money,
+    pub reserve_before: Money,
+    /// The winners that competed (a combination superseded by a higher one of the
+    /// same seat, Veintiuno e, never did).
+    pub winners: Vec<Winner>,
+    /// Every award of the round as it stands now.
+    pub awards: Vec<BookedAward>,
+    /// What the round, as it stands now, did to the pool.
+    pub effect: RoundEffect,
+}
+
+/// One award of a booked round.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BookedAward {
+    pub seat: Seat,
+    pub code: String,
+    /// What it pays now: fixed at marking, raised only by a re-settlement.
+    pub award: Money,
+    pub rejected: bool,
+}
+
+/// What a round did to its pool, replayed from the balances it was marked on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundEffect {
+    pub balance_after: Money,
+    pub reserve_after: Money,
+    /// What the house put in for the round's awards (completion, shortfall, reset).
+    pub from_house: Money,
+    /// What the reserve pool put in for them (AJ 2.5.6.3).
+    pub from_reserve: Money,
+}
+
+impl RoundBook {
+    /// The award of `seat` and `code` in this round.
+    pub fn award(&self, seat: Seat, code: &str) -> Option<&BookedAward> {
+        self.awards.iter().find(|award| award.seat == seat && award.code == code)
+    }
+}
+
+/// Settling a round is the pool's, written here beside the rules it follows (pool.rs
+/// knows bets and balances, this file knows prizes; the dependency goes one way).
+impl Pool {
+    /// Marks the winners of one round at one table and pays them under the pool's
+    /// multiple-winner policy. Nothing changes when the winners are refused.
+    pub fn settle_round(&mut self, winners: &[Winner]) -> Result<Settlement, EngineError> {
+        validate(self.rules(), winners)?;
+        let settlement = settle(self, winners);
+        self.assert_conservation();
+        Ok(settlement)
+    }
+
+    /// What [`Pool::settle_round`] would pay, without paying it.
+    pub fn preview_round(&self, winners: &[Winner]) -> Result<Settlement, EngineError> {
+        self.clone().settle_round(winners)
+    }
+}
+
 impl fmt::Display for Winner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "seat {} {}", self.seat, self.code)
     }
-}
-
-/// A bet the pool takes: only `side_bet` where the rulebook says `fixed_bet = true`
-/// (Veintiuno e: "una cantidad única estipulada"), otherwise one within the
-/// rulebook's `bet_min` and `bet_max` (AJ 2.5.5.1).
-pub fn check_bet_allowed(rules: &PoolRules, field: &str, bet: Money) -> Result<(), EngineError> {
-    if rules.fixed_bet() && bet != rules.side_bet {
-        return Err(EngineError::invalid(
-            field,
-            format!(
-                "{bet} is not the stipulated side bet of pool `{}`: only {} is played ({})",
-                rules.id, rules.side_bet, rules.articles
-            ),
-        ));
-    }
-    if bet < rules.bet_min || bet > rules.bet_max {
-        return Err(EngineError::invalid(
-            field,
-            format!(
-                "{bet} is outside the side bets of pool `{}`: {} to {} ({})",
-                rules.id, rules.bet_min, rules.bet_max, rules.articles
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// Checks a bet given as text (the award calculator, the wire).
