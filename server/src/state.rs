@@ -222,8 +222,15 @@ fn precondition(message: impl Into<String>) -> Refusal {
     Refusal { kind: RefusalKind::FailedPrecondition, message: message.into() }
 }
 
+/// The one mapping of the engine's errors: a field that breaks a rule, a pool that is
+/// not there, a pool whose record does not allow it now.
 fn engine_refusal(error: EngineError) -> Refusal {
-    invalid(error.to_string())
+    let kind = match &error {
+        EngineError::Invalid { .. } => RefusalKind::InvalidArgument,
+        EngineError::UnknownPool { .. } => RefusalKind::NotFound,
+        EngineError::NotNow { .. } => RefusalKind::FailedPrecondition,
+    };
+    Refusal { kind, message: error.to_string() }
 }
 
 // ----------------------------------------------------------------------------- state
@@ -1639,6 +1646,23 @@ pub use crate::jornada::jornada_and_hour;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Proves the one mapping of the engine's errors to refusal kinds (and so to gRPC codes):
+    // a bad field, an unknown pool and a state that does not allow it are told apart.
+    #[test]
+    fn engine_errors_map_to_their_own_refusal_kinds() {
+        let cases = [
+            (EngineError::invalid("bet", "must be greater than zero, found 0"), RefusalKind::InvalidArgument),
+            (EngineError::UnknownPool { pool: "x".into(), known: "y".into() }, RefusalKind::NotFound),
+            (EngineError::not_now("award", "seat 2 `P` was already rejected"), RefusalKind::FailedPrecondition),
+        ];
+        for (error, kind) in cases {
+            let text = error.to_string();
+            let refusal = engine_refusal(error);
+            assert_eq!(refusal.kind, kind, "{text}");
+            assert_eq!(refusal.message, text, "the message names the field and the rule");
+        }
+    }
 
     #[test]
     fn a_refund_comes_off_the_hour_the_bet_was_registered_in() {

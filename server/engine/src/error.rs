@@ -10,6 +10,10 @@ pub enum EngineError {
     /// No pool of that id in the loaded rulebooks.
     #[error("pool: unknown pool `{pool}` (known: {known})")]
     UnknownPool { pool: String, known: String },
+    /// Well formed, but what the pool has recorded does not allow it now: an award
+    /// rejected twice, more reversed than was registered.
+    #[error("{field}: {problem}")]
+    NotNow { field: String, problem: String },
 }
 
 impl EngineError {
@@ -17,10 +21,14 @@ impl EngineError {
         EngineError::Invalid { field: field.to_owned(), problem: problem.into() }
     }
 
+    pub fn not_now(field: &str, problem: impl Into<String>) -> EngineError {
+        EngineError::NotNow { field: field.to_owned(), problem: problem.into() }
+    }
+
     /// The field the error is about, for a caller that maps errors to its own protocol.
     pub fn field(&self) -> &str {
         match self {
-            EngineError::Invalid { field, .. } => field,
+            EngineError::Invalid { field, .. } | EngineError::NotNow { field, .. } => field,
             EngineError::UnknownPool { .. } => "pool",
         }
     }

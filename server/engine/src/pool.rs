@@ -244,7 +244,7 @@ impl Pool {
         }
         let m = &self.meters;
         if m.reversals >= m.bets || m.reversed_amount + contribution.bet > m.bets_amount {
-            return Err(EngineError::invalid("contribution.bet", "more would be reversed than was ever registered"));
+            return Err(EngineError::not_now("contribution.bet", "more would be reversed than was ever registered"));
         }
         self.balance -= contribution.main;
         self.reserve -= contribution.reserve;

@@ -71,7 +71,7 @@ impl Pool {
             return Err(EngineError::invalid("award", format!("seat {seat} has no `{code}` award in this round")));
         };
         if book.awards[index].rejected {
-            return Err(EngineError::invalid("award", format!("seat {seat} `{code}` was already rejected")));
+            return Err(EngineError::not_now("award", format!("seat {seat} `{code}` was already rejected")));
         }
         let returned = book.awards[index].award;
 

@@ -102,6 +102,7 @@ fn rejecting_a_100_percent_prize_takes_out_the_house_completion_and_reset_11_2_2
     let state = pool.state();
     let error = pool.reject_award(&mut book, 2, "TRES_SIETES_CORAZONES", |_, _| true).expect_err("already rejected");
     assert_eq!(error.field(), "award");
+    assert!(matches!(error, pozo_engine::EngineError::NotNow { .. }), "not a bad field: the award's state: {error}");
     assert_eq!(pool.state(), state);
 }
 
