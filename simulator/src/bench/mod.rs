@@ -1,0 +1,467 @@
+//! `pozo-sim bench`: what the controller sustains on this machine, measured
+//! against a bare gRPC echo of the same messages in the same run.
+//!
+//! The controller runs as a child process (`pozo-sim bench-child server`, this
+//! same binary) so that its memory is its own; the bare echo likewise
+//! (`pozo-sim bench-child echo`). The load generator is this process: one client
+//! loop per table, signing every command with the table's key exactly as an agent
+//! does, over a few HTTP/2 connections. Phases, in order:
+//!
+//! 1. **Setup**: a generated casino of `--tables` tables (fresh journal); every
+//!    table is opened and sells its first credits. RSS is read here.
+//! 2. **Latency**: presses paced open-loop at `--rate` per second over every
+//!    table; each press's latency counts from the moment it was due, so a stall
+//!    is not hidden (no coordinated omission).
+//! 3. **Durable throughput**: every table sends its next command as soon as the
+//!    last one is acknowledged (one in flight per table: sequences are serial),
+//!    for `--seconds` after a short warm-up. The controller's peak memory
+//!    (`VmHWM`) is read at the end.
+//! 4. **Echo**: the same client loops against a bare tonic echo of the same
+//!    service, answering a reply captured from the controller (the same sizes).
+//! 5. **Restart**: a journal of `--entries` entries is written directly (the
+//!    state machine applies every entry, so chain, tip, snapshot and books are
+//!    what the writer would have written), with its last snapshot as far behind
+//!    the tip as the snapshot interval allows (the worst case); a controller is
+//!    started on it and timed until it serves.
+//!
+//! Every child is killed when its handle drops, error or not; everything runs on
+//! loopback; every count and duration is bounded by the options' ranges.
+//!
+//! # Layout
+//! - this file: the options and the run, phase after phase;
+//! - `load`: one loop per table signing its commands as an agent does, paced or saturating;
+//! - `signs`: the cartel streams read during rounds of windows with and without them;
+//! - `restart`: the journal written directly through the state machine, and its recovery timed;
+//! - `child`: the controller and the bare echo as child processes;
+//! - `proc`: CPU and memory of a process from `/proc`;
+//! - `report`: every figure, its target, and the summary printed at the end.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ExitCode, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use hmac::{Hmac, Mac};
+use pozo_proto::v1 as pb;
+use pozo_proto::v1::table_command::Command as Wire;
+use pozo_server::config::Config;
+use pozo_server::journal::{Hash, Identity, Journal, Record, StoredSnapshot};
+use pozo_server::service::{payload_sha256, table_op};
+use pozo_server::state::{Card, Command, State, TableCommand, plays_instant_prize};
+use pozo_server::{MESSAGE_BYTES_MAX, ServeOptions, writer};
+use prost::Message;
+use serde::Serialize;
+use sha2::Sha256;
+use tonic::transport::Channel;
+
+use crate::{casino, runtime};
+
+mod child;
+mod load;
+mod proc;
+mod report;
+mod restart;
+mod signs;
+
+use child::*;
+use load::*;
+use proc::*;
+pub use report::*;
+use restart::*;
+use signs::*;
+
+/// Credits a seat buys when it runs out: the largest sale (12.5.3.3).
+const CREDITS_SOLD: u32 = 20;
+
+/// How long a child has to print its `listening` line.
+const READY_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How long a child has to exit after its stdin closes, before it is killed.
+const STOP_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// The longest warm-up before a throughput window.
+const WARMUP_MAX: Duration = Duration::from_secs(2);
+
+/// Entries written (and flushed) together while building the restart journal.
+const BUILD_BATCH: usize = 10_000;
+
+/// `/proc/PID/stat` counts CPU time in USER_HZ ticks, 100 a second on Linux.
+const CLOCK_TICKS_PER_SECOND: u64 = 100;
+
+/// The targets of the issue, on the 2-core machine.
+const TARGET_PRESSES_PER_S: f64 = 20_000.0;
+const TARGET_ECHO_RATIO: f64 = 0.7;
+const TARGET_P99_MS: f64 = 10.0;
+const TARGET_MEMORY_MB: f64 = 150.0;
+const TARGET_READY_MS: f64 = 3_000.0;
+
+/// Measure acknowledged presses per second (durable) against a bare gRPC echo of the same
+/// messages, ack latency at a moderate rate, the controller's memory and its restart time.
+#[derive(Parser, Debug)]
+#[command(name = "pozo-sim bench", long_about = None)]
+struct Args {
+    /// Write the figures as JSON to FILE (without it, the JSON goes to stdout).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Seconds of each throughput window (durable and echo), after a short warm-up.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=600))]
+    seconds: u64,
+    /// Seconds of the paced latency phase.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=120))]
+    latency_seconds: u64,
+    /// Presses per second of the latency phase, spread over every table.
+    #[arg(long, default_value_t = 2_000, value_parser = clap::value_parser!(u64).range(1..=50_000))]
+    rate: u64,
+    /// Tables of the generated casino (one client loop each).
+    #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..=casino::TABLES_MAX as u64))]
+    tables: u64,
+    /// HTTP/2 connections the tables share.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=256))]
+    connections: u64,
+    /// Entries of the journal the restart is timed on (the genesis entry included).
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(2..=10_000_000))]
+    entries: u64,
+    /// The controller's snapshot interval, in entries.
+    #[arg(long, default_value_t = writer::SNAPSHOT_EVERY, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    snapshot_every: u64,
+    /// Seed of the generated casino's keys.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Cartel luminoso streams (`/cartel/eventos`) to hold open during a second durable
+    /// throughput window, measuring durable batch → sign latency and the throughput cost
+    /// against the first window (without signs). 0: no sign phase.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=2_000))]
+    signs: u64,
+    /// Rounds of the sign phase: each a window with the signs open then one without, every
+    /// window `--seconds` long. The throughput ratio is the median over the rounds, each
+    /// against the windows without signs on either side of it, so that the machine's drift
+    /// from one window to the next averages out.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=30))]
+    sign_rounds: u64,
+}
+
+/// The processes `bench` starts.
+#[derive(Parser, Debug)]
+#[command(name = "pozo-sim bench-child")]
+struct ChildArgs {
+    #[command(subcommand)]
+    role: ChildRole,
+}
+
+#[derive(Subcommand, Debug)]
+enum ChildRole {
+    /// The controller on a generated casino; stops when stdin closes.
+    Server {
+        #[arg(long)]
+        data: PathBuf,
+        #[arg(long)]
+        tables: usize,
+        #[arg(long)]
+        seed: u64,
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: String,
+        #[arg(long, default_value_t = writer::SNAPSHOT_EVERY)]
+        snapshot_every: u64,
+        /// Serve the pages too (the signs' streams), on a free loopback port.
+        #[arg(long)]
+        pages: bool,
+    },
+    /// A bare `pozo.v1.Table` echo answering a canned reply; stops when stdin closes.
+    Echo {
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: String,
+        /// The encoded `SubmitReply` to answer, hex.
+        #[arg(long)]
+        reply_hex: String,
+    },
+}
+
+/// Parses `args` as `program ARGS…`; `Err` carries the exit code after clap printed.
+fn parse<T: Parser>(program: &str, args: Vec<String>) -> Result<T, ExitCode> {
+    T::try_parse_from(std::iter::once(program.to_owned()).chain(args)).map_err(|error| {
+        let _ = error.print();
+        ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2))
+    })
+}
+
+/// `pozo-sim bench ARGS…`.
+pub fn command(args: Vec<String>) -> ExitCode {
+    let line = std::iter::once("pozo-sim bench".to_owned()).chain(args.iter().cloned()).collect::<Vec<_>>().join(" ");
+    let args: Args = match parse("pozo-sim bench", args) {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
+    match bench(&args, line) {
+        Ok(report) => {
+            print_summary(&report);
+            let text = serde_json::to_string_pretty(&report).expect("reports serialize");
+            match &args.json {
+                Some(path) => {
+                    if let Err(error) = std::fs::write(path, text + "\n") {
+                        eprintln!("pozo-sim: {}: {error}", path.display());
+                        return ExitCode::from(2);
+                    }
+                }
+                None => println!("{text}"),
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("pozo-sim: bench: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `pozo-sim bench-child ARGS…`: the processes the benchmark starts (hidden).
+pub fn child(args: Vec<String>) -> ExitCode {
+    let args: ChildArgs = match parse("pozo-sim bench-child", args) {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
+    let result = runtime().map_err(anyhow::Error::from).and_then(|runtime| {
+        runtime.block_on(async {
+            match args.role {
+                ChildRole::Server { data, tables, seed, listen, snapshot_every, pages } => {
+                    serve_child(&data, tables, seed, &listen, snapshot_every, pages).await
+                }
+                ChildRole::Echo { listen, reply_hex } => echo_child(&listen, &reply_hex).await,
+            }
+        })
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("pozo-sim bench-child: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn progress(text: &str) {
+    eprintln!("pozo-sim bench: {text}");
+}
+
+fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
+    let wall = Instant::now();
+    let load_average = std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim().to_owned();
+    let runtime = runtime()?;
+    let tables = args.tables as usize;
+    let config = casino::generated(tables, args.seed)?;
+    let child_server = |data: &Path| -> Vec<String> {
+        vec![
+            "server".into(),
+            "--data".into(),
+            data.display().to_string(),
+            "--tables".into(),
+            tables.to_string(),
+            "--seed".into(),
+            args.seed.to_string(),
+            "--listen".into(),
+            "127.0.0.1:0".into(),
+            "--snapshot-every".into(),
+            args.snapshot_every.to_string(),
+        ]
+    };
+    let with_pages = |data: &Path| -> Vec<String> {
+        let mut child = child_server(data);
+        if args.signs > 0 {
+            child.push("--pages".into());
+        }
+        child
+    };
+
+    // 1–3: the controller on a fresh journal.
+    let data = tempfile::tempdir()?;
+    progress(&format!("starting the controller with {tables} tables"));
+    let server = ChildProcess::start("controller", &with_pages(data.path()))?;
+    let url = server.url();
+    let server_pid = server.pid();
+    let pages = server.figure("pages").map(str::to_owned);
+    let (durable, latency, memory, reply, signs) = runtime.block_on(async {
+        let agents = agents(&config, &url, args.connections, true).await?;
+        let (mut agents, _) = on_every(agents, |mut agent| async move {
+            let result = agent.ready_to_press().await;
+            (agent, result)
+        })
+        .await?;
+        // One real press reply: the echo answers with these bytes.
+        let first = &mut agents[0];
+        let reply = first.send(first.cycle.next()).await?;
+        first.ready_to_press().await?;
+        let rss_open = status_kib(server_pid, "VmRSS").unwrap_or(0);
+        progress(&format!("latency: {} presses/s for {} s", args.rate, args.latency_seconds));
+        let (agents, latency) = paced(agents, args.rate, args.latency_seconds, server_pid).await?;
+        progress(&format!("durable throughput: {} s", args.seconds));
+        let (agents, window) = saturate(agents, args.seconds, server_pid).await?;
+        let signs = match (&pages, args.signs) {
+            (Some(pages), count) if count > 0 => {
+                let (_, signs) = with_signs(agents, pages, count, args.sign_rounds, args.seconds, server_pid, &window).await?;
+                Some(signs)
+            }
+            _ => {
+                drop(agents);
+                None
+            }
+        };
+        let journal_entries = {
+            let channel = Channel::from_shared(url.clone())?.connect().await?;
+            pb::controller_client::ControllerClient::new(channel).identify(pb::IdentifyRequest {}).await?.into_inner().entries
+        };
+        let memory = Memory {
+            tables: args.tables,
+            peak_mb: kib_to_mib(status_kib(server_pid, "VmHWM").unwrap_or(0)),
+            rss_mb: kib_to_mib(status_kib(server_pid, "VmRSS").unwrap_or(0)),
+            rss_open_mb: kib_to_mib(rss_open),
+            journal_entries,
+        };
+        anyhow::Ok((window, latency, memory, reply, signs))
+    })?;
+    server.stop()?;
+    drop(data);
+
+    // 4: the bare echo of the same messages.
+    let reply_bytes = reply.encode_to_vec();
+    progress(&format!("echo throughput: {} s", args.seconds));
+    let echo = ChildProcess::start("echo", &["echo".into(), "--reply-hex".into(), hex::encode(&reply_bytes)])?;
+    let echo_url = echo.url();
+    let echo_window = runtime.block_on(async {
+        let agents = agents(&config, &echo_url, args.connections, false).await?;
+        let (agents, window) = saturate(agents, args.seconds, echo.pid()).await?;
+        drop(agents);
+        anyhow::Ok(window)
+    })?;
+    echo.stop()?;
+
+    // 5: a restart on a long journal.
+    let data = tempfile::tempdir()?;
+    progress(&format!("writing a journal of {} entries", args.entries));
+    let built = Instant::now();
+    let snapshot_at = runtime.block_on(build_journal(data.path(), config.clone(), args.entries, args.snapshot_every))?;
+    let build_seconds = built.elapsed().as_secs_f64();
+    progress("restarting the controller on it");
+    let restarted = ChildProcess::start("restarted controller", &child_server(data.path()))?;
+    let restart_url = restarted.url();
+    let entries = runtime.block_on(async {
+        let channel = Channel::from_shared(restart_url)?.connect().await?;
+        let identity = pb::controller_client::ControllerClient::new(channel).identify(pb::IdentifyRequest {}).await?;
+        anyhow::Ok(identity.into_inner().entries)
+    })?;
+    anyhow::ensure!(entries == args.entries, "the restarted controller reports {entries} entries, not {}", args.entries);
+    let ready = restarted.ready;
+    let config_ms: f64 = restarted.figure("config_ms").and_then(|value| value.parse().ok()).unwrap_or(0.0);
+    let restart_peak = kib_to_mib(status_kib(restarted.pid(), "VmHWM").unwrap_or(0));
+    restarted.stop()?;
+    let (journal_open, snapshot_load, state_restore, replay, replayed_entries) = time_recovery(data.path(), config)?;
+    let journal_mb = kib_to_mib(disk_bytes(data.path()) / 1024);
+    drop(data);
+    drop(runtime);
+
+    let durable = Durable {
+        presses_per_s: per_second(durable.presses, durable.elapsed),
+        commands_per_s: per_second(durable.commands, durable.elapsed),
+        presses: durable.presses,
+        commands: durable.commands,
+        commands_each_second: durable.each_second,
+        seconds: durable.elapsed.as_secs_f64(),
+        tables: args.tables,
+        connections: args.connections.min(args.tables),
+        server_cpu_percent: durable.server_cpu,
+        client_cpu_percent: durable.client_cpu,
+        other_cpu_percent: durable.other_cpu,
+    };
+    let echo = Echo {
+        requests_per_s: per_second(echo_window.commands, echo_window.elapsed),
+        presses_per_s: per_second(echo_window.presses, echo_window.elapsed),
+        requests: echo_window.commands,
+        requests_each_second: echo_window.each_second,
+        seconds: echo_window.elapsed.as_secs_f64(),
+        reply_bytes: reply_bytes.len(),
+        server_cpu_percent: echo_window.server_cpu,
+        client_cpu_percent: echo_window.client_cpu,
+        other_cpu_percent: echo_window.other_cpu,
+    };
+    let restart = Restart {
+        entries,
+        ready_ms: micros_to_ms(ready.as_micros() as u64),
+        snapshot_every: args.snapshot_every,
+        snapshot_at,
+        replayed_entries,
+        peak_mb: restart_peak,
+        journal_mb,
+        build_seconds,
+        breakdown_ms: RestartBreakdown { config: config_ms, journal_open, snapshot_load, state_restore, replay },
+    };
+    let ratio = ratio(durable.commands_per_s, echo.requests_per_s);
+    let targets = Targets {
+        durable_presses_per_s: Target {
+            target: TARGET_PRESSES_PER_S,
+            value: durable.presses_per_s,
+            met: durable.presses_per_s >= TARGET_PRESSES_PER_S,
+        },
+        echo_ratio: Target { target: TARGET_ECHO_RATIO, value: ratio, met: ratio >= TARGET_ECHO_RATIO },
+        p99_ms: Target { target: TARGET_P99_MS, value: latency.p99_ms, met: latency.p99_ms <= TARGET_P99_MS },
+        memory_mb: Target { target: TARGET_MEMORY_MB, value: memory.peak_mb, met: memory.peak_mb <= TARGET_MEMORY_MB },
+        restart_ready_ms: Target { target: TARGET_READY_MS, value: restart.ready_ms, met: restart.ready_ms <= TARGET_READY_MS },
+    };
+    Ok(Report {
+        command,
+        durable,
+        echo,
+        ratio,
+        latency_at_2000_per_s: latency,
+        memory_1000_tables: memory,
+        restart_1m_entries: restart,
+        signs,
+        machine: machine(load_average),
+        targets,
+        wall_seconds: wall.elapsed().as_secs_f64(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_restart_journal_is_one_verify_accepts() {
+        let directory = tempfile::tempdir().expect("a temporary directory");
+        let config = casino::generated(16, 3).expect("a casino");
+        let runtime = runtime().expect("a runtime");
+        let snapshot_at = runtime.block_on(build_journal(directory.path(), config.clone(), 3_000, 500)).expect("built");
+        assert_eq!(snapshot_at, 2_501, "the snapshot as far behind the tip as the interval allows");
+        let report = pozo_server::verify::verify_data(directory.path(), &config).expect("verified");
+        assert!(report.ok(), "chain {}, conservation {}, snapshot {}", report.chain, report.conservation, report.snapshot);
+        assert_eq!(report.acknowledged, "ok", "the built journal's mark is at its tip");
+        assert_eq!(report.entries, 3_000);
+        assert_eq!(report.snapshot, "ok");
+    }
+
+    #[test]
+    fn a_table_cycle_buys_credits_presses_every_seat_then_plays_the_round() {
+        let mut cycle = Cycle::new(2);
+        let mut steps = Vec::new();
+        for _ in 0..9 {
+            let step = cycle.next();
+            cycle.applied(step);
+            steps.push(step);
+        }
+        use Step::*;
+        assert_eq!(steps, [Open, Sell(1), Press(1), Sell(2), Press(2), Start, Finish, Press(1), Press(2)]);
+    }
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let samples: Vec<u32> = (1..=1000).collect();
+        assert_eq!(percentile(&samples, 500), 500);
+        assert_eq!(percentile(&samples, 990), 990);
+        assert_eq!(percentile(&samples, 999), 999);
+        assert_eq!(percentile(&[7], 990), 7);
+        assert_eq!(percentile(&[], 500), 0);
+        assert_eq!(fraction(Duration::from_millis(500), 1, 4), Duration::from_millis(125));
+    }
+}
