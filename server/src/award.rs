@@ -10,7 +10,6 @@ use std::sync::Arc;
 use pozo_engine::money::{BALANCE_MAX, Money, format_ars};
 use pozo_engine::settle::parse_bet;
 use pozo_engine::{EngineError, Pool, Rank, Rulebooks, Settlement, Winner};
-use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 /// The largest round file read: a round has at most 64 winners, far under this.
@@ -117,7 +116,7 @@ fn parse_amount(field: &str, text: &str) -> Result<Money, EngineError> {
         .trim()
         .parse()
         .map_err(|_| EngineError::invalid(field, format!("`{text}` is not a decimal amount (write \"5200.00\")")))?;
-    if amount < Decimal::ZERO {
+    if amount < Money::ZERO {
         return Err(EngineError::invalid(
             field,
             format!("{amount} is negative; a pool balance never is (docs/rules.md, \"Money and conservation\")"),
@@ -138,7 +137,7 @@ pub fn calculate(rulebooks: &Rulebooks, round: &RoundFile) -> Result<AwardReport
     let balance = parse_amount("balance", &round.balance)?;
     let reserve = match &round.reserve {
         Some(text) => parse_amount("reserve", text)?,
-        None => Decimal::ZERO,
+        None => Money::ZERO,
     };
     if !reserve.is_zero() && !rules.has_reserve() {
         return Err(EngineError::invalid("reserve", format!("pool `{}` has no reserve pool (2.5.6.3)", rules.id)).into());

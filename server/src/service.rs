@@ -568,7 +568,7 @@ fn order_facts(expect: Option<pb::OrderFacts>) -> Result<OrderFacts, Status> {
     }
     let text = expect.amount.map(|amount| amount.value).unwrap_or_default();
     bounded("expect.amount", &text)?;
-    let amount: Decimal = text
+    let amount: Money = text
         .parse()
         .map_err(|_| Status::invalid_argument(format!("expect.amount: `{text}` is not a decimal amount (\"8329.00\")")))?;
     Ok(OrderFacts {

@@ -1203,7 +1203,7 @@ impl State {
             let percent = rules.prize(&award.code).is_some_and(|prize| matches!(prize.value, PrizeValue::Percent { .. }));
             // 3.5.2, 11.6.1.2, 15.8.2: percentages and awards over the rulebook's threshold go to
             // Venta-Pagos (docs/readings.md, "The Venta-Pagos threshold").
-            let order_id = (award.award > Decimal::ZERO && (percent || award.award > threshold)).then(|| {
+            let order_id = (award.award > Money::ZERO && (percent || award.award > threshold)).then(|| {
                 let facts = OrderFacts {
                     pool: pool_id.clone(),
                     table_id: table_id.to_owned(),
@@ -1236,7 +1236,7 @@ impl State {
         }
         let hits = self.data.hits.entry(pool_id.clone()).or_default();
         // The last hits are prizes that paid money: a bronze exchanged for silver is not one.
-        for award in awards.iter().filter(|award| award.award > Decimal::ZERO) {
+        for award in awards.iter().filter(|award| award.award > Money::ZERO) {
             hits.push_front(Hit {
                 table_id: table_id.to_owned(),
                 seat: award.seat,
@@ -1248,7 +1248,7 @@ impl State {
         }
         hits.truncate(POOL_HITS_KEPT);
         // The cartel shows a win that pays money; a bronze exchanged for silver pays none.
-        if let Some(top) = awards.iter().filter(|_| total > Decimal::ZERO).max_by_key(|award| award.award) {
+        if let Some(top) = awards.iter().filter(|_| total > Money::ZERO).max_by_key(|award| award.award) {
             self.data.last_wins.insert(
                 pool_id.clone(),
                 LastWin {
@@ -1694,9 +1694,9 @@ mod tests {
             state.apply(sequence + 1, time_ms, &command).expect("applied");
         }
         let day = &state.data().days["2026-11-22"]["B1"];
-        assert_eq!(day.ipa, Decimal::ZERO);
-        assert_eq!(day.hours.get(&14).map(|(ipa, _)| *ipa), Some(Decimal::ZERO));
-        assert_eq!(day.hours.get(&15).map(|(ipa, _)| *ipa).unwrap_or_default(), Decimal::ZERO);
+        assert_eq!(day.ipa, Money::ZERO);
+        assert_eq!(day.hours.get(&14).map(|(ipa, _)| *ipa), Some(Money::ZERO));
+        assert_eq!(day.hours.get(&15).map(|(ipa, _)| *ipa).unwrap_or_default(), Money::ZERO);
         assert_eq!(day.bets, 0);
     }
 

@@ -8,6 +8,7 @@
 //! - [`casino`]: a generated casino of N tables, and the embedded controller.
 //! - [`poker`]: the five-card evaluator and each paytable's names for hands.
 //! - [`roulette`]: the double-zero wheel and the grillo series.
+//! - [`journal`]: the journal decoded from `docs/journal.md` alone, with its own hash chain (the audit's reader).
 //! - [`link`]: one table's agent, in process, fed hardware lines.
 //! - [`night`]: `pozo-sim run` and `replay`: a night through real agents, and its books.
 //! - [`odds`]: exact probabilities and the `odds` comparison.
@@ -16,6 +17,7 @@ pub mod bench;
 pub mod blackjack;
 pub mod cards;
 pub mod casino;
+pub mod journal;
 pub mod link;
 pub mod night;
 pub mod odds;

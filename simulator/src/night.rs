@@ -34,10 +34,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use pozo_engine::Money;
 use pozo_proto::v1 as pb;
 use pozo_server::config::Config;
-use pozo_server::journal::{Record, entry_hash};
-use pozo_server::state::{Command, TableCommand, TableOp};
 use prost::Message;
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -50,6 +49,7 @@ use tonic::transport::Channel;
 
 use crate::cards::{self, Card};
 use crate::casino;
+use crate::journal;
 use crate::link::{AgentLink, Answer};
 use crate::{blackjack, poker, roulette};
 use pozo_server::Embedded;
@@ -139,15 +139,15 @@ pub enum Event {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PoolBooks {
     pub bets: u64,
-    pub bets_amount: Decimal,
-    pub contributions: Decimal,
-    pub commission: Decimal,
-    pub replenishments: Decimal,
-    pub awards: Decimal,
+    pub bets_amount: Money,
+    pub contributions: Money,
+    pub commission: Money,
+    pub replenishments: Money,
+    pub awards: Money,
     pub hits: u64,
-    pub balance: Decimal,
-    pub reserve: Decimal,
-    pub displayed: Decimal,
+    pub balance: Money,
+    pub reserve: Money,
+    pub displayed: Money,
 }
 
 /// A table's figures over the night, as the server's table report gives them.
@@ -155,8 +155,8 @@ pub struct PoolBooks {
 pub struct TableBooks {
     pub bets: u64,
     pub presses: u64,
-    pub ipa: Decimal,
-    pub pppa: Decimal,
+    pub ipa: Money,
+    pub pppa: Money,
     pub credits_sold: u64,
     pub credits_returned: u64,
 }
@@ -229,7 +229,7 @@ impl NightReport {
 struct Counted {
     presses: u64,
     credits_sold: u64,
-    awards: Decimal,
+    awards: Money,
     hits: u64,
 }
 
@@ -256,7 +256,7 @@ struct Floor {
     pools: HashMap<String, String>,
     rulebooks: pozo_engine::Rulebooks,
     /// The replenishments the rulebooks call for at each ACEPTAR of the night, per pool.
-    replenishments: BTreeMap<String, Decimal>,
+    replenishments: BTreeMap<String, Money>,
     /// A difference that ends the night early (the dealer and the server disagree on the table).
     abandoned: Option<String>,
 }
@@ -293,7 +293,7 @@ async fn reports_on(config: &Config, channel: Channel) -> anyhow::Result<Reports
 
 /// An ACEPTAR's awards against the settlement computed: the difference, if any.
 fn award_difference(table: &str, ack: &serde_json::Value, expected: &pozo_engine::Settlement) -> Option<String> {
-    let paid: Vec<(u64, String, Decimal)> = ack["awards"]
+    let paid: Vec<(u64, String, Money)> = ack["awards"]
         .as_array()
         .into_iter()
         .flatten()
@@ -301,7 +301,7 @@ fn award_difference(table: &str, ack: &serde_json::Value, expected: &pozo_engine
             (award["seat"].as_u64().unwrap_or(0), award["code"].as_str().unwrap_or_default().to_owned(), decimal(&award["award"]))
         })
         .collect();
-    let computed: Vec<(u64, String, Decimal)> =
+    let computed: Vec<(u64, String, Money)> =
         expected.awards.iter().map(|award| (u64::from(award.seat), award.code.clone(), award.award)).collect();
     (paid != computed).then(|| format!("table {table}: ACEPTAR paid {paid:?}; the rulebook gives {computed:?}"))
 }
@@ -317,11 +317,11 @@ fn winner_of(line: &str) -> Option<pozo_engine::Winner> {
     Some(pozo_engine::Winner { seat: seat.parse().ok()?, code: (*code).to_owned(), bet: None, high })
 }
 
-fn decimal(value: &serde_json::Value) -> Decimal {
+fn decimal(value: &serde_json::Value) -> Money {
     value.as_str().and_then(|text| text.parse().ok()).unwrap_or_default()
 }
 
-fn amount(value: &Option<pb::Amount>) -> Decimal {
+fn amount(value: &Option<pb::Amount>) -> Money {
     value.as_ref().and_then(|amount| amount.value.parse().ok()).unwrap_or_default()
 }
 
@@ -1124,11 +1124,11 @@ fn compare(
     counted: &BTreeMap<String, Counted>,
     books: &Books,
     before: &Snapshot,
-    replenishments: &BTreeMap<String, Decimal>,
+    replenishments: &BTreeMap<String, Money>,
 ) -> Vec<String> {
     let mut differences = Vec::new();
     let mut differ = |what: String| differences.push(what);
-    let mut per_pool: BTreeMap<&str, (u64, Decimal, u64)> = BTreeMap::new();
+    let mut per_pool: BTreeMap<&str, (u64, Money, u64)> = BTreeMap::new();
     for table in &config.layout.tables {
         let rules = config.rulebooks.pool(&table.pool).expect("validated layout");
         let mine = counted.get(&table.id).cloned().unwrap_or_default();
@@ -1173,10 +1173,10 @@ fn compare(
         let commission = bets_amount * rules.commission_rate;
         let checks = [
             ("side bets", Decimal::from(bets), Decimal::from(theirs.bets)),
-            ("bets amount", bets_amount, theirs.bets_amount),
-            ("contributions", contributions, theirs.contributions),
-            ("commission", commission, theirs.commission),
-            ("awards", awards, theirs.awards),
+            ("bets amount", bets_amount.decimal(), theirs.bets_amount.decimal()),
+            ("contributions", contributions.decimal(), theirs.contributions.decimal()),
+            ("commission", commission.decimal(), theirs.commission.decimal()),
+            ("awards", awards.decimal(), theirs.awards.decimal()),
             ("hits", Decimal::from(hits), Decimal::from(theirs.hits)),
         ];
         for (what, mine, reported) in checks {
@@ -1226,34 +1226,26 @@ async fn journal_presses(
     let mut reports = reports_on(config, channel).await?;
     let mut presses = BTreeSet::new();
     let mut problem = None;
-    let genesis: [u8; 32] =
-        sha2::Sha256::new().chain_update(b"pozo.v1 genesis\0").chain_update(installation.as_bytes()).finalize().into();
-    let mut previous_hash = hex::encode(genesis);
-    let mut entries = 0;
-    loop {
-        let page = reports.entries(pb::JournalEntriesRequest { after: entries, limit: 0 }).await?.into_inner();
+    // The audit's own reader (docs/journal.md): its own types and its own hashes.
+    let mut chain = journal::Chain::new(&installation);
+    'pages: loop {
+        let page = reports.entries(pb::JournalEntriesRequest { after: chain.entries(), limit: 0 }).await?.into_inner();
         if page.entries.is_empty() {
             break;
         }
         for entry in page.entries {
-            // Each entry's hash is SHA-256(previous hash ‖ record JSON), and names the one before.
-            let previous = hex::decode(&entry.previous_hash).unwrap_or_default();
-            let hash = hex::encode(entry_hash(&previous, entry.record_json.as_bytes()));
-            if problem.is_none() && (entry.sequence != entries + 1 || hash != entry.hash || entry.previous_hash != previous_hash)
-            {
-                problem = Some(format!("journal entry {}: the hash chain is broken", entry.sequence));
-            }
-            previous_hash = entry.hash.clone();
-            entries = entry.sequence;
-            if entry.sequence <= since {
-                continue;
-            }
-            let record: Record = serde_json::from_str(&entry.record_json)?;
-            if let Command::Table(TableCommand { table_id, sequence, op: TableOp::Press { seat }, .. }) = record.command {
-                presses.insert((table_id, seat, sequence));
+            match chain.next(entry.sequence, &entry.previous_hash, &entry.hash, entry.record_json.as_bytes()) {
+                Ok(record) if entry.sequence > since => presses.extend(journal::presses([&record])),
+                Ok(_) => {}
+                Err(broken) => {
+                    problem = Some(broken.to_string());
+                    break 'pages;
+                }
             }
         }
     }
+    let entries = chain.entries();
+    let previous_hash = hex::encode(chain.tip());
     // Both ends anchored: the chain read ends at the tip the server reports.
     if problem.is_none() && (entries != after.journal_entries || previous_hash != after.tip_hash) {
         problem = Some(format!(
@@ -1383,7 +1375,7 @@ async fn finish(
         record.flush()?;
     }
     let side_bets: u64 = books.pools.values().map(|pool| pool.bets).sum();
-    let sum = |field: fn(&PoolBooks) -> Decimal| books.pools.values().map(field).sum::<Decimal>().to_string();
+    let sum = |field: fn(&PoolBooks) -> Money| books.pools.values().map(field).sum::<Money>().to_string();
     let presses_total: u64 = counted.values().map(|counted| counted.presses).sum();
     Ok(NightReport {
         tables: config.layout.tables.len(),
@@ -1531,8 +1523,8 @@ mod tests {
     fn the_books_check_names_the_first_difference() {
         let config = casino::generated(2, 1).expect("a casino");
         let mut counted = BTreeMap::new();
-        counted.insert("R1".to_owned(), Counted { presses: 4, credits_sold: 5, awards: Decimal::ZERO, hits: 0 });
-        counted.insert("B1".to_owned(), Counted { presses: 3, credits_sold: 10, awards: Decimal::new(5000, 2), hits: 1 });
+        counted.insert("R1".to_owned(), Counted { presses: 4, credits_sold: 5, awards: Money::ZERO, hits: 0 });
+        counted.insert("B1".to_owned(), Counted { presses: 3, credits_sold: 10, awards: Money::from_cents(5000), hits: 1 });
         let (before, books) = agreeing(&config, &counted);
         let none = BTreeMap::new();
         assert_eq!(compare(&config, &counted, &books, &before, &none), Vec::<String>::new());
@@ -1545,13 +1537,13 @@ mod tests {
 
         // An award the pool paid that no acknowledgement carried: awards and conservation differ.
         let mut paid = books.clone();
-        paid.pools.get_mut("iplyc-blackjack").expect("pool").awards += Decimal::ONE;
+        paid.pools.get_mut("iplyc-blackjack").expect("pool").awards += Money::from(1);
         let differences = compare(&config, &counted, &paid, &before, &none);
         assert!(differences[0].contains("pool iplyc-blackjack: awards 50.00 by the simulator's count, the server reports 51.00"));
 
         // Money that appeared in the pool from nowhere.
         let mut richer = books;
-        richer.pools.get_mut("iplyc-ruleta").expect("pool").balance += Decimal::new(1, 2);
+        richer.pools.get_mut("iplyc-ruleta").expect("pool").balance += Money::from_cents(1);
         let differences = compare(&config, &counted, &richer, &before, &none);
         assert_eq!(differences.len(), 1, "{differences:?}");
         assert!(differences[0].starts_with("pool iplyc-ruleta: 0 held + 78.0000 contributed"), "{differences:?}");
@@ -1563,7 +1555,7 @@ mod tests {
         let rules = config.rulebooks.pool("iplyc-blackjack").expect("pool").clone();
         let winners = [winner_of("prize 2 TRES_SIETES").expect("a prize line")]
             .map(|winner| pozo_engine::Winner { bet: Some(rules.side_bet), ..winner });
-        let mut pool = pozo_engine::Pool::with_balances(Arc::new(rules), Decimal::new(500_000, 2), Decimal::ZERO);
+        let mut pool = pozo_engine::Pool::with_balances(Arc::new(rules), Money::from_cents(500_000), Money::ZERO);
         let expected = pool.settle_round(&winners).expect("settled");
         let ack = |awards: serde_json::Value| serde_json::json!({"type": "ack", "awards": awards});
         // 11.5.4: three sevens of mixed suits, $200.

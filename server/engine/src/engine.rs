@@ -6,8 +6,6 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rust_decimal::Decimal;
-
 use crate::error::EngineError;
 use crate::money::Money;
 use crate::pool::{Contribution, Pool, PoolState, Reversal};
@@ -133,7 +131,7 @@ impl Engine {
         }
         debug_assert_eq!(
             totals.contributions + totals.replenishments - totals.balances - totals.awards,
-            Decimal::ZERO,
+            Money::ZERO,
             "every pool conserves, so their sum does"
         );
         totals

@@ -4,7 +4,8 @@
 //! is a plain function and every run can be replayed bit for bit.
 //!
 //! # Layout
-//! - [`money`]: exact decimal money, rounding down to the payout unit, `$ 12.345,67`.
+//! - [`money`]: the [`Money`] newtype (exact decimal, never a float) and the
+//!   [`money!`] literal, rounding down to the payout unit, `$ 12.345,67`.
 //! - [`rulebook`]: the pools of the regulations as validated data (`config/*.toml`).
 //! - [`pool`]: one pool's balances and meters; every movement of money, with
 //!   conservation asserted after each.
@@ -28,6 +29,8 @@ pub mod settle;
 
 pub use engine::{Engine, Totals};
 pub use error::EngineError;
+#[doc(hidden)]
+pub use money::__dec;
 pub use money::{Money, format_ars};
 pub use pool::{Contribution, Meters, Pool, PoolState, Reversal};
 pub use reject::{Rejection, Resettled};

@@ -12,8 +12,6 @@
 
 use std::sync::Arc;
 
-use rust_decimal::Decimal;
-
 use crate::error::EngineError;
 use crate::money::{BET_MAX, CENT, Money, is_multiple_of};
 use crate::rulebook::{PoolRules, Shortfall};
@@ -127,13 +125,13 @@ impl Pool {
     /// base value, 2.5.6.3).
     pub fn open(rules: Arc<PoolRules>) -> Pool {
         let minimum = rules.minimum;
-        Pool::with_balances(rules, minimum, Decimal::ZERO)
+        Pool::with_balances(rules, minimum, Money::ZERO)
     }
 
     /// A pool holding the given balances, as a dispute or an audit states them. The
     /// opening amounts are booked as replenishments so that conservation holds.
     pub fn with_balances(rules: Arc<PoolRules>, balance: Money, reserve: Money) -> Pool {
-        assert!(balance >= Decimal::ZERO && reserve >= Decimal::ZERO, "opening balances are never negative");
+        assert!(balance >= Money::ZERO && reserve >= Money::ZERO, "opening balances are never negative");
         let meters = Meters { replenishments: balance + reserve, ..Meters::default() };
         let pool = Pool { rules, balance, reserve, meters };
         pool.assert_conservation();
@@ -155,7 +153,7 @@ impl Pool {
     pub fn restore(rules: Arc<PoolRules>, state: PoolState) -> Result<Pool, EngineError> {
         let pool = Pool { rules, balance: state.balance, reserve: state.reserve, meters: state.meters };
         let difference = pool.conservation_difference();
-        if !difference.is_zero() || pool.balance < Decimal::ZERO || pool.reserve < Decimal::ZERO {
+        if !difference.is_zero() || pool.balance < Money::ZERO || pool.reserve < Money::ZERO {
             return Err(EngineError::invalid(
                 "snapshot",
                 format!("pool `{}` does not balance (difference {difference}); the snapshot is damaged", pool.rules.id),
@@ -248,14 +246,14 @@ impl Pool {
         }
         self.balance -= contribution.main;
         self.reserve -= contribution.reserve;
-        let mut replenishment = Decimal::ZERO;
-        if self.balance < Decimal::ZERO {
+        let mut replenishment = Money::ZERO;
+        if self.balance < Money::ZERO {
             replenishment += -self.balance;
-            self.balance = Decimal::ZERO;
+            self.balance = Money::ZERO;
         }
-        if self.reserve < Decimal::ZERO {
+        if self.reserve < Money::ZERO {
             replenishment += -self.reserve;
-            self.reserve = Decimal::ZERO;
+            self.reserve = Money::ZERO;
         }
         let m = &mut self.meters;
         m.reversals += 1;
@@ -272,11 +270,11 @@ impl Pool {
     /// difference is completed (3.2.2, 11.2.2, 15.2.3): from the reserve pool first
     /// where the rulebook has one (2.5.6.3), then by the house.
     pub(crate) fn pay(&mut self, paid: Money, hits: u64) -> Funding {
-        debug_assert!(paid >= Decimal::ZERO);
+        debug_assert!(paid >= Money::ZERO);
         self.balance -= paid;
         self.meters.awards += paid;
         self.meters.hits += hits;
-        let shortfall = (-self.balance).max(Decimal::ZERO);
+        let shortfall = (-self.balance).max(Money::ZERO);
         self.fund(shortfall)
     }
 
@@ -299,7 +297,7 @@ impl Pool {
     /// reserve first (2.5.6.3). What rounding left behind stays and counts.
     pub(crate) fn reset(&mut self) -> Funding {
         self.meters.resets += 1;
-        let missing = (self.rules.minimum - self.balance).max(Decimal::ZERO);
+        let missing = (self.rules.minimum - self.balance).max(Money::ZERO);
         self.fund(missing)
     }
 
@@ -307,7 +305,7 @@ impl Pool {
     fn fund(&mut self, amount: Money) -> Funding {
         let from_reserve = match self.rules.shortfall_from {
             Shortfall::ReserveThenHouse => amount.min(self.reserve),
-            Shortfall::House => Decimal::ZERO,
+            Shortfall::House => Money::ZERO,
         };
         let from_house = amount - from_reserve;
         self.reserve -= from_reserve;
@@ -342,7 +340,7 @@ impl std::ops::AddAssign for Funding {
 
 /// A side bet must be a positive amount in whole centavos, at most [`BET_MAX`].
 pub fn check_bet(field: &str, bet: Money) -> Result<(), EngineError> {
-    if bet <= Decimal::ZERO {
+    if bet <= Money::ZERO {
         return Err(EngineError::invalid(field, format!("must be greater than zero, found {bet}")));
     }
     if bet > BET_MAX {

@@ -18,8 +18,6 @@
 //! now and as it stands after the rejection. The difference between the two is
 //! what moves in the live pool, so later contributions stay where they are.
 
-use rust_decimal::Decimal;
-
 use crate::error::EngineError;
 use crate::money::Money;
 use crate::pool::{Funding, Pool};
@@ -98,7 +96,7 @@ impl Pool {
         for (at, award) in awards.iter_mut().enumerate() {
             if at == index {
                 award.rejected = true;
-                award.award = Decimal::ZERO;
+                award.award = Money::ZERO;
                 continue;
             }
             // An award fixed at zero (a share of nothing left) was never paid: it is
@@ -129,19 +127,19 @@ impl Pool {
         // Later prizes may have spent what would go back: the main pool keeps what
         // keeps it from going negative, taken first from what the reserve was to get
         // back, then from what the house was to take back.
-        if balance < Decimal::ZERO && reserve_in < Decimal::ZERO {
+        if balance < Money::ZERO && reserve_in < Money::ZERO {
             let kept = (-balance).min(-reserve_in).min(reserve);
             reserve -= kept;
             balance += kept;
             reserve_in += kept;
         }
-        if balance < Decimal::ZERO {
+        if balance < Money::ZERO {
             house_in -= balance;
-            balance = Decimal::ZERO;
+            balance = Money::ZERO;
         }
-        if reserve < Decimal::ZERO {
+        if reserve < Money::ZERO {
             house_in -= reserve;
-            reserve = Decimal::ZERO;
+            reserve = Money::ZERO;
         }
         let raised: Money = resettled.iter().map(|award| award.after - award.before).sum();
 
@@ -150,12 +148,12 @@ impl Pool {
         meters.awards_returned += returned;
         meters.awards += raised;
         meters.rejections += 1;
-        if house_in >= Decimal::ZERO {
+        if house_in >= Money::ZERO {
             meters.replenishments += house_in;
         } else {
             meters.replenishments_withdrawn -= house_in;
         }
-        if reserve_in >= Decimal::ZERO {
+        if reserve_in >= Money::ZERO {
             meters.reserve_transfers += reserve_in;
         } else {
             meters.reserve_transfers_returned -= reserve_in;
@@ -172,7 +170,7 @@ impl Pool {
     /// reset where a 100% prize stands (3.2.2, 11.2.2, 15.2.2, 3.4.2, AJ 2.5.6.3).
     fn replay(&self, book: &RoundBook, awards: &[BookedAward]) -> RoundEffect {
         let rules = self.rules();
-        let mut stages = [(Decimal::ZERO, 0_u64, false); 2];
+        let mut stages = [(Money::ZERO, 0_u64, false); 2];
         for award in awards.iter().filter(|award| !award.rejected) {
             let prize = rules.prize(&award.code).expect("a booked award is in the paytable");
             let stage = &mut stages[settle::stage_of(rules, prize)];

@@ -345,6 +345,14 @@ impl<'a> Fields<'a> {
         self.optional_decimal(key)?.ok_or_else(|| self.error(key, "missing field"))
     }
 
+    fn optional_money(&mut self, key: &'a str) -> Result<Option<Money>, RulebookError> {
+        Ok(self.optional_decimal(key)?.map(Money::new))
+    }
+
+    fn money(&mut self, key: &'a str) -> Result<Money, RulebookError> {
+        Ok(Money::new(self.decimal(key)?))
+    }
+
     fn optional_bool(&mut self, key: &'a str) -> Result<bool, RulebookError> {
         match self.get(key) {
             None => Ok(false),
@@ -409,8 +417,8 @@ pub fn parse_file(file: &str, text: &str) -> Result<Vec<PoolRules>, RulebookErro
     let mut top = Fields::new(file, None, String::new(), &table);
     top.string("regulation")?;
     top.string("source")?;
-    let venta_pagos_over = top.decimal("venta_pagos_over")?;
-    if venta_pagos_over < Decimal::ZERO || !is_multiple_of(venta_pagos_over, CENT) {
+    let venta_pagos_over = top.money("venta_pagos_over")?;
+    if venta_pagos_over < Money::ZERO || !is_multiple_of(venta_pagos_over, CENT) {
         return Err(top.error("venta_pagos_over", format!("{venta_pagos_over} is not an amount in whole centavos ≥ 0 (3.5.2)")));
     }
     let pool_tables = top.tables("pool")?;
@@ -445,17 +453,17 @@ fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<Pool
         fields.error("policy", format!("unknown policy `{policy_name}` (known: {})", known.join(", ")))
     })?;
 
-    let minimum = fields.decimal("minimum")?;
-    if minimum < Decimal::ZERO {
+    let minimum = fields.money("minimum")?;
+    if minimum < Money::ZERO {
         return Err(fields.error("minimum", format!("must not be negative, found {minimum}")));
     }
-    let side_bet = fields.decimal("side_bet")?;
-    check_positive(&fields, "side_bet", side_bet)?;
+    let side_bet = fields.money("side_bet")?;
+    check_positive(&fields, "side_bet", side_bet.decimal())?;
     if !is_multiple_of(side_bet, CENT) {
         return Err(fields.error("side_bet", format!("{side_bet} is finer than one centavo")));
     }
-    let payout_unit = fields.decimal("payout_unit")?;
-    check_positive(&fields, "payout_unit", payout_unit)?;
+    let payout_unit = fields.money("payout_unit")?;
+    check_positive(&fields, "payout_unit", payout_unit.decimal())?;
     if !is_multiple_of(payout_unit, CENT) {
         return Err(fields.error("payout_unit", format!("{payout_unit} is finer than one centavo")));
     }
@@ -507,13 +515,10 @@ fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<Pool
         }
         (side_bet, side_bet)
     } else {
-        (
-            fields.optional_decimal("bet_min")?.unwrap_or(CENT),
-            fields.optional_decimal("bet_max")?.unwrap_or(crate::money::BET_MAX),
-        )
+        (fields.optional_money("bet_min")?.unwrap_or(CENT), fields.optional_money("bet_max")?.unwrap_or(crate::money::BET_MAX))
     };
     for (key, bet) in [("bet_min", bet_min), ("bet_max", bet_max)] {
-        check_positive(&fields, key, bet)?;
+        check_positive(&fields, key, bet.decimal())?;
         if !is_multiple_of(bet, CENT) || bet > crate::money::BET_MAX {
             return Err(fields.error(key, format!("{bet} is not a bet in whole centavos up to {}", crate::money::BET_MAX)));
         }
@@ -691,8 +696,8 @@ fn parse_prize(file: &str, pool: &str, index: usize, table: &Table) -> Result<Pr
     let value = match pays {
         "grant" => PrizeValue::Grant,
         "fixed" => {
-            let amount = fields.decimal("amount")?;
-            check_positive(&fields, "amount", amount)?;
+            let amount = fields.money("amount")?;
+            check_positive(&fields, "amount", amount.decimal())?;
             PrizeValue::Fixed { amount }
         }
         "bet-multiple" => {

@@ -374,16 +374,16 @@ fn percent_of(percent: Decimal, amount: Money) -> Money {
 /// What a prize is worth with no limit on payment, for one winner (3.6.1.1).
 fn unlimited_value(entry: &Entry<'_>, displayed: Money) -> Money {
     match &entry.prize.value {
-        PrizeValue::Grant => Decimal::ZERO,
+        PrizeValue::Grant => Money::ZERO,
         PrizeValue::Fixed { amount } => *amount,
-        PrizeValue::BetMultiple { multiple } => multiple * entry.bet(),
+        PrizeValue::BetMultiple { multiple } => *multiple * entry.bet(),
         PrizeValue::Percent { percent, cap_bet_multiple, floor_bet_multiple } => {
             let mut value = percent_of(*percent, displayed);
             if let Some(cap) = cap_bet_multiple {
-                value = value.min(cap * entry.bet());
+                value = value.min(*cap * entry.bet());
             }
             if let Some(floor) = floor_bet_multiple {
-                value = value.max(floor * entry.bet());
+                value = value.max(*floor * entry.bet());
             }
             value
         }
@@ -401,7 +401,7 @@ fn prorate(unlimited: &[Money], available: Money, unit: Money) -> (Vec<Money>, O
     let factor = available / total;
     // available × value ÷ total, not factor × value: the factor is rounded at 28
     // digits, the product of the two exact amounts is not.
-    let awards = unlimited.iter().map(|value| floor_div(available * value, total, unit)).collect();
+    let awards = unlimited.iter().map(|value| floor_div(available.decimal() * value.decimal(), total.decimal(), unit)).collect();
     (awards, Some(factor))
 }
 
@@ -416,7 +416,7 @@ fn iplyc_factor(rules: &PoolRules, entries: &[Entry<'_>], displayed: Money) -> O
             .map(|(entry, (value, award))| entry.award(*value, award))
             .collect(),
         factor,
-        floor_topup: Decimal::ZERO,
+        floor_topup: Money::ZERO,
         full_pool: entries.iter().any(|entry| entry.prize.value.is_full_pool()),
     }
 }
@@ -441,7 +441,7 @@ fn ordered(rules: &PoolRules, entries: &[Entry<'_>], displayed: Money, ordering:
     let unit = rules.payout_unit;
     let mut available = displayed;
     let mut awards = Vec::new();
-    let mut floor_topup = Decimal::ZERO;
+    let mut floor_topup = Money::ZERO;
 
     // 1. Prizes that are not a share of the pool (×bet, fixed), smallest first
     //    (2.5.6.2 items 1 and 5), each paid in full: "se pagará el monto
@@ -460,7 +460,7 @@ fn ordered(rules: &PoolRules, entries: &[Entry<'_>], displayed: Money, ordering:
         available -= award;
         awards.push(entry.award(*value, award));
     }
-    available = available.max(Decimal::ZERO);
+    available = available.max(Money::ZERO);
 
     // 2. Percentages under 100%, smallest first (2.5.6.2 item 4: "primero se
     //    determina el monto correspondiente al 10%").
@@ -492,7 +492,7 @@ fn ordered(rules: &PoolRules, entries: &[Entry<'_>], displayed: Money, ordering:
     full.sort_by_key(|entry| entry.winner.seat);
     let full_pool = !full.is_empty();
     if full_pool {
-        let shared = share(&full, available.max(Decimal::ZERO), unit, ordering);
+        let shared = share(&full, available.max(Money::ZERO), unit, ordering);
         floor_topup += shared.floor_topup;
         awards.extend(shared.awards);
     }
@@ -536,11 +536,11 @@ struct Shared {
 fn share(members: &[Entry<'_>], pot: Money, unit: Money, ordering: Ordering) -> Shared {
     let count = Decimal::from(members.len());
     let pot_in_units = floor_to_unit(pot, unit);
-    let each = floor_div(pot_in_units, count, unit);
+    let each = floor_div(pot_in_units.decimal(), count, unit);
     let remainder = pot_in_units - each * count;
     let mut awards = Vec::with_capacity(members.len());
-    let mut paid = Decimal::ZERO;
-    let mut floor_topup = Decimal::ZERO;
+    let mut paid = Money::ZERO;
+    let mut floor_topup = Money::ZERO;
     for (position, entry) in members.iter().enumerate() {
         let mut award = each;
         if position == 0 && ordering.odd_unit_to_first_seat {
@@ -548,10 +548,10 @@ fn share(members: &[Entry<'_>], pot: Money, unit: Money, ordering: Ordering) -> 
         }
         if let PrizeValue::Percent { cap_bet_multiple, floor_bet_multiple, .. } = &entry.prize.value {
             if let Some(cap) = cap_bet_multiple {
-                award = award.min(floor_to_unit(cap * entry.bet(), unit));
+                award = award.min(floor_to_unit(*cap * entry.bet(), unit));
             }
             if let Some(floor) = floor_bet_multiple {
-                let guaranteed = floor_to_unit(floor * entry.bet(), unit);
+                let guaranteed = floor_to_unit(*floor * entry.bet(), unit);
                 if award < guaranteed {
                     floor_topup += guaranteed - award;
                     award = guaranteed;

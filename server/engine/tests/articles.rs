@@ -7,8 +7,8 @@
 
 use std::sync::Arc;
 
+use pozo_engine::money;
 use pozo_engine::{Engine, EngineError, Money, Policy, Pool, PoolRules, PrizeValue, Rank, Rulebooks, Settlement, Winner};
-use rust_decimal::Decimal;
 use rust_decimal_macros::dec;
 
 fn rules(pool: &str) -> Arc<PoolRules> {
@@ -16,7 +16,7 @@ fn rules(pool: &str) -> Arc<PoolRules> {
 }
 
 fn pool_with(pool: &str, balance: Money) -> Pool {
-    Pool::with_balances(rules(pool), balance, Decimal::ZERO)
+    Pool::with_balances(rules(pool), balance, Money::ZERO)
 }
 
 fn winner(seat: u32, code: &str) -> Winner {
@@ -42,7 +42,7 @@ fn paid(settlement: &Settlement, seat: u32, code: &str) -> Money {
 }
 
 fn assert_conserved(pool: &Pool) {
-    assert_eq!(pool.conservation_difference(), Decimal::ZERO, "conservation: {pool:?}");
+    assert_eq!(pool.conservation_difference(), Money::ZERO, "conservation: {pool:?}");
 }
 
 // ---------------------------------------------------------------- the 65% increment
@@ -53,9 +53,9 @@ fn art_3_2_1_sixty_five_percent_of_each_grillo_sale() {
     // is the rulebook's example $30.00 → 19.50 per sale.
     let mut pool = Pool::open(rules("iplyc-ruleta"));
     let minimum = pool.rules().minimum;
-    let contribution = pool.register_bet(dec!(30.00)).expect("a valid bet");
-    assert_eq!(contribution.main, dec!(19.50));
-    assert_eq!(pool.balance(), minimum + dec!(19.50));
+    let contribution = pool.register_bet(money!(30.00)).expect("a valid bet");
+    assert_eq!(contribution.main, money!(19.50));
+    assert_eq!(pool.balance(), minimum + money!(19.50));
     assert_conserved(&pool);
 }
 
@@ -65,13 +65,13 @@ fn art_11_2_3_sixty_five_percent_keeps_every_fraction() {
     // Three such bets add 4.875 exactly: no rounding anywhere before a payout.
     let mut pool = Pool::open(rules("iplyc-blackjack"));
     for _ in 0..3 {
-        assert_eq!(pool.register_bet(dec!(2.50)).expect("a valid bet").main, dec!(1.625));
+        assert_eq!(pool.register_bet(money!(2.50)).expect("a valid bet").main, money!(1.625));
     }
-    assert_eq!(pool.balance(), dec!(5004.875));
-    assert_eq!(pool.displayed(), dec!(5004.875));
+    assert_eq!(pool.balance(), money!(5004.875));
+    assert_eq!(pool.displayed(), money!(5004.875));
     assert_eq!(pool.meters().bets, 3);
-    assert_eq!(pool.meters().bets_amount, dec!(7.50));
-    assert_eq!(pool.meters().contributions, dec!(4.875));
+    assert_eq!(pool.meters().bets_amount, money!(7.50));
+    assert_eq!(pool.meters().contributions, money!(4.875));
     assert_conserved(&pool);
 }
 
@@ -79,9 +79,9 @@ fn art_11_2_3_sixty_five_percent_keeps_every_fraction() {
 fn art_15_2_4_sixty_five_percent_of_the_slot_chip() {
     // 15.2.4: 65% of each registered chip; 0.01 contributes 0.0065, kept whole.
     let mut pool = Pool::open(rules("iplyc-central-poker"));
-    pool.register_bet(dec!(0.01)).expect("a valid bet");
-    pool.register_bet(dec!(10.00)).expect("a valid bet");
-    assert_eq!(pool.balance(), dec!(10006.5065));
+    pool.register_bet(money!(0.01)).expect("a valid bet");
+    pool.register_bet(money!(10.00)).expect("a valid bet");
+    assert_eq!(pool.balance(), money!(10006.5065));
     assert_conserved(&pool);
 }
 
@@ -89,7 +89,7 @@ fn art_15_2_4_sixty_five_percent_of_the_slot_chip() {
 fn art_11_2_1_pool_opens_at_minimum_contributed_by_the_instituto() {
     // 11.2.1 / 15.2.1: the pools open at $5,000 and $10,000, booked as the
     // Instituto's contribution (a replenishment), so the books balance from the start.
-    for (id, minimum) in [("iplyc-blackjack", dec!(5000)), ("iplyc-central-poker", dec!(10000))] {
+    for (id, minimum) in [("iplyc-blackjack", money!(5000)), ("iplyc-central-poker", money!(10000))] {
         let pool = Pool::open(rules(id));
         assert_eq!(pool.rules().minimum, minimum, "{id}");
         assert_eq!(pool.balance(), minimum, "{id}");
@@ -104,7 +104,7 @@ fn bets_that_break_a_rule_are_refused_and_change_nothing() {
     // the pool exactly as it was.
     let mut pool = Pool::open(rules("iplyc-blackjack"));
     let before = pool.clone();
-    for bad in [dec!(0), dec!(-1), dec!(0.001), dec!(10000000)] {
+    for bad in [money!(0), money!(-1), money!(0.001), money!(10000000)] {
         let error = pool.register_bet(bad).expect_err("refused");
         assert!(matches!(error, EngineError::Invalid { ref field, .. } if field == "bet"), "{error}");
     }
@@ -118,11 +118,11 @@ fn bets_that_break_a_rule_are_refused_and_change_nothing() {
 fn art_4_3_2_void_reverses_exactly_the_contribution() {
     // 4.3.2 (Anular) and 11.8.2: a bet handed back takes out exactly what it put in.
     let mut pool = Pool::open(rules("iplyc-ruleta"));
-    let kept = pool.register_bet(dec!(30.00)).expect("a valid bet");
-    let voided = pool.register_bet(dec!(30.00)).expect("a valid bet");
+    let kept = pool.register_bet(money!(30.00)).expect("a valid bet");
+    let voided = pool.register_bet(money!(30.00)).expect("a valid bet");
     let reversal = pool.reverse_bet(voided).expect("a registered bet");
-    assert_eq!(reversal.contribution.main, dec!(19.50));
-    assert_eq!(reversal.replenishment, Decimal::ZERO);
+    assert_eq!(reversal.contribution.main, money!(19.50));
+    assert_eq!(reversal.replenishment, Money::ZERO);
     assert_eq!(pool.balance(), pool.rules().minimum + kept.main);
     assert_eq!(pool.meters().reversals, 1);
     assert_conserved(&pool);
@@ -133,13 +133,13 @@ fn art_4_3_2_cannot_reverse_more_than_was_registered() {
     // A contribution that was never registered, or one that does not match this
     // pool's rates, is refused and changes nothing.
     let mut pool = Pool::open(rules("iplyc-blackjack"));
-    let other = Pool::open(rules("aj-poker")).contribution_of(dec!(10));
+    let other = Pool::open(rules("aj-poker")).contribution_of(money!(10));
     let foreign = pool.reverse_bet(other).expect_err("AJ rates are not IPLyC rates");
     assert_eq!(foreign.field(), "contribution");
-    let never = pool.contribution_of(dec!(10));
+    let never = pool.contribution_of(money!(10));
     let error = pool.reverse_bet(never).expect_err("nothing was registered");
     assert_eq!(error.field(), "contribution.bet");
-    assert_eq!(pool.balance(), dec!(5000));
+    assert_eq!(pool.balance(), money!(5000));
     assert_eq!(pool.meters().reversals, 0);
 }
 
@@ -150,17 +150,17 @@ fn art_11_2_2_completes_the_minimum_for_the_first_prize() {
     // 11.2.2: four aces ($500) leave 5,200 → 4,700, under the $5,000 minimum; the
     // display still shows 5,000 (R1), and the next 100% prize pays 5,000: the
     // Instituto completes the missing 300, then resets the pool to 5,000.
-    let mut pool = pool_with("iplyc-blackjack", dec!(5200));
+    let mut pool = pool_with("iplyc-blackjack", money!(5200));
     let aces = pool.settle_round(&[winner(2, "CUATRO_ASES")]).expect("a valid round");
-    assert_eq!(paid(&aces, 2, "CUATRO_ASES"), dec!(500.00));
-    assert_eq!(pool.balance(), dec!(4700));
-    assert_eq!(pool.displayed(), dec!(5000));
+    assert_eq!(paid(&aces, 2, "CUATRO_ASES"), money!(500.00));
+    assert_eq!(pool.balance(), money!(4700));
+    assert_eq!(pool.displayed(), money!(5000));
 
     let first = pool.settle_round(&[winner(5, "TRES_SIETES_CORAZONES")]).expect("a valid round");
-    assert_eq!(first.displayed, dec!(5000));
-    assert_eq!(paid(&first, 5, "TRES_SIETES_CORAZONES"), dec!(5000.00));
-    assert_eq!(first.replenishment, dec!(300) + dec!(5000), "300 to complete, 5,000 to reset");
-    assert_eq!(first.balance_after, dec!(5000));
+    assert_eq!(first.displayed, money!(5000));
+    assert_eq!(paid(&first, 5, "TRES_SIETES_CORAZONES"), money!(5000.00));
+    assert_eq!(first.replenishment, money!(300) + money!(5000), "300 to complete, 5,000 to reset");
+    assert_eq!(first.balance_after, money!(5000));
     assert_conserved(&pool);
 }
 
@@ -168,11 +168,11 @@ fn art_11_2_2_completes_the_minimum_for_the_first_prize() {
 fn art_11_2_2_percent_on_minimum_when_below() {
     // 11.2.2: "En caso de pagarse el segundo premio (20%) se realizará sobre el monto
     // inicial de $ 5.000": with the balance at 4,700 the 20% is 1,000, not 940.
-    let mut pool = pool_with("iplyc-blackjack", dec!(4700));
+    let mut pool = pool_with("iplyc-blackjack", money!(4700));
     let second = pool.settle_round(&[winner(1, "TRES_SIETES_MISMO_PALO")]).expect("a valid round");
-    assert_eq!(paid(&second, 1, "TRES_SIETES_MISMO_PALO"), dec!(1000.00));
-    assert_eq!(pool.balance(), dec!(3700));
-    assert_eq!(second.replenishment, Decimal::ZERO, "the balance covered it");
+    assert_eq!(paid(&second, 1, "TRES_SIETES_MISMO_PALO"), money!(1000.00));
+    assert_eq!(pool.balance(), money!(3700));
+    assert_eq!(second.replenishment, Money::ZERO, "the balance covered it");
     assert!(!second.full_pool_paid);
     assert_conserved(&pool);
 }
@@ -180,10 +180,10 @@ fn art_11_2_2_percent_on_minimum_when_below() {
 #[test]
 fn art_15_2_3_ten_percent_on_minimum_when_below() {
     // 15.2.3: the straight flush's 10% is computed on the $10,000 minimum.
-    let mut pool = pool_with("iplyc-central-poker", dec!(9000.50));
+    let mut pool = pool_with("iplyc-central-poker", money!(9000.50));
     let settlement = pool.settle_round(&[winner(3, "ESCALERA_COLOR")]).expect("a valid round");
-    assert_eq!(paid(&settlement, 3, "ESCALERA_COLOR"), dec!(1000.00));
-    assert_eq!(pool.balance(), dec!(8000.50));
+    assert_eq!(paid(&settlement, 3, "ESCALERA_COLOR"), money!(1000.00));
+    assert_eq!(pool.balance(), money!(8000.50));
     assert_conserved(&pool);
 }
 
@@ -191,11 +191,11 @@ fn art_15_2_3_ten_percent_on_minimum_when_below() {
 fn art_3_2_2_fixed_prize_larger_than_balance_is_completed_by_the_house() {
     // 3.2.2: a pool left under a prize by earlier prizes is completed to pay it. A
     // roulette pool of 200 pays the $300 silver prize: the house adds 100.
-    let mut pool = pool_with("iplyc-ruleta", dec!(200));
+    let mut pool = pool_with("iplyc-ruleta", money!(200));
     let settlement = pool.settle_round(&[winner(7, "GRILLO_PLATA")]).expect("a valid round");
-    assert_eq!(paid(&settlement, 7, "GRILLO_PLATA"), dec!(300.00));
-    assert_eq!(settlement.replenishment, dec!(100));
-    assert_eq!(pool.balance(), Decimal::ZERO);
+    assert_eq!(paid(&settlement, 7, "GRILLO_PLATA"), money!(300.00));
+    assert_eq!(settlement.replenishment, money!(100));
+    assert_eq!(pool.balance(), Money::ZERO);
     assert_eq!(pool.displayed(), pool.rules().minimum);
     assert_conserved(&pool);
 }
@@ -205,12 +205,12 @@ fn art_15_2_2_reset_to_minimum_after_the_whole_pool() {
     // 15.2.2: "Se repondrá esta cifra cada vez que sea pagado el total del Pozo". A
     // pool of 12,345.675 pays 12,345.67 (rounded down); the half centavo stays and
     // the Instituto adds 9,999.995 to bring it back to 10,000.
-    let mut pool = pool_with("iplyc-central-poker", dec!(12345.675));
+    let mut pool = pool_with("iplyc-central-poker", money!(12345.675));
     let settlement = pool.settle_round(&[winner(4, "ESCALERA_REAL_MAYOR")]).expect("a valid round");
-    assert_eq!(paid(&settlement, 4, "ESCALERA_REAL_MAYOR"), dec!(12345.67));
+    assert_eq!(paid(&settlement, 4, "ESCALERA_REAL_MAYOR"), money!(12345.67));
     assert!(settlement.full_pool_paid);
-    assert_eq!(settlement.replenishment, dec!(9999.995));
-    assert_eq!(settlement.balance_after, dec!(10000));
+    assert_eq!(settlement.replenishment, money!(9999.995));
+    assert_eq!(settlement.balance_after, money!(10000));
     assert_eq!(pool.meters().resets, 1);
     assert_conserved(&pool);
 }
@@ -220,26 +220,26 @@ fn art_15_2_2_reset_to_minimum_after_the_whole_pool() {
 #[test]
 fn art_3_4_1_1_bronze_pays_no_money_and_grants_two_silver() {
     // 3.4.1.1: a bronze hit is exchanged for two Grillos de Plata; the pool is untouched.
-    let mut pool = pool_with("iplyc-ruleta", dec!(25000));
+    let mut pool = pool_with("iplyc-ruleta", money!(25000));
     let settlement = pool.settle_round(&[winner(2, "GRILLO_BRONCE")]).expect("a valid round");
     let award = &settlement.awards[0];
-    assert_eq!(award.award, Decimal::ZERO);
+    assert_eq!(award.award, Money::ZERO);
     let grants = award.grants.as_ref().expect("silver granted");
     assert_eq!((grants.code.as_str(), grants.count), ("GRILLO_PLATA", 2));
-    assert_eq!(pool.balance(), dec!(25000));
+    assert_eq!(pool.balance(), money!(25000));
     assert_eq!(pool.meters().hits, 1);
 }
 
 #[test]
 fn art_3_4_1_2_silver_pays_the_fixed_amount_and_grants_the_gold() {
     // 3.4.1.2: the silver hit pays the "monto adicional fijo" and gives the Grillo de Oro.
-    let mut pool = pool_with("iplyc-ruleta", dec!(25000));
+    let mut pool = pool_with("iplyc-ruleta", money!(25000));
     let silver = pool.rules().prize("GRILLO_PLATA").expect("in the paytable").clone();
     let PrizeValue::Fixed { amount } = silver.value else { panic!("silver pays a fixed amount") };
     let settlement = pool.settle_round(&[winner(2, "GRILLO_PLATA")]).expect("a valid round");
     assert_eq!(paid(&settlement, 2, "GRILLO_PLATA"), amount);
     assert_eq!(settlement.awards[0].grants.as_ref().map(|grant| grant.code.as_str()), Some("GRILLO_ORO"));
-    assert_eq!(pool.balance(), dec!(25000) - amount);
+    assert_eq!(pool.balance(), money!(25000) - amount);
 }
 
 #[test]
@@ -249,17 +249,17 @@ fn art_3_4_2_gold_first_then_silver_from_the_replenished_pool() {
     // silver's 300 comes out of that. No factor, even though 25,000.50 + 300 exceeds
     // the display: the exception takes precedence over 3.6 (docs/readings.md, "Gold before silver"). The order
     // the dealer typed them in does not matter.
-    let mut pool = pool_with("iplyc-ruleta", dec!(25000.50));
+    let mut pool = pool_with("iplyc-ruleta", money!(25000.50));
     let settlement = pool.settle_round(&[winner(3, "GRILLO_PLATA"), winner(5, "GRILLO_ORO")]).expect("a valid round");
     assert_eq!(settlement.awards[0].code, "GRILLO_ORO", "gold is paid first");
-    assert_eq!(paid(&settlement, 5, "GRILLO_ORO"), dec!(25000.50));
-    assert_eq!(paid(&settlement, 3, "GRILLO_PLATA"), dec!(300.00));
+    assert_eq!(paid(&settlement, 5, "GRILLO_ORO"), money!(25000.50));
+    assert_eq!(paid(&settlement, 3, "GRILLO_PLATA"), money!(300.00));
     assert_eq!(settlement.factor, None);
     assert_eq!(settlement.stages.len(), 2);
-    assert_eq!(settlement.stages[1].displayed, dec!(20000), "silver paid from the replenished pool");
-    assert_eq!(settlement.replenishment, dec!(20000));
-    assert_eq!(settlement.balance_after, dec!(19700));
-    assert_eq!(settlement.displayed_after, dec!(20000));
+    assert_eq!(settlement.stages[1].displayed, money!(20000), "silver paid from the replenished pool");
+    assert_eq!(settlement.replenishment, money!(20000));
+    assert_eq!(settlement.balance_after, money!(19700));
+    assert_eq!(settlement.displayed_after, money!(20000));
     assert_conserved(&pool);
 }
 
@@ -268,12 +268,12 @@ fn art_3_6_two_golds_in_one_ball_share_by_the_factor() {
     // 3.6: two Grillos de Oro at one table in one ball each would take 100% of
     // 30,000.01; TOTAL A PAGAR is 60,000.02, FACTOR = 0.5; each gets 15,000.005,
     // rounded down to 15,000.00; the centavo left behind stays in the pool.
-    let mut pool = pool_with("iplyc-ruleta", dec!(30000.01));
+    let mut pool = pool_with("iplyc-ruleta", money!(30000.01));
     let settlement = pool.settle_round(&[winner(1, "GRILLO_ORO"), winner(6, "GRILLO_ORO")]).expect("a valid round");
     assert_eq!(settlement.factor, Some(dec!(0.5)));
-    assert_eq!(paid(&settlement, 1, "GRILLO_ORO"), dec!(15000.00));
-    assert_eq!(paid(&settlement, 6, "GRILLO_ORO"), dec!(15000.00));
-    assert_eq!(settlement.replenishment, dec!(19999.99), "0.01 stayed, the reset adds the rest");
+    assert_eq!(paid(&settlement, 1, "GRILLO_ORO"), money!(15000.00));
+    assert_eq!(paid(&settlement, 6, "GRILLO_ORO"), money!(15000.00));
+    assert_eq!(settlement.replenishment, money!(19999.99), "0.01 stayed, the reset adds the rest");
     assert_conserved(&pool);
 }
 
@@ -285,18 +285,18 @@ fn art_11_7_factor_prorates_with_rounding_down() {
     // A PAGAR 6,240 > MONTO TOTAL 5,200; FACTOR = 5,200 / 6,240 = 0.8333…
     // 5,200 × 0.8333… = 4,333.333… → 4,333.33; 1,040 × 0.8333… = 866.666… → 866.66.
     // Paid 5,199.99: never a centavo over the display; 0.01 stays in the pool.
-    let mut pool = pool_with("iplyc-blackjack", dec!(5200));
+    let mut pool = pool_with("iplyc-blackjack", money!(5200));
     let settlement =
         pool.settle_round(&[winner(1, "TRES_SIETES_CORAZONES"), winner(4, "TRES_SIETES_MISMO_PALO")]).expect("a valid round");
     let factor = settlement.factor.expect("prorated");
-    assert_eq!(factor, dec!(5200) / dec!(6240));
-    assert_eq!(settlement.awards[0].unlimited, dec!(5200));
-    assert_eq!(settlement.awards[1].unlimited, dec!(1040));
-    assert_eq!(paid(&settlement, 1, "TRES_SIETES_CORAZONES"), dec!(4333.33));
-    assert_eq!(paid(&settlement, 4, "TRES_SIETES_MISMO_PALO"), dec!(866.66));
-    assert_eq!(settlement.total_paid(), dec!(5199.99));
-    assert_eq!(settlement.replenishment, dec!(4999.99));
-    assert_eq!(settlement.balance_after, dec!(5000));
+    assert_eq!(factor, money!(5200) / money!(6240));
+    assert_eq!(settlement.awards[0].unlimited, money!(5200));
+    assert_eq!(settlement.awards[1].unlimited, money!(1040));
+    assert_eq!(paid(&settlement, 1, "TRES_SIETES_CORAZONES"), money!(4333.33));
+    assert_eq!(paid(&settlement, 4, "TRES_SIETES_MISMO_PALO"), money!(866.66));
+    assert_eq!(settlement.total_paid(), money!(5199.99));
+    assert_eq!(settlement.replenishment, money!(4999.99));
+    assert_eq!(settlement.balance_after, money!(5000));
     assert_conserved(&pool);
 }
 
@@ -304,11 +304,11 @@ fn art_11_7_factor_prorates_with_rounding_down() {
 fn art_15_9_factor_includes_fixed_prizes_of_the_same_round() {
     // 15.9.1: pool 10,000, royal flush (100% = 10,000) and four of a kind ($500) in
     // one round: FACTOR = 10,000 / 10,500; 9,523.809… → 9,523.80; 476.190… → 476.19.
-    let mut pool = pool_with("iplyc-central-poker", dec!(10000));
+    let mut pool = pool_with("iplyc-central-poker", money!(10000));
     let settlement = pool.settle_round(&[winner(1, "ESCALERA_REAL_MAYOR"), winner(2, "POKER")]).expect("a valid round");
     assert!(settlement.factor.is_some());
-    assert_eq!(paid(&settlement, 1, "ESCALERA_REAL_MAYOR"), dec!(9523.80));
-    assert_eq!(paid(&settlement, 2, "POKER"), dec!(476.19));
+    assert_eq!(paid(&settlement, 1, "ESCALERA_REAL_MAYOR"), money!(9523.80));
+    assert_eq!(paid(&settlement, 2, "POKER"), money!(476.19));
     assert!(settlement.total_paid() <= settlement.displayed);
     assert_conserved(&pool);
 }
@@ -316,18 +316,18 @@ fn art_15_9_factor_includes_fixed_prizes_of_the_same_round() {
 #[test]
 fn art_11_7_no_factor_when_the_prizes_fit() {
     // 11.7.1 applies only when the sum exceeds the pool: 500 + 200 of 5,200 is paid whole.
-    let mut pool = pool_with("iplyc-blackjack", dec!(5200));
+    let mut pool = pool_with("iplyc-blackjack", money!(5200));
     let settlement = pool.settle_round(&[winner(1, "CUATRO_ASES"), winner(3, "TRES_SIETES")]).expect("a valid round");
     assert_eq!(settlement.factor, None);
-    assert_eq!(settlement.total_paid(), dec!(700));
-    assert_eq!(pool.balance(), dec!(4500));
+    assert_eq!(settlement.total_paid(), money!(700));
+    assert_eq!(pool.balance(), money!(4500));
 }
 
 #[test]
 fn art_12_5_2_1_code_not_in_the_paytable_is_refused_and_changes_nothing() {
     // 12.5.2.1: prizes are entered as seat + winning combination of this pool's
     // paytable; anything else is refused, naming the field, and nothing is paid.
-    let mut pool = pool_with("iplyc-blackjack", dec!(5200));
+    let mut pool = pool_with("iplyc-blackjack", money!(5200));
     let error = pool.settle_round(&[winner(1, "CUATRO_ASES"), winner(2, "ESCALERA_REAL")]).expect_err("refused");
     assert_eq!(error.field(), "winners[1].code");
     assert!(error.to_string().contains("not in the paytable"), "{error}");
@@ -335,7 +335,7 @@ fn art_12_5_2_1_code_not_in_the_paytable_is_refused_and_changes_nothing() {
     assert_eq!(error.field(), "winners[0].seat");
     let error = pool.settle_round(&[winner(1, "CUATRO_ASES"), winner(1, "CUATRO_ASES")]).expect_err("refused");
     assert_eq!(error.field(), "winners[1].code");
-    assert_eq!(pool.balance(), dec!(5200));
+    assert_eq!(pool.balance(), money!(5200));
     assert_eq!(pool.meters().hits, 0);
 }
 
@@ -346,13 +346,13 @@ fn aj_2_5_6_3_commission_main_and_reserve_split() {
     // 2.5.6.3: the commission comes off every bet; the rest feeds the main pool and
     // the reserve by the approved allocation (example rulebook: 10% / 70% / 20%).
     let mut pool = Pool::open(rules("aj-poker"));
-    let contribution = pool.register_bet(dec!(10)).expect("a valid bet");
-    assert_eq!((contribution.commission, contribution.main, contribution.reserve), (dec!(1.0), dec!(7.0), dec!(2.0)));
-    let contribution = pool.register_bet(dec!(2.50)).expect("a valid bet");
-    assert_eq!((contribution.commission, contribution.main, contribution.reserve), (dec!(0.25), dec!(1.75), dec!(0.5)));
-    assert_eq!(pool.balance(), dec!(20008.75));
-    assert_eq!(pool.reserve(), dec!(2.5));
-    assert_eq!(pool.meters().commission, dec!(1.25));
+    let contribution = pool.register_bet(money!(10)).expect("a valid bet");
+    assert_eq!((contribution.commission, contribution.main, contribution.reserve), (money!(1.0), money!(7.0), money!(2.0)));
+    let contribution = pool.register_bet(money!(2.50)).expect("a valid bet");
+    assert_eq!((contribution.commission, contribution.main, contribution.reserve), (money!(0.25), money!(1.75), money!(0.5)));
+    assert_eq!(pool.balance(), money!(20008.75));
+    assert_eq!(pool.reserve(), money!(2.5));
+    assert_eq!(pool.meters().commission, money!(1.25));
     assert_conserved(&pool);
 }
 
@@ -361,19 +361,19 @@ fn aj_2_5_6_3_reset_funded_from_the_reserve_first() {
     // 2.5.6.3: the reserve pools accumulate "para su uso futuro": after a royal flush
     // takes the main pool, the base value is restored from the reserve first (3,000),
     // and the house adds only the rest (17,000).
-    let mut pool = Pool::with_balances(rules("aj-poker"), dec!(25000), dec!(3000));
+    let mut pool = Pool::with_balances(rules("aj-poker"), money!(25000), money!(3000));
     let settlement = pool.settle_round(&[winner(1, "ESCALERA_REAL")]).expect("a valid round");
-    assert_eq!(paid(&settlement, 1, "ESCALERA_REAL"), dec!(25000));
-    assert_eq!(settlement.reserve_used, dec!(3000));
-    assert_eq!(settlement.replenishment, dec!(17000));
-    assert_eq!((pool.balance(), pool.reserve()), (dec!(20000), Decimal::ZERO));
+    assert_eq!(paid(&settlement, 1, "ESCALERA_REAL"), money!(25000));
+    assert_eq!(settlement.reserve_used, money!(3000));
+    assert_eq!(settlement.replenishment, money!(17000));
+    assert_eq!((pool.balance(), pool.reserve()), (money!(20000), Money::ZERO));
     assert_conserved(&pool);
 
     // A reserve larger than the need covers it all.
-    let mut pool = Pool::with_balances(rules("aj-poker"), dec!(25000), dec!(50000));
+    let mut pool = Pool::with_balances(rules("aj-poker"), money!(25000), money!(50000));
     let settlement = pool.settle_round(&[winner(1, "ESCALERA_REAL")]).expect("a valid round");
-    assert_eq!((settlement.reserve_used, settlement.replenishment), (dec!(20000), Decimal::ZERO));
-    assert_eq!(pool.reserve(), dec!(30000));
+    assert_eq!((settlement.reserve_used, settlement.replenishment), (money!(20000), Money::ZERO));
+    assert_eq!(pool.reserve(), money!(30000));
     assert_conserved(&pool);
 }
 
@@ -381,35 +381,35 @@ fn aj_2_5_6_3_reset_funded_from_the_reserve_first() {
 fn aj_2_5_6_2_bet_multiples_before_percentages() {
     // 2.5.6.2 items 1 and 5: smallest first; the full house (100 × 10 = 1,000) is paid,
     // then the royal flush takes 100% of what remains: 30,000 − 1,000 = 29,000.
-    let mut pool = pool_with("aj-poker", dec!(30000));
-    let settlement = pool.settle_round(&[winner(5, "ESCALERA_REAL"), winner_bet(2, "FULL", dec!(10))]).expect("a valid round");
+    let mut pool = pool_with("aj-poker", money!(30000));
+    let settlement = pool.settle_round(&[winner(5, "ESCALERA_REAL"), winner_bet(2, "FULL", money!(10))]).expect("a valid round");
     assert_eq!(settlement.awards[0].code, "FULL", "smallest first");
-    assert_eq!(paid(&settlement, 2, "FULL"), dec!(1000));
-    assert_eq!(paid(&settlement, 5, "ESCALERA_REAL"), dec!(29000));
-    assert_eq!(settlement.total_paid(), dec!(30000));
+    assert_eq!(paid(&settlement, 2, "FULL"), money!(1000));
+    assert_eq!(paid(&settlement, 5, "ESCALERA_REAL"), money!(29000));
+    assert_eq!(settlement.total_paid(), money!(30000));
     assert_conserved(&pool);
 }
 
 #[test]
 fn aj_2_5_6_2_each_bet_multiple_on_its_own_bet() {
     // 2.5.6.2 item 2: two flushes are each paid on their own bet: 50 × 10 and 50 × 25.
-    let mut pool = pool_with("aj-poker", dec!(30000));
+    let mut pool = pool_with("aj-poker", money!(30000));
     let settlement =
-        pool.settle_round(&[winner_bet(1, "COLOR", dec!(10)), winner_bet(3, "COLOR", dec!(25))]).expect("a valid round");
-    assert_eq!(paid(&settlement, 1, "COLOR"), dec!(500));
-    assert_eq!(paid(&settlement, 3, "COLOR"), dec!(1250));
+        pool.settle_round(&[winner_bet(1, "COLOR", money!(10)), winner_bet(3, "COLOR", money!(25))]).expect("a valid round");
+    assert_eq!(paid(&settlement, 1, "COLOR"), money!(500));
+    assert_eq!(paid(&settlement, 3, "COLOR"), money!(1250));
 }
 
 #[test]
 fn aj_2_5_6_2_ten_percent_then_hundred_of_the_remainder() {
     // 2.5.6.2 item 4: first the 10% (3,000 of 30,000), then 100% of the remainder
     // (27,000, "es decir, el 90% del pozo acumulado principal original").
-    let mut pool = pool_with("aj-poker", dec!(30000));
+    let mut pool = pool_with("aj-poker", money!(30000));
     let settlement =
-        pool.settle_round(&[winner(1, "ESCALERA_REAL"), winner_bet(3, "ESCALERA_COLOR", dec!(10))]).expect("a valid round");
+        pool.settle_round(&[winner(1, "ESCALERA_REAL"), winner_bet(3, "ESCALERA_COLOR", money!(10))]).expect("a valid round");
     assert_eq!(settlement.awards[0].code, "ESCALERA_COLOR");
-    assert_eq!(paid(&settlement, 3, "ESCALERA_COLOR"), dec!(3000));
-    assert_eq!(paid(&settlement, 1, "ESCALERA_REAL"), dec!(27000));
+    assert_eq!(paid(&settlement, 3, "ESCALERA_COLOR"), money!(3000));
+    assert_eq!(paid(&settlement, 1, "ESCALERA_REAL"), money!(27000));
     assert_conserved(&pool);
 }
 
@@ -417,11 +417,11 @@ fn aj_2_5_6_2_ten_percent_then_hundred_of_the_remainder() {
 fn aj_2_5_6_2_straight_flush_capped_at_5000_bets() {
     // 2.5.6.2: "10% del pozo acumulado principal, con un máximo de 5.000 veces el valor
     // de la apuesta": 10% of 100,000 is 10,000, but a bet of 1 caps it at 5,000.
-    let mut pool = pool_with("aj-poker", dec!(100000));
-    let settlement = pool.settle_round(&[winner_bet(2, "ESCALERA_COLOR", dec!(1))]).expect("a valid round");
-    assert_eq!(settlement.awards[0].unlimited, dec!(10000));
-    assert_eq!(paid(&settlement, 2, "ESCALERA_COLOR"), dec!(5000));
-    assert_eq!(pool.balance(), dec!(95000));
+    let mut pool = pool_with("aj-poker", money!(100000));
+    let settlement = pool.settle_round(&[winner_bet(2, "ESCALERA_COLOR", money!(1))]).expect("a valid round");
+    assert_eq!(settlement.awards[0].unlimited, money!(10000));
+    assert_eq!(paid(&settlement, 2, "ESCALERA_COLOR"), money!(5000));
+    assert_eq!(pool.balance(), money!(95000));
     assert_conserved(&pool);
 }
 
@@ -429,10 +429,10 @@ fn aj_2_5_6_2_straight_flush_capped_at_5000_bets() {
 fn aj_2_5_6_2_equal_split_of_a_shared_percentage() {
     // 2.5.6.2 item 3: n winners of the same percentage prize share it equally:
     // two royal flushes on 30,000 get 15,000 each.
-    let mut pool = pool_with("aj-poker", dec!(30000));
+    let mut pool = pool_with("aj-poker", money!(30000));
     let settlement = pool.settle_round(&[winner(4, "ESCALERA_REAL"), winner(2, "ESCALERA_REAL")]).expect("a valid round");
-    assert_eq!(paid(&settlement, 2, "ESCALERA_REAL"), dec!(15000));
-    assert_eq!(paid(&settlement, 4, "ESCALERA_REAL"), dec!(15000));
+    assert_eq!(paid(&settlement, 2, "ESCALERA_REAL"), money!(15000));
+    assert_eq!(paid(&settlement, 4, "ESCALERA_REAL"), money!(15000));
 }
 
 #[test]
@@ -440,30 +440,30 @@ fn aj_2_5_6_2_indivisible_unit_to_position_1() {
     // 2.5.6.2 item 3: "el peso no divisible se le otorgará al jugador ubicado en la
     // posición más cercana a la mano derecha del croupier (posición N°1)": 30,001
     // between seats 4 and 2 → seat 2 (nearest position 1) gets 15,001.
-    let mut pool = pool_with("aj-poker", dec!(30001));
+    let mut pool = pool_with("aj-poker", money!(30001));
     let settlement = pool.settle_round(&[winner(4, "ESCALERA_REAL"), winner(2, "ESCALERA_REAL")]).expect("a valid round");
-    assert_eq!(paid(&settlement, 2, "ESCALERA_REAL"), dec!(15001));
-    assert_eq!(paid(&settlement, 4, "ESCALERA_REAL"), dec!(15000));
-    assert_eq!(settlement.total_paid(), dec!(30001));
+    assert_eq!(paid(&settlement, 2, "ESCALERA_REAL"), money!(15001));
+    assert_eq!(paid(&settlement, 4, "ESCALERA_REAL"), money!(15000));
+    assert_eq!(settlement.total_paid(), money!(30001));
 
     // "3 jugadores con un monto a repartir par": 10% of 30,020 = 3,002 among three
     // straight flushes: 1,000 each and the 2 indivisible pesos to position 1.
-    let mut pool = pool_with("aj-poker", dec!(30020));
-    let winners: Vec<Winner> = [6, 1, 3].iter().map(|seat| winner_bet(*seat, "ESCALERA_COLOR", dec!(10))).collect();
+    let mut pool = pool_with("aj-poker", money!(30020));
+    let winners: Vec<Winner> = [6, 1, 3].iter().map(|seat| winner_bet(*seat, "ESCALERA_COLOR", money!(10))).collect();
     let settlement = pool.settle_round(&winners).expect("a valid round");
-    assert_eq!(paid(&settlement, 1, "ESCALERA_COLOR"), dec!(1002));
-    assert_eq!(paid(&settlement, 3, "ESCALERA_COLOR"), dec!(1000));
-    assert_eq!(paid(&settlement, 6, "ESCALERA_COLOR"), dec!(1000));
+    assert_eq!(paid(&settlement, 1, "ESCALERA_COLOR"), money!(1002));
+    assert_eq!(paid(&settlement, 3, "ESCALERA_COLOR"), money!(1000));
+    assert_eq!(paid(&settlement, 6, "ESCALERA_COLOR"), money!(1000));
     assert_conserved(&pool);
 }
 
 #[test]
 fn aj_2_5_6_2_awards_rounded_down_to_the_peso() {
     // The AJ payout unit is the peso: 100% of 20,500.75 pays 20,500; the 0.75 stays.
-    let mut pool = pool_with("aj-poker", dec!(20500.75));
+    let mut pool = pool_with("aj-poker", money!(20500.75));
     let settlement = pool.settle_round(&[winner(1, "ESCALERA_REAL")]).expect("a valid round");
-    assert_eq!(paid(&settlement, 1, "ESCALERA_REAL"), dec!(20500));
-    assert_eq!(pool.balance(), dec!(20000), "0.75 stayed, the reset added 19,999.25");
+    assert_eq!(paid(&settlement, 1, "ESCALERA_REAL"), money!(20500));
+    assert_eq!(pool.balance(), money!(20000), "0.75 stayed, the reset added 19,999.25");
     assert_conserved(&pool);
 }
 
@@ -483,14 +483,14 @@ fn and_poquer_6_2_carrusel_starts_at_5000_bets() {
 fn and_poquer_6_4_successive_ten_percent_highest_first() {
     // 6.4: two straight flushes: the higher (K) takes 10% of 10,000 = 1,000; after
     // deducting it from the display, the other (9) takes 10% of 9,000 = 900.
-    let mut pool = pool_with("and-carrusel", dec!(10000));
+    let mut pool = pool_with("and-carrusel", money!(10000));
     let settlement = pool
-        .settle_round(&[winner_high(1, "ESCALERA_COLOR", dec!(1), "9"), winner_high(3, "ESCALERA_COLOR", dec!(1), "K")])
+        .settle_round(&[winner_high(1, "ESCALERA_COLOR", money!(1), "9"), winner_high(3, "ESCALERA_COLOR", money!(1), "K")])
         .expect("a valid round");
     assert_eq!(settlement.awards[0].seat, 3, "the highest is paid first");
-    assert_eq!(paid(&settlement, 3, "ESCALERA_COLOR"), dec!(1000.00));
-    assert_eq!(paid(&settlement, 1, "ESCALERA_COLOR"), dec!(900.00));
-    assert_eq!(pool.balance(), dec!(8100));
+    assert_eq!(paid(&settlement, 3, "ESCALERA_COLOR"), money!(1000.00));
+    assert_eq!(paid(&settlement, 1, "ESCALERA_COLOR"), money!(900.00));
+    assert_eq!(pool.balance(), money!(8100));
     assert_conserved(&pool);
 }
 
@@ -498,36 +498,36 @@ fn and_poquer_6_4_successive_ten_percent_highest_first() {
 fn and_poquer_6_4_equal_straight_flushes_share_the_ten_percent() {
     // 6.4: "Si las Escaleras de color fuesen de igual valor, se repartirá a partes
     // iguales entre cada jugador el 10%": two K-high ones share 1,000 → 500 each.
-    let mut pool = pool_with("and-carrusel", dec!(10000));
+    let mut pool = pool_with("and-carrusel", money!(10000));
     let settlement = pool
-        .settle_round(&[winner_high(1, "ESCALERA_COLOR", dec!(1), "K"), winner_high(3, "ESCALERA_COLOR", dec!(1), "K")])
+        .settle_round(&[winner_high(1, "ESCALERA_COLOR", money!(1), "K"), winner_high(3, "ESCALERA_COLOR", money!(1), "K")])
         .expect("a valid round");
-    assert_eq!(paid(&settlement, 1, "ESCALERA_COLOR"), dec!(500.00));
-    assert_eq!(paid(&settlement, 3, "ESCALERA_COLOR"), dec!(500.00));
+    assert_eq!(paid(&settlement, 1, "ESCALERA_COLOR"), money!(500.00));
+    assert_eq!(paid(&settlement, 3, "ESCALERA_COLOR"), money!(500.00));
 }
 
 #[test]
 fn and_poquer_6_4_several_straight_flushes_need_their_rank() {
     // 6.4 orders straight flushes by value, so each needs its highest card.
-    let mut pool = pool_with("and-carrusel", dec!(10000));
+    let mut pool = pool_with("and-carrusel", money!(10000));
     let error = pool
-        .settle_round(&[winner_bet(1, "ESCALERA_COLOR", dec!(1)), winner_high(3, "ESCALERA_COLOR", dec!(1), "K")])
+        .settle_round(&[winner_bet(1, "ESCALERA_COLOR", money!(1)), winner_high(3, "ESCALERA_COLOR", money!(1), "K")])
         .expect_err("refused");
     assert_eq!(error.field(), "winners[0].high");
-    assert_eq!(pool.balance(), dec!(10000));
+    assert_eq!(pool.balance(), money!(10000));
 }
 
 #[test]
 fn and_poquer_6_4_royal_flushes_share_the_carrusel_equally() {
     // 6.4: "el importe del acumulado se distribuirá entre ellos a partes iguales":
     // 10,000.01 between two → 5,000.00 each; the centavo stays for the reset.
-    let mut pool = pool_with("and-carrusel", dec!(10000.01));
+    let mut pool = pool_with("and-carrusel", money!(10000.01));
     let settlement =
         pool.settle_round(&[winner(2, "ESCALERA_REAL_COLOR"), winner(5, "ESCALERA_REAL_COLOR")]).expect("a valid round");
-    assert_eq!(paid(&settlement, 2, "ESCALERA_REAL_COLOR"), dec!(5000.00));
-    assert_eq!(paid(&settlement, 5, "ESCALERA_REAL_COLOR"), dec!(5000.00));
+    assert_eq!(paid(&settlement, 2, "ESCALERA_REAL_COLOR"), money!(5000.00));
+    assert_eq!(paid(&settlement, 5, "ESCALERA_REAL_COLOR"), money!(5000.00));
     assert!(settlement.full_pool_paid);
-    assert_eq!(settlement.replenishment, dec!(4999.99));
+    assert_eq!(settlement.replenishment, money!(4999.99));
     assert_conserved(&pool);
 }
 
@@ -536,12 +536,12 @@ fn and_poquer_6_3_bet_multiples_deducted_before_the_ten_percent() {
     // 6.3: prizes are deducted from the display "en la medida que se vayan
     // produciendo"; as in AJ 2.5.6.2.5 the ×bet prizes come first: four of a kind
     // (300 × 1) leaves 9,700, and the straight flush takes 10% of it: 970.
-    let mut pool = pool_with("and-carrusel", dec!(10000));
+    let mut pool = pool_with("and-carrusel", money!(10000));
     let settlement = pool
-        .settle_round(&[winner_high(4, "ESCALERA_COLOR", dec!(1), "Q"), winner_bet(2, "POKER", dec!(1))])
+        .settle_round(&[winner_high(4, "ESCALERA_COLOR", money!(1), "Q"), winner_bet(2, "POKER", money!(1))])
         .expect("a valid round");
-    assert_eq!(paid(&settlement, 2, "POKER"), dec!(300.00));
-    assert_eq!(paid(&settlement, 4, "ESCALERA_COLOR"), dec!(970.00));
+    assert_eq!(paid(&settlement, 2, "POKER"), money!(300.00));
+    assert_eq!(paid(&settlement, 4, "ESCALERA_COLOR"), money!(970.00));
     assert_conserved(&pool);
 }
 
@@ -549,16 +549,20 @@ fn and_poquer_6_3_bet_multiples_deducted_before_the_ten_percent() {
 fn and_veintiuno_e_only_the_highest_combination_is_paid() {
     // Veintiuno e: "sólo se pagará la combinación o jugada mayor". A first 7 (2×) then
     // a second 7 of another suit (10×) pays only the 10×; another seat's 7 is paid.
-    let mut pool = pool_with("and-bolsa", dec!(4000));
+    let mut pool = pool_with("and-bolsa", money!(4000));
     let settlement = pool
-        .settle_round(&[winner_bet(1, "SIETE", dec!(1)), winner_bet(1, "DOS_SIETES", dec!(1)), winner_bet(2, "SIETE", dec!(1))])
+        .settle_round(&[
+            winner_bet(1, "SIETE", money!(1)),
+            winner_bet(1, "DOS_SIETES", money!(1)),
+            winner_bet(2, "SIETE", money!(1)),
+        ])
         .expect("a valid round");
     assert_eq!(settlement.awards.len(), 2);
-    assert_eq!(paid(&settlement, 1, "DOS_SIETES"), dec!(10.00));
-    assert_eq!(paid(&settlement, 2, "SIETE"), dec!(2.00));
+    assert_eq!(paid(&settlement, 1, "DOS_SIETES"), money!(10.00));
+    assert_eq!(paid(&settlement, 2, "SIETE"), money!(2.00));
     assert_eq!(settlement.superseded.len(), 1);
     assert_eq!((settlement.superseded[0].seat, settlement.superseded[0].code.as_str()), (1, "SIETE"));
-    assert_eq!(pool.balance(), dec!(3988));
+    assert_eq!(pool.balance(), money!(3988));
 }
 
 #[test]
@@ -567,19 +571,19 @@ fn and_veintiuno_e_bolsa_never_under_3000_bets() {
     // inferior a 3.000 veces el valor de la apuesta". Alone on 4,000.50 it pays
     // 4,000.50. Two such hands share the bolsa (our reading, docs/rules.md R6): half
     // of 3,500 is 1,750, under the floor, so each is raised to 3,000 by the house.
-    let mut pool = pool_with("and-bolsa", dec!(4000.50));
-    let alone = pool.settle_round(&[winner_bet(3, "TRES_SIETES_MISMO_PALO", dec!(1))]).expect("a valid round");
-    assert_eq!(paid(&alone, 3, "TRES_SIETES_MISMO_PALO"), dec!(4000.50));
-    assert_eq!(alone.stages[0].floor_topup, Decimal::ZERO);
+    let mut pool = pool_with("and-bolsa", money!(4000.50));
+    let alone = pool.settle_round(&[winner_bet(3, "TRES_SIETES_MISMO_PALO", money!(1))]).expect("a valid round");
+    assert_eq!(paid(&alone, 3, "TRES_SIETES_MISMO_PALO"), money!(4000.50));
+    assert_eq!(alone.stages[0].floor_topup, Money::ZERO);
 
-    let mut pool = pool_with("and-bolsa", dec!(3500));
+    let mut pool = pool_with("and-bolsa", money!(3500));
     let shared = pool
-        .settle_round(&[winner_bet(1, "TRES_SIETES_MISMO_PALO", dec!(1)), winner_bet(4, "TRES_SIETES_MISMO_PALO", dec!(1))])
+        .settle_round(&[winner_bet(1, "TRES_SIETES_MISMO_PALO", money!(1)), winner_bet(4, "TRES_SIETES_MISMO_PALO", money!(1))])
         .expect("a valid round");
-    assert_eq!(paid(&shared, 1, "TRES_SIETES_MISMO_PALO"), dec!(3000.00));
-    assert_eq!(paid(&shared, 4, "TRES_SIETES_MISMO_PALO"), dec!(3000.00));
-    assert_eq!(shared.stages[0].floor_topup, dec!(2500.00));
-    assert_eq!(shared.replenishment, dec!(2500) + dec!(3000), "the floor top-up, then the reset");
+    assert_eq!(paid(&shared, 1, "TRES_SIETES_MISMO_PALO"), money!(3000.00));
+    assert_eq!(paid(&shared, 4, "TRES_SIETES_MISMO_PALO"), money!(3000.00));
+    assert_eq!(shared.stages[0].floor_topup, money!(2500.00));
+    assert_eq!(shared.replenishment, money!(2500) + money!(3000), "the floor top-up, then the reset");
     assert_conserved(&pool);
 }
 
@@ -591,28 +595,28 @@ fn venta_pagos_rejection_returns_the_award_to_its_pool() {
     // rejects goes back to the pool it came from, booked as such; the awards meter
     // itself never goes down (§10). A 20% prize forces no house money, so the
     // balance is exactly what it was.
-    let mut pool = pool_with("iplyc-blackjack", dec!(5200));
+    let mut pool = pool_with("iplyc-blackjack", money!(5200));
     let settlement = pool.settle_round(&[winner(1, "TRES_SIETES_MISMO_PALO")]).expect("a valid round");
-    assert_eq!(paid(&settlement, 1, "TRES_SIETES_MISMO_PALO"), dec!(1040.00));
+    assert_eq!(paid(&settlement, 1, "TRES_SIETES_MISMO_PALO"), money!(1040.00));
     let mut book = settlement.book;
     pool.reject_award(&mut book, 1, "TRES_SIETES_MISMO_PALO", |_, _| true).expect("it was awarded");
-    assert_eq!(pool.balance(), dec!(5200));
-    assert_eq!((pool.meters().awards, pool.meters().awards_returned), (dec!(1040.00), dec!(1040.00)));
+    assert_eq!(pool.balance(), money!(5200));
+    assert_eq!((pool.meters().awards, pool.meters().awards_returned), (money!(1040.00), money!(1040.00)));
     assert_conserved(&pool);
     let error = pool.reject_award(&mut book, 1, "CUATRO_ASES", |_, _| true).expect_err("not awarded");
     assert_eq!(error.field(), "award");
-    assert_eq!(pool.balance(), dec!(5200));
+    assert_eq!(pool.balance(), money!(5200));
 }
 
 #[test]
 fn a_pool_restored_from_its_state_is_the_same_pool() {
     // Snapshots keep balances and meters; a damaged one that does not balance is refused.
     let mut pool = Pool::open(rules("aj-poker"));
-    pool.register_bet(dec!(10)).expect("a valid bet");
+    pool.register_bet(money!(10)).expect("a valid bet");
     let restored = Pool::restore(rules("aj-poker"), pool.state()).expect("balances");
     assert_eq!(restored.state(), pool.state());
     let mut damaged = pool.state();
-    damaged.balance += dec!(0.01);
+    damaged.balance += money!(0.01);
     assert_eq!(Pool::restore(rules("aj-poker"), damaged).expect_err("refused").field(), "snapshot");
 }
 
@@ -623,14 +627,14 @@ fn award_fixed_at_marking_later_contributions_belong_to_the_next_jackpot() {
     // 3.5.1 / 11.6.1.1: the award is the display at the moment the prize is marked;
     // a bet registered right after it feeds the new pool, not the paid one.
     let mut engine = Engine::new(&Rulebooks::embedded());
-    engine.register_bet("iplyc-blackjack", dec!(100)).expect("a valid bet");
+    engine.register_bet("iplyc-blackjack", money!(100)).expect("a valid bet");
     let settlement = engine.settle_round("iplyc-blackjack", &[winner(1, "TRES_SIETES_CORAZONES")]).expect("a valid round");
-    assert_eq!(settlement.awards[0].award, dec!(5065.00));
-    engine.register_bet("iplyc-blackjack", dec!(100)).expect("a valid bet");
-    assert_eq!(engine.displayed("iplyc-blackjack").expect("known pool"), dec!(5065));
+    assert_eq!(settlement.awards[0].award, money!(5065.00));
+    engine.register_bet("iplyc-blackjack", money!(100)).expect("a valid bet");
+    assert_eq!(engine.displayed("iplyc-blackjack").expect("known pool"), money!(5065));
     let totals = engine.totals();
     assert_eq!(totals.contributions + totals.replenishments, totals.balances + totals.awards);
-    let error = engine.register_bet("iplyc-baccarat", dec!(1)).expect_err("unknown pool");
+    let error = engine.register_bet("iplyc-baccarat", money!(1)).expect_err("unknown pool");
     assert!(error.to_string().contains("unknown pool `iplyc-baccarat`"), "{error}");
 }
 

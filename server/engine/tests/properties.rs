@@ -12,6 +12,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use pozo_engine::money;
 use pozo_engine::settle::{SEAT_MAX, WINNERS_MAX};
 use pozo_engine::{
     Contribution, Engine, EngineError, Meters, Money, Policy, Pool, PoolRules, PrizeValue, Rank, Reversal, Rulebooks, Settlement,
@@ -23,7 +24,6 @@ use proptest::sample::{Index, select};
 use proptest::strategy::Union;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use rust_decimal::Decimal;
-use rust_decimal_macros::dec;
 
 // ---------------------------------------------------------------------------
 // Running the properties
@@ -152,7 +152,7 @@ const SEATS: std::ops::RangeInclusive<u32> = 1..=8;
 
 /// An amount in whole centavos within `cents`.
 fn centavos(cents: std::ops::RangeInclusive<i64>) -> impl Strategy<Value = Money> {
-    cents.prop_map(|cents| Money::new(cents, 2))
+    cents.prop_map(|cents| Money::from_cents(cents))
 }
 
 /// A side bet: often the rulebook's own, sometimes a few centavos (which brings the
@@ -160,7 +160,7 @@ fn centavos(cents: std::ops::RangeInclusive<i64>) -> impl Strategy<Value = Money
 /// Always within the rulebook's `bet_min`–`bet_max` (just the stipulated bet where
 /// it is fixed: Veintiuno e).
 fn bet(rules: &PoolRules) -> impl Strategy<Value = Money> + use<> {
-    let cents = |bet: Money| (bet * Decimal::ONE_HUNDRED).trunc().mantissa() as i64;
+    let cents = |bet: Money| (bet * Decimal::ONE_HUNDRED).decimal().trunc().mantissa() as i64;
     let (low, high) = (cents(rules.bet_min), cents(rules.bet_max).min(100_000));
     prop_oneof![
         2 => Just(rules.side_bet),
@@ -264,9 +264,9 @@ impl Defect {
             Defect::SeatZero => winners[at].seat = 0,
             Defect::SeatOverMax => winners[at].seat = SEAT_MAX + 1,
             Defect::CodeNotInPaytable => winners[at].code = "NO_ES_UN_PREMIO".to_owned(),
-            Defect::ZeroBet => winners[at].bet = Some(Decimal::ZERO),
-            Defect::BetFinerThanCentavo => winners[at].bet = Some(dec!(0.005)),
-            Defect::BetOverMax => winners[at].bet = Some(pozo_engine::money::BET_MAX + dec!(0.01)),
+            Defect::ZeroBet => winners[at].bet = Some(Money::ZERO),
+            Defect::BetFinerThanCentavo => winners[at].bet = Some(money!(0.005)),
+            Defect::BetOverMax => winners[at].bet = Some(pozo_engine::money::BET_MAX + money!(0.01)),
         }
         winners
     }
@@ -365,7 +365,7 @@ fn conservation_holds_after_every_step() {
     check_every_pool(|step| {
         let pool = step.after;
         let m = pool.meters();
-        prop_assert_eq!(pool.conservation_difference(), Decimal::ZERO);
+        prop_assert_eq!(pool.conservation_difference(), Money::ZERO);
         let money_in = m.contributions + m.reserve_contributions - m.reversed_contributions - m.reversed_reserve_contributions
             + m.replenishments;
         prop_assert_eq!(
@@ -393,8 +393,8 @@ fn displayed_never_under_minimum() {
 fn balances_never_go_negative() {
     // Proves: neither the main nor the reserve pool is ever negative; a shortfall is always funded (3.2.2, 11.2.2).
     check_every_pool(|step| {
-        prop_assert!(step.after.balance() >= Decimal::ZERO, "balance {}", step.after.balance());
-        prop_assert!(step.after.reserve() >= Decimal::ZERO, "reserve {}", step.after.reserve());
+        prop_assert!(step.after.balance() >= Money::ZERO, "balance {}", step.after.balance());
+        prop_assert!(step.after.reserve() >= Money::ZERO, "reserve {}", step.after.reserve());
         Ok(())
     });
 }
@@ -405,13 +405,13 @@ fn no_award_is_negative() {
     check_every_pool(|step| {
         let Some((_, settlement)) = step.settled() else { return Ok(()) };
         for award in &settlement.awards {
-            prop_assert!(award.award >= Decimal::ZERO, "negative award {:?}", award);
-            prop_assert!(award.unlimited >= Decimal::ZERO, "negative unlimited value {:?}", award);
+            prop_assert!(award.award >= Money::ZERO, "negative award {:?}", award);
+            prop_assert!(award.unlimited >= Money::ZERO, "negative unlimited value {:?}", award);
         }
         for stage in &settlement.stages {
-            prop_assert!(stage.paid >= Decimal::ZERO && stage.floor_topup >= Decimal::ZERO, "negative stage {:?}", stage);
+            prop_assert!(stage.paid >= Money::ZERO && stage.floor_topup >= Money::ZERO, "negative stage {:?}", stage);
         }
-        prop_assert!(settlement.replenishment >= Decimal::ZERO && settlement.reserve_used >= Decimal::ZERO);
+        prop_assert!(settlement.replenishment >= Money::ZERO && settlement.reserve_used >= Money::ZERO);
         Ok(())
     });
 }
@@ -423,7 +423,7 @@ fn awards_are_whole_payout_units() {
         let Some((_, settlement)) = step.settled() else { return Ok(()) };
         let unit = step.rules.payout_unit;
         for award in &settlement.awards {
-            prop_assert_eq!(award.award % unit, Decimal::ZERO, "award {:?} is not a multiple of {}", award, unit);
+            prop_assert_eq!(award.award % unit, Money::ZERO, "award {:?} is not a multiple of {}", award, unit);
         }
         Ok(())
     });
@@ -439,7 +439,7 @@ fn no_award_exceeds_its_unlimited_value() {
             let sharing = settlement.awards.iter().filter(|other| other.code == award.code).count();
             let odd_units = match rules.policy {
                 Policy::AjOrdered if is_percent(rules, &award.code) => rules.payout_unit * Decimal::from(sharing - 1),
-                _ => Decimal::ZERO,
+                _ => Money::ZERO,
             };
             let mut most = award.unlimited + odd_units;
             if let Some(floor) = guaranteed_floor(rules, &award.code, bet_of(winners, award.seat, &award.code)) {
@@ -478,11 +478,11 @@ fn round_awards_never_exceed_displayed_at_marking() {
             Policy::AjOrdered | Policy::AndaluciaOrdered => {
                 settlement.awards.iter().filter(|award| !is_percent(rules, &award.code)).map(|award| award.award).sum()
             }
-            Policy::IplycFactor | Policy::IplycGoldFirst => Decimal::ZERO,
+            Policy::IplycFactor | Policy::IplycGoldFirst => Money::ZERO,
         };
-        if in_full > Decimal::ZERO {
+        if in_full > Money::ZERO {
             let percentages = settlement.total_paid() - in_full;
-            let left = (settlement.displayed - in_full).max(Decimal::ZERO);
+            let left = (settlement.displayed - in_full).max(Money::ZERO);
             let floor_topup: Money = settlement.stages.iter().map(|stage| stage.floor_topup).sum();
             prop_assert!(
                 percentages <= left + floor_topup,
@@ -698,7 +698,7 @@ fn check_totals(engine: &Engine) -> Result<(), TestCaseError> {
     prop_assert_eq!(totals.awards, awards);
     prop_assert_eq!(totals.replenishments, replenishments);
     for pool in engine.pools() {
-        prop_assert_eq!(pool.conservation_difference(), Decimal::ZERO, "pool `{}`", pool.rules().id);
+        prop_assert_eq!(pool.conservation_difference(), Money::ZERO, "pool `{}`", pool.rules().id);
     }
     Ok(())
 }

@@ -11,6 +11,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use pozo_engine::money;
 use pozo_engine::{Money, Pool, PoolRules, Rank, RoundBook, Rulebooks, Winner};
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -24,7 +25,7 @@ fn rules(id: &str) -> Arc<PoolRules> {
 }
 
 fn pool_with(id: &str, balance: Money) -> Pool {
-    Pool::with_balances(rules(id), balance, Decimal::ZERO)
+    Pool::with_balances(rules(id), balance, Money::ZERO)
 }
 
 fn winner(seat: u32, code: &str, bet: Money) -> Winner {
@@ -36,13 +37,13 @@ fn award(book: &RoundBook, seat: u32, code: &str) -> Money {
 }
 
 fn assert_conserved(pool: &Pool) {
-    assert_eq!(pool.conservation_difference(), Decimal::ZERO, "{:?}", pool.meters());
+    assert_eq!(pool.conservation_difference(), Money::ZERO, "{:?}", pool.meters());
 }
 
 /// Ten side bets of 2.00 at 65% (11.2.3): 13.00 for the next jackpot (3.5.1).
 fn later_bets(pool: &mut Pool) {
     for _ in 0..10 {
-        pool.register_bet(dec!(2.00)).expect("a valid bet");
+        pool.register_bet(money!(2.00)).expect("a valid bet");
     }
 }
 
@@ -51,14 +52,14 @@ fn rejecting_one_of_two_prorated_100_percent_prizes_re_settles_the_other_11_7() 
     // 11.7: two 21s with three 7s of hearts on a display of 8,329.00 are worth 8,329.00
     // each; FACTOR = 8,329 / 16,658 = 0.5, so each is paid 4,164.50; 11.2.2 then brings
     // the pool back to $5,000. Ten later bets add 13.00: the pool shows 5,013.00.
-    let mut pool = pool_with("iplyc-blackjack", dec!(8329.00));
+    let mut pool = pool_with("iplyc-blackjack", money!(8329.00));
     let round = pool
-        .settle_round(&[winner(1, "TRES_SIETES_CORAZONES", dec!(10)), winner(5, "TRES_SIETES_CORAZONES", dec!(10))])
+        .settle_round(&[winner(1, "TRES_SIETES_CORAZONES", money!(10)), winner(5, "TRES_SIETES_CORAZONES", money!(10))])
         .expect("a valid round");
     assert_eq!(round.factor, Some(dec!(0.5)));
     let mut book = round.book;
     later_bets(&mut pool);
-    assert_eq!(pool.balance(), dec!(5013.00));
+    assert_eq!(pool.balance(), money!(5013.00));
     let house_before = pool.meters().net_replenishments();
 
     // Venta-Pagos rejects seat 1; seat 5's order is still pending. As if seat 1 had
@@ -66,12 +67,12 @@ fn rejecting_one_of_two_prorated_100_percent_prizes_re_settles_the_other_11_7() 
     // before, and the later bets stay where they are. The old code added the
     // 4,164.50 back on top of the reset: 9,177.50.
     let rejection = pool.reject_award(&mut book, 1, "TRES_SIETES_CORAZONES", |_, _| true).expect("a pending award");
-    assert_eq!(rejection.returned, dec!(4164.50));
-    assert_eq!(award(&book, 5, "TRES_SIETES_CORAZONES"), dec!(8329.00));
+    assert_eq!(rejection.returned, money!(4164.50));
+    assert_eq!(award(&book, 5, "TRES_SIETES_CORAZONES"), money!(8329.00));
     assert_eq!(rejection.resettled.len(), 1);
-    assert_eq!(pool.balance(), dec!(5013.00));
+    assert_eq!(pool.balance(), money!(5013.00));
     assert_eq!(pool.meters().net_replenishments(), house_before, "the house put in the reset for seat 5 too");
-    assert_eq!(pool.meters().net_awards(), dec!(8329.00));
+    assert_eq!(pool.meters().net_awards(), money!(8329.00));
     assert_conserved(&pool);
 }
 
@@ -81,21 +82,21 @@ fn rejecting_a_100_percent_prize_takes_out_the_house_completion_and_reset_11_2_2
     // 4,164.50 shows $5,000 (the minimum), so the prize is 5,000.00: the house puts in
     // 835.50 to pay it and 5,000.00 to reset (15.2.2 likewise). Rejected, both come
     // back out: the pool is what it was, plus the 13.00 bet since.
-    let mut pool = pool_with("iplyc-blackjack", dec!(4164.50));
-    let round = pool.settle_round(&[winner(2, "TRES_SIETES_CORAZONES", dec!(10))]).expect("a valid round");
-    assert_eq!(round.awards[0].award, dec!(5000.00));
-    assert_eq!(round.replenishment, dec!(835.50) + dec!(5000.00));
+    let mut pool = pool_with("iplyc-blackjack", money!(4164.50));
+    let round = pool.settle_round(&[winner(2, "TRES_SIETES_CORAZONES", money!(10))]).expect("a valid round");
+    assert_eq!(round.awards[0].award, money!(5000.00));
+    assert_eq!(round.replenishment, money!(835.50) + money!(5000.00));
     let mut book = round.book;
     later_bets(&mut pool);
     let house_before = pool.meters().net_replenishments();
 
     let rejection = pool.reject_award(&mut book, 2, "TRES_SIETES_CORAZONES", |_, _| true).expect("a pending award");
-    assert_eq!(rejection.returned, dec!(5000.00));
-    assert_eq!(rejection.house_withdrawn, dec!(5835.50));
-    assert_eq!(pool.balance(), dec!(4177.50), "4,164.50 + 13.00: as if never entered");
-    assert_eq!(pool.displayed(), dec!(5000.00));
-    assert_eq!(pool.meters().net_replenishments(), house_before - dec!(5835.50));
-    assert_eq!(pool.meters().net_awards(), Decimal::ZERO);
+    assert_eq!(rejection.returned, money!(5000.00));
+    assert_eq!(rejection.house_withdrawn, money!(5835.50));
+    assert_eq!(pool.balance(), money!(4177.50), "4,164.50 + 13.00: as if never entered");
+    assert_eq!(pool.displayed(), money!(5000.00));
+    assert_eq!(pool.meters().net_replenishments(), house_before - money!(5835.50));
+    assert_eq!(pool.meters().net_awards(), Money::ZERO);
     assert_conserved(&pool);
 
     // Twice is refused and changes nothing.
@@ -113,19 +114,19 @@ fn a_paid_award_stands_when_another_of_its_round_is_rejected_15_9() {
     // royal flush is rejected. Paid stands: 909.09 stays paid. Without the royal flush
     // no 100% prize stands, so there is no reset (15.2.2): the pool keeps 10,000.00 −
     // 909.09, and what the house put in for the reset comes back out.
-    let mut pool = pool_with("iplyc-central-poker", dec!(10000.00));
+    let mut pool = pool_with("iplyc-central-poker", money!(10000.00));
     let round = pool
-        .settle_round(&[winner(1, "ESCALERA_REAL_MAYOR", dec!(10)), winner(3, "ESCALERA_COLOR", dec!(10))])
+        .settle_round(&[winner(1, "ESCALERA_REAL_MAYOR", money!(10)), winner(3, "ESCALERA_COLOR", money!(10))])
         .expect("a valid round");
     let mut book = round.book;
-    assert_eq!(award(&book, 1, "ESCALERA_REAL_MAYOR"), dec!(9090.90));
-    assert_eq!(award(&book, 3, "ESCALERA_COLOR"), dec!(909.09));
+    assert_eq!(award(&book, 1, "ESCALERA_REAL_MAYOR"), money!(9090.90));
+    assert_eq!(award(&book, 3, "ESCALERA_COLOR"), money!(909.09));
     let pending = |seat: u32, _: &str| seat == 1;
     let rejection = pool.reject_award(&mut book, 1, "ESCALERA_REAL_MAYOR", pending).expect("a pending award");
     assert!(rejection.resettled.is_empty(), "the straight flush was paid: it stands at 909.09");
-    assert_eq!(award(&book, 3, "ESCALERA_COLOR"), dec!(909.09));
-    assert_eq!(pool.balance(), dec!(10000.00) - dec!(909.09));
-    assert_eq!(pool.meters().net_replenishments(), dec!(10000.00), "only the opening amount is the house's");
+    assert_eq!(award(&book, 3, "ESCALERA_COLOR"), money!(909.09));
+    assert_eq!(pool.balance(), money!(10000.00) - money!(909.09));
+    assert_eq!(pool.meters().net_replenishments(), money!(10000.00), "only the opening amount is the house's");
     assert_conserved(&pool);
 }
 
@@ -134,14 +135,14 @@ fn rejecting_an_aj_royal_flush_gives_the_reserve_back_what_it_reset_2_5_6_3() {
     // AJ 2.5.6.3: the reserve pools fund the reset. A royal flush takes the whole main
     // pool (20,000); the reserve of 3,000 and the house 17,000 bring it back to the base
     // value. Rejected: the reserve gets its 3,000 back, the house its 17,000.
-    let mut pool = Pool::with_balances(rules("aj-poker"), dec!(20000), dec!(3000));
-    let round = pool.settle_round(&[winner(4, "ESCALERA_REAL", dec!(10))]).expect("a valid round");
-    assert_eq!(round.reserve_used, dec!(3000));
+    let mut pool = Pool::with_balances(rules("aj-poker"), money!(20000), money!(3000));
+    let round = pool.settle_round(&[winner(4, "ESCALERA_REAL", money!(10))]).expect("a valid round");
+    assert_eq!(round.reserve_used, money!(3000));
     let mut book = round.book;
     let rejection = pool.reject_award(&mut book, 4, "ESCALERA_REAL", |_, _| true).expect("a pending award");
-    assert_eq!((pool.balance(), pool.reserve()), (dec!(20000), dec!(3000)));
-    assert_eq!(rejection.reserve_returned, dec!(3000));
-    assert_eq!(rejection.house_withdrawn, dec!(17000));
+    assert_eq!((pool.balance(), pool.reserve()), (money!(20000), money!(3000)));
+    assert_eq!(rejection.reserve_returned, money!(3000));
+    assert_eq!(rejection.house_withdrawn, money!(17000));
     assert_conserved(&pool);
 }
 
@@ -150,15 +151,15 @@ fn rejecting_the_gold_leaves_the_silver_paid_from_the_reset_3_4_2() {
     // 3.4.2: gold first (100%), then the silver's fixed 300 from the replenished pool.
     // The gold rejected: the silver (paid at the table) stands, and with no 100% prize
     // there is no reset; the pool pays the 300 from its own 25,000.
-    let mut pool = pool_with("iplyc-ruleta", dec!(25000));
+    let mut pool = pool_with("iplyc-ruleta", money!(25000));
     let round =
-        pool.settle_round(&[winner(2, "GRILLO_PLATA", dec!(30)), winner(6, "GRILLO_ORO", dec!(30))]).expect("a valid round");
+        pool.settle_round(&[winner(2, "GRILLO_PLATA", money!(30)), winner(6, "GRILLO_ORO", money!(30))]).expect("a valid round");
     let mut book = round.book;
-    assert_eq!(pool.balance(), dec!(20000) - dec!(300));
+    assert_eq!(pool.balance(), money!(20000) - money!(300));
     let pending = |seat: u32, _: &str| seat == 6;
     pool.reject_award(&mut book, 6, "GRILLO_ORO", pending).expect("a pending award");
-    assert_eq!(pool.balance(), dec!(25000) - dec!(300));
-    assert_eq!(pool.meters().net_awards(), dec!(300));
+    assert_eq!(pool.balance(), money!(25000) - money!(300));
+    assert_eq!(pool.meters().net_awards(), money!(300));
     assert_conserved(&pool);
 }
 
@@ -166,15 +167,15 @@ fn rejecting_the_gold_leaves_the_silver_paid_from_the_reset_3_4_2() {
 fn a_rejection_after_later_prizes_leaves_no_balance_negative() {
     // The reset the house would take back was spent by later prizes: the house leaves
     // in what keeps the balance at zero.
-    let mut pool = pool_with("iplyc-blackjack", dec!(100.00));
-    let mut book = pool.settle_round(&[winner(1, "TRES_SIETES_CORAZONES", dec!(10))]).expect("a valid round").book;
+    let mut pool = pool_with("iplyc-blackjack", money!(100.00));
+    let mut book = pool.settle_round(&[winner(1, "TRES_SIETES_CORAZONES", money!(10))]).expect("a valid round").book;
     for _ in 0..9 {
-        pool.settle_round(&[winner(2, "CUATRO_ASES", dec!(10))]).expect("a valid round");
+        pool.settle_round(&[winner(2, "CUATRO_ASES", money!(10))]).expect("a valid round");
     }
-    assert_eq!(pool.balance(), dec!(500.00));
+    assert_eq!(pool.balance(), money!(500.00));
     pool.reject_award(&mut book, 1, "TRES_SIETES_CORAZONES", |_, _| true).expect("a pending award");
-    assert_eq!(pool.balance(), Decimal::ZERO);
-    assert_eq!(pool.displayed(), dec!(5000.00));
+    assert_eq!(pool.balance(), Money::ZERO);
+    assert_eq!(pool.displayed(), money!(5000.00));
     assert_conserved(&pool);
 }
 
@@ -184,16 +185,16 @@ fn a_share_of_nothing_is_re_settled_when_the_award_before_it_is_rejected_2_5_6_2
     // pool the royal flush's 100% "de la cantidad restante" is 0. The Póker rejected,
     // the royal flush is re-settled as if alone: the whole 20,000, though it was never
     // an order (a zero award was never paid).
-    let mut pool = Pool::with_balances(rules("aj-poker"), dec!(20000), Decimal::ZERO);
+    let mut pool = Pool::with_balances(rules("aj-poker"), money!(20000), Money::ZERO);
     let round =
-        pool.settle_round(&[winner(1, "POKER", dec!(100)), winner(2, "ESCALERA_REAL", dec!(100))]).expect("a valid round");
+        pool.settle_round(&[winner(1, "POKER", money!(100)), winner(2, "ESCALERA_REAL", money!(100))]).expect("a valid round");
     let mut book = round.book;
-    assert_eq!((award(&book, 1, "POKER"), award(&book, 2, "ESCALERA_REAL")), (dec!(50000), dec!(0)));
+    assert_eq!((award(&book, 1, "POKER"), award(&book, 2, "ESCALERA_REAL")), (money!(50000), money!(0)));
     let rejection = pool.reject_award(&mut book, 1, "POKER", |_, _| false).expect("rejected");
-    assert_eq!(award(&book, 2, "ESCALERA_REAL"), dec!(20000));
+    assert_eq!(award(&book, 2, "ESCALERA_REAL"), money!(20000));
     assert_eq!(rejection.resettled.len(), 1);
-    assert_eq!(pool.balance(), dec!(20000), "reset to the base value for the royal flush");
-    assert_eq!(pool.meters().net_awards(), dec!(20000));
+    assert_eq!(pool.balance(), money!(20000), "reset to the base value for the royal flush");
+    assert_eq!(pool.meters().net_awards(), money!(20000));
     assert_conserved(&pool);
 }
 
@@ -202,24 +203,24 @@ fn a_rejection_leaves_the_reserve_short_before_the_house_pays_in_2_5_6_3() {
     // The reserve paid the reset of a 100% prize; later prizes spent the main pool. The
     // rejection gives back to the reserve only what the main pool can spare: the house
     // puts nothing in for a rejection.
-    let mut pool = Pool::with_balances(rules("aj-poker"), dec!(10000), dec!(50000));
-    let mut book = pool.settle_round(&[winner(1, "ESCALERA_REAL", dec!(10))]).expect("a valid round").book;
+    let mut pool = Pool::with_balances(rules("aj-poker"), money!(10000), money!(50000));
+    let mut book = pool.settle_round(&[winner(1, "ESCALERA_REAL", money!(10))]).expect("a valid round").book;
     // The display showed the 20,000 base value: the reserve put in 10,000 to pay it and
     // 20,000 to reset.
-    assert_eq!((pool.balance(), pool.reserve()), (dec!(20000), dec!(20000)), "the reserve completed and reset");
+    assert_eq!((pool.balance(), pool.reserve()), (money!(20000), money!(20000)), "the reserve completed and reset");
     for seat in 2..=4 {
-        pool.settle_round(&[winner(seat, "POKER", dec!(10))]).expect("a valid round");
+        pool.settle_round(&[winner(seat, "POKER", money!(10))]).expect("a valid round");
     }
-    assert_eq!(pool.balance(), dec!(5000));
+    assert_eq!(pool.balance(), money!(5000));
     let house_before = pool.meters().replenishments;
     let rejection = pool.reject_award(&mut book, 1, "ESCALERA_REAL", |_, _| true).expect("a pending award");
     assert_eq!(pool.meters().replenishments, house_before, "no house money for a rejection");
-    assert!(rejection.house_withdrawn >= Decimal::ZERO);
-    assert_eq!(pool.balance(), Decimal::ZERO);
+    assert!(rejection.house_withdrawn >= Money::ZERO);
+    assert_eq!(pool.balance(), Money::ZERO);
     // As if never entered the main pool would hold 10,000 − 15,000: the reserve gets its
     // 30,000 back less the 5,000 that keep the main pool at zero.
-    assert_eq!(pool.reserve(), dec!(45000));
-    assert_eq!(rejection.reserve_returned, dec!(25000));
+    assert_eq!(pool.reserve(), money!(45000));
+    assert_eq!(rejection.reserve_returned, money!(25000));
     assert_conserved(&pool);
 }
 
@@ -302,10 +303,10 @@ fn play(rules: &PoolRules, events: &[Event]) -> Result<(), TestCaseError> {
                     .awards
                     .iter()
                     .zip(pending.iter().cycle())
-                    .filter(|(award, pending)| **pending && award.award > Decimal::ZERO)
+                    .filter(|(award, pending)| **pending && award.award > Money::ZERO)
                     .map(|(award, _)| (award.seat, award.code.clone()))
                     .collect();
-                kept.push(Kept { book: settlement.book, pending, clean_since: Some((Decimal::ZERO, Decimal::ZERO)) });
+                kept.push(Kept { book: settlement.book, pending, clean_since: Some((Money::ZERO, Money::ZERO)) });
             }
             Event::Reject(round_index, award_index) => {
                 let open: Vec<usize> = (0..kept.len()).filter(|at| !kept[*at].pending.is_empty()).collect();
@@ -354,7 +355,7 @@ fn play(rules: &PoolRules, events: &[Event]) -> Result<(), TestCaseError> {
                 for (s, c, amount) in awards_before.clone() {
                     let now = book.award(s, &c).expect("still booked").award;
                     if s == seat && c == code {
-                        prop_assert_eq!(now, Decimal::ZERO);
+                        prop_assert_eq!(now, Money::ZERO);
                     } else if pending.contains(&(s, c.clone())) || amount.is_zero() {
                         prop_assert!(now >= amount, "a pending or unpaid award went down: {} → {}", amount, now);
                     } else {
@@ -371,10 +372,10 @@ fn play(rules: &PoolRules, events: &[Event]) -> Result<(), TestCaseError> {
                     let had = |s: u32, c: &str| {
                         awards_before.iter().find(|(a, b, _)| *a == s && b == c).map(|(_, _, amount)| *amount).expect("booked")
                     };
-                    let mut lowered = Decimal::ZERO;
+                    let mut lowered = Money::ZERO;
                     for alone in &awards {
                         let old = had(alone.seat, &alone.code);
-                        lowered += (old - alone.award).max(Decimal::ZERO);
+                        lowered += (old - alone.award).max(Money::ZERO);
                         prop_assert_eq!(book.award(alone.seat, &alone.code).expect("booked").award, alone.award.max(old));
                     }
                     if lowered.is_zero() {
@@ -401,8 +402,8 @@ fn play(rules: &PoolRules, events: &[Event]) -> Result<(), TestCaseError> {
             }
         }
         // After every event: money is neither created nor destroyed, nothing negative.
-        prop_assert_eq!(pool.conservation_difference(), Decimal::ZERO, "{:?}", pool.meters());
-        prop_assert!(pool.balance() >= Decimal::ZERO && pool.reserve() >= Decimal::ZERO);
+        prop_assert_eq!(pool.conservation_difference(), Money::ZERO, "{:?}", pool.meters());
+        prop_assert!(pool.balance() >= Money::ZERO && pool.reserve() >= Money::ZERO);
         let (m, b) = (pool.meters(), before.meters());
         prop_assert!(m.awards >= b.awards && m.replenishments >= b.replenishments && m.awards_returned >= b.awards_returned);
     }

@@ -2,7 +2,8 @@
 //! of the articles, and a broken rulebook is refused at load with an error naming
 //! the file, the pool and the field.
 
-use pozo_engine::{PrizeValue, RulebookError, Rulebooks};
+use pozo_engine::money;
+use pozo_engine::{Money, PrizeValue, RulebookError, Rulebooks};
 use rust_decimal::Decimal;
 use rust_decimal_macros::dec;
 
@@ -86,7 +87,7 @@ fn art_11_5_blackjack_paytable() {
     );
     let rulebooks = Rulebooks::embedded();
     let rules = rulebooks.pool("iplyc-blackjack").expect("embedded");
-    assert_eq!((rules.minimum, rules.contribution_rate), (dec!(5000), dec!(0.65)));
+    assert_eq!((rules.minimum, rules.contribution_rate), (money!(5000), dec!(0.65)));
 }
 
 #[test]
@@ -105,7 +106,7 @@ fn art_15_7_central_poker_paytable() {
     );
     let rulebooks = Rulebooks::embedded();
     let rules = rulebooks.pool("iplyc-central-poker").expect("embedded");
-    assert_eq!((rules.minimum, rules.contribution_rate), (dec!(10000), dec!(0.65)));
+    assert_eq!((rules.minimum, rules.contribution_rate), (money!(10000), dec!(0.65)));
 }
 
 #[test]
@@ -124,7 +125,7 @@ fn aj_2_5_6_2_poker_paytable() {
     let rules = rulebooks.pool("aj-poker").expect("embedded");
     assert_eq!(rules.games, ["caribbean-poker", "go-poker", "draw-poker"], "2.5.3: several modalities linked");
     assert!(rules.commission_rate > Decimal::ZERO && rules.has_reserve(), "2.5.6.3: commission and reserve");
-    assert_eq!(rules.payout_unit, dec!(1), "2.5.6.2: the indivisible peso");
+    assert_eq!(rules.payout_unit, money!(1), "2.5.6.2: the indivisible peso");
 }
 
 #[test]
@@ -229,12 +230,12 @@ fn art_3_5_2_the_venta_pagos_threshold_is_each_rulebooks_own() {
     // 3.5.2, 11.6.1.2, 15.8.2: the threshold belongs to the jurisdiction's rulebook.
     let rulebooks = Rulebooks::embedded();
     for rules in rulebooks.pools() {
-        assert!(rules.venta_pagos_over > Decimal::ZERO, "{}", rules.id);
+        assert!(rules.venta_pagos_over > Money::ZERO, "{}", rules.id);
     }
     let text = IPLYC.replacen("venta_pagos_over = \"1000.00\"", "venta_pagos_over = \"2500.00\"", 1);
     let rulebooks = Rulebooks::parse_all([("config/iplyc.toml", text.as_str()), ("config/aj-bolivia.toml", AJ)]).expect("valid");
-    assert_eq!(rulebooks.pool("iplyc-blackjack").expect("loaded").venta_pagos_over, dec!(2500.00));
-    assert_eq!(rulebooks.pool("aj-poker").expect("loaded").venta_pagos_over, dec!(1000.00));
+    assert_eq!(rulebooks.pool("iplyc-blackjack").expect("loaded").venta_pagos_over, money!(2500.00));
+    assert_eq!(rulebooks.pool("aj-poker").expect("loaded").venta_pagos_over, money!(1000.00));
     let error = Rulebooks::parse_all([("config/iplyc.toml", IPLYC.replacen("venta_pagos_over = \"1000.00\"", "", 1).as_str())])
         .expect_err("missing");
     assert!(error.to_string().contains("field `venta_pagos_over`: missing field"), "{error}");

@@ -277,7 +277,7 @@ mod tests {
             .pools()
             .map(|pool| PoolDisplay {
                 pool_id: pool.id.clone(),
-                displayed: pool.minimum + rust_decimal::Decimal::from(sequence),
+                displayed: pool.minimum + pozo_engine::Money::new(rust_decimal::Decimal::from(sequence)),
                 minimum: pool.minimum,
                 last_win: None,
                 pending: Arc::from([]),
@@ -293,7 +293,7 @@ mod tests {
             table_id: "R1".into(),
             seat: 3,
             code: "P1".into(),
-            amount: rust_decimal::Decimal::new(123_456, 2),
+            amount: pozo_engine::Money::from_cents(123_456),
             time_ms: 0,
             journal_sequence: 5,
         };

@@ -197,7 +197,7 @@ pub const CHART_HEIGHT: u32 = 200;
 /// The height of `value` on a chart whose tallest bar is `max`: exact decimal
 /// arithmetic, rounded down to whole units.
 fn height(value: Money, max: Money) -> u32 {
-    if max <= Decimal::ZERO || value <= Decimal::ZERO {
+    if max <= Money::ZERO || value <= Money::ZERO {
         return 0;
     }
     let scaled = (value * Decimal::from(CHART_HEIGHT) / max).floor();
@@ -465,14 +465,14 @@ pub(super) fn routes() -> axum::Router<Web> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rust_decimal_macros::dec;
+    use pozo_engine::money;
 
     #[test]
     fn bars_scale_exactly_and_never_overflow() {
-        assert_eq!(height(dec!(50), dec!(100)), 100);
-        assert_eq!(height(dec!(100), dec!(100)), CHART_HEIGHT);
-        assert_eq!(height(dec!(0.01), dec!(100)), 0);
-        assert_eq!(height(dec!(1), dec!(0)), 0);
-        assert_eq!(height(dec!(33.33), dec!(100)), 66);
+        assert_eq!(height(money!(50), money!(100)), 100);
+        assert_eq!(height(money!(100), money!(100)), CHART_HEIGHT);
+        assert_eq!(height(money!(0.01), money!(100)), 0);
+        assert_eq!(height(money!(1), money!(0)), 0);
+        assert_eq!(height(money!(33.33), money!(100)), 66);
     }
 }

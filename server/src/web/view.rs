@@ -104,12 +104,12 @@ pub fn csv_response(name: &str, body: Vec<u8>) -> axum::response::Response {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rust_decimal_macros::dec;
+    use pozo_engine::money;
 
     #[test]
     fn amounts_and_ages_read_the_argentine_way() {
-        assert_eq!(pesos(dec!(1234567.899)), "$ 1.234.567,89");
-        assert_eq!(pesos(dec!(0)), "$ 0,00");
+        assert_eq!(pesos(money!(1234567.899)), "$ 1.234.567,89");
+        assert_eq!(pesos(money!(0)), "$ 0,00");
         assert_eq!(age(200_000, 155_000), "45 s");
         assert_eq!(age(3_600_000 * 3 + 300_000, 0), "3 h 05 min");
     }

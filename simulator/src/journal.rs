@@ -1,0 +1,372 @@
+//! The journal as `docs/journal.md` describes it, read by a decoder of the audit's own.
+//!
+//! The audit must not trust the server's types: a field the server's encoder and decoder
+//! both got wrong would look right to a reader built from them. This module is written
+//! from the document alone: its own record types, its own hash chain, and it refuses
+//! what the document does not describe (an unknown kind, op or field, an amount that is
+//! not a decimal string), so a change of the format that skipped the document fails here.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Deserializer};
+use sha2::{Digest, Sha256};
+
+/// A SHA-256 hash.
+pub type Hash = [u8; 32];
+
+/// The hash entry 1 names as its predecessor: SHA-256("pozo.v1 genesis" ‖ 0x00 ‖ installation).
+pub fn genesis_previous(installation: &str) -> Hash {
+    Sha256::new().chain_update(b"pozo.v1 genesis\0").chain_update(installation.as_bytes()).finalize().into()
+}
+
+/// An entry's hash: SHA-256(previous entry's hash ‖ the record's bytes as stored).
+pub fn entry_hash(previous: &Hash, record: &[u8]) -> Hash {
+    Sha256::new().chain_update(previous).chain_update(record).finalize().into()
+}
+
+/// One entry's record.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Record {
+    pub sequence: u64,
+    pub time_ms: u64,
+    pub command: Command,
+}
+
+/// The four kinds of command, told apart by `kind`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Command {
+    Genesis {
+        config_hash: String,
+        texts: Vec<(String, String)>,
+        #[serde(default)]
+        keys: Vec<Key>,
+        #[serde(default)]
+        by: String,
+    },
+    Table {
+        table_id: String,
+        sequence: u64,
+        payload_sha256: String,
+        op: TableOp,
+        card: Option<Card>,
+    },
+    Office {
+        key_id: String,
+        operator_name: String,
+        op: OfficeOp,
+    },
+    Keys {
+        keys: Vec<Key>,
+        by: String,
+    },
+}
+
+/// What a table agent asked, told apart by `op`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TableOp {
+    OpenTable,
+    CloseTable,
+    SellCredits { seat: u32, credits: u32 },
+    RefundCredits { seat: u32 },
+    Press { seat: u32 },
+    StartRound,
+    EnterPrize { seat: u32, code: String, high: Option<String> },
+    Accept,
+    FinishRound,
+    VoidBet { seat: u32 },
+    CarryBets,
+    RefundBet { seat: u32 },
+    LastRound,
+    RequestGoldTurn,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Card {
+    pub rank: String,
+    pub suit: String,
+}
+
+/// A Venta-Pagos decision, told apart by `op`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum OfficeOp {
+    Confirm { order_id: String, form_number: String, expect: Facts },
+    Reject { order_id: String, reason: String, expect: Facts },
+}
+
+/// What the operator was shown of an order.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Facts {
+    pub pool: String,
+    pub table_id: String,
+    pub seat: u32,
+    pub round: u64,
+    pub code: String,
+    #[serde(deserialize_with = "decimal_string")]
+    pub amount: Decimal,
+}
+
+/// A key as journaled: never its secret.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Key {
+    pub id: String,
+    pub role: String,
+    pub table: Option<String>,
+    pub name: String,
+    pub fingerprint: String,
+}
+
+/// Amounts are decimal strings, never JSON numbers (docs/journal.md).
+fn decimal_string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Decimal, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    text.parse().map_err(|_| serde::de::Error::custom(format!("amount `{text}` is not a decimal")))
+}
+
+/// Parses a record's bytes.
+pub fn decode(record: &[u8]) -> Result<Record, serde_json::Error> {
+    serde_json::from_slice(record)
+}
+
+/// A break in the journal read in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Break {
+    pub sequence: u64,
+    pub problem: String,
+}
+
+impl fmt::Display for Break {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "journal entry {}: {}", self.sequence, self.problem)
+    }
+}
+
+/// The journal read in order from entry 1, checked link by link against the hashes the
+/// reader computes itself, never against what the server says a hash is.
+pub struct Chain {
+    previous: Hash,
+    entries: u64,
+}
+
+impl Chain {
+    /// A chain about to read entry 1 of `installation`'s journal.
+    pub fn new(installation: &str) -> Chain {
+        Chain { previous: genesis_previous(installation), entries: 0 }
+    }
+
+    /// How many entries were read.
+    pub fn entries(&self) -> u64 {
+        self.entries
+    }
+
+    /// The hash of the last entry read (the genesis hash before any).
+    pub fn tip(&self) -> Hash {
+        self.previous
+    }
+
+    /// Reads the next entry: its sequence must follow, the predecessor it names must be the
+    /// hash of the entry read before, its hash must be `SHA-256(previous ‖ record)`, and its
+    /// record must decode and carry the same sequence.
+    pub fn next(&mut self, sequence: u64, previous_hex: &str, hash_hex: &str, record: &[u8]) -> Result<Record, Break> {
+        let fail = |problem: String| Break { sequence, problem };
+        if sequence != self.entries + 1 {
+            return Err(fail(format!("follows entry {}", self.entries)));
+        }
+        if previous_hex != hex::encode(self.previous) {
+            return Err(fail("names a predecessor other than the entry before it".into()));
+        }
+        let hash = entry_hash(&self.previous, record);
+        if hash_hex != hex::encode(hash) {
+            return Err(fail("its hash is not SHA-256 of the previous hash and its record".into()));
+        }
+        let decoded = decode(record).map_err(|error| fail(format!("not a record as docs/journal.md describes: {error}")))?;
+        if decoded.sequence != sequence {
+            return Err(fail(format!("its record says sequence {}", decoded.sequence)));
+        }
+        self.previous = hash;
+        self.entries = sequence;
+        Ok(decoded)
+    }
+}
+
+/// The presses a journal records as (table, seat, table sequence), from its records.
+pub fn presses<'a>(records: impl IntoIterator<Item = &'a Record>) -> BTreeSet<(String, u32, u64)> {
+    records
+        .into_iter()
+        .filter_map(|record| match &record.command {
+            Command::Table { table_id, sequence, op: TableOp::Press { seat }, .. } => Some((table_id.clone(), *seat, *sequence)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    //! The server's encoder against this decoder: two implementations of one document.
+
+    use super::*;
+    use pozo_engine::money;
+    use pozo_server::journal::{Identity, Journal, Record as ServerRecord};
+    use pozo_server::state::{self as server, OfficeCommand, TableCommand};
+
+    fn encoded(previous: &Hash, command: server::Command, sequence: u64) -> (Vec<u8>, Hash) {
+        let (value, hash) = Journal::encode(previous, &ServerRecord { sequence, time_ms: 1_764_050_400_123, command });
+        (value[32..].to_vec(), hash)
+    }
+
+    fn table(op: server::TableOp, card: Option<server::Card>) -> server::Command {
+        server::Command::Table(TableCommand { table_id: "R1".into(), sequence: 7, payload_sha256: "ab".repeat(32), op, card })
+    }
+
+    fn facts() -> server::OrderFacts {
+        server::OrderFacts {
+            pool: "iplyc-ruleta".into(),
+            table_id: "R1".into(),
+            seat: 3,
+            round: 12,
+            code: "GRILLO_ORO".into(),
+            amount: money!(8329.50),
+        }
+    }
+
+    #[test]
+    fn every_kind_the_server_writes_reads_back_with_the_same_facts_and_hashes() {
+        use server::TableOp as Op;
+        let identity = Identity::generate();
+        let config = pozo_server::config::Config::embedded();
+        let key = server::KeyRecord {
+            id: "caja-1".into(),
+            role: "office".into(),
+            table: None,
+            name: "Ana".into(),
+            fingerprint: "0011223344556677".into(),
+        };
+        let commands = vec![
+            pozo_server::writer::genesis(&config, 1, "operador").command,
+            table(Op::OpenTable, None),
+            table(Op::CloseTable, None),
+            table(Op::SellCredits { seat: 2, credits: 20 }, None),
+            table(Op::RefundCredits { seat: 2 }, None),
+            table(Op::Press { seat: 4 }, None),
+            table(Op::StartRound, Some(server::Card { rank: "A".into(), suit: "picas".into() })),
+            table(Op::EnterPrize { seat: 4, code: "COLOR".into(), high: Some("ESCALERA".into()) }, None),
+            table(Op::Accept, None),
+            table(Op::FinishRound, None),
+            table(Op::VoidBet { seat: 1 }, None),
+            table(Op::CarryBets, None),
+            table(Op::RefundBet { seat: 1 }, None),
+            table(Op::LastRound, None),
+            table(Op::RequestGoldTurn, None),
+            server::Command::Office(OfficeCommand {
+                key_id: "caja-1".into(),
+                operator_name: "Ana".into(),
+                op: server::OfficeOp::Confirm { order_id: "R1-12-3".into(), form_number: "F-1".into(), expect: facts() },
+            }),
+            server::Command::Office(OfficeCommand {
+                key_id: "caja-1".into(),
+                operator_name: "Ana".into(),
+                op: server::OfficeOp::Reject { order_id: "R1-12-3".into(), reason: "duplicado".into(), expect: facts() },
+            }),
+            server::Command::Keys { keys: vec![key.clone()], by: "operador".into() },
+        ];
+        let mut chain = Chain::new(&identity.installation);
+        assert_eq!(chain.tip(), identity.genesis_previous(), "the genesis hash is the document's");
+        let mut previous = identity.genesis_previous();
+        let mut records = Vec::new();
+        for (sequence, command) in (1_u64..).zip(commands) {
+            let (record, hash) = encoded(&previous, command.clone(), sequence);
+            let read = chain
+                .next(sequence, &hex::encode(previous), &hex::encode(hash), &record)
+                .unwrap_or_else(|problem| panic!("{problem}: {}", String::from_utf8_lossy(&record)));
+            assert_eq!(read.sequence, sequence);
+            assert_eq!(read.time_ms, 1_764_050_400_123);
+            assert_eq!(read_kind(&read.command), sent_kind(&command), "{read:?}");
+            match (&read.command, &command) {
+                (Command::Table { op, card, .. }, server::Command::Table(sent)) => {
+                    assert_eq!(format!("{op:?}"), format!("{:?}", sent.op), "the op reads back whole");
+                    assert_eq!(
+                        card.as_ref().map(|card| (&card.rank, &card.suit)),
+                        sent.card.as_ref().map(|card| (&card.rank, &card.suit))
+                    );
+                }
+                (Command::Office { op: OfficeOp::Confirm { expect, .. } | OfficeOp::Reject { expect, .. }, .. }, _) => {
+                    assert_eq!(expect.amount, facts().amount.decimal(), "the amount reads back exactly");
+                }
+                (Command::Keys { keys, .. }, _) => assert_eq!((keys[0].id.as_str(), keys[0].table.as_deref()), ("caja-1", None)),
+                (Command::Genesis { texts, .. }, _) => assert!(!texts.is_empty(), "genesis carries the configuration"),
+                (read, sent) => panic!("{read:?} read back from {sent:?}"),
+            }
+            records.push(read);
+            previous = hash;
+        }
+        assert_eq!(chain.entries(), 18);
+        assert_eq!(chain.tip(), previous);
+        assert_eq!(presses(&records), BTreeSet::from([("R1".to_owned(), 4, 7)]));
+    }
+
+    fn sent_kind(command: &server::Command) -> &'static str {
+        match command {
+            server::Command::Genesis { .. } => "genesis",
+            server::Command::Table(_) => "table",
+            server::Command::Office(_) => "office",
+            server::Command::Keys { .. } => "keys",
+        }
+    }
+
+    fn read_kind(command: &Command) -> &'static str {
+        match command {
+            Command::Genesis { .. } => "genesis",
+            Command::Table { .. } => "table",
+            Command::Office { .. } => "office",
+            Command::Keys { .. } => "keys",
+        }
+    }
+
+    #[test]
+    fn what_the_document_does_not_describe_is_refused() {
+        let press = br#"{"sequence":2,"time_ms":5,"command":{"kind":"table","table_id":"R1","sequence":1,"payload_sha256":"ab","op":{"op":"press","seat":1},"card":null}}"#;
+        assert!(decode(press).is_ok(), "a press as documented reads");
+        let cases: [(&[u8], &str); 4] = [
+            (br#"{"sequence":2,"time_ms":5,"command":{"kind":"table","table_id":"R1","sequence":1,"payload_sha256":"ab","op":{"op":"press","seat":1},"card":null,"extra":1}}"#, "extra"),
+            (br#"{"sequence":2,"time_ms":5,"command":{"kind":"table","table_id":"R1","sequence":1,"payload_sha256":"ab","op":{"op":"jump","seat":1},"card":null}}"#, "jump"),
+            (br#"{"sequence":2,"time_ms":5,"command":{"kind":"bonus"}}"#, "bonus"),
+            (br#"{"sequence":2,"time_ms":5,"command":{"kind":"office","key_id":"k","operator_name":"A","op":{"op":"confirm","order_id":"o","form_number":"f","expect":{"pool":"p","table_id":"R1","seat":1,"round":1,"code":"C","amount":8329.5}}}}"#, "string"),
+        ];
+        for (record, named) in cases {
+            let error = decode(record).expect_err("refused").to_string();
+            assert!(error.contains(named), "`{error}` names `{named}`");
+        }
+    }
+
+    #[test]
+    fn a_broken_link_is_found_by_the_hashes_the_reader_computes() {
+        let identity = Identity::generate();
+        let genesis = identity.genesis_previous();
+        let (record, hash) = encoded(&genesis, table(server::TableOp::Press { seat: 1 }, None), 1);
+        let mut chain = Chain::new(&identity.installation);
+        let wrong_hash =
+            chain.next(1, &hex::encode(genesis), &hex::encode([7u8; 32]), &record).expect_err("a hash not of the record");
+        assert!(wrong_hash.problem.contains("its hash"), "{wrong_hash}");
+        let other_installation = Chain::new("another").next(1, &hex::encode(genesis), &hex::encode(hash), &record);
+        assert!(other_installation.expect_err("another installation's chain").problem.contains("predecessor"));
+        let mut edited = record.clone();
+        let at = edited.windows(6).position(|window| window == b"\"seat\"").expect("seat") + 7;
+        edited[at] = b'2';
+        let edited_hash = entry_hash(&genesis, &edited);
+        assert!(
+            chain.next(1, &hex::encode(genesis), &hex::encode(hash), &edited).is_err(),
+            "an edited record under its old hash"
+        );
+        let read =
+            chain.next(1, &hex::encode(genesis), &hex::encode(edited_hash), &edited).expect("re-hashed: a valid first link");
+        assert_eq!(presses([&read]), BTreeSet::from([("R1".to_owned(), 2, 7)]));
+        assert!(chain.next(3, &hex::encode(edited_hash), "", b"{}").expect_err("a gap").problem.contains("follows entry 1"));
+    }
+}
