@@ -12,8 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use jiff::tz::{TimeZone, TimeZoneDatabase};
+use pozo_engine::Game;
 use pozo_engine::Rulebooks;
-use pozo_engine::rulebook::{EMBEDDED, GAMES};
+use pozo_engine::rulebook::EMBEDDED;
 use pozo_engine::settle::SEAT_MAX;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -66,7 +67,7 @@ pub struct TableConfig {
     pub id: String,
     pub flor: String,
     pub pool: String,
-    pub game: String,
+    pub game: Game,
     pub seats: u32,
 }
 
@@ -369,13 +370,16 @@ fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<TimeZo
             let known: Vec<&str> = rulebooks.pools().map(|rules| rules.id.as_str()).collect();
             return Err(error(field("pool"), format!("unknown pool `{}` (known: {})", table.pool, known.join(", "))));
         };
-        if !GAMES.contains(&table.game.as_str()) {
-            return Err(error(field("game"), format!("unknown game `{}` (known: {})", table.game, GAMES.join(", "))));
-        }
         if !rules.games.contains(&table.game) {
             return Err(error(
                 field("game"),
-                format!("pool `{}` links {} tables, not `{}` ({})", rules.id, rules.games.join(", "), table.game, rules.articles),
+                format!(
+                    "pool `{}` links {} tables, not `{}` ({})",
+                    rules.id,
+                    rules.games.iter().map(|game| game.name()).collect::<Vec<_>>().join(", "),
+                    table.game,
+                    rules.articles
+                ),
             ));
         }
         if table.seats == 0 || table.seats > SEAT_MAX {

@@ -1,30 +1,32 @@
-//! The journal: every applied command, in order, on sled.
+//! The journal: every applied command, in order, hash-chained, over a [`Store`].
 //!
-//! Entries live in the tree `journal`, keyed by their sequence as a big-endian
-//! u64 so that sled's order is the journal's order. An entry's value is the
-//! SHA-256 of the previous entry's value (32 bytes) followed by the JSON of the
-//! [`Record`]: each entry names the one before it, so an edited, removed or
-//! reordered entry breaks the chain (`pozo-server verify`). The first entry's
-//! predecessor is [`Identity::genesis_previous`]: the chain is bound to its
-//! installation.
+//! An entry's value is the SHA-256 of the previous entry's value (32 bytes) followed
+//! by the JSON of the [`Record`]: each entry names the one before it, so an edited,
+//! removed or reordered entry breaks the chain (`pozo-server verify`). The first
+//! entry's predecessor is [`Identity::genesis_previous`]: the chain is bound to its
+//! installation. The format, byte for byte, is in docs/journal.md.
 //!
-//! The tree `meta` keeps the journal's [`Identity`] (fixed at genesis; a restore
-//! starts a new epoch) and the latest snapshot: the state after some entry, with
-//! that entry's hash, so that start-up is snapshot + replay of what follows.
+//! Beside the entries the store keeps the tip record (the last sequence, its hash and
+//! its seal, written atomically with them), the journal's [`Identity`] (fixed at
+//! genesis; a restore starts a new epoch) and the latest snapshot: the state after
+//! some entry, with that entry's hash, so that start-up is snapshot + replay of what
+//! follows. Where the bytes are kept is the store's business ([`crate::store`]).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::state::{Command, Snapshot};
+use crate::store::{SledStore, Store, StoreError};
 
 /// A SHA-256 hash.
 pub type Hash = [u8; 32];
 
-const SNAPSHOT_KEY: &[u8] = b"snapshot";
-const SNAPSHOT_SEAL_KEY: &[u8] = b"snapshot-seal";
-const IDENTITY_KEY: &[u8] = b"identity";
+const SNAPSHOT_KEY: &str = "snapshot";
+const SNAPSHOT_SEAL_KEY: &str = "snapshot-seal";
+const IDENTITY_KEY: &str = "identity";
 
 /// Who a journal is: an installation id drawn at genesis, and the epoch, moved on by
 /// each restore from a backup. Every signed envelope names `journal_id()`, so one
@@ -56,20 +58,14 @@ impl Identity {
     }
 }
 
-/// sled's page cache. Its default (1 GiB) let the controller grow about 0.5 MiB per
-/// 1,000 entries written; the journal is written once and read back only at start-up
-/// and by `Reports.Entries`, so a small cache costs nothing measurable (docs/benchmarks.md).
-pub const CACHE_BYTES: u64 = 16 * 1024 * 1024;
+pub use crate::store::{CACHE_BYTES, LOCK_FILE, LOCK_WAIT};
 
-/// How long opening waits for a journal closed just before to let go of its lock (sled's
-/// flusher wakes every 500 ms; a loaded 2-core machine can take longer).
-pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// The tip record, in the entries' own tree so that it is written in the same
-/// atomic batch as they are: the last sequence (8 bytes), its hash and its seal
-/// under the journal key (`mark::Sealer::tip_seal`). It sorts after every entry key
-/// (a sequence's first byte is 0x00 for the next 2^56 entries).
-const TIP_KEY: &[u8] = b"~tip";
+/// The journal's length and the hash of its last entry.
+#[derive(Clone, Copy, Debug)]
+pub struct JournalTip {
+    pub entries: u64,
+    pub hash: Hash,
+}
 
 /// One journal entry's content.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -89,19 +85,17 @@ pub struct StoredSnapshot {
 
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
-    #[error("journal storage: {0}")]
-    Storage(#[from] sled::Error),
+    #[error(transparent)]
+    Store(#[from] StoreError),
     #[error("journal entry {sequence}: {problem}")]
     Corrupt { sequence: u64, problem: String },
 }
 
-/// Cheap to clone: sled's handles are shared; readers other than the writer use
+/// Cheap to clone: the store is shared; readers other than the writer use
 /// [`Journal::read_after`] bounded by the durable tip.
 #[derive(Clone)]
 pub struct Journal {
-    db: sled::Db,
-    entries: sled::Tree,
-    meta: sled::Tree,
+    store: Arc<dyn Store>,
 }
 
 /// An entry read back, checked against its own key.
@@ -118,29 +112,15 @@ pub fn entry_hash(previous: &[u8], json: &[u8]) -> Hash {
     Sha256::new().chain_update(previous).chain_update(json).finalize().into()
 }
 
-/// sled 0.34 reports a directory locked by another handle as `ErrorKind::Other` with the OS
-/// error only in its message ("could not acquire lock on …: Os { … WouldBlock … }").
-fn is_lock_held(error: &std::io::Error) -> bool {
-    error.kind() == std::io::ErrorKind::WouldBlock || error.to_string().contains("could not acquire lock")
-}
-
 impl Journal {
+    /// Opens (or creates) the journal on sled in `directory` (see [`SledStore::open`]).
     pub fn open(directory: &Path) -> Result<Journal, JournalError> {
-        // sled's lock on the directory outlives a closed journal by a moment (its flusher
-        // thread lets go last): a journal closed just before is waited for, briefly; one
-        // held by a running server still fails after LOCK_WAIT.
-        let started = std::time::Instant::now();
-        let db = loop {
-            match sled::Config::new().path(directory).cache_capacity(CACHE_BYTES).open() {
-                Err(sled::Error::Io(error)) if is_lock_held(&error) && started.elapsed() < LOCK_WAIT => {
-                    std::thread::sleep(std::time::Duration::from_millis(20));
-                }
-                other => break other?,
-            }
-        };
-        let entries = db.open_tree("journal")?;
-        let meta = db.open_tree("meta")?;
-        Ok(Journal { db, entries, meta })
+        Ok(Journal::on(SledStore::open(directory)?))
+    }
+
+    /// The journal kept in `store`.
+    pub fn on(store: Arc<dyn Store>) -> Journal {
+        Journal { store }
     }
 
     /// Encodes an entry: the previous hash, then the record's JSON. Returns the bytes and their hash.
@@ -152,11 +132,7 @@ impl Journal {
         (value, hash)
     }
 
-    fn decode(key: &[u8], value: &[u8]) -> Result<ReadEntry, JournalError> {
-        let sequence = u64::from_be_bytes(
-            key.try_into()
-                .map_err(|_| JournalError::Corrupt { sequence: 0, problem: format!("key of {} bytes, not 8", key.len()) })?,
-        );
+    fn decode(sequence: u64, value: &[u8]) -> Result<ReadEntry, JournalError> {
         let corrupt = |problem: String| JournalError::Corrupt { sequence, problem };
         if value.len() < 32 {
             return Err(corrupt("shorter than its previous-entry hash".into()));
@@ -173,13 +149,7 @@ impl Journal {
     /// Writes a batch of encoded entries, with the new tip, atomically, and
     /// flushes once: durable when it returns.
     pub async fn append(&self, batch: Vec<(u64, Vec<u8>)>, tip: (u64, Hash), seal: [u8; 32]) -> Result<(), JournalError> {
-        let mut writes = sled::Batch::default();
-        for (sequence, value) in batch {
-            writes.insert(&sequence.to_be_bytes(), value);
-        }
-        writes.insert(TIP_KEY, Journal::tip_record(tip, seal));
-        self.entries.apply_batch(writes)?;
-        self.db.flush_async().await?;
+        self.store.append(batch, Journal::tip_record(tip, seal)).await?;
         Ok(())
     }
 
@@ -193,14 +163,13 @@ impl Journal {
 
     /// Replaces the tip record's seal (a restore's new epoch); durable when it returns.
     pub async fn reseal_tip(&self, tip: (u64, Hash), seal: [u8; 32]) -> Result<(), JournalError> {
-        self.entries.insert(TIP_KEY, Journal::tip_record(tip, seal))?;
-        self.db.flush_async().await?;
+        self.store.put_tip(Journal::tip_record(tip, seal)).await?;
         Ok(())
     }
 
     /// The tip record written with the last batch: its sequence, hash and seal.
     pub fn stored_tip(&self) -> Result<Option<(u64, Hash, [u8; 32])>, JournalError> {
-        match self.entries.get(TIP_KEY)? {
+        match self.store.tip()? {
             None => Ok(None),
             Some(value) if value.len() == 72 => {
                 let sequence = u64::from_be_bytes(value[..8].try_into().expect("8 bytes"));
@@ -214,10 +183,10 @@ impl Journal {
 
     /// How many entries, and the hash of the last.
     pub fn tip(&self) -> Result<(u64, Hash), JournalError> {
-        match self.entries.range(..TIP_KEY).next_back().transpose()? {
+        match self.store.last()? {
             None => Ok((0, [0; 32])),
-            Some((key, value)) => {
-                let entry = Journal::decode(&key, &value)?;
+            Some((sequence, value)) => {
+                let entry = Journal::decode(sequence, &value)?;
                 Ok((entry.record.sequence, entry.hash))
             }
         }
@@ -225,24 +194,22 @@ impl Journal {
 
     /// Every entry after `after`, in order, each checked against its key.
     pub fn read_after(&self, after: u64) -> impl Iterator<Item = Result<ReadEntry, JournalError>> + '_ {
-        // Past the last possible sequence nothing follows: an empty range at the tip key.
-        let start = after.checked_add(1).map(|next| next.to_be_bytes().to_vec()).unwrap_or_else(|| TIP_KEY.to_vec());
-        self.entries.range(start.as_slice()..TIP_KEY).map(|item| {
-            let (key, value) = item?;
-            Journal::decode(&key, &value)
+        self.store.after(after).map(|item| {
+            let (sequence, value) = item?;
+            Journal::decode(sequence, &value)
         })
     }
 
     pub fn entry(&self, sequence: u64) -> Result<Option<ReadEntry>, JournalError> {
-        match self.entries.get(sequence.to_be_bytes())? {
+        match self.store.entry(sequence)? {
             None => Ok(None),
-            Some(value) => Journal::decode(&sequence.to_be_bytes(), &value).map(Some),
+            Some(value) => Journal::decode(sequence, &value).map(Some),
         }
     }
 
     /// The journal's identity; `None` before genesis.
     pub fn identity(&self) -> Result<Option<Identity>, JournalError> {
-        match self.meta.get(IDENTITY_KEY)? {
+        match self.store.meta(IDENTITY_KEY)? {
             None => Ok(None),
             Some(bytes) => serde_json::from_slice(&bytes)
                 .map(Some)
@@ -252,7 +219,7 @@ impl Journal {
 
     /// Records the journal's identity; durable with the next append.
     pub fn set_identity(&self, identity: &Identity) -> Result<(), JournalError> {
-        self.meta.insert(IDENTITY_KEY, serde_json::to_vec(identity).expect("identities serialize"))?;
+        self.store.put_meta(vec![(IDENTITY_KEY, serde_json::to_vec(identity).expect("identities serialize"))])?;
         Ok(())
     }
 
@@ -265,10 +232,7 @@ impl Journal {
     }
 
     fn store_snapshot(&self, bytes: Vec<u8>, seal: [u8; 32]) -> Result<(), JournalError> {
-        let mut writes = sled::Batch::default();
-        writes.insert(SNAPSHOT_KEY, bytes);
-        writes.insert(SNAPSHOT_SEAL_KEY, &seal[..]);
-        self.meta.apply_batch(writes)?;
+        self.store.put_meta(vec![(SNAPSHOT_KEY, bytes), (SNAPSHOT_SEAL_KEY, seal.to_vec())])?;
         Ok(())
     }
 
@@ -281,15 +245,15 @@ impl Journal {
     /// an idle floor no append follows to flush it, and a kill would lose it.
     pub async fn save_snapshot_bytes(&self, bytes: Vec<u8>, seal: [u8; 32]) -> Result<(), JournalError> {
         self.store_snapshot(bytes, seal)?;
-        self.db.flush_async().await?;
+        self.store.flush().await?;
         Ok(())
     }
 
     /// The stored snapshot if its seal is this journal's: one written without the journal
     /// key (an edited state) is not trusted, and start-up replays from the first entry.
     pub fn load_sealed_snapshot(&self, sealer: &crate::mark::Sealer) -> Result<Option<StoredSnapshot>, JournalError> {
-        let Some(bytes) = self.meta.get(SNAPSHOT_KEY)? else { return Ok(None) };
-        let sealed = self.meta.get(SNAPSHOT_SEAL_KEY)?.is_some_and(|seal| seal[..] == sealer.snapshot_seal(&bytes)[..]);
+        let Some(bytes) = self.store.meta(SNAPSHOT_KEY)? else { return Ok(None) };
+        let sealed = self.store.meta(SNAPSHOT_SEAL_KEY)?.is_some_and(|seal| seal[..] == sealer.snapshot_seal(&bytes)[..]);
         if !sealed {
             tracing::warn!(
                 "the stored snapshot is not sealed with the journal key: it is ignored, and the journal replayed from its first entry"
@@ -302,43 +266,11 @@ impl Journal {
     }
 
     pub fn load_snapshot(&self) -> Result<Option<StoredSnapshot>, JournalError> {
-        match self.meta.get(SNAPSHOT_KEY)? {
+        match self.store.meta(SNAPSHOT_KEY)? {
             None => Ok(None),
             Some(bytes) => serde_json::from_slice(&bytes)
                 .map(Some)
                 .map_err(|error| JournalError::Corrupt { sequence: 0, problem: format!("snapshot unreadable: {error}") }),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::{Duration, Instant};
-
-    #[test]
-    fn a_journal_closed_while_opening_is_waited_for() {
-        let directory = tempfile::tempdir().expect("directory");
-        let held = Journal::open(directory.path()).expect("first open");
-        let release = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(300));
-            drop(held);
-        });
-        let started = Instant::now();
-        let journal = Journal::open(directory.path());
-        release.join().expect("release thread");
-        assert!(journal.is_ok(), "opened after {:?}: {:?}", started.elapsed(), journal.err());
-    }
-
-    #[test]
-    fn a_journal_held_open_is_refused_after_the_wait() {
-        let directory = tempfile::tempdir().expect("directory");
-        let _held = Journal::open(directory.path()).expect("first open");
-        let started = Instant::now();
-        let second = Journal::open(directory.path());
-        let waited = started.elapsed();
-        let error = second.err().expect("a held journal is refused");
-        assert!(error.to_string().contains("could not acquire lock"), "{error}");
-        assert!(waited >= LOCK_WAIT, "refused after {waited:?}, before LOCK_WAIT");
     }
 }

@@ -5,7 +5,10 @@
 //! - [`state`]: the deterministic state machine: tables, rounds, grillos, gold
 //!   turns, credits, payout orders, report meters. No I/O.
 //! - [`jornada`]: the casino day and local hour of a moment.
-//! - [`journal`]: the ordered, hash-chained journal on sled, and its snapshot.
+//! - [`store`]: where the journal's bytes are kept: the `Store` trait, sled behind it.
+//! - [`journal`]: the ordered, hash-chained journal over a store, and its snapshot.
+//! - [`recovery`]: a journal's state rebuilt at start-up (snapshot, replay, chain and
+//!   acknowledgement checks), one typed error for every way it can fail.
 //! - [`writer`]: the one writer task: batch, apply, append, flush once, answer.
 //! - [`service`]: the gRPC services (table, display, Venta-Pagos, reports, pools).
 //! - [`verify`]: replaying the journal from zero to check chain and books.
@@ -24,10 +27,12 @@ pub mod jornada;
 pub mod journal;
 pub mod mark;
 pub mod presence;
+pub mod recovery;
 pub mod restore;
 pub mod rulebooks;
 pub mod service;
 pub mod state;
+pub mod store;
 pub mod verify;
 pub mod web;
 pub mod writer;

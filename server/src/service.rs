@@ -18,7 +18,7 @@ use crate::award::money_text;
 use crate::config::{Key, Role};
 use crate::state::{
     Applied, AwardRecord, Card, Command, GoldTurnView, Light, OfficeCommand, OfficeOp, OrderFacts, OrderStatus, PayoutOrder,
-    Refusal, RefusalKind, TableCommand, TableOp, TableReply, TableView, plays_instant_prize,
+    Refusal, RefusalKind, TableCommand, TableOp, TableReply, TableView,
 };
 use crate::writer::{Handle, WriterError};
 use pozo_proto::Purpose;
@@ -263,7 +263,7 @@ pub fn table_view(view: &TableView) -> pb::TableView {
     pb::TableView {
         table_id: view.table_id.clone(),
         pool_id: view.pool_id.clone(),
-        game: view.game.clone(),
+        game: view.game.to_string(),
         state: view.state.clone(),
         round: view.round,
         last_sequence: view.last_sequence,
@@ -411,7 +411,7 @@ impl pb::table_server::Table for TableService {
         let config = self.handle.config();
         let chance = config
             .table(&command.table_id)
-            .filter(|table| plays_instant_prize(&table.game))
+            .filter(|table| table.game.plays_instant_prize())
             .and_then(|table| config.rulebooks.pool(&table.pool))
             .and_then(|rules| rules.instant_card_chance);
         let card = match (&op, chance) {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use pozo_engine::money::Money;
 use pozo_engine::settle::Winner;
-use pozo_engine::{Contribution, Engine, EngineError, Pool, PoolState, PrizeValue, Rank, RoundBook};
+use pozo_engine::{Contribution, Engine, EngineError, Game, Pool, PoolState, PrizeValue, Rank, RoundBook};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
@@ -32,11 +32,6 @@ pub const JORNADAS_KEPT: usize = 62;
 
 /// Prizes one round at one table may enter before ACEPTAR.
 pub const PENDING_PRIZES_MAX: usize = 32;
-
-/// True for the games that show a premio instantáneo: Central Póker (15.11).
-pub fn plays_instant_prize(game: &str) -> bool {
-    game == "central-poker"
-}
 
 /// The premio code of Central Póker's instant prize (15.11).
 pub const INSTANT_PRIZE: &str = "PREMIO_INSTANTANEO";
@@ -306,7 +301,7 @@ pub struct AwardRecord {
 pub struct Table {
     pub id: String,
     pub pool: String,
-    pub game: String,
+    pub game: Game,
     pub open: bool,
     pub phase: Phase,
     pub round: u64,
@@ -325,11 +320,11 @@ pub struct Table {
 
 impl Table {
     fn is_roulette(&self) -> bool {
-        self.game == "ruleta-americana"
+        self.game.is_roulette()
     }
 
     fn plays_instant_prize(&self) -> bool {
-        plays_instant_prize(&self.game)
+        self.game.plays_instant_prize()
     }
 
     fn seat(&self, seat: u32) -> Result<&Seat, Refusal> {
@@ -556,7 +551,7 @@ pub enum GoldTurnView {
 pub struct TableView {
     pub table_id: String,
     pub pool_id: String,
-    pub game: String,
+    pub game: Game,
     pub state: String,
     pub round: u64,
     pub last_sequence: u64,
@@ -1604,7 +1599,7 @@ impl State {
         Some(TableView {
             table_id: table.id.clone(),
             pool_id: table.pool.clone(),
-            game: table.game.clone(),
+            game: table.game,
             state: state.to_owned(),
             round: table.round,
             last_sequence: table.last_sequence,

@@ -18,8 +18,8 @@ use crate::award::money_text;
 use crate::config::JournalKey;
 use crate::journal::Journal;
 use crate::mark::Sealer;
+use crate::recovery::{check_tip, genesis_config, replay_until};
 use crate::state::State;
-use crate::writer::{genesis_config, replay_until};
 
 #[derive(Debug, Serialize)]
 pub struct VerifyReport {
@@ -89,9 +89,7 @@ pub fn verify(directory: &Path, journal_key: &JournalKey, mark: Option<&Path>) -
             anyhow::anyhow!("{}: the journal could not be opened (sled failed on it): it is damaged", directory.display())
         })??
     };
-    let config = genesis_config(&journal)
-        .map_err(anyhow::Error::msg)?
-        .ok_or_else(|| anyhow::anyhow!("{}: the journal is empty", directory.display()))?;
+    let config = genesis_config(&journal)?.ok_or_else(|| anyhow::anyhow!("{}: the journal is empty", directory.display()))?;
     let identity = journal
         .identity()?
         .ok_or_else(|| anyhow::anyhow!("{}: the journal has no identity record: the data is damaged", directory.display()))?;
@@ -101,14 +99,14 @@ pub fn verify(directory: &Path, journal_key: &JournalKey, mark: Option<&Path>) -
     let mut chain = "ok".to_owned();
     let mut snapshot = "none".to_owned();
     let mut conservation = "ok".to_owned();
-    let mut tip = crate::writer::JournalTip { entries: 0, hash: identity.genesis_previous() };
+    let mut tip = crate::journal::JournalTip { entries: 0, hash: identity.genesis_previous() };
     // Entry by entry, so that conservation is checked after every one of them.
     loop {
         let before = tip.entries;
         match replay_until(&mut state, &journal, tip.entries, tip.hash, tip.entries + 1) {
             Ok(next) => tip = next,
             Err(error) => {
-                chain = error;
+                chain = error.to_string();
                 break;
             }
         }
@@ -133,9 +131,9 @@ pub fn verify(directory: &Path, journal_key: &JournalKey, mark: Option<&Path>) -
     }
     if chain == "ok"
         && conservation == "ok"
-        && let Err(problem) = crate::writer::check_tip(&journal, &tip, &sealer)
+        && let Err(problem) = check_tip(&journal, &tip, &sealer)
     {
-        chain = problem;
+        chain = problem.to_string();
     }
     let acknowledged = match mark.map(|mark| (mark, crate::mark::read(mark, &sealer))) {
         None => "none (a backup: no mark)".to_owned(),

@@ -16,8 +16,9 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tracing::{debug, info};
 
 use crate::config::Config;
-use crate::journal::{Hash, Identity, Journal, JournalError, Record, StoredSnapshot};
+use crate::journal::{Identity, Journal, JournalError, JournalTip, Record, StoredSnapshot};
 use crate::mark::{Mark, Sealer};
+use crate::recovery::{check_acknowledged, check_tip, genesis_config, recover};
 use crate::state::{Applied, Command, GoldTurn, Hit, LastWin, OrderStatus, Refusal, State, TableView};
 
 /// Requests waiting for the writer; senders wait when it is full (backpressure).
@@ -35,13 +36,6 @@ pub type ReadFn = Box<dyn FnOnce(&State, &JournalTip) + Send>;
 enum Request {
     Command { command: Command, reply: oneshot::Sender<Result<Applied, Refusal>> },
     Read(ReadFn),
-}
-
-/// The journal's length and the hash of its last entry.
-#[derive(Clone, Copy, Debug)]
-pub struct JournalTip {
-    pub entries: u64,
-    pub hash: Hash,
 }
 
 /// What a table's panels are pushed.
@@ -190,66 +184,6 @@ pub fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|elapsed| elapsed.as_millis() as u64).unwrap_or(0)
 }
 
-/// Replays the entries after `after` onto `state`, checking the chain from
-/// `previous`. Returns the new tip.
-pub fn replay(state: &mut State, journal: &Journal, after: u64, previous: Hash) -> Result<JournalTip, String> {
-    replay_until(state, journal, after, previous, u64::MAX)
-}
-
-/// [`replay`], stopping after entry `until`.
-pub fn replay_until(state: &mut State, journal: &Journal, after: u64, previous: Hash, until: u64) -> Result<JournalTip, String> {
-    let mut tip = JournalTip { entries: after, hash: previous };
-    for entry in journal.read_after(after) {
-        if tip.entries >= until {
-            break;
-        }
-        let entry = entry.map_err(|error| error.to_string())?;
-        let sequence = entry.record.sequence;
-        if sequence != tip.entries + 1 {
-            return Err(format!("journal entry {sequence} follows {}: entries are missing", tip.entries));
-        }
-        if entry.previous != tip.hash {
-            return Err(format!(
-                "journal entry {sequence}: its previous-entry hash does not match entry {}: the chain is broken",
-                tip.entries
-            ));
-        }
-        match state.apply(sequence, entry.record.time_ms, &entry.record.command) {
-            Ok(applied) if applied.journals() => {}
-            Ok(_) => return Err(format!("journal entry {sequence} changes nothing when replayed")),
-            Err(refusal) => return Err(format!("journal entry {sequence} is refused when replayed: {refusal}")),
-        }
-        tip = JournalTip { entries: sequence, hash: entry.hash };
-    }
-    Ok(tip)
-}
-
-/// Checks the replayed journal ends where its tip record says: entries removed
-/// from the end, or an edited last entry, would otherwise go unnoticed.
-/// The tip record's seal is checked under the journal key too: history rewritten
-/// with recomputed hashes but without the key is caught here.
-pub fn check_tip(journal: &Journal, tip: &JournalTip, sealer: &Sealer) -> Result<(), String> {
-    match journal.stored_tip().map_err(|error| error.to_string())? {
-        Some((entries, hash, seal)) if entries == tip.entries && hash == tip.hash => {
-            if sealer.tip_seal(entries, &hash) == seal {
-                Ok(())
-            } else {
-                Err(format!(
-                    "the journal's tip record (entry {entries}) is not sealed with this journal key: the journal was \
-                     rewritten without the key, or the key given is not this journal's"
-                ))
-            }
-        }
-        Some((entries, hash, _)) => Err(format!(
-            "the journal ends at entry {} (hash {}) but its tip record names entry {entries} (hash {}): entries were removed or altered",
-            tip.entries,
-            hex::encode(tip.hash),
-            hex::encode(hash)
-        )),
-        None => Err("the journal has no tip record".to_owned()),
-    }
-}
-
 /// The text of a panic caught from a blocking task.
 fn panic_text(failed: tokio::task::JoinError) -> String {
     match failed.try_into_panic() {
@@ -259,43 +193,6 @@ fn panic_text(failed: tokio::task::JoinError) -> String {
             .or_else(|| panic.downcast_ref::<&str>().map(|text| (*text).to_owned()))
             .unwrap_or_else(|| "a panic".to_owned()),
         Err(error) => error.to_string(),
-    }
-}
-
-/// Fails closed when the journal holds fewer entries than the controller acknowledged
-/// (the mark, crate::mark), or another entry where the mark points.
-pub fn check_acknowledged(journal: &Journal, tip: &JournalTip, mark_path: &Path, sealer: &Sealer) -> anyhow::Result<()> {
-    let what_to_do = "The controller does not serve a journal that lost acknowledged entries. Keep a copy of the data \
-                      directory for the investigation and restore the last backup with `pozo-server restore` \
-                      (docs/operations.md §6)";
-    match crate::mark::read(mark_path, sealer)? {
-        None if tip.entries > 1 => anyhow::bail!(
-            "no acknowledgement mark at {}: this controller cannot tell whether entries after {} were acknowledged. If the \
-             data directory was copied or restored here on purpose, bring it in with `pozo-server restore` \
-             (docs/operations.md §6)",
-            mark_path.display(),
-            tip.entries
-        ),
-        None => Ok(()),
-        Some(acknowledged) if acknowledged.sequence > tip.entries => anyhow::bail!(
-            "the journal ends at entry {} (the last good one) but entry {} was acknowledged (mark {}): {} acknowledged \
-             entries are missing. {what_to_do}",
-            tip.entries,
-            acknowledged.sequence,
-            mark_path.display(),
-            acknowledged.sequence - tip.entries
-        ),
-        Some(acknowledged) => {
-            let entry = journal.entry(acknowledged.sequence)?.map(|entry| entry.hash);
-            anyhow::ensure!(
-                entry == Some(acknowledged.hash),
-                "journal entry {} is not the entry that was acknowledged there (mark {}): the journal was replaced or \
-                 rewritten. {what_to_do}",
-                acknowledged.sequence,
-                mark_path.display()
-            );
-            Ok(())
-        }
     }
 }
 
@@ -330,64 +227,7 @@ fn key_changes(before: &[crate::state::KeyRecord], after: &[crate::state::KeyRec
     changes.join("; ")
 }
 
-/// Reads the genesis entry's configuration.
-pub fn genesis_config(journal: &Journal) -> Result<Option<Config>, String> {
-    let Some(entry) = journal.entry(1).map_err(|error| error.to_string())? else { return Ok(None) };
-    match entry.record.command {
-        Command::Genesis { texts, .. } => {
-            Config::from_texts(texts).map(Some).map_err(|error| format!("genesis configuration: {error}"))
-        }
-        _ => Err("journal entry 1 is not the genesis entry".to_owned()),
-    }
-}
-
-/// Opens the journal in `directory`, recovers the state (snapshot + replay), and
-/// starts the writer. The returned handle is how services talk to it.
 /// Stops the writer: it finishes the batch in hand, answers it, and closes the journal.
-/// How a start-up recovered the state: from which snapshot, and how long each step took.
-#[derive(Clone, Copy, Debug)]
-pub struct Recovery {
-    /// The entry the snapshot was taken after; 0 when replayed from the first.
-    pub snapshot_at: u64,
-    pub snapshot_load: std::time::Duration,
-    pub state_restore: std::time::Duration,
-    pub replay: std::time::Duration,
-}
-
-/// The state of a journal of `entries` entries: its latest snapshot (when it is not
-/// past the journal's end), then the entries after it replayed with the chain checked.
-pub fn recover(
-    journal: &Journal,
-    identity: &Identity,
-    sealer: &Sealer,
-    config: &Arc<Config>,
-    entries: u64,
-) -> anyhow::Result<(State, JournalTip, Recovery)> {
-    let started = std::time::Instant::now();
-    let stored = journal.load_sealed_snapshot(sealer)?;
-    let loaded = started.elapsed();
-    let (mut state, after, previous) = match stored {
-        Some(stored) if stored.sequence <= entries => {
-            let previous: Hash = hex::decode(&stored.tip)
-                .ok()
-                .and_then(|bytes| bytes.try_into().ok())
-                .ok_or_else(|| anyhow::anyhow!("snapshot tip is not a hash"))?;
-            let state = State::restore(Arc::clone(config), stored.snapshot).map_err(anyhow::Error::msg)?;
-            (state, stored.sequence, previous)
-        }
-        _ => (State::new(Arc::clone(config)), 0, identity.genesis_previous()),
-    };
-    let restored = started.elapsed();
-    let tip = replay(&mut state, journal, after, previous).map_err(anyhow::Error::msg)?;
-    let recovery = Recovery {
-        snapshot_at: after,
-        snapshot_load: loaded,
-        state_restore: restored - loaded,
-        replay: started.elapsed() - restored,
-    };
-    Ok((state, tip, recovery))
-}
-
 pub struct Stopper(watch::Sender<bool>);
 
 impl Stopper {
@@ -396,6 +236,8 @@ impl Stopper {
     }
 }
 
+/// Opens the journal in `directory`, recovers the state (snapshot + replay, see
+/// [`crate::recovery`]), and starts the writer. The returned handle is how services talk to it.
 pub async fn start(
     config: Config,
     directory: &Path,
@@ -410,7 +252,7 @@ pub async fn start(
     );
     let started = std::time::Instant::now();
     let data = directory.display();
-    // Opening may wait (journal::LOCK_WAIT) for a journal closed just before: not on a runtime thread.
+    // Opening may wait (store::LOCK_WAIT) for a journal closed just before: not on a runtime thread.
     let journal = {
         let directory = directory.to_path_buf();
         match tokio::task::spawn_blocking(move || Journal::open(&directory)).await {
@@ -458,8 +300,7 @@ pub async fn start(
         info!(journal_id = %identity.journal_id(), "new journal");
         (state, JournalTip { entries: 1, hash }, identity, sealer)
     } else {
-        let journaled =
-            genesis_config(&journal).map_err(anyhow::Error::msg)?.ok_or_else(|| anyhow::anyhow!("journal without genesis"))?;
+        let journaled = genesis_config(&journal)?.ok_or_else(|| anyhow::anyhow!("journal without genesis"))?;
         if journaled.hash != config.hash {
             anyhow::bail!(
                 "the configuration differs from the one this journal was started with ({} ≠ {}): settings do not change \

@@ -766,3 +766,18 @@ fn plaintext_is_refused_off_loopback() {
     let stderr = serve_refused(directory.path(), &["--listen", "127.evil.example:50051"]);
     assert!(stderr.contains("plaintext is allowed on loopback only"), "{stderr}");
 }
+
+// Proves that a second server on a data directory another one serves is refused, naming the
+// directory and what holds it, and that the first one goes on serving.
+#[test]
+fn a_second_server_on_a_served_data_directory_is_refused() {
+    let directory = tempfile::tempdir().expect("data directory");
+    let data = directory.path().join("data");
+    let mut first = spawn(&data, &[], &directory.path().join("first.log"));
+    let stderr = serve_refused(&data, &["--listen", "127.0.0.1:0", "--no-pages"]);
+    assert!(stderr.contains("another pozo-server holds this data directory"), "{stderr}");
+    assert!(stderr.contains(&data.display().to_string()), "the directory is named: {stderr}");
+    assert!(!stderr.contains("could not acquire lock"), "sled's own text is not what the operator reads: {stderr}");
+    let stopped = first.terminate();
+    assert_eq!(stopped.code(), Some(0), "the first server went on serving, and stops cleanly: {}", first.log_text());
+}

@@ -123,7 +123,7 @@ mod tests {
         let config = generated(64, 7).expect("valid");
         assert_eq!(config.layout.tables.len(), 64);
         for (game, _, _, _) in GAMES {
-            assert_eq!(config.layout.tables.iter().filter(|table| table.game == game).count(), 8, "{game}");
+            assert_eq!(config.layout.tables.iter().filter(|table| table.game.name() == game).count(), 8, "{game}");
         }
         assert_eq!(config.layout.tables[8].id, "R2");
         assert!(table_key(&config, "V8").is_ok());

@@ -34,7 +34,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use pozo_engine::Money;
+use pozo_engine::{Game, Money};
 use pozo_proto::v1 as pb;
 use pozo_server::config::Config;
 use prost::Message;
@@ -652,7 +652,7 @@ enum Metal {
 /// One table's dealer: the cards or the wheel, and the seats' credits and grillos.
 struct Dealer {
     table: String,
-    game: String,
+    game: Game,
     pool: String,
     seats: u32,
     rng: ChaCha8Rng,
@@ -684,10 +684,10 @@ fn card_of(value: &serde_json::Value) -> Option<Card> {
 impl Dealer {
     fn new(table: &pozo_server::config::TableConfig, seed: u64) -> Dealer {
         let table_seed = table_seed(seed, &table.id);
-        let shoe = blackjack::Table::for_game(&table.game, table_seed ^ 0x5EED);
+        let shoe = blackjack::Table::for_game(table.game.name(), table_seed ^ 0x5EED);
         Dealer {
             table: table.id.clone(),
-            game: table.game.clone(),
+            game: table.game,
             pool: table.pool.clone(),
             seats: table.seats,
             rng: cards::rng(table_seed),
@@ -701,7 +701,7 @@ impl Dealer {
     }
 
     fn roulette(&self) -> bool {
-        self.game == "ruleta-americana"
+        self.game.is_roulette()
     }
 
     fn holds_grillos(&self) -> bool {
@@ -787,7 +787,7 @@ impl Dealer {
         let mut deck = cards::deck();
         deck.shuffle(&mut self.rng);
         let mut deck = deck.into_iter();
-        let community: Vec<Card> = if self.game == "go-poker" { deck.by_ref().take(2).collect() } else { Vec::new() };
+        let community: Vec<Card> = if self.game == Game::GoPoker { deck.by_ref().take(2).collect() } else { Vec::new() };
         let mut instant_won = false;
         let mut instant_line = None;
         for seat in self.betting.clone() {
@@ -987,7 +987,7 @@ async fn play_round(
             // 4.3.4, 4.3.5: "Se juega Grillo de Oro".
             lines.push("gold-turn".to_owned());
             lines.push("start".to_owned());
-        } else if dealer.game == "central-poker" {
+        } else if dealer.game.plays_instant_prize() {
             let link = floor.link(&dealer.table)?;
             let link = link.lock().await;
             dealer.instant_card = card_of(&link.panel["instant_card"]);

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
 use crate::money::{CENT, Money, is_multiple_of};
@@ -82,18 +83,87 @@ impl Shortfall {
         [("house", Shortfall::House), ("reserve-then-house", Shortfall::ReserveThenHouse)];
 }
 
-/// The game types a pool's tables may play.
-pub const GAMES: [&str; 9] = [
-    "ruleta-americana",
-    "blackjack",
-    "central-poker",
-    "caribbean-poker",
-    "go-poker",
-    "draw-poker",
-    "poker-sin-descarte",
-    "tripoker",
-    "veintiuno",
-];
+/// The game a table plays: a closed list, named in the files as in the regulations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "&'static str")]
+pub enum Game {
+    RuletaAmericana,
+    Blackjack,
+    CentralPoker,
+    CaribbeanPoker,
+    GoPoker,
+    DrawPoker,
+    PokerSinDescarte,
+    Tripoker,
+    Veintiuno,
+}
+
+impl Game {
+    /// Every game, in the order the files list them.
+    pub const ALL: [Game; 9] = [
+        Game::RuletaAmericana,
+        Game::Blackjack,
+        Game::CentralPoker,
+        Game::CaribbeanPoker,
+        Game::GoPoker,
+        Game::DrawPoker,
+        Game::PokerSinDescarte,
+        Game::Tripoker,
+        Game::Veintiuno,
+    ];
+
+    /// The game's name in the layout and rulebook files.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Game::RuletaAmericana => "ruleta-americana",
+            Game::Blackjack => "blackjack",
+            Game::CentralPoker => "central-poker",
+            Game::CaribbeanPoker => "caribbean-poker",
+            Game::GoPoker => "go-poker",
+            Game::DrawPoker => "draw-poker",
+            Game::PokerSinDescarte => "poker-sin-descarte",
+            Game::Tripoker => "tripoker",
+            Game::Veintiuno => "veintiuno",
+        }
+    }
+
+    /// The game named `name`, or a message naming the known ones.
+    pub fn parse(name: &str) -> Result<Game, String> {
+        Game::ALL.into_iter().find(|game| game.name() == name).ok_or_else(|| {
+            let known: Vec<&str> = Game::ALL.iter().map(|game| game.name()).collect();
+            format!("unknown game `{name}` (known: {})", known.join(", "))
+        })
+    }
+
+    /// Roulette poceada: grillos, never a burnt ball (3.1, 11.8.1.1 is Black Jack's).
+    pub const fn is_roulette(self) -> bool {
+        matches!(self, Game::RuletaAmericana)
+    }
+
+    /// Central Póker shows a premio instantáneo (15.11).
+    pub const fn plays_instant_prize(self) -> bool {
+        matches!(self, Game::CentralPoker)
+    }
+}
+
+impl fmt::Display for Game {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl TryFrom<String> for Game {
+    type Error = String;
+    fn try_from(name: String) -> Result<Game, String> {
+        Game::parse(&name)
+    }
+}
+
+impl From<Game> for &'static str {
+    fn from(game: Game) -> &'static str {
+        game.name()
+    }
+}
 
 /// What a premio code is worth.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -157,7 +227,7 @@ pub struct PoolRules {
     /// The rulebook file this pool came from.
     pub file: String,
     pub articles: String,
-    pub games: Vec<String>,
+    pub games: Vec<Game>,
     pub policy: Policy,
     /// Floor and reset value; the displayed amount is never under it (docs/readings.md, "Displayed amount = max(balance, minimum)").
     pub minimum: Money,
@@ -439,13 +509,15 @@ fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<Pool
     let name = fields.string("name")?.to_owned();
     let articles = fields.string("articles")?.to_owned();
 
-    let games = fields.strings("games")?;
-    if games.is_empty() {
+    let names = fields.strings("games")?;
+    if names.is_empty() {
         return Err(fields.error("games", "a pool needs at least one game type"));
     }
-    if let Some(unknown) = games.iter().find(|game| !GAMES.contains(&game.as_str())) {
-        return Err(fields.error("games", format!("unknown game `{unknown}` (known: {})", GAMES.join(", "))));
-    }
+    let games = names
+        .iter()
+        .map(|name| Game::parse(name))
+        .collect::<Result<Vec<Game>, String>>()
+        .map_err(|unknown| fields.error("games", unknown))?;
 
     let policy_name = fields.string("policy")?;
     let policy = Policy::parse(policy_name).ok_or_else(|| {
@@ -532,7 +604,7 @@ fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<Pool
     {
         return Err(fields.error("instant_card_chance", format!("{chance} is not a chance in (0, 1] (15.11.2)")));
     }
-    if games.iter().any(|game| game == "central-poker") && instant_card_chance.is_none() {
+    if games.contains(&Game::CentralPoker) && instant_card_chance.is_none() {
         return Err(fields.error(
             "instant_card_chance",
             "missing field: Central Póker shows a premio instantáneo card \"en forma aleatoria y sorpresiva\" (15.11.2)",

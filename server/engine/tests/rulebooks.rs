@@ -3,7 +3,7 @@
 //! the file, the pool and the field.
 
 use pozo_engine::money;
-use pozo_engine::{Money, PrizeValue, RulebookError, Rulebooks};
+use pozo_engine::{Game, Money, PrizeValue, RulebookError, Rulebooks};
 use rust_decimal::Decimal;
 use rust_decimal_macros::dec;
 
@@ -123,7 +123,7 @@ fn aj_2_5_6_2_poker_paytable() {
     );
     let rulebooks = Rulebooks::embedded();
     let rules = rulebooks.pool("aj-poker").expect("embedded");
-    assert_eq!(rules.games, ["caribbean-poker", "go-poker", "draw-poker"], "2.5.3: several modalities linked");
+    assert_eq!(rules.games, [Game::CaribbeanPoker, Game::GoPoker, Game::DrawPoker], "2.5.3: several modalities linked");
     assert!(rules.commission_rate > Decimal::ZERO && rules.has_reserve(), "2.5.6.3: commission and reserve");
     assert_eq!(rules.payout_unit, money!(1), "2.5.6.2: the indivisible peso");
 }

@@ -70,7 +70,7 @@ async fn floor(web: &Web) -> Result<(Vec<TableRow>, Vec<PoolRow>), PageError> {
         .map(|(layout, open, phase, round)| {
             let seen = agents.get(&layout.id).copied().unwrap_or_default();
             TableRow {
-                game: layout.game.clone(),
+                game: layout.game.to_string(),
                 pool: layout.pool.clone(),
                 flor: layout.flor.clone(),
                 open,

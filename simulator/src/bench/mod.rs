@@ -51,7 +51,7 @@ use pozo_proto::v1::table_command::Command as Wire;
 use pozo_server::config::Config;
 use pozo_server::journal::{Hash, Identity, Journal, Record, StoredSnapshot};
 use pozo_server::service::{payload_sha256, table_op};
-use pozo_server::state::{Card, Command, State, TableCommand, plays_instant_prize};
+use pozo_server::state::{Card, Command, State, TableCommand};
 use pozo_server::{MESSAGE_BYTES_MAX, ServeOptions, writer};
 use prost::Message;
 use serde::Serialize;

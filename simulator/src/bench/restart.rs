@@ -38,7 +38,7 @@ pub(super) async fn build_journal(directory: &Path, config: Config, entries: u64
             id: table.id.clone(),
             sequence: 1,
             cycle: Cycle::new(table.seats),
-            cards: plays_instant_prize(&table.game),
+            cards: table.game.plays_instant_prize(),
         })
         .collect();
     for sequence in 2..=entries {
@@ -95,7 +95,7 @@ pub(super) fn time_recovery(directory: &Path, config: Config) -> anyhow::Result<
     let identity = journal.identity()?.context("the built journal has an identity")?;
     let sealer = pozo_server::mark::Sealer::new(config.journal_key.as_ref().context("a journal key")?, &identity)
         .map_err(anyhow::Error::msg)?;
-    let (_, tip, recovery) = writer::recover(&journal, &identity, &sealer, &Arc::new(config), entries)?;
+    let (_, tip, recovery) = pozo_server::recovery::recover(&journal, &identity, &sealer, &Arc::new(config), entries)?;
     let ms = |duration: Duration| micros_to_ms(duration.as_micros() as u64);
     Ok((
         ms(opened),

@@ -1,0 +1,203 @@
+//! Recovery: the state of a journal rebuilt at start-up (snapshot, then replay with the
+//! chain checked), and the checks that refuse a journal that lost or changed what was
+//! acknowledged. The writer, `verify` and the bench's restart all recover through here.
+//!
+//! Every way a journal can fail is a [`RecoveryError`] variant; the caller adds where
+//! (the data directory) and what to do.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::{Config, ConfigError};
+use crate::journal::{Hash, Identity, Journal, JournalError, JournalTip};
+use crate::mark::{MarkError, Sealer};
+use crate::state::{Command, Refusal, State};
+
+/// What the controller tells an operator to do when acknowledged entries are gone.
+const WHAT_TO_DO: &str = "The controller does not serve a journal that lost acknowledged entries. Keep a copy of the \
+                          data directory for the investigation and restore the last backup with `pozo-server restore` \
+                          (docs/operations.md §6)";
+
+/// Why a journal cannot be recovered.
+#[derive(Debug, thiserror::Error)]
+pub enum RecoveryError {
+    #[error(transparent)]
+    Storage(#[from] JournalError),
+    #[error(transparent)]
+    Mark(#[from] MarkError),
+    #[error("journal entry {sequence} follows {after}: entries are missing")]
+    Gap { sequence: u64, after: u64 },
+    #[error("journal entry {sequence}: its previous-entry hash does not match entry {after}: the chain is broken")]
+    Broken { sequence: u64, after: u64 },
+    #[error("journal entry {sequence} changes nothing when replayed")]
+    Inert { sequence: u64 },
+    #[error("journal entry {sequence} is refused when replayed: {refusal}")]
+    Refused { sequence: u64, refusal: Refusal },
+    #[error(
+        "the journal's tip record (entry {entries}) is not sealed with this journal key: the journal was rewritten \
+         without the key, or the key given is not this journal's"
+    )]
+    TipUnsealed { entries: u64 },
+    #[error(
+        "the journal ends at entry {entries} (hash {hash}) but its tip record names entry {recorded} (hash \
+         {recorded_hash}): entries were removed or altered"
+    )]
+    TipMismatch { entries: u64, hash: String, recorded: u64, recorded_hash: String },
+    #[error("the journal has no tip record")]
+    NoTip,
+    #[error(
+        "no acknowledgement mark at {}: this controller cannot tell whether entries after {entries} were acknowledged. \
+         If the data directory was copied or restored here on purpose, bring it in with `pozo-server restore` \
+         (docs/operations.md §6)", mark.display()
+    )]
+    NoMark { mark: PathBuf, entries: u64 },
+    #[error(
+        "the journal ends at entry {entries} (the last good one) but entry {acknowledged} was acknowledged (mark {}): \
+         {} acknowledged entries are missing. {WHAT_TO_DO}", mark.display(), acknowledged - entries
+    )]
+    Lost { entries: u64, acknowledged: u64, mark: PathBuf },
+    #[error(
+        "journal entry {sequence} is not the entry that was acknowledged there (mark {}): the journal was replaced or \
+         rewritten. {WHAT_TO_DO}", mark.display()
+    )]
+    Replaced { sequence: u64, mark: PathBuf },
+    #[error("journal entry 1 is not the genesis entry")]
+    NotGenesis,
+    #[error("genesis configuration: {0}")]
+    Genesis(ConfigError),
+    #[error("snapshot tip is not a hash")]
+    SnapshotTip,
+    #[error("snapshot: {0}")]
+    Snapshot(String),
+}
+
+/// Replays the entries after `after` onto `state`, checking the chain from
+/// `previous`. Returns the new tip.
+pub fn replay(state: &mut State, journal: &Journal, after: u64, previous: Hash) -> Result<JournalTip, RecoveryError> {
+    replay_until(state, journal, after, previous, u64::MAX)
+}
+
+/// [`replay`], stopping after entry `until`.
+pub fn replay_until(
+    state: &mut State,
+    journal: &Journal,
+    after: u64,
+    previous: Hash,
+    until: u64,
+) -> Result<JournalTip, RecoveryError> {
+    let mut tip = JournalTip { entries: after, hash: previous };
+    for entry in journal.read_after(after) {
+        if tip.entries >= until {
+            break;
+        }
+        let entry = entry?;
+        let sequence = entry.record.sequence;
+        if sequence != tip.entries + 1 {
+            return Err(RecoveryError::Gap { sequence, after: tip.entries });
+        }
+        if entry.previous != tip.hash {
+            return Err(RecoveryError::Broken { sequence, after: tip.entries });
+        }
+        match state.apply(sequence, entry.record.time_ms, &entry.record.command) {
+            Ok(applied) if applied.journals() => {}
+            Ok(_) => return Err(RecoveryError::Inert { sequence }),
+            Err(refusal) => return Err(RecoveryError::Refused { sequence, refusal }),
+        }
+        tip = JournalTip { entries: sequence, hash: entry.hash };
+    }
+    Ok(tip)
+}
+
+/// Checks the replayed journal ends where its tip record says: entries removed
+/// from the end, or an edited last entry, would otherwise go unnoticed.
+/// The tip record's seal is checked under the journal key too: history rewritten
+/// with recomputed hashes but without the key is caught here.
+pub fn check_tip(journal: &Journal, tip: &JournalTip, sealer: &Sealer) -> Result<(), RecoveryError> {
+    match journal.stored_tip()? {
+        Some((entries, hash, seal)) if entries == tip.entries && hash == tip.hash => {
+            if sealer.tip_seal(entries, &hash) == seal {
+                Ok(())
+            } else {
+                Err(RecoveryError::TipUnsealed { entries })
+            }
+        }
+        Some((recorded, recorded_hash, _)) => Err(RecoveryError::TipMismatch {
+            entries: tip.entries,
+            hash: hex::encode(tip.hash),
+            recorded,
+            recorded_hash: hex::encode(recorded_hash),
+        }),
+        None => Err(RecoveryError::NoTip),
+    }
+}
+
+/// Fails closed when the journal holds fewer entries than the controller acknowledged
+/// (the mark, crate::mark), or another entry where the mark points.
+pub fn check_acknowledged(journal: &Journal, tip: &JournalTip, mark: &Path, sealer: &Sealer) -> Result<(), RecoveryError> {
+    match crate::mark::read(mark, sealer)? {
+        None if tip.entries > 1 => Err(RecoveryError::NoMark { mark: mark.to_path_buf(), entries: tip.entries }),
+        None => Ok(()),
+        Some(acknowledged) if acknowledged.sequence > tip.entries => {
+            Err(RecoveryError::Lost { entries: tip.entries, acknowledged: acknowledged.sequence, mark: mark.to_path_buf() })
+        }
+        Some(acknowledged) => {
+            let entry = journal.entry(acknowledged.sequence)?.map(|entry| entry.hash);
+            if entry == Some(acknowledged.hash) {
+                Ok(())
+            } else {
+                Err(RecoveryError::Replaced { sequence: acknowledged.sequence, mark: mark.to_path_buf() })
+            }
+        }
+    }
+}
+
+/// Reads the genesis entry's configuration; `None` for an empty journal.
+pub fn genesis_config(journal: &Journal) -> Result<Option<Config>, RecoveryError> {
+    let Some(entry) = journal.entry(1)? else { return Ok(None) };
+    match entry.record.command {
+        Command::Genesis { texts, .. } => Config::from_texts(texts).map(Some).map_err(RecoveryError::Genesis),
+        _ => Err(RecoveryError::NotGenesis),
+    }
+}
+
+/// How a start-up recovered the state: from which snapshot, and how long each step took.
+#[derive(Clone, Copy, Debug)]
+pub struct Recovery {
+    /// The entry the snapshot was taken after; 0 when replayed from the first.
+    pub snapshot_at: u64,
+    pub snapshot_load: std::time::Duration,
+    pub state_restore: std::time::Duration,
+    pub replay: std::time::Duration,
+}
+
+/// The state of a journal of `entries` entries: its latest snapshot (when it is not
+/// past the journal's end), then the entries after it replayed with the chain checked.
+pub fn recover(
+    journal: &Journal,
+    identity: &Identity,
+    sealer: &Sealer,
+    config: &Arc<Config>,
+    entries: u64,
+) -> Result<(State, JournalTip, Recovery), RecoveryError> {
+    let started = std::time::Instant::now();
+    let stored = journal.load_sealed_snapshot(sealer)?;
+    let loaded = started.elapsed();
+    let (mut state, after, previous) = match stored {
+        Some(stored) if stored.sequence <= entries => {
+            let previous: Hash =
+                hex::decode(&stored.tip).ok().and_then(|bytes| bytes.try_into().ok()).ok_or(RecoveryError::SnapshotTip)?;
+            let state = State::restore(Arc::clone(config), stored.snapshot).map_err(RecoveryError::Snapshot)?;
+            (state, stored.sequence, previous)
+        }
+        _ => (State::new(Arc::clone(config)), 0, identity.genesis_previous()),
+    };
+    let restored = started.elapsed();
+    let tip = replay(&mut state, journal, after, previous)?;
+    let recovery = Recovery {
+        snapshot_at: after,
+        snapshot_load: loaded,
+        state_restore: restored - loaded,
+        replay: started.elapsed() - restored,
+    };
+    Ok((state, tip, recovery))
+}
