@@ -204,6 +204,18 @@ pub enum ConfigError {
     Rulebook(#[from] pozo_engine::RulebookError),
 }
 
+impl ConfigError {
+    /// A file TOML or its schema refused, with the line it refused (`line 12: unknown game …`).
+    fn syntax(file: &str, text: &str, error: &toml::de::Error) -> ConfigError {
+        let line = error.span().map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+        let message = match line {
+            Some(line) => format!("line {line}: {}", error.message()),
+            None => error.message().to_owned(),
+        };
+        ConfigError::Syntax { file: file.to_owned(), message }
+    }
+}
+
 impl Config {
     /// The embedded layout, rulebooks and example keys.
     pub fn embedded() -> Config {
@@ -245,8 +257,8 @@ impl Config {
     pub fn from_texts(texts: Vec<(String, String)>) -> Result<Config, ConfigError> {
         let (layout_name, layout_text) = texts.first().cloned().unwrap_or_default();
         let rulebooks = Rulebooks::parse_all(texts.iter().skip(1).map(|(name, text)| (name.as_str(), text.as_str())))?;
-        let layout: Layout = toml::from_str(&layout_text)
-            .map_err(|error| ConfigError::Syntax { file: layout_name.clone(), message: error.message().to_owned() })?;
+        let layout: Layout =
+            toml::from_str(&layout_text).map_err(|error| ConfigError::syntax(&layout_name, &layout_text, &error))?;
         let time_zone = validate(&layout_name, &layout, &rulebooks)?;
         // The hash is of the contents only, rulebooks in a fixed order: the same
         // settings read from another path or named in another order are the same.
@@ -263,8 +275,7 @@ impl Config {
 
     /// Adds the keys of a keys file, checked against the layout: every table has one.
     pub fn with_keys(mut self, file: &str, text: &str) -> Result<Config, ConfigError> {
-        let parsed: KeysFile = toml::from_str(text)
-            .map_err(|error| ConfigError::Syntax { file: file.to_owned(), message: error.message().to_owned() })?;
+        let parsed: KeysFile = toml::from_str(text).map_err(|error| ConfigError::syntax(file, text, &error))?;
         let (keys, journal_key) = validate_keys(file, &self.layout, &parsed.keys)?;
         self.keys = keys;
         self.journal_key = Some(journal_key);
@@ -278,8 +289,7 @@ impl Config {
             Some(path) => (path.display().to_string(), read_bounded(path, CONFIG_FILE_BYTES_MAX)?),
             None => (KEYS_EMBEDDED.0.to_owned(), KEYS_EMBEDDED.1.to_owned()),
         };
-        let parsed: KeysFile = toml::from_str(&text)
-            .map_err(|error| ConfigError::Syntax { file: file.clone(), message: error.message().to_owned() })?;
+        let parsed: KeysFile = toml::from_str(&text).map_err(|error| ConfigError::syntax(&file, &text, &error))?;
         let mut found = parsed.keys.iter().filter(|key| key.role == Role::Journal);
         match (found.next(), found.next()) {
             (Some(key), None) => {
@@ -509,6 +519,18 @@ mod tests {
         texts.extend(EMBEDDED.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())));
         let error = Config::from_texts(texts).expect_err("refused");
         assert!(error.to_string().contains("table[0].game: pool `iplyc-ruleta` links ruleta-americana tables"), "{error}");
+    }
+
+    #[test]
+    fn an_unknown_game_is_refused_with_its_line_and_the_known_ones() {
+        let (name, text) = LAYOUT_EMBEDDED;
+        let line = text.lines().position(|line| line.trim() == "game = \"ruleta-americana\"").expect("a roulette table") + 1;
+        let text = text.replacen("game = \"ruleta-americana\"", "game = \"baccarat\"", 1);
+        let mut texts = vec![(name.to_owned(), text)];
+        texts.extend(EMBEDDED.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())));
+        let error = Config::from_texts(texts).expect_err("refused").to_string();
+        assert!(error.starts_with(&format!("{name}: not a valid configuration file: line {line}: ")), "{error}");
+        assert!(error.contains("unknown game `baccarat` (known: ruleta-americana, blackjack, central-poker,"), "{error}");
     }
 
     #[test]
