@@ -1,6 +1,7 @@
 //! The Pozo controller.
 //!
 //! # Layout
+//! - [`cli`]: the `pozo-server` command line (the binary's `main` is one call to it).
 //! - [`config`]: the casino layout and the rulebooks, validated together.
 //! - [`state`]: the deterministic state machine: tables, rounds, grillos, gold
 //!   turns, credits, payout orders, report meters. No I/O.
@@ -22,6 +23,7 @@
 
 mod admission;
 pub mod award;
+pub mod cli;
 pub mod config;
 pub mod jornada;
 pub mod journal;

@@ -9,8 +9,7 @@
 //! With `POZO_SCREENSHOTS=DIR` the tests write `cartel.png`, `venta-pagos.png` and
 //! `sala.png` (1920×1080) there; the README shows the ones in `docs/img/`.
 
-#[path = "support/process.rs"]
-mod process;
+use pozo_testkit::process;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

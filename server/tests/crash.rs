@@ -26,8 +26,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_pozo-server");
 
 // ----------------------------------------------------------------------------- the real binary
 
-#[path = "support/process.rs"]
-mod process;
+use pozo_testkit::process;
 use process::{PROCESS_WAIT, ServerProcess, wait_bounded};
 
 /// `pozo-server serve --data DIR --listen 127.0.0.1:0 EXTRA…`, its log in `log`.

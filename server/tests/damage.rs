@@ -17,8 +17,7 @@ use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pozo-server");
 
-#[path = "support/process.rs"]
-mod process;
+use pozo_testkit::process;
 use process::{Refused, ServerProcess};
 
 /// Trials of random damage: bounded, each a start of the real binary.

@@ -1,5 +1,5 @@
 //! `pozo-server serve` refuses plaintext off loopback (docs/security.md); TLS itself
-//! is tested with the agent's client settings in `table-agent/tests/tls.rs`.
+//! is tested with the agent's client settings in `testkit/tests/agent_tls.rs`.
 
 use std::process::Command;
 

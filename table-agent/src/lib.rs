@@ -6,12 +6,14 @@
 //! line protocol and the panel output for hardware integrators.
 //!
 //! # Layout
+//! - [`cli`]: the `pozo-agent` command line (the binary's `main` is one call to it).
 //! - [`line`]: the hardware line protocol (`press 3`, `credits 2 5`, …).
 //! - [`key`]: the table's key, from a keys file.
 //! - [`agent`]: the runtime: the Watch stream supervisor, suspension, resync, and
 //!   the signed, numbered, retried commands.
 
 pub mod agent;
+pub mod cli;
 pub mod key;
 pub mod line;
 

@@ -164,7 +164,7 @@ async fn a_dropped_answer_retried_gives_exactly_one_bet() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killing_the_server_suspends_every_panel_within_one_second_and_restart_restores_it() {
-    let binary = tokio::task::spawn_blocking(server_binary).await.expect("the server binary");
+    let binary = server_binary();
     let directory = tempfile::tempdir().expect("a temporary directory");
     let data = directory.path().join("data");
     let log = directory.path().join("server.log");
@@ -558,7 +558,7 @@ async fn a_silent_link_suspends_the_panel_within_one_second_and_the_press_lost_o
 // ----------------------------------------------------------------------------- 8. a frozen or stopping server
 
 async fn server_with_an_open_table(directory: &std::path::Path) -> (ServerProcess, Agent, Value) {
-    let binary = tokio::task::spawn_blocking(server_binary).await.expect("the server binary");
+    let binary = server_binary();
     let (data, log) = (directory.join("data"), directory.join("server.log"));
     let server = tokio::task::spawn_blocking(move || ServerProcess::spawn(&binary, &data, "127.0.0.1:0", &[], &log))
         .await

@@ -1,7 +1,7 @@
 //! `pozo-server serve` as a child process, for the tests that kill, stop or signal
-//! the real binary: the server's crash tests and the table agent's. Included by
-//! path (`#[path]`) in both test crates, so there is one copy.
-#![allow(dead_code)]
+//! the real binary: the server's crash, damage and browser tests (with
+//! `CARGO_BIN_EXE_pozo-server`) and the agent tests of this kit (with
+//! `CARGO_BIN_EXE_testkit-pozo-server`).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

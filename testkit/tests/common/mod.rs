@@ -27,10 +27,10 @@ use tonic::transport::Channel;
 pub const WAIT: Duration = Duration::from_secs(10);
 
 /// How long a child process may take to start or to stop.
-pub use process::PROCESS_WAIT;
+pub use pozo_testkit::process::PROCESS_WAIT;
 
 pub fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace holds table-agent").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace holds testkit").to_path_buf()
 }
 
 /// The example keys, the same the server embeds.
@@ -433,58 +433,12 @@ impl Direct {
 
 // ----------------------------------------------------------------------------- the pozo-server binary
 
-/// The `pozo-server` binary of this workspace. `CARGO_BIN_EXE_pozo-server` is not
-/// given to this package's tests, so it is found next to the test executable
-/// (target/<profile>/deps/.. ) and brought up to date with `cargo build` (a no-op
-/// when `cargo test --workspace` just built it).
+/// The `pozo-server` command line, as the test kit builds it.
 pub fn server_binary() -> PathBuf {
-    // Built once per test binary, whichever test asks first; the others wait for it.
-    static BINARY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BINARY.get_or_init(build_server_binary).clone()
+    PathBuf::from(env!("CARGO_BIN_EXE_testkit-pozo-server"))
 }
 
-fn build_server_binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test executable");
-    let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>/deps/<test>").to_path_buf();
-    let binary = profile_dir.join("pozo-server");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_owned());
-    let profile = if profile_dir.file_name().is_some_and(|name| name == "release") { "release" } else { "test" };
-    let mut build = Command::new(cargo)
-        // The whole workspace's binaries, so that features resolve exactly as in
-        // `cargo test --workspace`: a no-op after it, never a rebuild racing the tests.
-        .args(["build", "--quiet", "--profile", profile, "--workspace", "--bins"])
-        .current_dir(workspace())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cargo runs");
-    let mut stderr = build.stderr.take().expect("piped");
-    let errors = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
-        text
-    });
-    let status = wait_bounded(&mut build, Duration::from_secs(600));
-    if status.is_none() {
-        let _ = build.kill();
-        let _ = build.wait();
-    }
-    let errors = errors.join().unwrap_or_default();
-    match status {
-        Some(status) if status.success() => {}
-        _ if binary.exists() => {
-            eprintln!("warning: `cargo build -p pozo-server` failed ({status:?}); using {}: {errors}", binary.display())
-        }
-        _ => panic!("no {} and `cargo build -p pozo-server` failed ({status:?}): {errors}", binary.display()),
-    }
-    assert!(binary.exists(), "{} after cargo build", binary.display());
-    binary
-}
-
-#[path = "../../../server/tests/support/process.rs"]
-mod process;
-pub use process::{ServerProcess, wait_bounded};
+pub use pozo_testkit::process::{ServerProcess, wait_bounded};
 
 // ----------------------------------------------------------------------------- the pozo-agent binary
 
@@ -498,7 +452,7 @@ pub struct AgentProcess {
 
 impl AgentProcess {
     pub fn spawn(args: &[&str], stderr: &Path) -> AgentProcess {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pozo-agent"))
+        let mut child = Command::new(env!("CARGO_BIN_EXE_testkit-pozo-agent"))
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -1,0 +1,396 @@
+//! `pozo-server`'s command line: `serve`, `verify`, `restore`, `award`, `rulebooks`,
+//! `password`. The binary is a two-line `main` over [`main`]; the test kit builds the same
+//! command line into its own binary (`pozo-testkit`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::award::{self, ROUND_FILE_BYTES_MAX};
+use crate::rulebooks::{self, read_bounded};
+use clap::{Parser, Subcommand};
+use pozo_engine::format_ars;
+
+/// Exit code for input that breaks a rule: a bad round file or rulebook.
+const EXIT_BAD_INPUT: u8 = 2;
+
+/// Pozo: the progressive jackpot controller for casino table games.
+#[derive(Parser)]
+#[command(name = "pozo-server", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Where the journal lives when `--data` is not given.
+const DATA_DEFAULT: &str = "./pozo-data";
+
+/// Where the controller listens when `--listen` is not given: this machine only.
+const LISTEN_DEFAULT: &str = "127.0.0.1:50051";
+
+/// Where the pages are served when `--pages` is not given: this machine only.
+const PAGES_DEFAULT: &str = "127.0.0.1:8080";
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the controller: the journal on sled, the gRPC services.
+    Serve {
+        /// The data directory (sled): the journal and its snapshot.
+        #[arg(long, default_value = DATA_DEFAULT, value_name = "DIR")]
+        data: PathBuf,
+        /// The address to listen on; port 0 picks a free one (printed at start).
+        #[arg(long, default_value = LISTEN_DEFAULT, value_name = "ADDR")]
+        listen: String,
+        /// The casino layout (flores, tables, the pool of each table) instead of the embedded example.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Rulebook file(s) instead of the embedded default; repeatable.
+        #[arg(long, value_name = "FILE")]
+        rulebook: Vec<PathBuf>,
+        /// The keys (one per table, per Venta-Pagos operator, per supervisor, displays') instead of the embedded examples.
+        #[arg(long, value_name = "FILE")]
+        keys: Option<PathBuf>,
+        /// A network whose carteles may watch the display feed without a key; repeatable
+        /// (default: loopback only, 127.0.0.0/8 and ::1/128).
+        #[arg(long, value_name = "CIDR")]
+        display_open_to: Vec<ipnet::IpNet>,
+        /// The server's TLS certificate chain (PEM). Without it the controller speaks
+        /// plaintext, which is allowed on loopback only.
+        #[arg(long, value_name = "FILE", requires = "tls_key")]
+        tls_cert: Option<PathBuf>,
+        /// The TLS certificate's private key (PEM).
+        #[arg(long, value_name = "FILE", requires = "tls_cert")]
+        tls_key: Option<PathBuf>,
+        /// A CA (PEM): every client must present a certificate it signed (agents' client certificates).
+        #[arg(long, value_name = "FILE", requires = "tls_cert")]
+        tls_client_ca: Option<PathBuf>,
+        /// Who starts the controller: journaled with a new journal, and with a key set that
+        /// changed since the last start (default: the system user and host).
+        #[arg(long, value_name = "NAME")]
+        changed_by: Option<String>,
+        /// The acknowledgement mark: what was acknowledged, kept apart from the data
+        /// (default `<DIR>.acknowledged`, beside the data directory; put it on another disk if you can).
+        #[arg(long, value_name = "FILE")]
+        mark: Option<PathBuf>,
+        /// Where the pages are served (cartel luminoso, Venta-Pagos, sala), plain HTTP:
+        /// loopback only; port 0 picks a free one (printed at start).
+        #[arg(long, default_value = PAGES_DEFAULT, value_name = "ADDR", conflicts_with = "no_pages")]
+        pages: std::net::SocketAddr,
+        /// Serve no pages.
+        #[arg(long)]
+        no_pages: bool,
+        /// Save a snapshot every this many journal entries (restart replays at most that many).
+        #[arg(long, default_value_t = crate::writer::SNAPSHOT_EVERY, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        snapshot_every: u64,
+    },
+    /// Replay the journal from zero: check the hash chain and its seal, the books, and
+    /// that every acknowledged entry is there; JSON summary. Reads a copy: never writes into DIR.
+    Verify {
+        /// The data directory of a stopped server, or a backup.
+        #[arg(long, default_value = DATA_DEFAULT, value_name = "DIR")]
+        data: PathBuf,
+        #[command(flatten)]
+        journal: JournalFiles,
+    },
+    /// Bring a backup back into service as a new epoch of its journal: verified, copied
+    /// into an empty data directory, old envelopes refused from then on (docs/operations.md §6).
+    Restore {
+        /// The backup: a copy of a stopped server's data directory.
+        #[arg(long, value_name = "DIR")]
+        from: PathBuf,
+        /// The data directory to restore into: absent or empty.
+        #[arg(long, default_value = DATA_DEFAULT, value_name = "DIR")]
+        data: PathBuf,
+        #[command(flatten)]
+        journal: JournalFiles,
+    },
+    /// Compute the awards of one round from a round file (disputes and audits).
+    Award {
+        /// The round file: {"pool", "balance", "winners": [{"seat", "code", "bet"?, "high"?}]}.
+        #[arg(long, value_name = "FILE.json")]
+        round: PathBuf,
+        /// Rulebook file(s) to use instead of the embedded default; repeatable.
+        #[arg(long, value_name = "FILE")]
+        rulebook: Vec<PathBuf>,
+        /// Print for the cashier's window ($ 12.345,67) instead of JSON.
+        #[arg(long)]
+        text: bool,
+    },
+    /// Hash a password for the pages (Venta-Pagos, Sala): reads it from standard input,
+    /// prints the Argon2id hash for the `password` field of the operator's key.
+    Password,
+    /// Validate rulebook files (or the embedded default) and list their pools.
+    Rulebooks {
+        /// Rulebook file(s) to check instead of the embedded default; repeatable.
+        #[arg(long, value_name = "FILE")]
+        rulebook: Vec<PathBuf>,
+    },
+}
+
+/// The journal key and the acknowledgement mark, as `verify` and `restore` take them.
+#[derive(clap::Args)]
+struct JournalFiles {
+    /// The keys file holding the journal key (role = "journal"); the embedded example keys by default.
+    #[arg(long, value_name = "FILE")]
+    keys: Option<PathBuf>,
+    /// The acknowledgement mark (read by verify; read, then replaced, by restore);
+    /// `<DIR>.acknowledged` beside the data directory by default.
+    #[arg(long, value_name = "FILE")]
+    mark: Option<PathBuf>,
+}
+
+/// Runs the command line of `std::env::args`, and says how it ended.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Serve {
+            data,
+            listen,
+            config,
+            rulebook,
+            keys,
+            display_open_to,
+            tls_cert,
+            tls_key,
+            tls_client_ca,
+            changed_by,
+            mark,
+            pages,
+            no_pages,
+            snapshot_every,
+        } => match tls_cert.zip(tls_key).map(|(cert, key)| crate::Tls::load(&cert, &key, tls_client_ca.as_deref())) {
+            Some(Err(error)) => Err(error),
+            tls => run_serve(
+                &data,
+                &listen,
+                config.as_deref(),
+                &rulebook,
+                keys.as_deref(),
+                crate::ServeOptions {
+                    snapshot_every,
+                    display_open_to: if display_open_to.is_empty() { crate::loopback_networks() } else { display_open_to },
+                    mark,
+                    tls: tls.and_then(Result::ok),
+                    changed_by,
+                    pages: (!no_pages).then_some(pages),
+                    ..Default::default()
+                },
+            ),
+        },
+        Command::Verify { data, journal } => return run_verify(&data, journal.keys.as_deref(), journal.mark.as_deref()),
+        Command::Restore { from, data, journal } => run_restore(&from, &data, journal.keys.as_deref(), journal.mark.as_deref()),
+        Command::Award { round, rulebook, text } => run_award(&round, &rulebook, text),
+        Command::Rulebooks { rulebook } => run_rulebooks(&rulebook),
+        Command::Password => run_password(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("pozo-server: {error:#}");
+            ExitCode::from(EXIT_BAD_INPUT)
+        }
+    }
+}
+
+/// True when `listen` is a loopback socket address, parsed (`127.0.0.1:50051`,
+/// `[::1]:50051`, `localhost:50051`): a name that merely starts with `127.` is not.
+fn is_loopback(listen: &str) -> bool {
+    match listen.parse::<std::net::SocketAddr>() {
+        Ok(address) => address.ip().is_loopback(),
+        Err(_) => listen.rsplit_once(':').is_some_and(|(host, port)| host == "localhost" && port.parse::<u16>().is_ok()),
+    }
+}
+
+fn run_password() -> anyhow::Result<()> {
+    let mut password = String::new();
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        eprintln!("Contraseña (se lee de la entrada; Enter para terminar):");
+    }
+    std::io::stdin().read_line(&mut password)?;
+    let password = password.trim_end_matches(['\n', '\r']);
+    println!("{}", crate::web::hash_password(password)?);
+    Ok(())
+}
+
+fn run_serve(
+    data: &std::path::Path,
+    listen: &str,
+    config: Option<&std::path::Path>,
+    rulebooks: &[PathBuf],
+    keys: Option<&std::path::Path>,
+    options: crate::ServeOptions,
+) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none())
+        .init();
+    // Plaintext only on loopback: anywhere else, commands, tokens and reports would cross the wire in clear.
+    if options.tls.is_none() && !is_loopback(listen) {
+        anyhow::bail!(
+            "--listen {listen}: plaintext is allowed on loopback only; give --tls-cert and --tls-key (docs/security.md)"
+        );
+    }
+    // The pages speak plain HTTP: passwords and session cookies must not cross a network.
+    if let Some(pages) = options.pages
+        && !pages.ip().is_loopback()
+    {
+        anyhow::bail!(
+            "--pages {pages}: the pages are plain HTTP and allowed on loopback only; publish them to other \
+             machines through a TLS reverse proxy on this machine (docs/pages.md)"
+        );
+    }
+    // The embedded keys are published with the source: they may sign only on this machine.
+    if keys.is_none() && !is_loopback(listen) {
+        anyhow::bail!(
+            "--listen {listen}: the embedded example keys protect nothing and are accepted only on loopback; \
+             pass --keys FILE with your own keys (docs/operations.md)"
+        );
+    }
+    if options.tls.is_none() {
+        tracing::warn!(
+            %listen,
+            "PLAINTEXT: no TLS (--tls-cert/--tls-key); allowed because the address is loopback, where only this machine can connect"
+        );
+    }
+    let config = crate::config::Config::load(config, rulebooks, keys)?;
+    // A keys file that holds a published example secret (a copy of config/keys.toml) is as public.
+    if !is_loopback(listen)
+        && let Some(id) = config.example_key_in_use()
+    {
+        anyhow::bail!(
+            "--listen {listen}: key `{id}` of --keys has the secret of a published example key; generate your own \
+             (docs/operations.md §9)"
+        );
+    }
+    // The connection limits need file descriptors: the soft limit is raised towards them.
+    match crate::raise_open_files_limit() {
+        Ok(files) if files < crate::FILES_NEEDED => tracing::warn!(
+            files,
+            needed = crate::FILES_NEEDED,
+            "the open-file limit is lower than the connection limits need: raise the hard limit (ulimit -Hn, LimitNOFILE)"
+        ),
+        Ok(_) => {}
+        Err(error) => tracing::warn!(%error, "the open-file limit could not be read or raised"),
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(listen).await.map_err(|error| anyhow::anyhow!("--listen {listen}: {error}"))?;
+        let address = listener.local_addr()?;
+        tracing::info!(%address, data = %data.display(), config = %config.hash, "pozo-server starting");
+        let shutdown = async {
+            let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = async { match terminate.as_mut() { Some(signal) => { signal.recv().await; } None => std::future::pending().await } } => {}
+            }
+            tracing::info!("stopping: no new requests; the writer finishes its batch");
+        };
+        let announce = move |started: &crate::Started| {
+            // One line for operators and tests: where the controller answers.
+            println!("pozo-server listening on {address}");
+            if let Some(pages) = started.pages {
+                println!("pozo-server pages on http://{pages}/");
+                println!("  cartel luminoso:  http://{pages}/cartel");
+                println!("  Venta-Pagos:      http://{pages}/venta-pagos");
+                println!("  sala:             http://{pages}/sala");
+            }
+            let _ = std::io::stdout().flush();
+        };
+        crate::serve(listener, config, data, options, shutdown, announce).await
+    })
+}
+
+fn run_verify(data: &std::path::Path, keys: Option<&std::path::Path>, mark: Option<&std::path::Path>) -> ExitCode {
+    let journal_key = match crate::config::Config::journal_key(keys) {
+        Ok(key) => key,
+        Err(error) => {
+            eprintln!("pozo-server: verify: {error:#}");
+            return ExitCode::from(1);
+        }
+    };
+    let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| crate::mark::default_path(data));
+    match crate::verify::verify(data, &journal_key, Some(&mark)) {
+        Ok(report) => {
+            println!("{}", serde_json::to_string_pretty(&report).expect("reports serialize"));
+            if report.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+        }
+        Err(error) => {
+            eprintln!("pozo-server: verify: {error:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run_restore(
+    from: &std::path::Path,
+    data: &std::path::Path,
+    keys: Option<&std::path::Path>,
+    mark: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    let journal_key = crate::config::Config::journal_key(keys)?;
+    tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).init();
+    let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| crate::mark::default_path(data));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let restored = runtime.block_on(crate::restore::restore(from, data, &journal_key, &mark))?;
+    println!(
+        "restored {} entries from {} into {}: journal {} is now {}; envelopes signed before are refused, agents \
+         re-identify and take this record; commands acknowledged after the backup are not in it (docs/operations.md §6)",
+        restored.entries,
+        from.display(),
+        data.display(),
+        restored.previous_journal_id,
+        restored.journal_id
+    );
+    Ok(())
+}
+
+fn run_award(round: &std::path::Path, rulebook_files: &[PathBuf], text: bool) -> anyhow::Result<()> {
+    let rulebooks = rulebooks::load(rulebook_files)?;
+    let content = read_bounded(round, ROUND_FILE_BYTES_MAX)?;
+    let name = round.display();
+    let parsed = award::parse_round(&content).map_err(|error| anyhow::anyhow!("{name}: {error}"))?;
+    let report = award::calculate(&rulebooks, &parsed).map_err(|error| anyhow::anyhow!("{name}: {error}"))?;
+    if text {
+        print!("{}", award::render_text(&report));
+    } else {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    }
+    Ok(())
+}
+
+fn run_rulebooks(rulebook_files: &[PathBuf]) -> anyhow::Result<()> {
+    let rulebooks = rulebooks::load(rulebook_files)?;
+    for rules in rulebooks.pools() {
+        println!(
+            "{:<20} {:<18} mínimo {:>14}  apuesta {:>10}  incremento {}  ({}, arts. {})",
+            rules.id,
+            rules.policy.name(),
+            format_ars(rules.minimum),
+            format_ars(rules.side_bet),
+            rules.contribution_rate,
+            rules.file,
+            rules.articles
+        );
+        let bets = if rules.fixed_bet() {
+            format!("única de {}", format_ars(rules.side_bet))
+        } else {
+            format!("de {} a {}", format_ars(rules.bet_min), format_ars(rules.bet_max))
+        };
+        let shortfall = match rules.shortfall_from {
+            pozo_engine::Shortfall::House => "la casa",
+            pozo_engine::Shortfall::ReserveThenHouse => "el pozo de reserva, luego la casa",
+        };
+        println!(
+            "    apuesta {bets}; lo que falte lo pone {shortfall}; Venta-Pagos: porcentajes y premios de más de {}",
+            format_ars(rules.venta_pagos_over)
+        );
+        for group in &rules.exclusive {
+            println!("    excluyentes en una mano: {}", group.join(", "));
+        }
+        for prize in &rules.prizes {
+            println!("    {:<24} {}", prize.code, prize.article);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,144 @@
+//! `pozo-agent`'s command line: hardware events in (stdin, or a Unix socket), panel
+//! JSON lines out (stdout). The binary is a one-line `main` over [`main`]; the test kit
+//! builds the same command line into its own binary (`pozo-testkit`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::agent::OUTPUT_CAPACITY;
+use crate::line::LINE_BYTES_MAX;
+use crate::{AgentConfig, SERVER_URL_DEFAULT};
+use clap::Parser;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+/// Pozo table agent: hardware events in, signed commands out, seat lights from acks.
+#[derive(Parser)]
+#[command(name = "pozo-agent", version, about, long_about = None)]
+struct Cli {
+    /// The controller's gRPC address.
+    #[arg(long, default_value = SERVER_URL_DEFAULT)]
+    server: String,
+    /// This table's id, as in the casino layout.
+    #[arg(long)]
+    table: String,
+    /// A keys file ([[key]] entries, as the server's); the table key of --table is used.
+    #[arg(long, value_name = "FILE")]
+    key_file: PathBuf,
+    /// Where hardware events arrive: `-` for stdin, or `unix:PATH` (the agent listens there).
+    #[arg(long, default_value = "-")]
+    input: String,
+    /// The CA (PEM) that signed the controller's TLS certificate; with it, `--server https://…`.
+    #[arg(long, value_name = "FILE")]
+    tls_ca: Option<PathBuf>,
+    /// This agent's client certificate (PEM), when the controller asks for one (`--tls-client-ca`).
+    #[arg(long, value_name = "FILE", requires = "tls_key", requires = "tls_ca")]
+    tls_cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+}
+
+/// Hardware events waiting for the agent.
+const INPUT_CAPACITY: usize = 64;
+
+/// Runs the command line of `std::env::args`, and says how it ended.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let key = match crate::key::load(&cli.key_file, &cli.table) {
+        Ok(key) => key,
+        Err(error) => {
+            eprintln!("pozo-agent: {error:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let tls =
+        match cli.tls_ca.as_deref().map(|ca| crate::ClientTls::load(ca, cli.tls_cert.as_deref().zip(cli.tls_key.as_deref()))) {
+            None => None,
+            Some(Ok(tls)) => Some(tls),
+            Some(Err(error)) => {
+                eprintln!("pozo-agent: {error:#}");
+                return ExitCode::from(2);
+            }
+        };
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a tokio runtime");
+    let result = runtime.block_on(async move {
+        let (lines_sender, lines) = mpsc::channel(INPUT_CAPACITY);
+        let (output, mut panel) = mpsc::channel::<String>(OUTPUT_CAPACITY);
+        let printer = tokio::spawn(async move {
+            let mut stdout = tokio::io::stdout();
+            while let Some(line) = panel.recv().await {
+                if stdout.write_all(format!("{line}\n").as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+                    return;
+                }
+            }
+        });
+        // A socket that cannot be opened is an error at start, not a silent agent.
+        let listener = match cli.input.strip_prefix("unix:") {
+            Some(path) => {
+                let _ = std::fs::remove_file(path);
+                Some(tokio::net::UnixListener::bind(path).map_err(|error| anyhow::anyhow!("--input {}: {error}", cli.input))?)
+            }
+            None => None,
+        };
+        let reader = tokio::spawn(read_input(listener, lines_sender));
+        let config = AgentConfig { server: cli.server, table: cli.table, key, tls };
+        let result = crate::run(config, lines, output).await;
+        reader.abort();
+        let _ = printer.await;
+        result
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("pozo-agent: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Feeds hardware event lines to the agent: stdin until its end, or every
+/// connection to a Unix socket in turn.
+async fn read_input(listener: Option<tokio::net::UnixListener>, lines: mpsc::Sender<String>) {
+    async fn pump<R: tokio::io::AsyncRead + Unpin>(reader: R, lines: &mpsc::Sender<String>) -> bool {
+        use tokio::io::AsyncReadExt as _;
+        let mut reader = BufReader::new(reader);
+        // Bounded: a line is read at most this many bytes at a time (its \r\n included).
+        let limit = (LINE_BYTES_MAX + 2) as u64;
+        let mut bytes = Vec::with_capacity(LINE_BYTES_MAX + 2);
+        loop {
+            bytes.clear();
+            match (&mut reader).take(limit).read_until(b'\n', &mut bytes).await {
+                Ok(0) | Err(_) => return true,
+                Ok(_) => {
+                    if bytes.last() != Some(&b'\n') && bytes.len() as u64 >= limit {
+                        // Too long: skip to its end; the agent refuses it by its length.
+                        let mut rest = Vec::new();
+                        loop {
+                            rest.clear();
+                            match (&mut reader).take(limit).read_until(b'\n', &mut rest).await {
+                                Ok(0) | Err(_) => break,
+                                Ok(_) if rest.last() == Some(&b'\n') => break,
+                                Ok(_) => {}
+                            }
+                        }
+                    }
+                    // Not UTF-8: the replacement characters make the agent refuse it by name.
+                    let line = String::from_utf8_lossy(&bytes).into_owned();
+                    if lines.send(line).await.is_err() {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    if let Some(listener) = listener {
+        while let Ok((stream, _)) = listener.accept().await {
+            if !pump(stream, &lines).await {
+                return;
+            }
+        }
+    } else {
+        pump(tokio::io::stdin(), &lines).await;
+    }
+}
