@@ -33,39 +33,103 @@ fn amount(value: Money) -> Option<pb::Amount> {
     Some(pb::Amount { value: money_text(value) })
 }
 
+/// Why a gRPC request is refused. Every refusal of the services is one of these, and
+/// [`From<ApiError> for Status`](#impl-From<ApiError>-for-Status) is the one place a kind
+/// of refusal becomes a status code (docs/api.md §11).
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// A field breaks a rule whatever the state: `InvalidArgument`.
+    #[error("{0}")]
+    Invalid(String),
+    /// No key, an unknown key or a bad MAC or token: `Unauthenticated`.
+    #[error("{0}")]
+    Unauthenticated(String),
+    /// A known key that may not do this: `PermissionDenied`.
+    #[error("{0}")]
+    Denied(String),
+    /// No such table, pool or order: `NotFound`.
+    #[error("{0}")]
+    NotFound(String),
+    /// The state machine's refusal, by its own kind.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    /// The controller is stopping: `Unavailable` (retry on the next start).
+    #[error(transparent)]
+    Stopping(#[from] WriterError),
+    /// Something that cannot happen did: `Internal`.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl ApiError {
+    pub fn invalid(message: impl Into<String>) -> ApiError {
+        ApiError::Invalid(message.into())
+    }
+
+    pub fn unauthenticated(message: impl Into<String>) -> ApiError {
+        ApiError::Unauthenticated(message.into())
+    }
+
+    pub fn denied(message: impl Into<String>) -> ApiError {
+        ApiError::Denied(message.into())
+    }
+
+    pub fn not_found(message: impl Into<String>) -> ApiError {
+        ApiError::NotFound(message.into())
+    }
+
+    pub fn internal(message: impl Into<String>) -> ApiError {
+        ApiError::Internal(message.into())
+    }
+}
+
+impl From<ApiError> for Status {
+    fn from(error: ApiError) -> Status {
+        match error {
+            ApiError::Invalid(message) => Status::invalid_argument(message),
+            ApiError::Unauthenticated(message) => Status::unauthenticated(message),
+            ApiError::Denied(message) => Status::permission_denied(message),
+            ApiError::NotFound(message) => Status::not_found(message),
+            ApiError::Refused(Refusal { kind, message }) => match kind {
+                RefusalKind::InvalidArgument => Status::invalid_argument(message),
+                RefusalKind::FailedPrecondition => Status::failed_precondition(message),
+                RefusalKind::NotFound => Status::not_found(message),
+                RefusalKind::AlreadyExists => Status::already_exists(message),
+            },
+            stopping @ ApiError::Stopping(_) => Status::unavailable(stopping.to_string()),
+            ApiError::Internal(message) => Status::internal(message),
+        }
+    }
+}
+
 impl From<Refusal> for Status {
     fn from(refusal: Refusal) -> Status {
-        match refusal.kind {
-            RefusalKind::InvalidArgument => Status::invalid_argument(refusal.message),
-            RefusalKind::FailedPrecondition => Status::failed_precondition(refusal.message),
-            RefusalKind::NotFound => Status::not_found(refusal.message),
-            RefusalKind::AlreadyExists => Status::already_exists(refusal.message),
-        }
+        ApiError::Refused(refusal).into()
     }
 }
 
 impl From<WriterError> for Status {
     fn from(error: WriterError) -> Status {
-        Status::unavailable(error.to_string())
+        ApiError::Stopping(error).into()
     }
 }
 
 /// Checks an envelope's key, journal and MAC; returns the key. The MAC is compared
 /// in constant time over the exact payload bytes received, as `purpose`, for this
 /// controller's journal id (never the one the envelope names).
-fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope, purpose: Purpose) -> Result<&'a Key, Status> {
+fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope, purpose: Purpose) -> Result<&'a Key, ApiError> {
     if envelope.payload.len() > PAYLOAD_BYTES_MAX {
-        return Err(Status::invalid_argument(format!("payload: {} bytes, over {PAYLOAD_BYTES_MAX}", envelope.payload.len())));
+        return Err(ApiError::invalid(format!("payload: {} bytes, over {PAYLOAD_BYTES_MAX}", envelope.payload.len())));
     }
     let Some(key) = handle.config().keys.get(&envelope.key_id) else {
         tracing::warn!(key_id = %bounded_text(&envelope.key_id), "refused: unknown key");
-        return Err(Status::unauthenticated(format!("key_id: unknown key `{}`", bounded_text(&envelope.key_id))));
+        return Err(ApiError::unauthenticated(format!("key_id: unknown key `{}`", bounded_text(&envelope.key_id))));
     };
     if envelope.journal_id != handle.journal_id() {
         // Captured on another journal, or before a restore: a replay, or an agent that
         // has not asked Controller.Identify since the controller changed.
         tracing::warn!(key_id = %key.id, journal_id = %bounded_text(&envelope.journal_id), "refused: signed for another journal");
-        return Err(Status::unauthenticated(format!(
+        return Err(ApiError::unauthenticated(format!(
             "journal_id: signed for journal `{}`; this controller keeps journal `{}` (ask Controller.Identify)",
             bounded_text(&envelope.journal_id),
             handle.journal_id()
@@ -74,7 +138,7 @@ fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope, purpose: Purpos
     if !pozo_proto::verify(&key.secret, purpose, handle.journal_id(), envelope) {
         // A forged or corrupted command: worth an operator's attention.
         tracing::warn!(key_id = %key.id, "refused: bad MAC");
-        return Err(Status::unauthenticated(format!(
+        return Err(ApiError::unauthenticated(format!(
             "mac: not the HMAC-SHA256 of a {} for this journal under key `{}`",
             purpose.context(),
             key.id
@@ -108,10 +172,10 @@ pub(crate) fn display_open(open_to: &[ipnet::IpNet], ip: std::net::IpAddr) -> bo
 
 /// Checks a read credential (`authorization: Pozo <key_id>:<token>`, [`pozo_proto::read_token`])
 /// and that its key has one of `roles`; returns the key.
-fn authorize_read<'a, T>(handle: &'a Handle, request: &Request<T>, roles: &[Role]) -> Result<&'a Key, Status> {
+fn authorize_read<'a, T>(handle: &'a Handle, request: &Request<T>, roles: &[Role]) -> Result<&'a Key, ApiError> {
     let needed = || roles.iter().map(|role| role.name()).collect::<Vec<_>>().join(" or ");
     let Some(value) = request.metadata().get(pozo_proto::AUTHORIZATION) else {
-        return Err(Status::unauthenticated(format!(
+        return Err(ApiError::unauthenticated(format!(
             "authorization: missing; this read needs a {} key's credential (`Pozo <key_id>:<token>`, docs/api.md)",
             needed()
         )));
@@ -121,14 +185,14 @@ fn authorize_read<'a, T>(handle: &'a Handle, request: &Request<T>, roles: &[Role
         .ok()
         .and_then(|text| text.strip_prefix("Pozo "))
         .and_then(|text| text.split_once(':'))
-        .ok_or_else(|| Status::unauthenticated("authorization: not `Pozo <key_id>:<token>`"))?;
+        .ok_or_else(|| ApiError::unauthenticated("authorization: not `Pozo <key_id>:<token>`"))?;
     let Some(key) = handle.config().keys.get(credential.0) else {
         tracing::warn!(key_id = %bounded_text(credential.0), "refused read: unknown key");
-        return Err(Status::unauthenticated(format!("authorization: unknown key `{}`", bounded_text(credential.0))));
+        return Err(ApiError::unauthenticated(format!("authorization: unknown key `{}`", bounded_text(credential.0))));
     };
     if !pozo_proto::verify_read_token(&key.secret, handle.journal_id(), credential.1) {
         tracing::warn!(key_id = %key.id, "refused read: bad token");
-        return Err(Status::unauthenticated(format!(
+        return Err(ApiError::unauthenticated(format!(
             "authorization: not key `{}`'s read token for journal `{}`",
             key.id,
             handle.journal_id()
@@ -136,7 +200,7 @@ fn authorize_read<'a, T>(handle: &'a Handle, request: &Request<T>, roles: &[Role
     }
     if !roles.contains(&key.role) {
         tracing::warn!(key_id = %key.id, "refused read: role");
-        return Err(Status::permission_denied(format!(
+        return Err(ApiError::denied(format!(
             "key `{}` is a {} key; this read needs a {} key",
             key.id,
             key.role.name(),
@@ -147,25 +211,25 @@ fn authorize_read<'a, T>(handle: &'a Handle, request: &Request<T>, roles: &[Role
 }
 
 /// A table key may speak only for its own table.
-fn require_table_key(key: &Key, table_id: &str) -> Result<(), Status> {
+fn require_table_key(key: &Key, table_id: &str) -> Result<(), ApiError> {
     let refusal = match (key.role, key.table.as_deref()) {
         (Role::Table, Some(table)) if table == table_id => return Ok(()),
         (Role::Table, Some(table)) => format!("key `{}` belongs to table {table}, not to table {table_id}", key.id),
         _ => format!("key `{}` is not a table key", key.id),
     };
     tracing::warn!(key_id = %key.id, table_id, "refused: key not for this table");
-    Err(Status::permission_denied(refusal))
+    Err(ApiError::denied(refusal))
 }
 
-fn bounded(field: &str, text: &str) -> Result<(), Status> {
+fn bounded(field: &str, text: &str) -> Result<(), ApiError> {
     if text.len() > TEXT_MAX {
-        return Err(Status::invalid_argument(format!("{field}: longer than {TEXT_MAX} characters")));
+        return Err(ApiError::invalid(format!("{field}: longer than {TEXT_MAX} characters")));
     }
     Ok(())
 }
 
 /// A wire command as the state machine's operation; a text over its bound is refused.
-pub fn table_op(command: pb::table_command::Command) -> Result<TableOp, Status> {
+pub fn table_op(command: pb::table_command::Command) -> Result<TableOp, ApiError> {
     use pb::table_command::Command as C;
     Ok(match command {
         C::OpenTable(_) => TableOp::OpenTable,
@@ -209,12 +273,12 @@ pub enum CardSource {
 impl CardSource {
     /// Whether a premio instantáneo card appears at this INICIAR JUEGO, with the
     /// rulebook's chance, and which (15.11.2: "en forma aleatoria y sorpresiva").
-    fn draw(self, table_id: &str, sequence: u64, chance: Decimal) -> Result<Option<Card>, Status> {
+    fn draw(self, table_id: &str, sequence: u64, chance: Decimal) -> Result<Option<Card>, ApiError> {
         let (roll, card) = match self {
             CardSource::Os => {
                 let mut bytes = [0u8; 4];
                 getrandom::fill(&mut bytes)
-                    .map_err(|error| Status::internal(format!("no randomness for the instant prize: {error}")))?;
+                    .map_err(|error| ApiError::internal(format!("no randomness for the instant prize: {error}")))?;
                 (u32::from_be_bytes(bytes), draw_card()?)
             }
             CardSource::Seeded(seed) => {
@@ -244,10 +308,11 @@ impl CardSource {
 }
 
 /// A card from the operating system's CSPRNG (15.11.2: "en forma aleatoria").
-fn draw_card() -> Result<Card, Status> {
+fn draw_card() -> Result<Card, ApiError> {
     loop {
         let mut byte = [0u8; 1];
-        getrandom::fill(&mut byte).map_err(|error| Status::internal(format!("no randomness for the instant prize: {error}")))?;
+        getrandom::fill(&mut byte)
+            .map_err(|error| ApiError::internal(format!("no randomness for the instant prize: {error}")))?;
         // Rejection sampling: 0–207 maps evenly onto 52 cards.
         if byte[0] < 208 {
             return Ok(Card::from_index(byte[0] % 52));
@@ -375,7 +440,7 @@ where
 {
     let (sender, stream) = mpsc::channel(1);
     tokio::spawn(async move {
-        let stopping = || Status::unavailable("the controller is stopping");
+        let stopping = || Status::from(ApiError::Stopping(WriterError::Stopped));
         loop {
             let item = convert(&receiver.borrow_and_update());
             tokio::select! {
@@ -399,13 +464,13 @@ impl pb::table_server::Table for TableService {
         let envelope = request.into_inner();
         let key = authenticate(&self.handle, &envelope, Purpose::TableCommand)?;
         let command = pb::TableCommand::decode(envelope.payload.as_slice())
-            .map_err(|error| Status::invalid_argument(format!("payload: not a TableCommand: {error}")))?;
+            .map_err(|error| ApiError::invalid(format!("payload: not a TableCommand: {error}")))?;
         require_table_key(key, &command.table_id)?;
         self.presence.heard(&command.table_id);
         if command.sequence == 0 {
-            return Err(Status::invalid_argument("sequence: starts at 1"));
+            return Err(ApiError::invalid("sequence: starts at 1").into());
         }
-        let op = table_op(command.command.ok_or_else(|| Status::invalid_argument("command: missing"))?)?;
+        let op = table_op(command.command.ok_or_else(|| ApiError::invalid("command: missing"))?)?;
         // 15.11.2: the card is drawn here, outside the deterministic state machine,
         // and travels in the journal entry; it is used only if a new card is due.
         let config = self.handle.config();
@@ -423,7 +488,7 @@ impl pb::table_server::Table for TableService {
             Command::Table(TableCommand { table_id: command.table_id, sequence: command.sequence, payload_sha256, op, card });
         match self.handle.submit(command).await?? {
             Applied::Table(reply) | Applied::Duplicate(reply) => Ok(Response::new(submit_reply(&reply))),
-            _ => Err(Status::internal("a table command answered as another kind")),
+            _ => Err(ApiError::internal("a table command answered as another kind").into()),
         }
     }
 
@@ -434,12 +499,12 @@ impl pb::table_server::Table for TableService {
         let envelope = request.into_inner();
         let key = authenticate(&self.handle, &envelope, Purpose::WatchTable)?;
         let watch = pb::WatchTable::decode(envelope.payload.as_slice())
-            .map_err(|error| Status::invalid_argument(format!("payload: not a WatchTable: {error}")))?;
+            .map_err(|error| ApiError::invalid(format!("payload: not a WatchTable: {error}")))?;
         require_table_key(key, &watch.table_id)?;
         let receiver = self
             .handle
             .table(&watch.table_id)
-            .ok_or_else(|| Status::not_found(format!("table_id: no table `{}` in the layout", watch.table_id)))?;
+            .ok_or_else(|| ApiError::not_found(format!("table_id: no table `{}` in the layout", watch.table_id)))?;
         // Connected while the stream's task holds this.
         let watching = self.presence.watching(&watch.table_id);
         let stream = until_stopped(receiver, self.stop.clone(), move |push| {
@@ -472,7 +537,7 @@ impl pb::display_server::Display for DisplayService {
         }
         let wanted = request.into_inner().pool_ids;
         if let Some(unknown) = wanted.iter().find(|id| self.handle.config().rulebooks.pool(id).is_none()) {
-            return Err(Status::not_found(format!("pool_ids: no pool `{unknown}`")));
+            return Err(ApiError::not_found(format!("pool_ids: no pool `{unknown}`")).into());
         }
         let stream = until_stopped(self.handle.display(), self.stop.clone(), move |push| pb::DisplayUpdate {
             journal_sequence: push.journal_sequence,
@@ -534,30 +599,31 @@ impl VentaPagosService {
         let key = authenticate(&self.handle, envelope, Purpose::OfficeCommand)?;
         if !roles.contains(&key.role) {
             tracing::warn!(key_id = %key.id, role = key.role.name(), "refused: not an office key at Venta-Pagos");
-            return Err(Status::permission_denied(format!(
+            return Err(ApiError::denied(format!(
                 "key `{}` is a {} key; Venta-Pagos needs an operator's office key",
                 key.id,
                 key.role.name()
-            )));
+            ))
+            .into());
         }
         let command = pb::OfficeCommand::decode(envelope.payload.as_slice())
-            .map_err(|error| Status::invalid_argument(format!("payload: not an OfficeCommand: {error}")))?;
-        Ok((key, command.command.ok_or_else(|| Status::invalid_argument("command: missing"))?))
+            .map_err(|error| ApiError::invalid(format!("payload: not an OfficeCommand: {error}")))?;
+        Ok((key, command.command.ok_or_else(|| ApiError::invalid("command: missing"))?))
     }
 
     async fn decide(&self, key: &Key, op: OfficeOp) -> Result<Response<pb::PayoutOrder>, Status> {
         let command = Command::Office(OfficeCommand { key_id: key.id.clone(), operator_name: key.name.clone(), op });
         match self.handle.submit(command).await?? {
             Applied::Office(order) | Applied::OfficeDuplicate(order) => Ok(Response::new(payout_order(&order))),
-            _ => Err(Status::internal("an office command answered as another kind")),
+            _ => Err(ApiError::internal("an office command answered as another kind").into()),
         }
     }
 }
 
 /// What the operator was shown of the order, as the state machine checks it.
-fn order_facts(expect: Option<pb::OrderFacts>) -> Result<OrderFacts, Status> {
+fn order_facts(expect: Option<pb::OrderFacts>) -> Result<OrderFacts, ApiError> {
     let expect = expect.ok_or_else(|| {
-        Status::invalid_argument(
+        ApiError::invalid(
             "expect: required: the order's pool, table, seat, round, code and amount as the operator was shown them",
         )
     })?;
@@ -568,9 +634,8 @@ fn order_facts(expect: Option<pb::OrderFacts>) -> Result<OrderFacts, Status> {
     }
     let text = expect.amount.map(|amount| amount.value).unwrap_or_default();
     bounded("expect.amount", &text)?;
-    let amount: Money = text
-        .parse()
-        .map_err(|_| Status::invalid_argument(format!("expect.amount: `{text}` is not a decimal amount (\"8329.00\")")))?;
+    let amount: Money =
+        text.parse().map_err(|_| ApiError::invalid(format!("expect.amount: `{text}` is not a decimal amount (\"8329.00\")")))?;
     Ok(OrderFacts {
         pool: expect.pool_id,
         table_id: expect.table_id,
@@ -586,16 +651,17 @@ impl pb::venta_pagos_server::VentaPagos for VentaPagosService {
     async fn list(&self, request: Request<pb::Envelope>) -> Result<Response<pb::PayoutList>, Status> {
         let (_, command) = self.office_command(request.get_ref(), &[Role::Office, Role::Supervisor])?;
         let pb::office_command::Command::List(list) = command else {
-            return Err(Status::invalid_argument("command: List takes a ListPayouts"));
+            return Err(ApiError::invalid("command: List takes a ListPayouts").into());
         };
         let all = match list.status.as_str() {
             "" | "pendiente" => false,
             "all" | "todas" => true,
             other => {
-                return Err(Status::invalid_argument(format!(
+                return Err(ApiError::invalid(format!(
                     "status: `{}` is not \"\" or \"pendiente\" (pending orders) or \"all\" or \"todas\" (every order)",
                     bounded_text(other)
-                )));
+                ))
+                .into());
             }
         };
         let orders = self
@@ -616,7 +682,7 @@ impl pb::venta_pagos_server::VentaPagos for VentaPagosService {
     async fn confirm(&self, request: Request<pb::Envelope>) -> Result<Response<pb::PayoutOrder>, Status> {
         let (key, command) = self.office_command(request.get_ref(), &[Role::Office])?;
         let pb::office_command::Command::Confirm(confirm) = command else {
-            return Err(Status::invalid_argument("command: Confirm takes a ConfirmPayout"));
+            return Err(ApiError::invalid("command: Confirm takes a ConfirmPayout").into());
         };
         let expect = order_facts(confirm.expect)?;
         self.decide(key, OfficeOp::Confirm { order_id: confirm.order_id, form_number: confirm.form_number, expect }).await
@@ -625,7 +691,7 @@ impl pb::venta_pagos_server::VentaPagos for VentaPagosService {
     async fn reject(&self, request: Request<pb::Envelope>) -> Result<Response<pb::PayoutOrder>, Status> {
         let (key, command) = self.office_command(request.get_ref(), &[Role::Office])?;
         let pb::office_command::Command::Reject(reject) = command else {
-            return Err(Status::invalid_argument("command: Reject takes a RejectPayout"));
+            return Err(ApiError::invalid("command: Reject takes a RejectPayout").into());
         };
         let expect = order_facts(reject.expect)?;
         self.decide(key, OfficeOp::Reject { order_id: reject.order_id, reason: reject.reason, expect }).await
@@ -666,7 +732,7 @@ impl pb::reports_server::Reports for ReportsService {
         authorize_read(&self.handle, &request, REPORT_READERS)?;
         let request = request.into_inner();
         if self.handle.config().table(&request.table_id).is_none() {
-            return Err(Status::not_found(format!("table_id: no table `{}` in the layout", request.table_id)));
+            return Err(ApiError::not_found(format!("table_id: no table `{}` in the layout", request.table_id)).into());
         }
         let report = self
             .handle
@@ -707,7 +773,7 @@ impl pb::reports_server::Reports for ReportsService {
         authorize_read(&self.handle, &request, REPORT_READERS)?;
         let pool_id = request.into_inner().pool_id;
         if self.handle.config().rulebooks.pool(&pool_id).is_none() {
-            return Err(Status::not_found(format!("pool_id: no pool `{pool_id}`")));
+            return Err(ApiError::not_found(format!("pool_id: no pool `{pool_id}`")).into());
         }
         let report = self
             .handle
@@ -749,7 +815,7 @@ impl pb::reports_server::Reports for ReportsService {
         authorize_read(&self.handle, &request, REPORT_READERS)?;
         let request = request.into_inner();
         if request.limit > ENTRIES_PAGE_MAX {
-            return Err(Status::invalid_argument(format!("limit: at most {ENTRIES_PAGE_MAX} entries a page")));
+            return Err(ApiError::invalid(format!("limit: at most {ENTRIES_PAGE_MAX} entries a page")).into());
         }
         let limit = if request.limit == 0 { ENTRIES_PAGE_MAX } else { request.limit } as usize;
         // Only what is durable: the writer answers reads between batches.
@@ -760,12 +826,13 @@ impl pb::reports_server::Reports for ReportsService {
             let mut page = Vec::new();
             let mut bytes = 0;
             for entry in journal.read_after(after).take(limit) {
-                let entry = entry.map_err(|error| Status::internal(error.to_string()))?;
+                let entry = entry.map_err(|error| ApiError::internal(error.to_string()))?;
                 if entry.record.sequence > durable || (bytes >= ENTRIES_PAGE_BYTES && !page.is_empty()) {
                     break;
                 }
                 // The stored bytes themselves: SHA-256(previous ‖ these) is the entry's hash.
-                let record_json = String::from_utf8(entry.json).map_err(|_| Status::internal("a journal record is not UTF-8"))?;
+                let record_json =
+                    String::from_utf8(entry.json).map_err(|_| ApiError::internal("a journal record is not UTF-8"))?;
                 bytes += record_json.len();
                 page.push(pb::JournalEntry {
                     sequence: entry.record.sequence,
@@ -778,7 +845,7 @@ impl pb::reports_server::Reports for ReportsService {
             Ok::<_, Status>(page)
         })
         .await
-        .map_err(|error| Status::internal(error.to_string()))??;
+        .map_err(|error| ApiError::internal(error.to_string()))??;
         Ok(Response::new(pb::JournalEntries { entries, durable_entries: durable }))
     }
 }
@@ -799,7 +866,7 @@ impl pb::pools_server::Pools for PoolsService {
         authorize_read(&self.handle, &request, POOL_READERS)?;
         let wanted = request.into_inner().pool_ids;
         if let Some(unknown) = wanted.iter().find(|id| self.handle.config().rulebooks.pool(id).is_none()) {
-            return Err(Status::not_found(format!("pool_ids: no pool `{unknown}`")));
+            return Err(ApiError::not_found(format!("pool_ids: no pool `{unknown}`")).into());
         }
         let pools = self
             .handle
@@ -818,5 +885,34 @@ impl pb::pools_server::Pools for PoolsService {
             })
             .await?;
         Ok(Response::new(pb::PoolStatusResponse { pools }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tonic::Code;
+
+    #[test]
+    fn each_kind_of_refusal_becomes_its_own_status_code_with_its_message() {
+        let refused = |kind| ApiError::Refused(Refusal { kind, message: "seat: 9 is not a seat of this table".into() });
+        let cases = [
+            (ApiError::invalid("payload: 5000 bytes, over 4096"), Code::InvalidArgument),
+            (ApiError::unauthenticated("key_id: unknown key `nadie`"), Code::Unauthenticated),
+            (ApiError::denied("key `mesa-B2` belongs to table B2"), Code::PermissionDenied),
+            (ApiError::not_found("pool_id: no pool `x`"), Code::NotFound),
+            (ApiError::Stopping(WriterError::Stopped), Code::Unavailable),
+            (ApiError::internal("a table command answered as another kind"), Code::Internal),
+            (refused(RefusalKind::InvalidArgument), Code::InvalidArgument),
+            (refused(RefusalKind::FailedPrecondition), Code::FailedPrecondition),
+            (refused(RefusalKind::NotFound), Code::NotFound),
+            (refused(RefusalKind::AlreadyExists), Code::AlreadyExists),
+        ];
+        for (error, code) in cases {
+            let message = error.to_string();
+            let status = Status::from(error);
+            assert_eq!((status.code(), status.message()), (code, message.as_str()));
+        }
+        assert_eq!(Status::from(WriterError::Stopped).message(), "the controller is stopping");
     }
 }

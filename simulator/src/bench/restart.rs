@@ -46,7 +46,7 @@ pub(super) async fn build_journal(directory: &Path, config: Config, entries: u64
         let table = &mut tables[index];
         let step = table.cycle.next();
         let wire = step.wire();
-        let op = table_op(wire.clone()).map_err(|status| anyhow::anyhow!("{step:?}: {}", status.message()))?;
+        let op = table_op(wire.clone()).map_err(|error| anyhow::anyhow!("{step:?}: {error}"))?;
         let payload =
             pb::TableCommand { table_id: table.id.clone(), sequence: table.sequence, command: Some(wire) }.encode_to_vec();
         let card = (step == Step::Start && table.cards).then(|| Card::from_index((sequence % 52) as u8));
