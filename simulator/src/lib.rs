@@ -10,7 +10,8 @@
 //! - [`roulette`]: the double-zero wheel and the grillo series.
 //! - [`journal`]: the journal decoded from `docs/journal.md` alone, with its own hash chain (the audit's reader).
 //! - [`link`]: one table's agent, in process, fed hardware lines.
-//! - [`night`]: `pozo-sim run` and `replay`: a night through real agents, and its books.
+//! - [`night`]: `pozo-sim run` and `replay`: a night through real agents, and its books
+//!   (`night/`: the floor, the dealers, the books and audit, the record).
 //! - [`odds`]: exact probabilities and the `odds` comparison.
 
 pub mod bench;

@@ -1,0 +1,382 @@
+//! The books: the server's reports before and after, compared with what the simulator
+//! counted, the journal read back through the audit's own decoder, and the report.
+
+use super::*;
+
+// ----------------------------------------------------------------------------- the books
+
+/// The server's reports at one moment.
+pub(super) struct Snapshot {
+    pub(super) pools: BTreeMap<String, pb::PoolReport>,
+    pub(super) tables: BTreeMap<String, BTreeMap<String, pb::TableReport>>,
+    pub(super) journal_entries: u64,
+    pub(super) tip_hash: String,
+}
+
+impl Snapshot {
+    pub(super) async fn take(config: &Config, url: &str) -> anyhow::Result<Snapshot> {
+        Snapshot::take_with(config, url, &BTreeSet::new()).await
+    }
+
+    /// The reports, with the table reports of the current jornada and of `jornadas`.
+    pub(super) async fn take_with(config: &Config, url: &str, jornadas: &BTreeSet<String>) -> anyhow::Result<Snapshot> {
+        let mut reports = reports_on(config, connect(url).await?).await?;
+        let mut pools = BTreeMap::new();
+        let pool_ids: BTreeSet<&str> = config.layout.tables.iter().map(|table| table.pool.as_str()).collect();
+        for pool in pool_ids {
+            let report = reports.pool(pb::PoolReportRequest { pool_id: pool.to_owned() }).await?.into_inner();
+            pools.insert(pool.to_owned(), report);
+        }
+        let mut tables = BTreeMap::new();
+        for table in &config.layout.tables {
+            let mut days = BTreeMap::new();
+            let current =
+                reports.table(pb::TableReportRequest { table_id: table.id.clone(), jornada: String::new() }).await?.into_inner();
+            for jornada in jornadas {
+                if *jornada != current.jornada {
+                    let report = reports
+                        .table(pb::TableReportRequest { table_id: table.id.clone(), jornada: jornada.clone() })
+                        .await?
+                        .into_inner();
+                    days.insert(jornada.clone(), report);
+                }
+            }
+            days.insert(current.jornada.clone(), current);
+            tables.insert(table.id.clone(), days);
+        }
+        let journal = reports.journal(pb::JournalStatusRequest {}).await?.into_inner();
+        Ok(Snapshot { pools, tables, journal_entries: journal.entries, tip_hash: journal.tip_hash })
+    }
+
+    pub(super) fn jornadas(&self) -> BTreeSet<String> {
+        self.tables.values().flat_map(|days| days.keys().cloned()).collect()
+    }
+}
+
+/// The night's books: `after` less `before`, counters summed over the jornadas.
+pub(super) fn books_of(before: &Snapshot, after: &Snapshot) -> Books {
+    let mut books = Books::default();
+    for (pool, now) in &after.pools {
+        let then = before.pools.get(pool).cloned().unwrap_or_default();
+        books.pools.insert(
+            pool.clone(),
+            PoolBooks {
+                bets: now.bets - then.bets,
+                bets_amount: amount(&now.bets_amount) - amount(&then.bets_amount),
+                contributions: amount(&now.contributions) - amount(&then.contributions),
+                commission: amount(&now.commission) - amount(&then.commission),
+                replenishments: amount(&now.replenishments) - amount(&then.replenishments),
+                awards: amount(&now.awards) - amount(&then.awards),
+                hits: now.hits - then.hits,
+                balance: amount(&now.balance),
+                reserve: amount(&now.reserve),
+                displayed: amount(&now.displayed),
+            },
+        );
+    }
+    for (table, days) in &after.tables {
+        let mut sum = TableBooks::default();
+        for (jornada, now) in days {
+            let then = before.tables.get(table).and_then(|days| days.get(jornada)).cloned().unwrap_or_default();
+            sum.bets += now.bets - then.bets;
+            sum.presses += now.presses - then.presses;
+            sum.ipa += amount(&now.ipa) - amount(&then.ipa);
+            sum.pppa += amount(&now.pppa) - amount(&then.pppa);
+            sum.credits_sold += now.credits_sold - then.credits_sold;
+            sum.credits_returned += now.credits_returned - then.credits_returned;
+        }
+        books.tables.insert(table.clone(), sum);
+    }
+    books
+}
+
+/// The simulator's own count against the server's books; the differences found.
+pub(super) fn compare(
+    config: &Config,
+    counted: &BTreeMap<String, Counted>,
+    books: &Books,
+    before: &Snapshot,
+    replenishments: &BTreeMap<String, Money>,
+) -> Vec<String> {
+    let mut differences = Vec::new();
+    let mut differ = |what: String| differences.push(what);
+    let mut per_pool: BTreeMap<&str, (u64, Money, u64)> = BTreeMap::new();
+    for table in &config.layout.tables {
+        let rules = config.rulebooks.pool(&table.pool).expect("validated layout");
+        let mine = counted.get(&table.id).cloned().unwrap_or_default();
+        let theirs = books.tables.get(&table.id).cloned().unwrap_or_default();
+        let id = &table.id;
+        // Every acknowledged press is a registered side bet: nothing was voided.
+        if theirs.presses != mine.presses {
+            differ(format!("table {id}: {} presses acknowledged, the report has {}", mine.presses, theirs.presses));
+        }
+        if theirs.bets != mine.presses {
+            differ(format!("table {id}: {} side bets acknowledged, the report has {}", mine.presses, theirs.bets));
+        }
+        let ipa = Decimal::from(mine.presses) * rules.side_bet;
+        if theirs.ipa != ipa {
+            differ(format!("table {id}: IPA {ipa} by the simulator's count, the report has {}", theirs.ipa));
+        }
+        if theirs.pppa != mine.awards {
+            differ(format!("table {id}: PPPA {} by the acknowledged awards, the report has {}", mine.awards, theirs.pppa));
+        }
+        if theirs.credits_sold != mine.credits_sold {
+            differ(format!("table {id}: {} credits sold, the report has {}", mine.credits_sold, theirs.credits_sold));
+        }
+        // Pago de créditos at the end of the night: every credit not bet goes back (12.5.3.5).
+        let unbet = mine.credits_sold.checked_sub(mine.presses);
+        if unbet != Some(theirs.credits_returned) {
+            differ(format!(
+                "table {id}: {} credits sold and {} bet, the report has {} returned",
+                mine.credits_sold, mine.presses, theirs.credits_returned
+            ));
+        }
+        let entry = per_pool.entry(table.pool.as_str()).or_default();
+        entry.0 += mine.presses;
+        entry.1 += mine.awards;
+        entry.2 += mine.hits;
+    }
+    for (pool, (bets, awards, hits)) in per_pool {
+        let rules = config.rulebooks.pool(pool).expect("validated layout");
+        let theirs = books.pools.get(pool).cloned().unwrap_or_default();
+        let bets_amount = Decimal::from(bets) * rules.side_bet;
+        // 3.2.1, 11.2.3, 15.2.4: the share of each bet; AJ 2.5.6.3: main, reserve and commission.
+        let contributions = bets_amount * (rules.contribution_rate + rules.reserve_rate);
+        let commission = bets_amount * rules.commission_rate;
+        let checks = [
+            ("side bets", Decimal::from(bets), Decimal::from(theirs.bets)),
+            ("bets amount", bets_amount.decimal(), theirs.bets_amount.decimal()),
+            ("contributions", contributions.decimal(), theirs.contributions.decimal()),
+            ("commission", commission.decimal(), theirs.commission.decimal()),
+            ("awards", awards.decimal(), theirs.awards.decimal()),
+            ("hits", Decimal::from(hits), Decimal::from(theirs.hits)),
+        ];
+        for (what, mine, reported) in checks {
+            if mine != reported {
+                differ(format!("pool {pool}: {what} {mine} by the simulator's count, the server reports {reported}"));
+            }
+        }
+        // 3.2.2, 11.2.2, 15.2.2: what the house put in, as the rulebook computed it at each ACEPTAR.
+        let replenished = replenishments.get(pool).copied().unwrap_or_default();
+        if theirs.replenishments != replenished {
+            differ(format!(
+                "pool {pool}: replenishments {replenished} by the rulebook, the server reports {}",
+                theirs.replenishments
+            ));
+        }
+        // Conservation over the night: what came in is held in the pool or was paid.
+        let then = before.pools.get(pool).cloned().unwrap_or_default();
+        let held_before = amount(&then.balance) + amount(&then.reserve);
+        let held_after = theirs.balance + theirs.reserve;
+        if held_before + contributions + replenished - awards != held_after {
+            differ(format!(
+                "pool {pool}: {held_before} held + {contributions} contributed + {replenished} replenished − {awards} awarded ≠ {held_after} held now"
+            ));
+        }
+        // docs/readings.md: the display shows the balance, never less than the minimum.
+        if theirs.displayed != theirs.balance.max(rules.minimum) {
+            differ(format!(
+                "pool {pool}: the display shows {}, not max(balance {}, minimum {})",
+                theirs.displayed, theirs.balance, rules.minimum
+            ));
+        }
+    }
+    differences
+}
+
+/// The journal read back through `Reports.Entries`, its chain checked from the
+/// first entry (whose previous hash is SHA-256("pozo.v1 genesis", 0, installation))
+/// to the tip the server reports: the presses it records after the night's start,
+/// as (table, seat, table sequence).
+pub(super) async fn journal_presses(
+    config: &Config,
+    channel: Channel,
+    since: u64,
+    after: &Snapshot,
+) -> anyhow::Result<(u64, BTreeSet<(String, u32, u64)>, Option<String>)> {
+    let installation = journal_id(&channel).await?.installation;
+    let mut reports = reports_on(config, channel).await?;
+    let mut presses = BTreeSet::new();
+    let mut problem = None;
+    // The audit's own reader (docs/journal.md): its own types and its own hashes.
+    let mut chain = journal::Chain::new(&installation);
+    'pages: loop {
+        let page = reports.entries(pb::JournalEntriesRequest { after: chain.entries(), limit: 0 }).await?.into_inner();
+        if page.entries.is_empty() {
+            break;
+        }
+        for entry in page.entries {
+            match chain.next(entry.sequence, &entry.previous_hash, &entry.hash, entry.record_json.as_bytes()) {
+                Ok(record) if entry.sequence > since => presses.extend(journal::presses([&record])),
+                Ok(_) => {}
+                Err(broken) => {
+                    problem = Some(broken.to_string());
+                    break 'pages;
+                }
+            }
+        }
+    }
+    let entries = chain.entries();
+    let previous_hash = hex::encode(chain.tip());
+    // Both ends anchored: the chain read ends at the tip the server reports.
+    if problem.is_none() && (entries != after.journal_entries || previous_hash != after.tip_hash) {
+        problem = Some(format!(
+            "the journal read back ends at entry {entries} ({previous_hash}); the server reports {} entries, tip {}",
+            after.journal_entries, after.tip_hash
+        ));
+    }
+    Ok((entries, presses, problem))
+}
+
+/// An office command signed with the Venta-Pagos operator's key for the controller's journal.
+pub(super) fn office_envelope(
+    office: &(String, Vec<u8>),
+    journal_id: &str,
+    command: pb::office_command::Command,
+) -> pb::Envelope {
+    let payload = pb::OfficeCommand { command: Some(command) }.encode_to_vec();
+    pozo_proto::sign(&office.0, &office.1, pozo_proto::Purpose::OfficeCommand, journal_id, payload)
+}
+
+/// Payout orders marked during the night and still pending: every one should have been confirmed.
+pub(super) async fn pending_orders(
+    channel: Channel,
+    office: &(String, Vec<u8>),
+    journal_id: &str,
+    after: u64,
+) -> anyhow::Result<Vec<String>> {
+    let envelope =
+        office_envelope(office, journal_id, pb::office_command::Command::List(pb::ListPayouts { status: String::new() }));
+    let list = pb::venta_pagos_client::VentaPagosClient::new(channel).list(envelope).await?.into_inner();
+    Ok(list
+        .orders
+        .iter()
+        .filter(|order| order.journal_sequence > after)
+        .map(|order| format!("Venta-Pagos: order {} of table {} is still `{}`", order.order_id, order.table_id, order.status))
+        .collect())
+}
+
+// Statistics, not money.
+#[allow(clippy::float_arithmetic)]
+pub(super) fn latency(mut micros: Vec<u64>) -> Latency {
+    if micros.is_empty() {
+        return Latency { p50: 0.0, p99: 0.0, max: 0.0 };
+    }
+    micros.sort_unstable();
+    let at = |fraction: f64| micros[((micros.len() - 1) as f64 * fraction).round() as usize] as f64 / 1000.0;
+    Latency { p50: at(0.50), p99: at(0.99), max: at(1.0) }
+}
+
+/// Ends the night: the agents' lights, the reports, the journal, verify.
+#[allow(clippy::too_many_arguments, clippy::float_arithmetic)]
+pub(super) async fn finish(
+    floor: Floor,
+    config: &Config,
+    url: &str,
+    before: Snapshot,
+    embedded: &mut Option<Embedded>,
+    rounds: u32,
+    extra_balls: u32,
+    seed: u64,
+    seconds: Duration,
+) -> anyhow::Result<NightReport> {
+    let counted = floor.counted.clone();
+    let (commands, refused, played) = (floor.commands, floor.refused, floor.differences.clone());
+    let replenishments = floor.replenishments.clone();
+    let abandoned = floor.abandoned.clone();
+    let channel = floor.channel.clone();
+    let office = floor.office.clone();
+    let journal = floor.journal_id.clone();
+    let (mut links, record) = floor.stop().await;
+    // Every panel the agents wrote so far.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    for link in &mut links {
+        link.drain()?;
+    }
+    let after = Snapshot::take_with(config, url, &before.jornadas()).await?;
+    let books = books_of(&before, &after);
+    let mut differences: Vec<String> = abandoned.into_iter().collect();
+    differences.extend(played);
+    differences.extend(compare(config, &counted, &books, &before, &replenishments));
+    differences.extend(pending_orders(channel.clone(), &office, &journal, before.journal_entries).await?);
+    let (journal_entries, presses, chain_problem) = journal_presses(config, channel, before.journal_entries, &after).await?;
+    differences.extend(chain_problem);
+    let lights: BTreeSet<(String, u32, u64)> = links
+        .iter()
+        .flat_map(|link| link.lights_on.iter().map(|light| (link.table.clone(), light.seat, light.sequence)))
+        .collect();
+    let lights_without_record = lights.difference(&presses).count() as u64;
+    let records_without_light = presses.difference(&lights).count() as u64;
+    if let Some(light) = lights.difference(&presses).next() {
+        differences.push(format!(
+            "table {} seat {}: a light turned on at sequence {} with no press in the journal",
+            light.0, light.1, light.2
+        ));
+    }
+    if let Some(press) = presses.difference(&lights).next() {
+        differences.push(format!("table {} seat {}: the press at sequence {} never lit the seat", press.0, press.1, press.2));
+    }
+    let latencies: Vec<u64> = links.iter().flat_map(|link| link.press_latencies_us.iter().copied()).collect();
+    let link_losses = links.iter().map(|link| link.link_losses).sum();
+    for link in links {
+        link.stop().await;
+    }
+    let verify = match embedded.take() {
+        Some(server) => {
+            let data = server.data.clone();
+            let journal_key = config.journal_key.clone().context("the keys have a journal key")?;
+            server.stop().await?;
+            let mark = pozo_server::mark::default_path(&data);
+            match tokio::task::spawn_blocking(move || pozo_server::verify::verify(&data, &journal_key, Some(&mark))).await? {
+                Ok(report) if report.ok() => "ok".to_owned(),
+                Ok(_) => {
+                    differences.push("pozo-server verify: the journal does not verify".to_owned());
+                    "failed".to_owned()
+                }
+                Err(error) => {
+                    differences.push(format!("pozo-server verify: {error}"));
+                    "failed".to_owned()
+                }
+            }
+        }
+        None => "not run: the controller is external (stop it, then `pozo-server verify --data DIR`)".to_owned(),
+    };
+    let books_sha256 = books.sha256();
+    if let Some(mut record) = record {
+        serde_json::to_writer(
+            &mut record,
+            &Event::Footer { books: books.clone(), books_sha256: books_sha256.clone(), extra_balls },
+        )?;
+        record.write_all(b"\n")?;
+        record.flush()?;
+    }
+    let side_bets: u64 = books.pools.values().map(|pool| pool.bets).sum();
+    let sum = |field: fn(&PoolBooks) -> Money| books.pools.values().map(field).sum::<Money>().to_string();
+    let presses_total: u64 = counted.values().map(|counted| counted.presses).sum();
+    Ok(NightReport {
+        tables: config.layout.tables.len(),
+        rounds,
+        extra_balls,
+        seed,
+        side_bets,
+        contributions: sum(|pool| pool.contributions),
+        awards: sum(|pool| pool.awards),
+        replenishments: sum(|pool| pool.replenishments),
+        presses: presses_total,
+        commands,
+        refused,
+        link_losses,
+        seconds: seconds.as_secs_f64(),
+        presses_per_s: presses_total as f64 / seconds.as_secs_f64().max(1e-9),
+        ack_latency_ms: latency(latencies),
+        journal_entries,
+        lights_on: lights.len() as u64,
+        lights_without_record,
+        records_without_light,
+        books: differences.first().cloned().unwrap_or_else(|| "ok".to_owned()),
+        differences: differences.into_iter().take(DIFFERENCES_MAX).collect(),
+        verify,
+        books_sha256,
+        pools: books.pools,
+    })
+}

@@ -1,0 +1,427 @@
+//! The floor: the night's tables through real agents, what each acknowledged, and the
+//! counts the books are checked against.
+
+use super::*;
+
+// ----------------------------------------------------------------------------- the floor
+
+/// What the agents acknowledged at one table: the simulator's own books.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Counted {
+    pub(super) presses: u64,
+    pub(super) credits_sold: u64,
+    pub(super) awards: Money,
+    pub(super) hits: u64,
+}
+
+/// The agents, the office, and the simulator's own count of what they were told.
+pub(super) struct Floor {
+    pub(super) links: Vec<Arc<Mutex<AgentLink>>>,
+    pub(super) index: HashMap<String, usize>,
+    pub(super) channel: Channel,
+    pub(super) office: (String, Vec<u8>),
+    /// The journal the controller announced: what office commands are signed for.
+    pub(super) journal_id: String,
+    /// Reports with the supervisor's read credential.
+    pub(super) reports: Reports,
+    pub(super) counted: BTreeMap<String, Counted>,
+    pub(super) commands: u64,
+    /// Every difference found while playing: refusals, awards other than the rulebook's.
+    pub(super) differences: Vec<String>,
+    pub(super) refused: u64,
+    pub(super) record: Option<std::io::BufWriter<std::fs::File>>,
+    pub(super) started: Instant,
+    pub(super) pace: Pace,
+    pub(super) form_numbers: u64,
+    /// Each table's pool, and the rulebooks, to compute the awards independently.
+    pub(super) pools: HashMap<String, String>,
+    pub(super) rulebooks: pozo_engine::Rulebooks,
+    /// The replenishments the rulebooks call for at each ACEPTAR of the night, per pool.
+    pub(super) replenishments: BTreeMap<String, Money>,
+    /// A difference that ends the night early (the dealer and the server disagree on the table).
+    pub(super) abandoned: Option<String>,
+}
+
+/// Requests to the controller other than through the agents give up after this long.
+pub(super) const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A channel to the controller for reports, pools and the office.
+pub(super) async fn connect(url: &str) -> anyhow::Result<Channel> {
+    tonic::transport::Endpoint::from_shared(url.to_owned())
+        .with_context(|| format!("the controller at {url}"))?
+        .connect_timeout(Duration::from_secs(5))
+        .timeout(REQUEST_TIMEOUT)
+        .connect()
+        .await
+        .with_context(|| format!("the controller at {url}"))
+}
+
+/// Reports and journal pages with a supervisor's read credential.
+pub(super) type Reports = pb::reports_client::ReportsClient<pozo_proto::ReadChannel>;
+
+/// The journal a controller announces (Controller.Identify).
+pub(super) async fn journal_id(channel: &Channel) -> anyhow::Result<pb::Identity> {
+    Ok(pb::controller_client::ControllerClient::new(channel.clone()).identify(pb::IdentifyRequest {}).await?.into_inner())
+}
+
+/// A reports client on `channel` with the configuration's supervisor key, for the journal the controller announces.
+pub(super) async fn reports_on(config: &Config, channel: Channel) -> anyhow::Result<Reports> {
+    let (id, secret) = casino::supervisor_key(config)?;
+    let identity = journal_id(&channel).await?;
+    let credential = pozo_proto::ReadCredential::new(&id, &secret, &identity.journal_id);
+    Ok(pb::reports_client::ReportsClient::with_interceptor(channel, credential).max_decoding_message_size(ENTRIES_REPLY_BYTES))
+}
+
+/// An ACEPTAR's awards against the settlement computed: the difference, if any.
+pub(super) fn award_difference(table: &str, ack: &serde_json::Value, expected: &pozo_engine::Settlement) -> Option<String> {
+    let paid: Vec<(u64, String, Money)> = ack["awards"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|award| {
+            (award["seat"].as_u64().unwrap_or(0), award["code"].as_str().unwrap_or_default().to_owned(), decimal(&award["award"]))
+        })
+        .collect();
+    let computed: Vec<(u64, String, Money)> =
+        expected.awards.iter().map(|award| (u64::from(award.seat), award.code.clone(), award.award)).collect();
+    (paid != computed).then(|| format!("table {table}: ACEPTAR paid {paid:?}; the rulebook gives {computed:?}"))
+}
+
+/// The winner a `prize SEAT CODE [HIGH]` line enters; every bet is the pool's side bet.
+pub(super) fn winner_of(line: &str) -> Option<pozo_engine::Winner> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let (seat, code, high) = match words.as_slice() {
+        ["prize", seat, code] => (seat, code, None),
+        ["prize", seat, code, high] => (seat, code, high.parse().ok()),
+        _ => return None,
+    };
+    Some(pozo_engine::Winner { seat: seat.parse().ok()?, code: (*code).to_owned(), bet: None, high })
+}
+
+pub(super) fn decimal(value: &serde_json::Value) -> Money {
+    value.as_str().and_then(|text| text.parse().ok()).unwrap_or_default()
+}
+
+pub(super) fn amount(value: &Option<pb::Amount>) -> Money {
+    value.as_ref().and_then(|amount| amount.value.parse().ok()).unwrap_or_default()
+}
+
+impl Floor {
+    pub(super) async fn open(config: &Config, server: &str, record: Option<&Path>, pace: Pace) -> anyhow::Result<Floor> {
+        let channel = connect(server).await?;
+        let mut links = Vec::new();
+        let mut index = HashMap::new();
+        for table in &config.layout.tables {
+            let key = casino::table_key(config, &table.id)?;
+            index.insert(table.id.clone(), links.len());
+            links.push(Arc::new(Mutex::new(AgentLink::start(server, &table.id, key).await?)));
+        }
+        let record = match record {
+            Some(path) => Some(std::io::BufWriter::new(
+                std::fs::File::create(path).with_context(|| format!("--record {}", path.display()))?,
+            )),
+            None => None,
+        };
+        let office = casino::office_key(config)?;
+        let journal_id = journal_id(&channel).await?.journal_id;
+        let reports = reports_on(config, channel.clone()).await?;
+        Ok(Floor {
+            links,
+            index,
+            channel,
+            office,
+            journal_id,
+            reports,
+            counted: BTreeMap::new(),
+            commands: 0,
+            differences: Vec::new(),
+            refused: 0,
+            record,
+            started: Instant::now(),
+            pace,
+            form_numbers: 0,
+            pools: config.layout.tables.iter().map(|table| (table.id.clone(), table.pool.clone())).collect(),
+            rulebooks: config.rulebooks.clone(),
+            replenishments: BTreeMap::new(),
+            abandoned: None,
+        })
+    }
+
+    pub(super) fn t_ms(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+
+    pub(super) fn write(&mut self, event: &Event) -> anyhow::Result<()> {
+        if let Some(record) = &mut self.record {
+            serde_json::to_writer(&mut *record, event)?;
+            record.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+
+    /// At the recorded pace, waits until `t_ms` from the start; a recorded pause longer
+    /// than [`RECORDED_PAUSE_MAX`] is not a night's (a damaged record) and is refused.
+    pub(super) async fn wait_for(&self, t_ms: u64) -> anyhow::Result<()> {
+        if self.pace == Pace::Recorded {
+            let due = self.started + Duration::from_millis(t_ms);
+            let wait = due.saturating_duration_since(Instant::now());
+            anyhow::ensure!(
+                wait <= RECORDED_PAUSE_MAX,
+                "a recorded step at {t_ms} ms waits {wait:?}, over {RECORDED_PAUSE_MAX:?}"
+            );
+            tokio::time::sleep(wait).await;
+        }
+        Ok(())
+    }
+
+    pub(super) fn link(&self, table: &str) -> anyhow::Result<Arc<Mutex<AgentLink>>> {
+        let index = self.index.get(table).with_context(|| format!("table {table} is not in the layout"))?;
+        Ok(Arc::clone(&self.links[*index]))
+    }
+
+    /// Counts one answer into the simulator's books; returns the payout orders it made.
+    pub(super) fn count(&mut self, table: &str, line: &str, answer: &Answer) -> Vec<String> {
+        self.commands += 1;
+        let counted = self.counted.entry(table.to_owned()).or_default();
+        match answer {
+            Answer::Refused { code, reason } => {
+                self.refused += 1;
+                self.differences.push(format!("table {table}: `{line}` refused ({code}): {reason}"));
+                Vec::new()
+            }
+            Answer::Ack(ack) => {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                match words.as_slice() {
+                    ["press", _] => counted.presses += 1,
+                    ["credits", _, credits] => counted.credits_sold += credits.parse::<u64>().unwrap_or(0),
+                    _ => {}
+                }
+                let mut orders = Vec::new();
+                for award in ack["awards"].as_array().into_iter().flatten() {
+                    counted.awards += decimal(&award["award"]);
+                    counted.hits += 1;
+                    if let Some(order) = award["payout_order_id"].as_str().filter(|order| !order.is_empty()) {
+                        orders.push(order.to_owned());
+                    }
+                }
+                orders
+            }
+        }
+    }
+
+    /// Lines for many tables at once. Returns each table's answers.
+    pub(super) async fn parallel(&mut self, work: Vec<(String, Vec<String>)>) -> anyhow::Result<BTreeMap<String, Vec<Answer>>> {
+        let work: Vec<(String, Vec<String>)> = work.into_iter().filter(|(_, lines)| !lines.is_empty()).collect();
+        if work.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        let event = Event::Parallel { t_ms: self.t_ms(), lines: work.clone() };
+        self.write(&event)?;
+        let mut tasks = tokio::task::JoinSet::new();
+        for (table, lines) in work {
+            let link = self.link(&table)?;
+            tasks.spawn(async move {
+                let mut link = link.lock().await;
+                let mut answers = Vec::with_capacity(lines.len());
+                for line in &lines {
+                    answers.push(link.send(line).await?);
+                }
+                Ok::<_, anyhow::Error>((table, lines, answers))
+            });
+        }
+        let mut results = BTreeMap::new();
+        while let Some(done) = tasks.join_next().await {
+            let (table, lines, answers) = done??;
+            for (line, answer) in lines.iter().zip(&answers) {
+                let orders = self.count(&table, line, answer);
+                if !orders.is_empty() {
+                    self.differences.push(format!("table {table}: `{line}` made payout orders {orders:?} outside ACEPTAR"));
+                }
+            }
+            results.insert(table, answers);
+        }
+        Ok(results)
+    }
+
+    /// Lines for one table while the others wait. At ACEPTAR the awards are checked
+    /// against the rulebook's, computed from the pool as it stood just before (the
+    /// other tables wait, so nothing else moves it); with `confirm`, the payout
+    /// orders are confirmed at once (a replay confirms them by their own events).
+    pub(super) async fn sequential(&mut self, table: &str, lines: Vec<String>, confirm: bool) -> anyhow::Result<Vec<Answer>> {
+        if lines.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.write(&Event::Sequential { t_ms: self.t_ms(), table: table.to_owned(), lines: lines.clone() })?;
+        let link = self.link(table)?;
+        let mut answers = Vec::with_capacity(lines.len());
+        let mut winners = Vec::new();
+        for line in &lines {
+            // 16.4.2.5.1: the premio instantáneo is paid at once, alone, when entered.
+            let instant = winner_of(line).filter(|winner| winner.code == pozo_server::state::INSTANT_PRIZE);
+            let expected = if line == "accept" {
+                Some(self.expected_settlement(table, &winners).await?)
+            } else if let Some(winner) = &instant {
+                Some(self.expected_settlement(table, std::slice::from_ref(winner)).await?)
+            } else {
+                None
+            };
+            let answer = link.lock().await.send(line).await?;
+            if let (Answer::Ack(_), Some(winner), None) = (&answer, winner_of(line), &instant) {
+                winners.push(winner);
+            }
+            if let (Answer::Ack(ack), Some(expected)) = (&answer, expected) {
+                if instant.is_none() {
+                    winners.clear();
+                }
+                self.check_awards(table, ack, expected);
+            }
+            let orders = self.count(table, line, &answer);
+            answers.push(answer);
+            if !confirm {
+                continue;
+            }
+            for order in orders {
+                self.form_numbers += 1;
+                let form_number = format!("F-{:06}", self.form_numbers);
+                self.write(&Event::Confirm { t_ms: self.t_ms(), order_id: order.clone(), form_number: form_number.clone() })?;
+                self.confirm(&order, &form_number).await?;
+            }
+        }
+        Ok(answers)
+    }
+
+    /// The settlement the rulebook gives the winners entered, on the pool as the server reports it now.
+    pub(super) async fn expected_settlement(
+        &mut self,
+        table: &str,
+        winners: &[pozo_engine::Winner],
+    ) -> anyhow::Result<Result<pozo_engine::Settlement, String>> {
+        let pool_id = self.pools.get(table).cloned().with_context(|| format!("table {table} is not in the layout"))?;
+        let report = self.reports.pool(pb::PoolReportRequest { pool_id: pool_id.clone() }).await?.into_inner();
+        let rules = self.rulebooks.pool(&pool_id).with_context(|| format!("pool {pool_id}"))?.clone();
+        let side_bet = rules.side_bet;
+        let winners: Vec<pozo_engine::Winner> =
+            winners.iter().cloned().map(|winner| pozo_engine::Winner { bet: Some(side_bet), ..winner }).collect();
+        let mut pool = pozo_engine::Pool::with_balances(Arc::new(rules), amount(&report.balance), amount(&report.reserve));
+        Ok(pool.settle_round(&winners).map_err(|error| error.to_string()))
+    }
+
+    /// The awards of an ACEPTAR against the rulebook's: every prize entered paid, each the amount computed.
+    pub(super) fn check_awards(
+        &mut self,
+        table: &str,
+        ack: &serde_json::Value,
+        expected: Result<pozo_engine::Settlement, String>,
+    ) {
+        let expected = match expected {
+            Ok(expected) => expected,
+            Err(error) => {
+                self.differences
+                    .push(format!("table {table}: ACEPTAR was answered, but the rulebook refuses the round: {error}"));
+                return;
+            }
+        };
+        if let Some(difference) = award_difference(table, ack, &expected) {
+            self.differences.push(difference);
+        }
+        *self.replenishments.entry(expected.pool.clone()).or_default() += expected.replenishment;
+    }
+
+    /// The Venta-Pagos office confirms a payout order (the cashier paid it).
+    pub(super) async fn confirm(&mut self, order_id: &str, form_number: &str) -> anyhow::Result<()> {
+        // The cashier confirms the order as the office lists it: by its facts, not only its number.
+        let mut office = pb::venta_pagos_client::VentaPagosClient::new(self.channel.clone());
+        let list = office_envelope(
+            &self.office,
+            &self.journal_id,
+            pb::office_command::Command::List(pb::ListPayouts { status: String::new() }),
+        );
+        let shown = office.list(list).await?.into_inner().orders.into_iter().find(|order| order.order_id == order_id);
+        let Some(shown) = shown else {
+            self.differences.push(format!("Venta-Pagos: order {order_id} is not among the pending orders"));
+            return Ok(());
+        };
+        let expect = pb::OrderFacts {
+            pool_id: shown.pool_id,
+            table_id: shown.table_id,
+            seat: shown.seat,
+            round: shown.round,
+            code: shown.code,
+            amount: shown.amount,
+        };
+        let envelope = office_envelope(
+            &self.office,
+            &self.journal_id,
+            pb::office_command::Command::Confirm(pb::ConfirmPayout {
+                order_id: order_id.to_owned(),
+                form_number: form_number.to_owned(),
+                expect: Some(expect),
+            }),
+        );
+        self.commands += 1;
+        match office.confirm(envelope).await {
+            Ok(order) => {
+                let order = order.into_inner();
+                if order.status != "confirmada" {
+                    self.differences
+                        .push(format!("Venta-Pagos: order {order_id} confirmed, but its status is `{}`", order.status));
+                }
+            }
+            Err(status) => {
+                self.refused += 1;
+                self.differences.push(format!("Venta-Pagos: confirming {order_id} refused: {}", status.message()));
+            }
+        }
+        Ok(())
+    }
+
+    /// A night starts with every table closed: a table left open (a night cut short)
+    /// holds credits and bets this night did not make.
+    pub(super) async fn all_closed(&self) -> anyhow::Result<()> {
+        for link in &self.links {
+            let link = link.lock().await;
+            let state = link.panel["state"].as_str().unwrap_or_default();
+            anyhow::ensure!(
+                state == "cerrada",
+                "table {} is `{state}`, not closed: a night starts with every table closed (pay the credits back and close it: Cierre de Mesa)",
+                link.table
+            );
+        }
+        Ok(())
+    }
+
+    /// Replays recorded events.
+    pub(super) async fn replay(&mut self, events: &[Event]) -> anyhow::Result<()> {
+        for event in events {
+            match event {
+                Event::Parallel { t_ms, lines } => {
+                    self.wait_for(*t_ms).await?;
+                    self.parallel(lines.clone()).await?;
+                }
+                Event::Sequential { t_ms, table, lines } => {
+                    self.wait_for(*t_ms).await?;
+                    // Orders are confirmed by their own recorded events.
+                    self.sequential(table, lines.clone(), false).await?;
+                }
+                Event::Confirm { t_ms, order_id, form_number } => {
+                    self.wait_for(*t_ms).await?;
+                    self.write(event)?;
+                    self.confirm(order_id, form_number).await?;
+                }
+                Event::Header { .. } | Event::Footer { .. } => {}
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) async fn stop(self) -> (Vec<AgentLink>, Option<std::io::BufWriter<std::fs::File>>) {
+        let mut links = Vec::new();
+        for link in self.links {
+            match Arc::try_unwrap(link) {
+                Ok(link) => links.push(link.into_inner()),
+                Err(_) => unreachable!("no task holds a link after the night"),
+            }
+        }
+        (links, self.record)
+    }
+}
