@@ -8,35 +8,40 @@
 //! - [`jornada`]: the casino day and local hour of a moment.
 //! - [`store`]: where the journal's bytes are kept: the `Store` trait, sled behind it.
 //! - [`journal`]: the ordered, hash-chained journal over a store, and its snapshot.
+//! - [`mark`]: the acknowledgement mark beside the data directory, sealed under the journal key.
 //! - [`recovery`]: a journal's state rebuilt at start-up (snapshot, replay, chain and
 //!   acknowledgement checks), one typed error for every way it can fail.
 //! - [`writer`]: the one writer task: batch, apply, append, flush once, answer.
 //! - [`service`]: the gRPC services (table, display, Venta-Pagos, reports, pools).
 //! - [`verify`]: replaying the journal from zero to check chain and books.
 //! - `admission`: who gets a connection (HTTP/2 preface in time, per-peer limits).
-//! - [`web`]: the pages (cartel luminoso, Venta-Pagos, sala) on their own listener.
-//! - [`presence`]: which table agents are connected, for the floor view.
-//! - [`award`]: the award calculator for disputes and audits.
-//! - [`rulebooks`]: reading rulebook files.
+//! - `web`: the pages (cartel luminoso, Venta-Pagos, sala) on their own listener.
+//! - `presence`: which table agents are connected, for the floor view.
+//! - `award`: the award calculator for disputes and audits.
+//! - `rulebooks`: reading rulebook files.
+//! - `restore`: bringing a backup in as a new epoch (`pozo-server restore`).
+//!
+//! The `pub` modules are what the binaries, the simulator and the tests use; the others
+//! are the server's own.
 //!
 //! The rules themselves live in the pure engine crate, `pozo_engine`.
 
 mod admission;
-pub mod award;
+mod award;
 pub mod cli;
 pub mod config;
 pub mod jornada;
 pub mod journal;
 pub mod mark;
-pub mod presence;
+mod presence;
 pub mod recovery;
-pub mod restore;
-pub mod rulebooks;
+mod restore;
+mod rulebooks;
 pub mod service;
 pub mod state;
 pub mod store;
 pub mod verify;
-pub mod web;
+mod web;
 pub mod writer;
 
 use std::future::Future;
@@ -82,7 +87,7 @@ pub struct ServeOptions {
     /// Who starts the controller, journaled with a new journal or a changed key set;
     /// `None`: the system user and host.
     pub changed_by: Option<String>,
-    /// Where the pages (cartel, Venta-Pagos, sala: [`web`]) are served; `None`: not served.
+    /// Where the pages (cartel, Venta-Pagos, sala: docs/pages.md) are served; `None`: not served.
     /// Plaintext HTTP: `pozo-server serve` allows it on loopback only.
     pub pages: Option<SocketAddr>,
 }

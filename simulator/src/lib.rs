@@ -2,7 +2,7 @@
 //! exact probabilities, and (to come) nights played through real table agents.
 //!
 //! # Layout
-//! - [`bench`]: `pozo-sim bench`: throughput against a bare echo, latency, memory, restart.
+//! - [`bench`](mod@bench): `pozo-sim bench`: throughput against a bare echo, latency, memory, restart.
 //! - [`blackjack`]: blackjack rounds from the shoe (IPLyC 8 decks, Andalucía 6) and their premio codes.
 //! - [`cards`]: cards, decks, seeded shoes.
 //! - [`casino`]: a generated casino of N tables, and the embedded controller.

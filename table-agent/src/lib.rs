@@ -7,7 +7,7 @@
 //!
 //! # Layout
 //! - [`cli`]: the `pozo-agent` command line (the binary's `main` is one call to it).
-//! - [`line`]: the hardware line protocol (`press 3`, `credits 2 5`, …).
+//! - [`line`](mod@line): the hardware line protocol (`press 3`, `credits 2 5`, …).
 //! - [`key`]: the table's key, from a keys file.
 //! - [`agent`]: the runtime: the Watch stream supervisor, suspension, resync, and
 //!   the signed, numbered, retried commands.

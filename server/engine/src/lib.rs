@@ -4,7 +4,7 @@
 //! is a plain function and every run can be replayed bit for bit.
 //!
 //! # Layout
-//! - [`money`]: the [`Money`] newtype (exact decimal, never a float) and the
+//! - [`money`](mod@money): the [`Money`] newtype (exact decimal, never a float) and the
 //!   [`money!`] literal, rounding down to the payout unit, `$ 12.345,67`.
 //! - [`rulebook`]: the pools of the regulations as validated data (`config/*.toml`).
 //! - [`pool`]: one pool's balances and meters; every movement of money, with
