@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use pozo_engine::money::Money;
 use pozo_engine::settle::Winner;
-use pozo_engine::{Contribution, Engine, EngineError, Game, Pool, PoolState, PrizeValue, Rank, RoundBook};
+use pozo_engine::{Contribution, Engine, EngineError, Game, Grillo, Pool, PoolState, PrizeValue, Rank, RoundBook};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
@@ -1103,17 +1103,18 @@ impl State {
         }
         if table.is_roulette() {
             // 3.1.3, 3.7.3: a grillo wins only if the seat holds one of that metal.
-            let (held, metal) = match code {
-                "GRILLO_BRONCE" => (seat.bronze, "Grillo de Bronce"),
-                "GRILLO_PLATA" => (seat.silver, "Grillo de Plata"),
-                "GRILLO_ORO" => (seat.gold, "Grillo de Oro"),
-                _ => (0, "grillo"),
+            let grillo = Grillo::of_code(code);
+            let (held, metal) = match grillo {
+                Some(Grillo::Bronce) => (seat.bronze, Grillo::Bronce.name()),
+                Some(Grillo::Plata) => (seat.silver, Grillo::Plata.name()),
+                Some(Grillo::Oro) => (seat.gold, Grillo::Oro.name()),
+                None => (0, "grillo"),
             };
             if held == 0 {
-                let rule = if code == "GRILLO_ORO" { "a gold is won with a silver (3.1.3)" } else { "3.1.3" };
+                let rule = if grillo == Some(Grillo::Oro) { "a gold is won with a silver (3.1.3)" } else { "3.1.3" };
                 return Err(precondition(format!("seat {seat_number} holds no {metal} in this ball: {rule}")));
             }
-            if code == "GRILLO_ORO" {
+            if grillo == Some(Grillo::Oro) {
                 let holder = self.data.gold_turns.get(&table.pool).and_then(|turn| turn.holder.as_deref());
                 if holder != Some(table_id) {
                     return Err(precondition("the gold is played only in the table's gold turn (4.3.5)"));
@@ -1270,18 +1271,21 @@ impl State {
         let roulette = table.is_roulette();
         let pool_id = table.pool.clone();
         let played_gold = table.seats.iter().any(|seat| seat.gold > 0);
-        let bronze_grant = self.grant_count(&pool_id, "GRILLO_BRONCE", 2);
-        let silver_grant = self.grant_count(&pool_id, "GRILLO_PLATA", 1);
+        // 3.1.3: a bronze hit grants silvers, a silver hit a gold (the rulebook's counts).
+        let bronze_grant = self.grant_count(&pool_id, Grillo::Bronce, 2);
+        let silver_grant = self.grant_count(&pool_id, Grillo::Plata, 1);
         let table = self.table_mut(table_id);
         let hits: Vec<(u32, String)> = table.accepted.iter().map(|award| (award.seat, award.code.clone())).collect();
         for (index, seat) in table.seats.iter_mut().enumerate() {
             seat.bet = Bet::None;
             if roulette {
-                let hit = |code: &str| hits.iter().any(|(hit_seat, hit_code)| *hit_seat == index as u32 + 1 && hit_code == code);
+                let hit = |grillo: Grillo| {
+                    hits.iter().any(|(hit_seat, hit_code)| *hit_seat == index as u32 + 1 && hit_code == grillo.code())
+                };
                 // 3.1.3: every grillo held was played in this ball; a hit exchanges it for the next metal.
-                let (bronze, silver, gold) = if hit("GRILLO_BRONCE") {
+                let (bronze, silver, gold) = if hit(Grillo::Bronce) {
                     (0, bronze_grant, 0)
-                } else if hit("GRILLO_PLATA") {
+                } else if hit(Grillo::Plata) {
                     (0, 0, silver_grant)
                 } else {
                     (0, 0, 0)
@@ -1310,8 +1314,13 @@ impl State {
         Ok((outcome, Vec::new()))
     }
 
-    fn grant_count(&self, pool_id: &str, code: &str, default: u32) -> u32 {
-        self.pool(pool_id).rules().prize(code).and_then(|prize| prize.grants.as_ref()).map(|grant| grant.count).unwrap_or(default)
+    fn grant_count(&self, pool_id: &str, grillo: Grillo, default: u32) -> u32 {
+        self.pool(pool_id)
+            .rules()
+            .prize(grillo.code())
+            .and_then(|prize| prize.grants.as_ref())
+            .map(|grant| grant.count)
+            .unwrap_or(default)
     }
 
     fn void_bet(&mut self, table_id: &str, seat_number: u32) -> Result<(String, Vec<AwardRecord>), Refusal> {

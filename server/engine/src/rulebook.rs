@@ -165,6 +165,42 @@ impl From<Game> for &'static str {
     }
 }
 
+/// The three grillos of roulette poceada (3.1.3): a seat holds them, and a hit of one
+/// exchanges it for the next metal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Grillo {
+    Bronce,
+    Plata,
+    Oro,
+}
+
+impl Grillo {
+    pub const ALL: [Grillo; 3] = [Grillo::Bronce, Grillo::Plata, Grillo::Oro];
+
+    /// The premio code the rulebook gives it.
+    pub const fn code(self) -> &'static str {
+        match self {
+            Grillo::Bronce => "GRILLO_BRONCE",
+            Grillo::Plata => "GRILLO_PLATA",
+            Grillo::Oro => "GRILLO_ORO",
+        }
+    }
+
+    /// Its name as the regulation writes it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Grillo::Bronce => "Grillo de Bronce",
+            Grillo::Plata => "Grillo de Plata",
+            Grillo::Oro => "Grillo de Oro",
+        }
+    }
+
+    /// The grillo a premio code names, if it names one.
+    pub fn of_code(code: &str) -> Option<Grillo> {
+        Grillo::ALL.into_iter().find(|grillo| grillo.code() == code)
+    }
+}
+
 /// What a premio code is worth.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PrizeValue {

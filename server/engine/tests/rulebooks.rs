@@ -3,7 +3,7 @@
 //! the file, the pool and the field.
 
 use pozo_engine::money;
-use pozo_engine::{Game, Money, PrizeValue, RulebookError, Rulebooks};
+use pozo_engine::{Game, Grillo, Money, PrizeValue, RulebookError, Rulebooks};
 use rust_decimal::Decimal;
 use rust_decimal_macros::dec;
 
@@ -339,4 +339,17 @@ fn aj_2_5_6_3_the_rulebook_says_who_covers_a_shortfall() {
     let text = AJ.replacen("shortfall_from = \"reserve-then-house\"", "shortfall_from = \"house\"", 1);
     let error = Rulebooks::parse_all([("config/aj-bolivia.toml", text.as_str())]).expect_err("refused");
     assert!(error.to_string().contains("field `shortfall_from`: a pool with a reserve"), "{error}");
+}
+
+#[test]
+fn the_grillos_the_state_machine_knows_are_the_roulette_rulebooks_codes_in_their_order() {
+    // 3.1.3: a bronze hit grants silvers, a silver hit a gold; the gold grants nothing.
+    let rulebooks = Rulebooks::embedded();
+    let rules = rulebooks.pool("iplyc-ruleta").expect("embedded");
+    for (grillo, next) in Grillo::ALL.into_iter().zip([Some(Grillo::Plata), Some(Grillo::Oro), None]) {
+        let prize = rules.prize(grillo.code()).unwrap_or_else(|| panic!("{} in config/iplyc.toml", grillo.code()));
+        assert_eq!(prize.grants.as_ref().map(|grant| grant.code.as_str()), next.map(Grillo::code), "{grillo:?}");
+        assert_eq!(Grillo::of_code(grillo.code()), Some(grillo));
+    }
+    assert_eq!(Grillo::of_code("PREMIO_INSTANTANEO"), None);
 }
