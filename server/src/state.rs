@@ -605,7 +605,7 @@ impl State {
                 Table {
                     id: table.id.clone(),
                     pool: table.pool.clone(),
-                    game: table.game.clone(),
+                    game: table.game,
                     open: false,
                     phase: Phase::Betting,
                     round: 1,

@@ -152,7 +152,7 @@ const SEATS: std::ops::RangeInclusive<u32> = 1..=8;
 
 /// An amount in whole centavos within `cents`.
 fn centavos(cents: std::ops::RangeInclusive<i64>) -> impl Strategy<Value = Money> {
-    cents.prop_map(|cents| Money::from_cents(cents))
+    cents.prop_map(Money::from_cents)
 }
 
 /// A side bet: often the rulebook's own, sometimes a few centavos (which brings the
