@@ -10,6 +10,10 @@ use crate::rulebooks::{self, read_bounded};
 use clap::{Parser, Subcommand};
 use pozo_engine::format_ars;
 
+/// The target the command line logs under: the binary's crate name, as before the command line
+/// moved into the library, so that log filters and the lines in docs/operations.md stay as they were.
+const LOG_TARGET: &str = "pozo_server";
+
 /// Exit code for input that breaks a rule: a bad round file or rulebook.
 const EXIT_BAD_INPUT: u8 = 2;
 
@@ -249,6 +253,7 @@ fn run_serve(
     }
     if options.tls.is_none() {
         tracing::warn!(
+            target: LOG_TARGET,
             %listen,
             "PLAINTEXT: no TLS (--tls-cert/--tls-key); allowed because the address is loopback, where only this machine can connect"
         );
@@ -266,25 +271,26 @@ fn run_serve(
     // The connection limits need file descriptors: the soft limit is raised towards them.
     match crate::raise_open_files_limit() {
         Ok(files) if files < crate::FILES_NEEDED => tracing::warn!(
+            target: LOG_TARGET,
             files,
             needed = crate::FILES_NEEDED,
             "the open-file limit is lower than the connection limits need: raise the hard limit (ulimit -Hn, LimitNOFILE)"
         ),
         Ok(_) => {}
-        Err(error) => tracing::warn!(%error, "the open-file limit could not be read or raised"),
+        Err(error) => tracing::warn!(target: LOG_TARGET, %error, "the open-file limit could not be read or raised"),
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(listen).await.map_err(|error| anyhow::anyhow!("--listen {listen}: {error}"))?;
         let address = listener.local_addr()?;
-        tracing::info!(%address, data = %data.display(), config = %config.hash, "pozo-server starting");
+        tracing::info!(target: LOG_TARGET, %address, data = %data.display(), config = %config.hash, "pozo-server starting");
         let shutdown = async {
             let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
             tokio::select! {
                 _ = tokio::signal::ctrl_c() => {}
                 _ = async { match terminate.as_mut() { Some(signal) => { signal.recv().await; } None => std::future::pending().await } } => {}
             }
-            tracing::info!("stopping: no new requests; the writer finishes its batch");
+            tracing::info!(target: LOG_TARGET, "stopping: no new requests; the writer finishes its batch");
         };
         let announce = move |started: &crate::Started| {
             // One line for operators and tests: where the controller answers.

@@ -58,8 +58,6 @@ impl Identity {
     }
 }
 
-pub use crate::store::{CACHE_BYTES, LOCK_FILE, LOCK_WAIT};
-
 /// The journal's length and the hash of its last entry.
 #[derive(Clone, Copy, Debug)]
 pub struct JournalTip {
@@ -132,18 +130,21 @@ impl Journal {
         (value, hash)
     }
 
-    fn decode(sequence: u64, value: &[u8]) -> Result<ReadEntry, JournalError> {
+    /// Decodes an entry as the store gave it; its bytes become the record's `json` in place
+    /// (the 32-byte previous hash is drained from the front, nothing is copied).
+    fn decode(sequence: u64, mut value: Vec<u8>) -> Result<ReadEntry, JournalError> {
         let corrupt = |problem: String| JournalError::Corrupt { sequence, problem };
         if value.len() < 32 {
             return Err(corrupt("shorter than its previous-entry hash".into()));
         }
         let previous: Hash = value[..32].try_into().expect("32 bytes");
-        let record: Record = serde_json::from_slice(&value[32..]).map_err(|error| corrupt(format!("not a record: {error}")))?;
+        value.drain(..32);
+        let record: Record = serde_json::from_slice(&value).map_err(|error| corrupt(format!("not a record: {error}")))?;
         if record.sequence != sequence {
             return Err(corrupt(format!("records sequence {} under key {sequence}", record.sequence)));
         }
-        let hash = entry_hash(&previous, &value[32..]);
-        Ok(ReadEntry { record, json: value[32..].to_vec(), previous, hash })
+        let hash = entry_hash(&previous, &value);
+        Ok(ReadEntry { record, json: value, previous, hash })
     }
 
     /// Writes a batch of encoded entries, with the new tip, atomically, and
@@ -186,7 +187,7 @@ impl Journal {
         match self.store.last()? {
             None => Ok((0, [0; 32])),
             Some((sequence, value)) => {
-                let entry = Journal::decode(sequence, &value)?;
+                let entry = Journal::decode(sequence, value)?;
                 Ok((entry.record.sequence, entry.hash))
             }
         }
@@ -196,14 +197,14 @@ impl Journal {
     pub fn read_after(&self, after: u64) -> impl Iterator<Item = Result<ReadEntry, JournalError>> + '_ {
         self.store.after(after).map(|item| {
             let (sequence, value) = item?;
-            Journal::decode(sequence, &value)
+            Journal::decode(sequence, value)
         })
     }
 
     pub fn entry(&self, sequence: u64) -> Result<Option<ReadEntry>, JournalError> {
         match self.store.entry(sequence)? {
             None => Ok(None),
-            Some(value) => Journal::decode(sequence, &value).map(Some),
+            Some(value) => Journal::decode(sequence, value).map(Some),
         }
     }
 

@@ -6,7 +6,6 @@
 //! what the document does not describe (an unknown kind, op or field, an amount that is
 //! not a decimal string), so a change of the format that skipped the document fails here.
 
-use std::collections::BTreeSet;
 use std::fmt;
 
 use rust_decimal::Decimal;
@@ -196,15 +195,12 @@ impl Chain {
     }
 }
 
-/// The presses a journal records as (table, seat, table sequence), from its records.
-pub fn presses<'a>(records: impl IntoIterator<Item = &'a Record>) -> BTreeSet<(String, u32, u64)> {
-    records
-        .into_iter()
-        .filter_map(|record| match &record.command {
-            Command::Table { table_id, sequence, op: TableOp::Press { seat }, .. } => Some((table_id.clone(), *seat, *sequence)),
-            _ => None,
-        })
-        .collect()
+/// The press a record is, as (table, seat, table sequence); `None` for any other record.
+pub fn press(record: &Record) -> Option<(String, u32, u64)> {
+    match &record.command {
+        Command::Table { table_id, sequence, op: TableOp::Press { seat }, .. } => Some((table_id.clone(), *seat, *sequence)),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -215,6 +211,7 @@ mod tests {
     use pozo_engine::money;
     use pozo_server::journal::{Identity, Journal, Record as ServerRecord};
     use pozo_server::state::{self as server, OfficeCommand, TableCommand};
+    use std::collections::BTreeSet;
 
     fn encoded(previous: &Hash, command: server::Command, sequence: u64) -> (Vec<u8>, Hash) {
         let (value, hash) = Journal::encode(previous, &ServerRecord { sequence, time_ms: 1_764_050_400_123, command });
@@ -308,7 +305,7 @@ mod tests {
         }
         assert_eq!(chain.entries(), 18);
         assert_eq!(chain.tip(), previous);
-        assert_eq!(presses(&records), BTreeSet::from([("R1".to_owned(), 4, 7)]));
+        assert_eq!(records.iter().filter_map(press).collect::<BTreeSet<_>>(), BTreeSet::from([("R1".to_owned(), 4, 7)]));
     }
 
     fn sent_kind(command: &server::Command) -> &'static str {
@@ -366,7 +363,7 @@ mod tests {
         );
         let read =
             chain.next(1, &hex::encode(genesis), &hex::encode(edited_hash), &edited).expect("re-hashed: a valid first link");
-        assert_eq!(presses([&read]), BTreeSet::from([("R1".to_owned(), 2, 7)]));
+        assert_eq!(press(&read), Some(("R1".to_owned(), 2, 7)));
         assert!(chain.next(3, &hex::encode(edited_hash), "", b"{}").expect_err("a gap").problem.contains("follows entry 1"));
     }
 }

@@ -77,16 +77,6 @@ impl Money {
     pub fn scale(self) -> u32 {
         self.0.scale()
     }
-
-    /// `self + other`, or `None` past `Decimal`'s range.
-    pub fn checked_add(self, other: Money) -> Option<Money> {
-        self.0.checked_add(other.0).map(Money)
-    }
-
-    /// `self × factor`, or `None` past `Decimal`'s range.
-    pub fn checked_mul(self, factor: Decimal) -> Option<Money> {
-        self.0.checked_mul(factor).map(Money)
-    }
 }
 
 impl From<Decimal> for Money {

@@ -207,7 +207,7 @@ pub(super) async fn journal_presses(
         }
         for entry in page.entries {
             match chain.next(entry.sequence, &entry.previous_hash, &entry.hash, entry.record_json.as_bytes()) {
-                Ok(record) if entry.sequence > since => presses.extend(journal::presses([&record])),
+                Ok(record) if entry.sequence > since => presses.extend(journal::press(&record)),
                 Ok(_) => {}
                 Err(broken) => {
                     problem = Some(broken.to_string());
