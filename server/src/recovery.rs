@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crate::config::{Config, ConfigError};
 use crate::journal::{Hash, Identity, Journal, JournalError, JournalTip};
 use crate::mark::{MarkError, Sealer};
-use crate::state::{Command, Refusal, State};
+use crate::state::{Command, Context, Refusal, State};
 
 /// What the controller tells an operator to do when acknowledged entries are gone.
 const WHAT_TO_DO: &str = "The controller does not serve a journal that lost acknowledged entries. Keep a copy of the \
@@ -98,7 +98,7 @@ pub fn replay_until(
         if entry.previous != tip.hash {
             return Err(RecoveryError::Broken { sequence, after: tip.entries });
         }
-        match state.apply(sequence, entry.record.time_ms, &entry.record.command) {
+        match state.apply(&entry.record.command, Context { sequence, time_ms: entry.record.time_ms }) {
             Ok(applied) if applied.journals() => {}
             Ok(_) => return Err(RecoveryError::Inert { sequence }),
             Err(refusal) => return Err(RecoveryError::Refused { sequence, refusal }),

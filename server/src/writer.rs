@@ -19,7 +19,7 @@ use crate::config::Config;
 use crate::journal::{Identity, Journal, JournalError, JournalTip, Record, StoredSnapshot};
 use crate::mark::{Mark, Sealer};
 use crate::recovery::{check_acknowledged, check_tip, genesis_config, recover};
-use crate::state::{Applied, Command, GoldTurn, Hit, LastWin, OrderStatus, Refusal, State, TableView};
+use crate::state::{Applied, Command, Context, GoldTurn, Hit, LastWin, OrderStatus, Refusal, State, TableView};
 
 /// Requests waiting for the writer; senders wait when it is full (backpressure).
 pub const QUEUE_CAPACITY: usize = 8192;
@@ -291,7 +291,9 @@ pub async fn start(
         );
         let mut state = State::new(Arc::clone(&config));
         let record = genesis(&config, now_ms(), changed_by);
-        state.apply(1, record.time_ms, &record.command).map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
+        state
+            .apply(&record.command, Context { sequence: 1, time_ms: record.time_ms })
+            .map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
         let identity = Identity::generate();
         let sealer = Sealer::new(&journal_key, &identity).map_err(anyhow::Error::msg)?;
         journal.set_identity(&identity)?;
@@ -355,7 +357,7 @@ pub async fn start(
         let sequence = tip.entries + 1;
         let time_ms = now_ms().max(journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0));
         let record = Record { sequence, time_ms, command: Command::Keys { keys, by: changed_by.to_owned() } };
-        state.apply(sequence, time_ms, &record.command).map_err(|refusal| anyhow::anyhow!("keys: {refusal}"))?;
+        state.apply(&record.command, Context { sequence, time_ms }).map_err(|refusal| anyhow::anyhow!("keys: {refusal}"))?;
         let (value, hash) = Journal::encode(&tip.hash, &record);
         journal.append(vec![(sequence, value)], (sequence, hash), sealer.tip_seal(sequence, &hash)).await?;
         tracing::warn!(entry = sequence, by = changed_by, %changes, "the key set changed since the last start: journaled");
@@ -592,7 +594,7 @@ impl Writer {
                 Request::Read(read) => reads.push(read),
                 Request::Command { command, reply } => {
                     let sequence = self.tip.entries + 1;
-                    let result = self.state.apply(sequence, time_ms, &command);
+                    let result = self.state.apply(&command, Context { sequence, time_ms });
                     match &result {
                         Ok(applied) if applied.journals() => {
                             let record = Record { sequence, time_ms, command };

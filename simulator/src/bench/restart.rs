@@ -21,7 +21,9 @@ pub(super) async fn build_journal(directory: &Path, config: Config, entries: u64
     // One millisecond of journal time every thousand entries, ending about now.
     let base_ms = writer::now_ms().saturating_sub(entries / 1000 + 1000);
     let genesis = writer::genesis(&config, base_ms, "pozo-sim bench");
-    state.apply(1, base_ms, &genesis.command).map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
+    state
+        .apply(&genesis.command, pozo_server::state::Context { sequence: 1, time_ms: base_ms })
+        .map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
     let identity = Identity::generate();
     journal.set_identity(&identity)?;
     let journal_key = config.journal_key.as_ref().context("the keys have a journal key")?;
@@ -58,7 +60,7 @@ pub(super) async fn build_journal(directory: &Path, config: Config, entries: u64
             card,
         });
         let time_ms = base_ms + sequence / 1000;
-        match state.apply(sequence, time_ms, &command) {
+        match state.apply(&command, pozo_server::state::Context { sequence, time_ms }) {
             Ok(applied) if applied.journals() => {}
             Ok(_) => anyhow::bail!("entry {sequence}: {step:?} at table {} changed nothing", table.id),
             Err(refusal) => anyhow::bail!("entry {sequence}: {step:?} at table {} refused: {refusal}", table.id),

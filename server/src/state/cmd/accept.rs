@@ -1,0 +1,115 @@
+//! ACEPTAR: the round's prizes settled and their awards fixed (12.5.2.1 d, 3.5.1).
+
+use pozo_engine::PrizeValue;
+use pozo_engine::money::Money;
+
+use crate::state::command::OrderFacts;
+use crate::state::model::{AwardRecord, Hit, LastWin, Phase};
+use crate::state::refusal::{engine_refusal, precondition};
+use crate::state::{Context, Done, POOL_HITS_KEPT, Refusal, State, jornada_and_hour, winners_of};
+
+impl State {
+    pub(in crate::state) fn accept(&mut self, context: Context, table_id: &str) -> Result<Done, Refusal> {
+        let table = &self.data.tables[table_id];
+        table.require_open()?;
+        if table.phase != Phase::Playing {
+            return Err(precondition("ACEPTAR validates prizes entered after INICIAR JUEGO (12.5.2.1)"));
+        }
+        if table.pending.is_empty() {
+            return Err(precondition("ACEPTAR: no prize entered (seat + winning combination first, 12.5.2.1)"));
+        }
+        let pool_id = table.pool.clone();
+        let round = table.round;
+        let winners = winners_of(table, &table.pending, self.pool(&pool_id).rules().side_bet)?;
+        // 3.5.1: the award is fixed now, from what the display shows now.
+        let settlement = self.engine.settle_round(&pool_id, &winners).map_err(engine_refusal)?;
+        let awards = self.book_settlement(context, table_id, round, &settlement);
+        let total = settlement.total_paid();
+        let table = self.table_mut(table_id);
+        table.pending.clear();
+        table.accepted.extend(awards.iter().cloned());
+        table.phase = Phase::Accepted;
+        let factor = settlement.factor.map(|factor| format!(" (FACTOR {})", factor.round_dp(6))).unwrap_or_default();
+        Ok((format!("ACEPTAR: {} premios, {} a pagar{factor}", awards.len(), pozo_engine::format_ars(total)), awards))
+    }
+
+    /// Books a settlement: payout orders for Venta-Pagos, the round kept while an
+    /// order is pending, PPPA of the jornada and hour, the pool's last hits and the
+    /// cartel's last win. Returns the awards as the reply carries them.
+    pub(in crate::state) fn book_settlement(
+        &mut self,
+        context: Context,
+        table_id: &str,
+        round: u64,
+        settlement: &pozo_engine::Settlement,
+    ) -> Vec<AwardRecord> {
+        let Context { sequence, time_ms } = context;
+        let pool_id = settlement.pool.clone();
+        // The engine field alone: the payout orders below go into `self.data`.
+        let rules = self.engine.pool(&pool_id).expect("settled just above").rules();
+        let threshold = rules.venta_pagos_over;
+        let mut awards = Vec::with_capacity(settlement.awards.len());
+        for award in &settlement.awards {
+            let percent = rules.prize(&award.code).is_some_and(|prize| matches!(prize.value, PrizeValue::Percent { .. }));
+            // 3.5.2, 11.6.1.2, 15.8.2: percentages and awards over the rulebook's threshold go to
+            // Venta-Pagos (docs/readings.md, "The Venta-Pagos threshold").
+            let order_id = (award.award > Money::ZERO && (percent || award.award > threshold)).then(|| {
+                let facts = OrderFacts {
+                    pool: pool_id.clone(),
+                    table_id: table_id.to_owned(),
+                    seat: award.seat,
+                    round,
+                    code: award.code.clone(),
+                    amount: award.award,
+                };
+                self.data.file_order(facts, sequence, time_ms)
+            });
+            awards.push(AwardRecord {
+                seat: award.seat,
+                code: award.code.clone(),
+                unlimited: award.unlimited,
+                award: award.award,
+                payout_order_id: order_id,
+                grants: award.grants.as_ref().map(|grant| (grant.code.clone(), grant.count)),
+            });
+        }
+        if awards.iter().any(|award| award.payout_order_id.is_some()) {
+            // Kept while an order of the round is pending: a rejection re-settles from it.
+            self.data.rounds.insert(sequence, settlement.book.clone());
+        }
+        let day = jornada_and_hour(&self.config, time_ms);
+        let total = settlement.total_paid();
+        {
+            let meters = self.day_mut(&day.0, table_id);
+            meters.pppa += total;
+            meters.hours.entry(day.1).or_default().1 += total;
+        }
+        let hits = self.data.hits.entry(pool_id.clone()).or_default();
+        // The last hits are prizes that paid money: a bronze exchanged for silver is not one.
+        for award in awards.iter().filter(|award| award.award > Money::ZERO) {
+            hits.push_front(Hit {
+                table_id: table_id.to_owned(),
+                seat: award.seat,
+                code: award.code.clone(),
+                amount: award.award,
+                time_ms,
+                journal_sequence: sequence,
+            });
+        }
+        hits.truncate(POOL_HITS_KEPT);
+        // The cartel shows a win that pays money; a bronze exchanged for silver pays none.
+        if let Some(top) = awards.iter().filter(|_| total > Money::ZERO).max_by_key(|award| award.award) {
+            self.data.last_wins.insert(
+                pool_id.clone(),
+                LastWin {
+                    table_id: table_id.to_owned(),
+                    seat: top.seat,
+                    code: top.code.clone(),
+                    amount: total,
+                    journal_sequence: sequence,
+                },
+            );
+        }
+        awards
+    }
+}

@@ -1,0 +1,25 @@
+//! One file per command, each an `impl State` block: its checks first, then its changes,
+//! so a refused command changes nothing. `State::apply` (in `state/mod.rs`) is the one
+//! place they are called from.
+//!
+//! Table operations: `open` (Apertura de Mesa), `close` (Cierre de Mesa), `credits` (venta
+//! and pago de créditos), `press`, `start` (INICIAR JUEGO), `prize` (a premio code),
+//! `accept` (ACEPTAR), `finish` (FINALIZAR JUEGO), `void` (anular), `refund` (a box voided
+//! after play), `carry` (talla quemada), `last_round`, `gold` (the Grillo de Oro turn).
+//! Venta-Pagos: `confirm` (with the office dispatch) and `reject`.
+
+mod accept;
+mod carry;
+mod close;
+mod confirm;
+mod credits;
+mod finish;
+mod gold;
+mod last_round;
+mod open;
+mod press;
+mod prize;
+mod refund;
+mod reject;
+mod start;
+mod void;

@@ -1,0 +1,25 @@
+//! Apertura de Mesa (4.6).
+
+use crate::state::model::{Bet, Phase};
+use crate::state::refusal::precondition;
+use crate::state::{Done, Refusal, State};
+
+impl State {
+    /// Apertura de Mesa: the table opens with every button cleared (4.6).
+    pub(in crate::state) fn open_table(&mut self, table_id: &str) -> Result<Done, Refusal> {
+        let table = &self.data.tables[table_id];
+        if table.open {
+            return Err(precondition(format!("table {table_id} is already open")));
+        }
+        // 4.6: opening clears any bet left loaded on the buttons.
+        let table = self.table_mut(table_id);
+        table.open = true;
+        table.phase = Phase::Betting;
+        table.carried = false;
+        table.last_round = false;
+        for seat in &mut table.seats {
+            seat.bet = Bet::None;
+        }
+        Ok((format!("Apertura de Mesa {table_id}"), Vec::new()))
+    }
+}

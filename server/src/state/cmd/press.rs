@@ -1,0 +1,57 @@
+//! A pulsador or slot drop: the seat's side bet (4.4.2, 12.3.1, 15.1.2).
+
+use crate::state::model::{Bet, Phase};
+use crate::state::refusal::{engine_refusal, precondition};
+use crate::state::{Context, Done, Refusal, State, jornada_and_hour};
+
+impl State {
+    pub(in crate::state) fn press(&mut self, context: Context, table_id: &str, seat_number: u32) -> Result<Done, Refusal> {
+        let time_ms = context.time_ms;
+        let table = &self.data.tables[table_id];
+        table.require_open()?;
+        let seat = table.seat(seat_number)?;
+        if table.phase != Phase::Betting {
+            return Err(precondition(format!(
+                "seat {seat_number}: betting is closed after INICIAR JUEGO; no side bet until FINALIZAR JUEGO (12.5.1.1)"
+            )));
+        }
+        if table.carried {
+            return Err(precondition("the bets of the burnt round compete in this hand: no new bets (11.8.1.1)"));
+        }
+        if seat.credits == 0 {
+            return Err(precondition(format!("seat {seat_number} has no credits: sell credits first (12.5.3.4)")));
+        }
+        if table.is_roulette() {
+            if table.last_round {
+                return Err(precondition("last ball announced: Grillos de Bronce are no longer sold (3.9.1)"));
+            }
+            if seat.grillos() > 0 || seat.bet != Bet::None {
+                return Err(precondition(format!(
+                    "seat {seat_number} holds {} bronze, {} silver, {} gold: a new series would put more than 3 bronze / 2 silver / 1 gold in play (3.7.3)",
+                    seat.bronze, seat.silver, seat.gold
+                )));
+            }
+        } else if seat.bet != Bet::None {
+            return Err(precondition(format!("seat {seat_number} already has its side bet this round (11.4: one per box)")));
+        }
+        let roulette = table.is_roulette();
+        let pool_id = table.pool.clone();
+        let day = jornada_and_hour(&self.config, time_ms);
+        if roulette {
+            // 4.4.2: roulette bets are registered at the press: the sale of 3 Grillos de Bronce (3.1.3).
+            let bet = self.pool(&pool_id).rules().side_bet;
+            let contribution = self.engine.register_bet(&pool_id, bet).map_err(engine_refusal)?;
+            let seat = self.table_mut(table_id).seat_mut(seat_number);
+            seat.credits -= 1;
+            seat.bet = Bet::Registered { contribution, registered_ms: time_ms };
+            seat.bronze = 3;
+            self.book_ipa(&day, table_id, contribution.bet, 1);
+        } else {
+            let seat = self.table_mut(table_id).seat_mut(seat_number);
+            seat.credits -= 1;
+            seat.bet = Bet::Pressed;
+        }
+        self.day_mut(&day.0, table_id).presses += 1;
+        Ok((format!("Apuesta a pozo registrada: posición {seat_number}"), Vec::new()))
+    }
+}

@@ -1,0 +1,89 @@
+//! A premio code entered for a seat (12.5.2.1); the premio instantáneo is paid at once (16.4.2.5.1).
+
+use pozo_engine::Grillo;
+
+use crate::state::model::{Bet, Phase, PrizeEntry};
+use crate::state::refusal::{engine_refusal, invalid, precondition};
+use crate::state::{Context, Done, INSTANT_PRIZE, PENDING_PRIZES_MAX, Refusal, State, winners_of};
+
+impl State {
+    pub(in crate::state) fn enter_prize(
+        &mut self,
+        context: Context,
+        table_id: &str,
+        seat_number: u32,
+        code: &str,
+        high: Option<&str>,
+    ) -> Result<Done, Refusal> {
+        let table = &self.data.tables[table_id];
+        table.require_open()?;
+        let seat = table.seat(seat_number)?;
+        if table.phase != Phase::Playing {
+            return Err(precondition("prizes are entered after INICIAR JUEGO and before ACEPTAR (12.5.2.1)"));
+        }
+        let pool = self.pool(&table.pool);
+        let Some(prize) = pool.rules().prize(code) else {
+            let codes: Vec<&str> = pool.rules().prizes.iter().map(|prize| prize.code.as_str()).collect();
+            return Err(invalid(format!(
+                "code: `{code}` is not in the paytable of pool `{}` ({})",
+                table.pool,
+                codes.join(", ")
+            )));
+        };
+        if table.pending.len() >= PENDING_PRIZES_MAX {
+            return Err(precondition(format!("prizes: at most {PENDING_PRIZES_MAX} in one round; ACEPTAR those entered first")));
+        }
+        if table.is_roulette() {
+            // 3.1.3, 3.7.3: a grillo wins only if the seat holds one of that metal.
+            let grillo = Grillo::of_code(code);
+            let (held, metal) = match grillo {
+                Some(Grillo::Bronce) => (seat.bronze, Grillo::Bronce.name()),
+                Some(Grillo::Plata) => (seat.silver, Grillo::Plata.name()),
+                Some(Grillo::Oro) => (seat.gold, Grillo::Oro.name()),
+                None => (0, "grillo"),
+            };
+            if held == 0 {
+                let rule = if grillo == Some(Grillo::Oro) { "a gold is won with a silver (3.1.3)" } else { "3.1.3" };
+                return Err(precondition(format!("seat {seat_number} holds no {metal} in this ball: {rule}")));
+            }
+            if grillo == Some(Grillo::Oro) {
+                let holder = self.data.gold_turns.get(&table.pool).and_then(|turn| turn.holder.as_deref());
+                if holder != Some(table_id) {
+                    return Err(precondition("the gold is played only in the table's gold turn (4.3.5)"));
+                }
+            }
+        } else if !matches!(seat.bet, Bet::Registered { .. }) {
+            return Err(precondition(format!("seat {seat_number} has no side bet registered in this round (11.11.5)")));
+        }
+        if code == INSTANT_PRIZE && table.instant_card.is_none() {
+            return Err(precondition("no premio instantáneo is in play at this table (15.11)"));
+        }
+        if code == INSTANT_PRIZE {
+            // 16.4.2.5.1: "Identificado el naipe correspondiente al PREMIO INSTANTÁNEO,
+            // procederá a su pago en forma inmediata": its own event, settled alone, before
+            // the hand and never prorated with the round's prizes (15.9).
+            let entry = PrizeEntry { seat: seat_number, code: code.to_owned(), high: None };
+            let winners = winners_of(table, std::slice::from_ref(&entry), pool.rules().side_bet)?;
+            let pool_id = table.pool.clone();
+            let round = table.round;
+            let settlement = self.engine.settle_round(&pool_id, &winners).map_err(engine_refusal)?;
+            let awards = self.book_settlement(context, table_id, round, &settlement);
+            let table = self.table_mut(table_id);
+            // 15.11.4: won, the card leaves the monitor; another may appear in a later round.
+            table.instant_card = None;
+            table.accepted.extend(awards.iter().cloned());
+            let paid = pozo_engine::format_ars(settlement.total_paid());
+            return Ok((format!("Premio instantáneo pagado: posición {seat_number}, {paid} (16.4.2.5.1)"), awards));
+        }
+        let entry = PrizeEntry { seat: seat_number, code: code.to_owned(), high: high.map(str::to_owned) };
+        // The engine checks the whole round as it will be accepted: the paytable, the
+        // bet a ×bet prize needs, a combination marked twice, the rank of 6.4.
+        let mut entries = table.pending.clone();
+        entries.push(entry.clone());
+        let winners = winners_of(table, &entries, pool.rules().side_bet)?;
+        pool.preview_round(&winners).map_err(engine_refusal)?;
+        let name = prize.name.clone();
+        self.table_mut(table_id).pending.push(entry);
+        Ok((format!("Premio ingresado: posición {seat_number}, {name}"), Vec::new()))
+    }
+}

@@ -1,0 +1,91 @@
+//! A Venta-Pagos rejection: the rejected award undone, and only it (docs/readings.md).
+
+use std::sync::Arc;
+
+use crate::state::command::{OfficeCommand, OrderFacts};
+use crate::state::model::{OrderStatus, PayoutOrder};
+use crate::state::refusal::{engine_refusal, precondition};
+use crate::state::view::Applied;
+use crate::state::{Context, Refusal, State, jornada_and_hour};
+
+impl State {
+    /// Rejects a pending order: its award is undone, and only it (docs/readings.md,
+    /// "What a Venta-Pagos rejection undoes"). The pending orders of the same round
+    /// are re-settled as if the rejected winner had not competed; paid awards stand.
+    pub(in crate::state) fn reject_order(
+        &mut self,
+        context: Context,
+        command: &OfficeCommand,
+        order: &PayoutOrder,
+        reason: &str,
+    ) -> Result<Applied, Refusal> {
+        let Context { sequence, time_ms } = context;
+        let round_sequence = order.journal_sequence;
+        let mut book = self.data.rounds.get(&round_sequence).cloned().ok_or_else(|| {
+            precondition(format!(
+                "order {}: the round it was marked in (journal entry {round_sequence}) is not kept; it cannot be undone",
+                order.order_id
+            ))
+        })?;
+        // The other orders of the round still waiting for Venta-Pagos: (id, seat, code).
+        let waiting: Vec<(String, u32, String)> = self
+            .data
+            .orders
+            .values()
+            .filter(|other| {
+                other.journal_sequence == round_sequence
+                    && other.status == OrderStatus::Pending
+                    && other.order_id != order.order_id
+            })
+            .map(|other| (other.order_id.clone(), other.facts.seat, other.facts.code.clone()))
+            .collect();
+        let order_of = |seat: u32, code: &str| waiting.iter().find(|(_, s, c)| *s == seat && c == code).map(|(id, _, _)| id);
+        let rejection = self
+            .engine
+            .reject_award(&mut book, order.facts.seat, &order.facts.code, |seat, code| order_of(seat, code).is_some())
+            .map_err(engine_refusal)?;
+        // The re-settled orders carry their new amounts; the jornada and hour of the
+        // marking lose the rejected award and gain what the others were raised by.
+        let mut pppa_change = -rejection.returned;
+        for raised in &rejection.resettled {
+            pppa_change += raised.after - raised.before;
+            match order_of(raised.seat, &raised.code) {
+                Some(id) => self.data.orders.get_mut(id).expect("a waiting order").facts.amount = raised.after,
+                // An award fixed at zero, now worth money: the cashier pays it through its
+                // own order of the same round (docs/readings.md).
+                None => {
+                    let facts =
+                        OrderFacts { seat: raised.seat, code: raised.code.clone(), amount: raised.after, ..order.facts.clone() };
+                    self.data.file_order(facts, order.journal_sequence, order.time_ms);
+                }
+            }
+        }
+        // A jornada already dropped from the reports (over 62 ago) is not recreated.
+        let (jornada, hour) = jornada_and_hour(&self.config, order.time_ms);
+        if let Some(meters) =
+            self.data.days.get_mut(&jornada).and_then(|tables| Arc::make_mut(tables).get_mut(&order.facts.table_id))
+        {
+            meters.pppa += pppa_change;
+            meters.hours.entry(hour).or_default().1 += pppa_change;
+        }
+        self.data.rounds.insert(round_sequence, book);
+        let order = self.data.orders.get_mut(&order.order_id).expect("the order exists");
+        order.decide(OrderStatus::Rejected, command, sequence, time_ms);
+        order.reason = reason.to_owned();
+        let order = order.clone();
+        self.forget_decided_round(round_sequence);
+        Ok(Applied::Office(order))
+    }
+
+    /// Drops a round's book once none of its orders is pending: nothing can undo it now.
+    pub(in crate::state) fn forget_decided_round(&mut self, round_sequence: u64) {
+        let pending = self
+            .data
+            .orders
+            .values()
+            .any(|order| order.journal_sequence == round_sequence && order.status == OrderStatus::Pending);
+        if !pending {
+            self.data.rounds.remove(&round_sequence);
+        }
+    }
+}

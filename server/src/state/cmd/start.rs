@@ -1,0 +1,67 @@
+//! INICIAR JUEGO: the pressed bets registered, betting closed (12.5.1.1, 16.4.2.1.6).
+
+use crate::state::command::Card;
+use crate::state::model::{Bet, Phase};
+use crate::state::refusal::{engine_refusal, precondition};
+use crate::state::{Context, Done, Refusal, State, jornada_and_hour};
+
+impl State {
+    pub(in crate::state) fn start_round(
+        &mut self,
+        context: Context,
+        table_id: &str,
+        card: Option<&Card>,
+    ) -> Result<Done, Refusal> {
+        let time_ms = context.time_ms;
+        let table = &self.data.tables[table_id];
+        table.require_open()?;
+        if table.phase != Phase::Betting {
+            return Err(precondition("INICIAR JUEGO: the round is already started; FINALIZAR JUEGO first (12.5.2.3)"));
+        }
+        if table.is_roulette() && table.seats.iter().any(|seat| seat.gold > 0) {
+            let turn = self.data.gold_turns.get(&table.pool);
+            if turn.and_then(|turn| turn.holder.as_deref()) != Some(table_id) {
+                let holder = turn.and_then(|turn| turn.holder.clone());
+                return Err(precondition(match holder {
+                    Some(holder) => {
+                        format!("Se juega Grillo de Oro en la mesa {holder}: table {table_id} waits for its gold turn (4.3.5)")
+                    }
+                    None => format!("table {table_id} holds a Grillo de Oro: request the gold turn first (4.3.5)"),
+                }));
+            }
+        }
+        // 15.11.2: the card "en forma aleatoria y sorpresiva aparece en el monitor": the
+        // server decides, with the rulebook's chance, whether one appears in this round
+        // and which (docs/readings.md, "When the instant card appears"); one in play
+        // stays until won (15.11.4).
+        let draw_card = table.plays_instant_prize() && table.instant_card.is_none() && card.is_some();
+        let pool_id = table.pool.clone();
+        let pressed: Vec<u32> = table
+            .seats
+            .iter()
+            .enumerate()
+            .filter(|(_, seat)| seat.bet == Bet::Pressed)
+            .map(|(index, _)| index as u32 + 1)
+            .collect();
+        let day = jornada_and_hour(&self.config, time_ms);
+        // 12.5.1.1: INICIAR JUEGO registers the bets pressed so far; 16.4.2.1.6 drops the chips.
+        let bet = self.pool(&pool_id).rules().side_bet;
+        for seat in &pressed {
+            let contribution = self.engine.register_bet(&pool_id, bet).map_err(engine_refusal)?;
+            self.table_mut(table_id).seat_mut(*seat).bet = Bet::Registered { contribution, registered_ms: time_ms };
+            self.book_ipa(&day, table_id, contribution.bet, 1);
+        }
+        let table = self.table_mut(table_id);
+        table.phase = Phase::Playing;
+        table.carried = false;
+        if draw_card {
+            table.instant_card = card.cloned();
+        }
+        let card_text = if draw_card {
+            card.map(|card| format!("; premio instantáneo en juego: {} de {}", card.rank, card.suit)).unwrap_or_default()
+        } else {
+            String::new()
+        };
+        Ok((format!("INICIAR JUEGO: {} apuestas registradas{card_text}", pressed.len()), Vec::new()))
+    }
+}

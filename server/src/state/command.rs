@@ -1,0 +1,153 @@
+//! The commands the journal records, as the table agents and the office send them.
+
+use pozo_engine::money::Money;
+use serde::{Deserialize, Serialize};
+
+/// A card: the premio instantáneo (15.11.2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Card {
+    pub rank: String,
+    pub suit: String,
+}
+
+impl Card {
+    pub const RANKS: [&'static str; 13] = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
+    pub const SUITS: [&'static str; 4] = ["corazones", "diamantes", "tréboles", "picas"];
+
+    /// The card of index 0–51 in a fresh deck.
+    pub fn from_index(index: u8) -> Card {
+        let index = usize::from(index % 52);
+        Card { rank: Card::RANKS[index % 13].to_owned(), suit: Card::SUITS[index / 13].to_owned() }
+    }
+}
+
+/// What a table agent asks, with the article it follows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum TableOp {
+    /// Apertura de Mesa (4.6).
+    OpenTable,
+    /// Cierre de Mesa (4.7.7, 12.8).
+    CloseTable,
+    /// Venta de créditos (12.5.3.3).
+    SellCredits { seat: u32, credits: u32 },
+    /// Pago de créditos (12.5.3.5).
+    RefundCredits { seat: u32 },
+    /// Pulsador or slot drop (4.4.2, 12.3.1, 15.1.2).
+    Press { seat: u32 },
+    /// INICIAR JUEGO (12.5.1.1, 16.4.2.1.6).
+    StartRound,
+    /// Seat + premio code (12.5.2.1).
+    EnterPrize { seat: u32, code: String, high: Option<String> },
+    /// ACEPTAR: the entered prizes are marked and their awards fixed (12.5.2.1 d, 3.5.1).
+    Accept,
+    /// FINALIZAR JUEGO: the round ends, the panels are enabled again (12.5.2.3).
+    FinishRound,
+    /// Anular: a bet handed back before it was played (4.3.2).
+    VoidBet { seat: u32 },
+    /// A burnt round before play: bets compete in the next hand, no new bets (11.8.1.1, 15.14.1.3).
+    CarryBets,
+    /// A box voided after play started: its side bet is refunded (11.8.1.2, 11.8.2).
+    RefundBet { seat: u32 },
+    /// Última bola / último pase (3.9, 11.10).
+    LastRound,
+    /// Ask to play a Grillo de Oro (4.3.4, 4.3.5).
+    RequestGoldTurn,
+}
+
+/// A table command as journaled.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableCommand {
+    pub table_id: String,
+    pub sequence: u64,
+    /// SHA-256 of the signed payload bytes, hex: tells a retry from a reuse.
+    pub payload_sha256: String,
+    pub op: TableOp,
+    /// A card drawn by the server's CSPRNG, used when the command puts a premio
+    /// instantáneo in play (15.11.2); journaled so replay draws nothing.
+    pub card: Option<Card>,
+}
+
+/// What the Venta-Pagos office decides.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum OfficeOp {
+    Confirm { order_id: String, form_number: String, expect: OrderFacts },
+    Reject { order_id: String, reason: String, expect: OrderFacts },
+}
+
+/// What the operator was shown of an order: a decision applies only to the order
+/// that still has exactly these facts, never to another one with the same number.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderFacts {
+    pub pool: String,
+    pub table_id: String,
+    pub seat: u32,
+    pub round: u64,
+    pub code: String,
+    pub amount: Money,
+}
+
+impl OrderFacts {
+    /// The first fact `shown` has other than this order's: (field, this, shown).
+    pub(in crate::state) fn difference(&self, shown: &OrderFacts) -> Option<(&'static str, String, String)> {
+        [
+            ("pool_id", self.pool.clone(), shown.pool.clone()),
+            ("table_id", self.table_id.clone(), shown.table_id.clone()),
+            ("seat", self.seat.to_string(), shown.seat.to_string()),
+            ("round", self.round.to_string(), shown.round.to_string()),
+            ("code", self.code.clone(), shown.code.clone()),
+        ]
+        .into_iter()
+        .chain((self.amount != shown.amount).then(|| ("amount", self.amount.to_string(), shown.amount.to_string())))
+        .find(|(_, is, shown)| is != shown)
+    }
+}
+
+/// A Venta-Pagos decision, journaled with who took it: the operator is the holder of
+/// the key that signed it (3.5.2), never a field the client fills in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OfficeCommand {
+    pub key_id: String,
+    /// The key holder's name, as the keys file said when the decision was taken.
+    pub operator_name: String,
+    pub op: OfficeOp,
+}
+
+/// Everything the journal records.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Command {
+    /// The first entry: the configuration the pools are kept under, whole, and the
+    /// key set it started with (fingerprints, never secrets), and who started it.
+    Genesis {
+        config_hash: String,
+        texts: Vec<(String, String)>,
+        #[serde(default)]
+        keys: Vec<KeyRecord>,
+        #[serde(default)]
+        by: String,
+    },
+    Table(TableCommand),
+    Office(OfficeCommand),
+    /// The key set changed at a restart (a key added, removed or rotated): who
+    /// restarted the controller with it, and the new set. Layout and rulebooks never
+    /// change on a live journal (docs/operations.md §8).
+    Keys {
+        keys: Vec<KeyRecord>,
+        by: String,
+    },
+}
+
+/// A key as the journal records it: its id, role, table and holder, and a
+/// fingerprint of its secret (HMAC-SHA256 of a fixed text under it, 8 bytes hex),
+/// never the secret itself.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct KeyRecord {
+    pub id: String,
+    pub role: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
+    pub name: String,
+    pub fingerprint: String,
+}

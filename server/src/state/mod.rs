@@ -1,0 +1,367 @@
+//! The controller's state machine: every table, pool, gold turn, payout order and
+//! report meter, changed only by applying journaled commands in order.
+//!
+//! Deterministic and free of I/O: the time of an entry comes in the [`Context`] the
+//! writer (or recovery, `verify`, the bench) gives [`State::apply`], and the card drawn
+//! for a premio instantáneo is carried by the command itself, so replaying the journal
+//! gives the same state bit for bit. Every command is validated whole before anything
+//! changes: a refused command changes nothing (the writer then journals nothing), and a
+//! retried one is answered from the state.
+//!
+//! # Layout
+//! - [`command`]: what the journal records ([`Command`], [`TableOp`], [`OfficeOp`]).
+//! - [`refusal`]: why a command is refused ([`Refusal`], one [`RefusalKind`] per status).
+//! - [`model`]: what the state keeps (tables, seats, orders, meters, the snapshot).
+//! - [`view`]: what panels and replies show ([`TableView`], [`Applied`]).
+//! - `cmd/`: one file per command, each an `impl State` block with its checks, then its
+//!   changes. `apply` below is the one place a command is dispatched to them.
+
+use std::sync::Arc;
+
+use pozo_engine::money::Money;
+use pozo_engine::settle::Winner;
+use pozo_engine::{Engine, Pool, Rank};
+use rust_decimal::Decimal;
+
+use crate::config::Config;
+
+mod cmd;
+pub mod command;
+pub mod model;
+pub mod refusal;
+pub mod view;
+
+pub use command::{Card, Command, KeyRecord, OfficeCommand, OfficeOp, OrderFacts, TableCommand, TableOp};
+pub use model::{
+    AwardRecord, Bet, Data, GoldTurn, Hit, LastWin, OrderStatus, PayoutOrder, Phase, PrizeEntry, Seat, Snapshot, Table, TableDay,
+};
+pub use refusal::{Refusal, RefusalKind};
+pub use view::{Applied, GoldTurnView, Light, SeatView, TableReply, TableView};
+
+use refusal::{invalid, precondition};
+
+/// Credits may be sold only in these steps (12.5.3.3).
+pub const CREDIT_STEPS: [u32; 4] = [1, 5, 10, 20];
+
+/// The most credits one seat may hold: a bound, and what a busy night needs.
+pub const SEAT_CREDITS_MAX: u32 = 500;
+
+/// The last hits kept per pool (docs/architecture.md, "What a progressive controller keeps": the last 25).
+pub const POOL_HITS_KEPT: usize = 25;
+
+/// Jornadas kept in the reports before the oldest is dropped.
+pub const JORNADAS_KEPT: usize = 62;
+
+/// Prizes one round at one table may enter before ACEPTAR.
+pub const PENDING_PRIZES_MAX: usize = 32;
+
+/// The premio code of Central Póker's instant prize (15.11).
+pub const INSTANT_PRIZE: &str = "PREMIO_INSTANTANEO";
+
+/// What a command is applied with besides itself: the journal entry it becomes and
+/// the time written in it. The writer reads the clock once per batch; recovery,
+/// `verify` and the bench take both from the entry, so a replay is exact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Context {
+    /// The journal sequence the command is applied as.
+    pub sequence: u64,
+    /// Milliseconds since 1970, as the entry records it.
+    pub time_ms: u64,
+}
+
+/// What a table command did: the outcome the dealer reads, and the awards it fixed.
+pub(crate) type Done = (String, Vec<AwardRecord>);
+
+/// The whole controller state.
+#[derive(Clone, Debug)]
+pub struct State {
+    config: Arc<Config>,
+    /// Every pool of the rulebooks, kept by the engine.
+    engine: Engine,
+    data: Data,
+}
+
+impl State {
+    /// A new controller: every pool at its minimum, every table closed.
+    pub fn new(config: Arc<Config>) -> State {
+        let engine = Engine::new(&config.rulebooks);
+        let mut data = Data::default();
+        for table in &config.layout.tables {
+            let seats = (0..table.seats).map(|_| Seat::new()).collect();
+            data.tables.insert(
+                table.id.clone(),
+                Table {
+                    id: table.id.clone(),
+                    pool: table.pool.clone(),
+                    game: table.game,
+                    open: false,
+                    phase: Phase::Betting,
+                    round: 1,
+                    last_sequence: 0,
+                    last_payload_sha256: String::new(),
+                    last_reply: None,
+                    last_round: false,
+                    carried: false,
+                    seats,
+                    pending: Vec::new(),
+                    accepted: Vec::new(),
+                    instant_card: None,
+                },
+            );
+        }
+        State { config, engine, data }
+    }
+
+    /// The state a snapshot kept; its pools must balance and match the configuration.
+    pub fn restore(config: Arc<Config>, snapshot: Snapshot) -> Result<State, String> {
+        if snapshot.config_hash != config.hash {
+            return Err(format!("snapshot taken under configuration {}, not {}", snapshot.config_hash, config.hash));
+        }
+        let engine = Engine::restore(&config.rulebooks, &snapshot.pools).map_err(|error| error.to_string())?;
+        Ok(State { config, engine, data: snapshot.data })
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot { config_hash: self.config.hash.clone(), pools: self.engine.states(), data: self.data.clone() }
+    }
+
+    pub fn config(&self) -> &Arc<Config> {
+        &self.config
+    }
+
+    pub fn journal_sequence(&self) -> u64 {
+        self.data.journal_sequence
+    }
+
+    /// Every pool, by id.
+    pub fn pools(&self) -> impl Iterator<Item = &Pool> {
+        self.engine.pools()
+    }
+
+    /// A pool of the configuration (tables only name configured pools).
+    pub fn pool(&self, id: &str) -> &Pool {
+        self.engine.pool(id).expect("the layout names only configured pools")
+    }
+
+    pub fn data(&self) -> &Data {
+        &self.data
+    }
+
+    pub fn table(&self, id: &str) -> Option<&Table> {
+        self.data.tables.get(id)
+    }
+
+    /// How far every pool is from conservation; all zero when the books balance.
+    pub fn conservation(&self) -> Vec<(String, Money)> {
+        self.engine.conservation()
+    }
+
+    /// Applies one command as journal entry `context.sequence` at `context.time_ms`:
+    /// the one place a command is applied, by the writer, recovery, `verify` and the bench.
+    pub fn apply(&mut self, command: &Command, context: Context) -> Result<Applied, Refusal> {
+        let sequence = context.sequence;
+        let applied = match command {
+            Command::Genesis { config_hash, keys, .. } => {
+                if sequence != 1 || *config_hash != self.config.hash {
+                    return Err(precondition("a genesis entry comes first and matches the configuration"));
+                }
+                self.data.keys = keys.clone();
+                Applied::Genesis
+            }
+            Command::Table(command) => self.apply_table(context, command)?,
+            Command::Office(command) => self.apply_office(context, command)?,
+            Command::Keys { keys, .. } => {
+                if *keys == self.data.keys {
+                    return Err(precondition("keys: the same key set as the journal's: nothing changed"));
+                }
+                self.data.keys = keys.clone();
+                Applied::Keys
+            }
+        };
+        if applied.journals() {
+            debug_assert_eq!(sequence, self.data.journal_sequence + 1, "entries apply in order");
+            self.data.journal_sequence = sequence;
+        }
+        Ok(applied)
+    }
+
+    // ------------------------------------------------------------------------- tables
+
+    fn apply_table(&mut self, context: Context, command: &TableCommand) -> Result<Applied, Refusal> {
+        let table = self.data.tables.get(&command.table_id).ok_or_else(|| Refusal {
+            kind: RefusalKind::NotFound,
+            message: format!("table_id: no table `{}` in the layout", command.table_id),
+        })?;
+        // Exactly once: the last applied command may be retried; anything else must be next.
+        let expected = table.last_sequence + 1;
+        if command.sequence == table.last_sequence && command.sequence > 0 {
+            if command.payload_sha256 == table.last_payload_sha256 {
+                let reply = table.last_reply.clone().expect("an applied command left its reply");
+                return Ok(Applied::Duplicate(reply));
+            }
+            return Err(Refusal {
+                kind: RefusalKind::AlreadyExists,
+                message: format!(
+                    "sequence: {} was already used by another command of table {}; the next is {expected}",
+                    command.sequence, table.id
+                ),
+            });
+        }
+        if command.sequence < table.last_sequence {
+            return Err(Refusal {
+                kind: RefusalKind::AlreadyExists,
+                message: format!(
+                    "sequence: {} is older than the last applied, {}; the next is {expected}",
+                    command.sequence, table.last_sequence
+                ),
+            });
+        }
+        if command.sequence != expected {
+            return Err(precondition(format!(
+                "sequence: {} skips ahead; table {} expects {expected} (no command may be lost)",
+                command.sequence, table.id
+            )));
+        }
+        let (outcome, awards) = self.table_op(context, &command.table_id, &command.op, command.card.as_ref())?;
+        let table = self.data.tables.get_mut(&command.table_id).expect("the table exists");
+        table.last_sequence = command.sequence;
+        table.last_payload_sha256 = command.payload_sha256.clone();
+        // The view the reply carries is the table as this command left it.
+        let view = self.table_view(&command.table_id).expect("the table exists");
+        let reply = TableReply {
+            table_id: command.table_id.clone(),
+            sequence: command.sequence,
+            journal_sequence: context.sequence,
+            outcome,
+            awards,
+            view,
+        };
+        self.table_mut(&command.table_id).last_reply = Some(reply.clone());
+        Ok(Applied::Table(reply))
+    }
+
+    /// Validates and applies one table operation. Every check comes before the
+    /// first change.    /// Dispatches one table operation to its file in `cmd/`. Each checks everything
+    /// before its first change.
+    fn table_op(&mut self, context: Context, table_id: &str, op: &TableOp, card: Option<&Card>) -> Result<Done, Refusal> {
+        match op {
+            TableOp::OpenTable => self.open_table(table_id),
+            TableOp::CloseTable => self.close_table(context, table_id),
+            TableOp::SellCredits { seat, credits } => self.sell_credits(context, table_id, *seat, *credits),
+            TableOp::RefundCredits { seat } => self.refund_credits(context, table_id, *seat),
+            TableOp::Press { seat } => self.press(context, table_id, *seat),
+            TableOp::StartRound => self.start_round(context, table_id, card),
+            TableOp::EnterPrize { seat, code, high } => self.enter_prize(context, table_id, *seat, code, high.as_deref()),
+            TableOp::Accept => self.accept(context, table_id),
+            TableOp::FinishRound => self.finish_round(table_id),
+            TableOp::VoidBet { seat } => self.void_bet(table_id, *seat),
+            TableOp::CarryBets => self.carry_bets(table_id),
+            TableOp::RefundBet { seat } => self.refund_bet(table_id, *seat),
+            TableOp::LastRound => self.last_round(context, table_id),
+            TableOp::RequestGoldTurn => self.request_gold_turn(table_id),
+        }
+    }
+
+    /// The jornada a moment belongs to, for the reports.
+    pub fn jornada_of(&self, time_ms: u64) -> String {
+        jornada_and_hour(&self.config, time_ms).0
+    }
+
+    // ------------------------------------------------------------------------- books
+
+    pub(in crate::state) fn table_mut(&mut self, id: &str) -> &mut Table {
+        self.data.tables.get_mut(id).expect("tables are fixed by the layout")
+    }
+
+    pub(in crate::state) fn day_mut(&mut self, jornada: &str, table_id: &str) -> &mut TableDay {
+        if !self.data.days.contains_key(jornada) {
+            self.data.days.insert(jornada.to_owned(), Arc::default());
+            while self.data.days.len() > JORNADAS_KEPT {
+                self.data.days.pop_first();
+            }
+        }
+        let days = Arc::make_mut(self.data.days.entry(jornada.to_owned()).or_default());
+        days.entry(table_id.to_owned()).or_default()
+    }
+
+    pub(in crate::state) fn book_ipa(&mut self, day: &(String, u32), table_id: &str, amount: Money, bets: i64) {
+        let meters = self.day_mut(&day.0, table_id);
+        meters.ipa += amount;
+        meters.bets = meters.bets.saturating_add_signed(bets);
+        meters.hours.entry(day.1).or_default().0 += amount;
+    }
+
+    pub(in crate::state) fn book_credits_returned(&mut self, jornada: &str, table_id: &str, credits: u32, side_bet: Money) {
+        let meters = self.day_mut(jornada, table_id);
+        meters.credits_returned += u64::from(credits);
+        meters.credits_returned_amount += side_bet * Decimal::from(credits);
+    }
+}
+
+/// The round's entries as the engine's winners; a seat's own bet where it matters.
+pub(in crate::state) fn winners_of(table: &Table, entries: &[PrizeEntry], side_bet: Money) -> Result<Vec<Winner>, Refusal> {
+    entries
+        .iter()
+        .map(|entry| {
+            let bet = match table.seats.get(entry.seat as usize - 1).map(|seat| seat.bet) {
+                Some(Bet::Registered { contribution, .. }) => contribution.bet,
+                _ => side_bet,
+            };
+            let high = match entry.high.as_deref() {
+                None | Some("") => None,
+                Some(text) => Some(text.parse::<Rank>().map_err(|problem| invalid(format!("high: {problem}")))?),
+            };
+            Ok(Winner { seat: entry.seat, code: entry.code.clone(), bet: Some(bet), high })
+        })
+        .collect()
+}
+
+pub use crate::jornada::jornada_and_hour;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refund_comes_off_the_hour_the_bet_was_registered_in() {
+        // 11.8.1.2 with Form 4218: a bet registered at 14:59 and refunded at 15:01 (local)
+        // leaves hour 14 at zero and books nothing negative in hour 15.
+        let config = Arc::new(Config::embedded());
+        let mut state = State::new(Arc::clone(&config));
+        let genesis =
+            Command::Genesis { config_hash: config.hash.clone(), texts: config.texts.clone(), keys: vec![], by: String::new() };
+        state.apply(&genesis, Context { sequence: 1, time_ms: 0 }).expect("genesis");
+        let local_midnight_ms = 1_795_305_600_000 + 3 * 3_600_000; // 2026-11-22 00:00 in UTC-03:00
+        let at = |hour: u64, minute: u64| local_midnight_ms + (hour * 60 + minute) * 60_000;
+        let ops = [
+            (at(14, 50), TableOp::OpenTable),
+            (at(14, 51), TableOp::SellCredits { seat: 2, credits: 5 }),
+            (at(14, 52), TableOp::Press { seat: 2 }),
+            (at(14, 59), TableOp::StartRound),
+            (at(15, 1), TableOp::RefundBet { seat: 2 }),
+        ];
+        for (index, (time_ms, op)) in ops.into_iter().enumerate() {
+            let sequence = index as u64 + 1;
+            let command = Command::Table(TableCommand {
+                table_id: "B1".into(),
+                sequence,
+                payload_sha256: format!("{sequence}"),
+                op,
+                card: None,
+            });
+            state.apply(&command, Context { sequence: sequence + 1, time_ms }).expect("applied");
+        }
+        let day = &state.data().days["2026-11-22"]["B1"];
+        assert_eq!(day.ipa, Money::ZERO);
+        assert_eq!(day.hours.get(&14).map(|(ipa, _)| *ipa), Some(Money::ZERO));
+        assert_eq!(day.hours.get(&15).map(|(ipa, _)| *ipa).unwrap_or_default(), Money::ZERO);
+        assert_eq!(day.bets, 0);
+    }
+
+    #[test]
+    fn card_index_covers_the_deck() {
+        let cards: std::collections::BTreeSet<(String, String)> =
+            (0..52).map(Card::from_index).map(|card| (card.rank, card.suit)).collect();
+        assert_eq!(cards.len(), 52);
+    }
+}

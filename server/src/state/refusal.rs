@@ -1,0 +1,64 @@
+//! Why a command is refused: one kind per gRPC status, and the message that names the
+//! field and the rule.
+
+use pozo_engine::EngineError;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefusalKind {
+    /// A field breaks a rule whatever the state (credits not 1/5/10/20, unknown code).
+    InvalidArgument,
+    /// Not allowed in the table's current state (press after INICIAR, a gap in sequence).
+    FailedPrecondition,
+    /// No such table or order.
+    NotFound,
+    /// A sequence already used by another command, or an older one.
+    AlreadyExists,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Refusal {
+    pub kind: RefusalKind,
+    pub message: String,
+}
+
+pub(in crate::state) fn invalid(message: impl Into<String>) -> Refusal {
+    Refusal { kind: RefusalKind::InvalidArgument, message: message.into() }
+}
+
+pub(in crate::state) fn precondition(message: impl Into<String>) -> Refusal {
+    Refusal { kind: RefusalKind::FailedPrecondition, message: message.into() }
+}
+
+/// The one mapping of the engine's errors: a field that breaks a rule, a pool that is
+/// not there, a pool whose record does not allow it now.
+pub(in crate::state) fn engine_refusal(error: EngineError) -> Refusal {
+    let kind = match &error {
+        EngineError::Invalid { .. } => RefusalKind::InvalidArgument,
+        EngineError::UnknownPool { .. } => RefusalKind::NotFound,
+        EngineError::NotNow { .. } => RefusalKind::FailedPrecondition,
+    };
+    Refusal { kind, message: error.to_string() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Proves the one mapping of the engine's errors to refusal kinds (and so to gRPC codes):
+    // a bad field, an unknown pool and a state that does not allow it are told apart.
+    #[test]
+    fn engine_errors_map_to_their_own_refusal_kinds() {
+        let cases = [
+            (EngineError::invalid("bet", "must be greater than zero, found 0"), RefusalKind::InvalidArgument),
+            (EngineError::UnknownPool { pool: "x".into(), known: "y".into() }, RefusalKind::NotFound),
+            (EngineError::not_now("award", "seat 2 `P` was already rejected"), RefusalKind::FailedPrecondition),
+        ];
+        for (error, kind) in cases {
+            let text = error.to_string();
+            let refusal = engine_refusal(error);
+            assert_eq!(refusal.kind, kind, "{text}");
+            assert_eq!(refusal.message, text, "the message names the field and the rule");
+        }
+    }
+}
