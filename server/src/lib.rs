@@ -29,11 +29,13 @@
 mod admission;
 mod award;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod jornada;
 pub mod journal;
 pub mod mark;
 mod presence;
+pub mod read;
 pub mod recovery;
 mod restore;
 mod rulebooks;
@@ -47,6 +49,7 @@ pub mod writer;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use pozo_proto::v1 as pb;
@@ -90,6 +93,8 @@ pub struct ServeOptions {
     /// Where the pages (cartel, Venta-Pagos, sala: docs/pages.md) are served; `None`: not served.
     /// Plaintext HTTP: `pozo-server serve` allows it on loopback only.
     pub pages: Option<SocketAddr>,
+    /// The controller's time (crate::clock): the system clock, or one a test sets.
+    pub clock: Arc<dyn clock::Clock>,
 }
 
 /// What a started controller tells its caller.
@@ -160,6 +165,7 @@ impl Default for ServeOptions {
             tls: None,
             changed_by: None,
             pages: None,
+            clock: Arc::new(clock::SystemClock),
         }
     }
 }
@@ -175,7 +181,8 @@ pub async fn serve(
 ) -> anyhow::Result<()> {
     let mark = options.mark.clone().unwrap_or_else(|| mark::default_path(data));
     let changed_by = options.changed_by.clone().unwrap_or_else(system_user);
-    let (handle, mut writer, stopper) = writer::start(config, data, &mark, options.snapshot_every, &changed_by).await?;
+    let (handle, mut writer, stopper) =
+        writer::start(config, data, &mark, options.snapshot_every, &changed_by, Arc::clone(&options.clock)).await?;
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<pb::table_server::TableServer<TableService>>().await;
     health.set_serving::<pb::display_server::DisplayServer<DisplayService>>().await;
@@ -188,7 +195,8 @@ pub async fn serve(
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()?;
     let (stopping, mut stop_requested) = tokio::sync::watch::channel(false);
-    let presence = presence::Presence::new(handle.config().layout.tables.iter().map(|table| table.id.as_str()));
+    let presence =
+        presence::Presence::new(handle.config().layout.tables.iter().map(|table| table.id.as_str()), Arc::clone(&options.clock));
     let table = pb::table_server::TableServer::new(TableService {
         handle: handle.clone(),
         cards: options.cards,

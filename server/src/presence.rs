@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use crate::writer::now_ms;
+use crate::clock::Clock;
 
 /// One table's agent, as the floor view shows it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -23,16 +23,17 @@ impl AgentSeen {
 }
 
 /// Shared between the table service (which records) and the pages (which read).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Presence {
     tables: Arc<Mutex<BTreeMap<String, AgentSeen>>>,
+    clock: Arc<dyn Clock>,
 }
 
 impl Presence {
     /// Only tables of the layout are recorded, so the map is bounded by the layout.
-    pub fn new<'a>(tables: impl IntoIterator<Item = &'a str>) -> Presence {
+    pub fn new<'a>(tables: impl IntoIterator<Item = &'a str>, clock: Arc<dyn Clock>) -> Presence {
         let tables = tables.into_iter().map(|id| (id.to_owned(), AgentSeen::default())).collect();
-        Presence { tables: Arc::new(Mutex::new(tables)) }
+        Presence { tables: Arc::new(Mutex::new(tables)), clock }
     }
 
     fn update(&self, table: &str, change: impl FnOnce(&mut AgentSeen)) {
@@ -44,14 +45,16 @@ impl Presence {
 
     /// A command from the table's agent.
     pub fn heard(&self, table: &str) {
-        self.update(table, |seen| seen.last_seen_ms = now_ms());
+        let now = self.clock.now_ms();
+        self.update(table, |seen| seen.last_seen_ms = now);
     }
 
     /// The table's agent opened its watch; it counts as connected until the guard drops.
     pub fn watching(&self, table: &str) -> Watching {
+        let now = self.clock.now_ms();
         self.update(table, |seen| {
             seen.watching += 1;
-            seen.last_seen_ms = now_ms();
+            seen.last_seen_ms = now;
         });
         Watching { presence: self.clone(), table: table.to_owned() }
     }
@@ -71,9 +74,10 @@ pub struct Watching {
 
 impl Drop for Watching {
     fn drop(&mut self) {
+        let now = self.presence.clock.now_ms();
         self.presence.update(&self.table, |seen| {
             seen.watching = seen.watching.saturating_sub(1);
-            seen.last_seen_ms = now_ms();
+            seen.last_seen_ms = now;
         });
     }
 }
@@ -84,7 +88,7 @@ mod tests {
 
     #[test]
     fn a_watch_counts_while_open_and_unknown_tables_are_not_recorded() {
-        let presence = Presence::new(["m1"]);
+        let presence = Presence::new(["m1"], Arc::new(crate::clock::SystemClock));
         assert!(!presence.tables()["m1"].connected());
         let first = presence.watching("m1");
         let second = presence.watching("m1");

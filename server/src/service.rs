@@ -329,7 +329,7 @@ pub fn table_view(view: &TableView) -> pb::TableView {
         table_id: view.table_id.clone(),
         pool_id: view.pool_id.clone(),
         game: view.game.to_string(),
-        state: view.state.clone(),
+        state: view.state.as_str().to_owned(),
         round: view.round,
         last_sequence: view.last_sequence,
         last_round: view.last_round,
@@ -664,18 +664,8 @@ impl pb::venta_pagos_server::VentaPagos for VentaPagosService {
                 .into());
             }
         };
-        let orders = self
-            .handle
-            .read(move |state, _| {
-                state
-                    .data()
-                    .orders
-                    .values()
-                    .filter(|order| all || order.status == OrderStatus::Pending)
-                    .map(payout_order)
-                    .collect()
-            })
-            .await?;
+        let orders =
+            self.handle.read().orders().filter(|order| all || order.status == OrderStatus::Pending).map(payout_order).collect();
         Ok(Response::new(pb::PayoutList { orders }))
     }
 
@@ -734,80 +724,65 @@ impl pb::reports_server::Reports for ReportsService {
         if self.handle.config().table(&request.table_id).is_none() {
             return Err(ApiError::not_found(format!("table_id: no table `{}` in the layout", request.table_id)).into());
         }
-        let report = self
-            .handle
-            .read(move |state, _| {
-                let jornada = if request.jornada.is_empty() {
-                    state.jornada_of(
-                        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis() as u64,
-                    )
-                } else {
-                    request.jornada.clone()
-                };
-                let day =
-                    state.data().days.get(&jornada).and_then(|tables| tables.get(&request.table_id)).cloned().unwrap_or_default();
-                pb::TableReport {
-                    table_id: request.table_id.clone(),
-                    jornada,
-                    ipa: amount(day.ipa),
-                    pppa: amount(day.pppa),
-                    fp: day.fp,
-                    bets: day.bets,
-                    presses: day.presses,
-                    credits_sold: day.credits_sold,
-                    credits_returned: day.credits_returned,
-                    credits_sold_amount: amount(day.credits_sold_amount),
-                    credits_returned_amount: amount(day.credits_returned_amount),
-                    hours: day
-                        .hours
-                        .iter()
-                        .map(|(hour, (ipa, pppa))| pb::HourRow { hour: *hour, ipa: amount(*ipa), pppa: amount(*pppa) })
-                        .collect(),
-                }
-            })
-            .await?;
+        let jornada = if request.jornada.is_empty() {
+            crate::jornada::jornada_and_hour(self.handle.config(), self.handle.now_ms()).0
+        } else {
+            request.jornada.clone()
+        };
+        let day = self.handle.read().day(&jornada, &request.table_id);
+        let report = pb::TableReport {
+            table_id: request.table_id.clone(),
+            jornada,
+            ipa: amount(day.ipa),
+            pppa: amount(day.pppa),
+            fp: day.fp,
+            bets: day.bets,
+            presses: day.presses,
+            credits_sold: day.credits_sold,
+            credits_returned: day.credits_returned,
+            credits_sold_amount: amount(day.credits_sold_amount),
+            credits_returned_amount: amount(day.credits_returned_amount),
+            hours: day
+                .hours
+                .iter()
+                .map(|(hour, (ipa, pppa))| pb::HourRow { hour: *hour, ipa: amount(*ipa), pppa: amount(*pppa) })
+                .collect(),
+        };
         Ok(Response::new(report))
     }
 
     async fn pool(&self, request: Request<pb::PoolReportRequest>) -> Result<Response<pb::PoolReport>, Status> {
         authorize_read(&self.handle, &request, REPORT_READERS)?;
         let pool_id = request.into_inner().pool_id;
-        if self.handle.config().rulebooks.pool(&pool_id).is_none() {
-            return Err(ApiError::not_found(format!("pool_id: no pool `{pool_id}`")).into());
-        }
-        let report = self
-            .handle
-            .read(move |state, _| {
-                let pool = state.pool(&pool_id);
-                let m = pool.meters();
-                pb::PoolReport {
-                    pool_id: pool_id.clone(),
-                    bets: m.net_bets(),
-                    bets_amount: amount(m.net_bets_amount()),
-                    contributions: amount(m.net_contributions()),
-                    replenishments: amount(m.replenishments),
-                    awards: amount(m.awards),
-                    awards_returned: amount(m.awards_returned),
-                    balance: amount(pool.balance()),
-                    reserve: amount(pool.reserve()),
-                    displayed: amount(pool.displayed()),
-                    commission: amount(m.net_commission()),
-                    hits: m.hits,
-                    replenishments_withdrawn: amount(m.replenishments_withdrawn),
-                    reserve_transfers: amount(m.reserve_transfers),
-                    reserve_transfers_returned: amount(m.reserve_transfers_returned),
-                    rejections: m.rejections,
-                    last_hits: state.data().hits.get(&pool_id).map(|hits| hits.iter().map(hit).collect()).unwrap_or_default(),
-                }
-            })
-            .await?;
+        let model = self.handle.read();
+        let pool = model.pool(&pool_id).ok_or_else(|| ApiError::not_found(format!("pool_id: no pool `{pool_id}`")))?;
+        let m = pool.meters();
+        let report = pb::PoolReport {
+            pool_id: pool_id.clone(),
+            bets: m.net_bets(),
+            bets_amount: amount(m.net_bets_amount()),
+            contributions: amount(m.net_contributions()),
+            replenishments: amount(m.replenishments),
+            awards: amount(m.awards),
+            awards_returned: amount(m.awards_returned),
+            balance: amount(pool.balance()),
+            reserve: amount(pool.reserve()),
+            displayed: amount(pool.displayed()),
+            commission: amount(m.net_commission()),
+            hits: m.hits,
+            replenishments_withdrawn: amount(m.replenishments_withdrawn),
+            reserve_transfers: amount(m.reserve_transfers),
+            reserve_transfers_returned: amount(m.reserve_transfers_returned),
+            rejections: m.rejections,
+            last_hits: model.hits(&pool_id).map(hit).collect(),
+        };
         Ok(Response::new(report))
     }
 
     async fn journal(&self, request: Request<pb::JournalStatusRequest>) -> Result<Response<pb::JournalStatus>, Status> {
         authorize_read(&self.handle, &request, REPORT_READERS)?;
-        let status =
-            self.handle.read(|_, tip| pb::JournalStatus { entries: tip.entries, tip_hash: hex::encode(tip.hash) }).await?;
+        let tip = self.handle.read().tip;
+        let status = pb::JournalStatus { entries: tip.entries, tip_hash: hex::encode(tip.hash) };
         Ok(Response::new(status))
     }
 
@@ -818,8 +793,8 @@ impl pb::reports_server::Reports for ReportsService {
             return Err(ApiError::invalid(format!("limit: at most {ENTRIES_PAGE_MAX} entries a page")).into());
         }
         let limit = if request.limit == 0 { ENTRIES_PAGE_MAX } else { request.limit } as usize;
-        // Only what is durable: the writer answers reads between batches.
-        let durable = self.handle.read(|_, tip| tip.entries).await?;
+        // Only what is durable: the read model is swapped after each durable batch.
+        let durable = self.handle.durable_entries();
         let journal = self.handle.journal().clone();
         let after = request.after;
         let entries = tokio::task::spawn_blocking(move || {
@@ -868,22 +843,19 @@ impl pb::pools_server::Pools for PoolsService {
         if let Some(unknown) = wanted.iter().find(|id| self.handle.config().rulebooks.pool(id).is_none()) {
             return Err(ApiError::not_found(format!("pool_ids: no pool `{unknown}`")).into());
         }
-        let pools = self
-            .handle
-            .read(move |state, tip| {
-                state
-                    .pools()
-                    .filter(|pool| wanted.is_empty() || wanted.contains(&pool.rules().id))
-                    .map(|pool| pb::PoolStatus {
-                        pool_id: pool.rules().id.clone(),
-                        balance: amount(pool.balance()),
-                        displayed: amount(pool.displayed()),
-                        minimum: amount(pool.rules().minimum),
-                        sequence: tip.entries,
-                    })
-                    .collect()
+        let model = self.handle.read();
+        let tip = model.tip;
+        let pools = model
+            .pools()
+            .filter(|pool| wanted.is_empty() || wanted.contains(&pool.rules().id))
+            .map(|pool| pb::PoolStatus {
+                pool_id: pool.rules().id.clone(),
+                balance: amount(pool.balance()),
+                displayed: amount(pool.displayed()),
+                minimum: amount(pool.rules().minimum),
+                sequence: tip.entries,
             })
-            .await?;
+            .collect();
         Ok(Response::new(pb::PoolStatusResponse { pools }))
     }
 }

@@ -2,22 +2,24 @@
 //! applies each, appends the batch to the journal, flushes once (group commit),
 //! and only then answers every caller of the batch and publishes what changed.
 //!
-//! Reads go through the same queue and run after the batch is durable, so no
-//! reader ever sees a bet that is not yet on disk: a light turns on only for a
-//! durable bet (11.11.5; docs/agent.md).
+//! Readers never queue here: after each durable batch the writer swaps in a new
+//! [`ReadModel`] (and pushes the table views and the displays) before it answers, so no
+//! reader ever sees a bet that is not yet on disk: a light turns on only for a durable
+//! bet (11.11.5; docs/agent.md).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use pozo_engine::Money;
 use tokio::sync::{mpsc, oneshot, watch};
 use tracing::{debug, info};
 
+use crate::clock::Clock;
 use crate::config::Config;
 use crate::journal::{Identity, Journal, JournalError, JournalTip, Record, StoredSnapshot};
 use crate::mark::{Mark, Sealer};
+use crate::read::ReadModel;
 use crate::recovery::{check_acknowledged, check_tip, genesis_config, recover};
 use crate::state::{Applied, Command, Context, GoldTurn, Hit, LastWin, OrderStatus, Refusal, State, TableView};
 
@@ -30,12 +32,10 @@ pub const BATCH_MAX: usize = 1024;
 /// A snapshot every this many entries by default, so a restart replays at most that many.
 pub const SNAPSHOT_EVERY: u64 = 10_000;
 
-/// A read of the durable state, run by the writer between batches.
-pub type ReadFn = Box<dyn FnOnce(&State, &JournalTip) + Send>;
-
-enum Request {
-    Command { command: Command, reply: oneshot::Sender<Result<Applied, Refusal>> },
-    Read(ReadFn),
+/// A command waiting for the writer, with where its answer goes.
+struct Request {
+    command: Command,
+    reply: oneshot::Sender<Result<Applied, Refusal>>,
 }
 
 /// What a table's panels are pushed.
@@ -121,13 +121,24 @@ pub struct Handle {
     journal: Journal,
     identity: Arc<Identity>,
     journal_id: Arc<str>,
-    durable: Arc<std::sync::atomic::AtomicU64>,
+    model: watch::Receiver<Arc<ReadModel>>,
+    clock: Arc<dyn Clock>,
 }
 
 impl Handle {
-    /// The entries durable and acknowledged so far, read without the writer's queue.
+    /// The entries durable and acknowledged so far.
     pub fn durable_entries(&self) -> u64 {
-        self.durable.load(std::sync::atomic::Ordering::Acquire)
+        self.model.borrow().tip.entries
+    }
+
+    /// Now, by the controller's clock (crate::clock): the writer's time.
+    pub fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
+    }
+
+    /// The state as of the last durable batch (crate::read): never waits for the writer.
+    pub fn read(&self) -> Arc<ReadModel> {
+        Arc::clone(&self.model.borrow())
     }
 
     /// The journal's identity (docs/security.md).
@@ -143,20 +154,7 @@ impl Handle {
     /// Applies a command; answered once it is durable.
     pub async fn submit(&self, command: Command) -> Result<Result<Applied, Refusal>, WriterError> {
         let (reply, answer) = oneshot::channel();
-        self.requests.send(Request::Command { command, reply }).await.map_err(|_| WriterError::Stopped)?;
-        answer.await.map_err(|_| WriterError::Stopped)
-    }
-
-    /// Reads the durable state.
-    pub async fn read<T: Send + 'static>(
-        &self,
-        read: impl FnOnce(&State, &JournalTip) -> T + Send + 'static,
-    ) -> Result<T, WriterError> {
-        let (reply, answer) = oneshot::channel();
-        let request = Request::Read(Box::new(move |state, tip| {
-            let _ = reply.send(read(state, tip));
-        }));
-        self.requests.send(request).await.map_err(|_| WriterError::Stopped)?;
+        self.requests.send(Request { command, reply }).await.map_err(|_| WriterError::Stopped)?;
         answer.await.map_err(|_| WriterError::Stopped)
     }
 
@@ -172,16 +170,11 @@ impl Handle {
         &self.config
     }
 
-    /// The journal, for reading entries; only those up to the durable tip (read
-    /// through [`Handle::read`]) are answered: a batch being written is not yet durable.
+    /// The journal, for reading entries; only those up to the durable tip
+    /// ([`Handle::durable_entries`]) are answered: a batch being written is not yet durable.
     pub fn journal(&self) -> &Journal {
         &self.journal
     }
-}
-
-/// The wall clock in milliseconds since 1970: journal time.
-pub fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|elapsed| elapsed.as_millis() as u64).unwrap_or(0)
 }
 
 /// The text of a panic caught from a blocking task.
@@ -244,6 +237,7 @@ pub async fn start(
     mark_path: &Path,
     snapshot_every: u64,
     changed_by: &str,
+    clock: Arc<dyn Clock>,
 ) -> anyhow::Result<(Handle, tokio::task::JoinHandle<()>, Stopper)> {
     assert!(snapshot_every > 0, "a snapshot interval of zero entries");
     anyhow::ensure!(
@@ -290,7 +284,7 @@ pub async fn start(
             "no journal here: a new one is created and every pool opens at its minimum (check --data if a journal was expected)"
         );
         let mut state = State::new(Arc::clone(&config));
-        let record = genesis(&config, now_ms(), changed_by);
+        let record = genesis(&config, clock.now_ms(), changed_by);
         state
             .apply(&record.command, Context { sequence: 1, time_ms: record.time_ms })
             .map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
@@ -355,7 +349,7 @@ pub async fn start(
     let tip = if state.data().keys != keys {
         let changes = key_changes(&state.data().keys, &keys);
         let sequence = tip.entries + 1;
-        let time_ms = now_ms().max(journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0));
+        let time_ms = clock.now_ms().max(journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0));
         let record = Record { sequence, time_ms, command: Command::Keys { keys, by: changed_by.to_owned() } };
         state.apply(&record.command, Context { sequence, time_ms }).map_err(|refusal| anyhow::anyhow!("keys: {refusal}"))?;
         let (value, hash) = Journal::encode(&tip.hash, &record);
@@ -391,9 +385,10 @@ pub async fn start(
     // Journal time never goes backwards, even after a restart on a clock that is behind.
     let last_time_ms = journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0);
     let reader = journal.clone();
-    let durable = Arc::new(std::sync::atomic::AtomicU64::new(tip.entries));
+    let (model, model_receiver) = watch::channel(Arc::new(ReadModel::of(&state, tip)));
     let writer = Writer {
-        durable: Arc::clone(&durable),
+        clock: Arc::clone(&clock),
+        model,
         state,
         journal,
         sealer,
@@ -419,7 +414,8 @@ pub async fn start(
         journal: reader,
         identity: Arc::new(identity),
         journal_id: Arc::from(journal_id),
-        durable: Arc::clone(&durable),
+        model: model_receiver,
+        clock,
     };
     Ok((handle, task, Stopper(stop)))
 }
@@ -514,8 +510,10 @@ fn prizes_of(state: &State, pool_id: &str) -> (Arc<[PrizeView]>, Arc<[PrizeView]
 }
 
 struct Writer {
-    /// The durable, acknowledged entries, for reads that must not queue behind writes.
-    durable: Arc<std::sync::atomic::AtomicU64>,
+    /// The published read model (crate::read), swapped after each durable batch.
+    model: watch::Sender<Arc<ReadModel>>,
+    /// Read once per batch: the time every command of the batch is applied and journaled at.
+    clock: Arc<dyn Clock>,
     state: State,
     journal: Journal,
     sealer: Sealer,
@@ -572,7 +570,7 @@ impl Writer {
                 }
             }
             // One clock reading per batch, never going backwards.
-            let time_ms = now_ms().max(last_time_ms);
+            let time_ms = self.clock.now_ms().max(last_time_ms);
             last_time_ms = time_ms;
             if let Err(error) = self.process(&mut batch, time_ms).await {
                 // Fail-stop: state applied in memory that cannot be made durable must
@@ -585,41 +583,35 @@ impl Writer {
     async fn process(&mut self, batch: &mut Vec<Request>, time_ms: u64) -> Result<(), JournalError> {
         let mut writes = Vec::new();
         let mut answers = Vec::with_capacity(batch.len());
-        let mut reads = Vec::new();
         let mut touched_pools = BTreeSet::new();
         let mut touched_tables = BTreeSet::new();
         let mut decided_pools = BTreeSet::new();
-        for request in batch.drain(..) {
-            match request {
-                Request::Read(read) => reads.push(read),
-                Request::Command { command, reply } => {
-                    let sequence = self.tip.entries + 1;
-                    let result = self.state.apply(&command, Context { sequence, time_ms });
-                    match &result {
-                        Ok(applied) if applied.journals() => {
-                            let record = Record { sequence, time_ms, command };
-                            let (value, hash) = Journal::encode(&self.tip.hash, &record);
-                            debug!(sequence, command = ?record.command, "applied");
-                            writes.push((sequence, value));
-                            self.tip = JournalTip { entries: sequence, hash };
-                            match applied {
-                                Applied::Table(reply) => {
-                                    touched_pools.insert(reply.view.pool_id.clone());
-                                    touched_tables.insert(reply.view.table_id.clone());
-                                }
-                                Applied::Office(order) => {
-                                    touched_pools.insert(order.facts.pool.clone());
-                                    decided_pools.insert(order.facts.pool.clone());
-                                }
-                                _ => {}
-                            }
+        for Request { command, reply } in batch.drain(..) {
+            let sequence = self.tip.entries + 1;
+            let result = self.state.apply(&command, Context { sequence, time_ms });
+            match &result {
+                Ok(applied) if applied.journals() => {
+                    let record = Record { sequence, time_ms, command };
+                    let (value, hash) = Journal::encode(&self.tip.hash, &record);
+                    debug!(sequence, command = ?record.command, "applied");
+                    writes.push((sequence, value));
+                    self.tip = JournalTip { entries: sequence, hash };
+                    match applied {
+                        Applied::Table(reply) => {
+                            touched_pools.insert(reply.view.pool_id.clone());
+                            touched_tables.insert(reply.view.table_id.clone());
                         }
-                        Ok(_) => debug!(command = ?command, "retry answered from the state"),
-                        Err(refusal) => debug!(command = ?command, %refusal, "refused"),
+                        Applied::Office(order) => {
+                            touched_pools.insert(order.facts.pool.clone());
+                            decided_pools.insert(order.facts.pool.clone());
+                        }
+                        _ => {}
                     }
-                    answers.push((reply, result));
                 }
+                Ok(_) => debug!(command = ?command, "retry answered from the state"),
+                Err(refusal) => debug!(command = ?command, %refusal, "refused"),
             }
+            answers.push((reply, result));
         }
         let written = writes.len();
         if written > 0 {
@@ -637,7 +629,8 @@ impl Writer {
             .map_err(|error| JournalError::Corrupt { sequence, problem: format!("acknowledgement mark: {error}") })?;
             self.mark = Some(mark);
             marked.map_err(|error| JournalError::Corrupt { sequence, problem: error.to_string() })?;
-            self.durable.store(sequence, std::sync::atomic::Ordering::Release);
+            // Swapped in before the answers: a caller who reads after its answer sees its command.
+            self.model.send_replace(Arc::new(ReadModel::of(&self.state, self.tip)));
             info!(entries = written, tip = self.tip.entries, requests = answers.len(), "batch durable");
             // Pushed before the answers: an agent that reads its answer and then
             // watches its table never sees the state from before its own command.
@@ -645,9 +638,6 @@ impl Writer {
         }
         for (reply, result) in answers {
             let _ = reply.send(result);
-        }
-        for read in reads {
-            read(&self.state, &self.tip);
         }
         if written > 0 && self.encoding.is_none() && self.tip.entries.saturating_sub(self.last_snapshot) >= self.snapshot_every {
             self.snapshot();

@@ -36,7 +36,7 @@ pub use model::{
     AwardRecord, Bet, Data, GoldTurn, Hit, LastWin, OrderStatus, PayoutOrder, Phase, PrizeEntry, Seat, Snapshot, Table, TableDay,
 };
 pub use refusal::{Refusal, RefusalKind};
-pub use view::{Applied, GoldTurnView, Light, SeatView, TableReply, TableView};
+pub use view::{Applied, GoldTurnView, Light, SeatView, TableReply, TableState, TableView};
 
 use refusal::{invalid, precondition};
 
@@ -281,7 +281,7 @@ impl State {
             }
         }
         let days = Arc::make_mut(self.data.days.entry(jornada.to_owned()).or_default());
-        days.entry(table_id.to_owned()).or_default()
+        Arc::make_mut(days.entry(table_id.to_owned()).or_default())
     }
 
     pub(in crate::state) fn book_ipa(&mut self, day: &(String, u32), table_id: &str, amount: Money, bets: i64) {

@@ -243,12 +243,16 @@ pub struct Data {
     pub journal_sequence: u64,
     pub tables: BTreeMap<String, Table>,
     pub gold_turns: BTreeMap<String, GoldTurn>,
-    pub orders: BTreeMap<String, PayoutOrder>,
+    /// Shared with the published read model (copy on write): a batch that files or decides
+    /// no order passes them on without a copy.
+    pub orders: Arc<BTreeMap<String, PayoutOrder>>,
     pub next_order: u64,
-    /// Jornada ("2026-11-22") → table → meters. Each jornada is shared (copy on write), so
-    /// a snapshot's copy of the 62 jornadas kept costs a pointer each, not their meters.
-    pub days: BTreeMap<String, Arc<BTreeMap<String, TableDay>>>,
-    pub hits: BTreeMap<String, VecDeque<Hit>>,
+    /// Jornada ("2026-11-22") → table → meters. Each jornada and each table's meters are
+    /// shared (copy on write), so a snapshot's or the read model's copy of the 62 jornadas
+    /// kept costs a pointer each, and a batch copies only the meters it changes.
+    pub days: BTreeMap<String, Arc<BTreeMap<String, Arc<TableDay>>>>,
+    /// Pool → its last hits, newest first (shared like the orders).
+    pub hits: Arc<BTreeMap<String, VecDeque<Hit>>>,
     pub last_wins: BTreeMap<String, LastWin>,
     /// The settled rounds with a payout order still pending, by the journal sequence
     /// of their ACEPTAR: what a rejection needs to undo one award and only it.
@@ -278,7 +282,7 @@ impl Data {
             resolved_sequence: 0,
             decided_ms: 0,
         };
-        self.orders.insert(order_id.clone(), order);
+        Arc::make_mut(&mut self.orders).insert(order_id.clone(), order);
         order_id
     }
 }

@@ -46,13 +46,47 @@ pub enum GoldTurnView {
     Granted,
 }
 
+/// Where a table stands, as panels, replies and the floor say it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TableState {
+    /// Closed: Cierre de Mesa, or never opened (4.6, 4.7.7).
+    #[serde(rename = "cerrada")]
+    Closed,
+    /// Open, panels enabled (12.5.3).
+    #[serde(rename = "apuestas")]
+    Betting,
+    /// After INICIAR JUEGO (12.5.1.1).
+    #[serde(rename = "en juego")]
+    Playing,
+    /// After ACEPTAR, waiting for FINALIZAR JUEGO (12.5.2.1, 12.5.2.3).
+    #[serde(rename = "aceptado")]
+    Accepted,
+}
+
+impl TableState {
+    /// As the wire and the journal write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TableState::Closed => "cerrada",
+            TableState::Betting => "apuestas",
+            TableState::Playing => "en juego",
+            TableState::Accepted => "aceptado",
+        }
+    }
+
+    /// In a round: between INICIAR JUEGO and FINALIZAR JUEGO.
+    pub fn in_round(self) -> bool {
+        matches!(self, TableState::Playing | TableState::Accepted)
+    }
+}
+
 /// A table as its panels show it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableView {
     pub table_id: String,
     pub pool_id: String,
     pub game: Game,
-    pub state: String,
+    pub state: TableState,
     pub round: u64,
     pub last_sequence: u64,
     pub last_round: bool,
@@ -120,20 +154,17 @@ impl State {
                 }
             })
             .collect();
-        let state = if !table.open {
-            "cerrada"
-        } else {
-            match table.phase {
-                Phase::Betting => "apuestas",
-                Phase::Playing => "en juego",
-                Phase::Accepted => "aceptado",
-            }
+        let state = match (table.open, table.phase) {
+            (false, _) => TableState::Closed,
+            (true, Phase::Betting) => TableState::Betting,
+            (true, Phase::Playing) => TableState::Playing,
+            (true, Phase::Accepted) => TableState::Accepted,
         };
         Some(TableView {
             table_id: table.id.clone(),
             pool_id: table.pool.clone(),
             game: table.game,
-            state: state.to_owned(),
+            state,
             round: table.round,
             last_sequence: table.last_sequence,
             last_round: table.last_round,

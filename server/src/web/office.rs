@@ -82,21 +82,22 @@ fn row(config: &Config, order: &PayoutOrder, now_ms: u64) -> OrderRow {
     }
 }
 
-async fn orders(web: &Web, keep: impl Fn(&PayoutOrder) -> bool + Send + 'static) -> Result<Vec<PayoutOrder>, PageError> {
-    Ok(web.handle.read(move |state, _| state.data().orders.values().filter(|order| keep(order)).cloned().collect()).await?)
+/// The orders `keep` wants, as of the last durable batch (crate::read).
+fn orders(web: &Web, keep: impl Fn(&PayoutOrder) -> bool) -> Vec<PayoutOrder> {
+    web.handle.read().orders().filter(|order| keep(order)).cloned().collect()
 }
 
-async fn pending_rows(web: &Web) -> Result<Vec<OrderRow>, PageError> {
-    let now = view::now_ms();
+fn pending_rows(web: &Web) -> Vec<OrderRow> {
+    let now = web.handle.now_ms();
     let config = web.handle.config();
-    Ok(orders(web, |order| order.status == OrderStatus::Pending).await?.iter().map(|order| row(config, order, now)).collect())
+    web.handle.read().pending_orders().map(|order| row(config, order, now)).collect()
 }
 
-async fn find_order(web: &Web, id: &str) -> Result<PayoutOrder, PageError> {
-    let wanted = id.to_owned();
+fn find_order(web: &Web, id: &str) -> Result<PayoutOrder, PageError> {
     web.handle
-        .read(move |state, _| state.data().orders.get(&wanted).cloned())
-        .await?
+        .read()
+        .order(id)
+        .cloned()
         .ok_or_else(|| PageError::not_found(format!("No existe la orden de pago `{}`.", view::bounded(id))))
 }
 
@@ -120,7 +121,7 @@ async fn office(State(web): State<Web>, jar: CookieJar) -> Response {
         Err(response) => return response,
     };
     let result = async {
-        let orders = pending_rows(&web).await?;
+        let orders = pending_rows(&web);
         let decides = DECIDERS.contains(&session.role);
         page(&OfficePage { session, orders, decides })
     };
@@ -131,7 +132,7 @@ async fn pending(State(web): State<Web>, jar: CookieJar) -> Response {
     if let Err(response) = auth::require(&web, &jar, OFFICE_READERS, "/venta-pagos") {
         return response;
     }
-    async { page(&PendingFragment { orders: pending_rows(&web).await? }) }.await.into_response()
+    async { page(&PendingFragment { orders: pending_rows(&web) }) }.await.into_response()
 }
 
 #[derive(askama::Template)]
@@ -148,7 +149,7 @@ async fn order(State(web): State<Web>, jar: CookieJar, Path(id): Path<String>) -
         Err(response) => return response,
     };
     async {
-        let order = row(web.handle.config(), &find_order(&web, &id).await?, view::now_ms());
+        let order = row(web.handle.config(), &find_order(&web, &id)?, web.handle.now_ms());
         let decides = DECIDERS.contains(&session.role);
         page(&OrderPage { session, order, decides })
     }
@@ -253,10 +254,10 @@ async fn decide(web: Web, jar: CookieJar, id: String, form: DecisionForm, decisi
         }
         _ => {}
     }
-    let order = find_order(&web, &id).await?;
+    let order = find_order(&web, &id)?;
     if form.confirmado != "si" {
         // The first step: the operator reads the order again and confirms.
-        let order = row(web.handle.config(), &order, view::now_ms());
+        let order = row(web.handle.config(), &order, web.handle.now_ms());
         return page(&ConfirmStep { session, order, confirm: decision == Decision::Confirm, form_number, reason });
     }
     let Some(key) = web.handle.config().keys.get(&session.key_id) else {
@@ -275,7 +276,7 @@ async fn decide(web: Web, jar: CookieJar, id: String, form: DecisionForm, decisi
         Ok(_) => Err(PageError::new(StatusCode::INTERNAL_SERVER_ERROR, "El controlador respondió otra cosa.")),
         Err(refusal) => {
             // Someone else decided first: say who, in the office's words.
-            let now = find_order(&web, &id).await?;
+            let now = find_order(&web, &id)?;
             if now.status != OrderStatus::Pending {
                 let config = web.handle.config();
                 return Err(PageError::new(
@@ -319,7 +320,7 @@ async fn receipt(State(web): State<Web>, jar: CookieJar, Path(id): Path<String>)
         return response;
     }
     async {
-        let order = find_order(&web, &id).await?;
+        let order = find_order(&web, &id)?;
         if order.status == OrderStatus::Pending {
             return Err(PageError::new(
                 StatusCode::CONFLICT,
@@ -331,8 +332,8 @@ async fn receipt(State(web): State<Web>, jar: CookieJar, Path(id): Path<String>)
             casino: config.layout.casino.clone(),
             journal_id: web.handle.journal_id().to_owned(),
             confirmed: order.status == OrderStatus::Confirmed,
-            order: row(config, &order, view::now_ms()),
-            printed: view::moment(config, view::now_ms()),
+            order: row(config, &order, web.handle.now_ms()),
+            printed: view::moment(config, web.handle.now_ms()),
         })
     }
     .await
@@ -361,15 +362,13 @@ async fn history_rows(web: &Web, query: &HistoryQuery) -> Result<Vec<OrderRow>, 
     let config = web.handle.config();
     query.check(config)?;
     let (jornada, table) = (query.jornada.clone(), query.mesa.clone());
-    let keep_config = std::sync::Arc::clone(config);
-    let mut orders = orders(web, move |order| {
+    let mut orders = orders(web, |order| {
         (table.is_empty() || order.facts.table_id == table)
-            && (jornada.is_empty() || jornada_and_hour(&keep_config, order.time_ms).0 == jornada)
-    })
-    .await?;
+            && (jornada.is_empty() || jornada_and_hour(config, order.time_ms).0 == jornada)
+    });
     orders.reverse();
     orders.truncate(HISTORY_MAX);
-    let now = view::now_ms();
+    let now = web.handle.now_ms();
     Ok(orders.iter().map(|order| row(config, order, now)).collect())
 }
 

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use super::auth::{self, Session};
 use super::{PageError, Web, page, view};
 use crate::config::Role;
-use crate::state::{Phase, TableDay};
+use crate::state::{TableDay, TableState};
 
 const FLOOR_READERS: &[Role] = &[Role::Supervisor];
 
@@ -47,40 +47,38 @@ pub struct PoolRow {
     pub suspended: bool,
 }
 
-async fn floor(web: &Web) -> Result<(Vec<TableRow>, Vec<PoolRow>), PageError> {
+/// Every table and pool of the floor, from what the writer published after the last
+/// durable batch: the tables' panels and the read model (crate::read).
+fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
     let config = std::sync::Arc::clone(web.handle.config());
     let agents = web.presence.tables();
-    let now = view::now_ms();
-    let read_config = std::sync::Arc::clone(&config);
-    let (tables, pools) = web
-        .handle
-        .read(move |state, _| {
-            let tables: Vec<_> = read_config
-                .layout
-                .tables
-                .iter()
-                .filter_map(|layout| state.table(&layout.id).map(|table| (layout.clone(), table.open, table.phase, table.round)))
-                .collect();
-            let pools: Vec<_> = state.pools().map(|pool| (pool.rules().id.clone(), pool.displayed(), pool.balance())).collect();
-            (tables, pools)
-        })
-        .await?;
-    let rows: Vec<TableRow> = tables
-        .into_iter()
-        .map(|(layout, open, phase, round)| {
+    let now = web.handle.now_ms();
+    let pools: Vec<_> =
+        web.handle.read().pools().map(|pool| (pool.rules().id.clone(), pool.displayed(), pool.balance())).collect();
+    let rows: Vec<TableRow> = config
+        .layout
+        .tables
+        .iter()
+        .filter_map(|layout| {
+            let (state, round) = {
+                let panel = web.handle.table(&layout.id)?;
+                let push = panel.borrow();
+                (push.view.state, push.view.round)
+            };
             let seen = agents.get(&layout.id).copied().unwrap_or_default();
-            TableRow {
+            let open = state != TableState::Closed;
+            Some(TableRow {
                 game: layout.game.to_string(),
                 pool: layout.pool.clone(),
                 flor: layout.flor.clone(),
                 open,
-                phase: match (open, phase) {
-                    (false, _) => "cerrada",
-                    (true, Phase::Betting) => "apuestas abiertas",
-                    (true, Phase::Playing) => "en juego",
-                    (true, Phase::Accepted) => "premios aceptados",
+                phase: match state {
+                    TableState::Closed => "cerrada",
+                    TableState::Betting => "apuestas abiertas",
+                    TableState::Playing => "en juego",
+                    TableState::Accepted => "premios aceptados",
                 },
-                in_round: open && phase != Phase::Betting,
+                in_round: state.in_round(),
                 round,
                 agent: seen.connected(),
                 last_seen: if seen.last_seen_ms == 0 {
@@ -89,8 +87,8 @@ async fn floor(web: &Web) -> Result<(Vec<TableRow>, Vec<PoolRow>), PageError> {
                     format!("{} (hace {})", view::clock(&config, seen.last_seen_ms), view::age(now, seen.last_seen_ms))
                 },
                 suspended: open && !seen.connected(),
-                id: layout.id,
-            }
+                id: layout.id.clone(),
+            })
         })
         .collect();
     // The pending prizes per pool, as the writer published them for the signs: not
@@ -115,7 +113,7 @@ async fn floor(web: &Web) -> Result<(Vec<TableRow>, Vec<PoolRow>), PageError> {
             }
         })
         .collect();
-    Ok((rows, pool_rows))
+    (rows, pool_rows)
 }
 
 #[derive(askama::Template)]
@@ -140,8 +138,8 @@ async fn sala(State(web): State<Web>, jar: CookieJar) -> Response {
         Err(response) => return response,
     };
     async {
-        let (tables, pools) = floor(&web).await?;
-        let jornada = crate::jornada::jornada_and_hour(web.handle.config(), view::now_ms()).0;
+        let (tables, pools) = floor(&web);
+        let jornada = crate::jornada::jornada_and_hour(web.handle.config(), web.handle.now_ms()).0;
         page(&FloorPage { session, tables, pools, jornada })
     }
     .await
@@ -153,7 +151,7 @@ async fn sala_tables(State(web): State<Web>, jar: CookieJar) -> Response {
         return response;
     }
     async {
-        let (tables, pools) = floor(&web).await?;
+        let (tables, pools) = floor(&web);
         page(&FloorFragment { tables, pools })
     }
     .await
@@ -215,24 +213,14 @@ async fn report(web: &Web, query: &ReportQuery) -> Result<Report, PageError> {
     let config = std::sync::Arc::clone(web.handle.config());
     view::check_jornada(&query.jornada)?;
     let jornada = if query.jornada.is_empty() {
-        crate::jornada::jornada_and_hour(&config, view::now_ms()).0
+        crate::jornada::jornada_and_hour(&config, web.handle.now_ms()).0
     } else {
         query.jornada.clone()
     };
-    let wanted = jornada.clone();
-    let (days, jornadas) = web
-        .handle
-        .read(move |state, _| {
-            let days = state.data().days.get(&wanted).cloned();
-            (days, state.data().days.keys().rev().cloned().collect::<Vec<_>>())
-        })
-        .await?;
-    let rows: Vec<(String, TableDay)> = config
-        .layout
-        .tables
-        .iter()
-        .map(|table| (table.id.clone(), days.as_ref().and_then(|days| days.get(&table.id)).cloned().unwrap_or_default()))
-        .collect();
+    let model = web.handle.read();
+    let jornadas: Vec<String> = model.jornadas().map(str::to_owned).collect();
+    let rows: Vec<(String, TableDay)> =
+        config.layout.tables.iter().map(|table| (table.id.clone(), model.day(&jornada, &table.id))).collect();
     let mut hours: BTreeMap<u32, (Money, Money)> = BTreeMap::new();
     for (_, day) in &rows {
         for (hour, (ipa, pppa)) in &day.hours {
@@ -412,15 +400,11 @@ async fn pool_page(State(web): State<Web>, jar: CookieJar, Path(id): Path<String
         if config.rulebooks.pool(&id).is_none() {
             return Err(PageError::not_found(format!("pozo: no existe el pozo `{}`", view::bounded(&id))));
         }
-        let wanted = id.clone();
-        let (meters, balance, reserve, displayed, hits) = web
-            .handle
-            .read(move |state, _| {
-                let pool = state.pool(&wanted);
-                let hits: Vec<_> = state.data().hits.get(&wanted).map(|hits| hits.iter().cloned().collect()).unwrap_or_default();
-                (pool.meters().clone(), pool.balance(), pool.reserve(), pool.displayed(), hits)
-            })
-            .await?;
+        let model = web.handle.read();
+        let pool =
+            model.pool(&id).ok_or_else(|| PageError::not_found(format!("pozo: no existe el pozo `{}`", view::bounded(&id))))?;
+        let (meters, balance, reserve, displayed) = (pool.meters(), pool.balance(), pool.reserve(), pool.displayed());
+        let hits: Vec<_> = model.hits(&id).cloned().collect();
         let pesos = view::pesos;
         let lines = vec![
             ("Apuestas (cantidad)", meters.net_bets().to_string()),

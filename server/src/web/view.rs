@@ -12,7 +12,6 @@ pub fn pesos(amount: Money) -> String {
 
 use crate::jornada::local;
 pub(crate) use crate::service::bounded_text as bounded;
-pub use crate::writer::now_ms;
 
 /// `21:04:05`, the casino's clock.
 pub fn clock(config: &Config, time_ms: u64) -> String {

@@ -19,7 +19,7 @@ pub(super) async fn build_journal(directory: &Path, config: Config, entries: u64
     let journal = Journal::open(directory)?;
     let mut state = State::new(Arc::clone(&config));
     // One millisecond of journal time every thousand entries, ending about now.
-    let base_ms = writer::now_ms().saturating_sub(entries / 1000 + 1000);
+    let base_ms = pozo_server::clock::Clock::now_ms(&pozo_server::clock::SystemClock).saturating_sub(entries / 1000 + 1000);
     let genesis = writer::genesis(&config, base_ms, "pozo-sim bench");
     state
         .apply(&genesis.command, pozo_server::state::Context { sequence: 1, time_ms: base_ms })

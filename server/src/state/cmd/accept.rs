@@ -1,5 +1,7 @@
 //! ACEPTAR: the round's prizes settled and their awards fixed (12.5.2.1 d, 3.5.1).
 
+use std::sync::Arc;
+
 use pozo_engine::PrizeValue;
 use pozo_engine::money::Money;
 
@@ -84,7 +86,7 @@ impl State {
             meters.pppa += total;
             meters.hours.entry(day.1).or_default().1 += total;
         }
-        let hits = self.data.hits.entry(pool_id.clone()).or_default();
+        let hits = Arc::make_mut(&mut self.data.hits).entry(pool_id.clone()).or_default();
         // The last hits are prizes that paid money: a bronze exchanged for silver is not one.
         for award in awards.iter().filter(|award| award.award > Money::ZERO) {
             hits.push_front(Hit {

@@ -1,5 +1,7 @@
 //! Venta-Pagos decisions: the dispatch and the confirmation of a payout order (3.5.2).
 
+use std::sync::Arc;
+
 use crate::state::command::{OfficeCommand, OfficeOp};
 use crate::state::model::{OrderStatus, decided_by};
 use crate::state::refusal::{invalid, precondition};
@@ -34,7 +36,7 @@ impl State {
                         Ok(Applied::OfficeDuplicate(order.clone()))
                     }
                     OrderStatus::Pending => {
-                        let order = self.data.orders.get_mut(order_id).expect("found above");
+                        let order = Arc::make_mut(&mut self.data.orders).get_mut(order_id).expect("found above");
                         order.decide(OrderStatus::Confirmed, command, sequence, time_ms);
                         order.form_number = form_number.clone();
                         let order = order.clone();

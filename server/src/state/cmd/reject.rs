@@ -50,7 +50,9 @@ impl State {
         for raised in &rejection.resettled {
             pppa_change += raised.after - raised.before;
             match order_of(raised.seat, &raised.code) {
-                Some(id) => self.data.orders.get_mut(id).expect("a waiting order").facts.amount = raised.after,
+                Some(id) => {
+                    Arc::make_mut(&mut self.data.orders).get_mut(id).expect("a waiting order").facts.amount = raised.after
+                }
                 // An award fixed at zero, now worth money: the cashier pays it through its
                 // own order of the same round (docs/readings.md).
                 None => {
@@ -62,14 +64,17 @@ impl State {
         }
         // A jornada already dropped from the reports (over 62 ago) is not recreated.
         let (jornada, hour) = jornada_and_hour(&self.config, order.time_ms);
-        if let Some(meters) =
-            self.data.days.get_mut(&jornada).and_then(|tables| Arc::make_mut(tables).get_mut(&order.facts.table_id))
+        if let Some(meters) = self
+            .data
+            .days
+            .get_mut(&jornada)
+            .and_then(|tables| Arc::make_mut(tables).get_mut(&order.facts.table_id).map(Arc::make_mut))
         {
             meters.pppa += pppa_change;
             meters.hours.entry(hour).or_default().1 += pppa_change;
         }
         self.data.rounds.insert(round_sequence, book);
-        let order = self.data.orders.get_mut(&order.order_id).expect("the order exists");
+        let order = Arc::make_mut(&mut self.data.orders).get_mut(&order.order_id).expect("the order exists");
         order.decide(OrderStatus::Rejected, command, sequence, time_ms);
         order.reason = reason.to_owned();
         let order = order.clone();

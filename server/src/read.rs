@@ -1,0 +1,84 @@
+//! The published read model: what reports, pool status, the office's list and the
+//! pages read, as of the last durable batch.
+//!
+//! The writer builds a new [`ReadModel`] after each batch is durable and swaps it in
+//! before it answers the batch's callers, so a reader never sees a bet that is not on
+//! disk, a caller who got an answer and then reads sees its own command, and no read
+//! ever waits in the writer's queue behind commands. The model is immutable: a reader
+//! holds an `Arc` of it for as long as it likes, and the writer never waits for one.
+//!
+//! It costs the writer little per batch: the pools (a few, copied), and pointers to the
+//! orders, hits and jornada meters, which the state keeps shared and copies on write
+//! (see `state::model::Data`). The tables are not here: each table's panel is published
+//! on its own watch (`writer::TablePush`).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use pozo_engine::Pool;
+
+use crate::journal::JournalTip;
+use crate::state::{Hit, OrderStatus, PayoutOrder, State, TableDay};
+
+/// The state as of one durable journal tip.
+#[derive(Clone, Debug)]
+pub struct ReadModel {
+    /// The durable tip: entries and hash.
+    pub tip: JournalTip,
+    pools: BTreeMap<String, Pool>,
+    orders: Arc<BTreeMap<String, PayoutOrder>>,
+    days: BTreeMap<String, Arc<BTreeMap<String, Arc<TableDay>>>>,
+    hits: Arc<BTreeMap<String, VecDeque<Hit>>>,
+}
+
+impl ReadModel {
+    /// The model of `state` at the durable `tip`.
+    pub fn of(state: &State, tip: JournalTip) -> ReadModel {
+        let data = state.data();
+        ReadModel {
+            tip,
+            pools: state.pools().map(|pool| (pool.rules().id.clone(), pool.clone())).collect(),
+            orders: Arc::clone(&data.orders),
+            days: data.days.clone(),
+            hits: Arc::clone(&data.hits),
+        }
+    }
+
+    /// Every pool, by id.
+    pub fn pools(&self) -> impl Iterator<Item = &Pool> {
+        self.pools.values()
+    }
+
+    pub fn pool(&self, id: &str) -> Option<&Pool> {
+        self.pools.get(id)
+    }
+
+    /// Every payout order, by number.
+    pub fn orders(&self) -> impl Iterator<Item = &PayoutOrder> {
+        self.orders.values()
+    }
+
+    /// The orders still waiting for Venta-Pagos.
+    pub fn pending_orders(&self) -> impl Iterator<Item = &PayoutOrder> {
+        self.orders().filter(|order| order.status == OrderStatus::Pending)
+    }
+
+    pub fn order(&self, id: &str) -> Option<&PayoutOrder> {
+        self.orders.get(id)
+    }
+
+    /// A table's meters for a jornada; zero when nothing was booked.
+    pub fn day(&self, jornada: &str, table_id: &str) -> TableDay {
+        self.days.get(jornada).and_then(|tables| tables.get(table_id)).map(|day| TableDay::clone(day)).unwrap_or_default()
+    }
+
+    /// The jornadas kept in the reports, newest first.
+    pub fn jornadas(&self) -> impl Iterator<Item = &str> {
+        self.days.keys().rev().map(String::as_str)
+    }
+
+    /// A pool's last hits, newest first.
+    pub fn hits(&self, pool_id: &str) -> impl Iterator<Item = &Hit> {
+        self.hits.get(pool_id).into_iter().flatten()
+    }
+}
