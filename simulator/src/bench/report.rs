@@ -266,7 +266,7 @@ pub(super) fn print_summary(report: &Report) {
             if signs.ratio >= 0.95 { "met: ≥ 0.95" } else { "NOT met: ≥ 0.95" }
         );
         println!(
-            "  durable batch → sign: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms over {} events; the oldest batch of each event: p99 ≤ {:.1} ms  [{}]; the signs are read by the load generator, on the same 2 cores",
+            "  durable batch → sign: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms over {} events; the oldest batch of each event: p99 ≤ {:.1} ms  [{}]; the signs are read by the load generator's process on a thread of its own, on the same 2 cores",
             signs.p50_ms,
             signs.p99_ms,
             signs.max_ms,
