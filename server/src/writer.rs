@@ -1,6 +1,9 @@
 //! The one writer: a single task owns the state, takes commands in batches,
 //! applies each, appends the batch to the journal, flushes once (group commit),
 //! and only then answers every caller of the batch and publishes what changed.
+//! The flush runs on a task of its own: while batch N is being made durable, the
+//! requests that arrive are applied and wait as batch N+1, sealed the moment N is
+//! durable, so applying and flushing overlap and answers still go out in order.
 //!
 //! Readers never queue here: after each durable batch the writer swaps in a new
 //! [`ReadModel`] (and pushes the table views and the displays) before it answers, so no
@@ -402,6 +405,9 @@ pub async fn start(
         display: display_sender,
         hit_heads,
         encoding: None,
+        encoded: None,
+        pending: Pending::default(),
+        in_flight: None,
     };
     let (stop, stopped) = watch::channel(false);
     let task = tokio::spawn(writer.run(queue, stopped));
@@ -512,81 +518,139 @@ fn prizes_of(state: &State, pool_id: &str) -> (Arc<[PrizeView]>, Arc<[PrizeView]
 struct Writer {
     /// The published read model (crate::read), swapped after each durable batch.
     model: watch::Sender<Arc<ReadModel>>,
-    /// Read once per batch: the time every command of the batch is applied and journaled at.
+    /// Read once per round of requests: the time every command of it is applied and journaled at.
     clock: Arc<dyn Clock>,
     state: State,
     journal: Journal,
     sealer: Sealer,
-    /// The acknowledgement mark; taken while a write of it is under way on a blocking thread.
+    /// The acknowledgement mark; with the flush task while a batch is being made durable.
     mark: Option<Mark>,
+    /// The tip of everything applied: durable, or sealed and being flushed, or pending.
     tip: JournalTip,
     last_snapshot: u64,
     last_time_ms: u64,
     snapshot_every: u64,
     /// Every table's panel watch, by pool.
     pool_tables: BTreeMap<String, Vec<(String, watch::Sender<TablePush>)>>,
-    /// The gold turns as last published: a change there changes every panel of the pool.
+    /// The gold turns as last prepared for publication: a change there changes every panel of the pool.
     gold_turns: BTreeMap<String, GoldTurn>,
     display: watch::Sender<DisplayPush>,
-    /// Each pool's newest hit as last published: a new one changes the signs' prize lists.
+    /// Each pool's newest hit as last prepared: a new one changes the signs' prize lists.
     hit_heads: BTreeMap<String, u64>,
     /// The snapshot being encoded off the writer's path: its sequence and bytes.
     encoding: Option<tokio::task::JoinHandle<(u64, Vec<u8>, [u8; 32])>>,
+    /// An encoded snapshot waiting for a moment with no flush under way to be stored.
+    encoded: Option<(u64, Vec<u8>, [u8; 32])>,
+    /// Applied in memory, not yet sealed: waits for the batch in flight.
+    pending: Pending,
+    /// Sealed and being made durable: at most one at a time, answered in order.
+    in_flight: Option<Sealed>,
+}
+
+/// Requests applied in memory while the batch before them is being flushed.
+#[derive(Default)]
+struct Pending {
+    writes: Vec<(u64, Vec<u8>)>,
+    answers: Vec<(oneshot::Sender<Result<Applied, Refusal>>, Result<Applied, Refusal>)>,
+    pools: BTreeSet<String>,
+    tables: BTreeSet<String>,
+    decided: BTreeSet<String>,
+}
+
+/// A batch being made durable, with everything that waits for it: the read model and
+/// pushes of the state just after it (built when it was sealed) and its answers.
+struct Sealed {
+    flush: tokio::task::JoinHandle<Result<Mark, JournalError>>,
+    entries: usize,
+    model: Arc<ReadModel>,
+    publication: Publication,
+    answers: Vec<(oneshot::Sender<Result<Applied, Refusal>>, Result<Applied, Refusal>)>,
+}
+
+/// The pushes of one batch, built from the state just after it, sent once it is durable.
+struct Publication {
+    sequence: u64,
+    /// Per touched pool: its displayed amount, and the whole new views of the tables that
+    /// need one (by index in the pool's list); the others get only the amount.
+    pools: Vec<(String, Money, Vec<(usize, TableView)>)>,
+    display: DisplayPush,
 }
 
 /// What woke the writer.
 enum Wake {
     Stop,
     Requests,
+    Flushed(Result<Result<Mark, JournalError>, tokio::task::JoinError>),
     Encoded(Result<(u64, Vec<u8>, [u8; 32]), tokio::task::JoinError>),
 }
 
 impl Writer {
+    /// The writer's loop, a two-stage pipeline: while one batch is being flushed (journal,
+    /// then mark, on the flush task), the requests that arrive are applied in memory and
+    /// wait as the next batch; it is sealed and flushed the moment the one before it is
+    /// durable. Answers and pushes go out strictly in journal order, each batch's only
+    /// once it is durable.
     async fn run(mut self, mut queue: mpsc::Receiver<Request>, mut stopped: watch::Receiver<bool>) {
-        let mut batch = Vec::with_capacity(BATCH_MAX);
-        let mut last_time_ms = self.last_time_ms;
+        let mut received = Vec::with_capacity(BATCH_MAX);
         loop {
+            let room = BATCH_MAX.saturating_sub(self.pending.answers.len());
             let encoding = self.encoding.as_mut();
+            let in_flight = self.in_flight.as_mut();
             let wake = tokio::select! {
                 biased;
                 _ = stopped.wait_for(|stop| *stop) => Wake::Stop,
-                // A snapshot is stored as soon as it is encoded, even on an idle floor.
+                flushed = async { (&mut in_flight.expect("guarded").flush).await }, if in_flight.is_some() => Wake::Flushed(flushed),
+                // A snapshot is stored as soon as it is encoded and no flush is under way, even on an idle floor.
                 encoded = async { encoding.expect("guarded").await }, if encoding.is_some() => Wake::Encoded(encoded),
-                received = queue.recv_many(&mut batch, BATCH_MAX) => if received == 0 { Wake::Stop } else { Wake::Requests },
+                count = queue.recv_many(&mut received, room), if room > 0 => if count == 0 { Wake::Stop } else { Wake::Requests },
             };
             match wake {
-                Wake::Requests => {}
+                Wake::Requests => {
+                    self.apply(&mut received);
+                    if self.in_flight.is_none() {
+                        self.seal();
+                    }
+                }
+                Wake::Flushed(flushed) => {
+                    self.durable(flushed).await;
+                    self.seal();
+                }
                 Wake::Encoded(encoded) => {
                     self.encoding = None;
-                    self.store_snapshot(encoded).await;
-                    continue;
+                    let encoded = unwrap_encoded(encoded);
+                    match self.in_flight {
+                        None => self.store_snapshot(encoded).await,
+                        Some(_) => self.encoded = Some(encoded),
+                    }
                 }
                 Wake::Stop => {
+                    // What was applied is made durable and answered before the writer stops.
+                    if let Some(sealed) = self.in_flight.as_mut() {
+                        let flushed = (&mut sealed.flush).await;
+                        self.durable(flushed).await;
+                    }
+                    self.seal();
+                    if let Some(sealed) = self.in_flight.as_mut() {
+                        let flushed = (&mut sealed.flush).await;
+                        self.durable(flushed).await;
+                    }
                     if let Some(encoding) = self.encoding.take() {
-                        self.store_snapshot(encoding.await).await;
+                        self.store_snapshot(unwrap_encoded(encoding.await)).await;
                     }
                     info!(entries = self.tip.entries, "writer stopped");
                     return;
                 }
             }
-            // One clock reading per batch, never going backwards.
-            let time_ms = self.clock.now_ms().max(last_time_ms);
-            last_time_ms = time_ms;
-            if let Err(error) = self.process(&mut batch, time_ms).await {
-                // Fail-stop: state applied in memory that cannot be made durable must
-                // not be served. Recovery replays the journal on the next start.
-                panic!("journal write failed, stopping the controller: {error}");
-            }
         }
     }
 
-    async fn process(&mut self, batch: &mut Vec<Request>, time_ms: u64) -> Result<(), JournalError> {
-        let mut writes = Vec::new();
-        let mut answers = Vec::with_capacity(batch.len());
-        let mut touched_pools = BTreeSet::new();
-        let mut touched_tables = BTreeSet::new();
-        let mut decided_pools = BTreeSet::new();
-        for Request { command, reply } in batch.drain(..) {
+    /// Applies a round of requests in memory, at one clock reading (never going backwards),
+    /// adding them to the pending batch. Nothing is answered here.
+    fn apply(&mut self, received: &mut Vec<Request>) {
+        let time_ms = self.clock.now_ms().max(self.last_time_ms);
+        self.last_time_ms = time_ms;
+        let pending = &mut self.pending;
+        for Request { command, reply } in received.drain(..) {
             let sequence = self.tip.entries + 1;
             let result = self.state.apply(&command, Context { sequence, time_ms });
             match &result {
@@ -594,16 +658,16 @@ impl Writer {
                     let record = Record { sequence, time_ms, command };
                     let (value, hash) = Journal::encode(&self.tip.hash, &record);
                     debug!(sequence, command = ?record.command, "applied");
-                    writes.push((sequence, value));
+                    pending.writes.push((sequence, value));
                     self.tip = JournalTip { entries: sequence, hash };
                     match applied {
                         Applied::Table(reply) => {
-                            touched_pools.insert(reply.view.pool_id.clone());
-                            touched_tables.insert(reply.view.table_id.clone());
+                            pending.pools.insert(reply.view.pool_id.clone());
+                            pending.tables.insert(reply.view.table_id.clone());
                         }
                         Applied::Office(order) => {
-                            touched_pools.insert(order.facts.pool.clone());
-                            decided_pools.insert(order.facts.pool.clone());
+                            pending.pools.insert(order.facts.pool.clone());
+                            pending.decided.insert(order.facts.pool.clone());
                         }
                         _ => {}
                     }
@@ -611,47 +675,86 @@ impl Writer {
                 Ok(_) => debug!(command = ?command, "retry answered from the state"),
                 Err(refusal) => debug!(command = ?command, %refusal, "refused"),
             }
-            answers.push((reply, result));
+            pending.answers.push((reply, result));
         }
-        let written = writes.len();
-        if written > 0 {
-            let seal = self.sealer.tip_seal(self.tip.entries, &self.tip.hash);
-            self.journal.append(writes, (self.tip.entries, self.tip.hash), seal).await?;
-            // Acknowledged only once the mark says so (crate::mark): a journal later found
-            // shorter than this is refused, never served.
-            let mut mark = self.mark.take().expect("the mark is back after each write");
-            let (sequence, hash) = (self.tip.entries, self.tip.hash);
+    }
+
+    /// Seals the pending batch, when no flush is under way: one that journals nothing is
+    /// answered at once (everything before it is durable); one that does gets its read
+    /// model and pushes built from the state as it stands (just after it) and goes to the
+    /// flush task, which appends it to the journal, flushes once (group commit) and then
+    /// writes the acknowledgement mark (crate::mark): a journal later found shorter than
+    /// the mark is refused, never served.
+    fn seal(&mut self) {
+        debug_assert!(self.in_flight.is_none(), "one batch in flight at a time");
+        let pending = std::mem::take(&mut self.pending);
+        if pending.writes.is_empty() {
+            for (reply, result) in pending.answers {
+                let _ = reply.send(result);
+            }
+            return;
+        }
+        let (sequence, hash) = (self.tip.entries, self.tip.hash);
+        let seal = self.sealer.tip_seal(sequence, &hash);
+        let model = Arc::new(ReadModel::of(&self.state, self.tip));
+        let publication = self.prepare(&pending.pools, &pending.tables, &pending.decided);
+        let journal = self.journal.clone();
+        let mut mark = self.mark.take().expect("the mark is back after each flush");
+        let entries = pending.writes.len();
+        let writes = pending.writes;
+        let flush = tokio::spawn(async move {
+            journal.append(writes, (sequence, hash), seal).await?;
             let (mark, marked) = tokio::task::spawn_blocking(move || {
                 let marked = mark.write(sequence, &hash);
                 (mark, marked)
             })
             .await
             .map_err(|error| JournalError::Corrupt { sequence, problem: format!("acknowledgement mark: {error}") })?;
-            self.mark = Some(mark);
             marked.map_err(|error| JournalError::Corrupt { sequence, problem: error.to_string() })?;
-            // Swapped in before the answers: a caller who reads after its answer sees its command.
-            self.model.send_replace(Arc::new(ReadModel::of(&self.state, self.tip)));
-            info!(entries = written, tip = self.tip.entries, requests = answers.len(), "batch durable");
-            // Pushed before the answers: an agent that reads its answer and then
-            // watches its table never sees the state from before its own command.
-            self.publish(&touched_pools, &touched_tables, &decided_pools);
-        }
-        for (reply, result) in answers {
-            let _ = reply.send(result);
-        }
-        if written > 0 && self.encoding.is_none() && self.tip.entries.saturating_sub(self.last_snapshot) >= self.snapshot_every {
+            Ok(mark)
+        });
+        self.in_flight = Some(Sealed { flush, entries, model, publication, answers: pending.answers });
+        // The snapshot is of the state just after this batch; it is stored only once no
+        // flush is under way, so never ahead of the durable journal.
+        if self.encoding.is_none() && self.encoded.is_none() && sequence.saturating_sub(self.last_snapshot) >= self.snapshot_every {
             self.snapshot();
         }
-        Ok(())
     }
 
-    /// Takes a snapshot of the state as of the durable tip and has it encoded off the
-    /// writer's path; only the copy is made here, and the store once it is encoded. Encoding
-    /// it inline held every answer behind it (16 ms with 1,000 tables and one jornada of
-    /// meters, far more with the 62 jornadas the reports keep: docs/benchmarks.md). The
-    /// store stays with the writer: from another thread it raced the writer's flushes (a max
-    /// latency of 78 ms) and the memory sled frees per thread was held on to. One snapshot
-    /// at a time, in order.
+    /// The batch in flight is durable: its read model is swapped in, its pushes sent, then
+    /// its callers answered; a snapshot waiting for this moment is stored.
+    async fn durable(&mut self, flushed: Result<Result<Mark, JournalError>, tokio::task::JoinError>) {
+        let sealed = self.in_flight.take().expect("a batch in flight");
+        match flushed {
+            Ok(Ok(mark)) => self.mark = Some(mark),
+            // Fail-stop: state applied in memory that cannot be made durable must not be
+            // served. Recovery replays the journal on the next start.
+            Ok(Err(error)) => panic!("journal write failed, stopping the controller: {error}"),
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Err(error) => panic!("journal write did not finish, stopping the controller: {error}"),
+        }
+        // Swapped in before the answers: a caller who reads after its answer sees its command.
+        let tip = sealed.model.tip.entries;
+        self.model.send_replace(sealed.model);
+        info!(entries = sealed.entries, tip, requests = sealed.answers.len(), "batch durable");
+        // Pushed before the answers: an agent that reads its answer and then
+        // watches its table never sees the state from before its own command.
+        self.send(sealed.publication);
+        for (reply, result) in sealed.answers {
+            let _ = reply.send(result);
+        }
+        if let Some(encoded) = self.encoded.take() {
+            self.store_snapshot(encoded).await;
+        }
+    }
+
+    /// Takes a snapshot of the state as of the last sealed batch and has it encoded off the
+    /// writer's path; only the copy is made here, and the store once it is encoded and no
+    /// flush is under way. Encoding it inline held every answer behind it (16 ms with 1,000
+    /// tables and one jornada of meters, far more with the 62 jornadas the reports keep:
+    /// docs/benchmarks.md). The store stays with the writer: from another thread it raced
+    /// the writer's flushes (a max latency of 78 ms) and the memory sled frees per thread
+    /// was held on to. One snapshot at a time, in order.
     fn snapshot(&mut self) {
         let stored =
             StoredSnapshot { sequence: self.tip.entries, tip: hex::encode(self.tip.hash), snapshot: self.state.snapshot() };
@@ -666,27 +769,24 @@ impl Writer {
 
     /// Stores an encoded snapshot, durably. Fail-stop when it cannot be: the journal's
     /// storage is failing.
-    async fn store_snapshot(&mut self, encoded: Result<(u64, Vec<u8>, [u8; 32]), tokio::task::JoinError>) {
-        let (sequence, bytes, seal) = match encoded {
-            Ok(encoded) => encoded,
-            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
-            Err(error) => panic!("snapshot encoding did not finish, stopping the controller: {error}"),
-        };
+    async fn store_snapshot(&mut self, (sequence, bytes, seal): (u64, Vec<u8>, [u8; 32])) {
         if let Err(error) = self.journal.save_snapshot_bytes(bytes, seal).await {
             panic!("snapshot write failed, stopping the controller: {error}");
         }
         info!(sequence, "snapshot saved");
     }
 
-    /// Pushes the new state of every table of a pool that changed, and the displays.
+    /// Builds the pushes of the batch just sealed: the new state of every table of a pool
+    /// that changed, and the displays. Sent by [`Writer::send`] once the batch is durable.
     ///
     /// A command changes only its own table, its pool and that pool's gold turn. So a
     /// table's view is rebuilt when a command of the batch was its own or its pool's gold
     /// turn moved; the other tables of a touched pool get only the pool's new amount
     /// (a whole view rebuilt for each of them cost a third of the CPU at 2,000 presses/s
     /// with 1,000 tables: docs/benchmarks.md).
-    fn publish(&mut self, pools: &BTreeSet<String>, tables: &BTreeSet<String>, decided: &BTreeSet<String>) {
+    fn prepare(&mut self, pools: &BTreeSet<String>, tables: &BTreeSet<String>, decided: &BTreeSet<String>) -> Publication {
         let sequence = self.tip.entries;
+        let mut prepared = Vec::with_capacity(pools.len());
         for pool in pools {
             let Some(senders) = self.pool_tables.get(pool) else { continue };
             let turn = self.state.data().gold_turns.get(pool);
@@ -698,29 +798,27 @@ impl Writer {
                 };
             }
             let displayed = self.state.pool(pool).displayed();
-            for (id, sender) in senders {
+            let mut views = Vec::new();
+            for (index, (id, sender)) in senders.iter().enumerate() {
                 if turn_moved || tables.contains(id) {
-                    let Some(view) = self.state.table_view(id) else { continue };
-                    sender.send_if_modified(|push| {
-                        if push.view == view {
-                            return false;
-                        }
-                        *push = TablePush { journal_sequence: sequence, view };
-                        true
-                    });
+                    if let Some(view) = self.state.table_view(id) {
+                        views.push((index, view));
+                    }
                 } else {
-                    sender.send_if_modified(|push| {
-                        let modified = push.view.displayed != displayed;
-                        if modified {
-                            push.view.displayed = displayed;
-                            push.journal_sequence = sequence;
-                        }
-                        // Only the amount can have changed: checked on every batch of the tests.
-                        debug_assert_eq!(Some(&push.view), self.state.table_view(id).as_ref(), "table {id} changed unpublished");
-                        modified
-                    });
+                    // Only the amount can have changed: checked on every batch of the tests.
+                    // (What the watch holds is the last batch's: it was sent before this one was sealed.)
+                    debug_assert_eq!(
+                        Some({
+                            let mut view = sender.borrow().view.clone();
+                            view.displayed = displayed;
+                            view
+                        }),
+                        self.state.table_view(id),
+                        "table {id} changed unpublished"
+                    );
                 }
             }
+            prepared.push((pool.clone(), displayed, views));
         }
         // The prize lists change with a hit (a new head of the pool's hits) or a decision.
         let mut prizes_changed = decided.clone();
@@ -735,6 +833,42 @@ impl Writer {
             }
         }
         let display = display_of(&self.state, sequence, Some(&self.display.borrow()), Some(&prizes_changed));
+        Publication { sequence, pools: prepared, display }
+    }
+
+    /// Sends a durable batch's pushes: whole views where they changed, the amount to the
+    /// other tables of each touched pool, and the displays (stamped with now, when the
+    /// batch became durable).
+    fn send(&self, publication: Publication) {
+        let Publication { sequence, pools, mut display } = publication;
+        for (pool, displayed, views) in pools {
+            let Some(senders) = self.pool_tables.get(&pool) else { continue };
+            let mut views = views.into_iter().peekable();
+            for (index, (_, sender)) in senders.iter().enumerate() {
+                match views.next_if(|(at, _)| *at == index) {
+                    Some((_, view)) => {
+                        sender.send_if_modified(|push| {
+                            if push.view == view {
+                                return false;
+                            }
+                            *push = TablePush { journal_sequence: sequence, view };
+                            true
+                        });
+                    }
+                    None => {
+                        sender.send_if_modified(|push| {
+                            let modified = push.view.displayed != displayed;
+                            if modified {
+                                push.view.displayed = displayed;
+                                push.journal_sequence = sequence;
+                            }
+                            modified
+                        });
+                    }
+                }
+            }
+        }
+        display.durable_unix_us = unix_us();
         self.display.send_if_modified(|push| {
             if push.pools == display.pools {
                 return false;
@@ -742,5 +876,14 @@ impl Writer {
             *push = display;
             true
         });
+    }
+}
+
+/// An encoded snapshot, or the panic that stopped its encoding (fail-stop).
+fn unwrap_encoded(encoded: Result<(u64, Vec<u8>, [u8; 32]), tokio::task::JoinError>) -> (u64, Vec<u8>, [u8; 32]) {
+    match encoded {
+        Ok(encoded) => encoded,
+        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+        Err(error) => panic!("snapshot encoding did not finish, stopping the controller: {error}"),
     }
 }
