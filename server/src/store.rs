@@ -2,7 +2,8 @@
 //!
 //! The store knows nothing of records, hashes or seals ([`crate::journal`] does): it
 //! keeps entries by sequence in order, one tip record written atomically with them, and
-//! a few named meta values. Everything is durable once [`Store::append`],
+//! a few named meta values. sled keeps one value per appended batch (docs/journal.md):
+//! a key per entry cost the writer a tenth of its CPU in sled's tree (docs/benchmarks.md). Everything is durable once [`Store::append`],
 //! [`Store::put_tip`] or [`Store::flush`] completes. sled 0.34 is the one store today
 //! ([`SledStore`]); nothing outside this file touches sled.
 
@@ -26,10 +27,17 @@ pub const LOCK_WAIT: Duration = Duration::from_secs(5);
 /// `WouldBlock`), not by reading sled's error text.
 pub const LOCK_FILE: &str = "pozo.lock";
 
-/// The tip record's key, in the entries' own tree so that it is written in the same
-/// atomic batch as they are. It sorts after every entry key (a sequence's first byte is
-/// 0x00 for the next 2^56 entries).
+/// The tip record's key, in the batches' own tree so that it is written in the same
+/// atomic sled batch as they are. It sorts after every batch key (a sequence's first byte
+/// is 0x00 for the next 2^56 entries).
 const TIP_KEY: &[u8] = b"~tip";
+
+/// The tree of the journal's batches (docs/journal.md).
+const BATCHES: &str = "batches";
+
+/// The tree an earlier format kept one entry per key in: a data directory that has it is
+/// refused, not misread.
+const ENTRIES_BEFORE: &str = "journal";
 
 /// Why the store could not do what it was asked.
 #[derive(Debug, thiserror::Error)]
@@ -43,8 +51,15 @@ pub enum StoreError {
          or start this one with another --data", directory.display()
     )]
     Locked { directory: PathBuf },
-    #[error("journal storage: an entry key of {0} bytes, not 8")]
+    #[error("journal storage: a batch key of {0} bytes, not 8")]
     Key(usize),
+    #[error("journal storage: the batch starting at entry {first} is damaged: {problem}")]
+    Batch { first: u64, problem: &'static str },
+    #[error(
+        "{}: this data directory was written by an earlier Pozo, which kept one sled key per entry; this one keeps one \
+         per batch (docs/journal.md) and does not read it", directory.display()
+    )]
+    EarlierFormat { directory: PathBuf },
 }
 
 /// One entry as stored: its sequence and its bytes.
@@ -73,12 +88,13 @@ pub trait Store: Send + Sync {
     fn flush(&self) -> BoxFuture<'_, Result<(), StoreError>>;
 }
 
-/// The journal on sled: the tree `journal` holds entries keyed by their sequence as a
-/// big-endian u64 (sled's order is the journal's) and the tip record; the tree `meta`
-/// the named values (docs/journal.md).
+/// The journal on sled: the tree `batches` holds each appended batch under its first
+/// entry's sequence as a big-endian u64 (sled's order is the journal's), its entries one
+/// after another, each behind its length as a big-endian u32, and the tip record; the tree
+/// `meta` the named values (docs/journal.md).
 pub struct SledStore {
     db: sled::Db,
-    entries: sled::Tree,
+    batches: sled::Tree,
     meta: sled::Tree,
     /// The data directory's lock, held while the store lives; dropped after `db`.
     _lock: std::fs::File,
@@ -121,9 +137,14 @@ impl SledStore {
                 other => break other?,
             }
         };
-        let entries = db.open_tree("journal")?;
+        if db.tree_names().iter().any(|name| name.as_ref() == ENTRIES_BEFORE.as_bytes())
+            && !db.open_tree(ENTRIES_BEFORE)?.is_empty()
+        {
+            return Err(StoreError::EarlierFormat { directory: directory.to_path_buf() });
+        }
+        let batches = db.open_tree(BATCHES)?;
         let meta = db.open_tree("meta")?;
-        Ok(Arc::new(SledStore { db, entries, meta, _lock: lock }))
+        Ok(Arc::new(SledStore { db, batches, meta, _lock: lock }))
     }
 }
 
@@ -131,15 +152,63 @@ fn sequence_of(key: &[u8]) -> Result<u64, StoreError> {
     Ok(u64::from_be_bytes(key.try_into().map_err(|_| StoreError::Key(key.len()))?))
 }
 
+/// One batch's value: each entry behind its length (u32, big-endian), in order.
+fn encode_batch(entries: &[Stored]) -> Vec<u8> {
+    let mut value = Vec::with_capacity(entries.iter().map(|(_, bytes)| 4 + bytes.len()).sum());
+    for (_, bytes) in entries {
+        let length = u32::try_from(bytes.len()).expect("an entry under 4 GiB");
+        value.extend_from_slice(&length.to_be_bytes());
+        value.extend_from_slice(bytes);
+    }
+    value
+}
+
+/// The entries of the batch stored under `first`, with their sequences.
+fn decode_batch(first: u64, value: &[u8]) -> impl Iterator<Item = Result<(u64, &[u8]), StoreError>> + '_ {
+    let mut rest = value;
+    let mut sequence = first;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let Some((length, after)) = rest.split_first_chunk::<4>() else {
+            rest = &[];
+            return Some(Err(StoreError::Batch { first, problem: "a length cut short" }));
+        };
+        let length = u32::from_be_bytes(*length) as usize;
+        if after.len() < length {
+            rest = &[];
+            return Some(Err(StoreError::Batch { first, problem: "an entry longer than what is left of the batch" }));
+        }
+        let (entry, after) = after.split_at(length);
+        rest = after;
+        let item = (sequence, entry);
+        sequence += 1;
+        Some(Ok(item))
+    })
+}
+
+impl SledStore {
+    /// The batch holding `sequence` (the last one starting at or before it): its first
+    /// sequence and its value.
+    fn batch_of(&self, sequence: u64) -> Result<Option<(u64, sled::IVec)>, StoreError> {
+        match self.batches.range(..=sequence.to_be_bytes()).next_back().transpose()? {
+            None => Ok(None),
+            Some((key, value)) => Ok(Some((sequence_of(&key)?, value))),
+        }
+    }
+}
+
 impl Store for SledStore {
     fn append(&self, entries: Vec<Stored>, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
             let mut writes = sled::Batch::default();
-            for (sequence, value) in entries {
-                writes.insert(&sequence.to_be_bytes(), value);
+            if let Some(&(first, _)) = entries.first() {
+                debug_assert!(entries.windows(2).all(|pair| pair[1].0 == pair[0].0 + 1), "a batch's sequences follow each other");
+                writes.insert(&first.to_be_bytes(), encode_batch(&entries));
             }
             writes.insert(TIP_KEY, tip);
-            self.entries.apply_batch(writes)?;
+            self.batches.apply_batch(writes)?;
             self.db.flush_async().await?;
             Ok(())
         })
@@ -147,34 +216,62 @@ impl Store for SledStore {
 
     fn put_tip(&self, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
-            self.entries.insert(TIP_KEY, tip)?;
+            self.batches.insert(TIP_KEY, tip)?;
             self.db.flush_async().await?;
             Ok(())
         })
     }
 
     fn tip(&self) -> Result<Option<Vec<u8>>, StoreError> {
-        Ok(self.entries.get(TIP_KEY)?.map(|value| value.to_vec()))
+        Ok(self.batches.get(TIP_KEY)?.map(|value| value.to_vec()))
     }
 
     fn entry(&self, sequence: u64) -> Result<Option<Vec<u8>>, StoreError> {
-        Ok(self.entries.get(sequence.to_be_bytes())?.map(|value| value.to_vec()))
+        let Some((first, value)) = self.batch_of(sequence)? else { return Ok(None) };
+        for item in decode_batch(first, &value) {
+            let (at, bytes) = item?;
+            if at == sequence {
+                return Ok(Some(bytes.to_vec()));
+            }
+        }
+        Ok(None)
     }
 
     fn last(&self) -> Result<Option<Stored>, StoreError> {
-        match self.entries.range(..TIP_KEY).next_back().transpose()? {
-            None => Ok(None),
-            Some((key, value)) => Ok(Some((sequence_of(&key)?, value.to_vec()))),
+        let Some((key, value)) = self.batches.range(..TIP_KEY).next_back().transpose()? else { return Ok(None) };
+        let mut last = None;
+        for item in decode_batch(sequence_of(&key)?, &value) {
+            let (sequence, bytes) = item?;
+            last = Some((sequence, bytes));
         }
+        Ok(last.map(|(sequence, bytes)| (sequence, bytes.to_vec())))
     }
 
     fn after(&self, after: u64) -> Box<dyn Iterator<Item = Result<Stored, StoreError>> + Send + '_> {
-        // Past the last possible sequence nothing follows: an empty range at the tip key.
-        let start = after.checked_add(1).map(|next| next.to_be_bytes().to_vec()).unwrap_or_else(|| TIP_KEY.to_vec());
-        Box::new(self.entries.range(start.as_slice()..TIP_KEY).map(|item| {
-            let (key, value) = item?;
-            Ok((sequence_of(&key)?, value.to_vec()))
-        }))
+        let Some(next) = after.checked_add(1) else { return Box::new(std::iter::empty()) };
+        // From the batch holding the next entry (or the first batch after it).
+        let start = match self.batch_of(next) {
+            Ok(Some((first, _))) => first,
+            Ok(None) => next,
+            Err(error) => return Box::new(std::iter::once(Err(error))),
+        };
+        let start = start.to_be_bytes();
+        Box::new(
+            self.batches
+                .range(&start[..]..TIP_KEY)
+                .flat_map(|item| -> Vec<Result<Stored, StoreError>> {
+                    let (key, value) = match item {
+                        Ok(batch) => batch,
+                        Err(error) => return vec![Err(error.into())],
+                    };
+                    let first = match sequence_of(&key) {
+                        Ok(first) => first,
+                        Err(error) => return vec![Err(error)],
+                    };
+                    decode_batch(first, &value).map(|item| item.map(|(sequence, bytes)| (sequence, bytes.to_vec()))).collect()
+                })
+                .filter(move |item| item.as_ref().map_or(true, |(sequence, _)| *sequence > after)),
+        )
     }
 
     fn meta(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
@@ -195,6 +292,78 @@ impl Store for SledStore {
             self.db.flush_async().await?;
             Ok(())
         })
+    }
+}
+
+/// Damage done on purpose, for the tests that show a damaged journal is refused: what a
+/// disk fault or a hand with sled could do to a stopped server's data directory. Not part
+/// of the controller.
+#[doc(hidden)]
+pub mod damage {
+    use super::*;
+
+    /// Replaces the bytes of every entry given (which must be stored), each batch kept
+    /// whole; the tip record is left as it is.
+    pub fn rewrite_entries(directory: &Path, mut entries: std::collections::BTreeMap<u64, Vec<u8>>) -> Result<(), StoreError> {
+        let store = SledStore::open(directory)?;
+        let batches: Vec<(sled::IVec, sled::IVec)> = store.batches.range(..TIP_KEY).collect::<Result<_, _>>()?;
+        for (key, value) in batches {
+            let first = sequence_of(&key)?;
+            let mut stored: Vec<Stored> =
+                decode_batch(first, &value).map(|item| item.map(|(at, bytes)| (at, bytes.to_vec()))).collect::<Result<_, _>>()?;
+            for (sequence, bytes) in &mut stored {
+                if let Some(new) = entries.remove(sequence) {
+                    *bytes = new;
+                }
+            }
+            store.batches.insert(key, encode_batch(&stored))?;
+        }
+        if let Some((&sequence, _)) = entries.first_key_value() {
+            return Err(StoreError::Batch { first: sequence, problem: "no such entry" });
+        }
+        store.db.flush()?;
+        Ok(())
+    }
+
+    /// Replaces entry `sequence` by what `edit` makes of it, or removes it when `edit` gives
+    /// `None` (the entries around it keep their sequences: the batch is split in two, as a
+    /// lost record would leave a gap), and returns the entry as it was. The tip record is
+    /// left as it is.
+    pub fn edit_entry(
+        directory: &Path,
+        sequence: u64,
+        edit: impl FnOnce(&[u8]) -> Option<Vec<u8>>,
+    ) -> Result<Vec<u8>, StoreError> {
+        let store = SledStore::open(directory)?;
+        let missing = StoreError::Batch { first: sequence, problem: "no such entry" };
+        let (first, batch) = store.batch_of(sequence)?.ok_or(missing)?;
+        let mut entries: Vec<Stored> =
+            decode_batch(first, &batch).map(|item| item.map(|(at, bytes)| (at, bytes.to_vec()))).collect::<Result<_, _>>()?;
+        let index = entries
+            .iter()
+            .position(|(at, _)| *at == sequence)
+            .ok_or(StoreError::Batch { first: sequence, problem: "no such entry" })?;
+        let original = match edit(&entries[index].1) {
+            Some(value) => {
+                let original = std::mem::replace(&mut entries[index].1, value);
+                store.batches.insert(first.to_be_bytes(), encode_batch(&entries))?;
+                original
+            }
+            None => {
+                let after = entries.split_off(index + 1);
+                let (_, original) = entries.pop().expect("the entry removed");
+                match entries.is_empty() {
+                    true => store.batches.remove(first.to_be_bytes()).map(|_| ())?,
+                    false => store.batches.insert(first.to_be_bytes(), encode_batch(&entries)).map(|_| ())?,
+                }
+                if !after.is_empty() {
+                    store.batches.insert((sequence + 1).to_be_bytes(), encode_batch(&after))?;
+                }
+                original
+            }
+        };
+        store.db.flush()?;
+        Ok(original)
     }
 }
 
@@ -245,5 +414,44 @@ mod tests {
         assert_eq!(store.entry(2).expect("entry"), Some(b"b".to_vec()));
         store.put_meta(vec![("identity", b"x".to_vec())]).expect("meta");
         assert_eq!(store.meta("identity").expect("meta"), Some(b"x".to_vec()));
+    }
+
+    #[tokio::test]
+    async fn a_batch_is_one_value_and_reads_start_inside_it() {
+        let directory = tempfile::tempdir().expect("directory");
+        let store = SledStore::open(directory.path()).expect("open");
+        let batch = |from: u64, to: u64| (from..=to).map(|sequence| (sequence, format!("e{sequence}").into_bytes())).collect();
+        store.append(batch(1, 3), b"tip-3".to_vec()).await.expect("append");
+        store.append(batch(4, 7), b"tip-7".to_vec()).await.expect("append");
+        assert_eq!(store.batches.len(), 3, "two batches and the tip record");
+        let sequences = |after| store.after(after).map(|item| item.expect("read").0).collect::<Vec<_>>();
+        assert_eq!(sequences(0), vec![1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(sequences(2), vec![3, 4, 5, 6, 7], "from the middle of the first batch");
+        assert_eq!(sequences(5), vec![6, 7], "from the middle of the second");
+        assert_eq!(sequences(7), Vec::<u64>::new());
+        assert_eq!(store.entry(5).expect("entry"), Some(b"e5".to_vec()));
+        assert_eq!(store.entry(8).expect("entry"), None);
+        assert_eq!(store.last().expect("last"), Some((7, b"e7".to_vec())));
+
+        // A batch whose lengths do not add up is an error naming it, never a short journal.
+        let mut damaged = store.batches.get(4u64.to_be_bytes()).expect("read").expect("the batch").to_vec();
+        damaged.truncate(damaged.len() - 1);
+        store.batches.insert(4u64.to_be_bytes(), damaged).expect("write");
+        let error = store.after(0).find_map(Result::err).expect("the damage is reported");
+        assert!(matches!(error, StoreError::Batch { first: 4, .. }), "{error}");
+        assert!(store.entry(7).is_err() && store.last().is_err());
+    }
+
+    #[test]
+    fn a_directory_of_the_earlier_one_key_per_entry_format_is_refused() {
+        let directory = tempfile::tempdir().expect("directory");
+        {
+            let db = sled::open(directory.path()).expect("sled");
+            db.open_tree(ENTRIES_BEFORE).expect("tree").insert(1u64.to_be_bytes(), b"an entry".to_vec()).expect("write");
+            db.flush().expect("flush");
+        }
+        let error = SledStore::open(directory.path()).err().expect("refused");
+        assert!(matches!(error, StoreError::EarlierFormat { .. }), "{error}");
+        assert!(error.to_string().contains("one sled key per entry"), "{error}");
     }
 }

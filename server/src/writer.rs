@@ -538,20 +538,26 @@ struct Writer {
     /// Each pool's newest hit as last prepared: a new one changes the signs' prize lists.
     hit_heads: BTreeMap<String, u64>,
     /// The snapshot being encoded off the writer's path: its sequence and bytes.
-    encoding: Option<tokio::task::JoinHandle<(u64, Vec<u8>, [u8; 32])>>,
+    encoding: Option<tokio::task::JoinHandle<EncodedSnapshot>>,
     /// An encoded snapshot waiting for a moment with no flush under way to be stored.
-    encoded: Option<(u64, Vec<u8>, [u8; 32])>,
+    encoded: Option<EncodedSnapshot>,
     /// Applied in memory, not yet sealed: waits for the batch in flight.
     pending: Pending,
     /// Sealed and being made durable: at most one at a time, answered in order.
     in_flight: Option<Sealed>,
 }
 
+/// A caller and the answer it gets once its batch is durable.
+type Answer = (oneshot::Sender<Result<Applied, Refusal>>, Result<Applied, Refusal>);
+
+/// An encoded snapshot: its sequence, its bytes and their seal.
+type EncodedSnapshot = (u64, Vec<u8>, [u8; 32]);
+
 /// Requests applied in memory while the batch before them is being flushed.
 #[derive(Default)]
 struct Pending {
     writes: Vec<(u64, Vec<u8>)>,
-    answers: Vec<(oneshot::Sender<Result<Applied, Refusal>>, Result<Applied, Refusal>)>,
+    answers: Vec<Answer>,
     pools: BTreeSet<String>,
     tables: BTreeSet<String>,
     decided: BTreeSet<String>,
@@ -564,16 +570,23 @@ struct Sealed {
     entries: usize,
     model: Arc<ReadModel>,
     publication: Publication,
-    answers: Vec<(oneshot::Sender<Result<Applied, Refusal>>, Result<Applied, Refusal>)>,
+    answers: Vec<Answer>,
 }
 
 /// The pushes of one batch, built from the state just after it, sent once it is durable.
 struct Publication {
     sequence: u64,
-    /// Per touched pool: its displayed amount, and the whole new views of the tables that
-    /// need one (by index in the pool's list); the others get only the amount.
-    pools: Vec<(String, Money, Vec<(usize, TableView)>)>,
+    /// One per touched pool.
+    pools: Vec<PoolPush>,
     display: DisplayPush,
+}
+
+/// A touched pool's pushes: its displayed amount, and the whole new views of the tables
+/// that need one (by index in the pool's list); the others get only the amount.
+struct PoolPush {
+    pool: String,
+    displayed: Money,
+    views: Vec<(usize, TableView)>,
 }
 
 /// What woke the writer.
@@ -581,7 +594,7 @@ enum Wake {
     Stop,
     Requests,
     Flushed(Result<Result<Mark, JournalError>, tokio::task::JoinError>),
-    Encoded(Result<(u64, Vec<u8>, [u8; 32]), tokio::task::JoinError>),
+    Encoded(Result<EncodedSnapshot, tokio::task::JoinError>),
 }
 
 impl Writer {
@@ -769,7 +782,7 @@ impl Writer {
 
     /// Stores an encoded snapshot, durably. Fail-stop when it cannot be: the journal's
     /// storage is failing.
-    async fn store_snapshot(&mut self, (sequence, bytes, seal): (u64, Vec<u8>, [u8; 32])) {
+    async fn store_snapshot(&mut self, (sequence, bytes, seal): EncodedSnapshot) {
         if let Err(error) = self.journal.save_snapshot_bytes(bytes, seal).await {
             panic!("snapshot write failed, stopping the controller: {error}");
         }
@@ -818,7 +831,7 @@ impl Writer {
                     );
                 }
             }
-            prepared.push((pool.clone(), displayed, views));
+            prepared.push(PoolPush { pool: pool.clone(), displayed, views });
         }
         // The prize lists change with a hit (a new head of the pool's hits) or a decision.
         let mut prizes_changed = decided.clone();
@@ -841,7 +854,7 @@ impl Writer {
     /// batch became durable).
     fn send(&self, publication: Publication) {
         let Publication { sequence, pools, mut display } = publication;
-        for (pool, displayed, views) in pools {
+        for PoolPush { pool, displayed, views } in pools {
             let Some(senders) = self.pool_tables.get(&pool) else { continue };
             let mut views = views.into_iter().peekable();
             for (index, (_, sender)) in senders.iter().enumerate() {
@@ -880,7 +893,7 @@ impl Writer {
 }
 
 /// An encoded snapshot, or the panic that stopped its encoding (fail-stop).
-fn unwrap_encoded(encoded: Result<(u64, Vec<u8>, [u8; 32]), tokio::task::JoinError>) -> (u64, Vec<u8>, [u8; 32]) {
+fn unwrap_encoded(encoded: Result<EncodedSnapshot, tokio::task::JoinError>) -> EncodedSnapshot {
     match encoded {
         Ok(encoded) => encoded,
         Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),

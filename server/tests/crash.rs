@@ -513,45 +513,26 @@ async fn a_small_journal(data: &Path) -> u64 {
 /// returns the original value.
 fn edit_entry(data: &Path, sequence: u64, from: &str, to: &str) -> Vec<u8> {
     assert_eq!(from.len(), to.len());
-    let db = open_db(data);
-    let tree = db.open_tree("journal").expect("journal tree");
-    let key = sequence.to_be_bytes();
-    let original = tree.get(key).expect("read").expect("the entry exists").to_vec();
-    let json = std::str::from_utf8(&original[32..]).expect("JSON after the 32-byte hash");
-    assert!(json.contains(from), "entry {sequence}: `{from}` not in {json}");
-    let edited_json = json.replacen(from, to, 1);
-    serde_json::from_str::<Value>(&edited_json).expect("still valid JSON");
-    let mut edited = original[..32].to_vec();
-    edited.extend_from_slice(edited_json.as_bytes());
-    tree.insert(key, edited).expect("write");
-    db.flush().expect("flush");
-    original
+    damage_entry(data, sequence, |original| {
+        let json = std::str::from_utf8(&original[32..]).expect("JSON after the 32-byte hash");
+        assert!(json.contains(from), "entry {sequence}: `{from}` not in {json}");
+        let edited_json = json.replacen(from, to, 1);
+        serde_json::from_str::<Value>(&edited_json).expect("still valid JSON");
+        let mut edited = original[..32].to_vec();
+        edited.extend_from_slice(edited_json.as_bytes());
+        Some(edited)
+    })
 }
 
-/// Opens the stopped server's sled directory directly, waiting (bounded) for
-/// the previous holder's lock to be released.
-fn open_db(data: &Path) -> sled::Db {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        match sled::open(data) {
-            Ok(db) => return db,
-            Err(error) if Instant::now() < deadline && error.to_string().contains("could not acquire lock") => {
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            Err(error) => panic!("sled opens {}: {error}", data.display()),
-        }
-    }
+/// Edits or removes entry `sequence` in the stopped server's store
+/// (`pozo_server::store::damage`); returns the entry as it was.
+fn damage_entry(data: &Path, sequence: u64, edit: impl FnOnce(&[u8]) -> Option<Vec<u8>>) -> Vec<u8> {
+    pozo_server::store::damage::edit_entry(data, sequence, edit)
+        .unwrap_or_else(|error| panic!("damaging entry {sequence} in {}: {error}", data.display()))
 }
 
 fn put_entry(data: &Path, sequence: u64, value: Option<Vec<u8>>) {
-    let db = open_db(data);
-    let tree = db.open_tree("journal").expect("journal tree");
-    match value {
-        Some(value) => tree.insert(sequence.to_be_bytes(), value).map(|_| ()),
-        None => tree.remove(sequence.to_be_bytes()).map(|_| ()),
-    }
-    .expect("write");
-    db.flush().expect("flush");
+    damage_entry(data, sequence, |_| value);
 }
 
 fn assert_verify_fails(data: &Path, expect: &[&str]) -> Value {
