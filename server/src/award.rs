@@ -173,7 +173,7 @@ pub fn money_text(amount: Money) -> String {
 fn report(settlement: &Settlement, has_reserve: bool) -> AwardReport {
     let text = money_text;
     AwardReport {
-        pool: settlement.pool.clone(),
+        pool: settlement.pool.to_string(),
         displayed: text(settlement.displayed),
         factor: settlement.factor.map(|factor| factor.normalize().to_string()),
         awards: settlement

@@ -16,6 +16,7 @@ use pozo_engine::Game;
 use pozo_engine::Rulebooks;
 use pozo_engine::rulebook::EMBEDDED;
 use pozo_engine::settle::SEAT_MAX;
+use pozo_engine::{PoolId, TableId};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -64,9 +65,9 @@ pub struct KeysFile {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TableConfig {
-    pub id: String,
+    pub id: TableId,
     pub flor: String,
-    pub pool: String,
+    pub pool: PoolId,
     pub game: Game,
     pub seats: u32,
 }

@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use pozo_engine::Pool;
+use pozo_engine::{PoolId, TableId};
 
 use crate::journal::JournalTip;
 use crate::state::{Hit, OrderStatus, PayoutOrder, State, TableDay};
@@ -25,10 +26,10 @@ use crate::state::{Hit, OrderStatus, PayoutOrder, State, TableDay};
 pub struct ReadModel {
     /// The durable tip: entries and hash.
     pub tip: JournalTip,
-    pools: BTreeMap<String, Pool>,
+    pools: BTreeMap<PoolId, Pool>,
     orders: Arc<BTreeMap<String, PayoutOrder>>,
-    days: BTreeMap<String, Arc<BTreeMap<String, Arc<TableDay>>>>,
-    hits: Arc<BTreeMap<String, VecDeque<Hit>>>,
+    days: BTreeMap<String, Arc<BTreeMap<TableId, Arc<TableDay>>>>,
+    hits: Arc<BTreeMap<PoolId, VecDeque<Hit>>>,
 }
 
 impl ReadModel {

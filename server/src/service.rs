@@ -326,8 +326,8 @@ fn card(card: &Card) -> pb::Card {
 
 pub fn table_view(view: &TableView) -> pb::TableView {
     pb::TableView {
-        table_id: view.table_id.clone(),
-        pool_id: view.pool_id.clone(),
+        table_id: view.table_id.to_string(),
+        pool_id: view.pool_id.to_string(),
         game: view.game.to_string(),
         state: view.state.as_str().to_owned(),
         round: view.round,
@@ -382,7 +382,7 @@ fn award_view(award: &AwardRecord) -> pb::AwardView {
 
 fn submit_reply(reply: &TableReply) -> pb::SubmitReply {
     pb::SubmitReply {
-        table_id: reply.table_id.clone(),
+        table_id: reply.table_id.to_string(),
         sequence: reply.sequence,
         journal_sequence: reply.journal_sequence,
         outcome: reply.outcome.clone(),
@@ -394,8 +394,8 @@ fn submit_reply(reply: &TableReply) -> pb::SubmitReply {
 pub fn payout_order(order: &PayoutOrder) -> pb::PayoutOrder {
     pb::PayoutOrder {
         order_id: order.order_id.clone(),
-        pool_id: order.facts.pool.clone(),
-        table_id: order.facts.table_id.clone(),
+        pool_id: order.facts.pool.to_string(),
+        table_id: order.facts.table_id.to_string(),
         seat: order.facts.seat,
         round: order.facts.round,
         code: order.facts.code.clone(),
@@ -484,8 +484,13 @@ impl pb::table_server::Table for TableService {
             _ => None,
         };
         let payload_sha256 = payload_sha256(&envelope.payload);
-        let command =
-            Command::Table(TableCommand { table_id: command.table_id, sequence: command.sequence, payload_sha256, op, card });
+        let command = Command::Table(TableCommand {
+            table_id: command.table_id.into(),
+            sequence: command.sequence,
+            payload_sha256,
+            op,
+            card,
+        });
         match self.handle.submit(command).await?? {
             Applied::Table(reply) | Applied::Duplicate(reply) => Ok(Response::new(submit_reply(&reply))),
             _ => Err(ApiError::internal("a table command answered as another kind").into()),
@@ -544,13 +549,13 @@ impl pb::display_server::Display for DisplayService {
             pools: push
                 .pools
                 .iter()
-                .filter(|pool| wanted.is_empty() || wanted.contains(&pool.pool_id))
+                .filter(|pool| wanted.is_empty() || wanted.iter().any(|id| pool.pool_id == *id))
                 .map(|pool| pb::PoolDisplay {
-                    pool_id: pool.pool_id.clone(),
+                    pool_id: pool.pool_id.to_string(),
                     displayed: amount(pool.displayed),
                     minimum: amount(pool.minimum),
                     last_win: pool.last_win.as_ref().map(|win| pb::WinView {
-                        table_id: win.table_id.clone(),
+                        table_id: win.table_id.to_string(),
                         seat: win.seat,
                         code: win.code.clone(),
                         amount: amount(win.amount),
@@ -573,7 +578,7 @@ fn prize_hit(prize: &crate::writer::PrizeView) -> pb::Hit {
 /// A hit as reports and the display feed carry it (no status).
 fn hit(hit: &crate::state::Hit) -> pb::Hit {
     pb::Hit {
-        table_id: hit.table_id.clone(),
+        table_id: hit.table_id.to_string(),
         seat: hit.seat,
         code: hit.code.clone(),
         amount: amount(hit.amount),
@@ -637,8 +642,8 @@ fn order_facts(expect: Option<pb::OrderFacts>) -> Result<OrderFacts, ApiError> {
     let amount: Money =
         text.parse().map_err(|_| ApiError::invalid(format!("expect.amount: `{text}` is not a decimal amount (\"8329.00\")")))?;
     Ok(OrderFacts {
-        pool: expect.pool_id,
-        table_id: expect.table_id,
+        pool: expect.pool_id.into(),
+        table_id: expect.table_id.into(),
         seat: expect.seat,
         round: expect.round,
         code: expect.code,
@@ -847,9 +852,9 @@ impl pb::pools_server::Pools for PoolsService {
         let tip = model.tip;
         let pools = model
             .pools()
-            .filter(|pool| wanted.is_empty() || wanted.contains(&pool.rules().id))
+            .filter(|pool| wanted.is_empty() || wanted.iter().any(|id| pool.rules().id == *id))
             .map(|pool| pb::PoolStatus {
-                pool_id: pool.rules().id.clone(),
+                pool_id: pool.rules().id.to_string(),
                 balance: amount(pool.balance()),
                 displayed: amount(pool.displayed()),
                 minimum: amount(pool.rules().minimum),

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use pozo_engine::PoolId;
 use serde::Serialize;
 
 use crate::award::money_text;
@@ -32,7 +33,7 @@ pub struct VerifyReport {
     pub acknowledged: String,
     pub conservation: String,
     pub snapshot: String,
-    pub pools: BTreeMap<String, PoolSummary>,
+    pub pools: BTreeMap<PoolId, PoolSummary>,
 }
 
 #[derive(Debug, Serialize)]

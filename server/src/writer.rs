@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
-use pozo_engine::Money;
+use pozo_engine::{Money, PoolId, TableId};
 use tokio::sync::{mpsc, oneshot, watch};
 use tracing::{debug, info};
 
@@ -50,7 +50,7 @@ pub struct TablePush {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PoolDisplay {
-    pub pool_id: String,
+    pub pool_id: PoolId,
     pub displayed: Money,
     pub minimum: Money,
     pub last_win: Option<LastWin>,
@@ -118,7 +118,7 @@ pub enum WriterError {
 #[derive(Clone)]
 pub struct Handle {
     requests: mpsc::Sender<Request>,
-    tables: Arc<BTreeMap<String, watch::Receiver<TablePush>>>,
+    tables: Arc<BTreeMap<TableId, watch::Receiver<TablePush>>>,
     display: watch::Receiver<DisplayPush>,
     config: Arc<Config>,
     journal: Journal,
@@ -366,7 +366,7 @@ pub async fn start(
     let mut mark = Mark::open(mark_path, sealer.clone())?;
     mark.write(tip.entries, &tip.hash)?;
 
-    let mut pool_tables: BTreeMap<String, Vec<(String, watch::Sender<TablePush>)>> = BTreeMap::new();
+    let mut pool_tables: BTreeMap<PoolId, Vec<(TableId, watch::Sender<TablePush>)>> = BTreeMap::new();
     let mut table_receivers = BTreeMap::new();
     for table in &config.layout.tables {
         let view = state.table_view(&table.id).expect("every configured table has a view");
@@ -437,7 +437,7 @@ fn display_of(
     state: &State,
     journal_sequence: u64,
     previous: Option<&DisplayPush>,
-    prizes_changed: Option<&BTreeSet<String>>,
+    prizes_changed: Option<&BTreeSet<PoolId>>,
 ) -> DisplayPush {
     DisplayPush {
         journal_sequence,
@@ -531,12 +531,12 @@ struct Writer {
     last_time_ms: u64,
     snapshot_every: u64,
     /// Every table's panel watch, by pool.
-    pool_tables: BTreeMap<String, Vec<(String, watch::Sender<TablePush>)>>,
+    pool_tables: BTreeMap<PoolId, Vec<(TableId, watch::Sender<TablePush>)>>,
     /// The gold turns as last prepared for publication: a change there changes every panel of the pool.
-    gold_turns: BTreeMap<String, GoldTurn>,
+    gold_turns: BTreeMap<PoolId, GoldTurn>,
     display: watch::Sender<DisplayPush>,
     /// Each pool's newest hit as last prepared: a new one changes the signs' prize lists.
-    hit_heads: BTreeMap<String, u64>,
+    hit_heads: BTreeMap<PoolId, u64>,
     /// The snapshot being encoded off the writer's path: its sequence and bytes.
     encoding: Option<tokio::task::JoinHandle<EncodedSnapshot>>,
     /// An encoded snapshot waiting for a moment with no flush under way to be stored.
@@ -558,9 +558,9 @@ type EncodedSnapshot = (u64, Vec<u8>, [u8; 32]);
 struct Pending {
     writes: Vec<(u64, Vec<u8>)>,
     answers: Vec<Answer>,
-    pools: BTreeSet<String>,
-    tables: BTreeSet<String>,
-    decided: BTreeSet<String>,
+    pools: BTreeSet<PoolId>,
+    tables: BTreeSet<TableId>,
+    decided: BTreeSet<PoolId>,
 }
 
 /// A batch being made durable, with everything that waits for it: the read model and
@@ -584,7 +584,7 @@ struct Publication {
 /// A touched pool's pushes: its displayed amount, and the whole new views of the tables
 /// that need one (by index in the pool's list); the others get only the amount.
 struct PoolPush {
-    pool: String,
+    pool: PoolId,
     displayed: Money,
     views: Vec<(usize, TableView)>,
 }
@@ -729,7 +729,8 @@ impl Writer {
         self.in_flight = Some(Sealed { flush, entries, model, publication, answers: pending.answers });
         // The snapshot is of the state just after this batch; it is stored only once no
         // flush is under way, so never ahead of the durable journal.
-        if self.encoding.is_none() && self.encoded.is_none() && sequence.saturating_sub(self.last_snapshot) >= self.snapshot_every {
+        if self.encoding.is_none() && self.encoded.is_none() && sequence.saturating_sub(self.last_snapshot) >= self.snapshot_every
+        {
             self.snapshot();
         }
     }
@@ -797,7 +798,7 @@ impl Writer {
     /// turn moved; the other tables of a touched pool get only the pool's new amount
     /// (a whole view rebuilt for each of them cost a third of the CPU at 2,000 presses/s
     /// with 1,000 tables: docs/benchmarks.md).
-    fn prepare(&mut self, pools: &BTreeSet<String>, tables: &BTreeSet<String>, decided: &BTreeSet<String>) -> Publication {
+    fn prepare(&mut self, pools: &BTreeSet<PoolId>, tables: &BTreeSet<TableId>, decided: &BTreeSet<PoolId>) -> Publication {
         let sequence = self.tip.entries;
         let mut prepared = Vec::with_capacity(pools.len());
         for pool in pools {

@@ -280,7 +280,7 @@ async fn sigkill_mid_stream_keeps_every_acknowledged_press_exactly_once() {
             let entry = entry.expect("a readable entry");
             if let Entry::Table(command) = &entry.record.command {
                 if matches!(command.op, TableOp::Press { .. }) {
-                    *presses_by_table.entry(command.table_id.clone()).or_default() += 1;
+                    *presses_by_table.entry(command.table_id.to_string()).or_default() += 1;
                 }
                 entries.insert(entry.record.sequence, command.clone());
             }

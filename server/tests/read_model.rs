@@ -26,7 +26,7 @@ impl Table {
     async fn send(&mut self, handle: &Handle, op: TableOp) -> Result<Applied, pozo_server::state::Refusal> {
         self.sequence += 1;
         let command = Command::Table(TableCommand {
-            table_id: self.id.to_owned(),
+            table_id: self.id.to_owned().into(),
             sequence: self.sequence,
             payload_sha256: format!("{}-{}", self.id, self.sequence),
             op,

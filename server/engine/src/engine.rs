@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::error::EngineError;
+use crate::ids::PoolId;
 use crate::money::Money;
 use crate::pool::{Contribution, Pool, PoolState, Reversal};
 use crate::reject::Rejection;
@@ -16,7 +17,7 @@ use crate::settle::{RoundBook, Seat, Settlement, Winner};
 /// All pools, each opened at its minimum (11.2.1, 15.2.1, 3.2.1, AJ 2.5.6.3).
 #[derive(Clone, Debug)]
 pub struct Engine {
-    pools: BTreeMap<String, Pool>,
+    pools: BTreeMap<PoolId, Pool>,
 }
 
 /// Money summed over every pool: what an auditor ties to zero at night's end.
@@ -42,7 +43,7 @@ impl Engine {
 
     /// The pools as a snapshot kept them, under the rules of `rulebooks`; every
     /// pool of the rulebooks must be there and balance.
-    pub fn restore(rulebooks: &Rulebooks, states: &BTreeMap<String, PoolState>) -> Result<Engine, EngineError> {
+    pub fn restore(rulebooks: &Rulebooks, states: &BTreeMap<PoolId, PoolState>) -> Result<Engine, EngineError> {
         let mut pools = BTreeMap::new();
         for rules in rulebooks.pools() {
             let state = states
@@ -54,12 +55,12 @@ impl Engine {
     }
 
     /// Every pool's balances and meters, for a snapshot.
-    pub fn states(&self) -> BTreeMap<String, PoolState> {
+    pub fn states(&self) -> BTreeMap<PoolId, PoolState> {
         self.pools.iter().map(|(id, pool)| (id.clone(), pool.state())).collect()
     }
 
     /// How far each pool is from conservation; all zero when the books balance.
-    pub fn conservation(&self) -> Vec<(String, Money)> {
+    pub fn conservation(&self) -> Vec<(PoolId, Money)> {
         self.pools.iter().map(|(id, pool)| (id.clone(), pool.conservation_difference())).collect()
     }
 
@@ -79,7 +80,7 @@ impl Engine {
     }
 
     fn unknown(&self, id: &str) -> EngineError {
-        let known: Vec<&str> = self.pools.keys().map(String::as_str).collect();
+        let known: Vec<&str> = self.pools.keys().map(PoolId::as_str).collect();
         EngineError::UnknownPool { pool: id.to_owned(), known: known.join(", ") }
     }
 

@@ -4,6 +4,7 @@
 //! is a plain function and every run can be replayed bit for bit.
 //!
 //! # Layout
+//! - [`ids`]: the typed identifiers [`TableId`] and [`PoolId`].
 //! - [`money`](mod@money): the [`Money`] newtype (exact decimal, never a float) and the
 //!   [`money!`] literal, rounding down to the payout unit, `$ 12.345,67`.
 //! - [`rulebook`]: the pools of the regulations as validated data (`config/*.toml`).
@@ -16,11 +17,12 @@
 //! - [`engine`]: every pool of the loaded rulebooks, by id.
 //! - [`error`]: the one error type, naming the field and the rule.
 //!
-//! Each module uses only those above it in this order (money, error, rulebook, pool,
+//! Each module uses only those above it in this order (ids, money, error, rulebook, pool,
 //! settle, reject, engine): no two import each other.
 
 pub mod engine;
 pub mod error;
+pub mod ids;
 pub mod money;
 pub mod pool;
 pub mod reject;
@@ -29,6 +31,7 @@ pub mod settle;
 
 pub use engine::{Engine, Totals};
 pub use error::EngineError;
+pub use ids::{PoolId, TableId};
 #[doc(hidden)]
 pub use money::__dec;
 pub use money::{Money, format_ars};

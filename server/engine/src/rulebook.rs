@@ -13,6 +13,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
+use crate::ids::PoolId;
 use crate::money::{CENT, Money, is_multiple_of};
 
 /// The rulebooks compiled into the binary: the default when no `--rulebook` is given.
@@ -258,7 +259,7 @@ pub struct Prize {
 /// Everything the articles and the operator fix about one pool.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PoolRules {
-    pub id: String,
+    pub id: PoolId,
     pub name: String,
     /// The rulebook file this pool came from.
     pub file: String,
@@ -335,7 +336,7 @@ impl PoolRules {
 /// A validated set of rulebooks, pools keyed by id.
 #[derive(Clone, Debug, Default)]
 pub struct Rulebooks {
-    pools: BTreeMap<String, PoolRules>,
+    pools: BTreeMap<PoolId, PoolRules>,
 }
 
 impl Rulebooks {
@@ -768,7 +769,7 @@ fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<Pool
     }
 
     Ok(PoolRules {
-        id: id.to_owned(),
+        id: PoolId::new(id),
         name,
         file: file.to_owned(),
         articles,

@@ -30,6 +30,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::error::EngineError;
+use crate::ids::PoolId;
 use crate::money::{Money, floor_div, floor_to_unit};
 use crate::pool::{Funding, Pool, check_bet, check_bet_allowed};
 use crate::rulebook::{Grant, Policy, PoolRules, Prize, PrizeValue};
@@ -124,7 +125,7 @@ pub struct Stage {
 /// The outcome of one round at one table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settlement {
-    pub pool: String,
+    pub pool: PoolId,
     /// The displayed amount when the prizes were marked: the Pago Máximo (3.5.1).
     pub displayed: Money,
     /// FACTOR = MONTO TOTAL ÷ TOTAL A PAGAR, when the awards were prorated (3.6.1.4).
@@ -567,7 +568,7 @@ fn share(members: &[Entry<'_>], pot: Money, unit: Money, ordering: Ordering) -> 
 /// A settled round as the books keep it while any of its awards may be rejected.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoundBook {
-    pub pool: String,
+    pub pool: PoolId,
     /// The main and reserve balances when the prizes were marked (3.5.1).
     pub balance_before: Money,
     pub reserve_before: Money,

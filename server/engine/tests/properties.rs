@@ -676,8 +676,8 @@ fn refused_round_changes_nothing() {
 // ---------------------------------------------------------------------------
 
 /// Steps on random pools of the engine.
-fn engine_steps(rulebooks: &Rulebooks) -> impl Strategy<Value = Vec<(String, Step)>> + use<> {
-    let per_pool: Vec<BoxedStrategy<(String, Step)>> = rulebooks
+fn engine_steps(rulebooks: &Rulebooks) -> impl Strategy<Value = Vec<(pozo_engine::PoolId, Step)>> + use<> {
+    let per_pool: Vec<BoxedStrategy<(pozo_engine::PoolId, Step)>> = rulebooks
         .pools()
         .map(|rules| {
             let id = rules.id.clone();
@@ -710,7 +710,7 @@ fn engine_totals_balance_across_pools() {
     let mut runner = TestRunner::new(config());
     let result = runner.run(&engine_steps(&rulebooks), |steps| {
         let mut engine = Engine::new(&rulebooks);
-        let mut reversible: Vec<(String, Contribution)> = Vec::new();
+        let mut reversible: Vec<(pozo_engine::PoolId, Contribution)> = Vec::new();
         check_totals(&engine)?;
         for (pool, step) in &steps {
             let before = engine.totals();

@@ -1,6 +1,7 @@
 //! The commands the journal records, as the table agents and the office send them.
 
 use pozo_engine::money::Money;
+use pozo_engine::{PoolId, TableId};
 use serde::{Deserialize, Serialize};
 
 /// A card: the premio instantáneo (15.11.2).
@@ -58,7 +59,7 @@ pub enum TableOp {
 /// A table command as journaled.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableCommand {
-    pub table_id: String,
+    pub table_id: TableId,
     pub sequence: u64,
     /// SHA-256 of the signed payload bytes, hex: tells a retry from a reuse.
     pub payload_sha256: String,
@@ -80,8 +81,8 @@ pub enum OfficeOp {
 /// that still has exactly these facts, never to another one with the same number.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrderFacts {
-    pub pool: String,
-    pub table_id: String,
+    pub pool: PoolId,
+    pub table_id: TableId,
     pub seat: u32,
     pub round: u64,
     pub code: String,
@@ -92,8 +93,8 @@ impl OrderFacts {
     /// The first fact `shown` has other than this order's: (field, this, shown).
     pub(in crate::state) fn difference(&self, shown: &OrderFacts) -> Option<(&'static str, String, String)> {
         [
-            ("pool_id", self.pool.clone(), shown.pool.clone()),
-            ("table_id", self.table_id.clone(), shown.table_id.clone()),
+            ("pool_id", self.pool.to_string(), shown.pool.to_string()),
+            ("table_id", self.table_id.to_string(), shown.table_id.to_string()),
             ("seat", self.seat.to_string(), shown.seat.to_string()),
             ("round", self.round.to_string(), shown.round.to_string()),
             ("code", self.code.clone(), shown.code.clone()),

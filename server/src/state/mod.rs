@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use pozo_engine::money::Money;
 use pozo_engine::settle::Winner;
-use pozo_engine::{Engine, Pool, Rank};
+use pozo_engine::{Engine, Pool, PoolId, Rank};
 use rust_decimal::Decimal;
 
 use crate::config::Config;
@@ -152,7 +152,7 @@ impl State {
     }
 
     /// How far every pool is from conservation; all zero when the books balance.
-    pub fn conservation(&self) -> Vec<(String, Money)> {
+    pub fn conservation(&self) -> Vec<(PoolId, Money)> {
         self.engine.conservation()
     }
 
@@ -281,7 +281,7 @@ impl State {
             }
         }
         let days = Arc::make_mut(self.data.days.entry(jornada.to_owned()).or_default());
-        Arc::make_mut(days.entry(table_id.to_owned()).or_default())
+        Arc::make_mut(days.entry(table_id.to_owned().into()).or_default())
     }
 
     pub(in crate::state) fn book_ipa(&mut self, day: &(String, u32), table_id: &str, amount: Money, bets: i64) {

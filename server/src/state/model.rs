@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use pozo_engine::money::Money;
 use pozo_engine::{Contribution, Game, PoolState, RoundBook};
+use pozo_engine::{PoolId, TableId};
 use serde::{Deserialize, Serialize};
 
 use super::command::{Card, KeyRecord, OfficeCommand, OrderFacts};
@@ -81,8 +82,8 @@ pub struct AwardRecord {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Table {
-    pub id: String,
-    pub pool: String,
+    pub id: TableId,
+    pub pool: PoolId,
     pub game: Game,
     pub open: bool,
     pub phase: Phase,
@@ -218,7 +219,7 @@ pub struct TableDay {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hit {
-    pub table_id: String,
+    pub table_id: TableId,
     pub seat: u32,
     pub code: String,
     pub amount: Money,
@@ -230,7 +231,7 @@ pub struct Hit {
 /// show the winning table, the amount being paid and the new amount").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LastWin {
-    pub table_id: String,
+    pub table_id: TableId,
     pub seat: u32,
     pub code: String,
     pub amount: Money,
@@ -241,8 +242,8 @@ pub struct LastWin {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Data {
     pub journal_sequence: u64,
-    pub tables: BTreeMap<String, Table>,
-    pub gold_turns: BTreeMap<String, GoldTurn>,
+    pub tables: BTreeMap<TableId, Table>,
+    pub gold_turns: BTreeMap<PoolId, GoldTurn>,
     /// Shared with the published read model (copy on write): a batch that files or decides
     /// no order passes them on without a copy.
     pub orders: Arc<BTreeMap<String, PayoutOrder>>,
@@ -250,10 +251,10 @@ pub struct Data {
     /// Jornada ("2026-11-22") → table → meters. Each jornada and each table's meters are
     /// shared (copy on write), so a snapshot's or the read model's copy of the 62 jornadas
     /// kept costs a pointer each, and a batch copies only the meters it changes.
-    pub days: BTreeMap<String, Arc<BTreeMap<String, Arc<TableDay>>>>,
+    pub days: BTreeMap<String, Arc<BTreeMap<TableId, Arc<TableDay>>>>,
     /// Pool → its last hits, newest first (shared like the orders).
-    pub hits: Arc<BTreeMap<String, VecDeque<Hit>>>,
-    pub last_wins: BTreeMap<String, LastWin>,
+    pub hits: Arc<BTreeMap<PoolId, VecDeque<Hit>>>,
+    pub last_wins: BTreeMap<PoolId, LastWin>,
     /// The settled rounds with a payout order still pending, by the journal sequence
     /// of their ACEPTAR: what a rejection needs to undo one award and only it.
     #[serde(default)]
@@ -291,6 +292,6 @@ impl Data {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
     pub config_hash: String,
-    pub pools: BTreeMap<String, PoolState>,
+    pub pools: BTreeMap<PoolId, PoolState>,
     pub data: Data,
 }

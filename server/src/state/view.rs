@@ -3,6 +3,7 @@
 
 use pozo_engine::Game;
 use pozo_engine::money::Money;
+use pozo_engine::{PoolId, TableId};
 use serde::{Deserialize, Serialize};
 
 use super::State;
@@ -12,7 +13,7 @@ use super::model::{AwardRecord, Bet, PayoutOrder, Phase, PrizeEntry};
 /// What a table command answers; kept per table so a retry gets the same answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableReply {
-    pub table_id: String,
+    pub table_id: TableId,
     pub sequence: u64,
     pub journal_sequence: u64,
     pub outcome: String,
@@ -83,8 +84,8 @@ impl TableState {
 /// A table as its panels show it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableView {
-    pub table_id: String,
-    pub pool_id: String,
+    pub table_id: TableId,
+    pub pool_id: PoolId,
     pub game: Game,
     pub state: TableState,
     pub round: u64,

@@ -10,13 +10,14 @@ use axum_extra::extract::CookieJar;
 
 use super::{PageError, Peer, Web, auth, feed, page, view};
 use crate::config::{Config, Role};
+use pozo_engine::PoolId;
 
 /// Who may watch the signs from outside the open networks.
 const SIGN_READERS: &[Role] = &[Role::Office, Role::Supervisor];
 
 /// The pools a sign shows, from its query: every pool, or those of the named pools,
 /// flores and tables, in the rulebooks' order.
-fn chosen_pools(config: &Config, query: Option<&str>) -> Result<Vec<String>, PageError> {
+fn chosen_pools(config: &Config, query: Option<&str>) -> Result<Vec<PoolId>, PageError> {
     let mut wanted = std::collections::BTreeSet::new();
     let mut any = false;
     for (name, value) in form_urlencoded_pairs(query.unwrap_or("")) {
@@ -26,7 +27,7 @@ fn chosen_pools(config: &Config, query: Option<&str>) -> Result<Vec<String>, Pag
                 if config.rulebooks.pool(&value).is_none() {
                     return Err(PageError::not_found(format!("pozo: no existe el pozo `{}`", view::bounded(&value))));
                 }
-                wanted.insert(value);
+                wanted.insert(PoolId::from(value));
             }
             "flor" | "mesa" => {
                 let tables: Vec<_> = config
@@ -95,7 +96,7 @@ async fn cartel(
     page(&CartelPage {
         casino: config.layout.casino.clone(),
         pool_ids: pools.join(","),
-        pools: pools.iter().map(|id| (id.clone(), view::pool_name(config, id))).collect(),
+        pools: pools.iter().map(|id| (id.to_string(), view::pool_name(config, id))).collect(),
         silence_ms: feed::SILENCE_MS,
     })
 }
@@ -124,11 +125,11 @@ mod tests {
     #[test]
     fn a_sign_shows_the_pools_of_what_it_names() {
         let config = Config::embedded();
-        let every: Vec<String> = config.rulebooks.pools().map(|pool| pool.id.clone()).collect();
+        let every: Vec<PoolId> = config.rulebooks.pools().map(|pool| pool.id.clone()).collect();
         assert_eq!(chosen_pools(&config, None).expect("all"), every);
         let table = &config.layout.tables[0];
         assert_eq!(chosen_pools(&config, Some(&format!("mesa={}", table.id))).expect("one table"), vec![table.pool.clone()]);
-        let flor: Vec<String> = {
+        let flor: Vec<PoolId> = {
             let pools: std::collections::BTreeSet<_> =
                 config.layout.tables.iter().filter(|other| other.flor == table.flor).map(|other| other.pool.clone()).collect();
             every.iter().filter(|id| pools.contains(*id)).cloned().collect()

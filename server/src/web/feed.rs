@@ -109,7 +109,7 @@ pub struct AmountsJson<'a> {
 fn prize(config: &Config, pool: &str, prize: &PrizeView) -> PrizeJson {
     let hit = &prize.hit;
     PrizeJson {
-        mesa: hit.table_id.clone(),
+        mesa: hit.table_id.to_string(),
         asiento: hit.seat,
         premio: hit.code.clone(),
         nombre: view::prize_name(config, pool, &hit.code),
@@ -128,7 +128,7 @@ pub fn floor_json(config: &Config, push: &DisplayPush) -> FloorJson {
             .pools
             .iter()
             .map(|pool| PoolJson {
-                id: pool.pool_id.clone(),
+                id: pool.pool_id.to_string(),
                 nombre: view::pool_name(config, &pool.pool_id),
                 monto: view::pesos(pool.displayed),
                 minimo: view::pesos(pool.minimum),

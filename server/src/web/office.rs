@@ -57,9 +57,9 @@ fn row(config: &Config, order: &PayoutOrder, now_ms: u64) -> OrderRow {
     let facts = &order.facts;
     OrderRow {
         id: order.order_id.clone(),
-        pool: facts.pool.clone(),
+        pool: facts.pool.to_string(),
         pool_name: view::pool_name(config, &facts.pool),
-        table: facts.table_id.clone(),
+        table: facts.table_id.to_string(),
         seat: facts.seat,
         round: facts.round,
         code: facts.code.clone(),
@@ -201,8 +201,8 @@ impl DecisionForm {
             }
         }
         Ok(OrderFacts {
-            pool: self.pozo.clone(),
-            table_id: self.mesa.clone(),
+            pool: self.pozo.clone().into(),
+            table_id: self.mesa.clone().into(),
             seat,
             round: number("ronda", &self.ronda)?,
             code: self.premio.clone(),
@@ -398,7 +398,7 @@ async fn history(State(web): State<Web>, jar: CookieJar, Query(query): Query<His
             session,
             orders,
             csv: format!("/venta-pagos/historial.csv?{}", history_link(&query)),
-            tables: web.handle.config().layout.tables.iter().map(|table| table.id.clone()).collect(),
+            tables: web.handle.config().layout.tables.iter().map(|table| table.id.to_string()).collect(),
             jornada: query.jornada,
             mesa: query.mesa,
         })

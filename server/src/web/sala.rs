@@ -9,7 +9,7 @@ use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum_extra::extract::CookieJar;
-use pozo_engine::Money;
+use pozo_engine::{Money, PoolId, TableId};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 
@@ -65,11 +65,11 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
                 let push = panel.borrow();
                 (push.view.state, push.view.round)
             };
-            let seen = agents.get(&layout.id).copied().unwrap_or_default();
+            let seen = agents.get(layout.id.as_str()).copied().unwrap_or_default();
             let open = state != TableState::Closed;
             Some(TableRow {
                 game: layout.game.to_string(),
-                pool: layout.pool.clone(),
+                pool: layout.pool.to_string(),
                 flor: layout.flor.clone(),
                 open,
                 phase: match state {
@@ -87,13 +87,13 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
                     format!("{} (hace {})", view::clock(&config, seen.last_seen_ms), view::age(now, seen.last_seen_ms))
                 },
                 suspended: open && !seen.connected(),
-                id: layout.id.clone(),
+                id: layout.id.to_string(),
             })
         })
         .collect();
     // The pending prizes per pool, as the writer published them for the signs: not
     // found again by reading every order on the writer's task.
-    let pending: std::collections::BTreeMap<String, usize> =
+    let pending: std::collections::BTreeMap<PoolId, usize> =
         web.handle.display().borrow().pools.iter().map(|pool| (pool.pool_id.clone(), pool.pending.len())).collect();
     let pool_rows = pools
         .into_iter()
@@ -109,7 +109,7 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
                 tables,
                 tables_live,
                 suspended: tables_live == 0,
-                id,
+                id: id.to_string(),
             }
         })
         .collect();
@@ -204,7 +204,7 @@ fn height(value: Money, max: Money) -> u32 {
 
 struct Report {
     jornada: String,
-    rows: Vec<(String, TableDay)>,
+    rows: Vec<(TableId, TableDay)>,
     hours: BTreeMap<u32, (Money, Money)>,
     jornadas: Vec<String>,
 }
@@ -219,7 +219,7 @@ async fn report(web: &Web, query: &ReportQuery) -> Result<Report, PageError> {
     };
     let model = web.handle.read();
     let jornadas: Vec<String> = model.jornadas().map(str::to_owned).collect();
-    let rows: Vec<(String, TableDay)> =
+    let rows: Vec<(TableId, TableDay)> =
         config.layout.tables.iter().map(|table| (table.id.clone(), model.day(&jornada, &table.id))).collect();
     let mut hours: BTreeMap<u32, (Money, Money)> = BTreeMap::new();
     for (_, day) in &rows {
@@ -282,7 +282,7 @@ async fn report_page(State(web): State<Web>, jar: CookieJar, Query(query): Query
                 .rows
                 .into_iter()
                 .map(|(table, day)| ReportRow {
-                    table,
+                    table: table.to_string(),
                     ipa: view::pesos(day.ipa),
                     pppa: view::pesos(day.pppa),
                     fp: day.fp,
@@ -313,7 +313,7 @@ async fn report_csv(State(web): State<Web>, jar: CookieJar, Query(query): Query<
             .map(|(table, day)| {
                 vec![
                     report.jornada.clone(),
-                    table.clone(),
+                    table.to_string(),
                     String::new(),
                     text(day.ipa),
                     text(day.pppa),
@@ -332,7 +332,7 @@ async fn report_csv(State(web): State<Web>, jar: CookieJar, Query(query): Query<
             for (hour, (ipa, pppa)) in &day.hours {
                 rows.push(vec![
                     report.jornada.clone(),
-                    table.clone(),
+                    table.to_string(),
                     hour.to_string(),
                     text(*ipa),
                     text(*pppa),
@@ -424,7 +424,7 @@ async fn pool_page(State(web): State<Web>, jar: CookieJar, Path(id): Path<String
             .iter()
             .map(|hit| HitRow {
                 moment: view::moment(&config, hit.time_ms),
-                table: hit.table_id.clone(),
+                table: hit.table_id.to_string(),
                 seat: hit.seat,
                 prize: view::prize_name(&config, &id, &hit.code),
                 amount: pesos(hit.amount),

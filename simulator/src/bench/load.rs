@@ -164,7 +164,7 @@ pub(super) async fn agents(config: &Config, url: &str, connections: u64, identif
             let mac = pozo_proto::envelope_mac(&key.secret, pozo_proto::Purpose::TableCommand, &journal_id);
             let channel = channels[index % channels.len()].clone();
             Ok(Agent {
-                table: table.id.clone(),
+                table: table.id.to_string(),
                 key_id: key.id,
                 journal_id: journal_id.clone(),
                 mac,

@@ -37,7 +37,7 @@ pub(super) async fn build_journal(directory: &Path, config: Config, entries: u64
         .tables
         .iter()
         .map(|table| Table {
-            id: table.id.clone(),
+            id: table.id.to_string(),
             sequence: 1,
             cycle: Cycle::new(table.seats),
             cards: table.game.plays_instant_prize(),
@@ -53,7 +53,7 @@ pub(super) async fn build_journal(directory: &Path, config: Config, entries: u64
             pb::TableCommand { table_id: table.id.clone(), sequence: table.sequence, command: Some(wire) }.encode_to_vec();
         let card = (step == Step::Start && table.cards).then(|| Card::from_index((sequence % 52) as u8));
         let command = Command::Table(TableCommand {
-            table_id: table.id.clone(),
+            table_id: table.id.clone().into(),
             sequence: table.sequence,
             payload_sha256: payload_sha256(&payload),
             op,

@@ -82,9 +82,8 @@ impl OpenSigns {
         let (pages, opened, ended) = (pages.to_owned(), Arc::clone(&open), Arc::clone(&done));
         let readers = std::thread::Builder::new().name("signs".into()).spawn(move || {
             runtime.block_on(async move {
-                let readers: Vec<_> = (0..count)
-                    .map(|_| tokio::spawn(read_sign(pages.clone(), Arc::clone(&opened), Arc::clone(&ended))))
-                    .collect();
+                let readers: Vec<_> =
+                    (0..count).map(|_| tokio::spawn(read_sign(pages.clone(), Arc::clone(&opened), Arc::clone(&ended)))).collect();
                 let mut results = Vec::with_capacity(readers.len());
                 for reader in readers {
                     results.push(reader.await.unwrap_or_else(|error| Err(anyhow::anyhow!("a sign's reader panicked: {error}"))));
@@ -95,7 +94,11 @@ impl OpenSigns {
         let deadline = Instant::now() + READY_TIMEOUT;
         while open.load(Ordering::Relaxed) < count {
             anyhow::ensure!(Instant::now() < deadline, "only {} of {count} signs connected", open.load(Ordering::Relaxed));
-            anyhow::ensure!(!readers.is_finished(), "the signs' readers stopped: {} of {count} connected", open.load(Ordering::Relaxed));
+            anyhow::ensure!(
+                !readers.is_finished(),
+                "the signs' readers stopped: {} of {count} connected",
+                open.load(Ordering::Relaxed)
+            );
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         Ok(OpenSigns { readers, open, done })

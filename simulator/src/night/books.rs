@@ -30,19 +30,21 @@ impl Snapshot {
         let mut tables = BTreeMap::new();
         for table in &config.layout.tables {
             let mut days = BTreeMap::new();
-            let current =
-                reports.table(pb::TableReportRequest { table_id: table.id.clone(), jornada: String::new() }).await?.into_inner();
+            let current = reports
+                .table(pb::TableReportRequest { table_id: table.id.to_string(), jornada: String::new() })
+                .await?
+                .into_inner();
             for jornada in jornadas {
                 if *jornada != current.jornada {
                     let report = reports
-                        .table(pb::TableReportRequest { table_id: table.id.clone(), jornada: jornada.clone() })
+                        .table(pb::TableReportRequest { table_id: table.id.to_string(), jornada: jornada.clone() })
                         .await?
                         .into_inner();
                     days.insert(jornada.clone(), report);
                 }
             }
             days.insert(current.jornada.clone(), current);
-            tables.insert(table.id.clone(), days);
+            tables.insert(table.id.to_string(), days);
         }
         let journal = reports.journal(pb::JournalStatusRequest {}).await?.into_inner();
         Ok(Snapshot { pools, tables, journal_entries: journal.entries, tip_hash: journal.tip_hash })
@@ -103,8 +105,8 @@ pub(super) fn compare(
     let mut per_pool: BTreeMap<&str, (u64, Money, u64)> = BTreeMap::new();
     for table in &config.layout.tables {
         let rules = config.rulebooks.pool(&table.pool).expect("validated layout");
-        let mine = counted.get(&table.id).cloned().unwrap_or_default();
-        let theirs = books.tables.get(&table.id).cloned().unwrap_or_default();
+        let mine = counted.get(table.id.as_str()).cloned().unwrap_or_default();
+        let theirs = books.tables.get(table.id.as_str()).cloned().unwrap_or_default();
         let id = &table.id;
         // Every acknowledged press is a registered side bet: nothing was voided.
         if theirs.presses != mine.presses {

@@ -48,9 +48,9 @@ impl Dealer {
         let table_seed = table_seed(seed, &table.id);
         let shoe = blackjack::Table::for_game(table.game.name(), table_seed ^ 0x5EED);
         Dealer {
-            table: table.id.clone(),
+            table: table.id.to_string(),
             game: table.game,
-            pool: table.pool.clone(),
+            pool: table.pool.to_string(),
             seats: table.seats,
             rng: cards::rng(table_seed),
             credits: vec![0; table.seats as usize],

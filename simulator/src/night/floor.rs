@@ -113,7 +113,7 @@ impl Floor {
         let mut index = HashMap::new();
         for table in &config.layout.tables {
             let key = casino::table_key(config, &table.id)?;
-            index.insert(table.id.clone(), links.len());
+            index.insert(table.id.to_string(), links.len());
             links.push(Arc::new(Mutex::new(AgentLink::start(server, &table.id, key).await?)));
         }
         let record = match record {
@@ -140,7 +140,7 @@ impl Floor {
             started: Instant::now(),
             pace,
             form_numbers: 0,
-            pools: config.layout.tables.iter().map(|table| (table.id.clone(), table.pool.clone())).collect(),
+            pools: config.layout.tables.iter().map(|table| (table.id.to_string(), table.pool.to_string())).collect(),
             rulebooks: config.rulebooks.clone(),
             replenishments: BTreeMap::new(),
             abandoned: None,
@@ -324,7 +324,7 @@ impl Floor {
         if let Some(difference) = award_difference(table, ack, &expected) {
             self.differences.push(difference);
         }
-        *self.replenishments.entry(expected.pool.clone()).or_default() += expected.replenishment;
+        *self.replenishments.entry(expected.pool.to_string()).or_default() += expected.replenishment;
     }
 
     /// The Venta-Pagos office confirms a payout order (the cashier paid it).

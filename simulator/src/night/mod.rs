@@ -452,9 +452,9 @@ mod tests {
         let mut books = Books::default();
         for table in &config.layout.tables {
             let rules = config.rulebooks.pool(&table.pool).expect("pool");
-            let mine = counted.get(&table.id).cloned().unwrap_or_default();
+            let mine = counted.get(table.id.as_str()).cloned().unwrap_or_default();
             books.tables.insert(
-                table.id.clone(),
+                table.id.to_string(),
                 TableBooks {
                     bets: mine.presses,
                     presses: mine.presses,
@@ -464,7 +464,7 @@ mod tests {
                     credits_returned: mine.credits_sold - mine.presses,
                 },
             );
-            let pool = books.pools.entry(table.pool.clone()).or_default();
+            let pool = books.pools.entry(table.pool.to_string()).or_default();
             let amount = Decimal::from(mine.presses) * rules.side_bet;
             pool.bets += mine.presses;
             pool.bets_amount += amount;

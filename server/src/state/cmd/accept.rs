@@ -58,7 +58,7 @@ impl State {
             let order_id = (award.award > Money::ZERO && (percent || award.award > threshold)).then(|| {
                 let facts = OrderFacts {
                     pool: pool_id.clone(),
-                    table_id: table_id.to_owned(),
+                    table_id: table_id.to_owned().into(),
                     seat: award.seat,
                     round,
                     code: award.code.clone(),
@@ -90,7 +90,7 @@ impl State {
         // The last hits are prizes that paid money: a bronze exchanged for silver is not one.
         for award in awards.iter().filter(|award| award.award > Money::ZERO) {
             hits.push_front(Hit {
-                table_id: table_id.to_owned(),
+                table_id: table_id.to_owned().into(),
                 seat: award.seat,
                 code: award.code.clone(),
                 amount: award.award,
@@ -104,7 +104,7 @@ impl State {
             self.data.last_wins.insert(
                 pool_id.clone(),
                 LastWin {
-                    table_id: table_id.to_owned(),
+                    table_id: table_id.to_owned().into(),
                     seat: top.seat,
                     code: top.code.clone(),
                     amount: total,
