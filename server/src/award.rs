@@ -155,7 +155,7 @@ pub fn calculate(rulebooks: &Rulebooks, round: &RoundFile) -> Result<AwardReport
                     text.parse::<Rank>().map_err(|problem| EngineError::invalid(&format!("winners[{index}].high"), problem))
                 })
                 .transpose()?;
-            Ok(Winner { seat: line.seat, code: line.code.clone(), bet, high })
+            Ok(Winner { seat: line.seat, code: line.code.clone().into(), bet, high })
         })
         .collect::<Result<Vec<Winner>, EngineError>>()?;
     let mut pool = Pool::with_balances(Arc::new(rules.clone()), balance, reserve);
@@ -181,16 +181,16 @@ fn report(settlement: &Settlement, has_reserve: bool) -> AwardReport {
             .iter()
             .map(|award| AwardLine {
                 seat: award.seat,
-                code: award.code.clone(),
+                code: award.code.to_string(),
                 unlimited: text(award.unlimited),
                 award: text(award.award),
-                grants: award.grants.as_ref().map(|grant| GrantLine { code: grant.code.clone(), count: grant.count }),
+                grants: award.grants.as_ref().map(|grant| GrantLine { code: grant.code.to_string(), count: grant.count }),
             })
             .collect(),
         superseded: settlement
             .superseded
             .iter()
-            .map(|winner| SupersededLine { seat: winner.seat, code: winner.code.clone() })
+            .map(|winner| SupersededLine { seat: winner.seat, code: winner.code.to_string() })
             .collect(),
         total_paid: text(settlement.total_paid()),
         replenishment: text(settlement.replenishment),

@@ -241,7 +241,11 @@ pub fn table_op(command: pb::table_command::Command) -> Result<TableOp, ApiError
         C::EnterPrize(prize) => {
             bounded("code", &prize.code)?;
             bounded("high", &prize.high)?;
-            TableOp::EnterPrize { seat: prize.seat, code: prize.code, high: (!prize.high.is_empty()).then_some(prize.high) }
+            TableOp::EnterPrize {
+                seat: prize.seat,
+                code: prize.code.into(),
+                high: (!prize.high.is_empty()).then_some(prize.high),
+            }
         }
         C::Accept(_) => TableOp::Accept,
         C::FinishRound(_) => TableOp::FinishRound,
@@ -354,7 +358,7 @@ pub fn table_view(view: &TableView) -> pb::TableView {
             .iter()
             .map(|entry| pb::PrizeEntry {
                 seat: entry.seat,
-                code: entry.code.clone(),
+                code: entry.code.to_string(),
                 high: entry.high.clone().unwrap_or_default(),
             })
             .collect(),
@@ -371,11 +375,11 @@ pub fn table_view(view: &TableView) -> pb::TableView {
 fn award_view(award: &AwardRecord) -> pb::AwardView {
     pb::AwardView {
         seat: award.seat,
-        code: award.code.clone(),
+        code: award.code.to_string(),
         unlimited: amount(award.unlimited),
         award: amount(award.award),
         payout_order_id: award.payout_order_id.clone().unwrap_or_default(),
-        grants_code: award.grants.as_ref().map(|(code, _)| code.clone()).unwrap_or_default(),
+        grants_code: award.grants.as_ref().map(|(code, _)| code.clone()).unwrap_or_default().to_string(),
         grants_count: award.grants.as_ref().map(|(_, count)| *count).unwrap_or_default(),
     }
 }
@@ -398,7 +402,7 @@ pub fn payout_order(order: &PayoutOrder) -> pb::PayoutOrder {
         table_id: order.facts.table_id.to_string(),
         seat: order.facts.seat,
         round: order.facts.round,
-        code: order.facts.code.clone(),
+        code: order.facts.code.to_string(),
         amount: amount(order.facts.amount),
         journal_sequence: order.journal_sequence,
         status: order.status.spanish().to_owned(),
@@ -557,7 +561,7 @@ impl pb::display_server::Display for DisplayService {
                     last_win: pool.last_win.as_ref().map(|win| pb::WinView {
                         table_id: win.table_id.to_string(),
                         seat: win.seat,
-                        code: win.code.clone(),
+                        code: win.code.to_string(),
                         amount: amount(win.amount),
                         journal_sequence: win.journal_sequence,
                     }),
@@ -580,7 +584,7 @@ fn hit(hit: &crate::state::Hit) -> pb::Hit {
     pb::Hit {
         table_id: hit.table_id.to_string(),
         seat: hit.seat,
-        code: hit.code.clone(),
+        code: hit.code.to_string(),
         amount: amount(hit.amount),
         time_ms: hit.time_ms,
         journal_sequence: hit.journal_sequence,
@@ -646,7 +650,7 @@ fn order_facts(expect: Option<pb::OrderFacts>) -> Result<OrderFacts, ApiError> {
         table_id: expect.table_id.into(),
         seat: expect.seat,
         round: expect.round,
-        code: expect.code,
+        code: expect.code.into(),
         amount,
     })
 }

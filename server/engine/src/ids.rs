@@ -1,4 +1,4 @@
-//! Typed identifiers: a table's id and a pool's id are not interchangeable strings.
+//! Typed identifiers: a table's id, a pool's id and a premio code are not interchangeable strings.
 //!
 //! Each is a shared immutable string (cloning one is a reference count, not a copy),
 //! written in the journal, the snapshots and every report exactly as the text it holds
@@ -145,6 +145,12 @@ id!(
 id!(
     /// A pool's id as its rulebook names it (`blackjack-sietes`, `ruleta-grillos`…).
     PoolId
+);
+
+id!(
+    /// A premio code as its rulebook names it, Spanish upper snake case
+    /// (`TRES_SIETES_CORAZONES`, `GRILLO_ORO`, `PREMIO_INSTANTANEO`).
+    PrizeCode
 );
 
 #[cfg(test)]

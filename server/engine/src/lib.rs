@@ -4,7 +4,7 @@
 //! is a plain function and every run can be replayed bit for bit.
 //!
 //! # Layout
-//! - [`ids`]: the typed identifiers [`TableId`] and [`PoolId`].
+//! - [`ids`]: the typed identifiers [`TableId`], [`PoolId`] and [`PrizeCode`].
 //! - [`money`](mod@money): the [`Money`] newtype (exact decimal, never a float) and the
 //!   [`money!`] literal, rounding down to the payout unit, `$ 12.345,67`.
 //! - [`rulebook`]: the pools of the regulations as validated data (`config/*.toml`).
@@ -31,7 +31,7 @@ pub mod settle;
 
 pub use engine::{Engine, Totals};
 pub use error::EngineError;
-pub use ids::{PoolId, TableId};
+pub use ids::{PoolId, PrizeCode, TableId};
 #[doc(hidden)]
 pub use money::__dec;
 pub use money::{Money, format_ars};

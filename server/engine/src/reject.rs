@@ -19,6 +19,7 @@
 //! what moves in the live pool, so later contributions stay where they are.
 
 use crate::error::EngineError;
+use crate::ids::PrizeCode;
 use crate::money::Money;
 use crate::pool::{Funding, Pool};
 use crate::rulebook::PrizeValue;
@@ -29,7 +30,7 @@ use crate::settle::{self, BookedAward, RoundBook, RoundEffect, Seat, Winner};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Resettled {
     pub seat: Seat,
-    pub code: String,
+    pub code: PrizeCode,
     pub before: Money,
     pub after: Money,
 }

@@ -13,7 +13,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
-use crate::ids::PoolId;
+use crate::ids::{PoolId, PrizeCode};
 use crate::money::{CENT, Money, is_multiple_of};
 
 /// The rulebooks compiled into the binary: the default when no `--rulebook` is given.
@@ -239,7 +239,7 @@ impl PrizeValue {
 /// Chips a prize hands over instead of (or besides) money.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Grant {
-    pub code: String,
+    pub code: PrizeCode,
     pub count: u32,
 }
 
@@ -247,7 +247,7 @@ pub struct Grant {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Prize {
     /// Premio code, Spanish upper snake case (`TRES_SIETES_CORAZONES`).
-    pub code: String,
+    pub code: PrizeCode,
     /// How the regulation names it, for screens and reports.
     pub name: String,
     /// The article that sets it.
@@ -290,7 +290,7 @@ pub struct PoolRules {
     pub bet_max: Money,
     /// Codes that cannot occur together in one hand: one seat, one round, at most one
     /// code of each group (11.3: each combination is a different hand).
-    pub exclusive: Vec<Vec<String>>,
+    pub exclusive: Vec<Vec<PrizeCode>>,
     /// Besides every percentage prize, any award over this amount is paid through
     /// Venta-Pagos (3.5.2, 11.6.1.2, 15.8.2): the jurisdiction's own threshold.
     pub venta_pagos_over: Money,
@@ -318,7 +318,7 @@ impl PoolRules {
     }
 
     /// The group of codes `code` excludes in the same hand, if it belongs to one.
-    pub fn exclusive_group(&self, code: &str) -> Option<&[String]> {
+    pub fn exclusive_group(&self, code: &str) -> Option<&[PrizeCode]> {
         self.exclusive.iter().find(|group| group.iter().any(|member| member == code)).map(Vec::as_slice)
     }
 
@@ -663,14 +663,14 @@ fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<Pool
         }
         Some(_) => return Err(fields.error("seats_max", "must be a table { seats, article }")),
     };
-    let exclusive: Vec<Vec<String>> = match fields.get("exclusive") {
+    let exclusive: Vec<Vec<PrizeCode>> = match fields.get("exclusive") {
         None => Vec::new(),
         Some(Value::Array(groups)) => groups
             .iter()
             .map(|group| match group {
                 Value::Array(codes) if codes.len() >= 2 => codes
                     .iter()
-                    .map(|code| code.as_str().map(str::to_owned).ok_or_else(|| fields.error("exclusive", "codes are strings")))
+                    .map(|code| code.as_str().map(PrizeCode::new).ok_or_else(|| fields.error("exclusive", "codes are strings")))
                     .collect(),
                 _ => Err(fields.error("exclusive", "each group is an array of two or more premio codes")),
             })
@@ -846,7 +846,7 @@ fn parse_prize(file: &str, pool: &str, index: usize, table: &Table) -> Result<Pr
                 _ => return Err(grant_fields.error("count", "must be a whole number from 1 to 10")),
             };
             grant_fields.finish()?;
-            Some(Grant { code, count })
+            Some(Grant { code: PrizeCode::from(code), count })
         }
         Some(_) => return Err(fields.error("grants", "must be a table { code, count }")),
     };
@@ -854,5 +854,5 @@ fn parse_prize(file: &str, pool: &str, index: usize, table: &Table) -> Result<Pr
         return Err(fields.error("grants", "a prize that pays `grant` must say what it grants"));
     }
     fields.finish()?;
-    Ok(Prize { code, name, article, value, grants })
+    Ok(Prize { code: PrizeCode::from(code), name, article, value, grants })
 }

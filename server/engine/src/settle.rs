@@ -30,7 +30,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::error::EngineError;
-use crate::ids::PoolId;
+use crate::ids::{PoolId, PrizeCode};
 use crate::money::{Money, floor_div, floor_to_unit};
 use crate::pool::{Funding, Pool, check_bet, check_bet_allowed};
 use crate::rulebook::{Grant, Policy, PoolRules, Prize, PrizeValue};
@@ -90,7 +90,7 @@ impl fmt::Display for Rank {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Winner {
     pub seat: Seat,
-    pub code: String,
+    pub code: PrizeCode,
     /// The winner's side bet, where the prize is a multiple of it.
     pub bet: Option<Money>,
     /// The highest card of the hand, where the policy orders equal codes by it.
@@ -101,7 +101,7 @@ pub struct Winner {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Award {
     pub seat: Seat,
-    pub code: String,
+    pub code: PrizeCode,
     /// What the winner would get with no limit on payment (3.6.1.1): before the
     /// factor, the cap and the rounding; for a shared prize, the equal share.
     pub unlimited: Money,
@@ -585,7 +585,7 @@ pub struct RoundBook {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BookedAward {
     pub seat: Seat,
-    pub code: String,
+    pub code: PrizeCode,
     /// What it pays now: fixed at marking, raised only by a re-settlement.
     pub award: Money,
     pub rejected: bool,

@@ -12,7 +12,7 @@ fn rules(id: &str) -> Arc<PoolRules> {
 }
 
 fn winner(seat: u32, code: &str, bet: Money) -> Winner {
-    Winner { seat, code: code.to_owned(), bet: Some(bet), high: None }
+    Winner { seat, code: code.into(), bet: Some(bet), high: None }
 }
 
 fn assert_conserved(pool: &Pool) {

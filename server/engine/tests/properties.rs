@@ -189,7 +189,7 @@ fn winner_bet(rules: &PoolRules) -> BoxedStrategy<Money> {
 /// combination is marked once; the rulebook's `exclusive`).
 fn winners(rules: &PoolRules) -> impl Strategy<Value = Vec<Winner>> + use<> {
     let exclusive = rules.clone();
-    let codes: Vec<String> = rules.prizes.iter().map(|prize| prize.code.clone()).collect();
+    let codes: Vec<pozo_engine::PrizeCode> = rules.prizes.iter().map(|prize| prize.code.clone()).collect();
     let winner = (SEATS, select(codes), winner_bet(rules), select(RANKS.to_vec())).prop_map(|(seat, code, bet, high)| Winner {
         seat,
         code,
@@ -200,7 +200,7 @@ fn winners(rules: &PoolRules) -> impl Strategy<Value = Vec<Winner>> + use<> {
         let mut marked: BTreeSet<(u32, String)> = BTreeSet::new();
         winners.retain(|winner| {
             let clash = marked.iter().any(|(seat, code)| *seat == winner.seat && exclusive.excludes(code, &winner.code));
-            !clash && marked.insert((winner.seat, winner.code.clone()))
+            !clash && marked.insert((winner.seat, winner.code.to_string()))
         });
         winners
     })
@@ -263,7 +263,7 @@ impl Defect {
             Defect::SameCombinationTwice => winners.push(winners[at].clone()),
             Defect::SeatZero => winners[at].seat = 0,
             Defect::SeatOverMax => winners[at].seat = SEAT_MAX + 1,
-            Defect::CodeNotInPaytable => winners[at].code = "NO_ES_UN_PREMIO".to_owned(),
+            Defect::CodeNotInPaytable => winners[at].code = "NO_ES_UN_PREMIO".into(),
             Defect::ZeroBet => winners[at].bet = Some(Money::ZERO),
             Defect::BetFinerThanCentavo => winners[at].bet = Some(money!(0.005)),
             Defect::BetOverMax => winners[at].bet = Some(pozo_engine::money::BET_MAX + money!(0.01)),

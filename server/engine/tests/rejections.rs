@@ -29,7 +29,7 @@ fn pool_with(id: &str, balance: Money) -> Pool {
 }
 
 fn winner(seat: u32, code: &str, bet: Money) -> Winner {
-    Winner { seat, code: code.to_owned(), bet: Some(bet), high: None }
+    Winner { seat, code: code.into(), bet: Some(bet), high: None }
 }
 
 fn award(book: &RoundBook, seat: u32, code: &str) -> Money {
@@ -242,7 +242,7 @@ enum Event {
 
 /// One to five winners, at most one combination per seat, all with the pool's own bet.
 fn winners(rules: &PoolRules) -> impl Strategy<Value = Vec<Winner>> + use<> {
-    let codes: Vec<String> = rules.prizes.iter().map(|prize| prize.code.clone()).collect();
+    let codes: Vec<pozo_engine::PrizeCode> = rules.prizes.iter().map(|prize| prize.code.clone()).collect();
     let bet = rules.side_bet;
     let ranks = ["2", "5", "9", "J", "A"];
     let one = (1..=5_u32, select(codes), select(ranks.to_vec())).prop_map(move |(seat, code, high)| Winner {
@@ -271,7 +271,7 @@ fn events(rules: &PoolRules) -> impl Strategy<Value = Vec<Event>> + use<> {
 struct Kept {
     book: RoundBook,
     /// (seat, code) of the awards whose orders are still pending.
-    pending: BTreeSet<(u32, String)>,
+    pending: BTreeSet<(u32, pozo_engine::PrizeCode)>,
     /// Main and reserve contributions since the round, while nothing else happened.
     clean_since: Option<(Money, Money)>,
 }
@@ -314,7 +314,7 @@ fn play(rules: &PoolRules, events: &[Event]) -> Result<(), TestCaseError> {
                     continue;
                 }
                 let at = open[round_index.index(open.len())];
-                let targets: Vec<(u32, String)> = kept[at].pending.iter().cloned().collect();
+                let targets: Vec<(u32, pozo_engine::PrizeCode)> = kept[at].pending.iter().cloned().collect();
                 let (seat, code) = targets[award_index.index(targets.len())].clone();
                 let others_pending = kept[at].book.awards.iter().all(|award| {
                     award.rejected
@@ -343,11 +343,11 @@ fn play(rules: &PoolRules, events: &[Event]) -> Result<(), TestCaseError> {
                 });
                 let Kept { book, pending, .. } = &mut kept[at];
                 let booked_before = book.award(seat, &code).expect("a booked award").award;
-                let awards_before: Vec<(u32, String, Money)> =
+                let awards_before: Vec<(u32, pozo_engine::PrizeCode, Money)> =
                     book.awards.iter().map(|award| (award.seat, award.code.clone(), award.award)).collect();
                 let pending_now = pending.clone();
                 let rejection = pool
-                    .reject_award(book, seat, &code, |s, c| pending_now.contains(&(s, c.to_owned())) && !(s == seat && c == code))
+                    .reject_award(book, seat, &code, |s, c| pending_now.contains(&(s, c.into())) && !(s == seat && c == code))
                     .map_err(|error| TestCaseError::fail(format!("a pending award was refused: {error}")))?;
                 pending.remove(&(seat, code.clone()));
                 prop_assert_eq!(rejection.returned, booked_before);

@@ -33,7 +33,7 @@ fn pays(value: &PrizeValue) -> String {
 fn paytable(pool: &str) -> Vec<(String, String)> {
     let rulebooks = Rulebooks::embedded();
     let rules = rulebooks.pool(pool).unwrap_or_else(|| panic!("pool {pool} is embedded"));
-    rules.prizes.iter().map(|prize| (prize.code.clone(), pays(&prize.value))).collect()
+    rules.prizes.iter().map(|prize| (prize.code.to_string(), pays(&prize.value))).collect()
 }
 
 fn table(lines: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -66,8 +66,8 @@ fn art_3_4_1_roulette_paytable() {
     let rulebooks = Rulebooks::embedded();
     let rules = rulebooks.pool("iplyc-ruleta").expect("embedded");
     let grant = |code: &str| rules.prize(code).and_then(|prize| prize.grants.clone()).map(|grant| (grant.code, grant.count));
-    assert_eq!(grant("GRILLO_BRONCE"), Some(("GRILLO_PLATA".to_owned(), 2)));
-    assert_eq!(grant("GRILLO_PLATA"), Some(("GRILLO_ORO".to_owned(), 1)));
+    assert_eq!(grant("GRILLO_BRONCE"), Some(("GRILLO_PLATA".into(), 2)));
+    assert_eq!(grant("GRILLO_PLATA"), Some(("GRILLO_ORO".into(), 1)));
     assert_eq!(rules.contribution_rate, dec!(0.65), "3.2.1");
 }
 

@@ -1,7 +1,7 @@
 //! The commands the journal records, as the table agents and the office send them.
 
 use pozo_engine::money::Money;
-use pozo_engine::{PoolId, TableId};
+use pozo_engine::{PoolId, PrizeCode, TableId};
 use serde::{Deserialize, Serialize};
 
 /// A card: the premio instantáneo (15.11.2).
@@ -39,7 +39,7 @@ pub enum TableOp {
     /// INICIAR JUEGO (12.5.1.1, 16.4.2.1.6).
     StartRound,
     /// Seat + premio code (12.5.2.1).
-    EnterPrize { seat: u32, code: String, high: Option<String> },
+    EnterPrize { seat: u32, code: PrizeCode, high: Option<String> },
     /// ACEPTAR: the entered prizes are marked and their awards fixed (12.5.2.1 d, 3.5.1).
     Accept,
     /// FINALIZAR JUEGO: the round ends, the panels are enabled again (12.5.2.3).
@@ -85,7 +85,7 @@ pub struct OrderFacts {
     pub table_id: TableId,
     pub seat: u32,
     pub round: u64,
-    pub code: String,
+    pub code: PrizeCode,
     pub amount: Money,
 }
 
@@ -97,7 +97,7 @@ impl OrderFacts {
             ("table_id", self.table_id.to_string(), shown.table_id.to_string()),
             ("seat", self.seat.to_string(), shown.seat.to_string()),
             ("round", self.round.to_string(), shown.round.to_string()),
-            ("code", self.code.clone(), shown.code.clone()),
+            ("code", self.code.to_string(), shown.code.to_string()),
         ]
         .into_iter()
         .chain((self.amount != shown.amount).then(|| ("amount", self.amount.to_string(), shown.amount.to_string())))

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use pozo_engine::money::Money;
 use pozo_engine::{Contribution, Game, PoolState, RoundBook};
-use pozo_engine::{PoolId, TableId};
+use pozo_engine::{PoolId, PrizeCode, TableId};
 use serde::{Deserialize, Serialize};
 
 use super::command::{Card, KeyRecord, OfficeCommand, OrderFacts};
@@ -65,7 +65,7 @@ impl Seat {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PrizeEntry {
     pub seat: u32,
-    pub code: String,
+    pub code: PrizeCode,
     pub high: Option<String>,
 }
 
@@ -73,11 +73,11 @@ pub struct PrizeEntry {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AwardRecord {
     pub seat: u32,
-    pub code: String,
+    pub code: PrizeCode,
     pub unlimited: Money,
     pub award: Money,
     pub payout_order_id: Option<String>,
-    pub grants: Option<(String, u32)>,
+    pub grants: Option<(PrizeCode, u32)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -221,7 +221,7 @@ pub struct TableDay {
 pub struct Hit {
     pub table_id: TableId,
     pub seat: u32,
-    pub code: String,
+    pub code: PrizeCode,
     pub amount: Money,
     pub time_ms: u64,
     pub journal_sequence: u64,
@@ -233,7 +233,7 @@ pub struct Hit {
 pub struct LastWin {
     pub table_id: TableId,
     pub seat: u32,
-    pub code: String,
+    pub code: PrizeCode,
     pub amount: Money,
     pub journal_sequence: u64,
 }

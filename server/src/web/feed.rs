@@ -111,7 +111,7 @@ fn prize(config: &Config, pool: &str, prize: &PrizeView) -> PrizeJson {
     PrizeJson {
         mesa: hit.table_id.to_string(),
         asiento: hit.seat,
-        premio: hit.code.clone(),
+        premio: hit.code.to_string(),
         nombre: view::prize_name(config, pool, &hit.code),
         monto: view::pesos(hit.amount),
         hora: view::clock(config, hit.time_ms),

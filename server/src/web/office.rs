@@ -62,7 +62,7 @@ fn row(config: &Config, order: &PayoutOrder, now_ms: u64) -> OrderRow {
         table: facts.table_id.to_string(),
         seat: facts.seat,
         round: facts.round,
-        code: facts.code.clone(),
+        code: facts.code.to_string(),
         prize_name: view::prize_name(config, &facts.pool, &facts.code),
         amount: view::pesos(facts.amount),
         amount_plain: money_text(facts.amount),
@@ -205,7 +205,7 @@ impl DecisionForm {
             table_id: self.mesa.clone().into(),
             seat,
             round: number("ronda", &self.ronda)?,
-            code: self.premio.clone(),
+            code: self.premio.clone().into(),
             amount,
         })
     }

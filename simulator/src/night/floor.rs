@@ -83,7 +83,7 @@ pub(super) fn award_difference(table: &str, ack: &serde_json::Value, expected: &
         })
         .collect();
     let computed: Vec<(u64, String, Money)> =
-        expected.awards.iter().map(|award| (u64::from(award.seat), award.code.clone(), award.award)).collect();
+        expected.awards.iter().map(|award| (u64::from(award.seat), award.code.to_string(), award.award)).collect();
     (paid != computed).then(|| format!("table {table}: ACEPTAR paid {paid:?}; the rulebook gives {computed:?}"))
 }
 
@@ -95,7 +95,7 @@ pub(super) fn winner_of(line: &str) -> Option<pozo_engine::Winner> {
         ["prize", seat, code, high] => (seat, code, high.parse().ok()),
         _ => return None,
     };
-    Some(pozo_engine::Winner { seat: seat.parse().ok()?, code: (*code).to_owned(), bet: None, high })
+    Some(pozo_engine::Winner { seat: seat.parse().ok()?, code: (*code).into(), bet: None, high })
 }
 
 pub(super) fn decimal(value: &serde_json::Value) -> Money {

@@ -1,6 +1,6 @@
 //! FINALIZAR JUEGO: the round ends, grillos exchanged, the panels enabled (12.5.2.3, 3.1.3).
 
-use pozo_engine::Grillo;
+use pozo_engine::{Grillo, PrizeCode};
 
 use crate::state::model::{Bet, Phase};
 use crate::state::refusal::precondition;
@@ -23,7 +23,7 @@ impl State {
         let bronze_grant = self.grant_count(&pool_id, Grillo::Bronce, 2);
         let silver_grant = self.grant_count(&pool_id, Grillo::Plata, 1);
         let table = self.table_mut(table_id);
-        let hits: Vec<(u32, String)> = table.accepted.iter().map(|award| (award.seat, award.code.clone())).collect();
+        let hits: Vec<(u32, PrizeCode)> = table.accepted.iter().map(|award| (award.seat, award.code.clone())).collect();
         for (index, seat) in table.seats.iter_mut().enumerate() {
             seat.bet = Bet::None;
             if roulette {

@@ -62,7 +62,7 @@ impl State {
             // 16.4.2.5.1: "Identificado el naipe correspondiente al PREMIO INSTANTÁNEO,
             // procederá a su pago en forma inmediata": its own event, settled alone, before
             // the hand and never prorated with the round's prizes (15.9).
-            let entry = PrizeEntry { seat: seat_number, code: code.to_owned(), high: None };
+            let entry = PrizeEntry { seat: seat_number, code: code.into(), high: None };
             let winners = winners_of(table, std::slice::from_ref(&entry), pool.rules().side_bet)?;
             let pool_id = table.pool.clone();
             let round = table.round;
@@ -75,7 +75,7 @@ impl State {
             let paid = pozo_engine::format_ars(settlement.total_paid());
             return Ok((format!("Premio instantáneo pagado: posición {seat_number}, {paid} (16.4.2.5.1)"), awards));
         }
-        let entry = PrizeEntry { seat: seat_number, code: code.to_owned(), high: high.map(str::to_owned) };
+        let entry = PrizeEntry { seat: seat_number, code: code.into(), high: high.map(str::to_owned) };
         // The engine checks the whole round as it will be accepted: the paytable, the
         // bet a ×bet prize needs, a combination marked twice, the rank of 6.4.
         let mut entries = table.pending.clone();

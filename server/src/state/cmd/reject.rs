@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+use pozo_engine::PrizeCode;
+
 use crate::state::command::{OfficeCommand, OrderFacts};
 use crate::state::model::{OrderStatus, PayoutOrder};
 use crate::state::refusal::{engine_refusal, precondition};
@@ -28,7 +30,7 @@ impl State {
             ))
         })?;
         // The other orders of the round still waiting for Venta-Pagos: (id, seat, code).
-        let waiting: Vec<(String, u32, String)> = self
+        let waiting: Vec<(String, u32, PrizeCode)> = self
             .data
             .orders
             .values()
