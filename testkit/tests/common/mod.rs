@@ -426,7 +426,12 @@ impl Direct {
 
     /// The table's report for the current jornada.
     pub async fn report(&mut self, table: &str) -> pb::TableReport {
-        let request = self.reports.table(pb::TableReportRequest { table_id: table.to_owned(), jornada: String::new() });
+        self.report_of(table, "").await
+    }
+
+    /// The table's report for `jornada` ("" for the current one).
+    pub async fn report_of(&mut self, table: &str, jornada: &str) -> pb::TableReport {
+        let request = self.reports.table(pb::TableReportRequest { table_id: table.to_owned(), jornada: jornada.to_owned() });
         tokio::time::timeout(WAIT, request).await.expect("report in time").expect("table report").into_inner()
     }
 }
