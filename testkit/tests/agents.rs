@@ -296,7 +296,9 @@ async fn a_forged_key_is_refused_end_to_end() {
     let forged = write_keys_file(directory.path(), "forged.toml", "mesa-B1", "B1", &"5a".repeat(32));
     let key = table_agent::key::load(&forged, "B1").expect("a well-formed keys file");
     assert_eq!(key.id, "mesa-B1");
-    let mut agent = Agent::spawn(&server.url(), "B1", key);
+    // Through a proxy that counts the agent's connections: each attempt is a new one.
+    let proxy = Proxy::start(server.address).await;
+    let mut agent = Agent::spawn(&proxy.url(), "B1", key);
     let refusal = agent
         .out
         .wait_for("the connection refused", WAIT, |value| kind(value) == "refused" && value["input"] == "(connect)")
@@ -307,8 +309,13 @@ async fn a_forged_key_is_refused_end_to_end() {
     for line in ["open", "credits 3 5", "press 3"] {
         agent.refused(line, "suspended").await;
     }
-    // It keeps trying (a key may be rotated) and keeps being refused, without repeating itself.
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    // It keeps trying (a key may be rotated) and keeps being refused, without repeating itself:
+    // two more attempts after the one refused above, then the output is read.
+    let deadline = Instant::now() + WAIT;
+    while proxy.accepted() < 3 {
+        assert!(Instant::now() < deadline, "the agent did not try again: {} connections", proxy.accepted());
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     let lines = agent.out.snapshot();
     assert!(
         lines.iter().filter(|line| is_panel(&line.value)).all(|line| is_suspended_panel(&line.value)),
