@@ -379,7 +379,7 @@ fn award_view(award: &AwardRecord) -> pb::AwardView {
         unlimited: amount(award.unlimited),
         award: amount(award.award),
         payout_order_id: award.payout_order_id.clone().unwrap_or_default(),
-        grants_code: award.grants.as_ref().map(|(code, _)| code.clone()).unwrap_or_default().to_string(),
+        grants_code: award.grants.as_ref().map(|(code, _)| code.to_string()).unwrap_or_default(),
         grants_count: award.grants.as_ref().map(|(_, count)| *count).unwrap_or_default(),
     }
 }

@@ -60,10 +60,10 @@ pub enum StoreError {
          or start this one with another --data", directory.display()
     )]
     Locked { directory: PathBuf },
-    #[error("journal storage: a batch key of {0} bytes, not 8")]
+    #[error("journal storage: a run key of {0} bytes, not 8")]
     Key(usize),
-    #[error("journal storage: the batch starting at entry {first} is damaged: {problem}")]
-    Batch { first: u64, problem: &'static str },
+    #[error("journal storage: the run of entries starting at entry {first} is damaged: {problem}")]
+    Run { first: u64, problem: &'static str },
     #[error(
         "{}: this data directory was written by an earlier Pozo, which kept one sled key per entry; this one keeps one \
          per batch (docs/journal.md) and does not read it", directory.display()
@@ -162,8 +162,8 @@ fn sequence_of(key: &[u8]) -> Result<u64, StoreError> {
     Ok(u64::from_be_bytes(key.try_into().map_err(|_| StoreError::Key(key.len()))?))
 }
 
-/// One batch's value: each entry behind its length (u32, big-endian), in order.
-fn encode_batch(entries: &[Stored]) -> Vec<u8> {
+/// One run's value: each entry behind its length (u32, big-endian), in order.
+fn encode_run(entries: &[Stored]) -> Vec<u8> {
     let mut value = Vec::with_capacity(entries.iter().map(|(_, bytes)| 4 + bytes.len()).sum());
     for (_, bytes) in entries {
         let length = u32::try_from(bytes.len()).expect("an entry under 4 GiB");
@@ -173,8 +173,13 @@ fn encode_batch(entries: &[Stored]) -> Vec<u8> {
     value
 }
 
-/// The entries of the batch stored under `first`, with their sequences.
-fn decode_batch(first: u64, value: &[u8]) -> impl Iterator<Item = Result<(u64, &[u8]), StoreError>> + '_ {
+/// The entries of the run stored under `first`, as owned values.
+fn decode_run_owned(first: u64, value: &[u8]) -> Result<Vec<Stored>, StoreError> {
+    decode_run(first, value).map(|item| item.map(|(sequence, bytes)| (sequence, bytes.to_vec()))).collect()
+}
+
+/// The entries of the run stored under `first`, with their sequences.
+fn decode_run(first: u64, value: &[u8]) -> impl Iterator<Item = Result<(u64, &[u8]), StoreError>> + '_ {
     let mut rest = value;
     let mut sequence = first;
     std::iter::from_fn(move || {
@@ -183,12 +188,12 @@ fn decode_batch(first: u64, value: &[u8]) -> impl Iterator<Item = Result<(u64, &
         }
         let Some((length, after)) = rest.split_first_chunk::<4>() else {
             rest = &[];
-            return Some(Err(StoreError::Batch { first, problem: "a length cut short" }));
+            return Some(Err(StoreError::Run { first, problem: "a length cut short" }));
         };
         let length = u32::from_be_bytes(*length) as usize;
         if after.len() < length {
             rest = &[];
-            return Some(Err(StoreError::Batch { first, problem: "an entry longer than what is left of the batch" }));
+            return Some(Err(StoreError::Run { first, problem: "an entry longer than what is left of the run" }));
         }
         let (entry, after) = after.split_at(length);
         rest = after;
@@ -199,9 +204,9 @@ fn decode_batch(first: u64, value: &[u8]) -> impl Iterator<Item = Result<(u64, &
 }
 
 impl SledStore {
-    /// The batch holding `sequence` (the last one starting at or before it): its first
+    /// The run holding `sequence` (the last one starting at or before it): its first
     /// sequence and its value.
-    fn batch_of(&self, sequence: u64) -> Result<Option<(u64, sled::IVec)>, StoreError> {
+    fn run_of(&self, sequence: u64) -> Result<Option<(u64, sled::IVec)>, StoreError> {
         match self.batches.range(..=sequence.to_be_bytes()).next_back().transpose()? {
             None => Ok(None),
             Some((key, value)) => Ok(Some((sequence_of(&key)?, value))),
@@ -227,7 +232,7 @@ impl Store for SledStore {
                     .count()
                     .max(1);
                 let (run, after) = rest.split_at(count);
-                writes.insert(&first.to_be_bytes(), encode_batch(run));
+                writes.insert(&first.to_be_bytes(), encode_run(run));
                 rest = after;
             }
             writes.insert(TIP_KEY, tip);
@@ -250,8 +255,8 @@ impl Store for SledStore {
     }
 
     fn entry(&self, sequence: u64) -> Result<Option<Vec<u8>>, StoreError> {
-        let Some((first, value)) = self.batch_of(sequence)? else { return Ok(None) };
-        for item in decode_batch(first, &value) {
+        let Some((first, value)) = self.run_of(sequence)? else { return Ok(None) };
+        for item in decode_run(first, &value) {
             let (at, bytes) = item?;
             if at == sequence {
                 return Ok(Some(bytes.to_vec()));
@@ -263,7 +268,7 @@ impl Store for SledStore {
     fn last(&self) -> Result<Option<Stored>, StoreError> {
         let Some((key, value)) = self.batches.range(..TIP_KEY).next_back().transpose()? else { return Ok(None) };
         let mut last = None;
-        for item in decode_batch(sequence_of(&key)?, &value) {
+        for item in decode_run(sequence_of(&key)?, &value) {
             let (sequence, bytes) = item?;
             last = Some((sequence, bytes));
         }
@@ -272,8 +277,8 @@ impl Store for SledStore {
 
     fn after(&self, after: u64) -> Box<dyn Iterator<Item = Result<Stored, StoreError>> + Send + '_> {
         let Some(next) = after.checked_add(1) else { return Box::new(std::iter::empty()) };
-        // From the batch holding the next entry (or the first batch after it).
-        let start = match self.batch_of(next) {
+        // From the run holding the next entry (or the first run after it).
+        let start = match self.run_of(next) {
             Ok(Some((first, _))) => first,
             Ok(None) => next,
             Err(error) => return Box::new(std::iter::once(Err(error))),
@@ -284,14 +289,15 @@ impl Store for SledStore {
                 .range(&start[..]..TIP_KEY)
                 .flat_map(|item| -> Vec<Result<Stored, StoreError>> {
                     let (key, value) = match item {
-                        Ok(batch) => batch,
+                        Ok(run) => run,
                         Err(error) => return vec![Err(error.into())],
                     };
                     let first = match sequence_of(&key) {
                         Ok(first) => first,
                         Err(error) => return vec![Err(error)],
                     };
-                    decode_batch(first, &value).map(|item| item.map(|(sequence, bytes)| (sequence, bytes.to_vec()))).collect()
+                    // Every entry before a damaged place, then the error.
+                    decode_run(first, &value).map(|item| item.map(|(sequence, bytes)| (sequence, bytes.to_vec()))).collect()
                 })
                 .filter(move |item| item.as_ref().map_or(true, |(sequence, _)| *sequence > after)),
         )
@@ -325,31 +331,30 @@ impl Store for SledStore {
 pub mod damage {
     use super::*;
 
-    /// Replaces the bytes of every entry given (which must be stored), each batch kept
+    /// Replaces the bytes of every entry given (which must be stored), each run kept
     /// whole; the tip record is left as it is.
     pub fn rewrite_entries(directory: &Path, mut entries: std::collections::BTreeMap<u64, Vec<u8>>) -> Result<(), StoreError> {
         let store = SledStore::open(directory)?;
-        let batches: Vec<(sled::IVec, sled::IVec)> = store.batches.range(..TIP_KEY).collect::<Result<_, _>>()?;
-        for (key, value) in batches {
+        let runs: Vec<(sled::IVec, sled::IVec)> = store.batches.range(..TIP_KEY).collect::<Result<_, _>>()?;
+        for (key, value) in runs {
             let first = sequence_of(&key)?;
-            let mut stored: Vec<Stored> =
-                decode_batch(first, &value).map(|item| item.map(|(at, bytes)| (at, bytes.to_vec()))).collect::<Result<_, _>>()?;
+            let mut stored = decode_run_owned(first, &value)?;
             for (sequence, bytes) in &mut stored {
                 if let Some(new) = entries.remove(sequence) {
                     *bytes = new;
                 }
             }
-            store.batches.insert(key, encode_batch(&stored))?;
+            store.batches.insert(key, encode_run(&stored))?;
         }
         if let Some((&sequence, _)) = entries.first_key_value() {
-            return Err(StoreError::Batch { first: sequence, problem: "no such entry" });
+            return Err(StoreError::Run { first: sequence, problem: "no such entry" });
         }
         store.db.flush()?;
         Ok(())
     }
 
     /// Replaces entry `sequence` by what `edit` makes of it, or removes it when `edit` gives
-    /// `None` (the entries around it keep their sequences: the batch is split in two, as a
+    /// `None` (the entries around it keep their sequences: its run is split in two, as a
     /// lost record would leave a gap), and returns the entry as it was. The tip record is
     /// left as it is.
     pub fn edit_entry(
@@ -358,18 +363,17 @@ pub mod damage {
         edit: impl FnOnce(&[u8]) -> Option<Vec<u8>>,
     ) -> Result<Vec<u8>, StoreError> {
         let store = SledStore::open(directory)?;
-        let missing = StoreError::Batch { first: sequence, problem: "no such entry" };
-        let (first, batch) = store.batch_of(sequence)?.ok_or(missing)?;
-        let mut entries: Vec<Stored> =
-            decode_batch(first, &batch).map(|item| item.map(|(at, bytes)| (at, bytes.to_vec()))).collect::<Result<_, _>>()?;
+        let missing = StoreError::Run { first: sequence, problem: "no such entry" };
+        let (first, run) = store.run_of(sequence)?.ok_or(missing)?;
+        let mut entries = decode_run_owned(first, &run)?;
         let index = entries
             .iter()
             .position(|(at, _)| *at == sequence)
-            .ok_or(StoreError::Batch { first: sequence, problem: "no such entry" })?;
+            .ok_or(StoreError::Run { first: sequence, problem: "no such entry" })?;
         let original = match edit(&entries[index].1) {
             Some(value) => {
                 let original = std::mem::replace(&mut entries[index].1, value);
-                store.batches.insert(first.to_be_bytes(), encode_batch(&entries))?;
+                store.batches.insert(first.to_be_bytes(), encode_run(&entries))?;
                 original
             }
             None => {
@@ -377,10 +381,10 @@ pub mod damage {
                 let (_, original) = entries.pop().expect("the entry removed");
                 match entries.is_empty() {
                     true => store.batches.remove(first.to_be_bytes()).map(|_| ())?,
-                    false => store.batches.insert(first.to_be_bytes(), encode_batch(&entries)).map(|_| ())?,
+                    false => store.batches.insert(first.to_be_bytes(), encode_run(&entries)).map(|_| ())?,
                 }
                 if !after.is_empty() {
-                    store.batches.insert((sequence + 1).to_be_bytes(), encode_batch(&after))?;
+                    store.batches.insert((sequence + 1).to_be_bytes(), encode_run(&after))?;
                 }
                 original
             }
@@ -471,7 +475,7 @@ mod tests {
         damaged.truncate(damaged.len() - 1);
         store.batches.insert(4u64.to_be_bytes(), damaged).expect("write");
         let error = store.after(0).find_map(Result::err).expect("the damage is reported");
-        assert!(matches!(error, StoreError::Batch { first: 4, .. }), "{error}");
+        assert!(matches!(error, StoreError::Run { first: 4, .. }), "{error}");
         assert!(store.entry(7).is_err());
     }
 

@@ -638,15 +638,9 @@ impl Writer {
                 }
                 Wake::Stop => {
                     // What was applied is made durable and answered before the writer stops.
-                    if let Some(sealed) = self.in_flight.as_mut() {
-                        let flushed = (&mut sealed.flush).await;
-                        self.durable(flushed).await;
-                    }
+                    self.finish_in_flight().await;
                     self.seal();
-                    if let Some(sealed) = self.in_flight.as_mut() {
-                        let flushed = (&mut sealed.flush).await;
-                        self.durable(flushed).await;
-                    }
+                    self.finish_in_flight().await;
                     if let Some(encoding) = self.encoding.take() {
                         self.store_snapshot(unwrap_encoded(encoding.await)).await;
                     }
@@ -732,6 +726,14 @@ impl Writer {
         if self.encoding.is_none() && self.encoded.is_none() && sequence.saturating_sub(self.last_snapshot) >= self.snapshot_every
         {
             self.snapshot();
+        }
+    }
+
+    /// Waits for the batch in flight, if any, and finishes it ([`Writer::durable`]).
+    async fn finish_in_flight(&mut self) {
+        if let Some(sealed) = self.in_flight.as_mut() {
+            let flushed = (&mut sealed.flush).await;
+            self.durable(flushed).await;
         }
     }
 

@@ -80,6 +80,22 @@ fn latest_live(agent: &Agent) -> Option<Value> {
         .map(|line| line.value)
 }
 
+/// Waits (bounded) until the agent's newest panel is live again: read from the whole
+/// output, so a panel printed before the wait began is not missed.
+async fn until_live(agent: &Agent, played: &mut Played) {
+    let deadline = Instant::now() + BACK_WITHIN;
+    while latest_live(agent).is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "agent {}: not live again within {BACK_WITHIN:?}:\n{}",
+            agent.table,
+            agent.out.dump(0)
+        );
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    played.recoveries += 1;
+}
+
 /// Plays until `stop`, following the panel; counts what happened to every press.
 async fn play(mut agent: Agent, stop: Arc<AtomicBool>) -> (Agent, Played) {
     let mut played = Played::default();
@@ -88,11 +104,8 @@ async fn play(mut agent: Agent, stop: Arc<AtomicBool>) -> (Agent, Played) {
         let panel = match latest_live(&agent) {
             Some(panel) => panel,
             None => {
-                // Suspended: wait for the controller to be back (bounded).
-                agent.out.skip_all();
-                let back = agent.out.try_wait_for(BACK_WITHIN, is_live_panel).await;
-                assert!(back.is_some(), "agent {}: not live again within {BACK_WITHIN:?}:\n{}", agent.table, agent.out.dump(0));
-                played.recoveries += 1;
+                // Suspended: wait for the controller to be back.
+                until_live(&agent, &mut played).await;
                 continue;
             }
         };
@@ -130,15 +143,8 @@ async fn play(mut agent: Agent, stop: Arc<AtomicBool>) -> (Agent, Played) {
                     _ => {}
                 }
                 if answer["code"] == "suspended" || answer["code"] == "not_recorded" {
-                    // Wait for the next live panel before deciding again.
-                    let back = agent.out.try_wait_for(BACK_WITHIN, is_live_panel).await;
-                    assert!(
-                        back.is_some(),
-                        "agent {}: not live again within {BACK_WITHIN:?}:\n{}",
-                        agent.table,
-                        agent.out.dump(0)
-                    );
-                    played.recoveries += 1;
+                    // Live again before deciding again.
+                    until_live(&agent, &mut played).await;
                 }
             }
             other => panic!("agent {}: `{line}` answered with {other}: {answer}", agent.table),

@@ -280,8 +280,13 @@ impl State {
                 self.data.days.pop_first();
             }
         }
-        let days = Arc::make_mut(self.data.days.entry(jornada.to_owned()).or_default());
-        Arc::make_mut(days.entry(table_id.to_owned().into()).or_default())
+        // Looked up, not `entry`: a press allocates no key (the table's own id is shared the first time).
+        let data = &mut self.data;
+        let days = Arc::make_mut(data.days.get_mut(jornada).expect("the jornada is there"));
+        if !days.contains_key(table_id) {
+            days.insert(data.tables[table_id].id.clone(), Arc::default());
+        }
+        Arc::make_mut(days.get_mut(table_id).expect("the table's meters are there"))
     }
 
     pub(in crate::state) fn book_ipa(&mut self, day: &(String, u32), table_id: &str, amount: Money, bets: i64) {

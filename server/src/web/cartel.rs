@@ -7,10 +7,10 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum_extra::extract::CookieJar;
+use pozo_engine::PoolId;
 
 use super::{PageError, Peer, Web, auth, feed, page, view};
 use crate::config::{Config, Role};
-use pozo_engine::PoolId;
 
 /// Who may watch the signs from outside the open networks.
 const SIGN_READERS: &[Role] = &[Role::Office, Role::Supervisor];

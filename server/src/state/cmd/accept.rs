@@ -47,6 +47,7 @@ impl State {
     ) -> Vec<AwardRecord> {
         let Context { sequence, time_ms } = context;
         let pool_id = settlement.pool.clone();
+        let table_key = self.data.tables[table_id].id.clone();
         // The engine field alone: the payout orders below go into `self.data`.
         let rules = self.engine.pool(&pool_id).expect("settled just above").rules();
         let threshold = rules.venta_pagos_over;
@@ -58,7 +59,7 @@ impl State {
             let order_id = (award.award > Money::ZERO && (percent || award.award > threshold)).then(|| {
                 let facts = OrderFacts {
                     pool: pool_id.clone(),
-                    table_id: table_id.to_owned().into(),
+                    table_id: table_key.clone(),
                     seat: award.seat,
                     round,
                     code: award.code.clone(),
@@ -90,7 +91,7 @@ impl State {
         // The last hits are prizes that paid money: a bronze exchanged for silver is not one.
         for award in awards.iter().filter(|award| award.award > Money::ZERO) {
             hits.push_front(Hit {
-                table_id: table_id.to_owned().into(),
+                table_id: table_key.clone(),
                 seat: award.seat,
                 code: award.code.clone(),
                 amount: award.award,
@@ -104,7 +105,7 @@ impl State {
             self.data.last_wins.insert(
                 pool_id.clone(),
                 LastWin {
-                    table_id: table_id.to_owned().into(),
+                    table_id: table_key.clone(),
                     seat: top.seat,
                     code: top.code.clone(),
                     amount: total,
