@@ -2,11 +2,11 @@
 
 use std::process::ExitCode;
 
-/// mimalloc instead of the system allocator: glibc's malloc and free were a quarter of
-/// the controller's CPU under load (docs/benchmarks.md).
+/// mimalloc, tuned (`pozo_alloc`).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: pozo_alloc::Allocator = pozo_alloc::Allocator;
 
 fn main() -> ExitCode {
+    pozo_alloc::tune();
     pozo_server::cli::main()
 }

@@ -7,10 +7,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// mimalloc instead of the system allocator: glibc's malloc and free were a quarter of
-/// the controller's CPU under load (docs/benchmarks.md).
+/// mimalloc, tuned (`pozo_alloc`).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: pozo_alloc::Allocator = pozo_alloc::Allocator;
 
 /// Pozo simulator: a casino night that replays load and proves the books.
 #[derive(Parser)]
@@ -96,6 +95,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    pozo_alloc::tune();
     let cli = Cli::parse();
     match cli.command {
         Command::Odds { game, hands, seed, json } => run_odds(&game, hands, seed, json.as_deref()),

@@ -2,10 +2,11 @@
 
 use std::process::ExitCode;
 
-/// The allocator `pozo-server` runs with.
+/// mimalloc, tuned (`pozo_alloc`).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: pozo_alloc::Allocator = pozo_alloc::Allocator;
 
 fn main() -> ExitCode {
+    pozo_alloc::tune();
     pozo_server::cli::main()
 }
