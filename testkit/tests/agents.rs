@@ -177,7 +177,6 @@ async fn killing_the_server_suspends_every_panel_within_one_second_and_restart_r
     };
     let mut server = spawn("127.0.0.1:0".to_owned()).await.expect("pozo-server");
     let address = server.address.clone();
-    let url = format!("http://{address}");
 
     // Three tables, lights on and credits sold at each.
     let plays: [(&str, &[&str]); 3] = [
@@ -185,9 +184,15 @@ async fn killing_the_server_suspends_every_panel_within_one_second_and_restart_r
         ("B2", &["open", "credits 2 20", "press 2"]),
         ("R1", &["open", "credits 1 5", "credits 8 1", "press 8"]),
     ];
+    // Each agent reaches the server through a proxy that counts its connection attempts, so
+    // the test can tell when an agent has tried again while the server is down.
+    let upstream: std::net::SocketAddr = address.parse().expect("the server's address");
     let mut agents = Vec::new();
+    let mut proxies = Vec::new();
     for (table, _) in &plays {
-        agents.push(Agent::spawn(&url, table, table_key(table)));
+        let proxy = Proxy::start(upstream).await;
+        agents.push(Agent::spawn(&proxy.url(), table, table_key(table)));
+        proxies.push(proxy);
     }
     let mut direct = Direct::connect(&address).await;
     let mut before = Vec::new();
@@ -232,7 +237,16 @@ async fn killing_the_server_suspends_every_panel_within_one_second_and_restart_r
         let refusal = agent.refused(line, "suspended").await;
         assert!(refusal["reason"].as_str().is_some_and(|reason| reason.contains("suspended")), "{refusal}");
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Each agent then fails one more whole attempt to reconnect (the proxy accepts its next
+    // attempt only after the previous one failed and its pause ran out) and is still suspended.
+    let attempts: Vec<usize> = proxies.iter().map(Proxy::accepted).collect();
+    let deadline = Instant::now() + WAIT;
+    for (proxy, before) in proxies.iter().zip(&attempts) {
+        while proxy.accepted() <= *before {
+            assert!(Instant::now() < deadline, "an agent did not try to reconnect: {} attempts", proxy.accepted());
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
     for agent in &mut agents {
         assert!(
             agent
