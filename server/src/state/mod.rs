@@ -16,6 +16,7 @@
 //! - `cmd/`: one file per command, each an `impl State` block with its checks, then its
 //!   changes. `apply` below is the one place a command is dispatched to them.
 
+use pozo_engine::TableId;
 use std::sync::Arc;
 
 use pozo_engine::money::Money;
@@ -243,7 +244,7 @@ impl State {
     /// Validates and applies one table operation. Every check comes before the
     /// first change.    /// Dispatches one table operation to its file in `cmd/`. Each checks everything
     /// before its first change.
-    fn table_op(&mut self, context: Context, table_id: &str, op: &TableOp, card: Option<&Card>) -> Result<Done, Refusal> {
+    fn table_op(&mut self, context: Context, table_id: &TableId, op: &TableOp, card: Option<&Card>) -> Result<Done, Refusal> {
         match op {
             TableOp::OpenTable => self.open_table(table_id),
             TableOp::CloseTable => self.close_table(context, table_id),
@@ -269,11 +270,11 @@ impl State {
 
     // ------------------------------------------------------------------------- books
 
-    pub(in crate::state) fn table_mut(&mut self, id: &str) -> &mut Table {
+    pub(in crate::state) fn table_mut(&mut self, id: &TableId) -> &mut Table {
         self.data.tables.get_mut(id).expect("tables are fixed by the layout")
     }
 
-    pub(in crate::state) fn day_mut(&mut self, jornada: &str, table_id: &str) -> &mut TableDay {
+    pub(in crate::state) fn day_mut(&mut self, jornada: &str, table_id: &TableId) -> &mut TableDay {
         if !self.data.days.contains_key(jornada) {
             self.data.days.insert(jornada.to_owned(), Arc::default());
             while self.data.days.len() > JORNADAS_KEPT {
@@ -289,14 +290,14 @@ impl State {
         Arc::make_mut(days.get_mut(table_id).expect("the table's meters are there"))
     }
 
-    pub(in crate::state) fn book_ipa(&mut self, day: &(String, u32), table_id: &str, amount: Money, bets: i64) {
+    pub(in crate::state) fn book_ipa(&mut self, day: &(String, u32), table_id: &TableId, amount: Money, bets: i64) {
         let meters = self.day_mut(&day.0, table_id);
         meters.ipa += amount;
         meters.bets = meters.bets.saturating_add_signed(bets);
         meters.hours.entry(day.1).or_default().0 += amount;
     }
 
-    pub(in crate::state) fn book_credits_returned(&mut self, jornada: &str, table_id: &str, credits: u32, side_bet: Money) {
+    pub(in crate::state) fn book_credits_returned(&mut self, jornada: &str, table_id: &TableId, credits: u32, side_bet: Money) {
         let meters = self.day_mut(jornada, table_id);
         meters.credits_returned += u64::from(credits);
         meters.credits_returned_amount += side_bet * Decimal::from(credits);

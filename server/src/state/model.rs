@@ -129,8 +129,8 @@ impl Table {
 /// The gold turn of one roulette pool (4.3.4, 4.3.5).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GoldTurn {
-    pub holder: Option<String>,
-    pub waiting: VecDeque<String>,
+    pub holder: Option<TableId>,
+    pub waiting: VecDeque<TableId>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,5 +1,6 @@
 //! ACEPTAR: the round's prizes settled and their awards fixed (12.5.2.1 d, 3.5.1).
 
+use pozo_engine::TableId;
 use std::sync::Arc;
 
 use pozo_engine::PrizeValue;
@@ -11,7 +12,7 @@ use crate::state::refusal::{engine_refusal, precondition};
 use crate::state::{Context, Done, POOL_HITS_KEPT, Refusal, State, jornada_and_hour, winners_of};
 
 impl State {
-    pub(in crate::state) fn accept(&mut self, context: Context, table_id: &str) -> Result<Done, Refusal> {
+    pub(in crate::state) fn accept(&mut self, context: Context, table_id: &TableId) -> Result<Done, Refusal> {
         let table = &self.data.tables[table_id];
         table.require_open()?;
         if table.phase != Phase::Playing {
@@ -41,7 +42,7 @@ impl State {
     pub(in crate::state) fn book_settlement(
         &mut self,
         context: Context,
-        table_id: &str,
+        table_id: &TableId,
         round: u64,
         settlement: &pozo_engine::Settlement,
     ) -> Vec<AwardRecord> {

@@ -3,10 +3,11 @@
 use crate::state::model::Phase;
 use crate::state::refusal::precondition;
 use crate::state::{Done, Refusal, State};
+use pozo_engine::TableId;
 
 impl State {
     /// A burnt round before play: the bets stay, no new bets (11.8.1.1).
-    pub(in crate::state) fn carry_bets(&mut self, table_id: &str) -> Result<Done, Refusal> {
+    pub(in crate::state) fn carry_bets(&mut self, table_id: &TableId) -> Result<Done, Refusal> {
         let table = &self.data.tables[table_id];
         table.require_open()?;
         if table.phase != Phase::Playing || !table.pending.is_empty() || !table.accepted.is_empty() {

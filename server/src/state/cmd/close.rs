@@ -1,6 +1,7 @@
 //! Cierre de Mesa (4.7.5, 4.7.7, 12.8).
 
 use pozo_engine::Contribution;
+use pozo_engine::TableId;
 
 use crate::state::model::{Bet, Phase, Seat};
 use crate::state::refusal::{engine_refusal, precondition};
@@ -8,7 +9,7 @@ use crate::state::{Context, Done, Refusal, State, jornada_and_hour};
 
 impl State {
     /// Cierre de Mesa: FP counted, unplayed roulette sales returned (4.7.5, 3.7.9).
-    pub(in crate::state) fn close_table(&mut self, context: Context, table_id: &str) -> Result<Done, Refusal> {
+    pub(in crate::state) fn close_table(&mut self, context: Context, table_id: &TableId) -> Result<Done, Refusal> {
         let table = &self.data.tables[table_id];
         let side_bet = self.pool(&table.pool).rules().side_bet;
         let day = jornada_and_hour(&self.config, context.time_ms);

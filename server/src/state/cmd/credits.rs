@@ -1,5 +1,6 @@
 //! Venta and pago de créditos (12.5.3.3, 12.5.3.5).
 
+use pozo_engine::TableId;
 use rust_decimal::Decimal;
 
 use crate::state::model::{Bet, Phase};
@@ -11,7 +12,7 @@ impl State {
     pub(in crate::state) fn sell_credits(
         &mut self,
         context: Context,
-        table_id: &str,
+        table_id: &TableId,
         seat: u32,
         credits: u32,
     ) -> Result<Done, Refusal> {
@@ -40,7 +41,7 @@ impl State {
     }
 
     /// Pago de créditos: a seat's credits paid back, its button off (12.5.3.5).
-    pub(in crate::state) fn refund_credits(&mut self, context: Context, table_id: &str, seat: u32) -> Result<Done, Refusal> {
+    pub(in crate::state) fn refund_credits(&mut self, context: Context, table_id: &TableId, seat: u32) -> Result<Done, Refusal> {
         let table = &self.data.tables[table_id];
         let side_bet = self.pool(&table.pool).rules().side_bet;
         let day = jornada_and_hour(&self.config, context.time_ms);

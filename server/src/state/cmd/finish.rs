@@ -1,13 +1,14 @@
 //! FINALIZAR JUEGO: the round ends, grillos exchanged, the panels enabled (12.5.2.3, 3.1.3).
 
 use pozo_engine::{Grillo, PrizeCode};
+use pozo_engine::{PoolId, TableId};
 
 use crate::state::model::{Bet, Phase};
 use crate::state::refusal::precondition;
 use crate::state::{Done, Refusal, State};
 
 impl State {
-    pub(in crate::state) fn finish_round(&mut self, table_id: &str) -> Result<Done, Refusal> {
+    pub(in crate::state) fn finish_round(&mut self, table_id: &TableId) -> Result<Done, Refusal> {
         let table = &self.data.tables[table_id];
         table.require_open()?;
         if table.phase == Phase::Betting {
@@ -62,7 +63,7 @@ impl State {
         Ok((outcome, Vec::new()))
     }
 
-    pub(in crate::state) fn grant_count(&self, pool_id: &str, grillo: Grillo, default: u32) -> u32 {
+    pub(in crate::state) fn grant_count(&self, pool_id: &PoolId, grillo: Grillo, default: u32) -> u32 {
         self.pool(pool_id)
             .rules()
             .prize(grillo.code())

@@ -2,10 +2,11 @@
 
 use crate::state::refusal::precondition;
 use crate::state::{Done, Refusal, State};
+use pozo_engine::TableId;
 
 impl State {
     /// A table asks to play its Grillo de Oro; one table of the pool at a time (4.3.5).
-    pub(in crate::state) fn request_gold_turn(&mut self, table_id: &str) -> Result<Done, Refusal> {
+    pub(in crate::state) fn request_gold_turn(&mut self, table_id: &TableId) -> Result<Done, Refusal> {
         let table = &self.data.tables[table_id];
         table.require_open()?;
         if !table.is_roulette() {
@@ -22,11 +23,11 @@ impl State {
             return Err(precondition(format!("table {table_id} already holds or awaits the gold turn")));
         }
         if turn.holder.is_none() {
-            turn.holder = Some(table_id.to_owned());
+            turn.holder = Some(table_id.clone());
             Ok((format!("Se juega Grillo de Oro en la mesa {table_id} (4.3.5)"), Vec::new()))
         } else {
             let holder = turn.holder.clone().unwrap_or_default();
-            turn.waiting.push_back(table_id.to_owned());
+            turn.waiting.push_back(table_id.clone());
             Ok((format!("Se juega Grillo de Oro en la mesa {holder}: la mesa {table_id} espera su turno (4.3.5)"), Vec::new()))
         }
     }

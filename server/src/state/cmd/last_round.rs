@@ -2,10 +2,11 @@
 
 use crate::state::refusal::precondition;
 use crate::state::{Context, Done, Refusal, State, jornada_and_hour};
+use pozo_engine::TableId;
 
 impl State {
     /// The last round is announced: no more sales, card credits returned (3.9.1, 11.10.1).
-    pub(in crate::state) fn last_round(&mut self, context: Context, table_id: &str) -> Result<Done, Refusal> {
+    pub(in crate::state) fn last_round(&mut self, context: Context, table_id: &TableId) -> Result<Done, Refusal> {
         let table = &self.data.tables[table_id];
         let side_bet = self.pool(&table.pool).rules().side_bet;
         let day = jornada_and_hour(&self.config, context.time_ms);

@@ -3,10 +3,11 @@
 use crate::state::model::{Bet, Phase};
 use crate::state::refusal::precondition;
 use crate::state::{Done, Refusal, State};
+use pozo_engine::TableId;
 
 impl State {
     /// Apertura de Mesa: the table opens with every button cleared (4.6).
-    pub(in crate::state) fn open_table(&mut self, table_id: &str) -> Result<Done, Refusal> {
+    pub(in crate::state) fn open_table(&mut self, table_id: &TableId) -> Result<Done, Refusal> {
         let table = &self.data.tables[table_id];
         if table.open {
             return Err(precondition(format!("table {table_id} is already open")));

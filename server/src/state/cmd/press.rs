@@ -3,9 +3,10 @@
 use crate::state::model::{Bet, Phase};
 use crate::state::refusal::{engine_refusal, precondition};
 use crate::state::{Context, Done, Refusal, State, jornada_and_hour};
+use pozo_engine::TableId;
 
 impl State {
-    pub(in crate::state) fn press(&mut self, context: Context, table_id: &str, seat_number: u32) -> Result<Done, Refusal> {
+    pub(in crate::state) fn press(&mut self, context: Context, table_id: &TableId, seat_number: u32) -> Result<Done, Refusal> {
         let time_ms = context.time_ms;
         let table = &self.data.tables[table_id];
         table.require_open()?;

@@ -1,6 +1,7 @@
 //! A premio code entered for a seat (12.5.2.1); the premio instantáneo is paid at once (16.4.2.5.1).
 
 use pozo_engine::Grillo;
+use pozo_engine::TableId;
 
 use crate::state::model::{Bet, Phase, PrizeEntry};
 use crate::state::refusal::{engine_refusal, invalid, precondition};
@@ -10,7 +11,7 @@ impl State {
     pub(in crate::state) fn enter_prize(
         &mut self,
         context: Context,
-        table_id: &str,
+        table_id: &TableId,
         seat_number: u32,
         code: &str,
         high: Option<&str>,

@@ -1,13 +1,14 @@
 //! A box voided after play started: its side bet refunded (11.8.1.2, 11.8.2).
 
 use pozo_engine::Contribution;
+use pozo_engine::{PoolId, TableId};
 
 use crate::state::model::{Bet, Phase};
 use crate::state::refusal::{engine_refusal, precondition};
 use crate::state::{Done, Refusal, State, jornada_and_hour};
 
 impl State {
-    pub(in crate::state) fn refund_bet(&mut self, table_id: &str, seat_number: u32) -> Result<Done, Refusal> {
+    pub(in crate::state) fn refund_bet(&mut self, table_id: &TableId, seat_number: u32) -> Result<Done, Refusal> {
         let table = &self.data.tables[table_id];
         table.require_open()?;
         let seat = table.seat(seat_number)?;
@@ -34,8 +35,8 @@ impl State {
     pub(in crate::state) fn reverse_seat_bet(
         &mut self,
         registered_ms: u64,
-        pool_id: &str,
-        table_id: &str,
+        pool_id: &PoolId,
+        table_id: &TableId,
         seat_number: u32,
         contribution: Contribution,
     ) -> Result<(), Refusal> {

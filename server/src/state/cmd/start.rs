@@ -4,12 +4,13 @@ use crate::state::command::Card;
 use crate::state::model::{Bet, Phase};
 use crate::state::refusal::{engine_refusal, precondition};
 use crate::state::{Context, Done, Refusal, State, jornada_and_hour};
+use pozo_engine::TableId;
 
 impl State {
     pub(in crate::state) fn start_round(
         &mut self,
         context: Context,
-        table_id: &str,
+        table_id: &TableId,
         card: Option<&Card>,
     ) -> Result<Done, Refusal> {
         let time_ms = context.time_ms;

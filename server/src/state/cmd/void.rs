@@ -3,9 +3,10 @@
 use crate::state::model::{Bet, Phase};
 use crate::state::refusal::precondition;
 use crate::state::{Done, Refusal, State};
+use pozo_engine::TableId;
 
 impl State {
-    pub(in crate::state) fn void_bet(&mut self, table_id: &str, seat_number: u32) -> Result<Done, Refusal> {
+    pub(in crate::state) fn void_bet(&mut self, table_id: &TableId, seat_number: u32) -> Result<Done, Refusal> {
         let table = &self.data.tables[table_id];
         table.require_open()?;
         let seat = table.seat(seat_number)?;
