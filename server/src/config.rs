@@ -8,7 +8,7 @@
 //! ("settings do not change while a pool is live", docs/operations.md §8). The keys are
 //! neither hashed nor journaled: a key is rotated by a restart.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 use jiff::tz::{TimeZone, TimeZoneDatabase};
@@ -192,6 +192,9 @@ pub struct Config {
     pub texts: Vec<(String, String)>,
     /// SHA-256 over the texts, hex: what the journal's first entry records.
     pub hash: String,
+    /// Table id → its place in `layout.tables`: every command looks its table up (a scan
+    /// of 1,000 tables was 2 % of the controller's CPU under load: docs/benchmarks.md).
+    table_index: HashMap<TableId, usize>,
 }
 
 /// The configuration refused, naming the file and the field.
@@ -271,7 +274,8 @@ impl Config {
             hasher.update(text.as_bytes());
         }
         let hash = hex::encode(hasher.finalize());
-        Ok(Config { layout, rulebooks, time_zone, keys: BTreeMap::new(), journal_key: None, texts, hash })
+        let table_index = layout.tables.iter().enumerate().map(|(index, table)| (table.id.clone(), index)).collect();
+        Ok(Config { layout, rulebooks, time_zone, keys: BTreeMap::new(), journal_key: None, texts, hash, table_index })
     }
 
     /// Adds the keys of a keys file, checked against the layout: every table has one.
@@ -344,7 +348,7 @@ impl Config {
     }
 
     pub fn table(&self, id: &str) -> Option<&TableConfig> {
-        self.layout.tables.iter().find(|table| table.id == id)
+        self.table_index.get(id).map(|&index| &self.layout.tables[index])
     }
 }
 
