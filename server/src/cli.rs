@@ -35,6 +35,7 @@ const LISTEN_DEFAULT: &str = "127.0.0.1:50051";
 const PAGES_DEFAULT: &str = "127.0.0.1:8080";
 
 #[derive(Subcommand)]
+#[expect(clippy::large_enum_variant, reason = "parsed once at start; `serve`'s options are what they are")]
 enum Command {
     /// Run the controller: the journal on sled, the gRPC services.
     Serve {

@@ -240,6 +240,7 @@ pub(crate) async fn check_login(web: &Web, user: &str, password: &str) -> Result
 
 /// The signed-in person of a request, for pages of `roles`. Without a session: to the
 /// login page (a GET) or 401 (a form); with the wrong role: 403.
+#[expect(clippy::result_large_err, reason = "the refusal is the page's response, returned as is by the handler")]
 pub(crate) fn require(web: &Web, jar: &CookieJar, roles: &[Role], path: &str) -> Result<Session, Response> {
     let session = jar.get(SESSION_COOKIE).and_then(|cookie| web.sessions.find(cookie.value()));
     let Some(session) = session else {
