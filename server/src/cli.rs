@@ -21,8 +21,34 @@ const EXIT_BAD_INPUT: u8 = 2;
 #[derive(Parser)]
 #[command(name = "pozo-server", version, about, long_about = None)]
 struct Cli {
+    /// How log lines are written to standard error: `text` for a person, `json` (one object
+    /// per line) for a log collector. `RUST_LOG` chooses what is logged (default `info`).
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
+}
+
+/// The form of the log lines (`--log-format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum LogFormat {
+    /// One line of text per event; coloured on a terminal unless `NO_COLOR` is set.
+    Text,
+    /// One JSON object per event: `timestamp`, `level`, `target`, `fields`.
+    Json,
+}
+
+/// Starts logging to standard error in `format`, filtered by `RUST_LOG` (default `info`).
+/// Secrets are never logged: keys and passwords have no `Debug` that shows them.
+fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none())
+            .init(),
+        LogFormat::Json => builder.json().with_current_span(false).with_span_list(false).init(),
+    }
 }
 
 /// Where the journal lives when `--data` is not given.
@@ -146,6 +172,7 @@ struct JournalFiles {
 /// Runs the command line of `std::env::args`, and says how it ended.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    init_logging(cli.log_format);
     let result = match cli.command {
         Command::Serve {
             data,
@@ -225,11 +252,6 @@ fn run_serve(
     options: crate::ServeOptions,
 ) -> anyhow::Result<()> {
     use std::io::Write as _;
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none())
-        .init();
     // Plaintext only on loopback: anywhere else, commands, tokens and reports would cross the wire in clear.
     if options.tls.is_none() && !is_loopback(listen) {
         anyhow::bail!(
@@ -336,7 +358,6 @@ fn run_restore(
     mark: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
     let journal_key = crate::config::Config::journal_key(keys)?;
-    tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).init();
     let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| crate::mark::default_path(data));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let restored = runtime.block_on(crate::restore::restore(from, data, &journal_key, &mark))?;

@@ -8,6 +8,8 @@
 //! - [`jornada`]: the casino day and local hour of a moment.
 //! - [`store`]: where the journal's bytes are kept: the `Store` trait, sled behind it.
 //! - [`journal`]: the ordered, hash-chained journal over a store, and its snapshot.
+//! - [`metrics`]: what `/metrics` shows (Prometheus text format), kept by the writer and read
+//!   from the read model.
 //! - [`mark`]: the acknowledgement mark beside the data directory, sealed under the journal key.
 //! - [`recovery`]: a journal's state rebuilt at start-up (snapshot, replay, chain and
 //!   acknowledgement checks), one typed error for every way it can fail.
@@ -34,6 +36,7 @@ pub mod config;
 pub mod jornada;
 pub mod journal;
 pub mod mark;
+pub mod metrics;
 mod presence;
 pub mod read;
 pub mod recovery;

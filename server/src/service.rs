@@ -548,29 +548,39 @@ impl pb::display_server::Display for DisplayService {
         if let Some(unknown) = wanted.iter().find(|id| self.handle.config().rulebooks.pool(id).is_none()) {
             return Err(ApiError::not_found(format!("pool_ids: no pool `{unknown}`")).into());
         }
-        let stream = until_stopped(self.handle.display(), self.stop.clone(), move |push| pb::DisplayUpdate {
-            journal_sequence: push.journal_sequence,
-            pools: push
-                .pools
-                .iter()
-                .filter(|pool| wanted.is_empty() || wanted.iter().any(|id| pool.pool_id == *id))
-                .map(|pool| pb::PoolDisplay {
-                    pool_id: pool.pool_id.to_string(),
-                    displayed: amount(pool.displayed),
-                    minimum: amount(pool.minimum),
-                    last_win: pool.last_win.as_ref().map(|win| pb::WinView {
-                        table_id: win.table_id.to_string(),
-                        seat: win.seat,
-                        code: win.code.to_string(),
-                        amount: amount(win.amount),
-                        journal_sequence: win.journal_sequence,
-                    }),
-                    pending: pool.pending.iter().map(prize_hit).collect(),
-                    hits: pool.hits.iter().map(prize_hit).collect(),
-                })
-                .collect(),
+        // Counted in `pozo_displays_watching` for as long as the stream is open.
+        let watch = self.handle.metrics().display_opened();
+        let stream = until_stopped(self.handle.display(), self.stop.clone(), move |push| {
+            let _open = &watch;
+            display_update(push, &wanted)
         });
         Ok(Response::new(stream))
+    }
+}
+
+/// One display update: the pools `wanted` (all when empty).
+fn display_update(push: &crate::writer::DisplayPush, wanted: &[String]) -> pb::DisplayUpdate {
+    pb::DisplayUpdate {
+        journal_sequence: push.journal_sequence,
+        pools: push
+            .pools
+            .iter()
+            .filter(|pool| wanted.is_empty() || wanted.iter().any(|id| pool.pool_id == *id))
+            .map(|pool| pb::PoolDisplay {
+                pool_id: pool.pool_id.to_string(),
+                displayed: amount(pool.displayed),
+                minimum: amount(pool.minimum),
+                last_win: pool.last_win.as_ref().map(|win| pb::WinView {
+                    table_id: win.table_id.to_string(),
+                    seat: win.seat,
+                    code: win.code.to_string(),
+                    amount: amount(win.amount),
+                    journal_sequence: win.journal_sequence,
+                }),
+                pending: pool.pending.iter().map(prize_hit).collect(),
+                hits: pool.hits.iter().map(prize_hit).collect(),
+            })
+            .collect(),
     }
 }
 

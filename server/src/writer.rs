@@ -22,6 +22,7 @@ use crate::clock::Clock;
 use crate::config::Config;
 use crate::journal::{Identity, Journal, JournalError, JournalTip, Record, StoredSnapshot};
 use crate::mark::{Mark, Sealer};
+use crate::metrics::Metrics;
 use crate::read::ReadModel;
 use crate::recovery::{check_acknowledged, check_tip, genesis_config, recover};
 use crate::state::{Applied, Command, Context, GoldTurn, Hit, LastWin, OrderStatus, Refusal, State, TableView};
@@ -126,9 +127,15 @@ pub struct Handle {
     journal_id: Arc<str>,
     model: watch::Receiver<Arc<ReadModel>>,
     clock: Arc<dyn Clock>,
+    metrics: Arc<Metrics>,
 }
 
 impl Handle {
+    /// What `/metrics` shows (crate::metrics).
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
     /// The entries durable and acknowledged so far.
     pub fn durable_entries(&self) -> u64 {
         self.model.borrow().tip.entries
@@ -156,9 +163,12 @@ impl Handle {
 
     /// Applies a command; answered once it is durable.
     pub async fn submit(&self, command: Command) -> Result<Result<Applied, Refusal>, WriterError> {
+        let started = std::time::Instant::now();
         let (reply, answer) = oneshot::channel();
         self.requests.send(Request { command, reply }).await.map_err(|_| WriterError::Stopped)?;
-        answer.await.map_err(|_| WriterError::Stopped)
+        let answer = answer.await.map_err(|_| WriterError::Stopped)?;
+        self.metrics.answered(started.elapsed());
+        Ok(answer)
     }
 
     pub fn table(&self, id: &str) -> Option<watch::Receiver<TablePush>> {
@@ -389,6 +399,7 @@ pub async fn start(
     let last_time_ms = journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0);
     let reader = journal.clone();
     let (model, model_receiver) = watch::channel(Arc::new(ReadModel::of(&state, tip)));
+    let metrics = Arc::new(Metrics::new());
     let writer = Writer {
         clock: Arc::clone(&clock),
         model,
@@ -408,6 +419,7 @@ pub async fn start(
         encoded: None,
         pending: Pending::default(),
         in_flight: None,
+        metrics: Arc::clone(&metrics),
     };
     let (stop, stopped) = watch::channel(false);
     let task = tokio::spawn(writer.run(queue, stopped));
@@ -422,6 +434,7 @@ pub async fn start(
         journal_id: Arc::from(journal_id),
         model: model_receiver,
         clock,
+        metrics,
     };
     Ok((handle, task, Stopper(stop)))
 }
@@ -545,6 +558,7 @@ struct Writer {
     pending: Pending,
     /// Sealed and being made durable: at most one at a time, answered in order.
     in_flight: Option<Sealed>,
+    metrics: Arc<Metrics>,
 }
 
 /// A caller and the answer it gets once its batch is durable.
@@ -662,6 +676,7 @@ impl Writer {
             let result = self.state.apply(&command, Context { sequence, time_ms });
             match &result {
                 Ok(applied) if applied.journals() => {
+                    self.metrics.command(command.kind());
                     let record = Record { sequence, time_ms, command };
                     let (value, hash) = Journal::encode(&self.tip.hash, &record);
                     debug!(sequence, command = ?record.command, "applied");
@@ -679,8 +694,14 @@ impl Writer {
                         _ => {}
                     }
                 }
-                Ok(_) => debug!(command = ?command, "retry answered from the state"),
-                Err(refusal) => debug!(command = ?command, %refusal, "refused"),
+                Ok(_) => {
+                    self.metrics.retry();
+                    debug!(command = ?command, "retry answered from the state");
+                }
+                Err(refusal) => {
+                    self.metrics.refusal(refusal.kind.name());
+                    debug!(command = ?command, %refusal, "refused");
+                }
             }
             pending.answers.push((reply, result));
         }
@@ -709,7 +730,9 @@ impl Writer {
         let mut mark = self.mark.take().expect("the mark is back after each flush");
         let entries = pending.writes.len();
         let writes = pending.writes;
+        let metrics = Arc::clone(&self.metrics);
         let flush = tokio::spawn(async move {
+            let started = std::time::Instant::now();
             journal.append(writes, (sequence, hash), seal).await?;
             let (mark, marked) = tokio::task::spawn_blocking(move || {
                 let marked = mark.write(sequence, &hash);
@@ -718,6 +741,7 @@ impl Writer {
             .await
             .map_err(|error| JournalError::Corrupt { sequence, problem: format!("acknowledgement mark: {error}") })?;
             marked.map_err(|error| JournalError::Corrupt { sequence, problem: error.to_string() })?;
+            metrics.batch(entries, started.elapsed());
             Ok(mark)
         });
         self.in_flight = Some(Sealed { flush, entries, model, publication, answers: pending.answers });

@@ -54,7 +54,21 @@ impl ServerProcess {
     /// [`ServerProcess::spawn`] that may be refused: the server serving, or how it exited
     /// without ever announcing itself.
     pub fn try_spawn(binary: &Path, data: &Path, listen: &str, extra: &[&str], log: &Path) -> Result<ServerProcess, Refused> {
+        ServerProcess::try_spawn_env(binary, data, listen, extra, &[], log)
+    }
+
+    /// [`ServerProcess::try_spawn`] with these environment variables set for the server
+    /// (`RUST_LOG`, …) on top of the test's own.
+    pub fn try_spawn_env(
+        binary: &Path,
+        data: &Path,
+        listen: &str,
+        extra: &[&str],
+        envs: &[(&str, &str)],
+        log: &Path,
+    ) -> Result<ServerProcess, Refused> {
         let mut child = Command::new(binary)
+            .envs(envs.iter().copied())
             .arg("serve")
             .arg("--data")
             .arg(data)

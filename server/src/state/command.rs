@@ -140,6 +140,59 @@ pub enum Command {
     },
 }
 
+impl Command {
+    /// Every value of [`Command::kind`].
+    pub const KINDS: [&'static str; 18] = [
+        "genesis",
+        "keys",
+        "confirm",
+        "reject",
+        "open_table",
+        "close_table",
+        "sell_credits",
+        "refund_credits",
+        "press",
+        "start_round",
+        "enter_prize",
+        "accept",
+        "finish_round",
+        "void_bet",
+        "carry_bets",
+        "refund_bet",
+        "last_round",
+        "request_gold_turn",
+    ];
+
+    /// The command's kind, as the metrics label it (`pozo_commands_total{kind=…}`): the
+    /// table operation or the office decision, in the journal's own names.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Command::Genesis { .. } => "genesis",
+            Command::Keys { .. } => "keys",
+            Command::Office(office) => match office.op {
+                OfficeOp::Confirm { .. } => "confirm",
+                OfficeOp::Reject { .. } => "reject",
+            },
+            Command::Table(table) => match table.op {
+                TableOp::OpenTable => "open_table",
+                TableOp::CloseTable => "close_table",
+                TableOp::SellCredits { .. } => "sell_credits",
+                TableOp::RefundCredits { .. } => "refund_credits",
+                TableOp::Press { .. } => "press",
+                TableOp::StartRound => "start_round",
+                TableOp::EnterPrize { .. } => "enter_prize",
+                TableOp::Accept => "accept",
+                TableOp::FinishRound => "finish_round",
+                TableOp::VoidBet { .. } => "void_bet",
+                TableOp::CarryBets => "carry_bets",
+                TableOp::RefundBet { .. } => "refund_bet",
+                TableOp::LastRound => "last_round",
+                TableOp::RequestGoldTurn => "request_gold_turn",
+            },
+        }
+    }
+}
+
 /// A key as the journal records it: its id, role, table and holder, and a
 /// fingerprint of its secret (HMAC-SHA256 of a fixed text under it, 8 bytes hex),
 /// never the secret itself.

@@ -15,6 +15,22 @@ pub enum RefusalKind {
     AlreadyExists,
 }
 
+impl RefusalKind {
+    /// Every kind.
+    pub const ALL: [RefusalKind; 4] =
+        [RefusalKind::InvalidArgument, RefusalKind::FailedPrecondition, RefusalKind::NotFound, RefusalKind::AlreadyExists];
+
+    /// The kind's name, as the metrics label it (`pozo_refusals_total{kind=…}`).
+    pub fn name(self) -> &'static str {
+        match self {
+            RefusalKind::InvalidArgument => "invalid_argument",
+            RefusalKind::FailedPrecondition => "failed_precondition",
+            RefusalKind::NotFound => "not_found",
+            RefusalKind::AlreadyExists => "already_exists",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct Refusal {

@@ -105,7 +105,12 @@ async fn events(State(web): State<Web>, ConnectInfo(peer): ConnectInfo<Peer>, ja
     may_watch(&web, &peer, &jar)?;
     // The events are bytes written once per frame (feed.rs); a reverse proxy in front
     // (docs/pages.md) must pass each on at once, not buffer it.
-    let body = axum::body::Body::from_stream(feed::events(web.frames.clone()));
+    // Counted in `pozo_displays_watching` for as long as the sign keeps the stream open.
+    let watch = web.handle.metrics().display_opened();
+    let body = axum::body::Body::from_stream(futures_util::StreamExt::map(feed::events(web.frames.clone()), move |event| {
+        let _open = &watch;
+        event
+    }));
     let headers = [
         (axum::http::header::CONTENT_TYPE, "text/event-stream"),
         (axum::http::header::CACHE_CONTROL, "no-cache"),

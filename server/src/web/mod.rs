@@ -153,6 +153,14 @@ async fn home(axum::extract::State(web): axum::extract::State<Web>) -> Result<Re
     page(&Home { casino: web.handle.config().layout.casino.clone() })
 }
 
+/// The controller's metrics in the Prometheus text format (crate::metrics; docs/operations.md §13).
+/// Open like the signs: the listener is loopback only, and nothing here is secret.
+async fn metrics(axum::extract::State(web): axum::extract::State<Web>) -> Response {
+    let connected = web.presence.tables().values().filter(|seen| seen.connected()).count();
+    let text = web.handle.metrics().render(&web.handle.read(), connected);
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
+}
+
 fn router(web: Web) -> Router {
     use tower_http::set_header::SetResponseHeaderLayer;
     let security = |name: &'static str, value: &'static str| {
@@ -161,6 +169,7 @@ fn router(web: Web) -> Router {
     Router::new()
         .route("/", get(home))
         .route("/static/{name}", get(asset))
+        .route("/metrics", get(metrics))
         .merge(cartel::routes())
         .merge(auth::routes())
         .merge(office::routes())

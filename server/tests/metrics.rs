@@ -1,0 +1,173 @@
+//! `/metrics` on the pages' listener, scraped from the real controller on 127.0.0.1:0 and
+//! parsed as Prometheus text (docs/operations.md §13): each figure follows what was done.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use common::*;
+use prometheus_parse::{Scrape, Value};
+use tonic::Code;
+
+/// A scrape, parsed: (name, sorted labels) → value; histograms as their `_count`.
+struct Metrics {
+    samples: BTreeMap<(String, String), f64>,
+    content_type: String,
+}
+
+impl Metrics {
+    async fn scrape(base: &str) -> Metrics {
+        let response = reqwest::get(format!("{base}/metrics")).await.expect("GET /metrics");
+        assert_eq!(response.status(), reqwest::StatusCode::OK);
+        let content_type = response.headers()[reqwest::header::CONTENT_TYPE].to_str().expect("ascii").to_owned();
+        let text = response.text().await.expect("a body");
+        let scrape = Scrape::parse(text.lines().map(|line| Ok(line.to_owned()))).expect("Prometheus text format");
+        let mut samples = BTreeMap::new();
+        for sample in scrape.samples {
+            let labels = {
+                let mut pairs: Vec<String> = sample.labels.iter().map(|(name, value)| format!("{name}={value}")).collect();
+                pairs.sort();
+                pairs.join(",")
+            };
+            let value = match sample.value {
+                Value::Counter(value) | Value::Gauge(value) | Value::Untyped(value) => value,
+                Value::Histogram(buckets) => buckets.last().map(|bucket| bucket.count).unwrap_or(0.0),
+                Value::Summary(_) => panic!("no summaries are exported: {}", sample.metric),
+            };
+            samples.insert((sample.metric, labels), value);
+        }
+        assert!(!samples.is_empty(), "{text}");
+        Metrics { samples, content_type }
+    }
+
+    /// The value of `name` with exactly `labels` (`"kind=press"`, `""`); 0 when absent
+    /// (a counter not yet touched).
+    fn value(&self, name: &str, labels: &str) -> f64 {
+        self.samples.get(&(name.to_owned(), labels.to_owned())).copied().unwrap_or(0.0)
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.samples.keys().any(|(metric, _)| metric == name)
+    }
+}
+
+/// Centavos of a gRPC amount (`"1234.5"` → 123450).
+fn centavos(value: &str) -> f64 {
+    let decimal: rust_decimal::Decimal = value.parse().expect("a decimal amount");
+    let centavos = (decimal * rust_decimal::Decimal::ONE_HUNDRED).trunc();
+    centavos.to_string().parse().expect("a whole number")
+}
+
+#[tokio::test]
+async fn metrics_are_scraped_parsed_and_follow_the_commands() {
+    let server = TestServer::with_pages().await;
+    let base = server.pages_url();
+    let mut client = server.client().await;
+
+    let before = Metrics::scrape(&base).await;
+    assert!(before.content_type.starts_with("text/plain"), "{}", before.content_type);
+    for name in [
+        "pozo_batch_entries",
+        "pozo_flush_seconds",
+        "pozo_ack_seconds",
+        "pozo_pool_balance_centavos",
+        "pozo_pool_displayed_centavos",
+        "pozo_pending_payouts",
+        "pozo_journal_entries",
+        "pozo_agents_connected",
+        "pozo_displays_watching",
+    ] {
+        assert!(before.has(name), "{name} is exported from the start");
+    }
+    assert_eq!(before.value("pozo_commands_total", "kind=press"), 0.0);
+    assert_eq!(before.value("pozo_pending_payouts", ""), 0.0);
+
+    // A round at B3 that leaves an order for Venta-Pagos, and one refusal.
+    client.ok("B3", open()).await;
+    let _order = a_pending_order(&mut client, 2).await;
+    client.refused("B3", press(4), Code::FailedPrecondition).await;
+    // B3's agent watching its table.
+    let payload = prost::Message::encode_to_vec(&pozo_proto::v1::WatchTable { table_id: "B3".into() });
+    let envelope = client.envelope_as("mesa-B3", pozo_proto::Purpose::WatchTable, payload);
+    let mut table = client.table.clone();
+    let mut panel = table.watch(envelope).await.expect("the table's watch").into_inner();
+    panel.message().await.expect("a first panel").expect("a panel");
+    // A sign watching the display feed.
+    let mut display = client.display.clone();
+    let mut feed = display.watch(pozo_proto::v1::WatchDisplays { pool_ids: vec![] }).await.expect("display feed").into_inner();
+    feed.message().await.expect("a first update").expect("an update");
+
+    let after = Metrics::scrape(&base).await;
+    for (kind, count) in [
+        ("open_table", 1.0),
+        ("sell_credits", 1.0),
+        ("press", 1.0),
+        ("start_round", 1.0),
+        ("enter_prize", 1.0),
+        ("accept", 1.0),
+        ("finish_round", 1.0),
+    ] {
+        assert_eq!(after.value("pozo_commands_total", &format!("kind={kind}")), count, "{kind}");
+    }
+    assert_eq!(after.value("pozo_refusals_total", "kind=failed_precondition"), 1.0);
+    assert_eq!(after.value("pozo_pending_payouts", ""), 1.0, "the order waits for Venta-Pagos");
+    let journal = client.journal().await;
+    assert_eq!(after.value("pozo_journal_entries", ""), journal.entries as f64);
+    let pool = client.pool("iplyc-blackjack").await;
+    let balance = pool.balance.as_ref().expect("a balance").value.clone();
+    let displayed = pool.displayed.as_ref().expect("an amount on the signs").value.clone();
+    assert_eq!(after.value("pozo_pool_balance_centavos", "pool=iplyc-blackjack"), centavos(&balance), "balance {balance}");
+    assert_eq!(after.value("pozo_pool_displayed_centavos", "pool=iplyc-blackjack"), centavos(&displayed));
+    // Eight submits answered (seven applied, one refused); the seven entries went to the
+    // journal in timed batches.
+    assert_eq!(after.value("pozo_ack_seconds_count", ""), 8.0);
+    assert_eq!(after.value("pozo_batch_entries_sum", ""), 7.0, "every journaled entry in one batch");
+    let batches = after.value("pozo_batch_entries_count", "");
+    assert!((1.0..=7.0).contains(&batches), "{batches} batches");
+    assert_eq!(after.value("pozo_flush_seconds_count", ""), batches, "each batch's flush timed");
+    assert_eq!(after.value("pozo_displays_watching", ""), 1.0, "the sign's feed is open");
+    assert_eq!(after.value("pozo_agents_connected", ""), 1.0, "B3's agent watches its table");
+
+    // The sign and the agent go away: no longer counted.
+    drop(feed);
+    drop(panel);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let now = Metrics::scrape(&base).await;
+        if now.value("pozo_displays_watching", "") == 0.0 && now.value("pozo_agents_connected", "") == 0.0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "a closed feed or watch is still counted");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The sample dashboard in `deploy/` asks only for metrics the controller exports.
+#[tokio::test]
+async fn the_grafana_dashboard_uses_only_exported_metrics() {
+    let server = TestServer::with_pages().await;
+    let scraped = Metrics::scrape(&server.pages_url()).await;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/grafana-pozo.json");
+    let dashboard: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("the dashboard")).expect("JSON");
+    let mut asked = Vec::new();
+    for panel in dashboard["panels"].as_array().expect("panels") {
+        for target in panel["targets"].as_array().expect("targets") {
+            let expr = target["expr"].as_str().expect("an expression");
+            let mut rest = expr;
+            while let Some(start) = rest.find("pozo_") {
+                let name: String =
+                    rest[start..].chars().take_while(|c| c.is_ascii_lowercase() || *c == '_' || c.is_ascii_digit()).collect();
+                rest = &rest[start + name.len()..];
+                asked.push(name);
+            }
+        }
+    }
+    assert!(asked.len() >= 10, "{asked:?}");
+    for name in asked {
+        // Histogram buckets are folded into the histogram's own name by the parser.
+        let exported = name.strip_suffix("_bucket").unwrap_or(&name);
+        assert!(scraped.has(exported), "the dashboard asks for {name}, which /metrics does not export");
+    }
+}
