@@ -1,5 +1,5 @@
-//! `pozo-server`'s command line: `serve`, `verify`, `restore`, `award`, `rulebooks`,
-//! `password`. The binary is a two-line `main` over [`main`]; the test kit builds the same
+//! `pozo-server`'s command line: `serve`, `status`, `verify`, `restore`, `award`,
+//! `rulebooks`, `password`. The binary is a two-line `main` over [`main`]; the test kit builds the same
 //! command line into its own binary (`pozo-testkit`).
 
 use std::path::PathBuf;
@@ -149,6 +149,17 @@ enum Command {
     /// Hash a password for the pages (Venta-Pagos, Sala): reads it from standard input,
     /// prints the Argon2id hash for the `password` field of the operator's key.
     Password,
+    /// How a running controller is: serving or not, the journal's tip, every pool's amount,
+    /// the tables and their agents, the payouts pending. Asks the pages' listener (`/status`).
+    /// Exit 0 serving, 1 answering but not serving, 3 no controller answered.
+    Status {
+        /// Where the controller serves its pages (`serve --pages`).
+        #[arg(long, default_value = "http://127.0.0.1:8080", value_name = "URL")]
+        pages: String,
+        /// Print JSON (the `/status` document) instead of text for a person.
+        #[arg(long)]
+        json: bool,
+    },
     /// Validate rulebook files (or the embedded default) and list their pools.
     Rulebooks {
         /// Rulebook file(s) to check instead of the embedded default; repeatable.
@@ -212,6 +223,7 @@ pub fn main() -> ExitCode {
         Command::Restore { from, data, journal } => run_restore(&from, &data, journal.keys.as_deref(), journal.mark.as_deref()),
         Command::Award { round, rulebook, text } => run_award(&round, &rulebook, text),
         Command::Rulebooks { rulebook } => run_rulebooks(&rulebook),
+        Command::Status { pages, json } => return run_status(&pages, json),
         Command::Password => run_password(),
     };
     match result {
@@ -229,6 +241,47 @@ fn is_loopback(listen: &str) -> bool {
     match listen.parse::<std::net::SocketAddr>() {
         Ok(address) => address.ip().is_loopback(),
         Err(_) => listen.rsplit_once(':').is_some_and(|(host, port)| host == "localhost" && port.parse::<u16>().is_ok()),
+    }
+}
+
+/// Exit status of `status` when the controller answers but its writer has stopped.
+const EXIT_NOT_SERVING: u8 = 1;
+
+/// Exit status of `status` when no controller answered at the address.
+const EXIT_UNREACHABLE: u8 = 3;
+
+/// How long `status` waits for the controller's answer.
+const STATUS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+fn run_status(pages: &str, json: bool) -> ExitCode {
+    let url = format!("{}/status", pages.trim_end_matches('/'));
+    let fetched =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(anyhow::Error::from).and_then(|runtime| {
+            runtime.block_on(async {
+                let client = reqwest::Client::builder().timeout(STATUS_TIMEOUT).build()?;
+                let response = client.get(&url).send().await?.error_for_status()?;
+                let text = response.text().await?;
+                let status: crate::status::Status = serde_json::from_str(&text)
+                    .map_err(|error| anyhow::anyhow!("{url}: not a Pozo controller's status ({error})"))?;
+                anyhow::Ok((text, status))
+            })
+        });
+    match fetched {
+        Ok((text, status)) => {
+            if json {
+                println!("{text}");
+            } else {
+                print!("{}", status.text());
+            }
+            if status.serving { ExitCode::SUCCESS } else { ExitCode::from(EXIT_NOT_SERVING) }
+        }
+        Err(error) => {
+            eprintln!(
+                "pozo-server status: no answer from {url}: {error:#}. Is the controller running, with its pages on \
+                 that address (serve --pages)? (docs/operations.md §2)"
+            );
+            ExitCode::from(EXIT_UNREACHABLE)
+        }
     }
 }
 

@@ -15,6 +15,7 @@
 //!   acknowledgement checks), one typed error for every way it can fail.
 //! - [`writer`]: the one writer task: batch, apply, append, flush once, answer.
 //! - [`service`]: the gRPC services (table, display, Venta-Pagos, reports, pools).
+//! - [`status`]: how a running controller is (`GET /status`, `pozo-server status`).
 //! - [`verify`]: replaying the journal from zero to check chain and books.
 //! - `admission`: who gets a connection (HTTP/2 preface in time, per-peer limits).
 //! - `web`: the pages (cartel luminoso, Venta-Pagos, sala) on their own listener.
@@ -44,6 +45,7 @@ mod restore;
 mod rulebooks;
 pub mod service;
 pub mod state;
+pub mod status;
 pub mod store;
 pub mod verify;
 mod web;
@@ -225,8 +227,10 @@ pub async fn serve(
         None => None,
     };
     let started = Started { pages: pages_listener.as_ref().map(TcpListener::local_addr).transpose()? };
+    let grpc_address = listener.local_addr().map(|address| address.to_string()).unwrap_or_default();
     let pages = pages_listener.map(|listener| {
         let setup = web::PagesSetup {
+            listen: grpc_address,
             handle: handle.clone(),
             presence: presence.clone(),
             stop: stopping.subscribe(),

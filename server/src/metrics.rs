@@ -166,6 +166,11 @@ impl Metrics {
         DisplayWatch { gauge: self.displays.clone() }
     }
 
+    /// Display feeds open now.
+    pub fn displays_watching(&self) -> i64 {
+        self.displays.get()
+    }
+
     /// The text exposition (`text/plain; version=0.0.4` … OpenMetrics), with the state's
     /// gauges read from `model` and the agents connected now.
     pub fn render(&self, model: &ReadModel, agents_connected: usize) -> String {

@@ -131,6 +131,11 @@ pub struct Handle {
 }
 
 impl Handle {
+    /// The writer takes commands: false once it has stopped.
+    pub fn is_serving(&self) -> bool {
+        !self.requests.is_closed()
+    }
+
     /// What `/metrics` shows (crate::metrics).
     pub fn metrics(&self) -> &Arc<Metrics> {
         &self.metrics

@@ -55,6 +55,8 @@ pub(crate) struct Web {
     sessions: Arc<auth::Sessions>,
     /// Networks whose signs may open `/cartel` without a session (`serve --display-open-to`).
     open_to: Arc<Vec<ipnet::IpNet>>,
+    /// The gRPC address the controller listens on.
+    listen: Arc<str>,
 }
 
 /// A refusal as a page: the status, and the message in the operators' words.
@@ -161,6 +163,69 @@ async fn metrics(axum::extract::State(web): axum::extract::State<Web>) -> Respon
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
 }
 
+/// How the controller is, as JSON (crate::status; `pozo-server status` reads it). Open like
+/// `/metrics`: loopback only, and nothing in it is secret.
+async fn status(axum::extract::State(web): axum::extract::State<Web>) -> Response {
+    axum::Json(status_of(&web)).into_response()
+}
+
+fn status_of(web: &Web) -> crate::status::Status {
+    use crate::status::{JournalStatus, PendingPayout, PoolStatus, Status, TableStatus};
+    let config = web.handle.config();
+    let model = web.handle.read();
+    let agents = web.presence.tables();
+    let tables: Vec<TableStatus> = config
+        .layout
+        .tables
+        .iter()
+        .filter_map(|layout| {
+            let state = web.handle.table(&layout.id)?.borrow().view.state;
+            let agent_connected = agents.get(layout.id.as_str()).is_some_and(|seen| seen.connected());
+            Some(TableStatus {
+                table: layout.id.to_string(),
+                pool: layout.pool.to_string(),
+                game: layout.game.to_string(),
+                state: state.as_str().to_owned(),
+                agent_connected,
+                suspended: state != crate::state::TableState::Closed && !agent_connected,
+            })
+        })
+        .collect();
+    Status {
+        serving: web.handle.is_serving(),
+        casino: config.layout.casino.clone(),
+        listen: web.listen.to_string(),
+        journal: JournalStatus {
+            journal_id: web.handle.journal_id().to_owned(),
+            entries: model.tip.entries,
+            tip: hex::encode(model.tip.hash),
+        },
+        pools: model
+            .pools()
+            .map(|pool| PoolStatus {
+                pool: pool.rules().id.to_string(),
+                name: view::pool_name(config, &pool.rules().id),
+                balance: pool.balance(),
+                displayed: pool.displayed(),
+            })
+            .collect(),
+        agents_connected: tables.iter().filter(|table| table.agent_connected).count(),
+        tables,
+        displays_watching: web.handle.metrics().displays_watching(),
+        pending_payouts: model
+            .pending_orders()
+            .map(|order| PendingPayout {
+                order_id: order.order_id.clone(),
+                pool: order.facts.pool.to_string(),
+                table: order.facts.table_id.to_string(),
+                seat: order.facts.seat,
+                code: order.facts.code.to_string(),
+                amount: order.facts.amount,
+            })
+            .collect(),
+    }
+}
+
 fn router(web: Web) -> Router {
     use tower_http::set_header::SetResponseHeaderLayer;
     let security = |name: &'static str, value: &'static str| {
@@ -170,6 +235,7 @@ fn router(web: Web) -> Router {
         .route("/", get(home))
         .route("/static/{name}", get(asset))
         .route("/metrics", get(metrics))
+        .route("/status", get(status))
         .merge(cartel::routes())
         .merge(auth::routes())
         .merge(office::routes())
@@ -280,6 +346,8 @@ impl Connected<axum::serve::IncomingStream<'_, Limited>> for Peer {
 
 /// What [`serve_pages`] needs besides the listener.
 pub(crate) struct PagesSetup {
+    /// The gRPC address, for `/status`.
+    pub listen: String,
     pub handle: Handle,
     pub presence: Presence,
     pub stop: watch::Receiver<bool>,
@@ -296,6 +364,7 @@ pub(crate) async fn serve_pages(listener: TcpListener, setup: PagesSetup) -> std
         frames,
         sessions: Arc::new(auth::Sessions::default()),
         open_to: Arc::new(setup.open_to),
+        listen: Arc::from(setup.listen),
     };
     let listener = Limited { listener, permits: Arc::new(Semaphore::new(CONNECTIONS_MAX)) };
     let mut stop = setup.stop;

@@ -1,0 +1,129 @@
+//! How a running controller is, as `GET /status` on the pages' listener answers (JSON) and
+//! `pozo-server status` prints it (docs/operations.md §2, "Is it up?").
+//!
+//! The same types are written by the server and read by the command, so the two cannot
+//! drift; a field a newer server adds is ignored by an older command. Amounts travel as decimal strings (`"12345.67"`), never floats; the text form
+//! writes them the Argentine way (`$ 12.345,67`).
+
+use pozo_engine::Money;
+use pozo_engine::format_ars;
+use serde::{Deserialize, Serialize};
+
+/// A controller's status.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Status {
+    /// The writer takes commands: false once it stopped (a failed disk, a stop under way).
+    pub serving: bool,
+    pub casino: String,
+    /// The gRPC address the controller listens on.
+    pub listen: String,
+    pub journal: JournalStatus,
+    pub pools: Vec<PoolStatus>,
+    pub tables: Vec<TableStatus>,
+    /// Tables whose agent has its watch open.
+    pub agents_connected: usize,
+    /// Display feeds open (gRPC and the signs' pages).
+    pub displays_watching: i64,
+    /// Payout orders PENDIENTE DE PAGO, oldest first.
+    pub pending_payouts: Vec<PendingPayout>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalStatus {
+    pub journal_id: String,
+    /// Entries durable and acknowledged.
+    pub entries: u64,
+    /// The hash of the last entry, hex.
+    pub tip: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PoolStatus {
+    pub pool: String,
+    pub name: String,
+    #[serde(serialize_with = "money")]
+    pub balance: Money,
+    /// What the signs show (balance × factor).
+    #[serde(serialize_with = "money")]
+    pub displayed: Money,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableStatus {
+    pub table: String,
+    pub pool: String,
+    pub game: String,
+    /// `cerrada`, `apuestas`, `en juego`, `aceptado`.
+    pub state: String,
+    pub agent_connected: bool,
+    /// Open, but its agent is away: its panels are suspended (3.7.5).
+    pub suspended: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingPayout {
+    pub order_id: String,
+    pub pool: String,
+    pub table: String,
+    pub seat: u32,
+    pub code: String,
+    #[serde(serialize_with = "money")]
+    pub amount: Money,
+}
+
+/// An amount as the gRPC services write it (`"4005.20"`: at least two decimals).
+fn money<S: serde::Serializer>(amount: &Money, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&crate::award::money_text(*amount))
+}
+
+impl Status {
+    /// The status for a person, in the operators' Spanish.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        let state = if self.serving { "EN SERVICIO" } else { "DETENIDO: no toma comandos" };
+        out.push_str(&format!("{} — controlador {}: {state}\n", self.casino, self.listen));
+        let tip = self.journal.tip.get(..16).unwrap_or(&self.journal.tip);
+        let entries =
+            if self.journal.entries == 1 { "1 entrada".to_owned() } else { format!("{} entradas", self.journal.entries) };
+        out.push_str(&format!("Diario {}: {entries}, última {tip}…\n", self.journal.journal_id));
+        out.push_str("Pozos:\n");
+        for pool in &self.pools {
+            out.push_str(&format!(
+                "  {:<22} cartel {:>16}   saldo {:>16}   {}\n",
+                pool.pool,
+                format_ars(pool.displayed),
+                format_ars(pool.balance),
+                pool.name
+            ));
+        }
+        let open = self.tables.iter().filter(|table| table.state != "cerrada").count();
+        out.push_str(&format!(
+            "Mesas: {} ({open} abiertas, {} con agente conectado); carteles conectados: {}\n",
+            self.tables.len(),
+            self.agents_connected,
+            self.displays_watching
+        ));
+        for table in self.tables.iter().filter(|table| table.state != "cerrada" || table.agent_connected) {
+            let agent = if table.suspended {
+                "SUSPENDIDA: sin agente"
+            } else if table.agent_connected {
+                "agente conectado"
+            } else {
+                "sin agente"
+            };
+            out.push_str(&format!("  {:<6} {:<12} {:<10} {agent}\n", table.table, table.game, table.state));
+        }
+        out.push_str(&format!("Pagos pendientes (PENDIENTE DE PAGO): {}\n", self.pending_payouts.len()));
+        for order in &self.pending_payouts {
+            out.push_str(&format!(
+                "  {}  mesa {} puesto {}  {}  {}\n",
+                order.order_id,
+                order.table,
+                order.seat,
+                order.code,
+                format_ars(order.amount)
+            ));
+        }
+        out
+    }
+}
