@@ -46,3 +46,26 @@ fn serve_refuses_the_layout_at_start_with_exit_2() {
     assert!(stderr.contains("allows at most 5 (16.3.1;"), "{stderr}");
     assert!(!directory.path().join("data").exists(), "nothing is written for a refused layout");
 }
+
+#[test]
+fn a_misspelt_layout_key_is_refused_at_start_with_its_line_and_the_nearest_key() {
+    let (_, text) = LAYOUT_EMBEDDED;
+    let cp1 = "id = \"CP1\"\nflor = \"F3\"\npool = \"iplyc-central-poker\"\ngame = \"central-poker\"\nseats = 5";
+    let broken = text.replacen(cp1, &cp1.replace("game =", "gmae ="), 1);
+    let line = broken.lines().position(|line| line.starts_with("gmae")).expect("the typo is in the text") + 1;
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let layout = directory.path().join("casino.toml");
+    std::fs::write(&layout, broken).expect("layout written");
+    let output = Command::new(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0", "--no-pages", "--data"])
+        .arg(directory.path().join("data"))
+        .arg("--config")
+        .arg(&layout)
+        .output()
+        .expect("pozo-server runs");
+    assert_eq!(output.status.code(), Some(2), "a refusal to start");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(&format!("{}: not a valid configuration file: line {line}:", layout.display())), "{stderr}");
+    assert!(stderr.contains("unknown field `gmae` (did you mean `game`?)"), "{stderr}");
+    assert!(!directory.path().join("data").exists(), "nothing was opened or created");
+}

@@ -13,6 +13,7 @@
 //! - [`night`]: `pozo-sim run` and `replay`: a night through real agents, and its books
 //!   (`night/`: the floor, the dealers, the books and audit, the record).
 //! - [`odds`]: exact probabilities and the `odds` comparison.
+//! - [`plot`]: `run --plot FILE.svg`, each pool's balance over the night (plotters).
 
 pub mod bench;
 pub mod blackjack;
@@ -22,6 +23,7 @@ pub mod journal;
 pub mod link;
 pub mod night;
 pub mod odds;
+pub mod plot;
 pub mod poker;
 pub mod roulette;
 

@@ -29,8 +29,10 @@ const ODDS_TOLERANCE_SE: f64 = 4.0;
 enum Command {
     /// Play a night on many tables through real agents and check the books.
     Run {
+        /// How many tables play (a generated casino of that many, or the first of --config's).
         #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=pozo_sim::casino::TABLES_MAX as u64))]
         tables: u64,
+        /// How many rounds every table plays before the tables close.
         #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=pozo_sim::night::ROUNDS_MAX as i64))]
         rounds: u32,
         /// The seed: the same seed gives the same night and the same books.
@@ -55,9 +57,13 @@ enum Command {
         /// Keep the night's events for `pozo-sim replay`.
         #[arg(long, value_name = "FILE")]
         record: Option<PathBuf>,
+        /// Draw each pool's balance after every round of the night as an SVG chart.
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
     },
     /// Drive a recorded night again on a new embedded controller; it must end in the same books.
     Replay {
+        /// The night recorded by `pozo-sim run --record FILE`.
         file: PathBuf,
         /// Keep each step's recorded time from the start, instead of as fast as possible.
         #[arg(long)]
@@ -68,11 +74,13 @@ enum Command {
     },
     /// Compare observed hit frequencies of each premio code with the exact probabilities.
     Odds {
-        /// central-poker, caribbean-poker, go-poker, draw-poker, poker-sin-descarte, blackjack, veintiuno, or ruleta-americana (grillo series).
-        #[arg(long)]
-        game: String,
+        /// The game whose premio codes are dealt (ruleta-americana: the grillo series).
+        #[arg(long, value_enum)]
+        game: OddsGame,
+        /// How many hands (or roulette series) to deal.
         #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=ODDS_HANDS_MAX))]
         hands: u64,
+        /// The seed: the same seed deals the same hands.
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Write the report as JSON.
@@ -94,14 +102,35 @@ enum Command {
     },
 }
 
+/// The games `odds` deals, by the names the rulebooks and the simulator use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum OddsGame {
+    CentralPoker,
+    CaribbeanPoker,
+    GoPoker,
+    DrawPoker,
+    PokerSinDescarte,
+    Tripoker,
+    Blackjack,
+    Veintiuno,
+    RuletaAmericana,
+}
+
+impl OddsGame {
+    /// The game's name, as `pozo_sim::odds::odds` takes it.
+    fn name(self) -> String {
+        clap::ValueEnum::to_possible_value(&self).expect("no variant is skipped").get_name().to_owned()
+    }
+}
+
 fn main() -> ExitCode {
     pozo_alloc::tune();
     let cli = Cli::parse();
     match cli.command {
-        Command::Odds { game, hands, seed, json } => run_odds(&game, hands, seed, json.as_deref()),
+        Command::Odds { game, hands, seed, json } => run_odds(&game.name(), hands, seed, json.as_deref()),
         Command::Bench { args } => pozo_sim::bench::command(args),
         Command::BenchChild { args } => pozo_sim::bench::child(args),
-        Command::Run { tables, rounds, seed, server, config, keys, bet_percent, json, record } => {
+        Command::Run { tables, rounds, seed, server, config, keys, bet_percent, json, record, plot } => {
             let options = pozo_sim::night::RunOptions {
                 tables: tables as usize,
                 rounds,
@@ -111,8 +140,9 @@ fn main() -> ExitCode {
                 keys,
                 bet_percent,
                 record,
+                progress: true,
             };
-            run_night(options, json.as_deref())
+            run_night(options, json.as_deref(), plot.as_deref())
         }
         Command::Replay { file, recorded_speed, json } => {
             let pace = if recorded_speed { pozo_sim::night::Pace::Recorded } else { pozo_sim::night::Pace::Fast };
@@ -160,14 +190,28 @@ fn print_night(night: &pozo_sim::night::NightReport) {
     for difference in night.differences.iter().skip(1) {
         println!("  also: {difference}");
     }
+    print!("{}", pozo_sim::night::summary_table(night));
 }
 
-fn run_night(options: pozo_sim::night::RunOptions, json: Option<&std::path::Path>) -> ExitCode {
+fn run_night(options: pozo_sim::night::RunOptions, json: Option<&std::path::Path>, plot: Option<&std::path::Path>) -> ExitCode {
     match runtime().block_on(pozo_sim::night::run(options)) {
         Ok(night) => {
             print_night(&night);
             let written = write_json(json, &night);
-            if night.ok() && written { ExitCode::SUCCESS } else { ExitCode::from(1) }
+            let plotted = match plot {
+                None => true,
+                Some(path) => match pozo_sim::plot::balances(&night, path) {
+                    Ok(()) => {
+                        println!("plot: {}", path.display());
+                        true
+                    }
+                    Err(error) => {
+                        eprintln!("pozo-sim: --plot {}: {error:#}", path.display());
+                        false
+                    }
+                },
+            };
+            if night.ok() && written && plotted { ExitCode::SUCCESS } else { ExitCode::from(1) }
         }
         Err(error) => {
             eprintln!("pozo-sim: {error:#}");
@@ -225,4 +269,22 @@ fn run_odds(game: &str, hands: u64, seed: u64, json: Option<&std::path::Path>) -
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OddsGame;
+    use clap::ValueEnum;
+
+    /// Every game the command line offers is one `odds` deals, and `odds` deals no other.
+    #[test]
+    fn every_odds_game_on_the_command_line_is_dealt() {
+        for game in OddsGame::value_variants() {
+            let name = game.name();
+            assert!(pozo_sim::odds::odds(&name, 1, 1).is_ok(), "{name}");
+        }
+        let offered: Vec<String> = OddsGame::value_variants().iter().map(|game| game.name()).collect();
+        let dealt = pozo_sim::odds::POKER_GAMES.len() + 1 + pozo_sim::blackjack::Game::ALL.len();
+        assert_eq!(offered.len(), dealt, "{offered:?}");
+    }
 }

@@ -10,7 +10,7 @@ use pozo_sim::night::{self, Pace, RunOptions};
 const BIN: &str = env!("CARGO_BIN_EXE_pozo-sim");
 
 fn options(tables: usize, rounds: u32, seed: u64) -> RunOptions {
-    RunOptions { tables, rounds, seed, server: None, layout: None, keys: None, bet_percent: 70, record: None }
+    RunOptions { tables, rounds, seed, server: None, layout: None, keys: None, bet_percent: 70, record: None, progress: false }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -210,4 +210,57 @@ async fn a_night_refuses_a_controller_with_other_settings_or_a_table_left_open()
     let error = night::run(RunOptions { server: Some(server.url.clone()), ..options(17, 1, 1) }).await.expect_err("B1 open");
     assert!(error.to_string().contains("table B1 is `apuestas`, not closed"), "{error:#}");
     server.stop().await.expect("stopped");
+}
+
+/// `pozo-sim run --plot`: the binary plays a night, prints the pools' table and draws each
+/// pool's balance after every round; the series ends where the pool's books end.
+#[test]
+fn run_prints_the_pools_table_and_plots_every_pools_balance_round_by_round() {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let plot = directory.path().join("night.svg");
+    let json = directory.path().join("night.json");
+    let output = Command::new(BIN)
+        .args(["run", "--tables", "8", "--rounds", "3", "--seed", "4", "--plot"])
+        .arg(&plot)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("pozo-sim runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("the JSON")).expect("JSON");
+    let balances = report["balances"].as_array().expect("the balance series");
+    assert_eq!(balances.len(), 4, "before the first round and after each of the 3");
+    let rounds: Vec<u64> = balances.iter().map(|point| point["round"].as_u64().expect("a round")).collect();
+    assert_eq!(rounds, [0, 1, 2, 3]);
+    let pools = report["pools"].as_object().expect("the pools");
+    // The table: a header and one line per pool, amounts the Argentine way.
+    assert!(stdout.contains("contributions") && stdout.contains("balance"), "{stdout}");
+    for (pool, books) in pools {
+        let line = stdout.lines().find(|line| line.starts_with(pool.as_str())).unwrap_or_else(|| panic!("{pool}: {stdout}"));
+        let balance: rust_decimal::Decimal = books["balance"].as_str().expect("a balance").parse().expect("a decimal");
+        assert!(line.contains(&pozo_engine::format_ars(pozo_engine::Money::new(balance))), "{line}");
+        // The last point of the series is the balance the books end with... before the tables close
+        // nothing moves a pool, so they are the same.
+        let last: rust_decimal::Decimal =
+            balances[3]["pools"][pool].as_str().expect("the pool in the series").parse().expect("a decimal");
+        assert_eq!(last, balance, "{pool}");
+    }
+    // The chart: an SVG with one line and one legend entry per pool.
+    let svg = std::fs::read_to_string(&plot).expect("the plot was written");
+    assert!(svg.starts_with("<svg") || svg.contains("<svg "), "{}", &svg[..svg.len().min(200)]);
+    // One line of 4 points per pool (the legend's marks are lines of 2 points; the grid is thinner).
+    let series = svg
+        .split("<polyline")
+        .skip(1)
+        .filter(|element| element.contains("stroke-width=\"2\""))
+        .filter(|element| {
+            let points = element.split("points=\"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or_default();
+            points.split_whitespace().count() == 4
+        })
+        .count();
+    assert_eq!(series, pools.len(), "one line per pool, a point per round");
+    for pool in pools.keys() {
+        assert!(svg.contains(pool.as_str()), "{pool} in the legend");
+    }
 }

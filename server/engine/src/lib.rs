@@ -16,6 +16,7 @@
 //! - [`reject`]: undoing one award the Venta-Pagos office rejected, and only it.
 //! - [`engine`]: every pool of the loaded rulebooks, by id.
 //! - [`error`]: the one error type, naming the field and the rule.
+//! - [`suggest`]: the nearest valid name to a misspelt one ("did you mean …?").
 //!
 //! Each module uses only those above it in this order (ids, money, error, rulebook, pool,
 //! settle, reject, engine): no two import each other.
@@ -28,6 +29,7 @@ pub mod pool;
 pub mod reject;
 pub mod rulebook;
 pub mod settle;
+pub mod suggest;
 
 pub use engine::{Engine, Totals};
 pub use error::EngineError;
@@ -39,3 +41,4 @@ pub use pool::{Contribution, Meters, Pool, PoolState, Reversal};
 pub use reject::{Rejection, Resettled};
 pub use rulebook::{Game, Grillo, Policy, PoolRules, Prize, PrizeValue, RulebookError, Rulebooks, SeatsMax, Shortfall};
 pub use settle::{Award, BookedAward, Rank, RoundBook, RoundEffect, Seat, Settlement, Stage, Winner};
+pub use suggest::nearest;

@@ -490,7 +490,13 @@ impl<'a> Fields<'a> {
     /// Refuses any field that was never read: a typo must not pass silently.
     fn finish(self) -> Result<(), RulebookError> {
         match self.table.keys().find(|key| !self.read.contains(key.as_str())) {
-            Some(unknown) => Err(self.error(unknown, "unknown field")),
+            Some(unknown) => {
+                let problem = match crate::suggest::nearest(unknown, self.read.iter().copied()) {
+                    Some(known) => format!("unknown field (did you mean `{known}`?)"),
+                    None => format!("unknown field (known here: {})", self.read.iter().copied().collect::<Vec<_>>().join(", ")),
+                };
+                Err(self.error(unknown, problem))
+            }
             None => Ok(()),
         }
     }
@@ -529,11 +535,49 @@ pub fn parse_file(file: &str, text: &str) -> Result<Vec<PoolRules>, RulebookErro
         return Err(top.error("venta_pagos_over", format!("{venta_pagos_over} is not an amount in whole centavos ≥ 0 (3.5.2)")));
     }
     let pool_tables = top.tables("pool")?;
-    top.finish()?;
+    top.finish().map_err(|error| with_line(error, text))?;
     if pool_tables.is_empty() {
         return Err(RulebookError::field(file, None, "pool", "a rulebook needs at least one pool"));
     }
-    pool_tables.into_iter().map(|pool| parse_pool(file, pool, venta_pagos_over)).collect()
+    pool_tables
+        .into_iter()
+        .map(|pool| parse_pool(file, pool, venta_pagos_over))
+        .collect::<Result<_, _>>()
+        .map_err(|error| with_line(error, text))
+}
+
+/// An unknown field's refusal with the line it is on (`unknown field at line 47 …`), found in
+/// the text from the line that names its pool: the TOML table the reader walks keeps no places.
+fn with_line(error: RulebookError, text: &str) -> RulebookError {
+    let RulebookError::Field { file, pool, field, problem } = error else { return error };
+    if !problem.starts_with("unknown field") {
+        return RulebookError::Field { file, pool, field, problem };
+    }
+    let key = field.rsplit('.').next().unwrap_or(&field);
+    let key = key.split('[').next().unwrap_or(key);
+    let lines: Vec<&str> = text.lines().collect();
+    let start = pool
+        .as_deref()
+        .and_then(|pool| {
+            lines.iter().position(|line| line.trim_start().starts_with("id") && line.contains(&format!("\"{pool}\"")))
+        })
+        .unwrap_or(0);
+    let names = |line: &str| {
+        line.trim_start().strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with('='))
+            || line.contains(&format!("{{ {key} ="))
+            || line.contains(&format!(", {key} ="))
+    };
+    let found = lines
+        .iter()
+        .skip(start)
+        .position(|line| names(line))
+        .map(|index| index + start)
+        .or_else(|| lines.iter().position(|line| names(line)));
+    let problem = match found {
+        Some(index) => problem.replacen("unknown field", &format!("unknown field at line {}", index + 1), 1),
+        None => problem,
+    };
+    RulebookError::Field { file, pool, field, problem }
 }
 
 fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<PoolRules, RulebookError> {

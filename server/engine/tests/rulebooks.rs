@@ -353,3 +353,20 @@ fn the_grillos_the_state_machine_knows_are_the_roulette_rulebooks_codes_in_their
     }
     assert_eq!(Grillo::of_code("PREMIO_INSTANTANEO"), None);
 }
+
+#[test]
+fn an_unknown_field_is_refused_with_its_line_and_the_nearest_known_field() {
+    let from = "payout_unit = \"0.01\"\ncontribution_rate = \"0.65\"       # 11.2.3";
+    let to = "payout_unit = \"0.01\"\npayout_units = \"1\"\ncontribution_rate = \"0.65\"";
+    let text = IPLYC.replacen(from, to, 1);
+    let line = text.lines().position(|line| line.starts_with("payout_units")).expect("the typo is in the text") + 1;
+    let error = broken(from, to);
+    let message = error.to_string();
+    assert!(message.contains(&format!("unknown field at line {line}")), "{message}");
+    assert!(message.contains("did you mean `payout_unit`?"), "{message}");
+    // Nothing near: no guess, but the fields this table knows.
+    let error = broken(from, "payout_unit = \"0.01\"\nzzz = \"1\"\ncontribution_rate = \"0.65\"");
+    let message = error.to_string();
+    assert!(!message.contains("did you mean"), "{message}");
+    assert!(message.contains("known here:") && message.contains("contribution_rate"), "{message}");
+}

@@ -289,6 +289,7 @@ pub(super) async fn finish(
     let channel = floor.channel.clone();
     let office = floor.office.clone();
     let journal = floor.journal_id.clone();
+    let balances = floor.balances.clone();
     let (mut links, record) = floor.stop().await;
     // Every panel the agents wrote so far.
     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -380,5 +381,6 @@ pub(super) async fn finish(
         verify,
         books_sha256,
         pools: books.pools,
+        balances,
     })
 }

@@ -40,6 +40,8 @@ pub(super) struct Floor {
     pub(super) replenishments: BTreeMap<String, Money>,
     /// A difference that ends the night early (the dealer and the server disagree on the table).
     pub(super) abandoned: Option<String>,
+    /// Each pool's balance before the first round and after every round (`--plot`).
+    pub(super) balances: Vec<super::BalancePoint>,
 }
 
 /// Requests to the controller other than through the agents give up after this long.
@@ -144,7 +146,20 @@ impl Floor {
             rulebooks: config.rulebooks.clone(),
             replenishments: BTreeMap::new(),
             abandoned: None,
+            balances: Vec::new(),
         })
+    }
+
+    /// Notes every pool's balance as the controller reports it, after `round` rounds.
+    pub(super) async fn sample_balances(&mut self, round: u32) -> anyhow::Result<()> {
+        let pool_ids: std::collections::BTreeSet<String> = self.pools.values().cloned().collect();
+        let mut pools = BTreeMap::new();
+        for pool in pool_ids {
+            let report = self.reports.pool(pb::PoolReportRequest { pool_id: pool.clone() }).await?.into_inner();
+            pools.insert(pool, amount(&report.balance));
+        }
+        self.balances.push(super::BalancePoint { round, pools });
+        Ok(())
     }
 
     pub(super) fn t_ms(&self) -> u64 {

@@ -111,6 +111,15 @@ pub struct RunOptions {
     pub bet_percent: u32,
     /// Keep the night's events in this file for `replay`.
     pub record: Option<PathBuf>,
+    /// Show a progress bar of the rounds on standard error (when it is a terminal).
+    pub progress: bool,
+}
+
+/// Every pool's balance after `round` rounds of the night (0: before the first).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BalancePoint {
+    pub round: u32,
+    pub pools: BTreeMap<String, Money>,
 }
 
 /// How `replay` drives a recorded night.
@@ -231,6 +240,30 @@ pub struct NightReport {
     pub verify: String,
     pub books_sha256: String,
     pub pools: BTreeMap<String, PoolBooks>,
+    /// Each pool's balance before the first round and after every round (empty for a replay).
+    pub balances: Vec<BalancePoint>,
+}
+
+/// The night's pools as a table for a person: bets, money in and out, and where each ended.
+pub fn summary_table(night: &NightReport) -> String {
+    let ars = pozo_engine::format_ars;
+    let mut out = format!(
+        "{:<22} {:>7} {:>16} {:>16} {:>16} {:>5} {:>16}\n",
+        "pool", "bets", "contributions", "replenishments", "awards", "hits", "balance"
+    );
+    for (pool, books) in &night.pools {
+        out.push_str(&format!(
+            "{:<22} {:>7} {:>16} {:>16} {:>16} {:>5} {:>16}\n",
+            pool,
+            books.bets,
+            ars(books.contributions),
+            ars(books.replenishments),
+            ars(books.awards),
+            books.hits,
+            ars(books.balance)
+        ));
+    }
+    out
 }
 
 impl NightReport {
@@ -324,12 +357,25 @@ async fn play_night(
     let mut dealers: Vec<Dealer> = config.layout.tables.iter().map(|table| Dealer::new(table, options.seed)).collect();
     let started = Instant::now();
     floor.parallel(dealers.iter().map(|dealer| (dealer.table.clone(), vec!["open".to_owned()])).collect()).await?;
-    for _ in 0..options.rounds {
+    floor.sample_balances(0).await?;
+    // Drawn only when standard error is a terminal (indicatif hides it otherwise).
+    let bar =
+        if options.progress { indicatif::ProgressBar::new(u64::from(options.rounds)) } else { indicatif::ProgressBar::hidden() };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] round {pos}/{len} {msg}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    for round in 1..=options.rounds {
         if floor.abandoned.is_some() {
             break;
         }
         play_round(&mut floor, &mut dealers, options.bet_percent, |_| true).await?;
+        floor.sample_balances(round).await?;
+        bar.set_message(format!("{} commands", floor.commands));
+        bar.inc(1);
     }
+    bar.finish_and_clear();
     // 3.9.1: the series in play are finished before the tables close: more balls, no new bronze.
     let mut extra_balls = 0;
     while floor.abandoned.is_none() && dealers.iter().any(Dealer::holds_grillos) {

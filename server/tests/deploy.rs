@@ -1,0 +1,49 @@
+//! The command lines in `deploy/` (the systemd unit and the Dockerfile) are ones the real
+//! `pozo-server` accepts: every option exists and every value parses (docs/operations.md §14).
+
+use std::path::Path;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_pozo-server");
+
+fn deploy(name: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy").join(name)).expect("the deploy file")
+}
+
+/// Runs the binary with `args` and `--help` appended: clap checks every option and value
+/// before it, then prints the subcommand's help and exits 0.
+fn accepted(args: &[String]) {
+    let output = Command::new(BIN).args(args).arg("--help").output().expect("pozo-server runs");
+    assert!(output.status.success(), "pozo-server {args:?} is refused: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("Usage: pozo-server"));
+}
+
+#[test]
+fn the_systemd_units_command_line_is_accepted() {
+    let unit = deploy("pozo-server.service");
+    let exec = unit.replace("\\\n", " ");
+    let line = exec.lines().find_map(|line| line.strip_prefix("ExecStart=")).expect("an ExecStart line");
+    let mut words = line.split_whitespace().map(str::to_owned);
+    assert_eq!(words.next().as_deref(), Some("/usr/local/bin/pozo-server"));
+    let args: Vec<String> = words.collect();
+    assert!(args.contains(&"serve".to_owned()) && args.contains(&"--tls-cert".to_owned()), "{args:?}");
+    accepted(&args);
+    // A refusal to start (exit 2) is not retried in a loop.
+    assert!(unit.contains("RestartPreventExitStatus=2"));
+}
+
+#[test]
+fn the_dockerfiles_command_line_is_accepted() {
+    let dockerfile = deploy("Dockerfile").replace("\\\n", " ");
+    let array = |instruction: &str| -> Vec<String> {
+        let line = dockerfile.lines().find_map(|line| line.strip_prefix(instruction)).expect(instruction);
+        serde_json::from_str(line.trim()).unwrap_or_else(|error| panic!("{instruction}{line}: {error}"))
+    };
+    let entrypoint = array("ENTRYPOINT ");
+    let command = array("CMD ");
+    assert_eq!(entrypoint[0], "/usr/local/bin/pozo-server");
+    let args: Vec<String> = entrypoint[1..].iter().chain(&command).cloned().collect();
+    // Off loopback, TLS: the image must not be a plaintext server on 0.0.0.0.
+    assert!(args.contains(&"--tls-cert".to_owned()) && args.contains(&"--tls-key".to_owned()), "{args:?}");
+    accepted(&args);
+}
