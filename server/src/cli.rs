@@ -14,9 +14,6 @@ use pozo_engine::format_ars;
 /// moved into the library, so that log filters and the lines in docs/operations.md stay as they were.
 const LOG_TARGET: &str = "pozo_server";
 
-/// Exit code for input that breaks a rule: a bad round file or rulebook.
-const EXIT_BAD_INPUT: u8 = 2;
-
 /// Pozo: the progressive jackpot controller for casino table games.
 #[derive(Parser)]
 #[command(name = "pozo-server", version, about, long_about = None)]
@@ -230,7 +227,7 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("pozo-server: {error:#}");
-            ExitCode::from(EXIT_BAD_INPUT)
+            ExitCode::from(crate::exit::ExitClass::of(&error).code())
         }
     }
 }
@@ -245,10 +242,10 @@ fn is_loopback(listen: &str) -> bool {
 }
 
 /// Exit status of `status` when the controller answers but its writer has stopped.
-const EXIT_NOT_SERVING: u8 = 1;
+const EXIT_NOT_SERVING: u8 = crate::exit::ExitClass::Problem.code_const();
 
 /// Exit status of `status` when no controller answered at the address.
-const EXIT_UNREACHABLE: u8 = 3;
+const EXIT_UNREACHABLE: u8 = crate::exit::ExitClass::Unreachable.code_const();
 
 /// How long `status` waits for the controller's answer.
 const STATUS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -357,7 +354,9 @@ fn run_serve(
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind(listen).await.map_err(|error| anyhow::anyhow!("--listen {listen}: {error}"))?;
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .map_err(|error| crate::exit::ListenFailed(format!("--listen {listen}: {error}")))?;
         let address = listener.local_addr()?;
         tracing::info!(target: LOG_TARGET, %address, data = %data.display(), config = %config.hash, "pozo-server starting");
         let shutdown = async {

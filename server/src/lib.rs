@@ -1,6 +1,7 @@
 //! The Pozo controller.
 //!
 //! # Layout
+//! - [`exit`]: one exit status per class of failure (docs/operations.md §15).
 //! - [`cli`]: the `pozo-server` command line (the binary's `main` is one call to it).
 //! - [`config`]: the casino layout and the rulebooks, validated together.
 //! - [`state`]: the deterministic state machine: tables, rounds, grillos, gold
@@ -34,6 +35,7 @@ mod award;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod exit;
 pub mod jornada;
 pub mod journal;
 pub mod mark;
@@ -223,7 +225,9 @@ pub async fn serve(
     let pools =
         pb::pools_server::PoolsServer::new(PoolsService { handle: handle.clone() }).max_decoding_message_size(MESSAGE_BYTES_MAX);
     let pages_listener = match options.pages {
-        Some(address) => Some(TcpListener::bind(address).await.map_err(|error| anyhow::anyhow!("--pages {address}: {error}"))?),
+        Some(address) => {
+            Some(TcpListener::bind(address).await.map_err(|error| exit::ListenFailed(format!("--pages {address}: {error}")))?)
+        }
         None => None,
     };
     let started = Started { pages: pages_listener.as_ref().map(TcpListener::local_addr).transpose()? };
@@ -268,7 +272,9 @@ pub async fn serve(
             health.set_service_status("", tonic_health::ServingStatus::NotServing).await;
             let _ = stopping.send(true);
             return Err(match ended {
-                Err(error) if error.is_panic() => anyhow::anyhow!("the journal writer failed; the controller stops (see the log above)"),
+                Err(error) if error.is_panic() => {
+                    anyhow::Error::new(exit::StorageFailed("the journal writer failed; the controller stops (see the log above)".into()))
+                }
                 other => anyhow::anyhow!("the journal writer stopped unexpectedly: {other:?}"),
             });
         }

@@ -20,6 +20,7 @@ use tracing::{debug, info};
 
 use crate::clock::Clock;
 use crate::config::Config;
+use crate::exit::{JournalRefused, StorageFailed};
 use crate::journal::{Identity, Journal, JournalError, JournalTip, Record, StoredSnapshot};
 use crate::mark::{Mark, Sealer};
 use crate::metrics::Metrics;
@@ -270,11 +271,14 @@ pub async fn start(
         match tokio::task::spawn_blocking(move || Journal::open(&directory)).await {
             Ok(journal) => journal?,
             // sled may panic on data it cannot make sense of: a damaged directory, refused.
-            Err(failed) => anyhow::bail!(
-                "{data}: the journal could not be opened ({}): the data directory is damaged; do not serve from it. \
-                 Keep a copy of it for the investigation and restore the last backup (docs/operations.md §6)",
-                panic_text(failed)
-            ),
+            Err(failed) => {
+                return Err(JournalRefused(format!(
+                    "{data}: the journal could not be opened ({}): the data directory is damaged; do not serve from it. \
+                     Keep a copy of it for the investigation and restore the last backup (docs/operations.md §6)",
+                    panic_text(failed)
+                ))
+                .into());
+            }
         }
     };
     let journal_key =
@@ -283,18 +287,20 @@ pub async fn start(
     let (entries, _) = journal.tip()?;
     let marked = mark_path.metadata().map(|metadata| metadata.len() > 0).unwrap_or(false);
     if entries == 0 && (journal.stored_tip()?.is_some() || journal.load_snapshot()?.is_some() || journal.identity()?.is_some()) {
-        anyhow::bail!(
+        return Err(JournalRefused(format!(
             "{data}: the journal's entries are gone but its tip record, identity or snapshot remain: the data directory is damaged; \
              restore it from a backup (docs/operations.md §6), do not start a new journal here"
-        );
+        ))
+        .into());
     }
     if entries == 0 && marked {
-        anyhow::bail!(
+        return Err(JournalRefused(format!(
             "{data}: no journal here, but the acknowledgement mark {} says this controller acknowledged entries: the data \
              directory is missing or damaged. Restore it from a backup (docs/operations.md §6); if this really is a new \
              installation, remove the old mark file first",
             mark_path.display()
-        );
+        ))
+        .into());
     }
     let (state, tip, identity, sealer) = if entries == 0 {
         tracing::warn!(
@@ -324,17 +330,20 @@ pub async fn start(
             );
         }
         let identity = journal.identity()?.ok_or_else(|| {
-            anyhow::anyhow!(
+            JournalRefused(format!(
                 "{data}: the journal has entries but no identity record: the data directory is damaged; restore it from a \
                  backup (docs/operations.md §6)"
-            )
+            ))
         })?;
         let sealer = Sealer::new(&journal_key, &identity).map_err(anyhow::Error::msg)?;
         let (state, tip, recovery) = recover(&journal, &identity, &sealer, &config, entries).map_err(|error| {
-            anyhow::anyhow!(
+            // A failing disk is a storage failure; anything else is a journal that cannot be served.
+            let storage = crate::exit::ExitClass::of_recovery(&error) == crate::exit::ExitClass::Storage;
+            let message = format!(
                 "{data}: {error:#}. The journal is damaged: the controller does not serve it. Keep a copy for the \
                  investigation and restore the last backup (docs/operations.md §6); `pozo-server verify` names the last good entry"
-            )
+            );
+            if storage { anyhow::Error::new(StorageFailed(message)) } else { anyhow::Error::new(JournalRefused(message)) }
         })?;
         // The journal key is fixed for the life of a journal: a different one is named as such.
         let journaled_key = state.data().keys.iter().find(|key| key.id == crate::config::JOURNAL_KEY_RECORD);
@@ -348,8 +357,9 @@ pub async fn start(
                 journaled.fingerprint
             );
         }
-        check_tip(&journal, &tip, &sealer)
-            .map_err(|problem| anyhow::anyhow!("{data}: {problem}. The controller does not serve it (docs/operations.md §6)"))?;
+        check_tip(&journal, &tip, &sealer).map_err(|problem| {
+            JournalRefused(format!("{data}: {problem}. The controller does not serve it (docs/operations.md §6)"))
+        })?;
         check_acknowledged(&journal, &tip, mark_path, &sealer)?;
         info!(
             entries = tip.entries,

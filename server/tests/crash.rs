@@ -631,7 +631,7 @@ async fn a_restart_with_another_configuration_is_refused() {
         args.push("--rulebook".to_owned());
         args.push(path.to_str().expect("UTF-8 path").to_owned());
     }
-    let stderr = serve_refused(data.path(), &args.iter().map(String::as_str).collect::<Vec<_>>());
+    let stderr = serve_refused(data.path(), &args.iter().map(String::as_str).collect::<Vec<_>>(), 2);
     assert!(stderr.contains("settings do not change while pools are live"), "{stderr}");
 
     // Refusing changed nothing: the original settings start, and the journal is as it was.
@@ -694,8 +694,9 @@ async fn a_key_is_rotated_on_the_same_journal() {
     assert!(output.status.success(), "{report:#}");
 }
 
-/// Runs `pozo-server serve` expecting it to refuse to start; returns its stderr.
-fn serve_refused(data: &Path, extra: &[&str]) -> String {
+/// Runs `pozo-server serve` expecting it to refuse to start with exit status `code`
+/// (docs/operations.md §15); returns its stderr.
+fn serve_refused(data: &Path, extra: &[&str], code: i32) -> String {
     let logs = tempfile::tempdir().expect("log directory");
     let log = logs.path().join("refused.log");
     let mut child = Command::new(BIN)
@@ -717,7 +718,7 @@ fn serve_refused(data: &Path, extra: &[&str]) -> String {
     };
     let mut stdout = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut stdout).expect("stdout read");
-    assert_eq!(exited.code(), Some(2), "{stderr}");
+    assert_eq!(exited.code(), Some(code), "{stderr}");
     assert!(!stdout.contains("listening"), "a refused start is never announced: {stdout}");
     stderr
 }
@@ -732,7 +733,7 @@ async fn a_data_directory_that_lost_its_entries_is_refused() {
     for sequence in 1..=entries {
         put_entry(data, sequence, None);
     }
-    let stderr = serve_refused(data, &["--listen", "127.0.0.1:0"]);
+    let stderr = serve_refused(data, &["--listen", "127.0.0.1:0"], 5);
     assert!(stderr.contains("the journal's entries are gone"), "{stderr}");
 }
 
@@ -740,10 +741,10 @@ async fn a_data_directory_that_lost_its_entries_is_refused() {
 #[test]
 fn plaintext_is_refused_off_loopback() {
     let directory = tempfile::tempdir().expect("data directory");
-    let stderr = serve_refused(directory.path(), &["--listen", "0.0.0.0:0"]);
+    let stderr = serve_refused(directory.path(), &["--listen", "0.0.0.0:0"], 2);
     assert!(stderr.contains("plaintext is allowed on loopback only"), "{stderr}");
     // A host name that starts with `127.` is not loopback.
-    let stderr = serve_refused(directory.path(), &["--listen", "127.evil.example:50051"]);
+    let stderr = serve_refused(directory.path(), &["--listen", "127.evil.example:50051"], 2);
     assert!(stderr.contains("plaintext is allowed on loopback only"), "{stderr}");
 }
 
@@ -754,10 +755,22 @@ fn a_second_server_on_a_served_data_directory_is_refused() {
     let directory = tempfile::tempdir().expect("data directory");
     let data = directory.path().join("data");
     let mut first = spawn(&data, &[], &directory.path().join("first.log"));
-    let stderr = serve_refused(&data, &["--listen", "127.0.0.1:0", "--no-pages"]);
+    let stderr = serve_refused(&data, &["--listen", "127.0.0.1:0", "--no-pages"], 4);
     assert!(stderr.contains("another pozo-server holds this data directory"), "{stderr}");
     assert!(stderr.contains(&data.display().to_string()), "the directory is named: {stderr}");
     assert!(!stderr.contains("could not acquire lock"), "sled's own text is not what the operator reads: {stderr}");
     let stopped = first.terminate();
     assert_eq!(stopped.code(), Some(0), "the first server went on serving, and stops cleanly: {}", first.log_text());
+}
+
+// Proves that an address another program listens on is refused as a network failure (exit 7,
+// docs/operations.md §15), naming the option and the address.
+#[test]
+fn an_address_in_use_is_refused_as_a_network_failure() {
+    let directory = tempfile::tempdir().expect("data directory");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let address = taken.local_addr().expect("bound").to_string();
+    let stderr = serve_refused(&directory.path().join("data"), &["--listen", &address, "--no-pages"], 7);
+    assert!(stderr.contains(&format!("--listen {address}:")), "{stderr}");
+    drop(taken);
 }

@@ -165,8 +165,9 @@ async fn random_damage_after_a_kill_never_serves_fewer_entries_than_acknowledged
                 recovered += 1;
             }
             Err(Refused { code, log }) => {
-                // A refusal is the controller's own, with what to do: exit 2, never a crash.
-                assert_eq!(code, Some(2), "trial {trial}: {log}");
+                // A refusal is the controller's own, with what to do: the journal refused (exit 5,
+                // docs/operations.md §15), never a crash.
+                assert_eq!(code, Some(5), "trial {trial}: {log}");
                 assert!(log.contains("docs/operations.md"), "trial {trial}: the operator is told what to do: {log}");
                 if refused == 0 {
                     eprintln!("trial {trial} ({} byte {offset}) refused:\n{log}", file.display());
@@ -216,7 +217,7 @@ async fn an_older_copy_of_the_data_is_refused_by_serve_and_verify_naming_the_las
     .expect("ran") else {
         panic!("a journal shorter than what was acknowledged was served")
     };
-    assert_eq!(code, Some(2));
+    assert_eq!(code, Some(5), "the journal refused (docs/operations.md §15)");
     assert!(
         text.contains(&format!(
             "the journal ends at entry {early} (the last good one) but entry {acknowledged} was acknowledged"

@@ -28,8 +28,11 @@ fn the_systemd_units_command_line_is_accepted() {
     let args: Vec<String> = words.collect();
     assert!(args.contains(&"serve".to_owned()) && args.contains(&"--tls-cert".to_owned()), "{args:?}");
     accepted(&args);
-    // A refusal to start (exit 2) is not retried in a loop.
-    assert!(unit.contains("RestartPreventExitStatus=2"));
+    // A refusal to start is not retried in a loop: bad input, locked, the journal refused.
+    let prevent = unit.lines().find_map(|line| line.strip_prefix("RestartPreventExitStatus=")).expect("RestartPreventExitStatus");
+    let codes: Vec<u8> = prevent.split_whitespace().map(|code| code.parse().expect("a status")).collect();
+    use pozo_server::exit::ExitClass;
+    assert_eq!(codes, [ExitClass::BadInput, ExitClass::Locked, ExitClass::JournalRefused].map(ExitClass::code));
 }
 
 #[test]
