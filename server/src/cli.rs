@@ -1,4 +1,4 @@
-//! `pozo-server`'s command line: `serve`, `status`, `verify`, `restore`, `award`,
+//! `pozo-server`'s command line: `serve`, `status`, `backup`, `verify`, `restore`, `award`,
 //! `rulebooks`, `password`. The binary is a two-line `main` over [`main`]; the test kit builds the same
 //! command line into its own binary (`pozo-testkit`).
 
@@ -157,6 +157,20 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Copy the journal of a running controller into a new directory, consistently, while it
+    /// serves; the copy is verified before this reports it done (docs/operations.md §4).
+    /// Needs the keys file with the journal key. Exit 0 done, 2 refused, 3 no answer, 6 failed.
+    Backup {
+        /// Where the backup goes, on the controller's machine: absent or an empty directory.
+        #[arg(long, value_name = "DIR")]
+        to: PathBuf,
+        /// Where the controller serves its pages (`serve --pages`).
+        #[arg(long, default_value = "http://127.0.0.1:8080", value_name = "URL")]
+        pages: String,
+        /// The keys file holding the journal key (role = "journal"); the embedded example keys by default.
+        #[arg(long, value_name = "FILE")]
+        keys: Option<PathBuf>,
+    },
     /// Validate rulebook files (or the embedded default) and list their pools.
     Rulebooks {
         /// Rulebook file(s) to check instead of the embedded default; repeatable.
@@ -221,6 +235,7 @@ pub fn main() -> ExitCode {
         Command::Award { round, rulebook, text } => run_award(&round, &rulebook, text),
         Command::Rulebooks { rulebook } => run_rulebooks(&rulebook),
         Command::Status { pages, json } => return run_status(&pages, json),
+        Command::Backup { to, pages, keys } => return run_backup(&to, &pages, keys.as_deref()),
         Command::Password => run_password(),
     };
     match result {
@@ -280,6 +295,82 @@ fn run_status(pages: &str, json: bool) -> ExitCode {
             ExitCode::from(EXIT_UNREACHABLE)
         }
     }
+}
+
+/// How long `backup` waits for the copy (a million entries take seconds).
+const BACKUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
+
+fn run_backup(to: &std::path::Path, pages: &str, keys: Option<&std::path::Path>) -> ExitCode {
+    use crate::exit::ExitClass;
+    let fail = |class: ExitClass, message: String| {
+        eprintln!("pozo-server backup: {message}");
+        ExitCode::from(class.code())
+    };
+    let key = match crate::config::Config::journal_key(keys) {
+        Ok(key) => key,
+        Err(error) => return fail(ExitClass::BadInput, format!("{error:#}")),
+    };
+    let to = match std::path::absolute(to) {
+        Ok(to) => to,
+        Err(error) => return fail(ExitClass::BadInput, format!("--to {}: {error}", to.display())),
+    };
+    let base = pages.trim_end_matches('/').to_owned();
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => return fail(ExitClass::Storage, error.to_string()),
+    };
+    runtime.block_on(async {
+        let client = match reqwest::Client::builder().timeout(BACKUP_TIMEOUT).build() {
+            Ok(client) => client,
+            Err(error) => return fail(ExitClass::BadInput, error.to_string()),
+        };
+        // The journal the request is bound to, from the controller's status.
+        let status = client.get(format!("{base}/status")).send().await.and_then(reqwest::Response::error_for_status);
+        let journal_id = match status {
+            Ok(response) => match response.json::<crate::status::Status>().await {
+                Ok(status) => status.journal.journal_id,
+                Err(error) => return fail(ExitClass::Unreachable, format!("{base}/status: not a Pozo controller ({error})")),
+            },
+            Err(error) => return fail(ExitClass::Unreachable, format!("no answer from {base}: {error}")),
+        };
+        let mac = crate::backup::request_mac(&key, &journal_id, &to);
+        let sent = client
+            .post(format!("{base}/backup"))
+            .header(crate::backup::MAC_HEADER, mac)
+            .json(&crate::backup::BackupRequest { to: to.clone() })
+            .send()
+            .await;
+        let response = match sent {
+            Ok(response) => response,
+            Err(error) => return fail(ExitClass::Unreachable, format!("no answer from {base}: {error}")),
+        };
+        let code = response.status();
+        let text = response.text().await.unwrap_or_default();
+        if code.is_success() {
+            match serde_json::from_str::<crate::backup::BackupDone>(&text) {
+                Ok(done) => {
+                    println!(
+                        "backup of journal {} in {}: {} entries (tip {}), snapshot {}, verify {}",
+                        done.journal_id,
+                        done.to,
+                        done.entries,
+                        done.tip.get(..16).unwrap_or(&done.tip),
+                        done.snapshot.map_or_else(|| "none".to_owned(), |entry| format!("at entry {entry}")),
+                        done.verify
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(error) => fail(ExitClass::Storage, format!("an answer that is not a backup report ({error}): {text}")),
+            }
+        } else {
+            let message = serde_json::from_str::<serde_json::Value>(&text)
+                .ok()
+                .and_then(|value| value["error"].as_str().map(str::to_owned))
+                .unwrap_or(text);
+            let class = if code.is_server_error() { ExitClass::Storage } else { ExitClass::BadInput };
+            fail(class, format!("refused ({code}): {message}"))
+        }
+    })
 }
 
 fn run_password() -> anyhow::Result<()> {

@@ -17,6 +17,7 @@
 //! - [`writer`]: the one writer task: batch, apply, append, flush once, answer.
 //! - [`service`]: the gRPC services (table, display, Venta-Pagos, reports, pools).
 //! - [`status`]: how a running controller is (`GET /status`, `pozo-server status`).
+//! - [`backup`]: a verified copy of the durable journal of a running controller (`pozo-server backup`).
 //! - [`verify`]: replaying the journal from zero to check chain and books.
 //! - `admission`: who gets a connection (HTTP/2 preface in time, per-peer limits).
 //! - `web`: the pages (cartel luminoso, Venta-Pagos, sala) on their own listener.
@@ -32,6 +33,7 @@
 
 mod admission;
 mod award;
+pub mod backup;
 pub mod cli;
 pub mod clock;
 pub mod config;
@@ -235,6 +237,7 @@ pub async fn serve(
     let pages = pages_listener.map(|listener| {
         let setup = web::PagesSetup {
             listen: grpc_address,
+            data: data.to_path_buf(),
             handle: handle.clone(),
             presence: presence.clone(),
             stop: stopping.subscribe(),

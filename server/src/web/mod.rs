@@ -57,6 +57,7 @@ pub(crate) struct Web {
     open_to: Arc<Vec<ipnet::IpNet>>,
     /// The gRPC address the controller listens on.
     listen: Arc<str>,
+    data: Arc<std::path::Path>,
 }
 
 /// A refusal as a page: the status, and the message in the operators' words.
@@ -169,6 +170,55 @@ async fn status(axum::extract::State(web): axum::extract::State<Web>) -> Respons
     axum::Json(status_of(&web)).into_response()
 }
 
+/// `POST /backup`: a verified copy of the durable journal (crate::backup), for whoever holds the
+/// journal key. 401 without its MAC, 400 for a path that cannot take a backup, 500 when the
+/// copy fails; the controller serves on throughout.
+async fn backup(
+    axum::extract::State(web): axum::extract::State<Web>,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    use crate::backup::{BackupError, BackupRequest, MAC_HEADER};
+    let refuse =
+        |status: StatusCode, message: String| (status, axum::Json(serde_json::json!({ "error": message }))).into_response();
+    let request: BackupRequest = match serde_json::from_slice(&body) {
+        Ok(request) => request,
+        Err(error) => return refuse(StatusCode::BAD_REQUEST, format!("body: {error}")),
+    };
+    let Some(key) = web.handle.config().journal_key.clone() else {
+        return refuse(StatusCode::FORBIDDEN, "this controller has no journal key".to_owned());
+    };
+    let mac = headers.get(MAC_HEADER).and_then(|value| value.to_str().ok()).unwrap_or_default();
+    if !crate::backup::request_allowed(&key, web.handle.journal_id(), &request.to, mac) {
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            format!("{MAC_HEADER}: not the journal key's MAC of this request (pozo-server backup computes it from --keys)"),
+        );
+    }
+    let durable = web.handle.read().tip;
+    tracing::info!(to = %request.to.display(), entries = durable.entries, "backup started");
+    let done = crate::backup::backup(
+        web.handle.journal().clone(),
+        web.handle.identity().clone(),
+        key,
+        durable,
+        web.data.to_path_buf(),
+        request.to,
+    )
+    .await;
+    match done {
+        Ok(done) => {
+            tracing::info!(to = %done.to, entries = done.entries, "backup verified");
+            axum::Json(done).into_response()
+        }
+        Err(BackupError::Target(message)) => refuse(StatusCode::BAD_REQUEST, message),
+        Err(error @ BackupError::Failed(_)) => {
+            tracing::error!(%error, "backup failed");
+            refuse(StatusCode::INTERNAL_SERVER_ERROR, error.to_string())
+        }
+    }
+}
+
 fn status_of(web: &Web) -> crate::status::Status {
     use crate::status::{JournalStatus, PendingPayout, PoolStatus, Status, TableStatus};
     let config = web.handle.config();
@@ -236,6 +286,7 @@ fn router(web: Web) -> Router {
         .route("/static/{name}", get(asset))
         .route("/metrics", get(metrics))
         .route("/status", get(status))
+        .route("/backup", axum::routing::post(backup))
         .merge(cartel::routes())
         .merge(auth::routes())
         .merge(office::routes())
@@ -348,6 +399,8 @@ impl Connected<axum::serve::IncomingStream<'_, Limited>> for Peer {
 pub(crate) struct PagesSetup {
     /// The gRPC address, for `/status`.
     pub listen: String,
+    /// The data directory, which a backup may not be written into.
+    pub data: std::path::PathBuf,
     pub handle: Handle,
     pub presence: Presence,
     pub stop: watch::Receiver<bool>,
@@ -365,6 +418,7 @@ pub(crate) async fn serve_pages(listener: TcpListener, setup: PagesSetup) -> std
         sessions: Arc::new(auth::Sessions::default()),
         open_to: Arc::new(setup.open_to),
         listen: Arc::from(setup.listen),
+        data: Arc::from(setup.data),
     };
     let listener = Limited { listener, permits: Arc::new(Semaphore::new(CONNECTIONS_MAX)) };
     let mut stop = setup.stop;
