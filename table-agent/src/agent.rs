@@ -191,7 +191,7 @@ pub async fn run(config: AgentConfig, mut lines: mpsc::Receiver<String>, output:
     Ok(())
 }
 
-fn light(value: i32, suspended: bool) -> &'static str {
+pub(crate) fn light(value: i32, suspended: bool) -> &'static str {
     match pb::Light::try_from(value) {
         Ok(pb::Light::On) => "on",
         // Suspended: no betting, so no blue; a recorded bet keeps its light (11.11.5).

@@ -16,27 +16,42 @@ use tokio::sync::mpsc;
 #[derive(Parser)]
 #[command(name = "pozo-agent", version, about, long_about = None)]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<AgentCommand>,
     /// The controller's gRPC address.
-    #[arg(long, default_value = SERVER_URL_DEFAULT)]
+    #[arg(long, global = true, default_value = SERVER_URL_DEFAULT)]
     server: String,
     /// This table's id, as in the casino layout.
-    #[arg(long)]
-    table: String,
+    #[arg(long, global = true)]
+    table: Option<String>,
     /// A keys file ([[key]] entries, as the server's); the table key of --table is used.
-    #[arg(long, value_name = "FILE")]
-    key_file: PathBuf,
+    #[arg(long, global = true, value_name = "FILE")]
+    key_file: Option<PathBuf>,
     /// Where hardware events arrive: `-` for stdin, or `unix:PATH` (the agent listens there).
     #[arg(long, default_value = "-")]
     input: String,
     /// The CA (PEM) that signed the controller's TLS certificate; with it, `--server https://…`.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE")]
     tls_ca: Option<PathBuf>,
     /// This agent's client certificate (PEM), when the controller asks for one (`--tls-client-ca`).
-    #[arg(long, value_name = "FILE", requires = "tls_key", requires = "tls_ca")]
+    #[arg(long, global = true, value_name = "FILE", requires = "tls_key", requires = "tls_ca")]
     tls_cert: Option<PathBuf>,
     /// The client certificate's private key (PEM).
-    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    #[arg(long, global = true, value_name = "FILE", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
+}
+
+/// Besides running the table (no subcommand):
+#[derive(clap::Subcommand)]
+enum AgentCommand {
+    /// Can this table's agent reach the controller and be heard? Connects with the same address,
+    /// TLS and key, reads the table once and leaves; changes nothing. Exit 0 connected, 2 bad
+    /// input or refused by the controller, 3 no answer.
+    Status {
+        /// Print JSON instead of text for a person.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Hardware events waiting for the agent.
@@ -45,7 +60,11 @@ const INPUT_CAPACITY: usize = 64;
 /// Runs the command line of `std::env::args`, and says how it ended.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let key = match crate::key::load(&cli.key_file, &cli.table) {
+    let (Some(table), Some(key_file)) = (cli.table.clone(), cli.key_file.clone()) else {
+        eprintln!("pozo-agent: --table and --key-file are required");
+        return ExitCode::from(2);
+    };
+    let key = match crate::key::load(&key_file, &table) {
         Ok(key) => key,
         Err(error) => {
             eprintln!("pozo-agent: {error:#}");
@@ -61,6 +80,27 @@ pub fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         };
+    if let Some(AgentCommand::Status { json }) = cli.command {
+        let config = AgentConfig { server: cli.server, table, key, tls };
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
+        return match runtime.block_on(crate::status::status(&config)) {
+            Ok(status) => {
+                if json {
+                    println!("{}", serde_json::to_string(&status).expect("a status serializes"));
+                } else {
+                    print!("{}", status.text());
+                }
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("pozo-agent status: {error}");
+                ExitCode::from(match error {
+                    crate::status::StatusError::Unreachable { .. } => 3,
+                    crate::status::StatusError::Refused { .. } => 2,
+                })
+            }
+        };
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a tokio runtime");
     let result = runtime.block_on(async move {
         let (lines_sender, lines) = mpsc::channel(INPUT_CAPACITY);
@@ -82,7 +122,7 @@ pub fn main() -> ExitCode {
             None => None,
         };
         let reader = tokio::spawn(read_input(listener, lines_sender));
-        let config = AgentConfig { server: cli.server, table: cli.table, key, tls };
+        let config = AgentConfig { server: cli.server, table, key, tls };
         let result = crate::run(config, lines, output).await;
         reader.abort();
         let _ = printer.await;

@@ -9,6 +9,8 @@
 //! - [`cli`]: the `pozo-agent` command line (the binary's `main` is one call to it).
 //! - [`line`](mod@line): the hardware line protocol (`press 3`, `credits 2 5`, …).
 //! - [`key`]: the table's key, from a keys file.
+//! - [`status`]: `pozo-agent status`: reach the controller with the agent's address, TLS and key,
+//!   read the table once, change nothing.
 //! - [`agent`]: the runtime: the Watch stream supervisor, suspension, resync, and
 //!   the signed, numbered, retried commands.
 
@@ -16,6 +18,7 @@ pub mod agent;
 pub mod cli;
 pub mod key;
 pub mod line;
+pub mod status;
 
 pub use agent::{AgentConfig, ClientTls, run};
 

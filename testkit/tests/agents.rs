@@ -688,3 +688,68 @@ async fn a_line_of_the_maximum_length_is_read() {
     let status = agent.finish().await;
     assert!(status.success(), "{status}");
 }
+
+// ----------------------------------------------------------------------------- 7. pozo-agent status
+
+/// Runs `pozo-agent ARGS… status EXTRA…` (the binary) off the runtime's threads.
+async fn agent_status(args: Vec<String>) -> std::process::Output {
+    tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_testkit-pozo-agent")).args(&args).output().expect("pozo-agent runs")
+    })
+    .await
+    .expect("joined")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agent_status_reads_the_table_with_the_agents_key_and_says_when_it_cannot() {
+    let server = TestServer::start().await;
+    let url = format!("http://{}", server.address);
+    let keys = keys_file().display().to_string();
+    // A bet at B1 through a running agent, then `status` as a technician would run it.
+    let mut agent = Agent::spawn(&url, "B1", table_key("B1"));
+    agent.live().await;
+    for line in ["open", "credits 3 5"] {
+        agent.ack(line).await;
+    }
+    let last = sequence(&agent.ack("press 3").await);
+    let status = |extra: &[&str]| {
+        let mut args: Vec<String> =
+            ["--server", &url, "--table", "B1", "--key-file", &keys, "status"].map(str::to_owned).to_vec();
+        args.extend(extra.iter().map(|item| (*item).to_owned()));
+        args
+    };
+    let output = agent_status(status(&["--json"])).await;
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(report["table"], "B1");
+    assert_eq!(report["key_id"], "mesa-B1");
+    assert_eq!(report["state"], "apuestas");
+    assert_eq!(report["last_sequence"], last, "the same record the agent's panel shows");
+    assert_eq!(report["seats"][2]["light"], "on", "{report}");
+    assert_eq!(report["seats"][2]["credits"], 4);
+    let text = agent_status(status(&[])).await;
+    let text = String::from_utf8_lossy(&text.stdout).to_string();
+    assert!(text.contains("mesa B1") && text.contains("CONECTADA") && text.contains("puesto 3: luz on, créditos 4"), "{text}");
+
+    // A key the controller does not hold for B1: refused by the controller (exit 2), the reason printed.
+    let directory = tempfile::tempdir().expect("a directory");
+    let wrong = write_keys_file(directory.path(), "wrong.toml", "mesa-B1", "B1", &"5a".repeat(32));
+    let output = agent_status(
+        ["--server", &url, "--table", "B1", "--key-file", &wrong.display().to_string(), "status"].map(str::to_owned).to_vec(),
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("refused"), "{}", String::from_utf8_lossy(&output.stderr));
+
+    // Nothing listening: no answer (exit 3).
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("a port").local_addr().expect("bound");
+    let output = agent_status(
+        ["--server", &format!("http://{closed}"), "--table", "B1", "--key-file", &keys, "status"].map(str::to_owned).to_vec(),
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(3), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no answer from"));
+
+    agent.stop().await;
+    server.stop().await;
+}
