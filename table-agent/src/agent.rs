@@ -16,9 +16,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::output::{AwardLine, CardLine, OutputLine, Panel, PendingLine, SeatLine};
 use pozo_proto::v1 as pb;
 use prost::Message;
-use serde_json::{Value, json};
 use tokio::sync::{Mutex, mpsc};
 use tonic::Code;
 use tonic::transport::{Channel, Endpoint};
@@ -235,12 +235,12 @@ impl Agent {
         pozo_proto::sign(&self.config.key.id, &self.config.key.secret, purpose, journal_id, payload)
     }
 
-    async fn emit(&self, value: Value) {
-        let _ = self.output.send(value.to_string()).await;
+    async fn emit(&self, line: OutputLine<'_>) {
+        let _ = self.output.send(line.to_line()).await;
     }
 
     async fn refused(&self, input: &str, code: &str, reason: &str) {
-        self.emit(json!({"type": "refused", "input": input, "code": code, "reason": reason})).await;
+        self.emit(OutputLine::Refused { input, code, reason }).await;
     }
 
     /// The panel as the agent knows it; `force` prints it even when unchanged.
@@ -253,47 +253,70 @@ impl Agent {
         let mut shared = self.shared.lock().await;
         {
             let suspended = !shared.connected;
-            let panel = match &shared.view {
-                None => json!({
-                    "type": "panel",
-                    "table": self.config.table,
-                    "state": "suspended",
-                    "suspended": true,
-                    "seats": [],
-                }),
-                Some(view) => json!({
-                    "type": "panel",
-                    "table": view.table_id,
-                    "state": if suspended { "suspended" } else { view.state.as_str() },
-                    "suspended": suspended,
-                    "round": view.round,
-                    "pool": view.pool_id,
-                    "displayed": amount(&view.displayed),
-                    "last_round": view.last_round,
-                    "gold_turn": gold_turn(view.gold_turn),
-                    "instant_card": view.instant_card.as_ref().map(|card| json!({"rank": card.rank, "suit": card.suit})),
-                    "pending_prizes": view.pending_prizes.iter().map(|entry| json!({"seat": entry.seat, "code": entry.code})).collect::<Vec<_>>(),
-                    "sequence": view.last_sequence,
-                    "seats": view.seats.iter().map(|seat| json!({
-                        "seat": seat.seat,
-                        "light": light(seat.light, suspended),
-                        "credits": seat.credits,
-                        "bronze": seat.bronze,
-                        "silver": seat.silver,
-                        "gold": seat.gold,
-                    })).collect::<Vec<_>>(),
-                }),
+            let table = self.config.table.as_str();
+            // The line without its number (to compare with the last one printed) and with it.
+            let (line, numbered) = {
+                let panel = match &shared.view {
+                    None => Panel {
+                        table,
+                        state: "suspended",
+                        suspended: true,
+                        round: None,
+                        pool: None,
+                        displayed: None,
+                        last_round: None,
+                        gold_turn: None,
+                        instant_card: None,
+                        pending_prizes: None,
+                        sequence: None,
+                        seats: Vec::new(),
+                        panel: None,
+                    },
+                    Some(view) => Panel {
+                        table: &view.table_id,
+                        state: if suspended { "suspended" } else { view.state.as_str() },
+                        suspended,
+                        round: Some(view.round),
+                        pool: Some(&view.pool_id),
+                        displayed: Some(amount(&view.displayed)),
+                        last_round: Some(view.last_round),
+                        gold_turn: Some(gold_turn(view.gold_turn)),
+                        instant_card: Some(
+                            view.instant_card.as_ref().map(|card| CardLine { rank: &card.rank, suit: &card.suit }),
+                        ),
+                        pending_prizes: Some(
+                            view.pending_prizes.iter().map(|entry| PendingLine { seat: entry.seat, code: &entry.code }).collect(),
+                        ),
+                        sequence: Some(view.last_sequence),
+                        seats: view
+                            .seats
+                            .iter()
+                            .map(|seat| SeatLine {
+                                seat: seat.seat,
+                                light: light(seat.light, suspended),
+                                credits: seat.credits,
+                                bronze: seat.bronze,
+                                silver: seat.silver,
+                                gold: seat.gold,
+                            })
+                            .collect(),
+                        panel: None,
+                    },
+                };
+                let mut output = OutputLine::Panel(panel);
+                let line = output.to_line();
+                if let OutputLine::Panel(panel) = &mut output {
+                    panel.panel = Some(shared.panel_number + 1);
+                }
+                (line, output.to_line())
             };
-            let mut panel = panel;
-            let line = panel.to_string();
             if !force && line == shared.last_panel {
                 return;
             }
             shared.last_panel = line;
             shared.panel_number += 1;
-            panel["panel"] = json!(shared.panel_number);
             // Under the lock, on purpose: see above.
-            let _ = self.output.send(panel.to_string()).await;
+            let _ = self.output.send(numbered).await;
         }
     }
 
@@ -324,11 +347,11 @@ impl Agent {
         };
         if granted {
             // 4.3.5: "Se juega Grillo de Oro" at this table.
-            self.emit(json!({"type": "gold_turn", "table": self.config.table, "state": "granted"})).await;
+            self.emit(OutputLine::GoldTurn { table: &self.config.table, state: "granted" }).await;
         }
         if let Some(card) = card {
             // 15.11.2: the premio instantáneo appears on the monitor.
-            self.emit(json!({"type": "instant_card", "table": self.config.table, "rank": card.rank, "suit": card.suit})).await;
+            self.emit(OutputLine::InstantCard { table: &self.config.table, rank: &card.rank, suit: &card.suit }).await;
         }
     }
 
@@ -339,23 +362,25 @@ impl Agent {
             let mut shared = self.shared.lock().await;
             shared.acknowledged.sequence = shared.acknowledged.sequence.max(reply.sequence);
         }
-        let mut value = json!({
-            "type": "ack",
-            "input": input,
-            "sequence": reply.sequence,
-            "journal_sequence": reply.journal_sequence,
-            "outcome": reply.outcome,
-            "awards": reply.awards.iter().map(|award| json!({
-                "seat": award.seat,
-                "code": award.code,
-                "award": amount(&award.award),
-                "payout_order_id": award.payout_order_id,
-            })).collect::<Vec<_>>(),
-        });
-        if let Some(note) = note {
-            value["note"] = json!(note);
-        }
-        self.emit(value).await;
+        let awards = reply
+            .awards
+            .iter()
+            .map(|award| AwardLine {
+                seat: award.seat,
+                code: &award.code,
+                award: amount(&award.award),
+                payout_order_id: &award.payout_order_id,
+            })
+            .collect();
+        self.emit(OutputLine::Ack {
+            input,
+            sequence: reply.sequence,
+            journal_sequence: reply.journal_sequence,
+            outcome: &reply.outcome,
+            awards,
+            note,
+        })
+        .await;
         if let Some((view, journal)) = fresh.or(reply.table.map(|view| (view, reply.journal_sequence))) {
             self.take_view(view, journal, false).await;
         }
@@ -627,7 +652,7 @@ mod tests {
         let reader = tokio::spawn(async move {
             let mut lines = Vec::new();
             while let Some(line) = printed.recv().await {
-                lines.push(serde_json::from_str::<Value>(&line).expect("a JSON line"));
+                lines.push(serde_json::from_str::<serde_json::Value>(&line).expect("a JSON line"));
             }
             lines
         });

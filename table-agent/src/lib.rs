@@ -9,6 +9,7 @@
 //! - [`cli`]: the `pozo-agent` command line (the binary's `main` is one call to it).
 //! - [`line`](mod@line): the hardware line protocol (`press 3`, `credits 2 5`, …).
 //! - [`key`]: the table's key, from a keys file.
+//! - [`output`]: the output lines (ack, refused, panel…) as serde types.
 //! - [`status`]: `pozo-agent status`: reach the controller with the agent's address, TLS and key,
 //!   read the table once, change nothing.
 //! - [`agent`]: the runtime: the Watch stream supervisor, suspension, resync, and
@@ -18,6 +19,7 @@ pub mod agent;
 pub mod cli;
 pub mod key;
 pub mod line;
+pub mod output;
 pub mod status;
 
 pub use agent::{AgentConfig, ClientTls, run};
