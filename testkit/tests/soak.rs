@@ -112,17 +112,24 @@ async fn play(mut agent: Agent, stop: Arc<AtomicBool>) -> (Agent, Played) {
         let line = next_line(&panel);
         let mut answer = agent.answer(&line).await;
         played.lines += 1;
-        if kind(&answer) == "refused"
-            && answer["code"] == "suspended"
-            && answer["reason"].as_str().is_some_and(|reason| reason.contains("checked against the server's record"))
-        {
-            // Not the final word (docs/agent.md §6): the command is settled after the reconnection.
+        let provisional = |answer: &Value| {
+            kind(answer) == "refused"
+                && answer["code"] == "suspended"
+                && answer["reason"].as_str().is_some_and(|reason| reason.contains("checked against the server's record"))
+        };
+        let mut skip = 0;
+        while provisional(&answer) {
+            // Not the final word (docs/agent.md §6): the command is settled after the reconnection,
+            // and the link may be lost again before it is (another kill): then a second provisional
+            // answer comes, and the settlement after it.
+            skip += 1;
             answer = agent
                 .out
                 .wait_for(&format!("the settlement of `{line}`"), BACK_WITHIN, |value| is_answer_to(value, &line))
                 .await
                 .value;
             played.settled_after_reconnection += 1;
+            assert!(skip <= KILLS, "agent {}: `{line}` never settled", agent.table);
         }
         let press = line.starts_with("press");
         match kind(&answer) {
