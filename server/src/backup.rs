@@ -59,19 +59,22 @@ pub fn request_text(journal_id: &str, to: &Path) -> Vec<u8> {
     text
 }
 
-/// The MAC of a backup request under the journal key, hex.
-pub fn request_mac(key: &JournalKey, journal_id: &str, to: &Path) -> String {
+/// The HMAC-SHA256 of a backup request under the journal key, not yet finalized.
+fn request_hmac(key: &JournalKey, journal_id: &str, to: &Path) -> Hmac<Sha256> {
     let mut mac = Hmac::<Sha256>::new_from_slice(&key.0).expect("HMAC takes any key length");
     mac.update(&request_text(journal_id, to));
-    hex::encode(mac.finalize().into_bytes())
+    mac
+}
+
+/// The MAC of a backup request under the journal key, hex.
+pub fn request_mac(key: &JournalKey, journal_id: &str, to: &Path) -> String {
+    hex::encode(request_hmac(key, journal_id, to).finalize().into_bytes())
 }
 
 /// True when `mac_hex` is the journal key's MAC of the request (compared in constant time).
 pub fn request_allowed(key: &JournalKey, journal_id: &str, to: &Path, mac_hex: &str) -> bool {
     let Ok(given) = hex::decode(mac_hex.trim()) else { return false };
-    let mut mac = Hmac::<Sha256>::new_from_slice(&key.0).expect("HMAC takes any key length");
-    mac.update(&request_text(journal_id, to));
-    mac.verify_slice(&given).is_ok()
+    request_hmac(key, journal_id, to).verify_slice(&given).is_ok()
 }
 
 /// Why a backup was not made: the path (a person's mistake) or the copy itself.

@@ -257,25 +257,31 @@ fn is_loopback(listen: &str) -> bool {
 }
 
 /// Exit status of `status` when the controller answers but its writer has stopped.
-const EXIT_NOT_SERVING: u8 = crate::exit::ExitClass::Problem.code_const();
+const EXIT_NOT_SERVING: u8 = crate::exit::ExitClass::Problem.code();
 
 /// Exit status of `status` when no controller answered at the address.
-const EXIT_UNREACHABLE: u8 = crate::exit::ExitClass::Unreachable.code_const();
+const EXIT_UNREACHABLE: u8 = crate::exit::ExitClass::Unreachable.code();
 
 /// How long `status` waits for the controller's answer.
 const STATUS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// `GET {base}/status`: the document as served, and read into the status type.
+async fn fetch_status(client: &reqwest::Client, base: &str) -> anyhow::Result<(String, crate::status::Status)> {
+    let url = format!("{base}/status");
+    let text = client.get(&url).send().await?.error_for_status()?.text().await?;
+    let status =
+        serde_json::from_str(&text).map_err(|error| anyhow::anyhow!("{url}: not a Pozo controller's status ({error})"))?;
+    Ok((text, status))
+}
+
 fn run_status(pages: &str, json: bool) -> ExitCode {
-    let url = format!("{}/status", pages.trim_end_matches('/'));
+    let base = pages.trim_end_matches('/');
+    let url = format!("{base}/status");
     let fetched =
         tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(anyhow::Error::from).and_then(|runtime| {
             runtime.block_on(async {
                 let client = reqwest::Client::builder().timeout(STATUS_TIMEOUT).build()?;
-                let response = client.get(&url).send().await?.error_for_status()?;
-                let text = response.text().await?;
-                let status: crate::status::Status = serde_json::from_str(&text)
-                    .map_err(|error| anyhow::anyhow!("{url}: not a Pozo controller's status ({error})"))?;
-                anyhow::Ok((text, status))
+                fetch_status(&client, base).await
             })
         });
     match fetched {
@@ -325,13 +331,9 @@ fn run_backup(to: &std::path::Path, pages: &str, keys: Option<&std::path::Path>)
             Err(error) => return fail(ExitClass::BadInput, error.to_string()),
         };
         // The journal the request is bound to, from the controller's status.
-        let status = client.get(format!("{base}/status")).send().await.and_then(reqwest::Response::error_for_status);
-        let journal_id = match status {
-            Ok(response) => match response.json::<crate::status::Status>().await {
-                Ok(status) => status.journal.journal_id,
-                Err(error) => return fail(ExitClass::Unreachable, format!("{base}/status: not a Pozo controller ({error})")),
-            },
-            Err(error) => return fail(ExitClass::Unreachable, format!("no answer from {base}: {error}")),
+        let journal_id = match fetch_status(&client, &base).await {
+            Ok((_, status)) => status.journal.journal_id,
+            Err(error) => return fail(ExitClass::Unreachable, format!("no answer from {base}: {error:#}")),
         };
         let mac = crate::backup::request_mac(&key, &journal_id, &to);
         let sent = client

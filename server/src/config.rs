@@ -357,7 +357,12 @@ impl Config {
     }
 
     pub fn table(&self, id: &str) -> Option<&TableConfig> {
-        self.table_index.get(id).map(|&index| &self.layout.tables[index])
+        // The layout is public (the simulator plays the first N tables of one): an index that
+        // no longer names the table is not trusted.
+        match self.table_index.get(id).and_then(|&index| self.layout.tables.get(index)) {
+            Some(table) if table.id == id => Some(table),
+            _ => self.layout.tables.iter().find(|table| table.id == id),
+        }
     }
 }
 

@@ -30,12 +30,7 @@ pub enum ExitClass {
 }
 
 impl ExitClass {
-    pub fn code(self) -> u8 {
-        self.code_const()
-    }
-
-    /// [`ExitClass::code`], usable in constants.
-    pub const fn code_const(self) -> u8 {
+    pub const fn code(self) -> u8 {
         match self {
             ExitClass::Problem => 1,
             ExitClass::BadInput => 2,

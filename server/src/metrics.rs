@@ -7,6 +7,7 @@
 //! behind the durable journal and costs the writer nothing. Amounts are in centavos, whole
 //! numbers: no money passes through a float, here either.
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -39,8 +40,10 @@ pub struct Metrics {
     /// Encoding needs `&Registry` while the gauges below are set from the read model: one
     /// scrape at a time.
     registry: Mutex<Registry>,
-    commands: Family<Kind, Counter>,
-    refusals: Family<Kind, Counter>,
+    /// Each kind's counter of the registered families, resolved once: counting a command
+    /// takes no lock (the family's map is behind one).
+    commands: HashMap<&'static str, Counter>,
+    refusals: HashMap<&'static str, Counter>,
     retries: Counter,
     batch_entries: Histogram,
     flush_seconds: Histogram,
@@ -73,12 +76,12 @@ impl Metrics {
         let refusals = Family::<Kind, Counter>::default();
         registry.register("refusals", "Commands refused by the rules, by kind of refusal", refusals.clone());
         // Every kind from zero, so that a rate is defined before the first one happens.
-        for kind in Command::KINDS {
-            commands.get_or_create(&Kind { kind }).inc_by(0);
-        }
-        for kind in RefusalKind::ALL {
-            refusals.get_or_create(&Kind { kind: kind.name() }).inc_by(0);
-        }
+        let commands: HashMap<&'static str, Counter> =
+            Command::KINDS.into_iter().map(|kind| (kind, commands.get_or_create(&Kind { kind }).clone())).collect();
+        let refusals: HashMap<&'static str, Counter> = RefusalKind::ALL
+            .into_iter()
+            .map(|kind| (kind.name(), refusals.get_or_create(&Kind { kind: kind.name() }).clone()))
+            .collect();
         let retries = Counter::default();
         registry.register("retries", "Retries of an applied command, answered from the state", retries.clone());
         // 1, 2, 4 … 32,768 entries.
@@ -136,12 +139,16 @@ impl Metrics {
 
     /// A command applied and journaled.
     pub(crate) fn command(&self, kind: &'static str) {
-        self.commands.get_or_create(&Kind { kind }).inc();
+        if let Some(counter) = self.commands.get(kind) {
+            counter.inc();
+        }
     }
 
     /// A command refused by the rules.
     pub(crate) fn refusal(&self, kind: &'static str) {
-        self.refusals.get_or_create(&Kind { kind }).inc();
+        if let Some(counter) = self.refusals.get(kind) {
+            counter.inc();
+        }
     }
 
     /// A retry answered from the state.

@@ -219,26 +219,53 @@ async fn backup(
     }
 }
 
-fn status_of(web: &Web) -> crate::status::Status {
-    use crate::status::{JournalStatus, PendingPayout, PoolStatus, Status, TableStatus};
-    let config = web.handle.config();
-    let model = web.handle.read();
+/// A table of the layout as it stands: its last published panel and its agent's presence.
+pub(crate) struct TableNow<'a> {
+    pub layout: &'a crate::config::TableConfig,
+    pub state: crate::state::TableState,
+    pub round: u64,
+    pub seen: crate::presence::AgentSeen,
+}
+
+impl TableNow<'_> {
+    /// Open, but its agent is away: its panels are suspended (3.7.5).
+    pub fn suspended(&self) -> bool {
+        self.state != crate::state::TableState::Closed && !self.seen.connected()
+    }
+}
+
+/// Every table of the layout, in its order, as the floor page and `/status` show it.
+pub(crate) fn tables_now<'a>(web: &Web, config: &'a crate::config::Config) -> Vec<TableNow<'a>> {
     let agents = web.presence.tables();
-    let tables: Vec<TableStatus> = config
+    config
         .layout
         .tables
         .iter()
         .filter_map(|layout| {
-            let state = web.handle.table(&layout.id)?.borrow().view.state;
-            let agent_connected = agents.get(layout.id.as_str()).is_some_and(|seen| seen.connected());
-            Some(TableStatus {
-                table: layout.id.to_string(),
-                pool: layout.pool.to_string(),
-                game: layout.game.to_string(),
-                state: state.as_str().to_owned(),
-                agent_connected,
-                suspended: state != crate::state::TableState::Closed && !agent_connected,
-            })
+            let (state, round) = {
+                let panel = web.handle.table(&layout.id)?;
+                let push = panel.borrow();
+                (push.view.state, push.view.round)
+            };
+            let seen = agents.get(layout.id.as_str()).copied().unwrap_or_default();
+            Some(TableNow { layout, state, round, seen })
+        })
+        .collect()
+}
+
+fn status_of(web: &Web) -> crate::status::Status {
+    use crate::status::{JournalStatus, PendingPayout, PoolStatus, Status, TableStatus};
+    let config = web.handle.config();
+    let model = web.handle.read();
+    let tables: Vec<TableStatus> = tables_now(web, config)
+        .into_iter()
+        .map(|now| TableStatus {
+            table: now.layout.id.to_string(),
+            pool: now.layout.pool.to_string(),
+            game: now.layout.game.to_string(),
+            state: now.state.as_str().to_owned(),
+            agent_connected: now.seen.connected(),
+            suspended: now.suspended(),
         })
         .collect();
     Status {

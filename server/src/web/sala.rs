@@ -51,27 +51,18 @@ pub struct PoolRow {
 /// durable batch: the tables' panels and the read model (crate::read).
 fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
     let config = std::sync::Arc::clone(web.handle.config());
-    let agents = web.presence.tables();
     let now = web.handle.now_ms();
     let pools: Vec<_> =
         web.handle.read().pools().map(|pool| (pool.rules().id.clone(), pool.displayed(), pool.balance())).collect();
-    let rows: Vec<TableRow> = config
-        .layout
-        .tables
-        .iter()
-        .filter_map(|layout| {
-            let (state, round) = {
-                let panel = web.handle.table(&layout.id)?;
-                let push = panel.borrow();
-                (push.view.state, push.view.round)
-            };
-            let seen = agents.get(layout.id.as_str()).copied().unwrap_or_default();
-            let open = state != TableState::Closed;
-            Some(TableRow {
+    let rows: Vec<TableRow> = super::tables_now(web, &config)
+        .into_iter()
+        .map(|table| {
+            let (layout, state, seen) = (table.layout, table.state, table.seen);
+            TableRow {
                 game: layout.game.to_string(),
                 pool: layout.pool.to_string(),
                 flor: layout.flor.clone(),
-                open,
+                open: state != TableState::Closed,
                 phase: match state {
                     TableState::Closed => "cerrada",
                     TableState::Betting => "apuestas abiertas",
@@ -79,16 +70,16 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
                     TableState::Accepted => "premios aceptados",
                 },
                 in_round: state.in_round(),
-                round,
+                round: table.round,
                 agent: seen.connected(),
                 last_seen: if seen.last_seen_ms == 0 {
                     "nunca desde el arranque".to_owned()
                 } else {
                     format!("{} (hace {})", view::clock(&config, seen.last_seen_ms), view::age(now, seen.last_seen_ms))
                 },
-                suspended: open && !seen.connected(),
+                suspended: table.suspended(),
                 id: layout.id.to_string(),
-            })
+            }
         })
         .collect();
     // The pending prizes per pool, as the writer published them for the signs: not
