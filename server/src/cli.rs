@@ -452,11 +452,23 @@ fn run_serve(
             .map_err(|error| crate::exit::ListenFailed(format!("--listen {listen}: {error}")))?;
         let address = listener.local_addr()?;
         tracing::info!(target: LOG_TARGET, %address, data = %data.display(), config = %config.hash, "pozo-server starting");
-        let shutdown = async {
-            let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        // The handlers are installed now, before the address is announced: a SIGTERM that arrives
+        // as soon as a supervisor (or a test) reads the announcement is a clean stop, not a kill.
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut terminate = signal(SignalKind::terminate()).ok();
+        let mut interrupt = signal(SignalKind::interrupt()).ok();
+        let shutdown = async move {
+            async fn received(signal: Option<&mut tokio::signal::unix::Signal>) {
+                match signal {
+                    Some(signal) => {
+                        signal.recv().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            }
             tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = async { match terminate.as_mut() { Some(signal) => { signal.recv().await; } None => std::future::pending().await } } => {}
+                _ = received(interrupt.as_mut()) => {}
+                _ = received(terminate.as_mut()) => {}
             }
             tracing::info!(target: LOG_TARGET, "stopping: no new requests; the writer finishes its batch");
         };

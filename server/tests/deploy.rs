@@ -50,3 +50,25 @@ fn the_dockerfiles_command_line_is_accepted() {
     assert!(args.contains(&"--tls-cert".to_owned()) && args.contains(&"--tls-key".to_owned()), "{args:?}");
     accepted(&args);
 }
+
+/// systemd (and `docker stop`) send SIGTERM as soon as they decide to: a SIGTERM that arrives
+/// right after the address is announced is a clean stop (exit 0), never a kill by the signal's
+/// default action. Repeated, because the window it guards is short.
+#[test]
+fn a_sigterm_right_after_the_announcement_is_a_clean_stop() {
+    for attempt in 0..20 {
+        let directory = tempfile::tempdir().expect("a temporary directory");
+        let log = directory.path().join("server.log");
+        let mut server = pozo_testkit::process::ServerProcess::try_spawn_env(
+            Path::new(BIN),
+            &directory.path().join("data"),
+            "127.0.0.1:0",
+            &[],
+            &[],
+            &log,
+        )
+        .unwrap_or_else(|refused| panic!("pozo-server did not start: {refused:?}"));
+        let status = server.terminate();
+        assert!(status.success(), "attempt {attempt}: {status:?}\n{}", server.log_text());
+    }
+}
