@@ -393,127 +393,241 @@ impl RulebookError {
     }
 }
 
-/// Reads the fields of one TOML table, remembering which were read so that an
-/// unknown (misspelt) field is refused rather than silently ignored.
-struct Fields<'a> {
+// --- The files as written ---------------------------------------------------------------
+//
+// serde derives the shape of a rulebook file (`deny_unknown_fields`: a misspelt key is
+// refused, never ignored); `serde_path_to_error` says where in the file a refusal is, and
+// TOML's span which line. What the articles require of the values is checked afterwards,
+// in `pool_rules` and `prize`, with the article that requires it.
+
+/// A rate or an amount as written: a decimal string (`"0.65"`) or a whole number. A TOML
+/// float is refused: it would carry a binary fraction into a pool.
+#[derive(Clone, Copy, Debug)]
+struct Exact(Decimal);
+
+impl<'de> Deserialize<'de> for Exact {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Exact, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Exact;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a decimal string such as \"0.65\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Exact, E> {
+                text.trim().parse::<Decimal>().map(Exact).map_err(|_| E::custom(format!("`{text}` is not a decimal number")))
+            }
+            fn visit_i64<E: serde::de::Error>(self, number: i64) -> Result<Exact, E> {
+                Ok(Exact(Decimal::from(number)))
+            }
+            fn visit_u64<E: serde::de::Error>(self, number: u64) -> Result<Exact, E> {
+                Ok(Exact(Decimal::from(number)))
+            }
+            fn visit_f64<E: serde::de::Error>(self, number: f64) -> Result<Exact, E> {
+                Err(E::custom(format!(
+                    "write {number} as a string (\"{number}\"): money and rates are exact decimals, never floats"
+                )))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// A name, article or code: a string with something in it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(try_from = "String")]
+struct Text(String);
+
+impl TryFrom<String> for Text {
+    type Error = &'static str;
+    fn try_from(text: String) -> Result<Text, &'static str> {
+        if text.trim().is_empty() { Err("must not be empty") } else { Ok(Text(text)) }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileDoc {
+    #[expect(dead_code, reason = "required in every rulebook, for the reader; the engine does not use it")]
+    regulation: Text,
+    #[expect(dead_code, reason = "required in every rulebook, for the reader; the engine does not use it")]
+    source: Text,
+    venta_pagos_over: Exact,
+    pool: Vec<PoolDoc>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PoolDoc {
+    id: Text,
+    name: Text,
+    articles: Text,
+    games: Vec<String>,
+    policy: String,
+    minimum: Exact,
+    side_bet: Exact,
+    payout_unit: Exact,
+    contribution_rate: Exact,
+    reserve_rate: Option<Exact>,
+    commission_rate: Option<Exact>,
+    shortfall_from: String,
+    #[serde(default)]
+    fixed_bet: bool,
+    bet_min: Option<Exact>,
+    bet_max: Option<Exact>,
+    instant_card_chance: Option<Exact>,
+    seats_max: Option<SeatsMaxDoc>,
+    #[serde(default)]
+    exclusive: Vec<Vec<String>>,
+    minimum_at_least_side_bets: Option<Exact>,
+    #[serde(default)]
+    highest_only: bool,
+    prize: Vec<PrizeDoc>,
+}
+
+/// `seats_max = { seats = 5, article = "16.3.1" }`: the article is named when a layout breaks it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeatsMaxDoc {
+    seats: u32,
+    article: Text,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PrizeDoc {
+    code: Text,
+    name: Text,
+    article: Text,
+    pays: String,
+    amount: Option<Exact>,
+    multiple: Option<Exact>,
+    percent: Option<Exact>,
+    cap_bet_multiple: Option<Exact>,
+    floor_bet_multiple: Option<Exact>,
+    grants: Option<GrantDoc>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GrantDoc {
+    code: Text,
+    count: u32,
+}
+
+/// Parses one rulebook file into its validated pools.
+pub fn parse_file(file: &str, text: &str) -> Result<Vec<PoolRules>, RulebookError> {
+    // Read once without a schema: TOML's own errors, and each pool's id for the errors after.
+    let table: Table = text
+        .parse()
+        .map_err(|error: toml::de::Error| RulebookError::Syntax { file: file.to_owned(), message: error.message().to_owned() })?;
+    let document: FileDoc = serde_path_to_error::deserialize(toml::Deserializer::new(text))
+        .map_err(|error| refusal_of(file, text, &table, &error))?;
+    let top = Place { file, pool: None, prefix: String::new() };
+    let venta_pagos_over = Money::new(document.venta_pagos_over.0);
+    if venta_pagos_over < Money::ZERO || !is_multiple_of(venta_pagos_over, CENT) {
+        return Err(top.error("venta_pagos_over", format!("{venta_pagos_over} is not an amount in whole centavos ≥ 0 (3.5.2)")));
+    }
+    if document.pool.is_empty() {
+        return Err(top.error("pool", "a rulebook needs at least one pool"));
+    }
+    document.pool.into_iter().map(|pool| pool_rules(file, pool, venta_pagos_over)).collect()
+}
+
+/// serde's refusal as a rulebook's: the pool (by its id), the field's path in it
+/// (`prize[2].amount`), and for a key nobody knows its line and the nearest known key.
+fn refusal_of(file: &str, text: &str, table: &Table, error: &serde_path_to_error::Error<toml::de::Error>) -> RulebookError {
+    use serde_path_to_error::Segment;
+    let segments: Vec<&Segment> = error.path().iter().collect();
+    // `pool[i]` names the pool by its id, when it has one.
+    let (pool, rest) = match segments.as_slice() {
+        [Segment::Map { key }, Segment::Seq { index }, rest @ ..] if key == "pool" => {
+            let id = table
+                .get("pool")
+                .and_then(|pools| pools.get(*index))
+                .and_then(|pool| pool.get("id"))
+                .and_then(Value::as_str)
+                .filter(|id| !id.is_empty());
+            match id {
+                Some(id) => (Some(id.to_owned()), rest),
+                None => (None, &segments[..]),
+            }
+        }
+        _ => (None, &segments[..]),
+    };
+    let mut field = String::new();
+    for segment in rest {
+        match segment {
+            Segment::Seq { index } => field.push_str(&format!("[{index}]")),
+            Segment::Map { key } => {
+                if !field.is_empty() {
+                    field.push('.');
+                }
+                field.push_str(key);
+            }
+            Segment::Enum { variant } => field.push_str(&format!("::{variant}")),
+            Segment::Unknown => field.push_str(".?"),
+        }
+    }
+    let inner = error.inner();
+    let message = inner.message();
+    let line = inner.span().map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+    let problem = if let Some(rest) = message.strip_prefix("missing field `") {
+        // The path names the table that lacks it; the field is the one it lacks.
+        let missing = rest.split('`').next().unwrap_or_default();
+        if !field.is_empty() {
+            field.push('.');
+        }
+        field.push_str(missing);
+        "missing field".to_owned()
+    } else if let Some(rest) = message.strip_prefix("unknown field `") {
+        // "unknown field `payout_units`, expected one of `id`, `name`, …"
+        let unknown = rest.split('`').next().unwrap_or_default();
+        let known: Vec<&str> = rest.split('`').skip(2).step_by(2).collect();
+        if !field.ends_with(unknown) {
+            if !field.is_empty() {
+                field.push('.');
+            }
+            field.push_str(unknown);
+        }
+        let at = line.map(|line| format!(" at line {line}")).unwrap_or_default();
+        match crate::suggest::nearest(unknown, known.iter().copied()) {
+            Some(nearest) => format!("unknown field{at} (did you mean `{nearest}`?)"),
+            None => format!("unknown field{at} (known here: {})", known.join(", ")),
+        }
+    } else {
+        match line {
+            Some(line) => format!("{message} (line {line})"),
+            None => message.to_owned(),
+        }
+    };
+    RulebookError::Field { file: file.to_owned(), pool, field, problem }
+}
+
+/// Where a value is, for its refusal: the file, the pool and the path to the table it is in.
+struct Place<'a> {
     file: &'a str,
     pool: Option<&'a str>,
     prefix: String,
-    table: &'a Table,
-    read: BTreeSet<&'a str>,
 }
 
-impl<'a> Fields<'a> {
-    fn new(file: &'a str, pool: Option<&'a str>, prefix: String, table: &'a Table) -> Fields<'a> {
-        Fields { file, pool, prefix, table, read: BTreeSet::new() }
-    }
-
-    fn path(&self, key: &str) -> String {
-        format!("{}{key}", self.prefix)
-    }
-
+impl Place<'_> {
     fn error(&self, key: &str, problem: impl fmt::Display) -> RulebookError {
-        RulebookError::field(self.file, self.pool, &self.path(key), problem)
+        RulebookError::field(self.file, self.pool, &format!("{}{key}", self.prefix), problem)
     }
 
-    fn get(&mut self, key: &'a str) -> Option<&'a Value> {
-        self.read.insert(key);
-        self.table.get(key)
-    }
-
-    fn required(&mut self, key: &'a str) -> Result<&'a Value, RulebookError> {
-        self.get(key).ok_or_else(|| self.error(key, "missing field"))
-    }
-
-    fn string(&mut self, key: &'a str) -> Result<&'a str, RulebookError> {
-        match self.required(key)? {
-            Value::String(text) if !text.trim().is_empty() => Ok(text),
-            Value::String(_) => Err(self.error(key, "must not be empty")),
-            other => Err(self.error(key, format!("must be a string, found {}", other.type_str()))),
+    fn rate(&self, key: &str, rate: Decimal) -> Result<Decimal, RulebookError> {
+        if rate < Decimal::ZERO || rate > Decimal::ONE {
+            return Err(self.error(key, format!("rate {rate} is outside 0–1")));
         }
+        Ok(rate)
     }
 
-    fn optional_decimal(&mut self, key: &'a str) -> Result<Option<Decimal>, RulebookError> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::String(text)) => {
-                text.trim().parse::<Decimal>().map(Some).map_err(|_| self.error(key, format!("`{text}` is not a decimal number")))
-            }
-            Some(Value::Integer(number)) => Ok(Some(Decimal::from(*number))),
-            Some(Value::Float(number)) => Err(self.error(
-                key,
-                format!("write {number} as a string (\"{number}\"): money and rates are exact decimals, never floats"),
-            )),
-            Some(other) => Err(self.error(key, format!("must be a decimal string, found {}", other.type_str()))),
+    fn positive(&self, key: &str, amount: Decimal) -> Result<Decimal, RulebookError> {
+        if amount <= Decimal::ZERO {
+            return Err(self.error(key, format!("must be greater than zero, found {amount}")));
         }
+        Ok(amount)
     }
-
-    fn decimal(&mut self, key: &'a str) -> Result<Decimal, RulebookError> {
-        self.optional_decimal(key)?.ok_or_else(|| self.error(key, "missing field"))
-    }
-
-    fn optional_money(&mut self, key: &'a str) -> Result<Option<Money>, RulebookError> {
-        Ok(self.optional_decimal(key)?.map(Money::new))
-    }
-
-    fn money(&mut self, key: &'a str) -> Result<Money, RulebookError> {
-        Ok(Money::new(self.decimal(key)?))
-    }
-
-    fn optional_bool(&mut self, key: &'a str) -> Result<bool, RulebookError> {
-        match self.get(key) {
-            None => Ok(false),
-            Some(Value::Boolean(flag)) => Ok(*flag),
-            Some(other) => Err(self.error(key, format!("must be true or false, found {}", other.type_str()))),
-        }
-    }
-
-    fn tables(&mut self, key: &'a str) -> Result<Vec<&'a Table>, RulebookError> {
-        match self.required(key)? {
-            Value::Array(items) => {
-                items.iter().map(|item| item.as_table().ok_or_else(|| self.error(key, "every entry must be a table"))).collect()
-            }
-            other => Err(self.error(key, format!("must be an array of tables ([[{key}]]), found {}", other.type_str()))),
-        }
-    }
-
-    fn strings(&mut self, key: &'a str) -> Result<Vec<String>, RulebookError> {
-        match self.required(key)? {
-            Value::Array(items) => items
-                .iter()
-                .map(|item| item.as_str().map(str::to_owned).ok_or_else(|| self.error(key, "every entry must be a string")))
-                .collect(),
-            other => Err(self.error(key, format!("must be an array of strings, found {}", other.type_str()))),
-        }
-    }
-
-    /// Refuses any field that was never read: a typo must not pass silently.
-    fn finish(self) -> Result<(), RulebookError> {
-        match self.table.keys().find(|key| !self.read.contains(key.as_str())) {
-            Some(unknown) => {
-                let problem = match crate::suggest::nearest(unknown, self.read.iter().copied()) {
-                    Some(known) => format!("unknown field (did you mean `{known}`?)"),
-                    None => format!("unknown field (known here: {})", self.read.iter().copied().collect::<Vec<_>>().join(", ")),
-                };
-                Err(self.error(unknown, problem))
-            }
-            None => Ok(()),
-        }
-    }
-}
-
-fn check_rate(fields: &Fields<'_>, key: &str, rate: Decimal) -> Result<(), RulebookError> {
-    if rate < Decimal::ZERO || rate > Decimal::ONE {
-        return Err(fields.error(key, format!("rate {rate} is outside 0–1")));
-    }
-    Ok(())
-}
-
-fn check_positive(fields: &Fields<'_>, key: &str, amount: Decimal) -> Result<(), RulebookError> {
-    if amount <= Decimal::ZERO {
-        return Err(fields.error(key, format!("must be greater than zero, found {amount}")));
-    }
-    Ok(())
 }
 
 fn is_code(text: &str) -> bool {
@@ -522,120 +636,49 @@ fn is_code(text: &str) -> bool {
         && text.starts_with(|c: char| c.is_ascii_uppercase())
 }
 
-/// Parses one rulebook file into its validated pools.
-pub fn parse_file(file: &str, text: &str) -> Result<Vec<PoolRules>, RulebookError> {
-    let table: Table = text
-        .parse()
-        .map_err(|error: toml::de::Error| RulebookError::Syntax { file: file.to_owned(), message: error.message().to_owned() })?;
-    let mut top = Fields::new(file, None, String::new(), &table);
-    top.string("regulation")?;
-    top.string("source")?;
-    let venta_pagos_over = top.money("venta_pagos_over")?;
-    if venta_pagos_over < Money::ZERO || !is_multiple_of(venta_pagos_over, CENT) {
-        return Err(top.error("venta_pagos_over", format!("{venta_pagos_over} is not an amount in whole centavos ≥ 0 (3.5.2)")));
+/// What the articles require of one pool's values.
+fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<PoolRules, RulebookError> {
+    let id = pool.id.0.as_str();
+    let at = Place { file, pool: Some(id), prefix: String::new() };
+    if pool.games.is_empty() {
+        return Err(at.error("games", "a pool needs at least one game type"));
     }
-    let pool_tables = top.tables("pool")?;
-    top.finish().map_err(|error| with_line(error, text))?;
-    if pool_tables.is_empty() {
-        return Err(RulebookError::field(file, None, "pool", "a rulebook needs at least one pool"));
-    }
-    pool_tables
-        .into_iter()
-        .map(|pool| parse_pool(file, pool, venta_pagos_over))
-        .collect::<Result<_, _>>()
-        .map_err(|error| with_line(error, text))
-}
-
-/// An unknown field's refusal with the line it is on (`unknown field at line 47 …`), found in
-/// the text from the line that names its pool: the TOML table the reader walks keeps no places.
-fn with_line(error: RulebookError, text: &str) -> RulebookError {
-    let RulebookError::Field { file, pool, field, problem } = error else { return error };
-    if !problem.starts_with("unknown field") {
-        return RulebookError::Field { file, pool, field, problem };
-    }
-    let key = field.rsplit('.').next().unwrap_or(&field);
-    let key = key.split('[').next().unwrap_or(key);
-    let lines: Vec<&str> = text.lines().collect();
-    let start = pool
-        .as_deref()
-        .and_then(|pool| {
-            lines.iter().position(|line| line.trim_start().starts_with("id") && line.contains(&format!("\"{pool}\"")))
-        })
-        .unwrap_or(0);
-    let names = |line: &str| {
-        line.trim_start().strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with('='))
-            || line.contains(&format!("{{ {key} ="))
-            || line.contains(&format!(", {key} ="))
-    };
-    let found = lines
-        .iter()
-        .skip(start)
-        .position(|line| names(line))
-        .map(|index| index + start)
-        .or_else(|| lines.iter().position(|line| names(line)));
-    let problem = match found {
-        Some(index) => problem.replacen("unknown field", &format!("unknown field at line {}", index + 1), 1),
-        None => problem,
-    };
-    RulebookError::Field { file, pool, field, problem }
-}
-
-fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<PoolRules, RulebookError> {
-    let id = match table.get("id") {
-        Some(Value::String(id)) if !id.is_empty() => id.as_str(),
-        _ => return Err(RulebookError::field(file, None, "pool.id", "missing field (every pool needs a string id)")),
-    };
-    let mut fields = Fields::new(file, Some(id), String::new(), table);
-    fields.string("id")?;
-    let name = fields.string("name")?.to_owned();
-    let articles = fields.string("articles")?.to_owned();
-
-    let names = fields.strings("games")?;
-    if names.is_empty() {
-        return Err(fields.error("games", "a pool needs at least one game type"));
-    }
-    let games = names
+    let games = pool
+        .games
         .iter()
         .map(|name| Game::parse(name))
         .collect::<Result<Vec<Game>, String>>()
-        .map_err(|unknown| fields.error("games", unknown))?;
-
-    let policy_name = fields.string("policy")?;
-    let policy = Policy::parse(policy_name).ok_or_else(|| {
+        .map_err(|unknown| at.error("games", unknown))?;
+    let policy = Policy::parse(&pool.policy).ok_or_else(|| {
         let known: Vec<&str> = Policy::NAMES.iter().map(|(name, _)| *name).collect();
-        fields.error("policy", format!("unknown policy `{policy_name}` (known: {})", known.join(", ")))
+        at.error("policy", format!("unknown policy `{}` (known: {})", pool.policy, known.join(", ")))
     })?;
 
-    let minimum = fields.money("minimum")?;
+    let minimum = Money::new(pool.minimum.0);
     if minimum < Money::ZERO {
-        return Err(fields.error("minimum", format!("must not be negative, found {minimum}")));
+        return Err(at.error("minimum", format!("must not be negative, found {minimum}")));
     }
-    let side_bet = fields.money("side_bet")?;
-    check_positive(&fields, "side_bet", side_bet.decimal())?;
+    let side_bet = Money::new(at.positive("side_bet", pool.side_bet.0)?);
     if !is_multiple_of(side_bet, CENT) {
-        return Err(fields.error("side_bet", format!("{side_bet} is finer than one centavo")));
+        return Err(at.error("side_bet", format!("{side_bet} is finer than one centavo")));
     }
-    let payout_unit = fields.money("payout_unit")?;
-    check_positive(&fields, "payout_unit", payout_unit.decimal())?;
+    let payout_unit = Money::new(at.positive("payout_unit", pool.payout_unit.0)?);
     if !is_multiple_of(payout_unit, CENT) {
-        return Err(fields.error("payout_unit", format!("{payout_unit} is finer than one centavo")));
+        return Err(at.error("payout_unit", format!("{payout_unit} is finer than one centavo")));
     }
 
-    let contribution_rate = fields.decimal("contribution_rate")?;
-    check_rate(&fields, "contribution_rate", contribution_rate)?;
+    let contribution_rate = at.rate("contribution_rate", pool.contribution_rate.0)?;
     if contribution_rate.is_zero() {
-        return Err(fields.error("contribution_rate", "a pool that receives nothing cannot grow"));
+        return Err(at.error("contribution_rate", "a pool that receives nothing cannot grow"));
     }
-    let reserve_rate = fields.optional_decimal("reserve_rate")?.unwrap_or_default();
-    check_rate(&fields, "reserve_rate", reserve_rate)?;
-    let commission_rate = fields.optional_decimal("commission_rate")?.unwrap_or_default();
-    check_rate(&fields, "commission_rate", commission_rate)?;
+    let reserve_rate = at.rate("reserve_rate", pool.reserve_rate.map(|rate| rate.0).unwrap_or_default())?;
+    let commission_rate = at.rate("commission_rate", pool.commission_rate.map(|rate| rate.0).unwrap_or_default())?;
     // Every centavo of a side bet goes somewhere: the pool (65% in IPLyC 3.2.1), the
     // reserve and the house's commission (AJ 2.5.6.3). Rates that do not add up to the
     // whole bet would create or lose money with every bet.
     let rates_sum = contribution_rate + reserve_rate + commission_rate;
     if rates_sum != Decimal::ONE {
-        return Err(fields.error(
+        return Err(at.error(
             "commission_rate",
             format!(
                 "contribution_rate + reserve_rate + commission_rate = {rates_sum}, not 1: the whole side bet must be \
@@ -643,132 +686,104 @@ fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<Pool
             ),
         ));
     }
-    let shortfall_name = fields.string("shortfall_from")?;
     let shortfall_from =
-        Shortfall::NAMES.iter().find(|(name, _)| *name == shortfall_name).map(|(_, value)| *value).ok_or_else(|| {
-            fields.error("shortfall_from", format!("`{shortfall_name}` is not `house` or `reserve-then-house`"))
+        Shortfall::NAMES.iter().find(|(name, _)| *name == pool.shortfall_from).map(|(_, value)| *value).ok_or_else(|| {
+            at.error("shortfall_from", format!("`{}` is not `house` or `reserve-then-house`", pool.shortfall_from))
         })?;
     if shortfall_from == Shortfall::ReserveThenHouse && reserve_rate.is_zero() {
-        return Err(fields.error("shortfall_from", "`reserve-then-house` needs a reserve pool: reserve_rate is 0 (AJ 2.5.6.3)"));
+        return Err(at.error("shortfall_from", "`reserve-then-house` needs a reserve pool: reserve_rate is 0 (AJ 2.5.6.3)"));
     }
     if shortfall_from == Shortfall::House && !reserve_rate.is_zero() {
-        return Err(fields.error(
+        return Err(at.error(
             "shortfall_from",
             "a pool with a reserve (reserve_rate > 0) uses it first: `reserve-then-house` (AJ 2.5.6.3)",
         ));
     }
     // Veintiuno e: "una cantidad única estipulada": `fixed_bet` takes that one amount
     // only; otherwise any bet from `bet_min` to `bet_max` (AJ 2.5.5.1).
-    let fixed_bet = fields.optional_bool("fixed_bet")?;
-    let (bet_min, bet_max) = if fixed_bet {
-        for key in ["bet_min", "bet_max"] {
-            if fields.get(key).is_some() {
-                return Err(fields.error(key, "a pool with fixed_bet = true takes only side_bet"));
+    let (bet_min, bet_max) = if pool.fixed_bet {
+        for (key, given) in [("bet_min", pool.bet_min), ("bet_max", pool.bet_max)] {
+            if given.is_some() {
+                return Err(at.error(key, "a pool with fixed_bet = true takes only side_bet"));
             }
         }
         (side_bet, side_bet)
     } else {
-        (fields.optional_money("bet_min")?.unwrap_or(CENT), fields.optional_money("bet_max")?.unwrap_or(crate::money::BET_MAX))
+        (
+            pool.bet_min.map(|bet| Money::new(bet.0)).unwrap_or(CENT),
+            pool.bet_max.map(|bet| Money::new(bet.0)).unwrap_or(crate::money::BET_MAX),
+        )
     };
     for (key, bet) in [("bet_min", bet_min), ("bet_max", bet_max)] {
-        check_positive(&fields, key, bet.decimal())?;
+        at.positive(key, bet.decimal())?;
         if !is_multiple_of(bet, CENT) || bet > crate::money::BET_MAX {
-            return Err(fields.error(key, format!("{bet} is not a bet in whole centavos up to {}", crate::money::BET_MAX)));
+            return Err(at.error(key, format!("{bet} is not a bet in whole centavos up to {}", crate::money::BET_MAX)));
         }
     }
     if !(bet_min <= side_bet && side_bet <= bet_max) {
-        return Err(fields.error("side_bet", format!("{side_bet} is outside bet_min {bet_min} – bet_max {bet_max}")));
+        return Err(at.error("side_bet", format!("{side_bet} is outside bet_min {bet_min} – bet_max {bet_max}")));
     }
-    let instant_card_chance = fields.optional_decimal("instant_card_chance")?;
+    let instant_card_chance = pool.instant_card_chance.map(|chance| chance.0);
     if let Some(chance) = instant_card_chance
         && (chance <= Decimal::ZERO || chance > Decimal::ONE)
     {
-        return Err(fields.error("instant_card_chance", format!("{chance} is not a chance in (0, 1] (15.11.2)")));
+        return Err(at.error("instant_card_chance", format!("{chance} is not a chance in (0, 1] (15.11.2)")));
     }
     if games.contains(&Game::CentralPoker) && instant_card_chance.is_none() {
-        return Err(fields.error(
+        return Err(at.error(
             "instant_card_chance",
             "missing field: Central Póker shows a premio instantáneo card \"en forma aleatoria y sorpresiva\" (15.11.2)",
         ));
     }
-    // `seats_max = { seats = 5, article = "16.3.1" }`: the article is named when a
-    // layout breaks it.
-    let seats_max = match fields.get("seats_max") {
+    let seats_max = match pool.seats_max {
         None => None,
-        Some(Value::Table(limit)) => {
-            let mut limit_fields = Fields::new(file, Some(id), "seats_max.".to_owned(), limit);
-            let seats = match limit_fields.required("seats")? {
-                Value::Integer(seats) if (1..=16).contains(seats) => *seats as u32,
-                _ => return Err(limit_fields.error("seats", "must be a whole number from 1 to 16")),
-            };
-            let article = limit_fields.string("article")?.to_owned();
-            limit_fields.finish()?;
-            Some(SeatsMax { seats, article })
+        Some(SeatsMaxDoc { seats, article }) => {
+            if !(1..=16).contains(&seats) {
+                return Err(at.error("seats_max.seats", "must be a whole number from 1 to 16"));
+            }
+            Some(SeatsMax { seats, article: article.0 })
         }
-        Some(_) => return Err(fields.error("seats_max", "must be a table { seats, article }")),
     };
-    let exclusive: Vec<Vec<PrizeCode>> = match fields.get("exclusive") {
-        None => Vec::new(),
-        Some(Value::Array(groups)) => groups
-            .iter()
-            .map(|group| match group {
-                Value::Array(codes) if codes.len() >= 2 => codes
-                    .iter()
-                    .map(|code| code.as_str().map(PrizeCode::new).ok_or_else(|| fields.error("exclusive", "codes are strings")))
-                    .collect(),
-                _ => Err(fields.error("exclusive", "each group is an array of two or more premio codes")),
-            })
-            .collect::<Result<_, _>>()?,
-        Some(_) => return Err(fields.error("exclusive", "must be an array of arrays of premio codes")),
-    };
+    let mut exclusive: Vec<Vec<PrizeCode>> = Vec::with_capacity(pool.exclusive.len());
+    for group in pool.exclusive {
+        if group.len() < 2 {
+            return Err(at.error("exclusive", "each group is an array of two or more premio codes"));
+        }
+        exclusive.push(group.into_iter().map(PrizeCode::from).collect());
+    }
 
     // Andalucía, Póquer sin descarte rule 6.2: the carrusel starts at no less than
     // 5,000 times the side bet; the rulebook states such a floor and we check it.
-    if let Some(side_bets) = fields.optional_decimal("minimum_at_least_side_bets")? {
+    if let Some(Exact(side_bets)) = pool.minimum_at_least_side_bets {
         let floor = side_bets * side_bet;
         if minimum < floor {
-            return Err(fields
-                .error("minimum", format!("{minimum} is under {side_bets} × side_bet = {floor} (minimum_at_least_side_bets)")));
+            return Err(
+                at.error("minimum", format!("{minimum} is under {side_bets} × side_bet = {floor} (minimum_at_least_side_bets)"))
+            );
         }
     }
-    let highest_only = fields.optional_bool("highest_only")?;
 
-    let mut prizes: Vec<Prize> = Vec::new();
-    for (index, prize_table) in fields.tables("prize")?.into_iter().enumerate() {
-        let prize = parse_prize(file, id, index, prize_table)?;
+    let mut prizes: Vec<Prize> = Vec::with_capacity(pool.prize.len());
+    for (index, written) in pool.prize.into_iter().enumerate() {
+        let prize = prize(&Place { file, pool: Some(id), prefix: format!("prize[{index}].") }, written)?;
         if prizes.iter().any(|earlier| earlier.code == prize.code) {
-            return Err(RulebookError::field(
-                file,
-                Some(id),
-                &format!("prize[{index}].code"),
-                format!("duplicate code `{}`", prize.code),
-            ));
+            return Err(at.error(&format!("prize[{index}].code"), format!("duplicate code `{}`", prize.code)));
         }
         prizes.push(prize);
     }
     if prizes.is_empty() {
-        return Err(fields.error("prize", "a pool needs at least one prize"));
+        return Err(at.error("prize", "a pool needs at least one prize"));
     }
-    fields.finish()?;
 
     let mut grouped = BTreeSet::new();
     for (group_index, group) in exclusive.iter().enumerate() {
         for code in group {
+            let field = format!("exclusive[{group_index}]");
             if !prizes.iter().any(|prize| &prize.code == code) {
-                return Err(RulebookError::field(
-                    file,
-                    Some(id),
-                    &format!("exclusive[{group_index}]"),
-                    format!("`{code}` is not a code of this pool"),
-                ));
+                return Err(at.error(&field, format!("`{code}` is not a code of this pool")));
             }
             if !grouped.insert(code.as_str()) {
-                return Err(RulebookError::field(
-                    file,
-                    Some(id),
-                    &format!("exclusive[{group_index}]"),
-                    format!("`{code}` is in more than one group"),
-                ));
+                return Err(at.error(&field, format!("`{code}` is in more than one group")));
             }
         }
     }
@@ -777,9 +792,7 @@ fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<Pool
         if let PrizeValue::BetMultiple { multiple } = prize.value
             && crate::money::floor_to_unit(multiple * bet_min, payout_unit).is_zero()
         {
-            return Err(RulebookError::field(
-                file,
-                Some(id),
+            return Err(at.error(
                 &format!("prize[{index}].multiple"),
                 format!(
                     "`{}` pays {multiple} × the bet ({}): at the smallest bet, {bet_min}, that rounds down to 0 at the \
@@ -791,20 +804,13 @@ fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<Pool
         if let Some(grant) = &prize.grants
             && !prizes.iter().any(|other| other.code == grant.code)
         {
-            return Err(RulebookError::field(
-                file,
-                Some(id),
-                &format!("prize[{index}].grants.code"),
-                format!("`{}` is not a code of this pool", grant.code),
-            ));
+            return Err(at.error(&format!("prize[{index}].grants.code"), format!("`{}` is not a code of this pool", grant.code)));
         }
         if let PrizeValue::Percent { floor_bet_multiple: Some(multiple), .. } = prize.value {
             // Veintiuno rule e: the whole bolsa is never less than 3,000 times the bet;
             // the minimum must honour that floor for the stipulated bet.
             if minimum < multiple * side_bet {
-                return Err(RulebookError::field(
-                    file,
-                    Some(id),
+                return Err(at.error(
                     "minimum",
                     format!("{minimum} is under the floor of `{}`: {multiple} × side_bet = {}", prize.code, multiple * side_bet),
                 ));
@@ -814,9 +820,9 @@ fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<Pool
 
     Ok(PoolRules {
         id: PoolId::new(id),
-        name,
+        name: pool.name.0,
         file: file.to_owned(),
-        articles,
+        articles: pool.articles.0,
         games,
         policy,
         minimum,
@@ -825,7 +831,7 @@ fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<Pool
         contribution_rate,
         reserve_rate,
         commission_rate,
-        highest_only,
+        highest_only: pool.highest_only,
         shortfall_from,
         bet_min,
         bet_max,
@@ -837,66 +843,62 @@ fn parse_pool(file: &str, table: &Table, venta_pagos_over: Money) -> Result<Pool
     })
 }
 
-fn parse_prize(file: &str, pool: &str, index: usize, table: &Table) -> Result<Prize, RulebookError> {
-    let mut fields = Fields::new(file, Some(pool), format!("prize[{index}]."), table);
-    let code = fields.string("code")?.to_owned();
+/// One line of a paytable: what `pays` names, with exactly the values that kind takes.
+fn prize(at: &Place<'_>, written: PrizeDoc) -> Result<Prize, RulebookError> {
+    let code = written.code.0;
     if !is_code(&code) {
-        return Err(fields.error("code", format!("`{code}` is not an upper snake case premio code")));
+        return Err(at.error("code", format!("`{code}` is not an upper snake case premio code")));
     }
-    let name = fields.string("name")?.to_owned();
-    let article = fields.string("article")?.to_owned();
-    let pays = fields.string("pays")?;
-    let value = match pays {
+    // Each kind reads its own values; a value another kind takes is refused, as a typo would be.
+    let takes: &[&str] = match written.pays.as_str() {
+        "grant" => &[],
+        "fixed" => &["amount"],
+        "bet-multiple" => &["multiple"],
+        "percent" => &["percent", "cap_bet_multiple", "floor_bet_multiple"],
+        other => {
+            return Err(at.error("pays", format!("unknown kind `{other}` (known: grant, fixed, bet-multiple, percent)")));
+        }
+    };
+    let given = [
+        ("amount", written.amount),
+        ("multiple", written.multiple),
+        ("percent", written.percent),
+        ("cap_bet_multiple", written.cap_bet_multiple),
+        ("floor_bet_multiple", written.floor_bet_multiple),
+    ];
+    if let Some((key, _)) = given.iter().find(|(key, value)| value.is_some() && !takes.contains(key)) {
+        return Err(at.error(key, format!("a prize that pays `{}` takes no `{key}`", written.pays)));
+    }
+    let required = |key: &str, value: Option<Exact>| value.map(|value| value.0).ok_or_else(|| at.error(key, "missing field"));
+    let value = match written.pays.as_str() {
         "grant" => PrizeValue::Grant,
-        "fixed" => {
-            let amount = fields.money("amount")?;
-            check_positive(&fields, "amount", amount.decimal())?;
-            PrizeValue::Fixed { amount }
-        }
-        "bet-multiple" => {
-            let multiple = fields.decimal("multiple")?;
-            check_positive(&fields, "multiple", multiple)?;
-            PrizeValue::BetMultiple { multiple }
-        }
-        "percent" => {
-            let percent = fields.decimal("percent")?;
+        "fixed" => PrizeValue::Fixed { amount: Money::new(at.positive("amount", required("amount", written.amount)?)?) },
+        "bet-multiple" => PrizeValue::BetMultiple { multiple: at.positive("multiple", required("multiple", written.multiple)?)? },
+        _ => {
+            let percent = required("percent", written.percent)?;
             if percent <= Decimal::ZERO || percent > Decimal::ONE_HUNDRED {
-                return Err(fields.error("percent", format!("percent {percent} is outside (0, 100]")));
+                return Err(at.error("percent", format!("percent {percent} is outside (0, 100]")));
             }
-            let cap_bet_multiple = fields.optional_decimal("cap_bet_multiple")?;
-            if let Some(cap) = cap_bet_multiple {
-                check_positive(&fields, "cap_bet_multiple", cap)?;
-            }
-            let floor_bet_multiple = fields.optional_decimal("floor_bet_multiple")?;
-            if let Some(floor) = floor_bet_multiple {
-                check_positive(&fields, "floor_bet_multiple", floor)?;
-                if percent != Decimal::ONE_HUNDRED {
-                    return Err(fields.error("floor_bet_multiple", "a floor is only defined for the whole pool (100%)"));
-                }
+            let cap_bet_multiple = written.cap_bet_multiple.map(|cap| at.positive("cap_bet_multiple", cap.0)).transpose()?;
+            let floor_bet_multiple =
+                written.floor_bet_multiple.map(|floor| at.positive("floor_bet_multiple", floor.0)).transpose()?;
+            if floor_bet_multiple.is_some() && percent != Decimal::ONE_HUNDRED {
+                return Err(at.error("floor_bet_multiple", "a floor is only defined for the whole pool (100%)"));
             }
             PrizeValue::Percent { percent, cap_bet_multiple, floor_bet_multiple }
         }
-        other => {
-            return Err(fields.error("pays", format!("unknown kind `{other}` (known: grant, fixed, bet-multiple, percent)")));
-        }
     };
-    let grants = match fields.get("grants") {
+    let grants = match written.grants {
         None => None,
-        Some(Value::Table(grant)) => {
-            let mut grant_fields = Fields::new(file, Some(pool), format!("prize[{index}].grants."), grant);
-            let code = grant_fields.string("code")?.to_owned();
-            let count = match grant_fields.required("count")? {
-                Value::Integer(count) if (1..=10).contains(count) => *count as u32,
-                _ => return Err(grant_fields.error("count", "must be a whole number from 1 to 10")),
-            };
-            grant_fields.finish()?;
-            Some(Grant { code: PrizeCode::from(code), count })
+        Some(GrantDoc { code, count }) => {
+            if !(1..=10).contains(&count) {
+                return Err(at.error("grants.count", "must be a whole number from 1 to 10"));
+            }
+            Some(Grant { code: PrizeCode::from(code.0), count })
         }
-        Some(_) => return Err(fields.error("grants", "must be a table { code, count }")),
     };
     if value == PrizeValue::Grant && grants.is_none() {
-        return Err(fields.error("grants", "a prize that pays `grant` must say what it grants"));
+        return Err(at.error("grants", "a prize that pays `grant` must say what it grants"));
     }
-    fields.finish()?;
-    Ok(Prize { code: PrizeCode::from(code), name, article, value, grants })
+    Ok(Prize { code: PrizeCode::from(code), name: written.name.0, article: written.article.0, value, grants })
 }

@@ -294,7 +294,8 @@ fn refuses_a_float_a_misspelt_field_and_an_unknown_grant() {
         "payout_unit = \"0.01\"\ncontribution_rate = \"0.65\"       # 11.2.3",
         "payout_unit = \"0.01\"\ncontribution_rte = \"0.65\"",
     );
-    assert_names(&error, Some("iplyc-blackjack"), "contribution_rate", "missing field");
+    // The misspelt key itself is named (not the field it leaves missing), with the one meant.
+    assert_names(&error, Some("iplyc-blackjack"), "contribution_rte", "did you mean `contribution_rate`?");
     let error = broken("grants = { code = \"GRILLO_PLATA\", count = 2 }", "grants = { code = \"GRILLO_PLATINO\", count = 2 }");
     assert_names(&error, Some("iplyc-ruleta"), "prize[2].grants.code", "not a code of this pool");
 }
@@ -369,4 +370,38 @@ fn an_unknown_field_is_refused_with_its_line_and_the_nearest_known_field() {
     let message = error.to_string();
     assert!(!message.contains("did you mean"), "{message}");
     assert!(message.contains("known here:") && message.contains("contribution_rate"), "{message}");
+}
+
+#[test]
+fn a_typo_in_a_nested_table_or_at_the_top_names_its_path_line_and_the_key_meant() {
+    let from = "grants = { code = \"GRILLO_ORO\", count = 1 }";
+    let text = IPLYC.replacen(from, "grants = { code = \"GRILLO_ORO\", cuont = 1 }", 1);
+    let line = text.lines().position(|line| line.contains("cuont")).expect("the typo is in the text") + 1;
+    let error = broken(from, "grants = { code = \"GRILLO_ORO\", cuont = 1 }");
+    assert_names(&error, Some("iplyc-ruleta"), "prize[1].grants.cuont", "did you mean `count`?");
+    assert!(error.to_string().contains(&format!("at line {line}")), "{error}");
+    // At the top of the file: no pool to name.
+    let error = broken("venta_pagos_over = \"1000.00\"", "venta_pago_over = \"1000.00\"");
+    assert_names(&error, None, "venta_pago_over", "did you mean `venta_pagos_over`?");
+    assert!(error.to_string().contains("at line 11"), "{error}");
+}
+
+#[test]
+fn a_value_of_the_wrong_type_names_its_field_and_line() {
+    let from = "seats_max = { seats = 5, article = \"16.3.1\" }";
+    let error = broken(from, "seats_max = { seats = \"five\", article = \"16.3.1\" }");
+    let line = IPLYC.lines().position(|line| line.starts_with("seats_max")).expect("in the text") + 1;
+    assert_names(&error, Some("iplyc-central-poker"), "seats_max.seats", "invalid type");
+    assert!(error.to_string().contains(&format!("(line {line})")), "{error}");
+    let error = broken("name = \"Grillo de Oro\"", "name = \"\"");
+    assert_names(&error, Some("iplyc-ruleta"), "prize[0].name", "must not be empty");
+}
+
+#[test]
+fn a_prize_takes_only_the_values_its_kind_reads() {
+    // A fixed prize (11.5.3, four aces: $500) with a percentage besides would be read two ways.
+    let error = broken("amount = \"500.00\"\n", "amount = \"500.00\"\npercent = \"10\"\n");
+    assert_names(&error, Some("iplyc-blackjack"), "prize[2].percent", "a prize that pays `fixed` takes no `percent`");
+    let error = broken("pays = \"grant\"                   # 3.4.1.1", "pays = \"grant\"\nmultiple = \"2\" # 3.4.1.1");
+    assert_names(&error, Some("iplyc-ruleta"), "prize[2].multiple", "takes no `multiple`");
 }
