@@ -24,7 +24,7 @@ use tonic::Code;
 use tonic::transport::{Channel, Endpoint};
 
 use crate::key::Key;
-use crate::line::{self, Input};
+use crate::line::{self, Input, RawLine};
 
 /// How long one attempt at a command may take before it is sent again.
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_millis(1000);
@@ -173,13 +173,24 @@ pub fn check_transport(config: &AgentConfig) -> anyhow::Result<()> {
 }
 
 /// Runs the agent until `lines` closes: hardware events in, panel JSON lines out.
-pub async fn run(config: AgentConfig, mut lines: mpsc::Receiver<String>, output: mpsc::Sender<String>) -> anyhow::Result<()> {
+pub async fn run<L: Into<RawLine>>(
+    config: AgentConfig,
+    mut lines: mpsc::Receiver<L>,
+    output: mpsc::Sender<String>,
+) -> anyhow::Result<()> {
     Endpoint::from_shared(config.server.clone()).map_err(|error| anyhow::anyhow!("--server {}: {error}", config.server))?;
     check_transport(&config)?;
     let agent = Agent { config: Arc::new(config), shared: Arc::new(Mutex::new(Shared::default())), output };
     agent.emit_panel(true).await;
     let supervisor = tokio::spawn(agent.clone().supervise());
-    while let Some(text) = lines.recv().await {
+    while let Some(line) = lines.recv().await {
+        let text = match line.into() {
+            RawLine::Text(text) => text,
+            RawLine::Unreadable(problem) => {
+                agent.refused("", "input", &problem).await;
+                continue;
+            }
+        };
         match line::parse(&text) {
             Ok(None) => {}
             Ok(Some(Input::Status)) => agent.emit_panel(true).await,

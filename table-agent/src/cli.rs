@@ -6,11 +6,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::agent::OUTPUT_CAPACITY;
-use crate::line::LINE_BYTES_MAX;
+use crate::line::{HardwareLines, RawLine};
 use crate::{AgentConfig, SERVER_URL_DEFAULT};
 use clap::Parser;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use futures_util::StreamExt as _;
+use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
+use tokio_util::codec::FramedRead;
 
 /// Pozo table agent: hardware events in, signed commands out, seat lights from acks.
 #[derive(Parser)]
@@ -138,39 +140,17 @@ pub fn main() -> ExitCode {
 }
 
 /// Feeds hardware event lines to the agent: stdin until its end, or every
-/// connection to a Unix socket in turn.
-async fn read_input(listener: Option<tokio::net::UnixListener>, lines: mpsc::Sender<String>) {
-    async fn pump<R: tokio::io::AsyncRead + Unpin>(reader: R, lines: &mpsc::Sender<String>) -> bool {
-        use tokio::io::AsyncReadExt as _;
-        let mut reader = BufReader::new(reader);
-        // Bounded: a line is read at most this many bytes at a time (its \r\n included).
-        let limit = (LINE_BYTES_MAX + 2) as u64;
-        let mut bytes = Vec::with_capacity(LINE_BYTES_MAX + 2);
-        loop {
-            bytes.clear();
-            match (&mut reader).take(limit).read_until(b'\n', &mut bytes).await {
-                Ok(0) | Err(_) => return true,
-                Ok(_) => {
-                    if bytes.last() != Some(&b'\n') && bytes.len() as u64 >= limit {
-                        // Too long: skip to its end; the agent refuses it by its length.
-                        let mut rest = Vec::new();
-                        loop {
-                            rest.clear();
-                            match (&mut reader).take(limit).read_until(b'\n', &mut rest).await {
-                                Ok(0) | Err(_) => break,
-                                Ok(_) if rest.last() == Some(&b'\n') => break,
-                                Ok(_) => {}
-                            }
-                        }
-                    }
-                    // Not UTF-8: the replacement characters make the agent refuse it by name.
-                    let line = String::from_utf8_lossy(&bytes).into_owned();
-                    if lines.send(line).await.is_err() {
-                        return false;
-                    }
-                }
+/// connection to a Unix socket in turn. Lines are bounded ([`HardwareLines`]).
+async fn read_input(listener: Option<tokio::net::UnixListener>, lines: mpsc::Sender<RawLine>) {
+    /// False when the agent has stopped listening.
+    async fn pump<R: tokio::io::AsyncRead + Unpin>(reader: R, lines: &mpsc::Sender<RawLine>) -> bool {
+        let mut frames = FramedRead::new(reader, HardwareLines::new());
+        while let Some(Ok(line)) = frames.next().await {
+            if lines.send(line).await.is_err() {
+                return false;
             }
         }
+        true
     }
     if let Some(listener) = listener {
         while let Ok((stream, _)) = listener.accept().await {

@@ -11,12 +11,73 @@
 
 use pozo_proto::v1 as pb;
 use pozo_proto::v1::table_command::Command as C;
+use tokio_util::bytes::BytesMut;
+use tokio_util::codec::{Decoder, LinesCodec, LinesCodecError};
 
 /// The highest seat number the protocol accepts; the server checks the table's own.
 pub const SEAT_MAX: u32 = 16;
 
 /// The longest line read: anything longer is not a hardware event.
 pub const LINE_BYTES_MAX: usize = 256;
+
+/// One line as the hardware sent it: its text, or why it could not be read as text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RawLine {
+    Text(String),
+    /// An over-long line (skipped to its end) or one that is not UTF-8 (line noise on a
+    /// serial cable): refused as one bad line, and the agent reads on.
+    Unreadable(String),
+}
+
+impl From<String> for RawLine {
+    fn from(text: String) -> RawLine {
+        RawLine::Text(text)
+    }
+}
+
+/// The hardware lines of a byte stream, for `tokio_util::codec::FramedRead`: tokio-util's
+/// `LinesCodec` bounded at [`LINE_BYTES_MAX`] (and a `\r` before the newline), with its two
+/// refusals turned into [`RawLine::Unreadable`] instead of ending the stream.
+#[derive(Debug)]
+pub struct HardwareLines(LinesCodec);
+
+impl HardwareLines {
+    pub fn new() -> HardwareLines {
+        HardwareLines(LinesCodec::new_with_max_length(LINE_BYTES_MAX + 1))
+    }
+
+    fn line(read: Result<Option<String>, LinesCodecError>) -> Result<Option<RawLine>, std::io::Error> {
+        match read {
+            Ok(line) => Ok(line.map(RawLine::Text)),
+            Err(LinesCodecError::MaxLineLengthExceeded) => {
+                Ok(Some(RawLine::Unreadable(format!("a line over {LINE_BYTES_MAX} bytes"))))
+            }
+            Err(LinesCodecError::Io(error)) if error.kind() == std::io::ErrorKind::InvalidData => {
+                Ok(Some(RawLine::Unreadable("a line that is not UTF-8 text".to_owned())))
+            }
+            Err(LinesCodecError::Io(error)) => Err(error),
+        }
+    }
+}
+
+impl Default for HardwareLines {
+    fn default() -> HardwareLines {
+        HardwareLines::new()
+    }
+}
+
+impl Decoder for HardwareLines {
+    type Item = RawLine;
+    type Error = std::io::Error;
+
+    fn decode(&mut self, buffer: &mut BytesMut) -> Result<Option<RawLine>, std::io::Error> {
+        HardwareLines::line(self.0.decode(buffer))
+    }
+
+    fn decode_eof(&mut self, buffer: &mut BytesMut) -> Result<Option<RawLine>, std::io::Error> {
+        HardwareLines::line(self.0.decode_eof(buffer))
+    }
+}
 
 /// One hardware event.
 #[derive(Clone, Debug, PartialEq)]
@@ -126,5 +187,37 @@ mod tests {
         assert!(parse("start now").unwrap_err().contains("unexpected `now`"));
         assert!(parse("prize 2").unwrap_err().contains("premio code"));
         assert!(parse(&"x".repeat(300)).unwrap_err().contains("over 256"));
+    }
+
+    /// Reads `bytes` as the binary reads its input.
+    async fn read(bytes: &[u8]) -> Vec<RawLine> {
+        use futures_util::StreamExt as _;
+        let frames = tokio_util::codec::FramedRead::new(bytes, HardwareLines::new());
+        frames.map(|line| line.expect("no I/O error from a slice")).collect().await
+    }
+
+    #[tokio::test]
+    async fn a_bad_line_is_one_refusal_and_the_reader_reads_on() {
+        let longest = "x".repeat(LINE_BYTES_MAX);
+        let mut input = Vec::new();
+        input.extend_from_slice(format!("{}\npress 3\r\n", "y".repeat(3 * LINE_BYTES_MAX)).as_bytes());
+        input.extend_from_slice(b"press \xff\xfe\nstatus\n");
+        input.extend_from_slice(format!("{longest}\r\n{longest}x\nopen").as_bytes());
+        let lines = read(&input).await;
+        let text = |line: &str| RawLine::Text(line.to_owned());
+        assert_eq!(
+            lines,
+            [
+                RawLine::Unreadable(format!("a line over {LINE_BYTES_MAX} bytes")),
+                text("press 3"),
+                RawLine::Unreadable("a line that is not UTF-8 text".to_owned()),
+                text("status"),
+                text(&longest),
+                // One byte over (room for a `\r`): read, and refused by its length.
+                text(&format!("{longest}x")),
+                text("open"),
+            ]
+        );
+        assert!(parse(&format!("{longest}x")).unwrap_err().contains("line of 257 bytes, over 256"));
     }
 }

@@ -661,6 +661,7 @@ async fn a_line_that_is_not_utf8_is_refused_and_the_binary_keeps_reading() {
     agent.write_line("jump");
     let refusal = agent.out.wait_for("a refusal", Duration::from_secs(3), |value| kind(value) == "refused").await;
     assert_eq!(refusal.value["code"], "input", "the bad line is refused as input: {}", refusal.text);
+    assert_eq!(refusal.value["reason"], "a line that is not UTF-8 text", "{}", refusal.text);
     let next = agent.out.wait_for("the refusal of `jump`", WAIT, |value| is_answer_to(value, "jump")).await;
     assert_eq!(next.value["code"], "input", "{}", next.text);
     let status = agent.finish().await;
