@@ -79,6 +79,14 @@ fn a_tiny_bench_reports_every_figure() {
     assert_eq!(restart["replayed_entries"], 999);
 
     assert!(number(&report, &["machine", "cores"]) >= 1.0);
+    // What the kernel says (procfs): the server and the load generator both used CPU, the
+    // machine has memory, a kernel release and three load averages.
+    assert!(number(&report, &["durable", "server_cpu_percent"]) > 0.0, "{report:#}");
+    assert!(number(&report, &["durable", "client_cpu_percent"]) > 0.0, "{report:#}");
+    assert!(number(&report, &["machine", "memory_mb"]) > 0.0);
+    assert!(report["machine"]["kernel"].as_str().is_some_and(|kernel| !kernel.is_empty()), "{report:#}");
+    let load = report["machine"]["load_average_at_start"].as_str().expect("a string");
+    assert_eq!(load.split(' ').filter(|figure| figure.parse::<f64>().is_ok()).count(), 3, "{load}");
     for target in ["durable_presses_per_s", "echo_ratio", "p99_ms", "memory_mb", "restart_ready_ms"] {
         assert!(report["targets"][target]["met"].is_boolean(), "{target}");
         assert!(report["targets"][target]["target"].is_number(), "{target}");

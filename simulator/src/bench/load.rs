@@ -250,8 +250,8 @@ pub(super) async fn saturate(agents: Vec<Agent>, seconds: u64, server_pid: u32) 
             counters.presses.load(Ordering::Relaxed),
             counters.commands.load(Ordering::Relaxed),
             Instant::now(),
-            cpu_ticks(&server_pid.to_string()),
-            cpu_ticks("self"),
+            cpu_ticks(Some(server_pid)),
+            cpu_ticks(None),
             machine_busy_ticks(),
         )
     };
@@ -329,7 +329,7 @@ pub(super) async fn paced(agents: Vec<Agent>, rate: u64, seconds: u64, server_pi
         .await;
         (agent, result.map(|()| (latencies, commands)))
     };
-    let cpu = || (cpu_ticks(&server_pid.to_string()), cpu_ticks("self"), machine_busy_ticks(), Instant::now());
+    let cpu = || (cpu_ticks(Some(server_pid)), cpu_ticks(None), machine_busy_ticks(), Instant::now());
     let (server_cpu, client_cpu, busy, started) = cpu();
     let indexed: Vec<(u64, Agent)> = (0..tables).zip(agents).collect();
     let tasks: Vec<_> = indexed.into_iter().map(|item| tokio::spawn(work(item))).collect();

@@ -33,7 +33,7 @@
 //! - `signs`: the cartel streams read during rounds of windows with and without them;
 //! - `restart`: the journal written directly through the state machine, and its recovery timed;
 //! - `child`: the controller and the bare echo as child processes;
-//! - `proc`: CPU and memory of a process from `/proc`;
+//! - `proc`: CPU and memory of a process and the machine (the `procfs` crate);
 //! - `report`: every figure, its target, and the summary printed at the end.
 
 use std::io::{BufRead, BufReader, Write};
@@ -88,9 +88,6 @@ const WARMUP_MAX: Duration = Duration::from_secs(2);
 
 /// Entries written (and flushed) together while building the restart journal.
 const BUILD_BATCH: usize = 10_000;
-
-/// `/proc/PID/stat` counts CPU time in USER_HZ ticks, 100 a second on Linux.
-const CLOCK_TICKS_PER_SECOND: u64 = 100;
 
 /// The targets of the issue, on the 2-core machine.
 const TARGET_PRESSES_PER_S: f64 = 20_000.0;
@@ -248,7 +245,7 @@ fn progress(text: &str) {
 
 fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
     let wall = Instant::now();
-    let load_average = std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim().to_owned();
+    let load_average = load_average();
     let runtime = runtime()?;
     let tables = args.tables as usize;
     let config = casino::generated(tables, args.seed)?;
@@ -293,7 +290,7 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         let first = &mut agents[0];
         let reply = first.send(first.cycle.next()).await?;
         first.ready_to_press().await?;
-        let rss_open = status_kib(server_pid, "VmRSS").unwrap_or(0);
+        let rss_open = resident(server_pid).now_kib;
         progress(&format!("latency: {} presses/s for {} s", args.rate, args.latency_seconds));
         let (agents, latency) = paced(agents, args.rate, args.latency_seconds, server_pid).await?;
         progress(&format!("durable throughput: {} s", args.seconds));
@@ -314,8 +311,8 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         };
         let memory = Memory {
             tables: args.tables,
-            peak_mb: kib_to_mib(status_kib(server_pid, "VmHWM").unwrap_or(0)),
-            rss_mb: kib_to_mib(status_kib(server_pid, "VmRSS").unwrap_or(0)),
+            peak_mb: kib_to_mib(resident(server_pid).peak_kib),
+            rss_mb: kib_to_mib(resident(server_pid).now_kib),
             rss_open_mb: kib_to_mib(rss_open),
             journal_entries,
         };
@@ -354,7 +351,7 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
     anyhow::ensure!(entries == args.entries, "the restarted controller reports {entries} entries, not {}", args.entries);
     let ready = restarted.ready;
     let config_ms: f64 = restarted.figure("config_ms").and_then(|value| value.parse().ok()).unwrap_or(0.0);
-    let restart_peak = kib_to_mib(status_kib(restarted.pid(), "VmHWM").unwrap_or(0));
+    let restart_peak = kib_to_mib(resident(restarted.pid()).peak_kib);
     restarted.stop()?;
     let (journal_open, snapshot_load, state_restore, replay, replayed_entries) = time_recovery(data.path(), config)?;
     let journal_mb = kib_to_mib(disk_bytes(data.path()) / 1024);

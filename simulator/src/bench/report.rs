@@ -161,7 +161,7 @@ pub struct Machine {
     pub memory_mb: u64,
     pub os: String,
     pub kernel: String,
-    /// `/proc/loadavg` when the run started: other work on the machine skews every figure.
+    /// The load averages when the run started: other work on the machine skews every figure.
     pub load_average_at_start: String,
 }
 
@@ -309,7 +309,7 @@ pub(super) fn ratio(numerator: f64, denominator: f64) -> f64 {
 pub(super) fn cpu_percent(before: Option<u64>, after: Option<u64>, elapsed: Duration) -> f64 {
     match (before, after) {
         (Some(before), Some(after)) => {
-            let seconds = after.saturating_sub(before) as f64 / CLOCK_TICKS_PER_SECOND as f64;
+            let seconds = after.saturating_sub(before) as f64 / procfs::ticks_per_second() as f64;
             100.0 * ratio(seconds, elapsed.as_secs_f64())
         }
         _ => 0.0,
