@@ -228,7 +228,16 @@ fn run_replay(file: &std::path::Path, pace: pozo_sim::night::Pace, json: Option<
 // Statistics, not money.
 #[allow(clippy::float_arithmetic)]
 fn run_odds(game: &str, hands: u64, seed: u64, json: Option<&std::path::Path>) -> ExitCode {
-    let report = match pozo_sim::odds::odds(game, hands, seed) {
+    // Drawn only when standard error is a terminal (indicatif hides it otherwise).
+    let bar = indicatif::ProgressBar::new(hands);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {human_pos}/{human_len} hands")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    let report = pozo_sim::odds::odds_with_progress(game, hands, seed, &bar);
+    bar.finish_and_clear();
+    let report = match report {
         Ok(report) => report,
         Err(error) => {
             eprintln!("pozo-sim: {error}");

@@ -274,17 +274,18 @@ fn compare(code: &str, numerator: u64, denominator: u64, observed: u64, trials: 
 /// [`blackjack::Rules::safe_rounds_per_shoe`] rounds, a decision that depends on no card, so each
 /// box-hand's expected count is exactly its probability (with the cut card it is not quite:
 /// docs/odds.md, the cut-card effect).
-fn blackjack_odds(game: Game, hands: u64, seed: u64) -> OddsReport {
+fn blackjack_odds(game: Game, hands: u64, seed: u64, progress: &indicatif::ProgressBar) -> OddsReport {
     let mut table = Table::with_reshuffle(game, seed, Reshuffle::EveryRounds(game.rules().safe_rounds_per_shoe()));
     let seats: Vec<u32> = (1..=blackjack::MAX_BOXES as u32).collect();
     let mut observed = std::collections::BTreeMap::<&str, u64>::new();
-    let mut dealt = 0;
+    let (mut dealt, mut shown) = (0, 0);
     while dealt < hands {
         let boxes = (hands - dealt).min(seats.len() as u64) as usize;
         for (_, code) in table.play_round(&seats[..boxes]) {
             *observed.entry(code).or_default() += 1;
         }
         dealt += boxes as u64;
+        advance(progress, &mut shown, dealt);
     }
     let codes: Vec<CodeOdds> = blackjack::exact_odds(game)
         .iter()
@@ -299,10 +300,11 @@ fn blackjack_odds(game: Game, hands: u64, seed: u64) -> OddsReport {
 
 /// Grillo series on the double-zero wheel: a bronze hit 3/38, a silver hit
 /// 3/38 × 2/38, a gold hit 3/38 × 2/38 × 1/38 per series (docs/odds.md).
-fn roulette_odds(series: u64, seed: u64) -> OddsReport {
+fn roulette_odds(series: u64, seed: u64, progress: &indicatif::ProgressBar) -> OddsReport {
     let mut rng = cards::rng(seed);
-    let (mut bronze, mut silver, mut gold) = (0, 0, 0);
-    for _ in 0..series {
+    let (mut bronze, mut silver, mut gold, mut shown) = (0, 0, 0, 0);
+    for played in 0..series {
+        advance(progress, &mut shown, played);
         let played = crate::roulette::play_series(&mut rng);
         bronze += u64::from(played.bronze_hit);
         silver += u64::from(played.silver_hit);
@@ -326,15 +328,16 @@ fn roulette_odds(series: u64, seed: u64) -> OddsReport {
 /// probability that two given seats of the round both make the category ([`seat_pair_count`]).
 // Statistics, not money.
 #[allow(clippy::float_arithmetic)]
-fn poker_odds(deal: &PokerDeal, hands: u64, seed: u64) -> OddsReport {
+fn poker_odds(deal: &PokerDeal, hands: u64, seed: u64, progress: &indicatif::ProgressBar) -> OddsReport {
     let pool = poker::pool_of_game(deal.game).expect("every poker game has a pool");
     let mut rng = cards::rng(seed);
     let mut deck: Vec<Card> = cards::deck();
     let mut observed = std::collections::BTreeMap::<Category, u64>::new();
     // rounds[k]: the rounds dealt to k seats.
     let mut rounds = vec![0u64; deal.seats + 1];
-    let mut dealt = 0;
+    let (mut dealt, mut shown) = (0, 0);
     while dealt < hands {
+        advance(progress, &mut shown, dealt);
         let seats = (hands - dealt).min(deal.seats as u64) as usize;
         // The top cards of a freshly shuffled deck, in order.
         let (top, _) = deck.partial_shuffle(&mut rng, deal.cards(seats));
@@ -406,14 +409,38 @@ pub struct OddsReport {
 /// Deals `hands` hands for `game` (poker seat-hands dealt in rounds as the game deals them, grillo
 /// series, or blackjack box-hands) from a seed and compares each premio code's frequency with its exact probability.
 pub fn odds(game: &str, hands: u64, seed: u64) -> Result<OddsReport, String> {
+    odds_with_progress(game, hands, seed, &indicatif::ProgressBar::hidden())
+}
+
+/// The hands between two moves of a progress bar: a bar moved per hand would cost as much
+/// as the dealing.
+const PROGRESS_STEP: u64 = 16_384;
+
+/// Moves `progress` to `dealt` when it has gone [`PROGRESS_STEP`] hands since `*shown`.
+fn advance(progress: &indicatif::ProgressBar, shown: &mut u64, dealt: u64) {
+    if dealt >= *shown + PROGRESS_STEP {
+        progress.set_position(dealt);
+        *shown = dealt;
+    }
+}
+
+/// [`odds`], moving `progress` (its length set to `hands`) as the hands are dealt.
+pub fn odds_with_progress(game: &str, hands: u64, seed: u64, progress: &indicatif::ProgressBar) -> Result<OddsReport, String> {
+    progress.set_length(hands);
+    let report = odds_dealt(game, hands, seed, progress);
+    progress.set_position(hands);
+    report
+}
+
+fn odds_dealt(game: &str, hands: u64, seed: u64, progress: &indicatif::ProgressBar) -> Result<OddsReport, String> {
     if hands == 0 {
         return Err("--hands must be at least 1".to_owned());
     }
     if game == ROULETTE {
-        return Ok(roulette_odds(hands, seed));
+        return Ok(roulette_odds(hands, seed, progress));
     }
     if let Some(game) = Game::from_name(game) {
-        return Ok(blackjack_odds(game, hands, seed));
+        return Ok(blackjack_odds(game, hands, seed, progress));
     }
     if !POKER_GAMES.contains(&game) {
         return Err(format!(
@@ -423,5 +450,5 @@ pub fn odds(game: &str, hands: u64, seed: u64) -> Result<OddsReport, String> {
         ));
     }
     let deal = poker_deal(game).expect("every poker game has a deal");
-    Ok(poker_odds(deal, hands, seed))
+    Ok(poker_odds(deal, hands, seed, progress))
 }

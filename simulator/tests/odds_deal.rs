@@ -152,3 +152,18 @@ fn the_standard_error_counts_the_seats_of_a_round_together() {
         }
     }
 }
+
+/// The progress bar follows the dealing to the last hand and changes no count: the same seed
+/// gives the same report with it as without it, for each kind of game.
+#[test]
+fn the_progress_bar_reaches_every_hand_and_changes_no_count() {
+    for game in ["ruleta-americana", "blackjack", "go-poker"] {
+        let hands = 40_001;
+        let bar = indicatif::ProgressBar::hidden();
+        let with = pozo_sim::odds::odds_with_progress(game, hands, 5, &bar).expect("a game with odds");
+        let without = pozo_sim::odds::odds(game, hands, 5).expect("a game with odds");
+        assert_eq!((bar.position(), bar.length()), (hands, Some(hands)), "{game}");
+        let observed = |report: &pozo_sim::odds::OddsReport| report.codes.iter().map(|code| code.observed).collect::<Vec<_>>();
+        assert_eq!(observed(&with), observed(&without), "{game}");
+    }
+}

@@ -520,7 +520,8 @@ pub fn parse_file(file: &str, text: &str) -> Result<Vec<PoolRules>, RulebookErro
     let table: Table = text
         .parse()
         .map_err(|error: toml::de::Error| RulebookError::Syntax { file: file.to_owned(), message: error.message().to_owned() })?;
-    let document: FileDoc = serde_path_to_error::deserialize(toml::Deserializer::new(text))
+    let syntax = |error: toml::de::Error| RulebookError::Syntax { file: file.to_owned(), message: error.message().to_owned() };
+    let document: FileDoc = serde_path_to_error::deserialize(toml::Deserializer::parse(text).map_err(syntax)?)
         .map_err(|error| refusal_of(file, text, &table, &error))?;
     let top = Place { file, pool: None, prefix: String::new() };
     let venta_pagos_over = Money::new(document.venta_pagos_over.0);
