@@ -41,19 +41,22 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// Pauses between reconnection attempts: exponential from this ...
 pub const RECONNECT_BASE: Duration = Duration::from_millis(200);
-/// ... up to this, with full jitter ([`reconnect_delay`]).
+/// ... and never longer than this ([`reconnect_delays`]).
 pub const RECONNECT_CAP: Duration = Duration::from_secs(5);
 
-/// The pause before reconnection attempt `attempt` (0: the first after the link broke):
-/// uniform in [0, min(cap, base × 2^attempt)], "full jitter", so that the thousand agents
-/// of a salon that lost the same controller do not all come back in the same instant.
-///
-/// Written here, not taken from a crate: backon's jitter draws from [d, 2d), not full
-/// jitter, and the `backoff` crate is unmaintained (RUSTSEC-2025-0012).
-pub fn reconnect_delay(attempt: u32, random: &mut impl rand::Rng) -> Duration {
-    let ceiling = RECONNECT_BASE.saturating_mul(1 << attempt.min(16)).min(RECONNECT_CAP);
-    let micros = u64::try_from(ceiling.as_micros()).unwrap_or(u64::MAX);
-    Duration::from_micros(random.random_range(0..=micros))
+/// The pauses before each reconnection attempt since the link broke: backon's exponential
+/// backoff with jitter. Attempt n waits d + U(0, d), d = base × 2^n up to half the cap, so
+/// the thousand agents of a salon that lost the same controller come back spread over a
+/// window as long as d instead of in the same instant, and never wait longer than the cap.
+pub fn reconnect_delays() -> impl Iterator<Item = Duration> {
+    use backon::BackoffBuilder as _;
+    backon::ExponentialBuilder::new()
+        .with_min_delay(RECONNECT_BASE)
+        .with_max_delay(RECONNECT_CAP / 2)
+        .with_factor(2.0)
+        .with_jitter()
+        .without_max_times()
+        .build()
 }
 
 /// Output lines waiting for the panel; the agent waits when it is full.
@@ -479,11 +482,7 @@ impl Agent {
     async fn supervise(self) {
         let mut first_failure = true;
         let mut last_refusal = String::new();
-        let mut random = {
-            use rand::SeedableRng;
-            rand::rngs::StdRng::from_rng(&mut rand::rng())
-        };
-        let mut attempt = 0;
+        let mut delays = reconnect_delays();
         loop {
             match self.watch_once().await {
                 Ok(()) => {}
@@ -499,14 +498,13 @@ impl Agent {
             }
             if self.set_suspended().await {
                 // The link was up: the backoff starts again from the base.
-                attempt = 0;
+                delays = reconnect_delays();
             }
             if first_failure {
                 first_failure = false;
                 self.emit_panel(false).await;
             }
-            tokio::time::sleep(reconnect_delay(attempt, &mut random)).await;
-            attempt = attempt.saturating_add(1);
+            tokio::time::sleep(delays.next().unwrap_or(RECONNECT_CAP)).await;
         }
     }
 
@@ -631,26 +629,34 @@ mod tests {
         }
     }
 
-    // Proves the reconnection backoff: full jitter under a ceiling that doubles from the
-    // base up to the cap, so agents that lost the same controller spread out.
+    // Proves the reconnection backoff: a pause that doubles from the base, jittered over a
+    // window as long as itself, never over the cap, so agents that lost the same controller
+    // spread out.
     #[test]
-    fn reconnection_delays_grow_to_the_cap_with_full_jitter() {
-        use rand::SeedableRng;
-        let mut random = rand::rngs::StdRng::seed_from_u64(1);
+    fn reconnection_delays_grow_to_the_cap_with_jitter() {
+        let runs: Vec<Vec<Duration>> = (0..2_000).map(|_| reconnect_delays().take(40).collect()).collect();
         for attempt in 0..40 {
-            let ceiling = RECONNECT_BASE.saturating_mul(1 << attempt.min(16)).min(RECONNECT_CAP);
-            let delays: Vec<Duration> = (0..2_000).map(|_| reconnect_delay(attempt, &mut random)).collect();
-            assert!(delays.iter().all(|delay| *delay <= ceiling), "attempt {attempt}: under {ceiling:?}");
-            // Full jitter: the draws cover the whole range, from near zero to near the ceiling.
+            let floor = RECONNECT_BASE.saturating_mul(1 << attempt.min(16)).min(RECONNECT_CAP / 2);
+            let delays: Vec<Duration> = runs.iter().map(|run| run[attempt as usize]).collect();
+            assert!(
+                delays.iter().all(|delay| floor <= *delay && *delay <= floor * 2 && *delay <= RECONNECT_CAP),
+                "attempt {attempt}: within {floor:?}..{:?}",
+                floor * 2
+            );
+            // The draws cover the whole window, from near its start to near its end.
             let (low, high) = (delays.iter().min().expect("delays"), delays.iter().max().expect("delays"));
-            assert!(*low < ceiling / 20 && *high > ceiling * 19 / 20, "attempt {attempt}: {low:?}..{high:?} of {ceiling:?}");
+            assert!(*low < floor + floor / 20 && *high > floor * 2 - floor / 20, "attempt {attempt}: {low:?}..{high:?}");
             // A thousand agents of the same attempt do not come back in the same 10 ms.
             let mut slots: Vec<u128> = delays.iter().take(1_000).map(|delay| delay.as_millis() / 10).collect();
             slots.sort_unstable();
             let crowd = slots.chunk_by(|a, b| a == b).map(<[u128]>::len).max().unwrap_or(0);
             assert!(crowd < 150, "attempt {attempt}: {crowd} of 1,000 in one 10 ms slot");
         }
-        assert_eq!(RECONNECT_BASE.saturating_mul(1 << 5).min(RECONNECT_CAP), RECONNECT_CAP, "the cap is reached");
+        assert_eq!(
+            RECONNECT_BASE.saturating_mul(1 << 4).min(RECONNECT_CAP / 2),
+            RECONNECT_CAP / 2,
+            "the cap is reached by the fifth attempt"
+        );
     }
 
     // Proves that replies and pushes racing on many threads never print an older panel:
