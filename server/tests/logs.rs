@@ -1,8 +1,11 @@
 //! The log's forms (`--log-format json|text`) and `RUST_LOG`, on the real `pozo-server`
 //! binary (docs/operations.md §13).
 
+mod common;
+
 use std::path::Path;
 
+use common::{connect, open, press, sell};
 use pozo_testkit::process::ServerProcess;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pozo-server");
@@ -52,4 +55,57 @@ fn an_unknown_log_format_is_refused_naming_the_choices() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--log-format") && stderr.contains("text") && stderr.contains("json"), "{stderr}");
+}
+
+/// At info, each durable batch is one line (its entries, tip and answers), and no key's secret
+/// is ever written, whatever the commands signed with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_durable_batch_is_one_info_line_and_no_secret_is_logged() {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let log = directory.path().join("server.log");
+    let mut server = ServerProcess::try_spawn_env(
+        Path::new(BIN),
+        &directory.path().join("data"),
+        "127.0.0.1:0",
+        &["--log-format", "json"],
+        &[],
+        &log,
+    )
+    .unwrap_or_else(|refused| panic!("pozo-server did not start: {refused:?}"));
+    let mut client = connect(&server.address).await;
+    client.ok("B3", open()).await;
+    client.ok("B3", sell(1, 5)).await;
+    client.ok("B3", press(1)).await;
+    client.ok("B3", sell(2, 5)).await;
+    let entries = client.journal().await.entries;
+    assert!(server.terminate().success(), "stopped cleanly:\n{}", server.log_text());
+    let text = server.log_text();
+    let batches: Vec<serde_json::Value> = text
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|line| line["fields"]["message"] == "batch durable")
+        .collect();
+    // Four commands, each sent after the last was answered: at least one batch each, every
+    // one logged at info with its tip.
+    assert!(batches.len() >= 4, "{text}");
+    assert!(batches.iter().all(|batch| batch["level"] == "INFO" && batch["fields"]["entries"].as_u64() >= Some(1)), "{text}");
+    // Each line names the journal's tip after its batch: rising, and the last is the journal's.
+    let tips: Vec<u64> = batches.iter().filter_map(|batch| batch["fields"]["tip"].as_u64()).collect();
+    assert_eq!(tips.len(), batches.len(), "{text}");
+    assert!(tips.windows(2).all(|pair| pair[0] < pair[1]), "{tips:?}");
+    assert_eq!(tips.last().copied(), Some(entries), "{text}");
+    for secret in example_secrets() {
+        assert!(!text.contains(&secret), "a secret in the log:\n{text}");
+    }
+}
+
+/// Every secret of the embedded example keys, as written in its file (hex).
+fn example_secrets() -> Vec<String> {
+    let keys: toml::Table = include_str!("../../config/keys.toml").parse().expect("the keys file");
+    keys["key"]
+        .as_array()
+        .expect("[[key]] entries")
+        .iter()
+        .filter_map(|key| key.get("secret").and_then(toml::Value::as_str).map(str::to_owned))
+        .collect()
 }
