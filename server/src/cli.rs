@@ -109,6 +109,11 @@ enum Command {
         /// Save a snapshot every this many journal entries (restart replays at most that many).
         #[arg(long, default_value_t = crate::writer::SNAPSHOT_EVERY, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         snapshot_every: u64,
+        /// Keep the journal in PostgreSQL (`postgres://user@host:port/database`) instead of sled in
+        /// --data; read from the environment when set there, so that a password stays off the
+        /// command line (docs/journal.md, "On PostgreSQL").
+        #[arg(long, env = "POZO_STORE", value_name = "URL", hide_env_values = true)]
+        store: Option<String>,
     },
     /// Replay the journal from zero: check the hash chain and its seal, the books, and
     /// that every acknowledged entry is there; JSON summary. Reads a copy: never writes into DIR.
@@ -211,6 +216,7 @@ pub fn main() -> ExitCode {
             pages,
             no_pages,
             snapshot_every,
+            store,
         } => match tls_cert.zip(tls_key).map(|(cert, key)| crate::Tls::load(&cert, &key, tls_client_ca.as_deref())) {
             Some(Err(error)) => Err(error),
             tls => run_serve(
@@ -226,6 +232,7 @@ pub fn main() -> ExitCode {
                     tls: tls.and_then(Result::ok),
                     changed_by,
                     pages: (!no_pages).then_some(pages),
+                    store,
                     ..Default::default()
                 },
             ),
@@ -424,6 +431,15 @@ fn run_serve(
             "PLAINTEXT: no TLS (--tls-cert/--tls-key); allowed because the address is loopback, where only this machine can connect"
         );
     }
+    // The journal in PostgreSQL: its address may carry a password, so it is only ever shown described.
+    if let Some(url) = &options.store
+        && !(url.starts_with("postgres://") || url.starts_with("postgresql://"))
+    {
+        anyhow::bail!(
+            "--store: `{}…` is not a PostgreSQL address: write postgres://user@host:port/database (docs/journal.md)",
+            url.chars().take(12).collect::<String>()
+        );
+    }
     let config = crate::config::Config::load(config, rulebooks, keys)?;
     // A keys file that holds a published example secret (a copy of config/keys.toml) is as public.
     if !is_loopback(listen)
@@ -451,7 +467,8 @@ fn run_serve(
             .await
             .map_err(|error| crate::exit::ListenFailed(format!("--listen {listen}: {error}")))?;
         let address = listener.local_addr()?;
-        tracing::info!(target: LOG_TARGET, %address, data = %data.display(), config = %config.hash, "pozo-server starting");
+        let store = options.store.as_deref().map(crate::postgres::describe).unwrap_or_else(|| "sled".to_owned());
+        tracing::info!(target: LOG_TARGET, %address, data = %data.display(), %store, config = %config.hash, "pozo-server starting");
         // The handlers are installed now, before the address is announced: a SIGTERM that arrives
         // as soon as a supervisor (or a test) reads the announcement is a clean stop, not a kill.
         use tokio::signal::unix::{SignalKind, signal};

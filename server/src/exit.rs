@@ -91,8 +91,11 @@ impl ExitClass {
 
     fn of_store(store: &StoreError) -> ExitClass {
         match store {
-            StoreError::Locked { .. } => ExitClass::Locked,
-            StoreError::Io { .. } | StoreError::Sled(sled::Error::Io(_)) => ExitClass::Storage,
+            StoreError::Locked { .. } | StoreError::WriterElsewhere { .. } => ExitClass::Locked,
+            StoreError::Io { .. }
+            | StoreError::Sled(sled::Error::Io(_))
+            | StoreError::Postgres { .. }
+            | StoreError::Migrations { .. } => ExitClass::Storage,
             _ => ExitClass::JournalRefused,
         }
     }

@@ -42,6 +42,7 @@ pub mod jornada;
 pub mod journal;
 pub mod mark;
 pub mod metrics;
+pub mod postgres;
 mod presence;
 pub mod read;
 pub mod recovery;
@@ -104,6 +105,9 @@ pub struct ServeOptions {
     pub pages: Option<SocketAddr>,
     /// The controller's time (crate::clock): the system clock, or one a test sets.
     pub clock: Arc<dyn clock::Clock>,
+    /// The journal in PostgreSQL (`postgres://…`) instead of sled in the data directory, which
+    /// then keeps only the default place of the mark (docs/journal.md, "On PostgreSQL").
+    pub store: Option<String>,
 }
 
 /// What a started controller tells its caller.
@@ -175,6 +179,7 @@ impl Default for ServeOptions {
             changed_by: None,
             pages: None,
             clock: Arc::new(clock::SystemClock),
+            store: None,
         }
     }
 }
@@ -190,8 +195,16 @@ pub async fn serve(
 ) -> anyhow::Result<()> {
     let mark = options.mark.clone().unwrap_or_else(|| mark::default_path(data));
     let changed_by = options.changed_by.clone().unwrap_or_else(system_user);
-    let (handle, mut writer, stopper) =
-        writer::start(config, data, &mark, options.snapshot_every, &changed_by, Arc::clone(&options.clock)).await?;
+    let (handle, mut writer, stopper) = writer::start(
+        config,
+        data,
+        options.store.as_deref(),
+        &mark,
+        options.snapshot_every,
+        &changed_by,
+        Arc::clone(&options.clock),
+    )
+    .await?;
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<pb::table_server::TableServer<TableService>>().await;
     health.set_serving::<pb::display_server::DisplayServer<DisplayService>>().await;

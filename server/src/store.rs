@@ -64,6 +64,20 @@ pub enum StoreError {
     Key(usize),
     #[error("journal storage: the run of entries starting at entry {first} is damaged: {problem}")]
     Run { first: u64, problem: &'static str },
+    #[error("{what}: {error}")]
+    Postgres { what: String, error: tokio_postgres::Error },
+    #[error("{database}: the journal's tables could not be brought up to date: {problem}")]
+    Migrations { database: String, problem: String },
+    #[error(
+        "{database}: another pozo-server is the writer of this journal (it holds the writer's lock while it runs): \
+         stop it first, or start this one as its standby"
+    )]
+    WriterElsewhere { database: String },
+    #[error(
+        "{database}: entry {first} was already committed by another writer: this controller stops writing \
+         (docs/journal.md, \"On PostgreSQL\")"
+    )]
+    Fenced { first: u64, database: String },
     #[error(
         "{}: this data directory was written by an earlier Pozo, which kept one sled key per entry; this one keeps one \
          per batch (docs/journal.md) and does not read it", directory.display()

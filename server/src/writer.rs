@@ -253,6 +253,7 @@ impl Stopper {
 pub async fn start(
     config: Config,
     directory: &Path,
+    store: Option<&str>,
     mark_path: &Path,
     snapshot_every: u64,
     changed_by: &str,
@@ -268,7 +269,13 @@ pub async fn start(
     // Opening may wait (store::LOCK_WAIT) for a journal closed just before: not on a runtime thread.
     let journal = {
         let directory = directory.to_path_buf();
-        match tokio::task::spawn_blocking(move || Journal::open(&directory)).await {
+        let store = store.map(str::to_owned);
+        let open = move || match store {
+            // docs/journal.md, "On PostgreSQL": the journal in the database, the mark in --data's place.
+            Some(url) => Ok(Journal::on(crate::postgres::PgStore::open(&url)?)),
+            None => Journal::open(&directory),
+        };
+        match tokio::task::spawn_blocking(open).await {
             Ok(journal) => journal?,
             // sled may panic on data it cannot make sense of: a damaged directory, refused.
             Err(failed) => {

@@ -1,0 +1,186 @@
+//! The journal on PostgreSQL (`--store postgres://…`; docs/journal.md, "On PostgreSQL"),
+//! against a real throw-away cluster (Debian's `postgresql`, started by the test kit on a free
+//! 127.0.0.1 port): the same books across a restart and a kill -9, one writer at a time, and
+//! the fence that keeps two writers from both committing entry N.
+//!
+//! A named suite: `cargo test -p pozo-server --features postgres-tests --test postgres`
+//! (`.ci/run` installs PostgreSQL and runs it). Without PostgreSQL it fails, saying so.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use pozo_server::postgres::PgStore;
+use pozo_server::store::{Store, StoreError};
+use pozo_testkit::postgres::Cluster;
+use pozo_testkit::process::ServerProcess;
+
+const BIN: &str = env!("CARGO_BIN_EXE_pozo-server");
+
+/// `pozo-server serve --data DIR --store URL` (the address through `POZO_STORE`, as an operator
+/// keeps a password off the command line), or how it was refused.
+fn serve(data: &Path, url: &str, log: &Path) -> Result<ServerProcess, pozo_testkit::process::Refused> {
+    ServerProcess::try_spawn_env(Path::new(BIN), data, "127.0.0.1:0", &["--no-pages"], &[("POZO_STORE", url)], log)
+}
+
+/// What a controller says of its books: the journal's length and tip, each pool's balance.
+async fn books(client: &mut Client) -> (u64, String, Vec<(String, String)>) {
+    let journal = client.journal().await;
+    let mut pools = Vec::new();
+    for pool in ["iplyc-blackjack", "iplyc-ruleta", "iplyc-central-poker"] {
+        let report = client.pool(pool).await;
+        pools.push((pool.to_owned(), report.balance.expect("a balance").value));
+    }
+    (journal.entries, journal.tip_hash, pools)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_journal_on_postgres_keeps_the_same_books_across_a_restart() {
+    let cluster = Cluster::start();
+    let url = cluster.database("salon");
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let data = directory.path().join("data");
+    let log = directory.path().join("server.log");
+
+    let mut server = serve(&data, &url, &log).unwrap_or_else(|refused| panic!("did not start: {refused:?}"));
+    let mut client = connect(&server.address).await;
+    client.ok("B3", open()).await;
+    let order = a_pending_order(&mut client, 2).await;
+    let before = books(&mut client).await;
+    let sequences = client.sequences.clone();
+    assert!(server.terminate().success(), "{}", server.log_text());
+
+    // The entries are rows of the database, one per sequence, as many as the journal says.
+    let rows: u64 = cluster.sql("salon", "SELECT count(*) FROM pozo_journal").parse().expect("a count");
+    assert_eq!(rows, before.0, "one row per journal entry");
+    let last: u64 = cluster.sql("salon", "SELECT max(sequence) FROM pozo_journal").parse().expect("a sequence");
+    assert_eq!(last, before.0);
+    assert!(!data.join("db").exists() && !data.join("conf").exists(), "no sled journal in --data");
+    let text = server.log_text();
+    assert!(text.contains(&format!("store=postgres://127.0.0.1:{}/salon", cluster.port())), "{text}");
+    assert!(!text.contains(pozo_testkit::postgres::PASSWORD), "the password is never logged: {text}");
+
+    let mut server = serve(&data, &url, &log).unwrap_or_else(|refused| panic!("did not restart: {refused:?}"));
+    let mut client = connect(&server.address).await;
+    assert_eq!(books(&mut client).await, before, "the same books after the restart");
+    assert_eq!(client.order(&order).await.order_id, order, "the pending payout is still there");
+    // The table's agent goes on with its own sequence: the restarted controller remembers it.
+    client.sequences = sequences;
+    client.ok("B3", start()).await;
+    assert_eq!(client.journal().await.entries, before.0 + 1, "and the journal goes on from its tip");
+    assert!(server.terminate().success(), "{}", server.log_text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_acknowledged_command_survives_a_kill_9_of_the_controller() {
+    let cluster = Cluster::start();
+    let url = cluster.database("salon");
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let data = directory.path().join("data");
+    let log = directory.path().join("server.log");
+    let mut server = serve(&data, &url, &log).unwrap_or_else(|refused| panic!("did not start: {refused:?}"));
+    let mut client = connect(&server.address).await;
+    client.ok("B3", open()).await;
+    let mut acknowledged = Vec::new();
+    for round in 0..8 {
+        for seat in 1..=4 {
+            acknowledged.push(client.ok("B3", sell(seat, 1)).await.journal_sequence);
+            acknowledged.push(client.ok("B3", press(seat)).await.journal_sequence);
+        }
+        acknowledged.push(client.ok("B3", start()).await.journal_sequence);
+        acknowledged.push(client.ok("B3", finish()).await.journal_sequence);
+        if round == 5 {
+            // No handler runs: whatever was acknowledged must already be in the database.
+            server.kill();
+            break;
+        }
+    }
+    let mut server = serve(&data, &url, &log).unwrap_or_else(|refused| panic!("did not restart: {refused:?}"));
+    let mut client = connect(&server.address).await;
+    let entries = client.journal().await.entries;
+    let highest = *acknowledged.iter().max().expect("acknowledged commands");
+    assert!(entries >= highest, "acknowledged up to entry {highest}, the journal has {entries}");
+    let stored: std::collections::BTreeSet<u64> = cluster
+        .sql("salon", "SELECT sequence FROM pozo_journal ORDER BY sequence")
+        .lines()
+        .map(|line| line.parse().expect("a sequence"))
+        .collect();
+    assert!(acknowledged.iter().all(|sequence| stored.contains(sequence)), "every acknowledged entry is a row");
+    assert_eq!(stored.len() as u64, entries, "and no entry twice or missing");
+    assert!(server.terminate().success(), "{}", server.log_text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_controller_on_the_same_database_is_refused_while_the_first_writes() {
+    let cluster = Cluster::start();
+    let url = cluster.database("salon");
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let first_log = directory.path().join("first.log");
+    let mut first = serve(&directory.path().join("first"), &url, &first_log).unwrap_or_else(|refused| panic!("{refused:?}"));
+    let mut client = connect(&first.address).await;
+    client.ok("B3", open()).await;
+    let entries = client.journal().await.entries;
+
+    let refused = serve(&directory.path().join("second"), &url, &directory.path().join("second.log"))
+        .err()
+        .expect("the second controller does not serve");
+    assert_eq!(refused.code, Some(pozo_server::exit::ExitClass::Locked.code().into()), "{}", refused.log);
+    assert!(refused.log.contains("another pozo-server is the writer of this journal"), "{}", refused.log);
+    assert!(refused.log.contains(&format!("127.0.0.1:{}/salon", cluster.port())), "names the database: {}", refused.log);
+    assert_eq!(client.journal().await.entries, entries, "the first goes on, its journal untouched");
+    client.ok("B3", start()).await;
+    assert!(first.terminate().success(), "{}", first.log_text());
+}
+
+/// The fence under the lock: a writer whose next entry another writer already committed is
+/// refused, and nothing of its batch (entries or tip) is written.
+#[test]
+fn entry_n_is_committed_once_and_a_fenced_batch_writes_nothing() {
+    let cluster = Cluster::start();
+    let url = cluster.database("fence");
+    let store = PgStore::open(&url).expect("the first writer opens the store");
+    block_on(store.append(vec![(1, b"one".to_vec())], b"tip after 1".to_vec())).expect("appended");
+
+    // While it holds the writer's lock, no other controller opens the journal.
+    match PgStore::open(&url).err().expect("refused") {
+        StoreError::WriterElsewhere { database } => assert!(database.ends_with("/fence"), "{database}"),
+        other => panic!("expected WriterElsewhere, got {other}"),
+    }
+
+    // Entry 2 committed by someone else (a writer that took over): ours is fenced off, whole.
+    cluster.sql("fence", "INSERT INTO pozo_journal (sequence, entry) VALUES (2, 'theirs')");
+    let batch = vec![(2, b"ours-2".to_vec()), (3, b"ours-3".to_vec())];
+    match block_on(store.append(batch, b"tip after 3".to_vec())) {
+        Err(StoreError::Fenced { first: 2, .. }) => {}
+        other => panic!("expected Fenced at entry 2, got {other:?}"),
+    }
+    assert_eq!(cluster.sql("fence", "SELECT sequence FROM pozo_journal ORDER BY sequence"), "1\n2");
+    assert_eq!(cluster.sql("fence", "SELECT convert_from(entry, 'UTF8') FROM pozo_journal WHERE sequence = 2"), "theirs");
+    assert_eq!(store.tip().expect("the tip"), Some(b"tip after 1".to_vec()), "the tip of the fenced batch is not written");
+
+    // The lock goes with the connection: once the first writer is gone, another may open it.
+    drop(store);
+    let next = PgStore::open(&url).expect("the lock was let go with the first writer's connection");
+    assert_eq!(next.last().expect("read").map(|(sequence, _)| sequence), Some(2));
+    let read: Vec<u64> = next.after(0).map(|item| item.expect("read").0).collect();
+    assert_eq!(read, [1, 2]);
+}
+
+fn block_on<T>(future: impl std::future::Future<Output = T>) -> T {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime").block_on(future)
+}
+
+/// A wrong password: refused at start as a storage failure, naming the database and never the
+/// password tried.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_password_is_refused_naming_the_database_not_the_password() {
+    let cluster = Cluster::start();
+    cluster.database("salon");
+    let wrong = format!("postgres://pozo:no-es-la-clave@127.0.0.1:{}/salon", cluster.port());
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let refused = serve(&directory.path().join("data"), &wrong, &directory.path().join("server.log")).err().expect("refused");
+    assert_eq!(refused.code, Some(pozo_server::exit::ExitClass::Storage.code().into()), "{}", refused.log);
+    assert!(refused.log.contains(&format!("postgres://127.0.0.1:{}/salon: cannot connect", cluster.port())), "{}", refused.log);
+    assert!(!refused.log.contains("no-es-la-clave"), "{}", refused.log);
+}
