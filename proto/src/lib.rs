@@ -9,7 +9,7 @@ pub mod v1 {
 /// The encoded `FileDescriptorSet` of every `.proto`, for gRPC reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/pozo_descriptor.bin"));
 
-pub use hmac::{Hmac, Mac};
+pub use hmac::{Hmac, KeyInit, Mac};
 pub use sha2::Sha256;
 
 /// What a signed payload is: part of the MAC, so a payload signed as one kind of

@@ -126,7 +126,7 @@ pub const JOURNAL_KEY_RECORD: &str = "(journal)";
 /// A secret's fingerprint: HMAC-SHA256 of a fixed text under it, the first 8 bytes in hex.
 /// It tells keys apart and shows a rotation without revealing anything of the secret.
 pub fn fingerprint(secret: &[u8]) -> String {
-    use hmac::Mac as _;
+    use hmac::{KeyInit as _, Mac as _};
     let mut mac = hmac::Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes keys of any length");
     mac.update(b"pozo.v1.key-fingerprint");
     hex::encode(&mac.finalize().into_bytes()[..8])

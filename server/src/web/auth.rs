@@ -16,7 +16,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::password_hash::phc::PasswordHash;
+use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use axum::Form;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
@@ -52,9 +53,8 @@ pub fn hash_password(password: &str) -> anyhow::Result<String> {
     }
     let mut salt = [0u8; 16];
     getrandom::fill(&mut salt).map_err(|error| anyhow::anyhow!("no randomness from the OS: {error}"))?;
-    let salt = SaltString::encode_b64(&salt).map_err(|error| anyhow::anyhow!("salt: {error}"))?;
     let hash = argon2::Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
+        .hash_password_with_salt(password.as_bytes(), &salt)
         .map_err(|error| anyhow::anyhow!("hashing: {error}"))?;
     Ok(hash.to_string())
 }
