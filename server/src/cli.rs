@@ -121,6 +121,11 @@ enum Command {
         /// The data directory of a stopped server, or a backup.
         #[arg(long, default_value = DATA_DEFAULT, value_name = "DIR")]
         data: PathBuf,
+        /// Verify the journal kept in PostgreSQL at this address instead (read-only, while the
+        /// controller serves if it does); read from the environment when set there. The mark is
+        /// then `--mark`, or the one beside --data.
+        #[arg(long, env = "POZO_STORE", value_name = "URL", hide_env_values = true)]
+        store: Option<String>,
         #[command(flatten)]
         journal: JournalFiles,
     },
@@ -237,7 +242,9 @@ pub fn main() -> ExitCode {
                 },
             ),
         },
-        Command::Verify { data, journal } => return run_verify(&data, journal.keys.as_deref(), journal.mark.as_deref()),
+        Command::Verify { data, store, journal } => {
+            return run_verify(&data, store.as_deref(), journal.keys.as_deref(), journal.mark.as_deref());
+        }
         Command::Restore { from, data, journal } => run_restore(&from, &data, journal.keys.as_deref(), journal.mark.as_deref()),
         Command::Award { round, rulebook, text } => run_award(&round, &rulebook, text),
         Command::Rulebooks { rulebook } => run_rulebooks(&rulebook),
@@ -504,7 +511,12 @@ fn run_serve(
     })
 }
 
-fn run_verify(data: &std::path::Path, keys: Option<&std::path::Path>, mark: Option<&std::path::Path>) -> ExitCode {
+fn run_verify(
+    data: &std::path::Path,
+    store: Option<&str>,
+    keys: Option<&std::path::Path>,
+    mark: Option<&std::path::Path>,
+) -> ExitCode {
     let journal_key = match crate::config::Config::journal_key(keys) {
         Ok(key) => key,
         Err(error) => {
@@ -513,7 +525,11 @@ fn run_verify(data: &std::path::Path, keys: Option<&std::path::Path>, mark: Opti
         }
     };
     let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| crate::mark::default_path(data));
-    match crate::verify::verify(data, &journal_key, Some(&mark)) {
+    let report = match store {
+        Some(url) => crate::verify::verify_store(url, &journal_key, Some(&mark)),
+        None => crate::verify::verify(data, &journal_key, Some(&mark)),
+    };
+    match report {
         Ok(report) => {
             println!("{}", serde_json::to_string_pretty(&report).expect("reports serialize"));
             if report.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) }

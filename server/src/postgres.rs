@@ -68,6 +68,20 @@ impl PgStore {
     /// Connects, applies the migrations this database has not had, and takes the writer's
     /// lock: refused with [`StoreError::WriterElsewhere`] while another controller holds it.
     pub fn open(url: &str) -> Result<Arc<PgStore>, StoreError> {
+        let store = PgStore::connect(url, true)?;
+        let locked: bool = store
+            .run(|client| async move { client.query_one("SELECT pg_try_advisory_lock($1)", &[&WRITER_LOCK]).await })
+            .map_err(store.error("cannot take the writer's lock"))?
+            .get(0);
+        if !locked {
+            return Err(StoreError::WriterElsewhere { database: store.database.clone() });
+        }
+        Ok(Arc::new(store))
+    }
+
+    /// Connects, its connection driven on a runtime of its own; with `migrate`, brings the
+    /// journal's tables up to date first.
+    fn connect(url: &str, migrate: bool) -> Result<PgStore, StoreError> {
         let database = describe(url);
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -85,21 +99,40 @@ impl PgStore {
                 tracing::error!(database = %described, %error, "the PostgreSQL connection ended");
             }
         });
-        let (client, report) = wait(&runtime, async move {
-            let report = embedded::migrations::runner().run_async(&mut client).await;
-            (client, report)
-        });
-        report.map_err(|error| StoreError::Migrations { database: database.clone(), problem: error.to_string() })?;
-        let client = Arc::new(client);
-        let store = PgStore { client, runtime: Some(runtime), database };
-        let locked: bool = store
-            .run(|client| async move { client.query_one("SELECT pg_try_advisory_lock($1)", &[&WRITER_LOCK]).await })
-            .map_err(postgres("cannot take the writer's lock", &store.database))?
+        if migrate {
+            let (migrated, report) = wait(&runtime, async move {
+                let report = embedded::migrations::runner().run_async(&mut client).await;
+                (client, report)
+            });
+            report.map_err(|error| StoreError::Migrations { database: database.clone(), problem: error.to_string() })?;
+            client = migrated;
+        }
+        Ok(PgStore { client: Arc::new(client), runtime: Some(runtime), database })
+    }
+
+    /// Connects for reading only (`verify`): a read-only session, no migration and no writer's
+    /// lock, so it may read while the writer serves. Refused if the database has no journal.
+    pub fn open_reader(url: &str) -> Result<Arc<PgStore>, StoreError> {
+        let store = PgStore::connect(url, false)?;
+        store
+            .run(|client| async move { client.batch_execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY").await })
+            .map_err(store.error("cannot start a read-only session"))?;
+        let present: bool = store
+            .run(|client| async move { client.query_one("SELECT to_regclass('pozo_journal') IS NOT NULL", &[]).await })
+            .map_err(store.error("cannot look for the journal's tables"))?
             .get(0);
-        if !locked {
-            return Err(StoreError::WriterElsewhere { database: store.database.clone() });
+        if !present {
+            return Err(StoreError::Migrations {
+                database: store.database.clone(),
+                problem: "no Pozo journal in this database (no table pozo_journal)".to_owned(),
+            });
         }
         Ok(Arc::new(store))
+    }
+
+    /// The database, described (`postgres://host:port/database`).
+    pub fn database(&self) -> &str {
+        &self.database
     }
 
     /// Runs `query` on the connection's runtime and waits for it, from any thread.

@@ -90,10 +90,27 @@ pub fn verify(directory: &Path, journal_key: &JournalKey, mark: Option<&Path>) -
             anyhow::anyhow!("{}: the journal could not be opened (sled failed on it): it is damaged", directory.display())
         })??
     };
-    let config = genesis_config(&journal)?.ok_or_else(|| anyhow::anyhow!("{}: the journal is empty", directory.display()))?;
-    let identity = journal
-        .identity()?
-        .ok_or_else(|| anyhow::anyhow!("{}: the journal has no identity record: the data is damaged", directory.display()))?;
+    verify_journal(&journal, &directory.display().to_string(), journal_key, mark)
+}
+
+/// Verifies the journal in the PostgreSQL database at `url` (docs/journal.md, "On
+/// PostgreSQL"), read in a read-only session that takes no writer's lock: it may run while the
+/// controller serves, and checks the journal as far as it was committed when it read it.
+pub fn verify_store(url: &str, journal_key: &JournalKey, mark: Option<&Path>) -> anyhow::Result<VerifyReport> {
+    let url = url.to_owned();
+    // The store blocks on its own runtime: opened off any caller's runtime.
+    let store = std::thread::spawn(move || crate::postgres::PgStore::open_reader(&url))
+        .join()
+        .map_err(|_| anyhow::anyhow!("the PostgreSQL reader failed"))??;
+    let name = store.database().to_owned();
+    verify_journal(&Journal::on(store), &name, journal_key, mark)
+}
+
+/// The checks of [`verify`] on an opened journal; `name` says where it is in messages.
+fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark: Option<&Path>) -> anyhow::Result<VerifyReport> {
+    let config = genesis_config(journal)?.ok_or_else(|| anyhow::anyhow!("{name}: the journal is empty"))?;
+    let identity =
+        journal.identity()?.ok_or_else(|| anyhow::anyhow!("{name}: the journal has no identity record: the data is damaged"))?;
     let sealer = Sealer::new(journal_key, &identity).map_err(anyhow::Error::msg)?;
     let mut state = State::new(Arc::new(config));
     let stored = journal.load_snapshot()?;
@@ -104,7 +121,7 @@ pub fn verify(directory: &Path, journal_key: &JournalKey, mark: Option<&Path>) -
     // Entry by entry, so that conservation is checked after every one of them.
     loop {
         let before = tip.entries;
-        match replay_until(&mut state, &journal, tip.entries, tip.hash, tip.entries + 1) {
+        match replay_until(&mut state, journal, tip.entries, tip.hash, tip.entries + 1) {
             Ok(next) => tip = next,
             Err(error) => {
                 chain = error.to_string();
@@ -132,7 +149,7 @@ pub fn verify(directory: &Path, journal_key: &JournalKey, mark: Option<&Path>) -
     }
     if chain == "ok"
         && conservation == "ok"
-        && let Err(problem) = check_tip(&journal, &tip, &sealer)
+        && let Err(problem) = check_tip(journal, &tip, &sealer)
     {
         chain = problem.to_string();
     }

@@ -184,3 +184,59 @@ async fn a_wrong_password_is_refused_naming_the_database_not_the_password() {
     assert!(refused.log.contains(&format!("postgres://127.0.0.1:{}/salon: cannot connect", cluster.port())), "{}", refused.log);
     assert!(!refused.log.contains("no-es-la-clave"), "{}", refused.log);
 }
+
+/// `pozo-server verify --store URL` as an operator runs it (the binary).
+fn verify_store(url: &str, data: &Path) -> (Option<i32>, serde_json::Value, String) {
+    let output = std::process::Command::new(BIN)
+        .args(["verify", "--data"])
+        .arg(data)
+        .env("POZO_STORE", url)
+        .output()
+        .expect("pozo-server verify runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let report = serde_json::from_slice(&output.stdout).unwrap_or(serde_json::Value::Null);
+    (output.status.code(), report, stderr)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn verify_reads_the_database_while_the_controller_serves_and_finds_an_edited_entry() {
+    let cluster = Cluster::start();
+    let url = cluster.database("salon");
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let data = directory.path().join("data");
+    let mut server = serve(&data, &url, &directory.path().join("server.log")).unwrap_or_else(|refused| panic!("{refused:?}"));
+    let mut client = connect(&server.address).await;
+    client.ok("B3", open()).await;
+    a_pending_order(&mut client, 2).await;
+    let (entries, tip, pools) = books(&mut client).await;
+
+    // While it serves: a read-only session, no writer's lock; the mark beside --data is checked.
+    let data_for_verify = data.clone();
+    let url_for_verify = url.clone();
+    let (code, report, stderr) =
+        tokio::task::spawn_blocking(move || verify_store(&url_for_verify, &data_for_verify)).await.expect("joined");
+    assert_eq!(code, Some(0), "{stderr}\n{report:#}");
+    assert_eq!(report["entries"], entries, "{report:#}");
+    assert_eq!(report["tip"], tip, "{report:#}");
+    assert_eq!((report["chain"].as_str(), report["conservation"].as_str()), (Some("ok"), Some("ok")), "{report:#}");
+    assert_eq!(report["acknowledged"], "ok", "the mark of the serving controller: {report:#}");
+    for (pool, balance) in &pools {
+        assert_eq!(report["pools"][pool]["balance"], *balance, "{pool}: {report:#}");
+    }
+    client.ok("B3", start()).await;
+    assert!(server.terminate().success(), "{}", server.log_text());
+
+    // An entry edited in the database: the chain breaks there, and verify says so (exit 1).
+    cluster
+        .sql("salon", "UPDATE pozo_journal SET entry = overlay(entry placing '\\x00'::bytea from 40 for 1) WHERE sequence = 3");
+    let (code, report, stderr) = verify_store(&url, &data);
+    assert_eq!(code, Some(1), "{stderr}\n{report:#}");
+    assert!(report["chain"].as_str().is_some_and(|chain| chain.starts_with("journal entry 3:")), "names the entry: {report:#}");
+    assert_eq!(report["last_good_entry"], 2, "{report:#}");
+
+    // A database with no journal is refused, naming it.
+    let empty = cluster.database("vacia");
+    let (code, _, stderr) = verify_store(&empty, &data);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains(&format!("127.0.0.1:{}/vacia", cluster.port())) && stderr.contains("no Pozo journal"), "{stderr}");
+}
