@@ -141,6 +141,20 @@ enum Command {
         #[command(flatten)]
         journal: JournalFiles,
     },
+    /// Move a stopped server's journal from its data directory (sled) into an empty PostgreSQL
+    /// database, then verify the copy: the same entries, the same tip (docs/journal.md).
+    Migrate {
+        /// The data directory of a stopped server.
+        #[arg(long, value_name = "DIR")]
+        from: PathBuf,
+        /// The empty database, `postgres://user@host:port/database`; read from the environment
+        /// when set there.
+        #[arg(long, env = "POZO_STORE", value_name = "URL", hide_env_values = true)]
+        to: String,
+        /// The keys file holding the journal key; the embedded example keys by default.
+        #[arg(long, value_name = "FILE")]
+        keys: Option<PathBuf>,
+    },
     /// Compute the awards of one round from a round file (disputes and audits).
     Award {
         /// The round file: {"pool", "balance", "winners": [{"seat", "code", "bet"?, "high"?}]}.
@@ -246,6 +260,7 @@ pub fn main() -> ExitCode {
             return run_verify(&data, store.as_deref(), journal.keys.as_deref(), journal.mark.as_deref());
         }
         Command::Restore { from, data, journal } => run_restore(&from, &data, journal.keys.as_deref(), journal.mark.as_deref()),
+        Command::Migrate { from, to, keys } => return run_migrate(&from, &to, keys.as_deref()),
         Command::Award { round, rulebook, text } => run_award(&round, &rulebook, text),
         Command::Rulebooks { rulebook } => run_rulebooks(&rulebook),
         Command::Status { pages, json } => return run_status(&pages, json),
@@ -537,6 +552,26 @@ fn run_verify(
         Err(error) => {
             eprintln!("pozo-server: verify: {error:#}");
             ExitCode::from(1)
+        }
+    }
+}
+
+fn run_migrate(from: &std::path::Path, to: &str, keys: Option<&std::path::Path>) -> ExitCode {
+    let journal_key = match crate::config::Config::journal_key(keys) {
+        Ok(key) => key,
+        Err(error) => {
+            eprintln!("pozo-server: migrate: {error:#}");
+            return ExitCode::from(2);
+        }
+    };
+    match crate::migrate::migrate(from, to, &journal_key) {
+        Ok(report) => {
+            println!("{}", serde_json::to_string_pretty(&report).expect("reports serialize"));
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("pozo-server: migrate: {error:#}");
+            ExitCode::from(crate::exit::ExitClass::of(&error).code())
         }
     }
 }

@@ -21,12 +21,15 @@ use sha2::{Digest, Sha256};
 use crate::state::{Command, Snapshot};
 use crate::store::{SledStore, Store, StoreError};
 
+/// The meta values a journal keeps (beside its entries and tip): what `migrate` copies.
+pub const META_KEYS: [&str; 3] = [IDENTITY_KEY, SNAPSHOT_KEY, SNAPSHOT_SEAL_KEY];
+
 /// A SHA-256 hash.
 pub type Hash = [u8; 32];
 
-const SNAPSHOT_KEY: &str = "snapshot";
-const SNAPSHOT_SEAL_KEY: &str = "snapshot-seal";
-const IDENTITY_KEY: &str = "identity";
+pub const SNAPSHOT_KEY: &str = "snapshot";
+pub const SNAPSHOT_SEAL_KEY: &str = "snapshot-seal";
+pub const IDENTITY_KEY: &str = "identity";
 
 /// Who a journal is: an installation id drawn at genesis, and the epoch, moved on by
 /// each restore from a backup. Every signed envelope names `journal_id()`, so one

@@ -42,6 +42,7 @@ pub mod jornada;
 pub mod journal;
 pub mod mark;
 pub mod metrics;
+pub mod migrate;
 pub mod postgres;
 mod presence;
 pub mod read;

@@ -240,3 +240,68 @@ async fn verify_reads_the_database_while_the_controller_serves_and_finds_an_edit
     assert_eq!(code, Some(1));
     assert!(stderr.contains(&format!("127.0.0.1:{}/vacia", cluster.port())) && stderr.contains("no Pozo journal"), "{stderr}");
 }
+
+/// `pozo-server migrate --from DIR --to URL` (the binary): exit status, JSON report, stderr.
+fn migrate(from: &Path, url: &str) -> (Option<i32>, serde_json::Value, String) {
+    let output = std::process::Command::new(BIN)
+        .args(["migrate", "--from"])
+        .arg(from)
+        .env("POZO_STORE", url)
+        .output()
+        .expect("pozo-server migrate runs");
+    let report = serde_json::from_slice(&output.stdout).unwrap_or(serde_json::Value::Null);
+    (output.status.code(), report, String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_salon_on_sled_moves_to_postgres_with_the_same_books() {
+    let cluster = Cluster::start();
+    let url = cluster.database("salon");
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let data = directory.path().join("data");
+    let log = directory.path().join("server.log");
+
+    // A night on sled, in --data.
+    let mut server = ServerProcess::spawn(Path::new(BIN), &data, "127.0.0.1:0", &["--no-pages"], &log);
+    let mut client = connect(&server.address).await;
+    client.ok("B3", open()).await;
+    let order = a_pending_order(&mut client, 2).await;
+    let before = books(&mut client).await;
+    let sequences = client.sequences.clone();
+
+    // Not while the server runs: its data directory is held.
+    let (code, _, stderr) = tokio::task::spawn_blocking({
+        let (data, url) = (data.clone(), url.clone());
+        move || migrate(&data, &url)
+    })
+    .await
+    .expect("joined");
+    assert_eq!(code, Some(pozo_server::exit::ExitClass::Locked.code().into()), "{stderr}");
+    assert_eq!(cluster.sql("salon", "SELECT count(*) FROM pg_tables WHERE tablename = 'pozo_journal'"), "0", "nothing created");
+    assert!(server.terminate().success(), "{}", server.log_text());
+
+    let (code, report, stderr) = migrate(&data, &url);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(report["entries"], before.0, "{report:#}");
+    assert_eq!(report["tip"], before.1, "{report:#}");
+    assert_eq!(report["verified"], "ok");
+    assert!(!stderr.contains(pozo_testkit::postgres::PASSWORD) && !report.to_string().contains(pozo_testkit::postgres::PASSWORD));
+    let rows: u64 = cluster.sql("salon", "SELECT count(*) FROM pozo_journal").parse().expect("a count");
+    assert_eq!(rows, before.0);
+
+    // Served from the database (the mark beside --data, as before): the same books, and on.
+    let mut server = serve(&data, &url, &log).unwrap_or_else(|refused| panic!("{refused:?}"));
+    let mut client = connect(&server.address).await;
+    assert_eq!(books(&mut client).await, before);
+    assert_eq!(client.order(&order).await.order_id, order);
+    client.sequences = sequences;
+    client.ok("B3", start()).await;
+    assert!(server.terminate().success(), "{}", server.log_text());
+
+    // Into a database that already holds a journal: refused, nothing changed.
+    let rows_before = cluster.sql("salon", "SELECT count(*) FROM pozo_journal");
+    let (code, _, stderr) = migrate(&data, &url);
+    assert_eq!(code, Some(pozo_server::exit::ExitClass::BadInput.code().into()), "{stderr}");
+    assert!(stderr.contains("already holds a journal"), "{stderr}");
+    assert_eq!(cluster.sql("salon", "SELECT count(*) FROM pozo_journal"), rows_before);
+}
