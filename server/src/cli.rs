@@ -114,6 +114,10 @@ enum Command {
         /// command line (docs/journal.md, "On PostgreSQL").
         #[arg(long, env = "POZO_STORE", value_name = "URL", hide_env_values = true)]
         store: Option<String>,
+        /// With --store: while another controller is the journal's writer, wait as its standby
+        /// and take over when it is gone (docs/operations.md §16); without it, refused (exit 4).
+        #[arg(long, requires = "store")]
+        standby: bool,
     },
     /// Replay the journal from zero: check the hash chain and its seal, the books, and
     /// that every acknowledged entry is there; JSON summary. Reads a copy: never writes into DIR.
@@ -236,6 +240,7 @@ pub fn main() -> ExitCode {
             no_pages,
             snapshot_every,
             store,
+            standby,
         } => match tls_cert.zip(tls_key).map(|(cert, key)| crate::Tls::load(&cert, &key, tls_client_ca.as_deref())) {
             Some(Err(error)) => Err(error),
             tls => run_serve(
@@ -251,7 +256,7 @@ pub fn main() -> ExitCode {
                     tls: tls.and_then(Result::ok),
                     changed_by,
                     pages: (!no_pages).then_some(pages),
-                    store,
+                    store: store.map(|url| crate::writer::StoreChoice { url, standby }),
                     ..Default::default()
                 },
             ),
@@ -454,7 +459,7 @@ fn run_serve(
         );
     }
     // The journal in PostgreSQL: its address may carry a password, so it is only ever shown described.
-    if let Some(url) = &options.store
+    if let Some(crate::writer::StoreChoice { url, .. }) = &options.store
         && !(url.starts_with("postgres://") || url.starts_with("postgresql://"))
     {
         anyhow::bail!(
@@ -489,7 +494,7 @@ fn run_serve(
             .await
             .map_err(|error| crate::exit::ListenFailed(format!("--listen {listen}: {error}")))?;
         let address = listener.local_addr()?;
-        let store = options.store.as_deref().map(crate::postgres::describe).unwrap_or_else(|| "sled".to_owned());
+        let store = options.store.as_ref().map(|store| crate::postgres::describe(&store.url)).unwrap_or_else(|| "sled".to_owned());
         tracing::info!(target: LOG_TARGET, %address, data = %data.display(), %store, config = %config.hash, "pozo-server starting");
         // The handlers are installed now, before the address is announced: a SIGTERM that arrives
         // as soon as a supervisor (or a test) reads the announcement is a clean stop, not a kill.

@@ -107,8 +107,9 @@ pub struct ServeOptions {
     /// The controller's time (crate::clock): the system clock, or one a test sets.
     pub clock: Arc<dyn clock::Clock>,
     /// The journal in PostgreSQL (`postgres://…`) instead of sled in the data directory, which
-    /// then keeps only the default place of the mark (docs/journal.md, "On PostgreSQL").
-    pub store: Option<String>,
+    /// then keeps only the default place of the mark (docs/journal.md, "On PostgreSQL"); and
+    /// whether to wait as the standby while another controller is its writer.
+    pub store: Option<writer::StoreChoice>,
 }
 
 /// What a started controller tells its caller.
@@ -199,7 +200,7 @@ pub async fn serve(
     let (handle, mut writer, stopper) = writer::start(
         config,
         data,
-        options.store.as_deref(),
+        options.store.as_ref(),
         &mark,
         options.snapshot_every,
         &changed_by,

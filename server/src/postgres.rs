@@ -24,6 +24,9 @@ use crate::store::{Store, StoreError, Stored};
 /// The advisory lock the writer holds: "pozo" in ASCII, then "wr".
 pub const WRITER_LOCK: i64 = 0x706f_7a6f_7772;
 
+/// How often a standby asks for the writer's lock.
+pub const STANDBY_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// Entries read back per query when the journal is read in order.
 const PAGE_ENTRIES: i64 = 4_096;
 
@@ -77,6 +80,28 @@ impl PgStore {
             return Err(StoreError::WriterElsewhere { database: store.database.clone() });
         }
         Ok(Arc::new(store))
+    }
+
+    /// [`PgStore::open`] for a standby (`serve --standby`): while another controller is the
+    /// writer, waits, asking for the writer's lock every [`STANDBY_POLL`], and returns once it
+    /// holds it. A writer killed lets go of the lock with its connection, so the standby takes
+    /// over within about one poll. `waiting` is called once, when the first ask is refused.
+    pub fn open_when_writer(url: &str, waiting: impl FnOnce(&str)) -> Result<Arc<PgStore>, StoreError> {
+        let store = PgStore::connect(url, true)?;
+        let mut waiting = Some(waiting);
+        loop {
+            let locked: bool = store
+                .run(|client| async move { client.query_one("SELECT pg_try_advisory_lock($1)", &[&WRITER_LOCK]).await })
+                .map_err(store.error("cannot take the writer's lock"))?
+                .get(0);
+            if locked {
+                return Ok(Arc::new(store));
+            }
+            if let Some(waiting) = waiting.take() {
+                waiting(&store.database);
+            }
+            std::thread::sleep(STANDBY_POLL);
+        }
     }
 
     /// Connects, its connection driven on a runtime of its own; with `migrate`, brings the

@@ -239,6 +239,14 @@ fn key_changes(before: &[crate::state::KeyRecord], after: &[crate::state::KeyRec
     changes.join("; ")
 }
 
+/// Where the journal is kept when not in sled: a PostgreSQL address, and whether this
+/// controller waits as the standby while another is the writer.
+#[derive(Clone, Debug)]
+pub struct StoreChoice {
+    pub url: String,
+    pub standby: bool,
+}
+
 /// Stops the writer: it finishes the batch in hand, answers it, and closes the journal.
 pub struct Stopper(watch::Sender<bool>);
 
@@ -253,7 +261,7 @@ impl Stopper {
 pub async fn start(
     config: Config,
     directory: &Path,
-    store: Option<&str>,
+    store: Option<&StoreChoice>,
     mark_path: &Path,
     snapshot_every: u64,
     changed_by: &str,
@@ -267,12 +275,21 @@ pub async fn start(
     let started = std::time::Instant::now();
     let data = directory.display();
     // Opening may wait (store::LOCK_WAIT) for a journal closed just before: not on a runtime thread.
+    let in_database = store.is_some();
     let journal = {
         let directory = directory.to_path_buf();
-        let store = store.map(str::to_owned);
+        let store = store.cloned();
         let open = move || match store {
             // docs/journal.md, "On PostgreSQL": the journal in the database, the mark in --data's place.
-            Some(url) => Ok(Journal::on(crate::postgres::PgStore::open(&url)?)),
+            Some(StoreChoice { url, standby: false }) => Ok(Journal::on(crate::postgres::PgStore::open(&url)?)),
+            Some(StoreChoice { url, standby: true }) => {
+                let waited = std::time::Instant::now();
+                let store = crate::postgres::PgStore::open_when_writer(&url, |database| {
+                    info!(%database, "standby: another controller is the writer; waiting to take over");
+                })?;
+                info!(waited_ms = waited.elapsed().as_millis() as u64, "standby: the writer's lock is ours; taking over");
+                Ok(Journal::on(store))
+            }
             None => Journal::open(&directory),
         };
         match tokio::task::spawn_blocking(open).await {
@@ -367,7 +384,19 @@ pub async fn start(
         check_tip(&journal, &tip, &sealer).map_err(|problem| {
             JournalRefused(format!("{data}: {problem}. The controller does not serve it (docs/operations.md §6)"))
         })?;
-        check_acknowledged(&journal, &tip, mark_path, &sealer)?;
+        match check_acknowledged(&journal, &tip, mark_path, &sealer) {
+            // In PostgreSQL the journal outlives this machine: a controller started elsewhere (a
+            // standby taking over) has no mark of the last writer's; what was committed is
+            // durable there, and this controller's own mark starts from the tip it finds.
+            Err(crate::recovery::RecoveryError::NoMark { entries, .. }) if in_database => {
+                tracing::warn!(
+                    entries,
+                    mark = %mark_path.display(),
+                    "no acknowledgement mark here: the journal is in PostgreSQL; this controller's mark starts at its tip"
+                );
+            }
+            other => other?,
+        }
         info!(
             entries = tip.entries,
             from_snapshot = recovery.snapshot_at,
