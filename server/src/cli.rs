@@ -256,7 +256,7 @@ pub fn main() -> ExitCode {
                     tls: tls.and_then(Result::ok),
                     changed_by,
                     pages: (!no_pages).then_some(pages),
-                    store: store.map(|url| crate::writer::StoreChoice { url, standby }),
+                    store: store.map(|url| crate::writer::StoreChoice { url, standby, opened: None }),
                     ..Default::default()
                 },
             ),
@@ -487,6 +487,23 @@ fn run_serve(
         ),
         Ok(_) => {}
         Err(error) => tracing::warn!(target: LOG_TARGET, %error, "the open-file limit could not be read or raised"),
+    }
+    // A standby waits for the writer's lock before it listens: agents and signs that try it
+    // meanwhile are refused at once and go on to the writer (docs/operations.md §16).
+    let mut options = options;
+    if let Some(choice) = options.store.as_mut()
+        && choice.standby
+    {
+        let waited = std::time::Instant::now();
+        let store = crate::postgres::PgStore::open_when_writer(&choice.url, |database| {
+            tracing::info!(target: LOG_TARGET, %database, "standby: another controller is the writer; waiting to take over");
+        })?;
+        tracing::info!(
+            target: LOG_TARGET,
+            waited_ms = waited.elapsed().as_millis() as u64,
+            "standby: the writer's lock is ours; taking over"
+        );
+        choice.opened = Some(store);
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {

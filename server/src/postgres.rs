@@ -330,3 +330,18 @@ impl Store for PgStore {
         Box::pin(async { Ok(()) })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::describe;
+
+    #[test]
+    fn an_address_is_described_without_its_password() {
+        let url = "postgres://pozo:s3creto@db.salon:5433/pozo";
+        assert_eq!(describe(url), "postgres://db.salon:5433/pozo");
+        assert_eq!(describe("postgres://pozo@127.0.0.1/salon"), "postgres://127.0.0.1:5432/salon");
+        let choice = crate::writer::StoreChoice { url: url.into(), standby: true, opened: None };
+        let shown = format!("{choice:?} {:?}", crate::ServeOptions { store: Some(choice.clone()), ..Default::default() });
+        assert!(!shown.contains("s3creto") && shown.contains("db.salon:5433/pozo"), "{shown}");
+    }
+}

@@ -241,10 +241,23 @@ fn key_changes(before: &[crate::state::KeyRecord], after: &[crate::state::KeyRec
 
 /// Where the journal is kept when not in sled: a PostgreSQL address, and whether this
 /// controller waits as the standby while another is the writer.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct StoreChoice {
     pub url: String,
     pub standby: bool,
+    /// The store already opened as the writer (a standby that waited before listening).
+    pub opened: Option<Arc<crate::postgres::PgStore>>,
+}
+
+/// Never the address itself: it may hold a password.
+impl std::fmt::Debug for StoreChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreChoice")
+            .field("database", &crate::postgres::describe(&self.url))
+            .field("standby", &self.standby)
+            .field("opened", &self.opened.is_some())
+            .finish()
+    }
 }
 
 /// Stops the writer: it finishes the batch in hand, answers it, and closes the journal.
@@ -281,8 +294,9 @@ pub async fn start(
         let store = store.cloned();
         let open = move || match store {
             // docs/journal.md, "On PostgreSQL": the journal in the database, the mark in --data's place.
-            Some(StoreChoice { url, standby: false }) => Ok(Journal::on(crate::postgres::PgStore::open(&url)?)),
-            Some(StoreChoice { url, standby: true }) => {
+            Some(StoreChoice { opened: Some(store), .. }) => Ok(Journal::on(store)),
+            Some(StoreChoice { url, standby: false, .. }) => Ok(Journal::on(crate::postgres::PgStore::open(&url)?)),
+            Some(StoreChoice { url, standby: true, .. }) => {
                 let waited = std::time::Instant::now();
                 let store = crate::postgres::PgStore::open_when_writer(&url, |database| {
                     info!(%database, "standby: another controller is the writer; waiting to take over");
