@@ -317,9 +317,13 @@ struct Standby {
 }
 
 fn spawn_standby(data: &Path, url: &str, log: &Path) -> Standby {
+    spawn_standby_on(data, url, "127.0.0.1:0", log)
+}
+
+fn spawn_standby_on(data: &Path, url: &str, listen: &str, log: &Path) -> Standby {
     use std::io::BufRead as _;
     let mut child = std::process::Command::new(BIN)
-        .args(["serve", "--standby", "--no-pages", "--listen", "127.0.0.1:0", "--data"])
+        .args(["serve", "--standby", "--no-pages", "--listen", listen, "--data"])
         .arg(data)
         .env("POZO_STORE", url)
         .stdin(std::process::Stdio::null())
@@ -484,4 +488,66 @@ async fn twenty_takeovers_under_load_lose_and_double_nothing() {
         acknowledged.len()
     );
     assert!(max < std::time::Duration::from_secs(30), "bounded by the wait above");
+}
+
+/// A table agent given the writer and its standby (`--server A,B`) is back on the standby after
+/// the writer is killed, and its next command is acknowledged there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_with_both_addresses_is_back_on_the_standby_after_a_takeover() {
+    let cluster = Cluster::start();
+    let url = cluster.database("salon");
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let first = spawn_standby(&directory.path().join("a"), &url, &directory.path().join("a.log"));
+    let first_address = first.taken_over();
+    // The standby's port is chosen now: the agent is configured with it before it listens.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("bound").port();
+    let second =
+        spawn_standby_on(&directory.path().join("b"), &url, &format!("127.0.0.1:{port}"), &directory.path().join("b.log"));
+    tokio::task::block_in_place(|| second.wait_until_waiting());
+
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let key = table_agent::key::load(&workspace.join("config/keys.toml"), "B3").expect("the table's key");
+    let config = table_agent::AgentConfig {
+        server: format!("http://{first_address},http://127.0.0.1:{port}"),
+        table: "B3".to_owned(),
+        key,
+        tls: None,
+    };
+    let (input, lines) = tokio::sync::mpsc::channel::<String>(16);
+    let (panel, mut output) = tokio::sync::mpsc::channel::<String>(1024);
+    tokio::spawn(table_agent::run(config, lines, panel));
+    let mut until = async |what: &str, wanted: &dyn Fn(&serde_json::Value) -> bool| -> serde_json::Value {
+        loop {
+            let line = tokio::time::timeout(std::time::Duration::from_secs(20), output.recv())
+                .await
+                .unwrap_or_else(|_| panic!("no {what} within 20 s"))
+                .expect("the agent runs");
+            let value: serde_json::Value = serde_json::from_str(&line).expect("a JSON line");
+            if wanted(&value) {
+                return value;
+            }
+        }
+    };
+    let live = |value: &serde_json::Value| value["type"] == "panel" && value["suspended"] == false;
+    until("a live panel", &live).await;
+    input.send("open".to_owned()).await.expect("the agent reads");
+    let opened = until("the ack of open", &|value| value["type"] == "ack" && value["input"] == "open").await;
+
+    let mut old = first;
+    let killed = std::time::Instant::now();
+    old.child.kill().expect("SIGKILL");
+    old.child.wait().expect("reaped");
+    until("a suspended panel", &|value| value["type"] == "panel" && value["suspended"] == true).await;
+    let address = tokio::task::block_in_place(|| second.taken_over());
+    let takeover = killed.elapsed();
+    assert_eq!(address, format!("127.0.0.1:{port}"));
+    until("a live panel from the standby", &live).await;
+    let back = killed.elapsed();
+    input.send("start".to_owned()).await.expect("the agent reads");
+    let started = until("the ack of start", &|value| value["type"] == "ack" && value["input"] == "start").await;
+    assert!(
+        started["journal_sequence"].as_u64() > opened["journal_sequence"].as_u64(),
+        "the same journal goes on: {opened} then {started}"
+    );
+    eprintln!("takeover {takeover:?}; the agent live again after {back:?}");
 }

@@ -65,12 +65,20 @@ pub const OUTPUT_CAPACITY: usize = 1024;
 /// What the agent needs to run one table.
 #[derive(Clone, Debug)]
 pub struct AgentConfig {
-    /// The controller, `http://127.0.0.1:50051`.
+    /// The controller, `http://127.0.0.1:50051`; or a writer and its standby, comma-separated,
+    /// tried in turn ([`AgentConfig::servers`]).
     pub server: String,
     pub table: String,
     pub key: Key,
     /// TLS to the controller (`--server https://…`); `None`: plaintext (loopback only).
     pub tls: Option<ClientTls>,
+}
+
+impl AgentConfig {
+    /// Each controller address of `server`, in the order given.
+    pub fn servers(&self) -> impl Iterator<Item = &str> {
+        self.server.split(',').map(str::trim).filter(|server| !server.is_empty())
+    }
 }
 
 /// The agent's TLS: the CA that signed the controller's certificate, and the agent's
@@ -153,26 +161,26 @@ struct Agent {
 /// with an `http://` URL would silently send in clear, and a plaintext controller
 /// elsewhere could be anyone (docs/security.md).
 pub fn check_transport(config: &AgentConfig) -> anyhow::Result<()> {
-    let uri: tonic::transport::Uri =
-        config.server.parse().map_err(|error| anyhow::anyhow!("--server {}: {error}", config.server))?;
-    let https = uri.scheme_str() == Some("https");
-    match (&config.tls, https) {
-        (Some(_), false) => anyhow::bail!("--server {}: --tls-ca is given, so the URL must be https://", config.server),
-        (None, true) => {
-            anyhow::bail!("--server {}: an https:// controller needs --tls-ca (the CA that signed it)", config.server)
+    anyhow::ensure!(config.servers().next().is_some(), "--server: no address given");
+    for server in config.servers() {
+        Endpoint::from_shared(server.to_owned()).map_err(|error| anyhow::anyhow!("--server {server}: {error}"))?;
+        let uri: tonic::transport::Uri = server.parse().map_err(|error| anyhow::anyhow!("--server {server}: {error}"))?;
+        let https = uri.scheme_str() == Some("https");
+        match (&config.tls, https) {
+            (Some(_), false) => anyhow::bail!("--server {server}: --tls-ca is given, so the URL must be https://"),
+            (None, true) => anyhow::bail!("--server {server}: an https:// controller needs --tls-ca (the CA that signed it)"),
+            (None, false) => {
+                let host = uri.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']');
+                let loopback = host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+                anyhow::ensure!(
+                    loopback,
+                    "--server {server}: plaintext only to this machine (127.0.0.1, [::1], localhost); use https:// with --tls-ca"
+                );
+            }
+            (Some(_), true) => {}
         }
-        (None, false) => {
-            let host = uri.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']');
-            let loopback = host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
-            anyhow::ensure!(
-                loopback,
-                "--server {}: plaintext only to this machine (127.0.0.1, [::1], localhost); use https:// with --tls-ca",
-                config.server
-            );
-            Ok(())
-        }
-        (Some(_), true) => Ok(()),
     }
+    Ok(())
 }
 
 /// Runs the agent until `lines` closes: hardware events in, panel JSON lines out.
@@ -181,7 +189,6 @@ pub async fn run<L: Into<RawLine>>(
     mut lines: mpsc::Receiver<L>,
     output: mpsc::Sender<String>,
 ) -> anyhow::Result<()> {
-    Endpoint::from_shared(config.server.clone()).map_err(|error| anyhow::anyhow!("--server {}: {error}", config.server))?;
     check_transport(&config)?;
     let agent = Agent { config: Arc::new(config), shared: Arc::new(Mutex::new(Shared::default())), output };
     agent.emit_panel(true).await;
@@ -483,8 +490,11 @@ impl Agent {
         let mut first_failure = true;
         let mut last_refusal = String::new();
         let mut delays = reconnect_delays();
+        // A writer and its standby (docs/agent.md §5): each failed or broken link tries the next.
+        let servers: Vec<String> = self.config.servers().map(str::to_owned).collect();
+        let mut at = 0;
         loop {
-            match self.watch_once().await {
+            match self.watch_once(&servers[at]).await {
                 Ok(()) => {}
                 Err(status) if is_decision(status.code()) || status.code() == Code::DataLoss => {
                     // A key the server refuses: say so once, keep trying (it may be rotated).
@@ -496,6 +506,7 @@ impl Agent {
                 }
                 Err(_) => {}
             }
+            at = (at + 1) % servers.len();
             if self.set_suspended().await {
                 // The link was up: the backoff starts again from the base.
                 delays = reconnect_delays();
@@ -509,9 +520,9 @@ impl Agent {
     }
 
     /// One connection: open the stream, resynchronise, then follow the pushes.
-    async fn watch_once(&self) -> Result<(), tonic::Status> {
-        let mut endpoint = Endpoint::from_shared(self.config.server.clone())
-            .map_err(|error| tonic::Status::invalid_argument(error.to_string()))?;
+    async fn watch_once(&self, server: &str) -> Result<(), tonic::Status> {
+        let mut endpoint =
+            Endpoint::from_shared(server.to_owned()).map_err(|error| tonic::Status::invalid_argument(error.to_string()))?;
         if let Some(tls) = &self.config.tls {
             endpoint = endpoint.tls_config(tls.config()).map_err(|error| tonic::Status::invalid_argument(error.to_string()))?;
         }

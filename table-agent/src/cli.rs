@@ -20,7 +20,8 @@ use tokio_util::codec::FramedRead;
 struct Cli {
     #[command(subcommand)]
     command: Option<AgentCommand>,
-    /// The controller's gRPC address.
+    /// The controller's gRPC address; or a writer and its standby, comma-separated
+    /// (`http://a:50051,http://b:50051`): when the link breaks the next one is tried.
     #[arg(long, global = true, default_value = SERVER_URL_DEFAULT)]
     server: String,
     /// This table's id, as in the casino layout.

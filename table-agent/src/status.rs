@@ -51,25 +51,34 @@ pub enum StatusError {
     Refused { table: String, code: tonic::Code, message: String },
 }
 
-/// Connects, identifies and reads the table once.
+/// Connects, identifies and reads the table once: at the first of the agent's controllers that
+/// answers (a writer and its standby are tried in turn), or says why none did.
 pub async fn status(config: &AgentConfig) -> Result<AgentStatus, StatusError> {
-    match tokio::time::timeout(STATUS_TIMEOUT, read(config)).await {
-        Ok(result) => result,
-        Err(_) => {
-            Err(StatusError::Unreachable { server: config.server.clone(), message: format!("no answer in {STATUS_TIMEOUT:?}") })
+    let mut last = None;
+    for server in config.servers() {
+        let answer = match tokio::time::timeout(STATUS_TIMEOUT, read(config, server)).await {
+            Ok(result) => result,
+            Err(_) => {
+                Err(StatusError::Unreachable { server: server.to_owned(), message: format!("no answer in {STATUS_TIMEOUT:?}") })
+            }
+        };
+        match answer {
+            Err(StatusError::Unreachable { .. }) => last = Some(answer),
+            answer => return answer,
         }
     }
+    last.unwrap_or_else(|| Err(StatusError::Unreachable { server: config.server.clone(), message: "no address".to_owned() }))
 }
 
-async fn read(config: &AgentConfig) -> Result<AgentStatus, StatusError> {
-    let unreachable = |message: String| StatusError::Unreachable { server: config.server.clone(), message };
+async fn read(config: &AgentConfig, server: &str) -> Result<AgentStatus, StatusError> {
+    let unreachable = |message: String| StatusError::Unreachable { server: server.to_owned(), message };
     let refused = |status: tonic::Status| match status.code() {
         tonic::Code::Unavailable | tonic::Code::DeadlineExceeded | tonic::Code::Unknown => {
             unreachable(status.message().to_owned())
         }
         code => StatusError::Refused { table: config.table.clone(), code, message: status.message().to_owned() },
     };
-    let mut endpoint = Endpoint::from_shared(config.server.clone()).map_err(|error| unreachable(error.to_string()))?;
+    let mut endpoint = Endpoint::from_shared(server.to_owned()).map_err(|error| unreachable(error.to_string()))?;
     if let Some(tls) = &config.tls {
         endpoint = endpoint.tls_config(tls.config()).map_err(|error| unreachable(error.to_string()))?;
     }
@@ -88,7 +97,7 @@ async fn read(config: &AgentConfig) -> Result<AgentStatus, StatusError> {
     let first = stream.message().await.map_err(refused)?.ok_or_else(|| unreachable("the watch ended at once".to_owned()))?;
     let view = first.table.ok_or_else(|| unreachable("a watch update without the table".to_owned()))?;
     Ok(AgentStatus {
-        server: config.server.clone(),
+        server: server.to_owned(),
         table: view.table_id.clone(),
         key_id: config.key.id.clone(),
         journal_id: identity.journal_id,
