@@ -115,6 +115,7 @@ pub(super) async fn serve_child(
     listen: &str,
     snapshot_every: u64,
     pages: bool,
+    store: Option<String>,
 ) -> anyhow::Result<()> {
     let started = Instant::now();
     let config = casino::generated(tables, seed)?;
@@ -124,7 +125,8 @@ pub(super) async fn serve_child(
     anyhow::ensure!(address.ip().is_loopback(), "--listen {listen}: the benchmark listens on loopback only");
     let stop = stdin_closed();
     let pages = pages.then(|| std::net::SocketAddr::from(([127, 0, 0, 1], 0)));
-    let options = ServeOptions { snapshot_every, pages, ..ServeOptions::default() };
+    let store = store.map(|url| pozo_server::writer::StoreChoice { url, standby: false, opened: None });
+    let options = ServeOptions { snapshot_every, pages, store, ..ServeOptions::default() };
     pozo_server::serve(
         listener,
         config,

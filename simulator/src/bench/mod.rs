@@ -139,6 +139,10 @@ struct Args {
     /// from one window to the next averages out.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=30))]
     sign_rounds: u64,
+    /// Keep the controller's journal in this PostgreSQL database (empty: the bench writes a
+    /// fresh journal into it) instead of sled; the restart is then not timed.
+    #[arg(long, value_name = "URL")]
+    store: Option<String>,
 }
 
 /// The processes `bench` starts.
@@ -166,6 +170,9 @@ enum ChildRole {
         /// Serve the pages too (the signs' streams), on a free loopback port.
         #[arg(long)]
         pages: bool,
+        /// The journal in this PostgreSQL database instead of sled in --data.
+        #[arg(long)]
+        store: Option<String>,
     },
     /// A bare `pozo.v1.Table` echo answering a canned reply; stops when stdin closes.
     Echo {
@@ -223,8 +230,8 @@ pub fn child(args: Vec<String>) -> ExitCode {
     let result = runtime().map_err(anyhow::Error::from).and_then(|runtime| {
         runtime.block_on(async {
             match args.role {
-                ChildRole::Server { data, tables, seed, listen, snapshot_every, pages } => {
-                    serve_child(&data, tables, seed, &listen, snapshot_every, pages).await
+                ChildRole::Server { data, tables, seed, listen, snapshot_every, pages, store } => {
+                    serve_child(&data, tables, seed, &listen, snapshot_every, pages, store).await
                 }
                 ChildRole::Echo { listen, reply_hex } => echo_child(&listen, &reply_hex).await,
             }
@@ -264,8 +271,15 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
             args.snapshot_every.to_string(),
         ]
     };
-    let with_pages = |data: &Path| -> Vec<String> {
+    let with_store = |data: &Path| -> Vec<String> {
         let mut child = child_server(data);
+        if let Some(url) = &args.store {
+            child.extend(["--store".into(), url.clone()]);
+        }
+        child
+    };
+    let with_pages = |data: &Path| -> Vec<String> {
+        let mut child = with_store(data);
         if args.signs > 0 {
             child.push("--pages".into());
         }
@@ -334,28 +348,11 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
     })?;
     echo.stop()?;
 
-    // 5: a restart on a long journal.
-    let data = tempfile::tempdir()?;
-    progress(&format!("writing a journal of {} entries", args.entries));
-    let built = Instant::now();
-    let snapshot_at = runtime.block_on(build_journal(data.path(), config.clone(), args.entries, args.snapshot_every))?;
-    let build_seconds = built.elapsed().as_secs_f64();
-    progress("restarting the controller on it");
-    let restarted = ChildProcess::start("restarted controller", &child_server(data.path()))?;
-    let restart_url = restarted.url();
-    let entries = runtime.block_on(async {
-        let channel = Channel::from_shared(restart_url)?.connect().await?;
-        let identity = pb::controller_client::ControllerClient::new(channel).identify(pb::IdentifyRequest {}).await?;
-        anyhow::Ok(identity.into_inner().entries)
-    })?;
-    anyhow::ensure!(entries == args.entries, "the restarted controller reports {entries} entries, not {}", args.entries);
-    let ready = restarted.ready;
-    let config_ms: f64 = restarted.figure("config_ms").and_then(|value| value.parse().ok()).unwrap_or(0.0);
-    let restart_peak = kib_to_mib(resident(restarted.pid()).peak_kib);
-    restarted.stop()?;
-    let (journal_open, snapshot_load, state_restore, replay, replayed_entries) = time_recovery(data.path(), config)?;
-    let journal_mb = kib_to_mib(disk_bytes(data.path()) / 1024);
-    drop(data);
+    // 5: a restart on a long journal (sled only: it is written straight into a data directory).
+    let restart = match &args.store {
+        Some(_) => None,
+        None => Some(time_restart(args, &runtime, &config, &child_server)?),
+    };
     drop(runtime);
 
     let durable = Durable {
@@ -382,17 +379,6 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         client_cpu_percent: echo_window.client_cpu,
         other_cpu_percent: echo_window.other_cpu,
     };
-    let restart = Restart {
-        entries,
-        ready_ms: micros_to_ms(ready.as_micros() as u64),
-        snapshot_every: args.snapshot_every,
-        snapshot_at,
-        replayed_entries,
-        peak_mb: restart_peak,
-        journal_mb,
-        build_seconds,
-        breakdown_ms: RestartBreakdown { config: config_ms, journal_open, snapshot_load, state_restore, replay },
-    };
     let ratio = ratio(durable.commands_per_s, echo.requests_per_s);
     let targets = Targets {
         durable_presses_per_s: Target {
@@ -403,7 +389,11 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         echo_ratio: Target { target: TARGET_ECHO_RATIO, value: ratio, met: ratio >= TARGET_ECHO_RATIO },
         p99_ms: Target { target: TARGET_P99_MS, value: latency.p99_ms, met: latency.p99_ms <= TARGET_P99_MS },
         memory_mb: Target { target: TARGET_MEMORY_MB, value: memory.peak_mb, met: memory.peak_mb <= TARGET_MEMORY_MB },
-        restart_ready_ms: Target { target: TARGET_READY_MS, value: restart.ready_ms, met: restart.ready_ms <= TARGET_READY_MS },
+        restart_ready_ms: restart.as_ref().map(|restart| Target {
+            target: TARGET_READY_MS,
+            value: restart.ready_ms,
+            met: restart.ready_ms <= TARGET_READY_MS,
+        }),
     };
     Ok(Report {
         command,
@@ -413,10 +403,54 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         latency_at_2000_per_s: latency,
         memory_1000_tables: memory,
         restart_1m_entries: restart,
+        store: args.store.as_deref().map(pozo_server::postgres::describe).unwrap_or_else(|| "sled".to_owned()),
         signs,
         machine: machine(load_average),
         targets,
         wall_seconds: wall.elapsed().as_secs_f64(),
+    })
+}
+
+/// Phase 5: a journal of `--entries` written into sled, and the controller restarted on it.
+fn time_restart(
+    args: &Args,
+    runtime: &tokio::runtime::Runtime,
+    config: &pozo_server::config::Config,
+    child_server: &dyn Fn(&Path) -> Vec<String>,
+) -> anyhow::Result<Restart> {
+    let config = config.clone();
+    let data = tempfile::tempdir()?;
+    progress(&format!("writing a journal of {} entries", args.entries));
+    let built = Instant::now();
+    let snapshot_at = runtime.block_on(build_journal(data.path(), config.clone(), args.entries, args.snapshot_every))?;
+    let build_seconds = built.elapsed().as_secs_f64();
+    progress("restarting the controller on it");
+    let restarted = ChildProcess::start("restarted controller", &child_server(data.path()))?;
+    let restart_url = restarted.url();
+    let entries = runtime.block_on(async {
+        let channel = Channel::from_shared(restart_url)?.connect().await?;
+        let identity = pb::controller_client::ControllerClient::new(channel).identify(pb::IdentifyRequest {}).await?;
+        anyhow::Ok(identity.into_inner().entries)
+    })?;
+    anyhow::ensure!(entries == args.entries, "the restarted controller reports {entries} entries, not {}", args.entries);
+    let ready = restarted.ready;
+    let config_ms: f64 = restarted.figure("config_ms").and_then(|value| value.parse().ok()).unwrap_or(0.0);
+    let restart_peak = kib_to_mib(resident(restarted.pid()).peak_kib);
+    restarted.stop()?;
+    let (journal_open, snapshot_load, state_restore, replay, replayed_entries) = time_recovery(data.path(), config)?;
+    let journal_mb = kib_to_mib(disk_bytes(data.path()) / 1024);
+    drop(data);
+
+    Ok(Restart {
+        entries,
+        ready_ms: micros_to_ms(ready.as_micros() as u64),
+        snapshot_every: args.snapshot_every,
+        snapshot_at,
+        replayed_entries,
+        peak_mb: restart_peak,
+        journal_mb,
+        build_seconds,
+        breakdown_ms: RestartBreakdown { config: config_ms, journal_open, snapshot_load, state_restore, replay },
     })
 }
 

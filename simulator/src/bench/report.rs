@@ -12,7 +12,10 @@ pub struct Report {
     pub ratio: f64,
     pub latency_at_2000_per_s: Latency,
     pub memory_1000_tables: Memory,
-    pub restart_1m_entries: Restart,
+    /// `None` with `--store`: the restart is timed on a journal written into sled only.
+    pub restart_1m_entries: Option<Restart>,
+    /// Where the journal was: `sled`, or the PostgreSQL database, described.
+    pub store: String,
     /// The second durable window with `--signs` streams open; `None` without `--signs`.
     pub signs: Option<Signs>,
     pub machine: Machine,
@@ -182,8 +185,8 @@ pub struct Targets {
     pub p99_ms: Target,
     /// At most this peak memory.
     pub memory_mb: Target,
-    /// At most this long from start to serving.
-    pub restart_ready_ms: Target,
+    /// At most this long from start to serving (`None`: not timed, with `--store`).
+    pub restart_ready_ms: Option<Target>,
 }
 
 // Statistics, not money: floats are right here.
@@ -193,7 +196,7 @@ pub(super) fn print_summary(report: &Report) {
     let echo = &report.echo;
     let latency = &report.latency_at_2000_per_s;
     let memory = &report.memory_1000_tables;
-    let restart = &report.restart_1m_entries;
+    let restart = report.restart_1m_entries.as_ref();
     let mark = |target: &Target| if target.met { "met" } else { "MISSED" };
     println!(
         "durable: {:.0} presses/s ({:.0} commands/s), {} tables, {} connections, {:.1} s; CPU: server {:.0}%, client {:.0}%, other {:.0}%  [{}]",
@@ -236,14 +239,17 @@ pub(super) fn print_summary(report: &Report) {
         memory.rss_open_mb,
         mark(&report.targets.memory_mb)
     );
-    println!(
-        "restart with {} entries: ready in {:.0} ms (snapshot at {}, {} replayed)  [{}]",
-        restart.entries,
-        restart.ready_ms,
-        restart.snapshot_at,
-        restart.replayed_entries,
-        mark(&report.targets.restart_ready_ms)
-    );
+    if let (Some(restart), Some(target)) = (restart, &report.targets.restart_ready_ms) {
+        println!(
+            "restart with {} entries: ready in {:.0} ms (snapshot at {}, {} replayed)  [{}]",
+            restart.entries,
+            restart.ready_ms,
+            restart.snapshot_at,
+            restart.replayed_entries,
+            mark(target)
+        );
+    }
+    println!("journal: {}", report.store);
     if let Some(signs) = &report.signs {
         for (number, round) in signs.rounds.iter().enumerate() {
             println!(
