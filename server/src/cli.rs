@@ -126,9 +126,9 @@ enum Command {
         #[arg(long, default_value = DATA_DEFAULT, value_name = "DIR")]
         data: PathBuf,
         /// Verify the journal kept in PostgreSQL at this address instead (read-only, while the
-        /// controller serves if it does); read from the environment when set there. The mark is
-        /// then `--mark`, or the one beside --data.
-        #[arg(long, env = "POZO_STORE", value_name = "URL", hide_env_values = true)]
+        /// controller serves if it does). Never taken from POZO_STORE: `verify --data BACKUP`
+        /// must read the backup. The mark is then `--mark`, or the one beside --data.
+        #[arg(long, value_name = "URL")]
         store: Option<String>,
         #[command(flatten)]
         journal: JournalFiles,
@@ -462,10 +462,7 @@ fn run_serve(
     if let Some(crate::writer::StoreChoice { url, .. }) = &options.store
         && !(url.starts_with("postgres://") || url.starts_with("postgresql://"))
     {
-        anyhow::bail!(
-            "--store: `{}…` is not a PostgreSQL address: write postgres://user@host:port/database (docs/journal.md)",
-            url.chars().take(12).collect::<String>()
-        );
+        anyhow::bail!("--store: not a PostgreSQL address: write postgres://user:password@host:port/database (docs/journal.md)");
     }
     let config = crate::config::Config::load(config, rulebooks, keys)?;
     // A keys file that holds a published example secret (a copy of config/keys.toml) is as public.

@@ -92,6 +92,7 @@ impl ExitClass {
     fn of_store(store: &StoreError) -> ExitClass {
         match store {
             StoreError::Locked { .. } | StoreError::WriterElsewhere { .. } => ExitClass::Locked,
+            StoreError::Address { .. } => ExitClass::BadInput,
             StoreError::Io { .. }
             | StoreError::Sled(sled::Error::Io(_))
             | StoreError::Postgres { .. }

@@ -10,6 +10,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::config::JournalKey;
+use crate::exit::JournalRefused;
 use crate::postgres::PgStore;
 use crate::store::{SledStore, Store, Stored};
 
@@ -28,14 +29,16 @@ pub struct MigrateReport {
 
 pub fn migrate(from: &Path, to: &str, journal_key: &JournalKey) -> anyhow::Result<MigrateReport> {
     let source = crate::verify::verify(from, journal_key, None)?;
-    anyhow::ensure!(
-        source.ok(),
-        "{}: verify does not accept this journal (chain: {}; books: {}; snapshot: {}): nothing was copied",
-        from.display(),
-        source.chain,
-        source.conservation,
-        source.snapshot
-    );
+    if !source.ok() {
+        return Err(JournalRefused(format!(
+            "{}: verify does not accept this journal (chain: {}; books: {}; snapshot: {}): nothing was copied",
+            from.display(),
+            source.chain,
+            source.conservation,
+            source.snapshot
+        ))
+        .into());
+    }
     let sled = SledStore::open(from)?;
     let target = PgStore::open(to)?;
     let to_name = target.database().to_owned();
@@ -44,18 +47,21 @@ pub fn migrate(from: &Path, to: &str, journal_key: &JournalKey) -> anyhow::Resul
     }
     let tip = sled.tip()?.ok_or_else(|| anyhow::anyhow!("{}: the journal has no tip record", from.display()))?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    // Until the copy is verified its tip record is empty, which no controller serves: a copy
+    // cut short, or one that does not verify, is refused at start.
+    let unusable = Vec::new();
     let mut batch: Vec<Stored> = Vec::with_capacity(COPY_BATCH);
     let mut copied = 0u64;
     for entry in sled.after(0) {
         batch.push(entry?);
         if batch.len() == COPY_BATCH {
             copied += batch.len() as u64;
-            runtime.block_on(target.append(std::mem::take(&mut batch), tip.clone()))?;
+            runtime.block_on(target.append(std::mem::take(&mut batch), unusable.clone()))?;
         }
     }
     if !batch.is_empty() {
         copied += batch.len() as u64;
-        runtime.block_on(target.append(batch, tip.clone()))?;
+        runtime.block_on(target.append(batch, unusable.clone()))?;
     }
     let meta: Vec<(&'static str, Vec<u8>)> = crate::journal::META_KEYS
         .into_iter()
@@ -63,17 +69,21 @@ pub fn migrate(from: &Path, to: &str, journal_key: &JournalKey) -> anyhow::Resul
         .collect::<Result<_, _>>()?;
     target.put_meta(meta)?;
     anyhow::ensure!(copied == source.entries, "{}: {copied} entries read, verify counted {}", from.display(), source.entries);
-    drop(target);
+    // The meta values and the real tip record, together.
+    runtime.block_on(target.put_tip(tip))?;
     drop(sled);
     // The copy on its own: the same length and the same last hash as the source.
     let copy = crate::verify::verify_store(to, journal_key, None)?;
-    anyhow::ensure!(
-        copy.ok() && copy.entries == source.entries && copy.tip == source.tip,
-        "{to_name}: the copy does not verify as the source did (entries {} against {}, chain: {}): do not serve from it",
-        copy.entries,
-        source.entries,
-        copy.chain
-    );
+    if !(copy.ok() && copy.entries == source.entries && copy.tip == source.tip) {
+        runtime.block_on(target.put_tip(unusable))?;
+        return Err(JournalRefused(format!(
+            "{to_name}: the copy does not verify as the source did (entries {} against {}, chain: {}); its tip record \
+             is left empty so that no controller serves it",
+            copy.entries, source.entries, copy.chain
+        ))
+        .into());
+    }
+    drop(target);
     Ok(MigrateReport {
         from: from.display().to_string(),
         to: to_name,

@@ -14,7 +14,7 @@
 //! synchronous reads can wait for it from any thread, a runtime's own included.
 
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use futures_util::future::BoxFuture;
 use tokio_postgres::NoTls;
@@ -26,6 +26,9 @@ pub const WRITER_LOCK: i64 = 0x706f_7a6f_7772;
 
 /// How often a standby asks for the writer's lock.
 pub const STANDBY_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// How long a standby waits before connecting again to a database it lost.
+pub const STANDBY_RECONNECT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Entries read back per query when the journal is read in order.
 const PAGE_ENTRIES: i64 = 4_096;
@@ -41,6 +44,13 @@ pub struct PgStore {
     runtime: Option<tokio::runtime::Runtime>,
     /// Where, for messages: host, port and database, never the password.
     database: String,
+    /// Meta values written by [`Store::put_meta`], committed with the next append, tip or
+    /// flush, as the trait says (a journal's identity is never committed without its genesis).
+    pending_meta: Mutex<Vec<(&'static str, Vec<u8>)>>,
+    /// The last page of entries read, in order: committed entries never change, so a reader
+    /// that goes on where it stopped (replay, `verify` entry by entry) is served from it
+    /// instead of asking for the same page again.
+    page: Mutex<Vec<Stored>>,
 }
 
 /// `postgres://user:secret@host:port/db` as `host:port/db`, for messages and logs.
@@ -68,80 +78,136 @@ fn postgres(what: &str, database: &str) -> impl FnOnce(tokio_postgres::Error) ->
 }
 
 impl PgStore {
-    /// Connects, applies the migrations this database has not had, and takes the writer's
-    /// lock: refused with [`StoreError::WriterElsewhere`] while another controller holds it.
+    /// Connects, takes the writer's lock (refused with [`StoreError::WriterElsewhere`] while
+    /// another controller holds it), then applies the migrations this database has not had:
+    /// only the writer changes the schema.
     pub fn open(url: &str) -> Result<Arc<PgStore>, StoreError> {
-        let store = PgStore::connect(url, true)?;
-        let locked: bool = store
-            .run(|client| async move { client.query_one("SELECT pg_try_advisory_lock($1)", &[&WRITER_LOCK]).await })
-            .map_err(store.error("cannot take the writer's lock"))?
-            .get(0);
-        if !locked {
-            return Err(StoreError::WriterElsewhere { database: store.database.clone() });
+        let (runtime, client, database) = PgStore::connect(url)?;
+        let (client, locked) = try_lock(&runtime, client);
+        if !locked.map_err(postgres("cannot take the writer's lock", &database))? {
+            runtime.shutdown_background();
+            return Err(StoreError::WriterElsewhere { database });
         }
-        Ok(Arc::new(store))
+        PgStore::migrated(runtime, client, database)
     }
 
     /// [`PgStore::open`] for a standby (`serve --standby`): while another controller is the
     /// writer, waits, asking for the writer's lock every [`STANDBY_POLL`], and returns once it
     /// holds it. A writer killed lets go of the lock with its connection, so the standby takes
-    /// over within about one poll. `waiting` is called once, when the first ask is refused.
+    /// over within about one poll. A database that cannot be reached meanwhile (restarted, failed
+    /// over) is waited for too, a connection at a time; only a wrong address or password ends
+    /// the wait. `waiting` is called once, when the first ask is refused.
     pub fn open_when_writer(url: &str, waiting: impl FnOnce(&str)) -> Result<Arc<PgStore>, StoreError> {
-        let store = PgStore::connect(url, true)?;
         let mut waiting = Some(waiting);
         loop {
-            let locked: bool = store
-                .run(|client| async move { client.query_one("SELECT pg_try_advisory_lock($1)", &[&WRITER_LOCK]).await })
-                .map_err(store.error("cannot take the writer's lock"))?
-                .get(0);
-            if locked {
-                return Ok(Arc::new(store));
+            let (runtime, mut client, database) = match PgStore::connect(url) {
+                Ok(connected) => connected,
+                Err(error) if error.is_refusal() => return Err(error),
+                Err(error) => {
+                    tracing::warn!(%error, "standby: the database cannot be reached; trying again");
+                    std::thread::sleep(STANDBY_RECONNECT);
+                    continue;
+                }
+            };
+            loop {
+                let (back, locked) = try_lock(&runtime, client);
+                client = back;
+                match locked {
+                    Ok(true) => return PgStore::migrated(runtime, client, database),
+                    Ok(false) => {
+                        if let Some(waiting) = waiting.take() {
+                            waiting(&database);
+                        }
+                        std::thread::sleep(STANDBY_POLL);
+                    }
+                    Err(error) => {
+                        tracing::warn!(%database, %error, "standby: the connection to the database ended; connecting again");
+                        runtime.shutdown_background();
+                        std::thread::sleep(STANDBY_RECONNECT);
+                        break;
+                    }
+                }
             }
-            if let Some(waiting) = waiting.take() {
-                waiting(&store.database);
-            }
-            std::thread::sleep(STANDBY_POLL);
         }
     }
 
-    /// Connects, its connection driven on a runtime of its own; with `migrate`, brings the
-    /// journal's tables up to date first.
-    fn connect(url: &str, migrate: bool) -> Result<PgStore, StoreError> {
+    /// The store, once the writer's lock is held: the migrations applied first.
+    fn migrated(
+        runtime: tokio::runtime::Runtime,
+        mut client: tokio_postgres::Client,
+        database: String,
+    ) -> Result<Arc<PgStore>, StoreError> {
+        let (client, report) = wait(&runtime, async move {
+            let report = embedded::migrations::runner().run_async(&mut client).await;
+            (client, report)
+        });
+        if let Err(error) = report {
+            runtime.shutdown_background();
+            return Err(StoreError::Migrations { database, problem: error.to_string() });
+        }
+        Ok(Arc::new(PgStore {
+            client: Arc::new(client),
+            runtime: Some(runtime),
+            database,
+            pending_meta: Mutex::default(),
+            page: Mutex::default(),
+        }))
+    }
+
+    /// Connects, its connection driven on a runtime of its own. The session commits durably
+    /// whatever the database's default (`synchronous_commit = on`), and a connection that goes
+    /// silent is found dead within seconds (TCP keepalives and user timeout), so that a writer
+    /// cut off from the database stops and lets a standby take over.
+    fn connect(url: &str) -> Result<(tokio::runtime::Runtime, tokio_postgres::Client, String), StoreError> {
         let database = describe(url);
+        let mut config: tokio_postgres::Config = url.parse().map_err(|_| StoreError::Address { database: database.clone() })?;
+        config
+            .keepalives(true)
+            .keepalives_idle(std::time::Duration::from_secs(5))
+            .keepalives_interval(std::time::Duration::from_secs(2))
+            .keepalives_retries(3)
+            .tcp_user_timeout(std::time::Duration::from_secs(10))
+            .options("-c synchronous_commit=on")
+            .connect_timeout(std::time::Duration::from_secs(10));
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("pozo-postgres")
             .enable_all()
             .build()
             .map_err(|error| StoreError::Io { path: "(the PostgreSQL connection's runtime)".into(), error })?;
-        let config: tokio_postgres::Config =
-            url.parse().map_err(postgres("not a PostgreSQL address (postgres://user@host:port/database)", &database))?;
-        let (mut client, connection) =
-            wait(&runtime, async move { config.connect(NoTls).await }).map_err(postgres("cannot connect", &database))?;
+        let connected = wait(&runtime, async move { config.connect(NoTls).await });
+        let (client, connection) = match connected {
+            Ok(connected) => connected,
+            Err(error) => {
+                runtime.shutdown_background();
+                return Err(postgres("cannot connect", &database)(error));
+            }
+        };
         let described = database.clone();
         runtime.spawn(async move {
             if let Err(error) = connection.await {
                 tracing::error!(database = %described, %error, "the PostgreSQL connection ended");
             }
         });
-        if migrate {
-            let (migrated, report) = wait(&runtime, async move {
-                let report = embedded::migrations::runner().run_async(&mut client).await;
-                (client, report)
-            });
-            report.map_err(|error| StoreError::Migrations { database: database.clone(), problem: error.to_string() })?;
-            client = migrated;
-        }
-        Ok(PgStore { client: Arc::new(client), runtime: Some(runtime), database })
+        Ok((runtime, client, database))
     }
 
     /// Connects for reading only (`verify`): a read-only session, no migration and no writer's
     /// lock, so it may read while the writer serves. Refused if the database has no journal.
     pub fn open_reader(url: &str) -> Result<Arc<PgStore>, StoreError> {
-        let store = PgStore::connect(url, false)?;
+        let (runtime, client, database) = PgStore::connect(url)?;
+        let store = PgStore {
+            client: Arc::new(client),
+            runtime: Some(runtime),
+            database,
+            pending_meta: Mutex::default(),
+            page: Mutex::default(),
+        };
         store
-            .run(|client| async move { client.batch_execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY").await })
-            .map_err(store.error("cannot start a read-only session"))?;
+            // One read-only transaction for everything the reader reads: one snapshot of the
+            // journal, however long the reading and whatever the writer commits meanwhile.
+            .run(|client| async move { client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY").await })
+            .map_err(store.error("cannot start a read-only transaction"))?;
         let present: bool = store
             .run(|client| async move { client.query_one("SELECT to_regclass('pozo_journal') IS NOT NULL", &[]).await })
             .map_err(store.error("cannot look for the journal's tables"))?
@@ -184,6 +250,17 @@ impl Drop for PgStore {
     }
 }
 
+/// Asks for the writer's lock on `client`'s session; the client comes back either way.
+fn try_lock(
+    runtime: &tokio::runtime::Runtime,
+    client: tokio_postgres::Client,
+) -> (tokio_postgres::Client, Result<bool, tokio_postgres::Error>) {
+    wait(runtime, async move {
+        let locked = client.query_one("SELECT pg_try_advisory_lock($1)", &[&WRITER_LOCK]).await.map(|row| row.get(0));
+        (client, locked)
+    })
+}
+
 /// Spawns `future` on `runtime` and blocks this thread until it is done: allowed on any
 /// thread, a tokio worker's included, because the future runs on `runtime`'s own thread.
 fn wait<T: Send + 'static>(runtime: &tokio::runtime::Runtime, future: impl Future<Output = T> + Send + 'static) -> T {
@@ -195,6 +272,27 @@ fn is_unique_violation(error: &tokio_postgres::Error) -> bool {
     error.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION)
 }
 
+impl PgStore {
+    /// The meta values waiting for the next commit, as two columns.
+    fn pending(&self) -> (Vec<&'static str>, Vec<Vec<u8>>) {
+        self.pending_meta.lock().expect("the pending meta values' lock").iter().cloned().unzip()
+    }
+
+    /// Forgets the pending values just committed (those that were not replaced meanwhile).
+    fn committed(&self, keys: &[&'static str], values: &[Vec<u8>]) {
+        self.pending_meta
+            .lock()
+            .expect("the pending meta values' lock")
+            .retain(|(key, value)| !keys.iter().zip(values).any(|(done, bytes)| done == key && bytes == value));
+    }
+}
+
+/// Upserts the pending meta values (`$4`, `$5`) in the same statement as what follows it.
+const META_CTE: &str = "meta AS (
+    INSERT INTO pozo_meta (key, value) SELECT * FROM unnest($4::text[], $5::bytea[])
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value
+)";
+
 impl Store for PgStore {
     fn append(&self, entries: Vec<Stored>, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>> {
         let client = Arc::clone(&self.client);
@@ -202,19 +300,22 @@ impl Store for PgStore {
             let first = entries.first().map(|(sequence, _)| *sequence).unwrap_or(0);
             let sequences: Vec<i64> = entries.iter().map(|(sequence, _)| *sequence as i64).collect();
             let bytes: Vec<&[u8]> = entries.iter().map(|(_, bytes)| bytes.as_slice()).collect();
-            // One statement, one implicit transaction: the entries and the tip, or nothing.
-            let result = client
-                .execute(
-                    "WITH entries AS (
-                         INSERT INTO pozo_journal (sequence, entry) SELECT * FROM unnest($1::bigint[], $2::bytea[])
-                     )
-                     INSERT INTO pozo_tip (only_row, record) VALUES (TRUE, $3)
-                     ON CONFLICT (only_row) DO UPDATE SET record = excluded.record",
-                    &[&sequences, &bytes, &tip],
-                )
-                .await;
+            let (keys, values) = self.pending();
+            // One statement, one implicit transaction: the entries, the meta values written
+            // since the last commit, and the tip; or nothing.
+            let statement = format!(
+                "WITH entries AS (
+                     INSERT INTO pozo_journal (sequence, entry) SELECT * FROM unnest($1::bigint[], $2::bytea[])
+                 ), {META_CTE}
+                 INSERT INTO pozo_tip (only_row, record) VALUES (TRUE, $3)
+                 ON CONFLICT (only_row) DO UPDATE SET record = excluded.record"
+            );
+            let result = client.execute(statement.as_str(), &[&sequences, &bytes, &tip, &keys, &values]).await;
             match result {
-                Ok(_) => Ok(()),
+                Ok(_) => {
+                    self.committed(&keys, &values);
+                    Ok(())
+                }
                 Err(error) if is_unique_violation(&error) => Err(StoreError::Fenced { first, database: self.database.clone() }),
                 Err(error) => Err(self.error("cannot append to the journal")(error)),
             }
@@ -224,14 +325,18 @@ impl Store for PgStore {
     fn put_tip(&self, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>> {
         let client = Arc::clone(&self.client);
         Box::pin(async move {
+            let (keys, values) = self.pending();
+            let statement = format!(
+                "WITH entries AS (SELECT $1::bigint[], $2::bytea[]), {META_CTE}
+                 INSERT INTO pozo_tip (only_row, record) VALUES (TRUE, $3)
+                 ON CONFLICT (only_row) DO UPDATE SET record = excluded.record"
+            );
+            let none: (Vec<i64>, Vec<&[u8]>) = (Vec::new(), Vec::new());
             client
-                .execute(
-                    "INSERT INTO pozo_tip (only_row, record) VALUES (TRUE, $1)
-                     ON CONFLICT (only_row) DO UPDATE SET record = excluded.record",
-                    &[&tip],
-                )
+                .execute(statement.as_str(), &[&none.0, &none.1, &tip, &keys, &values])
                 .await
                 .map_err(self.error("cannot write the tip record"))?;
+            self.committed(&keys, &values);
             Ok(())
         })
     }
@@ -263,9 +368,19 @@ impl Store for PgStore {
     }
 
     fn after(&self, after: u64) -> Box<dyn Iterator<Item = Result<Stored, StoreError>> + Send + '_> {
-        // Page by page, in order: never the whole journal in memory.
-        let mut from = after as i64;
-        let mut page: std::vec::IntoIter<Stored> = Vec::new().into_iter();
+        // Page by page, in order: never the whole journal in memory. The page last read serves
+        // what it holds.
+        let cached: Vec<Stored> = {
+            let page = self.page.lock().expect("the page's lock");
+            match (page.first(), page.last()) {
+                (Some((first, _)), Some((last, _))) if *first <= after + 1 && after < *last => {
+                    page.iter().filter(|(sequence, _)| *sequence > after).cloned().collect()
+                }
+                _ => Vec::new(),
+            }
+        };
+        let mut from = cached.last().map_or(after, |(last, _)| *last) as i64;
+        let mut page: std::vec::IntoIter<Stored> = cached.into_iter();
         let mut done = false;
         Box::new(std::iter::from_fn(move || {
             loop {
@@ -295,6 +410,7 @@ impl Store for PgStore {
                 let entries: Vec<Stored> = rows.iter().map(|row| (row.get::<_, i64>(0) as u64, row.get(1))).collect();
                 if let Some((last, _)) = entries.last() {
                     from = *last as i64;
+                    *self.page.lock().expect("the page's lock") = entries.clone();
                 }
                 page = entries.into_iter();
             }
@@ -302,6 +418,11 @@ impl Store for PgStore {
     }
 
     fn meta(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let pending = self.pending_meta.lock().expect("the pending meta values' lock");
+        if let Some((_, value)) = pending.iter().find(|(pending, _)| *pending == key) {
+            return Ok(Some(value.clone()));
+        }
+        drop(pending);
         let key = key.to_owned();
         let row = self
             .run(|client| async move { client.query_opt("SELECT value FROM pozo_meta WHERE key = $1", &[&key]).await })
@@ -310,24 +431,35 @@ impl Store for PgStore {
     }
 
     fn put_meta(&self, values: Vec<(&'static str, Vec<u8>)>) -> Result<(), StoreError> {
-        let keys: Vec<&'static str> = values.iter().map(|(key, _)| *key).collect();
-        let bytes: Vec<Vec<u8>> = values.into_iter().map(|(_, value)| value).collect();
-        self.run(|client| async move {
-            client
-                .execute(
-                    "INSERT INTO pozo_meta (key, value) SELECT * FROM unnest($1::text[], $2::bytea[])
-                     ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    &[&keys, &bytes],
-                )
-                .await
-        })
-        .map_err(self.error("cannot write meta values"))?;
+        // Durable with the next append, tip or flush (the trait's word, as on sled); one value
+        // per key waits, the last written.
+        let mut pending = self.pending_meta.lock().expect("the pending meta values' lock");
+        for (key, value) in values {
+            pending.retain(|(waiting, _)| *waiting != key);
+            pending.push((key, value));
+        }
         Ok(())
     }
 
     fn flush(&self) -> BoxFuture<'_, Result<(), StoreError>> {
-        // Every statement above is durable when it returns: nothing is left to flush.
-        Box::pin(async { Ok(()) })
+        let client = Arc::clone(&self.client);
+        Box::pin(async move {
+            // Every append and tip is durable when it returns: only meta values may wait.
+            let (keys, values) = self.pending();
+            if keys.is_empty() {
+                return Ok(());
+            }
+            client
+                .execute(
+                    "INSERT INTO pozo_meta (key, value) SELECT * FROM unnest($1::text[], $2::bytea[])
+                     ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    &[&keys, &values],
+                )
+                .await
+                .map_err(self.error("cannot write meta values"))?;
+            self.committed(&keys, &values);
+            Ok(())
+        })
     }
 }
 

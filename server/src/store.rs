@@ -66,6 +66,8 @@ pub enum StoreError {
     Run { first: u64, problem: &'static str },
     #[error("{what}: {error}")]
     Postgres { what: String, error: tokio_postgres::Error },
+    #[error("--store {database}: not a PostgreSQL address: write postgres://user:password@host:port/database")]
+    Address { database: String },
     #[error("{database}: the journal's tables could not be brought up to date: {problem}")]
     Migrations { database: String, problem: String },
     #[error(
@@ -83,6 +85,22 @@ pub enum StoreError {
          per batch (docs/journal.md) and does not read it", directory.display()
     )]
     EarlierFormat { directory: PathBuf },
+}
+
+impl StoreError {
+    /// An error that trying again cannot mend: a wrong address, or a password or user the
+    /// database refuses.
+    pub fn is_refusal(&self) -> bool {
+        match self {
+            StoreError::Address { .. } => true,
+            StoreError::Postgres { error, .. } => error.code().is_some_and(|code| {
+                code == &tokio_postgres::error::SqlState::INVALID_PASSWORD
+                    || code == &tokio_postgres::error::SqlState::INVALID_AUTHORIZATION_SPECIFICATION
+                    || code == &tokio_postgres::error::SqlState::INVALID_CATALOG_NAME
+            }),
+            _ => false,
+        }
+    }
 }
 
 /// One entry as stored: its sequence and its bytes.

@@ -97,6 +97,18 @@ pub fn verify(directory: &Path, journal_key: &JournalKey, mark: Option<&Path>) -
 /// PostgreSQL"), read in a read-only session that takes no writer's lock: it may run while the
 /// controller serves, and checks the journal as far as it was committed when it read it.
 pub fn verify_store(url: &str, journal_key: &JournalKey, mark: Option<&Path>) -> anyhow::Result<VerifyReport> {
+    // The serving controller writes its mark after each commit: the mark is copied before the
+    // database's snapshot is taken, so it never names an entry the snapshot cannot hold.
+    let copy = tempfile::tempdir()?;
+    let mark = match mark {
+        Some(mark) if mark.exists() => {
+            let copied = copy.path().join("acknowledged");
+            std::fs::copy(mark, &copied).map_err(|error| anyhow::anyhow!("{}: could not be read: {error}", mark.display()))?;
+            Some(copied)
+        }
+        other => other.map(Path::to_path_buf),
+    };
+    let mark = mark.as_deref();
     let url = url.to_owned();
     // The store blocks on its own runtime: opened off any caller's runtime.
     let store = std::thread::spawn(move || crate::postgres::PgStore::open_reader(&url))

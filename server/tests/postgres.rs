@@ -107,7 +107,8 @@ async fn every_acknowledged_command_survives_a_kill_9_of_the_controller() {
         .map(|line| line.parse().expect("a sequence"))
         .collect();
     assert!(acknowledged.iter().all(|sequence| stored.contains(sequence)), "every acknowledged entry is a row");
-    assert_eq!(stored.len() as u64, entries, "and no entry twice or missing");
+    assert_eq!(stored.len() as u64, entries, "and none missing");
+    assert_eq!(stored.last().copied(), Some(entries), "numbered 1 to the journal's length");
     assert!(server.terminate().success(), "{}", server.log_text());
 }
 
@@ -188,9 +189,8 @@ async fn a_wrong_password_is_refused_naming_the_database_not_the_password() {
 /// `pozo-server verify --store URL` as an operator runs it (the binary).
 fn verify_store(url: &str, data: &Path) -> (Option<i32>, serde_json::Value, String) {
     let output = std::process::Command::new(BIN)
-        .args(["verify", "--data"])
+        .args(["verify", "--store", url, "--data"])
         .arg(data)
-        .env("POZO_STORE", url)
         .output()
         .expect("pozo-server verify runs");
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
@@ -223,7 +223,18 @@ async fn verify_reads_the_database_while_the_controller_serves_and_finds_an_edit
     for (pool, balance) in &pools {
         assert_eq!(report["pools"][pool]["balance"], *balance, "{pool}: {report:#}");
     }
-    client.ok("B3", start()).await;
+    // And while commands stream in: one snapshot of the database, the mark read before it.
+    let load = tokio::spawn(async move {
+        for step in 0..400 {
+            client.ok("B3", cycle(step)).await;
+        }
+    });
+    for _ in 0..3 {
+        let (data, url) = (data.clone(), url.clone());
+        let (code, report, stderr) = tokio::task::spawn_blocking(move || verify_store(&url, &data)).await.expect("joined");
+        assert_eq!(code, Some(0), "verify while serving: {stderr}\n{report:#}");
+    }
+    load.await.expect("the load ran");
     assert!(server.terminate().success(), "{}", server.log_text());
 
     // An entry edited in the database: the chain breaks there, and verify says so (exit 1).
@@ -487,7 +498,6 @@ async fn twenty_takeovers_under_load_lose_and_double_nothing() {
          takeover (kill to the standby's announcement) median {median:?}, max {max:?}",
         acknowledged.len()
     );
-    assert!(max < std::time::Duration::from_secs(30), "bounded by the wait above");
 }
 
 /// A table agent given the writer and its standby (`--server A,B`) is back on the standby after
@@ -545,9 +555,7 @@ async fn an_agent_with_both_addresses_is_back_on_the_standby_after_a_takeover() 
     let back = killed.elapsed();
     input.send("start".to_owned()).await.expect("the agent reads");
     let started = until("the ack of start", &|value| value["type"] == "ack" && value["input"] == "start").await;
-    assert!(
-        started["journal_sequence"].as_u64() > opened["journal_sequence"].as_u64(),
-        "the same journal goes on: {opened} then {started}"
-    );
+    let (opened_at, started_at) = (opened["journal_sequence"].as_u64(), started["journal_sequence"].as_u64());
+    assert!(opened_at.is_some() && started_at > opened_at, "the same journal goes on: {opened} then {started}");
     eprintln!("takeover {takeover:?}; the agent live again after {back:?}");
 }
