@@ -559,3 +559,32 @@ async fn an_agent_with_both_addresses_is_back_on_the_standby_after_a_takeover() 
     assert!(opened_at.is_some() && started_at > opened_at, "the same journal goes on: {opened} then {started}");
     eprintln!("takeover {takeover:?}; the agent live again after {back:?}");
 }
+
+/// The database restarts (every connection cut): the writer cannot commit and stops; the standby
+/// waits through the restart, connects again, takes the lock and serves the same journal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_database_restart_the_standby_takes_over_and_the_old_writer_stops() {
+    let cluster = Cluster::start();
+    let url = cluster.database("salon");
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let first = spawn_standby(&directory.path().join("a"), &url, &directory.path().join("a.log"));
+    let mut client = connect(&first.taken_over()).await;
+    client.ok("B3", open()).await;
+    let entries = client.journal().await.entries;
+    let second = spawn_standby(&directory.path().join("b"), &url, &directory.path().join("b.log"));
+    tokio::task::block_in_place(|| second.wait_until_waiting());
+
+    tokio::task::block_in_place(|| cluster.restart());
+    let address = tokio::task::block_in_place(|| second.taken_over());
+    assert!(second.log_text().contains("the connection to the database ended; connecting again"), "{}", second.log_text());
+
+    // The old writer's next batch cannot commit: it is refused, and nothing it answers is durable.
+    let refused = client.send("B3", start()).await.expect_err("the old writer cannot commit");
+    assert!(matches!(refused.code(), tonic::Code::Unavailable | tonic::Code::Internal | tonic::Code::Unknown), "{refused:?}");
+    let mut client_b = connect(&address).await;
+    assert_eq!(client_b.journal().await.entries, entries, "the refused command is not in the journal");
+    client_b.sequences = client.sequences.clone();
+    client_b.ok("B3", start()).await;
+    assert_eq!(client_b.journal().await.entries, entries + 1);
+    drop(first);
+}

@@ -112,6 +112,14 @@ impl Cluster {
         );
     }
 
+    /// Restarts the cluster (`pg_ctl restart -m fast`): every connection is cut, as when the
+    /// database's machine restarts or fails over.
+    pub fn restart(&self) {
+        let data = self.data();
+        let log = self.directory.path().join("postgres.log");
+        self.run("pg_ctl", &["-D", path(&data), "-l", path(&log), "-m", "fast", "-w", "-t", "60", "restart"]);
+    }
+
     pub fn port(&self) -> u16 {
         self.port
     }
