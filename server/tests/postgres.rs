@@ -24,6 +24,14 @@ fn serve(data: &Path, url: &str, log: &Path) -> Result<ServerProcess, pozo_testk
     ServerProcess::try_spawn_env(Path::new(BIN), data, "127.0.0.1:0", &["--no-pages"], &[("POZO_STORE", url)], log)
 }
 
+/// A throw-away cluster, its database `salon` (its address) and a directory for the controllers'
+/// data and logs.
+fn salon() -> (Cluster, String, tempfile::TempDir) {
+    let cluster = Cluster::start();
+    let url = cluster.database("salon");
+    (cluster, url, tempfile::tempdir().expect("a temporary directory"))
+}
+
 /// What a controller says of its books: the journal's length and tip, each pool's balance.
 async fn books(client: &mut Client) -> (u64, String, Vec<(String, String)>) {
     let journal = client.journal().await;
@@ -37,9 +45,7 @@ async fn books(client: &mut Client) -> (u64, String, Vec<(String, String)>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_journal_on_postgres_keeps_the_same_books_across_a_restart() {
-    let cluster = Cluster::start();
-    let url = cluster.database("salon");
-    let directory = tempfile::tempdir().expect("a temporary directory");
+    let (cluster, url, directory) = salon();
     let data = directory.path().join("data");
     let log = directory.path().join("server.log");
 
@@ -74,9 +80,7 @@ async fn the_journal_on_postgres_keeps_the_same_books_across_a_restart() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_acknowledged_command_survives_a_kill_9_of_the_controller() {
-    let cluster = Cluster::start();
-    let url = cluster.database("salon");
-    let directory = tempfile::tempdir().expect("a temporary directory");
+    let (cluster, url, directory) = salon();
     let data = directory.path().join("data");
     let log = directory.path().join("server.log");
     let mut server = serve(&data, &url, &log).unwrap_or_else(|refused| panic!("did not start: {refused:?}"));
@@ -114,9 +118,7 @@ async fn every_acknowledged_command_survives_a_kill_9_of_the_controller() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_controller_on_the_same_database_is_refused_while_the_first_writes() {
-    let cluster = Cluster::start();
-    let url = cluster.database("salon");
-    let directory = tempfile::tempdir().expect("a temporary directory");
+    let (cluster, url, directory) = salon();
     let first_log = directory.path().join("first.log");
     let mut first = serve(&directory.path().join("first"), &url, &first_log).unwrap_or_else(|refused| panic!("{refused:?}"));
     let mut client = connect(&first.address).await;
@@ -200,9 +202,7 @@ fn verify_store(url: &str, data: &Path) -> (Option<i32>, serde_json::Value, Stri
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn verify_reads_the_database_while_the_controller_serves_and_finds_an_edited_entry() {
-    let cluster = Cluster::start();
-    let url = cluster.database("salon");
-    let directory = tempfile::tempdir().expect("a temporary directory");
+    let (cluster, url, directory) = salon();
     let data = directory.path().join("data");
     let mut server = serve(&data, &url, &directory.path().join("server.log")).unwrap_or_else(|refused| panic!("{refused:?}"));
     let mut client = connect(&server.address).await;
@@ -266,9 +266,7 @@ fn migrate(from: &Path, url: &str) -> (Option<i32>, serde_json::Value, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_salon_on_sled_moves_to_postgres_with_the_same_books() {
-    let cluster = Cluster::start();
-    let url = cluster.database("salon");
-    let directory = tempfile::tempdir().expect("a temporary directory");
+    let (cluster, url, directory) = salon();
     let data = directory.path().join("data");
     let log = directory.path().join("server.log");
 
@@ -402,9 +400,7 @@ use pozo_proto::v1::table_command::Command as C;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn twenty_takeovers_under_load_lose_and_double_nothing() {
     const TAKEOVERS: usize = 20;
-    let cluster = Cluster::start();
-    let url = cluster.database("salon");
-    let directory = tempfile::tempdir().expect("a temporary directory");
+    let (cluster, url, directory) = salon();
     let data = |n: usize| directory.path().join(format!("data-{}", n % 2));
     let log = |n: usize| directory.path().join(format!("server-{n}.log"));
 
@@ -504,9 +500,7 @@ async fn twenty_takeovers_under_load_lose_and_double_nothing() {
 /// the writer is killed, and its next command is acknowledged there.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_with_both_addresses_is_back_on_the_standby_after_a_takeover() {
-    let cluster = Cluster::start();
-    let url = cluster.database("salon");
-    let directory = tempfile::tempdir().expect("a temporary directory");
+    let (_cluster, url, directory) = salon();
     let first = spawn_standby(&directory.path().join("a"), &url, &directory.path().join("a.log"));
     let first_address = first.taken_over();
     // The standby's port is chosen now: the agent is configured with it before it listens.
@@ -564,9 +558,7 @@ async fn an_agent_with_both_addresses_is_back_on_the_standby_after_a_takeover() 
 /// waits through the restart, connects again, takes the lock and serves the same journal.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_a_database_restart_the_standby_takes_over_and_the_old_writer_stops() {
-    let cluster = Cluster::start();
-    let url = cluster.database("salon");
-    let directory = tempfile::tempdir().expect("a temporary directory");
+    let (cluster, url, directory) = salon();
     let first = spawn_standby(&directory.path().join("a"), &url, &directory.path().join("a.log"));
     let mut client = connect(&first.taken_over()).await;
     client.ok("B3", open()).await;

@@ -86,17 +86,22 @@ impl Cluster {
         self.directory.path().join("data")
     }
 
-    /// Runs one of PostgreSQL's programs (as `postgres` when we are root); panics with its output.
-    fn run(&self, program: &str, args: &[&str]) {
+    /// One of PostgreSQL's programs, run as `postgres` when we are root.
+    fn command(&self, program: &str) -> Command {
         let program = self.bin.join(program);
-        let mut command = if self.as_postgres {
+        if self.as_postgres {
             let mut command = Command::new("runuser");
             command.args(["-u", "postgres", "--"]).arg(&program);
             command
         } else {
             Command::new(&program)
-        };
-        let output = command
+        }
+    }
+
+    /// Runs one of PostgreSQL's programs; panics with its output.
+    fn run(&self, program: &str, args: &[&str]) {
+        let output = self
+            .command(program)
             .args(args)
             .env("PGPASSWORD", PASSWORD)
             .current_dir(self.directory.path())
@@ -105,8 +110,7 @@ impl Cluster {
         let log = std::fs::read_to_string(self.directory.path().join("postgres.log")).unwrap_or_default();
         assert!(
             output.status.success(),
-            "{} {args:?}: {}\n{}\n{log}",
-            program.display(),
+            "{program} {args:?}: {}\n{}\n{log}",
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
@@ -170,14 +174,6 @@ fn path(path: &Path) -> &str {
 impl Drop for Cluster {
     fn drop(&mut self) {
         let data = self.data();
-        let program = self.bin.join("pg_ctl");
-        let mut command = if self.as_postgres {
-            let mut command = Command::new("runuser");
-            command.args(["-u", "postgres", "--"]).arg(&program);
-            command
-        } else {
-            Command::new(&program)
-        };
-        let _ = command.args(["-D", path(&data), "-m", "immediate", "-w", "stop"]).output();
+        let _ = self.command("pg_ctl").args(["-D", path(&data), "-m", "immediate", "-w", "stop"]).output();
     }
 }
