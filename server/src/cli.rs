@@ -491,16 +491,7 @@ fn run_serve(
     if let Some(choice) = options.store.as_mut()
         && choice.standby
     {
-        let waited = std::time::Instant::now();
-        let store = crate::postgres::PgStore::open_when_writer(&choice.url, |database| {
-            tracing::info!(target: LOG_TARGET, %database, "standby: another controller is the writer; waiting to take over");
-        })?;
-        tracing::info!(
-            target: LOG_TARGET,
-            waited_ms = waited.elapsed().as_millis() as u64,
-            "standby: the writer's lock is ours; taking over"
-        );
-        choice.opened = Some(store);
+        choice.opened = Some(choice.open()?);
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {

@@ -211,15 +211,13 @@ pub enum ConfigError {
 impl ConfigError {
     /// A file TOML or its schema refused, with the line it refused (`line 12: unknown game …`).
     fn syntax(file: &str, text: &str, error: &toml::de::Error) -> ConfigError {
-        let line = error.span().map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+        let line = error.span().map(|span| pozo_engine::suggest::line_at(text, span.start));
         let mut message = error.message().to_owned();
         // serde's "unknown field `tabels`, expected one of `casino`, `tables`, …": name the likeliest.
-        if let Some(rest) = message.strip_prefix("unknown field `") {
-            let unknown = rest.split('`').next().unwrap_or_default();
-            let expected: Vec<&str> = rest.split('`').skip(2).step_by(2).collect();
-            if let Some(known) = pozo_engine::nearest(unknown, expected.iter().copied()) {
-                message = format!("unknown field `{unknown}` (did you mean `{known}`?); known fields: {}", expected.join(", "));
-            }
+        if let Some((unknown, expected)) = pozo_engine::suggest::unknown_field(error.message())
+            && let Some(known) = pozo_engine::nearest(unknown, expected.iter().copied())
+        {
+            message = format!("unknown field `{unknown}` (did you mean `{known}`?); known fields: {}", expected.join(", "));
         }
         let message = match line {
             Some(line) => format!("line {line}: {message}"),

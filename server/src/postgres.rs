@@ -287,11 +287,39 @@ impl PgStore {
     }
 }
 
-/// Upserts the pending meta values (`$4`, `$5`) in the same statement as what follows it.
-const META_CTE: &str = "meta AS (
-    INSERT INTO pozo_meta (key, value) SELECT * FROM unnest($4::text[], $5::bytea[])
-    ON CONFLICT (key) DO UPDATE SET value = excluded.value
-)";
+/// Upserts the pending meta values (`$1` keys, `$2` values): part of every commit, so that
+/// they are durable with the next append, tip or flush.
+macro_rules! meta_cte {
+    () => {
+        "meta AS (
+            INSERT INTO pozo_meta (key, value) SELECT * FROM unnest($1::text[], $2::bytea[])
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value
+        )"
+    };
+}
+
+/// Replaces the tip record (`$3`).
+macro_rules! tip_upsert {
+    () => {
+        " INSERT INTO pozo_tip (only_row, record) VALUES (TRUE, $3)
+          ON CONFLICT (only_row) DO UPDATE SET record = excluded.record"
+    };
+}
+
+/// A batch: the pending meta values, the entries (`$4` sequences, `$5` bytes) and the tip, in one
+/// statement, one implicit transaction: all of it or nothing.
+const APPEND: &str = concat!(
+    "WITH ",
+    meta_cte!(),
+    ", entries AS (INSERT INTO pozo_journal (sequence, entry) SELECT * FROM unnest($4::bigint[], $5::bytea[]))",
+    tip_upsert!()
+);
+
+/// The tip alone, with the pending meta values.
+const PUT_TIP: &str = concat!("WITH ", meta_cte!(), tip_upsert!());
+
+/// The pending meta values alone.
+const PUT_META: &str = concat!("WITH ", meta_cte!(), " SELECT 1");
 
 impl Store for PgStore {
     fn append(&self, entries: Vec<Stored>, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>> {
@@ -301,17 +329,7 @@ impl Store for PgStore {
             let sequences: Vec<i64> = entries.iter().map(|(sequence, _)| *sequence as i64).collect();
             let bytes: Vec<&[u8]> = entries.iter().map(|(_, bytes)| bytes.as_slice()).collect();
             let (keys, values) = self.pending();
-            // One statement, one implicit transaction: the entries, the meta values written
-            // since the last commit, and the tip; or nothing.
-            let statement = format!(
-                "WITH entries AS (
-                     INSERT INTO pozo_journal (sequence, entry) SELECT * FROM unnest($1::bigint[], $2::bytea[])
-                 ), {META_CTE}
-                 INSERT INTO pozo_tip (only_row, record) VALUES (TRUE, $3)
-                 ON CONFLICT (only_row) DO UPDATE SET record = excluded.record"
-            );
-            let result = client.execute(statement.as_str(), &[&sequences, &bytes, &tip, &keys, &values]).await;
-            match result {
+            match client.execute(APPEND, &[&keys, &values, &tip, &sequences, &bytes]).await {
                 Ok(_) => {
                     self.committed(&keys, &values);
                     Ok(())
@@ -326,16 +344,7 @@ impl Store for PgStore {
         let client = Arc::clone(&self.client);
         Box::pin(async move {
             let (keys, values) = self.pending();
-            let statement = format!(
-                "WITH entries AS (SELECT $1::bigint[], $2::bytea[]), {META_CTE}
-                 INSERT INTO pozo_tip (only_row, record) VALUES (TRUE, $3)
-                 ON CONFLICT (only_row) DO UPDATE SET record = excluded.record"
-            );
-            let none: (Vec<i64>, Vec<&[u8]>) = (Vec::new(), Vec::new());
-            client
-                .execute(statement.as_str(), &[&none.0, &none.1, &tip, &keys, &values])
-                .await
-                .map_err(self.error("cannot write the tip record"))?;
+            client.execute(PUT_TIP, &[&keys, &values, &tip]).await.map_err(self.error("cannot write the tip record"))?;
             self.committed(&keys, &values);
             Ok(())
         })
@@ -449,14 +458,7 @@ impl Store for PgStore {
             if keys.is_empty() {
                 return Ok(());
             }
-            client
-                .execute(
-                    "INSERT INTO pozo_meta (key, value) SELECT * FROM unnest($1::text[], $2::bytea[])
-                     ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    &[&keys, &values],
-                )
-                .await
-                .map_err(self.error("cannot write meta values"))?;
+            client.execute(PUT_META, &[&keys, &values]).await.map_err(self.error("cannot write meta values"))?;
             self.committed(&keys, &values);
             Ok(())
         })

@@ -131,11 +131,30 @@ pub fn check_tip(journal: &Journal, tip: &JournalTip, sealer: &Sealer) -> Result
     }
 }
 
+/// What a controller makes of a journal with entries but no mark of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoMarkHere {
+    /// A data directory copied or restored here by hand: refused (`pozo-server restore`).
+    Refuse,
+    /// A journal in PostgreSQL, which outlives this machine: a controller started elsewhere (a
+    /// standby taking over) has no mark of the last writer's; what was committed is durable
+    /// there, and this controller's mark starts at the tip it finds.
+    StartAtTip,
+}
+
 /// Fails closed when the journal holds fewer entries than the controller acknowledged
 /// (the mark, crate::mark), or another entry where the mark points.
-pub fn check_acknowledged(journal: &Journal, tip: &JournalTip, mark: &Path, sealer: &Sealer) -> Result<(), RecoveryError> {
+pub fn check_acknowledged(
+    journal: &Journal,
+    tip: &JournalTip,
+    mark: &Path,
+    sealer: &Sealer,
+    no_mark: NoMarkHere,
+) -> Result<(), RecoveryError> {
     match crate::mark::read(mark, sealer)? {
-        None if tip.entries > 1 => Err(RecoveryError::NoMark { mark: mark.to_path_buf(), entries: tip.entries }),
+        None if tip.entries > 1 && no_mark == NoMarkHere::Refuse => {
+            Err(RecoveryError::NoMark { mark: mark.to_path_buf(), entries: tip.entries })
+        }
         None => Ok(()),
         Some(acknowledged) if acknowledged.sequence > tip.entries => {
             Err(RecoveryError::Lost { entries: tip.entries, acknowledged: acknowledged.sequence, mark: mark.to_path_buf() })

@@ -109,11 +109,7 @@ pub fn verify_store(url: &str, journal_key: &JournalKey, mark: Option<&Path>) ->
         other => other.map(Path::to_path_buf),
     };
     let mark = mark.as_deref();
-    let url = url.to_owned();
-    // The store blocks on its own runtime: opened off any caller's runtime.
-    let store = std::thread::spawn(move || crate::postgres::PgStore::open_reader(&url))
-        .join()
-        .map_err(|_| anyhow::anyhow!("the PostgreSQL reader failed"))??;
+    let store = crate::postgres::PgStore::open_reader(url)?;
     let name = store.database().to_owned();
     verify_journal(&Journal::on(store), &name, journal_key, mark)
 }

@@ -25,7 +25,7 @@ use crate::journal::{Identity, Journal, JournalError, JournalTip, Record, Stored
 use crate::mark::{Mark, Sealer};
 use crate::metrics::Metrics;
 use crate::read::ReadModel;
-use crate::recovery::{check_acknowledged, check_tip, genesis_config, recover};
+use crate::recovery::{NoMarkHere, check_acknowledged, check_tip, genesis_config, recover};
 use crate::state::{Applied, Command, Context, GoldTurn, Hit, LastWin, OrderStatus, Refusal, State, TableView};
 
 /// Requests waiting for the writer; senders wait when it is full (backpressure).
@@ -249,6 +249,26 @@ pub struct StoreChoice {
     pub opened: Option<Arc<crate::postgres::PgStore>>,
 }
 
+impl StoreChoice {
+    /// The store as the writer's: the one already opened, or opened now (a standby waits here
+    /// until the writer before it is gone).
+    pub fn open(&self) -> Result<Arc<crate::postgres::PgStore>, crate::store::StoreError> {
+        use crate::postgres::PgStore;
+        match (&self.opened, self.standby) {
+            (Some(store), _) => Ok(Arc::clone(store)),
+            (None, false) => PgStore::open(&self.url),
+            (None, true) => {
+                let waited = std::time::Instant::now();
+                let store = PgStore::open_when_writer(&self.url, |database| {
+                    info!(%database, "standby: another controller is the writer; waiting to take over");
+                })?;
+                info!(waited_ms = waited.elapsed().as_millis() as u64, "standby: the writer's lock is ours; taking over");
+                Ok(store)
+            }
+        }
+    }
+}
+
 /// Never the address itself: it may hold a password.
 impl std::fmt::Debug for StoreChoice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -294,16 +314,7 @@ pub async fn start(
         let store = store.cloned();
         let open = move || match store {
             // docs/journal.md, "On PostgreSQL": the journal in the database, the mark in --data's place.
-            Some(StoreChoice { opened: Some(store), .. }) => Ok(Journal::on(store)),
-            Some(StoreChoice { url, standby: false, .. }) => Ok(Journal::on(crate::postgres::PgStore::open(&url)?)),
-            Some(StoreChoice { url, standby: true, .. }) => {
-                let waited = std::time::Instant::now();
-                let store = crate::postgres::PgStore::open_when_writer(&url, |database| {
-                    info!(%database, "standby: another controller is the writer; waiting to take over");
-                })?;
-                info!(waited_ms = waited.elapsed().as_millis() as u64, "standby: the writer's lock is ours; taking over");
-                Ok(Journal::on(store))
-            }
+            Some(choice) => Ok(Journal::on(choice.open()?)),
             None => Journal::open(&directory),
         };
         match tokio::task::spawn_blocking(open).await {
@@ -398,19 +409,14 @@ pub async fn start(
         check_tip(&journal, &tip, &sealer).map_err(|problem| {
             JournalRefused(format!("{data}: {problem}. The controller does not serve it (docs/operations.md §6)"))
         })?;
-        match check_acknowledged(&journal, &tip, mark_path, &sealer) {
-            // In PostgreSQL the journal outlives this machine: a controller started elsewhere (a
-            // standby taking over) has no mark of the last writer's; what was committed is
-            // durable there, and this controller's own mark starts from the tip it finds.
-            Err(crate::recovery::RecoveryError::NoMark { entries, .. }) if in_database => {
-                tracing::warn!(
-                    entries,
-                    mark = %mark_path.display(),
-                    "no acknowledgement mark here: the journal is in PostgreSQL; this controller's mark starts at its tip"
-                );
-            }
-            other => other?,
+        let no_mark = if in_database { NoMarkHere::StartAtTip } else { NoMarkHere::Refuse };
+        if in_database && !marked && tip.entries > 1 {
+            tracing::warn!(
+                mark = %mark_path.display(),
+                "no acknowledgement mark here: the journal is in PostgreSQL; this controller's mark starts at its tip"
+            );
         }
+        check_acknowledged(&journal, &tip, mark_path, &sealer, no_mark)?;
         info!(
             entries = tip.entries,
             from_snapshot = recovery.snapshot_at,

@@ -571,7 +571,7 @@ fn refusal_of(file: &str, text: &str, table: &Table, error: &serde_path_to_error
     }
     let inner = error.inner();
     let message = inner.message();
-    let line = inner.span().map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+    let line = inner.span().map(|span| crate::suggest::line_at(text, span.start));
     let problem = if let Some(rest) = message.strip_prefix("missing field `") {
         // The path names the table that lacks it; the field is the one it lacks.
         let missing = rest.split('`').next().unwrap_or_default();
@@ -580,10 +580,7 @@ fn refusal_of(file: &str, text: &str, table: &Table, error: &serde_path_to_error
         }
         field.push_str(missing);
         "missing field".to_owned()
-    } else if let Some(rest) = message.strip_prefix("unknown field `") {
-        // "unknown field `payout_units`, expected one of `id`, `name`, …"
-        let unknown = rest.split('`').next().unwrap_or_default();
-        let known: Vec<&str> = rest.split('`').skip(2).step_by(2).collect();
+    } else if let Some((unknown, known)) = crate::suggest::unknown_field(message) {
         if !field.ends_with(unknown) {
             if !field.is_empty() {
                 field.push('.');

@@ -12,9 +12,29 @@ pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .map(|(_, candidate)| candidate)
 }
 
+/// serde's refusal of a key it does not know (`unknown field `tabels`, expected one of
+/// `casino`, `tables``): the key, and the keys that table knows.
+pub fn unknown_field(message: &str) -> Option<(&str, Vec<&str>)> {
+    let rest = message.strip_prefix("unknown field `")?;
+    Some((rest.split('`').next().unwrap_or_default(), rest.split('`').skip(2).step_by(2).collect()))
+}
+
+/// The line (from 1) of the byte at `offset` in `text`: where a parser's span points.
+pub fn line_at(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())].iter().filter(|byte| **byte == b'\n').count() + 1
+}
+
 #[cfg(test)]
 mod tests {
-    use super::nearest;
+    use super::{line_at, nearest, unknown_field};
+
+    #[test]
+    fn an_unknown_field_is_read_out_of_serdes_message_and_its_line_out_of_the_span() {
+        let message = "unknown field `tabels`, expected one of `casino`, `tables`, `time_zone`";
+        assert_eq!(unknown_field(message), Some(("tabels", vec!["casino", "tables", "time_zone"])));
+        assert_eq!(unknown_field("missing field `id`"), None);
+        assert_eq!((line_at("a\nb\nc", 0), line_at("a\nb\nc", 2), line_at("a\nb\nc", 99)), (1, 2, 3));
+    }
 
     #[test]
     fn a_typo_finds_its_key_and_a_stranger_finds_none() {
