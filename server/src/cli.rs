@@ -256,7 +256,7 @@ pub fn main() -> ExitCode {
                     tls: tls.and_then(Result::ok),
                     changed_by,
                     pages: (!no_pages).then_some(pages),
-                    store: store.map(|url| crate::writer::StoreChoice { url, standby, opened: None }),
+                    store: store.map(|url| crate::writer::StoreChoice { url, standby }),
                     ..Default::default()
                 },
             ),
@@ -484,14 +484,6 @@ fn run_serve(
         ),
         Ok(_) => {}
         Err(error) => tracing::warn!(target: LOG_TARGET, %error, "the open-file limit could not be read or raised"),
-    }
-    // A standby waits for the writer's lock before it listens: agents and signs that try it
-    // meanwhile are refused at once and go on to the writer (docs/operations.md §16).
-    let mut options = options;
-    if let Some(choice) = options.store.as_mut()
-        && choice.standby
-    {
-        choice.opened = Some(choice.open()?);
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {

@@ -214,6 +214,25 @@ pub async fn serve(
     health.set_serving::<pb::reports_server::ReportsServer<ReportsService>>().await;
     health.set_serving::<pb::pools_server::PoolsServer<PoolsService>>().await;
     health.set_serving::<pb::controller_server::ControllerServer<ControllerService>>().await;
+    // A hot standby serves reads and the signs but takes no command: the table and Venta-Pagos
+    // services say NOT_SERVING until it takes over (docs/operations.md §16).
+    let mut role = handle.role_changes();
+    let standby_health = health.clone();
+    tokio::spawn(async move {
+        loop {
+            let standby = *role.borrow_and_update() == writer::Role::Standby;
+            if standby {
+                standby_health.set_not_serving::<pb::table_server::TableServer<TableService>>().await;
+                standby_health.set_not_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
+            } else {
+                standby_health.set_serving::<pb::table_server::TableServer<TableService>>().await;
+                standby_health.set_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
+            }
+            if role.changed().await.is_err() || !standby {
+                return;
+            }
+        }
+    });
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(pozo_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)

@@ -54,6 +54,7 @@ pub struct Metrics {
     journal_entries: Gauge,
     agents_connected: Gauge,
     displays: Gauge,
+    standby: Gauge,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -120,6 +121,12 @@ impl Metrics {
         registry.register("agents_connected", "Tables whose agent has its watch open", agents_connected.clone());
         let displays = Gauge::default();
         registry.register("displays_watching", "Display feeds open (gRPC and the pages' signs)", displays.clone());
+        let standby = Gauge::default();
+        registry.register(
+            "standby",
+            "1 while this controller is a hot standby following the writer's journal (it refuses commands), 0 as the writer",
+            standby.clone(),
+        );
         Metrics {
             registry: Mutex::new(registry),
             commands,
@@ -134,6 +141,7 @@ impl Metrics {
             journal_entries,
             agents_connected,
             displays,
+            standby,
         }
     }
 
@@ -180,7 +188,7 @@ impl Metrics {
 
     /// The text exposition (`text/plain; version=0.0.4` … OpenMetrics), with the state's
     /// gauges read from `model` and the agents connected now.
-    pub fn render(&self, model: &ReadModel, agents_connected: usize) -> String {
+    pub fn render(&self, model: &ReadModel, agents_connected: usize, role: crate::writer::Role) -> String {
         let registry = self.registry.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         for pool in model.pools() {
             let label = Pool { pool: pool.rules().id.to_string() };
@@ -190,6 +198,7 @@ impl Metrics {
         self.pending_payouts.set(i64::try_from(model.pending_orders().count()).unwrap_or(i64::MAX));
         self.journal_entries.set(i64::try_from(model.tip.entries).unwrap_or(i64::MAX));
         self.agents_connected.set(i64::try_from(agents_connected).unwrap_or(i64::MAX));
+        self.standby.set(i64::from(role == crate::writer::Role::Standby));
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &registry).expect("writing to a String does not fail");
         text

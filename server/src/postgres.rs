@@ -91,46 +91,6 @@ impl PgStore {
         PgStore::migrated(runtime, client, database)
     }
 
-    /// [`PgStore::open`] for a standby (`serve --standby`): while another controller is the
-    /// writer, waits, asking for the writer's lock every [`STANDBY_POLL`], and returns once it
-    /// holds it. A writer killed lets go of the lock with its connection, so the standby takes
-    /// over within about one poll. A database that cannot be reached meanwhile (restarted, failed
-    /// over) is waited for too, a connection at a time; only a wrong address or password ends
-    /// the wait. `waiting` is called once, when the first ask is refused.
-    pub fn open_when_writer(url: &str, waiting: impl FnOnce(&str)) -> Result<Arc<PgStore>, StoreError> {
-        let mut waiting = Some(waiting);
-        loop {
-            let (runtime, mut client, database) = match PgStore::connect(url) {
-                Ok(connected) => connected,
-                Err(error) if error.is_refusal() => return Err(error),
-                Err(error) => {
-                    tracing::warn!(%error, "standby: the database cannot be reached; trying again");
-                    std::thread::sleep(STANDBY_RECONNECT);
-                    continue;
-                }
-            };
-            loop {
-                let (back, locked) = try_lock(&runtime, client);
-                client = back;
-                match locked {
-                    Ok(true) => return PgStore::migrated(runtime, client, database),
-                    Ok(false) => {
-                        if let Some(waiting) = waiting.take() {
-                            waiting(&database);
-                        }
-                        std::thread::sleep(STANDBY_POLL);
-                    }
-                    Err(error) => {
-                        tracing::warn!(%database, %error, "standby: the connection to the database ended; connecting again");
-                        runtime.shutdown_background();
-                        std::thread::sleep(STANDBY_RECONNECT);
-                        break;
-                    }
-                }
-            }
-        }
-    }
-
     /// The store, once the writer's lock is held: the migrations applied first.
     fn migrated(
         runtime: tokio::runtime::Runtime,
@@ -208,17 +168,43 @@ impl PgStore {
             // journal, however long the reading and whatever the writer commits meanwhile.
             .run(|client| async move { client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY").await })
             .map_err(store.error("cannot start a read-only transaction"))?;
-        let present: bool = store
-            .run(|client| async move { client.query_one("SELECT to_regclass('pozo_journal') IS NOT NULL", &[]).await })
-            .map_err(store.error("cannot look for the journal's tables"))?
-            .get(0);
-        if !present {
-            return Err(StoreError::Migrations {
-                database: store.database.clone(),
-                problem: "no Pozo journal in this database (no table pozo_journal)".to_owned(),
-            });
-        }
+        store.require_journal()?;
         Ok(Arc::new(store))
+    }
+
+    /// Connects to follow the journal as a hot standby (`serve --standby`): no writer's lock,
+    /// no migration, and no transaction held open, so that every read sees what the writer has
+    /// committed by then. Refused if the database has no journal yet.
+    pub fn open_follower(url: &str) -> Result<Arc<PgStore>, StoreError> {
+        let (runtime, client, database) = PgStore::connect(url)?;
+        let store = PgStore {
+            client: Arc::new(client),
+            runtime: Some(runtime),
+            database,
+            pending_meta: Mutex::default(),
+            page: Mutex::default(),
+        };
+        store
+            .run(|client| async move { client.batch_execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY").await })
+            .map_err(store.error("cannot make the session read-only"))?;
+        store.require_journal()?;
+        Ok(Arc::new(store))
+    }
+
+    /// Refused with [`StoreError::Migrations`] when the database has no journal's tables.
+    fn require_journal(&self) -> Result<(), StoreError> {
+        let present: bool = self
+            .run(|client| async move { client.query_one("SELECT to_regclass('pozo_journal') IS NOT NULL", &[]).await })
+            .map_err(self.error("cannot look for the journal's tables"))?
+            .get(0);
+        if present {
+            Ok(())
+        } else {
+            Err(StoreError::Migrations {
+                database: self.database.clone(),
+                problem: "no Pozo journal in this database (no table pozo_journal)".to_owned(),
+            })
+        }
     }
 
     /// The database, described (`postgres://host:port/database`).
@@ -245,6 +231,59 @@ impl Drop for PgStore {
         // The store may be dropped on a runtime's thread (the server's, stopping): its own
         // runtime is let go without waiting, which closes the connection.
         if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// A connection of a hot standby that asks for the writer's lock without waiting
+/// ([`Candidate::try_take`]), connecting again after the database was lost. A writer killed
+/// lets go of the lock with its connection, so a standby that asks every [`STANDBY_POLL`]
+/// takes over within about one poll.
+pub struct Candidate {
+    url: String,
+    connection: Option<(tokio::runtime::Runtime, tokio_postgres::Client)>,
+}
+
+impl Candidate {
+    /// Not connected yet: the first [`Candidate::try_take`] connects.
+    pub fn new(url: &str) -> Candidate {
+        Candidate { url: url.to_owned(), connection: None }
+    }
+
+    /// Asks once for the writer's lock (connecting first if needed): the writer's store, with
+    /// the migrations applied, once the lock is ours; `None` while another controller holds it.
+    /// An error leaves the candidate unconnected: the next ask connects again.
+    pub fn try_take(&mut self) -> Result<Option<Arc<PgStore>>, StoreError> {
+        let (runtime, client) = match self.connection.take() {
+            Some(connection) => connection,
+            None => {
+                let (runtime, client, _) = PgStore::connect(&self.url)?;
+                (runtime, client)
+            }
+        };
+        let (client, locked) = try_lock(&runtime, client);
+        let database = describe(&self.url);
+        match locked {
+            Ok(true) => PgStore::migrated(runtime, client, database).map(Some),
+            Ok(false) => {
+                self.connection = Some((runtime, client));
+                Ok(None)
+            }
+            Err(error) => {
+                drop(client);
+                runtime.shutdown_background();
+                Err(postgres("cannot ask for the writer's lock", &database)(error))
+            }
+        }
+    }
+}
+
+impl Drop for Candidate {
+    fn drop(&mut self) {
+        // As for the store: possibly on a runtime's thread, so let go without waiting.
+        if let Some((runtime, client)) = self.connection.take() {
+            drop(client);
             runtime.shutdown_background();
         }
     }
@@ -474,7 +513,7 @@ mod tests {
         let url = "postgres://pozo:s3creto@db.salon:5433/pozo";
         assert_eq!(describe(url), "postgres://db.salon:5433/pozo");
         assert_eq!(describe("postgres://pozo@127.0.0.1/salon"), "postgres://127.0.0.1:5432/salon");
-        let choice = crate::writer::StoreChoice { url: url.into(), standby: true, opened: None };
+        let choice = crate::writer::StoreChoice { url: url.into(), standby: true };
         let shown = format!("{choice:?} {:?}", crate::ServeOptions { store: Some(choice.clone()), ..Default::default() });
         assert!(!shown.contains("s3creto") && shown.contains("db.salon:5433/pozo"), "{shown}");
     }

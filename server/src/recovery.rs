@@ -198,6 +198,19 @@ pub fn recover(
     config: &Arc<Config>,
     entries: u64,
 ) -> Result<(State, JournalTip, Recovery), RecoveryError> {
+    recover_until(journal, identity, sealer, config, entries, u64::MAX)
+}
+
+/// [`recover`], replaying no further than entry `until`: a standby recovers a journal its
+/// writer goes on appending to up to the tip record it read first.
+pub fn recover_until(
+    journal: &Journal,
+    identity: &Identity,
+    sealer: &Sealer,
+    config: &Arc<Config>,
+    entries: u64,
+    until: u64,
+) -> Result<(State, JournalTip, Recovery), RecoveryError> {
     let started = std::time::Instant::now();
     let stored = journal.load_sealed_snapshot(sealer)?;
     let loaded = started.elapsed();
@@ -211,7 +224,7 @@ pub fn recover(
         _ => (State::new(Arc::clone(config)), 0, identity.genesis_previous()),
     };
     let restored = started.elapsed();
-    let tip = replay(&mut state, journal, after, previous)?;
+    let tip = replay_until(&mut state, journal, after, previous, until)?;
     let recovery = Recovery {
         snapshot_at: after,
         snapshot_load: loaded,

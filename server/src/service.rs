@@ -510,6 +510,10 @@ impl pb::table_server::Table for TableService {
         let watch = pb::WatchTable::decode(envelope.payload.as_slice())
             .map_err(|error| ApiError::invalid(format!("payload: not a WatchTable: {error}")))?;
         require_table_key(key, &watch.table_id)?;
+        // A table's agent follows the writer: a standby sends it on at once (its --server list).
+        if self.handle.role() == crate::writer::Role::Standby {
+            return Err(WriterError::Standby.into());
+        }
         let receiver = self
             .handle
             .table(&watch.table_id)

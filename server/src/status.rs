@@ -14,6 +14,10 @@ use serde::{Deserialize, Serialize};
 pub struct Status {
     /// The writer takes commands: false once it stopped (a failed disk, a stop under way).
     pub serving: bool,
+    /// `writer`, or `standby`: a hot standby following the writer's journal in PostgreSQL,
+    /// serving reads and the signs, refusing commands (docs/operations.md §16).
+    #[serde(default = "writer")]
+    pub role: String,
     pub casino: String,
     /// The gRPC address the controller listens on.
     pub listen: String,
@@ -71,6 +75,11 @@ pub struct PendingPayout {
     pub amount: Money,
 }
 
+/// The role of a controller that does not say (an earlier one): the writer.
+fn writer() -> String {
+    "writer".to_owned()
+}
+
 /// An amount as the gRPC services write it (`"4005.20"`: at least two decimals).
 fn money<S: serde::Serializer>(amount: &Money, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(&crate::award::money_text(*amount))
@@ -80,7 +89,11 @@ impl Status {
     /// The status for a person, in the operators' Spanish.
     pub fn text(&self) -> String {
         let mut out = String::new();
-        let state = if self.serving { "EN SERVICIO" } else { "DETENIDO: no toma comandos" };
+        let state = match (self.serving, self.role.as_str()) {
+            (false, _) => "DETENIDO: no toma comandos",
+            (true, "standby") => "EN ESPERA (standby): sigue el diario del controlador activo, no toma comandos",
+            (true, _) => "EN SERVICIO",
+        };
         out.push_str(&format!("{} — controlador {}: {state}\n", self.casino, self.listen));
         let tip = self.journal.tip.get(..16).unwrap_or(&self.journal.tip);
         let entries =

@@ -25,7 +25,7 @@ use crate::journal::{Identity, Journal, JournalError, JournalTip, Record, Stored
 use crate::mark::{Mark, Sealer};
 use crate::metrics::Metrics;
 use crate::read::ReadModel;
-use crate::recovery::{NoMarkHere, check_acknowledged, check_tip, genesis_config, recover};
+use crate::recovery::{NoMarkHere, RecoveryError, check_acknowledged, check_tip, genesis_config, recover_until};
 use crate::state::{Applied, Command, Context, GoldTurn, Hit, LastWin, OrderStatus, Refusal, State, TableView};
 
 /// Requests waiting for the writer; senders wait when it is full (backpressure).
@@ -114,6 +114,12 @@ pub struct DisplayPush {
 pub enum WriterError {
     #[error("the controller is stopping")]
     Stopped,
+    /// A hot standby (docs/journal.md, "On PostgreSQL"): commands go to the writer.
+    #[error(
+        "this controller is the standby: another controller is the journal's writer and takes the commands; \
+         send them there (docs/operations.md §16)"
+    )]
+    Standby,
 }
 
 /// How the rest of the server talks to the writer.
@@ -123,10 +129,12 @@ pub struct Handle {
     tables: Arc<BTreeMap<TableId, watch::Receiver<TablePush>>>,
     display: watch::Receiver<DisplayPush>,
     config: Arc<Config>,
-    journal: Journal,
+    /// The journal to read from: the standby's reading connection, then the writer's.
+    journal: watch::Receiver<Journal>,
     identity: Arc<Identity>,
     journal_id: Arc<str>,
     model: watch::Receiver<Arc<ReadModel>>,
+    role: watch::Receiver<Role>,
     clock: Arc<dyn Clock>,
     metrics: Arc<Metrics>,
 }
@@ -167,8 +175,21 @@ impl Handle {
         &self.journal_id
     }
 
-    /// Applies a command; answered once it is durable.
+    /// The writer, or a hot standby following the writer's journal.
+    pub fn role(&self) -> Role {
+        *self.role.borrow()
+    }
+
+    /// Changes of [`Handle::role`]: a standby becomes the writer once, when it takes over.
+    pub fn role_changes(&self) -> watch::Receiver<Role> {
+        self.role.clone()
+    }
+
+    /// Applies a command; answered once it is durable. A standby refuses it at once.
     pub async fn submit(&self, command: Command) -> Result<Result<Applied, Refusal>, WriterError> {
+        if self.role() == Role::Standby {
+            return Err(WriterError::Standby);
+        }
         let started = std::time::Instant::now();
         let (reply, answer) = oneshot::channel();
         self.requests.send(Request { command, reply }).await.map_err(|_| WriterError::Stopped)?;
@@ -191,8 +212,8 @@ impl Handle {
 
     /// The journal, for reading entries; only those up to the durable tip
     /// ([`Handle::durable_entries`]) are answered: a batch being written is not yet durable.
-    pub fn journal(&self) -> &Journal {
-        &self.journal
+    pub fn journal(&self) -> Journal {
+        self.journal.borrow().clone()
     }
 }
 
@@ -240,33 +261,11 @@ fn key_changes(before: &[crate::state::KeyRecord], after: &[crate::state::KeyRec
 }
 
 /// Where the journal is kept when not in sled: a PostgreSQL address, and whether this
-/// controller waits as the standby while another is the writer.
+/// controller starts as a hot standby while another is the writer.
 #[derive(Clone)]
 pub struct StoreChoice {
     pub url: String,
     pub standby: bool,
-    /// The store already opened as the writer (a standby that waited before listening).
-    pub opened: Option<Arc<crate::postgres::PgStore>>,
-}
-
-impl StoreChoice {
-    /// The store as the writer's: the one already opened, or opened now (a standby waits here
-    /// until the writer before it is gone).
-    pub fn open(&self) -> Result<Arc<crate::postgres::PgStore>, crate::store::StoreError> {
-        use crate::postgres::PgStore;
-        match (&self.opened, self.standby) {
-            (Some(store), _) => Ok(Arc::clone(store)),
-            (None, false) => PgStore::open(&self.url),
-            (None, true) => {
-                let waited = std::time::Instant::now();
-                let store = PgStore::open_when_writer(&self.url, |database| {
-                    info!(%database, "standby: another controller is the writer; waiting to take over");
-                })?;
-                info!(waited_ms = waited.elapsed().as_millis() as u64, "standby: the writer's lock is ours; taking over");
-                Ok(store)
-            }
-        }
-    }
 }
 
 /// Never the address itself: it may hold a password.
@@ -275,8 +274,26 @@ impl std::fmt::Debug for StoreChoice {
         f.debug_struct("StoreChoice")
             .field("database", &crate::postgres::describe(&self.url))
             .field("standby", &self.standby)
-            .field("opened", &self.opened.is_some())
             .finish()
+    }
+}
+
+/// What a controller is to its journal: the one writer, or a hot standby that follows the
+/// writer's journal in PostgreSQL, serves reads and the signs, refuses commands, and takes
+/// over when the writer's lock is let go (docs/journal.md, "On PostgreSQL").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Writer,
+    Standby,
+}
+
+impl Role {
+    /// As `/status` and the metrics say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Writer => "writer",
+            Role::Standby => "standby",
+        }
     }
 }
 
@@ -289,8 +306,18 @@ impl Stopper {
     }
 }
 
-/// Opens the journal in `directory`, recovers the state (snapshot + replay, see
-/// [`crate::recovery`]), and starts the writer. The returned handle is how services talk to it.
+/// Where [`start_writer`] finds its journal.
+enum Opening {
+    Sled,
+    Postgres(String),
+    /// A standby's: the writer's lock already held.
+    Taken(Arc<crate::postgres::PgStore>),
+}
+
+/// Opens the journal in `directory` (or the PostgreSQL store `store` names), recovers the
+/// state (snapshot + replay, see [`crate::recovery`]), and starts the writer; a standby
+/// (`store.standby`) starts following the writer's journal instead when another controller
+/// holds the writer's lock. The returned handle is how services talk to it.
 pub async fn start(
     config: Config,
     directory: &Path,
@@ -305,17 +332,189 @@ pub async fn start(
         !changed_by.trim().is_empty() && changed_by.chars().count() <= 64,
         "--changed-by: 1 to 64 characters naming who starts the controller"
     );
+    let opening = match store {
+        None => Opening::Sled,
+        Some(choice) if !choice.standby => Opening::Postgres(choice.url.clone()),
+        Some(choice) => {
+            let url = choice.url.clone();
+            let begun = tokio::task::spawn_blocking(move || standby_begin(&url))
+                .await
+                .map_err(|failed| anyhow::anyhow!("standby: {}", panic_text(failed)))??;
+            match begun {
+                Begin::Writer(store) => {
+                    info!("standby: the writer's lock is ours (no other controller writes); starting as the writer");
+                    Opening::Taken(store)
+                }
+                Begin::Follow { reader, candidate } => {
+                    let config = Arc::new(config);
+                    let following = Following {
+                        url: choice.url.clone(),
+                        candidate: Some(*candidate),
+                        config: Arc::clone(&config),
+                        mark_path: mark_path.to_path_buf(),
+                        changed_by: changed_by.to_owned(),
+                        problem: String::new(),
+                    };
+                    return start_standby(config, reader, following, snapshot_every, clock).await;
+                }
+            }
+        }
+    };
+    start_writer(config, directory, opening, mark_path, snapshot_every, changed_by, clock).await
+}
+
+/// How a standby begins: the writer's lock was free (it is the writer at once), or another
+/// controller writes a journal it can follow.
+enum Begin {
+    Writer(Arc<crate::postgres::PgStore>),
+    Follow { reader: Arc<crate::postgres::PgStore>, candidate: Box<crate::postgres::Candidate> },
+}
+
+/// Asks for the writer's lock; while another controller holds it, waits for a journal to
+/// follow (a writer that has only just started may not have one yet). A database that cannot
+/// be reached is waited for; a wrong address or password ends the wait.
+fn standby_begin(url: &str) -> Result<Begin, crate::store::StoreError> {
+    use crate::postgres::{Candidate, PgStore, STANDBY_POLL, STANDBY_RECONNECT};
+    use crate::store::StoreError;
+    let mut candidate = Candidate::new(url);
+    let mut said = String::new();
+    let mut say = |what: String| {
+        if what != said {
+            info!("{what}");
+            said = what;
+        }
+    };
+    loop {
+        let pause = match candidate.try_take() {
+            Ok(Some(store)) => return Ok(Begin::Writer(store)),
+            Ok(None) => match PgStore::open_follower(url) {
+                Ok(reader) if crate::store::Store::last(&*reader)?.is_some() => {
+                    return Ok(Begin::Follow { reader, candidate: Box::new(candidate) });
+                }
+                Ok(_) | Err(StoreError::Migrations { .. }) => {
+                    say("standby: another controller is the writer and its journal is not begun yet; waiting".to_owned());
+                    STANDBY_POLL
+                }
+                Err(error) if error.is_refusal() => return Err(error),
+                Err(error) => {
+                    say(format!("standby: the journal cannot be read ({error}); trying again"));
+                    STANDBY_RECONNECT
+                }
+            },
+            Err(error) if error.is_refusal() => return Err(error),
+            Err(error) => {
+                say(format!("standby: the database cannot be reached ({error}); trying again"));
+                STANDBY_RECONNECT
+            }
+        };
+        std::thread::sleep(pause);
+    }
+}
+
+/// A recovered journal: its state and tip, identity, sealer, and the snapshot it started from.
+struct Recovered {
+    state: State,
+    tip: JournalTip,
+    identity: Identity,
+    sealer: Sealer,
+    snapshot_at: u64,
+}
+
+/// Recovers a journal that has entries: the configuration must be the genesis one, the
+/// journal key this journal's, the chain whole and the tip record sealed.
+///
+/// A standby (`following`) recovers up to the tip record it reads first, and checks the chain
+/// ends there: its writer goes on committing meanwhile.
+fn recover_existing(
+    journal: &Journal,
+    config: &Arc<Config>,
+    entries: u64,
+    data: &str,
+    following: bool,
+) -> anyhow::Result<Recovered> {
+    let journal_key =
+        config.journal_key.clone().ok_or_else(|| anyhow::anyhow!("the keys have no journal key (role = \"journal\")"))?;
+    let journaled = genesis_config(journal)?.ok_or_else(|| anyhow::anyhow!("journal without genesis"))?;
+    if journaled.hash != config.hash {
+        anyhow::bail!(
+            "the configuration differs from the one this journal was started with ({} ≠ {}): settings do not change \
+             while pools are live (docs/operations.md §8); start with the original --config/--rulebook, or a new --data directory",
+            config.hash,
+            journaled.hash
+        );
+    }
+    let identity = journal.identity()?.ok_or_else(|| {
+        JournalRefused(format!(
+            "{data}: the journal has entries but no identity record: the data directory is damaged; restore it from a \
+             backup (docs/operations.md §6)"
+        ))
+    })?;
+    let sealer = Sealer::new(&journal_key, &identity).map_err(anyhow::Error::msg)?;
+    let stored_tip = if following { journal.stored_tip()? } else { None };
+    let (entries, until) = match stored_tip {
+        Some((tip, _, _)) => (tip, tip),
+        None => (entries, u64::MAX),
+    };
+    let (state, tip, recovery) = recover_until(journal, &identity, &sealer, config, entries, until).map_err(|error| {
+        // A failing disk is a storage failure; anything else is a journal that cannot be served.
+        let storage = crate::exit::ExitClass::of_recovery(&error) == crate::exit::ExitClass::Storage;
+        let message = format!(
+            "{data}: {error:#}. The journal is damaged: the controller does not serve it. Keep a copy for the \
+             investigation and restore the last backup (docs/operations.md §6); `pozo-server verify` names the last good entry"
+        );
+        if storage { anyhow::Error::new(StorageFailed(message)) } else { anyhow::Error::new(JournalRefused(message)) }
+    })?;
+    // The journal key is fixed for the life of a journal: a different one is named as such.
+    let journaled_key = state.data().keys.iter().find(|key| key.id == crate::config::JOURNAL_KEY_RECORD);
+    let given = crate::config::fingerprint(&journal_key.0);
+    if let Some(journaled) = journaled_key
+        && journaled.fingerprint != given
+    {
+        anyhow::bail!(
+            "{data}: the journal key given (fingerprint {given}) is not the one this journal is sealed with ({}): the \
+             journal key never changes for a journal; start with the keys file that holds it (docs/security.md)",
+            journaled.fingerprint
+        );
+    }
+    let checked = match stored_tip {
+        Some((entries, hash, _)) if tip.entries != entries || tip.hash != hash => Err(RecoveryError::TipMismatch {
+            entries: tip.entries,
+            hash: hex::encode(tip.hash),
+            recorded: entries,
+            recorded_hash: hex::encode(hash),
+        }),
+        Some((entries, _, seal)) if sealer.tip_seal(entries, &tip.hash) != seal => Err(RecoveryError::TipUnsealed { entries }),
+        Some(_) => Ok(()),
+        None => check_tip(journal, &tip, &sealer),
+    };
+    checked.map_err(|problem| {
+        JournalRefused(format!("{data}: {problem}. The controller does not serve it (docs/operations.md §6)"))
+    })?;
+    Ok(Recovered { state, tip, identity, sealer, snapshot_at: recovery.snapshot_at })
+}
+
+/// Opens the journal as its writer, recovers it (or begins a new one), journals a changed key
+/// set, writes the mark and starts the writer.
+async fn start_writer(
+    config: Config,
+    directory: &Path,
+    opening: Opening,
+    mark_path: &Path,
+    snapshot_every: u64,
+    changed_by: &str,
+    clock: Arc<dyn Clock>,
+) -> anyhow::Result<(Handle, tokio::task::JoinHandle<()>, Stopper)> {
     let started = std::time::Instant::now();
     let data = directory.display();
+    let in_database = !matches!(opening, Opening::Sled);
     // Opening may wait (store::LOCK_WAIT) for a journal closed just before: not on a runtime thread.
-    let in_database = store.is_some();
     let journal = {
         let directory = directory.to_path_buf();
-        let store = store.cloned();
-        let open = move || match store {
+        let open = move || match opening {
+            Opening::Sled => Journal::open(&directory),
             // docs/journal.md, "On PostgreSQL": the journal in the database, the mark in --data's place.
-            Some(choice) => Ok(Journal::on(choice.open()?)),
-            None => Journal::open(&directory),
+            Opening::Postgres(url) => Ok(Journal::on(crate::postgres::PgStore::open(&url)?)),
+            Opening::Taken(store) => Ok(Journal::on(store)),
         };
         match tokio::task::spawn_blocking(open).await {
             Ok(journal) => journal?,
@@ -369,46 +568,8 @@ pub async fn start(
         info!(journal_id = %identity.journal_id(), "new journal");
         (state, JournalTip { entries: 1, hash }, identity, sealer)
     } else {
-        let journaled = genesis_config(&journal)?.ok_or_else(|| anyhow::anyhow!("journal without genesis"))?;
-        if journaled.hash != config.hash {
-            anyhow::bail!(
-                "the configuration differs from the one this journal was started with ({} ≠ {}): settings do not change \
-                 while pools are live (docs/operations.md §8); start with the original --config/--rulebook, or a new --data directory",
-                config.hash,
-                journaled.hash
-            );
-        }
-        let identity = journal.identity()?.ok_or_else(|| {
-            JournalRefused(format!(
-                "{data}: the journal has entries but no identity record: the data directory is damaged; restore it from a \
-                 backup (docs/operations.md §6)"
-            ))
-        })?;
-        let sealer = Sealer::new(&journal_key, &identity).map_err(anyhow::Error::msg)?;
-        let (state, tip, recovery) = recover(&journal, &identity, &sealer, &config, entries).map_err(|error| {
-            // A failing disk is a storage failure; anything else is a journal that cannot be served.
-            let storage = crate::exit::ExitClass::of_recovery(&error) == crate::exit::ExitClass::Storage;
-            let message = format!(
-                "{data}: {error:#}. The journal is damaged: the controller does not serve it. Keep a copy for the \
-                 investigation and restore the last backup (docs/operations.md §6); `pozo-server verify` names the last good entry"
-            );
-            if storage { anyhow::Error::new(StorageFailed(message)) } else { anyhow::Error::new(JournalRefused(message)) }
-        })?;
-        // The journal key is fixed for the life of a journal: a different one is named as such.
-        let journaled_key = state.data().keys.iter().find(|key| key.id == crate::config::JOURNAL_KEY_RECORD);
-        let given = crate::config::fingerprint(&journal_key.0);
-        if let Some(journaled) = journaled_key
-            && journaled.fingerprint != given
-        {
-            anyhow::bail!(
-                "{data}: the journal key given (fingerprint {given}) is not the one this journal is sealed with ({}): the \
-                 journal key never changes for a journal; start with the keys file that holds it (docs/security.md)",
-                journaled.fingerprint
-            );
-        }
-        check_tip(&journal, &tip, &sealer).map_err(|problem| {
-            JournalRefused(format!("{data}: {problem}. The controller does not serve it (docs/operations.md §6)"))
-        })?;
+        let Recovered { state, tip, identity, sealer, snapshot_at } =
+            recover_existing(&journal, &config, entries, &data.to_string(), false)?;
         let no_mark = if in_database { NoMarkHere::StartAtTip } else { NoMarkHere::Refuse };
         if in_database && !marked && tip.entries > 1 {
             tracing::warn!(
@@ -419,34 +580,105 @@ pub async fn start(
         check_acknowledged(&journal, &tip, mark_path, &sealer, no_mark)?;
         info!(
             entries = tip.entries,
-            from_snapshot = recovery.snapshot_at,
+            from_snapshot = snapshot_at,
             elapsed_ms = started.elapsed().as_millis() as u64,
             journal_id = %identity.journal_id(),
             "journal recovered"
         );
         (state, tip, identity, sealer)
     };
-    // A key set other than the journal's (a key added, removed or rotated since the last
-    // start) is journaled, with who started the controller with it, before anything is served.
     let (mut state, tip) = (state, tip);
-    let keys = config.key_records();
-    let tip = if state.data().keys != keys {
-        let changes = key_changes(&state.data().keys, &keys);
-        let sequence = tip.entries + 1;
-        let time_ms = clock.now_ms().max(journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0));
-        let record = Record { sequence, time_ms, command: Command::Keys { keys, by: changed_by.to_owned() } };
-        state.apply(&record.command, Context { sequence, time_ms }).map_err(|refusal| anyhow::anyhow!("keys: {refusal}"))?;
-        let (value, hash) = Journal::encode(&tip.hash, &record);
-        journal.append(vec![(sequence, value)], (sequence, hash), sealer.tip_seal(sequence, &hash)).await?;
-        tracing::warn!(entry = sequence, by = changed_by, %changes, "the key set changed since the last start: journaled");
-        JournalTip { entries: sequence, hash }
-    } else {
-        tip
-    };
+    let tip = journal_key_set(&mut state, tip, &journal, &sealer, &config, changed_by, &clock).await?;
     // The mark now says what the journal holds, before anything is answered.
     let mut mark = Mark::open(mark_path, sealer.clone())?;
     mark.write(tip.entries, &tip.hash)?;
+    let assembled = assemble(config, state, tip, journal, sealer, identity, Some(mark), snapshot_every, clock, Role::Writer)?;
+    let task = tokio::spawn(assembled.writer.run(assembled.queue, assembled.stopped));
+    Ok((assembled.handle, task, assembled.stopper))
+}
 
+/// A key set other than the journal's (a key added, removed or rotated since the last
+/// start) is journaled, with who started the controller with it, before anything is served.
+/// Returns the new tip.
+async fn journal_key_set(
+    state: &mut State,
+    tip: JournalTip,
+    journal: &Journal,
+    sealer: &Sealer,
+    config: &Config,
+    changed_by: &str,
+    clock: &Arc<dyn Clock>,
+) -> anyhow::Result<JournalTip> {
+    let keys = config.key_records();
+    if state.data().keys == keys {
+        return Ok(tip);
+    }
+    let changes = key_changes(&state.data().keys, &keys);
+    let sequence = tip.entries + 1;
+    let time_ms = clock.now_ms().max(journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0));
+    let record = Record { sequence, time_ms, command: Command::Keys { keys, by: changed_by.to_owned() } };
+    state.apply(&record.command, Context { sequence, time_ms }).map_err(|refusal| anyhow::anyhow!("keys: {refusal}"))?;
+    let (value, hash) = Journal::encode(&tip.hash, &record);
+    journal.append(vec![(sequence, value)], (sequence, hash), sealer.tip_seal(sequence, &hash)).await?;
+    tracing::warn!(entry = sequence, by = changed_by, %changes, "the key set changed since the last start: journaled");
+    Ok(JournalTip { entries: sequence, hash })
+}
+
+/// Recovers the writer's journal read from PostgreSQL and starts following it as the hot
+/// standby: the read model, the panels and the signs kept current, commands refused, the
+/// writer's lock asked for every [`crate::postgres::STANDBY_POLL`].
+async fn start_standby(
+    config: Arc<Config>,
+    reader: Arc<crate::postgres::PgStore>,
+    following: Following,
+    snapshot_every: u64,
+    clock: Arc<dyn Clock>,
+) -> anyhow::Result<(Handle, tokio::task::JoinHandle<()>, Stopper)> {
+    let started = std::time::Instant::now();
+    let database = reader.database().to_owned();
+    let journal = Journal::on(reader);
+    let (entries, _) = journal.tip()?;
+    let Recovered { state, tip, identity, sealer, snapshot_at } = recover_existing(&journal, &config, entries, &database, true)?;
+    info!(
+        entries = tip.entries,
+        from_snapshot = snapshot_at,
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        journal_id = %identity.journal_id(),
+        %database,
+        "standby: another controller is the writer; following its journal (reads and signs served, commands refused)"
+    );
+    let assembled = assemble(config, state, tip, journal, sealer, identity, None, snapshot_every, clock, Role::Standby)?;
+    let Assembled { writer, handle, queue, stopped, stopper, role, journals } = assembled;
+    let task = tokio::spawn(writer.follow(following, role, journals, queue, stopped));
+    Ok((handle, task, stopper))
+}
+
+/// A writer ready to run (or to follow), and the handle to it.
+struct Assembled {
+    writer: Writer,
+    handle: Handle,
+    queue: mpsc::Receiver<Request>,
+    stopped: watch::Receiver<bool>,
+    stopper: Stopper,
+    role: watch::Sender<Role>,
+    journals: watch::Sender<Journal>,
+}
+
+/// Builds the writer around a recovered state: the table panels, the signs, the read model,
+/// the request queue and the handle.
+#[allow(clippy::too_many_arguments)]
+fn assemble(
+    config: Arc<Config>,
+    state: State,
+    tip: JournalTip,
+    journal: Journal,
+    sealer: Sealer,
+    identity: Identity,
+    mark: Option<Mark>,
+    snapshot_every: u64,
+    clock: Arc<dyn Clock>,
+    role: Role,
+) -> anyhow::Result<Assembled> {
     let mut pool_tables: BTreeMap<PoolId, Vec<(TableId, watch::Sender<TablePush>)>> = BTreeMap::new();
     let mut table_receivers = BTreeMap::new();
     for table in &config.layout.tables {
@@ -468,8 +700,9 @@ pub async fn start(
     let last_snapshot = journal.load_snapshot()?.map(|stored| stored.sequence).unwrap_or(0);
     // Journal time never goes backwards, even after a restart on a clock that is behind.
     let last_time_ms = journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0);
-    let reader = journal.clone();
+    let (journals, journal_receiver) = watch::channel(journal.clone());
     let (model, model_receiver) = watch::channel(Arc::new(ReadModel::of(&state, tip)));
+    let (role, role_receiver) = watch::channel(role);
     let metrics = Arc::new(Metrics::new());
     let writer = Writer {
         clock: Arc::clone(&clock),
@@ -477,7 +710,7 @@ pub async fn start(
         state,
         journal,
         sealer,
-        mark: Some(mark),
+        mark,
         tip,
         last_snapshot,
         last_time_ms,
@@ -493,21 +726,21 @@ pub async fn start(
         metrics: Arc::clone(&metrics),
     };
     let (stop, stopped) = watch::channel(false);
-    let task = tokio::spawn(writer.run(queue, stopped));
     let journal_id = identity.journal_id();
     let handle = Handle {
         requests,
         tables: Arc::new(table_receivers),
         display: display_receiver,
         config,
-        journal: reader,
+        journal: journal_receiver,
         identity: Arc::new(identity),
         journal_id: Arc::from(journal_id),
         model: model_receiver,
+        role: role_receiver,
         clock,
         metrics,
     };
-    Ok((handle, task, Stopper(stop)))
+    Ok(Assembled { writer, handle, queue, stopped, stopper: Stopper(stop), role, journals })
 }
 
 fn unix_us() -> u64 {
@@ -648,6 +881,23 @@ struct Pending {
     decided: BTreeSet<PoolId>,
 }
 
+impl Pending {
+    /// Notes what an applied command changes: its pool, its table, a Venta-Pagos decision.
+    fn touch(&mut self, applied: &Applied) {
+        match applied {
+            Applied::Table(reply) => {
+                self.pools.insert(reply.view.pool_id.clone());
+                self.tables.insert(reply.view.table_id.clone());
+            }
+            Applied::Office(order) => {
+                self.pools.insert(order.facts.pool.clone());
+                self.decided.insert(order.facts.pool.clone());
+            }
+            _ => {}
+        }
+    }
+}
+
 /// A batch being made durable, with everything that waits for it: the read model and
 /// pushes of the state just after it (built when it was sealed) and its answers.
 struct Sealed {
@@ -753,17 +1003,7 @@ impl Writer {
                     debug!(sequence, command = ?record.command, "applied");
                     pending.writes.push((sequence, value));
                     self.tip = JournalTip { entries: sequence, hash };
-                    match applied {
-                        Applied::Table(reply) => {
-                            pending.pools.insert(reply.view.pool_id.clone());
-                            pending.tables.insert(reply.view.table_id.clone());
-                        }
-                        Applied::Office(order) => {
-                            pending.pools.insert(order.facts.pool.clone());
-                            pending.decided.insert(order.facts.pool.clone());
-                        }
-                        _ => {}
-                    }
+                    pending.touch(applied);
                 }
                 Ok(_) => {
                     self.metrics.retry();
@@ -987,6 +1227,225 @@ impl Writer {
             *push = display;
             true
         });
+    }
+}
+
+/// Entries a standby reads and applies per round; a journal further ahead takes more rounds.
+pub const FOLLOW_ENTRIES_MAX: usize = 4_096;
+
+/// What a hot standby needs to go on following, and to take over.
+struct Following {
+    url: String,
+    /// Asks for the writer's lock; `None` only while it is asking, off the runtime.
+    candidate: Option<crate::postgres::Candidate>,
+    config: Arc<Config>,
+    mark_path: std::path::PathBuf,
+    changed_by: String,
+    /// The last problem logged: one that lasts is said once, not every poll.
+    problem: String,
+}
+
+impl Following {
+    fn problem(&mut self, problem: String) {
+        if problem != self.problem {
+            tracing::warn!("standby: {problem}");
+            self.problem = problem;
+        }
+    }
+
+    fn mended(&mut self) {
+        if !self.problem.is_empty() {
+            info!("standby: following the writer's journal again");
+            self.problem.clear();
+        }
+    }
+}
+
+impl Writer {
+    /// The hot standby's loop: every [`crate::postgres::STANDBY_POLL`] it applies what the
+    /// writer committed since (publishing the read model, the panels and the signs as the
+    /// writer did), then asks for the writer's lock. Once the lock is ours it takes over
+    /// ([`Writer::take_over`]) and runs as the writer, on the same state, panels and signs:
+    /// displays watching it see no break.
+    async fn follow(
+        mut self,
+        mut following: Following,
+        role: watch::Sender<Role>,
+        journals: watch::Sender<Journal>,
+        queue: mpsc::Receiver<Request>,
+        mut stopped: watch::Receiver<bool>,
+    ) {
+        use crate::postgres::{PgStore, STANDBY_POLL, STANDBY_RECONNECT};
+        loop {
+            let mut pause = STANDBY_POLL;
+            match self.catch_up().await {
+                // Further behind than a round reads: on at once.
+                Ok(true) => pause = std::time::Duration::ZERO,
+                Ok(false) => {
+                    let mut candidate = following.candidate.take().expect("the candidate is back after each ask");
+                    let (candidate, asked) = tokio::task::spawn_blocking(move || {
+                        let asked = candidate.try_take();
+                        (candidate, asked)
+                    })
+                    .await
+                    .expect("asking for the writer's lock does not panic");
+                    following.candidate = Some(candidate);
+                    match asked {
+                        Ok(Some(store)) => {
+                            let started = std::time::Instant::now();
+                            self.take_over(store, &following).await;
+                            journals.send_replace(self.journal.clone());
+                            role.send_replace(Role::Writer);
+                            info!(
+                                entries = self.tip.entries,
+                                took_ms = started.elapsed().as_millis() as u64,
+                                "standby: the writer's lock is ours; took over as the writer"
+                            );
+                            return self.run(queue, stopped).await;
+                        }
+                        Ok(None) => following.mended(),
+                        Err(error) => {
+                            following.problem(format!("cannot ask for the writer's lock ({error}); asking again"));
+                            pause = STANDBY_RECONNECT;
+                        }
+                    }
+                }
+                Err(error) => {
+                    following.problem(format!("the writer's journal cannot be read ({error}); connecting again"));
+                    pause = STANDBY_RECONNECT;
+                    let url = following.url.clone();
+                    match tokio::task::spawn_blocking(move || PgStore::open_follower(&url)).await {
+                        Ok(Ok(reader)) => {
+                            self.journal = Journal::on(reader);
+                            journals.send_replace(self.journal.clone());
+                        }
+                        Ok(Err(error)) => following.problem(format!("the database cannot be reached ({error}); trying again")),
+                        Err(failed) => following.problem(format!("connecting again failed ({})", panic_text(failed))),
+                    }
+                }
+            }
+            tokio::select! {
+                _ = stopped.wait_for(|stop| *stop) => {
+                    info!(entries = self.tip.entries, "standby stopped");
+                    return;
+                }
+                _ = tokio::time::sleep(pause) => {}
+            }
+        }
+    }
+
+    /// Reads what the writer committed after this standby's tip (at most
+    /// [`FOLLOW_ENTRIES_MAX`] entries), applies it with the chain checked, checks the tip
+    /// record and its seal once reached, and publishes the new state. True while the journal
+    /// holds more. A read that fails is an error to retry; a damaged journal stops the
+    /// controller ([`Writer::damaged`]).
+    async fn catch_up(&mut self) -> Result<bool, JournalError> {
+        let journal = self.journal.clone();
+        let after = self.tip.entries;
+        let read = tokio::task::spawn_blocking(move || -> Result<_, JournalError> {
+            let Some(stored) = journal.stored_tip()? else { return Ok(None) };
+            let wanted = stored.0.saturating_sub(after).min(FOLLOW_ENTRIES_MAX as u64) as usize;
+            let entries = journal.read_after(after).take(wanted).collect::<Result<Vec<_>, _>>()?;
+            Ok(Some((stored, entries)))
+        })
+        .await
+        .expect("reading the journal does not panic")?;
+        let Some(((entries, hash, seal), read)) = read else { return Ok(false) };
+        if entries < self.tip.entries {
+            self.damaged(RecoveryError::Lost { entries, acknowledged: self.tip.entries, mark: "(followed)".into() });
+        }
+        let mut touched = Pending::default();
+        let applied_any = !read.is_empty();
+        for entry in read {
+            let sequence = entry.record.sequence;
+            if sequence != self.tip.entries + 1 {
+                self.damaged(RecoveryError::Gap { sequence, after: self.tip.entries });
+            }
+            if entry.previous != self.tip.hash {
+                self.damaged(RecoveryError::Broken { sequence, after: self.tip.entries });
+            }
+            match self.state.apply(&entry.record.command, Context { sequence, time_ms: entry.record.time_ms }) {
+                Ok(applied) if applied.journals() => touched.touch(&applied),
+                Ok(_) => self.damaged(RecoveryError::Inert { sequence }),
+                Err(refusal) => self.damaged(RecoveryError::Refused { sequence, refusal }),
+            }
+            self.tip = JournalTip { entries: sequence, hash: entry.hash };
+            self.last_time_ms = self.last_time_ms.max(entry.record.time_ms);
+        }
+        if self.tip.entries == entries {
+            if self.tip.hash != hash {
+                self.damaged(RecoveryError::TipMismatch {
+                    entries,
+                    hash: hex::encode(self.tip.hash),
+                    recorded: entries,
+                    recorded_hash: hex::encode(hash),
+                });
+            }
+            if self.sealer.tip_seal(entries, &hash) != seal {
+                self.damaged(RecoveryError::TipUnsealed { entries });
+            }
+        }
+        if applied_any {
+            // As the writer publishes a durable batch: the read model, then the pushes.
+            let publication = self.prepare(&touched.pools, &touched.tables, &touched.decided);
+            self.model.send_replace(Arc::new(ReadModel::of(&self.state, self.tip)));
+            self.send(publication);
+        }
+        Ok(self.tip.entries < entries)
+    }
+
+    /// Fail-stop: a standby does not serve, nor take over, a journal whose chain or tip it
+    /// cannot check.
+    fn damaged(&self, problem: RecoveryError) -> ! {
+        panic!(
+            "standby: the writer's journal is damaged: {problem}. This controller neither serves nor takes over a damaged \
+             journal; `pozo-server verify --store` names the last good entry (docs/operations.md §6)"
+        )
+    }
+
+    /// The writer's lock is ours: reads the rest of what the writer before committed through
+    /// the writer's own connection, journals a changed key set, writes the mark here (starting
+    /// at the tip if this controller has none), and is ready to run as the writer. Fail-stop on
+    /// any problem: with the lock held, a standby that cannot take over must let it go, which
+    /// its stopping does.
+    async fn take_over(&mut self, store: Arc<crate::postgres::PgStore>, following: &Following) {
+        self.journal = Journal::on(store);
+        let fail = |error: anyhow::Error| -> ! {
+            panic!("standby: taking over as the writer failed: {error:#}; this controller stops and lets the lock go")
+        };
+        loop {
+            match self.catch_up().await {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(error) => fail(error.into()),
+            }
+        }
+        self.tip = journal_key_set(
+            &mut self.state,
+            self.tip,
+            &self.journal,
+            &self.sealer,
+            &following.config,
+            &following.changed_by,
+            &self.clock,
+        )
+        .await
+        .unwrap_or_else(|error| fail(error));
+        let (journal, tip, sealer, mark_path) =
+            (self.journal.clone(), self.tip, self.sealer.clone(), following.mark_path.clone());
+        let mark = tokio::task::spawn_blocking(move || -> anyhow::Result<Mark> {
+            check_acknowledged(&journal, &tip, &mark_path, &sealer, NoMarkHere::StartAtTip)?;
+            let mut mark = Mark::open(&mark_path, sealer)?;
+            mark.write(tip.entries, &tip.hash)?;
+            Ok(mark)
+        })
+        .await
+        .map_err(|failed| anyhow::anyhow!("the mark: {}", panic_text(failed)))
+        .and_then(|mark| mark)
+        .unwrap_or_else(|error| fail(error));
+        self.mark = Some(mark);
+        self.last_snapshot =
+            self.journal.load_snapshot().unwrap_or_else(|error| fail(error.into())).map(|stored| stored.sequence).unwrap_or(0);
     }
 }
 

@@ -317,11 +317,12 @@ async fn a_salon_on_sled_moves_to_postgres_with_the_same_books() {
 
 // ----------------------------------------------------------------------------- takeover
 
-/// `pozo-server serve --standby` as a child: it waits for the writer's lock and announces its
-/// address only once it has taken over.
+/// `pozo-server serve --standby` as a child. It announces its address once it serves: at once
+/// as the writer when no other controller holds the writer's lock, else as the hot standby
+/// following the writer's journal; it says in its log when it has taken over.
 struct Standby {
     child: std::process::Child,
-    lines: std::sync::mpsc::Receiver<String>,
+    address: String,
     log: std::path::PathBuf,
 }
 
@@ -347,7 +348,11 @@ fn spawn_standby_on(data: &Path, url: &str, listen: &str, log: &Path) -> Standby
             let _ = sender.send(line);
         }
     });
-    Standby { child, lines, log: log.to_path_buf() }
+    let line = lines.recv_timeout(std::time::Duration::from_secs(30)).unwrap_or_else(|_| {
+        panic!("the standby did not announce its address:\n{}", std::fs::read_to_string(log).unwrap_or_default());
+    });
+    let address = line.strip_prefix("pozo-server listening on ").unwrap_or_else(|| panic!("unexpected `{line}`")).to_owned();
+    Standby { child, address, log: log.to_path_buf() }
 }
 
 impl Standby {
@@ -355,7 +360,7 @@ impl Standby {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// Waits until it says it is waiting for the writer (so that it is connected and asking).
+    /// Waits until it says it follows the writer (so that it is connected and asking for the lock).
     fn wait_until_waiting(&self) {
         let started = std::time::Instant::now();
         while !self.log_text().contains("standby: another controller is the writer") {
@@ -364,12 +369,18 @@ impl Standby {
         }
     }
 
-    /// Its address, once it announces it (it has taken over).
+    /// Its address, once it is the writer (it says so in its log).
     fn taken_over(&self) -> String {
-        let line = self.lines.recv_timeout(std::time::Duration::from_secs(30)).unwrap_or_else(|_| {
-            panic!("the standby did not take over:\n{}", self.log_text());
-        });
-        line.strip_prefix("pozo-server listening on ").unwrap_or_else(|| panic!("unexpected `{line}`")).to_owned()
+        let started = std::time::Instant::now();
+        while !self.log_text().contains("the writer's lock is ours") {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(30),
+                "the standby did not take over:\n{}",
+                self.log_text()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        self.address.clone()
     }
 }
 
@@ -498,7 +509,7 @@ async fn twenty_takeovers_under_load_lose_and_double_nothing() {
     let max = *takeovers.last().expect("takeovers");
     eprintln!(
         "takeovers: {TAKEOVERS}; acknowledged {} commands, lost 0, doubled 0, resent after a kill {resent}; \
-         takeover (kill to the standby's announcement) median {median:?}, max {max:?}",
+         takeover (kill to the standby's word that it is the writer) median {median:?}, max {max:?}",
         acknowledged.len()
     );
 }
@@ -561,6 +572,95 @@ async fn an_agent_with_both_addresses_is_back_on_the_standby_after_a_takeover() 
     eprintln!("takeover {takeover:?}; the agent live again after {back:?}");
 }
 
+/// The hot standby: while another controller writes, it follows the journal in PostgreSQL,
+/// serves the same books and signs as the writer, and refuses commands and the tables' watches
+/// (UNAVAILABLE, saying it is the standby) without anything journaled. When the writer is killed
+/// it takes over on the state it kept, and a sign watching it goes on without a break.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hot_standby_serves_books_and_signs_refuses_commands_and_takes_over_without_a_break() {
+    use pozo_proto::v1 as pb;
+    use tonic_health::pb::health_client::HealthClient;
+    let (_cluster, url, directory) = salon();
+    let first = spawn_standby(&directory.path().join("a"), &url, &directory.path().join("a.log"));
+    let mut writer = connect(&first.taken_over()).await;
+    writer.ok("B3", open()).await;
+    for seat in 1..=4 {
+        writer.ok("B3", sell(seat, 1)).await;
+    }
+    let second = spawn_standby(&directory.path().join("b"), &url, &directory.path().join("b.log"));
+    tokio::task::block_in_place(|| second.wait_until_waiting());
+    assert!(!second.log_text().contains("the writer's lock is ours"), "it must not be the writer yet");
+    let mut standby = connect(&second.address).await;
+    assert_eq!(standby.journal_id, writer.journal_id, "one journal, announced by both");
+
+    // A sign on the standby, watching the pool the presses feed.
+    let watch = pb::WatchDisplays { pool_ids: vec!["iplyc-blackjack".to_owned()] };
+    let mut feed = standby.display.watch(watch).await.expect("the standby serves the display feed").into_inner();
+    let mut shown = String::new();
+    /// Waits until the sign shows `amount` (the writer's); `shown` is what it last showed.
+    async fn sign_shows(feed: &mut tonic::Streaming<pb::DisplayUpdate>, shown: &mut String, amount: &str) {
+        while shown != amount {
+            let update = tokio::time::timeout(std::time::Duration::from_secs(10), feed.message())
+                .await
+                .unwrap_or_else(|_| panic!("the standby's sign stayed at {shown}, the writer shows {amount}"))
+                .expect("the feed goes on")
+                .expect("an update");
+            *shown = update.pools[0].displayed.as_ref().expect("an amount").value.clone();
+        }
+    }
+
+    // Commands at the writer: the standby's books and its sign follow.
+    let before = writer.pool("iplyc-blackjack").await.displayed.expect("an amount").value;
+    for seat in [1, 2, 3] {
+        writer.ok("B3", press(seat)).await;
+    }
+    writer.ok("B3", start()).await;
+    let at_writer = books(&mut writer).await;
+    let started = std::time::Instant::now();
+    while books(&mut standby).await != at_writer {
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "the standby never caught up with {at_writer:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let displayed = writer.pool("iplyc-blackjack").await.displayed.expect("an amount").value;
+    assert_ne!(displayed, before, "the round raised the pool");
+    sign_shows(&mut feed, &mut shown, &displayed).await;
+
+    // Commands and the table's watch are refused by the standby, and nothing is journaled.
+    standby.sequences = writer.sequences.clone();
+    let refused = standby.send("B3", finish()).await.expect_err("the standby takes no command");
+    assert_eq!(refused.code(), tonic::Code::Unavailable, "{refused:?}");
+    assert!(refused.message().contains("standby"), "it says why: {}", refused.message());
+    let envelope = standby.envelope_as(
+        "mesa-B3",
+        pozo_proto::Purpose::WatchTable,
+        prost::Message::encode_to_vec(&pb::WatchTable { table_id: "B3".to_owned() }),
+    );
+    let refused = standby.table.watch(envelope).await.expect_err("an agent is sent on to the writer");
+    assert_eq!(refused.code(), tonic::Code::Unavailable, "{refused:?}");
+    let health = |channel: tonic::transport::Channel| async move {
+        let request = tonic_health::pb::HealthCheckRequest { service: "pozo.v1.Table".to_owned() };
+        HealthClient::new(channel).check(request).await.expect("health").into_inner().status
+    };
+    assert_eq!(health(standby.channel.clone()).await, 2, "NOT_SERVING for the table service on the standby");
+    assert_eq!(health(writer.channel.clone()).await, 1, "SERVING on the writer");
+    assert_eq!(books(&mut writer).await, at_writer, "nothing journaled by the refusals");
+
+    // The writer is killed: the standby takes over on what it kept; the sign never reconnects.
+    let mut old = first;
+    old.child.kill().expect("SIGKILL");
+    old.child.wait().expect("reaped");
+    tokio::task::block_in_place(|| second.taken_over());
+    assert_eq!(health(standby.channel.clone()).await, 1, "SERVING once it is the writer");
+    standby.ok("B3", finish()).await;
+    standby.ok("B3", press(4)).await;
+    standby.ok("B3", start()).await;
+    let displayed = standby.pool("iplyc-blackjack").await.displayed.expect("an amount").value;
+    assert_ne!(displayed, shown, "the press raised the pool");
+    sign_shows(&mut feed, &mut shown, &displayed).await;
+    let (entries, _, _) = books(&mut standby).await;
+    assert_eq!(entries, at_writer.0 + 3, "the journal goes on from the writer's tip");
+}
+
 /// The database restarts (every connection cut): the writer cannot commit and stops; the standby
 /// waits through the restart, connects again, takes the lock and serves the same journal.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -575,7 +675,11 @@ async fn after_a_database_restart_the_standby_takes_over_and_the_old_writer_stop
 
     tokio::task::block_in_place(|| cluster.restart());
     let address = tokio::task::block_in_place(|| second.taken_over());
-    assert!(second.log_text().contains("the connection to the database ended; connecting again"), "{}", second.log_text());
+    let log = second.log_text();
+    assert!(
+        log.contains("the writer's journal cannot be read") || log.contains("cannot ask for the writer's lock"),
+        "the standby lost the database and said so: {log}"
+    );
 
     // The old writer's next batch cannot commit: it is refused, and nothing it answers is durable.
     let refused = client.send("B3", start()).await.expect_err("the old writer cannot commit");

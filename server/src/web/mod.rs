@@ -95,8 +95,15 @@ impl From<Refusal> for PageError {
 }
 
 impl From<WriterError> for PageError {
-    fn from(_: WriterError) -> PageError {
-        PageError::new(StatusCode::SERVICE_UNAVAILABLE, "El controlador se está deteniendo: intente de nuevo en unos segundos.")
+    fn from(error: WriterError) -> PageError {
+        let message = match error {
+            WriterError::Stopped => "El controlador se está deteniendo: intente de nuevo en unos segundos.",
+            WriterError::Standby => {
+                "Este controlador está EN ESPERA (standby): muestra los pozos pero no registra operaciones. \
+                 Confirme o rechace en el controlador activo."
+            }
+        };
+        PageError::new(StatusCode::SERVICE_UNAVAILABLE, message)
     }
 }
 
@@ -160,7 +167,7 @@ async fn home(axum::extract::State(web): axum::extract::State<Web>) -> Result<Re
 /// Open like the signs: the listener is loopback only, and nothing here is secret.
 async fn metrics(axum::extract::State(web): axum::extract::State<Web>) -> Response {
     let connected = web.presence.tables().values().filter(|seen| seen.connected()).count();
-    let text = web.handle.metrics().render(&web.handle.read(), connected);
+    let text = web.handle.metrics().render(&web.handle.read(), connected, web.handle.role());
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
 }
 
@@ -270,6 +277,7 @@ fn status_of(web: &Web) -> crate::status::Status {
         .collect();
     Status {
         serving: web.handle.is_serving(),
+        role: web.handle.role().name().to_owned(),
         casino: config.layout.casino.clone(),
         listen: web.listen.to_string(),
         journal: JournalStatus {
