@@ -104,6 +104,9 @@ pub struct ServeOptions {
     /// Where the pages (cartel, Venta-Pagos, sala: docs/pages.md) are served; `None`: not served.
     /// Plaintext HTTP: `pozo-server serve` allows it on loopback only.
     pub pages: Option<SocketAddr>,
+    /// The pages of this journal's other controllers (its standby, or its writer), as origins
+    /// (`http://host:port`): a sign whose controller stops answering goes to the first that answers.
+    pub pages_peers: Vec<String>,
     /// The controller's time (crate::clock): the system clock, or one a test sets.
     pub clock: Arc<dyn clock::Clock>,
     /// The journal in PostgreSQL (`postgres://…`) instead of sled in the data directory, which
@@ -180,6 +183,7 @@ impl Default for ServeOptions {
             tls: None,
             changed_by: None,
             pages: None,
+            pages_peers: Vec::new(),
             clock: Arc::new(clock::SystemClock),
             store: None,
         }
@@ -276,6 +280,7 @@ pub async fn serve(
             presence: presence.clone(),
             stop: stopping.subscribe(),
             open_to: options.display_open_to.clone(),
+            peers: options.pages_peers.clone(),
         };
         tokio::spawn(web::serve_pages(listener, setup))
     });

@@ -2,6 +2,9 @@
 // (3.7.5) as soon as the feed errs, the controller says it stops, or nothing arrives for
 // data-silencio ms; reconnects by itself with exponential backoff and jitter. Amounts
 // come formatted from the server: this script does no arithmetic on money.
+// With data-pares (serve --pages-peer: the journal's other controllers), a sign whose
+// controller has not answered for FAILOVER_MS asks each peer in turn whether it serves
+// signs, and moves to the first that does, showing the same pools (docs/pages.md).
 (function () {
   "use strict";
   var root = document.getElementById("cartel");
@@ -12,11 +15,15 @@
   var source = null, lastEvent = 0, live = false, retryMs = 500, reconnecting = null;
   var newestHit = {}, firstFrame = true, celebrations = {};
   var CELEBRATION_MS = 6000;  // ¡POZO! with the winner, then the new amount
+  var peers = (root.dataset.pares || "").split(",").filter(Boolean);
+  var FAILOVER_MS = 3000, PROBE_MS = 1500;
+  var downSince = 0, probing = false;
 
   function field(section, name) { return section.querySelector("[data-campo=" + name + "]"); }
 
   function suspend(why) {
     live = false;
+    if (!downSince) downSince = Date.now();
     root.dataset.estado = "suspendido";
     wanted.forEach(function (id) {
       var section = document.getElementById("pozo-" + id);
@@ -60,6 +67,7 @@
 
   function render(floor) {
     live = true;
+    downSince = 0;
     retryMs = 500;
     root.dataset.estado = "en-vivo";
     root.dataset.secuencia = String(floor.secuencia);
@@ -117,11 +125,29 @@
     source.onerror = function () { suspend("Sin conexión con el controlador"); reconnect(); };
   }
 
+  // Asks peer `index` whether it answers (no-cors: only whether it does, nothing read); the
+  // first that does is shown this same sign (same query), and can send it back later.
+  function probe(index) {
+    if (live || index >= peers.length) { probing = false; downSince = live ? 0 : Date.now(); return; }
+    probing = true;
+    footer.textContent = "Sin conexión: buscando otro controlador…";
+    var aborter = new AbortController();
+    var timer = setTimeout(function () { aborter.abort(); }, PROBE_MS);
+    fetch(peers[index] + "/cartel/vivo", { mode: "no-cors", cache: "no-store", signal: aborter.signal })
+      .then(function () {
+        clearTimeout(timer);
+        if (live) { probing = false; downSince = 0; return; }
+        location.replace(peers[index] + "/cartel" + location.search);
+      })
+      .catch(function () { clearTimeout(timer); probe(index + 1); });
+  }
+
   setInterval(function () {
     if (source && Date.now() - lastEvent > silenceMs) {
       suspend("Sin datos del controlador");
       reconnect();
     }
+    if (!live && !probing && peers.length && downSince && Date.now() - downSince > FAILOVER_MS) probe(0);
   }, 100);
   connect();
 })();

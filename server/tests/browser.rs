@@ -382,6 +382,52 @@ async fn killing_the_server_shows_suspendido_within_a_second() {
     sign.close().await.expect("closed");
 }
 
+// A sign follows the controllers (`serve --pages-peer`): SIGKILL the controller whose cartel it
+// shows and, once that one has been silent for a few seconds, the sign finds the peer that
+// answers and shows the same pools there, live, by itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sign_moves_to_the_peer_controller_when_its_own_dies() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let free = || TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("its address").port();
+    let (port_a, port_b) = (free(), free());
+    let spawn = |name: &'static str, own: u16, peer: u16| {
+        let (data, log) = (directory.path().join(name), directory.path().join(format!("{name}.log")));
+        tokio::task::spawn_blocking(move || {
+            let (own, peer) = (format!("127.0.0.1:{own}"), format!("http://127.0.0.1:{peer}"));
+            let extra = ["--pages", own.as_str(), "--pages-peer", peer.as_str()];
+            ServerProcess::spawn(Path::new(env!("CARGO_BIN_EXE_pozo-server")), &data, "127.0.0.1:0", &extra, &log)
+        })
+    };
+    let mut a = spawn("a", port_a, port_b).await.expect("A started");
+    let b = spawn("b", port_b, port_a).await.expect("B started");
+    let (pages_a, pages_b) = (a.pages.clone().expect("A's pages"), b.pages.clone().expect("B's pages"));
+
+    let sign = driver.browser(&profiles.path().join("cartel"), 1280, 720).await;
+    sign.goto(&format!("{pages_a}/cartel?pozo=iplyc-ruleta")).await.expect("the cartel on A");
+    until("the sign is live on A", || attribute(&sign, "#cartel", "data-estado"), |state| state == "en-vivo").await;
+    assert_eq!(attribute(&sign, "#cartel", "data-pares").await, pages_b, "A's sign knows B");
+
+    a.kill();
+    let url = until(
+        "the sign on B's pages",
+        || async { sign.current_url().await.map(|url| url.to_string()).unwrap_or_default() },
+        |url| url.starts_with(&pages_b),
+    )
+    .await;
+    assert!(url.ends_with("/cartel?pozo=iplyc-ruleta"), "the same sign, the same pools: {url}");
+    until("the sign is live on B", || attribute(&sign, "#cartel", "data-estado"), |state| state == "en-vivo").await;
+    let shown = sign
+        .execute("return Array.from(document.querySelectorAll('.pozo')).map(p => p.dataset.pozo);", vec![])
+        .await
+        .expect("read");
+    assert_eq!(shown, json!(["iplyc-ruleta"]), "only the pool it was showing");
+    sign.close().await.expect("closed");
+    drop(b);
+}
+
 // Proves the refusals a person sees: a wrong password keeps them on the login page with the
 // reason; a form whose CSRF token was removed is refused with a page that says so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -82,6 +82,8 @@ struct CartelPage {
     pools: Vec<(String, String)>,
     pool_ids: String,
     silence_ms: u64,
+    /// The other controllers' pages, comma-separated: where the sign goes when this one stops answering.
+    peers: String,
 }
 
 async fn cartel(
@@ -98,6 +100,7 @@ async fn cartel(
         pool_ids: pools.join(","),
         pools: pools.iter().map(|id| (id.to_string(), view::pool_name(config, id))).collect(),
         silence_ms: feed::SILENCE_MS,
+        peers: web.peers.join(","),
     })
 }
 
@@ -119,8 +122,14 @@ async fn events(State(web): State<Web>, ConnectInfo(peer): ConnectInfo<Peer>, ja
     Ok((headers, body).into_response())
 }
 
+/// `204` while this controller serves its signs: what a sign on a peer's page asks before it
+/// comes here (docs/pages.md, "A sign follows the controllers").
+async fn alive() -> StatusCode {
+    StatusCode::NO_CONTENT
+}
+
 pub(super) fn routes() -> axum::Router<Web> {
-    axum::Router::new().route("/cartel", get(cartel)).route("/cartel/eventos", get(events))
+    axum::Router::new().route("/cartel", get(cartel)).route("/cartel/eventos", get(events)).route("/cartel/vivo", get(alive))
 }
 
 #[cfg(test)]

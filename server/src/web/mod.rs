@@ -58,6 +58,8 @@ pub(crate) struct Web {
     /// The gRPC address the controller listens on.
     listen: Arc<str>,
     data: Arc<std::path::Path>,
+    /// The other controllers' pages (`serve --pages-peer`), where a sign goes when this one stops answering.
+    peers: Arc<[String]>,
 }
 
 /// A refusal as a page: the status, and the message in the operators' words.
@@ -311,11 +313,24 @@ fn status_of(web: &Web) -> crate::status::Status {
     }
 }
 
+/// The pages' Content-Security-Policy: every byte the browser runs comes from this server and
+/// no page may be framed. A sign may ask the peers (`serve --pages-peer`) whether they answer,
+/// and nothing else: they are the only other origins it connects to.
+fn content_security_policy(peers: &[String]) -> HeaderValue {
+    let connect: String = peers.iter().map(|peer| format!(" {peer}")).collect();
+    HeaderValue::from_str(&format!(
+        "default-src 'self'; connect-src 'self'{connect}; img-src 'self' data:; style-src 'self'; script-src 'self'; \
+         frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+    ))
+    .expect("peer origins are checked by the command line: visible ASCII")
+}
+
 fn router(web: Web) -> Router {
     use tower_http::set_header::SetResponseHeaderLayer;
     let security = |name: &'static str, value: &'static str| {
         SetResponseHeaderLayer::if_not_present(header::HeaderName::from_static(name), HeaderValue::from_static(value))
     };
+    let policy = content_security_policy(&web.peers);
     Router::new()
         .route("/", get(home))
         .route("/static/{name}", get(asset))
@@ -330,10 +345,7 @@ fn router(web: Web) -> Router {
         .with_state(web)
         .layer(axum::extract::DefaultBodyLimit::max(BODY_BYTES_MAX))
         // Every byte the browser runs comes from this server; no page may be framed.
-        .layer(security(
-            "content-security-policy",
-            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
-        ))
+        .layer(SetResponseHeaderLayer::if_not_present(header::CONTENT_SECURITY_POLICY, policy))
         .layer(security("x-content-type-options", "nosniff"))
         .layer(security("referrer-policy", "no-referrer"))
         .layer(security("x-frame-options", "DENY"))
@@ -440,6 +452,8 @@ pub(crate) struct PagesSetup {
     pub presence: Presence,
     pub stop: watch::Receiver<bool>,
     pub open_to: Vec<ipnet::IpNet>,
+    /// The other controllers' pages (`serve --pages-peer`): origins, `http://host:port`.
+    pub peers: Vec<String>,
 }
 
 /// Serves the pages on `listener` until `stop` turns true: the signs' streams then
@@ -454,6 +468,7 @@ pub(crate) async fn serve_pages(listener: TcpListener, setup: PagesSetup) -> std
         open_to: Arc::new(setup.open_to),
         listen: Arc::from(setup.listen),
         data: Arc::from(setup.data),
+        peers: Arc::from(setup.peers),
     };
     let listener = Limited { listener, permits: Arc::new(Semaphore::new(CONNECTIONS_MAX)) };
     let mut stop = setup.stop;
