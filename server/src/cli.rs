@@ -685,7 +685,8 @@ mod tests {
         assert_eq!(peer_origin("http://10.0.0.2:8080/").as_deref(), Ok("http://10.0.0.2:8080"));
         assert_eq!(peer_origin("https://standby.salon:8443").as_deref(), Ok("https://standby.salon:8443"));
         assert_eq!(peer_origin("http://[::1]:8080").as_deref(), Ok("http://[::1]:8080"));
-        for refused in ["10.0.0.2:8080", "ftp://x:1", "http://", "http://x:1/cartel", "http://x:1 'unsafe-inline'", "http://x;y"] {
+        for refused in ["10.0.0.2:8080", "ftp://x:1", "http://", "http://x:1/cartel", "http://x:1 'unsafe-inline'", "http://x;y"]
+        {
             let error = peer_origin(refused).expect_err(refused);
             assert!(error.contains("http://host:port"), "{refused}: {error}");
         }

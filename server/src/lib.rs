@@ -221,22 +221,18 @@ pub async fn serve(
     // A hot standby serves reads and the signs but takes no command: the table and Venta-Pagos
     // services say NOT_SERVING until it takes over (docs/operations.md §16).
     let mut role = handle.role_changes();
-    let standby_health = health.clone();
-    tokio::spawn(async move {
-        loop {
-            let standby = *role.borrow_and_update() == writer::Role::Standby;
-            if standby {
-                standby_health.set_not_serving::<pb::table_server::TableServer<TableService>>().await;
-                standby_health.set_not_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
-            } else {
-                standby_health.set_serving::<pb::table_server::TableServer<TableService>>().await;
-                standby_health.set_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
+    if *role.borrow_and_update() == writer::Role::Standby {
+        health.set_not_serving::<pb::table_server::TableServer<TableService>>().await;
+        health.set_not_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
+        let health = health.clone();
+        tokio::spawn(async move {
+            // A standby becomes the writer once; the role does not go back.
+            if role.wait_for(|role| *role == writer::Role::Writer).await.is_ok() {
+                health.set_serving::<pb::table_server::TableServer<TableService>>().await;
+                health.set_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
             }
-            if role.changed().await.is_err() || !standby {
-                return;
-            }
-        }
-    });
+        });
+    }
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(pozo_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
