@@ -140,3 +140,34 @@ impl Status {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(role: &str) -> Status {
+        Status {
+            serving: true,
+            role: role.to_owned(),
+            casino: "Casino de prueba".to_owned(),
+            listen: "127.0.0.1:50051".to_owned(),
+            journal: JournalStatus { journal_id: "j-1".to_owned(), entries: 7, tip: "ab".repeat(32) },
+            pools: Vec::new(),
+            tables: Vec::new(),
+            agents_connected: 0,
+            displays_watching: 0,
+            pending_payouts: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_standby_says_it_takes_no_command_and_an_earlier_server_is_the_writer() {
+        assert!(status("standby").text().contains("EN ESPERA (standby)"), "{}", status("standby").text());
+        assert!(status("writer").text().contains("EN SERVICIO"));
+        let mut json = serde_json::to_value(status("standby")).expect("JSON");
+        assert_eq!(json["role"], "standby");
+        json.as_object_mut().expect("an object").remove("role");
+        let earlier: Status = serde_json::from_value(json).expect("a status without a role");
+        assert_eq!(earlier.role, "writer");
+    }
+}
