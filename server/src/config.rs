@@ -452,10 +452,7 @@ fn resolve_salons(layout: &Layout, rulebooks: &Rulebooks) -> Vec<Salon> {
 }
 
 /// The `[[salon]]` entries: how many, their ids and names. Returns the declared ids.
-fn validate_salons<'a>(
-    layout: &'a Layout,
-    error: impl Fn(String, String) -> ConfigError,
-) -> Result<BTreeSet<&'a str>, ConfigError> {
+fn validate_salons(layout: &Layout, error: impl Fn(String, String) -> ConfigError) -> Result<BTreeSet<&str>, ConfigError> {
     if layout.salons.len() > SALONS_MAX {
         return Err(error("salon".into(), format!("{} salons; a layout has at most {SALONS_MAX}", layout.salons.len())));
     }
