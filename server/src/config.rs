@@ -34,6 +34,16 @@ pub const TABLES_MAX: usize = 4096;
 /// A flor is a module of four tables (glossary of Res. 1452/12).
 pub const FLOR_TABLES_MAX: usize = 4;
 
+/// The most salons one layout declares (`[[salon]]`); every per-salon structure is bounded by it.
+pub const SALONS_MAX: usize = 32;
+
+/// The id of the one salon every table belongs to when the layout declares none; it is
+/// named after the layout's `casino`.
+pub const IMPLICIT_SALON: &str = "principal";
+
+/// The longest salon name, in characters (it is shown on the signs).
+pub const SALON_NAME_MAX: usize = 64;
+
 /// The largest layout or rulebook file read.
 pub const CONFIG_FILE_BYTES_MAX: u64 = 4 * 1024 * 1024;
 
@@ -50,8 +60,23 @@ pub struct Layout {
     pub time_zone: String,
     /// The casino day starts at this local civil hour (0–23).
     pub jornada_starts_hour: u32,
+    /// The salons (rooms of the casino, each with its own flores and tables), when there are
+    /// several: a pool whose tables are in more than one is a wide-area pool. None declared:
+    /// every table is in one salon, [`IMPLICIT_SALON`] (docs/operations.md §17).
+    #[serde(rename = "salon", default, skip_serializing_if = "Vec::is_empty")]
+    pub salons: Vec<SalonConfig>,
     #[serde(rename = "table")]
     pub tables: Vec<TableConfig>,
+}
+
+/// A `[[salon]]` of the layout.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SalonConfig {
+    /// What tables, the display feed and the signs' URLs name it by: 1–32 letters, digits or '-'.
+    pub id: String,
+    /// What the signs and reports show: "Salón Central".
+    pub name: String,
 }
 
 /// The keys file: not part of the journaled settings, so a key can be rotated.
@@ -70,6 +95,22 @@ pub struct TableConfig {
     pub pool: PoolId,
     pub game: Game,
     pub seats: u32,
+    /// The salon the table is in: required when the layout declares salons, refused when it
+    /// declares none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub salon: Option<String>,
+}
+
+/// A salon as the configuration resolved it: the declared ones, or the one implicit salon.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Salon {
+    pub id: String,
+    pub name: String,
+    /// Its tables, in the layout's order.
+    pub tables: Vec<TableId>,
+    /// The pools its tables feed, in the rulebooks' order: what its signs show. A wide-area
+    /// pool is in the list of every salon that feeds it.
+    pub pools: Vec<PoolId>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -195,6 +236,8 @@ pub struct Config {
     /// Table id → its place in `layout.tables`: every command looks its table up (a scan
     /// of 1,000 tables was 2 % of the controller's CPU under load: docs/benchmarks.md).
     table_index: HashMap<TableId, usize>,
+    /// The salons, in the layout's order (one, [`IMPLICIT_SALON`], when it declares none).
+    salons: Vec<Salon>,
 }
 
 /// The configuration refused, naming the file and the field.
@@ -282,7 +325,8 @@ impl Config {
         }
         let hash = hex::encode(hasher.finalize());
         let table_index = layout.tables.iter().enumerate().map(|(index, table)| (table.id.clone(), index)).collect();
-        Ok(Config { layout, rulebooks, time_zone, keys: BTreeMap::new(), journal_key: None, texts, hash, table_index })
+        let salons = resolve_salons(&layout, &rulebooks);
+        Ok(Config { layout, rulebooks, time_zone, keys: BTreeMap::new(), journal_key: None, texts, hash, table_index, salons })
     }
 
     /// Adds the keys of a keys file, checked against the layout: every table has one.
@@ -354,12 +398,115 @@ impl Config {
         records
     }
 
+    /// The salons, in the layout's order: the declared ones, or the one implicit salon
+    /// ([`IMPLICIT_SALON`], named after the casino) when the layout declares none.
+    pub fn salons(&self) -> &[Salon] {
+        &self.salons
+    }
+
+    /// The salon `id`, if the layout has it.
+    pub fn salon(&self, id: &str) -> Option<&Salon> {
+        self.salons.iter().find(|salon| salon.id == id)
+    }
+
+    /// The id of the salon a table of the layout is in.
+    pub fn salon_of<'a>(&self, table: &'a TableConfig) -> &'a str {
+        table.salon.as_deref().unwrap_or(IMPLICIT_SALON)
+    }
+
+    /// The salons' ids, for a refusal: `central, norte`.
+    pub fn salon_ids(&self) -> String {
+        self.salons.iter().map(|salon| salon.id.as_str()).collect::<Vec<_>>().join(", ")
+    }
+
     pub fn table(&self, id: &str) -> Option<&TableConfig> {
         // The layout is public (the simulator plays the first N tables of one): an index that
         // no longer names the table is not trusted.
         match self.table_index.get(id).and_then(|&index| self.layout.tables.get(index)) {
             Some(table) if table.id == id => Some(table),
             _ => self.layout.tables.iter().find(|table| table.id == id),
+        }
+    }
+}
+
+/// The salons of a validated layout: each with its tables and the pools they feed.
+fn resolve_salons(layout: &Layout, rulebooks: &Rulebooks) -> Vec<Salon> {
+    let declared: Vec<(String, String)> = if layout.salons.is_empty() {
+        vec![(IMPLICIT_SALON.to_owned(), layout.casino.clone())]
+    } else {
+        layout.salons.iter().map(|salon| (salon.id.clone(), salon.name.trim().to_owned())).collect()
+    };
+    declared
+        .into_iter()
+        .map(|(id, name)| {
+            let tables: Vec<&TableConfig> =
+                layout.tables.iter().filter(|table| table.salon.as_deref().unwrap_or(IMPLICIT_SALON) == id).collect();
+            let pools = rulebooks
+                .pools()
+                .filter(|rules| tables.iter().any(|table| table.pool == rules.id))
+                .map(|rules| rules.id.clone())
+                .collect();
+            Salon { id, name, tables: tables.iter().map(|table| table.id.clone()).collect(), pools }
+        })
+        .collect()
+}
+
+/// The `[[salon]]` entries: how many, their ids and names. Returns the declared ids.
+fn validate_salons(layout: &Layout, error: impl Fn(String, String) -> ConfigError) -> Result<BTreeSet<&str>, ConfigError> {
+    if layout.salons.len() > SALONS_MAX {
+        return Err(error("salon".into(), format!("{} salons; a layout has at most {SALONS_MAX}", layout.salons.len())));
+    }
+    let mut ids = BTreeSet::new();
+    for (index, salon) in layout.salons.iter().enumerate() {
+        let field = |name: &str| format!("salon[{index}].{name}");
+        if salon.id.is_empty() || salon.id.len() > 32 || !salon.id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            return Err(error(field("id"), format!("`{}` must be 1–32 letters, digits or '-'", salon.id)));
+        }
+        if !ids.insert(salon.id.as_str()) {
+            return Err(error(field("id"), format!("salon `{}` is defined twice", salon.id)));
+        }
+        let name = salon.name.trim();
+        if name.is_empty() || name.chars().count() > SALON_NAME_MAX || name.chars().any(char::is_control) {
+            return Err(error(
+                field("name"),
+                format!("salon `{}`: a name of 1–{SALON_NAME_MAX} characters, as the signs show it", salon.id),
+            ));
+        }
+    }
+    Ok(ids)
+}
+
+/// A table's `salon`, checked against the declared salons; the salon it is in.
+fn table_salon<'a>(
+    table: &'a TableConfig,
+    field: &str,
+    salons: &BTreeSet<&str>,
+    error: impl Fn(String, String) -> ConfigError,
+) -> Result<&'a str, ConfigError> {
+    let known = || salons.iter().copied().collect::<Vec<_>>().join(", ");
+    match table.salon.as_deref() {
+        None if salons.is_empty() => Ok(IMPLICIT_SALON),
+        None => Err(error(
+            field.to_owned(),
+            format!(
+                "table `{}` names no salon; the layout declares salons ({}), so every table names its own",
+                table.id,
+                known()
+            ),
+        )),
+        Some(salon) if salons.is_empty() => Err(error(
+            field.to_owned(),
+            format!(
+                "salon `{salon}` at table `{}`, but the layout declares no [[salon]]: declare it, or remove the field",
+                table.id
+            ),
+        )),
+        Some(salon) if salons.contains(salon) => Ok(salon),
+        Some(salon) => {
+            let guess = pozo_engine::nearest(salon, salons.iter().copied())
+                .map(|nearest| format!(" (did you mean `{nearest}`?)"))
+                .unwrap_or_default();
+            Err(error(field.to_owned(), format!("unknown salon `{salon}`{guess}; known: {}", known())))
         }
     }
 }
@@ -383,8 +530,11 @@ fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<TimeZo
     if layout.tables.is_empty() || layout.tables.len() > TABLES_MAX {
         return Err(error("table".into(), format!("{} tables; a layout has 1 to {TABLES_MAX}", layout.tables.len())));
     }
+    let salons = validate_salons(layout, error)?;
     let mut ids = BTreeSet::new();
     let mut flores: BTreeMap<&str, usize> = BTreeMap::new();
+    // Flor → the salon it is in, and the table that put it there.
+    let mut flor_salons: BTreeMap<&str, (&str, &str)> = BTreeMap::new();
     for (index, table) in layout.tables.iter().enumerate() {
         let field = |name: &str| format!("table[{index}].{name}");
         if table.id.is_empty() || table.id.len() > 32 || !table.id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
@@ -429,6 +579,26 @@ fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<TimeZo
         if *count > FLOR_TABLES_MAX {
             return Err(error(field("flor"), format!("flor `{}` has more than {FLOR_TABLES_MAX} tables", table.flor)));
         }
+        let salon = table_salon(table, &field("salon"), &salons, error)?;
+        // A flor is a module of four tables: one place on one floor, so in one salon.
+        let (flor_salon, first) = *flor_salons.entry(table.flor.as_str()).or_insert((salon, table.id.as_str()));
+        if flor_salon != salon {
+            return Err(error(
+                field("salon"),
+                format!(
+                    "table `{}` of flor `{}` is in salon `{salon}`, but table `{first}` of that flor is in salon `{flor_salon}`: a flor (a module of four tables) lies in one salon",
+                    table.id, table.flor
+                ),
+            ));
+        }
+    }
+    if let Some((index, salon)) = layout
+        .salons
+        .iter()
+        .enumerate()
+        .find(|(_, salon)| !layout.tables.iter().any(|table| table.salon.as_ref() == Some(&salon.id)))
+    {
+        return Err(error(format!("salon[{index}].id"), format!("salon `{}` has no table", salon.id)));
     }
     Ok(time_zone)
 }
@@ -526,6 +696,17 @@ mod tests {
         assert_eq!(config.layout.tables.len(), 17);
         assert_eq!(config.hash.len(), 64);
         assert!(config.keys.values().any(|key| key.role == Role::Office));
+    }
+
+    #[test]
+    fn a_layout_without_salons_is_one_salon_named_after_the_casino() {
+        let config = Config::embedded();
+        let [salon] = config.salons() else { panic!("one implicit salon: {:?}", config.salons()) };
+        assert_eq!((salon.id.as_str(), salon.name.as_str()), (IMPLICIT_SALON, "Casino de ejemplo"));
+        assert_eq!(salon.tables.len(), config.layout.tables.len());
+        let every: Vec<PoolId> = config.rulebooks.pools().map(|rules| rules.id.clone()).collect();
+        assert_eq!(salon.pools, every, "every pool of the embedded layout has a table");
+        assert!(config.layout.tables.iter().all(|table| config.salon_of(table) == IMPLICIT_SALON));
     }
 
     #[test]

@@ -15,11 +15,35 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-use pozo_engine::Pool;
+use pozo_engine::{Money, Pool};
 use pozo_engine::{PoolId, TableId};
 
+use crate::config::{Config, Salon};
 use crate::journal::JournalTip;
 use crate::state::{Hit, OrderStatus, PayoutOrder, State, TableDay};
+
+/// A pool's figures in one jornada at the tables of one salon (docs/operations.md §17), from
+/// the tables' meters of that jornada.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SalonShare {
+    /// Side bets registered, net of those voided or refunded (4.3.2, 11.8.2).
+    pub bets: u64,
+    /// Their amount (IPA, 4.7, 12.8).
+    pub bets_amount: Money,
+    /// What they added to the pool, main and reserve (3.2.1, 11.2.3, 15.2.4; AJ 2.5.6.3).
+    pub contributions: Money,
+    /// Prizes paid at its tables (PPPA), net of Venta-Pagos rejections.
+    pub awards: Money,
+}
+
+impl std::ops::AddAssign for SalonShare {
+    fn add_assign(&mut self, other: SalonShare) {
+        self.bets += other.bets;
+        self.bets_amount += other.bets_amount;
+        self.contributions += other.contributions;
+        self.awards += other.awards;
+    }
+}
 
 /// The state as of one durable journal tip.
 #[derive(Clone, Debug)]
@@ -71,6 +95,39 @@ impl ReadModel {
     /// A table's meters for a jornada; zero when nothing was booked.
     pub fn day(&self, jornada: &str, table_id: &str) -> TableDay {
         self.days.get(jornada).and_then(|tables| tables.get(table_id)).map(|day| TableDay::clone(day)).unwrap_or_default()
+    }
+
+    /// A pool's figures in `jornada` per salon whose tables feed it, in the layout's order of
+    /// salons; empty for a pool no table feeds. Every table is in exactly one salon, so the
+    /// salons add up exactly (decimal arithmetic) to the pool's figures for the jornada.
+    ///
+    /// A table's contribution is its IPA as the pool's rules split a bet ([`Pool::contribution_of`]:
+    /// the main and reserve shares, 3.2.1, 11.2.3, 15.2.4, AJ 2.5.6.3): each bet contributed
+    /// exactly its bet times those rates, fractions kept, and the rates do not change while the
+    /// pool is live, so the sum of the bets' contributions is the IPA's.
+    pub fn salon_shares<'c>(&self, config: &'c Config, jornada: &str, pool_id: &str) -> Vec<(&'c Salon, SalonShare)> {
+        let Some(pool) = self.pool(pool_id) else { return Vec::new() };
+        let tables = self.days.get(jornada);
+        config
+            .salons()
+            .iter()
+            .filter(|salon| salon.pools.iter().any(|id| *id == pool_id))
+            .map(|salon| {
+                let mut share = SalonShare::default();
+                for table_id in &salon.tables {
+                    let in_pool = config.table(table_id).is_some_and(|table| table.pool == pool_id);
+                    let Some(day) = tables.and_then(|tables| tables.get(table_id)).filter(|_| in_pool) else { continue };
+                    let contribution = pool.contribution_of(day.ipa);
+                    share += SalonShare {
+                        bets: day.bets,
+                        bets_amount: day.ipa,
+                        contributions: contribution.main + contribution.reserve,
+                        awards: day.pppa,
+                    };
+                }
+                (salon, share)
+            })
+            .collect()
     }
 
     /// The jornadas kept in the reports, newest first.

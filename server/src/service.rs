@@ -548,28 +548,58 @@ impl pb::display_server::Display for DisplayService {
         if !open {
             authorize_read(&self.handle, &request, DISPLAY_READERS)?;
         }
-        let wanted = request.into_inner().pool_ids;
-        if let Some(unknown) = wanted.iter().find(|id| self.handle.config().rulebooks.pool(id).is_none()) {
-            return Err(ApiError::not_found(format!("pool_ids: no pool `{unknown}`")).into());
-        }
+        let request = request.into_inner();
+        let wanted = displayed_pools(self.handle.config(), request.pool_ids, &request.salon_id)?;
         // Counted in `pozo_displays_watching` for as long as the stream is open.
         let watch = self.handle.metrics().display_opened();
         let stream = until_stopped(self.handle.display(), self.stop.clone(), move |push| {
             let _open = &watch;
-            display_update(push, &wanted)
+            display_update(push, wanted.as_deref())
         });
         Ok(Response::new(stream))
     }
 }
 
-/// One display update: the pools `wanted` (all when empty).
-fn display_update(push: &crate::writer::DisplayPush, wanted: &[String]) -> pb::DisplayUpdate {
+/// The pools a display asked for: those of `pool_ids` and of the salon `salon_id` (the pools its
+/// tables feed, a wide-area pool in every salon that feeds it); `None`, every pool, when it
+/// names neither. Checked before the stream opens: a refusal opens nothing.
+fn displayed_pools(
+    config: &crate::config::Config,
+    pool_ids: Vec<String>,
+    salon_id: &str,
+) -> Result<Option<Vec<String>>, ApiError> {
+    if let Some(unknown) = pool_ids.iter().find(|id| config.rulebooks.pool(id).is_none()) {
+        return Err(ApiError::not_found(format!("pool_ids: no pool `{}`", bounded_text(unknown))));
+    }
+    if salon_id.is_empty() {
+        return Ok((!pool_ids.is_empty()).then_some(pool_ids));
+    }
+    let salon = config.salon(salon_id).ok_or_else(|| {
+        ApiError::not_found(format!(
+            "salon_id: no salon `{}` in the layout (known: {})",
+            bounded_text(salon_id),
+            config.salon_ids()
+        ))
+    })?;
+    if let Some(other) = pool_ids.iter().find(|id| !salon.pools.iter().any(|pool| pool == *id)) {
+        return Err(ApiError::invalid(format!(
+            "pool_ids: no table of salon `{}` feeds pool `{other}` (its pools: {})",
+            salon.id,
+            salon.pools.iter().map(|pool| pool.as_str()).collect::<Vec<_>>().join(", ")
+        )));
+    }
+    let pools = if pool_ids.is_empty() { salon.pools.iter().map(|pool| pool.to_string()).collect() } else { pool_ids };
+    Ok(Some(pools))
+}
+
+/// One display update: the pools `wanted` (all when `None`).
+fn display_update(push: &crate::writer::DisplayPush, wanted: Option<&[String]>) -> pb::DisplayUpdate {
     pb::DisplayUpdate {
         journal_sequence: push.journal_sequence,
         pools: push
             .pools
             .iter()
-            .filter(|pool| wanted.is_empty() || wanted.iter().any(|id| pool.pool_id == *id))
+            .filter(|pool| wanted.is_none_or(|wanted| wanted.iter().any(|id| pool.pool_id == *id)))
             .map(|pool| pb::PoolDisplay {
                 pool_id: pool.pool_id.to_string(),
                 displayed: amount(pool.displayed),
@@ -753,6 +783,7 @@ impl pb::reports_server::Reports for ReportsService {
             request.jornada.clone()
         };
         let day = self.handle.read().day(&jornada, &request.table_id);
+        let salon_id = self.handle.config().table(&request.table_id).map(|table| self.handle.config().salon_of(table).to_owned());
         let report = pb::TableReport {
             table_id: request.table_id.clone(),
             jornada,
@@ -770,15 +801,36 @@ impl pb::reports_server::Reports for ReportsService {
                 .iter()
                 .map(|(hour, (ipa, pppa))| pb::HourRow { hour: *hour, ipa: amount(*ipa), pppa: amount(*pppa) })
                 .collect(),
+            salon_id: salon_id.unwrap_or_default(),
         };
         Ok(Response::new(report))
     }
 
     async fn pool(&self, request: Request<pb::PoolReportRequest>) -> Result<Response<pb::PoolReport>, Status> {
         authorize_read(&self.handle, &request, REPORT_READERS)?;
-        let pool_id = request.into_inner().pool_id;
+        let pb::PoolReportRequest { pool_id, jornada } = request.into_inner();
+        let config = self.handle.config();
         let model = self.handle.read();
         let pool = model.pool(&pool_id).ok_or_else(|| ApiError::not_found(format!("pool_id: no pool `{pool_id}`")))?;
+        if !jornada.is_empty() && jiff::civil::Date::strptime("%Y-%m-%d", &jornada).is_err() {
+            return Err(ApiError::invalid(format!("jornada: `{}` is not a date YYYY-MM-DD", bounded_text(&jornada))).into());
+        }
+        let jornada = if jornada.is_empty() { crate::jornada::jornada_and_hour(config, self.handle.now_ms()).0 } else { jornada };
+        // The split by salon (docs/operations.md §17): every table is in one salon, so the
+        // salons add up exactly to the pool's figures for the jornada.
+        let shares = model.salon_shares(config, &jornada, &pool_id);
+        let mut total = crate::read::SalonShare::default();
+        for (_, share) in &shares {
+            total += *share;
+        }
+        let salon_share = |salon_id: &str, name: &str, share: &crate::read::SalonShare| pb::SalonShare {
+            salon_id: salon_id.to_owned(),
+            name: name.to_owned(),
+            bets: share.bets,
+            bets_amount: amount(share.bets_amount),
+            contributions: amount(share.contributions),
+            awards: amount(share.awards),
+        };
         let m = pool.meters();
         let report = pb::PoolReport {
             pool_id: pool_id.clone(),
@@ -798,6 +850,9 @@ impl pb::reports_server::Reports for ReportsService {
             reserve_transfers_returned: amount(m.reserve_transfers_returned),
             rejections: m.rejections,
             last_hits: model.hits(&pool_id).map(hit).collect(),
+            salons: shares.iter().map(|(salon, share)| salon_share(&salon.id, &salon.name, share)).collect(),
+            jornada_total: Some(salon_share("", "", &total)),
+            jornada,
         };
         Ok(Response::new(report))
     }

@@ -95,7 +95,7 @@ async fn metrics_are_scraped_parsed_and_follow_the_commands() {
     panel.message().await.expect("a first panel").expect("a panel");
     // A sign watching the display feed.
     let mut display = client.display.clone();
-    let mut feed = display.watch(pozo_proto::v1::WatchDisplays { pool_ids: vec![] }).await.expect("display feed").into_inner();
+    let mut feed = display.watch(pozo_proto::v1::WatchDisplays::default()).await.expect("display feed").into_inner();
     feed.message().await.expect("a first update").expect("an update");
 
     let after = Metrics::scrape(&base).await;

@@ -250,7 +250,7 @@ async fn the_cartel_shows_the_pools_it_is_asked_for() {
         ("?pozo=nada", StatusCode::NOT_FOUND, "pozo: no existe el pozo `nada`"),
         ("?flor=99", StatusCode::NOT_FOUND, "flor: no existe la flor `99`"),
         ("?mesa=ZZ", StatusCode::NOT_FOUND, "mesa: no existe la mesa `ZZ`"),
-        ("?color=rojo", StatusCode::BAD_REQUEST, "color: el cartel se elige con pozo, flor o mesa"),
+        ("?color=rojo", StatusCode::BAD_REQUEST, "color: el cartel se elige con pozo, flor, mesa o salon"),
     ] {
         let (got, html) = browser.page(&format!("/cartel{query}")).await;
         assert_eq!(got, status, "{query}");

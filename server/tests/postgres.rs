@@ -594,7 +594,7 @@ async fn a_hot_standby_serves_books_and_signs_refuses_commands_and_takes_over_wi
     assert_eq!(standby.journal_id, writer.journal_id, "one journal, announced by both");
 
     // A sign on the standby, watching the pool the presses feed.
-    let watch = pb::WatchDisplays { pool_ids: vec!["iplyc-blackjack".to_owned()] };
+    let watch = pb::WatchDisplays { pool_ids: vec!["iplyc-blackjack".to_owned()], ..Default::default() };
     let mut feed = standby.display.watch(watch).await.expect("the standby serves the display feed").into_inner();
     let mut shown = String::new();
     /// Waits until the sign shows `amount` (the writer's); `shown` is what it last showed.

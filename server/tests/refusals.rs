@@ -321,7 +321,11 @@ async fn unknown_table_is_refused_and_changes_nothing() {
         .expect_err("no such table");
     assert_eq!(status.code(), Code::NotFound, "{}", status.message());
     names(status.message(), &["table_id: no table `Z9` in the layout"]);
-    let status = client.reports.pool(pb::PoolReportRequest { pool_id: "no-such-pool".into() }).await.expect_err("no such pool");
+    let status = client
+        .reports
+        .pool(pb::PoolReportRequest { pool_id: "no-such-pool".into(), ..Default::default() })
+        .await
+        .expect_err("no such pool");
     assert_eq!(status.code(), Code::NotFound, "{}", status.message());
     names(status.message(), &["pool_id: no pool `no-such-pool`"]);
     before.unchanged(&mut client).await;

@@ -62,8 +62,12 @@ async fn a_full_blackjack_round() {
     assert_eq!((pool.last_hits[0].seat, amount(&pool.last_hits[0].amount)), (3, "500.00".to_owned()));
 
     // The cartel shows the winning table and the amount paid, with the new amount.
-    let mut display =
-        client.display.watch(pb::WatchDisplays { pool_ids: vec!["iplyc-blackjack".into()] }).await.expect("display").into_inner();
+    let mut display = client
+        .display
+        .watch(pb::WatchDisplays { pool_ids: vec!["iplyc-blackjack".into()], ..Default::default() })
+        .await
+        .expect("display")
+        .into_inner();
     let update = display.message().await.expect("stream").expect("a push");
     let shown = &update.pools[0];
     let win = shown.last_win.as_ref().expect("a last win");

@@ -62,8 +62,11 @@ async fn a_slow_display_gets_the_newest_amounts_not_a_backlog() {
         .expect("uri")
         .initial_stream_window_size(Some(256));
     let mut slow = pb::display_client::DisplayClient::new(endpoint.connect().await.expect("connect"));
-    let mut display =
-        slow.watch(pb::WatchDisplays { pool_ids: vec!["iplyc-ruleta".into()] }).await.expect("display").into_inner();
+    let mut display = slow
+        .watch(pb::WatchDisplays { pool_ids: vec!["iplyc-ruleta".into()], ..Default::default() })
+        .await
+        .expect("display")
+        .into_inner();
     let first = display.message().await.expect("stream").expect("the current amounts");
     assert_eq!(first.pools.len(), 1, "only the pool asked for");
     assert_eq!(amount(&first.pools[0].displayed), "20000.00");

@@ -182,7 +182,7 @@ async fn the_display_feed_is_open_only_to_the_configured_networks() {
     let server = TestServer::start_with(directory.path().join("data"), options).await;
     let client = server.client().await;
     let status = pb::display_client::DisplayClient::new(client.channel.clone())
-        .watch(pb::WatchDisplays { pool_ids: vec![] })
+        .watch(pb::WatchDisplays::default())
         .await
         .expect_err("closed to every network");
     assert_eq!(status.code(), Code::Unauthenticated);
@@ -190,7 +190,7 @@ async fn the_display_feed_is_open_only_to_the_configured_networks() {
     for (key, allowed) in [("cartel-1", true), ("sup-carla", true), ("mesa-B1", false)] {
         let credential = pozo_proto::ReadCredential::new(key, &config.keys[key].secret, &client.journal_id);
         let mut display = pb::display_client::DisplayClient::with_interceptor(client.channel.clone(), credential);
-        let result = display.watch(pb::WatchDisplays { pool_ids: vec![] }).await;
+        let result = display.watch(pb::WatchDisplays::default()).await;
         assert_eq!(result.is_ok(), allowed, "{key}: {:?}", result.err());
     }
     server.stop().await;
@@ -198,7 +198,7 @@ async fn the_display_feed_is_open_only_to_the_configured_networks() {
     let open = TestServer::start().await;
     let client = open.client().await;
     let mut display = pb::display_client::DisplayClient::new(client.channel.clone());
-    let mut stream = display.watch(pb::WatchDisplays { pool_ids: vec![] }).await.expect("loopback is open").into_inner();
+    let mut stream = display.watch(pb::WatchDisplays::default()).await.expect("loopback is open").into_inner();
     assert!(!stream.message().await.expect("a push").expect("the amounts").pools.is_empty());
     open.stop().await;
 }

@@ -1,5 +1,5 @@
 //! The cartel luminoso: `/cartel` for a TV in kiosk mode, every pool of the floor or
-//! those chosen by `?pozo=`, `?flor=` or `?mesa=` (repeatable); `/cartel/eventos`,
+//! those chosen by `?pozo=`, `?flor=`, `?mesa=` or `?salon=` (repeatable); `/cartel/eventos`,
 //! its event stream ([`super::feed`]).
 
 use axum::extract::{ConnectInfo, RawQuery, State};
@@ -15,14 +15,38 @@ use crate::config::{Config, Role};
 /// Who may watch the signs from outside the open networks.
 const SIGN_READERS: &[Role] = &[Role::Office, Role::Supervisor];
 
+/// What a sign shows, from its query: its pools, and the names of the salons it was asked for.
+#[derive(Debug, PartialEq, Eq)]
+struct Chosen {
+    /// Every pool, or those of the named pools, flores, tables and salons, in the rulebooks' order.
+    pools: Vec<PoolId>,
+    /// The names of the salons named (`?salon=`), in the order asked.
+    salons: Vec<String>,
+}
+
 /// The pools a sign shows, from its query: every pool, or those of the named pools,
-/// flores and tables, in the rulebooks' order.
-fn chosen_pools(config: &Config, query: Option<&str>) -> Result<Vec<PoolId>, PageError> {
+/// flores, tables and salons (a salon's: the pools its tables feed, a wide-area pool in
+/// every salon that feeds it), in the rulebooks' order.
+fn chosen_pools(config: &Config, query: Option<&str>) -> Result<Chosen, PageError> {
     let mut wanted = std::collections::BTreeSet::new();
+    let mut salons: Vec<String> = Vec::new();
     let mut any = false;
     for (name, value) in form_urlencoded_pairs(query.unwrap_or("")) {
         any = true;
         match name.as_str() {
+            "salon" => {
+                let Some(salon) = config.salon(&value) else {
+                    return Err(PageError::not_found(format!(
+                        "salon: no existe el salón `{}` (salones: {})",
+                        view::bounded(&value),
+                        config.salon_ids()
+                    )));
+                };
+                wanted.extend(salon.pools.iter().cloned());
+                if !salons.contains(&salon.name) {
+                    salons.push(salon.name.clone());
+                }
+            }
             "pozo" => {
                 if config.rulebooks.pool(&value).is_none() {
                     return Err(PageError::not_found(format!("pozo: no existe el pozo `{}`", view::bounded(&value))));
@@ -44,13 +68,14 @@ fn chosen_pools(config: &Config, query: Option<&str>) -> Result<Vec<PoolId>, Pag
             }
             other => {
                 return Err(PageError::bad_request(format!(
-                    "{}: el cartel se elige con pozo, flor o mesa (por ejemplo /cartel?flor=1)",
+                    "{}: el cartel se elige con pozo, flor, mesa o salon (por ejemplo /cartel?flor=1)",
                     view::bounded(other)
                 )));
             }
         }
     }
-    Ok(config.rulebooks.pools().map(|pool| pool.id.clone()).filter(|id| !any || wanted.contains(id)).collect())
+    let pools = config.rulebooks.pools().map(|pool| pool.id.clone()).filter(|id| !any || wanted.contains(id)).collect();
+    Ok(Chosen { pools, salons })
 }
 
 fn form_urlencoded_pairs(query: &str) -> Vec<(String, String)> {
@@ -79,6 +104,8 @@ fn may_watch(web: &Web, peer: &Peer, jar: &CookieJar) -> Result<(), PageError> {
 #[template(path = "cartel.html")]
 struct CartelPage {
     casino: String,
+    /// The names of the salons the sign was asked for (`?salon=`), joined: empty when none.
+    salon: String,
     pools: Vec<(String, String)>,
     pool_ids: String,
     silence_ms: u64,
@@ -94,9 +121,10 @@ async fn cartel(
 ) -> Result<Response, PageError> {
     may_watch(&web, &peer, &jar)?;
     let config = web.handle.config();
-    let pools = chosen_pools(config, query.as_deref())?;
+    let Chosen { pools, salons } = chosen_pools(config, query.as_deref())?;
     page(&CartelPage {
         casino: config.layout.casino.clone(),
+        salon: salons.join(" · "),
         pool_ids: pools.join(","),
         pools: pools.iter().map(|id| (id.to_string(), view::pool_name(config, id))).collect(),
         silence_ms: feed::SILENCE_MS,
@@ -140,15 +168,22 @@ mod tests {
     fn a_sign_shows_the_pools_of_what_it_names() {
         let config = Config::embedded();
         let every: Vec<PoolId> = config.rulebooks.pools().map(|pool| pool.id.clone()).collect();
-        assert_eq!(chosen_pools(&config, None).expect("all"), every);
+        let pools = |query: Option<&str>| chosen_pools(&config, query).map(|chosen| chosen.pools);
+        assert_eq!(pools(None).expect("all"), every);
         let table = &config.layout.tables[0];
-        assert_eq!(chosen_pools(&config, Some(&format!("mesa={}", table.id))).expect("one table"), vec![table.pool.clone()]);
+        assert_eq!(pools(Some(&format!("mesa={}", table.id))).expect("one table"), vec![table.pool.clone()]);
         let flor: Vec<PoolId> = {
             let pools: std::collections::BTreeSet<_> =
                 config.layout.tables.iter().filter(|other| other.flor == table.flor).map(|other| other.pool.clone()).collect();
             every.iter().filter(|id| pools.contains(*id)).cloned().collect()
         };
-        assert_eq!(chosen_pools(&config, Some(&format!("flor={}", table.flor))).expect("a flor"), flor);
+        assert_eq!(pools(Some(&format!("flor={}", table.flor))).expect("a flor"), flor);
+        // No salon declared: the one implicit salon, named after the casino, has every pool.
+        let implicit = chosen_pools(&config, Some("salon=principal")).expect("the implicit salon");
+        assert_eq!(implicit, Chosen { pools: every.clone(), salons: vec!["Casino de ejemplo".to_owned()] });
+        let unknown = chosen_pools(&config, Some("salon=norte")).expect_err("unknown salon");
+        assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+        assert!(unknown.message.contains("salon: no existe el salón `norte` (salones: principal)"), "{}", unknown.message);
         let unknown = chosen_pools(&config, Some("pozo=nada")).expect_err("unknown pool");
         assert_eq!(unknown.status, StatusCode::NOT_FOUND);
         assert!(unknown.message.contains("pozo: no existe el pozo `nada`"), "{}", unknown.message);

@@ -1,7 +1,8 @@
 //! The floor view for the jefe de sala: every table (open or closed, in a round or not,
 //! its agent connected and last seen, pool play suspended), the pools, and the reports
 //! of a jornada (IPA, PPPA, FP, credits, hourly figures: 4.7, 12.8, Form 4218) as
-//! tables, a chart and CSV; per pool, its meters and last 25 hits.
+//! tables, a chart and CSV, with each pool's figures split by salon; per pool, its meters
+//! and last 25 hits.
 
 use std::collections::BTreeMap;
 
@@ -16,6 +17,7 @@ use serde::Deserialize;
 use super::auth::{self, Session};
 use super::{PageError, Web, page, view};
 use crate::config::Role;
+use crate::read::SalonShare;
 use crate::state::{TableDay, TableState};
 
 const FLOOR_READERS: &[Role] = &[Role::Supervisor];
@@ -198,6 +200,39 @@ struct Report {
     rows: Vec<(TableId, TableDay)>,
     hours: BTreeMap<u32, (Money, Money)>,
     jornadas: Vec<String>,
+    /// Per pool some table feeds, in the rulebooks' order: its figures per salon.
+    salons: Vec<(PoolId, Vec<SalonLine>)>,
+}
+
+/// One salon's share of a pool in the report: the salon's id, its name, its figures.
+type SalonLine = (String, String, SalonShare);
+
+/// A line of the split by salon: one salon's share of a pool, or the pool's total.
+pub struct SalonRow {
+    pub pool_id: String,
+    pub pool: String,
+    /// The salon's id; empty on the pool's total line.
+    pub salon_id: String,
+    pub salon: String,
+    pub bets: u64,
+    pub ipa: String,
+    pub contributions: String,
+    pub pppa: String,
+}
+
+impl SalonRow {
+    fn of(config: &crate::config::Config, pool: &PoolId, salon_id: &str, salon: &str, share: &SalonShare) -> SalonRow {
+        SalonRow {
+            pool_id: pool.to_string(),
+            pool: view::pool_name(config, pool),
+            salon_id: salon_id.to_owned(),
+            salon: salon.to_owned(),
+            bets: share.bets,
+            ipa: view::pesos(share.bets_amount),
+            contributions: view::pesos(share.contributions),
+            pppa: view::pesos(share.awards),
+        }
+    }
 }
 
 async fn report(web: &Web, query: &ReportQuery) -> Result<Report, PageError> {
@@ -220,7 +255,16 @@ async fn report(web: &Web, query: &ReportQuery) -> Result<Report, PageError> {
             entry.1 += *pppa;
         }
     }
-    Ok(Report { jornada, rows, hours, jornadas })
+    let salons = config
+        .rulebooks
+        .pools()
+        .map(|rules| {
+            let shares = model.salon_shares(&config, &jornada, &rules.id);
+            (rules.id.clone(), shares.into_iter().map(|(salon, share)| (salon.id.clone(), salon.name.clone(), share)).collect())
+        })
+        .filter(|(_, shares): &(PoolId, Vec<_>)| !shares.is_empty())
+        .collect();
+    Ok(Report { jornada, rows, hours, jornadas, salons })
 }
 
 #[derive(askama::Template)]
@@ -235,6 +279,8 @@ struct ReportPage {
     hours: Vec<HourRow>,
     chart_width: u32,
     chart_height: u32,
+    /// Each pool's lines by salon, then its total line.
+    salons: Vec<SalonRow>,
 }
 
 async fn report_page(State(web): State<Web>, jar: CookieJar, Query(query): Query<ReportQuery>) -> Response {
@@ -260,8 +306,19 @@ async fn report_page(State(web): State<Web>, jar: CookieJar, Query(query): Query
                 x: 40 + index as u32 * 40,
             })
             .collect();
+        let config = web.handle.config();
+        let mut salons = Vec::new();
+        for (pool, shares) in &report.salons {
+            let mut total = SalonShare::default();
+            for (id, name, share) in shares {
+                salons.push(SalonRow::of(config, pool, id, name, share));
+                total += *share;
+            }
+            salons.push(SalonRow::of(config, pool, "", "Total del pozo", &total));
+        }
         page(&ReportPage {
             session,
+            salons,
             chart_width: 60 + hours.len().max(1) as u32 * 40,
             chart_height: CHART_HEIGHT,
             hours,
@@ -360,6 +417,37 @@ async fn report_csv(State(web): State<Web>, jar: CookieJar, Query(query): Query<
     .into_response()
 }
 
+/// `/sala/informe-salones.csv`: the jornada's figures of each pool per salon (one row per pool
+/// and salon; a pool's salons add up to its figures for the jornada).
+async fn report_salons_csv(State(web): State<Web>, jar: CookieJar, Query(query): Query<ReportQuery>) -> Response {
+    if let Err(response) = auth::require(&web, &jar, FLOOR_READERS, "/sala/informe") {
+        return response;
+    }
+    async {
+        let report = report(&web, &query).await?;
+        let text = crate::award::money_text;
+        let rows = report.salons.iter().flat_map(|(pool, shares)| {
+            let jornada = &report.jornada;
+            shares.iter().map(move |(id, name, share)| {
+                vec![
+                    jornada.clone(),
+                    pool.to_string(),
+                    id.clone(),
+                    name.clone(),
+                    share.bets.to_string(),
+                    text(share.bets_amount),
+                    text(share.contributions),
+                    text(share.awards),
+                ]
+            })
+        });
+        let body = view::csv(&["jornada", "pozo", "salon", "nombre_salon", "apuestas", "ipa", "aportes", "pppa"], rows);
+        Ok::<_, PageError>(view::csv_response(&format!("informe-salones-{}.csv", report.jornada), body))
+    }
+    .await
+    .into_response()
+}
+
 // ----------------------------------------------------------------------------- a pool
 
 pub struct HitRow {
@@ -434,6 +522,7 @@ pub(super) fn routes() -> axum::Router<Web> {
         .route("/sala/mesas", get(sala_tables))
         .route("/sala/informe", get(report_page))
         .route("/sala/informe.csv", get(report_csv))
+        .route("/sala/informe-salones.csv", get(report_salons_csv))
         .route("/sala/pozos/{id}", get(pool_page))
 }
 

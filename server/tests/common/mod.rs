@@ -53,6 +53,22 @@ impl TestServer {
         server
     }
 
+    /// A fresh controller with a configuration of its own (another layout; keys that sign like
+    /// the embedded ones, so [`Client`] speaks for its tables), its pages on 127.0.0.1:0.
+    pub async fn with_config(config: Config) -> TestServer {
+        let directory = tempfile::tempdir().expect("a temporary directory");
+        let mut server = TestServer::start_config_on(config, directory.path().join("data")).await;
+        server._directory = Some(directory);
+        server
+    }
+
+    /// A controller with `config` on `data` (a restart of [`TestServer::with_config`]), its pages on 127.0.0.1:0.
+    pub async fn start_config_on(config: Config, data: PathBuf) -> TestServer {
+        let options = pozo_server::ServeOptions { pages: Some("127.0.0.1:0".parse().expect("an address")), ..Default::default() };
+        let embedded = pozo_server::Embedded::start(config, &data, options).await.expect("the server started");
+        TestServer { address: embedded.address, pages: embedded.pages, data, _directory: None, embedded }
+    }
+
     /// `http://127.0.0.1:PORT`, the pages of a server started [`TestServer::with_pages`].
     pub fn pages_url(&self) -> String {
         format!("http://{}", self.pages.expect("a server started with its pages"))
@@ -234,7 +250,11 @@ impl Client {
     }
 
     pub async fn pool(&mut self, pool: &str) -> pb::PoolReport {
-        self.reports.pool(pb::PoolReportRequest { pool_id: pool.to_owned() }).await.expect("pool report").into_inner()
+        self.reports
+            .pool(pb::PoolReportRequest { pool_id: pool.to_owned(), ..Default::default() })
+            .await
+            .expect("pool report")
+            .into_inner()
     }
 
     pub fn office_envelope(&self, command: pb::office_command::Command) -> pb::Envelope {

@@ -24,7 +24,8 @@ impl Snapshot {
         let mut pools = BTreeMap::new();
         let pool_ids: BTreeSet<&str> = config.layout.tables.iter().map(|table| table.pool.as_str()).collect();
         for pool in pool_ids {
-            let report = reports.pool(pb::PoolReportRequest { pool_id: pool.to_owned() }).await?.into_inner();
+            let report =
+                reports.pool(pb::PoolReportRequest { pool_id: pool.to_owned(), ..Default::default() }).await?.into_inner();
             pools.insert(pool.to_owned(), report);
         }
         let mut tables = BTreeMap::new();

@@ -155,7 +155,8 @@ impl Floor {
         let pool_ids: std::collections::BTreeSet<String> = self.pools.values().cloned().collect();
         let mut pools = BTreeMap::new();
         for pool in pool_ids {
-            let report = self.reports.pool(pb::PoolReportRequest { pool_id: pool.clone() }).await?.into_inner();
+            let report =
+                self.reports.pool(pb::PoolReportRequest { pool_id: pool.clone(), ..Default::default() }).await?.into_inner();
             pools.insert(pool, amount(&report.balance));
         }
         self.balances.push(super::BalancePoint { round, pools });
@@ -312,7 +313,8 @@ impl Floor {
         winners: &[pozo_engine::Winner],
     ) -> anyhow::Result<Result<pozo_engine::Settlement, String>> {
         let pool_id = self.pools.get(table).cloned().with_context(|| format!("table {table} is not in the layout"))?;
-        let report = self.reports.pool(pb::PoolReportRequest { pool_id: pool_id.clone() }).await?.into_inner();
+        let report =
+            self.reports.pool(pb::PoolReportRequest { pool_id: pool_id.clone(), ..Default::default() }).await?.into_inner();
         let rules = self.rulebooks.pool(&pool_id).with_context(|| format!("pool {pool_id}"))?.clone();
         let side_bet = rules.side_bet;
         let winners: Vec<pozo_engine::Winner> =
