@@ -516,17 +516,21 @@ async fn start_writer(
             Opening::Postgres(url) => Ok(Journal::on(crate::postgres::PgStore::open(&url)?)),
             Opening::Taken(store) => Ok(Journal::on(store)),
         };
+        let damaged = |why: String| {
+            JournalRefused(format!(
+                "{data}: the journal could not be opened ({why}): the data directory is damaged; do not serve from it. \
+                 Keep a copy of it for the investigation and restore the last backup (docs/operations.md §6)"
+            ))
+        };
         match tokio::task::spawn_blocking(open).await {
-            Ok(journal) => journal?,
+            Ok(Ok(journal)) => journal,
+            // sled reads its own files as corrupted (a damaged `conf` or log): refused, saying what to do.
+            Ok(Err(JournalError::Store(crate::store::StoreError::Sled(
+                error @ (sled::Error::Corruption { .. } | sled::Error::ReportableBug(_) | sled::Error::Unsupported(_)),
+            )))) => return Err(damaged(error.to_string()).into()),
+            Ok(Err(error)) => return Err(error.into()),
             // sled may panic on data it cannot make sense of: a damaged directory, refused.
-            Err(failed) => {
-                return Err(JournalRefused(format!(
-                    "{data}: the journal could not be opened ({}): the data directory is damaged; do not serve from it. \
-                     Keep a copy of it for the investigation and restore the last backup (docs/operations.md §6)",
-                    panic_text(failed)
-                ))
-                .into());
-            }
+            Err(failed) => return Err(damaged(panic_text(failed)).into()),
         }
     };
     let journal_key =

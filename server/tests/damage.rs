@@ -425,3 +425,21 @@ async fn a_snapshot_edited_without_the_journal_key_is_not_served() {
     drop(client);
     server.stop().await;
 }
+
+/// sled's own `conf` file damaged (one byte): sled reads it as corrupted data. The controller
+/// refuses the directory as damaged (exit 5) and says what to do, like any other damage.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_sled_conf_is_refused_saying_what_to_do() {
+    let base = tempfile::tempdir().expect("a directory");
+    let data = base.path().join("data");
+    acknowledged_then_killed(&data, &base.path().join("first.log"), 3).await;
+    let conf = data.join("conf");
+    let mut bytes = std::fs::read(&conf).expect("sled keeps a conf file");
+    bytes[3] ^= 0x41;
+    std::fs::write(&conf, &bytes).expect("damaged");
+    let log = base.path().join("second.log");
+    let refused = tokio::task::spawn_blocking(move || start(&data, &log)).await.expect("ran");
+    let Err(Refused { code, log }) = refused else { panic!("a damaged conf was served") };
+    assert_eq!(code, Some(5), "{log}");
+    assert!(log.contains("the data directory is damaged") && log.contains("docs/operations.md §6"), "{log}");
+}
