@@ -54,25 +54,6 @@ const DATA_DEFAULT: &str = "./pozo-data";
 /// Where the controller listens when `--listen` is not given: this machine only.
 const LISTEN_DEFAULT: &str = "127.0.0.1:50051";
 
-/// `--pages-peer`: an origin, `http://host:port` or `https://host:port`, with nothing after it.
-fn peer_origin(text: &str) -> Result<String, String> {
-    let rest = text.strip_prefix("http://").or_else(|| text.strip_prefix("https://"));
-    let host = rest.map(|rest| rest.strip_suffix('/').unwrap_or(rest));
-    match host {
-        Some(host)
-            if !host.is_empty()
-                && host.len() <= 255
-                && host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']')) =>
-        {
-            Ok(text.trim_end_matches('/').to_owned())
-        }
-        _ => Err(format!(
-            "`{}`: write the other controller's pages as http://host:port (scheme, host and port only)",
-            text.chars().take(80).collect::<String>()
-        )),
-    }
-}
-
 /// Where the pages are served when `--pages` is not given: this machine only.
 const PAGES_DEFAULT: &str = "127.0.0.1:8080";
 
@@ -128,7 +109,7 @@ enum Command {
         /// The pages of this journal's other controllers (its standby, or its writer), as
         /// `http://host:port`: a sign whose controller stops answering goes to the first of them
         /// that answers (docs/pages.md). Repeatable, or comma-separated.
-        #[arg(long = "pages-peer", value_name = "URL", value_delimiter = ',', value_parser = peer_origin)]
+        #[arg(long = "pages-peer", value_name = "URL", value_delimiter = ',', value_parser = crate::web::peer_origin)]
         pages_peers: Vec<String>,
         /// Save a snapshot every this many journal entries (restart replays at most that many).
         #[arg(long, default_value_t = crate::writer::SNAPSHOT_EVERY, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -674,21 +655,4 @@ fn run_rulebooks(rulebook_files: &[PathBuf]) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::peer_origin;
-
-    #[test]
-    fn a_pages_peer_is_an_origin_and_nothing_else() {
-        assert_eq!(peer_origin("http://10.0.0.2:8080/").as_deref(), Ok("http://10.0.0.2:8080"));
-        assert_eq!(peer_origin("https://standby.salon:8443").as_deref(), Ok("https://standby.salon:8443"));
-        assert_eq!(peer_origin("http://[::1]:8080").as_deref(), Ok("http://[::1]:8080"));
-        for refused in ["10.0.0.2:8080", "ftp://x:1", "http://", "http://x:1/cartel", "http://x:1 'unsafe-inline'", "http://x;y"]
-        {
-            let error = peer_origin(refused).expect_err(refused);
-            assert!(error.contains("http://host:port"), "{refused}: {error}");
-        }
-    }
 }

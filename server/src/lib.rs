@@ -201,7 +201,10 @@ pub async fn serve(
 ) -> anyhow::Result<()> {
     let mark = options.mark.clone().unwrap_or_else(|| mark::default_path(data));
     let changed_by = options.changed_by.clone().unwrap_or_else(system_user);
-    let (handle, mut writer, stopper) = writer::start(
+    if let Some(peer) = options.pages_peers.iter().find(|peer| web::peer_origin(peer).is_err()) {
+        anyhow::bail!("--pages-peer {}: not an origin http://host:port", peer.chars().take(80).collect::<String>());
+    }
+    let started = writer::start(
         config,
         data,
         options.store.as_ref(),
@@ -209,8 +212,17 @@ pub async fn serve(
         options.snapshot_every,
         &changed_by,
         Arc::clone(&options.clock),
-    )
-    .await?;
+    );
+    tokio::pin!(shutdown);
+    // A standby may wait long before it begins (no journal yet, the database away): a stop
+    // asked meanwhile ends the wait.
+    let (handle, mut writer, stopper) = tokio::select! {
+        started = started => started?,
+        _ = &mut shutdown => {
+            tracing::info!("stopped before serving");
+            return Ok(());
+        }
+    };
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<pb::table_server::TableServer<TableService>>().await;
     health.set_serving::<pb::display_server::DisplayServer<DisplayService>>().await;
@@ -300,7 +312,6 @@ pub async fn serve(
             let _ = stop_requested.wait_for(|stop| *stop).await;
         });
     tokio::pin!(server);
-    tokio::pin!(shutdown);
     let result = tokio::select! {
         result = &mut server => result.map_err(anyhow::Error::from),
         ended = &mut writer => {
@@ -311,7 +322,16 @@ pub async fn serve(
             let _ = stopping.send(true);
             return Err(match ended {
                 Err(error) if error.is_panic() => {
-                    anyhow::Error::new(exit::StorageFailed("the journal writer failed; the controller stops (see the log above)".into()))
+                    let panic = error.into_panic();
+                    let text = panic.downcast_ref::<String>().map(String::as_str).unwrap_or_default();
+                    if text.starts_with(writer::DAMAGED) {
+                        // A standby that found the writer's journal damaged: refused, not a storage failure.
+                        anyhow::Error::new(exit::JournalRefused(text.to_owned()))
+                    } else {
+                        anyhow::Error::new(exit::StorageFailed(
+                            "the journal writer failed; the controller stops (see the log above)".into(),
+                        ))
+                    }
                 }
                 other => anyhow::anyhow!("the journal writer stopped unexpectedly: {other:?}"),
             });

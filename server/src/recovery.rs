@@ -9,9 +9,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::{Config, ConfigError};
+use crate::journal::ReadEntry;
 use crate::journal::{Hash, Identity, Journal, JournalError, JournalTip};
 use crate::mark::{MarkError, Sealer};
-use crate::state::{Command, Context, Refusal, State};
+use crate::state::{Applied, Command, Context, Refusal, State};
 
 /// What the controller tells an operator to do when acknowledged entries are gone.
 const WHAT_TO_DO: &str = "The controller does not serve a journal that lost acknowledged entries. Keep a copy of the \
@@ -91,21 +92,28 @@ pub fn replay_until(
             break;
         }
         let entry = entry?;
-        let sequence = entry.record.sequence;
-        if sequence != tip.entries + 1 {
-            return Err(RecoveryError::Gap { sequence, after: tip.entries });
-        }
-        if entry.previous != tip.hash {
-            return Err(RecoveryError::Broken { sequence, after: tip.entries });
-        }
-        match state.apply(&entry.record.command, Context { sequence, time_ms: entry.record.time_ms }) {
-            Ok(applied) if applied.journals() => {}
-            Ok(_) => return Err(RecoveryError::Inert { sequence }),
-            Err(refusal) => return Err(RecoveryError::Refused { sequence, refusal }),
-        }
-        tip = JournalTip { entries: sequence, hash: entry.hash };
+        apply_entry(state, &tip, &entry)?;
+        tip = JournalTip { entries: entry.record.sequence, hash: entry.hash };
     }
     Ok(tip)
+}
+
+/// Applies one entry read back onto `state`, whose journal ends at `tip`: it must be the next
+/// entry (sequence), chained to the one before (previous hash), and change something when
+/// applied, as every journaled command did. Recovery and a following standby apply through here.
+pub fn apply_entry(state: &mut State, tip: &JournalTip, entry: &ReadEntry) -> Result<Applied, RecoveryError> {
+    let sequence = entry.record.sequence;
+    if sequence != tip.entries + 1 {
+        return Err(RecoveryError::Gap { sequence, after: tip.entries });
+    }
+    if entry.previous != tip.hash {
+        return Err(RecoveryError::Broken { sequence, after: tip.entries });
+    }
+    match state.apply(&entry.record.command, Context { sequence, time_ms: entry.record.time_ms }) {
+        Ok(applied) if applied.journals() => Ok(applied),
+        Ok(_) => Err(RecoveryError::Inert { sequence }),
+        Err(refusal) => Err(RecoveryError::Refused { sequence, refusal }),
+    }
 }
 
 /// Checks the replayed journal ends where its tip record says: entries removed
@@ -114,21 +122,29 @@ pub fn replay_until(
 /// with recomputed hashes but without the key is caught here.
 pub fn check_tip(journal: &Journal, tip: &JournalTip, sealer: &Sealer) -> Result<(), RecoveryError> {
     match journal.stored_tip()? {
-        Some((entries, hash, seal)) if entries == tip.entries && hash == tip.hash => {
-            if sealer.tip_seal(entries, &hash) == seal {
-                Ok(())
-            } else {
-                Err(RecoveryError::TipUnsealed { entries })
-            }
-        }
-        Some((recorded, recorded_hash, _)) => Err(RecoveryError::TipMismatch {
-            entries: tip.entries,
-            hash: hex::encode(tip.hash),
-            recorded,
-            recorded_hash: hex::encode(recorded_hash),
-        }),
+        Some(stored) => check_tip_record(stored, tip, sealer),
         None => Err(RecoveryError::NoTip),
     }
+}
+
+/// A tip record as stored: its entries, hash and seal.
+pub type TipRecord = (u64, Hash, [u8; 32]);
+
+/// Checks a tip record read earlier against the journal replayed to `tip`: the same entry and
+/// hash, sealed under the journal key.
+pub fn check_tip_record((entries, hash, seal): TipRecord, tip: &JournalTip, sealer: &Sealer) -> Result<(), RecoveryError> {
+    if entries != tip.entries || hash != tip.hash {
+        return Err(RecoveryError::TipMismatch {
+            entries: tip.entries,
+            hash: hex::encode(tip.hash),
+            recorded: entries,
+            recorded_hash: hex::encode(hash),
+        });
+    }
+    if sealer.tip_seal(entries, &hash) != seal {
+        return Err(RecoveryError::TipUnsealed { entries });
+    }
+    Ok(())
 }
 
 /// What a controller makes of a journal with entries but no mark of its own.

@@ -873,7 +873,7 @@ impl pb::reports_server::Reports for ReportsService {
         let limit = if request.limit == 0 { ENTRIES_PAGE_MAX } else { request.limit } as usize;
         // Only what is durable: the read model is swapped after each durable batch.
         let durable = self.handle.durable_entries();
-        let journal = self.handle.journal().clone();
+        let journal = self.handle.journal();
         let after = request.after;
         let entries = tokio::task::spawn_blocking(move || {
             let mut page = Vec::new();

@@ -25,7 +25,9 @@ use crate::journal::{Identity, Journal, JournalError, JournalTip, Record, Stored
 use crate::mark::{Mark, Sealer};
 use crate::metrics::Metrics;
 use crate::read::ReadModel;
-use crate::recovery::{NoMarkHere, RecoveryError, check_acknowledged, check_tip, genesis_config, recover_until};
+use crate::recovery::{
+    NoMarkHere, RecoveryError, apply_entry, check_acknowledged, check_tip, check_tip_record, genesis_config, recover_until,
+};
 use crate::state::{Applied, Command, Context, GoldTurn, Hit, LastWin, OrderStatus, Refusal, State, TableView};
 
 /// Requests waiting for the writer; senders wait when it is full (backpressure).
@@ -337,9 +339,13 @@ pub async fn start(
         Some(choice) if !choice.standby => Opening::Postgres(choice.url.clone()),
         Some(choice) => {
             let url = choice.url.clone();
-            let begun = tokio::task::spawn_blocking(move || standby_begin(&url))
+            // The wait ends when this future is dropped (a stop asked before it began).
+            let cancelled = CancelOnDrop(Arc::default());
+            let cancel = Arc::clone(&cancelled.0);
+            let begun = tokio::task::spawn_blocking(move || standby_begin(&url, &cancel))
                 .await
                 .map_err(|failed| anyhow::anyhow!("standby: {}", panic_text(failed)))??;
+            drop(cancelled);
             match begun {
                 Begin::Writer(store) => {
                     info!("standby: the writer's lock is ours (no other controller writes); starting as the writer");
@@ -373,41 +379,52 @@ enum Begin {
 /// Asks for the writer's lock; while another controller holds it, waits for a journal to
 /// follow (a writer that has only just started may not have one yet). A database that cannot
 /// be reached is waited for; a wrong address or password ends the wait.
-fn standby_begin(url: &str) -> Result<Begin, crate::store::StoreError> {
-    use crate::postgres::{Candidate, PgStore, STANDBY_POLL, STANDBY_RECONNECT};
+fn standby_begin(url: &str, cancel: &std::sync::atomic::AtomicBool) -> anyhow::Result<Begin> {
+    use crate::postgres::{Candidate, PgStore, STANDBY_RECONNECT};
     use crate::store::StoreError;
     let mut candidate = Candidate::new(url);
     let mut said = String::new();
-    let mut say = |what: String| {
+    let mut say = |what: &str| {
         if what != said {
             info!("{what}");
-            said = what;
+            said = what.to_owned();
         }
     };
     loop {
-        let pause = match candidate.try_take() {
+        anyhow::ensure!(!cancel.load(std::sync::atomic::Ordering::Relaxed), "standby: stopped before it began");
+        match candidate.try_take() {
             Ok(Some(store)) => return Ok(Begin::Writer(store)),
-            Ok(None) => match PgStore::open_follower(url) {
-                Ok(reader) if crate::store::Store::last(&*reader)?.is_some() => {
-                    return Ok(Begin::Follow { reader, candidate: Box::new(candidate) });
+            Ok(None) => match PgStore::open_follower(url).and_then(|reader| {
+                let begun = crate::store::Store::last(&*reader)?.is_some();
+                Ok((reader, begun))
+            }) {
+                Ok((reader, true)) => return Ok(Begin::Follow { reader, candidate: Box::new(candidate) }),
+                Ok((_, false)) | Err(StoreError::Migrations { .. }) => {
+                    say("standby: another controller is the writer and its journal is not begun yet; waiting");
                 }
-                Ok(_) | Err(StoreError::Migrations { .. }) => {
-                    say("standby: another controller is the writer and its journal is not begun yet; waiting".to_owned());
-                    STANDBY_POLL
-                }
-                Err(error) if error.is_refusal() => return Err(error),
+                Err(error) if error.is_refusal() => return Err(error.into()),
                 Err(error) => {
-                    say(format!("standby: the journal cannot be read ({error}); trying again"));
-                    STANDBY_RECONNECT
+                    say("standby: the journal cannot be read yet; trying again");
+                    debug!(%error, "standby: the journal cannot be read");
                 }
             },
-            Err(error) if error.is_refusal() => return Err(error),
+            Err(error) if error.is_refusal() => return Err(error.into()),
             Err(error) => {
-                say(format!("standby: the database cannot be reached ({error}); trying again"));
-                STANDBY_RECONNECT
+                say("standby: the database cannot be reached; trying again");
+                debug!(%error, "standby: the database cannot be reached");
             }
-        };
-        std::thread::sleep(pause);
+        }
+        // Not a poll: a connection per try (the lock's is kept), so once a second.
+        std::thread::sleep(STANDBY_RECONNECT);
+    }
+}
+
+/// Sets its flag when dropped: a blocking wait that polls it ends with the future that started it.
+struct CancelOnDrop(Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -477,14 +494,7 @@ fn recover_existing(
         );
     }
     let checked = match stored_tip {
-        Some((entries, hash, _)) if tip.entries != entries || tip.hash != hash => Err(RecoveryError::TipMismatch {
-            entries: tip.entries,
-            hash: hex::encode(tip.hash),
-            recorded: entries,
-            recorded_hash: hex::encode(hash),
-        }),
-        Some((entries, _, seal)) if sealer.tip_seal(entries, &tip.hash) != seal => Err(RecoveryError::TipUnsealed { entries }),
-        Some(_) => Ok(()),
+        Some(stored) => check_tip_record(stored, &tip, &sealer),
         None => check_tip(journal, &tip, &sealer),
     };
     checked.map_err(|problem| {
@@ -526,7 +536,7 @@ async fn start_writer(
             Ok(Ok(journal)) => journal,
             // sled reads its own files as corrupted (a damaged `conf` or log): refused, saying what to do.
             Ok(Err(JournalError::Store(crate::store::StoreError::Sled(
-                error @ (sled::Error::Corruption { .. } | sled::Error::ReportableBug(_) | sled::Error::Unsupported(_)),
+                error @ (sled::Error::Corruption { .. } | sled::Error::ReportableBug(_)),
             )))) => return Err(damaged(error.to_string()).into()),
             Ok(Err(error)) => return Err(error.into()),
             // sled may panic on data it cannot make sense of: a damaged directory, refused.
@@ -643,6 +653,18 @@ async fn start_standby(
     let journal = Journal::on(reader);
     let (entries, _) = journal.tip()?;
     let Recovered { state, tip, identity, sealer, snapshot_at } = recover_existing(&journal, &config, entries, &database, true)?;
+    // This controller's mark is checked now, not when the writer is gone: one from another
+    // journal, or ahead of this one, is refused while the writer still serves.
+    check_acknowledged(&journal, &tip, &following.mark_path, &sealer, NoMarkHere::StartAtTip).map_err(|problem| {
+        JournalRefused(format!("{database}: {problem}. The standby does not follow it (docs/operations.md §16)"))
+    })?;
+    if state.data().keys != config.key_records() {
+        tracing::warn!(
+            changes = %key_changes(&state.data().keys, &config.key_records()),
+            "standby: the keys given differ from the writer's journaled key set; taking over would journal these \
+             keys (check --keys is the writer's: a key revoked there would come back)"
+        );
+    }
     info!(
         entries = tip.entries,
         from_snapshot = snapshot_at,
@@ -1234,6 +1256,9 @@ impl Writer {
     }
 }
 
+/// How a standby's stop on a damaged journal begins: it exits as a journal refused does.
+pub const DAMAGED: &str = "standby: the writer's journal is damaged";
+
 /// Entries a standby reads and applies per round; a journal further ahead takes more rounds.
 pub const FOLLOW_ENTRIES_MAX: usize = 4_096;
 
@@ -1309,13 +1334,18 @@ impl Writer {
                         }
                         Ok(None) => following.mended(),
                         Err(error) => {
-                            following.problem(format!("cannot ask for the writer's lock ({error}); asking again"));
+                            following.problem("the database cannot be reached; following again once it can".to_owned());
+                            debug!(%error, "standby: cannot ask for the writer's lock");
                             pause = STANDBY_RECONNECT;
                         }
                     }
                 }
+                // An entry that does not decode is damage, not a lost connection.
+                Err(error @ JournalError::Corrupt { .. }) => self.damaged(error),
                 Err(error) => {
-                    following.problem(format!("the writer's journal cannot be read ({error}); connecting again"));
+                    // One word for the outage however it shows, said once until it is over.
+                    following.problem("the database cannot be reached; following again once it can".to_owned());
+                    debug!(%error, "standby: the writer's journal cannot be read");
                     pause = STANDBY_RECONNECT;
                     let url = following.url.clone();
                     match tokio::task::spawn_blocking(move || PgStore::open_follower(&url)).await {
@@ -1323,8 +1353,8 @@ impl Writer {
                             self.journal = Journal::on(reader);
                             journals.send_replace(self.journal.clone());
                         }
-                        Ok(Err(error)) => following.problem(format!("the database cannot be reached ({error}); trying again")),
-                        Err(failed) => following.problem(format!("connecting again failed ({})", panic_text(failed))),
+                        Ok(Err(error)) => debug!(%error, "standby: connecting again failed"),
+                        Err(failed) => debug!(problem = panic_text(failed), "standby: connecting again failed"),
                     }
                 }
             }
@@ -1339,10 +1369,10 @@ impl Writer {
     }
 
     /// Reads what the writer committed after this standby's tip (at most
-    /// [`FOLLOW_ENTRIES_MAX`] entries), applies it with the chain checked, checks the tip
-    /// record and its seal once reached, and publishes the new state. True while the journal
-    /// holds more. A read that fails is an error to retry; a damaged journal stops the
-    /// controller ([`Writer::damaged`]).
+    /// [`FOLLOW_ENTRIES_MAX`] entries), checks the tip record's seal, applies the entries with
+    /// the chain checked, checks the tip record's hash once it reaches it, and publishes the new
+    /// state. True while the journal holds more. A read that fails is a [`JournalError::Store`]
+    /// to retry; a damaged journal stops the controller ([`Writer::damaged`]).
     async fn catch_up(&mut self) -> Result<bool, JournalError> {
         let journal = self.journal.clone();
         let after = self.tip.entries;
@@ -1350,60 +1380,63 @@ impl Writer {
             let Some(stored) = journal.stored_tip()? else { return Ok(None) };
             let wanted = stored.0.saturating_sub(after).min(FOLLOW_ENTRIES_MAX as u64) as usize;
             let entries = journal.read_after(after).take(wanted).collect::<Result<Vec<_>, _>>()?;
-            Ok(Some((stored, entries)))
+            Ok(Some((stored, wanted, entries)))
         })
         .await
         .expect("reading the journal does not panic")?;
-        let Some(((entries, hash, seal), read)) = read else { return Ok(false) };
+        let Some((stored, wanted, read)) = read else {
+            self.damaged(format!("its tip record is gone (this standby followed it to entry {})", self.tip.entries))
+        };
+        let (entries, hash, seal) = stored;
+        // The seal first: nothing is applied on the word of a tip record the journal key did not seal.
+        if self.sealer.tip_seal(entries, &hash) != seal {
+            self.damaged(RecoveryError::TipUnsealed { entries });
+        }
         if entries < self.tip.entries {
-            self.damaged(RecoveryError::Lost { entries, acknowledged: self.tip.entries, mark: "(followed)".into() });
+            self.damaged(format!(
+                "it now ends at entry {entries}, but this standby followed it to entry {}: entries were removed \
+                 (a journal restored on the writer's side is started anew, not followed)",
+                self.tip.entries
+            ));
+        }
+        if read.len() < wanted {
+            let last = after + read.len() as u64;
+            self.damaged(RecoveryError::Gap { sequence: entries, after: last });
         }
         let mut touched = Pending::default();
         let applied_any = !read.is_empty();
         for entry in read {
-            let sequence = entry.record.sequence;
-            if sequence != self.tip.entries + 1 {
-                self.damaged(RecoveryError::Gap { sequence, after: self.tip.entries });
+            match apply_entry(&mut self.state, &self.tip, &entry) {
+                Ok(applied) => touched.touch(&applied),
+                Err(problem) => self.damaged(problem),
             }
-            if entry.previous != self.tip.hash {
-                self.damaged(RecoveryError::Broken { sequence, after: self.tip.entries });
-            }
-            match self.state.apply(&entry.record.command, Context { sequence, time_ms: entry.record.time_ms }) {
-                Ok(applied) if applied.journals() => touched.touch(&applied),
-                Ok(_) => self.damaged(RecoveryError::Inert { sequence }),
-                Err(refusal) => self.damaged(RecoveryError::Refused { sequence, refusal }),
-            }
-            self.tip = JournalTip { entries: sequence, hash: entry.hash };
+            self.tip = JournalTip { entries: entry.record.sequence, hash: entry.hash };
             self.last_time_ms = self.last_time_ms.max(entry.record.time_ms);
         }
-        if self.tip.entries == entries {
-            if self.tip.hash != hash {
-                self.damaged(RecoveryError::TipMismatch {
-                    entries,
-                    hash: hex::encode(self.tip.hash),
-                    recorded: entries,
-                    recorded_hash: hex::encode(hash),
-                });
-            }
-            if self.sealer.tip_seal(entries, &hash) != seal {
-                self.damaged(RecoveryError::TipUnsealed { entries });
-            }
+        if self.tip.entries == entries
+            && let Err(problem) = check_tip_record(stored, &self.tip, &self.sealer)
+        {
+            self.damaged(problem);
         }
         if applied_any {
-            // As the writer publishes a durable batch: the read model, then the pushes.
-            let publication = self.prepare(&touched.pools, &touched.tables, &touched.decided);
-            self.model.send_replace(Arc::new(ReadModel::of(&self.state, self.tip)));
-            self.send(publication);
+            self.publish(&touched);
         }
         Ok(self.tip.entries < entries)
     }
 
+    /// Publishes the state as the writer does a durable batch: the read model, then the pushes.
+    fn publish(&mut self, touched: &Pending) {
+        let publication = self.prepare(&touched.pools, &touched.tables, &touched.decided);
+        self.model.send_replace(Arc::new(ReadModel::of(&self.state, self.tip)));
+        self.send(publication);
+    }
+
     /// Fail-stop: a standby does not serve, nor take over, a journal whose chain or tip it
-    /// cannot check.
-    fn damaged(&self, problem: RecoveryError) -> ! {
+    /// cannot check. (It exits as for any journal refused: docs/operations.md §15.)
+    fn damaged(&self, problem: impl std::fmt::Display) -> ! {
         panic!(
-            "standby: the writer's journal is damaged: {problem}. This controller neither serves nor takes over a damaged \
-             journal; `pozo-server verify --store` names the last good entry (docs/operations.md §6)"
+            "{DAMAGED}: {problem}. This controller neither serves nor takes over a damaged journal; \
+             `pozo-server verify --store` names the last good entry (docs/operations.md §6)"
         )
     }
 
@@ -1424,6 +1457,19 @@ impl Writer {
                 Err(error) => fail(error.into()),
             }
         }
+        // The mark is checked before anything is written: a controller that cannot serve this
+        // journal writes nothing to it.
+        let (journal, tip, sealer, mark_path) =
+            (self.journal.clone(), self.tip, self.sealer.clone(), following.mark_path.clone());
+        let mut mark = tokio::task::spawn_blocking(move || -> anyhow::Result<Mark> {
+            check_acknowledged(&journal, &tip, &mark_path, &sealer, NoMarkHere::StartAtTip)?;
+            Ok(Mark::open(&mark_path, sealer)?)
+        })
+        .await
+        .map_err(|failed| anyhow::anyhow!("the mark: {}", panic_text(failed)))
+        .and_then(|mark| mark)
+        .unwrap_or_else(|error| fail(error));
+        let before = self.tip.entries;
         self.tip = journal_key_set(
             &mut self.state,
             self.tip,
@@ -1435,11 +1481,13 @@ impl Writer {
         )
         .await
         .unwrap_or_else(|error| fail(error));
-        let (journal, tip, sealer, mark_path) =
-            (self.journal.clone(), self.tip, self.sealer.clone(), following.mark_path.clone());
+        if self.tip.entries != before {
+            let time_ms = self.journal.entry(self.tip.entries).ok().flatten().map(|entry| entry.record.time_ms);
+            self.last_time_ms = self.last_time_ms.max(time_ms.unwrap_or(0));
+            self.publish(&Pending::default());
+        }
+        let tip = self.tip;
         let mark = tokio::task::spawn_blocking(move || -> anyhow::Result<Mark> {
-            check_acknowledged(&journal, &tip, &mark_path, &sealer, NoMarkHere::StartAtTip)?;
-            let mut mark = Mark::open(&mark_path, sealer)?;
             mark.write(tip.entries, &tip.hash)?;
             Ok(mark)
         })

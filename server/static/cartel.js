@@ -3,8 +3,8 @@
 // data-silencio ms; reconnects by itself with exponential backoff and jitter. Amounts
 // come formatted from the server: this script does no arithmetic on money.
 // With data-pares (serve --pages-peer: the journal's other controllers), a sign whose
-// controller has not answered for FAILOVER_MS asks each peer in turn whether it serves
-// signs, and moves to the first that does, showing the same pools (docs/pages.md).
+// controller has not answered for FAILOVER_MS asks each peer in turn whether it would show
+// this sign, and moves to the first that would, showing the same pools (docs/pages.md).
 (function () {
   "use strict";
   var root = document.getElementById("cartel");
@@ -125,18 +125,21 @@
     source.onerror = function () { suspend("Sin conexión con el controlador"); reconnect(); };
   }
 
-  // Asks peer `index` whether it answers (no-cors: only whether it does, nothing read); the
-  // first that does is shown this same sign (same query), and can send it back later.
+  // Asks peer `index` whether it would show this same sign (same query) to this screen: 204,
+  // readable because the peer lists this page's origin among its own peers (CORS). The first
+  // that says so is shown the sign, and can send it back later; any other answer, or none,
+  // goes on to the next.
   function probe(index) {
     if (live || index >= peers.length) { probing = false; downSince = live ? 0 : Date.now(); return; }
     probing = true;
     footer.textContent = "Sin conexión: buscando otro controlador…";
     var aborter = new AbortController();
     var timer = setTimeout(function () { aborter.abort(); }, PROBE_MS);
-    fetch(peers[index] + "/cartel/vivo", { mode: "no-cors", cache: "no-store", signal: aborter.signal })
-      .then(function () {
+    fetch(peers[index] + "/cartel/vivo" + location.search, { mode: "cors", cache: "no-store", signal: aborter.signal })
+      .then(function (response) {
         clearTimeout(timer);
         if (live) { probing = false; downSince = 0; return; }
+        if (response.status !== 204) { probe(index + 1); return; }
         location.replace(peers[index] + "/cartel" + location.search);
       })
       .catch(function () { clearTimeout(timer); probe(index + 1); });

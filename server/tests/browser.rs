@@ -391,24 +391,33 @@ async fn a_sign_moves_to_the_peer_controller_when_its_own_dies() {
     let driver = Driver::start();
     let profiles = tempfile::tempdir().expect("profiles");
     let directory = tempfile::tempdir().expect("a temporary directory");
-    let free = || TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("its address").port();
-    let (port_a, port_b) = (free(), free());
-    let spawn = |name: &'static str, own: u16, peer: u16| {
+    // Three distinct free ports (each listener held until all are known).
+    let listeners: Vec<TcpListener> = (0..3).map(|_| TcpListener::bind("127.0.0.1:0").expect("a free port")).collect();
+    let ports: Vec<u16> = listeners.iter().map(|listener| listener.local_addr().expect("its address").port()).collect();
+    drop(listeners);
+    let (port_a, port_b, port_c) = (ports[0], ports[1], ports[2]);
+    let spawn = |name: &'static str, own: u16, peers: String, extra: &'static [&'static str]| {
         let (data, log) = (directory.path().join(name), directory.path().join(format!("{name}.log")));
         tokio::task::spawn_blocking(move || {
-            let (own, peer) = (format!("127.0.0.1:{own}"), format!("http://127.0.0.1:{peer}"));
-            let extra = ["--pages", own.as_str(), "--pages-peer", peer.as_str()];
-            ServerProcess::spawn(Path::new(env!("CARGO_BIN_EXE_pozo-server")), &data, "127.0.0.1:0", &extra, &log)
+            let own = format!("127.0.0.1:{own}");
+            let mut args = vec!["--pages", own.as_str(), "--pages-peer", peers.as_str()];
+            args.extend_from_slice(extra);
+            ServerProcess::spawn(Path::new(env!("CARGO_BIN_EXE_pozo-server")), &data, "127.0.0.1:0", &args, &log)
         })
     };
-    let mut a = spawn("a", port_a, port_b).await.expect("A started");
-    let b = spawn("b", port_b, port_a).await.expect("B started");
+    // A's sign asks C first: C answers, but would not show this screen the sign (its open
+    // networks are elsewhere), so the sign goes on to B.
+    let peers_of_a = format!("http://127.0.0.1:{port_c},http://127.0.0.1:{port_b}");
+    let mut a = spawn("a", port_a, peers_of_a.clone(), &[]).await.expect("A started");
+    let b = spawn("b", port_b, format!("http://127.0.0.1:{port_a}"), &[]).await.expect("B started");
+    let c =
+        spawn("c", port_c, format!("http://127.0.0.1:{port_a}"), &["--display-open-to", "10.9.0.0/16"]).await.expect("C started");
     let (pages_a, pages_b) = (a.pages.clone().expect("A's pages"), b.pages.clone().expect("B's pages"));
 
     let sign = driver.browser(&profiles.path().join("cartel"), 1280, 720).await;
     sign.goto(&format!("{pages_a}/cartel?pozo=iplyc-ruleta")).await.expect("the cartel on A");
     until("the sign is live on A", || attribute(&sign, "#cartel", "data-estado"), |state| state == "en-vivo").await;
-    assert_eq!(attribute(&sign, "#cartel", "data-pares").await, pages_b, "A's sign knows B");
+    assert_eq!(attribute(&sign, "#cartel", "data-pares").await, peers_of_a, "A's sign knows its peers");
 
     a.kill();
     let url = until(
@@ -425,7 +434,7 @@ async fn a_sign_moves_to_the_peer_controller_when_its_own_dies() {
         .expect("read");
     assert_eq!(shown, json!(["iplyc-ruleta"]), "only the pool it was showing");
     sign.close().await.expect("closed");
-    drop(b);
+    drop((b, c));
 }
 
 // Proves the refusals a person sees: a wrong password keeps them on the login page with the

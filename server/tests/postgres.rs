@@ -627,7 +627,11 @@ async fn a_hot_standby_serves_books_and_signs_refuses_commands_and_takes_over_wi
 
     // Commands and the table's watch are refused by the standby, and nothing is journaled.
     standby.sequences = writer.sequences.clone();
-    let refused = standby.send("B3", finish()).await.expect_err("the standby takes no command");
+    // Refused at once, not queued until a takeover.
+    let refused = tokio::time::timeout(std::time::Duration::from_secs(5), standby.send("B3", finish()))
+        .await
+        .expect("answered at once")
+        .expect_err("the standby takes no command");
     assert_eq!(refused.code(), tonic::Code::Unavailable, "{refused:?}");
     assert!(refused.message().contains("standby"), "it says why: {}", refused.message());
     let envelope = standby.envelope_as(
@@ -637,12 +641,15 @@ async fn a_hot_standby_serves_books_and_signs_refuses_commands_and_takes_over_wi
     );
     let refused = standby.table.watch(envelope).await.expect_err("an agent is sent on to the writer");
     assert_eq!(refused.code(), tonic::Code::Unavailable, "{refused:?}");
-    let health = |channel: tonic::transport::Channel| async move {
-        let request = tonic_health::pb::HealthCheckRequest { service: "pozo.v1.Table".to_owned() };
+    let health = |channel: tonic::transport::Channel, service: &'static str| async move {
+        let request = tonic_health::pb::HealthCheckRequest { service: service.to_owned() };
         HealthClient::new(channel).check(request).await.expect("health").into_inner().status
     };
-    assert_eq!(health(standby.channel.clone()).await, 2, "NOT_SERVING for the table service on the standby");
-    assert_eq!(health(writer.channel.clone()).await, 1, "SERVING on the writer");
+    for service in ["pozo.v1.Table", "pozo.v1.VentaPagos"] {
+        assert_eq!(health(standby.channel.clone(), service).await, 2, "{service} NOT_SERVING on the standby");
+        assert_eq!(health(writer.channel.clone(), service).await, 1, "{service} SERVING on the writer");
+    }
+    assert_eq!(health(standby.channel.clone(), "pozo.v1.Display").await, 1, "the standby serves the signs");
     assert_eq!(books(&mut writer).await, at_writer, "nothing journaled by the refusals");
 
     // The writer is killed: the standby takes over on what it kept; the sign never reconnects.
@@ -650,7 +657,11 @@ async fn a_hot_standby_serves_books_and_signs_refuses_commands_and_takes_over_wi
     old.child.kill().expect("SIGKILL");
     old.child.wait().expect("reaped");
     tokio::task::block_in_place(|| second.taken_over());
-    assert_eq!(health(standby.channel.clone()).await, 1, "SERVING once it is the writer");
+    let started = std::time::Instant::now();
+    while health(standby.channel.clone(), "pozo.v1.Table").await != 1 {
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "the table service never SERVING after the takeover");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
     standby.ok("B3", finish()).await;
     standby.ok("B3", press(4)).await;
     standby.ok("B3", start()).await;
@@ -659,6 +670,33 @@ async fn a_hot_standby_serves_books_and_signs_refuses_commands_and_takes_over_wi
     sign_shows(&mut feed, &mut shown, &displayed).await;
     let (entries, _, _) = books(&mut standby).await;
     assert_eq!(entries, at_writer.0 + 3, "the journal goes on from the writer's tip");
+}
+
+/// A standby finds the writer's tip record no longer sealed by the journal key (rewritten in the
+/// database by hand): it stops as for a journal refused (exit 5), saying so, rather than go on
+/// serving or take over a journal it cannot check; the writer is untouched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_standby_stops_on_a_tip_record_it_cannot_check() {
+    let (cluster, url, directory) = salon();
+    let first = spawn_standby(&directory.path().join("a"), &url, &directory.path().join("a.log"));
+    let mut writer = connect(&first.taken_over()).await;
+    writer.ok("B3", open()).await;
+    let mut second = spawn_standby(&directory.path().join("b"), &url, &directory.path().join("b.log"));
+    tokio::task::block_in_place(|| second.wait_until_waiting());
+    // One bit of the seal (the record's last byte) flipped.
+    cluster.sql("salon", "UPDATE pozo_tip SET record = set_byte(record, 71, get_byte(record, 71) # 1)");
+    let status = tokio::task::block_in_place(|| {
+        pozo_testkit::process::wait_bounded(&mut second.child, std::time::Duration::from_secs(20))
+    })
+    .unwrap_or_else(|| panic!("the standby went on:\n{}", second.log_text()));
+    assert_eq!(status.code(), Some(5), "{}", second.log_text());
+    let log = second.log_text();
+    assert!(log.contains("standby: the writer's journal is damaged") && log.contains("not sealed"), "{log}");
+    assert!(!log.contains("the writer's lock is ours"), "it never took over: {log}");
+    // The writer goes on: its next batch writes the tip record anew.
+    let entries = writer.journal().await.entries;
+    writer.ok("B3", sell(1, 1)).await;
+    assert_eq!(writer.journal().await.entries, entries + 1);
 }
 
 /// The database restarts (every connection cut): the writer cannot commit and stops; the standby
@@ -677,7 +715,7 @@ async fn after_a_database_restart_the_standby_takes_over_and_the_old_writer_stop
     let address = tokio::task::block_in_place(|| second.taken_over());
     let log = second.log_text();
     assert!(
-        log.contains("the writer's journal cannot be read") || log.contains("cannot ask for the writer's lock"),
+        log.contains("standby: the database cannot be reached; following again once it can"),
         "the standby lost the database and said so: {log}"
     );
 

@@ -150,10 +150,29 @@ async fn events(State(web): State<Web>, ConnectInfo(peer): ConnectInfo<Peer>, ja
     Ok((headers, body).into_response())
 }
 
-/// `204` while this controller serves its signs: what a sign on a peer's page asks before it
-/// comes here (docs/pages.md, "A sign follows the controllers").
-async fn alive() -> StatusCode {
-    StatusCode::NO_CONTENT
+/// What a sign on a peer's page asks before it comes here (docs/pages.md, "A sign follows the
+/// controllers"): `204` when this controller would show it, with the same query, to that
+/// screen; else the refusal `/cartel` would give. A peer's page may read the answer (CORS):
+/// only the peers (`serve --pages-peer`) are allowed.
+async fn alive(
+    State(web): State<Web>,
+    ConnectInfo(peer): ConnectInfo<Peer>,
+    jar: CookieJar,
+    headers: axum::http::HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let answer = may_watch(&web, &peer, &jar).and_then(|()| chosen_pools(web.handle.config(), query.as_deref()));
+    let mut response = match answer {
+        Ok(_) => StatusCode::NO_CONTENT.into_response(),
+        Err(refused) => refused.into_response(),
+    };
+    let origin = headers.get(axum::http::header::ORIGIN).and_then(|origin| origin.to_str().ok());
+    if let Some(origin) = origin.filter(|origin| web.peers.iter().any(|peer| peer == origin)) {
+        let value = axum::http::HeaderValue::from_str(origin).expect("a peer origin is visible ASCII");
+        response.headers_mut().insert(axum::http::header::ACCESS_CONTROL_ALLOW_ORIGIN, value);
+        response.headers_mut().insert(axum::http::header::VARY, axum::http::HeaderValue::from_static("origin"));
+    }
+    response
 }
 
 pub(super) fn routes() -> axum::Router<Web> {

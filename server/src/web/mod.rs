@@ -207,7 +207,7 @@ async fn backup(
     let durable = web.handle.read().tip;
     tracing::info!(to = %request.to.display(), entries = durable.entries, "backup started");
     let done = crate::backup::backup(
-        web.handle.journal().clone(),
+        web.handle.journal(),
         web.handle.identity().clone(),
         key,
         durable,
@@ -310,6 +310,25 @@ fn status_of(web: &Web) -> crate::status::Status {
                 amount: order.facts.amount,
             })
             .collect(),
+    }
+}
+
+/// `--pages-peer`: an origin, `http://host:port` or `https://host:port`, with nothing after it.
+pub(crate) fn peer_origin(text: &str) -> Result<String, String> {
+    let rest = text.strip_prefix("http://").or_else(|| text.strip_prefix("https://"));
+    let host = rest.map(|rest| rest.strip_suffix('/').unwrap_or(rest));
+    match host {
+        Some(host)
+            if !host.is_empty()
+                && host.len() <= 255
+                && host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']')) =>
+        {
+            Ok(text.trim_end_matches('/').to_owned())
+        }
+        _ => Err(format!(
+            "`{}`: write the other controller's pages as http://host:port (scheme, host and port only)",
+            text.chars().take(80).collect::<String>()
+        )),
     }
 }
 
@@ -477,4 +496,21 @@ pub(crate) async fn serve_pages(listener: TcpListener, setup: PagesSetup) -> std
             let _ = stop.wait_for(|stop| *stop).await;
         })
         .await
+}
+
+#[cfg(test)]
+mod peer_tests {
+    use super::peer_origin;
+
+    #[test]
+    fn a_pages_peer_is_an_origin_and_nothing_else() {
+        assert_eq!(peer_origin("http://10.0.0.2:8080/").as_deref(), Ok("http://10.0.0.2:8080"));
+        assert_eq!(peer_origin("https://standby.salon:8443").as_deref(), Ok("https://standby.salon:8443"));
+        assert_eq!(peer_origin("http://[::1]:8080").as_deref(), Ok("http://[::1]:8080"));
+        for refused in ["10.0.0.2:8080", "ftp://x:1", "http://", "http://x:1/cartel", "http://x:1 'unsafe-inline'", "http://x;y"]
+        {
+            let error = peer_origin(refused).expect_err(refused);
+            assert!(error.contains("http://host:port"), "{refused}: {error}");
+        }
+    }
 }
