@@ -699,6 +699,41 @@ async fn a_standby_stops_on_a_tip_record_it_cannot_check() {
     assert_eq!(writer.journal().await.entries, entries + 1);
 }
 
+/// A standby waiting for a journal to begin (another session holds the writer's lock and writes
+/// nothing) stops when asked (SIGTERM), at once and cleanly, rather than hang until SIGKILL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_standby_waiting_for_a_journal_stops_when_asked() {
+    let (_cluster, url, directory) = salon();
+    let (holder, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.expect("connected");
+    tokio::spawn(connection);
+    holder.query_one("SELECT pg_advisory_lock($1)", &[&pozo_server::postgres::WRITER_LOCK]).await.expect("the lock");
+    let log = directory.path().join("standby.log");
+    let mut child = std::process::Command::new(BIN)
+        .args(["serve", "--standby", "--no-pages", "--listen", "127.0.0.1:0", "--data"])
+        .arg(directory.path().join("data"))
+        .env("POZO_STORE", &url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).expect("a log file"))
+        .spawn()
+        .expect("pozo-server starts");
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(&log).unwrap_or_default().contains("its journal is not begun yet; waiting") {
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "{}", std::fs::read_to_string(&log).unwrap_or_default());
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let asked = std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().expect("kill runs");
+    assert!(asked.success());
+    let status =
+        tokio::task::block_in_place(|| pozo_testkit::process::wait_bounded(&mut child, std::time::Duration::from_secs(5)))
+            .unwrap_or_else(|| {
+                let _ = child.kill();
+                panic!("still waiting 5 s after SIGTERM:\n{}", std::fs::read_to_string(&log).unwrap_or_default())
+            });
+    assert_eq!(status.code(), Some(0), "{}", std::fs::read_to_string(&log).unwrap_or_default());
+    drop(holder);
+}
+
 /// The database restarts (every connection cut): the writer cannot commit and stops; the standby
 /// waits through the restart, connects again, takes the lock and serves the same journal.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
