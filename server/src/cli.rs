@@ -109,8 +109,8 @@ enum Command {
         /// The pages of this journal's other controllers (its standby, or its writer), as
         /// `http://host:port`: a sign whose controller stops answering goes to the first of them
         /// that answers (docs/pages.md). Repeatable, or comma-separated.
-        #[arg(long = "pages-peer", value_name = "URL", value_delimiter = ',', value_parser = crate::web::peer_origin)]
-        pages_peers: Vec<String>,
+        #[arg(long = "pages-peer", value_name = "URL", value_delimiter = ',')]
+        pages_peers: Vec<crate::PagesPeer>,
         /// Save a snapshot every this many journal entries (restart replays at most that many).
         #[arg(long, default_value_t = crate::writer::SNAPSHOT_EVERY, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         snapshot_every: u64,

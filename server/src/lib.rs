@@ -106,13 +106,26 @@ pub struct ServeOptions {
     pub pages: Option<SocketAddr>,
     /// The pages of this journal's other controllers (its standby, or its writer), as origins
     /// (`http://host:port`): a sign whose controller stops answering goes to the first that answers.
-    pub pages_peers: Vec<String>,
+    pub pages_peers: Vec<PagesPeer>,
     /// The controller's time (crate::clock): the system clock, or one a test sets.
     pub clock: Arc<dyn clock::Clock>,
     /// The journal in PostgreSQL (`postgres://…`) instead of sled in the data directory, which
     /// then keeps only the default place of the mark (docs/journal.md, "On PostgreSQL"); and
     /// whether to wait as the standby while another controller is its writer.
     pub store: Option<writer::StoreChoice>,
+}
+
+/// Another controller's pages (`serve --pages-peer`): an origin, `http://host:port`, checked
+/// when it is made (so that it may stand in the pages' Content-Security-Policy).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PagesPeer(String);
+
+impl std::str::FromStr for PagesPeer {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<PagesPeer, String> {
+        web::peer_origin(text).map(PagesPeer)
+    }
 }
 
 /// What a started controller tells its caller.
@@ -201,9 +214,6 @@ pub async fn serve(
 ) -> anyhow::Result<()> {
     let mark = options.mark.clone().unwrap_or_else(|| mark::default_path(data));
     let changed_by = options.changed_by.clone().unwrap_or_else(system_user);
-    if let Some(peer) = options.pages_peers.iter().find(|peer| web::peer_origin(peer).is_err()) {
-        anyhow::bail!("--pages-peer {}: not an origin http://host:port", peer.chars().take(80).collect::<String>());
-    }
     let started = writer::start(
         config,
         data,
@@ -288,7 +298,7 @@ pub async fn serve(
             presence: presence.clone(),
             stop: stopping.subscribe(),
             open_to: options.display_open_to.clone(),
-            peers: options.pages_peers.clone(),
+            peers: options.pages_peers.iter().map(|peer| peer.0.clone()).collect(),
         };
         tokio::spawn(web::serve_pages(listener, setup))
     });

@@ -105,13 +105,28 @@ impl PgStore {
             runtime.shutdown_background();
             return Err(StoreError::Migrations { database, problem: error.to_string() });
         }
-        Ok(Arc::new(PgStore {
+        Ok(Arc::new(PgStore::on(runtime, client, database)))
+    }
+
+    /// The store over a connection and the runtime that drives it.
+    fn on(runtime: tokio::runtime::Runtime, client: tokio_postgres::Client, database: String) -> PgStore {
+        PgStore {
             client: Arc::new(client),
             runtime: Some(runtime),
             database,
             pending_meta: Mutex::default(),
             page: Mutex::default(),
-        }))
+        }
+    }
+
+    /// Connects a session that only reads, set up by `setup` (`what` it does, for its error),
+    /// refused if the database has no journal: `verify`'s reader and a standby's follower.
+    fn read_only(url: &str, setup: &'static str, what: &str) -> Result<Arc<PgStore>, StoreError> {
+        let (runtime, client, database) = PgStore::connect(url)?;
+        let store = PgStore::on(runtime, client, database);
+        store.run(|client| async move { client.batch_execute(setup).await }).map_err(store.error(what))?;
+        store.require_journal()?;
+        Ok(Arc::new(store))
     }
 
     /// Connects, its connection driven on a runtime of its own. The session commits durably
@@ -155,40 +170,16 @@ impl PgStore {
     /// Connects for reading only (`verify`): a read-only session, no migration and no writer's
     /// lock, so it may read while the writer serves. Refused if the database has no journal.
     pub fn open_reader(url: &str) -> Result<Arc<PgStore>, StoreError> {
-        let (runtime, client, database) = PgStore::connect(url)?;
-        let store = PgStore {
-            client: Arc::new(client),
-            runtime: Some(runtime),
-            database,
-            pending_meta: Mutex::default(),
-            page: Mutex::default(),
-        };
-        store
-            // One read-only transaction for everything the reader reads: one snapshot of the
-            // journal, however long the reading and whatever the writer commits meanwhile.
-            .run(|client| async move { client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY").await })
-            .map_err(store.error("cannot start a read-only transaction"))?;
-        store.require_journal()?;
-        Ok(Arc::new(store))
+        // One read-only transaction for everything the reader reads: one snapshot of the
+        // journal, however long the reading and whatever the writer commits meanwhile.
+        PgStore::read_only(url, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", "cannot start a read-only transaction")
     }
 
     /// Connects to follow the journal as a hot standby (`serve --standby`): no writer's lock,
     /// no migration, and no transaction held open, so that every read sees what the writer has
     /// committed by then. Refused if the database has no journal yet.
     pub fn open_follower(url: &str) -> Result<Arc<PgStore>, StoreError> {
-        let (runtime, client, database) = PgStore::connect(url)?;
-        let store = PgStore {
-            client: Arc::new(client),
-            runtime: Some(runtime),
-            database,
-            pending_meta: Mutex::default(),
-            page: Mutex::default(),
-        };
-        store
-            .run(|client| async move { client.batch_execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY").await })
-            .map_err(store.error("cannot make the session read-only"))?;
-        store.require_journal()?;
-        Ok(Arc::new(store))
+        PgStore::read_only(url, "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY", "cannot make the session read-only")
     }
 
     /// Refused with [`StoreError::Migrations`] when the database has no journal's tables.

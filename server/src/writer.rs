@@ -359,7 +359,7 @@ pub async fn start(
                         config: Arc::clone(&config),
                         mark_path: mark_path.to_path_buf(),
                         changed_by: changed_by.to_owned(),
-                        problem: String::new(),
+                        database_lost: false,
                     };
                     return start_standby(config, reader, following, snapshot_every, clock).await;
                 }
@@ -1270,22 +1270,23 @@ struct Following {
     config: Arc<Config>,
     mark_path: std::path::PathBuf,
     changed_by: String,
-    /// The last problem logged: one that lasts is said once, not every poll.
-    problem: String,
+    /// The database could not be reached at the last try: an outage is said once, not every poll.
+    database_lost: bool,
 }
 
 impl Following {
-    fn problem(&mut self, problem: String) {
-        if problem != self.problem {
-            tracing::warn!("standby: {problem}");
-            self.problem = problem;
+    /// The database cannot be reached (however that shows): said once until it is over.
+    fn database_lost(&mut self) {
+        if !self.database_lost {
+            tracing::warn!("standby: the database cannot be reached; following again once it can");
+            self.database_lost = true;
         }
     }
 
     fn mended(&mut self) {
-        if !self.problem.is_empty() {
+        if self.database_lost {
             info!("standby: following the writer's journal again");
-            self.problem.clear();
+            self.database_lost = false;
         }
     }
 }
@@ -1334,7 +1335,7 @@ impl Writer {
                         }
                         Ok(None) => following.mended(),
                         Err(error) => {
-                            following.problem("the database cannot be reached; following again once it can".to_owned());
+                            following.database_lost();
                             debug!(%error, "standby: cannot ask for the writer's lock");
                             pause = STANDBY_RECONNECT;
                         }
@@ -1343,8 +1344,7 @@ impl Writer {
                 // An entry that does not decode is damage, not a lost connection.
                 Err(error @ JournalError::Corrupt { .. }) => self.damaged(error),
                 Err(error) => {
-                    // One word for the outage however it shows, said once until it is over.
-                    following.problem("the database cannot be reached; following again once it can".to_owned());
+                    following.database_lost();
                     debug!(%error, "standby: the writer's journal cannot be read");
                     pause = STANDBY_RECONNECT;
                     let url = following.url.clone();
