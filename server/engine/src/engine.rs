@@ -112,6 +112,11 @@ impl Engine {
         self.pool_mut(&pool)?.reject_award(book, seat, code, pending)
     }
 
+    /// Puts back an award its winner returned because the bet was invalid (3.7.3).
+    pub fn reclaim_award(&mut self, pool: &str, amount: Money) -> Result<(), EngineError> {
+        self.pool_mut(pool)?.reclaim_award(amount)
+    }
+
     /// The displayed amount of a pool: the Pago Máximo at this moment (3.5.1).
     pub fn displayed(&self, pool: &str) -> Result<Money, EngineError> {
         Ok(self.pool(pool)?.displayed())

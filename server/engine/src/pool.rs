@@ -58,6 +58,14 @@ pub struct Meters {
     /// Reserve money moved back from the main pool for the same reason (AJ 2.5.6.3).
     #[serde(default)]
     pub reserve_transfers_returned: Money,
+    /// Awards paid and later given back by their winner because the bet that won them
+    /// was found invalid (3.7.2–3.7.3: "dar por nula la apuesta y a exigirle la
+    /// devolución del monto"). The awards meter never goes down; a reclaim is booked here.
+    #[serde(default)]
+    pub awards_reclaimed: Money,
+    /// How many awards were reclaimed.
+    #[serde(default)]
+    pub reclaims: u64,
     /// How many times the whole pool was paid and brought back to its minimum.
     pub resets: u64,
 }
@@ -88,9 +96,9 @@ impl Meters {
         self.replenishments - self.replenishments_withdrawn
     }
 
-    /// What was awarded, net of rejected awards.
+    /// What was awarded, net of rejected and reclaimed awards.
     pub fn net_awards(&self) -> Money {
-        self.awards - self.awards_returned
+        self.awards - self.awards_returned - self.awards_reclaimed
     }
 }
 
@@ -264,6 +272,26 @@ impl Pool {
         m.replenishments += replenishment;
         self.assert_conservation();
         Ok(Reversal { contribution, replenishment })
+    }
+
+    /// Puts back an award already paid that its winner returned (3.7.3: the series was
+    /// invalid, "se procederá a dar por nula la apuesta y a exigirle la devolución del
+    /// monto"): the amount goes back to the main pool it came from, booked as
+    /// `awards_reclaimed`. Nothing the house or the reserve put in for it comes back out:
+    /// the award was paid and stood, later prizes were fixed on the pool it left
+    /// (docs/readings.md, "A series found invalid after payment").
+    pub fn reclaim_award(&mut self, amount: Money) -> Result<(), EngineError> {
+        if amount <= Money::ZERO {
+            return Err(EngineError::invalid("amount", format!("{amount}: only an award of money is given back (3.7.3)")));
+        }
+        if self.meters.awards_reclaimed + self.meters.awards_returned + amount > self.meters.awards {
+            return Err(EngineError::not_now("amount", "more would be given back than this pool ever awarded (3.7.3)"));
+        }
+        self.balance += amount;
+        self.meters.awards_reclaimed += amount;
+        self.meters.reclaims += 1;
+        self.assert_conservation();
+        Ok(())
     }
 
     /// Takes `paid` out of the main pool. When the award exceeds the balance the
