@@ -20,7 +20,7 @@ use pozo_engine::{PoolId, TableId};
 
 use crate::config::{Config, Salon};
 use crate::journal::JournalTip;
-use crate::state::{Hit, OrderStatus, PayoutOrder, State, TableDay};
+use crate::state::{Custody, Hit, OrderStatus, PayoutOrder, State, TableDay};
 
 /// A pool's figures in one jornada at the tables of one salon (docs/operations.md §17), from
 /// the tables' meters of that jornada.
@@ -54,6 +54,7 @@ pub struct ReadModel {
     orders: Arc<BTreeMap<String, PayoutOrder>>,
     days: BTreeMap<String, Arc<BTreeMap<TableId, Arc<TableDay>>>>,
     hits: Arc<BTreeMap<PoolId, VecDeque<Hit>>>,
+    custody: Arc<BTreeMap<String, Custody>>,
 }
 
 impl ReadModel {
@@ -66,6 +67,7 @@ impl ReadModel {
             orders: Arc::clone(&data.orders),
             days: data.days.clone(),
             hits: Arc::clone(&data.hits),
+            custody: Arc::clone(&data.custody),
         }
     }
 
@@ -90,6 +92,11 @@ impl ReadModel {
 
     pub fn order(&self, id: &str) -> Option<&PayoutOrder> {
         self.orders.get(id)
+    }
+
+    /// What the bank holds in custody now (11.8.3, 15.14.5.2), by id.
+    pub fn custody_held(&self) -> impl Iterator<Item = &Custody> {
+        self.custody.values().filter(|item| item.held())
     }
 
     /// A table's meters for a jornada; zero when nothing was booked.

@@ -236,7 +236,7 @@ pub fn table_op(command: pb::table_command::Command) -> Result<TableOp, ApiError
         C::CloseTable(_) => TableOp::CloseTable,
         C::SellCredits(sell) => TableOp::SellCredits { seat: sell.seat, credits: sell.credits },
         C::RefundCredits(refund) => TableOp::RefundCredits { seat: refund.seat },
-        C::Press(press) => TableOp::Press { seat: press.seat },
+        C::Press(press) => TableOp::Press { seat: press.seat, credits: (press.credits != 0).then_some(press.credits) },
         C::StartRound(_) => TableOp::StartRound,
         C::EnterPrize(prize) => {
             bounded("code", &prize.code)?;
@@ -254,6 +254,21 @@ pub fn table_op(command: pb::table_command::Command) -> Result<TableOp, ApiError
         C::RefundBet(refund) => TableOp::RefundBet { seat: refund.seat },
         C::LastRound(_) => TableOp::LastRound,
         C::RequestGoldTurn(_) => TableOp::RequestGoldTurn,
+        C::CloseSeat(close) => TableOp::CloseSeat { seat: close.seat },
+        C::OpenSeat(open) => TableOp::OpenSeat { seat: open.seat },
+        C::PlayerAbsent(absent) => TableOp::PlayerAbsent { seat: absent.seat },
+        C::PlayerReturns(back) => TableOp::PlayerReturns { seat: back.seat },
+        C::GrillosPlayed(played) => {
+            bounded("code", &played.code)?;
+            TableOp::GrillosPlayed { seat: played.seat, code: played.code.into(), played: played.played }
+        }
+        C::AnnulSeries(annul) => TableOp::AnnulSeries { seat: annul.seat },
+        C::CustodyBet(custody) => TableOp::CustodyBet { seat: custody.seat },
+        C::CustodyPrize(custody) => TableOp::CustodyPrize { seat: custody.seat },
+        C::ReleaseCustody(release) => {
+            bounded("custody_id", &release.custody_id)?;
+            TableOp::ReleaseCustody { custody_id: release.custody_id }
+        }
     })
 }
 
@@ -351,6 +366,9 @@ pub fn table_view(view: &TableView) -> pb::TableView {
                 bronze: seat.bronze,
                 silver: seat.silver,
                 gold: seat.gold,
+                stake: seat.stake,
+                closed: seat.closed,
+                absent: seat.absent,
             })
             .collect(),
         pending_prizes: view
@@ -369,6 +387,23 @@ pub fn table_view(view: &TableView) -> pb::TableView {
             GoldTurnView::Granted => pb::GoldTurn::Granted,
         } as i32,
         displayed: amount(view.displayed),
+    }
+}
+
+/// A custody item as the reports show it (11.8.3, 15.14.5.2).
+fn custody_item(item: &crate::state::Custody) -> pb::CustodyItem {
+    pb::CustodyItem {
+        custody_id: item.custody_id.clone(),
+        kind: item.kind.spanish().to_owned(),
+        pool_id: item.pool.to_string(),
+        table_id: item.table_id.to_string(),
+        seat: item.seat,
+        round: item.round,
+        code: item.code.as_ref().map(ToString::to_string).unwrap_or_default(),
+        amount: amount(item.amount),
+        payout_order_id: item.payout_order_id.clone().unwrap_or_default(),
+        journal_sequence: item.journal_sequence,
+        time_ms: item.time_ms,
     }
 }
 
@@ -613,6 +648,7 @@ fn display_update(push: &crate::writer::DisplayPush, wanted: Option<&[String]>) 
                 }),
                 pending: pool.pending.iter().map(prize_hit).collect(),
                 hits: pool.hits.iter().map(prize_hit).collect(),
+                increment_rate: pool.increment_rate.normalize().to_string(),
             })
             .collect(),
     }
@@ -802,6 +838,16 @@ impl pb::reports_server::Reports for ReportsService {
                 .map(|(hour, (ipa, pppa))| pb::HourRow { hour: *hour, ipa: amount(*ipa), pppa: amount(*pppa) })
                 .collect(),
             salon_id: salon_id.unwrap_or_default(),
+            custody_in: amount(day.custody_in),
+            custody_released: amount(day.custody_released),
+            custody_held: self
+                .handle
+                .read()
+                .custody_held()
+                .filter(|item| item.table_id == request.table_id)
+                .map(custody_item)
+                .collect(),
+            pppa_reclaimed: amount(day.pppa_reclaimed),
         };
         Ok(Response::new(report))
     }
@@ -853,6 +899,9 @@ impl pb::reports_server::Reports for ReportsService {
             salons: shares.iter().map(|(salon, share)| salon_share(&salon.id, &salon.name, share)).collect(),
             jornada_total: Some(salon_share("", "", &total)),
             jornada,
+            awards_reclaimed: amount(m.awards_reclaimed),
+            reclaims: m.reclaims,
+            custody_held: amount(model.custody_held().filter(|item| item.pool == pool_id).map(|item| item.amount).sum()),
         };
         Ok(Response::new(report))
     }

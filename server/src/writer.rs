@@ -57,6 +57,8 @@ pub struct PoolDisplay {
     pub pool_id: PoolId,
     pub displayed: Money,
     pub minimum: Money,
+    /// The share of each bet the pool grows by (3.2.1; AJ 2.5.4.1: "su incremento").
+    pub increment_rate: rust_decimal::Decimal,
     pub last_win: Option<LastWin>,
     /// The prizes of this pool waiting for Venta-Pagos (3.5.2, 11.6.1.2, 15.8.2): the
     /// sign shows PENDIENTE DE PAGO while there is one. Oldest first.
@@ -801,6 +803,7 @@ fn display_of(
                     pool_id: id.clone(),
                     displayed: pool.displayed(),
                     minimum: pool.rules().minimum,
+                    increment_rate: pool.rules().contribution_rate,
                     last_win: state.data().last_wins.get(id).cloned(),
                     pending,
                     hits,

@@ -292,7 +292,7 @@ async fn sigkill_mid_stream_keeps_every_acknowledged_press_exactly_once() {
                 });
                 assert_eq!(
                     (command.table_id.as_str(), command.sequence, &command.op),
-                    (run.table, ack.sequence, &TableOp::Press { seat: ack.seat }),
+                    (run.table, ack.sequence, &TableOp::Press { seat: ack.seat, credits: None }),
                     "entry {} (round {})",
                     ack.journal_sequence,
                     ack.round

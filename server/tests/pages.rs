@@ -259,6 +259,36 @@ async fn the_cartel_shows_the_pools_it_is_asked_for() {
     server.stop().await;
 }
 
+// AJ 2.5.4.1: the display shows "al menos, el monto actualizado del pozo progresivo o acumulado,
+// su incremento, y los premios que se deban pagar". Proves every sign shows each pool's
+// increment, the share of each bet it grows by (3.2.1: "se incrementará en un 65% de cada
+// jugada registrada"), from its rulebook, and the gRPC display feed carries the same rate.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn aj_2_5_4_1_the_sign_shows_the_pools_increment() {
+    let server = TestServer::with_pages().await;
+    let browser = Browser::new(&server.pages_url());
+    let (status, html) = browser.page("/cartel?pozo=aj-poker&pozo=iplyc-blackjack").await;
+    assert_eq!(status, StatusCode::OK);
+    let config = pozo_server::config::Config::embedded();
+    for pool in ["aj-poker", "iplyc-blackjack"] {
+        let rate = config.rulebooks.pool(pool).expect("embedded").contribution_rate;
+        let percent = (rate * rust_decimal::Decimal::ONE_HUNDRED).normalize().to_string().replace('.', ",");
+        let section = html.split(&format!("id=\"pozo-{pool}\"")).nth(1).expect("the pool's section");
+        let section = section.split("</section>").next().expect("closed");
+        assert!(section.contains(&format!("Incremento: {percent} % de cada apuesta")), "{pool}: {section}");
+    }
+    let mut client = server.client().await;
+    let mut feed = client
+        .display
+        .watch(pozo_proto::v1::WatchDisplays { pool_ids: vec!["iplyc-blackjack".into()], salon_id: String::new() })
+        .await
+        .expect("watch")
+        .into_inner();
+    let update = feed.message().await.expect("stream").expect("a first update");
+    assert_eq!(update.pools[0].increment_rate, "0.65", "11.2.3: 65% of each bet");
+    server.stop().await;
+}
+
 // Proves the sign's stream end to end: the amounts in Argentine format, rising when bets are
 // registered and never before they are durable; a heartbeat when nothing changes; a hit
 // waiting for Venta-Pagos as `pendientes` until the office page confirms it; a rejection as

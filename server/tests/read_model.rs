@@ -54,7 +54,7 @@ async fn every_entry_and_meter_is_booked_at_the_time_the_clock_gives_and_journal
     let mut table = Table { id: "B1", sequence: 0 };
     table.send(&handle, TableOp::OpenTable).await.expect("opened");
     table.send(&handle, TableOp::SellCredits { seat: 2, credits: 5 }).await.expect("sold");
-    table.send(&handle, TableOp::Press { seat: 2 }).await.expect("pressed");
+    table.send(&handle, TableOp::Press { seat: 2, credits: None }).await.expect("pressed");
     // INICIAR JUEGO registers the bet (12.5.1.1): at 15:01 by this clock, so in hour 15.
     clock.set(at(15, 1));
     table.send(&handle, TableOp::StartRound).await.expect("started");
@@ -87,7 +87,7 @@ async fn readers_take_the_published_model_without_the_writer_and_an_old_one_neve
     assert_eq!(genesis.tip.entries, 1);
     table.send(&handle, TableOp::OpenTable).await.expect("opened");
     table.send(&handle, TableOp::SellCredits { seat: 1, credits: 1 }).await.expect("sold");
-    table.send(&handle, TableOp::Press { seat: 1 }).await.expect("pressed");
+    table.send(&handle, TableOp::Press { seat: 1, credits: None }).await.expect("pressed");
     table.send(&handle, TableOp::StartRound).await.expect("started");
 
     // Answered means published: the caller's own command is in what it reads next.

@@ -483,7 +483,7 @@ async fn gold_without_silver_is_refused_and_changes_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn more_than_3_bronze_2_silver_1_gold_is_refused_and_changes_nothing() {
-    // Proves a second press on a seat holding bronze, silver or gold is FailedPrecondition citing 3.7.3, and sells no grillo.
+    // Proves a second press on a seat holding bronze, silver or gold is FailedPrecondition citing 3.7.2, and sells no grillo.
     let server = TestServer::start().await;
     let mut client = server.client().await;
     client.ok("R1", open()).await;
@@ -492,7 +492,7 @@ async fn more_than_3_bronze_2_silver_1_gold_is_refused_and_changes_nothing() {
 
     let before_bronze = before_refusal(&mut client, "R1").await;
     let message = client.refused("R1", press(1), Code::FailedPrecondition).await;
-    names(&message, &["seat 1 holds 3 bronze, 0 silver, 0 gold", "more than 3 bronze / 2 silver / 1 gold", "3.7.3"]);
+    names(&message, &["seat 1 holds 3 bronze, 0 silver, 0 gold", "more than 3 bronze / 2 silver / 1 gold", "3.7.2"]);
     before_bronze.unchanged(&mut client).await;
     assert_eq!(client.pool("iplyc-ruleta").await.bets, 1, "one series sold, not two");
 
@@ -503,7 +503,7 @@ async fn more_than_3_bronze_2_silver_1_gold_is_refused_and_changes_nothing() {
     client.ok("R1", finish()).await;
     let before_silver = before_refusal(&mut client, "R1").await;
     let message = client.refused("R1", press(1), Code::FailedPrecondition).await;
-    names(&message, &["seat 1 holds 0 bronze, 2 silver, 0 gold", "3.7.3"]);
+    names(&message, &["seat 1 holds 0 bronze, 2 silver, 0 gold", "3.7.2"]);
     before_silver.unchanged(&mut client).await;
 
     // Ball 2: the silver hits; the seat holds the gold.
@@ -513,7 +513,7 @@ async fn more_than_3_bronze_2_silver_1_gold_is_refused_and_changes_nothing() {
     client.ok("R1", finish()).await;
     let before_gold = before_refusal(&mut client, "R1").await;
     let message = client.refused("R1", press(1), Code::FailedPrecondition).await;
-    names(&message, &["seat 1 holds 0 bronze, 0 silver, 1 gold", "3.7.3"]);
+    names(&message, &["seat 1 holds 0 bronze, 0 silver, 1 gold", "3.7.2"]);
     before_gold.unchanged(&mut client).await;
     let view = before_gold.next_takes_the_same_sequence(&mut client, gold_turn()).await.table.expect("view");
     assert_eq!((view.seats[0].bronze, view.seats[0].silver, view.seats[0].gold, view.seats[0].credits), (0, 0, 1, 4));
@@ -613,21 +613,41 @@ async fn selling_credits_after_iniciar_is_refused_and_changes_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn finalizar_with_prizes_not_accepted_is_refused_and_changes_nothing() {
-    // Proves FINALIZAR JUEGO with prizes entered and not accepted is FailedPrecondition citing 12.5.2.1, and the prize stays pending.
+async fn art_12_5_2_1_finalizar_closes_the_prize_entry_and_only_aceptar_follows_it() {
+    // Proves the dealer's buttons in the article's order: 12.5.2.1 "a) Número de Apostador
+    // ganador. b) juego ganador. c) ingresar presionando el botón FINALIZAR JUEGO. d) digitar
+    // el botón ACEPTAR para validar el premio". FINALIZAR JUEGO with a prize entered closes
+    // the entry and fixes nothing; a second FINALIZAR or another prize before ACEPTAR is
+    // FailedPrecondition citing 12.5.2.1 and changes nothing; ACEPTAR then fixes the award.
     let server = TestServer::start().await;
     let mut client = server.client().await;
     client.ok("B1", open()).await;
     client.ok("B1", sell(1, 5)).await;
+    client.ok("B1", sell(2, 5)).await;
     client.ok("B1", press(1)).await;
+    client.ok("B1", press(2)).await;
     client.ok("B1", start()).await;
     client.ok("B1", prize(1, "CUATRO_ASES")).await;
+    let balance = amount(&client.pool("iplyc-blackjack").await.balance);
+    let entered = client.ok("B1", finish()).await;
+    assert!(entered.outcome.contains("ACEPTAR para validarlos (12.5.2.1 c–d)"), "{}", entered.outcome);
+    let view = entered.table.expect("view");
+    assert_eq!((view.state.as_str(), view.round, view.pending_prizes.len()), ("premios ingresados", 1, 1));
+    assert!(entered.awards.is_empty(), "FINALIZAR JUEGO fixes no award: ACEPTAR does (3.5.1)");
+    assert_eq!(amount(&client.pool("iplyc-blackjack").await.balance), balance, "nothing paid yet");
     let before = before_refusal(&mut client, "B1").await;
     let message = client.refused("B1", finish(), Code::FailedPrecondition).await;
-    names(&message, &["prizes entered and not accepted", "ACEPTAR first (12.5.2.1)"]);
+    names(&message, &["wait for ACEPTAR", "12.5.2.1 d"]);
+    before.unchanged(&mut client).await;
+    let message = client.refused("B1", prize(2, "TRES_SIETES"), Code::FailedPrecondition).await;
+    names(&message, &["entered with FINALIZAR JUEGO", "ACEPTAR validates them", "12.5.2.1 c–d"]);
     before.unchanged(&mut client).await;
     let accepted = before.next_takes_the_same_sequence(&mut client, accept()).await;
     assert_eq!(amount(&accepted.awards[0].award), "500.00");
+    assert_eq!(accepted.table.expect("view").state, "aceptado");
+    // 12.5.2.3: the FINALIZAR JUEGO at the rack ends the round and enables the panels.
+    let view = client.ok("B1", finish()).await.table.expect("view");
+    assert_eq!((view.state.as_str(), view.round), ("apuestas", 2));
     server.stop().await;
 }
 

@@ -70,18 +70,64 @@ pub enum Command {
 pub enum TableOp {
     OpenTable,
     CloseTable,
-    SellCredits { seat: u32, credits: u32 },
-    RefundCredits { seat: u32 },
-    Press { seat: u32 },
+    SellCredits {
+        seat: u32,
+        credits: u32,
+    },
+    RefundCredits {
+        seat: u32,
+    },
+    Press {
+        seat: u32,
+        #[serde(default)]
+        credits: Option<u32>,
+    },
     StartRound,
-    EnterPrize { seat: u32, code: String, high: Option<String> },
+    EnterPrize {
+        seat: u32,
+        code: String,
+        high: Option<String>,
+    },
     Accept,
     FinishRound,
-    VoidBet { seat: u32 },
+    VoidBet {
+        seat: u32,
+    },
     CarryBets,
-    RefundBet { seat: u32 },
+    RefundBet {
+        seat: u32,
+    },
     LastRound,
     RequestGoldTurn,
+    CloseSeat {
+        seat: u32,
+    },
+    OpenSeat {
+        seat: u32,
+    },
+    PlayerAbsent {
+        seat: u32,
+    },
+    PlayerReturns {
+        seat: u32,
+    },
+    GrillosPlayed {
+        seat: u32,
+        code: String,
+        played: u32,
+    },
+    AnnulSeries {
+        seat: u32,
+    },
+    CustodyBet {
+        seat: u32,
+    },
+    CustodyPrize {
+        seat: u32,
+    },
+    ReleaseCustody {
+        custody_id: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -198,7 +244,7 @@ impl Chain {
 /// The press a record is, as (table, seat, table sequence); `None` for any other record.
 pub fn press(record: &Record) -> Option<(String, u32, u64)> {
     match &record.command {
-        Command::Table { table_id, sequence, op: TableOp::Press { seat }, .. } => Some((table_id.clone(), *seat, *sequence)),
+        Command::Table { table_id, sequence, op: TableOp::Press { seat, .. }, .. } => Some((table_id.clone(), *seat, *sequence)),
         _ => None,
     }
 }
@@ -251,7 +297,8 @@ mod tests {
             table(Op::CloseTable, None),
             table(Op::SellCredits { seat: 2, credits: 20 }, None),
             table(Op::RefundCredits { seat: 2 }, None),
-            table(Op::Press { seat: 4 }, None),
+            table(Op::Press { seat: 4, credits: None }, None),
+            table(Op::Press { seat: 5, credits: Some(3) }, None),
             table(Op::StartRound, Some(server::Card { rank: "A".into(), suit: "picas".into() })),
             table(Op::EnterPrize { seat: 4, code: "COLOR".into(), high: Some("ESCALERA".into()) }, None),
             table(Op::Accept, None),
@@ -261,6 +308,15 @@ mod tests {
             table(Op::RefundBet { seat: 1 }, None),
             table(Op::LastRound, None),
             table(Op::RequestGoldTurn, None),
+            table(Op::CloseSeat { seat: 2 }, None),
+            table(Op::OpenSeat { seat: 2 }, None),
+            table(Op::PlayerAbsent { seat: 3 }, None),
+            table(Op::PlayerReturns { seat: 3 }, None),
+            table(Op::GrillosPlayed { seat: 3, code: "GRILLO_BRONCE".into(), played: 2 }, None),
+            table(Op::AnnulSeries { seat: 3 }, None),
+            table(Op::CustodyBet { seat: 1 }, None),
+            table(Op::CustodyPrize { seat: 1 }, None),
+            table(Op::ReleaseCustody { custody_id: "CU-000001".into() }, None),
             server::Command::Office(OfficeCommand {
                 key_id: "caja-1".into(),
                 operator_name: "Ana".into(),
@@ -346,7 +402,7 @@ mod tests {
     fn a_broken_link_is_found_by_the_hashes_the_reader_computes() {
         let identity = Identity::generate();
         let genesis = identity.genesis_previous();
-        let (record, hash) = encoded(&genesis, table(server::TableOp::Press { seat: 1 }, None), 1);
+        let (record, hash) = encoded(&genesis, table(server::TableOp::Press { seat: 1, credits: None }, None), 1);
         let mut chain = Chain::new(&identity.installation);
         let wrong_hash =
             chain.next(1, &hex::encode(genesis), &hex::encode([7u8; 32]), &record).expect_err("a hash not of the record");

@@ -2,8 +2,11 @@
 //!
 //! ```text
 //! open | close | start | accept | finish | carry | last-round | gold-turn | status
-//! credits SEAT N | refund-credits SEAT | press SEAT | void SEAT | refund SEAT
+//! credits SEAT N | refund-credits SEAT | press SEAT [CREDITS] | void SEAT | refund SEAT
 //! prize SEAT CODE [HIGH]
+//! close-seat SEAT | open-seat SEAT                       (AJ 2.5.6.1)
+//! absent SEAT | returns SEAT | played SEAT CODE N | annul-series SEAT   (roulette, 3.7)
+//! custody-bet SEAT | custody-prize SEAT | release-custody ID            (11.8.3, 15.14.5.2)
 //! ```
 //!
 //! A line that breaks the protocol is refused with the problem named; the agent
@@ -128,7 +131,37 @@ pub fn parse(line: &str) -> Result<Option<Input>, String> {
         "carry" => (C::CarryBets(pb::CarryBets {}), "carry"),
         "last-round" => (C::LastRound(pb::LastRound {}), "last-round"),
         "gold-turn" => (C::RequestGoldTurn(pb::RequestGoldTurn {}), "gold-turn"),
-        "press" => (C::Press(pb::Press { seat: seat(words.next(), word)? }), "press SEAT"),
+        "press" => {
+            let seat = seat(words.next(), word)?;
+            // AJ 2.5.4.1: the bet "expresado en créditos"; one credit when not said.
+            let credits = match words.next() {
+                None => 0,
+                Some(text) => match text.parse::<u32>() {
+                    Ok(credits) if credits >= 1 => credits,
+                    _ => return Err(format!("`{text}` is not a stake in credits (1 or more)")),
+                },
+            };
+            (C::Press(pb::Press { seat, credits }), "press SEAT [CREDITS]")
+        }
+        "close-seat" => (C::CloseSeat(pb::CloseSeat { seat: seat(words.next(), word)? }), "close-seat SEAT"),
+        "open-seat" => (C::OpenSeat(pb::OpenSeat { seat: seat(words.next(), word)? }), "open-seat SEAT"),
+        "absent" => (C::PlayerAbsent(pb::PlayerAbsent { seat: seat(words.next(), word)? }), "absent SEAT"),
+        "returns" => (C::PlayerReturns(pb::PlayerReturns { seat: seat(words.next(), word)? }), "returns SEAT"),
+        "annul-series" => (C::AnnulSeries(pb::AnnulSeries { seat: seat(words.next(), word)? }), "annul-series SEAT"),
+        "custody-bet" => (C::CustodyBet(pb::CustodyBet { seat: seat(words.next(), word)? }), "custody-bet SEAT"),
+        "custody-prize" => (C::CustodyPrize(pb::CustodyPrize { seat: seat(words.next(), word)? }), "custody-prize SEAT"),
+        "release-custody" => {
+            let id = words.next().ok_or("`release-custody` needs a custody id: `release-custody CU-000001`")?;
+            (C::ReleaseCustody(pb::ReleaseCustody { custody_id: id.to_owned() }), "release-custody ID")
+        }
+        "played" => {
+            let seat = seat(words.next(), word)?;
+            let usage = "`played` needs a seat, a grillo code and how many were played: `played SEAT GRILLO_BRONCE N`";
+            let code = words.next().ok_or(usage)?;
+            let played = words.next().ok_or(usage)?;
+            let played = played.parse::<u32>().map_err(|_| format!("`{played}` is not a number of grillos"))?;
+            (C::GrillosPlayed(pb::GrillosPlayed { seat, code: code.to_owned(), played }), "played SEAT CODE N")
+        }
         "void" => (C::VoidBet(pb::VoidBet { seat: seat(words.next(), word)? }), "void SEAT"),
         "refund" => (C::RefundBet(pb::RefundBet { seat: seat(words.next(), word)? }), "refund SEAT"),
         "refund-credits" => (C::RefundCredits(pb::RefundCredits { seat: seat(words.next(), word)? }), "refund-credits SEAT"),
@@ -147,7 +180,7 @@ pub fn parse(line: &str) -> Result<Option<Input>, String> {
         }
         other => {
             return Err(format!(
-                "unknown word `{other}` (open, close, credits, refund-credits, press, start, prize, accept, finish, void, refund, carry, last-round, gold-turn, status)"
+                "unknown word `{other}` (open, close, credits, refund-credits, press, start, prize, accept, finish, void, refund, carry, last-round, gold-turn, close-seat, open-seat, absent, returns, played, annul-series, custody-bet, custody-prize, release-custody, status)"
             ));
         }
     };
@@ -161,7 +194,20 @@ mod tests {
 
     #[test]
     fn every_word_of_the_protocol() {
-        assert_eq!(parse("press 3"), Ok(Some(Input::Command(C::Press(pb::Press { seat: 3 })))));
+        assert_eq!(parse("press 3"), Ok(Some(Input::Command(C::Press(pb::Press { seat: 3, credits: 0 })))));
+        assert_eq!(parse("press 3 4"), Ok(Some(Input::Command(C::Press(pb::Press { seat: 3, credits: 4 })))));
+        assert_eq!(
+            parse("played 2 GRILLO_BRONCE 2"),
+            Ok(Some(Input::Command(C::GrillosPlayed(pb::GrillosPlayed { seat: 2, code: "GRILLO_BRONCE".into(), played: 2 }))))
+        );
+        assert_eq!(
+            parse("release-custody CU-000001"),
+            Ok(Some(Input::Command(C::ReleaseCustody(pb::ReleaseCustody { custody_id: "CU-000001".into() }))))
+        );
+        for line in ["close-seat 2", "open-seat 2", "absent 4", "returns 4", "annul-series 4", "custody-bet 1", "custody-prize 1"]
+        {
+            assert!(matches!(parse(line), Ok(Some(Input::Command(_)))), "{line}");
+        }
         assert_eq!(parse("  credits 2 20 "), Ok(Some(Input::Command(C::SellCredits(pb::SellCredits { seat: 2, credits: 20 })))));
         assert_eq!(
             parse("prize 4 ESCALERA_COLOR K"),
@@ -186,6 +232,9 @@ mod tests {
         assert!(parse("credits 3 many").unwrap_err().contains("`many` is not a number of credits"));
         assert!(parse("start now").unwrap_err().contains("unexpected `now`"));
         assert!(parse("prize 2").unwrap_err().contains("premio code"));
+        assert!(parse("press 3 0").unwrap_err().contains("`0` is not a stake in credits"));
+        assert!(parse("played 3 GRILLO_PLATA").unwrap_err().contains("`played SEAT GRILLO_BRONCE N`"));
+        assert!(parse("release-custody").unwrap_err().contains("custody id"));
         assert!(parse(&"x".repeat(300)).unwrap_err().contains("over 256"));
     }
 

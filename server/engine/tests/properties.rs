@@ -309,7 +309,7 @@ fn pays_a_floor(rules: &PoolRules, code: &str) -> bool {
 }
 
 /// Every meter that counts money, by name.
-fn money_meters(meters: &Meters) -> [(&'static str, Money); 14] {
+fn money_meters(meters: &Meters) -> [(&'static str, Money); 15] {
     // Exhaustive on purpose: a new meter must be added here (or knowingly skipped).
     let &Meters {
         bets: _,
@@ -330,6 +330,8 @@ fn money_meters(meters: &Meters) -> [(&'static str, Money); 14] {
         rejections: _,
         replenishments_withdrawn,
         reserve_transfers_returned,
+        awards_reclaimed,
+        reclaims: _,
         resets: _,
     } = meters;
     [
@@ -347,6 +349,7 @@ fn money_meters(meters: &Meters) -> [(&'static str, Money); 14] {
         ("awards_returned", awards_returned),
         ("replenishments_withdrawn", replenishments_withdrawn),
         ("reserve_transfers_returned", reserve_transfers_returned),
+        ("awards_reclaimed", awards_reclaimed),
     ]
 }
 

@@ -34,8 +34,13 @@ pub enum TableOp {
     SellCredits { seat: u32, credits: u32 },
     /// Pago de créditos (12.5.3.5).
     RefundCredits { seat: u32 },
-    /// Pulsador or slot drop (4.4.2, 12.3.1, 15.1.2).
-    Press { seat: u32 },
+    /// Pulsador or slot drop (4.4.2, 12.3.1, 15.1.2), staking `credits` credits (AJ
+    /// 2.5.4.1; one when absent).
+    Press {
+        seat: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        credits: Option<u32>,
+    },
     /// INICIAR JUEGO (12.5.1.1, 16.4.2.1.6).
     StartRound,
     /// Seat + premio code (12.5.2.1).
@@ -54,6 +59,25 @@ pub enum TableOp {
     LastRound,
     /// Ask to play a Grillo de Oro (4.3.4, 4.3.5).
     RequestGoldTurn,
+    /// A seat whose light does not work is closed to the progressive (AJ 2.5.6.1).
+    CloseSeat { seat: u32 },
+    /// The seat's light mended: open to the progressive again.
+    OpenSeat { seat: u32 },
+    /// The player of a roulette seat cannot go on: his grillos are kept for him (3.7.1).
+    PlayerAbsent { seat: u32 },
+    /// He comes back: two silvers become three bronzes, a gold may be played (3.7.1.1–3.7.1.2).
+    PlayerReturns { seat: u32 },
+    /// Of the grillos of `code` the seat holds, only `played` were played on plenos in
+    /// this ball; the rest are played in the next (3.7.4, 3.7.10).
+    GrillosPlayed { seat: u32, code: PrizeCode, played: u32 },
+    /// A series found invalid after payment: annulled, its awards given back (3.7.2–3.7.3).
+    AnnulSeries { seat: u32 },
+    /// A sick player's side bet, annulled and held by the bank in custody (11.8.3.1.2, 15.14.5.2.2).
+    CustodyBet { seat: u32 },
+    /// The prizes a sick player won this round stay in custody (11.8.3.2.2, 15.14.5.2.5).
+    CustodyPrize { seat: u32 },
+    /// What the bank held in custody is handed to the player.
+    ReleaseCustody { custody_id: String },
 }
 
 /// A table command as journaled.
@@ -142,7 +166,7 @@ pub enum Command {
 
 impl Command {
     /// Every value of [`Command::kind`].
-    pub const KINDS: [&'static str; 18] = [
+    pub const KINDS: [&'static str; 27] = [
         "genesis",
         "keys",
         "confirm",
@@ -161,6 +185,15 @@ impl Command {
         "refund_bet",
         "last_round",
         "request_gold_turn",
+        "close_seat",
+        "open_seat",
+        "player_absent",
+        "player_returns",
+        "grillos_played",
+        "annul_series",
+        "custody_bet",
+        "custody_prize",
+        "release_custody",
     ];
 
     /// The command's kind, as the metrics label it (`pozo_commands_total{kind=…}`): the
@@ -188,6 +221,15 @@ impl Command {
                 TableOp::RefundBet { .. } => "refund_bet",
                 TableOp::LastRound => "last_round",
                 TableOp::RequestGoldTurn => "request_gold_turn",
+                TableOp::CloseSeat { .. } => "close_seat",
+                TableOp::OpenSeat { .. } => "open_seat",
+                TableOp::PlayerAbsent { .. } => "player_absent",
+                TableOp::PlayerReturns { .. } => "player_returns",
+                TableOp::GrillosPlayed { .. } => "grillos_played",
+                TableOp::AnnulSeries { .. } => "annul_series",
+                TableOp::CustodyBet { .. } => "custody_bet",
+                TableOp::CustodyPrize { .. } => "custody_prize",
+                TableOp::ReleaseCustody { .. } => "release_custody",
             },
         }
     }

@@ -34,7 +34,8 @@ pub mod view;
 
 pub use command::{Card, Command, KeyRecord, OfficeCommand, OfficeOp, OrderFacts, TableCommand, TableOp};
 pub use model::{
-    AwardRecord, Bet, Data, GoldTurn, Hit, LastWin, OrderStatus, PayoutOrder, Phase, PrizeEntry, Seat, Snapshot, Table, TableDay,
+    AwardRecord, Bet, Custody, CustodyKind, Data, GoldTurn, Grillos, Hit, LastWin, OrderStatus, PayoutOrder, Phase, PrizeEntry,
+    Seat, SeriesAward, Snapshot, Table, TableDay,
 };
 pub use refusal::{Refusal, RefusalKind};
 pub use view::{Applied, GoldTurnView, Light, SeatView, TableReply, TableState, TableView};
@@ -241,8 +242,7 @@ impl State {
         Ok(Applied::Table(reply))
     }
 
-    /// Validates and applies one table operation. Every check comes before the
-    /// first change.    /// Dispatches one table operation to its file in `cmd/`. Each checks everything
+    /// Dispatches one table operation to its file in `cmd/`. Each checks everything
     /// before its first change.
     fn table_op(&mut self, context: Context, table_id: &TableId, op: &TableOp, card: Option<&Card>) -> Result<Done, Refusal> {
         match op {
@@ -250,7 +250,7 @@ impl State {
             TableOp::CloseTable => self.close_table(context, table_id),
             TableOp::SellCredits { seat, credits } => self.sell_credits(context, table_id, *seat, *credits),
             TableOp::RefundCredits { seat } => self.refund_credits(context, table_id, *seat),
-            TableOp::Press { seat } => self.press(context, table_id, *seat),
+            TableOp::Press { seat, credits } => self.press(context, table_id, *seat, credits.unwrap_or(1)),
             TableOp::StartRound => self.start_round(context, table_id, card),
             TableOp::EnterPrize { seat, code, high } => self.enter_prize(context, table_id, *seat, code, high.as_deref()),
             TableOp::Accept => self.accept(context, table_id),
@@ -260,6 +260,15 @@ impl State {
             TableOp::RefundBet { seat } => self.refund_bet(table_id, *seat),
             TableOp::LastRound => self.last_round(context, table_id),
             TableOp::RequestGoldTurn => self.request_gold_turn(table_id),
+            TableOp::CloseSeat { seat } => self.close_seat(context, table_id, *seat),
+            TableOp::OpenSeat { seat } => self.open_seat(table_id, *seat),
+            TableOp::PlayerAbsent { seat } => self.player_absent(table_id, *seat),
+            TableOp::PlayerReturns { seat } => self.player_returns(table_id, *seat),
+            TableOp::GrillosPlayed { seat, code, played } => self.grillos_played(table_id, *seat, code, *played),
+            TableOp::AnnulSeries { seat } => self.annul_series(table_id, *seat),
+            TableOp::CustodyBet { seat } => self.custody_bet(context, table_id, *seat),
+            TableOp::CustodyPrize { seat } => self.custody_prize(context, table_id, *seat),
+            TableOp::ReleaseCustody { custody_id } => self.release_custody(context, table_id, custody_id),
         }
     }
 
@@ -342,7 +351,7 @@ mod tests {
         let ops = [
             (at(14, 50), TableOp::OpenTable),
             (at(14, 51), TableOp::SellCredits { seat: 2, credits: 5 }),
-            (at(14, 52), TableOp::Press { seat: 2 }),
+            (at(14, 52), TableOp::Press { seat: 2, credits: None }),
             (at(14, 59), TableOp::StartRound),
             (at(15, 1), TableOp::RefundBet { seat: 2 }),
         ];

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use pozo_engine::money::Money;
-use pozo_engine::{Contribution, Game, PoolState, RoundBook};
+use pozo_engine::{Contribution, Game, Grillo, PoolState, RoundBook};
 use pozo_engine::{PoolId, PrizeCode, TableId};
 use serde::{Deserialize, Serialize};
 
@@ -21,7 +21,10 @@ pub enum Phase {
     Betting,
     /// After INICIAR JUEGO: betting closed, prizes may be entered.
     Playing,
-    /// Prizes accepted: waiting for FINALIZAR JUEGO.
+    /// FINALIZAR JUEGO pressed with prizes entered: their entry is closed and ACEPTAR
+    /// validates them (12.5.2.1 c–d, 16.4.2.5.6 c–d).
+    Entered,
+    /// Prizes accepted: waiting for FINALIZAR JUEGO at the rack (12.5.2.3, 16.4.2.5.12).
     Accepted,
 }
 
@@ -31,33 +34,150 @@ pub enum Phase {
 pub enum Bet {
     None,
     /// Card tables: pressed and durably recorded, registered at INICIAR JUEGO.
-    Pressed,
+    Pressed {
+        /// The stake, in credits (AJ 2.5.4.1: "seleccionando el monto de su apuesta,
+        /// expresado en créditos"); one where the bet is fixed.
+        #[serde(default = "one_credit")]
+        credits: u32,
+    },
     /// Registered: its contribution is in the pool, since `registered_ms`.
     Registered {
         contribution: Contribution,
         /// When it was registered: a reversal comes off that jornada's and hour's IPA.
         #[serde(default)]
         registered_ms: u64,
+        /// The stake in credits: what a void or refund gives back to the seat.
+        #[serde(default = "one_credit")]
+        credits: u32,
     },
+}
+
+fn one_credit() -> u32 {
+    1
+}
+
+impl Bet {
+    /// The credits staked this round (0 with no bet): what the seat's panel shows.
+    pub fn stake(&self) -> u32 {
+        match self {
+            Bet::None => 0,
+            Bet::Pressed { credits } | Bet::Registered { credits, .. } => *credits,
+        }
+    }
+
+    pub fn is_pressed(&self) -> bool {
+        matches!(self, Bet::Pressed { .. })
+    }
+}
+
+/// Grillos by metal: held, or left unplayed in a ball (3.7.4, 3.7.10).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Grillos {
+    pub bronze: u32,
+    pub silver: u32,
+    pub gold: u32,
+}
+
+impl Grillos {
+    pub fn of(&self, grillo: Grillo) -> u32 {
+        match grillo {
+            Grillo::Bronce => self.bronze,
+            Grillo::Plata => self.silver,
+            Grillo::Oro => self.gold,
+        }
+    }
+
+    pub fn of_mut(&mut self, grillo: Grillo) -> &mut u32 {
+        match grillo {
+            Grillo::Bronce => &mut self.bronze,
+            Grillo::Plata => &mut self.silver,
+            Grillo::Oro => &mut self.gold,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bronze + self.silver + self.gold == 0
+    }
+}
+
+/// One award paid to a roulette series: what 3.7.3 makes its winner give back when
+/// the series is found invalid after payment.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeriesAward {
+    pub code: PrizeCode,
+    pub amount: Money,
+    pub journal_sequence: u64,
+    pub time_ms: u64,
+    pub payout_order_id: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Seat {
     pub credits: u32,
     pub bet: Bet,
-    /// Roulette grillos held (3.1.3): all of them are played in the next ball.
+    /// Roulette grillos held (3.1.3): all of them are played in the next ball, but
+    /// those `not_played` says (3.7.10) and those of an absent player (3.7.1).
     pub bronze: u32,
     pub silver: u32,
     pub gold: u32,
+    /// Closed to the progressive: its light is broken (AJ 2.5.6.1; 11.11.5, 15.14.5.1).
+    #[serde(default)]
+    pub closed: bool,
+    /// Roulette: the player left with grillos; they are kept for him, not played (3.7.1).
+    #[serde(default)]
+    pub absent: bool,
+    /// Roulette: of the grillos held, those not played in this ball, or played off a
+    /// pleno and handed back (3.7.4, 3.7.10): they stay for the next ball.
+    #[serde(default)]
+    pub not_played: Grillos,
+    /// Roulette: the awards paid to the seat's current or last series (3.7.3).
+    #[serde(default)]
+    pub series: Vec<SeriesAward>,
 }
 
 impl Seat {
     pub(in crate::state) fn new() -> Seat {
-        Seat { credits: 0, bet: Bet::None, bronze: 0, silver: 0, gold: 0 }
+        Seat {
+            credits: 0,
+            bet: Bet::None,
+            bronze: 0,
+            silver: 0,
+            gold: 0,
+            closed: false,
+            absent: false,
+            not_played: Grillos::default(),
+            series: Vec::new(),
+        }
     }
 
     pub(in crate::state) fn grillos(&self) -> u32 {
         self.bronze + self.silver + self.gold
+    }
+
+    /// The grillos held, by metal.
+    pub(in crate::state) fn held(&self) -> Grillos {
+        Grillos { bronze: self.bronze, silver: self.silver, gold: self.gold }
+    }
+
+    pub(in crate::state) fn set_held(&mut self, grillos: Grillos) {
+        self.bronze = grillos.bronze;
+        self.silver = grillos.silver;
+        self.gold = grillos.gold;
+    }
+
+    /// A gold held by a player at the table: one the gold turn is for (4.3.5). An
+    /// absent player's gold waits for him (3.7.1.2).
+    pub(in crate::state) fn plays_gold(&self) -> bool {
+        self.gold > 0 && !self.absent
+    }
+
+    pub(in crate::state) fn require_open(&self, number: u32) -> Result<(), Refusal> {
+        if self.closed {
+            return Err(precondition(format!(
+                "seat {number} is closed to the progressive: its light does not work (AJ 2.5.6.1, 11.11.5); open the seat first"
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -201,6 +321,54 @@ impl PayoutOrder {
     }
 }
 
+/// What a custody item holds (11.8.3, 15.14.5.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CustodyKind {
+    /// A sick player's side bet, annulled and held by the bank (11.8.3.1.2, 15.14.5.2.2).
+    Bet,
+    /// A prize he won, held by the bank (11.8.3.2.2, 15.14.5.2.5).
+    Prize,
+}
+
+impl CustodyKind {
+    pub fn spanish(self) -> &'static str {
+        match self {
+            CustodyKind::Bet => "apuesta en custodia",
+            CustodyKind::Prize => "premio en custodia",
+        }
+    }
+}
+
+/// Money the bank holds "en custodia" for a player who could not go on (11.8.3,
+/// 15.14.5.2), until he or someone for him collects it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Custody {
+    pub custody_id: String,
+    pub kind: CustodyKind,
+    pub pool: PoolId,
+    pub table_id: TableId,
+    pub seat: u32,
+    pub round: u64,
+    /// The prize's code (a prize in custody).
+    pub code: Option<PrizeCode>,
+    pub amount: Money,
+    /// The prize's payout order, when Venta-Pagos pays it (into custody).
+    pub payout_order_id: Option<String>,
+    pub journal_sequence: u64,
+    pub time_ms: u64,
+    /// The entry that released it to the player, and when.
+    pub released_sequence: Option<u64>,
+    #[serde(default)]
+    pub released_ms: u64,
+}
+
+impl Custody {
+    pub fn held(&self) -> bool {
+        self.released_sequence.is_none()
+    }
+}
+
 /// A table's meters for one jornada (4.7, 12.8, Form 4218).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableDay {
@@ -215,6 +383,14 @@ pub struct TableDay {
     pub credits_returned_amount: Money,
     /// Local hour → (IPA, PPPA).
     pub hours: BTreeMap<u32, (Money, Money)>,
+    /// Put in custody, and released from it, in this jornada (11.8.3, 15.14.5.2).
+    #[serde(default)]
+    pub custody_in: Money,
+    #[serde(default)]
+    pub custody_released: Money,
+    /// Awards given back by their winner (3.7.3): already off `pppa`, told apart here.
+    #[serde(default)]
+    pub pppa_reclaimed: Money,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -262,6 +438,12 @@ pub struct Data {
     /// The key set in force, as last journaled (genesis or a `keys` entry).
     #[serde(default)]
     pub keys: Vec<KeyRecord>,
+    /// What the bank holds in custody, by id (11.8.3, 15.14.5.2); released items stay,
+    /// as the payout orders do. Shared with the read model like the orders.
+    #[serde(default)]
+    pub custody: Arc<BTreeMap<String, Custody>>,
+    #[serde(default)]
+    pub next_custody: u64,
 }
 
 impl Data {

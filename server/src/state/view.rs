@@ -34,9 +34,18 @@ pub struct SeatView {
     pub seat: u32,
     pub light: Light,
     pub credits: u32,
+    /// The credits staked this round (AJ 2.5.4.1); 0 with no bet.
+    #[serde(default)]
+    pub stake: u32,
     pub bronze: u32,
     pub silver: u32,
     pub gold: u32,
+    /// Closed to the progressive: its light does not work (AJ 2.5.6.1).
+    #[serde(default)]
+    pub closed: bool,
+    /// Roulette: the player is absent, his grillos kept (3.7.1).
+    #[serde(default)]
+    pub absent: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,6 +68,9 @@ pub enum TableState {
     /// After INICIAR JUEGO (12.5.1.1).
     #[serde(rename = "en juego")]
     Playing,
+    /// Prizes entered and FINALIZAR JUEGO pressed: ACEPTAR validates them (12.5.2.1 c–d).
+    #[serde(rename = "premios ingresados")]
+    Entered,
     /// After ACEPTAR, waiting for FINALIZAR JUEGO (12.5.2.1, 12.5.2.3).
     #[serde(rename = "aceptado")]
     Accepted,
@@ -71,13 +83,14 @@ impl TableState {
             TableState::Closed => "cerrada",
             TableState::Betting => "apuestas",
             TableState::Playing => "en juego",
+            TableState::Entered => "premios ingresados",
             TableState::Accepted => "aceptado",
         }
     }
 
     /// In a round: between INICIAR JUEGO and FINALIZAR JUEGO.
     pub fn in_round(self) -> bool {
-        matches!(self, TableState::Playing | TableState::Accepted)
+        matches!(self, TableState::Playing | TableState::Entered | TableState::Accepted)
     }
 }
 
@@ -137,7 +150,10 @@ impl State {
             .map(|(index, seat)| {
                 let recorded = seat.bet != Bet::None || (table.is_roulette() && seat.grillos() > 0);
                 // 11.11.5: the light is on only for a bet the server durably recorded.
-                let light = if recorded && table.open {
+                let light = if seat.closed {
+                    // AJ 2.5.6.1: a closed seat takes no bet: its panel is dark.
+                    Light::Off
+                } else if recorded && table.open {
                     Light::On
                 } else if betting && !table.last_round {
                     // After the last round is announced no new bet can be made (3.9.1, 11.10.1).
@@ -149,9 +165,12 @@ impl State {
                     seat: index as u32 + 1,
                     light,
                     credits: seat.credits,
+                    stake: seat.bet.stake(),
                     bronze: seat.bronze,
                     silver: seat.silver,
                     gold: seat.gold,
+                    closed: seat.closed,
+                    absent: seat.absent,
                 }
             })
             .collect();
@@ -159,6 +178,7 @@ impl State {
             (false, _) => TableState::Closed,
             (true, Phase::Betting) => TableState::Betting,
             (true, Phase::Playing) => TableState::Playing,
+            (true, Phase::Entered) => TableState::Entered,
             (true, Phase::Accepted) => TableState::Accepted,
         };
         Some(TableView {

@@ -106,11 +106,26 @@ struct CartelPage {
     casino: String,
     /// The names of the salons the sign was asked for (`?salon=`), joined: empty when none.
     salon: String,
-    pools: Vec<(String, String)>,
+    /// (id, name, increment): AJ 2.5.4.1 asks the display for the pool's amount "y su
+    /// incremento" (docs/readings.md, "The increment on the display").
+    pools: Vec<(String, String, String)>,
     pool_ids: String,
     silence_ms: u64,
     /// The other controllers' pages, comma-separated: where the sign goes when this one stops answering.
     peers: String,
+}
+
+/// "Incremento: 65 % de cada apuesta": the share of each bet the pool grows by (3.2.1:
+/// "se incrementará en un 65% de cada jugada registrada"; AJ 2.5.4.1).
+fn increment_text(config: &Config, pool: &str) -> String {
+    config
+        .rulebooks
+        .pool(pool)
+        .map(|rules| {
+            let percent = (rules.contribution_rate * rust_decimal::Decimal::ONE_HUNDRED).normalize();
+            format!("Incremento: {} % de cada apuesta", percent.to_string().replace('.', ","))
+        })
+        .unwrap_or_default()
 }
 
 async fn cartel(
@@ -126,7 +141,7 @@ async fn cartel(
         casino: config.layout.casino.clone(),
         salon: salons.join(" · "),
         pool_ids: pools.join(","),
-        pools: pools.iter().map(|id| (id.to_string(), view::pool_name(config, id))).collect(),
+        pools: pools.iter().map(|id| (id.to_string(), view::pool_name(config, id), increment_text(config, id))).collect(),
         silence_ms: feed::SILENCE_MS,
         peers: web.peers.join(","),
     })

@@ -279,6 +279,7 @@ mod tests {
                 pool_id: pool.id.clone(),
                 displayed: pool.minimum + pozo_engine::Money::new(rust_decimal::Decimal::from(sequence)),
                 minimum: pool.minimum,
+                increment_rate: pool.contribution_rate,
                 last_win: None,
                 pending: Arc::from([]),
                 hits: Arc::from([]),

@@ -69,6 +69,7 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
                     TableState::Closed => "cerrada",
                     TableState::Betting => "apuestas abiertas",
                     TableState::Playing => "en juego",
+                    TableState::Entered => "premios ingresados",
                     TableState::Accepted => "premios aceptados",
                 },
                 in_round: state.in_round(),
@@ -493,11 +494,16 @@ async fn pool_page(State(web): State<Web>, jar: CookieJar, Path(id): Path<String
             ("Reposiciones devueltas por rechazos", pesos(meters.replenishments_withdrawn)),
             ("Premios", pesos(meters.awards)),
             ("Premios devueltos por rechazos", pesos(meters.awards_returned)),
+            ("Premios reintegrados por series anuladas (3.7.3)", pesos(meters.awards_reclaimed)),
             ("Aciertos", meters.hits.to_string()),
             ("Rechazos de Venta-Pagos", meters.rejections.to_string()),
             ("Saldo del pozo", pesos(balance)),
             ("Pozo de reserva", pesos(reserve)),
             ("Cartel (pago máximo)", pesos(displayed)),
+            (
+                "En custodia de la Banca (11.8.3, 15.14.5.2)",
+                pesos(model.custody_held().filter(|item| item.pool == id.as_str()).map(|item| item.amount).sum()),
+            ),
         ];
         let hits = hits
             .iter()

@@ -345,7 +345,7 @@ pub fn facts(order: &pb::PayoutOrder) -> pb::OrderFacts {
 }
 
 pub fn press(seat: u32) -> C {
-    C::Press(pb::Press { seat })
+    C::Press(pb::Press { seat, credits: 0 })
 }
 pub fn sell(seat: u32, credits: u32) -> C {
     C::SellCredits(pb::SellCredits { seat, credits })

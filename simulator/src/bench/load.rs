@@ -19,7 +19,7 @@ impl Step {
         match self {
             Step::Open => Wire::OpenTable(pb::OpenTable {}),
             Step::Sell(seat) => Wire::SellCredits(pb::SellCredits { seat, credits: CREDITS_SOLD }),
-            Step::Press(seat) => Wire::Press(pb::Press { seat }),
+            Step::Press(seat) => Wire::Press(pb::Press { seat, credits: 0 }),
             Step::Start => Wire::StartRound(pb::StartRound {}),
             Step::Finish => Wire::FinishRound(pb::FinishRound {}),
         }

@@ -7,7 +7,7 @@ use pozo_engine::PrizeValue;
 use pozo_engine::money::Money;
 
 use crate::state::command::OrderFacts;
-use crate::state::model::{AwardRecord, Hit, LastWin, Phase};
+use crate::state::model::{AwardRecord, Hit, LastWin, Phase, SeriesAward};
 use crate::state::refusal::{engine_refusal, precondition};
 use crate::state::{Context, Done, POOL_HITS_KEPT, Refusal, State, jornada_and_hour, winners_of};
 
@@ -15,7 +15,9 @@ impl State {
     pub(in crate::state) fn accept(&mut self, context: Context, table_id: &TableId) -> Result<Done, Refusal> {
         let table = &self.data.tables[table_id];
         table.require_open()?;
-        if table.phase != Phase::Playing {
+        // 12.5.2.1 d: ACEPTAR validates the prizes entered, after FINALIZAR JUEGO closed
+        // their entry (c) or straight after them.
+        if !matches!(table.phase, Phase::Playing | Phase::Entered) {
             return Err(precondition("ACEPTAR validates prizes entered after INICIAR JUEGO (12.5.2.1)"));
         }
         if table.pending.is_empty() {
@@ -76,6 +78,21 @@ impl State {
                 payout_order_id: order_id,
                 grants: award.grants.as_ref().map(|grant| (grant.code.clone(), grant.count)),
             });
+        }
+        // 3.7.3: what a roulette series was paid, should it be found invalid afterwards.
+        if self.data.tables[table_id].is_roulette() {
+            let table = self.table_mut(table_id);
+            for award in awards.iter().filter(|award| award.award > Money::ZERO) {
+                if let Some(seat) = table.seats.get_mut(award.seat as usize - 1) {
+                    seat.series.push(SeriesAward {
+                        code: award.code.clone(),
+                        amount: award.award,
+                        journal_sequence: sequence,
+                        time_ms,
+                        payout_order_id: award.payout_order_id.clone(),
+                    });
+                }
+            }
         }
         if awards.iter().any(|award| award.payout_order_id.is_some()) {
             // Kept while an order of the round is pending: a rejection re-settles from it.

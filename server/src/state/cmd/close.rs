@@ -57,7 +57,7 @@ impl State {
             .iter()
             .enumerate()
             .filter_map(|(index, seat)| match seat.bet {
-                Bet::Registered { contribution, registered_ms } => Some((index as u32 + 1, contribution, registered_ms)),
+                Bet::Registered { contribution, registered_ms, .. } => Some((index as u32 + 1, contribution, registered_ms)),
                 _ => None,
             })
             .collect();
@@ -81,6 +81,11 @@ impl State {
             seat.bronze = 0;
             seat.silver = 0;
             seat.gold = 0;
+            // An absent player's grillos end with the table too (docs/readings.md,
+            // "Grillos at Cierre de Mesa"): they are in the FP counted above.
+            seat.absent = false;
+            seat.not_played = Default::default();
+            seat.series.clear();
         }
         self.day_mut(&day.0, table_id).fp += fichas;
         let detail = if returned == 1 {

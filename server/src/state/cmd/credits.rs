@@ -21,6 +21,7 @@ impl State {
         let day = jornada_and_hour(&self.config, context.time_ms);
         table.require_open()?;
         let current = table.seat(seat)?.credits;
+        table.seat(seat)?.require_open(seat)?;
         if !CREDIT_STEPS.contains(&credits) {
             return Err(invalid(format!("credits: {credits} is not one of 1, 5, 10, 20 (12.5.3.3)")));
         }

@@ -1,9 +1,11 @@
-//! FINALIZAR JUEGO: the round ends, grillos exchanged, the panels enabled (12.5.2.3, 3.1.3).
+//! FINALIZAR JUEGO (12.5.2.1 c, 12.5.2.3, 16.4.2.5.6 c, 16.4.2.5.12): with prizes entered
+//! it closes their entry, for ACEPTAR to validate; otherwise, at the rack, it ends the
+//! round: grillos exchanged, the panels enabled.
 
 use pozo_engine::{Grillo, PrizeCode};
 use pozo_engine::{PoolId, TableId};
 
-use crate::state::model::{Bet, Phase};
+use crate::state::model::{Bet, Grillos, Phase};
 use crate::state::refusal::precondition;
 use crate::state::{Done, Refusal, State};
 
@@ -11,46 +13,66 @@ impl State {
     pub(in crate::state) fn finish_round(&mut self, table_id: &TableId) -> Result<Done, Refusal> {
         let table = &self.data.tables[table_id];
         table.require_open()?;
-        if table.phase == Phase::Betting {
-            return Err(precondition("FINALIZAR JUEGO ends a round started with INICIAR JUEGO (12.5.2.3)"));
-        }
-        if !table.pending.is_empty() {
-            return Err(precondition("prizes entered and not accepted: ACEPTAR first (12.5.2.1)"));
+        match table.phase {
+            Phase::Betting => return Err(precondition("FINALIZAR JUEGO ends a round started with INICIAR JUEGO (12.5.2.3)")),
+            Phase::Entered => {
+                return Err(precondition("the prizes entered wait for ACEPTAR, which validates them (12.5.2.1 d)"));
+            }
+            // 12.5.2.1: "ingresará … los datos de los premios ganadores … a) Número de
+            // Apostador ganador. b) juego ganador. c) ingresar presionando el botón
+            // FINALIZAR JUEGO. d) digitar el botón ACEPTAR para validar el premio."
+            Phase::Playing if !table.pending.is_empty() => {
+                let count = table.pending.len();
+                self.table_mut(table_id).phase = Phase::Entered;
+                return Ok((
+                    format!("FINALIZAR JUEGO: {count} premio(s) ingresado(s); ACEPTAR para validarlos (12.5.2.1 c–d)"),
+                    Vec::new(),
+                ));
+            }
+            Phase::Playing | Phase::Accepted => {}
         }
         let roulette = table.is_roulette();
         let pool_id = table.pool.clone();
-        let played_gold = table.seats.iter().any(|seat| seat.gold > 0);
         // 3.1.3: a bronze hit grants silvers, a silver hit a gold (the rulebook's counts).
         let bronze_grant = self.grant_count(&pool_id, Grillo::Bronce, 2);
         let silver_grant = self.grant_count(&pool_id, Grillo::Plata, 1);
         let table = self.table_mut(table_id);
         let hits: Vec<(u32, PrizeCode)> = table.accepted.iter().map(|award| (award.seat, award.code.clone())).collect();
         for (index, seat) in table.seats.iter_mut().enumerate() {
-            seat.bet = Bet::None;
-            if roulette {
-                let hit = |grillo: Grillo| {
-                    hits.iter().any(|(hit_seat, hit_code)| *hit_seat == index as u32 + 1 && hit_code == grillo.code())
-                };
-                // 3.1.3: every grillo held was played in this ball; a hit exchanges it for the next metal.
-                let (bronze, silver, gold) = if hit(Grillo::Bronce) {
-                    (0, bronze_grant, 0)
-                } else if hit(Grillo::Plata) {
-                    (0, 0, silver_grant)
-                } else {
-                    (0, 0, 0)
-                };
-                seat.bronze = bronze;
-                seat.silver = silver;
-                seat.gold = gold;
+            if !roulette {
+                seat.bet = Bet::None;
+                continue;
             }
+            // 3.7.1: an absent player's grillos are kept as they are, unplayed.
+            if seat.absent {
+                continue;
+            }
+            let hit = |grillo: Grillo| {
+                hits.iter().any(|(hit_seat, hit_code)| *hit_seat == index as u32 + 1 && hit_code == grillo.code())
+            };
+            // 3.1.3: every grillo played in this ball is spent; a hit exchanges it for the
+            // next metal. 3.7.4, 3.7.10: those not played (or played off a pleno) stay.
+            let kept = seat.not_played;
+            let next = Grillos {
+                bronze: kept.bronze,
+                silver: kept.silver + if hit(Grillo::Bronce) { bronze_grant } else { 0 },
+                gold: kept.gold + if hit(Grillo::Plata) { silver_grant } else { 0 },
+            };
+            // 3.7.9: three bronzes not played at all are still the unplayed sale a close returns.
+            let sale_unplayed = matches!(seat.bet, Bet::Registered { .. }) && kept.bronze == seat.bronze && kept.bronze > 0;
+            if !sale_unplayed {
+                seat.bet = Bet::None;
+            }
+            seat.set_held(next);
+            seat.not_played = Grillos::default();
         }
         table.pending.clear();
         table.accepted.clear();
         table.phase = Phase::Betting;
         table.round += 1;
         let mut outcome = format!("FINALIZAR JUEGO: ronda {} terminada, paneles habilitados", table.round - 1);
-        if roulette && played_gold {
-            // 4.3.5: the gold is played; the next table waiting for its turn plays now.
+        if roulette {
+            // 4.3.5: the gold turn was for this ball; the next table waiting plays now.
             if let Some(turn) = self.data.gold_turns.get_mut(&pool_id)
                 && turn.holder.as_deref() == Some(table_id)
             {

@@ -12,9 +12,9 @@ impl State {
         if !table.is_roulette() {
             return Err(precondition("the gold turn is for roulette grillos (4.3.4)"));
         }
-        if !table.seats.iter().any(|seat| seat.gold > 0) {
+        if !table.seats.iter().any(|seat| seat.plays_gold()) {
             return Err(precondition(format!(
-                "no seat of table {table_id} holds a Grillo de Oro; a gold is won with a silver (3.1.3)"
+                "no seat of table {table_id} holds a Grillo de Oro to play; a gold is won with a silver (3.1.3), an absent player's waits for him (3.7.1.2)"
             )));
         }
         let pool = table.pool.clone();

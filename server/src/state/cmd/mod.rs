@@ -5,7 +5,9 @@
 //! Table operations: `open` (Apertura de Mesa), `close` (Cierre de Mesa), `credits` (venta
 //! and pago de créditos), `press`, `start` (INICIAR JUEGO), `prize` (a premio code),
 //! `accept` (ACEPTAR), `finish` (FINALIZAR JUEGO), `void` (anular), `refund` (a box voided
-//! after play), `carry` (talla quemada), `last_round`, `gold` (the Grillo de Oro turn).
+//! after play), `carry` (talla quemada), `last_round`, `gold` (the Grillo de Oro turn),
+//! `seat` (a seat closed to the progressive), `grillos` (the roulette anomalies of 3.7:
+//! an absent player, grillos not played, a series annulled), `custody` (the bank's custody).
 //! Venta-Pagos: `confirm` (with the office dispatch) and `reject`.
 
 mod accept;
@@ -13,13 +15,16 @@ mod carry;
 mod close;
 mod confirm;
 mod credits;
+mod custody;
 mod finish;
 mod gold;
+mod grillos;
 mod last_round;
 mod open;
 mod press;
 mod prize;
 mod refund;
 mod reject;
+mod seat;
 mod start;
 mod void;

@@ -1,16 +1,29 @@
-//! A pulsador or slot drop: the seat's side bet (4.4.2, 12.3.1, 15.1.2).
+//! A pulsador or slot drop: the seat's side bet (4.4.2, 12.3.1, 15.1.2), in credits (AJ 2.5.4.1).
+
+use pozo_engine::pool::check_bet_allowed;
+use rust_decimal::Decimal;
 
 use crate::state::model::{Bet, Phase};
-use crate::state::refusal::{engine_refusal, precondition};
-use crate::state::{Context, Done, Refusal, State, jornada_and_hour};
+use crate::state::refusal::{engine_refusal, invalid, precondition};
+use crate::state::{Context, Done, Refusal, SEAT_CREDITS_MAX, State, jornada_and_hour};
 use pozo_engine::TableId;
 
 impl State {
-    pub(in crate::state) fn press(&mut self, context: Context, table_id: &TableId, seat_number: u32) -> Result<Done, Refusal> {
+    /// A press staking `credits` credits. AJ 2.5.4.1: "Para apostar, el jugador debe
+    /// presionar el botón respectivo, seleccionando el monto de su apuesta, expresado en
+    /// créditos"; the bet is `credits` × the credit value, within the pool's bets.
+    pub(in crate::state) fn press(
+        &mut self,
+        context: Context,
+        table_id: &TableId,
+        seat_number: u32,
+        credits: u32,
+    ) -> Result<Done, Refusal> {
         let time_ms = context.time_ms;
         let table = &self.data.tables[table_id];
         table.require_open()?;
         let seat = table.seat(seat_number)?;
+        seat.require_open(seat_number)?;
         if table.phase != Phase::Betting {
             return Err(precondition(format!(
                 "seat {seat_number}: betting is closed after INICIAR JUEGO; no side bet until FINALIZAR JUEGO (12.5.1.1)"
@@ -19,8 +32,23 @@ impl State {
         if table.carried {
             return Err(precondition("the bets of the burnt round compete in this hand: no new bets (11.8.1.1)"));
         }
+        if credits == 0 || credits > SEAT_CREDITS_MAX {
+            return Err(invalid(format!("credits: {credits} is not a stake of 1 to {SEAT_CREDITS_MAX} credits (AJ 2.5.4.1)")));
+        }
+        let rules = self.pool(&table.pool).rules();
+        // 3.3.1, 11.4.1, 15.1.2 (a fixed amount), AJ 2.5.5.1 (between the posted minimum
+        // and maximum): the stake in credits must be a bet the pool takes.
+        let bet = rules.side_bet * Decimal::from(credits);
+        check_bet_allowed(rules, "credits", bet)
+            .map_err(|error| invalid(format!("{error} ({credits} credits of {})", pozo_engine::format_ars(rules.side_bet))))?;
         if seat.credits == 0 {
             return Err(precondition(format!("seat {seat_number} has no credits: sell credits first (12.5.3.4)")));
+        }
+        if seat.credits < credits {
+            return Err(precondition(format!(
+                "seat {seat_number} holds {} credits, fewer than the {credits} staked: sell credits first (12.5.3.4)",
+                seat.credits
+            )));
         }
         if table.is_roulette() {
             if table.last_round {
@@ -28,7 +56,7 @@ impl State {
             }
             if seat.grillos() > 0 || seat.bet != Bet::None {
                 return Err(precondition(format!(
-                    "seat {seat_number} holds {} bronze, {} silver, {} gold: a new series would put more than 3 bronze / 2 silver / 1 gold in play (3.7.3)",
+                    "seat {seat_number} holds {} bronze, {} silver, {} gold: a new series would put more than 3 bronze / 2 silver / 1 gold in play (3.7.2)",
                     seat.bronze, seat.silver, seat.gold
                 )));
             }
@@ -40,19 +68,21 @@ impl State {
         let day = jornada_and_hour(&self.config, time_ms);
         if roulette {
             // 4.4.2: roulette bets are registered at the press: the sale of 3 Grillos de Bronce (3.1.3).
-            let bet = self.pool(&pool_id).rules().side_bet;
             let contribution = self.engine.register_bet(&pool_id, bet).map_err(engine_refusal)?;
             let seat = self.table_mut(table_id).seat_mut(seat_number);
-            seat.credits -= 1;
-            seat.bet = Bet::Registered { contribution, registered_ms: time_ms };
+            seat.credits -= credits;
+            seat.bet = Bet::Registered { contribution, registered_ms: time_ms, credits };
             seat.bronze = 3;
+            // A new series: what 3.7.3 could make the player give back starts here.
+            seat.series.clear();
             self.book_ipa(&day, table_id, contribution.bet, 1);
         } else {
             let seat = self.table_mut(table_id).seat_mut(seat_number);
-            seat.credits -= 1;
-            seat.bet = Bet::Pressed;
+            seat.credits -= credits;
+            seat.bet = Bet::Pressed { credits };
         }
         self.day_mut(&day.0, table_id).presses += 1;
-        Ok((format!("Apuesta a pozo registrada: posición {seat_number}"), Vec::new()))
+        let stake = if credits == 1 { String::new() } else { format!(", {credits} créditos") };
+        Ok((format!("Apuesta a pozo registrada: posición {seat_number}{stake}"), Vec::new()))
     }
 }

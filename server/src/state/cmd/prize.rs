@@ -19,7 +19,21 @@ impl State {
         let table = &self.data.tables[table_id];
         table.require_open()?;
         let seat = table.seat(seat_number)?;
-        if table.phase != Phase::Playing {
+        seat.require_open(seat_number)?;
+        if code == INSTANT_PRIZE && table.plays_instant_prize() {
+            // 15.11.5: "Una vez ingresados los naipes al descartero no se aceptarán
+            // reclamos sobre el Premio Instantáneo": it may be claimed until FINALIZAR
+            // JUEGO, pressed when the cards go into the rack (16.4.2.5.12, 12.5.2.3).
+            if table.phase == Phase::Betting {
+                return Err(precondition(
+                    "the cards are in the rack (FINALIZAR JUEGO): no claim on the premio instantáneo is accepted (15.11.5, 16.4.2.5.12)",
+                ));
+            }
+        } else if table.phase == Phase::Entered {
+            return Err(precondition(
+                "the prizes were entered with FINALIZAR JUEGO: ACEPTAR validates them before another is entered (12.5.2.1 c–d)",
+            ));
+        } else if table.phase != Phase::Playing {
             return Err(precondition("prizes are entered after INICIAR JUEGO and before ACEPTAR (12.5.2.1)"));
         }
         let pool = self.pool(&table.pool);
@@ -35,17 +49,38 @@ impl State {
             return Err(precondition(format!("prizes: at most {PENDING_PRIZES_MAX} in one round; ACEPTAR those entered first")));
         }
         if table.is_roulette() {
-            // 3.1.3, 3.7.3: a grillo wins only if the seat holds one of that metal.
+            if seat.absent {
+                return Err(precondition(format!(
+                    "seat {seat_number}: the player is absent; his grillos are kept, not played (3.7.1)"
+                )));
+            }
+            // 3.1.3, 3.7.2: a grillo wins only if the seat holds one of that metal, played
+            // in this ball (3.7.10: those not played wait for the next).
             let grillo = Grillo::of_code(code);
-            let (held, metal) = match grillo {
-                Some(Grillo::Bronce) => (seat.bronze, Grillo::Bronce.name()),
-                Some(Grillo::Plata) => (seat.silver, Grillo::Plata.name()),
-                Some(Grillo::Oro) => (seat.gold, Grillo::Oro.name()),
-                None => (0, "grillo"),
+            let (held, played, metal) = match grillo {
+                Some(grillo) => (seat.held().of(grillo), seat.held().of(grillo) - seat.not_played.of(grillo), grillo.name()),
+                None => (0, 0, "grillo"),
             };
             if held == 0 {
                 let rule = if grillo == Some(Grillo::Oro) { "a gold is won with a silver (3.1.3)" } else { "3.1.3" };
                 return Err(precondition(format!("seat {seat_number} holds no {metal} in this ball: {rule}")));
+            }
+            if played == 0 {
+                return Err(precondition(format!(
+                    "seat {seat_number} holds no {metal} in this ball that was played: those not played wait for the next (3.7.10)"
+                )));
+            }
+            // 3.7.2: no more than 2 silvers or 1 gold in play; a hit whose grant would
+            // join grillos kept from this ball over that is refused.
+            let over = match grillo {
+                Some(Grillo::Bronce) => seat.not_played.silver + self.grant_count(&table.pool, Grillo::Bronce, 2) > 2,
+                Some(Grillo::Plata) => seat.not_played.gold + self.grant_count(&table.pool, Grillo::Plata, 1) > 1,
+                _ => false,
+            };
+            if over {
+                return Err(precondition(format!(
+                    "seat {seat_number}: with the grillos kept from this ball, this hit would put more than 2 silver or 1 gold in play (3.7.2)"
+                )));
             }
             if grillo == Some(Grillo::Oro) {
                 let holder = self.data.gold_turns.get(&table.pool).and_then(|turn| turn.holder.as_deref());

@@ -3,17 +3,36 @@
 use pozo_engine::Contribution;
 use pozo_engine::{PoolId, TableId};
 
-use crate::state::model::{Bet, Phase};
+use crate::state::model::{Bet, Phase, Table};
 use crate::state::refusal::{engine_refusal, precondition};
 use crate::state::{Done, Refusal, State, jornada_and_hour};
 
 impl State {
     pub(in crate::state) fn refund_bet(&mut self, table_id: &TableId, seat_number: u32) -> Result<Done, Refusal> {
-        let table = &self.data.tables[table_id];
+        let (contribution, registered_ms, credits) = self.played_bet(table_id, seat_number, ("refunded", "refund"), "11.8.1.2")?;
+        let pool_id = self.data.tables[table_id].pool.clone();
+        self.reverse_seat_bet(registered_ms, &pool_id, table_id, seat_number, contribution)?;
+        self.table_mut(table_id).seat_mut(seat_number).credits += credits;
+        Ok((format!("Casillero anulado: posición {seat_number}, apuesta reintegrada (11.8.1.2)"), Vec::new()))
+    }
+
+    /// The registered bet of a box in play that has won nothing: what a refund
+    /// (11.8.1.2) or custody (11.8.3.1.2) annuls; the refusals say what is done (`done`,
+    /// `to_do`) and cite the article.
+    pub(in crate::state) fn played_bet(
+        &self,
+        table_id: &TableId,
+        seat_number: u32,
+        (done, to_do): (&str, &str),
+        article: &str,
+    ) -> Result<(Contribution, u64, u32), Refusal> {
+        let table: &Table = &self.data.tables[table_id];
         table.require_open()?;
         let seat = table.seat(seat_number)?;
         if table.phase != Phase::Playing {
-            return Err(precondition("a box is voided and its side bet refunded after INICIAR JUEGO (11.8.1.2)"));
+            return Err(precondition(format!(
+                "a box's side bet is {done} after INICIAR JUEGO ({article}), before any prize is entered"
+            )));
         }
         // A prize entered, or one already paid in this round (the premio instantáneo,
         // 16.4.2.5.1): a winning box is not voided.
@@ -22,16 +41,15 @@ impl State {
         {
             return Err(precondition(format!("seat {seat_number} has a prize entered; a winning box is not voided")));
         }
-        let Bet::Registered { contribution, registered_ms } = seat.bet else {
-            return Err(precondition(format!("seat {seat_number} has no side bet registered to refund (11.8.1.2)")));
+        let Bet::Registered { contribution, registered_ms, credits } = seat.bet else {
+            return Err(precondition(format!("seat {seat_number} has no side bet registered to {to_do} ({article})")));
         };
-        let pool_id = table.pool.clone();
-        self.reverse_seat_bet(registered_ms, &pool_id, table_id, seat_number, contribution)?;
-        Ok((format!("Casillero anulado: posición {seat_number}, apuesta reintegrada (11.8.1.2)"), Vec::new()))
+        Ok((contribution, registered_ms, credits))
     }
 
-    /// Takes a registered bet's contribution out of its pool and gives the seat its
-    /// credit back (4.3.2, 11.8.1.2). The engine refuses before anything changes.
+    /// Takes a registered bet's contribution out of its pool and the bet off the seat
+    /// (4.3.2, 11.8.1.2, 11.8.3.1.2); the caller says where the stake goes. The engine
+    /// refuses before anything changes.
     pub(in crate::state) fn reverse_seat_bet(
         &mut self,
         registered_ms: u64,
@@ -43,7 +61,6 @@ impl State {
         self.engine.reverse_bet(pool_id, contribution).map_err(engine_refusal)?;
         let seat = self.table_mut(table_id).seat_mut(seat_number);
         seat.bet = Bet::None;
-        seat.credits += 1;
         seat.bronze = 0;
         // Off the IPA of the jornada and hour the bet was registered in (Forms 4104,
         // 4109 and 4218 close per jornada); one already dropped is not recreated.

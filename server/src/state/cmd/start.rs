@@ -19,7 +19,8 @@ impl State {
         if table.phase != Phase::Betting {
             return Err(precondition("INICIAR JUEGO: the round is already started; FINALIZAR JUEGO first (12.5.2.3)"));
         }
-        if table.is_roulette() && table.seats.iter().any(|seat| seat.gold > 0) {
+        // 3.7.1.2: an absent player's gold waits for him; the table plays on without it.
+        if table.is_roulette() && table.seats.iter().any(|seat| seat.plays_gold()) {
             let turn = self.data.gold_turns.get(&table.pool);
             if turn.and_then(|turn| turn.holder.as_deref()) != Some(table_id) {
                 let holder = turn.and_then(|turn| turn.holder.clone());
@@ -37,19 +38,24 @@ impl State {
         // stays until won (15.11.4).
         let draw_card = table.plays_instant_prize() && table.instant_card.is_none() && card.is_some();
         let pool_id = table.pool.clone();
-        let pressed: Vec<u32> = table
+        let pressed: Vec<(u32, u32)> = table
             .seats
             .iter()
             .enumerate()
-            .filter(|(_, seat)| seat.bet == Bet::Pressed)
-            .map(|(index, _)| index as u32 + 1)
+            .filter_map(|(index, seat)| match seat.bet {
+                Bet::Pressed { credits } => Some((index as u32 + 1, credits)),
+                _ => None,
+            })
             .collect();
         let day = jornada_and_hour(&self.config, time_ms);
-        // 12.5.1.1: INICIAR JUEGO registers the bets pressed so far; 16.4.2.1.6 drops the chips.
-        let bet = self.pool(&pool_id).rules().side_bet;
-        for seat in &pressed {
+        // 12.5.1.1: INICIAR JUEGO registers the bets pressed so far; 16.4.2.1.6 drops the
+        // chips. Each is its stake in credits (AJ 2.5.4.1), checked at the press.
+        let credit = self.pool(&pool_id).rules().side_bet;
+        for (seat, credits) in &pressed {
+            let bet = credit * rust_decimal::Decimal::from(*credits);
             let contribution = self.engine.register_bet(&pool_id, bet).map_err(engine_refusal)?;
-            self.table_mut(table_id).seat_mut(*seat).bet = Bet::Registered { contribution, registered_ms: time_ms };
+            self.table_mut(table_id).seat_mut(*seat).bet =
+                Bet::Registered { contribution, registered_ms: time_ms, credits: *credits };
             self.book_ipa(&day, table_id, contribution.bet, 1);
         }
         let table = self.table_mut(table_id);

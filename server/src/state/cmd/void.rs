@@ -18,16 +18,20 @@ impl State {
         let pool_id = table.pool.clone();
         match seat.bet {
             Bet::None => Err(precondition(format!("seat {seat_number} has no bet to void (4.3.2)"))),
-            Bet::Pressed => {
+            Bet::Pressed { credits } => {
                 let seat = self.table_mut(table_id).seat_mut(seat_number);
                 seat.bet = Bet::None;
-                seat.credits += 1;
-                Ok((format!("Anulada: posición {seat_number}, crédito devuelto (4.3.2)"), Vec::new()))
+                seat.credits += credits;
+                Ok((format!("Anulada: posición {seat_number}, {credits} crédito(s) devuelto(s) (4.3.2)"), Vec::new()))
             }
-            Bet::Registered { contribution, registered_ms } => {
+            Bet::Registered { contribution, registered_ms, credits } => {
                 // 4.3.2: the bet handed back takes its contribution out of the pool.
                 self.reverse_seat_bet(registered_ms, &pool_id, table_id, seat_number, contribution)?;
-                Ok((format!("Anulada: posición {seat_number}, aporte revertido, crédito devuelto (4.3.2)"), Vec::new()))
+                self.table_mut(table_id).seat_mut(seat_number).credits += credits;
+                Ok((
+                    format!("Anulada: posición {seat_number}, aporte revertido, {credits} crédito(s) devuelto(s) (4.3.2)"),
+                    Vec::new(),
+                ))
             }
         }
     }

@@ -1,0 +1,440 @@
+//! What the articles allow at a table beyond a plain round, over gRPC against the real
+//! controller: a bet of several credits (AJ 2.5.4.1) and the fixed IPLyC bets (3.3.1,
+//! 11.4.1, 15.1.2); a seat closed to the progressive (AJ 2.5.6.1); the grillos of an
+//! absent player (3.7.1), grillos not played (3.7.4, 3.7.10) and a series annulled after
+//! payment (3.7.2–3.7.3); the bank's custody (11.8.3, 15.14.5.2); the instant prize until
+//! the rack (15.11.5).
+
+mod common;
+
+use common::*;
+use pozo_proto::v1 as pb;
+use pozo_proto::v1::table_command::Command as C;
+use tonic::Code;
+
+fn press_credits(seat: u32, credits: u32) -> C {
+    C::Press(pb::Press { seat, credits })
+}
+fn close_seat(seat: u32) -> C {
+    C::CloseSeat(pb::CloseSeat { seat })
+}
+fn open_seat(seat: u32) -> C {
+    C::OpenSeat(pb::OpenSeat { seat })
+}
+fn absent(seat: u32) -> C {
+    C::PlayerAbsent(pb::PlayerAbsent { seat })
+}
+fn returns(seat: u32) -> C {
+    C::PlayerReturns(pb::PlayerReturns { seat })
+}
+fn played(seat: u32, code: &str, played: u32) -> C {
+    C::GrillosPlayed(pb::GrillosPlayed { seat, code: code.to_owned(), played })
+}
+fn annul_series(seat: u32) -> C {
+    C::AnnulSeries(pb::AnnulSeries { seat })
+}
+fn custody_bet(seat: u32) -> C {
+    C::CustodyBet(pb::CustodyBet { seat })
+}
+fn custody_prize(seat: u32) -> C {
+    C::CustodyPrize(pb::CustodyPrize { seat })
+}
+fn release(custody_id: &str) -> C {
+    C::ReleaseCustody(pb::ReleaseCustody { custody_id: custody_id.to_owned() })
+}
+
+fn seat(view: &pb::TableView, seat: u32) -> &pb::SeatView {
+    &view.seats[seat as usize - 1]
+}
+
+fn grillos(view: &pb::TableView, number: u32) -> (u32, u32, u32) {
+    let seat = seat(view, number);
+    (seat.bronze, seat.silver, seat.gold)
+}
+
+/// Money as the reports write it, for sums.
+fn money(value: &Option<pb::Amount>) -> rust_decimal::Decimal {
+    amount(value).parse().expect("a decimal amount")
+}
+
+/// The conservation of a pool as its report states it: Σ contributions + Σ
+/// replenishments = balance + reserve + Σ awards (net of returns and reclaims).
+fn conserves(pool: &pb::PoolReport) {
+    let money_in = money(&pool.contributions) + money(&pool.replenishments) - money(&pool.replenishments_withdrawn);
+    let held_or_paid = money(&pool.balance) + money(&pool.reserve) + money(&pool.awards)
+        - money(&pool.awards_returned)
+        - money(&pool.awards_reclaimed);
+    assert_eq!(money_in, held_or_paid, "pool {} conserves: {pool:?}", pool.pool_id);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn aj_2_5_4_1_a_bet_of_several_credits_is_staked_shown_and_paid_by_its_multiple() {
+    // AJ 2.5.4.1: "Para apostar, el jugador debe presionar el botón respectivo, seleccionando
+    // el monto de su apuesta, expresado en créditos", between the posted minimum and maximum
+    // (2.5.5.1). A seat staking 5 credits of $ 10 bets $ 50: the panel shows the stake, the
+    // pool receives 70% of 50, and a Full pays 100 × 50 (2.5.6.2).
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("C1", open()).await;
+    client.ok("C1", sell(2, 20)).await;
+    let view = client.ok("C1", press_credits(2, 5)).await.table.expect("view");
+    assert_eq!((seat(&view, 2).stake, seat(&view, 2).credits), (5, 15));
+    assert_eq!(light(&view, 2), pb::Light::On);
+    let before = money(&client.pool("aj-poker").await.contributions);
+    client.ok("C1", start()).await;
+    let pool = client.pool("aj-poker").await;
+    // 2.5.6.3: the main (0.70) and reserve (0.20) shares of the bet of 50.
+    assert_eq!(money(&pool.contributions) - before, rust_decimal::Decimal::from(45));
+    assert_eq!(amount(&client.report("C1").await.ipa), "50.00");
+    client.ok("C1", prize(2, "FULL")).await;
+    let accepted = client.ok("C1", accept()).await;
+    assert_eq!(money(&accepted.awards[0].award), rust_decimal::Decimal::from(5000), "100 × the bet of 50 (2.5.6.2)");
+    client.ok("C1", finish()).await;
+    conserves(&client.pool("aj-poker").await);
+
+    // More credits than the seat holds, and a stake over the posted maximum, are refused
+    // naming `credits`, and change nothing.
+    let fingerprint = client.fingerprint("C1").await;
+    let message = client.refused("C1", press_credits(2, 16), Code::FailedPrecondition).await;
+    assert!(message.contains("holds 15 credits, fewer than the 16 staked"), "{message}");
+    for _ in 0..5 {
+        client.ok("C1", sell(3, 20)).await;
+    }
+    client.ok("C1", sell(3, 5)).await;
+    let fingerprint_3 = client.fingerprint("C1").await;
+    let message = client.refused("C1", press_credits(3, 101), Code::InvalidArgument).await;
+    assert!(message.starts_with("credits:") && message.contains("1000.00") && message.contains("2.5"), "{message}");
+    assert_eq!(client.fingerprint("C1").await, fingerprint_3, "a refused stake changes nothing");
+    assert_ne!(fingerprint, fingerprint_3);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_3_3_1_11_4_1_15_1_2_the_iplyc_side_bets_are_of_a_fixed_amount_live() {
+    // 3.3.1 and 11.4.1: "Su monto será fijo y determinado de antemano"; 15.1.2: "una ficha,
+    // de un monto fijo". A stake of two credits at an IPLyC table is refused naming
+    // `credits` and the pool's one bet, and changes nothing; one credit is taken.
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    for table in ["R1", "B1", "CP1"] {
+        client.ok(table, open()).await;
+        client.ok(table, sell(1, 5)).await;
+        let fingerprint = client.fingerprint(table).await;
+        let message = client.refused(table, press_credits(1, 2), Code::InvalidArgument).await;
+        assert!(message.starts_with("credits:") && message.contains("stipulated"), "{table}: {message}");
+        assert_eq!(client.fingerprint(table).await, fingerprint, "{table}: nothing changed");
+        let view = client.ok(table, press_credits(1, 1)).await.table.expect("view");
+        assert_eq!(seat(&view, 1).credits, 4, "{table}");
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn aj_2_5_6_1_a_seat_whose_light_fails_is_closed_to_the_progressive() {
+    // AJ 2.5.6.1: "si una posición de la mesa presenta dispositivos luminosos defectuosos o
+    // que no funcionan correctamente, deberá ser cerrada, no pudiendo participar en el pozo
+    // progresivo". Closed, the seat takes no credit, press or prize; its credits are paid
+    // back with the close; opened again, it plays.
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("G1", open()).await;
+    client.ok("G1", sell(3, 5)).await;
+    client.ok("G1", sell(1, 5)).await;
+    let closed = client.ok("G1", close_seat(3)).await;
+    assert!(closed.outcome.contains("5 créditos pagados"), "{}", closed.outcome);
+    let view = closed.table.expect("view");
+    assert!(seat(&view, 3).closed);
+    assert_eq!((light(&view, 3), seat(&view, 3).credits), (pb::Light::Off, 0));
+    assert_eq!(light(&view, 1), pb::Light::Blue, "the other seats play on");
+    let report = client.report("G1").await;
+    assert_eq!((report.credits_returned, amount(&report.credits_returned_amount)), (5, "50.00".to_owned()));
+    let fingerprint = client.fingerprint("G1").await;
+    for command in [sell(3, 5), press(3)] {
+        let message = client.refused("G1", command, Code::FailedPrecondition).await;
+        assert!(message.contains("seat 3 is closed to the progressive") && message.contains("2.5.6.1"), "{message}");
+    }
+    assert_eq!(client.fingerprint("G1").await, fingerprint, "refusals change nothing");
+    client.ok("G1", press(1)).await;
+    client.ok("G1", start()).await;
+    let message = client.refused("G1", prize(3, "COLOR"), Code::FailedPrecondition).await;
+    assert!(message.contains("2.5.6.1"), "{message}");
+    client.ok("G1", finish()).await;
+    let message = client.refused("G1", close_seat(3), Code::FailedPrecondition).await;
+    assert!(message.contains("already closed"), "{message}");
+    let view = client.ok("G1", open_seat(3)).await.table.expect("view");
+    assert_eq!((seat(&view, 3).closed, light(&view, 3)), (false, pb::Light::Blue));
+    client.ok("G1", sell(3, 1)).await;
+    client.ok("G1", press(3)).await;
+    server.stop().await;
+}
+
+/// Plays ball after ball at `table` until `seat`'s series holds a Grillo de Oro: a bronze
+/// hit, then a silver hit (3.1.3). Returns the silver's award.
+async fn series_to_gold(client: &mut Client, table: &str, number: u32) -> String {
+    client.ok(table, sell(number, 1)).await;
+    client.ok(table, press(number)).await;
+    client.ok(table, start()).await;
+    client.ok(table, prize(number, "GRILLO_BRONCE")).await;
+    client.ok(table, accept()).await;
+    client.ok(table, finish()).await;
+    client.ok(table, start()).await;
+    client.ok(table, prize(number, "GRILLO_PLATA")).await;
+    let silver = amount(&client.ok(table, accept()).await.awards[0].award);
+    let view = client.ok(table, finish()).await.table.expect("view");
+    assert_eq!(grillos(&view, number), (0, 0, 1), "a silver hit gives the gold (3.1.3)");
+    silver
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_3_7_1_an_absent_players_grillos_are_kept_and_played_when_he_returns() {
+    // 3.7.1: "Cuando una indisposición le impida al Apostador jugar las 3 bolas
+    // consecutivas": 3.7.1.1 "si regresare con los dos Grillos de Plata se cambiarán por
+    // tres Grillos de Bronce; debiendo comenzar con la serie nuevamente"; 3.7.1.2 "Si
+    // regresare con el Grillo de Oro se le permitirá jugarlo". The table goes on meanwhile:
+    // his grillos are not burnt at FINALIZAR JUEGO, and his gold needs no gold turn until
+    // he is back.
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("R1", open()).await;
+    // Seat 1 wins two silvers, then leaves.
+    client.ok("R1", sell(1, 1)).await;
+    client.ok("R1", press(1)).await;
+    client.ok("R1", start()).await;
+    client.ok("R1", prize(1, "GRILLO_BRONCE")).await;
+    client.ok("R1", accept()).await;
+    client.ok("R1", finish()).await;
+    let view = client.ok("R1", absent(1)).await.table.expect("view");
+    assert!(seat(&view, 1).absent);
+    assert_eq!(grillos(&view, 1), (0, 2, 0));
+    client.ok("R1", start()).await;
+    let message = client.refused("R1", prize(1, "GRILLO_PLATA"), Code::FailedPrecondition).await;
+    assert!(message.contains("absent") && message.contains("3.7.1"), "{message}");
+    let view = client.ok("R1", finish()).await.table.expect("view");
+    assert_eq!(grillos(&view, 1), (0, 2, 0), "kept, not burnt, while he is away");
+    let back = client.ok("R1", returns(1)).await;
+    assert!(back.outcome.contains("3.7.1.1"), "{}", back.outcome);
+    let view = back.table.expect("view");
+    assert_eq!((grillos(&view, 1), seat(&view, 1).absent), ((3, 0, 0), false), "two silvers for three bronzes");
+
+    // Seat 2 reaches the gold and leaves: the table plays on without a gold turn.
+    client.ok("R2", open()).await;
+    series_to_gold(&mut client, "R2", 2).await;
+    client.ok("R2", absent(2)).await;
+    client.ok("R2", start()).await;
+    let view = client.ok("R2", finish()).await.table.expect("view");
+    assert_eq!(grillos(&view, 2), (0, 0, 1), "the gold waits for its player");
+    let message = client.refused("R2", gold_turn(), Code::FailedPrecondition).await;
+    assert!(message.contains("3.7.1.2"), "{message}");
+    let back = client.ok("R2", returns(2)).await;
+    assert!(back.outcome.contains("3.7.1.2"), "{}", back.outcome);
+    let message = client.refused("R2", start(), Code::FailedPrecondition).await;
+    assert!(message.contains("request the gold turn first (4.3.5)"), "{message}");
+    client.ok("R2", gold_turn()).await;
+    client.ok("R2", start()).await;
+    client.ok("R2", prize(2, "GRILLO_ORO")).await;
+    let gold = client.ok("R2", accept()).await;
+    assert!(!gold.awards[0].payout_order_id.is_empty(), "the 100% goes to Venta-Pagos (3.5.2)");
+    let view = client.ok("R2", finish()).await.table.expect("view");
+    assert_eq!(grillos(&view, 2), (0, 0, 0));
+    conserves(&client.pool("iplyc-ruleta").await);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_3_7_1_a_player_leaving_lets_the_gold_turn_go_to_the_next_table_4_3_5() {
+    // 4.3.5: the table with a silver hit plays the gold first, "las restantes deberán
+    // esperar". If its player leaves (3.7.1) the turn is not held for him: the table
+    // waiting plays.
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("R3", open()).await;
+    client.ok("R4", open()).await;
+    series_to_gold(&mut client, "R3", 1).await;
+    series_to_gold(&mut client, "R4", 1).await;
+    client.ok("R3", gold_turn()).await;
+    let waiting = client.ok("R4", gold_turn()).await;
+    assert_eq!(pb::GoldTurn::try_from(waiting.table.expect("view").gold_turn), Ok(pb::GoldTurn::Waiting));
+    let left = client.ok("R3", absent(1)).await;
+    assert!(left.outcome.contains("deja el turno"), "{}", left.outcome);
+    assert_eq!(pb::GoldTurn::try_from(client.view("R4").await.gold_turn), Ok(pb::GoldTurn::Granted));
+    client.ok("R3", start()).await;
+    client.ok("R3", finish()).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_3_7_10_grillos_not_played_are_played_in_the_next_ball() {
+    // 3.7.10: "En caso que el Apostador por desconocimiento jugare una cantidad menor de los
+    // Grillos establecidos en cualquiera de las instancias, se le permitirá jugarlos en la
+    // bola siguiente"; 3.7.4: "Cualquier Grillo jugado a una suerte distinta a un pleno se
+    // devolverá al Apostador con opción a jugarlo nuevamente". The dealer says two of the
+    // three bronzes were played; one of them hits: the seat holds the bronze not played
+    // and two silvers for the next ball.
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("R1", open()).await;
+    client.ok("R1", sell(3, 1)).await;
+    client.ok("R1", press(3)).await;
+    client.ok("R1", start()).await;
+    let message = client.refused("R1", played(3, "GRILLO_BRONCE", 3), Code::InvalidArgument).await;
+    assert!(message.starts_with("played:") && message.contains("3.7.10"), "{message}");
+    let said = client.ok("R1", played(3, "GRILLO_BRONCE", 2)).await;
+    assert!(said.outcome.contains("2 de 3 Grillo de Bronce jugados"), "{}", said.outcome);
+    client.ok("R1", prize(3, "GRILLO_BRONCE")).await;
+    client.ok("R1", accept()).await;
+    let view = client.ok("R1", finish()).await.table.expect("view");
+    assert_eq!(grillos(&view, 3), (1, 2, 0));
+    // The next ball plays them all; none hits: the series ends.
+    client.ok("R1", start()).await;
+    let view = client.ok("R1", finish()).await.table.expect("view");
+    assert_eq!(grillos(&view, 3), (0, 0, 0));
+    // A silver not played at all cannot win, and waits; so does a gold not played in its turn.
+    client.ok("R2", open()).await;
+    for number in [5, 6] {
+        client.ok("R2", sell(number, 1)).await;
+        client.ok("R2", press(number)).await;
+    }
+    client.ok("R2", start()).await;
+    client.ok("R2", prize(5, "GRILLO_BRONCE")).await;
+    client.ok("R2", prize(6, "GRILLO_BRONCE")).await;
+    client.ok("R2", accept()).await;
+    client.ok("R2", finish()).await;
+    client.ok("R2", start()).await;
+    client.ok("R2", played(6, "GRILLO_PLATA", 0)).await;
+    let message = client.refused("R2", prize(6, "GRILLO_PLATA"), Code::FailedPrecondition).await;
+    assert!(message.contains("3.7.10"), "{message}");
+    client.ok("R2", prize(5, "GRILLO_PLATA")).await;
+    client.ok("R2", accept()).await;
+    let view = client.ok("R2", finish()).await.table.expect("view");
+    assert_eq!((grillos(&view, 5), grillos(&view, 6)), ((0, 0, 1), (0, 2, 0)), "seat 6's silvers wait for the next ball");
+    client.ok("R2", gold_turn()).await;
+    client.ok("R2", start()).await;
+    client.ok("R2", played(5, "GRILLO_ORO", 0)).await;
+    let view = client.ok("R2", finish()).await.table.expect("view");
+    assert_eq!((grillos(&view, 5), grillos(&view, 6)), ((0, 0, 1), (0, 0, 0)), "the gold kept; the silvers played and lost");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_3_7_3_a_series_found_invalid_after_payment_gives_its_award_back() {
+    // 3.7.2: more than three bronze, two silver or one gold played by one player, "la jugada
+    // al Pozo Acumulado no será válida"; 3.7.3: "Si dicha circunstancia fuese advertida
+    // después de efectuado el pago se procederá a dar por nula la apuesta y a exigirle la
+    // devolución del monto". The silver's $ 300 goes back to the pool, off the table's PPPA,
+    // booked as reclaimed (no old entry edited); the gold it granted is taken; the bet stays
+    // played; the pool conserves.
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("R1", open()).await;
+    let silver = series_to_gold(&mut client, "R1", 4).await;
+    assert_eq!(silver, "300.00", "the Grillo de Plata's fixed amount (3.4.1.2)");
+    let pool = client.pool("iplyc-ruleta").await;
+    let report = client.report("R1").await;
+    assert_eq!(amount(&report.pppa), "300.00");
+    let entries = client.journal().await.entries;
+    let annulled = client.ok("R1", annul_series(4)).await;
+    assert!(annulled.outcome.contains("$ 300,00 devueltos al pozo (3.7.3)"), "{}", annulled.outcome);
+    assert_eq!(grillos(&annulled.table.expect("view"), 4), (0, 0, 0), "the gold it granted is taken");
+    assert_eq!(client.journal().await.entries, entries + 1, "one new entry; none edited");
+    let after = client.pool("iplyc-ruleta").await;
+    assert_eq!(money(&after.balance) - money(&pool.balance), "300".parse().unwrap());
+    assert_eq!((amount(&after.awards_reclaimed), after.reclaims), ("300.00".to_owned(), 1));
+    assert_eq!((after.bets, amount(&after.contributions)), (pool.bets, amount(&pool.contributions)), "the bet stays played");
+    conserves(&after);
+    let report = client.report("R1").await;
+    assert_eq!((amount(&report.pppa), amount(&report.pppa_reclaimed)), ("0.00".to_owned(), "300.00".to_owned()));
+    let message = client.refused("R1", annul_series(4), Code::FailedPrecondition).await;
+    assert!(message.contains("no series to annul (3.7.3)"), "{message}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_11_8_3_a_sick_players_bet_and_prize_are_held_in_custody_and_released() {
+    // 11.8.3.1.2: "Con el juego iniciado, sin expresar su voluntad, el casillero no juega …
+    // De haber jugado apuesta de Pozo Acumulado ésta será anulada e ingresada a la Banca en
+    // custodia"; 11.8.3.2.2: "De haber realizado una apuesta de Pozo Acumulado y conseguido
+    // premio éste quedará en la Banca en custodia" (15.14.5.2.2 and 15.14.5.2.5 the same).
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    client.ok("B2", open()).await;
+    client.ok("B2", sell(1, 5)).await;
+    client.ok("B2", sell(2, 5)).await;
+    client.ok("B2", press(1)).await;
+    client.ok("B2", press(2)).await;
+    client.ok("B2", start()).await;
+    let held = client.ok("B2", custody_bet(1)).await;
+    assert!(held.outcome.contains("en custodia") && held.outcome.contains("CU-000001"), "{}", held.outcome);
+    let view = held.table.expect("view");
+    assert_eq!((light(&view, 1), seat(&view, 1).credits), (pb::Light::Off, 4), "annulled; the stake is held, not returned");
+    let pool = client.pool("iplyc-blackjack").await;
+    assert_eq!((pool.bets, amount(&pool.contributions)), (1, "6.50".to_owned()), "seat 1's contribution is out");
+    conserves(&pool);
+    client.ok("B2", prize(2, "CUATRO_ASES")).await;
+    client.ok("B2", accept()).await;
+    let held = client.ok("B2", custody_prize(2)).await;
+    assert!(held.outcome.contains("$ 500,00") && held.outcome.contains("CU-000002"), "{}", held.outcome);
+    let message = client.refused("B2", custody_prize(2), Code::FailedPrecondition).await;
+    assert!(message.contains("11.8.3.2.2"), "{message}");
+    client.ok("B2", finish()).await;
+
+    let report = client.report("B2").await;
+    assert_eq!((amount(&report.ipa), amount(&report.pppa)), ("10.00".to_owned(), "500.00".to_owned()));
+    assert_eq!(amount(&report.custody_in), "510.00");
+    let items: Vec<(String, String, String)> =
+        report.custody_held.iter().map(|item| (item.custody_id.clone(), item.kind.clone(), amount(&item.amount))).collect();
+    assert_eq!(
+        items,
+        [
+            ("CU-000001".to_owned(), "apuesta en custodia".to_owned(), "10.00".to_owned()),
+            ("CU-000002".to_owned(), "premio en custodia".to_owned(), "500.00".to_owned())
+        ]
+    );
+    assert_eq!(amount(&client.pool("iplyc-blackjack").await.custody_held), "510.00");
+
+    // Handed over: once, at the bank that holds it.
+    client.ok("B2", release("CU-000001")).await;
+    let message = client.refused("B2", release("CU-000001"), Code::FailedPrecondition).await;
+    assert!(message.contains("already handed over"), "{message}");
+    client.ok("B1", open()).await;
+    let message = client.refused("B1", release("CU-000002"), Code::FailedPrecondition).await;
+    assert!(message.contains("held by the bank of table B2"), "{message}");
+    let message = client.refused("B2", release("CU-999999"), Code::NotFound).await;
+    assert!(message.starts_with("custody_id:"), "{message}");
+    let report = client.report("B2").await;
+    assert_eq!((amount(&report.custody_released), report.custody_held.len()), ("10.00".to_owned(), 1));
+    assert_eq!(amount(&client.pool("iplyc-blackjack").await.custody_held), "500.00");
+    conserves(&client.pool("iplyc-blackjack").await);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_15_11_5_the_instant_prize_is_claimed_until_the_cards_are_in_the_rack() {
+    // 15.11.5: "Una vez ingresados los naipes al descartero no se aceptarán reclamos sobre el
+    // Premio Instantáneo"; 16.4.2.5.12: the cards gathered "y depositará en el Descartero
+    // de su derecha. Digitará el botón correspondiente – FINALIZAR JUEGO". After ACEPTAR the
+    // cards are not yet in the rack: the claim is paid. After FINALIZAR JUEGO it is refused.
+    let server = TestServer::seeded(7).await;
+    let mut client = server.client().await;
+    client.ok("CP1", open()).await;
+    for _ in 0..5 {
+        client.ok("CP1", sell(1, 20)).await;
+        client.ok("CP1", sell(2, 20)).await;
+    }
+    client.until_instant_card("CP1", &[1, 2]).await;
+    client.ok("CP1", prize(2, "FULL")).await;
+    client.ok("CP1", finish()).await;
+    client.ok("CP1", accept()).await;
+    let paid = client.ok("CP1", prize(1, "PREMIO_INSTANTANEO")).await;
+    assert_eq!(amount(&paid.awards[0].award), "30.00");
+    assert!(paid.table.expect("view").instant_card.is_none(), "won, it leaves the monitor (15.11.4)");
+    client.ok("CP1", finish()).await;
+
+    client.until_instant_card("CP1", &[1, 2]).await;
+    let view = client.ok("CP1", finish()).await.table.expect("view");
+    assert!(view.instant_card.is_some(), "not won: it stays for the next rounds (15.11.4)");
+    let fingerprint = client.fingerprint("CP1").await;
+    let message = client.refused("CP1", prize(1, "PREMIO_INSTANTANEO"), Code::FailedPrecondition).await;
+    assert!(message.contains("15.11.5") && message.contains("16.4.2.5.12"), "{message}");
+    assert_eq!(client.fingerprint("CP1").await, fingerprint);
+    server.stop().await;
+}
