@@ -3,13 +3,16 @@
 //! A round file states a pool, its balance at the moment the prizes were marked and
 //! the winners of one round at one table; the calculator answers what each winner
 //! is paid under the pool's rulebook, and what the pool looks like afterwards. It
-//! runs the very engine the controller runs, on a pool opened at that balance.
+//! runs the very engine the controller runs, on a pool opened at that balance, and
+//! settles as the controller does: Central Póker's premio instantáneo first, alone and
+//! whole (16.4.2.5.1), then the round's prizes on what the sign shows after it (15.9;
+//! [`Pool::settle_as_marked`]).
 
 use std::sync::Arc;
 
 use pozo_engine::money::{BALANCE_MAX, Money, format_ars};
 use pozo_engine::settle::parse_bet;
-use pozo_engine::{EngineError, Pool, Rank, Rulebooks, Settlement, Winner};
+use pozo_engine::{EngineError, INSTANT_PRIZE, Pool, Rank, Rulebooks, Settlement, Winner};
 use serde::{Deserialize, Serialize};
 
 /// The largest round file read: a round has at most 64 winners, far under this.
@@ -56,13 +59,23 @@ pub struct AwardReport {
     pub pool: String,
     /// The Pago Máximo: the amount on the display when the prizes were marked (3.5.1).
     pub displayed: String,
+    /// Central Póker's premio instantáneo, paid at once and alone when it was entered,
+    /// before the round's prizes and never prorated with them (16.4.2.5.1).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub instant_prizes: Vec<InstantLine>,
+    /// What the sign showed when the round's prizes were paid, after the instant prize
+    /// (15.9): present only when an instant prize was paid first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub round_displayed: Option<String>,
     /// FACTOR = MONTO TOTAL ÷ TOTAL A PAGAR, when prorated (3.6.1.4, 11.7.1.4, 15.9.1.4).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub factor: Option<String>,
+    /// The round's awards, in the order paid.
     pub awards: Vec<AwardLine>,
     /// Combinations not paid because the seat had a higher one (Veintiuno e).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub superseded: Vec<SupersededLine>,
+    /// Every award: the instant prizes and the round's.
     pub total_paid: String,
     /// What the house added: completing the minimum (3.2.2, 11.2.2) and the reset (15.2.2).
     pub replenishment: String,
@@ -85,6 +98,16 @@ pub struct AwardLine {
     /// Grillos handed over (3.4.1): `{"code": "GRILLO_PLATA", "count": 2}`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grants: Option<GrantLine>,
+}
+
+/// A premio instantáneo paid on its own (16.4.2.5.1).
+#[derive(Debug, Serialize)]
+pub struct InstantLine {
+    pub seat: u32,
+    pub code: String,
+    pub award: String,
+    /// The sign after it was paid.
+    pub displayed_after: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -159,8 +182,13 @@ pub fn calculate(rulebooks: &Rulebooks, round: &RoundFile) -> Result<AwardReport
         })
         .collect::<Result<Vec<Winner>, EngineError>>()?;
     let mut pool = Pool::with_balances(Arc::new(rules.clone()), balance, reserve);
-    let settlement = pool.settle_round(&winners)?;
-    Ok(report(&settlement, rules.has_reserve()))
+    // 16.4.2.5.1: the instant prize is paid when it is entered, alone; the engine settles
+    // the round as the controller does, so the two never answer differently.
+    let settlements = pool.settle_as_marked(&winners)?;
+    let instant =
+        if rules.plays_instant_prize() { winners.iter().filter(|winner| winner.code == INSTANT_PRIZE).count() } else { 0 };
+    let (instant, round) = settlements.split_at(instant);
+    Ok(report(instant, round.first(), rules.has_reserve()))
 }
 
 /// Money as a decimal string: two decimals when it is whole centavos ("1040.00"),
@@ -170,15 +198,33 @@ pub fn money_text(amount: Money) -> String {
     if normalized.scale() <= 2 { format!("{normalized:.2}") } else { normalized.to_string() }
 }
 
-fn report(settlement: &Settlement, has_reserve: bool) -> AwardReport {
+/// The report of the instant prizes paid alone and the round settled after them (at
+/// least one of the two is there: a round has at least one winner).
+fn report(instant: &[Settlement], round: Option<&Settlement>, has_reserve: bool) -> AwardReport {
     let text = money_text;
+    let all: Vec<&Settlement> = instant.iter().chain(round).collect();
+    let first = all.first().expect("a round has at least one winner");
+    let last = all.last().expect("a round has at least one winner");
+    let sum = |amount: fn(&Settlement) -> Money| all.iter().map(|settlement| amount(settlement)).sum::<Money>();
     AwardReport {
-        pool: settlement.pool.to_string(),
-        displayed: text(settlement.displayed),
-        factor: settlement.factor.map(|factor| factor.normalize().to_string()),
-        awards: settlement
-            .awards
+        pool: first.pool.to_string(),
+        displayed: text(first.displayed),
+        instant_prizes: instant
             .iter()
+            .flat_map(|settlement| {
+                settlement.awards.iter().map(|award| InstantLine {
+                    seat: award.seat,
+                    code: award.code.to_string(),
+                    award: text(award.award),
+                    displayed_after: text(settlement.displayed_after),
+                })
+            })
+            .collect(),
+        round_displayed: round.filter(|_| !instant.is_empty()).map(|round| text(round.displayed)),
+        factor: round.and_then(|round| round.factor).map(|factor| factor.normalize().to_string()),
+        awards: round
+            .iter()
+            .flat_map(|round| round.awards.iter())
             .map(|award| AwardLine {
                 seat: award.seat,
                 code: award.code.to_string(),
@@ -187,17 +233,17 @@ fn report(settlement: &Settlement, has_reserve: bool) -> AwardReport {
                 grants: award.grants.as_ref().map(|grant| GrantLine { code: grant.code.to_string(), count: grant.count }),
             })
             .collect(),
-        superseded: settlement
-            .superseded
+        superseded: round
             .iter()
+            .flat_map(|round| round.superseded.iter())
             .map(|winner| SupersededLine { seat: winner.seat, code: winner.code.to_string() })
             .collect(),
-        total_paid: text(settlement.total_paid()),
-        replenishment: text(settlement.replenishment),
-        reserve_used: has_reserve.then(|| text(settlement.reserve_used)),
-        balance_after: text(settlement.balance_after),
-        reserve_after: has_reserve.then(|| text(settlement.reserve_after)),
-        displayed_after: text(settlement.displayed_after),
+        total_paid: text(sum(Settlement::total_paid)),
+        replenishment: text(sum(|settlement| settlement.replenishment)),
+        reserve_used: has_reserve.then(|| text(sum(|settlement| settlement.reserve_used))),
+        balance_after: text(last.balance_after),
+        reserve_after: has_reserve.then(|| text(last.reserve_after)),
+        displayed_after: text(last.displayed_after),
     }
 }
 
@@ -207,6 +253,17 @@ pub fn render_text(report: &AwardReport) -> String {
     let mut out = String::new();
     out.push_str(&format!("Pozo {}\n", report.pool));
     out.push_str(&format!("Pago Máximo (cartel al marcar): {}\n", ars(&report.displayed)));
+    for instant in &report.instant_prizes {
+        out.push_str(&format!(
+            "  Premio instantáneo pagado aparte, en forma inmediata (16.4.2.5.1): Posición {:>2}  a pagar {}; cartel después {}\n",
+            instant.seat,
+            ars(&instant.award),
+            ars(&instant.displayed_after)
+        ));
+    }
+    if let Some(round_displayed) = &report.round_displayed {
+        out.push_str(&format!("Cartel para los premios de la partida (15.9): {}\n", ars(round_displayed)));
+    }
     if let Some(factor) = &report.factor {
         out.push_str(&format!("FACTOR (MONTO TOTAL ÷ TOTAL A PAGAR): {}\n", factor.replace('.', ",")));
     }

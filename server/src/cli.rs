@@ -624,8 +624,14 @@ fn run_award(round: &std::path::Path, rulebook_files: &[PathBuf], text: bool) ->
 fn run_rulebooks(rulebook_files: &[PathBuf]) -> anyhow::Result<()> {
     let rulebooks = rulebooks::load(rulebook_files)?;
     for rules in rulebooks.pools() {
+        // What the minimum means (minimum_kind): a floor of the sign (IPLyC 3.2.2, 11.2.2,
+        // 15.2.3) or the amount the pool starts and restarts at (Póquer sin descarte 6.2-6.3, AJ 2.5.6.3).
+        let minimum = match rules.minimum_kind {
+            pozo_engine::MinimumKind::Floor => "mínimo garantizado",
+            pozo_engine::MinimumKind::Start => "monto inicial",
+        };
         println!(
-            "{:<20} {:<18} mínimo {:>14}  apuesta {:>10}  incremento {}  ({}, arts. {})",
+            "{:<20} {:<18} {minimum} {:>14}  apuesta {:>10}  incremento {}  ({}, arts. {})",
             rules.id,
             rules.policy.name(),
             format_ars(rules.minimum),

@@ -231,6 +231,83 @@ fn bad_round_files_exit_2_naming_the_problem() {
 }
 
 #[test]
+fn art_11_4_1_a_side_bet_other_than_the_fixed_one_is_refused() {
+    // 11.4.1: "Su monto será fijo y determinado de antemano": the rulebook's side bet is
+    // 10.00; a winner stated with a bet of 20.00 never played this pool, even for a prize
+    // that is not a multiple of the bet ($500 for four aces, 11.5.3).
+    let message = refused(&award(
+        r#"{"pool":"iplyc-blackjack","balance":"6000","winners":[{"seat":1,"code":"CUATRO_ASES","bet":"20.00"}]}"#,
+        &[],
+    ));
+    assert!(message.contains("winners[0].bet: 20.00 is not the stipulated side bet of pool `iplyc-blackjack`"), "{message}");
+    assert!(message.contains("only 10.00 is played (11.4.1)"), "{message}");
+    // The stipulated bet, or none, is taken.
+    let report = json(&award(
+        r#"{"pool":"iplyc-blackjack","balance":"6000","winners":[{"seat":1,"code":"CUATRO_ASES","bet":"10.00"}]}"#,
+        &[],
+    ));
+    assert_eq!(awards(&report), [line(1, "CUATRO_ASES", "500.00", "500.00")]);
+}
+
+#[test]
+fn art_16_4_2_5_1_the_instant_prize_is_paid_alone_before_the_round_is_prorated_15_9() {
+    // 16.4.2.5.1: "Identificado el naipe correspondiente al PREMIO INSTANTÁNEO, procederá a
+    // su pago en forma inmediata": the calculator answers as the controller pays. On a
+    // 12,000 pool the $30 (15.7.1.6) is paid whole and the sign shows 11,970; the royal
+    // flush (100% = 11,970) and the Póker ($500) are then prorated on 11,970 (15.9):
+    // FACTOR = 11,970 ÷ 12,470; 11,970 × 11,970 ÷ 12,470 = 11,490.048… → 11,490.04;
+    // 500 × 11,970 ÷ 12,470 = 479.951… → 479.95. Paid in all 30 + 11,969.99; the 0.01
+    // left stays and the house adds 9,999.99 to reset to 10,000 (15.2.2).
+    let round = r#"{"pool":"iplyc-central-poker","balance":"12000","winners":[
+        {"seat":1,"code":"ESCALERA_REAL_MAYOR"},{"seat":2,"code":"PREMIO_INSTANTANEO"},{"seat":3,"code":"POKER"}]}"#;
+    let report = json(&award(round, &[]));
+    assert_eq!(report["displayed"], "12000.00");
+    assert_eq!(report["instant_prizes"][0]["seat"], 2);
+    assert_eq!(report["instant_prizes"][0]["award"], "30.00");
+    assert_eq!(report["instant_prizes"][0]["displayed_after"], "11970.00");
+    assert_eq!(report["round_displayed"], "11970.00");
+    assert!(report["factor"].as_str().expect("prorated").starts_with("0.95990376"), "11,970 ÷ 12,470");
+    assert_eq!(awards(&report), [line(1, "ESCALERA_REAL_MAYOR", "11970.00", "11490.04"), line(3, "POKER", "500.00", "479.95")]);
+    assert_eq!(report["total_paid"], "11999.99");
+    assert_eq!(report["replenishment"], "9999.99");
+    assert_eq!(report["balance_after"], "10000.00");
+
+    // On 10,000 the instant prize leaves 9,970, but the sign shows the $10.000 minimum:
+    // "se completará esta cifra para el pago del primer premio" (15.2.3). The $30 is still
+    // paid whole, and the round is prorated on 10,000: 10,000 × 10,000 ÷ 10,500 =
+    // 9,523.809… → 9,523.80, 500 × 10,000 ÷ 10,500 = 476.190… → 476.19. The house
+    // completes the 29.99 the balance lacks and resets with 10,000.
+    let round = round.replace("\"12000\"", "\"10000\"");
+    let report = json(&award(&round, &[]));
+    assert_eq!(report["instant_prizes"][0]["award"], "30.00");
+    assert_eq!(report["round_displayed"], "10000.00");
+    assert_eq!(awards(&report), [line(1, "ESCALERA_REAL_MAYOR", "10000.00", "9523.80"), line(3, "POKER", "500.00", "476.19")]);
+    assert_eq!(report["total_paid"], "10029.99");
+    assert_eq!(report["replenishment"], "10029.99");
+
+    let text = String::from_utf8(award(&round, &["--text"]).stdout).expect("UTF-8");
+    assert!(text.contains("Premio instantáneo pagado aparte, en forma inmediata (16.4.2.5.1)"), "{text}");
+    assert!(text.contains("$ 30,00"), "{text}");
+    assert!(text.find("16.4.2.5.1") < text.find("ESCALERA_REAL_MAYOR"), "the instant prize first: {text}");
+}
+
+#[test]
+fn the_rulebooks_listing_says_what_each_minimum_means() {
+    // IPLyC 3.2.2 / 11.2.2 / 15.2.3: a guaranteed minimum; Póquer sin descarte 6.2–6.3 and
+    // AJ 2.5.6.3: the amount the pool starts at.
+    let output = run(&["rulebooks"]);
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    let line_of = |id: &str| text.lines().find(|line| line.starts_with(id)).unwrap_or_else(|| panic!("{id} listed: {text}"));
+    for id in ["iplyc-ruleta", "iplyc-blackjack", "iplyc-central-poker"] {
+        assert!(line_of(id).contains("mínimo garantizado"), "{}", line_of(id));
+    }
+    for id in ["and-carrusel", "and-bolsa", "aj-poker"] {
+        assert!(line_of(id).contains("monto inicial"), "{}", line_of(id));
+    }
+}
+
+#[test]
 fn a_missing_round_file_exits_2() {
     let message = refused(&run(&["award", "--round", "/nonexistent/round.json"]));
     assert!(message.contains("/nonexistent/round.json: cannot read"), "{message}");

@@ -39,6 +39,8 @@ pub use money::__dec;
 pub use money::{Money, format_ars};
 pub use pool::{Contribution, Meters, Pool, PoolState, Reversal};
 pub use reject::{Rejection, Resettled};
-pub use rulebook::{Game, Grillo, Policy, PoolRules, Prize, PrizeValue, RulebookError, Rulebooks, SeatsMax, Shortfall};
+pub use rulebook::{
+    Game, Grillo, INSTANT_PRIZE, MinimumKind, Policy, PoolRules, Prize, PrizeValue, RulebookError, Rulebooks, SeatsMax, Shortfall,
+};
 pub use settle::{Award, BookedAward, Rank, RoundBook, RoundEffect, Seat, Settlement, Stage, Winner};
 pub use suggest::nearest;

@@ -184,10 +184,12 @@ impl Pool {
         self.reserve
     }
 
-    /// The amount on the cartel luminoso and the most any award can be (3.5.1):
-    /// max(balance, minimum) (docs/readings.md, "Displayed amount = max(balance, minimum)").
+    /// The amount on the cartel luminoso and the most any award can be (3.5.1): as the
+    /// rulebook's `minimum_kind` says, max(balance, minimum) where the minimum is a floor
+    /// (IPLyC 3.2.2, 11.2.2, 15.2.3), the balance where it is only the starting amount
+    /// (Póquer sin descarte 6.3, AJ 2.5.6.3) ([`PoolRules::displayed_for`]).
     pub fn displayed(&self) -> Money {
-        self.balance.max(self.rules.minimum)
+        self.rules.displayed_for(self.balance)
     }
 
     pub fn meters(&self) -> &Meters {
@@ -321,7 +323,8 @@ impl Pool {
         self.reserve = reserve;
     }
 
-    /// After the whole pool was paid, brings it back to its minimum (15.2.2),
+    /// After the whole pool was paid, brings it back to its minimum (15.2.2; Póquer sin
+    /// descarte 6.2 and AJ 2.5.6.3 the starting amount, whatever the minimum's kind),
     /// reserve first (2.5.6.3). What rounding left behind stays and counts.
     pub(crate) fn reset(&mut self) -> Funding {
         self.meters.resets += 1;
@@ -381,7 +384,8 @@ pub fn check_bet(field: &str, bet: Money) -> Result<(), EngineError> {
 }
 
 /// A bet the pool takes: only `side_bet` where the rulebook says `fixed_bet = true`
-/// (Veintiuno e: "una cantidad única estipulada"), otherwise one within the
+/// (IPLyC 3.3.1, 11.4.1: "Su monto será fijo y determinado de antemano"; 15.1.2;
+/// Veintiuno e: "una cantidad única estipulada"), otherwise one within the
 /// rulebook's `bet_min` and `bet_max` (AJ 2.5.5.1).
 pub fn check_bet_allowed(rules: &PoolRules, field: &str, bet: Money) -> Result<(), EngineError> {
     if rules.fixed_bet() && bet != rules.side_bet {
@@ -389,7 +393,7 @@ pub fn check_bet_allowed(rules: &PoolRules, field: &str, bet: Money) -> Result<(
             field,
             format!(
                 "{bet} is not the stipulated side bet of pool `{}`: only {} is played ({})",
-                rules.id, rules.side_bet, rules.articles
+                rules.id, rules.side_bet, rules.bet_article
             ),
         ));
     }
@@ -398,7 +402,7 @@ pub fn check_bet_allowed(rules: &PoolRules, field: &str, bet: Money) -> Result<(
             field,
             format!(
                 "{bet} is outside the side bets of pool `{}`: {} to {} ({})",
-                rules.id, rules.bet_min, rules.bet_max, rules.articles
+                rules.id, rules.bet_min, rules.bet_max, rules.bet_article
             ),
         ));
     }

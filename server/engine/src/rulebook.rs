@@ -84,6 +84,35 @@ impl Shortfall {
         [("house", Shortfall::House), ("reserve-then-house", Shortfall::ReserveThenHouse)];
 }
 
+/// What a pool's `minimum` means: the rulebook says it (`minimum_kind`), because the
+/// regulations differ (docs/readings.md, "Displayed amount = max(balance, minimum)" and
+/// "The AJ base value after ×bet prizes").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MinimumKind {
+    /// The displayed amount is never under the minimum: "se completará esta cifra para el
+    /// pago del primer premio" (IPLyC 3.2.2, 11.2.2, 15.2.3).
+    Floor,
+    /// Only the amount the pool opens at and is brought back to after a 100% prize; the
+    /// sign shows the balance, which goes down with every payment (Andalucía, Póquer sin
+    /// descarte 6.2–6.3: "sus pagos serán descontados de la suma acumulada en el visor";
+    /// AJ 2.5.6.3: "valor inicial o base").
+    Start,
+}
+
+impl MinimumKind {
+    const NAMES: [(&'static str, MinimumKind); 2] = [("floor", MinimumKind::Floor), ("start", MinimumKind::Start)];
+
+    /// The kind's name in the rulebook files.
+    pub fn name(self) -> &'static str {
+        Self::NAMES.iter().find(|(_, kind)| *kind == self).map(|(name, _)| *name).unwrap_or("?")
+    }
+}
+
+/// The premio code of Central Póker's instant prize (15.11), paid at once and alone
+/// when it is entered (16.4.2.5.1), only in a pool whose games play it
+/// ([`Game::plays_instant_prize`]).
+pub const INSTANT_PRIZE: &str = "PREMIO_INSTANTANEO";
+
 /// The game a table plays: a closed list, named in the files as in the regulations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "&'static str")]
@@ -266,8 +295,13 @@ pub struct PoolRules {
     pub articles: String,
     pub games: Vec<Game>,
     pub policy: Policy,
-    /// Floor and reset value; the displayed amount is never under it (docs/readings.md, "Displayed amount = max(balance, minimum)").
+    /// The amount the pool opens at and is brought back to after a 100% prize (11.2.1,
+    /// 15.2.2, AJ 2.5.6.3, Póquer sin descarte 6.2); whether the sign is ever under it is
+    /// `minimum_kind`'s to say.
     pub minimum: Money,
+    /// What the minimum means: a floor of the displayed amount (IPLyC) or only the
+    /// starting amount (Andalucía, AJ).
+    pub minimum_kind: MinimumKind,
     /// The price of one side bet (fixed in IPLyC 3.3.1 / 11.4.1; the stipulated
     /// amount of the bolsa; the credit value in AJ).
     pub side_bet: Money,
@@ -288,6 +322,9 @@ pub struct PoolRules {
     /// estipulada"); AJ 2.5.5.1 has a minimum and a maximum.
     pub bet_min: Money,
     pub bet_max: Money,
+    /// The article that fixes the side bet (`bet_article`; the pool's `articles` when the
+    /// rulebook names none): a refused bet names it (IPLyC 11.4.1, AJ 2.5.5.1, Veintiuno e).
+    pub bet_article: String,
     /// Codes that cannot occur together in one hand: one seat, one round, at most one
     /// code of each group (11.3: each combination is a different hand).
     pub exclusive: Vec<Vec<PrizeCode>>,
@@ -330,6 +367,24 @@ impl PoolRules {
     /// True where the rulebook fixes one side-bet amount.
     pub fn fixed_bet(&self) -> bool {
         self.bet_min == self.bet_max
+    }
+
+    /// The amount the sign shows for a main pool holding `balance`: the most any award
+    /// can be (3.5.1). The one definition, for the engine and for whoever checks it.
+    pub fn displayed_for(&self, balance: Money) -> Money {
+        match self.minimum_kind {
+            // 3.2.2, 11.2.2, 15.2.3: "se completará esta cifra para el pago del primer
+            // premio": never under the minimum (docs/readings.md, "Displayed amount = max(balance, minimum)").
+            MinimumKind::Floor => balance.max(self.minimum),
+            // Póquer sin descarte 6.3: "sus pagos serán descontados de la suma acumulada en
+            // el visor"; AJ 2.5.6.3 "valor inicial o base": the sign shows the balance.
+            MinimumKind::Start => balance,
+        }
+    }
+
+    /// True when a game of this pool plays the premio instantáneo (15.11).
+    pub fn plays_instant_prize(&self) -> bool {
+        self.games.iter().any(|game| game.plays_instant_prize())
     }
 }
 
@@ -464,6 +519,7 @@ struct PoolDoc {
     games: Vec<String>,
     policy: String,
     minimum: Exact,
+    minimum_kind: Option<String>,
     side_bet: Exact,
     payout_unit: Exact,
     contribution_rate: Exact,
@@ -474,6 +530,7 @@ struct PoolDoc {
     fixed_bet: bool,
     bet_min: Option<Exact>,
     bet_max: Option<Exact>,
+    bet_article: Option<Text>,
     instant_card_chance: Option<Exact>,
     seats_max: Option<SeatsMaxDoc>,
     #[serde(default)]
@@ -656,6 +713,19 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
     if minimum < Money::ZERO {
         return Err(at.error("minimum", format!("must not be negative, found {minimum}")));
     }
+    // What the minimum means differs between the regulations (IPLyC 3.2.2 / 11.2.2 /
+    // 15.2.3 a floor of the sign; Póquer sin descarte 6.2–6.3 and AJ 2.5.6.3 only the
+    // starting amount): the rulebook must say it, never a default.
+    let kinds = "`floor` (the sign never shows less: IPLyC 3.2.2, 11.2.2, 15.2.3) or `start` (only the amount the \
+                 pool starts and restarts at; the sign shows the balance: Póquer sin descarte 6.3, AJ 2.5.6.3)";
+    let minimum_kind = match pool.minimum_kind.as_deref() {
+        None => return Err(at.error("minimum_kind", format!("missing field: say what the minimum means, {kinds}"))),
+        Some(name) => MinimumKind::NAMES
+            .iter()
+            .find(|(known, _)| *known == name)
+            .map(|(_, kind)| *kind)
+            .ok_or_else(|| at.error("minimum_kind", format!("unknown kind `{name}`: the minimum is {kinds}")))?,
+    };
     let side_bet = Money::new(at.positive("side_bet", pool.side_bet.0)?);
     if !is_multiple_of(side_bet, CENT) {
         return Err(at.error("side_bet", format!("{side_bet} is finer than one centavo")));
@@ -681,6 +751,22 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
             format!(
                 "contribution_rate + reserve_rate + commission_rate = {rates_sum}, not 1: the whole side bet must be \
                  shared (3.2.1, AJ 2.5.6.3)"
+            ),
+        ));
+    }
+    // Tripóquer IX.2: "debiendo garantizarse a las personas jugadoras un retorno o
+    // porcentaje mínimo de devolución en premios del 70 por 100". Every centavo fed to the
+    // carrusel is paid to players sooner or later, the ×bet prizes alone return less
+    // (docs/readings.md, "How the carrusel's return is computed"; docs/odds.md): the
+    // share fed to the pool is what guarantees the 70%.
+    let tripoquer_return = Decimal::new(70, 2);
+    if games.contains(&Game::Tripoker) && contribution_rate + reserve_rate < tripoquer_return {
+        return Err(at.error(
+            "contribution_rate",
+            format!(
+                "contribution_rate + reserve_rate = {}, under 0.70: a pool of `tripoker` tables must feed the pool at \
+                 least 70% of each bet, the minimum return guaranteed to players (Tripóquer IX.2)",
+                contribution_rate + reserve_rate
             ),
         ));
     }
@@ -816,6 +902,8 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
         }
     }
 
+    // The article a refused bet names: the rulebook's `bet_article`, else the pool's articles.
+    let bet_article = pool.bet_article.map(|article| article.0).unwrap_or_else(|| pool.articles.0.clone());
     Ok(PoolRules {
         id: PoolId::new(id),
         name: pool.name.0,
@@ -824,6 +912,7 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
         games,
         policy,
         minimum,
+        minimum_kind,
         side_bet,
         payout_unit,
         contribution_rate,
@@ -833,6 +922,7 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
         shortfall_from,
         bet_min,
         bet_max,
+        bet_article,
         exclusive,
         venta_pagos_over,
         seats_max,

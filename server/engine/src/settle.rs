@@ -625,6 +625,33 @@ impl Pool {
     pub fn preview_round(&self, winners: &[Winner]) -> Result<Settlement, EngineError> {
         self.clone().settle_round(winners)
     }
+
+    /// Settles the prizes of one round as the controller pays them when they are marked:
+    /// in a pool whose games play the premio instantáneo, each instant-prize winner first,
+    /// alone and whole (16.4.2.5.1: "Identificado el naipe correspondiente al PREMIO
+    /// INSTANTÁNEO, procederá a su pago en forma inmediata"), then the round's other
+    /// prizes as one round on what the sign shows after it (15.9; docs/readings.md, "The
+    /// factor and Central Póker's instant prize"). Elsewhere, one round of them all.
+    ///
+    /// The settlements are returned in the order paid. Every winner is checked first (as
+    /// one round: field names index `winners`); refused, nothing changes.
+    pub fn settle_as_marked(&mut self, winners: &[Winner]) -> Result<Vec<Settlement>, EngineError> {
+        validate(self.rules(), winners)?;
+        let apart = |winner: &&Winner| self.rules().plays_instant_prize() && winner.code == crate::rulebook::INSTANT_PRIZE;
+        let instant: Vec<Winner> = winners.iter().filter(apart).cloned().collect();
+        let round: Vec<Winner> = winners.iter().filter(|winner| !apart(winner)).cloned().collect();
+        // Settled on a copy and kept only when every part is paid: all or nothing.
+        let mut after = self.clone();
+        let mut settlements = Vec::with_capacity(instant.len() + 1);
+        for winner in instant {
+            settlements.push(after.settle_round(std::slice::from_ref(&winner))?);
+        }
+        if !round.is_empty() {
+            settlements.push(after.settle_round(&round)?);
+        }
+        *self = after;
+        Ok(settlements)
+    }
 }
 
 impl fmt::Display for Winner {

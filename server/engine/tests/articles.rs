@@ -15,6 +15,22 @@ fn rules(pool: &str) -> Arc<PoolRules> {
     Arc::new(Rulebooks::embedded().pool(pool).unwrap_or_else(|| panic!("pool {pool} is embedded")).clone())
 }
 
+/// The embedded pool `pool` under the IPLyC rulebook with its fixed side bet (3.3.1,
+/// 11.4.1, 15.1.2: "Su monto será fijo y determinado de antemano") set, by editing the
+/// file's text, to another stipulated amount.
+fn iplyc_rules_with_side_bet(pool: &str, side_bet: &str) -> Arc<PoolRules> {
+    let line = match pool {
+        "iplyc-blackjack" => "side_bet = \"10.00\"               # EXAMPLE: 11.4.1",
+        "iplyc-central-poker" => "side_bet = \"10.00\"               # EXAMPLE: 15.1.2",
+        other => panic!("no stipulated side bet line for {other}"),
+    };
+    let text = include_str!("../../../config/iplyc.toml");
+    assert!(text.contains(line), "the rulebook states the side bet as `{line}`");
+    let edited = text.replace(line, &format!("side_bet = \"{side_bet}\" # 11.4.1, 15.1.2"));
+    let rulebooks = Rulebooks::parse_all([("config/iplyc.toml", edited.as_str())]).expect("a valid rulebook");
+    Arc::new(rulebooks.pool(pool).expect("the pool").clone())
+}
+
 fn pool_with(pool: &str, balance: Money) -> Pool {
     Pool::with_balances(rules(pool), balance, Money::ZERO)
 }
@@ -62,8 +78,9 @@ fn art_3_2_1_sixty_five_percent_of_each_grillo_sale() {
 #[test]
 fn art_11_2_3_sixty_five_percent_keeps_every_fraction() {
     // 11.2.3 with docs/rules.md, "Money and conservation": 65% of 2.50 is 1.625, and the half centavo is kept.
-    // Three such bets add 4.875 exactly: no rounding anywhere before a payout.
-    let mut pool = Pool::open(rules("iplyc-blackjack"));
+    // Three such bets add 4.875 exactly: no rounding anywhere before a payout. The side bet
+    // is fixed beforehand (11.4.1); this Instituto fixed it at 2.50.
+    let mut pool = Pool::open(iplyc_rules_with_side_bet("iplyc-blackjack", "2.50"));
     for _ in 0..3 {
         assert_eq!(pool.register_bet(money!(2.50)).expect("a valid bet").main, money!(1.625));
     }
@@ -77,11 +94,17 @@ fn art_11_2_3_sixty_five_percent_keeps_every_fraction() {
 
 #[test]
 fn art_15_2_4_sixty_five_percent_of_the_slot_chip() {
-    // 15.2.4: 65% of each registered chip; 0.01 contributes 0.0065, kept whole.
+    // 15.2.4: 65% of each registered chip, "una ficha, de un monto fijo" (15.1.2): the
+    // rulebook's 10.00 chip contributes 6.50.
     let mut pool = Pool::open(rules("iplyc-central-poker"));
-    pool.register_bet(money!(0.01)).expect("a valid bet");
-    pool.register_bet(money!(10.00)).expect("a valid bet");
-    assert_eq!(pool.balance(), money!(10006.5065));
+    assert_eq!(pool.register_bet(money!(10.00)).expect("the stipulated chip").main, money!(6.50));
+    assert_eq!(pool.balance(), money!(10006.50));
+    assert_conserved(&pool);
+    // A casino whose chip is 0.01: 0.0065 per chip, kept whole.
+    let mut pool = Pool::open(iplyc_rules_with_side_bet("iplyc-central-poker", "0.01"));
+    pool.register_bet(money!(0.01)).expect("the stipulated chip");
+    pool.register_bet(money!(0.01)).expect("the stipulated chip");
+    assert_eq!(pool.balance(), money!(10000.013));
     assert_conserved(&pool);
 }
 
@@ -626,11 +649,16 @@ fn a_pool_restored_from_its_state_is_the_same_pool() {
 fn award_fixed_at_marking_later_contributions_belong_to_the_next_jackpot() {
     // 3.5.1 / 11.6.1.1: the award is the display at the moment the prize is marked;
     // a bet registered right after it feeds the new pool, not the paid one.
+    // Ten bets of the stipulated 10.00 (11.4.1) add 10 × 6.50 = 65 to the 5,000.
     let mut engine = Engine::new(&Rulebooks::embedded());
-    engine.register_bet("iplyc-blackjack", money!(100)).expect("a valid bet");
+    for _ in 0..10 {
+        engine.register_bet("iplyc-blackjack", money!(10.00)).expect("the stipulated bet");
+    }
     let settlement = engine.settle_round("iplyc-blackjack", &[winner(1, "TRES_SIETES_CORAZONES")]).expect("a valid round");
     assert_eq!(settlement.awards[0].award, money!(5065.00));
-    engine.register_bet("iplyc-blackjack", money!(100)).expect("a valid bet");
+    for _ in 0..10 {
+        engine.register_bet("iplyc-blackjack", money!(10.00)).expect("the stipulated bet");
+    }
     assert_eq!(engine.displayed("iplyc-blackjack").expect("known pool"), money!(5065));
     let totals = engine.totals();
     assert_eq!(totals.contributions + totals.replenishments, totals.balances + totals.awards);

@@ -15,8 +15,8 @@ use std::sync::Arc;
 use pozo_engine::money;
 use pozo_engine::settle::{SEAT_MAX, WINNERS_MAX};
 use pozo_engine::{
-    Contribution, Engine, EngineError, Meters, Money, Policy, Pool, PoolRules, PrizeValue, Rank, Reversal, Rulebooks, Settlement,
-    Winner,
+    Contribution, Engine, EngineError, Meters, MinimumKind, Money, Policy, Pool, PoolRules, PrizeValue, Rank, Reversal,
+    Rulebooks, Settlement, Winner,
 };
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -354,8 +354,15 @@ fn money_meters(meters: &Meters) -> [(&'static str, Money); 15] {
 }
 
 /// Every meter that counts events, by name.
-fn count_meters(meters: &Meters) -> [(&'static str, u64); 4] {
-    [("bets", meters.bets), ("reversals", meters.reversals), ("hits", meters.hits), ("resets", meters.resets)]
+fn count_meters(meters: &Meters) -> [(&'static str, u64); 6] {
+    [
+        ("bets", meters.bets),
+        ("reversals", meters.reversals),
+        ("hits", meters.hits),
+        ("resets", meters.resets),
+        ("rejections", meters.rejections),
+        ("reclaims", meters.reclaims),
+    ]
 }
 
 // ---------------------------------------------------------------------------
@@ -383,11 +390,25 @@ fn conservation_holds_after_every_step() {
 
 #[test]
 fn displayed_never_under_minimum() {
-    // Proves: the displayed amount is max(balance, minimum), so never under the minimum (R1).
+    // Proves: where the rulebook's minimum is a floor (IPLyC 3.2.2, 11.2.2, 15.2.3: "se
+    // completará esta cifra para el pago del primer premio") the displayed amount is
+    // max(balance, minimum), never under the minimum; where it is only the starting
+    // amount (Póquer sin descarte 6.3: "sus pagos serán descontados de la suma acumulada
+    // en el visor"; AJ 2.5.6.3 "valor inicial o base") it is exactly the balance.
     check_every_pool(|step| {
         let pool = step.after;
-        prop_assert!(pool.displayed() >= step.rules.minimum, "displayed {} < minimum {}", pool.displayed(), step.rules.minimum);
-        prop_assert_eq!(pool.displayed(), pool.balance().max(step.rules.minimum));
+        match step.rules.minimum_kind {
+            MinimumKind::Floor => {
+                prop_assert!(
+                    pool.displayed() >= step.rules.minimum,
+                    "displayed {} < minimum {}",
+                    pool.displayed(),
+                    step.rules.minimum
+                );
+                prop_assert_eq!(pool.displayed(), pool.balance().max(step.rules.minimum));
+            }
+            MinimumKind::Start => prop_assert_eq!(pool.displayed(), pool.balance(), "a start pool shows its balance"),
+        }
         Ok(())
     });
 }

@@ -40,10 +40,12 @@ fn assert_conserved(pool: &Pool) {
     assert_eq!(pool.conservation_difference(), Money::ZERO, "{:?}", pool.meters());
 }
 
-/// Ten side bets of 2.00 at 65% (11.2.3): 13.00 for the next jackpot (3.5.1).
+/// Two side bets of the stipulated 10.00 (11.4.1: "Su monto será fijo y determinado de
+/// antemano") at 65% (11.2.3): 13.00 for the next jackpot (3.5.1).
 fn later_bets(pool: &mut Pool) {
-    for _ in 0..10 {
-        pool.register_bet(money!(2.00)).expect("a valid bet");
+    assert_eq!(pool.rules().side_bet, money!(10.00), "the rulebook's stipulated side bet");
+    for _ in 0..2 {
+        pool.register_bet(money!(10.00)).expect("the stipulated bet");
     }
 }
 
@@ -205,9 +207,11 @@ fn a_rejection_leaves_the_reserve_short_before_the_house_pays_in_2_5_6_3() {
     // puts nothing in for a rejection.
     let mut pool = Pool::with_balances(rules("aj-poker"), money!(10000), money!(50000));
     let mut book = pool.settle_round(&[winner(1, "ESCALERA_REAL", money!(10))]).expect("a valid round").book;
-    // The display showed the 20,000 base value: the reserve put in 10,000 to pay it and
-    // 20,000 to reset.
-    assert_eq!((pool.balance(), pool.reserve()), (money!(20000), money!(20000)), "the reserve completed and reset");
+    // The display showed the 10,000 balance (the 20,000 base value is where the pool
+    // starts, not a floor: 2.5.6.3 "valor inicial o base"; docs/readings.md, "The AJ base
+    // value after ×bet prizes"): the royal flush took it, and the reserve put in 20,000 to
+    // reset.
+    assert_eq!((pool.balance(), pool.reserve()), (money!(20000), money!(30000)), "the reserve reset the pool");
     for seat in 2..=4 {
         pool.settle_round(&[winner(seat, "POKER", money!(10))]).expect("a valid round");
     }
@@ -218,9 +222,9 @@ fn a_rejection_leaves_the_reserve_short_before_the_house_pays_in_2_5_6_3() {
     assert!(rejection.house_withdrawn >= Money::ZERO);
     assert_eq!(pool.balance(), Money::ZERO);
     // As if never entered the main pool would hold 10,000 − 15,000: the reserve gets its
-    // 30,000 back less the 5,000 that keep the main pool at zero.
-    assert_eq!(pool.reserve(), money!(45000));
-    assert_eq!(rejection.reserve_returned, money!(25000));
+    // 20,000 back less the 5,000 that keep the main pool at zero: 30,000 + 15,000.
+    assert_eq!(pool.reserve(), money!(30000) + money!(15000));
+    assert_eq!(rejection.reserve_returned, money!(20000) - money!(5000));
     assert_conserved(&pool);
 }
 

@@ -405,3 +405,49 @@ fn a_prize_takes_only_the_values_its_kind_reads() {
     let error = broken("pays = \"grant\"                   # 3.4.1.1", "pays = \"grant\"\nmultiple = \"2\" # 3.4.1.1");
     assert_names(&error, Some("iplyc-ruleta"), "prize[2].multiple", "takes no `multiple`");
 }
+
+#[test]
+fn the_meaning_of_the_minimum_is_the_rulebooks_to_say() {
+    // IPLyC 3.2.2, 11.2.2, 15.2.3 make the minimum a floor of the sign ("se completará esta
+    // cifra para el pago del primer premio"); Póquer sin descarte 6.2–6.3 and AJ 2.5.6.3 only
+    // a starting amount. No default: a rulebook that does not say is refused, naming the
+    // field and both kinds; an unknown kind too.
+    let line = "minimum_kind = \"floor\"           # 3.2.2, 11.2.2, 15.2.3: \"se completará esta cifra para el pago del primer premio\"\n";
+    let error = broken(line, "");
+    assert_names(&error, Some("iplyc-ruleta"), "minimum_kind", "missing field");
+    for kind in ["`floor`", "`start`", "3.2.2", "6.3"] {
+        assert!(error.to_string().contains(kind), "{error} names {kind}");
+    }
+    let error = broken(line, "minimum_kind = \"garantizado\"\n");
+    assert_names(&error, Some("iplyc-ruleta"), "minimum_kind", "unknown kind `garantizado`");
+    let error = broken(line, "minimum_kind = 1\n");
+    assert_names(&error, Some("iplyc-ruleta"), "minimum_kind", "expected a string");
+}
+
+#[test]
+fn and_tripoquer_ix_2_a_carrusel_returning_under_70_percent_is_refused() {
+    // Tripóquer IX.2: "debiendo garantizarse a las personas jugadoras un retorno o porcentaje
+    // mínimo de devolución en premios del 70 por 100". Every centavo fed to the carrusel is
+    // paid to players sooner or later; the ×bet prizes alone return about 0.43 of the bet
+    // (docs/odds.md, "The carrusel's return"): a pool with `tripoker` tables must feed it at
+    // least 70% of each bet. 0.69 is refused, naming the pool, `contribution_rate` and IX.2.
+    let text = ANDALUCIA.replacen(
+        "contribution_rate = \"0.70\"       # EXAMPLE: rule 6.2",
+        "contribution_rate = \"0.69\"       # EXAMPLE: rule 6.2",
+        1,
+    );
+    let text = text.replacen("commission_rate = \"0.30\"", "commission_rate = \"0.31\"", 1);
+    assert_ne!(text, ANDALUCIA);
+    let error = Rulebooks::parse_all([("config/andalucia.toml", text.as_str())]).expect_err("under 70%");
+    let RulebookError::Field { pool, field, problem, .. } = &error else { panic!("a field error: {error}") };
+    assert_eq!((pool.as_deref(), field.as_str()), (Some("and-carrusel"), "contribution_rate"));
+    assert!(problem.contains("Tripóquer IX.2") && problem.contains("0.69"), "{problem}");
+    // The same rates without a Tripóquer table: Póquer sin descarte alone sets no return.
+    let alone = text.replacen("games = [\"poker-sin-descarte\", \"tripoker\"]", "games = [\"poker-sin-descarte\"]", 1);
+    Rulebooks::parse_all([("config/andalucia.toml", alone.as_str())]).expect("no tripoker table");
+    // Exactly 70% is the guarantee, met.
+    let rulebooks = Rulebooks::embedded();
+    let carrusel = rulebooks.pool("and-carrusel").expect("embedded");
+    assert!(carrusel.games.contains(&Game::Tripoker));
+    assert!(carrusel.contribution_rate + carrusel.reserve_rate >= dec!(0.70));
+}

@@ -57,8 +57,8 @@ pub const JORNADAS_KEPT: usize = 62;
 /// Prizes one round at one table may enter before ACEPTAR.
 pub const PENDING_PRIZES_MAX: usize = 32;
 
-/// The premio code of Central Póker's instant prize (15.11).
-pub const INSTANT_PRIZE: &str = "PREMIO_INSTANTANEO";
+/// The premio code of Central Póker's instant prize (15.11), the engine's.
+pub use pozo_engine::INSTANT_PRIZE;
 
 /// What a command is applied with besides itself: the journal entry it becomes and
 /// the time written in it. The writer reads the clock once per batch; recovery,

@@ -176,11 +176,17 @@ pub(super) fn compare(
                 "pool {pool}: {held_before} held + {contributions} contributed + {replenished} replenished − {awards} awarded ≠ {held_after} held now"
             ));
         }
-        // docs/readings.md: the display shows the balance, never less than the minimum.
-        if theirs.displayed != theirs.balance.max(rules.minimum) {
+        // 3.5.1: the display is what the rulebook's minimum_kind makes of the balance: never
+        // under a floor minimum (IPLyC 3.2.2, 11.2.2, 15.2.3), the balance where the minimum
+        // is only the starting amount (Póquer sin descarte 6.3, AJ 2.5.6.3).
+        let shown = rules.displayed_for(theirs.balance);
+        if theirs.displayed != shown {
             differ(format!(
-                "pool {pool}: the display shows {}, not max(balance {}, minimum {})",
-                theirs.displayed, theirs.balance, rules.minimum
+                "pool {pool}: the display shows {}, not {shown} (balance {}, {} minimum {})",
+                theirs.displayed,
+                theirs.balance,
+                rules.minimum_kind.name(),
+                rules.minimum
             ));
         }
     }

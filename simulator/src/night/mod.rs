@@ -520,7 +520,7 @@ mod tests {
             pool.hits += mine.hits;
             pool.balance += amount * rules.contribution_rate - mine.awards;
             pool.reserve += amount * rules.reserve_rate;
-            pool.displayed = pool.balance.max(rules.minimum);
+            pool.displayed = rules.displayed_for(pool.balance);
         }
         (before, books)
     }
