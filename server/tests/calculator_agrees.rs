@@ -30,12 +30,13 @@ fn decimal(text: &str) -> Decimal {
     text.parse().expect("a decimal amount")
 }
 
-/// (seat, code, award) of the calculator's report, in its order.
+/// (seat, code, award) of the calculator's report, in the order it pays them: the instant
+/// prizes paid on their own first (16.4.2.5.1), then the round's.
 fn calculated(report: &Value) -> Vec<(u32, String, Decimal)> {
-    report["awards"]
-        .as_array()
-        .expect("awards")
+    let instant = report["instant_prizes"].as_array().cloned().unwrap_or_default();
+    instant
         .iter()
+        .chain(report["awards"].as_array().expect("awards"))
         .map(|award| {
             (
                 award["seat"].as_u64().expect("seat") as u32,

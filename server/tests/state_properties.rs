@@ -8,7 +8,8 @@
 //!   awards net of returns and reclaims (docs/rules.md, "Money and conservation");
 //! - a refused command changed nothing at all (the whole snapshot is compared);
 //! - no seat holds more than 3 bronze, 2 silver and 1 gold (3.7.2);
-//! - custody holds only money, and released items stay released.
+//! - custody holds only money, and released items stay released;
+//! - the commands applied, replayed on a fresh controller, give the same state.
 
 use std::sync::Arc;
 
@@ -169,6 +170,19 @@ fn check_invariants(state: &State) -> Result<(), TestCaseError> {
                 seat.gold
             );
             prop_assert!(!(seat.closed && seat.credits > 0), "a closed seat holds no credits (AJ 2.5.6.1)");
+            // 3.7.10: only grillos held can be kept unplayed; none outlives its bet (3.1.3).
+            prop_assert!(
+                seat.not_played.bronze <= seat.bronze
+                    && seat.not_played.silver <= seat.silver
+                    && seat.not_played.gold <= seat.gold,
+                "table {} seat {}: not played {:?} of {} bronze, {} silver, {} gold",
+                table.id,
+                index + 1,
+                seat.not_played,
+                seat.bronze,
+                seat.silver,
+                seat.gold
+            );
         }
     }
     for item in state.data().custody.values() {
@@ -189,11 +203,13 @@ struct Night {
 fn night(tables: &[usize], events: &[Event]) -> Result<Night, TestCaseError> {
     let config = Arc::new(Config::embedded());
     let mut state = State::new(Arc::clone(&config));
-    let genesis = Command::Genesis { config_hash: config.hash.clone(), texts: config.texts.clone(), keys: vec![], by: String::new() };
+    let genesis =
+        Command::Genesis { config_hash: config.hash.clone(), texts: config.texts.clone(), keys: vec![], by: String::new() };
     state.apply(&genesis, Context { sequence: 1, time_ms: 0 }).expect("genesis");
     let mut sequence = 1_u64;
     let mut released = std::collections::BTreeSet::new();
     let mut outcome = Night::default();
+    let mut journal: Vec<(Command, Context)> = vec![(genesis.clone(), Context { sequence: 1, time_ms: 0 })];
     // Every chosen table open, each of its first five seats with 20 credits: most events
     // then find something to do.
     let mut opening: Vec<Event> = Vec::new();
@@ -215,6 +231,7 @@ fn night(tables: &[usize], events: &[Event]) -> Result<Night, TestCaseError> {
             Ok(_) => {
                 sequence += 1;
                 *outcome.applied.entry(command.kind()).or_default() += 1;
+                journal.push((command.clone(), context));
             }
             Err(refusal) => {
                 outcome.refused += 1;
@@ -231,6 +248,14 @@ fn night(tables: &[usize], events: &[Event]) -> Result<Night, TestCaseError> {
             }
         }
     }
+    // The journal replayed on a fresh controller gives the same state, bit for bit.
+    let mut replayed = State::new(Arc::clone(&config));
+    for (command, context) in &journal {
+        replayed
+            .apply(command, *context)
+            .map_err(|refusal| TestCaseError::fail(format!("replay refused: {}", refusal.message)))?;
+    }
+    prop_assert!(replayed.snapshot() == state.snapshot(), "the replay differs");
     Ok(outcome)
 }
 

@@ -91,6 +91,15 @@ async fn aj_2_5_4_1_a_bet_of_several_credits_is_staked_shown_and_paid_by_its_mul
     assert_eq!(money(&accepted.awards[0].award), rust_decimal::Decimal::from(5000), "100 × the bet of 50 (2.5.6.2)");
     client.ok("C1", finish()).await;
     conserves(&client.pool("aj-poker").await);
+    // A void (4.3.2) or a refund (11.8.1.2) gives the whole stake back.
+    assert_eq!(seat(&client.ok("C1", press_credits(2, 3)).await.table.expect("view"), 2).credits, 12);
+    assert_eq!(seat(&client.ok("C1", void_bet(2)).await.table.expect("view"), 2).credits, 15);
+    client.ok("C1", press_credits(2, 3)).await;
+    client.ok("C1", start()).await;
+    let view = client.ok("C1", refund_bet(2)).await.table.expect("view");
+    assert_eq!((seat(&view, 2).credits, seat(&view, 2).stake), (15, 0));
+    client.ok("C1", finish()).await;
+    conserves(&client.pool("aj-poker").await);
 
     // More credits than the seat holds, and a stake over the posted maximum, are refused
     // naming `credits`, and change nothing.
@@ -284,6 +293,16 @@ async fn art_3_7_10_grillos_not_played_are_played_in_the_next_ball() {
     client.ok("R1", accept()).await;
     let view = client.ok("R1", finish()).await.table.expect("view");
     assert_eq!(grillos(&view, 3), (1, 2, 0));
+    // 3.7.2: the bronze hits again; keeping the two silvers unplayed would put four in play.
+    client.ok("R1", start()).await;
+    client.ok("R1", prize(3, "GRILLO_BRONCE")).await;
+    let fingerprint = client.fingerprint("R1").await;
+    let message = client.refused("R1", played(3, "GRILLO_PLATA", 0), Code::FailedPrecondition).await;
+    assert!(message.contains("more than 2 in play (3.7.2)"), "{message}");
+    assert_eq!(client.fingerprint("R1").await, fingerprint);
+    client.ok("R1", accept()).await;
+    let view = client.ok("R1", finish()).await.table.expect("view");
+    assert_eq!(grillos(&view, 3), (0, 2, 0), "the silvers played and lost, two new ones for the bronze");
     // The next ball plays them all; none hits: the series ends.
     client.ok("R1", start()).await;
     let view = client.ok("R1", finish()).await.table.expect("view");
@@ -312,6 +331,7 @@ async fn art_3_7_10_grillos_not_played_are_played_in_the_next_ball() {
     client.ok("R2", played(5, "GRILLO_ORO", 0)).await;
     let view = client.ok("R2", finish()).await.table.expect("view");
     assert_eq!((grillos(&view, 5), grillos(&view, 6)), ((0, 0, 1), (0, 0, 0)), "the gold kept; the silvers played and lost");
+    assert_eq!(pb::GoldTurn::try_from(view.gold_turn), Ok(pb::GoldTurn::None), "the turn passed on; asked for again (4.3.5)");
     server.stop().await;
 }
 
@@ -403,6 +423,25 @@ async fn art_11_8_3_a_sick_players_bet_and_prize_are_held_in_custody_and_release
     let report = client.report("B2").await;
     assert_eq!((amount(&report.custody_released), report.custody_held.len()), ("10.00".to_owned(), 1));
     assert_eq!(amount(&client.pool("iplyc-blackjack").await.custody_held), "500.00");
+    conserves(&client.pool("iplyc-blackjack").await);
+
+    // A 20% prize paid through Venta-Pagos is held in custody through its order (3.5.2); the
+    // office rejects the order: the award is undone, and the custody holds nothing for it.
+    client.ok("B2", sell(3, 5)).await;
+    client.ok("B2", press(3)).await;
+    client.ok("B2", start()).await;
+    client.ok("B2", prize(3, "TRES_SIETES_MISMO_PALO")).await;
+    let order = client.ok("B2", accept()).await.awards[0].payout_order_id.clone();
+    assert!(!order.is_empty());
+    let held = client.ok("B2", custody_prize(3)).await;
+    assert!(held.outcome.contains("CU-000003"), "{}", held.outcome);
+    client.ok("B2", finish()).await;
+    let with_order = money(&client.pool("iplyc-blackjack").await.custody_held);
+    assert!(with_order > rust_decimal::Decimal::from(500), "the order's amount is held too");
+    client.reject(&order, "premio mal ingresado").await.expect("rejected");
+    assert_eq!(amount(&client.pool("iplyc-blackjack").await.custody_held), "500.00", "nothing held for a rejected order");
+    let message = client.refused("B2", release("CU-000003"), Code::FailedPrecondition).await;
+    assert!(message.contains("voided") && message.contains("3.5.2"), "{message}");
     conserves(&client.pool("iplyc-blackjack").await);
     server.stop().await;
 }

@@ -359,9 +359,12 @@ mod tests {
             records.push(read);
             previous = hash;
         }
-        assert_eq!(chain.entries(), 18);
+        assert_eq!(chain.entries(), 28);
         assert_eq!(chain.tip(), previous);
-        assert_eq!(records.iter().filter_map(press).collect::<BTreeSet<_>>(), BTreeSet::from([("R1".to_owned(), 4, 7)]));
+        assert_eq!(
+            records.iter().filter_map(press).collect::<BTreeSet<_>>(),
+            BTreeSet::from([("R1".to_owned(), 4, 7), ("R1".to_owned(), 5, 7)])
+        );
     }
 
     fn sent_kind(command: &server::Command) -> &'static str {

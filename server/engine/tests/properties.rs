@@ -65,6 +65,8 @@ enum Step {
     Round(Vec<Winner>),
     /// Settle a round the engine must refuse, broken by `defect`.
     Broken { defect: Defect, winners: Vec<Winner> },
+    /// Give back one award paid so far and not yet given back: its series was invalid (3.7.3).
+    Reclaim(Index),
 }
 
 /// What one step did.
@@ -74,6 +76,7 @@ enum Outcome {
     Opened,
     Registered(Contribution),
     Reversed(Reversal),
+    Reclaimed(Money),
     Settled { winners: Vec<Winner>, settlement: Settlement },
     Refused { winners: Vec<Winner>, error: EngineError },
 }
@@ -107,6 +110,7 @@ fn play(
     let mut pool = Pool::open(Arc::new(rules.clone()));
     check(&Observed { rules, before: &pool, after: &pool, outcome: &Outcome::Opened, defect: None })?;
     let mut reversible: Vec<Contribution> = Vec::new();
+    let mut reclaimable: Vec<Money> = Vec::new();
     for step in steps {
         let before = pool.clone();
         let outcome = match step {
@@ -122,8 +126,20 @@ fn play(
                 let contribution = reversible.swap_remove(index.index(reversible.len()));
                 Outcome::Reversed(pool.reverse_bet(contribution).map_err(refused_valid)?)
             }
+            Step::Reclaim(index) => {
+                if reclaimable.is_empty() {
+                    continue;
+                }
+                let amount = reclaimable.swap_remove(index.index(reclaimable.len()));
+                pool.reclaim_award(amount)
+                    .map_err(|error| TestCaseError::fail(format!("a paid award's reclaim refused: {error}")))?;
+                Outcome::Reclaimed(amount)
+            }
             Step::Round(winners) | Step::Broken { winners, .. } => match pool.settle_round(winners) {
-                Ok(settlement) => Outcome::Settled { winners: winners.clone(), settlement },
+                Ok(settlement) => {
+                    reclaimable.extend(settlement.awards.iter().map(|award| award.award).filter(|award| *award > Money::ZERO));
+                    Outcome::Settled { winners: winners.clone(), settlement }
+                }
                 Err(error) => Outcome::Refused { winners: winners.clone(), error },
             },
         };
@@ -212,6 +228,7 @@ fn step(rules: &PoolRules) -> impl Strategy<Value = Step> + use<> {
         4 => bet(rules).prop_map(Step::Bet),
         1 => any::<Index>().prop_map(Step::Reverse),
         2 => winners(rules).prop_map(Step::Round),
+        1 => any::<Index>().prop_map(Step::Reclaim),
     ]
 }
 
@@ -371,7 +388,8 @@ fn count_meters(meters: &Meters) -> [(&'static str, u64); 6] {
 
 #[test]
 fn conservation_holds_after_every_step() {
-    // Proves: contributions + replenishments == balance + reserve + awards after every step, exactly (§4).
+    // Proves: contributions + replenishments == balance + reserve + awards (net of those given back,
+    // 3.7.3) after every step, exactly (§4).
     check_every_pool(|step| {
         let pool = step.after;
         let m = pool.meters();
@@ -380,7 +398,7 @@ fn conservation_holds_after_every_step() {
             + m.replenishments;
         prop_assert_eq!(
             money_in,
-            pool.balance() + pool.reserve() + m.awards - m.awards_returned,
+            pool.balance() + pool.reserve() + m.awards - m.awards_returned - m.awards_reclaimed,
             "recomputed from the meters: {:?}",
             m
         );
@@ -657,6 +675,13 @@ fn each_step_moves_exactly_what_it_reports() {
                 prop_assert_eq!(is.replenishments, was.replenishments + reversal.replenishment);
                 prop_assert_eq!(is.reversals, was.reversals + 1);
             }
+            Outcome::Reclaimed(amount) => {
+                // 3.7.3: the award given back goes to the main pool, booked as reclaimed.
+                prop_assert_eq!(after.balance(), before.balance() + *amount);
+                prop_assert_eq!(after.reserve(), before.reserve());
+                prop_assert_eq!(is.awards_reclaimed, was.awards_reclaimed + *amount);
+                prop_assert_eq!(is.awards, was.awards);
+            }
             Outcome::Settled { settlement, .. } => {
                 prop_assert_eq!(settlement.balance_after, after.balance());
                 prop_assert_eq!(settlement.reserve_after, after.reserve());
@@ -755,6 +780,7 @@ fn engine_totals_balance_across_pools() {
                         prop_assert_eq!(engine.totals(), before, "refused round changed the totals: {}", error);
                     }
                 }
+                Step::Reclaim(_) => {}
             }
             check_totals(&engine)?;
         }

@@ -357,10 +357,13 @@ pub struct Custody {
     pub payout_order_id: Option<String>,
     pub journal_sequence: u64,
     pub time_ms: u64,
-    /// The entry that released it to the player, and when.
+    /// The entry that released it to the player (or voided it), and when.
     pub released_sequence: Option<u64>,
     #[serde(default)]
     pub released_ms: u64,
+    /// Voided: Venta-Pagos rejected the prize's order, so there is nothing to hold.
+    #[serde(default)]
+    pub voided: bool,
 }
 
 impl Custody {

@@ -82,7 +82,8 @@ impl State {
         // 3.7.3: what a roulette series was paid, should it be found invalid afterwards.
         if self.data.tables[table_id].is_roulette() {
             let table = self.table_mut(table_id);
-            for award in awards.iter().filter(|award| award.award > Money::ZERO) {
+            // Every award, a share fixed at zero too: a rejection may later pay it (reject.rs).
+            for award in &awards {
                 if let Some(seat) = table.seats.get_mut(award.seat as usize - 1) {
                     seat.series.push(SeriesAward {
                         code: award.code.clone(),

@@ -52,26 +52,27 @@ impl State {
         // - the grillos of a series already played in (silver, gold, bronzes kept under
         //   3.7.10) end with the table: their bet was played and stays in the pool.
         let fichas: u32 = table.seats.iter().map(Seat::grillos).sum();
-        let unplayed: Vec<(u32, Contribution, u64)> = table
+        let unplayed: Vec<(u32, Contribution, u64, u32)> = table
             .seats
             .iter()
             .enumerate()
             .filter_map(|(index, seat)| match seat.bet {
-                Bet::Registered { contribution, registered_ms, .. } => Some((index as u32 + 1, contribution, registered_ms)),
+                Bet::Registered { contribution, registered_ms, credits } => {
+                    Some((index as u32 + 1, contribution, registered_ms, credits))
+                }
                 _ => None,
             })
             .collect();
         let pool_id = table.pool.clone();
         // Every reversal is tried on a copy first: the close changes nothing or all.
         let mut trial = self.pool(&pool_id).clone();
-        for (_, contribution, _) in &unplayed {
+        for (_, contribution, _, _) in &unplayed {
             trial.reverse_bet(*contribution).map_err(engine_refusal)?;
         }
-        for (seat, contribution, registered_ms) in &unplayed {
+        for (seat, contribution, registered_ms, credits) in &unplayed {
             self.reverse_seat_bet(*registered_ms, &pool_id, table_id, *seat, *contribution)?;
-            // The credit the sale took is paid back with the rest (12.5.3.5).
-            self.table_mut(table_id).seat_mut(*seat).credits = 0;
-            self.book_credits_returned(&day.0, table_id, 1, side_bet);
+            // The credits the sale took are paid back with the rest (12.5.3.5).
+            self.book_credits_returned(&day.0, table_id, *credits, side_bet);
         }
         let returned = unplayed.len();
         let table = self.table_mut(table_id);

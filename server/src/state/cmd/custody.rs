@@ -30,7 +30,8 @@ impl State {
                 "custody is for card tables (11.8.3, 15.14.5.2); an absent roulette player's grillos are kept (3.7.1)",
             ));
         }
-        let (contribution, registered_ms, _) = self.played_bet(table_id, seat_number, ("put in custody", "put in custody"), "11.8.3.1.2")?;
+        let (contribution, registered_ms, _) =
+            self.played_bet(table_id, seat_number, ("put in custody", "put in custody"), "11.8.3.1.2")?;
         let table = &self.data.tables[table_id];
         let (pool_id, round) = (table.pool.clone(), table.round);
         self.reverse_seat_bet(registered_ms, &pool_id, table_id, seat_number, contribution)?;
@@ -72,11 +73,19 @@ impl State {
                     && item.code.as_deref() == Some(code)
             })
         };
+        // A prize paid through Venta-Pagos is held for what its order says now (a
+        // re-settlement may have raised it); one whose order was rejected is not held.
+        let orders = &self.data.orders;
         let awards: Vec<(pozo_engine::PrizeCode, Money, Option<String>)> = table
             .accepted
             .iter()
-            .filter(|award| award.seat == seat_number && award.award > Money::ZERO && !held_already(&award.code))
-            .map(|award| (award.code.clone(), award.award, award.payout_order_id.clone()))
+            .filter(|award| award.seat == seat_number && !held_already(&award.code))
+            .filter_map(|award| match award.payout_order_id.as_ref().and_then(|id| orders.get(id.as_str())) {
+                Some(order) if order.status == crate::state::OrderStatus::Rejected => None,
+                Some(order) => Some((award.code.clone(), order.facts.amount, Some(order.order_id.clone()))),
+                None => Some((award.code.clone(), award.award, None)),
+            })
+            .filter(|(_, amount, _)| *amount > Money::ZERO)
             .collect();
         if awards.is_empty() {
             return Err(precondition(format!(
@@ -119,6 +128,11 @@ impl State {
                 item.table_id
             )));
         }
+        if item.voided {
+            return Err(precondition(format!(
+                "custody_id: `{custody_id}` was voided: Venta-Pagos rejected the prize's order (3.5.2)"
+            )));
+        }
         if let Some(sequence) = item.released_sequence {
             return Err(precondition(format!("custody_id: `{custody_id}` was already handed over at journal entry {sequence}")));
         }
@@ -130,6 +144,29 @@ impl State {
         let day = jornada_and_hour(&self.config, context.time_ms);
         self.day_mut(&day.0, table_id).custody_released += amount;
         Ok((format!("Custodia entregada: {custody_id}, {} ({})", pozo_engine::format_ars(amount), kind.spanish()), Vec::new()))
+    }
+
+    /// Venta-Pagos decided an order a custody item holds: rejected, the item is voided
+    /// (nothing is held); re-settled, the item holds the order's new amount.
+    pub(in crate::state) fn follow_order_in_custody(&mut self, order_id: &str, rejected: bool, context: Context) {
+        let Some(id) = self
+            .data
+            .custody
+            .values()
+            .find(|item| item.held() && item.payout_order_id.as_deref() == Some(order_id))
+            .map(|item| item.custody_id.clone())
+        else {
+            return;
+        };
+        let amount = self.data.orders.get(order_id).map(|order| order.facts.amount);
+        let item = Arc::make_mut(&mut self.data.custody).get_mut(&id).expect("found above");
+        if rejected {
+            item.voided = true;
+            item.released_sequence = Some(context.sequence);
+            item.released_ms = context.time_ms;
+        } else if let Some(amount) = amount {
+            item.amount = amount;
+        }
     }
 
     /// Files a custody item under the next number; returns its id.
@@ -162,6 +199,7 @@ impl State {
             time_ms: context.time_ms,
             released_sequence: None,
             released_ms: 0,
+            voided: false,
         };
         Arc::make_mut(&mut self.data.custody).insert(custody_id.clone(), item);
         let day = jornada_and_hour(&self.config, context.time_ms);

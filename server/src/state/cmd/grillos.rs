@@ -104,6 +104,24 @@ impl State {
                 grillo.name()
             )));
         }
+        // 3.7.2: a hit of the metal below, entered in this ball, grants this metal; those
+        // kept may not join the grant over 2 silver or 1 gold.
+        let (below, cap) = match grillo {
+            Grillo::Bronce => (None, 3),
+            Grillo::Plata => (Some(Grillo::Bronce), 2),
+            Grillo::Oro => (Some(Grillo::Plata), 1),
+        };
+        if let Some(below) = below
+            && table.pending.iter().any(|entry| entry.seat == seat_number && entry.code == below.code())
+            && held - played + self.grant_count(&table.pool, below, if below == Grillo::Bronce { 2 } else { 1 }) > cap
+        {
+            return Err(precondition(format!(
+                "seat {seat_number}: with the {} hit entered in this ball, keeping {} {} would put more than {cap} in play (3.7.2)",
+                below.name(),
+                held - played,
+                grillo.name()
+            )));
+        }
         *self.table_mut(table_id).seat_mut(seat_number).not_played.of_mut(grillo) = held - played;
         Ok((
             format!(
@@ -128,28 +146,38 @@ impl State {
         if seat.series.is_empty() && seat.grillos() == 0 && seat.bet == Bet::None {
             return Err(precondition(format!("seat {seat_number} has no series to annul (3.7.3)")));
         }
-        if let Some(order) = seat
-            .series
-            .iter()
-            .filter_map(|award| award.payout_order_id.as_ref())
-            .find(|id| self.data.orders.get(id.as_str()).is_some_and(|order| order.status == OrderStatus::Pending))
-        {
+        // The series' awards as they stand now: those paid at the table, and every order of
+        // its rounds for this seat, as the office decided it (a re-settlement after another
+        // winner's rejection may have raised one, or filed one for an award fixed at zero).
+        let rounds: Vec<u64> = seat.series.iter().map(|award| award.journal_sequence).collect();
+        let orders: Vec<&crate::state::model::PayoutOrder> = self
+            .data
+            .orders
+            .values()
+            .filter(|order| {
+                order.facts.table_id == *table_id && order.facts.seat == seat_number && rounds.contains(&order.journal_sequence)
+            })
+            .collect();
+        if let Some(order) = orders.iter().find(|order| order.status == OrderStatus::Pending) {
             return Err(precondition(format!(
-                "order {order} of this series is pending: Venta-Pagos rejects it, undoing its award (3.5.2), before the series is annulled"
+                "order {} of this series is pending: Venta-Pagos rejects it, undoing its award (3.5.2), before the series is annulled",
+                order.order_id
             )));
         }
         let pool_id = table.pool.clone();
         // A rejected order's award is already back in the pool.
-        let reclaim: Vec<(Money, u64)> =
-            seat.series
-                .iter()
-                .filter(|award| {
-                    award.payout_order_id.as_ref().is_none_or(|id| {
-                        self.data.orders.get(id.as_str()).is_none_or(|order| order.status == OrderStatus::Confirmed)
-                    })
-                })
-                .map(|award| (award.amount, award.time_ms))
-                .collect();
+        let reclaim: Vec<(Money, u64)> = seat
+            .series
+            .iter()
+            .filter(|award| award.payout_order_id.is_none() && award.amount > Money::ZERO)
+            .map(|award| (award.amount, award.time_ms))
+            .chain(
+                orders
+                    .iter()
+                    .filter(|order| order.status == OrderStatus::Confirmed && order.facts.amount > Money::ZERO)
+                    .map(|order| (order.facts.amount, order.time_ms)),
+            )
+            .collect();
         let total: Money = reclaim.iter().map(|(amount, _)| *amount).sum();
         // Tried on a copy first: the annulment changes everything or nothing.
         let mut trial = self.pool(&pool_id).clone();

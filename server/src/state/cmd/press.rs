@@ -54,6 +54,11 @@ impl State {
             if table.last_round {
                 return Err(precondition("last ball announced: Grillos de Bronce are no longer sold (3.9.1)"));
             }
+            if seat.absent {
+                return Err(precondition(format!(
+                    "seat {seat_number}: its player is absent and his grillos are kept for him (3.7.1)"
+                )));
+            }
             if seat.grillos() > 0 || seat.bet != Bet::None {
                 return Err(precondition(format!(
                     "seat {seat_number} holds {} bronze, {} silver, {} gold: a new series would put more than 3 bronze / 2 silver / 1 gold in play (3.7.2)",

@@ -9,7 +9,8 @@ use crate::state::{Done, Refusal, State, jornada_and_hour};
 
 impl State {
     pub(in crate::state) fn refund_bet(&mut self, table_id: &TableId, seat_number: u32) -> Result<Done, Refusal> {
-        let (contribution, registered_ms, credits) = self.played_bet(table_id, seat_number, ("refunded", "refund"), "11.8.1.2")?;
+        let (contribution, registered_ms, credits) =
+            self.played_bet(table_id, seat_number, ("refunded", "refund"), "11.8.1.2")?;
         let pool_id = self.data.tables[table_id].pool.clone();
         self.reverse_seat_bet(registered_ms, &pool_id, table_id, seat_number, contribution)?;
         self.table_mut(table_id).seat_mut(seat_number).credits += credits;
@@ -61,7 +62,13 @@ impl State {
         self.engine.reverse_bet(pool_id, contribution).map_err(engine_refusal)?;
         let seat = self.table_mut(table_id).seat_mut(seat_number);
         seat.bet = Bet::None;
+        // The sale's bronzes go with it, those said not played too (3.7.10): no grillo
+        // outlives the bet that bought it (3.1.3).
         seat.bronze = 0;
+        seat.not_played.bronze = 0;
+        if seat.grillos() == 0 {
+            seat.absent = false;
+        }
         // Off the IPA of the jornada and hour the bet was registered in (Forms 4104,
         // 4109 and 4218 close per jornada); one already dropped is not recreated.
         let day = jornada_and_hour(&self.config, registered_ms);

@@ -76,6 +76,14 @@ impl State {
             meters.hours.entry(hour).or_default().1 += pppa_change;
         }
         self.data.rounds.insert(round_sequence, book);
+        // A prize held in custody through this order (11.8.3.2.2) is held no more; those
+        // re-settled are held for their new amounts.
+        self.follow_order_in_custody(&order.order_id, true, context);
+        for raised in &rejection.resettled {
+            if let Some(id) = order_of(raised.seat, &raised.code) {
+                self.follow_order_in_custody(id, false, context);
+            }
+        }
         let order = Arc::make_mut(&mut self.data.orders).get_mut(&order.order_id).expect("the order exists");
         order.decide(OrderStatus::Rejected, command, sequence, time_ms);
         order.reason = reason.to_owned();
