@@ -525,6 +525,41 @@ async fn the_binary_plays_a_blackjack_round_from_typed_lines() {
     server.stop().await;
 }
 
+/// 12.5.2.1: the prize data "de la siguiente manera: a) Número de Apostador ganador. b) juego
+/// ganador. c) ingresar presionando el botón FINALIZAR JUEGO. d) digitar el botón ACEPTAR para
+/// validar el premio"; 12.5.2.3: FINALIZAR JUEGO again when the cards go into the rack. Proves the
+/// agent binary takes the dealer's buttons in the article's order: every line acknowledged, the
+/// first `finish` closing the entry (no award yet), `accept` fixing the award, the second `finish`
+/// ending the round.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_12_5_2_1_the_agent_takes_the_dealers_buttons_in_the_articles_order() {
+    const LINES: [&str; 8] = ["open", "credits 3 5", "press 3", "start", "prize 3 CUATRO_ASES", "finish", "accept", "finish"];
+    let keys = keys_file();
+    let keys = keys.to_str().expect("a UTF-8 path");
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let server = TestServer::start().await;
+    let url = server.url();
+    let mut agent = AgentProcess::spawn(&agent_args(&url, keys, None), &directory.path().join("agent.err"));
+    agent.out.wait_for("live panel", WAIT, is_live_panel).await;
+    for line in LINES {
+        agent.write_line(line);
+    }
+    let status = agent.finish().await;
+    assert!(status.success(), "pozo-agent exits 0: {status}; stderr:\n{}", agent.stderr_text());
+    let lines = agent.out.snapshot();
+    let answers: Vec<&Value> = lines.iter().map(|line| &line.value).filter(|value| matches!(kind(value), "ack" | "refused")).collect();
+    let inputs: Vec<(&str, &str)> =
+        answers.iter().map(|answer| (answer["input"].as_str().unwrap_or_default(), kind(answer))).collect();
+    assert_eq!(inputs, LINES.iter().map(|line| (*line, "ack")).collect::<Vec<_>>(), "{}", texts(&lines));
+    let entered = answers[5];
+    assert!(entered["outcome"].as_str().is_some_and(|outcome| outcome.contains("ACEPTAR para validarlos")), "{entered}");
+    assert!(entered["awards"].as_array().is_none_or(Vec::is_empty), "FINALIZAR JUEGO fixes no award: {entered}");
+    let accepted = answers[6];
+    assert_eq!(accepted["awards"][0]["award"], "500.00", "{accepted}");
+    assert!(answers[7]["outcome"].as_str().is_some_and(|outcome| outcome.contains("ronda 1 terminada")), "{}", answers[7]);
+    server.stop().await;
+}
+
 // ----------------------------------------------------------------------------- 7. a silent link
 
 /// Nothing the agent sends arrives any more (a cable pulled at the switch): no
