@@ -547,7 +547,8 @@ async fn art_12_5_2_1_the_agent_takes_the_dealers_buttons_in_the_articles_order(
     let status = agent.finish().await;
     assert!(status.success(), "pozo-agent exits 0: {status}; stderr:\n{}", agent.stderr_text());
     let lines = agent.out.snapshot();
-    let answers: Vec<&Value> = lines.iter().map(|line| &line.value).filter(|value| matches!(kind(value), "ack" | "refused")).collect();
+    let answers: Vec<&Value> =
+        lines.iter().map(|line| &line.value).filter(|value| matches!(kind(value), "ack" | "refused")).collect();
     let inputs: Vec<(&str, &str)> =
         answers.iter().map(|answer| (answer["input"].as_str().unwrap_or_default(), kind(answer))).collect();
     assert_eq!(inputs, LINES.iter().map(|line| (*line, "ack")).collect::<Vec<_>>(), "{}", texts(&lines));
