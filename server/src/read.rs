@@ -99,6 +99,11 @@ impl ReadModel {
         self.custody.values().filter(|item| item.held())
     }
 
+    /// What the banks of a pool's tables hold in custody now.
+    pub fn custody_held_in(&self, pool_id: &str) -> Money {
+        self.custody_held().filter(|item| item.pool == pool_id).map(|item| item.amount).sum()
+    }
+
     /// A table's meters for a jornada; zero when nothing was booked.
     pub fn day(&self, jornada: &str, table_id: &str) -> TableDay {
         self.days.get(jornada).and_then(|tables| tables.get(table_id)).map(|day| TableDay::clone(day)).unwrap_or_default()

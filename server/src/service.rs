@@ -901,7 +901,7 @@ impl pb::reports_server::Reports for ReportsService {
             jornada,
             awards_reclaimed: amount(m.awards_reclaimed),
             reclaims: m.reclaims,
-            custody_held: amount(model.custody_held().filter(|item| item.pool == pool_id).map(|item| item.amount).sum()),
+            custody_held: amount(model.custody_held_in(&pool_id)),
         };
         Ok(Response::new(report))
     }

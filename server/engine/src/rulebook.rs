@@ -229,6 +229,25 @@ impl Grillo {
     pub fn of_code(code: &str) -> Option<Grillo> {
         Grillo::ALL.into_iter().find(|grillo| grillo.code() == code)
     }
+
+    /// The metal a hit of this one is exchanged for (3.1.3): bronze for silver, silver for gold.
+    pub const fn next(self) -> Option<Grillo> {
+        match self {
+            Grillo::Bronce => Some(Grillo::Plata),
+            Grillo::Plata => Some(Grillo::Oro),
+            Grillo::Oro => None,
+        }
+    }
+
+    /// The most one player may have in play (3.7.2: "más de tres Grillos de Bronce, más de
+    /// dos Grillos de Plata o más de un Grillo de Oro la jugada al Pozo Acumulado no será válida").
+    pub const fn most_in_play(self) -> u32 {
+        match self {
+            Grillo::Bronce => 3,
+            Grillo::Plata => 2,
+            Grillo::Oro => 1,
+        }
+    }
 }
 
 /// What a premio code is worth.
@@ -362,6 +381,12 @@ impl PoolRules {
     /// True when `a` and `b` cannot occur together in one hand.
     pub fn excludes(&self, a: &str, b: &str) -> bool {
         a != b && self.exclusive_group(a).is_some_and(|group| group.iter().any(|member| member == b))
+    }
+
+    /// The bet a stake of `credits` credits makes (AJ 2.5.4.1: "el monto de su apuesta,
+    /// expresado en créditos"): each credit is worth `side_bet`.
+    pub fn bet_of(&self, credits: u32) -> Money {
+        self.side_bet * Decimal::from(credits)
     }
 
     /// True where the rulebook fixes one side-bet amount.

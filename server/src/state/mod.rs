@@ -306,6 +306,17 @@ impl State {
         meters.hours.entry(day.1).or_default().0 += amount;
     }
 
+    /// Changes the PPPA of the jornada and hour a prize was marked in (`marked_ms`): a
+    /// rejection (3.5.2) or a reclaim (3.7.3) comes off them, a re-settlement adds to them.
+    /// A jornada already dropped from the reports (over 62 ago) is not recreated: `None`.
+    pub(in crate::state) fn amend_pppa(&mut self, marked_ms: u64, table_id: &TableId, change: Money) -> Option<&mut TableDay> {
+        let (jornada, hour) = jornada_and_hour(&self.config, marked_ms);
+        let meters = Arc::make_mut(Arc::make_mut(self.data.days.get_mut(&jornada)?).get_mut(table_id)?);
+        meters.pppa += change;
+        meters.hours.entry(hour).or_default().1 += change;
+        Some(meters)
+    }
+
     pub(in crate::state) fn book_credits_returned(&mut self, jornada: &str, table_id: &TableId, credits: u32, side_bet: Money) {
         let meters = self.day_mut(jornada, table_id);
         meters.credits_returned += u64::from(credits);

@@ -500,10 +500,7 @@ async fn pool_page(State(web): State<Web>, jar: CookieJar, Path(id): Path<String
             ("Saldo del pozo", pesos(balance)),
             ("Pozo de reserva", pesos(reserve)),
             ("Cartel (pago máximo)", pesos(displayed)),
-            (
-                "En custodia de la Banca (11.8.3, 15.14.5.2)",
-                pesos(model.custody_held().filter(|item| item.pool == id.as_str()).map(|item| item.amount).sum()),
-            ),
+            ("En custodia de la Banca (11.8.3, 15.14.5.2)", pesos(model.custody_held_in(&id))),
         ];
         let hits = hits
             .iter()

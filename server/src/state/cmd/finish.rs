@@ -34,8 +34,8 @@ impl State {
         let roulette = table.is_roulette();
         let pool_id = table.pool.clone();
         // 3.1.3: a bronze hit grants silvers, a silver hit a gold (the rulebook's counts).
-        let bronze_grant = self.grant_count(&pool_id, Grillo::Bronce, 2);
-        let silver_grant = self.grant_count(&pool_id, Grillo::Plata, 1);
+        let bronze_grant = self.grant_count(&pool_id, Grillo::Bronce);
+        let silver_grant = self.grant_count(&pool_id, Grillo::Plata);
         let table = self.table_mut(table_id);
         let hits: Vec<(u32, PrizeCode)> = table.accepted.iter().map(|award| (award.seat, award.code.clone())).collect();
         for (index, seat) in table.seats.iter_mut().enumerate() {
@@ -85,12 +85,15 @@ impl State {
         Ok((outcome, Vec::new()))
     }
 
-    pub(in crate::state) fn grant_count(&self, pool_id: &PoolId, grillo: Grillo, default: u32) -> u32 {
-        self.pool(pool_id)
-            .rules()
-            .prize(grillo.code())
-            .and_then(|prize| prize.grants.as_ref())
-            .map(|grant| grant.count)
-            .unwrap_or(default)
+    /// How many of the next metal a hit of `grillo` grants: the rulebook's count (3.4.1.1:
+    /// two silvers for a bronze; 3.4.1.2: the gold for a silver), none for a gold.
+    pub(in crate::state) fn grant_count(&self, pool_id: &PoolId, grillo: Grillo) -> u32 {
+        self.pool(pool_id).rules().prize(grillo.code()).and_then(|prize| prize.grants.as_ref()).map_or(0, |grant| grant.count)
+    }
+
+    /// True when a hit of `hit` would grant more of the next metal than one player may have
+    /// in play beside those `kept` unplayed from this ball (3.7.2, 3.7.10).
+    pub(in crate::state) fn grant_over_limit(&self, pool_id: &PoolId, hit: Grillo, kept: &Grillos) -> bool {
+        hit.next().is_some_and(|next| kept.of(next) + self.grant_count(pool_id, hit) > next.most_in_play())
     }
 }

@@ -2,14 +2,12 @@
 //! when he returns, grillos not played in a ball kept for the next, and a series found
 //! invalid after payment annulled.
 
-use std::sync::Arc;
-
 use pozo_engine::money::Money;
 use pozo_engine::{Grillo, TableId};
 
 use crate::state::model::{Bet, Grillos, OrderStatus, Phase, Table};
 use crate::state::refusal::{engine_refusal, invalid, precondition};
-use crate::state::{Done, Refusal, State, jornada_and_hour};
+use crate::state::{Done, Refusal, State};
 
 impl State {
     /// 3.7.1: "Cuando una indisposición le impida al Apostador jugar las 3 bolas
@@ -106,23 +104,21 @@ impl State {
         }
         // 3.7.2: a hit of the metal below, entered in this ball, grants this metal; those
         // kept may not join the grant over 2 silver or 1 gold.
-        let (below, cap) = match grillo {
-            Grillo::Bronce => (None, 3),
-            Grillo::Plata => (Some(Grillo::Bronce), 2),
-            Grillo::Oro => (Some(Grillo::Plata), 1),
-        };
-        if let Some(below) = below
+        let mut kept = seat.not_played;
+        *kept.of_mut(grillo) = held - played;
+        if let Some(below) = Grillo::ALL.into_iter().find(|below| below.next() == Some(grillo))
             && table.pending.iter().any(|entry| entry.seat == seat_number && entry.code == below.code())
-            && held - played + self.grant_count(&table.pool, below, if below == Grillo::Bronce { 2 } else { 1 }) > cap
+            && self.grant_over_limit(&table.pool, below, &kept)
         {
             return Err(precondition(format!(
-                "seat {seat_number}: with the {} hit entered in this ball, keeping {} {} would put more than {cap} in play (3.7.2)",
+                "seat {seat_number}: with the {} hit entered in this ball, keeping {} {} would put more than {} in play (3.7.2)",
                 below.name(),
                 held - played,
-                grillo.name()
+                grillo.name(),
+                grillo.most_in_play()
             )));
         }
-        *self.table_mut(table_id).seat_mut(seat_number).not_played.of_mut(grillo) = held - played;
+        self.table_mut(table_id).seat_mut(seat_number).not_played = kept;
         Ok((
             format!(
                 "Posición {seat_number}: {played} de {held} {} jugados; {} se juegan en la bola siguiente (3.7.10)",
@@ -186,14 +182,8 @@ impl State {
         }
         for (amount, time_ms) in &reclaim {
             self.engine.reclaim_award(&pool_id, *amount).map_err(engine_refusal)?;
-            let (jornada, hour) = jornada_and_hour(&self.config, *time_ms);
-            // A jornada already dropped from the reports (over 62 ago) is not recreated.
-            if let Some(meters) =
-                self.data.days.get_mut(&jornada).and_then(|tables| Arc::make_mut(tables).get_mut(table_id).map(Arc::make_mut))
-            {
-                meters.pppa -= *amount;
+            if let Some(meters) = self.amend_pppa(*time_ms, table_id, -*amount) {
                 meters.pppa_reclaimed += *amount;
-                meters.hours.entry(hour).or_default().1 -= *amount;
             }
         }
         let seat = self.table_mut(table_id).seat_mut(seat_number);

@@ -1,7 +1,6 @@
 //! A pulsador or slot drop: the seat's side bet (4.4.2, 12.3.1, 15.1.2), in credits (AJ 2.5.4.1).
 
 use pozo_engine::pool::check_bet_allowed;
-use rust_decimal::Decimal;
 
 use crate::state::model::{Bet, Phase};
 use crate::state::refusal::{engine_refusal, invalid, precondition};
@@ -38,7 +37,7 @@ impl State {
         let rules = self.pool(&table.pool).rules();
         // 3.3.1, 11.4.1, 15.1.2 (a fixed amount), AJ 2.5.5.1 (between the posted minimum
         // and maximum): the stake in credits must be a bet the pool takes.
-        let bet = rules.side_bet * Decimal::from(credits);
+        let bet = rules.bet_of(credits);
         check_bet_allowed(rules, "credits", bet)
             .map_err(|error| invalid(format!("{error} ({credits} credits of {})", pozo_engine::format_ars(rules.side_bet))))?;
         if seat.credits == 0 {

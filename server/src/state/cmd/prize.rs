@@ -72,12 +72,7 @@ impl State {
             }
             // 3.7.2: no more than 2 silvers or 1 gold in play; a hit whose grant would
             // join grillos kept from this ball over that is refused.
-            let over = match grillo {
-                Some(Grillo::Bronce) => seat.not_played.silver + self.grant_count(&table.pool, Grillo::Bronce, 2) > 2,
-                Some(Grillo::Plata) => seat.not_played.gold + self.grant_count(&table.pool, Grillo::Plata, 1) > 1,
-                _ => false,
-            };
-            if over {
+            if grillo.is_some_and(|hit| self.grant_over_limit(&table.pool, hit, &seat.not_played)) {
                 return Err(precondition(format!(
                     "seat {seat_number}: with the grillos kept from this ball, this hit would put more than 2 silver or 1 gold in play (3.7.2)"
                 )));

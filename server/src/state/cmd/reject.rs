@@ -8,7 +8,7 @@ use crate::state::command::{OfficeCommand, OrderFacts};
 use crate::state::model::{OrderStatus, PayoutOrder};
 use crate::state::refusal::{engine_refusal, precondition};
 use crate::state::view::Applied;
-use crate::state::{Context, Refusal, State, jornada_and_hour};
+use crate::state::{Context, Refusal, State};
 
 impl State {
     /// Rejects a pending order: its award is undone, and only it (docs/readings.md,
@@ -64,17 +64,7 @@ impl State {
                 }
             }
         }
-        // A jornada already dropped from the reports (over 62 ago) is not recreated.
-        let (jornada, hour) = jornada_and_hour(&self.config, order.time_ms);
-        if let Some(meters) = self
-            .data
-            .days
-            .get_mut(&jornada)
-            .and_then(|tables| Arc::make_mut(tables).get_mut(&order.facts.table_id).map(Arc::make_mut))
-        {
-            meters.pppa += pppa_change;
-            meters.hours.entry(hour).or_default().1 += pppa_change;
-        }
+        self.amend_pppa(order.time_ms, &order.facts.table_id, pppa_change);
         self.data.rounds.insert(round_sequence, book);
         // A prize held in custody through this order (11.8.3.2.2) is held no more; those
         // re-settled are held for their new amounts.

@@ -50,14 +50,13 @@ impl State {
         let day = jornada_and_hour(&self.config, time_ms);
         // 12.5.1.1: INICIAR JUEGO registers the bets pressed so far; 16.4.2.1.6 drops the
         // chips. Each is its stake in credits (AJ 2.5.4.1), checked at the press.
-        let credit = self.pool(&pool_id).rules().side_bet;
         // Every bet is tried on a copy first: INICIAR JUEGO registers all of them or none.
         let mut trial = self.pool(&pool_id).clone();
         for (_, credits) in &pressed {
-            trial.register_bet(credit * rust_decimal::Decimal::from(*credits)).map_err(engine_refusal)?;
+            trial.register_bet(trial.rules().bet_of(*credits)).map_err(engine_refusal)?;
         }
         for (seat, credits) in &pressed {
-            let bet = credit * rust_decimal::Decimal::from(*credits);
+            let bet = trial.rules().bet_of(*credits);
             let contribution = self.engine.register_bet(&pool_id, bet).map_err(engine_refusal)?;
             self.table_mut(table_id).seat_mut(*seat).bet =
                 Bet::Registered { contribution, registered_ms: time_ms, credits: *credits };
