@@ -15,7 +15,8 @@
 //! - [`recovery`]: a journal's state rebuilt at start-up (snapshot, replay, chain and
 //!   acknowledgement checks), one typed error for every way it can fail.
 //! - [`writer`]: the one writer task: batch, apply, append, flush once, answer.
-//! - [`service`]: the gRPC services (table, display, Venta-Pagos, reports, pools).
+//! - [`service`]: the gRPC services (table, display, Venta-Pagos, reports, pools), and in
+//!   `service/wire.rs` the conversions between their messages and the state's types.
 //! - [`status`]: how a running controller is (`GET /status`, `pozo-server status`).
 //! - [`backup`]: a verified copy of the durable journal of a running controller (`pozo-server backup`).
 //! - [`verify`]: replaying the journal from zero to check chain and books.
