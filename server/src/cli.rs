@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::award::{self, ROUND_FILE_BYTES_MAX};
-use crate::rulebooks::{self, read_bounded};
+use crate::config::rulebooks::{self, read_bounded};
 use clap::{Parser, Subcommand};
 use pozo_engine::format_ars;
 
@@ -353,7 +353,7 @@ fn run_backup(to: &std::path::Path, pages: &str, keys: Option<&std::path::Path>)
         eprintln!("pozo-server backup: {message}");
         ExitCode::from(class.code())
     };
-    let key = match crate::config::Config::journal_key(keys) {
+    let key = match crate::config::journal_key(keys) {
         Ok(key) => key,
         Err(error) => return fail(ExitClass::BadInput, format!("{error:#}")),
     };
@@ -471,7 +471,7 @@ fn run_serve(
     {
         anyhow::bail!("--store: not a PostgreSQL address: write postgres://user:password@host:port/database (docs/journal.md)");
     }
-    let config = crate::config::Config::load(config, rulebooks, keys)?;
+    let config = crate::config::load(config, rulebooks, keys)?;
     // A keys file that holds a published example secret (a copy of config/keys.toml) is as public.
     if !is_loopback(listen)
         && let Some(id) = config.example_key_in_use()
@@ -541,7 +541,7 @@ fn run_verify(
     keys: Option<&std::path::Path>,
     mark: Option<&std::path::Path>,
 ) -> ExitCode {
-    let journal_key = match crate::config::Config::journal_key(keys) {
+    let journal_key = match crate::config::journal_key(keys) {
         Ok(key) => key,
         Err(error) => {
             eprintln!("pozo-server: verify: {error:#}");
@@ -566,7 +566,7 @@ fn run_verify(
 }
 
 fn run_migrate(from: &std::path::Path, to: &str, keys: Option<&std::path::Path>) -> ExitCode {
-    let journal_key = match crate::config::Config::journal_key(keys) {
+    let journal_key = match crate::config::journal_key(keys) {
         Ok(key) => key,
         Err(error) => {
             eprintln!("pozo-server: migrate: {error:#}");
@@ -591,7 +591,7 @@ fn run_restore(
     keys: Option<&std::path::Path>,
     mark: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
-    let journal_key = crate::config::Config::journal_key(keys)?;
+    let journal_key = crate::config::journal_key(keys)?;
     let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| crate::mark::default_path(data));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let restored = runtime.block_on(crate::restore::restore(from, data, &journal_key, &mark))?;

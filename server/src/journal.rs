@@ -18,8 +18,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::state::{Command, Snapshot};
 use crate::store::{SledStore, Store, StoreError};
+use pozo_core::state::{Command, Snapshot};
 
 /// The meta values a journal keeps (beside its entries and tip): what `migrate` copies.
 pub const META_KEYS: [&str; 3] = [IDENTITY_KEY, SNAPSHOT_KEY, SNAPSHOT_SEAL_KEY];

@@ -39,7 +39,6 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod exit;
-pub mod jornada;
 pub mod journal;
 pub mod mark;
 pub mod metrics;
@@ -49,14 +48,15 @@ mod presence;
 pub mod read;
 pub mod recovery;
 mod restore;
-mod rulebooks;
 pub mod service;
-pub mod state;
 pub mod status;
 pub mod store;
 pub mod verify;
 mod web;
 pub mod writer;
+
+/// The pure core's state machine and jornada, for the simulator and the tests.
+pub use pozo_core::{jornada, state};
 
 use std::future::Future;
 use std::net::SocketAddr;

@@ -20,7 +20,7 @@ use prometheus_client::registry::Registry;
 use rust_decimal::prelude::ToPrimitive;
 
 use crate::read::ReadModel;
-use crate::state::{Command, RefusalKind};
+use pozo_core::state::{Command, RefusalKind};
 
 /// A label naming a kind: of command (`press`, `open_table`, `confirm`…) or of refusal
 /// (`failed_precondition`…).

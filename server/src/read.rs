@@ -20,7 +20,7 @@ use pozo_engine::{PoolId, TableId};
 
 use crate::config::{Config, Salon};
 use crate::journal::JournalTip;
-use crate::state::{Custody, Hit, OrderStatus, PayoutOrder, State, TableDay};
+use pozo_core::state::{Custody, Hit, OrderStatus, PayoutOrder, State, TableDay};
 
 /// A pool's figures in one jornada at the tables of one salon (docs/operations.md §17), from
 /// the tables' meters of that jornada.

@@ -12,7 +12,7 @@ use crate::config::{Config, ConfigError};
 use crate::journal::ReadEntry;
 use crate::journal::{Hash, Identity, Journal, JournalError, JournalTip};
 use crate::mark::{MarkError, Sealer};
-use crate::state::{Applied, Command, Context, Refusal, State};
+use pozo_core::state::{Applied, Command, Context, Refusal, State};
 
 /// What the controller tells an operator to do when acknowledged entries are gone.
 const WHAT_TO_DO: &str = "The controller does not serve a journal that lost acknowledged entries. Keep a copy of the \

@@ -20,7 +20,7 @@ use crate::config::JournalKey;
 use crate::journal::Journal;
 use crate::mark::Sealer;
 use crate::recovery::{check_tip, genesis_config, replay_until};
-use crate::state::State;
+use pozo_core::state::State;
 
 #[derive(Debug, Serialize)]
 pub struct VerifyReport {

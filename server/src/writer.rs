@@ -28,7 +28,7 @@ use crate::read::ReadModel;
 use crate::recovery::{
     NoMarkHere, RecoveryError, apply_entry, check_acknowledged, check_tip, check_tip_record, genesis_config, recover_until,
 };
-use crate::state::{Applied, Command, Context, GoldTurn, Hit, LastWin, OrderStatus, Refusal, State, TableView};
+use pozo_core::state::{Applied, Command, Context, GoldTurn, Hit, LastWin, OrderStatus, Refusal, State, TableView};
 
 /// Requests waiting for the writer; senders wait when it is full (backpressure).
 pub const QUEUE_CAPACITY: usize = 8192;
@@ -249,8 +249,8 @@ pub fn genesis(config: &Config, time_ms: u64, by: &str) -> Record {
 }
 
 /// What changed between two journaled key sets, for the log: "added vp-dora; rotated mesa-B1".
-fn key_changes(before: &[crate::state::KeyRecord], after: &[crate::state::KeyRecord]) -> String {
-    let find = |set: &[crate::state::KeyRecord], id: &str| set.iter().find(|key| key.id == id).cloned();
+fn key_changes(before: &[crate::config::KeyRecord], after: &[crate::config::KeyRecord]) -> String {
+    let find = |set: &[crate::config::KeyRecord], id: &str| set.iter().find(|key| key.id == id).cloned();
     let mut changes = Vec::new();
     for key in after {
         match find(before, &key.id) {

@@ -89,7 +89,7 @@ pub fn generated(tables: usize, seed: u64) -> anyhow::Result<Config> {
 
 /// The layout and keys of a running server (the embedded example ones where none is given).
 pub fn from_files(layout: Option<&Path>, keys: Option<&Path>) -> anyhow::Result<Config> {
-    Config::load(layout, &[], keys)
+    pozo_server::config::load(layout, &[], keys)
 }
 
 /// The key table `table` signs with.

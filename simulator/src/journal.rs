@@ -284,7 +284,7 @@ mod tests {
         use server::TableOp as Op;
         let identity = Identity::generate();
         let config = pozo_server::config::Config::embedded();
-        let key = server::KeyRecord {
+        let key = pozo_server::config::KeyRecord {
             id: "caja-1".into(),
             role: "office".into(),
             table: None,

@@ -21,8 +21,10 @@ use tonic::{Request, Response, Status};
 use tracing::instrument;
 
 use crate::config::{Key, Role};
-use crate::state::{Applied, Card, Command, OfficeCommand, OfficeOp, OrderStatus, Refusal, RefusalKind, TableCommand, TableOp};
 use crate::writer::{Handle, WriterError};
+use pozo_core::state::{
+    Applied, Card, Command, OfficeCommand, OfficeOp, OrderStatus, Refusal, RefusalKind, TableCommand, TableOp,
+};
 use pozo_proto::Purpose;
 
 /// The largest envelope payload accepted: a command is a few dozen bytes.
@@ -97,12 +99,6 @@ impl From<ApiError> for Status {
             stopping @ ApiError::Stopping(_) => Status::unavailable(stopping.to_string()),
             ApiError::Internal(message) => Status::internal(message),
         }
-    }
-}
-
-impl From<Refusal> for Status {
-    fn from(refusal: Refusal) -> Status {
-        ApiError::Refused(refusal).into()
     }
 }
 
@@ -372,7 +368,7 @@ impl pb::table_server::Table for TableService {
             op,
             card,
         });
-        match self.handle.submit(command).await?? {
+        match self.handle.submit(command).await?.map_err(ApiError::Refused)? {
             Applied::Table(reply) | Applied::Duplicate(reply) => Ok(Response::new(submit_reply(&reply))),
             _ => Err(ApiError::internal("a table command answered as another kind").into()),
         }
@@ -499,7 +495,7 @@ impl VentaPagosService {
 
     async fn decide(&self, key: &Key, op: OfficeOp) -> Result<Response<pb::PayoutOrder>, Status> {
         let command = Command::Office(OfficeCommand { key_id: key.id.clone(), operator_name: key.name.clone(), op });
-        match self.handle.submit(command).await?? {
+        match self.handle.submit(command).await?.map_err(ApiError::Refused)? {
             Applied::Office(order) | Applied::OfficeDuplicate(order) => Ok(Response::new(payout_order(&order))),
             _ => Err(ApiError::internal("an office command answered as another kind").into()),
         }
@@ -585,7 +581,7 @@ impl pb::reports_server::Reports for ReportsService {
             return Err(ApiError::not_found(format!("table_id: no table `{}` in the layout", request.table_id)).into());
         }
         let jornada = if request.jornada.is_empty() {
-            crate::jornada::jornada_and_hour(self.handle.config(), self.handle.now_ms()).0
+            pozo_core::jornada::jornada_and_hour(self.handle.config(), self.handle.now_ms()).0
         } else {
             request.jornada.clone()
         };
@@ -632,7 +628,8 @@ impl pb::reports_server::Reports for ReportsService {
         if !jornada.is_empty() && jiff::civil::Date::strptime("%Y-%m-%d", &jornada).is_err() {
             return Err(ApiError::invalid(format!("jornada: `{}` is not a date YYYY-MM-DD", bounded_text(&jornada))).into());
         }
-        let jornada = if jornada.is_empty() { crate::jornada::jornada_and_hour(config, self.handle.now_ms()).0 } else { jornada };
+        let jornada =
+            if jornada.is_empty() { pozo_core::jornada::jornada_and_hour(config, self.handle.now_ms()).0 } else { jornada };
         // The split by salon (docs/operations.md §17): every table is in one salon, so the
         // salons add up exactly to the pool's figures for the jornada.
         let shares = model.salon_shares(config, &jornada, &pool_id);

@@ -7,7 +7,7 @@ use pozo_proto::v1 as pb;
 
 use super::{ApiError, bounded};
 use crate::award::money_text;
-use crate::state::{AwardRecord, Card, GoldTurnView, Light, OrderFacts, PayoutOrder, TableOp, TableReply, TableView};
+use pozo_core::state::{AwardRecord, Card, GoldTurnView, Light, OrderFacts, PayoutOrder, TableOp, TableReply, TableView};
 
 /// Money on the wire: a decimal string (`pb::Amount`).
 pub(super) fn amount(value: Money) -> Option<pb::Amount> {
@@ -110,7 +110,7 @@ pub fn table_view(view: &TableView) -> pb::TableView {
 }
 
 /// A custody item as the reports show it (11.8.3, 15.14.5.2).
-pub(super) fn custody_item(item: &crate::state::Custody) -> pb::CustodyItem {
+pub(super) fn custody_item(item: &pozo_core::state::Custody) -> pb::CustodyItem {
     pb::CustodyItem {
         custody_id: item.custody_id.clone(),
         kind: item.kind.spanish().to_owned(),
@@ -203,7 +203,7 @@ fn prize_hit(prize: &crate::writer::PrizeView) -> pb::Hit {
 }
 
 /// A hit as reports and the display feed carry it (no status).
-pub(super) fn hit(hit: &crate::state::Hit) -> pb::Hit {
+pub(super) fn hit(hit: &pozo_core::state::Hit) -> pb::Hit {
     pb::Hit {
         table_id: hit.table_id.to_string(),
         seat: hit.seat,

@@ -290,7 +290,7 @@ mod tests {
 
     fn with_prize(sequence: u64) -> DisplayPush {
         let mut push = push(sequence);
-        let hit = crate::state::Hit {
+        let hit = pozo_core::state::Hit {
             table_id: "R1".into(),
             seat: 3,
             code: "P1".into(),

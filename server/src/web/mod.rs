@@ -34,8 +34,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 use crate::presence::Presence;
-use crate::state::{Refusal, RefusalKind};
 use crate::writer::{Handle, WriterError};
+use pozo_core::state::{Refusal, RefusalKind};
 
 pub use auth::hash_password;
 
@@ -231,7 +231,7 @@ async fn backup(
 /// A table of the layout as it stands: its last published panel and its agent's presence.
 pub(crate) struct TableNow<'a> {
     pub layout: &'a crate::config::TableConfig,
-    pub state: crate::state::TableState,
+    pub state: pozo_core::state::TableState,
     pub round: u64,
     pub seen: crate::presence::AgentSeen,
 }
@@ -239,7 +239,7 @@ pub(crate) struct TableNow<'a> {
 impl TableNow<'_> {
     /// Open, but its agent is away: its panels are suspended (3.7.5).
     pub fn suspended(&self) -> bool {
-        self.state != crate::state::TableState::Closed && !self.seen.connected()
+        self.state != pozo_core::state::TableState::Closed && !self.seen.connected()
     }
 }
 

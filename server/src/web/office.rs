@@ -16,8 +16,8 @@ use super::auth::{self, Session};
 use super::{PageError, Web, page, view};
 use crate::award::money_text;
 use crate::config::{Config, Role};
-use crate::jornada::jornada_and_hour;
-use crate::state::{Applied, Command, OfficeCommand, OfficeOp, OrderFacts, OrderStatus, PayoutOrder};
+use pozo_core::jornada::jornada_and_hour;
+use pozo_core::state::{Applied, Command, OfficeCommand, OfficeOp, OrderFacts, OrderStatus, PayoutOrder};
 
 /// Who sees the office pages; only [`Role::Office`] decides.
 const OFFICE_READERS: &[Role] = &[Role::Office, Role::Supervisor];

@@ -18,7 +18,7 @@ use super::auth::{self, Session};
 use super::{PageError, Web, page, view};
 use crate::config::Role;
 use crate::read::SalonShare;
-use crate::state::{TableDay, TableState};
+use pozo_core::state::{TableDay, TableState};
 
 const FLOOR_READERS: &[Role] = &[Role::Supervisor];
 
@@ -133,7 +133,7 @@ async fn sala(State(web): State<Web>, jar: CookieJar) -> Response {
     };
     async {
         let (tables, pools) = floor(&web);
-        let jornada = crate::jornada::jornada_and_hour(web.handle.config(), web.handle.now_ms()).0;
+        let jornada = pozo_core::jornada::jornada_and_hour(web.handle.config(), web.handle.now_ms()).0;
         page(&FloorPage { session, tables, pools, jornada })
     }
     .await
@@ -240,7 +240,7 @@ async fn report(web: &Web, query: &ReportQuery) -> Result<Report, PageError> {
     let config = std::sync::Arc::clone(web.handle.config());
     view::check_jornada(&query.jornada)?;
     let jornada = if query.jornada.is_empty() {
-        crate::jornada::jornada_and_hour(&config, web.handle.now_ms()).0
+        pozo_core::jornada::jornada_and_hour(&config, web.handle.now_ms()).0
     } else {
         query.jornada.clone()
     };

@@ -10,8 +10,8 @@ pub fn pesos(amount: Money) -> String {
     pozo_engine::format_ars(amount)
 }
 
-use crate::jornada::local;
 pub(crate) use crate::service::bounded_text as bounded;
+use pozo_core::jornada::local;
 
 /// `21:04:05`, the casino's clock.
 pub fn clock(config: &Config, time_ms: u64) -> String {

@@ -4,6 +4,8 @@ use pozo_engine::money::Money;
 use pozo_engine::{PoolId, PrizeCode, TableId};
 use serde::{Deserialize, Serialize};
 
+use crate::config::KeyRecord;
+
 /// A card: the premio instantáneo (15.11.2).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Card {
@@ -233,17 +235,4 @@ impl Command {
             },
         }
     }
-}
-
-/// A key as the journal records it: its id, role, table and holder, and a
-/// fingerprint of its secret (HMAC-SHA256 of a fixed text under it, 8 bytes hex),
-/// never the secret itself.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct KeyRecord {
-    pub id: String,
-    pub role: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub table: Option<String>,
-    pub name: String,
-    pub fingerprint: String,
 }

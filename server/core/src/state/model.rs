@@ -9,9 +9,10 @@ use pozo_engine::{Contribution, Game, Grillo, PoolState, RoundBook};
 use pozo_engine::{PoolId, PrizeCode, TableId};
 use serde::{Deserialize, Serialize};
 
-use super::command::{Card, KeyRecord, OfficeCommand, OrderFacts};
+use super::command::{Card, OfficeCommand, OrderFacts};
 use super::refusal::{Refusal, invalid, precondition};
 use super::view::TableReply;
+use crate::config::KeyRecord;
 
 /// The phase of a table's round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -32,7 +32,7 @@ pub mod model;
 pub mod refusal;
 pub mod view;
 
-pub use command::{Card, Command, KeyRecord, OfficeCommand, OfficeOp, OrderFacts, TableCommand, TableOp};
+pub use command::{Card, Command, OfficeCommand, OfficeOp, OrderFacts, TableCommand, TableOp};
 pub use model::{
     AwardRecord, Bet, Custody, CustodyKind, Data, GoldTurn, Grillos, Hit, LastWin, OrderStatus, PayoutOrder, Phase, PrizeEntry,
     Seat, SeriesAward, Snapshot, Table, TableDay,

@@ -9,7 +9,6 @@
 //! neither hashed nor journaled: a key is rotated by a restart.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::Path;
 
 use jiff::tz::{TimeZone, TimeZoneDatabase};
 use pozo_engine::Game;
@@ -20,13 +19,11 @@ use pozo_engine::{PoolId, TableId};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::rulebooks::read_bounded;
-
 /// The default casino layout, compiled in.
-pub const LAYOUT_EMBEDDED: (&str, &str) = ("config/casino.toml", include_str!("../../config/casino.toml"));
+pub const LAYOUT_EMBEDDED: (&str, &str) = ("config/casino.toml", include_str!("../../../config/casino.toml"));
 
 /// The example keys, compiled in: they protect nothing (see the file).
-pub const KEYS_EMBEDDED: (&str, &str) = ("config/keys.toml", include_str!("../../config/keys.toml"));
+pub const KEYS_EMBEDDED: (&str, &str) = ("config/keys.toml", include_str!("../../../config/keys.toml"));
 
 /// The most tables one server keeps; every per-table structure is bounded by it.
 pub const TABLES_MAX: usize = 4096;
@@ -214,6 +211,19 @@ impl std::fmt::Debug for KeyConfig {
     }
 }
 
+/// A key as the journal records it: its id, role, table and holder, and a
+/// fingerprint of its secret (HMAC-SHA256 of a fixed text under it, 8 bytes hex),
+/// never the secret itself.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct KeyRecord {
+    pub id: String,
+    pub role: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
+    pub name: String,
+    pub fingerprint: String,
+}
+
 /// The validated configuration.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -280,33 +290,6 @@ impl Config {
             .expect("the embedded configuration is validated by the test suite")
     }
 
-    /// Reads a layout, rulebooks and keys; the embedded ones where none is given.
-    pub fn load(layout: Option<&Path>, rulebooks: &[std::path::PathBuf], keys: Option<&Path>) -> anyhow::Result<Config> {
-        let config = Config::load_settings(layout, rulebooks)?;
-        let config = match keys {
-            Some(path) => config.with_keys(&path.display().to_string(), &read_bounded(path, CONFIG_FILE_BYTES_MAX)?)?,
-            None => config.with_keys(KEYS_EMBEDDED.0, KEYS_EMBEDDED.1)?,
-        };
-        Ok(config)
-    }
-
-    /// Reads a layout file and rulebook files (no keys); the embedded ones where none is given.
-    pub fn load_settings(layout: Option<&Path>, rulebooks: &[std::path::PathBuf]) -> anyhow::Result<Config> {
-        let mut texts = Vec::new();
-        match layout {
-            Some(path) => texts.push((path.display().to_string(), read_bounded(path, CONFIG_FILE_BYTES_MAX)?)),
-            None => texts.push((LAYOUT_EMBEDDED.0.to_owned(), LAYOUT_EMBEDDED.1.to_owned())),
-        }
-        if rulebooks.is_empty() {
-            texts.extend(EMBEDDED.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())));
-        } else {
-            for path in rulebooks {
-                texts.push((path.display().to_string(), read_bounded(path, CONFIG_FILE_BYTES_MAX)?));
-            }
-        }
-        Ok(Config::from_texts(texts)?)
-    }
-
     /// Validates a configuration given as texts: the first is the layout.
     pub fn from_texts(texts: Vec<(String, String)>) -> Result<Config, ConfigError> {
         let (layout_name, layout_text) = texts.first().cloned().unwrap_or_default();
@@ -338,14 +321,10 @@ impl Config {
         Ok(self)
     }
 
-    /// The journal key of a keys file (or of the embedded example keys), without the
-    /// layout the other keys are checked against: what `verify` needs.
-    pub fn journal_key(keys: Option<&Path>) -> anyhow::Result<JournalKey> {
-        let (file, text) = match keys {
-            Some(path) => (path.display().to_string(), read_bounded(path, CONFIG_FILE_BYTES_MAX)?),
-            None => (KEYS_EMBEDDED.0.to_owned(), KEYS_EMBEDDED.1.to_owned()),
-        };
-        let parsed: KeysFile = toml::from_str(&text).map_err(|error| ConfigError::syntax(&file, &text, &error))?;
+    /// The journal key of a keys file's text, without the layout the other keys are
+    /// checked against: what `verify` needs.
+    pub fn journal_key(file: &str, text: &str) -> anyhow::Result<JournalKey> {
+        let parsed: KeysFile = toml::from_str(text).map_err(|error| ConfigError::syntax(file, text, &error))?;
         let mut found = parsed.keys.iter().filter(|key| key.role == Role::Journal);
         match (found.next(), found.next()) {
             (Some(key), None) => {
@@ -373,11 +352,11 @@ impl Config {
 
     /// The key set as the journal records it: ids, roles, tables, holders and a
     /// fingerprint of each secret, never a secret; sorted by id. The journal key is in it.
-    pub fn key_records(&self) -> Vec<crate::state::KeyRecord> {
-        let mut records: Vec<crate::state::KeyRecord> = self
+    pub fn key_records(&self) -> Vec<KeyRecord> {
+        let mut records: Vec<KeyRecord> = self
             .keys
             .values()
-            .map(|key| crate::state::KeyRecord {
+            .map(|key| KeyRecord {
                 id: key.id.clone(),
                 role: key.role.name().to_owned(),
                 table: key.table.clone(),
@@ -386,7 +365,7 @@ impl Config {
             })
             .collect();
         if let Some(journal) = &self.journal_key {
-            records.push(crate::state::KeyRecord {
+            records.push(KeyRecord {
                 id: JOURNAL_KEY_RECORD.to_owned(),
                 role: Role::Journal.name().to_owned(),
                 table: None,
