@@ -19,8 +19,8 @@ use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 use crate::config::JournalKey;
+use crate::journal::Sealer;
 use crate::journal::{Identity, Journal, JournalTip};
-use crate::mark::Sealer;
 
 /// Entries written to the copy per sled batch.
 const CHUNK_ENTRIES: usize = 4096;

@@ -498,7 +498,7 @@ fn run_serve(
             .await
             .map_err(|error| crate::exit::ListenFailed(format!("--listen {listen}: {error}")))?;
         let address = listener.local_addr()?;
-        let store = options.store.as_ref().map(|store| crate::postgres::describe(&store.url)).unwrap_or_else(|| "sled".to_owned());
+        let store = options.store.as_ref().map(|store| crate::journal::postgres::describe(&store.url)).unwrap_or_else(|| "sled".to_owned());
         tracing::info!(target: LOG_TARGET, %address, data = %data.display(), %store, config = %config.hash, "pozo-server starting");
         // The handlers are installed now, before the address is announced: a SIGTERM that arrives
         // as soon as a supervisor (or a test) reads the announcement is a clean stop, not a kill.
@@ -548,7 +548,7 @@ fn run_verify(
             return ExitCode::from(1);
         }
     };
-    let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| crate::mark::default_path(data));
+    let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| crate::journal::mark::default_path(data));
     let report = match store {
         Some(url) => crate::verify::verify_store(url, &journal_key, Some(&mark)),
         None => crate::verify::verify(data, &journal_key, Some(&mark)),
@@ -592,7 +592,7 @@ fn run_restore(
     mark: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
     let journal_key = crate::config::journal_key(keys)?;
-    let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| crate::mark::default_path(data));
+    let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| crate::journal::mark::default_path(data));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let restored = runtime.block_on(crate::restore::restore(from, data, &journal_key, &mark))?;
     println!(

@@ -4,9 +4,9 @@
 
 use crate::config::ConfigError;
 use crate::journal::JournalError;
-use crate::mark::MarkError;
-use crate::recovery::RecoveryError;
-use crate::store::StoreError;
+use crate::journal::mark::MarkError;
+use crate::journal::recovery::RecoveryError;
+use crate::journal::store::StoreError;
 
 /// A class of failure and its exit status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

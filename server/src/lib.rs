@@ -40,17 +40,13 @@ pub mod clock;
 pub mod config;
 pub mod exit;
 pub mod journal;
-pub mod mark;
 pub mod metrics;
 pub mod migrate;
-pub mod postgres;
 mod presence;
 pub mod read;
-pub mod recovery;
 mod restore;
 pub mod service;
 pub mod status;
-pub mod store;
 pub mod verify;
 mod web;
 pub mod writer;
@@ -95,7 +91,7 @@ pub struct ServeOptions {
     pub cards: service::CardSource,
     /// Networks whose displays may watch the feed without a key (loopback by default).
     pub display_open_to: Vec<ipnet::IpNet>,
-    /// The acknowledgement mark (crate::mark); `None`: `<data>.acknowledged`, beside the data directory.
+    /// The acknowledgement mark (crate::journal::mark); `None`: `<data>.acknowledged`, beside the data directory.
     pub mark: Option<PathBuf>,
     /// TLS for the listener; `None`: plaintext, which `pozo-server serve` allows on loopback only.
     pub tls: Option<Tls>,
@@ -213,7 +209,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
     ready: impl FnOnce(&Started),
 ) -> anyhow::Result<()> {
-    let mark = options.mark.clone().unwrap_or_else(|| mark::default_path(data));
+    let mark = options.mark.clone().unwrap_or_else(|| journal::mark::default_path(data));
     let changed_by = options.changed_by.clone().unwrap_or_else(system_user);
     let started = writer::start(
         config,

@@ -11,8 +11,8 @@ use serde::Serialize;
 
 use crate::config::JournalKey;
 use crate::exit::JournalRefused;
-use crate::postgres::PgStore;
-use crate::store::{SledStore, Store, Stored};
+use crate::journal::postgres::PgStore;
+use crate::journal::store::{SledStore, Store, Stored};
 
 /// Entries per statement while copying.
 const COPY_BATCH: usize = 1_000;

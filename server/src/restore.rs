@@ -18,7 +18,8 @@ use std::path::Path;
 
 use crate::config::JournalKey;
 use crate::journal::Journal;
-use crate::mark::{Mark, Sealer};
+use crate::journal::Sealer;
+use crate::journal::mark::Mark;
 
 /// What a restore did.
 #[derive(Debug, serde::Serialize)]
@@ -58,7 +59,7 @@ pub async fn restore(backup: &Path, data: &Path, journal_key: &JournalKey, mark:
     let mut identity = journal.identity()?.ok_or_else(|| anyhow::anyhow!("the backup has no journal identity"))?;
     let previous_journal_id = identity.journal_id();
     // The mark of the journal being replaced names the epoch that was in service last.
-    let marked = crate::mark::highest_epoch(mark, journal_key, &identity);
+    let marked = crate::journal::mark::highest_epoch(mark, journal_key, &identity);
     if marked.is_none() {
         tracing::warn!(mark = %mark.display(), "no readable acknowledgement mark: the new epoch moves past the backup's only");
     }
@@ -79,6 +80,6 @@ pub async fn restore(backup: &Path, data: &Path, journal_key: &JournalKey, mark:
     let _ = std::fs::remove_file(&fresh);
     Mark::open(&fresh, sealer)?.write(entries, &hash)?;
     std::fs::rename(&fresh, mark).map_err(|error| anyhow::anyhow!("{}: {error}", mark.display()))?;
-    crate::mark::sync_directory_of(mark)?;
+    crate::journal::mark::sync_directory_of(mark)?;
     Ok(Restored { entries, previous_journal_id, journal_id: identity.journal_id() })
 }

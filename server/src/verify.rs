@@ -2,7 +2,7 @@
 //! configuration its genesis entry recorded, checks the hash chain and its seal
 //! under the journal key, the conservation of every pool after every entry, that
 //! the stored snapshot is exactly the state replay reaches at its entry, and that
-//! every entry the controller acknowledged (crate::mark) is there.
+//! every entry the controller acknowledged (crate::journal::mark) is there.
 //!
 //! It never writes into the data directory: sled recovers (and may truncate) a log
 //! when it opens one, so verify copies the directory to a temporary one and opens
@@ -18,8 +18,8 @@ use serde::Serialize;
 use crate::award::money_text;
 use crate::config::JournalKey;
 use crate::journal::Journal;
-use crate::mark::Sealer;
-use crate::recovery::{check_tip, genesis_config, replay_until};
+use crate::journal::Sealer;
+use crate::journal::recovery::{check_tip, genesis_config, replay_until};
 use pozo_core::state::State;
 
 #[derive(Debug, Serialize)]
@@ -109,7 +109,7 @@ pub fn verify_store(url: &str, journal_key: &JournalKey, mark: Option<&Path>) ->
         other => other.map(Path::to_path_buf),
     };
     let mark = mark.as_deref();
-    let store = crate::postgres::PgStore::open_reader(url)?;
+    let store = crate::journal::postgres::PgStore::open_reader(url)?;
     let name = store.database().to_owned();
     verify_journal(&Journal::on(store), &name, journal_key, mark)
 }
@@ -161,7 +161,7 @@ fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark:
     {
         chain = problem.to_string();
     }
-    let acknowledged = match mark.map(|mark| (mark, crate::mark::read(mark, &sealer))) {
+    let acknowledged = match mark.map(|mark| (mark, crate::journal::mark::read(mark, &sealer))) {
         None => "none (a backup: no mark)".to_owned(),
         Some((mark, Ok(None))) => format!("none (no mark at {})", mark.display()),
         Some((_, Ok(Some(marked)))) if marked.sequence > tip.entries => {
@@ -211,5 +211,5 @@ fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark:
 /// [`verify`] with the journal key of `config` and the mark beside the data directory.
 pub fn verify_data(directory: &Path, config: &crate::config::Config) -> anyhow::Result<VerifyReport> {
     let journal_key = config.journal_key.as_ref().ok_or_else(|| anyhow::anyhow!("the configuration has no journal key"))?;
-    verify(directory, journal_key, Some(&crate::mark::default_path(directory)))
+    verify(directory, journal_key, Some(&crate::journal::mark::default_path(directory)))
 }

@@ -21,13 +21,14 @@ use tracing::{debug, info};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::exit::{JournalRefused, StorageFailed};
-use crate::journal::{Identity, Journal, JournalError, JournalTip, Record, StoredSnapshot};
-use crate::mark::{Mark, Sealer};
-use crate::metrics::Metrics;
-use crate::read::ReadModel;
-use crate::recovery::{
+use crate::journal::Sealer;
+use crate::journal::mark::Mark;
+use crate::journal::recovery::{
     NoMarkHere, RecoveryError, apply_entry, check_acknowledged, check_tip, check_tip_record, genesis_config, recover_until,
 };
+use crate::journal::{Identity, Journal, JournalError, JournalTip, Record, StoredSnapshot};
+use crate::metrics::Metrics;
+use crate::read::ReadModel;
 use pozo_core::state::{Applied, Command, Context, GoldTurn, Hit, LastWin, OrderStatus, Refusal, State, TableView};
 
 /// Requests waiting for the writer; senders wait when it is full (backpressure).
@@ -276,7 +277,7 @@ pub struct StoreChoice {
 impl std::fmt::Debug for StoreChoice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StoreChoice")
-            .field("database", &crate::postgres::describe(&self.url))
+            .field("database", &crate::journal::postgres::describe(&self.url))
             .field("standby", &self.standby)
             .finish()
     }
@@ -315,11 +316,11 @@ enum Opening {
     Sled,
     Postgres(String),
     /// A standby's: the writer's lock already held.
-    Taken(Arc<crate::postgres::PgStore>),
+    Taken(Arc<crate::journal::postgres::PgStore>),
 }
 
 /// Opens the journal in `directory` (or the PostgreSQL store `store` names), recovers the
-/// state (snapshot + replay, see [`crate::recovery`]), and starts the writer; a standby
+/// state (snapshot + replay, see [`crate::journal::recovery`]), and starts the writer; a standby
 /// (`store.standby`) starts following the writer's journal instead when another controller
 /// holds the writer's lock. The returned handle is how services talk to it.
 pub async fn start(
@@ -374,16 +375,16 @@ pub async fn start(
 /// How a standby begins: the writer's lock was free (it is the writer at once), or another
 /// controller writes a journal it can follow.
 enum Begin {
-    Writer(Arc<crate::postgres::PgStore>),
-    Follow { reader: Arc<crate::postgres::PgStore>, candidate: Box<crate::postgres::Candidate> },
+    Writer(Arc<crate::journal::postgres::PgStore>),
+    Follow { reader: Arc<crate::journal::postgres::PgStore>, candidate: Box<crate::journal::postgres::Candidate> },
 }
 
 /// Asks for the writer's lock; while another controller holds it, waits for a journal to
 /// follow (a writer that has only just started may not have one yet). A database that cannot
 /// be reached is waited for; a wrong address or password ends the wait.
 fn standby_begin(url: &str, cancel: &std::sync::atomic::AtomicBool) -> anyhow::Result<Begin> {
-    use crate::postgres::{Candidate, PgStore, STANDBY_RECONNECT};
-    use crate::store::StoreError;
+    use crate::journal::postgres::{Candidate, PgStore, STANDBY_RECONNECT};
+    use crate::journal::store::StoreError;
     let mut candidate = Candidate::new(url);
     let mut said = String::new();
     let mut say = |what: &str| {
@@ -397,7 +398,7 @@ fn standby_begin(url: &str, cancel: &std::sync::atomic::AtomicBool) -> anyhow::R
         match candidate.try_take() {
             Ok(Some(store)) => return Ok(Begin::Writer(store)),
             Ok(None) => match PgStore::open_follower(url).and_then(|reader| {
-                let begun = crate::store::Store::last(&*reader)?.is_some();
+                let begun = crate::journal::store::Store::last(&*reader)?.is_some();
                 Ok((reader, begun))
             }) {
                 Ok((reader, true)) => return Ok(Begin::Follow { reader, candidate: Box::new(candidate) }),
@@ -525,7 +526,7 @@ async fn start_writer(
         let open = move || match opening {
             Opening::Sled => Journal::open(&directory),
             // docs/journal.md, "On PostgreSQL": the journal in the database, the mark in --data's place.
-            Opening::Postgres(url) => Ok(Journal::on(crate::postgres::PgStore::open(&url)?)),
+            Opening::Postgres(url) => Ok(Journal::on(crate::journal::postgres::PgStore::open(&url)?)),
             Opening::Taken(store) => Ok(Journal::on(store)),
         };
         let damaged = |why: String| {
@@ -537,7 +538,7 @@ async fn start_writer(
         match tokio::task::spawn_blocking(open).await {
             Ok(Ok(journal)) => journal,
             // sled reads its own files as corrupted (a damaged `conf` or log): refused, saying what to do.
-            Ok(Err(JournalError::Store(crate::store::StoreError::Sled(
+            Ok(Err(JournalError::Store(crate::journal::store::StoreError::Sled(
                 error @ (sled::Error::Corruption { .. } | sled::Error::ReportableBug(_)),
             )))) => return Err(damaged(error.to_string()).into()),
             Ok(Err(error)) => return Err(error.into()),
@@ -642,10 +643,10 @@ async fn journal_key_set(
 
 /// Recovers the writer's journal read from PostgreSQL and starts following it as the hot
 /// standby: the read model, the panels and the signs kept current, commands refused, the
-/// writer's lock asked for every [`crate::postgres::STANDBY_POLL`].
+/// writer's lock asked for every [`crate::journal::postgres::STANDBY_POLL`].
 async fn start_standby(
     config: Arc<Config>,
-    reader: Arc<crate::postgres::PgStore>,
+    reader: Arc<crate::journal::postgres::PgStore>,
     following: Following,
     snapshot_every: u64,
     clock: Arc<dyn Clock>,
@@ -1051,7 +1052,7 @@ impl Writer {
     /// answered at once (everything before it is durable); one that does gets its read
     /// model and pushes built from the state as it stands (just after it) and goes to the
     /// flush task, which appends it to the journal, flushes once (group commit) and then
-    /// writes the acknowledgement mark (crate::mark): a journal later found shorter than
+    /// writes the acknowledgement mark (crate::journal::mark): a journal later found shorter than
     /// the mark is refused, never served.
     fn seal(&mut self) {
         debug_assert!(self.in_flight.is_none(), "one batch in flight at a time");
@@ -1269,7 +1270,7 @@ pub const FOLLOW_ENTRIES_MAX: usize = 4_096;
 struct Following {
     url: String,
     /// Asks for the writer's lock; `None` only while it is asking, off the runtime.
-    candidate: Option<crate::postgres::Candidate>,
+    candidate: Option<crate::journal::postgres::Candidate>,
     config: Arc<Config>,
     mark_path: std::path::PathBuf,
     changed_by: String,
@@ -1295,7 +1296,7 @@ impl Following {
 }
 
 impl Writer {
-    /// The hot standby's loop: every [`crate::postgres::STANDBY_POLL`] it applies what the
+    /// The hot standby's loop: every [`crate::journal::postgres::STANDBY_POLL`] it applies what the
     /// writer committed since (publishing the read model, the panels and the signs as the
     /// writer did), then asks for the writer's lock. Once the lock is ours it takes over
     /// ([`Writer::take_over`]) and runs as the writer, on the same state, panels and signs:
@@ -1308,7 +1309,7 @@ impl Writer {
         queue: mpsc::Receiver<Request>,
         mut stopped: watch::Receiver<bool>,
     ) {
-        use crate::postgres::{PgStore, STANDBY_POLL, STANDBY_RECONNECT};
+        use crate::journal::postgres::{PgStore, STANDBY_POLL, STANDBY_RECONNECT};
         loop {
             let mut pause = STANDBY_POLL;
             match self.catch_up().await {
@@ -1448,7 +1449,7 @@ impl Writer {
     /// at the tip if this controller has none), and is ready to run as the writer. Fail-stop on
     /// any problem: with the lock held, a standby that cannot take over must let it go, which
     /// its stopping does.
-    async fn take_over(&mut self, store: Arc<crate::postgres::PgStore>, following: &Following) {
+    async fn take_over(&mut self, store: Arc<crate::journal::postgres::PgStore>, following: &Following) {
         self.journal = Journal::on(store);
         let fail = |error: anyhow::Error| -> ! {
             panic!("standby: taking over as the writer failed: {error:#}; this controller stops and lets the lock go")

@@ -525,9 +525,9 @@ fn edit_entry(data: &Path, sequence: u64, from: &str, to: &str) -> Vec<u8> {
 }
 
 /// Edits or removes entry `sequence` in the stopped server's store
-/// (`pozo_server::store::damage`); returns the entry as it was.
+/// (`pozo_server::journal::store::damage`); returns the entry as it was.
 fn damage_entry(data: &Path, sequence: u64, edit: impl FnOnce(&[u8]) -> Option<Vec<u8>>) -> Vec<u8> {
-    pozo_server::store::damage::edit_entry(data, sequence, edit)
+    pozo_server::journal::store::damage::edit_entry(data, sequence, edit)
         .unwrap_or_else(|error| panic!("damaging entry {sequence} in {}: {error}", data.display()))
 }
 

@@ -97,14 +97,14 @@ async fn random_damage_after_a_kill_never_serves_fewer_entries_than_acknowledged
     let base = tempfile::tempdir().expect("a directory");
     let data = base.path().join("data");
     let (acknowledged, b1_sequence) = acknowledged_then_killed(&data, &base.path().join("first.log"), 60).await;
-    let mark = pozo_server::mark::default_path(&data);
+    let mark = pozo_server::journal::mark::default_path(&data);
     assert!(mark.exists(), "the mark sits beside the data directory");
     // The control: the same copy, undamaged, serves every acknowledged entry.
     {
         let directory = tempfile::tempdir().expect("a control directory");
         let copy = directory.path().join("data");
         pozo_server::verify::copy_tree(&data, &copy).expect("copied");
-        std::fs::copy(&mark, pozo_server::mark::default_path(&copy)).expect("the mark copied");
+        std::fs::copy(&mark, pozo_server::journal::mark::default_path(&copy)).expect("the mark copied");
         let log = directory.path().join("serve.log");
         let Ok(mut server) = start(&copy, &log) else {
             panic!("the undamaged copy was refused:\n{}", std::fs::read_to_string(&log).unwrap_or_default())
@@ -122,7 +122,7 @@ async fn random_damage_after_a_kill_never_serves_fewer_entries_than_acknowledged
         let directory = tempfile::tempdir().expect("a trial directory");
         let copy = directory.path().join("data");
         pozo_server::verify::copy_tree(&data, &copy).expect("copied");
-        std::fs::copy(&mark, pozo_server::mark::default_path(&copy)).expect("the mark copied");
+        std::fs::copy(&mark, pozo_server::journal::mark::default_path(&copy)).expect("the mark copied");
         // One byte, at an offset drawn over all the data's bytes (big files draw more often).
         let mut at = dice.next() % total;
         let (file, offset) = targets
@@ -264,7 +264,7 @@ async fn history_rewritten_without_the_journal_key_is_refused() {
         let (_, _, seal) = journal.stored_tip().expect("read").expect("a tip record");
         let last = entries.last().expect("entries").record.sequence;
         drop(journal);
-        pozo_server::store::damage::rewrite_entries(&data, batch.into_iter().collect()).expect("rewritten");
+        pozo_server::journal::store::damage::rewrite_entries(&data, batch.into_iter().collect()).expect("rewritten");
         // The tip record vouches for the new last hash, under the old seal.
         let journal = pozo_server::journal::Journal::open(&data).expect("opened");
         journal.reseal_tip((last, previous), seal).await.expect("the tip rewritten");
@@ -284,13 +284,13 @@ async fn a_started_server_keeps_its_mark_at_the_tip_and_a_missing_mark_is_refuse
     let base = tempfile::tempdir().expect("a directory");
     let data = base.path().join("data");
     let (acknowledged, _) = acknowledged_then_killed(&data, &base.path().join("first.log"), 5).await;
-    let mark = pozo_server::mark::default_path(&data);
+    let mark = pozo_server::journal::mark::default_path(&data);
     let config = pozo_server::config::Config::embedded();
     let journal = pozo_server::journal::Journal::open(&data).expect("opened");
     let identity = journal.identity().expect("read").expect("an identity");
     drop(journal);
-    let sealer = pozo_server::mark::Sealer::new(config.journal_key.as_ref().expect("a key"), &identity).expect("a sealer");
-    let marked = pozo_server::mark::read(&mark, &sealer).expect("readable").expect("a mark");
+    let sealer = pozo_server::journal::Sealer::new(config.journal_key.as_ref().expect("a key"), &identity).expect("a sealer");
+    let marked = pozo_server::journal::mark::read(&mark, &sealer).expect("readable").expect("a mark");
     assert_eq!(marked.sequence, acknowledged, "the mark is at the last acknowledged entry");
     std::fs::remove_file(&mark).expect("removed");
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -413,7 +413,7 @@ async fn a_snapshot_edited_without_the_journal_key_is_not_served() {
         text = edited;
         let forged: pozo_server::journal::StoredSnapshot = serde_json::from_str(&text).expect("a snapshot");
         let attacker =
-            pozo_server::mark::Sealer::new(&pozo_server::config::JournalKey(b"not the journal key".to_vec()), &identity)
+            pozo_server::journal::Sealer::new(&pozo_server::config::JournalKey(b"not the journal key".to_vec()), &identity)
                 .expect("a sealer");
         journal.save_snapshot(&forged, &attacker).expect("stored");
         journal.save_snapshot_bytes(pozo_server::journal::Journal::encode_snapshot(&forged), [0; 32]).await.expect("flushed");

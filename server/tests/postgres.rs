@@ -11,8 +11,8 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use pozo_server::postgres::PgStore;
-use pozo_server::store::{Store, StoreError};
+use pozo_server::journal::postgres::PgStore;
+use pozo_server::journal::store::{Store, StoreError};
 use pozo_testkit::postgres::Cluster;
 use pozo_testkit::process::ServerProcess;
 
@@ -706,7 +706,7 @@ async fn a_standby_waiting_for_a_journal_stops_when_asked() {
     let (_cluster, url, directory) = salon();
     let (holder, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.expect("connected");
     tokio::spawn(connection);
-    holder.query_one("SELECT pg_advisory_lock($1)", &[&pozo_server::postgres::WRITER_LOCK]).await.expect("the lock");
+    holder.query_one("SELECT pg_advisory_lock($1)", &[&pozo_server::journal::postgres::WRITER_LOCK]).await.expect("the lock");
     let log = directory.path().join("standby.log");
     let mut child = std::process::Command::new(BIN)
         .args(["serve", "--standby", "--no-pages", "--listen", "127.0.0.1:0", "--data"])

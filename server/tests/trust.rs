@@ -288,7 +288,7 @@ fn no_secret_appears_in_debug_output() {
     let config = pozo_server::config::Config::embedded();
     let journal_key = config.journal_key.clone().expect("a journal key");
     let identity = pozo_server::journal::Identity { installation: "00112233445566778899aabbccddeeff".into(), epoch: 1 };
-    let sealer = pozo_server::mark::Sealer::new(&journal_key, &identity).expect("a sealer");
+    let sealer = pozo_server::journal::Sealer::new(&journal_key, &identity).expect("a sealer");
     let secret = &config.keys["sup-carla"].secret;
     let credential = pozo_proto::ReadCredential::new("sup-carla", secret, "j-1");
     let tls = pozo_server::Tls { certificate_pem: b"CERT".to_vec(), key_pem: b"PRIVATE-KEY-BYTES".to_vec(), client_ca_pem: None };

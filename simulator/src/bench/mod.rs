@@ -403,7 +403,7 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         latency_at_2000_per_s: latency,
         memory_1000_tables: memory,
         restart_1m_entries: restart,
-        store: args.store.as_deref().map(pozo_server::postgres::describe).unwrap_or_else(|| "sled".to_owned()),
+        store: args.store.as_deref().map(pozo_server::journal::postgres::describe).unwrap_or_else(|| "sled".to_owned()),
         signs,
         machine: machine(load_average),
         targets,

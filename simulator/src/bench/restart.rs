@@ -27,7 +27,7 @@ pub(super) async fn build_journal(directory: &Path, config: Config, entries: u64
     let identity = Identity::generate();
     journal.set_identity(&identity)?;
     let journal_key = config.journal_key.as_ref().context("the keys have a journal key")?;
-    let sealer = pozo_server::mark::Sealer::new(journal_key, &identity).map_err(anyhow::Error::msg)?;
+    let sealer = pozo_server::journal::Sealer::new(journal_key, &identity).map_err(anyhow::Error::msg)?;
     let (value, mut hash): (Vec<u8>, Hash) = Journal::encode(&identity.genesis_previous(), &genesis);
     let mut batch = Vec::with_capacity(BUILD_BATCH);
     batch.push((1, value));
@@ -84,7 +84,8 @@ pub(super) async fn build_journal(directory: &Path, config: Config, entries: u64
         journal.append(batch, (entries, hash), sealer.tip_seal(entries, &hash)).await?;
     }
     // What a controller that wrote this journal would have acknowledged: all of it.
-    pozo_server::mark::Mark::open(&pozo_server::mark::default_path(directory), sealer)?.write(entries, &hash)?;
+    pozo_server::journal::mark::Mark::open(&pozo_server::journal::mark::default_path(directory), sealer)?
+        .write(entries, &hash)?;
     Ok(snapshot_at)
 }
 
@@ -95,9 +96,9 @@ pub(super) fn time_recovery(directory: &Path, config: Config) -> anyhow::Result<
     let opened = started.elapsed();
     let (entries, _) = journal.tip()?;
     let identity = journal.identity()?.context("the built journal has an identity")?;
-    let sealer = pozo_server::mark::Sealer::new(config.journal_key.as_ref().context("a journal key")?, &identity)
+    let sealer = pozo_server::journal::Sealer::new(config.journal_key.as_ref().context("a journal key")?, &identity)
         .map_err(anyhow::Error::msg)?;
-    let (_, tip, recovery) = pozo_server::recovery::recover(&journal, &identity, &sealer, &Arc::new(config), entries)?;
+    let (_, tip, recovery) = pozo_server::journal::recovery::recover(&journal, &identity, &sealer, &Arc::new(config), entries)?;
     let ms = |duration: Duration| micros_to_ms(duration.as_micros() as u64);
     Ok((
         ms(opened),

@@ -336,7 +336,7 @@ pub(super) async fn finish(
             let data = server.data.clone();
             let journal_key = config.journal_key.clone().context("the keys have a journal key")?;
             server.stop().await?;
-            let mark = pozo_server::mark::default_path(&data);
+            let mark = pozo_server::journal::mark::default_path(&data);
             match tokio::task::spawn_blocking(move || pozo_server::verify::verify(&data, &journal_key, Some(&mark))).await? {
                 Ok(report) if report.ok() => "ok".to_owned(),
                 Ok(_) => {

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use futures_util::future::BoxFuture;
 use tokio_postgres::NoTls;
 
-use crate::store::{Store, StoreError, Stored};
+use crate::journal::store::{Store, StoreError, Stored};
 
 /// The advisory lock the writer holds: "pozo" in ASCII, then "wr".
 pub const WRITER_LOCK: i64 = 0x706f_7a6f_7772;

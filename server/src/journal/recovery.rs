@@ -10,8 +10,9 @@ use std::sync::Arc;
 
 use crate::config::{Config, ConfigError};
 use crate::journal::ReadEntry;
+use crate::journal::Sealer;
+use crate::journal::mark::MarkError;
 use crate::journal::{Hash, Identity, Journal, JournalError, JournalTip};
-use crate::mark::{MarkError, Sealer};
 use pozo_core::state::{Applied, Command, Context, Refusal, State};
 
 /// What the controller tells an operator to do when acknowledged entries are gone.
@@ -159,7 +160,7 @@ pub enum NoMarkHere {
 }
 
 /// Fails closed when the journal holds fewer entries than the controller acknowledged
-/// (the mark, crate::mark), or another entry where the mark points.
+/// (the mark, crate::journal::mark), or another entry where the mark points.
 pub fn check_acknowledged(
     journal: &Journal,
     tip: &JournalTip,
@@ -167,7 +168,7 @@ pub fn check_acknowledged(
     sealer: &Sealer,
     no_mark: NoMarkHere,
 ) -> Result<(), RecoveryError> {
-    match crate::mark::read(mark, sealer)? {
+    match crate::journal::mark::read(mark, sealer)? {
         None if tip.entries > 1 && no_mark == NoMarkHere::Refuse => {
             Err(RecoveryError::NoMark { mark: mark.to_path_buf(), entries: tip.entries })
         }

@@ -21,11 +21,9 @@ use std::fs::File;
 use std::os::unix::fs::FileExt as _;
 use std::path::{Path, PathBuf};
 
-use hmac::{Hmac, KeyInit, Mac};
-use sha2::Sha256;
-
+use super::identity::{Hash, Identity};
+use super::seal::Sealer;
 use crate::config::JournalKey;
-use crate::journal::{Hash, Identity};
 
 const MAGIC: &[u8; 8] = b"POZOACK1";
 /// Magic, installation (16), epoch (4), sequence (8), hash (32).
@@ -41,56 +39,7 @@ pub fn default_path(data: &Path) -> PathBuf {
     data.with_file_name(name)
 }
 
-/// Seals with the journal key, for one journal identity.
-#[derive(Clone)]
-pub struct Sealer {
-    key: JournalKey,
-    installation: [u8; 16],
-    epoch: u32,
-}
-
-impl std::fmt::Debug for Sealer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Sealer").field("epoch", &self.epoch).finish_non_exhaustive()
-    }
-}
-
 impl Sealer {
-    pub fn new(key: &JournalKey, identity: &Identity) -> Result<Sealer, String> {
-        let installation: [u8; 16] = hex::decode(&identity.installation)
-            .ok()
-            .and_then(|bytes| bytes.try_into().ok())
-            .ok_or_else(|| format!("identity: installation `{}` is not 16 bytes of hex", identity.installation))?;
-        Ok(Sealer { key: key.clone(), installation, epoch: identity.epoch })
-    }
-
-    fn mac(&self, context: &[u8], body: &[u8]) -> [u8; 32] {
-        let mut mac = Hmac::<Sha256>::new_from_slice(&self.key.0).expect("HMAC takes keys of any length");
-        mac.update(context);
-        mac.update(body);
-        mac.finalize().into_bytes().into()
-    }
-
-    /// The seal of the journal's tip: HMAC(journal key, "pozo.v1.tip" 0, installation, epoch, sequence, hash).
-    pub fn tip_seal(&self, sequence: u64, hash: &Hash) -> [u8; 32] {
-        let mut body = Vec::with_capacity(60);
-        body.extend_from_slice(&self.installation);
-        body.extend_from_slice(&self.epoch.to_be_bytes());
-        body.extend_from_slice(&sequence.to_be_bytes());
-        body.extend_from_slice(hash);
-        self.mac(b"pozo.v1.tip\0", &body)
-    }
-
-    /// The seal of a stored snapshot: HMAC(journal key, "pozo.v1.snapshot" 0, installation,
-    /// the stored bytes). No epoch: a restore keeps the snapshot's seal valid.
-    pub fn snapshot_seal(&self, bytes: &[u8]) -> [u8; 32] {
-        let mut mac = Hmac::<Sha256>::new_from_slice(&self.key.0).expect("HMAC takes keys of any length");
-        mac.update(b"pozo.v1.snapshot\0");
-        mac.update(&self.installation);
-        mac.update(bytes);
-        mac.finalize().into_bytes().into()
-    }
-
     fn slot(&self, sequence: u64, hash: &Hash) -> [u8; SLOT] {
         let mut slot = [0u8; SLOT];
         slot[..8].copy_from_slice(MAGIC);

@@ -10,7 +10,7 @@
 //! its seal, written atomically with them), the journal's [`Identity`] (fixed at
 //! genesis; a restore starts a new epoch) and the latest snapshot: the state after
 //! some entry, with that entry's hash, so that start-up is snapshot + replay of what
-//! follows. Where the bytes are kept is the store's business ([`crate::store`]).
+//! follows. Where the bytes are kept is the store's business ([`super::store`]).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -18,48 +18,17 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::store::{SledStore, Store, StoreError};
+use super::identity::{Hash, Identity};
+use super::seal::Sealer;
+use super::store::{SledStore, Store, StoreError};
 use pozo_core::state::{Command, Snapshot};
 
 /// The meta values a journal keeps (beside its entries and tip): what `migrate` copies.
 pub const META_KEYS: [&str; 3] = [IDENTITY_KEY, SNAPSHOT_KEY, SNAPSHOT_SEAL_KEY];
 
-/// A SHA-256 hash.
-pub type Hash = [u8; 32];
-
 pub const SNAPSHOT_KEY: &str = "snapshot";
 pub const SNAPSHOT_SEAL_KEY: &str = "snapshot-seal";
 pub const IDENTITY_KEY: &str = "identity";
-
-/// Who a journal is: an installation id drawn at genesis, and the epoch, moved on by
-/// each restore from a backup. Every signed envelope names `journal_id()`, so one
-/// captured on another journal, or before a restore, is refused (docs/security.md).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Identity {
-    /// 16 random bytes, hex.
-    pub installation: String,
-    pub epoch: u32,
-}
-
-impl Identity {
-    /// A new installation, epoch 1, from the operating system's CSPRNG.
-    pub fn generate() -> Identity {
-        let mut bytes = [0u8; 16];
-        getrandom::fill(&mut bytes).expect("the operating system's random source");
-        Identity { installation: hex::encode(bytes), epoch: 1 }
-    }
-
-    /// `<installation>-<epoch>`: what envelopes are signed for.
-    pub fn journal_id(&self) -> String {
-        format!("{}-{}", self.installation, self.epoch)
-    }
-
-    /// The predecessor hash of entry 1: SHA-256 of "pozo.v1 genesis", a zero byte and
-    /// the installation id. A journal cannot be passed off as another installation's.
-    pub fn genesis_previous(&self) -> Hash {
-        Sha256::new().chain_update(b"pozo.v1 genesis\0").chain_update(self.installation.as_bytes()).finalize().into()
-    }
-}
 
 /// The journal's length and the hash of its last entry.
 #[derive(Clone, Copy, Debug)]
@@ -227,9 +196,9 @@ impl Journal {
         Ok(())
     }
 
-    /// Stores a snapshot with its seal (`mark::Sealer::snapshot_seal` of the bytes);
+    /// Stores a snapshot with its seal (`Sealer::snapshot_seal` of the bytes);
     /// durable with the next append (or the journal's close).
-    pub fn save_snapshot(&self, stored: &StoredSnapshot, sealer: &crate::mark::Sealer) -> Result<(), JournalError> {
+    pub fn save_snapshot(&self, stored: &StoredSnapshot, sealer: &Sealer) -> Result<(), JournalError> {
         let bytes = Journal::encode_snapshot(stored);
         let seal = sealer.snapshot_seal(&bytes);
         self.store_snapshot(bytes, seal)
@@ -255,7 +224,7 @@ impl Journal {
 
     /// The stored snapshot if its seal is this journal's: one written without the journal
     /// key (an edited state) is not trusted, and start-up replays from the first entry.
-    pub fn load_sealed_snapshot(&self, sealer: &crate::mark::Sealer) -> Result<Option<StoredSnapshot>, JournalError> {
+    pub fn load_sealed_snapshot(&self, sealer: &Sealer) -> Result<Option<StoredSnapshot>, JournalError> {
         let Some(bytes) = self.store.meta(SNAPSHOT_KEY)? else { return Ok(None) };
         let sealed = self.store.meta(SNAPSHOT_SEAL_KEY)?.is_some_and(|seal| seal[..] == sealer.snapshot_seal(&bytes)[..]);
         if !sealed {
