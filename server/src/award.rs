@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use pozo_engine::money::{BALANCE_MAX, Money, format_ars};
+use pozo_engine::money::{BALANCE_MAX, Money, format_ars, plain_text};
 use pozo_engine::settle::parse_bet;
 use pozo_engine::{EngineError, INSTANT_PRIZE, Pool, Rank, Rulebooks, Settlement, Winner};
 use serde::{Deserialize, Serialize};
@@ -191,17 +191,10 @@ pub fn calculate(rulebooks: &Rulebooks, round: &RoundFile) -> Result<AwardReport
     Ok(report(instant, round.first(), rules.has_reserve()))
 }
 
-/// Money as a decimal string: two decimals when it is whole centavos ("1040.00"),
-/// every digit otherwise (a balance keeps the fractions of 65%: "5004.875").
-pub fn money_text(amount: Money) -> String {
-    let normalized = amount.normalize();
-    if normalized.scale() <= 2 { format!("{normalized:.2}") } else { normalized.to_string() }
-}
-
 /// The report of the instant prizes paid alone and the round settled after them (at
 /// least one of the two is there: a round has at least one winner).
 fn report(instant: &[Settlement], round: Option<&Settlement>, has_reserve: bool) -> AwardReport {
-    let text = money_text;
+    let text = plain_text;
     let all: Vec<&Settlement> = instant.iter().chain(round).collect();
     let first = all.first().expect("a round has at least one winner");
     let last = all.last().expect("a round has at least one winner");

@@ -82,7 +82,7 @@ fn writer() -> String {
 
 /// An amount as the gRPC services write it (`"4005.20"`: at least two decimals).
 fn money<S: serde::Serializer>(amount: &Money, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(&crate::award::money_text(*amount))
+    serializer.serialize_str(&pozo_engine::money::plain_text(*amount))
 }
 
 impl Status {

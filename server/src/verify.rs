@@ -15,12 +15,12 @@ use std::sync::Arc;
 use pozo_engine::PoolId;
 use serde::Serialize;
 
-use crate::award::money_text;
 use crate::config::JournalKey;
 use crate::journal::Journal;
 use crate::journal::Sealer;
 use crate::journal::recovery::{check_tip, genesis_config, replay_until};
 use pozo_core::state::State;
+use pozo_engine::money::plain_text;
 
 #[derive(Debug, Serialize)]
 pub struct VerifyReport {
@@ -183,14 +183,14 @@ fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark:
         .map(|pool| {
             let m = pool.meters();
             let summary = PoolSummary {
-                balance: money_text(pool.balance()),
-                reserve: money_text(pool.reserve()),
-                displayed: money_text(pool.displayed()),
-                contributions: money_text(m.net_contributions()),
-                replenishments: money_text(m.replenishments),
-                awards: money_text(m.awards),
-                awards_returned: money_text(m.awards_returned),
-                replenishments_withdrawn: money_text(m.replenishments_withdrawn),
+                balance: plain_text(pool.balance()),
+                reserve: plain_text(pool.reserve()),
+                displayed: plain_text(pool.displayed()),
+                contributions: plain_text(m.net_contributions()),
+                replenishments: plain_text(m.replenishments),
+                awards: plain_text(m.awards),
+                awards_returned: plain_text(m.awards_returned),
+                replenishments_withdrawn: plain_text(m.replenishments_withdrawn),
                 hits: m.hits,
             };
             (pool.rules().id.clone(), summary)

@@ -237,6 +237,14 @@ pub fn is_multiple_of(amount: Money, unit: Money) -> bool {
     (amount / unit).fract().is_zero()
 }
 
+/// Money as a plain decimal string, for machines and files (the API, `verify`, the
+/// award calculator): two decimals when it is whole centavos ("1040.00"), every digit
+/// otherwise (a balance keeps the fractions of 65%: "5004.875").
+pub fn plain_text(amount: Money) -> String {
+    let normalized = amount.normalize();
+    if normalized.scale() <= 2 { format!("{normalized:.2}") } else { normalized.to_string() }
+}
+
 /// Formats an amount the Argentine way for operators: `$ 12.345,67`.
 ///
 /// Two decimals are shown; an amount carrying finer fractions (a pool balance) is

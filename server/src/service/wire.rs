@@ -6,12 +6,12 @@ use pozo_engine::Money;
 use pozo_proto::v1 as pb;
 
 use super::{ApiError, bounded};
-use crate::award::money_text;
 use pozo_core::state::{AwardRecord, Card, GoldTurnView, Light, OrderFacts, PayoutOrder, TableOp, TableReply, TableView};
+use pozo_engine::money::plain_text;
 
 /// Money on the wire: a decimal string (`pb::Amount`).
 pub(super) fn amount(value: Money) -> Option<pb::Amount> {
-    Some(pb::Amount { value: money_text(value) })
+    Some(pb::Amount { value: plain_text(value) })
 }
 
 /// A wire command as the state machine's operation; a text over its bound is refused.

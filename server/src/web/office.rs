@@ -14,10 +14,10 @@ use serde::Deserialize;
 
 use super::auth::{self, Session};
 use super::{PageError, Web, page, view};
-use crate::award::money_text;
 use crate::config::{Config, Role};
 use pozo_core::jornada::jornada_and_hour;
 use pozo_core::state::{Applied, Command, OfficeCommand, OfficeOp, OrderFacts, OrderStatus, PayoutOrder};
+use pozo_engine::money::plain_text;
 
 /// Who sees the office pages; only [`Role::Office`] decides.
 const OFFICE_READERS: &[Role] = &[Role::Office, Role::Supervisor];
@@ -65,7 +65,7 @@ fn row(config: &Config, order: &PayoutOrder, now_ms: u64) -> OrderRow {
         code: facts.code.to_string(),
         prize_name: view::prize_name(config, &facts.pool, &facts.code),
         amount: view::pesos(facts.amount),
-        amount_plain: money_text(facts.amount),
+        amount_plain: plain_text(facts.amount),
         marked: view::moment(config, order.time_ms),
         marked_ms: order.time_ms,
         jornada: jornada_and_hour(config, order.time_ms).0,

@@ -355,7 +355,7 @@ async fn report_csv(State(web): State<Web>, jar: CookieJar, Query(query): Query<
     }
     async {
         let report = report(&web, &query).await?;
-        let text = crate::award::money_text;
+        let text = pozo_engine::money::plain_text;
         let mut rows: Vec<Vec<String>> = report
             .rows
             .iter()
@@ -426,7 +426,7 @@ async fn report_salons_csv(State(web): State<Web>, jar: CookieJar, Query(query):
     }
     async {
         let report = report(&web, &query).await?;
-        let text = crate::award::money_text;
+        let text = pozo_engine::money::plain_text;
         let rows = report.salons.iter().flat_map(|(pool, shares)| {
             let jornada = &report.jornada;
             shares.iter().map(move |(id, name, share)| {
