@@ -307,7 +307,7 @@ const EXIT_UNREACHABLE: u8 = crate::exit::ExitClass::Unreachable.code();
 const STATUS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// `GET {base}/status`: the document as served, and read into the status type.
-async fn fetch_status(client: &reqwest::Client, base: &str) -> anyhow::Result<(String, crate::status::Status)> {
+async fn fetch_status(client: &reqwest::Client, base: &str) -> anyhow::Result<(String, crate::read::status::Status)> {
     let url = format!("{base}/status");
     let text = client.get(&url).send().await?.error_for_status()?.text().await?;
     let status =

@@ -13,6 +13,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// A source of wall-clock time, in milliseconds since 1970.
 pub trait Clock: Send + Sync + Debug {
     fn now_ms(&self) -> u64;
+
+    /// The same time in microseconds: what the signs' pushes are stamped with, so a
+    /// display can measure how long after the batch was durable it shows it.
+    fn now_us(&self) -> u64 {
+        self.now_ms().saturating_mul(1000)
+    }
 }
 
 /// This machine's clock: what `pozo-server serve` runs on.
@@ -22,6 +28,10 @@ pub struct SystemClock;
 impl Clock for SystemClock {
     fn now_ms(&self) -> u64 {
         SystemTime::now().duration_since(UNIX_EPOCH).map(|elapsed| elapsed.as_millis() as u64).unwrap_or(0)
+    }
+
+    fn now_us(&self) -> u64 {
+        SystemTime::now().duration_since(UNIX_EPOCH).map(|elapsed| elapsed.as_micros() as u64).unwrap_or(0)
     }
 }
 

@@ -40,13 +40,10 @@ pub mod clock;
 pub mod config;
 pub mod exit;
 pub mod journal;
-pub mod metrics;
 pub mod migrate;
-mod presence;
 pub mod read;
 mod restore;
 pub mod service;
-pub mod status;
 pub mod verify;
 mod web;
 pub mod writer;
@@ -240,13 +237,13 @@ pub async fn serve(
     // A hot standby serves reads and the signs but takes no command: the table and Venta-Pagos
     // services say NOT_SERVING until it takes over (docs/operations.md §16).
     let mut role = handle.role_changes();
-    if *role.borrow_and_update() == writer::Role::Standby {
+    if *role.borrow_and_update() == read::status::Role::Standby {
         health.set_not_serving::<pb::table_server::TableServer<TableService>>().await;
         health.set_not_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
         let health = health.clone();
         tokio::spawn(async move {
             // A standby becomes the writer once; the role does not go back.
-            if role.wait_for(|role| *role == writer::Role::Writer).await.is_ok() {
+            if role.wait_for(|role| *role == read::status::Role::Writer).await.is_ok() {
                 health.set_serving::<pb::table_server::TableServer<TableService>>().await;
                 health.set_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
             }
@@ -257,8 +254,10 @@ pub async fn serve(
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()?;
     let (stopping, mut stop_requested) = tokio::sync::watch::channel(false);
-    let presence =
-        presence::Presence::new(handle.config().layout.tables.iter().map(|table| table.id.as_str()), Arc::clone(&options.clock));
+    let presence = read::presence::Presence::new(
+        handle.config().layout.tables.iter().map(|table| table.id.as_str()),
+        Arc::clone(&options.clock),
+    );
     let table = pb::table_server::TableServer::new(TableService {
         handle: handle.clone(),
         cards: options.cards,

@@ -27,7 +27,7 @@ async fn status_reports_the_journal_pools_tables_agents_and_pending_payouts() {
     // --json: the same document `/status` serves, read back into the status type.
     let output = status(&pages, &["--json"]).await;
     assert_eq!(output.status.code(), Some(0), "serving: exit 0; stderr: {}", String::from_utf8_lossy(&output.stderr));
-    let json: pozo_server::status::Status = serde_json::from_slice(&output.stdout).expect("the status as JSON");
+    let json: pozo_server::read::status::Status = serde_json::from_slice(&output.stdout).expect("the status as JSON");
     assert!(json.serving);
     assert_eq!(json.listen, server.address.to_string(), "the gRPC address, not the pages'");
     let journal = client.journal().await;

@@ -299,7 +299,7 @@ pub struct TableService {
     /// Turns true when the controller is asked to stop.
     pub stop: watch::Receiver<bool>,
     /// Which agents are connected, for the floor view.
-    pub presence: crate::presence::Presence,
+    pub presence: crate::read::presence::Presence,
 }
 
 /// Follows a watch channel, newest value first, until the controller stops: the
@@ -384,7 +384,7 @@ impl pb::table_server::Table for TableService {
             .map_err(|error| ApiError::invalid(format!("payload: not a WatchTable: {error}")))?;
         require_table_key(key, &watch.table_id)?;
         // A table's agent follows the writer: a standby sends it on at once (its --server list).
-        if self.handle.role() == crate::writer::Role::Standby {
+        if self.handle.role() == crate::read::status::Role::Standby {
             return Err(WriterError::Standby.into());
         }
         let receiver = self

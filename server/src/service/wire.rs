@@ -171,7 +171,7 @@ pub fn payout_order(order: &PayoutOrder) -> pb::PayoutOrder {
 }
 
 /// One display update: the pools `wanted` (all when `None`).
-pub(super) fn display_update(push: &crate::writer::DisplayPush, wanted: Option<&[String]>) -> pb::DisplayUpdate {
+pub(super) fn display_update(push: &crate::read::signs::DisplayPush, wanted: Option<&[String]>) -> pb::DisplayUpdate {
     pb::DisplayUpdate {
         journal_sequence: push.journal_sequence,
         pools: push
@@ -198,7 +198,7 @@ pub(super) fn display_update(push: &crate::writer::DisplayPush, wanted: Option<&
 }
 
 /// A prize as the display feed carries it.
-fn prize_hit(prize: &crate::writer::PrizeView) -> pb::Hit {
+fn prize_hit(prize: &crate::read::signs::PrizeView) -> pb::Hit {
     pb::Hit { status: prize.status.spanish().to_owned(), ..hit(&prize.hit) }
 }
 

@@ -23,7 +23,7 @@ use tokio::sync::watch;
 
 use super::view;
 use crate::config::Config;
-use crate::writer::{DisplayPush, PrizeView};
+use crate::read::signs::{DisplayPush, PrizeView};
 
 /// How often a silent feed says it is alive. The sign shows SUSPENDIDO after
 /// [`SILENCE_MS`] without any event.
@@ -268,7 +268,7 @@ pub fn events(mut frames: watch::Receiver<Arc<Frame>>) -> impl Stream<Item = Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::writer::PoolDisplay;
+    use crate::read::signs::PoolDisplay;
 
     fn push(sequence: u64) -> DisplayPush {
         let config = Config::embedded();
@@ -298,7 +298,7 @@ mod tests {
             time_ms: 0,
             journal_sequence: 5,
         };
-        push.pools[0].pending = Arc::from([PrizeView { hit, status: crate::writer::PrizeStatus::Pending }]);
+        push.pools[0].pending = Arc::from([PrizeView { hit, status: crate::read::signs::PrizeStatus::Pending }]);
         push
     }
 

@@ -33,7 +33,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
-use crate::presence::Presence;
+use crate::read::presence::Presence;
 use crate::writer::{Handle, WriterError};
 use pozo_core::state::{Refusal, RefusalKind};
 
@@ -165,7 +165,7 @@ async fn home(axum::extract::State(web): axum::extract::State<Web>) -> Result<Re
     page(&Home { casino: web.handle.config().layout.casino.clone() })
 }
 
-/// The controller's metrics in the Prometheus text format (crate::metrics; docs/operations.md §13).
+/// The controller's metrics in the Prometheus text format (crate::read::metrics; docs/operations.md §13).
 /// Open like the signs: the listener is loopback only, and nothing here is secret.
 async fn metrics(axum::extract::State(web): axum::extract::State<Web>) -> Response {
     let connected = web.presence.tables().values().filter(|seen| seen.connected()).count();
@@ -173,7 +173,7 @@ async fn metrics(axum::extract::State(web): axum::extract::State<Web>) -> Respon
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
 }
 
-/// How the controller is, as JSON (crate::status; `pozo-server status` reads it). Open like
+/// How the controller is, as JSON (crate::read::status; `pozo-server status` reads it). Open like
 /// `/metrics`: loopback only, and nothing in it is secret.
 async fn status(axum::extract::State(web): axum::extract::State<Web>) -> Response {
     axum::Json(status_of(&web)).into_response()
@@ -233,7 +233,7 @@ pub(crate) struct TableNow<'a> {
     pub layout: &'a crate::config::TableConfig,
     pub state: pozo_core::state::TableState,
     pub round: u64,
-    pub seen: crate::presence::AgentSeen,
+    pub seen: crate::read::presence::AgentSeen,
 }
 
 impl TableNow<'_> {
@@ -262,8 +262,8 @@ pub(crate) fn tables_now<'a>(web: &Web, config: &'a crate::config::Config) -> Ve
         .collect()
 }
 
-fn status_of(web: &Web) -> crate::status::Status {
-    use crate::status::{JournalStatus, PendingPayout, PoolStatus, Status, TableStatus};
+fn status_of(web: &Web) -> crate::read::status::Status {
+    use crate::read::status::{JournalStatus, PendingPayout, PoolStatus, Status, TableStatus};
     let config = web.handle.config();
     let model = web.handle.read();
     let tables: Vec<TableStatus> = tables_now(web, config)

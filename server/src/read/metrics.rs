@@ -188,7 +188,7 @@ impl Metrics {
 
     /// The text exposition (`text/plain; version=0.0.4` … OpenMetrics), with the state's
     /// gauges read from `model` and the agents connected now.
-    pub fn render(&self, model: &ReadModel, agents_connected: usize, role: crate::writer::Role) -> String {
+    pub fn render(&self, model: &ReadModel, agents_connected: usize, role: crate::read::status::Role) -> String {
         let registry = self.registry.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         for pool in model.pools() {
             let label = Pool { pool: pool.rules().id.to_string() };
@@ -198,7 +198,7 @@ impl Metrics {
         self.pending_payouts.set(i64::try_from(model.pending_orders().count()).unwrap_or(i64::MAX));
         self.journal_entries.set(i64::try_from(model.tip.entries).unwrap_or(i64::MAX));
         self.agents_connected.set(i64::try_from(agents_connected).unwrap_or(i64::MAX));
-        self.standby.set(i64::from(role == crate::writer::Role::Standby));
+        self.standby.set(i64::from(role == crate::read::status::Role::Standby));
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &registry).expect("writing to a String does not fail");
         text

@@ -171,3 +171,22 @@ mod tests {
         assert_eq!(earlier.role, "writer");
     }
 }
+
+/// What a controller is to its journal: the one writer, or a hot standby that follows the
+/// writer's journal in PostgreSQL, serves reads and the signs, refuses commands, and takes
+/// over when the writer's lock is let go (docs/journal.md, "On PostgreSQL").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Writer,
+    Standby,
+}
+
+impl Role {
+    /// As `/status` and the metrics say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Writer => "writer",
+            Role::Standby => "standby",
+        }
+    }
+}

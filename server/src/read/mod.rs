@@ -10,7 +10,20 @@
 //! It costs the writer little per batch: the pools (a few, copied), and pointers to the
 //! orders, hits and jornada meters, which the state keeps shared and copies on write
 //! (see `state::model::Data`). The tables are not here: each table's panel is published
-//! on its own watch (`writer::TablePush`).
+//! on its own watch (`signs::TablePush`).
+//!
+//! # Layout
+//! - this file: the [`ReadModel`] swapped in after each durable batch.
+//! - [`signs`]: what the cartel luminoso and the table panels are pushed.
+//! - [`status`]: how a running controller is (`GET /status`, `pozo-server status`), and its
+//!   [`status::Role`] (the writer or a hot standby).
+//! - [`metrics`]: what `/metrics` shows, kept by the writer and read from the model.
+//! - `presence`: which table agents are connected, for the floor view.
+
+pub mod metrics;
+pub(crate) mod presence;
+pub mod signs;
+pub mod status;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;

@@ -1,0 +1,432 @@
+//! The writer's loop: take up to [`BATCH_MAX`] requests, apply each to the state, seal the
+//! batch, flush it once (group commit) while the next batch is applied, then publish the
+//! read model and the pushes and answer every caller, in journal order.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use pozo_engine::{Money, PoolId, TableId};
+use tokio::sync::{mpsc, oneshot, watch};
+use tracing::{debug, info};
+
+use super::*;
+use crate::clock::Clock;
+use crate::journal::Sealer;
+use crate::journal::mark::Mark;
+use crate::journal::{Journal, JournalError, JournalTip, Record, StoredSnapshot};
+use crate::read::ReadModel;
+use crate::read::metrics::Metrics;
+use crate::read::signs::{DisplayPush, TablePush, display_of};
+use pozo_core::state::{Applied, Context, GoldTurn, Refusal, State, TableView};
+
+pub(super) struct Writer {
+    /// The published read model (crate::read), swapped after each durable batch.
+    pub(super) model: watch::Sender<Arc<ReadModel>>,
+    /// Read once per round of requests: the time every command of it is applied and journaled at.
+    pub(super) clock: Arc<dyn Clock>,
+    pub(super) state: State,
+    pub(super) journal: Journal,
+    pub(super) sealer: Sealer,
+    /// The acknowledgement mark; with the flush task while a batch is being made durable.
+    pub(super) mark: Option<Mark>,
+    /// The tip of everything applied: durable, or sealed and being flushed, or pending.
+    pub(super) tip: JournalTip,
+    pub(super) last_snapshot: u64,
+    pub(super) last_time_ms: u64,
+    pub(super) snapshot_every: u64,
+    /// Every table's panel watch, by pool.
+    pub(super) pool_tables: BTreeMap<PoolId, Vec<(TableId, watch::Sender<TablePush>)>>,
+    /// The gold turns as last prepared for publication: a change there changes every panel of the pool.
+    pub(super) gold_turns: BTreeMap<PoolId, GoldTurn>,
+    pub(super) display: watch::Sender<DisplayPush>,
+    /// Each pool's newest hit as last prepared: a new one changes the signs' prize lists.
+    pub(super) hit_heads: BTreeMap<PoolId, u64>,
+    /// The snapshot being encoded off the writer's path: its sequence and bytes.
+    pub(super) encoding: Option<tokio::task::JoinHandle<EncodedSnapshot>>,
+    /// An encoded snapshot waiting for a moment with no flush under way to be stored.
+    pub(super) encoded: Option<EncodedSnapshot>,
+    /// Applied in memory, not yet sealed: waits for the batch in flight.
+    pub(super) pending: Pending,
+    /// Sealed and being made durable: at most one at a time, answered in order.
+    pub(super) in_flight: Option<Sealed>,
+    pub(super) metrics: Arc<Metrics>,
+}
+
+/// A caller and the answer it gets once its batch is durable.
+pub(super) type Answer = (oneshot::Sender<Result<Applied, Refusal>>, Result<Applied, Refusal>);
+
+/// An encoded snapshot: its sequence, its bytes and their seal.
+pub(super) type EncodedSnapshot = (u64, Vec<u8>, [u8; 32]);
+
+/// Requests applied in memory while the batch before them is being flushed.
+#[derive(Default)]
+pub(super) struct Pending {
+    pub(super) writes: Vec<(u64, Vec<u8>)>,
+    pub(super) answers: Vec<Answer>,
+    pub(super) pools: BTreeSet<PoolId>,
+    pub(super) tables: BTreeSet<TableId>,
+    pub(super) decided: BTreeSet<PoolId>,
+}
+
+impl Pending {
+    /// Notes what an applied command changes: its pool, its table, a Venta-Pagos decision.
+    pub(super) fn touch(&mut self, applied: &Applied) {
+        match applied {
+            Applied::Table(reply) => {
+                self.pools.insert(reply.view.pool_id.clone());
+                self.tables.insert(reply.view.table_id.clone());
+            }
+            Applied::Office(order) => {
+                self.pools.insert(order.facts.pool.clone());
+                self.decided.insert(order.facts.pool.clone());
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A batch being made durable, with everything that waits for it: the read model and
+/// pushes of the state just after it (built when it was sealed) and its answers.
+pub(super) struct Sealed {
+    pub(super) flush: tokio::task::JoinHandle<Result<Mark, JournalError>>,
+    pub(super) entries: usize,
+    pub(super) model: Arc<ReadModel>,
+    pub(super) publication: Publication,
+    pub(super) answers: Vec<Answer>,
+}
+
+/// The pushes of one batch, built from the state just after it, sent once it is durable.
+pub(super) struct Publication {
+    pub(super) sequence: u64,
+    /// One per touched pool.
+    pub(super) pools: Vec<PoolPush>,
+    pub(super) display: DisplayPush,
+}
+
+/// A touched pool's pushes: its displayed amount, and the whole new views of the tables
+/// that need one (by index in the pool's list); the others get only the amount.
+pub(super) struct PoolPush {
+    pub(super) pool: PoolId,
+    pub(super) displayed: Money,
+    pub(super) views: Vec<(usize, TableView)>,
+}
+
+/// What woke the writer.
+pub(super) enum Wake {
+    Stop,
+    Requests,
+    Flushed(Result<Result<Mark, JournalError>, tokio::task::JoinError>),
+    Encoded(Result<EncodedSnapshot, tokio::task::JoinError>),
+}
+
+impl Writer {
+    /// The writer's loop, a two-stage pipeline: while one batch is being flushed (journal,
+    /// then mark, on the flush task), the requests that arrive are applied in memory and
+    /// wait as the next batch; it is sealed and flushed the moment the one before it is
+    /// durable. Answers and pushes go out strictly in journal order, each batch's only
+    /// once it is durable.
+    pub(super) async fn run(mut self, mut queue: mpsc::Receiver<Request>, mut stopped: watch::Receiver<bool>) {
+        let mut received = Vec::with_capacity(BATCH_MAX);
+        loop {
+            let room = BATCH_MAX.saturating_sub(self.pending.answers.len());
+            let encoding = self.encoding.as_mut();
+            let in_flight = self.in_flight.as_mut();
+            let wake = tokio::select! {
+                biased;
+                _ = stopped.wait_for(|stop| *stop) => Wake::Stop,
+                flushed = async { (&mut in_flight.expect("guarded").flush).await }, if in_flight.is_some() => Wake::Flushed(flushed),
+                // A snapshot is stored as soon as it is encoded and no flush is under way, even on an idle floor.
+                encoded = async { encoding.expect("guarded").await }, if encoding.is_some() => Wake::Encoded(encoded),
+                count = queue.recv_many(&mut received, room), if room > 0 => if count == 0 { Wake::Stop } else { Wake::Requests },
+            };
+            match wake {
+                Wake::Requests => {
+                    self.apply(&mut received);
+                    if self.in_flight.is_none() {
+                        self.seal();
+                    }
+                }
+                Wake::Flushed(flushed) => {
+                    self.durable(flushed).await;
+                    self.seal();
+                }
+                Wake::Encoded(encoded) => {
+                    self.encoding = None;
+                    let encoded = unwrap_encoded(encoded);
+                    match self.in_flight {
+                        None => self.store_snapshot(encoded).await,
+                        Some(_) => self.encoded = Some(encoded),
+                    }
+                }
+                Wake::Stop => {
+                    // What was applied is made durable and answered before the writer stops.
+                    self.finish_in_flight().await;
+                    self.seal();
+                    self.finish_in_flight().await;
+                    if let Some(encoding) = self.encoding.take() {
+                        self.store_snapshot(unwrap_encoded(encoding.await)).await;
+                    }
+                    info!(entries = self.tip.entries, "writer stopped");
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Applies a round of requests in memory, at one clock reading (never going backwards),
+    /// adding them to the pending batch. Nothing is answered here.
+    pub(super) fn apply(&mut self, received: &mut Vec<Request>) {
+        let time_ms = self.clock.now_ms().max(self.last_time_ms);
+        self.last_time_ms = time_ms;
+        let pending = &mut self.pending;
+        for Request { command, reply } in received.drain(..) {
+            let sequence = self.tip.entries + 1;
+            let result = self.state.apply(&command, Context { sequence, time_ms });
+            match &result {
+                Ok(applied) if applied.journals() => {
+                    self.metrics.command(command.kind());
+                    let record = Record { sequence, time_ms, command };
+                    let (value, hash) = Journal::encode(&self.tip.hash, &record);
+                    debug!(sequence, command = ?record.command, "applied");
+                    pending.writes.push((sequence, value));
+                    self.tip = JournalTip { entries: sequence, hash };
+                    pending.touch(applied);
+                }
+                Ok(_) => {
+                    self.metrics.retry();
+                    debug!(command = ?command, "retry answered from the state");
+                }
+                Err(refusal) => {
+                    self.metrics.refusal(refusal.kind.name());
+                    debug!(command = ?command, %refusal, "refused");
+                }
+            }
+            pending.answers.push((reply, result));
+        }
+    }
+
+    /// Seals the pending batch, when no flush is under way: one that journals nothing is
+    /// answered at once (everything before it is durable); one that does gets its read
+    /// model and pushes built from the state as it stands (just after it) and goes to the
+    /// flush task, which appends it to the journal, flushes once (group commit) and then
+    /// writes the acknowledgement mark (crate::journal::mark): a journal later found shorter than
+    /// the mark is refused, never served.
+    pub(super) fn seal(&mut self) {
+        debug_assert!(self.in_flight.is_none(), "one batch in flight at a time");
+        let pending = std::mem::take(&mut self.pending);
+        if pending.writes.is_empty() {
+            for (reply, result) in pending.answers {
+                let _ = reply.send(result);
+            }
+            return;
+        }
+        let (sequence, hash) = (self.tip.entries, self.tip.hash);
+        let seal = self.sealer.tip_seal(sequence, &hash);
+        let model = Arc::new(ReadModel::of(&self.state, self.tip));
+        let publication = self.prepare(&pending.pools, &pending.tables, &pending.decided);
+        let journal = self.journal.clone();
+        let mut mark = self.mark.take().expect("the mark is back after each flush");
+        let entries = pending.writes.len();
+        let writes = pending.writes;
+        let metrics = Arc::clone(&self.metrics);
+        let flush = tokio::spawn(async move {
+            let started = std::time::Instant::now();
+            journal.append(writes, (sequence, hash), seal).await?;
+            let (mark, marked) = tokio::task::spawn_blocking(move || {
+                let marked = mark.write(sequence, &hash);
+                (mark, marked)
+            })
+            .await
+            .map_err(|error| JournalError::Corrupt { sequence, problem: format!("acknowledgement mark: {error}") })?;
+            marked.map_err(|error| JournalError::Corrupt { sequence, problem: error.to_string() })?;
+            metrics.batch(entries, started.elapsed());
+            Ok(mark)
+        });
+        self.in_flight = Some(Sealed { flush, entries, model, publication, answers: pending.answers });
+        // The snapshot is of the state just after this batch; it is stored only once no
+        // flush is under way, so never ahead of the durable journal.
+        if self.encoding.is_none() && self.encoded.is_none() && sequence.saturating_sub(self.last_snapshot) >= self.snapshot_every
+        {
+            self.snapshot();
+        }
+    }
+
+    /// Waits for the batch in flight, if any, and finishes it ([`Writer::durable`]).
+    pub(super) async fn finish_in_flight(&mut self) {
+        if let Some(sealed) = self.in_flight.as_mut() {
+            let flushed = (&mut sealed.flush).await;
+            self.durable(flushed).await;
+        }
+    }
+
+    /// The batch in flight is durable: its read model is swapped in, its pushes sent, then
+    /// its callers answered; a snapshot waiting for this moment is stored.
+    pub(super) async fn durable(&mut self, flushed: Result<Result<Mark, JournalError>, tokio::task::JoinError>) {
+        let sealed = self.in_flight.take().expect("a batch in flight");
+        match flushed {
+            Ok(Ok(mark)) => self.mark = Some(mark),
+            // Fail-stop: state applied in memory that cannot be made durable must not be
+            // served. Recovery replays the journal on the next start.
+            Ok(Err(error)) => panic!("journal write failed, stopping the controller: {error}"),
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Err(error) => panic!("journal write did not finish, stopping the controller: {error}"),
+        }
+        // Swapped in before the answers: a caller who reads after its answer sees its command.
+        let tip = sealed.model.tip.entries;
+        self.model.send_replace(sealed.model);
+        info!(entries = sealed.entries, tip, requests = sealed.answers.len(), "batch durable");
+        // Pushed before the answers: an agent that reads its answer and then
+        // watches its table never sees the state from before its own command.
+        self.send(sealed.publication);
+        for (reply, result) in sealed.answers {
+            let _ = reply.send(result);
+        }
+        if let Some(encoded) = self.encoded.take() {
+            self.store_snapshot(encoded).await;
+        }
+    }
+
+    /// Takes a snapshot of the state as of the last sealed batch and has it encoded off the
+    /// writer's path; only the copy is made here, and the store once it is encoded and no
+    /// flush is under way. Encoding it inline held every answer behind it (16 ms with 1,000
+    /// tables and one jornada of meters, far more with the 62 jornadas the reports keep:
+    /// docs/benchmarks.md). The store stays with the writer: from another thread it raced
+    /// the writer's flushes (a max latency of 78 ms) and the memory sled frees per thread
+    /// was held on to. One snapshot at a time, in order.
+    pub(super) fn snapshot(&mut self) {
+        let stored =
+            StoredSnapshot { sequence: self.tip.entries, tip: hex::encode(self.tip.hash), snapshot: self.state.snapshot() };
+        self.last_snapshot = self.tip.entries;
+        let sealer = self.sealer.clone();
+        self.encoding = Some(tokio::task::spawn_blocking(move || {
+            let bytes = Journal::encode_snapshot(&stored);
+            let seal = sealer.snapshot_seal(&bytes);
+            (stored.sequence, bytes, seal)
+        }));
+    }
+
+    /// Stores an encoded snapshot, durably. Fail-stop when it cannot be: the journal's
+    /// storage is failing.
+    pub(super) async fn store_snapshot(&mut self, (sequence, bytes, seal): EncodedSnapshot) {
+        if let Err(error) = self.journal.save_snapshot_bytes(bytes, seal).await {
+            panic!("snapshot write failed, stopping the controller: {error}");
+        }
+        info!(sequence, "snapshot saved");
+    }
+
+    /// Builds the pushes of the batch just sealed: the new state of every table of a pool
+    /// that changed, and the displays. Sent by [`Writer::send`] once the batch is durable.
+    ///
+    /// A command changes only its own table, its pool and that pool's gold turn. So a
+    /// table's view is rebuilt when a command of the batch was its own or its pool's gold
+    /// turn moved; the other tables of a touched pool get only the pool's new amount
+    /// (a whole view rebuilt for each of them cost a third of the CPU at 2,000 presses/s
+    /// with 1,000 tables: docs/benchmarks.md).
+    pub(super) fn prepare(
+        &mut self,
+        pools: &BTreeSet<PoolId>,
+        tables: &BTreeSet<TableId>,
+        decided: &BTreeSet<PoolId>,
+    ) -> Publication {
+        let sequence = self.tip.entries;
+        let mut prepared = Vec::with_capacity(pools.len());
+        for pool in pools {
+            let Some(senders) = self.pool_tables.get(pool) else { continue };
+            let turn = self.state.data().gold_turns.get(pool);
+            let turn_moved = turn != self.gold_turns.get(pool);
+            if turn_moved {
+                match turn {
+                    Some(turn) => self.gold_turns.insert(pool.clone(), turn.clone()),
+                    None => self.gold_turns.remove(pool),
+                };
+            }
+            let displayed = self.state.pool(pool).displayed();
+            let mut views = Vec::new();
+            for (index, (id, sender)) in senders.iter().enumerate() {
+                if turn_moved || tables.contains(id) {
+                    if let Some(view) = self.state.table_view(id) {
+                        views.push((index, view));
+                    }
+                } else {
+                    // Only the amount can have changed: checked on every batch of the tests.
+                    // (What the watch holds is the last batch's: it was sent before this one was sealed.)
+                    debug_assert_eq!(
+                        Some({
+                            let mut view = sender.borrow().view.clone();
+                            view.displayed = displayed;
+                            view
+                        }),
+                        self.state.table_view(id),
+                        "table {id} changed unpublished"
+                    );
+                }
+            }
+            prepared.push(PoolPush { pool: pool.clone(), displayed, views });
+        }
+        // The prize lists change with a hit (a new head of the pool's hits) or a decision.
+        let mut prizes_changed = decided.clone();
+        for pool in pools {
+            let head = self.state.data().hits.get(pool).and_then(|hits| hits.front()).map(|hit| hit.journal_sequence);
+            if self.hit_heads.get(pool).copied() != head {
+                match head {
+                    Some(head) => self.hit_heads.insert(pool.clone(), head),
+                    None => self.hit_heads.remove(pool),
+                };
+                prizes_changed.insert(pool.clone());
+            }
+        }
+        let display = display_of(&self.state, sequence, self.clock.now_us(), Some(&self.display.borrow()), Some(&prizes_changed));
+        Publication { sequence, pools: prepared, display }
+    }
+
+    /// Sends a durable batch's pushes: whole views where they changed, the amount to the
+    /// other tables of each touched pool, and the displays (stamped with now, when the
+    /// batch became durable).
+    pub(super) fn send(&self, publication: Publication) {
+        let Publication { sequence, pools, mut display } = publication;
+        for PoolPush { pool, displayed, views } in pools {
+            let Some(senders) = self.pool_tables.get(&pool) else { continue };
+            let mut views = views.into_iter().peekable();
+            for (index, (_, sender)) in senders.iter().enumerate() {
+                match views.next_if(|(at, _)| *at == index) {
+                    Some((_, view)) => {
+                        sender.send_if_modified(|push| {
+                            if push.view == view {
+                                return false;
+                            }
+                            *push = TablePush { journal_sequence: sequence, view };
+                            true
+                        });
+                    }
+                    None => {
+                        sender.send_if_modified(|push| {
+                            let modified = push.view.displayed != displayed;
+                            if modified {
+                                push.view.displayed = displayed;
+                                push.journal_sequence = sequence;
+                            }
+                            modified
+                        });
+                    }
+                }
+            }
+        }
+        display.durable_unix_us = self.clock.now_us();
+        self.display.send_if_modified(|push| {
+            if push.pools == display.pools {
+                return false;
+            }
+            *push = display;
+            true
+        });
+    }
+}
+
+/// An encoded snapshot, or the panic that stopped its encoding (fail-stop).
+pub(super) fn unwrap_encoded(encoded: Result<EncodedSnapshot, tokio::task::JoinError>) -> EncodedSnapshot {
+    match encoded {
+        Ok(encoded) => encoded,
+        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+        Err(error) => panic!("snapshot encoding did not finish, stopping the controller: {error}"),
+    }
+}

@@ -1,0 +1,537 @@
+//! Opening a journal: genesis for a new one, recovery (snapshot, replay, chain and mark
+//! checks) for an existing one, in sled or PostgreSQL, and assembling the writer and its
+//! [`Handle`] over it.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use pozo_engine::{PoolId, TableId};
+use tokio::sync::{mpsc, watch};
+use tracing::{debug, info};
+
+use super::batch::{Pending, Writer};
+use super::standby::Following;
+use super::*;
+use crate::clock::Clock;
+use crate::config::Config;
+use crate::exit::{JournalRefused, StorageFailed};
+use crate::journal::Sealer;
+use crate::journal::mark::Mark;
+use crate::journal::recovery::{NoMarkHere, check_acknowledged, check_tip, check_tip_record, genesis_config, recover_until};
+use crate::journal::{Identity, Journal, JournalError, JournalTip, Record};
+use crate::read::ReadModel;
+use crate::read::metrics::Metrics;
+use crate::read::signs::{TablePush, display_of};
+use crate::read::status::Role;
+use pozo_core::state::{Command, Context, State};
+
+/// The first entry of a journal: the configuration it runs under, texts and hash.
+/// `by` is who started it (`serve --changed-by`, or the system user and host).
+pub fn genesis(config: &Config, time_ms: u64, by: &str) -> Record {
+    Record {
+        sequence: 1,
+        time_ms,
+        command: Command::Genesis {
+            config_hash: config.hash.clone(),
+            texts: config.texts.clone(),
+            keys: config.key_records(),
+            by: by.to_owned(),
+        },
+    }
+}
+
+/// What changed between two journaled key sets, for the log: "added vp-dora; rotated mesa-B1".
+pub(super) fn key_changes(before: &[crate::config::KeyRecord], after: &[crate::config::KeyRecord]) -> String {
+    let find = |set: &[crate::config::KeyRecord], id: &str| set.iter().find(|key| key.id == id).cloned();
+    let mut changes = Vec::new();
+    for key in after {
+        match find(before, &key.id) {
+            None => changes.push(format!("added {}", key.id)),
+            Some(old) if old.fingerprint != key.fingerprint => changes.push(format!("rotated {}", key.id)),
+            Some(old) if old != *key => changes.push(format!("changed {}", key.id)),
+            Some(_) => {}
+        }
+    }
+    changes.extend(before.iter().filter(|key| find(after, &key.id).is_none()).map(|key| format!("removed {}", key.id)));
+    changes.join("; ")
+}
+
+/// Where the journal is kept when not in sled: a PostgreSQL address, and whether this
+/// controller starts as a hot standby while another is the writer.
+#[derive(Clone)]
+pub struct StoreChoice {
+    pub url: String,
+    pub standby: bool,
+}
+
+/// Never the address itself: it may hold a password.
+impl std::fmt::Debug for StoreChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreChoice")
+            .field("database", &crate::journal::postgres::describe(&self.url))
+            .field("standby", &self.standby)
+            .finish()
+    }
+}
+
+/// Where [`start_writer`] finds its journal.
+pub(super) enum Opening {
+    Sled,
+    Postgres(String),
+    /// A standby's: the writer's lock already held.
+    Taken(Arc<crate::journal::postgres::PgStore>),
+}
+
+/// Opens the journal in `directory` (or the PostgreSQL store `store` names), recovers the
+/// state (snapshot + replay, see [`crate::journal::recovery`]), and starts the writer; a standby
+/// (`store.standby`) starts following the writer's journal instead when another controller
+/// holds the writer's lock. The returned handle is how services talk to it.
+pub async fn start(
+    config: Config,
+    directory: &Path,
+    store: Option<&StoreChoice>,
+    mark_path: &Path,
+    snapshot_every: u64,
+    changed_by: &str,
+    clock: Arc<dyn Clock>,
+) -> anyhow::Result<(Handle, tokio::task::JoinHandle<()>, Stopper)> {
+    assert!(snapshot_every > 0, "a snapshot interval of zero entries");
+    anyhow::ensure!(
+        !changed_by.trim().is_empty() && changed_by.chars().count() <= 64,
+        "--changed-by: 1 to 64 characters naming who starts the controller"
+    );
+    let opening = match store {
+        None => Opening::Sled,
+        Some(choice) if !choice.standby => Opening::Postgres(choice.url.clone()),
+        Some(choice) => {
+            let url = choice.url.clone();
+            // The wait ends when this future is dropped (a stop asked before it began).
+            let cancelled = CancelOnDrop(Arc::default());
+            let cancel = Arc::clone(&cancelled.0);
+            let begun = tokio::task::spawn_blocking(move || standby_begin(&url, &cancel))
+                .await
+                .map_err(|failed| anyhow::anyhow!("standby: {}", panic_text(failed)))??;
+            drop(cancelled);
+            match begun {
+                Begin::Writer(store) => {
+                    info!("standby: the writer's lock is ours (no other controller writes); starting as the writer");
+                    Opening::Taken(store)
+                }
+                Begin::Follow { reader, candidate } => {
+                    let config = Arc::new(config);
+                    let following = Following {
+                        url: choice.url.clone(),
+                        candidate: Some(*candidate),
+                        config: Arc::clone(&config),
+                        mark_path: mark_path.to_path_buf(),
+                        changed_by: changed_by.to_owned(),
+                        database_lost: false,
+                    };
+                    return start_standby(config, reader, following, snapshot_every, clock).await;
+                }
+            }
+        }
+    };
+    start_writer(config, directory, opening, mark_path, snapshot_every, changed_by, clock).await
+}
+
+/// How a standby begins: the writer's lock was free (it is the writer at once), or another
+/// controller writes a journal it can follow.
+pub(super) enum Begin {
+    Writer(Arc<crate::journal::postgres::PgStore>),
+    Follow { reader: Arc<crate::journal::postgres::PgStore>, candidate: Box<crate::journal::postgres::Candidate> },
+}
+
+/// Asks for the writer's lock; while another controller holds it, waits for a journal to
+/// follow (a writer that has only just started may not have one yet). A database that cannot
+/// be reached is waited for; a wrong address or password ends the wait.
+pub(super) fn standby_begin(url: &str, cancel: &std::sync::atomic::AtomicBool) -> anyhow::Result<Begin> {
+    use crate::journal::postgres::{Candidate, PgStore, STANDBY_RECONNECT};
+    use crate::journal::store::StoreError;
+    let mut candidate = Candidate::new(url);
+    let mut said = String::new();
+    let mut say = |what: &str| {
+        if what != said {
+            info!("{what}");
+            said = what.to_owned();
+        }
+    };
+    loop {
+        anyhow::ensure!(!cancel.load(std::sync::atomic::Ordering::Relaxed), "standby: stopped before it began");
+        match candidate.try_take() {
+            Ok(Some(store)) => return Ok(Begin::Writer(store)),
+            Ok(None) => match PgStore::open_follower(url).and_then(|reader| {
+                let begun = crate::journal::store::Store::last(&*reader)?.is_some();
+                Ok((reader, begun))
+            }) {
+                Ok((reader, true)) => return Ok(Begin::Follow { reader, candidate: Box::new(candidate) }),
+                Ok((_, false)) | Err(StoreError::Migrations { .. }) => {
+                    say("standby: another controller is the writer and its journal is not begun yet; waiting");
+                }
+                Err(error) if error.is_refusal() => return Err(error.into()),
+                Err(error) => {
+                    say("standby: the journal cannot be read yet; trying again");
+                    debug!(%error, "standby: the journal cannot be read");
+                }
+            },
+            Err(error) if error.is_refusal() => return Err(error.into()),
+            Err(error) => {
+                say("standby: the database cannot be reached; trying again");
+                debug!(%error, "standby: the database cannot be reached");
+            }
+        }
+        // Not a poll: a connection per try (the lock's is kept), so once a second.
+        std::thread::sleep(STANDBY_RECONNECT);
+    }
+}
+
+/// Sets its flag when dropped: a blocking wait that polls it ends with the future that started it.
+pub(super) struct CancelOnDrop(Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// A recovered journal: its state and tip, identity, sealer, and the snapshot it started from.
+pub(super) struct Recovered {
+    pub(super) state: State,
+    pub(super) tip: JournalTip,
+    pub(super) identity: Identity,
+    pub(super) sealer: Sealer,
+    pub(super) snapshot_at: u64,
+}
+
+/// Recovers a journal that has entries: the configuration must be the genesis one, the
+/// journal key this journal's, the chain whole and the tip record sealed.
+///
+/// A standby (`following`) recovers up to the tip record it reads first, and checks the chain
+/// ends there: its writer goes on committing meanwhile.
+pub(super) fn recover_existing(
+    journal: &Journal,
+    config: &Arc<Config>,
+    entries: u64,
+    data: &str,
+    following: bool,
+) -> anyhow::Result<Recovered> {
+    let journal_key =
+        config.journal_key.clone().ok_or_else(|| anyhow::anyhow!("the keys have no journal key (role = \"journal\")"))?;
+    let journaled = genesis_config(journal)?.ok_or_else(|| anyhow::anyhow!("journal without genesis"))?;
+    if journaled.hash != config.hash {
+        anyhow::bail!(
+            "the configuration differs from the one this journal was started with ({} ≠ {}): settings do not change \
+             while pools are live (docs/operations.md §8); start with the original --config/--rulebook, or a new --data directory",
+            config.hash,
+            journaled.hash
+        );
+    }
+    let identity = journal.identity()?.ok_or_else(|| {
+        JournalRefused(format!(
+            "{data}: the journal has entries but no identity record: the data directory is damaged; restore it from a \
+             backup (docs/operations.md §6)"
+        ))
+    })?;
+    let sealer = Sealer::new(&journal_key, &identity).map_err(anyhow::Error::msg)?;
+    let stored_tip = if following { journal.stored_tip()? } else { None };
+    let (entries, until) = match stored_tip {
+        Some((tip, _, _)) => (tip, tip),
+        None => (entries, u64::MAX),
+    };
+    let (state, tip, recovery) = recover_until(journal, &identity, &sealer, config, entries, until).map_err(|error| {
+        // A failing disk is a storage failure; anything else is a journal that cannot be served.
+        let storage = crate::exit::ExitClass::of_recovery(&error) == crate::exit::ExitClass::Storage;
+        let message = format!(
+            "{data}: {error:#}. The journal is damaged: the controller does not serve it. Keep a copy for the \
+             investigation and restore the last backup (docs/operations.md §6); `pozo-server verify` names the last good entry"
+        );
+        if storage { anyhow::Error::new(StorageFailed(message)) } else { anyhow::Error::new(JournalRefused(message)) }
+    })?;
+    // The journal key is fixed for the life of a journal: a different one is named as such.
+    let journaled_key = state.data().keys.iter().find(|key| key.id == crate::config::JOURNAL_KEY_RECORD);
+    let given = crate::config::fingerprint(&journal_key.0);
+    if let Some(journaled) = journaled_key
+        && journaled.fingerprint != given
+    {
+        anyhow::bail!(
+            "{data}: the journal key given (fingerprint {given}) is not the one this journal is sealed with ({}): the \
+             journal key never changes for a journal; start with the keys file that holds it (docs/security.md)",
+            journaled.fingerprint
+        );
+    }
+    let checked = match stored_tip {
+        Some(stored) => check_tip_record(stored, &tip, &sealer),
+        None => check_tip(journal, &tip, &sealer),
+    };
+    checked.map_err(|problem| {
+        JournalRefused(format!("{data}: {problem}. The controller does not serve it (docs/operations.md §6)"))
+    })?;
+    Ok(Recovered { state, tip, identity, sealer, snapshot_at: recovery.snapshot_at })
+}
+
+/// Opens the journal as its writer, recovers it (or begins a new one), journals a changed key
+/// set, writes the mark and starts the writer.
+pub(super) async fn start_writer(
+    config: Config,
+    directory: &Path,
+    opening: Opening,
+    mark_path: &Path,
+    snapshot_every: u64,
+    changed_by: &str,
+    clock: Arc<dyn Clock>,
+) -> anyhow::Result<(Handle, tokio::task::JoinHandle<()>, Stopper)> {
+    let started = std::time::Instant::now();
+    let data = directory.display();
+    let in_database = !matches!(opening, Opening::Sled);
+    // Opening may wait (store::LOCK_WAIT) for a journal closed just before: not on a runtime thread.
+    let journal = {
+        let directory = directory.to_path_buf();
+        let open = move || match opening {
+            Opening::Sled => Journal::open(&directory),
+            // docs/journal.md, "On PostgreSQL": the journal in the database, the mark in --data's place.
+            Opening::Postgres(url) => Ok(Journal::on(crate::journal::postgres::PgStore::open(&url)?)),
+            Opening::Taken(store) => Ok(Journal::on(store)),
+        };
+        let damaged = |why: String| {
+            JournalRefused(format!(
+                "{data}: the journal could not be opened ({why}): the data directory is damaged; do not serve from it. \
+                 Keep a copy of it for the investigation and restore the last backup (docs/operations.md §6)"
+            ))
+        };
+        match tokio::task::spawn_blocking(open).await {
+            Ok(Ok(journal)) => journal,
+            // sled reads its own files as corrupted (a damaged `conf` or log): refused, saying what to do.
+            Ok(Err(JournalError::Store(crate::journal::store::StoreError::Sled(
+                error @ (sled::Error::Corruption { .. } | sled::Error::ReportableBug(_)),
+            )))) => return Err(damaged(error.to_string()).into()),
+            Ok(Err(error)) => return Err(error.into()),
+            // sled may panic on data it cannot make sense of: a damaged directory, refused.
+            Err(failed) => return Err(damaged(panic_text(failed)).into()),
+        }
+    };
+    let journal_key =
+        config.journal_key.clone().ok_or_else(|| anyhow::anyhow!("the keys have no journal key (role = \"journal\")"))?;
+    let config = Arc::new(config);
+    let (entries, _) = journal.tip()?;
+    let marked = mark_path.metadata().map(|metadata| metadata.len() > 0).unwrap_or(false);
+    if entries == 0 && (journal.stored_tip()?.is_some() || journal.load_snapshot()?.is_some() || journal.identity()?.is_some()) {
+        return Err(JournalRefused(format!(
+            "{data}: the journal's entries are gone but its tip record, identity or snapshot remain: the data directory is damaged; \
+             restore it from a backup (docs/operations.md §6), do not start a new journal here"
+        ))
+        .into());
+    }
+    if entries == 0 && marked {
+        return Err(JournalRefused(format!(
+            "{data}: no journal here, but the acknowledgement mark {} says this controller acknowledged entries: the data \
+             directory is missing or damaged. Restore it from a backup (docs/operations.md §6); if this really is a new \
+             installation, remove the old mark file first",
+            mark_path.display()
+        ))
+        .into());
+    }
+    let (state, tip, identity, sealer) = if entries == 0 {
+        tracing::warn!(
+            data = %directory.display(),
+            "no journal here: a new one is created and every pool opens at its minimum (check --data if a journal was expected)"
+        );
+        let mut state = State::new(Arc::clone(&config));
+        let record = genesis(&config, clock.now_ms(), changed_by);
+        state
+            .apply(&record.command, Context { sequence: 1, time_ms: record.time_ms })
+            .map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
+        let identity = Identity::generate();
+        let sealer = Sealer::new(&journal_key, &identity).map_err(anyhow::Error::msg)?;
+        journal.set_identity(&identity)?;
+        let (value, hash) = Journal::encode(&identity.genesis_previous(), &record);
+        journal.append(vec![(1, value)], (1, hash), sealer.tip_seal(1, &hash)).await?;
+        info!(journal_id = %identity.journal_id(), "new journal");
+        (state, JournalTip { entries: 1, hash }, identity, sealer)
+    } else {
+        let Recovered { state, tip, identity, sealer, snapshot_at } =
+            recover_existing(&journal, &config, entries, &data.to_string(), false)?;
+        let no_mark = if in_database { NoMarkHere::StartAtTip } else { NoMarkHere::Refuse };
+        if in_database && !marked && tip.entries > 1 {
+            tracing::warn!(
+                mark = %mark_path.display(),
+                "no acknowledgement mark here: the journal is in PostgreSQL; this controller's mark starts at its tip"
+            );
+        }
+        check_acknowledged(&journal, &tip, mark_path, &sealer, no_mark)?;
+        info!(
+            entries = tip.entries,
+            from_snapshot = snapshot_at,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            journal_id = %identity.journal_id(),
+            "journal recovered"
+        );
+        (state, tip, identity, sealer)
+    };
+    let (mut state, tip) = (state, tip);
+    let tip = journal_key_set(&mut state, tip, &journal, &sealer, &config, changed_by, &clock).await?;
+    // The mark now says what the journal holds, before anything is answered.
+    let mut mark = Mark::open(mark_path, sealer.clone())?;
+    mark.write(tip.entries, &tip.hash)?;
+    let assembled = assemble(config, state, tip, journal, sealer, identity, Some(mark), snapshot_every, clock, Role::Writer)?;
+    let task = tokio::spawn(assembled.writer.run(assembled.queue, assembled.stopped));
+    Ok((assembled.handle, task, assembled.stopper))
+}
+
+/// A key set other than the journal's (a key added, removed or rotated since the last
+/// start) is journaled, with who started the controller with it, before anything is served.
+/// Returns the new tip.
+pub(super) async fn journal_key_set(
+    state: &mut State,
+    tip: JournalTip,
+    journal: &Journal,
+    sealer: &Sealer,
+    config: &Config,
+    changed_by: &str,
+    clock: &Arc<dyn Clock>,
+) -> anyhow::Result<JournalTip> {
+    let keys = config.key_records();
+    if state.data().keys == keys {
+        return Ok(tip);
+    }
+    let changes = key_changes(&state.data().keys, &keys);
+    let sequence = tip.entries + 1;
+    let time_ms = clock.now_ms().max(journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0));
+    let record = Record { sequence, time_ms, command: Command::Keys { keys, by: changed_by.to_owned() } };
+    state.apply(&record.command, Context { sequence, time_ms }).map_err(|refusal| anyhow::anyhow!("keys: {refusal}"))?;
+    let (value, hash) = Journal::encode(&tip.hash, &record);
+    journal.append(vec![(sequence, value)], (sequence, hash), sealer.tip_seal(sequence, &hash)).await?;
+    tracing::warn!(entry = sequence, by = changed_by, %changes, "the key set changed since the last start: journaled");
+    Ok(JournalTip { entries: sequence, hash })
+}
+
+/// Recovers the writer's journal read from PostgreSQL and starts following it as the hot
+/// standby: the read model, the panels and the signs kept current, commands refused, the
+/// writer's lock asked for every [`crate::journal::postgres::STANDBY_POLL`].
+pub(super) async fn start_standby(
+    config: Arc<Config>,
+    reader: Arc<crate::journal::postgres::PgStore>,
+    following: Following,
+    snapshot_every: u64,
+    clock: Arc<dyn Clock>,
+) -> anyhow::Result<(Handle, tokio::task::JoinHandle<()>, Stopper)> {
+    let started = std::time::Instant::now();
+    let database = reader.database().to_owned();
+    let journal = Journal::on(reader);
+    let (entries, _) = journal.tip()?;
+    let Recovered { state, tip, identity, sealer, snapshot_at } = recover_existing(&journal, &config, entries, &database, true)?;
+    // This controller's mark is checked now, not when the writer is gone: one from another
+    // journal, or ahead of this one, is refused while the writer still serves.
+    check_acknowledged(&journal, &tip, &following.mark_path, &sealer, NoMarkHere::StartAtTip).map_err(|problem| {
+        JournalRefused(format!("{database}: {problem}. The standby does not follow it (docs/operations.md §16)"))
+    })?;
+    if state.data().keys != config.key_records() {
+        tracing::warn!(
+            changes = %key_changes(&state.data().keys, &config.key_records()),
+            "standby: the keys given differ from the writer's journaled key set; taking over would journal these \
+             keys (check --keys is the writer's: a key revoked there would come back)"
+        );
+    }
+    info!(
+        entries = tip.entries,
+        from_snapshot = snapshot_at,
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        journal_id = %identity.journal_id(),
+        %database,
+        "standby: another controller is the writer; following its journal (reads and signs served, commands refused)"
+    );
+    let assembled = assemble(config, state, tip, journal, sealer, identity, None, snapshot_every, clock, Role::Standby)?;
+    let Assembled { writer, handle, queue, stopped, stopper, role, journals } = assembled;
+    let task = tokio::spawn(writer.follow(following, role, journals, queue, stopped));
+    Ok((handle, task, stopper))
+}
+
+/// A writer ready to run (or to follow), and the handle to it.
+pub(super) struct Assembled {
+    pub(super) writer: Writer,
+    pub(super) handle: Handle,
+    pub(super) queue: mpsc::Receiver<Request>,
+    pub(super) stopped: watch::Receiver<bool>,
+    pub(super) stopper: Stopper,
+    pub(super) role: watch::Sender<Role>,
+    pub(super) journals: watch::Sender<Journal>,
+}
+
+/// Builds the writer around a recovered state: the table panels, the signs, the read model,
+/// the request queue and the handle.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn assemble(
+    config: Arc<Config>,
+    state: State,
+    tip: JournalTip,
+    journal: Journal,
+    sealer: Sealer,
+    identity: Identity,
+    mark: Option<Mark>,
+    snapshot_every: u64,
+    clock: Arc<dyn Clock>,
+    role: Role,
+) -> anyhow::Result<Assembled> {
+    let mut pool_tables: BTreeMap<PoolId, Vec<(TableId, watch::Sender<TablePush>)>> = BTreeMap::new();
+    let mut table_receivers = BTreeMap::new();
+    for table in &config.layout.tables {
+        let view = state.table_view(&table.id).expect("every configured table has a view");
+        let pool = view.pool_id.clone();
+        let (sender, receiver) = watch::channel(TablePush { journal_sequence: tip.entries, view });
+        pool_tables.entry(pool).or_default().push((table.id.clone(), sender));
+        table_receivers.insert(table.id.clone(), receiver);
+    }
+    let gold_turns = state.data().gold_turns.clone();
+    let hit_heads = state
+        .data()
+        .hits
+        .iter()
+        .filter_map(|(pool, hits)| hits.front().map(|hit| (pool.clone(), hit.journal_sequence)))
+        .collect();
+    let (display_sender, display_receiver) = watch::channel(display_of(&state, tip.entries, clock.now_us(), None, None));
+    let (requests, queue) = mpsc::channel(QUEUE_CAPACITY);
+    let last_snapshot = journal.load_snapshot()?.map(|stored| stored.sequence).unwrap_or(0);
+    // Journal time never goes backwards, even after a restart on a clock that is behind.
+    let last_time_ms = journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0);
+    let (journals, journal_receiver) = watch::channel(journal.clone());
+    let (model, model_receiver) = watch::channel(Arc::new(ReadModel::of(&state, tip)));
+    let (role, role_receiver) = watch::channel(role);
+    let metrics = Arc::new(Metrics::new());
+    let writer = Writer {
+        clock: Arc::clone(&clock),
+        model,
+        state,
+        journal,
+        sealer,
+        mark,
+        tip,
+        last_snapshot,
+        last_time_ms,
+        snapshot_every,
+        pool_tables,
+        gold_turns,
+        display: display_sender,
+        hit_heads,
+        encoding: None,
+        encoded: None,
+        pending: Pending::default(),
+        in_flight: None,
+        metrics: Arc::clone(&metrics),
+    };
+    let (stop, stopped) = watch::channel(false);
+    let journal_id = identity.journal_id();
+    let handle = Handle {
+        requests,
+        tables: Arc::new(table_receivers),
+        display: display_receiver,
+        config,
+        journal: journal_receiver,
+        identity: Arc::new(identity),
+        journal_id: Arc::from(journal_id),
+        model: model_receiver,
+        role: role_receiver,
+        clock,
+        metrics,
+    };
+    Ok(Assembled { writer, handle, queue, stopped, stopper: Stopper(stop), role, journals })
+}
