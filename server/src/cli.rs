@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::award::{self, ROUND_FILE_BYTES_MAX};
 use crate::config::rulebooks::{self, read_bounded};
+use crate::tools::award::{self, ROUND_FILE_BYTES_MAX};
 use clap::{Parser, Subcommand};
 use pozo_engine::format_ars;
 
@@ -376,11 +376,11 @@ fn run_backup(to: &std::path::Path, pages: &str, keys: Option<&std::path::Path>)
             Ok((_, status)) => status.journal.journal_id,
             Err(error) => return fail(ExitClass::Unreachable, format!("no answer from {base}: {error:#}")),
         };
-        let mac = crate::backup::request_mac(&key, &journal_id, &to);
+        let mac = crate::tools::backup::request_mac(&key, &journal_id, &to);
         let sent = client
             .post(format!("{base}/backup"))
-            .header(crate::backup::MAC_HEADER, mac)
-            .json(&crate::backup::BackupRequest { to: to.clone() })
+            .header(crate::tools::backup::MAC_HEADER, mac)
+            .json(&crate::tools::backup::BackupRequest { to: to.clone() })
             .send()
             .await;
         let response = match sent {
@@ -390,7 +390,7 @@ fn run_backup(to: &std::path::Path, pages: &str, keys: Option<&std::path::Path>)
         let code = response.status();
         let text = response.text().await.unwrap_or_default();
         if code.is_success() {
-            match serde_json::from_str::<crate::backup::BackupDone>(&text) {
+            match serde_json::from_str::<crate::tools::backup::BackupDone>(&text) {
                 Ok(done) => {
                     println!(
                         "backup of journal {} in {}: {} entries (tip {}), snapshot {}, verify {}",
@@ -550,8 +550,8 @@ fn run_verify(
     };
     let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| crate::journal::mark::default_path(data));
     let report = match store {
-        Some(url) => crate::verify::verify_store(url, &journal_key, Some(&mark)),
-        None => crate::verify::verify(data, &journal_key, Some(&mark)),
+        Some(url) => crate::tools::verify::verify_store(url, &journal_key, Some(&mark)),
+        None => crate::tools::verify::verify(data, &journal_key, Some(&mark)),
     };
     match report {
         Ok(report) => {
@@ -573,7 +573,7 @@ fn run_migrate(from: &std::path::Path, to: &str, keys: Option<&std::path::Path>)
             return ExitCode::from(2);
         }
     };
-    match crate::migrate::migrate(from, to, &journal_key) {
+    match crate::tools::migrate::migrate(from, to, &journal_key) {
         Ok(report) => {
             println!("{}", serde_json::to_string_pretty(&report).expect("reports serialize"));
             ExitCode::SUCCESS
@@ -594,7 +594,7 @@ fn run_restore(
     let journal_key = crate::config::journal_key(keys)?;
     let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| crate::journal::mark::default_path(data));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let restored = runtime.block_on(crate::restore::restore(from, data, &journal_key, &mark))?;
+    let restored = runtime.block_on(crate::tools::restore::restore(from, data, &journal_key, &mark))?;
     println!(
         "restored {} entries from {} into {}: journal {} is now {}; envelopes signed before are refused, agents \
          re-identify and take this record; commands acknowledged after the backup are not in it (docs/operations.md §6)",

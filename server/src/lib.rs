@@ -33,18 +33,14 @@
 //! The rules themselves live in the pure engine crate, `pozo_engine`.
 
 mod admission;
-mod award;
-pub mod backup;
 pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod exit;
 pub mod journal;
-pub mod migrate;
 pub mod read;
-mod restore;
 pub mod service;
-pub mod verify;
+pub mod tools;
 mod web;
 pub mod writer;
 

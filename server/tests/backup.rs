@@ -80,7 +80,7 @@ async fn a_backup_request_without_the_journal_keys_mac_writes_nothing() {
     let to = directory.path().join("backup");
     let response = reqwest::Client::new()
         .post(format!("{}/backup", server.pages_url()))
-        .header(pozo_server::backup::MAC_HEADER, "00".repeat(32))
+        .header(pozo_server::tools::backup::MAC_HEADER, "00".repeat(32))
         .json(&serde_json::json!({ "to": to }))
         .send()
         .await

@@ -430,7 +430,7 @@ async fn restart_from_snapshot_and_replay_gives_the_same_state() {
     drop(client);
     server.stop().await;
 
-    let report = pozo_server::verify::verify_data(&data, &Config::embedded()).expect("verify runs");
+    let report = pozo_server::tools::verify::verify_data(&data, &Config::embedded()).expect("verify runs");
     assert!(report.ok(), "{report:?}");
     assert_eq!(report.snapshot, "ok", "{report:?}");
     assert_eq!(report.entries, entries + 1);

@@ -103,7 +103,7 @@ async fn random_damage_after_a_kill_never_serves_fewer_entries_than_acknowledged
     {
         let directory = tempfile::tempdir().expect("a control directory");
         let copy = directory.path().join("data");
-        pozo_server::verify::copy_tree(&data, &copy).expect("copied");
+        pozo_server::tools::verify::copy_tree(&data, &copy).expect("copied");
         std::fs::copy(&mark, pozo_server::journal::mark::default_path(&copy)).expect("the mark copied");
         let log = directory.path().join("serve.log");
         let Ok(mut server) = start(&copy, &log) else {
@@ -121,7 +121,7 @@ async fn random_damage_after_a_kill_never_serves_fewer_entries_than_acknowledged
     for trial in 0..TRIALS {
         let directory = tempfile::tempdir().expect("a trial directory");
         let copy = directory.path().join("data");
-        pozo_server::verify::copy_tree(&data, &copy).expect("copied");
+        pozo_server::tools::verify::copy_tree(&data, &copy).expect("copied");
         std::fs::copy(&mark, pozo_server::journal::mark::default_path(&copy)).expect("the mark copied");
         // One byte, at an offset drawn over all the data's bytes (big files draw more often).
         let mut at = dice.next() % total;
@@ -190,7 +190,7 @@ async fn an_older_copy_of_the_data_is_refused_by_serve_and_verify_naming_the_las
     let data = base.path().join("data");
     let (early, _) = acknowledged_then_killed(&data, &base.path().join("first.log"), 15).await;
     let older = base.path().join("older");
-    pozo_server::verify::copy_tree(&data, &older).expect("copied");
+    pozo_server::tools::verify::copy_tree(&data, &older).expect("copied");
     let mut server = tokio::task::spawn_blocking({
         let (data, log) = (data.clone(), base.path().join("second.log"));
         move || ServerProcess::spawn(Path::new(BIN), &data, "127.0.0.1:0", &[], &log)
@@ -322,7 +322,7 @@ async fn a_restore_starts_a_new_epoch_that_refuses_envelopes_signed_before_it() 
     let first_journal = client.journal_id.clone();
     drop(client);
     assert!(server.terminate().success());
-    pozo_server::verify::copy_tree(&data, &backup).expect("copied");
+    pozo_server::tools::verify::copy_tree(&data, &backup).expect("copied");
 
     let mut server = spawn("second.log").await.expect("spawned");
     let mut client = connect(&server.address).await;

@@ -261,7 +261,7 @@ async fn a_key_set_changed_at_a_restart_is_journaled_with_who_and_never_a_secret
     let old_secret = hex::encode(&pozo_server::config::Config::embedded().keys["mesa-B1"].secret);
     assert!(!text.contains(&old_secret));
     rotated.stop().await.expect("stopped");
-    let verified = pozo_server::verify::verify_data(&data, &pozo_server::config::Config::embedded()).expect("verify runs");
+    let verified = pozo_server::tools::verify::verify_data(&data, &pozo_server::config::Config::embedded()).expect("verify runs");
     assert!(verified.ok(), "{:?} {:?}", verified.chain, verified.acknowledged);
 }
 

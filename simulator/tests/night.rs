@@ -74,8 +74,9 @@ async fn a_night_against_a_running_controller_with_its_layout_and_keys() {
     assert_eq!(second.books, "ok", "{:?}", second.differences);
     assert!(night::run(RunOptions { server: Some(server.url.clone()), ..options(18, 1, 1) }).await.is_err(), "18 tables of 17");
     server.stop().await.expect("stopped");
-    let verified = pozo_server::verify::verify_data(&directory.path().join("data"), &pozo_server::config::Config::embedded())
-        .expect("verify runs");
+    let verified =
+        pozo_server::tools::verify::verify_data(&directory.path().join("data"), &pozo_server::config::Config::embedded())
+            .expect("verify runs");
     assert!(verified.ok());
 }
 

@@ -179,7 +179,7 @@ async fn status(axum::extract::State(web): axum::extract::State<Web>) -> Respons
     axum::Json(status_of(&web)).into_response()
 }
 
-/// `POST /backup`: a verified copy of the durable journal (crate::backup), for whoever holds the
+/// `POST /backup`: a verified copy of the durable journal (crate::tools::backup), for whoever holds the
 /// journal key. 401 without its MAC, 400 for a path that cannot take a backup, 500 when the
 /// copy fails; the controller serves on throughout.
 async fn backup(
@@ -187,7 +187,7 @@ async fn backup(
     headers: axum::http::HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
-    use crate::backup::{BackupError, BackupRequest, MAC_HEADER};
+    use crate::tools::backup::{BackupError, BackupRequest, MAC_HEADER};
     let refuse =
         |status: StatusCode, message: String| (status, axum::Json(serde_json::json!({ "error": message }))).into_response();
     let request: BackupRequest = match serde_json::from_slice(&body) {
@@ -198,7 +198,7 @@ async fn backup(
         return refuse(StatusCode::FORBIDDEN, "this controller has no journal key".to_owned());
     };
     let mac = headers.get(MAC_HEADER).and_then(|value| value.to_str().ok()).unwrap_or_default();
-    if !crate::backup::request_allowed(&key, web.handle.journal_id(), &request.to, mac) {
+    if !crate::tools::backup::request_allowed(&key, web.handle.journal_id(), &request.to, mac) {
         return refuse(
             StatusCode::UNAUTHORIZED,
             format!("{MAC_HEADER}: not the journal key's MAC of this request (pozo-server backup computes it from --keys)"),
@@ -206,7 +206,7 @@ async fn backup(
     }
     let durable = web.handle.read().tip;
     tracing::info!(to = %request.to.display(), entries = durable.entries, "backup started");
-    let done = crate::backup::backup(
+    let done = crate::tools::backup::backup(
         web.handle.journal(),
         web.handle.identity().clone(),
         key,

@@ -465,7 +465,7 @@ mod tests {
         let runtime = runtime().expect("a runtime");
         let snapshot_at = runtime.block_on(build_journal(directory.path(), config.clone(), 3_000, 500)).expect("built");
         assert_eq!(snapshot_at, 2_501, "the snapshot as far behind the tip as the interval allows");
-        let report = pozo_server::verify::verify_data(directory.path(), &config).expect("verified");
+        let report = pozo_server::tools::verify::verify_data(directory.path(), &config).expect("verified");
         assert!(report.ok(), "chain {}, conservation {}, snapshot {}", report.chain, report.conservation, report.snapshot);
         assert_eq!(report.acknowledged, "ok", "the built journal's mark is at its tip");
         assert_eq!(report.entries, 3_000);

@@ -337,7 +337,9 @@ pub(super) async fn finish(
             let journal_key = config.journal_key.clone().context("the keys have a journal key")?;
             server.stop().await?;
             let mark = pozo_server::journal::mark::default_path(&data);
-            match tokio::task::spawn_blocking(move || pozo_server::verify::verify(&data, &journal_key, Some(&mark))).await? {
+            match tokio::task::spawn_blocking(move || pozo_server::tools::verify::verify(&data, &journal_key, Some(&mark)))
+                .await?
+            {
                 Ok(report) if report.ok() => "ok".to_owned(),
                 Ok(_) => {
                     differences.push("pozo-server verify: the journal does not verify".to_owned());

@@ -41,7 +41,7 @@ pub async fn restore(backup: &Path, data: &Path, journal_key: &JournalKey, mark:
         );
     }
     // The backup is checked on its own: it has no mark of its own.
-    let report = crate::verify::verify(backup, journal_key, None)?;
+    let report = crate::tools::verify::verify(backup, journal_key, None)?;
     if !report.ok() {
         anyhow::bail!(
             "--from {}: the backup does not verify (chain: {}; books: {}; snapshot: {}): choose another backup",
@@ -51,7 +51,7 @@ pub async fn restore(backup: &Path, data: &Path, journal_key: &JournalKey, mark:
             report.snapshot
         );
     }
-    crate::verify::copy_tree(backup, data)?;
+    crate::tools::verify::copy_tree(backup, data)?;
     let journal = {
         let data = data.to_path_buf();
         tokio::task::spawn_blocking(move || Journal::open(&data)).await??

@@ -155,7 +155,7 @@ fn copy(journal: &Journal, identity: &Identity, key: &JournalKey, durable: Journ
         runtime.block_on(target.append(chunk, tip, seal))?;
     }
     drop(target);
-    let report = crate::verify::verify(to, key, None)?;
+    let report = crate::tools::verify::verify(to, key, None)?;
     anyhow::ensure!(
         report.ok() && report.entries == durable.entries,
         "the copy does not verify (entries {}, chain: {}; books: {}; snapshot: {}): it is not a backup",

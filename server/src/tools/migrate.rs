@@ -28,7 +28,7 @@ pub struct MigrateReport {
 }
 
 pub fn migrate(from: &Path, to: &str, journal_key: &JournalKey) -> anyhow::Result<MigrateReport> {
-    let source = crate::verify::verify(from, journal_key, None)?;
+    let source = crate::tools::verify::verify(from, journal_key, None)?;
     if !source.ok() {
         return Err(JournalRefused(format!(
             "{}: verify does not accept this journal (chain: {}; books: {}; snapshot: {}): nothing was copied",
@@ -73,7 +73,7 @@ pub fn migrate(from: &Path, to: &str, journal_key: &JournalKey) -> anyhow::Resul
     runtime.block_on(target.put_tip(tip))?;
     drop(sled);
     // The copy on its own: the same length and the same last hash as the source.
-    let copy = crate::verify::verify_store(to, journal_key, None)?;
+    let copy = crate::tools::verify::verify_store(to, journal_key, None)?;
     if !(copy.ok() && copy.entries == source.entries && copy.tip == source.tip) {
         runtime.block_on(target.put_tip(unusable))?;
         return Err(JournalRefused(format!(

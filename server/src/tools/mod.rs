@@ -1,0 +1,15 @@
+//! The operator's tools: what `pozo-server` does besides serving. Each works on a journal
+//! through the journal room and the pure core, never through a second path.
+//!
+//! # Layout
+//! - [`verify`]: replaying a journal from zero to check its chain, seals and books.
+//! - [`backup`]: a verified copy of the durable journal of a running controller.
+//! - [`restore`]: bringing a backup in as a new epoch.
+//! - [`migrate`]: copying a journal between stores (sled and PostgreSQL).
+//! - `award`: the award calculator for disputes and audits.
+
+pub(crate) mod award;
+pub mod backup;
+pub mod migrate;
+pub(crate) mod restore;
+pub mod verify;
