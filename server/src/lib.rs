@@ -323,18 +323,15 @@ pub async fn serve(
             health.set_service_status("", tonic_health::ServingStatus::NotServing).await;
             let _ = stopping.send(true);
             return Err(match ended {
-                Err(error) if error.is_panic() => {
-                    let panic = error.into_panic();
-                    let text = panic.downcast_ref::<String>().map(String::as_str).unwrap_or_default();
-                    if text.starts_with(writer::DAMAGED) {
-                        // A standby that found the writer's journal damaged: refused, not a storage failure.
-                        anyhow::Error::new(exit::JournalRefused(text.to_owned()))
-                    } else {
-                        anyhow::Error::new(exit::StorageFailed(
-                            "the journal writer failed; the controller stops (see the log above)".into(),
-                        ))
-                    }
-                }
+                Err(error) if error.is_panic() => match error.into_panic().downcast::<writer::FailStop>() {
+                    // A standby that found the writer's journal damaged: refused, not a storage failure.
+                    Ok(stop) => match *stop {
+                        writer::FailStop::JournalDamaged(text) => anyhow::Error::new(exit::JournalRefused(text)),
+                    },
+                    Err(_) => anyhow::Error::new(exit::StorageFailed(
+                        "the journal writer failed; the controller stops (see the log above)".into(),
+                    )),
+                },
                 other => anyhow::anyhow!("the journal writer stopped unexpectedly: {other:?}"),
             });
         }

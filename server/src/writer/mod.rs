@@ -40,7 +40,6 @@ use crate::read::status::Role;
 use pozo_core::state::{Applied, Command, Refusal};
 
 pub use open::{StoreChoice, genesis, start};
-pub use standby::{DAMAGED, FOLLOW_ENTRIES_MAX};
 
 /// Requests waiting for the writer; senders wait when it is full (backpressure).
 pub const QUEUE_CAPACITY: usize = 8192;
@@ -68,6 +67,15 @@ pub enum WriterError {
          send them there (docs/operations.md §16)"
     )]
     Standby,
+}
+
+/// Why the writer stopped the controller other than by a storage failure: the writer
+/// task's panic payload, so that `serve` maps a fail-stop to its exit status by type
+/// (docs/operations.md §15), never by matching a message.
+#[derive(Debug)]
+pub enum FailStop {
+    /// A standby found the writer's journal damaged: it exits as for a journal refused.
+    JournalDamaged(String),
 }
 
 /// How the rest of the server talks to the writer.

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
 use tracing::{debug, info};
 
+use super::FailStop;
 use super::batch::{Pending, Writer};
 use super::open::journal_key_set;
 use super::*;
@@ -18,10 +19,10 @@ use crate::read::ReadModel;
 use crate::read::status::Role;
 
 /// How a standby's stop on a damaged journal begins: it exits as a journal refused does.
-pub const DAMAGED: &str = "standby: the writer's journal is damaged";
+const DAMAGED: &str = "standby: the writer's journal is damaged";
 
 /// Entries a standby reads and applies per round; a journal further ahead takes more rounds.
-pub const FOLLOW_ENTRIES_MAX: usize = 4_096;
+const FOLLOW_ENTRIES_MAX: usize = 4_096;
 
 /// What a hot standby needs to go on following, and to take over.
 pub(super) struct Following {
@@ -195,10 +196,12 @@ impl Writer {
     /// Fail-stop: a standby does not serve, nor take over, a journal whose chain or tip it
     /// cannot check. (It exits as for any journal refused: docs/operations.md §15.)
     pub(super) fn damaged(&self, problem: impl std::fmt::Display) -> ! {
-        panic!(
+        let message = format!(
             "{DAMAGED}: {problem}. This controller neither serves nor takes over a damaged journal; \
              `pozo-server verify --store` names the last good entry (docs/operations.md §6)"
-        )
+        );
+        tracing::error!("{message}");
+        std::panic::panic_any(FailStop::JournalDamaged(message))
     }
 
     /// The writer's lock is ours: reads the rest of what the writer before committed through
