@@ -32,12 +32,12 @@
 //!
 //! The rules themselves live in the pure engine crate, `pozo_engine`.
 
-mod admission;
 pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod exit;
 pub mod journal;
+mod net;
 pub mod read;
 pub mod service;
 pub mod tools;
@@ -55,18 +55,14 @@ use std::time::Duration;
 
 use pozo_proto::v1 as pb;
 use tokio::net::TcpListener;
-use tonic::transport::Server;
 
 use crate::config::Config;
 use crate::service::{ControllerService, DisplayService, PoolsService, ReportsService, TableService, VentaPagosService};
 
-pub use admission::{CONNECTIONS_MAX, FILES_NEEDED, HANDSHAKE_TIMEOUT, raise_open_files_limit};
-
-/// Concurrent requests on one connection.
-pub const REQUESTS_PER_CONNECTION_MAX: usize = 256;
-
-/// The largest gRPC message decoded: envelopes are small.
-pub const MESSAGE_BYTES_MAX: usize = 64 * 1024;
+pub use net::{
+    CONNECTIONS_MAX, FILES_NEEDED, HANDSHAKE_TIMEOUT, MESSAGE_BYTES_MAX, REQUESTS_PER_CONNECTION_MAX, Tls, loopback_networks,
+    raise_open_files_limit, server_builder,
+};
 
 /// After a stop is asked, requests in flight have this long to finish; streams
 /// (table and display watchers) are then cut, and the writer closes the journal.
@@ -130,50 +126,6 @@ pub fn system_user() -> String {
     let user = std::env::var("USER").or_else(|_| std::env::var("LOGNAME")).unwrap_or_else(|_| "unknown".to_owned());
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|host| host.trim().to_owned()).unwrap_or_default();
     if host.is_empty() { user } else { format!("{user}@{host}") }
-}
-
-/// The listener's TLS (rustls through tonic): the server's certificate chain and key,
-/// PEM, and optionally the CA whose certificates clients must present (agents' client
-/// certificates, docs/security.md).
-#[derive(Clone)]
-pub struct Tls {
-    pub certificate_pem: Vec<u8>,
-    pub key_pem: Vec<u8>,
-    pub client_ca_pem: Option<Vec<u8>>,
-}
-
-impl std::fmt::Debug for Tls {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // The key is a secret: never printed.
-        f.debug_struct("Tls").field("client_certificates", &self.client_ca_pem.is_some()).finish_non_exhaustive()
-    }
-}
-
-impl Tls {
-    /// Reads the PEM files.
-    pub fn load(certificate: &Path, key: &Path, client_ca: Option<&Path>) -> anyhow::Result<Tls> {
-        let read =
-            |path: &Path, what: &str| std::fs::read(path).map_err(|error| anyhow::anyhow!("{what} {}: {error}", path.display()));
-        Ok(Tls {
-            certificate_pem: read(certificate, "--tls-cert")?,
-            key_pem: read(key, "--tls-key")?,
-            client_ca_pem: client_ca.map(|path| read(path, "--tls-client-ca")).transpose()?,
-        })
-    }
-
-    fn server_config(&self) -> tonic::transport::ServerTlsConfig {
-        let identity = tonic::transport::Identity::from_pem(&self.certificate_pem, &self.key_pem);
-        let config = tonic::transport::ServerTlsConfig::new().identity(identity).timeout(admission::HANDSHAKE_TIMEOUT);
-        match &self.client_ca_pem {
-            Some(ca) => config.client_ca_root(tonic::transport::Certificate::from_pem(ca)),
-            None => config,
-        }
-    }
-}
-
-/// The display feed's open networks when none are given: loopback only.
-pub fn loopback_networks() -> Vec<ipnet::IpNet> {
-    vec!["127.0.0.0/8".parse().expect("a network"), "::1/128".parse().expect("a network")]
 }
 
 impl Default for ServeOptions {
@@ -310,7 +262,7 @@ pub async fn serve(
         .add_service(reports)
         .add_service(pools)
         .add_service(controller)
-        .serve_with_incoming_shutdown(admission::incoming(listener, tls.is_some()), async move {
+        .serve_with_incoming_shutdown(net::incoming(listener, tls.is_some()), async move {
             let _ = stop_requested.wait_for(|stop| *stop).await;
         });
     tokio::pin!(server);
@@ -357,16 +309,6 @@ pub async fn serve(
     writer.await?;
     result?;
     Ok(())
-}
-
-/// The controller's transport settings: per-connection limits and keepalive. The
-/// benchmark's bare echo uses them too, so that only the work behind them differs.
-pub fn server_builder() -> Server {
-    Server::builder()
-        .concurrency_limit_per_connection(REQUESTS_PER_CONNECTION_MAX)
-        .max_concurrent_streams(REQUESTS_PER_CONNECTION_MAX as u32)
-        .http2_keepalive_interval(Some(Duration::from_secs(10)))
-        .http2_keepalive_timeout(Some(Duration::from_secs(5)))
 }
 
 /// The controller run inside this process on a free loopback port: for the

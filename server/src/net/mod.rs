@@ -1,0 +1,38 @@
+//! The network's door: who gets a connection, how many requests each may have in flight,
+//! the largest message read, and TLS.
+//!
+//! # Layout
+//! - this file: the transport's limits and the server builder that applies them.
+//! - `admission`: who gets a connection (HTTP/2 preface in time, per-peer limits).
+//! - `tls`: the listener's certificate, key and client CA.
+
+mod admission;
+mod tls;
+
+use std::time::Duration;
+
+use tonic::transport::Server;
+
+pub use admission::{CONNECTIONS_MAX, FILES_NEEDED, HANDSHAKE_TIMEOUT, incoming, raise_open_files_limit};
+pub use tls::Tls;
+
+/// Concurrent requests on one connection.
+pub const REQUESTS_PER_CONNECTION_MAX: usize = 256;
+
+/// The largest gRPC message decoded: envelopes are small.
+pub const MESSAGE_BYTES_MAX: usize = 64 * 1024;
+
+/// The display feed's open networks when none are given: loopback only.
+pub fn loopback_networks() -> Vec<ipnet::IpNet> {
+    vec!["127.0.0.0/8".parse().expect("a network"), "::1/128".parse().expect("a network")]
+}
+
+/// The controller's transport settings: per-connection limits and keepalive. The
+/// benchmark's bare echo uses them too, so that only the work behind them differs.
+pub fn server_builder() -> Server {
+    Server::builder()
+        .concurrency_limit_per_connection(REQUESTS_PER_CONNECTION_MAX)
+        .max_concurrent_streams(REQUESTS_PER_CONNECTION_MAX as u32)
+        .http2_keepalive_interval(Some(Duration::from_secs(10)))
+        .http2_keepalive_timeout(Some(Duration::from_secs(5)))
+}
