@@ -32,14 +32,15 @@
 //!
 //! The rules themselves live in the pure engine crate, `pozo_engine`.
 
+pub mod cards;
 pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod exit;
+pub mod grpc;
 pub mod journal;
 mod net;
 pub mod read;
-pub mod service;
 pub mod tools;
 mod web;
 pub mod writer;
@@ -57,7 +58,7 @@ use pozo_proto::v1 as pb;
 use tokio::net::TcpListener;
 
 use crate::config::Config;
-use crate::service::{ControllerService, DisplayService, PoolsService, ReportsService, TableService, VentaPagosService};
+use crate::grpc::{ControllerService, DisplayService, PoolsService, ReportsService, TableService, VentaPagosService};
 
 pub use net::{
     CONNECTIONS_MAX, FILES_NEEDED, HANDSHAKE_TIMEOUT, MESSAGE_BYTES_MAX, REQUESTS_PER_CONNECTION_MAX, Tls, loopback_networks,
@@ -77,7 +78,7 @@ pub struct ServeOptions {
     /// A snapshot every this many journal entries.
     pub snapshot_every: u64,
     /// Where Central Póker's instant-prize cards come from (15.11.2).
-    pub cards: service::CardSource,
+    pub cards: cards::CardSource,
     /// Networks whose displays may watch the feed without a key (loopback by default).
     pub display_open_to: Vec<ipnet::IpNet>,
     /// The acknowledgement mark (crate::journal::mark); `None`: `<data>.acknowledged`, beside the data directory.
@@ -132,7 +133,7 @@ impl Default for ServeOptions {
     fn default() -> ServeOptions {
         ServeOptions {
             snapshot_every: writer::SNAPSHOT_EVERY,
-            cards: service::CardSource::Os,
+            cards: cards::CardSource::Os,
             display_open_to: loopback_networks(),
             mark: None,
             tls: None,

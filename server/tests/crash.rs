@@ -365,7 +365,7 @@ async fn restart_from_snapshot_and_replay_gives_the_same_state() {
     // Seeded instant-prize draws (15.11.2): the card appears in a known round.
     let options = || pozo_server::ServeOptions {
         snapshot_every: SNAPSHOT_EVERY,
-        cards: pozo_server::service::CardSource::Seeded(3),
+        cards: pozo_server::cards::CardSource::Seeded(3),
         ..Default::default()
     };
     let tables = ["B1", "B2", "R1", "CP1"];

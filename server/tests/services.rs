@@ -183,7 +183,7 @@ async fn a_seeded_card_source_draws_the_same_instant_cards_and_the_os_one_varies
         server.stop().await;
         cards
     }
-    let seeded = |seed| pozo_server::ServeOptions { cards: pozo_server::service::CardSource::Seeded(seed), ..Default::default() };
+    let seeded = |seed| pozo_server::ServeOptions { cards: pozo_server::cards::CardSource::Seeded(seed), ..Default::default() };
     let first = cards(seeded(7)).await;
     assert_eq!(first, cards(seeded(7)).await, "the same seed draws the same rounds and cards");
     assert_ne!(first, cards(seeded(8)).await, "another seed, other cards (4 cards alike by chance: under 52⁻⁴)");

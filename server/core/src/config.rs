@@ -398,6 +398,15 @@ impl Config {
         self.salons.iter().map(|salon| salon.id.as_str()).collect::<Vec<_>>().join(", ")
     }
 
+    /// The chance of a premio instantáneo card at each INICIAR JUEGO of a table (15.11.2):
+    /// its pool's rulebook's, when the table's game plays the instant prize.
+    pub fn instant_card_chance(&self, table_id: &str) -> Option<rust_decimal::Decimal> {
+        self.table(table_id)
+            .filter(|table| table.game.plays_instant_prize())
+            .and_then(|table| self.rulebooks.pool(&table.pool))
+            .and_then(|rules| rules.instant_card_chance)
+    }
+
     pub fn table(&self, id: &str) -> Option<&TableConfig> {
         // The layout is public (the simulator plays the first N tables of one): an index that
         // no longer names the table is not trusted.

@@ -36,3 +36,19 @@ pub fn server_builder() -> Server {
         .http2_keepalive_interval(Some(Duration::from_secs(10)))
         .http2_keepalive_timeout(Some(Duration::from_secs(5)))
 }
+
+/// A text from the wire, cut for a message or a log line: at most 80 characters, and
+/// no control characters (a newline would fake a log line).
+pub(crate) fn bounded_text(text: &str) -> String {
+    text.chars().take(80).map(|c| if c.is_control() { '?' } else { c }).collect()
+}
+
+/// Whether a display at `ip` is in the networks the display feed is open to (an IPv4
+/// display on a `[::]` listener shows as ::ffff:a.b.c.d). The gRPC feed and `/cartel` ask it.
+pub(crate) fn display_open(open_to: &[ipnet::IpNet], ip: std::net::IpAddr) -> bool {
+    let ip = match ip {
+        std::net::IpAddr::V6(v6) => v6.to_ipv4_mapped().map(std::net::IpAddr::V4).unwrap_or(ip),
+        ip => ip,
+    };
+    open_to.iter().any(|network| network.contains(&ip))
+}

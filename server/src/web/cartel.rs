@@ -84,7 +84,7 @@ fn form_urlencoded_pairs(query: &str) -> Vec<(String, String)> {
 
 /// Loopback and `serve --display-open-to` networks, or a signed-in office or supervisor.
 fn may_watch(web: &Web, peer: &Peer, jar: &CookieJar) -> Result<(), PageError> {
-    if crate::service::display_open(&web.open_to, peer.0.ip()) {
+    if crate::net::display_open(&web.open_to, peer.0.ip()) {
         return Ok(());
     }
     let session = jar.get(auth::SESSION_COOKIE).and_then(|cookie| web.sessions.find(cookie.value()));

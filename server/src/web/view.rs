@@ -10,7 +10,7 @@ pub fn pesos(amount: Money) -> String {
     pozo_engine::format_ars(amount)
 }
 
-pub(crate) use crate::service::bounded_text as bounded;
+pub(crate) use crate::net::bounded_text as bounded;
 use pozo_core::jornada::local;
 
 /// `21:04:05`, the casino's clock.

@@ -38,7 +38,7 @@ impl TestServer {
     /// rounds a card appears in are fixed.
     pub async fn seeded(seed: u64) -> TestServer {
         let directory = tempfile::tempdir().expect("a temporary directory");
-        let options = pozo_server::ServeOptions { cards: pozo_server::service::CardSource::Seeded(seed), ..Default::default() };
+        let options = pozo_server::ServeOptions { cards: pozo_server::cards::CardSource::Seeded(seed), ..Default::default() };
         let mut server = TestServer::start_with(directory.path().join("data"), options).await;
         server._directory = Some(directory);
         server

@@ -301,7 +301,7 @@ pub async fn run(options: RunOptions) -> anyhow::Result<NightReport> {
             let config = casino::generated(options.tables, options.seed)?;
             let directory = tempfile::tempdir()?;
             let server_options =
-                pozo_server::ServeOptions { cards: pozo_server::service::CardSource::Seeded(options.seed), ..Default::default() };
+                pozo_server::ServeOptions { cards: pozo_server::cards::CardSource::Seeded(options.seed), ..Default::default() };
             let server = Embedded::start(config.clone(), &directory.path().join("data"), server_options).await?;
             (config, Some(server), Some(directory))
         }

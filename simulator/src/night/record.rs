@@ -54,7 +54,7 @@ pub async fn replay(path: &Path, pace: Pace, record: Option<&Path>) -> anyhow::R
         config.hash
     );
     let directory = tempfile::tempdir()?;
-    let options = pozo_server::ServeOptions { cards: pozo_server::service::CardSource::Seeded(seed), ..Default::default() };
+    let options = pozo_server::ServeOptions { cards: pozo_server::cards::CardSource::Seeded(seed), ..Default::default() };
     let server = Embedded::start(config.clone(), &directory.path().join("data"), options).await?;
     let url = server.url.clone();
     let config = Arc::new(config);

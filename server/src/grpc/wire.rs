@@ -5,7 +5,8 @@
 use pozo_engine::Money;
 use pozo_proto::v1 as pb;
 
-use super::{ApiError, bounded};
+use super::ApiError;
+use super::TEXT_MAX;
 use pozo_core::state::{AwardRecord, Card, GoldTurnView, Light, OrderFacts, PayoutOrder, TableOp, TableReply, TableView};
 use pozo_engine::money::plain_text;
 
@@ -239,4 +240,12 @@ pub(super) fn order_facts(expect: Option<pb::OrderFacts>) -> Result<OrderFacts, 
         code: expect.code.into(),
         amount,
     })
+}
+
+/// A text field of a command, refused when longer than [`TEXT_MAX`].
+pub(super) fn bounded(field: &str, text: &str) -> Result<(), ApiError> {
+    if text.len() > TEXT_MAX {
+        return Err(ApiError::invalid(format!("{field}: longer than {TEXT_MAX} characters")));
+    }
+    Ok(())
 }

@@ -1,0 +1,95 @@
+//! Who may call: the envelope's key, journal and MAC (in constant time over the exact
+//! payload bytes), the key's role and table, and the read roles of each service.
+
+use super::*;
+
+/// Checks an envelope's key, journal and MAC; returns the key. The MAC is compared
+/// in constant time over the exact payload bytes received, as `purpose`, for this
+/// controller's journal id (never the one the envelope names).
+pub(super) fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope, purpose: Purpose) -> Result<&'a Key, ApiError> {
+    if envelope.payload.len() > PAYLOAD_BYTES_MAX {
+        return Err(ApiError::invalid(format!("payload: {} bytes, over {PAYLOAD_BYTES_MAX}", envelope.payload.len())));
+    }
+    let Some(key) = handle.config().keys.get(&envelope.key_id) else {
+        tracing::warn!(key_id = %bounded_text(&envelope.key_id), "refused: unknown key");
+        return Err(ApiError::unauthenticated(format!("key_id: unknown key `{}`", bounded_text(&envelope.key_id))));
+    };
+    if envelope.journal_id != handle.journal_id() {
+        // Captured on another journal, or before a restore: a replay, or an agent that
+        // has not asked Controller.Identify since the controller changed.
+        tracing::warn!(key_id = %key.id, journal_id = %bounded_text(&envelope.journal_id), "refused: signed for another journal");
+        return Err(ApiError::unauthenticated(format!(
+            "journal_id: signed for journal `{}`; this controller keeps journal `{}` (ask Controller.Identify)",
+            bounded_text(&envelope.journal_id),
+            handle.journal_id()
+        )));
+    }
+    if !pozo_proto::verify(&key.secret, purpose, handle.journal_id(), envelope) {
+        // A forged or corrupted command: worth an operator's attention.
+        tracing::warn!(key_id = %key.id, "refused: bad MAC");
+        return Err(ApiError::unauthenticated(format!(
+            "mac: not the HMAC-SHA256 of a {} for this journal under key `{}`",
+            purpose.context(),
+            key.id
+        )));
+    }
+    Ok(key)
+}
+
+/// Who may read reports and journal pages: the jefe de sala.
+pub(super) const REPORT_READERS: &[Role] = &[Role::Supervisor];
+/// Who may read the pools' amounts: every key.
+pub(super) const POOL_READERS: &[Role] = &[Role::Table, Role::Display, Role::Office, Role::Supervisor];
+/// Who may open the display feed from outside its open networks.
+pub(super) const DISPLAY_READERS: &[Role] = &[Role::Display, Role::Office, Role::Supervisor];
+
+/// Checks a read credential (`authorization: Pozo <key_id>:<token>`, [`pozo_proto::read_token`])
+/// and that its key has one of `roles`; returns the key.
+pub(super) fn authorize_read<'a, T>(handle: &'a Handle, request: &Request<T>, roles: &[Role]) -> Result<&'a Key, ApiError> {
+    let needed = || roles.iter().map(|role| role.name()).collect::<Vec<_>>().join(" or ");
+    let Some(value) = request.metadata().get(pozo_proto::AUTHORIZATION) else {
+        return Err(ApiError::unauthenticated(format!(
+            "authorization: missing; this read needs a {} key's credential (`Pozo <key_id>:<token>`, docs/api.md)",
+            needed()
+        )));
+    };
+    let credential = value
+        .to_str()
+        .ok()
+        .and_then(|text| text.strip_prefix("Pozo "))
+        .and_then(|text| text.split_once(':'))
+        .ok_or_else(|| ApiError::unauthenticated("authorization: not `Pozo <key_id>:<token>`"))?;
+    let Some(key) = handle.config().keys.get(credential.0) else {
+        tracing::warn!(key_id = %bounded_text(credential.0), "refused read: unknown key");
+        return Err(ApiError::unauthenticated(format!("authorization: unknown key `{}`", bounded_text(credential.0))));
+    };
+    if !pozo_proto::verify_read_token(&key.secret, handle.journal_id(), credential.1) {
+        tracing::warn!(key_id = %key.id, "refused read: bad token");
+        return Err(ApiError::unauthenticated(format!(
+            "authorization: not key `{}`'s read token for journal `{}`",
+            key.id,
+            handle.journal_id()
+        )));
+    }
+    if !roles.contains(&key.role) {
+        tracing::warn!(key_id = %key.id, "refused read: role");
+        return Err(ApiError::denied(format!(
+            "key `{}` is a {} key; this read needs a {} key",
+            key.id,
+            key.role.name(),
+            needed()
+        )));
+    }
+    Ok(key)
+}
+
+/// A table key may speak only for its own table.
+pub(super) fn require_table_key(key: &Key, table_id: &str) -> Result<(), ApiError> {
+    let refusal = match (key.role, key.table.as_deref()) {
+        (Role::Table, Some(table)) if table == table_id => return Ok(()),
+        (Role::Table, Some(table)) => format!("key `{}` belongs to table {table}, not to table {table_id}", key.id),
+        _ => format!("key `{}` is not a table key", key.id),
+    };
+    tracing::warn!(key_id = %key.id, table_id, "refused: key not for this table");
+    Err(ApiError::denied(refusal))
+}

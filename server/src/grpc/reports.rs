@@ -1,0 +1,161 @@
+//! The reports service: the jefe de sala's reports and journal pages.
+
+use super::*;
+
+pub struct ReportsService {
+    pub handle: Handle,
+}
+
+#[tonic::async_trait]
+impl pb::reports_server::Reports for ReportsService {
+    async fn table(&self, request: Request<pb::TableReportRequest>) -> Result<Response<pb::TableReport>, Status> {
+        authorize_read(&self.handle, &request, REPORT_READERS)?;
+        let request = request.into_inner();
+        if self.handle.config().table(&request.table_id).is_none() {
+            return Err(ApiError::not_found(format!("table_id: no table `{}` in the layout", request.table_id)).into());
+        }
+        let jornada = if request.jornada.is_empty() {
+            pozo_core::jornada::jornada_and_hour(self.handle.config(), self.handle.now_ms()).0
+        } else {
+            request.jornada.clone()
+        };
+        let day = self.handle.read().day(&jornada, &request.table_id);
+        let salon_id = self.handle.config().table(&request.table_id).map(|table| self.handle.config().salon_of(table).to_owned());
+        let report = pb::TableReport {
+            table_id: request.table_id.clone(),
+            jornada,
+            ipa: amount(day.ipa),
+            pppa: amount(day.pppa),
+            fp: day.fp,
+            bets: day.bets,
+            presses: day.presses,
+            credits_sold: day.credits_sold,
+            credits_returned: day.credits_returned,
+            credits_sold_amount: amount(day.credits_sold_amount),
+            credits_returned_amount: amount(day.credits_returned_amount),
+            hours: day
+                .hours
+                .iter()
+                .map(|(hour, (ipa, pppa))| pb::HourRow { hour: *hour, ipa: amount(*ipa), pppa: amount(*pppa) })
+                .collect(),
+            salon_id: salon_id.unwrap_or_default(),
+            custody_in: amount(day.custody_in),
+            custody_released: amount(day.custody_released),
+            custody_held: self
+                .handle
+                .read()
+                .custody_held()
+                .filter(|item| item.table_id == request.table_id)
+                .map(custody_item)
+                .collect(),
+            pppa_reclaimed: amount(day.pppa_reclaimed),
+        };
+        Ok(Response::new(report))
+    }
+
+    async fn pool(&self, request: Request<pb::PoolReportRequest>) -> Result<Response<pb::PoolReport>, Status> {
+        authorize_read(&self.handle, &request, REPORT_READERS)?;
+        let pb::PoolReportRequest { pool_id, jornada } = request.into_inner();
+        let config = self.handle.config();
+        let model = self.handle.read();
+        let pool = model.pool(&pool_id).ok_or_else(|| ApiError::not_found(format!("pool_id: no pool `{pool_id}`")))?;
+        if !jornada.is_empty() && jiff::civil::Date::strptime("%Y-%m-%d", &jornada).is_err() {
+            return Err(ApiError::invalid(format!("jornada: `{}` is not a date YYYY-MM-DD", bounded_text(&jornada))).into());
+        }
+        let jornada =
+            if jornada.is_empty() { pozo_core::jornada::jornada_and_hour(config, self.handle.now_ms()).0 } else { jornada };
+        // The split by salon (docs/operations.md §17): every table is in one salon, so the
+        // salons add up exactly to the pool's figures for the jornada.
+        let shares = model.salon_shares(config, &jornada, &pool_id);
+        let mut total = crate::read::SalonShare::default();
+        for (_, share) in &shares {
+            total += *share;
+        }
+        let salon_share = |salon_id: &str, name: &str, share: &crate::read::SalonShare| pb::SalonShare {
+            salon_id: salon_id.to_owned(),
+            name: name.to_owned(),
+            bets: share.bets,
+            bets_amount: amount(share.bets_amount),
+            contributions: amount(share.contributions),
+            awards: amount(share.awards),
+        };
+        let m = pool.meters();
+        let report = pb::PoolReport {
+            pool_id: pool_id.clone(),
+            bets: m.net_bets(),
+            bets_amount: amount(m.net_bets_amount()),
+            contributions: amount(m.net_contributions()),
+            replenishments: amount(m.replenishments),
+            awards: amount(m.awards),
+            awards_returned: amount(m.awards_returned),
+            balance: amount(pool.balance()),
+            reserve: amount(pool.reserve()),
+            displayed: amount(pool.displayed()),
+            commission: amount(m.net_commission()),
+            hits: m.hits,
+            replenishments_withdrawn: amount(m.replenishments_withdrawn),
+            reserve_transfers: amount(m.reserve_transfers),
+            reserve_transfers_returned: amount(m.reserve_transfers_returned),
+            rejections: m.rejections,
+            last_hits: model.hits(&pool_id).map(hit).collect(),
+            salons: shares.iter().map(|(salon, share)| salon_share(&salon.id, &salon.name, share)).collect(),
+            jornada_total: Some(salon_share("", "", &total)),
+            jornada,
+            awards_reclaimed: amount(m.awards_reclaimed),
+            reclaims: m.reclaims,
+            custody_held: amount(model.custody_held_in(&pool_id)),
+        };
+        Ok(Response::new(report))
+    }
+
+    async fn journal(&self, request: Request<pb::JournalStatusRequest>) -> Result<Response<pb::JournalStatus>, Status> {
+        authorize_read(&self.handle, &request, REPORT_READERS)?;
+        let tip = self.handle.read().tip;
+        let status = pb::JournalStatus { entries: tip.entries, tip_hash: hex::encode(tip.hash) };
+        Ok(Response::new(status))
+    }
+
+    async fn entries(&self, request: Request<pb::JournalEntriesRequest>) -> Result<Response<pb::JournalEntries>, Status> {
+        authorize_read(&self.handle, &request, REPORT_READERS)?;
+        let request = request.into_inner();
+        if request.limit > ENTRIES_PAGE_MAX {
+            return Err(ApiError::invalid(format!("limit: at most {ENTRIES_PAGE_MAX} entries a page")).into());
+        }
+        let limit = if request.limit == 0 { ENTRIES_PAGE_MAX } else { request.limit } as usize;
+        // Only what is durable: the read model is swapped after each durable batch.
+        let durable = self.handle.durable_entries();
+        let journal = self.handle.journal();
+        let after = request.after;
+        let entries = tokio::task::spawn_blocking(move || {
+            let mut page = Vec::new();
+            let mut bytes = 0;
+            for entry in journal.read_after(after).take(limit) {
+                let entry = entry.map_err(|error| ApiError::internal(error.to_string()))?;
+                if entry.record.sequence > durable || (bytes >= ENTRIES_PAGE_BYTES && !page.is_empty()) {
+                    break;
+                }
+                // The stored bytes themselves: SHA-256(previous ‖ these) is the entry's hash.
+                let record_json =
+                    String::from_utf8(entry.json).map_err(|_| ApiError::internal("a journal record is not UTF-8"))?;
+                bytes += record_json.len();
+                page.push(pb::JournalEntry {
+                    sequence: entry.record.sequence,
+                    time_ms: entry.record.time_ms,
+                    hash: hex::encode(entry.hash),
+                    previous_hash: hex::encode(entry.previous),
+                    record_json,
+                });
+            }
+            Ok::<_, Status>(page)
+        })
+        .await
+        .map_err(|error| ApiError::internal(error.to_string()))??;
+        Ok(Response::new(pb::JournalEntries { entries, durable_entries: durable }))
+    }
+}
+
+/// The most journal entries one `Reports.Entries` page holds.
+pub const ENTRIES_PAGE_MAX: u32 = 1000;
+
+/// A page stops growing past this many bytes of records (the genesis entry alone is tens of KB).
+pub(super) const ENTRIES_PAGE_BYTES: usize = 1024 * 1024;

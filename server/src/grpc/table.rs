@@ -1,0 +1,111 @@
+//! The table service: a table agent's signed commands, and the push stream of its panel.
+
+use super::*;
+
+pub struct TableService {
+    pub handle: Handle,
+    pub cards: CardSource,
+    /// Turns true when the controller is asked to stop.
+    pub stop: watch::Receiver<bool>,
+    /// Which agents are connected, for the floor view.
+    pub presence: crate::read::presence::Presence,
+}
+
+/// Follows a watch channel, newest value first, until the controller stops: the
+/// stream then ends with UNAVAILABLE at once, so agents and displays show
+/// `suspended` without waiting out the shutdown grace. A reader that falls behind
+/// gets the newest value, never a queue (capacity 1).
+pub(super) fn until_stopped<T, U>(
+    mut receiver: watch::Receiver<T>,
+    mut stop: watch::Receiver<bool>,
+    convert: impl Fn(&T) -> U + Send + 'static,
+) -> EventStream<U>
+where
+    T: Send + Sync + 'static,
+    U: Send + 'static,
+{
+    let (sender, stream) = mpsc::channel(1);
+    tokio::spawn(async move {
+        let stopping = || Status::from(ApiError::Stopping(WriterError::Stopped));
+        loop {
+            let item = convert(&receiver.borrow_and_update());
+            tokio::select! {
+                sent = sender.send(Ok(item)) => if sent.is_err() { return },
+                _ = stop.wait_for(|stop| *stop) => { let _ = sender.try_send(Err(stopping())); return; }
+            }
+            tokio::select! {
+                changed = receiver.changed() => if changed.is_err() { return },
+                _ = stop.wait_for(|stop| *stop) => { let _ = sender.try_send(Err(stopping())); return; }
+                _ = sender.closed() => return,
+            }
+        }
+    });
+    Box::pin(ReceiverStream::new(stream))
+}
+
+#[tonic::async_trait]
+impl pb::table_server::Table for TableService {
+    #[instrument(skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
+    async fn submit(&self, request: Request<pb::Envelope>) -> Result<Response<pb::SubmitReply>, Status> {
+        let envelope = request.into_inner();
+        let key = authenticate(&self.handle, &envelope, Purpose::TableCommand)?;
+        let command = pb::TableCommand::decode(envelope.payload.as_slice())
+            .map_err(|error| ApiError::invalid(format!("payload: not a TableCommand: {error}")))?;
+        require_table_key(key, &command.table_id)?;
+        self.presence.heard(&command.table_id);
+        if command.sequence == 0 {
+            return Err(ApiError::invalid("sequence: starts at 1").into());
+        }
+        let op = table_op(command.command.ok_or_else(|| ApiError::invalid("command: missing"))?)?;
+        // 15.11.2: the card is drawn here, outside the deterministic state machine,
+        // and travels in the journal entry; it is used only if a new card is due.
+        let chance = self.handle.config().instant_card_chance(&command.table_id);
+        let card = match (&op, chance) {
+            (TableOp::StartRound, Some(chance)) => self
+                .cards
+                .draw(&command.table_id, command.sequence, chance)
+                .map_err(|error| ApiError::internal(error.to_string()))?,
+            _ => None,
+        };
+        let payload_sha256 = payload_sha256(&envelope.payload);
+        let command = Command::Table(TableCommand {
+            table_id: command.table_id.into(),
+            sequence: command.sequence,
+            payload_sha256,
+            op,
+            card,
+        });
+        match self.handle.submit(command).await?.map_err(ApiError::Refused)? {
+            Applied::Table(reply) | Applied::Duplicate(reply) => Ok(Response::new(submit_reply(&reply))),
+            _ => Err(ApiError::internal("a table command answered as another kind").into()),
+        }
+    }
+
+    type WatchStream = EventStream<pb::TableEvent>;
+
+    #[instrument(skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
+    async fn watch(&self, request: Request<pb::Envelope>) -> Result<Response<Self::WatchStream>, Status> {
+        let envelope = request.into_inner();
+        let key = authenticate(&self.handle, &envelope, Purpose::WatchTable)?;
+        let watch = pb::WatchTable::decode(envelope.payload.as_slice())
+            .map_err(|error| ApiError::invalid(format!("payload: not a WatchTable: {error}")))?;
+        require_table_key(key, &watch.table_id)?;
+        // A table's agent follows the writer: a standby sends it on at once (its --server list).
+        if self.handle.role() == crate::read::status::Role::Standby {
+            return Err(WriterError::Standby.into());
+        }
+        let receiver = self
+            .handle
+            .table(&watch.table_id)
+            .ok_or_else(|| ApiError::not_found(format!("table_id: no table `{}` in the layout", watch.table_id)))?;
+        // Connected while the stream's task holds this.
+        let watching = self.presence.watching(&watch.table_id);
+        let stream = until_stopped(receiver, self.stop.clone(), move |push| {
+            let _ = &watching;
+            pb::TableEvent { journal_sequence: push.journal_sequence, table: Some(table_view(&push.view)) }
+        });
+        Ok(Response::new(stream))
+    }
+}
+
+// ----------------------------------------------------------------------------- Display

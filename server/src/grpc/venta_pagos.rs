@@ -1,0 +1,82 @@
+//! The Venta-Pagos service: the office's signed decisions on payout orders and its list.
+
+use super::*;
+
+pub struct VentaPagosService {
+    pub handle: Handle,
+}
+
+impl VentaPagosService {
+    /// An office command signed by a key of one of `roles`; returns the key and the command.
+    fn office_command<'a>(
+        &'a self,
+        envelope: &pb::Envelope,
+        roles: &[Role],
+    ) -> Result<(&'a Key, pb::office_command::Command), Status> {
+        let key = authenticate(&self.handle, envelope, Purpose::OfficeCommand)?;
+        if !roles.contains(&key.role) {
+            tracing::warn!(key_id = %key.id, role = key.role.name(), "refused: not an office key at Venta-Pagos");
+            return Err(ApiError::denied(format!(
+                "key `{}` is a {} key; Venta-Pagos needs an operator's office key",
+                key.id,
+                key.role.name()
+            ))
+            .into());
+        }
+        let command = pb::OfficeCommand::decode(envelope.payload.as_slice())
+            .map_err(|error| ApiError::invalid(format!("payload: not an OfficeCommand: {error}")))?;
+        Ok((key, command.command.ok_or_else(|| ApiError::invalid("command: missing"))?))
+    }
+
+    async fn decide(&self, key: &Key, op: OfficeOp) -> Result<Response<pb::PayoutOrder>, Status> {
+        let command = Command::Office(OfficeCommand { key_id: key.id.clone(), operator_name: key.name.clone(), op });
+        match self.handle.submit(command).await?.map_err(ApiError::Refused)? {
+            Applied::Office(order) | Applied::OfficeDuplicate(order) => Ok(Response::new(payout_order(&order))),
+            _ => Err(ApiError::internal("an office command answered as another kind").into()),
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl pb::venta_pagos_server::VentaPagos for VentaPagosService {
+    async fn list(&self, request: Request<pb::Envelope>) -> Result<Response<pb::PayoutList>, Status> {
+        let (_, command) = self.office_command(request.get_ref(), &[Role::Office, Role::Supervisor])?;
+        let pb::office_command::Command::List(list) = command else {
+            return Err(ApiError::invalid("command: List takes a ListPayouts").into());
+        };
+        let all = match list.status.as_str() {
+            "" | "pendiente" => false,
+            "all" | "todas" => true,
+            other => {
+                return Err(ApiError::invalid(format!(
+                    "status: `{}` is not \"\" or \"pendiente\" (pending orders) or \"all\" or \"todas\" (every order)",
+                    bounded_text(other)
+                ))
+                .into());
+            }
+        };
+        let orders =
+            self.handle.read().orders().filter(|order| all || order.status == OrderStatus::Pending).map(payout_order).collect();
+        Ok(Response::new(pb::PayoutList { orders }))
+    }
+
+    async fn confirm(&self, request: Request<pb::Envelope>) -> Result<Response<pb::PayoutOrder>, Status> {
+        let (key, command) = self.office_command(request.get_ref(), &[Role::Office])?;
+        let pb::office_command::Command::Confirm(confirm) = command else {
+            return Err(ApiError::invalid("command: Confirm takes a ConfirmPayout").into());
+        };
+        let expect = order_facts(confirm.expect)?;
+        self.decide(key, OfficeOp::Confirm { order_id: confirm.order_id, form_number: confirm.form_number, expect }).await
+    }
+
+    async fn reject(&self, request: Request<pb::Envelope>) -> Result<Response<pb::PayoutOrder>, Status> {
+        let (key, command) = self.office_command(request.get_ref(), &[Role::Office])?;
+        let pb::office_command::Command::Reject(reject) = command else {
+            return Err(ApiError::invalid("command: Reject takes a RejectPayout").into());
+        };
+        let expect = order_facts(reject.expect)?;
+        self.decide(key, OfficeOp::Reject { order_id: reject.order_id, reason: reject.reason, expect }).await
+    }
+}
+
+// ----------------------------------------------------------------------------- Controller
