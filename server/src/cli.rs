@@ -535,6 +535,17 @@ fn run_serve(
     })
 }
 
+/// What `verify` says before checking the data directory of a running controller.
+fn live_directory_warning(data: &std::path::Path) -> String {
+    format!(
+        "pozo-server: verify: WARNING: {} is in use: a running controller holds it. What follows checks a copy read \
+         while the controller writes: the copy may be torn, and an `ok` proves nothing about what the controller \
+         writes next. For a consistent copy that is verified, run `pozo-server backup` (docs/operations.md §4) and \
+         verify the backup, or stop the controller first.",
+        data.display()
+    )
+}
+
 fn run_verify(
     data: &std::path::Path,
     store: Option<&str>,
@@ -549,6 +560,11 @@ fn run_verify(
         }
     };
     let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| crate::journal::mark::default_path(data));
+    if store.is_none() && crate::journal::store::held(data) {
+        // docs/operations.md §5: a copy read while the controller writes may be torn, and says
+        // nothing of what it writes next. Said first, where the operator looks.
+        eprintln!("{}", live_directory_warning(data));
+    }
     let report = match store {
         Some(url) => crate::tools::verify::verify_store(url, &journal_key, Some(&mark)),
         None => crate::tools::verify::verify(data, &journal_key, Some(&mark)),

@@ -59,6 +59,19 @@ async fn a_backup_taken_while_serving_verifies_restores_and_serves_the_same_book
     assert_eq!(verified.status.code(), Some(0), "{report:#}");
     assert_eq!(report["entries"], journal.entries);
     assert_eq!(report["chain"], "ok");
+    // A backup is held by nobody: nothing is said of a live directory.
+    assert!(!String::from_utf8_lossy(&verified.stderr).contains("is in use"), "{}", String::from_utf8_lossy(&verified.stderr));
+
+    // verify of the live data directory itself says plainly, before its report, that the
+    // directory is in use and its answer proves nothing, and points to `backup`.
+    let live = run(args(&["verify", "--data"], &data)).await;
+    let warning = String::from_utf8_lossy(&live.stderr).to_string();
+    assert!(
+        warning.contains(&format!("{} is in use: a running controller holds it", data.display()))
+            && warning.contains("proves nothing")
+            && warning.contains("pozo-server backup"),
+        "{warning}"
+    );
 
     // Restore it into a new directory and serve from it: the books of the moment of the backup.
     assert!(server.terminate().success());

@@ -1,6 +1,9 @@
 //! The controller service: which journal this controller keeps (`Identify`).
 
-use super::*;
+use pozo_proto::v1 as pb;
+use tonic::{Request, Response, Status};
+
+use crate::writer::Handle;
 
 pub struct ControllerService {
     pub handle: Handle,

@@ -1,6 +1,15 @@
 //! The display service: the cartel luminoso's feed of pool amounts.
 
-use super::*;
+use pozo_proto::v1 as pb;
+use tokio::sync::watch;
+use tonic::{Request, Response, Status};
+
+use super::auth::*;
+use super::error::*;
+use super::stream::*;
+use super::wire::*;
+use crate::net::{bounded_text, display_open};
+use crate::writer::Handle;
 
 pub struct DisplayService {
     pub handle: Handle,

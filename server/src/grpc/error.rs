@@ -1,6 +1,9 @@
 //! One error for the gRPC layer, [`ApiError`], and its one mapping to a `tonic::Status`.
 
-use super::*;
+use tonic::Status;
+
+use crate::writer::WriterError;
+use pozo_core::state::{Refusal, RefusalKind};
 
 /// Why a gRPC request is refused. Every refusal of the services is one of these, and
 /// [`From<ApiError> for Status`](#impl-From<ApiError>-for-Status) is the one place a kind

@@ -1,6 +1,12 @@
 //! The pools service: every pool's amounts, for any key.
 
-use super::*;
+use pozo_proto::v1 as pb;
+use tonic::{Request, Response, Status};
+
+use super::auth::*;
+use super::error::*;
+use super::wire::*;
+use crate::writer::Handle;
 
 pub struct PoolsService {
     pub handle: Handle,

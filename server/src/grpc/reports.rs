@@ -1,6 +1,13 @@
 //! The reports service: the jefe de sala's reports and journal pages.
 
-use super::*;
+use pozo_proto::v1 as pb;
+use tonic::{Request, Response, Status};
+
+use super::auth::*;
+use super::error::*;
+use super::wire::*;
+use crate::net::bounded_text;
+use crate::writer::Handle;
 
 pub struct ReportsService {
     pub handle: Handle,

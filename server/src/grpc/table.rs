@@ -1,6 +1,20 @@
 //! The table service: a table agent's signed commands, and the push stream of its panel.
 
-use super::*;
+use pozo_proto::Purpose;
+use pozo_proto::v1 as pb;
+use prost::Message;
+use tokio::sync::watch;
+use tonic::{Request, Response, Status};
+use tracing::instrument;
+
+use super::auth::*;
+use super::error::*;
+use super::stream::*;
+use super::wire::*;
+use crate::cards::CardSource;
+use crate::net::bounded_text;
+use crate::writer::{Handle, WriterError};
+use pozo_core::state::{Applied, Command, TableCommand, TableOp};
 
 pub struct TableService {
     pub handle: Handle,
@@ -9,38 +23,6 @@ pub struct TableService {
     pub stop: watch::Receiver<bool>,
     /// Which agents are connected, for the floor view.
     pub presence: crate::read::presence::Presence,
-}
-
-/// Follows a watch channel, newest value first, until the controller stops: the
-/// stream then ends with UNAVAILABLE at once, so agents and displays show
-/// `suspended` without waiting out the shutdown grace. A reader that falls behind
-/// gets the newest value, never a queue (capacity 1).
-pub(super) fn until_stopped<T, U>(
-    mut receiver: watch::Receiver<T>,
-    mut stop: watch::Receiver<bool>,
-    convert: impl Fn(&T) -> U + Send + 'static,
-) -> EventStream<U>
-where
-    T: Send + Sync + 'static,
-    U: Send + 'static,
-{
-    let (sender, stream) = mpsc::channel(1);
-    tokio::spawn(async move {
-        let stopping = || Status::from(ApiError::Stopping(WriterError::Stopped));
-        loop {
-            let item = convert(&receiver.borrow_and_update());
-            tokio::select! {
-                sent = sender.send(Ok(item)) => if sent.is_err() { return },
-                _ = stop.wait_for(|stop| *stop) => { let _ = sender.try_send(Err(stopping())); return; }
-            }
-            tokio::select! {
-                changed = receiver.changed() => if changed.is_err() { return },
-                _ = stop.wait_for(|stop| *stop) => { let _ = sender.try_send(Err(stopping())); return; }
-                _ = sender.closed() => return,
-            }
-        }
-    });
-    Box::pin(ReceiverStream::new(stream))
 }
 
 #[tonic::async_trait]

@@ -1,6 +1,17 @@
 //! The Venta-Pagos service: the office's signed decisions on payout orders and its list.
 
-use super::*;
+use pozo_proto::Purpose;
+use pozo_proto::v1 as pb;
+use prost::Message;
+use tonic::{Request, Response, Status};
+
+use super::auth::*;
+use super::error::*;
+use super::wire::*;
+use crate::config::{Key, Role};
+use crate::net::bounded_text;
+use crate::writer::Handle;
+use pozo_core::state::{Applied, Command, OfficeCommand, OfficeOp, OrderStatus};
 
 pub struct VentaPagosService {
     pub handle: Handle,

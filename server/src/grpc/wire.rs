@@ -5,8 +5,7 @@
 use pozo_engine::Money;
 use pozo_proto::v1 as pb;
 
-use super::ApiError;
-use super::TEXT_MAX;
+use super::error::ApiError;
 use pozo_core::state::{AwardRecord, Card, GoldTurnView, Light, OrderFacts, PayoutOrder, TableOp, TableReply, TableView};
 use pozo_engine::money::plain_text;
 
@@ -248,4 +247,14 @@ pub(super) fn bounded(field: &str, text: &str) -> Result<(), ApiError> {
         return Err(ApiError::invalid(format!("{field}: longer than {TEXT_MAX} characters")));
     }
     Ok(())
+}
+
+/// The longest premio code or card rank accepted.
+pub(super) const TEXT_MAX: usize = 64;
+
+/// What a table command's journal entry keeps of its signed payload: SHA-256, hex. It
+/// tells a retry (same bytes) from a reuse of the sequence (other bytes).
+pub fn payload_sha256(payload: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(Sha256::digest(payload))
 }

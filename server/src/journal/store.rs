@@ -142,6 +142,13 @@ pub struct SledStore {
     _lock: std::fs::File,
 }
 
+/// Whether a running controller holds `directory` now: it keeps [`LOCK_FILE`] locked for
+/// as long as it runs. Only reads; a directory without the lock file is not held.
+pub fn held(directory: &Path) -> bool {
+    let Ok(lock) = std::fs::File::open(directory.join(LOCK_FILE)) else { return false };
+    matches!(lock.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock))
+}
+
 impl SledStore {
     /// Opens (or creates) the store in `directory`. Refused with [`StoreError::Locked`]
     /// while another process holds it, after [`LOCK_WAIT`].

@@ -12,8 +12,9 @@
 
 //!
 //! # Layout
-//! - this file: the [`Handle`] the rest of the server talks to the writer through, and
-//!   the limits of its queue and batches.
+//! - `handle`: the [`Handle`] the rest of the server talks to the writer through, and the
+//!   limits of its queue and batches.
+//! - `keys`: journaling a changed key set.
 //! - `open`: opening a journal (genesis, or recovery of an existing one), choosing sled or
 //!   PostgreSQL, and assembling the writer and its handle.
 //! - `batch`: the writer's loop: take requests, apply, seal a batch, flush, publish, answer.
@@ -21,175 +22,10 @@
 //!   taking over when the writer's lock is let go.
 
 mod batch;
+mod handle;
+mod keys;
 mod open;
 mod standby;
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
-
-use pozo_engine::TableId;
-use tokio::sync::{mpsc, oneshot, watch};
-
-use crate::clock::Clock;
-use crate::config::Config;
-use crate::journal::{Identity, Journal};
-use crate::read::ReadModel;
-use crate::read::metrics::Metrics;
-use crate::read::signs::{DisplayPush, TablePush};
-use crate::read::status::Role;
-use pozo_core::state::{Applied, Command, Refusal};
-
+pub use handle::{BATCH_MAX, FailStop, Handle, QUEUE_CAPACITY, SNAPSHOT_EVERY, Stopper, WriterError};
 pub use open::{StoreChoice, genesis, start};
-
-/// Requests waiting for the writer; senders wait when it is full (backpressure).
-pub const QUEUE_CAPACITY: usize = 8192;
-
-/// The most requests applied and flushed together.
-pub const BATCH_MAX: usize = 1024;
-
-/// A snapshot every this many entries by default, so a restart replays at most that many.
-pub const SNAPSHOT_EVERY: u64 = 10_000;
-
-/// A command waiting for the writer, with where its answer goes.
-struct Request {
-    command: Command,
-    reply: oneshot::Sender<Result<Applied, Refusal>>,
-}
-
-/// Why a request got no answer from the writer.
-#[derive(Debug, thiserror::Error)]
-pub enum WriterError {
-    #[error("the controller is stopping")]
-    Stopped,
-    /// A hot standby (docs/journal.md, "On PostgreSQL"): commands go to the writer.
-    #[error(
-        "this controller is the standby: another controller is the journal's writer and takes the commands; \
-         send them there (docs/operations.md §16)"
-    )]
-    Standby,
-}
-
-/// Why the writer stopped the controller other than by a storage failure: the writer
-/// task's panic payload, so that `serve` maps a fail-stop to its exit status by type
-/// (docs/operations.md §15), never by matching a message.
-#[derive(Debug)]
-pub enum FailStop {
-    /// A standby found the writer's journal damaged: it exits as for a journal refused.
-    JournalDamaged(String),
-}
-
-/// How the rest of the server talks to the writer.
-#[derive(Clone)]
-pub struct Handle {
-    requests: mpsc::Sender<Request>,
-    tables: Arc<BTreeMap<TableId, watch::Receiver<TablePush>>>,
-    display: watch::Receiver<DisplayPush>,
-    config: Arc<Config>,
-    /// The journal to read from: the standby's reading connection, then the writer's.
-    journal: watch::Receiver<Journal>,
-    identity: Arc<Identity>,
-    journal_id: Arc<str>,
-    model: watch::Receiver<Arc<ReadModel>>,
-    role: watch::Receiver<Role>,
-    clock: Arc<dyn Clock>,
-    metrics: Arc<Metrics>,
-}
-
-impl Handle {
-    /// The writer takes commands: false once it has stopped.
-    pub fn is_serving(&self) -> bool {
-        !self.requests.is_closed()
-    }
-
-    /// What `/metrics` shows (crate::read::metrics).
-    pub fn metrics(&self) -> &Arc<Metrics> {
-        &self.metrics
-    }
-
-    /// The entries durable and acknowledged so far.
-    pub fn durable_entries(&self) -> u64 {
-        self.model.borrow().tip.entries
-    }
-
-    /// Now, by the controller's clock (crate::clock): the writer's time.
-    pub fn now_ms(&self) -> u64 {
-        self.clock.now_ms()
-    }
-
-    /// The state as of the last durable batch (crate::read): never waits for the writer.
-    pub fn read(&self) -> Arc<ReadModel> {
-        Arc::clone(&self.model.borrow())
-    }
-
-    /// The journal's identity (docs/security.md).
-    pub fn identity(&self) -> &Identity {
-        &self.identity
-    }
-
-    /// What every envelope must be signed for: `<installation>-<epoch>`.
-    pub fn journal_id(&self) -> &str {
-        &self.journal_id
-    }
-
-    /// The writer, or a hot standby following the writer's journal.
-    pub fn role(&self) -> Role {
-        *self.role.borrow()
-    }
-
-    /// Changes of [`Handle::role`]: a standby becomes the writer once, when it takes over.
-    pub fn role_changes(&self) -> watch::Receiver<Role> {
-        self.role.clone()
-    }
-
-    /// Applies a command; answered once it is durable. A standby refuses it at once.
-    pub async fn submit(&self, command: Command) -> Result<Result<Applied, Refusal>, WriterError> {
-        if self.role() == Role::Standby {
-            return Err(WriterError::Standby);
-        }
-        let started = std::time::Instant::now();
-        let (reply, answer) = oneshot::channel();
-        self.requests.send(Request { command, reply }).await.map_err(|_| WriterError::Stopped)?;
-        let answer = answer.await.map_err(|_| WriterError::Stopped)?;
-        self.metrics.answered(started.elapsed());
-        Ok(answer)
-    }
-
-    pub fn table(&self, id: &str) -> Option<watch::Receiver<TablePush>> {
-        self.tables.get(id).cloned()
-    }
-
-    pub fn display(&self) -> watch::Receiver<DisplayPush> {
-        self.display.clone()
-    }
-
-    pub fn config(&self) -> &Arc<Config> {
-        &self.config
-    }
-
-    /// The journal, for reading entries; only those up to the durable tip
-    /// ([`Handle::durable_entries`]) are answered: a batch being written is not yet durable.
-    pub fn journal(&self) -> Journal {
-        self.journal.borrow().clone()
-    }
-}
-
-/// The text of a panic caught from a blocking task.
-fn panic_text(failed: tokio::task::JoinError) -> String {
-    match failed.try_into_panic() {
-        Ok(panic) => panic
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| panic.downcast_ref::<&str>().map(|text| (*text).to_owned()))
-            .unwrap_or_else(|| "a panic".to_owned()),
-        Err(error) => error.to_string(),
-    }
-}
-
-/// Stops the writer: it finishes the batch in hand, answers it, and closes the journal.
-pub struct Stopper(watch::Sender<bool>);
-
-impl Stopper {
-    pub fn stop(&self) {
-        let _ = self.0.send(true);
-    }
-}

@@ -11,8 +11,9 @@ use tokio::sync::{mpsc, watch};
 use tracing::{debug, info};
 
 use super::batch::{Pending, Writer};
+use super::handle::*;
+use super::keys::{journal_key_set, key_changes};
 use super::standby::Following;
-use super::*;
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::exit::{JournalRefused, StorageFailed};
@@ -39,22 +40,6 @@ pub fn genesis(config: &Config, time_ms: u64, by: &str) -> Record {
             by: by.to_owned(),
         },
     }
-}
-
-/// What changed between two journaled key sets, for the log: "added vp-dora; rotated mesa-B1".
-pub(super) fn key_changes(before: &[crate::config::KeyRecord], after: &[crate::config::KeyRecord]) -> String {
-    let find = |set: &[crate::config::KeyRecord], id: &str| set.iter().find(|key| key.id == id).cloned();
-    let mut changes = Vec::new();
-    for key in after {
-        match find(before, &key.id) {
-            None => changes.push(format!("added {}", key.id)),
-            Some(old) if old.fingerprint != key.fingerprint => changes.push(format!("rotated {}", key.id)),
-            Some(old) if old != *key => changes.push(format!("changed {}", key.id)),
-            Some(_) => {}
-        }
-    }
-    changes.extend(before.iter().filter(|key| find(after, &key.id).is_none()).map(|key| format!("removed {}", key.id)));
-    changes.join("; ")
 }
 
 /// Where the journal is kept when not in sled: a PostgreSQL address, and whether this
@@ -376,33 +361,6 @@ pub(super) async fn start_writer(
     let assembled = assemble(config, state, tip, journal, sealer, identity, Some(mark), snapshot_every, clock, Role::Writer)?;
     let task = tokio::spawn(assembled.writer.run(assembled.queue, assembled.stopped));
     Ok((assembled.handle, task, assembled.stopper))
-}
-
-/// A key set other than the journal's (a key added, removed or rotated since the last
-/// start) is journaled, with who started the controller with it, before anything is served.
-/// Returns the new tip.
-pub(super) async fn journal_key_set(
-    state: &mut State,
-    tip: JournalTip,
-    journal: &Journal,
-    sealer: &Sealer,
-    config: &Config,
-    changed_by: &str,
-    clock: &Arc<dyn Clock>,
-) -> anyhow::Result<JournalTip> {
-    let keys = config.key_records();
-    if state.data().keys == keys {
-        return Ok(tip);
-    }
-    let changes = key_changes(&state.data().keys, &keys);
-    let sequence = tip.entries + 1;
-    let time_ms = clock.now_ms().max(journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0));
-    let record = Record { sequence, time_ms, command: Command::Keys { keys, by: changed_by.to_owned() } };
-    state.apply(&record.command, Context { sequence, time_ms }).map_err(|refusal| anyhow::anyhow!("keys: {refusal}"))?;
-    let (value, hash) = Journal::encode(&tip.hash, &record);
-    journal.append(vec![(sequence, value)], (sequence, hash), sealer.tip_seal(sequence, &hash)).await?;
-    tracing::warn!(entry = sequence, by = changed_by, %changes, "the key set changed since the last start: journaled");
-    Ok(JournalTip { entries: sequence, hash })
 }
 
 /// Recovers the writer's journal read from PostgreSQL and starts following it as the hot

@@ -9,8 +9,8 @@ use tracing::{debug, info};
 
 use super::FailStop;
 use super::batch::{Pending, Writer};
-use super::open::journal_key_set;
-use super::*;
+use super::handle::*;
+use super::keys::journal_key_set;
 use crate::config::Config;
 use crate::journal::mark::Mark;
 use crate::journal::recovery::{NoMarkHere, RecoveryError, apply_entry, check_acknowledged, check_tip_record};
