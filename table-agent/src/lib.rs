@@ -12,8 +12,15 @@
 //! - [`output`]: the output lines (ack, refused, panel…) as serde types.
 //! - [`status`]: `pozo-agent status`: reach the controller with the agent's address, TLS and key,
 //!   read the table once, change nothing.
-//! - [`agent`]: the runtime: the Watch stream supervisor, suspension, resync, and
-//!   the signed, numbered, retried commands.
+//! - [`agent`]: the runtime, one job per file under `agent/`:
+//!   - `agent/mod.rs`: the entry: [`run`], [`AgentConfig`], [`ClientTls`], the transport
+//!     check, the timings, and the state the parts share;
+//!   - `agent/link.rs`: the link to the controller: the Watch stream supervisor, suspension,
+//!     reconnection delays, resync;
+//!   - `agent/submit.rs`: an input line as a signed, numbered command, submitted, retried
+//!     and acknowledged;
+//!   - `agent/panel.rs`: what the agent prints: the panel (lights, credits, displays) from the
+//!     newest view, in order, and its other output lines.
 
 pub mod agent;
 pub mod cli;

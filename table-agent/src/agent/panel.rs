@@ -1,0 +1,235 @@
+//! What the agent prints: the panel (seat lights, credits, the table's displays) built
+//! from the newest view the server sent and printed in order, and its other output lines.
+
+use pozo_proto::v1 as pb;
+use tonic::Code;
+
+use super::Agent;
+use crate::output::{CardLine, OutputLine, Panel, PendingLine, SeatLine};
+
+pub(crate) fn light(value: i32, suspended: bool) -> &'static str {
+    match pb::Light::try_from(value) {
+        Ok(pb::Light::On) => "on",
+        // Suspended: no betting, so no blue; a recorded bet keeps its light (11.11.5).
+        Ok(pb::Light::Blue) if !suspended => "blue",
+        _ => "off",
+    }
+}
+
+fn gold_turn(value: i32) -> &'static str {
+    match pb::GoldTurn::try_from(value) {
+        Ok(pb::GoldTurn::Waiting) => "waiting",
+        Ok(pb::GoldTurn::Granted) => "granted",
+        _ => "none",
+    }
+}
+
+pub(super) fn amount(value: &Option<pb::Amount>) -> String {
+    value.as_ref().map(|amount| amount.value.clone()).unwrap_or_default()
+}
+
+pub(super) fn code_name(code: Code) -> String {
+    format!("{code:?}")
+}
+
+/// The panel for the view shown (`None`: none yet, suspended), without its number.
+fn panel<'a>(table: &'a str, view: Option<&'a pb::TableView>, suspended: bool) -> Panel<'a> {
+    match view {
+        None => Panel {
+            table,
+            state: "suspended",
+            suspended: true,
+            round: None,
+            pool: None,
+            displayed: None,
+            last_round: None,
+            gold_turn: None,
+            instant_card: None,
+            pending_prizes: None,
+            sequence: None,
+            seats: Vec::new(),
+            panel: None,
+        },
+        Some(view) => Panel {
+            table: &view.table_id,
+            state: if suspended { "suspended" } else { view.state.as_str() },
+            suspended,
+            round: Some(view.round),
+            pool: Some(&view.pool_id),
+            displayed: Some(amount(&view.displayed)),
+            last_round: Some(view.last_round),
+            gold_turn: Some(gold_turn(view.gold_turn)),
+            instant_card: Some(view.instant_card.as_ref().map(|card| CardLine { rank: &card.rank, suit: &card.suit })),
+            pending_prizes: Some(
+                view.pending_prizes.iter().map(|entry| PendingLine { seat: entry.seat, code: &entry.code }).collect(),
+            ),
+            sequence: Some(view.last_sequence),
+            seats: view
+                .seats
+                .iter()
+                .map(|seat| SeatLine {
+                    seat: seat.seat,
+                    light: light(seat.light, suspended),
+                    credits: seat.credits,
+                    bronze: seat.bronze,
+                    silver: seat.silver,
+                    gold: seat.gold,
+                })
+                .collect(),
+            panel: None,
+        },
+    }
+}
+
+impl Agent {
+    pub(super) async fn emit(&self, line: OutputLine<'_>) {
+        let _ = self.output.send(line.to_line()).await;
+    }
+
+    pub(super) async fn refused(&self, input: &str, code: &str, reason: &str) {
+        self.emit(OutputLine::Refused { input, code, reason }).await;
+    }
+
+    /// The panel as the agent knows it; `force` prints it even when unchanged.
+    ///
+    /// The one path a panel takes to the output: built from the newest view and printed
+    /// while the lock is held, so a reply and a push racing each other print their panels
+    /// in the order they were built (a panel printed after the lock is let go could be
+    /// overtaken by a newer one, and a light would go back).
+    pub(super) async fn emit_panel(&self, force: bool) {
+        let mut shared = self.shared.lock().await;
+        {
+            let suspended = !shared.connected;
+            let table = self.config.table.as_str();
+            // The line without its number (to compare with the last one printed) and with it.
+            let (line, numbered) = {
+                let mut output = OutputLine::Panel(panel(table, shared.view.as_ref(), suspended));
+                let line = output.to_line();
+                if let OutputLine::Panel(panel) = &mut output {
+                    panel.panel = Some(shared.panel_number + 1);
+                }
+                (line, output.to_line())
+            };
+            if !force && line == shared.last_panel {
+                return;
+            }
+            shared.last_panel = line;
+            shared.panel_number += 1;
+            // Under the lock, on purpose: see above.
+            let _ = self.output.send(numbered).await;
+        }
+    }
+
+    /// Takes a view from the server, read at journal entry `journal`, announcing a
+    /// gold-turn grant and a new instant card. A view older than the one shown (an
+    /// answer overtaken by a push of a later batch, or the reverse) is dropped, unless
+    /// `resync`: after a reconnection the server's record is taken whole.
+    pub(super) async fn take_view(&self, view: pb::TableView, journal: u64, resync: bool) {
+        let (granted, card) = {
+            let mut shared = self.shared.lock().await;
+            if !resync && shared.view.is_some() && journal < shared.view_journal {
+                return;
+            }
+            shared.view_journal = journal;
+            if shared.pending.is_none() {
+                // The server's record decides the next sequence: an agent restarted, or
+                // a second one on the same table, never stays out of step.
+                shared.next_sequence = view.last_sequence + 1;
+            }
+            let before = shared.view.replace(view.clone());
+            let was_granted = before.as_ref().map(|old| old.gold_turn) == Some(pb::GoldTurn::Granted as i32);
+            let granted = view.gold_turn == pb::GoldTurn::Granted as i32 && !was_granted;
+            let card = match (&view.instant_card, before.as_ref().and_then(|old| old.instant_card.as_ref())) {
+                (Some(new), old) if old != Some(new) => Some(new.clone()),
+                _ => None,
+            };
+            (granted, card)
+        };
+        if granted {
+            // 4.3.5: "Se juega Grillo de Oro" at this table.
+            self.emit(OutputLine::GoldTurn { table: &self.config.table, state: "granted" }).await;
+        }
+        if let Some(card) = card {
+            // 15.11.2: the premio instantáneo appears on the monitor.
+            self.emit(OutputLine::InstantCard { table: &self.config.table, rank: &card.rank, suit: &card.suit }).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use tokio::sync::{Mutex, mpsc};
+
+    use super::*;
+    use crate::agent::{AgentConfig, Shared};
+    use crate::key::Key;
+
+    fn agent(capacity: usize) -> (Agent, mpsc::Receiver<String>) {
+        let (output, printed) = mpsc::channel(capacity);
+        let config = AgentConfig {
+            server: "http://127.0.0.1:1".into(),
+            table: "R1".into(),
+            key: Key { id: "mesa-R1".into(), secret: vec![7; 32] },
+            tls: None,
+        };
+        let shared = Shared { connected: true, ..Shared::default() };
+        (Agent { config: Arc::new(config), shared: Arc::new(Mutex::new(shared)), output }, printed)
+    }
+
+    /// The table as the server would send it at journal entry `journal`: the command
+    /// sequence and the seat's credits grow with it, so an older panel is recognisable.
+    fn view(journal: u64) -> pb::TableView {
+        pb::TableView {
+            table_id: "R1".into(),
+            state: "open".into(),
+            last_sequence: journal,
+            seats: vec![pb::SeatView { seat: 1, light: pb::Light::On as i32, credits: journal as u32, ..Default::default() }],
+            ..Default::default()
+        }
+    }
+
+    // Proves that replies and pushes racing on many threads never print an older panel:
+    // every task takes a newer view (as a reply or a push does) and prints the panel; the
+    // panels come out with strictly increasing panel numbers and never-decreasing views.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 8)]
+    async fn racing_replies_and_pushes_never_print_an_older_panel() {
+        let (agent, mut printed) = agent(4);
+        let journal = Arc::new(AtomicU64::new(0));
+        let reader = tokio::spawn(async move {
+            let mut lines = Vec::new();
+            while let Some(line) = printed.recv().await {
+                lines.push(serde_json::from_str::<serde_json::Value>(&line).expect("a JSON line"));
+            }
+            lines
+        });
+        let tasks: Vec<_> = (0..8)
+            .map(|_| {
+                let (agent, journal) = (agent.clone(), Arc::clone(&journal));
+                tokio::spawn(async move {
+                    for _ in 0..2_000 {
+                        let at = journal.fetch_add(1, Ordering::SeqCst) + 1;
+                        agent.take_view(view(at), at, false).await;
+                        agent.emit_panel(false).await;
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.expect("no panic");
+        }
+        drop(agent);
+        let lines = reader.await.expect("the reader");
+        assert!(lines.len() > 100, "panels were printed: {}", lines.len());
+        let (mut newest, mut number) = (0, 0);
+        for (index, line) in lines.iter().enumerate() {
+            let sequence = line["sequence"].as_u64().expect("a table panel");
+            assert!(sequence >= newest, "panel {index} shows the table at {sequence} after one at {newest}: it went back");
+            let next = line["panel"].as_u64().expect("a numbered panel");
+            assert_eq!(next, number + 1, "panel {index}: panels are numbered one after another, in print order");
+            (newest, number) = (sequence, next);
+        }
+    }
+}
