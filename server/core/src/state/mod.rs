@@ -29,16 +29,18 @@ use crate::config::Config;
 mod cmd;
 pub mod command;
 pub mod model;
+pub mod panel;
 pub mod refusal;
 pub mod view;
 
 pub use command::{Card, Command, OfficeCommand, OfficeOp, OrderFacts, TableCommand, TableOp};
 pub use model::{
-    AwardRecord, Bet, Custody, CustodyKind, Data, GoldTurn, Grillos, Hit, LastWin, OrderStatus, PayoutOrder, Phase, PrizeEntry,
-    Seat, SeriesAward, Snapshot, Table, TableDay,
+    Bet, Custody, CustodyKind, Data, GoldTurn, Grillos, Hit, LastWin, OrderStatus, PayoutOrder, Phase, Seat, SeriesAward,
+    Snapshot, Table, TableDay,
 };
+pub use panel::{AwardRecord, GoldTurnView, Light, PrizeEntry, SeatView, TableReply, TableState, TableView};
 pub use refusal::{Refusal, RefusalKind};
-pub use view::{Applied, GoldTurnView, Light, SeatView, TableReply, TableState, TableView};
+pub use view::Applied;
 
 use refusal::{invalid, precondition};
 

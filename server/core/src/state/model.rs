@@ -10,8 +10,8 @@ use pozo_engine::{PoolId, PrizeCode, TableId};
 use serde::{Deserialize, Serialize};
 
 use super::command::{Card, OfficeCommand, OrderFacts};
+use super::panel::{AwardRecord, PrizeEntry, TableReply};
 use super::refusal::{Refusal, invalid, precondition};
-use super::view::TableReply;
 use crate::config::KeyRecord;
 
 /// The phase of a table's round.
@@ -180,25 +180,6 @@ impl Seat {
         }
         Ok(())
     }
-}
-
-/// One prize entered and not yet accepted.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PrizeEntry {
-    pub seat: u32,
-    pub code: PrizeCode,
-    pub high: Option<String>,
-}
-
-/// One award, as fixed at ACEPTAR.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AwardRecord {
-    pub seat: u32,
-    pub code: PrizeCode,
-    pub unlimited: Money,
-    pub award: Money,
-    pub payout_order_id: Option<String>,
-    pub grants: Option<(PrizeCode, u32)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

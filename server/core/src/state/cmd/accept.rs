@@ -7,7 +7,8 @@ use pozo_engine::PrizeValue;
 use pozo_engine::money::Money;
 
 use crate::state::command::OrderFacts;
-use crate::state::model::{AwardRecord, Hit, LastWin, Phase, SeriesAward};
+use crate::state::model::{Hit, LastWin, Phase, SeriesAward};
+use crate::state::panel::AwardRecord;
 use crate::state::refusal::{engine_refusal, precondition};
 use crate::state::{Context, Done, POOL_HITS_KEPT, Refusal, State, jornada_and_hour, winners_of};
 

@@ -3,7 +3,8 @@
 use pozo_engine::Grillo;
 use pozo_engine::TableId;
 
-use crate::state::model::{Bet, Phase, PrizeEntry};
+use crate::state::model::{Bet, Phase};
+use crate::state::panel::PrizeEntry;
 use crate::state::refusal::{engine_refusal, invalid, precondition};
 use crate::state::{Context, Done, INSTANT_PRIZE, PENDING_PRIZES_MAX, Refusal, State, winners_of};
 

@@ -1,0 +1,130 @@
+//! What a table's panel shows and a table command answers: the seats' lights, the gold
+//! turn, the prizes entered and the awards fixed. The state keeps each table's last answer
+//! (a retry gets it again), so these are part of what it keeps, below the model.
+
+use pozo_engine::Game;
+use pozo_engine::money::Money;
+use pozo_engine::{PoolId, PrizeCode, TableId};
+use serde::{Deserialize, Serialize};
+
+use super::command::Card;
+
+/// One prize entered and not yet accepted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrizeEntry {
+    pub seat: u32,
+    pub code: PrizeCode,
+    pub high: Option<String>,
+}
+
+/// One award, as fixed at ACEPTAR.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AwardRecord {
+    pub seat: u32,
+    pub code: PrizeCode,
+    pub unlimited: Money,
+    pub award: Money,
+    pub payout_order_id: Option<String>,
+    pub grants: Option<(PrizeCode, u32)>,
+}
+
+/// What a table command answers; kept per table so a retry gets the same answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableReply {
+    pub table_id: TableId,
+    pub sequence: u64,
+    pub journal_sequence: u64,
+    pub outcome: String,
+    pub awards: Vec<AwardRecord>,
+    pub view: TableView,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Light {
+    Off,
+    Blue,
+    On,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatView {
+    pub seat: u32,
+    pub light: Light,
+    pub credits: u32,
+    /// The credits staked this round (AJ 2.5.4.1); 0 with no bet.
+    #[serde(default)]
+    pub stake: u32,
+    pub bronze: u32,
+    pub silver: u32,
+    pub gold: u32,
+    /// Closed to the progressive: its light does not work (AJ 2.5.6.1).
+    #[serde(default)]
+    pub closed: bool,
+    /// Roulette: the player is absent, his grillos kept (3.7.1).
+    #[serde(default)]
+    pub absent: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GoldTurnView {
+    None,
+    Waiting,
+    Granted,
+}
+
+/// Where a table stands, as panels, replies and the floor say it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TableState {
+    /// Closed: Cierre de Mesa, or never opened (4.6, 4.7.7).
+    #[serde(rename = "cerrada")]
+    Closed,
+    /// Open, panels enabled (12.5.3).
+    #[serde(rename = "apuestas")]
+    Betting,
+    /// After INICIAR JUEGO (12.5.1.1).
+    #[serde(rename = "en juego")]
+    Playing,
+    /// Prizes entered and FINALIZAR JUEGO pressed: ACEPTAR validates them (12.5.2.1 c–d).
+    #[serde(rename = "premios ingresados")]
+    Entered,
+    /// After ACEPTAR, waiting for FINALIZAR JUEGO (12.5.2.1, 12.5.2.3).
+    #[serde(rename = "aceptado")]
+    Accepted,
+}
+
+impl TableState {
+    /// As the wire and the journal write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TableState::Closed => "cerrada",
+            TableState::Betting => "apuestas",
+            TableState::Playing => "en juego",
+            TableState::Entered => "premios ingresados",
+            TableState::Accepted => "aceptado",
+        }
+    }
+
+    /// In a round: between INICIAR JUEGO and FINALIZAR JUEGO.
+    pub fn in_round(self) -> bool {
+        matches!(self, TableState::Playing | TableState::Entered | TableState::Accepted)
+    }
+}
+
+/// A table as its panels show it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableView {
+    pub table_id: TableId,
+    pub pool_id: PoolId,
+    pub game: Game,
+    pub state: TableState,
+    pub round: u64,
+    pub last_sequence: u64,
+    pub last_round: bool,
+    pub seats: Vec<SeatView>,
+    pub pending_prizes: Vec<PrizeEntry>,
+    pub instant_card: Option<Card>,
+    pub gold_turn: GoldTurnView,
+    pub displayed: Money,
+}
