@@ -8,22 +8,10 @@ use common::*;
 use pozo_proto::v1 as pb;
 use tonic::Code;
 
-async fn report(client: &mut Client, table: &str) -> pb::TableReport {
-    client
-        .reports
-        .table(pb::TableReportRequest { table_id: table.into(), jornada: String::new() })
-        .await
-        .expect("report")
-        .into_inner()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn art_4_3_2_a_voided_grillo_sale_takes_its_contribution_back() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("R3", open()).await;
-    client.ok("R3", sell(4, 1)).await;
-    client.ok("R3", press(4)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_bets("R3", &[(4, 1)], &[4]).await;
     assert_eq!(amount(&client.pool("iplyc-ruleta").await.contributions), "19.50");
     // Ingresos → Anular → SÍ: the bronze handed back before the ball.
     let view = client.ok("R3", void_bet(4)).await.table.expect("view");
@@ -31,7 +19,7 @@ async fn art_4_3_2_a_voided_grillo_sale_takes_its_contribution_back() {
     assert_eq!(light(&view, 4), pb::Light::Blue);
     let pool = client.pool("iplyc-ruleta").await;
     assert_eq!((amount(&pool.contributions), amount(&pool.balance), pool.bets), ("0.00".to_owned(), "20000.00".to_owned(), 0));
-    let day = report(&mut client, "R3").await;
+    let day = client.report("R3").await;
     assert_eq!((amount(&day.ipa), day.bets), ("0.00".to_owned(), 0));
     // Once the ball is spun the bet is played: no void then.
     client.ok("R3", press(4)).await;
@@ -43,13 +31,8 @@ async fn art_4_3_2_a_voided_grillo_sale_takes_its_contribution_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn art_11_8_1_1_a_burnt_round_carries_its_bets_without_new_ones() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B4", open()).await;
-    client.ok("B4", sell(1, 5)).await;
-    client.ok("B4", sell(2, 5)).await;
-    client.ok("B4", press(1)).await;
-    client.ok("B4", start()).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.round_started("B4", &[(1, 5), (2, 5)], &[1]).await;
     let contributions = amount(&client.pool("iplyc-blackjack").await.contributions);
     assert_eq!(contributions, "6.50");
     // Burnt before play started: seat 1's bet competes in the next hand.
@@ -69,12 +52,8 @@ async fn art_11_8_1_1_a_burnt_round_carries_its_bets_without_new_ones() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn art_11_8_1_2_a_void_box_gets_its_side_bet_refunded() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(6, 1)).await;
-    client.ok("B1", press(6)).await;
-    client.ok("B1", start()).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.round_started("B1", &[(6, 1)], &[6]).await;
     let view = client.ok("B1", refund_bet(6)).await.table.expect("view");
     assert_eq!((view.seats[5].credits, light(&view, 6)), (1, pb::Light::Off));
     let pool = client.pool("iplyc-blackjack").await;
@@ -86,12 +65,8 @@ async fn art_11_8_1_2_a_void_box_gets_its_side_bet_refunded() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn art_11_10_the_last_round_returns_credits_and_sells_no_more() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B2", open()).await;
-    client.ok("B2", sell(1, 10)).await;
-    client.ok("B2", sell(3, 5)).await;
-    client.ok("B2", press(1)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_bets("B2", &[(1, 10), (3, 5)], &[1]).await;
     let reply = client.ok("B2", last_round()).await;
     let view = reply.table.expect("view");
     // 11.10.1: "debiendo reintegrar a los Apostadores los créditos a su favor".
@@ -101,7 +76,7 @@ async fn art_11_10_the_last_round_returns_credits_and_sells_no_more() {
     assert_eq!(light(&view, 3), pb::Light::Off, "no new bet can be made: not blue");
     let message = client.refused("B2", sell(3, 1), Code::FailedPrecondition).await;
     assert!(message.contains("11.10.1"), "{message}");
-    let day = report(&mut client, "B2").await;
+    let day = client.report("B2").await;
     assert_eq!((day.credits_sold, day.credits_returned), (15, 14));
     assert_eq!(amount(&day.credits_returned_amount), "140.00");
     server.stop().await;
@@ -109,24 +84,14 @@ async fn art_11_10_the_last_round_returns_credits_and_sells_no_more() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn art_3_9_the_last_ball_stops_bronze_sales_and_completes_series() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("R4", open()).await;
-    client.ok("R4", sell(1, 5)).await;
-    client.ok("R4", sell(2, 5)).await;
-    client.ok("R4", press(1)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_bets("R4", &[(1, 5), (2, 5)], &[1]).await;
     client.ok("R4", last_round()).await;
     let message = client.refused("R4", press(2), Code::FailedPrecondition).await;
     assert!(message.contains("3.9.1"), "{message}");
     // The series started goes on: bronze → silver → gold, then the gold turn.
-    client.ok("R4", start()).await;
-    client.ok("R4", prize(1, "GRILLO_BRONCE")).await;
-    client.ok("R4", accept()).await;
-    client.ok("R4", finish()).await;
-    client.ok("R4", start()).await;
-    client.ok("R4", prize(1, "GRILLO_PLATA")).await;
-    client.ok("R4", accept()).await;
-    client.ok("R4", finish()).await;
+    client.play_round("R4", &[(1, "GRILLO_BRONCE")]).await;
+    client.play_round("R4", &[(1, "GRILLO_PLATA")]).await;
     // 3.9.2: one more ball only for the gold.
     client.ok("R4", gold_turn()).await;
     client.ok("R4", start()).await;
@@ -141,15 +106,9 @@ async fn art_4_7_5_cierre_de_mesa_counts_the_grillos_held_as_fp_and_returns_unpl
     // 4.7.5: "la cantidad de Grillos existentes al cierre de mesa" is the FP. Seat 5 won a
     // bronze and holds 2 Grillos de Plata of a series in play; seat 3 bought 3 Grillos de
     // Bronce and never played them: 3.7.9 "le será devuelta su apuesta".
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("R2", open()).await;
-    client.ok("R2", sell(5, 5)).await;
-    client.ok("R2", press(5)).await;
-    client.ok("R2", start()).await;
-    client.ok("R2", prize(5, "GRILLO_BRONCE")).await;
-    client.ok("R2", accept()).await;
-    client.ok("R2", finish()).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.round_started("R2", &[(5, 5)], &[5]).await;
+    client.settle_round("R2", &[(5, "GRILLO_BRONCE")]).await;
     client.ok("R2", sell(3, 1)).await;
     client.ok("R2", press(3)).await;
     let pool_before = client.pool("iplyc-ruleta").await;
@@ -163,7 +122,7 @@ async fn art_4_7_5_cierre_de_mesa_counts_the_grillos_held_as_fp_and_returns_unpl
     assert_eq!(view.state, "cerrada");
     assert!(view.seats.iter().all(|seat| seat.bronze + seat.silver + seat.gold == 0), "the system holds none after the close");
     assert!(view.seats.iter().all(|seat| pb::Light::try_from(seat.light) == Ok(pb::Light::Off)));
-    let day = report(&mut client, "R2").await;
+    let day = client.report("R2").await;
     assert_eq!(day.fp, 5, "2 silver + 3 unplayed bronze");
     assert_eq!(amount(&day.ipa), "30.00", "seat 3's sale returned: only seat 5's played bet stays");
     assert_eq!(day.credits_returned, 4 + 1, "seat 5's four credits, and seat 3's returned sale");
@@ -181,11 +140,8 @@ async fn art_4_7_5_cierre_de_mesa_counts_the_grillos_held_as_fp_and_returns_unpl
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn art_12_5_3_5_2_credits_are_paid_back_with_the_button_off() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B3", open()).await;
-    client.ok("B3", sell(2, 5)).await;
-    client.ok("B3", press(2)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_bets("B3", &[(2, 5)], &[2]).await;
     let message = client.refused("B3", refund_credits(2), Code::FailedPrecondition).await;
     assert!(message.contains("12.5.3.5.2"), "{message}");
     server.stop().await;
@@ -194,13 +150,8 @@ async fn art_12_5_3_5_2_credits_are_paid_back_with_the_button_off() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn art_15_11_2_one_instant_card_one_winner() {
     // 15.11.2: "al naipe - uno solo y de cualquier palo": paid to one seat, it leaves the monitor.
-    let server = TestServer::seeded(5).await;
-    let mut client = server.client().await;
-    client.ok("CP2", open()).await;
-    for seat in [1, 2] {
-        client.ok("CP2", sell(seat, 20)).await;
-    }
-    client.until_instant_card("CP2", &[1, 2]).await;
+    let (server, mut client) = TestServer::seeded_with_client(5).await;
+    client.open_until_instant_card("CP2", &[1, 2]).await;
     client.ok("CP2", prize(1, "PREMIO_INSTANTANEO")).await;
     let message = client.refused("CP2", prize(2, "PREMIO_INSTANTANEO"), Code::FailedPrecondition).await;
     assert!(message.contains("no premio instantáneo is in play") && message.contains("15.11"), "{message}");

@@ -76,20 +76,14 @@ async fn and_poquer_6_3_the_carrusels_visor_goes_down_with_every_payment_everywh
     // inferior al resultado de multiplicar por 5.000 la apuesta". After a Póquer (300 × the
     // bet of 1) the visor shows 300 less wherever it is read, and the next royal flush is paid
     // what it shows, by the controller and by the calculator alike.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("P1", open()).await;
-    client.ok("P1", sell(1, 5)).await;
-    client.ok("P1", sell(2, 5)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_credits("P1", &[(1, 5), (2, 5)]).await;
     let start_visor = visor(&mut client, "P1", "and-carrusel").await;
-    client.ok("P1", press(1)).await;
-    client.ok("P1", press(2)).await;
+    client.press_all("P1", &[1, 2]).await;
     client.ok("P1", start()).await;
     let before_poker = client.pool("and-carrusel").await;
-    client.ok("P1", prize(1, "POKER")).await;
-    let poker = client.ok("P1", accept()).await;
+    let poker = client.settle_round("P1", &[(1, "POKER")]).await.accepted;
     assert_eq!(paid(&poker.awards)[0].2, decimal("300"), "6.3 c): 300 × the bet of 1");
-    client.ok("P1", finish()).await;
     let after_poker = visor(&mut client, "P1", "and-carrusel").await;
     // The two bets added 70% each (the rulebook's rate); the Póquer came off the visor.
     assert_eq!(after_poker, start_visor + decimal("1.40") - decimal("300"));
@@ -128,8 +122,7 @@ async fn art_16_4_2_5_1_the_calculator_pays_the_instant_prize_alone_as_the_contr
     // royal flushes (100% each) and the instant prize in one round: the controller pays the
     // $ 30 whole when it is entered, then prorates the two royal flushes on what the sign shows
     // after it. The calculator, given the same round, answers the same awards.
-    let server = TestServer::seeded(11).await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::seeded_with_client(11).await;
     client.ok("CP2", open()).await;
     for seat in 1..=3 {
         for _ in 0..5 {

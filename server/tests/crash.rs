@@ -340,8 +340,7 @@ async fn picture(client: &mut Client, tables: &[&str], pools: &[&str]) -> Vec<(S
     let mut picture = Vec::new();
     for table in tables {
         picture.push((format!("view {table}"), format!("{:?}", client.view(table).await)));
-        let request = pb::TableReportRequest { table_id: (*table).to_owned(), jornada: String::new() };
-        let report = client.reports.table(request).await.expect("table report").into_inner();
+        let report = client.report(table).await;
         picture.push((format!("table report {table}"), format!("{report:?}")));
     }
     for pool in pools {
@@ -374,36 +373,21 @@ async fn restart_from_snapshot_and_replay_gives_the_same_state() {
     let server = TestServer::start_with(data.clone(), options()).await;
     let mut client = server.client().await;
     // Black Jack: a prize paid at the table, then a bet left loaded for the next round.
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(3, 5)).await;
-    client.ok("B1", sell(5, 1)).await;
-    client.ok("B1", press(3)).await;
-    client.ok("B1", press(5)).await;
-    client.ok("B1", start()).await;
+    client.round_started("B1", &[(3, 5), (5, 1)], &[3, 5]).await;
     client.ok("B1", prize(3, "CUATRO_ASES")).await;
     assert_eq!(client.ok("B1", accept()).await.awards.len(), 1);
     client.ok("B1", finish()).await;
     client.ok("B1", press(3)).await;
     // Black Jack: a percentage prize, paid through a Venta-Pagos order.
-    client.ok("B2", open()).await;
-    client.ok("B2", sell(1, 5)).await;
-    client.ok("B2", press(1)).await;
-    client.ok("B2", start()).await;
+    client.round_started("B2", &[(1, 5)], &[1]).await;
     client.ok("B2", prize(1, "TRES_SIETES_MISMO_PALO")).await;
     assert!(!client.ok("B2", accept()).await.awards[0].payout_order_id.is_empty());
     client.ok("B2", finish()).await;
     // Roulette: a press registers three bronze; a bronze hit gives two silver.
-    client.ok("R1", open()).await;
-    client.ok("R1", sell(1, 5)).await;
-    client.ok("R1", press(1)).await;
-    client.ok("R1", start()).await;
-    client.ok("R1", prize(1, "GRILLO_BRONCE")).await;
-    client.ok("R1", accept()).await;
-    client.ok("R1", finish()).await;
+    client.round_started("R1", &[(1, 5)], &[1]).await;
+    client.settle_round("R1", &[(1, "GRILLO_BRONCE")]).await;
     // Central Póker: a round in play, with the server's instant-prize card.
-    client.ok("CP1", open()).await;
-    client.ok("CP1", sell(2, 20)).await;
-    client.until_instant_card("CP1", &[2]).await;
+    client.open_until_instant_card("CP1", &[2]).await;
     // End between two snapshots, so that the restart replays some entries after the last one.
     if client.journal().await.entries % SNAPSHOT_EVERY == 0 {
         client.ok("B1", sell(6, 1)).await;
@@ -460,10 +444,7 @@ async fn a_snapshot_is_stored_on_an_idle_floor_and_a_kill_restarts_from_it() {
     let mut client = connect(&server.address).await;
     // Entries 2–6 after the genesis: the batch of entry 6 crosses the interval.
     client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
-    client.ok("B1", press(1)).await;
-    client.ok("B1", sell(2, 5)).await;
-    client.ok("B1", press(2)).await;
+    client.sell_and_press("B1", [1, 2], 5).await;
     let entries = client.journal().await.entries;
     assert_eq!(entries, 6);
     drop(client);
@@ -496,12 +477,7 @@ async fn a_snapshot_is_stored_on_an_idle_floor_and_a_kill_restarts_from_it() {
 async fn a_small_journal(data: &Path) -> u64 {
     let server = TestServer::start_on(data.to_path_buf()).await;
     let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
-    client.ok("B1", sell(2, 5)).await;
-    client.ok("B1", press(1)).await;
-    client.ok("B1", press(2)).await;
-    client.ok("B1", start()).await;
+    client.round_started("B1", &[(1, 5), (2, 5)], &[1, 2]).await;
     client.ok("B1", finish()).await;
     let entries = client.journal().await.entries;
     drop(client);
@@ -600,9 +576,7 @@ async fn a_restart_with_another_configuration_is_refused() {
     // A live pool under the embedded configuration: a bet registered.
     let mut server = spawn(data.path(), &[], &files.path().join("first.log"));
     let mut client = connect(&server.address).await;
-    client.ok("R1", open()).await;
-    client.ok("R1", sell(1, 1)).await;
-    client.ok("R1", press(1)).await;
+    client.open_with_bets("R1", &[(1, 1)], &[1]).await;
     let status = client.journal().await;
     drop(client);
     assert!(server.terminate().success(), "log:\n{}", server.log_text());

@@ -317,8 +317,7 @@ async fn a_restore_starts_a_new_epoch_that_refuses_envelopes_signed_before_it() 
     };
     let mut server = spawn("first.log").await.expect("spawned");
     let mut client = connect(&server.address).await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
+    client.open_with_credits("B1", &[(1, 5)]).await;
     let first_journal = client.journal_id.clone();
     drop(client);
     assert!(server.terminate().success());
@@ -396,10 +395,7 @@ async fn a_snapshot_edited_without_the_journal_key_is_not_served() {
     let options = || pozo_server::ServeOptions { snapshot_every: 3, ..Default::default() };
     let server = TestServer::start_with(data.clone(), options()).await;
     let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
-    client.ok("B1", sell(2, 5)).await;
-    client.ok("B1", sell(3, 5)).await;
+    client.open_with_credits("B1", &[(1, 5), (2, 5), (3, 5)]).await;
     let credits: Vec<u32> = client.view("B1").await.seats.iter().map(|seat| seat.credits).collect();
     drop(client);
     server.stop().await;

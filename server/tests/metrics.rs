@@ -84,14 +84,10 @@ async fn metrics_are_scraped_parsed_and_follow_the_commands() {
     assert_eq!(before.value("pozo_pending_payouts", ""), 0.0);
 
     // A round at B3 that leaves an order for Venta-Pagos, and one refusal.
-    client.ok("B3", open()).await;
-    let _order = a_pending_order(&mut client, 2).await;
+    let _order = client.open_b3_with_a_pending_order(2).await;
     client.refused("B3", press(4), Code::FailedPrecondition).await;
     // B3's agent watching its table.
-    let payload = prost::Message::encode_to_vec(&pozo_proto::v1::WatchTable { table_id: "B3".into() });
-    let envelope = client.envelope_as("mesa-B3", pozo_proto::Purpose::WatchTable, payload);
-    let mut table = client.table.clone();
-    let mut panel = table.watch(envelope).await.expect("the table's watch").into_inner();
+    let mut panel = client.watch("B3").await;
     panel.message().await.expect("a first panel").expect("a panel");
     // A sign watching the display feed.
     let mut display = client.display.clone();

@@ -303,8 +303,7 @@ async fn the_sign_stream_follows_bets_prizes_and_decisions_and_says_when_it_stop
     assert_eq!(pool(&first, "iplyc-blackjack")["monto"], "$ 5.000,00", "the minimum, the Argentine way");
 
     // Pressed bets are registered, and contribute, at INICIAR JUEGO.
-    client.ok("B3", sell(1, 5)).await;
-    client.ok("B3", press(1)).await;
+    client.sell_and_press("B3", [1], 5).await;
     let started = client.ok("B3", start()).await;
     let rose = events
         .until("a higher amount", |floor| centavos(pool(floor, "iplyc-blackjack")["monto"].as_str().expect("monto")) > before)
@@ -719,9 +718,7 @@ async fn the_floor_view_shows_tables_agents_reports_and_pools() {
     assert!(row(&html, "B1").contains("cerrada"));
 
     // An agent watching B3: connected, pool play enabled there.
-    let payload = prost::Message::encode_to_vec(&pozo_proto::v1::WatchTable { table_id: "B3".into() });
-    let envelope = client.envelope_as("mesa-B3", pozo_proto::Purpose::WatchTable, payload);
-    let mut watch = client.table.watch(envelope).await.expect("watch").into_inner();
+    let mut watch = client.watch("B3").await;
     watch.message().await.expect("a push").expect("the first view");
     let (_, fragment) = carla.page("/sala/mesas").await;
     assert!(

@@ -51,8 +51,7 @@ async fn the_journal_on_postgres_keeps_the_same_books_across_a_restart() {
 
     let mut server = serve(&data, &url, &log).unwrap_or_else(|refused| panic!("did not start: {refused:?}"));
     let mut client = connect(&server.address).await;
-    client.ok("B3", open()).await;
-    let order = a_pending_order(&mut client, 2).await;
+    let order = client.open_b3_with_a_pending_order(2).await;
     let before = books(&mut client).await;
     let sequences = client.sequences.clone();
     assert!(server.terminate().success(), "{}", server.log_text());
@@ -206,8 +205,7 @@ async fn verify_reads_the_database_while_the_controller_serves_and_finds_an_edit
     let data = directory.path().join("data");
     let mut server = serve(&data, &url, &directory.path().join("server.log")).unwrap_or_else(|refused| panic!("{refused:?}"));
     let mut client = connect(&server.address).await;
-    client.ok("B3", open()).await;
-    a_pending_order(&mut client, 2).await;
+    client.open_b3_with_a_pending_order(2).await;
     let (entries, tip, pools) = books(&mut client).await;
 
     // While it serves: a read-only session, no writer's lock; the mark beside --data is checked.
@@ -273,8 +271,7 @@ async fn a_salon_on_sled_moves_to_postgres_with_the_same_books() {
     // A night on sled, in --data.
     let mut server = ServerProcess::spawn(Path::new(BIN), &data, "127.0.0.1:0", &["--no-pages"], &log);
     let mut client = connect(&server.address).await;
-    client.ok("B3", open()).await;
-    let order = a_pending_order(&mut client, 2).await;
+    let order = client.open_b3_with_a_pending_order(2).await;
     let before = books(&mut client).await;
     let sequences = client.sequences.clone();
 

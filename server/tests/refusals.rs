@@ -42,13 +42,7 @@ async fn everything(client: &mut Client, table: &str, jornada: &str) -> String {
 }
 
 async fn before_refusal(client: &mut Client, table: &str) -> Before {
-    let jornada = client
-        .reports
-        .table(pb::TableReportRequest { table_id: table.to_owned(), jornada: String::new() })
-        .await
-        .expect("table report")
-        .into_inner()
-        .jornada;
+    let jornada = client.report(table).await.jornada;
     let entries = client.journal().await.entries;
     let everything = everything(client, table, &jornada).await;
     let sequence = client.sequences.get(table).copied().unwrap_or(1);
@@ -97,22 +91,13 @@ fn names(message: &str, parts: &[&str]) {
     }
 }
 
-/// B3 opened, with a pending payout order (the 20% prize, 11.2.2); returns its id.
-async fn an_open_table_with_a_pending_order(client: &mut Client) -> String {
-    client.ok("B3", open()).await;
-    a_pending_order(client, 1).await
-}
-
 // ----------------------------------------------------------------------------- sequences
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn older_sequence_is_refused_and_changes_nothing() {
     // Proves an older sequence (new bytes or a replay of old ones) is AlreadyExists naming the next one, and leaves all as it was.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
-    client.ok("B1", sell(2, 5)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_credits("B1", &[(1, 5), (2, 5)]).await;
     let before = before_refusal(&mut client, "B1").await;
     assert_eq!(before.sequence, 4);
 
@@ -134,10 +119,8 @@ async fn older_sequence_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn skipped_sequence_is_refused_and_changes_nothing() {
     // Proves a gap in the sequence is FailedPrecondition naming the expected sequence, and the expected one still works.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_credits("B1", &[(1, 5)]).await;
     let before = before_refusal(&mut client, "B1").await;
     assert_eq!(before.sequence, 3);
 
@@ -158,8 +141,7 @@ async fn skipped_sequence_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reused_sequence_with_other_bytes_is_refused_and_changes_nothing() {
     // Proves the last sequence reused by another command is AlreadyExists, while the same bytes are still answered as a retry.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     client.ok("B1", open()).await;
     let original = client.envelope("mesa-B1", Client::payload("B1", 2, sell(1, 5)));
     let first = client.table.submit(original.clone()).await.expect("applied").into_inner();
@@ -184,8 +166,7 @@ async fn reused_sequence_with_other_bytes_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sequence_zero_is_refused_and_changes_nothing() {
     // Proves sequence 0 is InvalidArgument ("starts at 1") and does not take sequence 1 away.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     let before = before_refusal(&mut client, "B1").await;
     assert_eq!(before.sequence, 1);
     let envelope = client.envelope("mesa-B1", Client::payload("B1", 0, open()));
@@ -201,10 +182,8 @@ async fn sequence_zero_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_key_is_refused_and_changes_nothing() {
     // Proves an envelope under a key the layout does not know is Unauthenticated naming the key_id.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_credits("B1", &[(1, 5)]).await;
     let before = before_refusal(&mut client, "B1").await;
 
     let payload = Client::payload("B1", before.sequence, press(1));
@@ -238,10 +217,8 @@ async fn unknown_key_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_mac_is_refused_and_changes_nothing() {
     // Proves a MAC that is not HMAC-SHA256(key, payload) is Unauthenticated naming the mac: a flipped bit, a tampered payload, another secret, none.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_credits("B1", &[(1, 5)]).await;
     let before = before_refusal(&mut client, "B1").await;
     let signed = client.envelope("mesa-B1", Client::payload("B1", before.sequence, press(1)));
 
@@ -269,10 +246,8 @@ async fn bad_mac_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_tables_key_is_refused_and_changes_nothing() {
     // Proves a command for B1 signed (correctly) with B2's key, or with the office key, is PermissionDenied naming both tables.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_credits("B1", &[(1, 5)]).await;
     client.ok("B2", open()).await;
     let before = before_refusal(&mut client, "B1").await;
     let b2 = client.fingerprint("B2").await;
@@ -302,8 +277,7 @@ async fn another_tables_key_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_table_is_refused_and_changes_nothing() {
     // Proves a command for a table not in the layout is refused by the key check (PermissionDenied naming it), and the reports answer NotFound.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     client.ok("B1", open()).await;
     let before = before_refusal(&mut client, "B1").await;
 
@@ -339,8 +313,7 @@ async fn unknown_table_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn missing_command_is_refused_and_changes_nothing() {
     // Proves a TableCommand without its oneof command is InvalidArgument naming the field.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     client.ok("B1", open()).await;
     let before = before_refusal(&mut client, "B1").await;
     let payload = pb::TableCommand { table_id: "B1".into(), sequence: before.sequence, command: None }.encode_to_vec();
@@ -355,8 +328,7 @@ async fn missing_command_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_payload_bytes_are_refused_and_change_nothing() {
     // Proves correctly signed bytes that are not a TableCommand are InvalidArgument naming the payload.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     client.ok("B1", open()).await;
     let before = before_refusal(&mut client, "B1").await;
     let mut truncated = Client::payload("B1", before.sequence, sell(1, 5));
@@ -376,8 +348,7 @@ async fn malformed_payload_bytes_are_refused_and_change_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oversized_payload_is_refused_and_changes_nothing() {
     // Proves a payload over 4 KiB is InvalidArgument naming its size, before any key or MAC work.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     client.ok("B1", open()).await;
     let before = before_refusal(&mut client, "B1").await;
     let payload =
@@ -396,13 +367,8 @@ async fn oversized_payload_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn press_after_iniciar_is_refused_and_changes_nothing() {
     // Proves a press after INICIAR JUEGO is FailedPrecondition citing 12.5.1.1, at a card table and at roulette.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
-    client.ok("B1", sell(2, 5)).await;
-    client.ok("B1", press(1)).await;
-    client.ok("B1", start()).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.round_started("B1", &[(1, 5), (2, 5)], &[1]).await;
     let before = before_refusal(&mut client, "B1").await;
     let message = client.refused("B1", press(2), Code::FailedPrecondition).await;
     names(&message, &["seat 2", "betting is closed after INICIAR JUEGO", "12.5.1.1"]);
@@ -410,9 +376,7 @@ async fn press_after_iniciar_is_refused_and_changes_nothing() {
     let finished = before.next_takes_the_same_sequence(&mut client, finish()).await;
     assert_eq!(finished.table.expect("view").seats[1].credits, 5, "seat 2 kept its credits");
 
-    client.ok("R1", open()).await;
-    client.ok("R1", sell(1, 5)).await;
-    client.ok("R1", start()).await;
+    client.round_started("R1", &[(1, 5)], &[]).await;
     let before = before_refusal(&mut client, "R1").await;
     let message = client.refused("R1", press(1), Code::FailedPrecondition).await;
     names(&message, &["seat 1", "12.5.1.1"]);
@@ -423,13 +387,8 @@ async fn press_after_iniciar_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prize_for_a_seat_with_no_bet_is_refused_and_changes_nothing() {
     // Proves a prize for a seat without a registered side bet (card table) or without that grillo (roulette) is FailedPrecondition citing the rule.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
-    client.ok("B1", sell(2, 5)).await;
-    client.ok("B1", press(1)).await;
-    client.ok("B1", start()).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.round_started("B1", &[(1, 5), (2, 5)], &[1]).await;
     let before = before_refusal(&mut client, "B1").await;
     // Seat 2 has credits but did not press: no light, no prize (11.11.5).
     let message = client.refused("B1", prize(2, "CUATRO_ASES"), Code::FailedPrecondition).await;
@@ -441,10 +400,7 @@ async fn prize_for_a_seat_with_no_bet_is_refused_and_changes_nothing() {
     let reply = before.next_takes_the_same_sequence(&mut client, prize(1, "CUATRO_ASES")).await;
     assert_eq!(reply.table.expect("view").pending_prizes.len(), 1);
 
-    client.ok("R1", open()).await;
-    client.ok("R1", sell(1, 1)).await;
-    client.ok("R1", press(1)).await;
-    client.ok("R1", start()).await;
+    client.round_started("R1", &[(1, 1)], &[1]).await;
     let before = before_refusal(&mut client, "R1").await;
     let message = client.refused("R1", prize(2, "GRILLO_BRONCE"), Code::FailedPrecondition).await;
     names(&message, &["seat 2 holds no Grillo de Bronce in this ball", "3.1.3"]);
@@ -460,12 +416,8 @@ async fn prize_for_a_seat_with_no_bet_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gold_without_silver_is_refused_and_changes_nothing() {
     // Proves a Grillo de Oro prize, or a gold turn, for a table whose seats won no silver is FailedPrecondition citing 3.1.3.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("R1", open()).await;
-    client.ok("R1", sell(1, 5)).await;
-    client.ok("R1", press(1)).await;
-    client.ok("R1", start()).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.round_started("R1", &[(1, 5)], &[1]).await;
     let before = before_refusal(&mut client, "R1").await;
     let message = client.refused("R1", prize(1, "GRILLO_ORO"), Code::FailedPrecondition).await;
     names(&message, &["seat 1 holds no Grillo de Oro in this ball", "a gold is won with a silver (3.1.3)"]);
@@ -484,11 +436,8 @@ async fn gold_without_silver_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn more_than_3_bronze_2_silver_1_gold_is_refused_and_changes_nothing() {
     // Proves a second press on a seat holding bronze, silver or gold is FailedPrecondition citing 3.7.2, and sells no grillo.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("R1", open()).await;
-    client.ok("R1", sell(1, 5)).await;
-    client.ok("R1", press(1)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_bets("R1", &[(1, 5)], &[1]).await;
 
     let before_bronze = before_refusal(&mut client, "R1").await;
     let message = client.refused("R1", press(1), Code::FailedPrecondition).await;
@@ -498,9 +447,7 @@ async fn more_than_3_bronze_2_silver_1_gold_is_refused_and_changes_nothing() {
 
     // Ball 1: the bronze hits; the seat holds two silver.
     before_bronze.next_takes_the_same_sequence(&mut client, start()).await;
-    client.ok("R1", prize(1, "GRILLO_BRONCE")).await;
-    client.ok("R1", accept()).await;
-    client.ok("R1", finish()).await;
+    client.settle_round("R1", &[(1, "GRILLO_BRONCE")]).await;
     let before_silver = before_refusal(&mut client, "R1").await;
     let message = client.refused("R1", press(1), Code::FailedPrecondition).await;
     names(&message, &["seat 1 holds 0 bronze, 2 silver, 0 gold", "3.7.2"]);
@@ -508,9 +455,7 @@ async fn more_than_3_bronze_2_silver_1_gold_is_refused_and_changes_nothing() {
 
     // Ball 2: the silver hits; the seat holds the gold.
     before_silver.next_takes_the_same_sequence(&mut client, start()).await;
-    client.ok("R1", prize(1, "GRILLO_PLATA")).await;
-    client.ok("R1", accept()).await;
-    client.ok("R1", finish()).await;
+    client.settle_round("R1", &[(1, "GRILLO_PLATA")]).await;
     let before_gold = before_refusal(&mut client, "R1").await;
     let message = client.refused("R1", press(1), Code::FailedPrecondition).await;
     names(&message, &["seat 1 holds 0 bronze, 0 silver, 1 gold", "3.7.2"]);
@@ -523,12 +468,8 @@ async fn more_than_3_bronze_2_silver_1_gold_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn code_not_in_the_paytable_is_refused_and_changes_nothing() {
     // Proves a premio code of another pool, an unknown one, or an overlong one is InvalidArgument naming the code and the pool's paytable.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
-    client.ok("B1", press(1)).await;
-    client.ok("B1", start()).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.round_started("B1", &[(1, 5)], &[1]).await;
     let before = before_refusal(&mut client, "B1").await;
 
     let message = client.refused("B1", prize(1, "ESCALERA_REAL_MAYOR"), Code::InvalidArgument).await;
@@ -551,8 +492,7 @@ async fn code_not_in_the_paytable_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn credits_not_in_1_5_10_20_are_refused_and_change_nothing() {
     // Proves a sale of any amount but 1, 5, 10 or 20 credits is InvalidArgument citing 12.5.3.3.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     client.ok("B1", open()).await;
     let before = before_refusal(&mut client, "B1").await;
     for credits in [0, 2, 3, 4, 15, 21, 100, u32::MAX] {
@@ -568,8 +508,7 @@ async fn credits_not_in_1_5_10_20_are_refused_and_change_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn press_without_credits_is_refused_and_changes_nothing() {
     // Proves a press on a seat without credits (never sold, or all spent) is FailedPrecondition citing 12.5.3.4.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     client.ok("B1", open()).await;
     let before = before_refusal(&mut client, "B1").await;
     let message = client.refused("B1", press(1), Code::FailedPrecondition).await;
@@ -590,12 +529,8 @@ async fn press_without_credits_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn selling_credits_after_iniciar_is_refused_and_changes_nothing() {
     // Proves a sale of credits once the round is started (or accepted) is FailedPrecondition citing 12.5.3.2.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
-    client.ok("B1", press(1)).await;
-    client.ok("B1", start()).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.round_started("B1", &[(1, 5)], &[1]).await;
     let before = before_refusal(&mut client, "B1").await;
     let message = client.refused("B1", sell(2, 5), Code::FailedPrecondition).await;
     names(&message, &["credits are sold only while the round is not started", "12.5.3.2"]);
@@ -619,14 +554,8 @@ async fn art_12_5_2_1_finalizar_closes_the_prize_entry_and_only_aceptar_follows_
     // el botón ACEPTAR para validar el premio". FINALIZAR JUEGO with a prize entered closes
     // the entry and fixes nothing; a second FINALIZAR or another prize before ACEPTAR is
     // FailedPrecondition citing 12.5.2.1 and changes nothing; ACEPTAR then fixes the award.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
-    client.ok("B1", sell(2, 5)).await;
-    client.ok("B1", press(1)).await;
-    client.ok("B1", press(2)).await;
-    client.ok("B1", start()).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.round_started("B1", &[(1, 5), (2, 5)], &[1, 2]).await;
     client.ok("B1", prize(1, "CUATRO_ASES")).await;
     let balance = amount(&client.pool("iplyc-blackjack").await.balance);
     let entered = client.ok("B1", finish()).await;
@@ -654,10 +583,8 @@ async fn art_12_5_2_1_finalizar_closes_the_prize_entry_and_only_aceptar_follows_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cierre_de_mesa_with_credits_not_returned_is_refused_and_changes_nothing() {
     // Proves Cierre de Mesa with credits on a seat is FailedPrecondition naming the seat and citing 12.8.1; once paid back it closes.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(3, 5)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_credits("B1", &[(3, 5)]).await;
     let before = before_refusal(&mut client, "B1").await;
     let message = client.refused("B1", close(), Code::FailedPrecondition).await;
     names(&message, &["seat 3: 5 credits not returned", "before Cierre de Mesa (12.8.1)"]);
@@ -670,11 +597,8 @@ async fn cierre_de_mesa_with_credits_not_returned_is_refused_and_changes_nothing
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cierre_de_mesa_during_a_round_or_with_a_loaded_bet_is_refused_and_changes_nothing() {
     // Proves Cierre de Mesa during a round, or with a pressed bet, is FailedPrecondition citing 4.7.7.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 1)).await;
-    client.ok("B1", press(1)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_bets("B1", &[(1, 1)], &[1]).await;
     let before = before_refusal(&mut client, "B1").await;
     let message = client.refused("B1", close(), Code::FailedPrecondition).await;
     names(&message, &["seat 1: a bet is loaded", "4.7.7"]);
@@ -693,8 +617,7 @@ async fn cierre_de_mesa_during_a_round_or_with_a_loaded_bet_is_refused_and_chang
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn command_on_a_closed_table_is_refused_and_changes_nothing() {
     // Proves any table operation before Apertura de Mesa, or after Cierre de Mesa, is FailedPrecondition citing 4.6.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     let before = before_refusal(&mut client, "B1").await;
     for command in [
         sell(1, 5),
@@ -730,10 +653,8 @@ async fn command_on_a_closed_table_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn seat_out_of_range_is_refused_and_changes_nothing() {
     // Proves seat 0 or a seat past the table's last is InvalidArgument naming the seat and the table's range.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_credits("B1", &[(1, 5)]).await;
     let before = before_refusal(&mut client, "B1").await;
     for command in [sell(0, 5), sell(8, 5), press(0), press(8), refund_credits(8), void_bet(9), sell(u32::MAX, 1)] {
         let message = client.refused("B1", command, Code::InvalidArgument).await;
@@ -761,8 +682,7 @@ async fn seat_out_of_range_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn more_than_500_credits_on_a_seat_is_refused_and_changes_nothing() {
     // Proves a sale that would take a seat past 500 credits is InvalidArgument naming the bound.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     client.ok("B1", open()).await;
     for _ in 0..25 {
         client.ok("B1", sell(1, 20)).await;
@@ -778,11 +698,8 @@ async fn more_than_500_credits_on_a_seat_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_press_on_a_card_seat_is_refused_and_changes_nothing() {
     // Proves a second side bet on one box in one round is FailedPrecondition citing 11.4, and spends no credit.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
-    client.ok("B1", press(1)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_bets("B1", &[(1, 5)], &[1]).await;
     let before = before_refusal(&mut client, "B1").await;
     let message = client.refused("B1", press(1), Code::FailedPrecondition).await;
     names(&message, &["seat 1 already has its side bet this round", "11.4"]);
@@ -795,11 +712,8 @@ async fn a_second_press_on_a_card_seat_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn round_order_refusals_change_nothing() {
     // Proves INICIAR twice, ACEPTAR with no prize, a prize before INICIAR, FINALIZAR with no round and a second Apertura are FailedPrecondition citing their articles.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
-    client.ok("B1", press(1)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_bets("B1", &[(1, 5)], &[1]).await;
 
     let before = before_refusal(&mut client, "B1").await;
     let message = client.refused("B1", open(), Code::FailedPrecondition).await;
@@ -840,11 +754,8 @@ async fn round_order_refusals_change_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn credit_and_bet_corrections_without_their_object_are_refused_and_change_nothing() {
     // Proves pago de créditos with none, Anular with no bet or after INICIAR, and a refund of a box without a bet are FailedPrecondition citing their articles.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
-    client.ok("B1", press(1)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_bets("B1", &[(1, 5)], &[1]).await;
     let before = before_refusal(&mut client, "B1").await;
     let message = client.refused("B1", refund_credits(2), Code::FailedPrecondition).await;
     names(&message, &["seat 2 has no credits to pay back (12.5.3.5)"]);
@@ -871,12 +782,8 @@ async fn credit_and_bet_corrections_without_their_object_are_refused_and_change_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bets_in_a_burnt_round_and_carrying_at_roulette_are_refused_and_change_nothing() {
     // Proves a press after a burnt round (11.8.1.1) and carrying roulette bets are FailedPrecondition citing 11.8.1.1.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
-    client.ok("B1", sell(2, 5)).await;
-    client.ok("B1", press(1)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_bets("B1", &[(1, 5), (2, 5)], &[1]).await;
     let before = before_refusal(&mut client, "B1").await;
     let message = client.refused("B1", carry_bets(), Code::FailedPrecondition).await;
     names(&message, &["a round is burnt only after INICIAR JUEGO and before any prize (11.8.1.1)"]);
@@ -889,10 +796,7 @@ async fn bets_in_a_burnt_round_and_carrying_at_roulette_are_refused_and_change_n
     before.unchanged(&mut client).await;
     before.next_takes_the_same_sequence(&mut client, start()).await;
 
-    client.ok("R1", open()).await;
-    client.ok("R1", sell(1, 1)).await;
-    client.ok("R1", press(1)).await;
-    client.ok("R1", start()).await;
+    client.round_started("R1", &[(1, 1)], &[1]).await;
     let before = before_refusal(&mut client, "R1").await;
     let message = client.refused("R1", carry_bets(), Code::FailedPrecondition).await;
     names(&message, &["roulette bets are not carried", "11.8.1.1"]);
@@ -903,8 +807,7 @@ async fn bets_in_a_burnt_round_and_carrying_at_roulette_are_refused_and_change_n
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sales_after_the_last_round_are_refused_and_change_nothing() {
     // Proves no credits are sold and no bronze is sold once the last round / last ball is announced (3.9.1, 11.10.1), nor is it announced twice.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     client.ok("B1", open()).await;
     client.ok("B1", last_round()).await;
     let before = before_refusal(&mut client, "B1").await;
@@ -916,8 +819,7 @@ async fn sales_after_the_last_round_are_refused_and_change_nothing() {
     before.unchanged(&mut client).await;
     before.next_takes_the_same_sequence(&mut client, start()).await;
 
-    client.ok("R1", open()).await;
-    client.ok("R1", sell(1, 5)).await;
+    client.open_with_credits("R1", &[(1, 5)]).await;
     client.ok("R1", last_round()).await;
     let before = before_refusal(&mut client, "R1").await;
     let message = client.refused("R1", press(1), Code::FailedPrecondition).await;
@@ -932,9 +834,8 @@ async fn sales_after_the_last_round_are_refused_and_change_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn venta_pagos_call_with_a_table_key_is_refused_and_changes_nothing() {
     // Proves every Venta-Pagos call signed with a table key (correct MAC) is PermissionDenied, and the order stays pending.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    let order_id = an_open_table_with_a_pending_order(&mut client).await;
+    let (server, mut client) = TestServer::with_client().await;
+    let order_id = client.open_b3_with_a_pending_order(1).await;
     let before = before_refusal(&mut client, "B3").await;
 
     let confirm = client.confirm_command(&order_id, "F-4104-0001").await;
@@ -963,9 +864,8 @@ async fn venta_pagos_call_with_a_table_key_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn confirm_of_an_unknown_order_is_refused_and_changes_nothing() {
     // Proves confirming or rejecting an order that does not exist is NotFound naming the order_id.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    let order_id = an_open_table_with_a_pending_order(&mut client).await;
+    let (server, mut client) = TestServer::with_client().await;
+    let order_id = client.open_b3_with_a_pending_order(1).await;
     let before = before_refusal(&mut client, "B3").await;
 
     let expect = facts(&client.order(&order_id).await);
@@ -997,9 +897,8 @@ async fn confirm_of_an_unknown_order_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn office_decisions_with_bad_fields_or_state_are_refused_and_change_nothing() {
     // Proves a confirm without a form, a reject without reason, a decision without the facts shown, a wrong command for the call, a bad list filter (InvalidArgument) and a decision on a decided order (FailedPrecondition) change nothing.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    let order_id = an_open_table_with_a_pending_order(&mut client).await;
+    let (server, mut client) = TestServer::with_client().await;
+    let order_id = client.open_b3_with_a_pending_order(1).await;
     let before = before_refusal(&mut client, "B3").await;
 
     let shown = facts(&client.order(&order_id).await);
@@ -1066,8 +965,7 @@ async fn office_decisions_with_bad_fields_or_state_are_refused_and_change_nothin
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_reply_view_names_the_sequence_just_applied() {
     // Proves the view in a command's answer ("the table as the command left it") carries that command's sequence, as the pushed view does.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     let opened = client.ok("B1", open()).await;
     client.journal().await;
     assert_eq!(client.view("B1").await.last_sequence, 1, "the pushed view");

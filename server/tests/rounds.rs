@@ -10,8 +10,7 @@ use tonic::Code;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_blackjack_round() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
 
     let opened = client.ok("B1", open()).await;
     assert_eq!(opened.table.as_ref().expect("view").state, "apuestas");
@@ -45,12 +44,7 @@ async fn a_full_blackjack_round() {
     assert_eq!(finished.round, 2);
     assert_eq!(light(&finished, 3), pb::Light::Blue, "panels enabled again (12.5.2.3)");
 
-    let report = client
-        .reports
-        .table(pb::TableReportRequest { table_id: "B1".into(), jornada: String::new() })
-        .await
-        .expect("report")
-        .into_inner();
+    let report = client.report("B1").await;
     assert_eq!((amount(&report.ipa), amount(&report.pppa)), ("20.00".to_owned(), "500.00".to_owned()));
     assert_eq!((report.presses, report.bets, report.credits_sold), (2, 2, 6));
     assert_eq!(amount(&report.credits_sold_amount), "60.00");
@@ -78,10 +72,8 @@ async fn a_full_blackjack_round() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_retried_command_gets_the_same_answer_and_changes_nothing() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B2", open()).await;
-    client.ok("B2", sell(1, 5)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_credits("B2", &[(1, 5)]).await;
     let envelope = client.envelope("mesa-B2", Client::payload("B2", 3, press(1)));
     let first = client.table.submit(envelope.clone()).await.expect("applied").into_inner();
     let journal = client.journal().await;
@@ -97,11 +89,9 @@ async fn a_retried_command_gets_the_same_answer_and_changes_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_roulette_series_with_two_tables_contending_for_the_gold_turn() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     for (table, seat) in [("R1", 1), ("R2", 2)] {
-        client.ok(table, open()).await;
-        client.ok(table, sell(seat, 1)).await;
+        client.open_with_credits(table, &[(seat, 1)]).await;
         // 4.4.2: roulette bets register at the press: three Grillos de Bronce.
         let view = client.ok(table, press(seat)).await.table.expect("view");
         assert_eq!(view.seats[seat as usize - 1].bronze, 3);
@@ -138,13 +128,7 @@ async fn a_roulette_series_with_two_tables_contending_for_the_gold_turn() {
     assert!(message.contains("Se juega Grillo de Oro en la mesa R1"), "{message}");
 
     // R2's agent watches its table: it is told the moment its turn comes.
-    let payload = prost::Message::encode_to_vec(&pb::WatchTable { table_id: "R2".into() });
-    let mut r2_stream = client
-        .table
-        .watch(client.envelope_as("mesa-R2", pozo_proto::Purpose::WatchTable, payload))
-        .await
-        .expect("watch")
-        .into_inner();
+    let mut r2_stream = client.watch("R2").await;
     let first = r2_stream.message().await.expect("stream").expect("push").table.expect("view");
     assert_eq!(pb::GoldTurn::try_from(first.gold_turn), Ok(pb::GoldTurn::Waiting));
 
@@ -179,11 +163,8 @@ async fn art_15_11_the_instant_card_appears_at_random_and_stays_until_won() {
     // 15.11.2: the card "en forma aleatoria y sorpresiva aparece en el monitor" (with the
     // rulebook's instant_card_chance at each INICIAR JUEGO with no card in play);
     // 15.11.4: not received, "se definirá en las siguientes tallas".
-    let server = TestServer::seeded(3).await;
-    let mut client = server.client().await;
-    client.ok("CP1", open()).await;
-    client.ok("CP1", sell(1, 20)).await;
-    client.ok("CP1", sell(2, 20)).await;
+    let (server, mut client) = TestServer::seeded_with_client(3).await;
+    client.open_with_credits("CP1", &[(1, 20), (2, 20)]).await;
     assert!(client.view("CP1").await.instant_card.is_none(), "no card before the first round");
     let (card, rounds_without_card) = client.until_instant_card("CP1", &[1]).await;
     assert!(rounds_without_card > 0, "not every round shows a card (seed 3: the first rounds show none)");
@@ -211,13 +192,8 @@ async fn art_16_4_2_5_1_the_instant_prize_is_paid_whole_before_the_round_is_pror
     // 16.4.2.5.1 pays the instant prize "en forma inmediata", before the hand is settled:
     // its own event. The round's royal flush and straight flush are then prorated by
     // 15.9's FACTOR on what the display shows after it; the $30 is never cut.
-    let server = TestServer::seeded(3).await;
-    let mut client = server.client().await;
-    client.ok("CP1", open()).await;
-    for seat in 1..=3 {
-        client.ok("CP1", sell(seat, 20)).await;
-    }
-    client.until_instant_card("CP1", &[1, 2, 3]).await;
+    let (server, mut client) = TestServer::seeded_with_client(3).await;
+    client.open_until_instant_card("CP1", &[1, 2, 3]).await;
     let displayed = |report: &pb::PoolReport| amount(&report.displayed).parse::<rust_decimal::Decimal>().expect("decimal");
     let before = displayed(&client.pool("iplyc-central-poker").await);
     let instant = client.ok("CP1", prize(1, "PREMIO_INSTANTANEO")).await;
@@ -235,28 +211,19 @@ async fn art_16_4_2_5_1_the_instant_prize_is_paid_whole_before_the_round_is_pror
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn venta_pagos_confirms_one_payout_and_rejects_another() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B3", open()).await;
-    client.ok("B3", sell(1, 5)).await;
-    client.ok("B3", sell(2, 5)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_credits("B3", &[(1, 5), (2, 5)]).await;
 
     // Round 1: the 20% prize on the $5,000 minimum (11.2.2) → a payout order.
     client.ok("B3", press(1)).await;
-    client.ok("B3", start()).await;
-    client.ok("B3", prize(1, "TRES_SIETES_MISMO_PALO")).await;
-    let accepted = client.ok("B3", accept()).await;
+    let accepted = client.play_round("B3", &[(1, "TRES_SIETES_MISMO_PALO")]).await.accepted;
     let first_order = accepted.awards[0].payout_order_id.clone();
     assert!(!first_order.is_empty());
     assert_eq!(amount(&accepted.awards[0].award), "1001.30", "20% of 5,006.50");
-    client.ok("B3", finish()).await;
 
     // Round 2: another one, to be rejected.
     client.ok("B3", press(2)).await;
-    client.ok("B3", start()).await;
-    client.ok("B3", prize(2, "TRES_SIETES_MISMO_PALO")).await;
-    let second = client.ok("B3", accept()).await.awards[0].clone();
-    client.ok("B3", finish()).await;
+    let second = client.play_round("B3", &[(2, "TRES_SIETES_MISMO_PALO")]).await.accepted.awards[0].clone();
 
     let list = client.office_envelope(pb::office_command::Command::List(pb::ListPayouts { status: String::new() }));
     let pending = client.office.list(list).await.expect("listed").into_inner().orders;
@@ -291,14 +258,7 @@ async fn venta_pagos_confirms_one_payout_and_rejects_another() {
 
     let before = client.pool("iplyc-blackjack").await;
     let table_day = |report: pb::TableReport| amount(&report.pppa).parse::<rust_decimal::Decimal>().expect("decimal");
-    let pppa_before = table_day(
-        client
-            .reports
-            .table(pb::TableReportRequest { table_id: "B3".into(), jornada: String::new() })
-            .await
-            .expect("report")
-            .into_inner(),
-    );
+    let pppa_before = table_day(client.report("B3").await);
     let reject = client.reject_command(&second.payout_order_id, "naipes marcados").await;
     let rejected = {
         let envelope = client.office_envelope(reject);
@@ -315,14 +275,7 @@ async fn venta_pagos_confirms_one_payout_and_rejects_another() {
     assert_eq!(balance(&after), balance(&before) + returned);
     assert_eq!(amount(&after.awards_returned), amount(&second.award));
     assert_eq!(amount(&after.awards), amount(&before.awards), "the awards meter never goes down");
-    let pppa_after = table_day(
-        client
-            .reports
-            .table(pb::TableReportRequest { table_id: "B3".into(), jornada: String::new() })
-            .await
-            .expect("report")
-            .into_inner(),
-    );
+    let pppa_after = table_day(client.report("B3").await);
     assert_eq!(pppa_after, pppa_before - returned, "a rejected prize was not paid: off the table's PPPA");
 
     let confirm_rejected = client.confirm_command(&second.payout_order_id, "F-2").await;
@@ -340,19 +293,11 @@ async fn a_rejection_undoes_the_award_and_only_it_3_5_2_11_2_2() {
     // docs/readings.md, "What a Venta-Pagos rejection undoes". Two 21s of three 7s of
     // hearts on 5,013.00 share it (11.7, FACTOR 0.5): 2,506.50 each, both to Venta-Pagos;
     // the pool is reset to $5,000 by the house (15.2.2 / 11.2.2). A later bet adds 6.50.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(1, 5)).await;
-    client.ok("B1", sell(2, 5)).await;
-    client.ok("B1", press(1)).await;
-    client.ok("B1", press(2)).await;
-    client.ok("B1", start()).await;
-    client.ok("B1", prize(1, "TRES_SIETES_CORAZONES")).await;
-    client.ok("B1", prize(2, "TRES_SIETES_CORAZONES")).await;
-    let awards = client.ok("B1", accept()).await.awards;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_bets("B1", &[(1, 5), (2, 5)], &[1, 2]).await;
+    let prizes = [(1, "TRES_SIETES_CORAZONES"), (2, "TRES_SIETES_CORAZONES")];
+    let awards = client.play_round("B1", &prizes).await.accepted.awards;
     assert_eq!(awards.iter().map(|award| amount(&award.award)).collect::<Vec<_>>(), ["2506.50", "2506.50"]);
-    client.ok("B1", finish()).await;
     client.ok("B1", press(1)).await;
     client.ok("B1", start()).await;
     client.ok("B1", finish()).await;
@@ -385,12 +330,7 @@ async fn a_rejection_undoes_the_award_and_only_it_3_5_2_11_2_2() {
     assert_eq!(amount(&last.balance), "5019.50");
     assert_eq!(amount(&last.replenishments_withdrawn), "5000.00");
     assert_eq!(amount(&last.awards), amount(&last.awards_returned), "nothing stays awarded");
-    let report = client
-        .reports
-        .table(pb::TableReportRequest { table_id: "B1".into(), jornada: String::new() })
-        .await
-        .expect("report")
-        .into_inner();
+    let report = client.report("B1").await;
     assert_eq!(amount(&report.pppa), "0.00", "nothing was paid at B1");
     server.stop().await;
 }
@@ -401,13 +341,9 @@ async fn a_rejection_pays_a_share_that_was_nothing_through_a_new_order_2_5_6_2()
     // 20,042.00; the royal flush's 100% "de la cantidad restante" (item 5) is 0, and no
     // order is made for nothing. One Póker rejected: as if it had not competed, the
     // royal flush gets what four Pókers leave, 42, through a new order of the round.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     client.ok("C1", open()).await;
-    for seat in 1..=6 {
-        client.ok("C1", sell(seat, 1)).await;
-        client.ok("C1", press(seat)).await;
-    }
+    client.sell_and_press("C1", 1..=6, 1).await;
     client.ok("C1", start()).await;
     for seat in 1..=5 {
         client.ok("C1", prize(seat, "POKER")).await;
@@ -432,11 +368,8 @@ async fn a_rejection_pays_a_share_that_was_nothing_through_a_new_order_2_5_6_2()
 async fn art_11_8_1_2_a_box_paid_the_instant_prize_is_not_refunded_16_4_2_5_1() {
     // The premio instantáneo is paid at once (16.4.2.5.1): the box that won it is a
     // winning box, neither refunded (11.8.1.2) nor carried to a burnt round (11.8.1.1).
-    let server = TestServer::seeded(3).await;
-    let mut client = server.client().await;
-    client.ok("CP3", open()).await;
-    client.ok("CP3", sell(2, 20)).await;
-    client.until_instant_card("CP3", &[2]).await;
+    let (server, mut client) = TestServer::seeded_with_client(3).await;
+    client.open_until_instant_card("CP3", &[2]).await;
     client.ok("CP3", prize(2, "PREMIO_INSTANTANEO")).await;
     let message = client.refused("CP3", refund_bet(2), Code::FailedPrecondition).await;
     assert!(message.contains("a winning box is not voided"), "{message}");

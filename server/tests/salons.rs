@@ -79,8 +79,7 @@ async fn bets_at_tables_of_two_salons_raise_the_one_shared_pool() {
     let server = TestServer::with_config(salones()).await;
     let mut client = server.client().await;
     for table in ["B1", "B3"] {
-        client.ok(table, open()).await;
-        client.ok(table, sell(1, 5)).await;
+        client.open_with_credits(table, &[(1, 5)]).await;
     }
     let start_balance = balance(&mut client, "iplyc-blackjack").await;
     let ruleta = balance(&mut client, "iplyc-ruleta").await;
@@ -140,9 +139,7 @@ async fn the_display_feed_of_a_salon_sends_the_pools_its_tables_feed() {
 
     // A bet in the Norte: the Central's sign shows the shared pool rising.
     let before = first.pools.iter().find(|pool| pool.pool_id == "iplyc-blackjack").map(|pool| money(&pool.displayed));
-    client.ok("B3", open()).await;
-    client.ok("B3", sell(2, 5)).await;
-    client.ok("B3", press(2)).await;
+    client.open_with_bets("B3", &[(2, 5)], &[2]).await;
     let raised = money(&client.ok("B3", start()).await.table.expect("view").displayed);
     assert!(before.is_some_and(|before| raised > before), "{before:?} → {raised}");
     let seen = tokio::time::timeout(WAIT, async {
@@ -252,18 +249,13 @@ async fn the_report_splits_each_pool_by_salon_adding_up_exactly() {
     let mut client = server.client().await;
     for (table, seats) in [("B1", &[1, 2, 3][..]), ("B2", &[4]), ("B3", &[1, 2, 3])] {
         client.ok(table, open()).await;
-        for seat in seats {
-            client.ok(table, sell(*seat, 5)).await;
-            client.ok(table, press(*seat)).await;
-        }
+        client.sell_and_press(table, seats.iter().copied(), 5).await;
         client.ok(table, start()).await;
     }
     client.ok("B3", refund_bet(3)).await;
     client.ok("B3", prize(1, "TRES_SIETES_MISMO_PALO")).await;
     client.ok("B3", accept()).await;
-    client.ok("R1", open()).await;
-    client.ok("R1", sell(1, 5)).await;
-    client.ok("R1", press(1)).await;
+    client.open_with_bets("R1", &[(1, 5)], &[1]).await;
 
     let report = client.pool("iplyc-blackjack").await;
     let salons: Vec<(&str, &str, u64)> =
@@ -368,8 +360,7 @@ async fn the_report_splits_each_pool_by_salon_adding_up_exactly() {
 // casino, feeds every pool; its feed is the whole floor, and its report line is the pool's.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_layout_without_salons_is_one_salon_named_after_the_casino() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     let mut feed = salon_feed(&mut client, "principal").await;
     let every = pool_ids(&feed.message().await.expect("feed").expect("update"));
     let mut all = client.display.watch(pb::WatchDisplays::default()).await.expect("every pool").into_inner();

@@ -16,8 +16,7 @@ use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_reports_every_service_serving() {
-    let server = TestServer::start().await;
-    let client = server.client().await;
+    let (server, client) = TestServer::with_client().await;
     let mut health = HealthClient::new(client.channel.clone());
     for service in ["pozo.v1.Table", "pozo.v1.Display", "pozo.v1.VentaPagos", "pozo.v1.Reports", "pozo.v1.Pools"] {
         let status =
@@ -31,8 +30,7 @@ async fn health_reports_every_service_serving() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reflection_lists_the_services_for_standard_tools() {
-    let server = TestServer::start().await;
-    let client = server.client().await;
+    let (server, client) = TestServer::with_client().await;
     let mut reflection = ServerReflectionClient::new(client.channel.clone());
     let request =
         ServerReflectionRequest { host: String::new(), message_request: Some(MessageRequest::ListServices(String::new())) };
@@ -56,8 +54,7 @@ async fn a_slow_display_gets_the_newest_amounts_not_a_backlog() {
     // The cartel's stream is a watch: a reader that falls behind skips to the
     // newest state; the writer never waits for it. The display here reads through
     // a 256-byte HTTP/2 window, so the server can hand it only a few updates ahead.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     let endpoint = tonic::transport::Endpoint::from_shared(format!("http://{}", server.address))
         .expect("uri")
         .initial_stream_window_size(Some(256));
@@ -115,12 +112,8 @@ async fn a_slow_display_gets_the_newest_amounts_not_a_backlog() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_journal_reads_back_in_pages_linked_by_their_hashes() {
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B1", open()).await;
-    client.ok("B1", sell(2, 5)).await;
-    client.ok("B1", press(2)).await;
-    client.ok("B1", start()).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.round_started("B1", &[(2, 5)], &[2]).await;
     let status = client.journal().await;
     assert_eq!(status.entries, 5, "genesis + 4 commands");
 
@@ -196,20 +189,12 @@ async fn a_panel_shows_its_pool_growing_with_the_other_tables_bets() {
     // Every panel shows its pool's amount. R2's agent watches its table while only R1
     // plays: the press on R1 reaches R2 as the new amount, with the press's entry, and
     // nothing else of R2 changes.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    let payload = prost::Message::encode_to_vec(&pb::WatchTable { table_id: "R2".into() });
-    let mut r2 = client
-        .table
-        .watch(client.envelope_as("mesa-R2", pozo_proto::Purpose::WatchTable, payload))
-        .await
-        .expect("watch")
-        .into_inner();
+    let (server, mut client) = TestServer::with_client().await;
+    let mut r2 = client.watch("R2").await;
     let first = r2.message().await.expect("stream").expect("the current view").table.expect("view");
     assert_eq!(amount(&first.displayed), "20000.00");
 
-    client.ok("R1", open()).await;
-    client.ok("R1", sell(1, 5)).await;
+    client.open_with_credits("R1", &[(1, 5)]).await;
     let pressed = client.ok("R1", press(1)).await;
     let event = tokio::time::timeout(std::time::Duration::from_secs(10), r2.message())
         .await

@@ -21,8 +21,7 @@ async fn status_reports_the_journal_pools_tables_agents_and_pending_payouts() {
     let server = TestServer::with_pages().await;
     let pages = server.pages_url();
     let mut client = server.client().await;
-    client.ok("B3", open()).await;
-    let order = a_pending_order(&mut client, 2).await;
+    let order = client.open_b3_with_a_pending_order(2).await;
 
     // --json: the same document `/status` serves, read back into the status type.
     let output = status(&pages, &["--json"]).await;

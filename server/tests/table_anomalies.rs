@@ -73,10 +73,8 @@ async fn aj_2_5_4_1_a_bet_of_several_credits_is_staked_shown_and_paid_by_its_mul
     // el monto de su apuesta, expresado en créditos", between the posted minimum and maximum
     // (2.5.5.1). A seat staking 5 credits of $ 10 bets $ 50: the panel shows the stake, the
     // pool receives 70% of 50, and a Full pays 100 × 50 (2.5.6.2).
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("C1", open()).await;
-    client.ok("C1", sell(2, 20)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_credits("C1", &[(2, 20)]).await;
     let view = client.ok("C1", press_credits(2, 5)).await.table.expect("view");
     assert_eq!((seat(&view, 2).stake, seat(&view, 2).credits), (5, 15));
     assert_eq!(light(&view, 2), pb::Light::On);
@@ -123,11 +121,9 @@ async fn art_3_3_1_11_4_1_15_1_2_the_iplyc_side_bets_are_of_a_fixed_amount_live(
     // 3.3.1 and 11.4.1: "Su monto será fijo y determinado de antemano"; 15.1.2: "una ficha,
     // de un monto fijo". A stake of two credits at an IPLyC table is refused naming
     // `credits` and the pool's one bet, and changes nothing; one credit is taken.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     for table in ["R1", "B1", "CP1"] {
-        client.ok(table, open()).await;
-        client.ok(table, sell(1, 5)).await;
+        client.open_with_credits(table, &[(1, 5)]).await;
         let fingerprint = client.fingerprint(table).await;
         let message = client.refused(table, press_credits(1, 2), Code::InvalidArgument).await;
         assert!(message.starts_with("credits:") && message.contains("stipulated"), "{table}: {message}");
@@ -144,11 +140,8 @@ async fn aj_2_5_6_1_a_seat_whose_light_fails_is_closed_to_the_progressive() {
     // que no funcionan correctamente, deberá ser cerrada, no pudiendo participar en el pozo
     // progresivo". Closed, the seat takes no credit, press or prize; its credits are paid
     // back with the close; opened again, it plays.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("G1", open()).await;
-    client.ok("G1", sell(3, 5)).await;
-    client.ok("G1", sell(1, 5)).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.open_with_credits("G1", &[(3, 5), (1, 5)]).await;
     let closed = client.ok("G1", close_seat(3)).await;
     assert!(closed.outcome.contains("5 créditos pagados"), "{}", closed.outcome);
     let view = closed.table.expect("view");
@@ -180,16 +173,11 @@ async fn aj_2_5_6_1_a_seat_whose_light_fails_is_closed_to_the_progressive() {
 /// Plays ball after ball at `table` until `seat`'s series holds a Grillo de Oro: a bronze
 /// hit, then a silver hit (3.1.3). Returns the silver's award.
 async fn series_to_gold(client: &mut Client, table: &str, number: u32) -> String {
-    client.ok(table, sell(number, 1)).await;
-    client.ok(table, press(number)).await;
-    client.ok(table, start()).await;
-    client.ok(table, prize(number, "GRILLO_BRONCE")).await;
-    client.ok(table, accept()).await;
-    client.ok(table, finish()).await;
-    client.ok(table, start()).await;
-    client.ok(table, prize(number, "GRILLO_PLATA")).await;
-    let silver = amount(&client.ok(table, accept()).await.awards[0].award);
-    let view = client.ok(table, finish()).await.table.expect("view");
+    client.sell_and_press(table, [number], 1).await;
+    client.play_round(table, &[(number, "GRILLO_BRONCE")]).await;
+    let ball = client.play_round(table, &[(number, "GRILLO_PLATA")]).await;
+    let silver = amount(&ball.accepted.awards[0].award);
+    let view = ball.finished.table.expect("view");
     assert_eq!(grillos(&view, number), (0, 0, 1), "a silver hit gives the gold (3.1.3)");
     silver
 }
@@ -202,16 +190,11 @@ async fn art_3_7_1_an_absent_players_grillos_are_kept_and_played_when_he_returns
     // regresare con el Grillo de Oro se le permitirá jugarlo". The table goes on meanwhile:
     // his grillos are not burnt at FINALIZAR JUEGO, and his gold needs no gold turn until
     // he is back.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     client.ok("R1", open()).await;
     // Seat 1 wins two silvers, then leaves.
-    client.ok("R1", sell(1, 1)).await;
-    client.ok("R1", press(1)).await;
-    client.ok("R1", start()).await;
-    client.ok("R1", prize(1, "GRILLO_BRONCE")).await;
-    client.ok("R1", accept()).await;
-    client.ok("R1", finish()).await;
+    client.sell_and_press("R1", [1], 1).await;
+    client.play_round("R1", &[(1, "GRILLO_BRONCE")]).await;
     let view = client.ok("R1", absent(1)).await.table.expect("view");
     assert!(seat(&view, 1).absent);
     assert_eq!(grillos(&view, 1), (0, 2, 0));
@@ -254,8 +237,7 @@ async fn art_3_7_1_a_player_leaving_lets_the_gold_turn_go_to_the_next_table_4_3_
     // 4.3.5: the table with a silver hit plays the gold first, "las restantes deberán
     // esperar". If its player leaves (3.7.1) the turn is not held for him: the table
     // waiting plays.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     client.ok("R3", open()).await;
     client.ok("R4", open()).await;
     series_to_gold(&mut client, "R3", 1).await;
@@ -279,12 +261,8 @@ async fn art_3_7_10_grillos_not_played_are_played_in_the_next_ball() {
     // devolverá al Apostador con opción a jugarlo nuevamente". The dealer says two of the
     // three bronzes were played; one of them hits: the seat holds the bronze not played
     // and two silvers for the next ball.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("R1", open()).await;
-    client.ok("R1", sell(3, 1)).await;
-    client.ok("R1", press(3)).await;
-    client.ok("R1", start()).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.round_started("R1", &[(3, 1)], &[3]).await;
     let message = client.refused("R1", played(3, "GRILLO_BRONCE", 3), Code::InvalidArgument).await;
     assert!(message.starts_with("played:") && message.contains("3.7.10"), "{message}");
     let said = client.ok("R1", played(3, "GRILLO_BRONCE", 2)).await;
@@ -309,15 +287,8 @@ async fn art_3_7_10_grillos_not_played_are_played_in_the_next_ball() {
     assert_eq!(grillos(&view, 3), (0, 0, 0));
     // A silver not played at all cannot win, and waits; so does a gold not played in its turn.
     client.ok("R2", open()).await;
-    for number in [5, 6] {
-        client.ok("R2", sell(number, 1)).await;
-        client.ok("R2", press(number)).await;
-    }
-    client.ok("R2", start()).await;
-    client.ok("R2", prize(5, "GRILLO_BRONCE")).await;
-    client.ok("R2", prize(6, "GRILLO_BRONCE")).await;
-    client.ok("R2", accept()).await;
-    client.ok("R2", finish()).await;
+    client.sell_and_press("R2", [5, 6], 1).await;
+    client.play_round("R2", &[(5, "GRILLO_BRONCE"), (6, "GRILLO_BRONCE")]).await;
     client.ok("R2", start()).await;
     client.ok("R2", played(6, "GRILLO_PLATA", 0)).await;
     let message = client.refused("R2", prize(6, "GRILLO_PLATA"), Code::FailedPrecondition).await;
@@ -343,8 +314,7 @@ async fn art_3_7_3_a_series_found_invalid_after_payment_gives_its_award_back() {
     // devolución del monto". The silver's $ 300 goes back to the pool, off the table's PPPA,
     // booked as reclaimed (no old entry edited); the gold it granted is taken; the bet stays
     // played; the pool conserves.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     client.ok("R1", open()).await;
     let silver = series_to_gold(&mut client, "R1", 4).await;
     assert_eq!(silver, "300.00", "the Grillo de Plata's fixed amount (3.4.1.2)");
@@ -374,14 +344,8 @@ async fn art_11_8_3_a_sick_players_bet_and_prize_are_held_in_custody_and_release
     // De haber jugado apuesta de Pozo Acumulado ésta será anulada e ingresada a la Banca en
     // custodia"; 11.8.3.2.2: "De haber realizado una apuesta de Pozo Acumulado y conseguido
     // premio éste quedará en la Banca en custodia" (15.14.5.2.2 and 15.14.5.2.5 the same).
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B2", open()).await;
-    client.ok("B2", sell(1, 5)).await;
-    client.ok("B2", sell(2, 5)).await;
-    client.ok("B2", press(1)).await;
-    client.ok("B2", press(2)).await;
-    client.ok("B2", start()).await;
+    let (server, mut client) = TestServer::with_client().await;
+    client.round_started("B2", &[(1, 5), (2, 5)], &[1, 2]).await;
     let held = client.ok("B2", custody_bet(1)).await;
     assert!(held.outcome.contains("en custodia") && held.outcome.contains("CU-000001"), "{}", held.outcome);
     let view = held.table.expect("view");
@@ -452,8 +416,7 @@ async fn art_15_11_5_the_instant_prize_is_claimed_until_the_cards_are_in_the_rac
     // Premio Instantáneo"; 16.4.2.5.12: the cards gathered "y depositará en el Descartero
     // de su derecha. Digitará el botón correspondiente – FINALIZAR JUEGO". After ACEPTAR the
     // cards are not yet in the rack: the claim is paid. After FINALIZAR JUEGO it is refused.
-    let server = TestServer::seeded(7).await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::seeded_with_client(7).await;
     client.ok("CP1", open()).await;
     for _ in 0..5 {
         client.ok("CP1", sell(1, 20)).await;

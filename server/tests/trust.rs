@@ -81,8 +81,7 @@ async fn envelopes_captured_on_one_journal_are_refused_by_another_with_the_same_
 async fn a_payload_signed_as_one_kind_of_message_is_refused_as_another() {
     // The MAC covers a context string per message kind: a Watch signed for B1 is not a
     // command, and a command is not an office decision.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
+    let (server, mut client) = TestServer::with_client().await;
     client.ok("B1", open()).await;
     let entries = client.journal().await.entries;
     let watch = pb::WatchTable { table_id: "B1".into() }.encode_to_vec();
@@ -102,10 +101,8 @@ async fn a_payload_signed_as_one_kind_of_message_is_refused_as_another() {
 async fn each_operator_signs_as_themselves_and_a_second_decision_names_the_first() {
     // Hole 3: the operator on a decision is the key's holder; whoever decides second is
     // told who decided first, and the journal entry records the key and the name.
-    let server = TestServer::start().await;
-    let mut client = server.client().await;
-    client.ok("B3", open()).await;
-    let order = a_pending_order(&mut client, 2).await;
+    let (server, mut client) = TestServer::with_client().await;
+    let order = client.open_b3_with_a_pending_order(2).await;
     let command = client.reject_command(&order, "naipes marcados").await;
     let rejected = client.office.reject(client.office_envelope_as("vp-bruno", command)).await.expect("rejected").into_inner();
     assert_eq!((rejected.operator_id.as_str(), rejected.operator_name.as_str()), ("vp-bruno", "Bruno Sosa"));
@@ -140,8 +137,7 @@ async fn each_operator_signs_as_themselves_and_a_second_decision_names_the_first
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reports_and_pools_need_a_read_credential_of_the_right_role() {
-    let server = TestServer::start().await;
-    let client = server.client().await;
+    let (server, client) = TestServer::with_client().await;
     let config = pozo_server::config::Config::embedded();
     let credential =
         |key: &str, journal: &str| pozo_proto::ReadCredential::new(key, &config.keys.get(key).expect("a key").secret, journal);

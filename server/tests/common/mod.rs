@@ -14,6 +14,8 @@ use prost::Message;
 use tonic::transport::Channel;
 use tonic::{Code, Status};
 
+pub mod fixtures;
+
 pub struct TestServer {
     pub address: SocketAddr,
     /// The pages' address, for a server started with them ([`TestServer::with_pages`]).
@@ -215,7 +217,6 @@ impl Client {
         }
     }
 
-    /// The table as its panels show it now (the first push of its stream).
     /// Plays rounds at a Central Póker table, the `seats` pressing each time, until an
     /// INICIAR JUEGO shows an instant-prize card (15.11.2); the round is left in play.
     /// Returns the card and how many rounds showed none. At most 200 rounds.
@@ -232,10 +233,17 @@ impl Client {
         panic!("no instant card in 200 rounds at {table}: a chance of 1 in 4 a round makes that 10⁻²⁵");
     }
 
-    pub async fn view(&mut self, table: &str) -> pb::TableView {
+    /// The table's panels as its agent watches them, signed with the table's key: the
+    /// stream of its pushes, the current view first.
+    pub async fn watch(&mut self, table: &str) -> tonic::Streaming<pb::TableEvent> {
         let payload = pb::WatchTable { table_id: table.to_owned() }.encode_to_vec();
         let envelope = self.envelope_as(&format!("mesa-{table}"), pozo_proto::Purpose::WatchTable, payload);
-        let mut stream = self.table.watch(envelope).await.expect("watch").into_inner();
+        self.table.watch(envelope).await.expect("watch").into_inner()
+    }
+
+    /// The table as its panels show it now (the first push of its stream).
+    pub async fn view(&mut self, table: &str) -> pb::TableView {
+        let mut stream = self.watch(table).await;
         stream.message().await.expect("stream").expect("a first push").table.expect("a view")
     }
 
@@ -322,12 +330,8 @@ impl Client {
 /// A 20% prize (11.2.2) at the open table B3 for `seat`, round played to the end: its
 /// payout order, pending at Venta-Pagos.
 pub async fn a_pending_order(client: &mut Client, seat: u32) -> String {
-    client.ok("B3", sell(seat, 5)).await;
-    client.ok("B3", press(seat)).await;
-    client.ok("B3", start()).await;
-    client.ok("B3", prize(seat, "TRES_SIETES_MISMO_PALO")).await;
-    let order = client.ok("B3", accept()).await.awards[0].payout_order_id.clone();
-    client.ok("B3", finish()).await;
+    client.sell_and_press("B3", [seat], 5).await;
+    let order = client.play_round("B3", &[(seat, "TRES_SIETES_MISMO_PALO")]).await.accepted.awards[0].payout_order_id.clone();
     assert!(!order.is_empty(), "a percentage prize goes to Venta-Pagos");
     order
 }
