@@ -286,7 +286,7 @@ mod tests {
         let config = pozo_server::config::Config::embedded();
         let key = pozo_server::config::KeyRecord {
             id: "caja-1".into(),
-            role: "office".into(),
+            role: pozo_server::config::Role::Office,
             table: None,
             name: "Ana".into(),
             fingerprint: "0011223344556677".into(),

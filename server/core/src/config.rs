@@ -110,7 +110,7 @@ pub struct Salon {
     pub pools: Vec<PoolId>,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Role {
     /// A table agent: may submit commands and watch its own table only.
@@ -217,7 +217,7 @@ impl std::fmt::Debug for KeyConfig {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct KeyRecord {
     pub id: String,
-    pub role: String,
+    pub role: Role,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<String>,
     pub name: String,
@@ -358,7 +358,7 @@ impl Config {
             .values()
             .map(|key| KeyRecord {
                 id: key.id.clone(),
-                role: key.role.name().to_owned(),
+                role: key.role,
                 table: key.table.clone(),
                 name: key.name.clone(),
                 fingerprint: fingerprint(&key.secret),
@@ -367,7 +367,7 @@ impl Config {
         if let Some(journal) = &self.journal_key {
             records.push(KeyRecord {
                 id: JOURNAL_KEY_RECORD.to_owned(),
-                role: Role::Journal.name().to_owned(),
+                role: Role::Journal,
                 table: None,
                 name: String::new(),
                 fingerprint: fingerprint(&journal.0),

@@ -274,11 +274,6 @@ impl State {
         }
     }
 
-    /// The jornada a moment belongs to, for the reports.
-    pub fn jornada_of(&self, time_ms: u64) -> String {
-        jornada_and_hour(&self.config, time_ms).0
-    }
-
     // ------------------------------------------------------------------------- books
 
     pub(in crate::state) fn table_mut(&mut self, id: &TableId) -> &mut Table {
