@@ -1,31 +1,23 @@
 //! The Pozo controller.
 //!
 //! # Layout
+//! Folders by job, from the bottom up; a module imports only from those above it in this
+//! list, and no two modules import each other (`cargo test -p pozo-server --test rooms`;
+//! docs/architecture.md, "Rooms"). The pure core, `pozo_core`, and the rules, `pozo_engine`,
+//! are below them all.
+//! - [`clock`], [`cards`]: where time and randomness come from, injected.
+//! - [`config`]: the configuration's files read (the types and validation are `pozo_core::config`).
+//! - [`journal`]: identity and hash, the seal, the `Store` trait (sled, PostgreSQL), the
+//!   hash-chained journal, the acknowledgement mark, recovery.
 //! - [`exit`]: one exit status per class of failure (docs/operations.md §15).
-//! - [`cli`]: the `pozo-server` command line (the binary's `main` is one call to it).
-//! - [`config`]: the casino layout and the rulebooks, validated together.
-//! - [`state`]: the deterministic state machine: tables, rounds, grillos, gold
-//!   turns, credits, payout orders, report meters. No I/O.
-//! - [`jornada`]: the casino day and local hour of a moment.
-//! - [`store`]: where the journal's bytes are kept: the `Store` trait, sled behind it.
-//! - [`journal`]: the ordered, hash-chained journal over a store, and its snapshot.
-//! - [`metrics`]: what `/metrics` shows (Prometheus text format), kept by the writer and read
-//!   from the read model.
-//! - [`mark`]: the acknowledgement mark beside the data directory, sealed under the journal key.
-//! - [`recovery`]: a journal's state rebuilt at start-up (snapshot, replay, chain and
-//!   acknowledgement checks), one typed error for every way it can fail.
-//! - [`writer`]: the one writer task: batch, apply, append, flush once, answer.
-//! - [`service`]: the gRPC services (table, display, Venta-Pagos, reports, pools), and in
-//!   `service/wire.rs` the conversions between their messages and the state's types.
-//! - [`status`]: how a running controller is (`GET /status`, `pozo-server status`).
-//! - [`backup`]: a verified copy of the durable journal of a running controller (`pozo-server backup`).
-//! - [`verify`]: replaying the journal from zero to check chain and books.
-//! - `admission`: who gets a connection (HTTP/2 preface in time, per-peer limits).
+//! - [`read`]: the published read model, the signs, `status`, `metrics`, presence.
+//! - [`writer`]: the one writer: handle, opening a journal, the batch loop, the hot standby.
+//! - `net`: who gets a connection, the transport's limits, TLS.
+//! - [`tools`]: `verify`, `backup`, `restore`, `migrate`, the award calculator.
+//! - [`grpc`]: thin handlers, one file per service; auth; one error mapping; wire conversions.
 //! - `web`: the pages (cartel luminoso, Venta-Pagos, sala) on their own listener.
-//! - `presence`: which table agents are connected, for the floor view.
-//! - `award`: the award calculator for disputes and audits.
-//! - `rulebooks`: reading rulebook files.
-//! - `restore`: bringing a backup in as a new epoch (`pozo-server restore`).
+//! - this file: the composition root, [`serve`], and [`Embedded`] for the simulator and tests.
+//! - [`cli`]: the `pozo-server` command line (the binary's `main` is one call to it).
 //!
 //! The `pub` modules are what the binaries, the simulator and the tests use; the others
 //! are the server's own.
