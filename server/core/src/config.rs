@@ -47,6 +47,10 @@ pub const CONFIG_FILE_BYTES_MAX: u64 = 4 * 1024 * 1024;
 /// The shortest key accepted, in bytes: HMAC-SHA256 keys of 128 bits at least.
 pub const KEY_BYTES_MIN: usize = 16;
 
+/// The algorithm of a page password's hash: Argon2id, the one `pozo-server password` makes
+/// and the pages verify (argon2's `ARGON2ID_IDENT`; the server's tests check they agree).
+pub const ARGON2ID: phc::Ident = phc::Ident::new_unwrap("argon2id");
+
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Layout {
@@ -641,10 +645,10 @@ fn validate_keys(
         let password = match (&key.password, key.role) {
             (None, _) => None,
             (Some(hash), Role::Office | Role::Supervisor) => {
-                let parsed = argon2::PasswordHash::new(hash.trim()).map_err(|problem| {
+                let parsed = phc::PasswordHash::new(hash.trim()).map_err(|problem| {
                     error(field("password"), format!("not a PHC password hash ({problem}): make one with `pozo-server password`"))
                 })?;
-                if parsed.algorithm != argon2::Algorithm::Argon2id.ident() {
+                if parsed.algorithm != ARGON2ID {
                     return Err(error(
                         field("password"),
                         format!("`{}` hash; the pages take Argon2id (`pozo-server password`)", parsed.algorithm),
@@ -731,6 +735,25 @@ mod tests {
             "config/casino.toml: time_zone: unknown time zone `America/Atlantis` \
              (an IANA name, such as `America/Argentina/Buenos_Aires` or `Europe/Madrid`)"
         );
+    }
+
+    /// A page password must be an Argon2id hash in PHC form: anything else is refused at load,
+    /// naming the key's field.
+    #[test]
+    fn a_page_password_that_is_not_an_argon2id_phc_hash_is_refused() {
+        let good = "$argon2id$v=19$m=19456,t=2,p=1$+U6Vp1t+lj/XZNerJfYPcg$NXV+e9nCapnIeHkxaT+DgCFRdJpN/WgdoVd8mtQdoDE";
+        let (name, text) = KEYS_EMBEDDED;
+        assert!(text.contains(good));
+        let refusal = |password: &str| {
+            let text = text.replace(good, password);
+            let refused = Config::embedded().with_keys(name, &text).expect_err("refused");
+            refused.to_string()
+        };
+        let not_phc = refusal("ana-ejemplo");
+        assert!(not_phc.contains("].password") && not_phc.contains("not a PHC password hash ("), "{not_phc}");
+        let argon2i = refusal("$argon2i$v=19$m=19456,t=2,p=1$+U6Vp1t+lj/XZNerJfYPcg$NXV+e9nCapnIeHkxaT+DgCFRdJpN/WgdoVd8mtQdoDE");
+        assert!(argon2i.contains("`argon2i` hash; the pages take Argon2id"), "{argon2i}");
+        assert!(Config::embedded().with_keys(name, text).is_ok());
     }
 
     #[test]

@@ -46,3 +46,14 @@ pub fn journal_key(keys: Option<&Path>) -> anyhow::Result<JournalKey> {
         None => Config::journal_key(KEYS_EMBEDDED.0, KEYS_EMBEDDED.1),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The core checks a page password's algorithm without argon2 (which would bring an RNG
+    /// into it); the name it checks is the one the pages hash and verify with.
+    #[test]
+    fn the_core_checks_the_algorithm_the_pages_use() {
+        assert_eq!(super::ARGON2ID, argon2::ARGON2ID_IDENT);
+        assert_eq!(super::ARGON2ID, argon2::Algorithm::default().ident());
+    }
+}
