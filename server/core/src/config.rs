@@ -29,23 +29,23 @@ pub const KEYS_EMBEDDED: (&str, &str) = ("config/keys.toml", include_str!("../..
 pub const TABLES_MAX: usize = 4096;
 
 /// A flor is a module of four tables (glossary of Res. 1452/12).
-pub const FLOR_TABLES_MAX: usize = 4;
+pub(crate) const FLOR_TABLES_MAX: usize = 4;
 
 /// The most salons one layout declares (`[[salon]]`); every per-salon structure is bounded by it.
-pub const SALONS_MAX: usize = 32;
+pub(crate) const SALONS_MAX: usize = 32;
 
 /// The id of the one salon every table belongs to when the layout declares none; it is
 /// named after the layout's `casino`.
-pub const IMPLICIT_SALON: &str = "principal";
+pub(crate) const IMPLICIT_SALON: &str = "principal";
 
 /// The longest salon name, in characters (it is shown on the signs).
-pub const SALON_NAME_MAX: usize = 64;
+pub(crate) const SALON_NAME_MAX: usize = 64;
 
 /// The largest layout or rulebook file read.
 pub const CONFIG_FILE_BYTES_MAX: u64 = 4 * 1024 * 1024;
 
 /// The shortest key accepted, in bytes: HMAC-SHA256 keys of 128 bits at least.
-pub const KEY_BYTES_MIN: usize = 16;
+pub(crate) const KEY_BYTES_MIN: usize = 16;
 
 /// The algorithm of a page password's hash: Argon2id, the one `pozo-server password` makes
 /// and the pages verify (argon2's `ARGON2ID_IDENT`; the server's tests check they agree).

@@ -610,9 +610,9 @@ pub struct RoundEffect {
     pub balance_after: Money,
     pub reserve_after: Money,
     /// What the house put in for the round's awards (completion, shortfall, reset).
-    pub from_house: Money,
+    pub(crate) from_house: Money,
     /// What the reserve pool put in for them (AJ 2.5.6.3).
-    pub from_reserve: Money,
+    pub(crate) from_reserve: Money,
 }
 
 impl RoundBook {

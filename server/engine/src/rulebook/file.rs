@@ -161,7 +161,7 @@ struct GrantDoc {
 }
 
 /// Parses one rulebook file into its validated pools.
-pub fn parse_file(file: &str, text: &str) -> Result<Vec<PoolRules>, RulebookError> {
+pub(crate) fn parse_file(file: &str, text: &str) -> Result<Vec<PoolRules>, RulebookError> {
     // Read once without a schema: TOML's own errors, and each pool's id for the errors after.
     let table: Table = text
         .parse()
