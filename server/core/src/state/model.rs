@@ -65,10 +65,6 @@ impl Bet {
             Bet::Pressed { credits } | Bet::Registered { credits, .. } => *credits,
         }
     }
-
-    pub(crate) fn is_pressed(&self) -> bool {
-        matches!(self, Bet::Pressed { .. })
-    }
 }
 
 /// Grillos by metal: held, or left unplayed in a ball (3.7.4, 3.7.10).
