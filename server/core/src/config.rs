@@ -29,23 +29,27 @@ pub const KEYS_EMBEDDED: (&str, &str) = ("config/keys.toml", include_str!("../..
 pub const TABLES_MAX: usize = 4096;
 
 /// A flor is a module of four tables (glossary of Res. 1452/12).
-pub const FLOR_TABLES_MAX: usize = 4;
+pub(crate) const FLOR_TABLES_MAX: usize = 4;
 
 /// The most salons one layout declares (`[[salon]]`); every per-salon structure is bounded by it.
-pub const SALONS_MAX: usize = 32;
+pub(crate) const SALONS_MAX: usize = 32;
 
 /// The id of the one salon every table belongs to when the layout declares none; it is
 /// named after the layout's `casino`.
-pub const IMPLICIT_SALON: &str = "principal";
+pub(crate) const IMPLICIT_SALON: &str = "principal";
 
 /// The longest salon name, in characters (it is shown on the signs).
-pub const SALON_NAME_MAX: usize = 64;
+pub(crate) const SALON_NAME_MAX: usize = 64;
 
 /// The largest layout or rulebook file read.
 pub const CONFIG_FILE_BYTES_MAX: u64 = 4 * 1024 * 1024;
 
 /// The shortest key accepted, in bytes: HMAC-SHA256 keys of 128 bits at least.
-pub const KEY_BYTES_MIN: usize = 16;
+pub(crate) const KEY_BYTES_MIN: usize = 16;
+
+/// The algorithm of a page password's hash: Argon2id, the one `pozo-server password` makes
+/// and the pages verify (argon2's `ARGON2ID_IDENT`; the server's tests check they agree).
+pub const ARGON2ID: phc::Ident = phc::Ident::new_unwrap("argon2id");
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -501,84 +505,17 @@ fn table_salon<'a>(
 
 fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<TimeZone, ConfigError> {
     let error = |field: String, problem: String| ConfigError::Field { file: file.to_owned(), field, problem };
-    if layout.jornada_starts_hour > 23 {
-        return Err(error("jornada_starts_hour".into(), format!("{} is not an hour 0–23", layout.jornada_starts_hour)));
-    }
-    // The bundled copy, not the machine's /usr/share/zoneinfo: every machine that
-    // serves or verifies a journal applies the same rules.
-    let time_zone = TimeZoneDatabase::bundled().get(&layout.time_zone).map_err(|_| {
-        error(
-            "time_zone".into(),
-            format!(
-                "unknown time zone `{}` (an IANA name, such as `America/Argentina/Buenos_Aires` or `Europe/Madrid`)",
-                layout.time_zone
-            ),
-        )
-    })?;
+    let time_zone = validate_clock(layout, error)?;
     if layout.tables.is_empty() || layout.tables.len() > TABLES_MAX {
         return Err(error("table".into(), format!("{} tables; a layout has 1 to {TABLES_MAX}", layout.tables.len())));
     }
     let salons = validate_salons(layout, error)?;
     let mut ids = BTreeSet::new();
-    let mut flores: BTreeMap<&str, usize> = BTreeMap::new();
-    // Flor → the salon it is in, and the table that put it there.
-    let mut flor_salons: BTreeMap<&str, (&str, &str)> = BTreeMap::new();
+    let mut flores = Flores::default();
     for (index, table) in layout.tables.iter().enumerate() {
-        let field = |name: &str| format!("table[{index}].{name}");
-        if table.id.is_empty() || table.id.len() > 32 || !table.id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
-            return Err(error(field("id"), format!("`{}` must be 1–32 letters, digits or '-'", table.id)));
-        }
-        if !ids.insert(table.id.as_str()) {
-            return Err(error(field("id"), format!("table `{}` is defined twice", table.id)));
-        }
-        let Some(rules) = rulebooks.pool(&table.pool) else {
-            let known: Vec<&str> = rulebooks.pools().map(|rules| rules.id.as_str()).collect();
-            return Err(error(field("pool"), format!("unknown pool `{}` (known: {})", table.pool, known.join(", "))));
-        };
-        if !rules.games.contains(&table.game) {
-            return Err(error(
-                field("game"),
-                format!(
-                    "pool `{}` links {} tables, not `{}` ({})",
-                    rules.id,
-                    rules.games.iter().map(|game| game.name()).collect::<Vec<_>>().join(", "),
-                    table.game,
-                    rules.articles
-                ),
-            ));
-        }
-        if table.seats == 0 || table.seats > SEAT_MAX {
-            return Err(error(field("seats"), format!("{} seats; a table has 1 to {SEAT_MAX}", table.seats)));
-        }
-        // 16.3.1: a Central Póker table seats five; the rulebook says how many at most.
-        if let Some(most) = &rules.seats_max
-            && table.seats > most.seats
-        {
-            return Err(error(
-                field("seats"),
-                format!(
-                    "{} seats at table `{}`; pool `{}` allows at most {} ({}; `seats_max` in {})",
-                    table.seats, table.id, rules.id, most.seats, most.article, rules.file
-                ),
-            ));
-        }
-        let count = flores.entry(table.flor.as_str()).or_default();
-        *count += 1;
-        if *count > FLOR_TABLES_MAX {
-            return Err(error(field("flor"), format!("flor `{}` has more than {FLOR_TABLES_MAX} tables", table.flor)));
-        }
-        let salon = table_salon(table, &field("salon"), &salons, error)?;
-        // A flor is a module of four tables: one place on one floor, so in one salon.
-        let (flor_salon, first) = *flor_salons.entry(table.flor.as_str()).or_insert((salon, table.id.as_str()));
-        if flor_salon != salon {
-            return Err(error(
-                field("salon"),
-                format!(
-                    "table `{}` of flor `{}` is in salon `{salon}`, but table `{first}` of that flor is in salon `{flor_salon}`: a flor (a module of four tables) lies in one salon",
-                    table.id, table.flor
-                ),
-            ));
-        }
+        check_table_id(index, table, &mut ids, error)?;
+        check_table_pool(index, table, rulebooks, error)?;
+        flores.place(index, table, &salons, error)?;
     }
     if let Some((index, salon)) = layout
         .salons
@@ -589,6 +526,122 @@ fn validate(file: &str, layout: &Layout, rulebooks: &Rulebooks) -> Result<TimeZo
         return Err(error(format!("salon[{index}].id"), format!("salon `{}` has no table", salon.id)));
     }
     Ok(time_zone)
+}
+
+/// The layout's clock: the hour a jornada starts and the casino's time zone.
+fn validate_clock(layout: &Layout, error: impl Fn(String, String) -> ConfigError) -> Result<TimeZone, ConfigError> {
+    if layout.jornada_starts_hour > 23 {
+        return Err(error("jornada_starts_hour".into(), format!("{} is not an hour 0–23", layout.jornada_starts_hour)));
+    }
+    // The bundled copy, not the machine's /usr/share/zoneinfo: every machine that
+    // serves or verifies a journal applies the same rules.
+    TimeZoneDatabase::bundled().get(&layout.time_zone).map_err(|_| {
+        error(
+            "time_zone".into(),
+            format!(
+                "unknown time zone `{}` (an IANA name, such as `America/Argentina/Buenos_Aires` or `Europe/Madrid`)",
+                layout.time_zone
+            ),
+        )
+    })
+}
+
+/// A table's id: well formed, and defined once.
+fn check_table_id<'a>(
+    index: usize,
+    table: &'a TableConfig,
+    ids: &mut BTreeSet<&'a str>,
+    error: impl Fn(String, String) -> ConfigError,
+) -> Result<(), ConfigError> {
+    let field = |name: &str| format!("table[{index}].{name}");
+    if table.id.is_empty() || table.id.len() > 32 || !table.id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+        return Err(error(field("id"), format!("`{}` must be 1–32 letters, digits or '-'", table.id)));
+    }
+    if !ids.insert(table.id.as_str()) {
+        return Err(error(field("id"), format!("table `{}` is defined twice", table.id)));
+    }
+    Ok(())
+}
+
+/// A table against its pool's rulebook: a known pool that links its game, and its seats.
+fn check_table_pool(
+    index: usize,
+    table: &TableConfig,
+    rulebooks: &Rulebooks,
+    error: impl Fn(String, String) -> ConfigError,
+) -> Result<(), ConfigError> {
+    let field = |name: &str| format!("table[{index}].{name}");
+    let Some(rules) = rulebooks.pool(&table.pool) else {
+        let known: Vec<&str> = rulebooks.pools().map(|rules| rules.id.as_str()).collect();
+        return Err(error(field("pool"), format!("unknown pool `{}` (known: {})", table.pool, known.join(", "))));
+    };
+    if !rules.games.contains(&table.game) {
+        return Err(error(
+            field("game"),
+            format!(
+                "pool `{}` links {} tables, not `{}` ({})",
+                rules.id,
+                rules.games.iter().map(|game| game.name()).collect::<Vec<_>>().join(", "),
+                table.game,
+                rules.articles
+            ),
+        ));
+    }
+    if table.seats == 0 || table.seats > SEAT_MAX {
+        return Err(error(field("seats"), format!("{} seats; a table has 1 to {SEAT_MAX}", table.seats)));
+    }
+    // 16.3.1: a Central Póker table seats five; the rulebook says how many at most.
+    if let Some(most) = &rules.seats_max
+        && table.seats > most.seats
+    {
+        return Err(error(
+            field("seats"),
+            format!(
+                "{} seats at table `{}`; pool `{}` allows at most {} ({}; `seats_max` in {})",
+                table.seats, table.id, rules.id, most.seats, most.article, rules.file
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The flores met so far in a layout: how many tables each has, and the salon each lies in
+/// with the table that put it there.
+#[derive(Default)]
+struct Flores<'a> {
+    tables: BTreeMap<&'a str, usize>,
+    salons: BTreeMap<&'a str, (&'a str, &'a str)>,
+}
+
+impl<'a> Flores<'a> {
+    /// A table in its flor: at most four tables to a flor, and a flor in one salon.
+    fn place(
+        &mut self,
+        index: usize,
+        table: &'a TableConfig,
+        salons: &BTreeSet<&str>,
+        error: impl Fn(String, String) -> ConfigError + Copy,
+    ) -> Result<(), ConfigError> {
+        let field = |name: &str| format!("table[{index}].{name}");
+        let count = self.tables.entry(table.flor.as_str()).or_default();
+        *count += 1;
+        if *count > FLOR_TABLES_MAX {
+            return Err(error(field("flor"), format!("flor `{}` has more than {FLOR_TABLES_MAX} tables", table.flor)));
+        }
+        let salon = table_salon(table, &field("salon"), salons, error)?;
+        // A flor is a module of four tables: one place on one floor, so in one salon.
+        let (flor_salon, first) = *self.salons.entry(table.flor.as_str()).or_insert((salon, table.id.as_str()));
+        if flor_salon != salon {
+            return Err(error(
+                field("salon"),
+                format!(
+                    "table `{}` of flor `{}` is in salon `{salon}`, but table `{first}` of that flor is in salon `{flor_salon}`: a flor (a module of four tables) lies in one salon",
+                    table.id, table.flor
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 fn validate_keys(
@@ -602,63 +655,14 @@ fn validate_keys(
     let mut journal_key = None;
     for (index, key) in configured.iter().enumerate() {
         let field = |name: &str| format!("key[{index}].{name}");
-        if key.id.is_empty() || keys.contains_key(&key.id) {
-            return Err(error(field("id"), format!("key id `{}` is empty or defined twice", key.id)));
-        }
-        if key.id.len() > 64 || !key.id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) {
-            return Err(error(field("id"), format!("`{}` must be 1–64 letters, digits, '-', '_' or '.'", key.id)));
-        }
-        let secret = hex::decode(key.secret.trim()).map_err(|_| error(field("secret"), "must be hex".into()))?;
-        if secret.len() < KEY_BYTES_MIN {
-            return Err(error(field("secret"), format!("{} bytes; a key has at least {KEY_BYTES_MIN}", secret.len())));
-        }
-        match (key.role, &key.table) {
-            (Role::Table, Some(table)) if ids.contains(table.as_str()) => {}
-            (Role::Table, Some(table)) => return Err(error(field("table"), format!("unknown table `{table}`"))),
-            (Role::Table, None) => return Err(error(field("table"), "a table key names its table".into())),
-            (role, Some(_)) => return Err(error(field("table"), format!("a {} key belongs to no table", role.name()))),
-            (_, None) => {}
-        }
-        let name = match (key.role, key.name.as_deref().map(str::trim)) {
-            (Role::Office | Role::Supervisor, None | Some("")) => {
-                return Err(error(
-                    field("name"),
-                    format!("a {} key names the person who holds it: one key per person (3.5.2)", key.role.name()),
-                ));
-            }
-            (_, Some(name)) if name.chars().count() > 64 => {
-                return Err(error(field("name"), "at most 64 characters".into()));
-            }
-            (_, Some(name)) if !name.is_empty() => name.to_owned(),
-            _ => key.id.clone(),
-        };
+        let (secret, name) = key_holder(key, &keys, &ids, field, error)?;
         if key.role == Role::Journal {
             if journal_key.replace(JournalKey(secret)).is_some() {
                 return Err(error(field("role"), "a second journal key: a keys file has exactly one".into()));
             }
             continue;
         }
-        let password = match (&key.password, key.role) {
-            (None, _) => None,
-            (Some(hash), Role::Office | Role::Supervisor) => {
-                let parsed = argon2::PasswordHash::new(hash.trim()).map_err(|problem| {
-                    error(field("password"), format!("not a PHC password hash ({problem}): make one with `pozo-server password`"))
-                })?;
-                if parsed.algorithm != argon2::Algorithm::Argon2id.ident() {
-                    return Err(error(
-                        field("password"),
-                        format!("`{}` hash; the pages take Argon2id (`pozo-server password`)", parsed.algorithm),
-                    ));
-                }
-                Some(hash.trim().to_owned())
-            }
-            (Some(_), role) => {
-                return Err(error(
-                    field("password"),
-                    format!("a {} key signs in to no page; only office and supervisor keys have passwords", role.name()),
-                ));
-            }
-        };
+        let password = key_password(key, field, error)?;
         keys.insert(key.id.clone(), Key { id: key.id.clone(), role: key.role, table: key.table.clone(), name, secret, password });
     }
     if let Some(table) = layout.tables.iter().find(|table| !keys.values().any(|key| key.table.as_deref() == Some(&table.id))) {
@@ -672,6 +676,77 @@ fn validate_keys(
         )
     })?;
     Ok((keys, journal_key))
+}
+
+/// One key and its holder: an id defined once, a secret long enough, a table only for a
+/// table key (and a known one), and a name for a key a person holds (3.5.2). The secret's
+/// bytes and the holder's name.
+fn key_holder(
+    key: &KeyConfig,
+    keys: &BTreeMap<String, Key>,
+    ids: &BTreeSet<&str>,
+    field: impl Fn(&str) -> String,
+    error: impl Fn(String, String) -> ConfigError,
+) -> Result<(Vec<u8>, String), ConfigError> {
+    if key.id.is_empty() || keys.contains_key(&key.id) {
+        return Err(error(field("id"), format!("key id `{}` is empty or defined twice", key.id)));
+    }
+    if key.id.len() > 64 || !key.id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) {
+        return Err(error(field("id"), format!("`{}` must be 1–64 letters, digits, '-', '_' or '.'", key.id)));
+    }
+    let secret = hex::decode(key.secret.trim()).map_err(|_| error(field("secret"), "must be hex".into()))?;
+    if secret.len() < KEY_BYTES_MIN {
+        return Err(error(field("secret"), format!("{} bytes; a key has at least {KEY_BYTES_MIN}", secret.len())));
+    }
+    match (key.role, &key.table) {
+        (Role::Table, Some(table)) if ids.contains(table.as_str()) => {}
+        (Role::Table, Some(table)) => return Err(error(field("table"), format!("unknown table `{table}`"))),
+        (Role::Table, None) => return Err(error(field("table"), "a table key names its table".into())),
+        (role, Some(_)) => return Err(error(field("table"), format!("a {} key belongs to no table", role.name()))),
+        (_, None) => {}
+    }
+    let name = match (key.role, key.name.as_deref().map(str::trim)) {
+        (Role::Office | Role::Supervisor, None | Some("")) => {
+            return Err(error(
+                field("name"),
+                format!("a {} key names the person who holds it: one key per person (3.5.2)", key.role.name()),
+            ));
+        }
+        (_, Some(name)) if name.chars().count() > 64 => {
+            return Err(error(field("name"), "at most 64 characters".into()));
+        }
+        (_, Some(name)) if !name.is_empty() => name.to_owned(),
+        _ => key.id.clone(),
+    };
+    Ok((secret, name))
+}
+
+/// A key's password for the pages: only office and supervisor keys have one, an Argon2id
+/// hash in PHC form.
+fn key_password(
+    key: &KeyConfig,
+    field: impl Fn(&str) -> String,
+    error: impl Fn(String, String) -> ConfigError,
+) -> Result<Option<String>, ConfigError> {
+    match (&key.password, key.role) {
+        (None, _) => Ok(None),
+        (Some(hash), Role::Office | Role::Supervisor) => {
+            let parsed = phc::PasswordHash::new(hash.trim()).map_err(|problem| {
+                error(field("password"), format!("not a PHC password hash ({problem}): make one with `pozo-server password`"))
+            })?;
+            if parsed.algorithm != ARGON2ID {
+                return Err(error(
+                    field("password"),
+                    format!("`{}` hash; the pages take Argon2id (`pozo-server password`)", parsed.algorithm),
+                ));
+            }
+            Ok(Some(hash.trim().to_owned()))
+        }
+        (Some(_), role) => Err(error(
+            field("password"),
+            format!("a {} key signs in to no page; only office and supervisor keys have passwords", role.name()),
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -731,6 +806,25 @@ mod tests {
             "config/casino.toml: time_zone: unknown time zone `America/Atlantis` \
              (an IANA name, such as `America/Argentina/Buenos_Aires` or `Europe/Madrid`)"
         );
+    }
+
+    /// A page password must be an Argon2id hash in PHC form: anything else is refused at load,
+    /// naming the key's field.
+    #[test]
+    fn a_page_password_that_is_not_an_argon2id_phc_hash_is_refused() {
+        let good = "$argon2id$v=19$m=19456,t=2,p=1$+U6Vp1t+lj/XZNerJfYPcg$NXV+e9nCapnIeHkxaT+DgCFRdJpN/WgdoVd8mtQdoDE";
+        let (name, text) = KEYS_EMBEDDED;
+        assert!(text.contains(good));
+        let refusal = |password: &str| {
+            let text = text.replace(good, password);
+            let refused = Config::embedded().with_keys(name, &text).expect_err("refused");
+            refused.to_string()
+        };
+        let not_phc = refusal("ana-ejemplo");
+        assert!(not_phc.contains("].password") && not_phc.contains("not a PHC password hash ("), "{not_phc}");
+        let argon2i = refusal("$argon2i$v=19$m=19456,t=2,p=1$+U6Vp1t+lj/XZNerJfYPcg$NXV+e9nCapnIeHkxaT+DgCFRdJpN/WgdoVd8mtQdoDE");
+        assert!(argon2i.contains("`argon2i` hash; the pages take Argon2id"), "{argon2i}");
+        assert!(Config::embedded().with_keys(name, text).is_ok());
     }
 
     #[test]

@@ -60,7 +60,7 @@ impl Money {
     }
 
     /// True below zero (a zero with a negative sign is not negative).
-    pub fn is_negative(self) -> bool {
+    pub(crate) fn is_negative(self) -> bool {
         self.0.is_sign_negative() && !self.0.is_zero()
     }
 
@@ -204,7 +204,7 @@ pub const BET_MAX: Money = Money(Decimal::from_parts(1_000_000, 0, 0, false, 0))
 pub const BALANCE_MAX: Money = Money(Decimal::from_parts(3_567_587_328, 232, 0, false, 0));
 
 /// The finest fraction a bet may carry: one centavo.
-pub const CENT: Money = Money(Decimal::from_parts(1, 0, 0, false, 2));
+pub(crate) const CENT: Money = Money(Decimal::from_parts(1, 0, 0, false, 2));
 
 /// Rounds `amount` down to a whole multiple of `unit` (`unit` > 0, `amount` ≥ 0).
 pub fn floor_to_unit(amount: Money, unit: Money) -> Money {
@@ -219,7 +219,7 @@ pub fn floor_to_unit(amount: Money, unit: Money) -> Money {
 /// quotient to nearest; a quotient rounded up across a unit boundary would pay a
 /// unit too many. The result is therefore checked against the exact product
 /// `result × denominator ≤ numerator` and lowered by one unit when it fails.
-pub fn floor_div(numerator: Decimal, denominator: Decimal, unit: Money) -> Money {
+pub(crate) fn floor_div(numerator: Decimal, denominator: Decimal, unit: Money) -> Money {
     assert!(denominator > Decimal::ZERO, "floor_div by a non-positive denominator");
     debug_assert!(numerator >= Decimal::ZERO);
     let unit = unit.decimal();
@@ -233,7 +233,7 @@ pub fn floor_div(numerator: Decimal, denominator: Decimal, unit: Money) -> Money
 }
 
 /// True when `amount` is a whole multiple of `unit`.
-pub fn is_multiple_of(amount: Money, unit: Money) -> bool {
+pub(crate) fn is_multiple_of(amount: Money, unit: Money) -> bool {
     (amount / unit).fract().is_zero()
 }
 

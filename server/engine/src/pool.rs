@@ -370,7 +370,7 @@ impl std::ops::AddAssign for Funding {
 }
 
 /// A side bet must be a positive amount in whole centavos, at most [`BET_MAX`].
-pub fn check_bet(field: &str, bet: Money) -> Result<(), EngineError> {
+pub(crate) fn check_bet(field: &str, bet: Money) -> Result<(), EngineError> {
     if bet <= Money::ZERO {
         return Err(EngineError::invalid(field, format!("must be greater than zero, found {bet}")));
     }

@@ -23,7 +23,7 @@ use crate::ids::PrizeCode;
 use crate::money::Money;
 use crate::pool::{Funding, Pool};
 use crate::rulebook::PrizeValue;
-use crate::settle::{self, BookedAward, RoundBook, RoundEffect, Seat, Winner};
+use crate::settle::{self, Award, BookedAward, RoundBook, RoundEffect, Seat, Winner};
 
 /// An award of the same round that a rejection raised: one still pending, or one
 /// fixed at zero and so never paid.
@@ -33,6 +33,16 @@ pub struct Resettled {
     pub code: PrizeCode,
     pub before: Money,
     pub after: Money,
+}
+
+/// The live pool's balances after a rejection, and what the house and the reserve put in
+/// (negative: what they take back).
+#[derive(Clone, Copy)]
+struct Moved {
+    balance: Money,
+    reserve: Money,
+    house_in: Money,
+    reserve_in: Money,
 }
 
 /// What one rejection moved.
@@ -60,6 +70,22 @@ impl Pool {
         code: &str,
         pending: impl Fn(Seat, &str) -> bool,
     ) -> Result<Rejection, EngineError> {
+        let index = self.award_to_reject(book, seat, code)?;
+        let returned = book.awards[index].award;
+        let counterfactual = self.without_rejected(book, index);
+        let (awards, resettled) = self.resettle(book, index, &counterfactual, pending);
+        let effect = self.replay(book, &awards);
+        let moved = self.live_difference(book.effect, effect);
+        let raised: Money = resettled.iter().map(|award| award.after - award.before).sum();
+        self.book_rejection(returned, raised, moved);
+        book.awards = awards;
+        book.effect = effect;
+        Ok(Rejection { returned, resettled, house_withdrawn: -moved.house_in, reserve_returned: -moved.reserve_in })
+    }
+
+    /// The index in the book of the award to reject: of this pool, in the round, and not
+    /// rejected already.
+    fn award_to_reject(&self, book: &RoundBook, seat: Seat, code: &str) -> Result<usize, EngineError> {
         if book.pool != self.rules().id {
             return Err(EngineError::invalid(
                 "pool",
@@ -72,10 +98,12 @@ impl Pool {
         if book.awards[index].rejected {
             return Err(EngineError::not_now("award", format!("seat {seat} `{code}` was already rejected")));
         }
-        let returned = book.awards[index].award;
+        Ok(index)
+    }
 
-        // The round as if the rejected winner (and every earlier rejected one) had not
-        // competed, settled from the balances it was marked on.
+    /// The round as if the rejected winner (and every earlier rejected one) had not
+    /// competed, settled from the balances it was marked on.
+    fn without_rejected(&self, book: &RoundBook, index: usize) -> Vec<Award> {
         let rejected = |winner: &Winner| {
             book.awards
                 .iter()
@@ -83,15 +111,24 @@ impl Pool {
                 .any(|(at, award)| (award.rejected || at == index) && award.seat == winner.seat && award.code == winner.code)
         };
         let remaining: Vec<Winner> = book.winners.iter().filter(|winner| !rejected(winner)).cloned().collect();
-        let counterfactual = if remaining.is_empty() {
+        if remaining.is_empty() {
             Vec::new()
         } else {
             let mut scratch = self.scratch(book.balance_before, book.reserve_before);
             settle::settle(&mut scratch, &remaining).awards
-        };
+        }
+    }
 
-        // Pending awards take the re-settled amount (never less than they had); paid
-        // ones stand; the rejected one is zero.
+    /// The round's awards after the rejection: pending awards take the re-settled amount
+    /// (never less than they had); paid ones stand; the rejected one is zero. With them,
+    /// the awards the re-settlement raised.
+    fn resettle(
+        &self,
+        book: &RoundBook,
+        index: usize,
+        counterfactual: &[Award],
+        pending: impl Fn(Seat, &str) -> bool,
+    ) -> (Vec<BookedAward>, Vec<Resettled>) {
         let mut awards = book.awards.clone();
         let mut resettled = Vec::new();
         for (at, award) in awards.iter_mut().enumerate() {
@@ -117,14 +154,16 @@ impl Pool {
                 award.award = again;
             }
         }
-        let effect = self.replay(book, &awards);
+        (awards, resettled)
+    }
 
-        // The live pool moves by the difference between the round as it was and as it is.
-        let before = book.effect;
-        let mut balance = self.balance() + effect.balance_after - before.balance_after;
-        let mut reserve = self.reserve() + effect.reserve_after - before.reserve_after;
-        let mut house_in = effect.from_house - before.from_house;
-        let mut reserve_in = effect.from_reserve - before.from_reserve;
+    /// How the live pool moves: by the difference between the round as it was (`before`)
+    /// and as it is (`after`).
+    fn live_difference(&self, before: RoundEffect, after: RoundEffect) -> Moved {
+        let mut balance = self.balance() + after.balance_after - before.balance_after;
+        let mut reserve = self.reserve() + after.reserve_after - before.reserve_after;
+        let mut house_in = after.from_house - before.from_house;
+        let mut reserve_in = after.from_reserve - before.from_reserve;
         // Later prizes may have spent what would go back: the main pool keeps what
         // keeps it from going negative, taken first from what the reserve was to get
         // back, then from what the house was to take back.
@@ -142,8 +181,12 @@ impl Pool {
             house_in -= reserve;
             reserve = Money::ZERO;
         }
-        let raised: Money = resettled.iter().map(|award| award.after - award.before).sum();
+        Moved { balance, reserve, house_in, reserve_in }
+    }
 
+    /// The live pool's new balances, and the meters of what the rejection moved.
+    fn book_rejection(&mut self, returned: Money, raised: Money, moved: Moved) {
+        let Moved { balance, reserve, house_in, reserve_in } = moved;
         self.set_balances(balance, reserve);
         let meters = self.meters_mut();
         meters.awards_returned += returned;
@@ -160,10 +203,6 @@ impl Pool {
             meters.reserve_transfers_returned -= reserve_in;
         }
         self.assert_conservation();
-
-        book.awards = awards;
-        book.effect = effect;
-        Ok(Rejection { returned, resettled, house_withdrawn: -house_in, reserve_returned: -reserve_in })
     }
 
     /// What the round's awards, at the amounts given, do to the balances it was

@@ -163,77 +163,90 @@ pub(crate) fn validate(rules: &PoolRules, winners: &[Winner]) -> Result<(), Engi
         return Err(EngineError::invalid("winners", format!("{} winners, more than {WINNERS_MAX} in one round", winners.len())));
     }
     for (index, winner) in winners.iter().enumerate() {
-        let field = |name: &str| format!("winners[{index}].{name}");
-        if winner.seat == 0 || winner.seat > SEAT_MAX {
-            return Err(EngineError::invalid(&field("seat"), format!("seat {} is outside 1–{SEAT_MAX}", winner.seat)));
-        }
-        let prize = rules.prize(&winner.code).ok_or_else(|| {
-            let codes: Vec<&str> = rules.prizes.iter().map(|prize| prize.code.as_str()).collect();
-            EngineError::invalid(
-                &field("code"),
-                format!(
-                    "`{}` is not in the paytable of pool `{}` ({}: {})",
-                    winner.code,
-                    rules.id,
-                    rules.articles,
-                    codes.join(", ")
-                ),
-            )
-        })?;
-        match winner.bet {
-            Some(bet) => {
-                check_bet(&field("bet"), bet)?;
-                check_bet_allowed(rules, &field("bet"), bet)?;
-            }
-            None if prize.value.needs_bet() => {
-                return Err(EngineError::invalid(
-                    &field("bet"),
-                    format!("`{}` pays a multiple of the bet ({}); the winner's bet is required", prize.code, prize.article),
-                ));
-            }
-            None => {}
-        }
-        if winners[..index].iter().any(|earlier| earlier.seat == winner.seat && earlier.code == winner.code) {
-            return Err(EngineError::invalid(
-                &field("code"),
-                format!("seat {} already has `{}` in this round; a combination is marked once", winner.seat, winner.code),
-            ));
-        }
-        // One hand, one combination of each exclusive group (11.3; the rulebook's `exclusive`).
-        if let Some(earlier) =
-            winners[..index].iter().find(|earlier| earlier.seat == winner.seat && rules.excludes(&earlier.code, &winner.code))
-        {
-            return Err(EngineError::invalid(
-                &field("code"),
-                format!(
-                    "seat {} already has `{}` in this round; `{}` cannot occur in the same hand ({}: exclusive codes)",
-                    winner.seat, earlier.code, winner.code, rules.articles
-                ),
-            ));
-        }
+        check_winner(rules, winner, index)?;
+        check_once_per_hand(rules, &winners[..index], winner, index)?;
     }
     if rules.policy == Policy::AndaluciaOrdered {
-        // Rule 6.4: several straight flushes are paid highest first, so each needs its rank.
-        for prize in &rules.prizes {
-            let PrizeValue::Percent { percent, .. } = prize.value else { continue };
-            if percent == Decimal::ONE_HUNDRED {
-                continue;
-            }
-            let same_code: Vec<usize> =
-                winners.iter().enumerate().filter(|(_, winner)| winner.code == prize.code).map(|(index, _)| index).collect();
-            if same_code.len() > 1
-                && let Some(index) = same_code.iter().find(|index| winners[**index].high.is_none())
-            {
-                return Err(EngineError::invalid(
-                    &format!("winners[{index}].high"),
-                    format!(
-                        "{} winners of `{}`: each needs its highest card, the highest is paid first ({})",
-                        same_code.len(),
-                        prize.code,
-                        prize.article
-                    ),
-                ));
-            }
+        check_ranks(rules, winners)?;
+    }
+    Ok(())
+}
+
+/// One winner alone: a seat of the table, a code of the paytable, and the bet its prize needs.
+fn check_winner(rules: &PoolRules, winner: &Winner, index: usize) -> Result<(), EngineError> {
+    let field = |name: &str| format!("winners[{index}].{name}");
+    if winner.seat == 0 || winner.seat > SEAT_MAX {
+        return Err(EngineError::invalid(&field("seat"), format!("seat {} is outside 1–{SEAT_MAX}", winner.seat)));
+    }
+    let prize = rules.prize(&winner.code).ok_or_else(|| {
+        let codes: Vec<&str> = rules.prizes.iter().map(|prize| prize.code.as_str()).collect();
+        EngineError::invalid(
+            &field("code"),
+            format!("`{}` is not in the paytable of pool `{}` ({}: {})", winner.code, rules.id, rules.articles, codes.join(", ")),
+        )
+    })?;
+    match winner.bet {
+        Some(bet) => {
+            check_bet(&field("bet"), bet)?;
+            check_bet_allowed(rules, &field("bet"), bet)?;
+        }
+        None if prize.value.needs_bet() => {
+            return Err(EngineError::invalid(
+                &field("bet"),
+                format!("`{}` pays a multiple of the bet ({}); the winner's bet is required", prize.code, prize.article),
+            ));
+        }
+        None => {}
+    }
+    Ok(())
+}
+
+/// A winner against the `earlier` ones of the round: a combination is marked once per seat,
+/// and one hand has one combination of each exclusive group.
+fn check_once_per_hand(rules: &PoolRules, earlier: &[Winner], winner: &Winner, index: usize) -> Result<(), EngineError> {
+    let field = |name: &str| format!("winners[{index}].{name}");
+    if earlier.iter().any(|earlier| earlier.seat == winner.seat && earlier.code == winner.code) {
+        return Err(EngineError::invalid(
+            &field("code"),
+            format!("seat {} already has `{}` in this round; a combination is marked once", winner.seat, winner.code),
+        ));
+    }
+    // One hand, one combination of each exclusive group (11.3; the rulebook's `exclusive`).
+    if let Some(earlier) =
+        earlier.iter().find(|earlier| earlier.seat == winner.seat && rules.excludes(&earlier.code, &winner.code))
+    {
+        return Err(EngineError::invalid(
+            &field("code"),
+            format!(
+                "seat {} already has `{}` in this round; `{}` cannot occur in the same hand ({}: exclusive codes)",
+                winner.seat, earlier.code, winner.code, rules.articles
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Rule 6.4: several straight flushes are paid highest first, so each needs its rank.
+fn check_ranks(rules: &PoolRules, winners: &[Winner]) -> Result<(), EngineError> {
+    for prize in &rules.prizes {
+        let PrizeValue::Percent { percent, .. } = prize.value else { continue };
+        if percent == Decimal::ONE_HUNDRED {
+            continue;
+        }
+        let same_code: Vec<usize> =
+            winners.iter().enumerate().filter(|(_, winner)| winner.code == prize.code).map(|(index, _)| index).collect();
+        if same_code.len() > 1
+            && let Some(index) = same_code.iter().find(|index| winners[**index].high.is_none())
+        {
+            return Err(EngineError::invalid(
+                &format!("winners[{index}].high"),
+                format!(
+                    "{} winners of `{}`: each needs its highest card, the highest is paid first ({})",
+                    same_code.len(),
+                    prize.code,
+                    prize.article
+                ),
+            ));
         }
     }
     Ok(())
@@ -597,9 +610,9 @@ pub struct RoundEffect {
     pub balance_after: Money,
     pub reserve_after: Money,
     /// What the house put in for the round's awards (completion, shortfall, reset).
-    pub from_house: Money,
+    pub(crate) from_house: Money,
     /// What the reserve pool put in for them (AJ 2.5.6.3).
-    pub from_reserve: Money,
+    pub(crate) from_reserve: Money,
 }
 
 impl RoundBook {

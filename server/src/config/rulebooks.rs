@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use pozo_engine::Rulebooks;
 
 /// The largest rulebook file read; the real ones are a few kilobytes.
-pub const RULEBOOK_FILE_BYTES_MAX: u64 = 1024 * 1024;
+const RULEBOOK_FILE_BYTES_MAX: u64 = 1024 * 1024;
 
 /// Loads the named rulebook files, or the embedded default when none is named.
 pub fn load(files: &[PathBuf]) -> anyhow::Result<Rulebooks> {

@@ -45,19 +45,19 @@ pub use view::Applied;
 use refusal::{invalid, precondition};
 
 /// Credits may be sold only in these steps (12.5.3.3).
-pub const CREDIT_STEPS: [u32; 4] = [1, 5, 10, 20];
+pub(crate) const CREDIT_STEPS: [u32; 4] = [1, 5, 10, 20];
 
 /// The most credits one seat may hold: a bound, and what a busy night needs.
-pub const SEAT_CREDITS_MAX: u32 = 500;
+pub(crate) const SEAT_CREDITS_MAX: u32 = 500;
 
 /// The last hits kept per pool (docs/architecture.md, "What a progressive controller keeps": the last 25).
-pub const POOL_HITS_KEPT: usize = 25;
+pub(crate) const POOL_HITS_KEPT: usize = 25;
 
 /// Jornadas kept in the reports before the oldest is dropped.
-pub const JORNADAS_KEPT: usize = 62;
+pub(crate) const JORNADAS_KEPT: usize = 62;
 
 /// Prizes one round at one table may enter before ACEPTAR.
-pub const PENDING_PRIZES_MAX: usize = 32;
+pub(crate) const PENDING_PRIZES_MAX: usize = 32;
 
 /// The premio code of Central Póker's instant prize (15.11), the engine's.
 pub use pozo_engine::INSTANT_PRIZE;

@@ -65,10 +65,6 @@ impl Bet {
             Bet::Pressed { credits } | Bet::Registered { credits, .. } => *credits,
         }
     }
-
-    pub fn is_pressed(&self) -> bool {
-        matches!(self, Bet::Pressed { .. })
-    }
 }
 
 /// Grillos by metal: held, or left unplayed in a ball (3.7.4, 3.7.10).
@@ -88,7 +84,7 @@ impl Grillos {
         }
     }
 
-    pub fn of_mut(&mut self, grillo: Grillo) -> &mut u32 {
+    pub(crate) fn of_mut(&mut self, grillo: Grillo) -> &mut u32 {
         match grillo {
             Grillo::Bronce => &mut self.bronze,
             Grillo::Plata => &mut self.silver,
@@ -191,8 +187,8 @@ pub struct Table {
     pub phase: Phase,
     pub round: u64,
     pub last_sequence: u64,
-    pub last_payload_sha256: String,
-    pub last_reply: Option<TableReply>,
+    pub(crate) last_payload_sha256: String,
+    pub(crate) last_reply: Option<TableReply>,
     pub last_round: bool,
     /// 11.8.1.1: the bets of a burnt round compete in this one; no new bets.
     pub carried: bool,
@@ -342,7 +338,7 @@ pub struct Custody {
     /// The entry that released it to the player (or voided it), and when.
     pub released_sequence: Option<u64>,
     #[serde(default)]
-    pub released_ms: u64,
+    pub(crate) released_ms: u64,
     /// Voided: Venta-Pagos rejected the prize's order, so there is nothing to hold.
     #[serde(default)]
     pub voided: bool,
@@ -408,7 +404,7 @@ pub struct Data {
     /// Shared with the published read model (copy on write): a batch that files or decides
     /// no order passes them on without a copy.
     pub orders: Arc<BTreeMap<String, PayoutOrder>>,
-    pub next_order: u64,
+    pub(crate) next_order: u64,
     /// Jornada ("2026-11-22") → table → meters. Each jornada and each table's meters are
     /// shared (copy on write), so a snapshot's or the read model's copy of the 62 jornadas
     /// kept costs a pointer each, and a batch copies only the meters it changes.
@@ -428,7 +424,7 @@ pub struct Data {
     #[serde(default)]
     pub custody: Arc<BTreeMap<String, Custody>>,
     #[serde(default)]
-    pub next_custody: u64,
+    pub(crate) next_custody: u64,
 }
 
 impl Data {

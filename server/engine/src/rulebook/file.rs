@@ -161,7 +161,7 @@ struct GrantDoc {
 }
 
 /// Parses one rulebook file into its validated pools.
-pub fn parse_file(file: &str, text: &str) -> Result<Vec<PoolRules>, RulebookError> {
+pub(crate) fn parse_file(file: &str, text: &str) -> Result<Vec<PoolRules>, RulebookError> {
     // Read once without a schema: TOML's own errors, and each pool's id for the errors after.
     let table: Table = text
         .parse()
@@ -280,10 +280,64 @@ fn is_code(text: &str) -> bool {
         && text.starts_with(|c: char| c.is_ascii_uppercase())
 }
 
-/// What the articles require of one pool's values.
+/// What the articles require of one pool's values: each group of values checked in turn,
+/// in the order a reader meets them in the file, then the paytable against them.
 fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<PoolRules, RulebookError> {
     let id = pool.id.0.as_str();
     let at = Place { file, pool: Some(id), prefix: String::new() };
+    let (games, policy) = games_and_policy(&at, &pool)?;
+    let amounts = amounts(&at, &pool)?;
+    let Amounts { minimum, minimum_kind, side_bet, payout_unit } = amounts;
+    let Shares { contribution_rate, reserve_rate, commission_rate, shortfall_from } = shares(&at, &pool, &games)?;
+    let (bet_min, bet_max) = bet_range(&at, &pool, side_bet)?;
+    let instant_card_chance = instant_card_chance(&at, &pool, &games)?;
+    let seats_max = seats_max(&at, pool.seats_max)?;
+    let exclusive = exclusive_groups(&at, pool.exclusive)?;
+    // Andalucía, Póquer sin descarte rule 6.2: the carrusel starts at no less than
+    // 5,000 times the side bet; the rulebook states such a floor and we check it.
+    if let Some(Exact(side_bets)) = pool.minimum_at_least_side_bets {
+        let floor = side_bets * side_bet;
+        if minimum < floor {
+            return Err(
+                at.error("minimum", format!("{minimum} is under {side_bets} × side_bet = {floor} (minimum_at_least_side_bets)"))
+            );
+        }
+    }
+    let prizes = paytable(&at, pool.prize)?;
+    check_exclusive(&at, &exclusive, &prizes)?;
+    check_prizes(&at, &prizes, &amounts, bet_min)?;
+
+    // The article a refused bet names: the rulebook's `bet_article`, else the pool's articles.
+    let bet_article = pool.bet_article.map(|article| article.0).unwrap_or_else(|| pool.articles.0.clone());
+    Ok(PoolRules {
+        id: PoolId::new(id),
+        name: pool.name.0,
+        file: file.to_owned(),
+        articles: pool.articles.0,
+        games,
+        policy,
+        minimum,
+        minimum_kind,
+        side_bet,
+        payout_unit,
+        contribution_rate,
+        reserve_rate,
+        commission_rate,
+        highest_only: pool.highest_only,
+        shortfall_from,
+        bet_min,
+        bet_max,
+        bet_article,
+        exclusive,
+        venta_pagos_over,
+        seats_max,
+        instant_card_chance,
+        prizes,
+    })
+}
+
+/// The games a pool's tables play (at least one, each known) and its payout policy.
+fn games_and_policy(at: &Place<'_>, pool: &PoolDoc) -> Result<(Vec<Game>, Policy), RulebookError> {
     if pool.games.is_empty() {
         return Err(at.error("games", "a pool needs at least one game type"));
     }
@@ -297,7 +351,21 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
         let known: Vec<&str> = Policy::NAMES.iter().map(|(name, _)| *name).collect();
         at.error("policy", format!("unknown policy `{}` (known: {})", pool.policy, known.join(", ")))
     })?;
+    Ok((games, policy))
+}
 
+/// A pool's amounts: its minimum and what the minimum means, the side bet and the payout unit.
+#[derive(Clone, Copy)]
+struct Amounts {
+    minimum: Money,
+    minimum_kind: MinimumKind,
+    side_bet: Money,
+    payout_unit: Money,
+}
+
+/// The minimum (never negative, its meaning said), the side bet and the payout unit (each
+/// positive, in whole centavos).
+fn amounts(at: &Place<'_>, pool: &PoolDoc) -> Result<Amounts, RulebookError> {
     let minimum = Money::new(pool.minimum.0);
     if minimum < Money::ZERO {
         return Err(at.error("minimum", format!("must not be negative, found {minimum}")));
@@ -323,7 +391,20 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
     if !is_multiple_of(payout_unit, CENT) {
         return Err(at.error("payout_unit", format!("{payout_unit} is finer than one centavo")));
     }
+    Ok(Amounts { minimum, minimum_kind, side_bet, payout_unit })
+}
 
+/// Where each centavo of a side bet goes, and what pays a shortfall.
+struct Shares {
+    contribution_rate: Decimal,
+    reserve_rate: Decimal,
+    commission_rate: Decimal,
+    shortfall_from: Shortfall,
+}
+
+/// The shares of a side bet (the pool's, the reserve's, the house's commission) and who
+/// pays a shortfall, as the articles require them.
+fn shares(at: &Place<'_>, pool: &PoolDoc, games: &[Game]) -> Result<Shares, RulebookError> {
     let contribution_rate = at.rate("contribution_rate", pool.contribution_rate.0)?;
     if contribution_rate.is_zero() {
         return Err(at.error("contribution_rate", "a pool that receives nothing cannot grow"));
@@ -359,6 +440,12 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
             ),
         ));
     }
+    let shortfall_from = shortfall_from(at, pool, reserve_rate)?;
+    Ok(Shares { contribution_rate, reserve_rate, commission_rate, shortfall_from })
+}
+
+/// Who pays what a pool lacks: the reserve first whenever there is one (AJ 2.5.6.3).
+fn shortfall_from(at: &Place<'_>, pool: &PoolDoc, reserve_rate: Decimal) -> Result<Shortfall, RulebookError> {
     let shortfall_from =
         Shortfall::NAMES.iter().find(|(name, _)| *name == pool.shortfall_from).map(|(_, value)| *value).ok_or_else(|| {
             at.error("shortfall_from", format!("`{}` is not `house` or `reserve-then-house`", pool.shortfall_from))
@@ -372,6 +459,11 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
             "a pool with a reserve (reserve_rate > 0) uses it first: `reserve-then-house` (AJ 2.5.6.3)",
         ));
     }
+    Ok(shortfall_from)
+}
+
+/// The bets a pool takes, from `bet_min` to `bet_max`, with the side bet among them.
+fn bet_range(at: &Place<'_>, pool: &PoolDoc, side_bet: Money) -> Result<(Money, Money), RulebookError> {
     // Veintiuno e: "una cantidad única estipulada": `fixed_bet` takes that one amount
     // only; otherwise any bet from `bet_min` to `bet_max` (AJ 2.5.5.1).
     let (bet_min, bet_max) = if pool.fixed_bet {
@@ -396,6 +488,11 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
     if !(bet_min <= side_bet && side_bet <= bet_max) {
         return Err(at.error("side_bet", format!("{side_bet} is outside bet_min {bet_min} – bet_max {bet_max}")));
     }
+    Ok((bet_min, bet_max))
+}
+
+/// The chance of a premio instantáneo card, which Central Póker requires (15.11.2).
+fn instant_card_chance(at: &Place<'_>, pool: &PoolDoc, games: &[Game]) -> Result<Option<Decimal>, RulebookError> {
     let instant_card_chance = pool.instant_card_chance.map(|chance| chance.0);
     if let Some(chance) = instant_card_chance
         && (chance <= Decimal::ZERO || chance > Decimal::ONE)
@@ -408,37 +505,39 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
             "missing field: Central Póker shows a premio instantáneo card \"en forma aleatoria y sorpresiva\" (15.11.2)",
         ));
     }
-    let seats_max = match pool.seats_max {
-        None => None,
+    Ok(instant_card_chance)
+}
+
+/// The most seats a pool's tables have, with the article that says so.
+fn seats_max(at: &Place<'_>, written: Option<SeatsMaxDoc>) -> Result<Option<SeatsMax>, RulebookError> {
+    match written {
+        None => Ok(None),
         Some(SeatsMaxDoc { seats, article }) => {
             if !(1..=16).contains(&seats) {
                 return Err(at.error("seats_max.seats", "must be a whole number from 1 to 16"));
             }
-            Some(SeatsMax { seats, article: article.0 })
+            Ok(Some(SeatsMax { seats, article: article.0 }))
         }
-    };
-    let mut exclusive: Vec<Vec<PrizeCode>> = Vec::with_capacity(pool.exclusive.len());
-    for group in pool.exclusive {
+    }
+}
+
+/// The groups of premios of which a round pays one, each of two codes or more.
+fn exclusive_groups(at: &Place<'_>, written: Vec<Vec<String>>) -> Result<Vec<Vec<PrizeCode>>, RulebookError> {
+    let mut exclusive: Vec<Vec<PrizeCode>> = Vec::with_capacity(written.len());
+    for group in written {
         if group.len() < 2 {
             return Err(at.error("exclusive", "each group is an array of two or more premio codes"));
         }
         exclusive.push(group.into_iter().map(PrizeCode::from).collect());
     }
+    Ok(exclusive)
+}
 
-    // Andalucía, Póquer sin descarte rule 6.2: the carrusel starts at no less than
-    // 5,000 times the side bet; the rulebook states such a floor and we check it.
-    if let Some(Exact(side_bets)) = pool.minimum_at_least_side_bets {
-        let floor = side_bets * side_bet;
-        if minimum < floor {
-            return Err(
-                at.error("minimum", format!("{minimum} is under {side_bets} × side_bet = {floor} (minimum_at_least_side_bets)"))
-            );
-        }
-    }
-
-    let mut prizes: Vec<Prize> = Vec::with_capacity(pool.prize.len());
-    for (index, written) in pool.prize.into_iter().enumerate() {
-        let prize = prize(&Place { file, pool: Some(id), prefix: format!("prize[{index}].") }, written)?;
+/// The paytable: at least one prize, each code once.
+fn paytable(at: &Place<'_>, written: Vec<PrizeDoc>) -> Result<Vec<Prize>, RulebookError> {
+    let mut prizes: Vec<Prize> = Vec::with_capacity(written.len());
+    for (index, written) in written.into_iter().enumerate() {
+        let prize = prize(&Place { file: at.file, pool: at.pool, prefix: format!("prize[{index}].") }, written)?;
         if prizes.iter().any(|earlier| earlier.code == prize.code) {
             return Err(at.error(&format!("prize[{index}].code"), format!("duplicate code `{}`", prize.code)));
         }
@@ -447,7 +546,11 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
     if prizes.is_empty() {
         return Err(at.error("prize", "a pool needs at least one prize"));
     }
+    Ok(prizes)
+}
 
+/// Each exclusive group names codes of this pool, and no code is in two groups.
+fn check_exclusive(at: &Place<'_>, exclusive: &[Vec<PrizeCode>], prizes: &[Prize]) -> Result<(), RulebookError> {
     let mut grouped = BTreeSet::new();
     for (group_index, group) in exclusive.iter().enumerate() {
         for code in group {
@@ -460,7 +563,13 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
             }
         }
     }
+    Ok(())
+}
 
+/// Each prize against the pool's amounts: it pays something at the smallest bet, grants a
+/// premio of this pool, and its floor is within the minimum.
+fn check_prizes(at: &Place<'_>, prizes: &[Prize], amounts: &Amounts, bet_min: Money) -> Result<(), RulebookError> {
+    let Amounts { minimum, side_bet, payout_unit, .. } = *amounts;
     for (index, prize) in prizes.iter().enumerate() {
         if let PrizeValue::BetMultiple { multiple } = prize.value
             && crate::money::floor_to_unit(multiple * bet_min, payout_unit).is_zero()
@@ -490,34 +599,7 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
             }
         }
     }
-
-    // The article a refused bet names: the rulebook's `bet_article`, else the pool's articles.
-    let bet_article = pool.bet_article.map(|article| article.0).unwrap_or_else(|| pool.articles.0.clone());
-    Ok(PoolRules {
-        id: PoolId::new(id),
-        name: pool.name.0,
-        file: file.to_owned(),
-        articles: pool.articles.0,
-        games,
-        policy,
-        minimum,
-        minimum_kind,
-        side_bet,
-        payout_unit,
-        contribution_rate,
-        reserve_rate,
-        commission_rate,
-        highest_only: pool.highest_only,
-        shortfall_from,
-        bet_min,
-        bet_max,
-        bet_article,
-        exclusive,
-        venta_pagos_over,
-        seats_max,
-        instant_card_chance,
-        prizes,
-    })
+    Ok(())
 }
 
 /// One line of a paytable: what `pays` names, with exactly the values that kind takes.

@@ -23,8 +23,6 @@ use crate::money::Money;
 
 mod file;
 
-pub use file::parse_file;
-
 /// The rulebooks compiled into the binary: the default when no `--rulebook` is given.
 pub const EMBEDDED: [(&str, &str); 3] = [
     ("config/iplyc.toml", include_str!("../../../../config/iplyc.toml")),
@@ -282,7 +280,7 @@ impl PrizeValue {
     }
 
     /// True when the award depends on the winner's own side bet.
-    pub fn needs_bet(&self) -> bool {
+    pub(crate) fn needs_bet(&self) -> bool {
         match self {
             PrizeValue::BetMultiple { .. } => true,
             PrizeValue::Percent { cap_bet_multiple, floor_bet_multiple, .. } => {
@@ -352,7 +350,7 @@ pub struct PoolRules {
     pub bet_max: Money,
     /// The article that fixes the side bet (`bet_article`; the pool's `articles` when the
     /// rulebook names none): a refused bet names it (IPLyC 11.4.1, AJ 2.5.5.1, Veintiuno e).
-    pub bet_article: String,
+    pub(crate) bet_article: String,
     /// Codes that cannot occur together in one hand: one seat, one round, at most one
     /// code of each group (11.3: each combination is a different hand).
     pub exclusive: Vec<Vec<PrizeCode>>,
@@ -383,7 +381,7 @@ impl PoolRules {
     }
 
     /// The group of codes `code` excludes in the same hand, if it belongs to one.
-    pub fn exclusive_group(&self, code: &str) -> Option<&[PrizeCode]> {
+    pub(crate) fn exclusive_group(&self, code: &str) -> Option<&[PrizeCode]> {
         self.exclusive.iter().find(|group| group.iter().any(|member| member == code)).map(Vec::as_slice)
     }
 

@@ -1,6 +1,6 @@
 //! ACEPTAR: the round's prizes settled and their awards fixed (12.5.2.1 d, 3.5.1).
 
-use pozo_engine::TableId;
+use pozo_engine::{PoolId, TableId};
 use std::sync::Arc;
 
 use pozo_engine::PrizeValue;
@@ -50,6 +50,36 @@ impl State {
         settlement: &pozo_engine::Settlement,
     ) -> Vec<AwardRecord> {
         let Context { sequence, time_ms } = context;
+        let awards = self.file_orders(context, table_id, round, settlement);
+        // 3.7.3: what a roulette series was paid, should it be found invalid afterwards.
+        if self.data.tables[table_id].is_roulette() {
+            self.keep_series(context, table_id, &awards);
+        }
+        if awards.iter().any(|award| award.payout_order_id.is_some()) {
+            // Kept while an order of the round is pending: a rejection re-settles from it.
+            self.data.rounds.insert(sequence, settlement.book.clone());
+        }
+        let day = jornada_and_hour(&self.config, time_ms);
+        let total = settlement.total_paid();
+        {
+            let meters = self.day_mut(&day.0, table_id);
+            meters.pppa += total;
+            meters.hours.entry(day.1).or_default().1 += total;
+        }
+        self.record_hits(context, table_id, &settlement.pool, &awards, total);
+        awards
+    }
+
+    /// The settlement's awards as the reply carries them, each with the payout order it
+    /// files for Venta-Pagos when it goes there.
+    fn file_orders(
+        &mut self,
+        context: Context,
+        table_id: &TableId,
+        round: u64,
+        settlement: &pozo_engine::Settlement,
+    ) -> Vec<AwardRecord> {
+        let Context { sequence, time_ms } = context;
         let pool_id = settlement.pool.clone();
         let table_key = self.data.tables[table_id].id.clone();
         // The engine field alone: the payout orders below go into `self.data`.
@@ -80,33 +110,31 @@ impl State {
                 grants: award.grants.as_ref().map(|grant| (grant.code.clone(), grant.count)),
             });
         }
-        // 3.7.3: what a roulette series was paid, should it be found invalid afterwards.
-        if self.data.tables[table_id].is_roulette() {
-            let table = self.table_mut(table_id);
-            // Every award, a share fixed at zero too: a rejection may later pay it (reject.rs).
-            for award in &awards {
-                if let Some(seat) = table.seats.get_mut(award.seat as usize - 1) {
-                    seat.series.push(SeriesAward {
-                        code: award.code.clone(),
-                        amount: award.award,
-                        journal_sequence: sequence,
-                        time_ms,
-                        payout_order_id: award.payout_order_id.clone(),
-                    });
-                }
+        awards
+    }
+
+    /// 3.7.3: each seat's series keeps what it was paid, every award, a share fixed at zero
+    /// too: a rejection may later pay it (reject.rs).
+    fn keep_series(&mut self, context: Context, table_id: &TableId, awards: &[AwardRecord]) {
+        let Context { sequence, time_ms } = context;
+        let table = self.table_mut(table_id);
+        for award in awards {
+            if let Some(seat) = table.seats.get_mut(award.seat as usize - 1) {
+                seat.series.push(SeriesAward {
+                    code: award.code.clone(),
+                    amount: award.award,
+                    journal_sequence: sequence,
+                    time_ms,
+                    payout_order_id: award.payout_order_id.clone(),
+                });
             }
         }
-        if awards.iter().any(|award| award.payout_order_id.is_some()) {
-            // Kept while an order of the round is pending: a rejection re-settles from it.
-            self.data.rounds.insert(sequence, settlement.book.clone());
-        }
-        let day = jornada_and_hour(&self.config, time_ms);
-        let total = settlement.total_paid();
-        {
-            let meters = self.day_mut(&day.0, table_id);
-            meters.pppa += total;
-            meters.hours.entry(day.1).or_default().1 += total;
-        }
+    }
+
+    /// The pool's last hits and the cartel's last win, of the awards that paid money.
+    fn record_hits(&mut self, context: Context, table_id: &TableId, pool_id: &PoolId, awards: &[AwardRecord], total: Money) {
+        let Context { sequence, time_ms } = context;
+        let table_key = self.data.tables[table_id].id.clone();
         let hits = Arc::make_mut(&mut self.data.hits).entry(pool_id.clone()).or_default();
         // The last hits are prizes that paid money: a bronze exchanged for silver is not one.
         for award in awards.iter().filter(|award| award.award > Money::ZERO) {
@@ -133,6 +161,5 @@ impl State {
                 },
             );
         }
-        awards
     }
 }

@@ -11,7 +11,7 @@ use crate::state::refusal::{invalid, precondition};
 use crate::state::{Context, Done, Refusal, State, jornada_and_hour};
 
 /// The longest custody id accepted on the wire ("CU-000001").
-pub const CUSTODY_ID_MAX: usize = 32;
+pub(crate) const CUSTODY_ID_MAX: usize = 32;
 
 impl State {
     /// 11.8.3.1.2 (15.14.5.2.2 the same): "Con el juego iniciado, sin expresar su

@@ -2,10 +2,11 @@
 
 use pozo_engine::pool::check_bet_allowed;
 
-use crate::state::model::{Bet, Phase};
+use crate::state::model::{Bet, Phase, Seat, Table};
 use crate::state::refusal::{engine_refusal, invalid, precondition};
 use crate::state::{Context, Done, Refusal, SEAT_CREDITS_MAX, State, jornada_and_hour};
 use pozo_engine::TableId;
+use pozo_engine::money::Money;
 
 impl State {
     /// A press staking `credits` credits. AJ 2.5.4.1: "Para apostar, el jugador debe
@@ -19,6 +20,35 @@ impl State {
         credits: u32,
     ) -> Result<Done, Refusal> {
         let time_ms = context.time_ms;
+        let bet = self.press_allowed(table_id, seat_number, credits)?;
+        let table = &self.data.tables[table_id];
+        let roulette = table.is_roulette();
+        let pool_id = table.pool.clone();
+        let day = jornada_and_hour(&self.config, time_ms);
+        if roulette {
+            // 4.4.2: roulette bets are registered at the press: the sale of 3 Grillos de Bronce (3.1.3).
+            let contribution = self.engine.register_bet(&pool_id, bet).map_err(engine_refusal)?;
+            let seat = self.table_mut(table_id).seat_mut(seat_number);
+            seat.credits -= credits;
+            seat.bet = Bet::Registered { contribution, registered_ms: time_ms, credits };
+            seat.bronze = 3;
+            // A new series: what 3.7.3 could make the player give back starts here.
+            seat.series.clear();
+            self.book_ipa(&day, table_id, contribution.bet, 1);
+        } else {
+            let seat = self.table_mut(table_id).seat_mut(seat_number);
+            seat.credits -= credits;
+            seat.bet = Bet::Pressed { credits };
+        }
+        self.day_mut(&day.0, table_id).presses += 1;
+        let stake = if credits == 1 { String::new() } else { format!(", {credits} créditos") };
+        Ok((format!("Apuesta a pozo registrada: posición {seat_number}{stake}"), Vec::new()))
+    }
+
+    /// The checks of a press, before anything changes: an open seat at an open table in
+    /// its betting phase, a stake the pool takes and the seat holds, and no bet already in
+    /// play. The bet the stake makes.
+    fn press_allowed(&self, table_id: &TableId, seat_number: u32, credits: u32) -> Result<Money, Refusal> {
         let table = &self.data.tables[table_id];
         table.require_open()?;
         let seat = table.seat(seat_number)?;
@@ -49,44 +79,32 @@ impl State {
                 seat.credits
             )));
         }
-        if table.is_roulette() {
-            if table.last_round {
-                return Err(precondition("last ball announced: Grillos de Bronce are no longer sold (3.9.1)"));
-            }
-            if seat.absent {
-                return Err(precondition(format!(
-                    "seat {seat_number}: its player is absent and his grillos are kept for him (3.7.1)"
-                )));
-            }
-            if seat.grillos() > 0 || seat.bet != Bet::None {
-                return Err(precondition(format!(
-                    "seat {seat_number} holds {} bronze, {} silver, {} gold: a new series would put more than 3 bronze / 2 silver / 1 gold in play (3.7.2)",
-                    seat.bronze, seat.silver, seat.gold
-                )));
-            }
-        } else if seat.bet != Bet::None {
-            return Err(precondition(format!("seat {seat_number} already has its side bet this round (11.4: one per box)")));
-        }
-        let roulette = table.is_roulette();
-        let pool_id = table.pool.clone();
-        let day = jornada_and_hour(&self.config, time_ms);
-        if roulette {
-            // 4.4.2: roulette bets are registered at the press: the sale of 3 Grillos de Bronce (3.1.3).
-            let contribution = self.engine.register_bet(&pool_id, bet).map_err(engine_refusal)?;
-            let seat = self.table_mut(table_id).seat_mut(seat_number);
-            seat.credits -= credits;
-            seat.bet = Bet::Registered { contribution, registered_ms: time_ms, credits };
-            seat.bronze = 3;
-            // A new series: what 3.7.3 could make the player give back starts here.
-            seat.series.clear();
-            self.book_ipa(&day, table_id, contribution.bet, 1);
-        } else {
-            let seat = self.table_mut(table_id).seat_mut(seat_number);
-            seat.credits -= credits;
-            seat.bet = Bet::Pressed { credits };
-        }
-        self.day_mut(&day.0, table_id).presses += 1;
-        let stake = if credits == 1 { String::new() } else { format!(", {credits} créditos") };
-        Ok((format!("Apuesta a pozo registrada: posición {seat_number}{stake}"), Vec::new()))
+        one_bet_in_play(table, seat, seat_number)?;
+        Ok(bet)
     }
+}
+
+/// One bet in play per seat: at roulette, one series of grillos at a time, never after the
+/// last ball nor for an absent player (3.9.1, 3.7.1, 3.7.2); at a card table, one side bet
+/// per box (11.4).
+fn one_bet_in_play(table: &Table, seat: &Seat, seat_number: u32) -> Result<(), Refusal> {
+    if table.is_roulette() {
+        if table.last_round {
+            return Err(precondition("last ball announced: Grillos de Bronce are no longer sold (3.9.1)"));
+        }
+        if seat.absent {
+            return Err(precondition(format!(
+                "seat {seat_number}: its player is absent and his grillos are kept for him (3.7.1)"
+            )));
+        }
+        if seat.grillos() > 0 || seat.bet != Bet::None {
+            return Err(precondition(format!(
+                "seat {seat_number} holds {} bronze, {} silver, {} gold: a new series would put more than 3 bronze / 2 silver / 1 gold in play (3.7.2)",
+                seat.bronze, seat.silver, seat.gold
+            )));
+        }
+    } else if seat.bet != Bet::None {
+        return Err(precondition(format!("seat {seat_number} already has its side bet this round (11.4: one per box)")));
+    }
+    Ok(())
 }
