@@ -29,7 +29,8 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use tokio::time::Instant;
 
-use super::{PageError, Web, page};
+use super::context::Web;
+use super::error::{PageError, page};
 use crate::config::Role;
 
 pub const SESSION_COOKIE: &str = "pozo_sesion";

@@ -13,7 +13,9 @@ use pozo_engine::Money;
 use serde::Deserialize;
 
 use super::auth::{self, Session};
-use super::{PageError, Web, page, view};
+use super::context::Web;
+use super::error::{PageError, page};
+use super::view;
 use crate::config::{Config, Role};
 use pozo_core::jornada::jornada_and_hour;
 use pozo_core::state::{Applied, Command, OfficeCommand, OfficeOp, OrderFacts, OrderStatus, PayoutOrder};

@@ -15,7 +15,9 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 
 use super::auth::{self, Session};
-use super::{PageError, Web, page, view};
+use super::context::Web;
+use super::error::{PageError, page};
+use super::view;
 use crate::config::Role;
 use crate::read::SalonShare;
 use pozo_core::state::{TableDay, TableState};
@@ -56,7 +58,7 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
     let now = web.handle.now_ms();
     let pools: Vec<_> =
         web.handle.read().pools().map(|pool| (pool.rules().id.clone(), pool.displayed(), pool.balance())).collect();
-    let rows: Vec<TableRow> = super::tables_now(web, &config)
+    let rows: Vec<TableRow> = super::tables::tables_now(web, &config)
         .into_iter()
         .map(|table| {
             let (layout, state, seen) = (table.layout, table.state, table.seen);

@@ -47,11 +47,11 @@ pub fn age(now_ms: u64, then_ms: u64) -> String {
 }
 
 /// A jornada from a query: empty (none chosen) or a date `AAAA-MM-DD`.
-pub fn check_jornada(jornada: &str) -> Result<(), super::PageError> {
+pub fn check_jornada(jornada: &str) -> Result<(), super::error::PageError> {
     if jornada.is_empty() || jiff::civil::Date::strptime("%Y-%m-%d", jornada).is_ok() {
         return Ok(());
     }
-    Err(super::PageError::new(
+    Err(super::error::PageError::new(
         axum::http::StatusCode::BAD_REQUEST,
         format!("jornada: `{}` no es una fecha AAAA-MM-DD", bounded(jornada)),
     ))
