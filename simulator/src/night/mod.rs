@@ -358,14 +358,7 @@ async fn play_night(
     let started = Instant::now();
     floor.parallel(dealers.iter().map(|dealer| (dealer.table.clone(), vec!["open".to_owned()])).collect()).await?;
     floor.sample_balances(0).await?;
-    // Drawn only when standard error is a terminal (indicatif hides it otherwise).
-    let bar =
-        if options.progress { indicatif::ProgressBar::new(u64::from(options.rounds)) } else { indicatif::ProgressBar::hidden() };
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] round {pos}/{len} {msg}")
-            .expect("a valid template")
-            .progress_chars("=> "),
-    );
+    let bar = progress_bar(options);
     for round in 1..=options.rounds {
         if floor.abandoned.is_some() {
             break;
@@ -387,18 +380,7 @@ async fn play_night(
         play_round(&mut floor, &mut dealers, 0, Dealer::holds_grillos).await?;
     }
     // Pago de créditos (12.5.3.5), then Cierre de Mesa (4.7.7, 12.8.1).
-    let closing = dealers
-        .iter()
-        .map(|dealer| {
-            let mut lines: Vec<String> = (1..=dealer.seats)
-                .filter(|seat| dealer.credits[*seat as usize - 1] > 0)
-                .map(|seat| format!("refund-credits {seat}"))
-                .collect();
-            lines.push("close".to_owned());
-            (dealer.table.clone(), lines)
-        })
-        .collect();
-    floor.parallel(closing).await?;
+    floor.parallel(closing_lines(&dealers)).await?;
     let seconds = started.elapsed();
     finish(floor, &config, &url, before, embedded, options.rounds, extra_balls, options.seed, seconds).await
 }
@@ -438,33 +420,72 @@ async fn play_round(
     floor.parallel(outside_gold_rounds(dealers, &playing, "start")).await?;
     // Phase 3: prizes, one table after another.
     for index in &playing {
-        let dealer = &mut dealers[*index];
-        let mut lines = Vec::new();
-        if dealer.gold_round {
-            // 4.3.4, 4.3.5: "Se juega Grillo de Oro".
-            lines.push("gold-turn".to_owned());
-            lines.push("start".to_owned());
-        } else if dealer.game.plays_instant_prize() {
-            let link = floor.link(&dealer.table)?;
-            let link = link.lock().await;
-            dealer.instant_card = card_of(&link.panel["instant_card"]);
-        }
-        let prizes = dealer.prizes();
-        // The premio instantáneo is paid when entered (16.4.2.5.1); ACEPTAR is for the rest.
-        let any_prize = prizes.iter().any(|line| !line.ends_with(pozo_server::state::INSTANT_PRIZE));
-        lines.extend(prizes);
-        if any_prize {
-            lines.push("accept".to_owned());
-        }
-        if dealer.gold_round {
-            lines.push("finish".to_owned());
-        }
-        floor.sequential(&dealer.table.clone(), lines, true).await?;
+        deal_prizes(floor, &mut dealers[*index]).await?;
     }
     // Phase 4: FINALIZAR JUEGO.
     floor.parallel(outside_gold_rounds(dealers, &playing, "finish")).await?;
-    // The dealer's grillos against the panel's.
-    for index in &playing {
+    check_grillos(floor, dealers, &playing).await?;
+    Ok(())
+}
+
+/// The progress bar of the rounds; drawn only when standard error is a terminal (indicatif
+/// hides it otherwise).
+fn progress_bar(options: &RunOptions) -> indicatif::ProgressBar {
+    let bar =
+        if options.progress { indicatif::ProgressBar::new(u64::from(options.rounds)) } else { indicatif::ProgressBar::hidden() };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] round {pos}/{len} {msg}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+/// Pago de créditos (12.5.3.5), then Cierre de Mesa (4.7.7, 12.8.1): every table's lines.
+fn closing_lines(dealers: &[Dealer]) -> Vec<(String, Vec<String>)> {
+    dealers
+        .iter()
+        .map(|dealer| {
+            let mut lines: Vec<String> = (1..=dealer.seats)
+                .filter(|seat| dealer.credits[*seat as usize - 1] > 0)
+                .map(|seat| format!("refund-credits {seat}"))
+                .collect();
+            lines.push("close".to_owned());
+            (dealer.table.clone(), lines)
+        })
+        .collect()
+}
+
+/// Phase 3 at one table: the dealer deals the round, enters the premio codes, ACEPTAR (and a
+/// gold round's turn, start and finish).
+async fn deal_prizes(floor: &mut Floor, dealer: &mut Dealer) -> anyhow::Result<()> {
+    let mut lines = Vec::new();
+    if dealer.gold_round {
+        // 4.3.4, 4.3.5: "Se juega Grillo de Oro".
+        lines.push("gold-turn".to_owned());
+        lines.push("start".to_owned());
+    } else if dealer.game.plays_instant_prize() {
+        let link = floor.link(&dealer.table)?;
+        let link = link.lock().await;
+        dealer.instant_card = card_of(&link.panel["instant_card"]);
+    }
+    let prizes = dealer.prizes();
+    // The premio instantáneo is paid when entered (16.4.2.5.1); ACEPTAR is for the rest.
+    let any_prize = prizes.iter().any(|line| !line.ends_with(pozo_server::state::INSTANT_PRIZE));
+    lines.extend(prizes);
+    if any_prize {
+        lines.push("accept".to_owned());
+    }
+    if dealer.gold_round {
+        lines.push("finish".to_owned());
+    }
+    floor.sequential(&dealer.table.clone(), lines, true).await?;
+    Ok(())
+}
+
+/// The dealer's grillos against the panel's: when they differ, the night stops here.
+async fn check_grillos(floor: &mut Floor, dealers: &[Dealer], playing: &[usize]) -> anyhow::Result<()> {
+    for index in playing {
         let dealer = &dealers[*index];
         if !dealer.roulette() {
             continue;
