@@ -10,7 +10,7 @@ use crate::writer::Handle;
 
 /// What the pages need of the running controller.
 #[derive(Clone)]
-pub(crate) struct Web {
+pub(super) struct Web {
     pub(super) handle: Handle,
     pub(super) presence: Presence,
     pub(super) frames: watch::Receiver<Arc<feed::Frame>>,

@@ -9,13 +9,13 @@ use pozo_core::state::{Refusal, RefusalKind};
 
 /// A refusal as a page: the status, and the message in the operators' words.
 #[derive(Debug)]
-pub(crate) struct PageError {
+pub(super) struct PageError {
     pub(super) status: StatusCode,
     pub(super) message: String,
 }
 
 impl PageError {
-    pub(crate) fn new(status: StatusCode, message: impl Into<String>) -> PageError {
+    pub(super) fn new(status: StatusCode, message: impl Into<String>) -> PageError {
         PageError { status, message: message.into() }
     }
 
@@ -79,6 +79,6 @@ impl IntoResponse for PageError {
 }
 
 /// A template rendered as a 200 page.
-pub(crate) fn page(template: &impl askama::Template) -> Result<Response, PageError> {
+pub(super) fn page(template: &impl askama::Template) -> Result<Response, PageError> {
     Ok(Html(template.render()?).into_response())
 }

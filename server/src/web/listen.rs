@@ -11,7 +11,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Open connections to the pages at once: every sign keeps one.
-pub const CONNECTIONS_MAX: usize = 2048;
+pub(super) const CONNECTIONS_MAX: usize = 2048;
 
 /// The pages' listener: at most [`CONNECTIONS_MAX`] connections open at once (the
 /// next waits in the kernel's backlog until one closes).
@@ -88,7 +88,7 @@ impl axum::serve::Listener for Limited {
 
 /// The peer of a request to the pages.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Peer(pub SocketAddr);
+pub(super) struct Peer(pub SocketAddr);
 
 impl Connected<axum::serve::IncomingStream<'_, Limited>> for Peer {
     fn connect_info(stream: axum::serve::IncomingStream<'_, Limited>) -> Peer {

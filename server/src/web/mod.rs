@@ -24,13 +24,13 @@
 //! Everything the browser loads is embedded in the binary (`server/templates`,
 //! `server/static`); no script or style comes from anywhere else (Content-Security-Policy).
 
-pub mod auth;
+mod auth;
 mod backup;
 mod cartel;
 mod context;
 mod csp;
 mod error;
-pub mod feed;
+mod feed;
 mod listen;
 mod office;
 mod router;
@@ -40,6 +40,6 @@ mod status;
 mod tables;
 mod view;
 
-pub use auth::hash_password;
+pub(crate) use auth::hash_password;
 pub(crate) use csp::peer_origin;
 pub(crate) use serve::{PagesSetup, serve_pages};

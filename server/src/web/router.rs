@@ -12,9 +12,9 @@ use super::error::{PageError, page};
 use super::{auth, backup, cartel, office, sala, status, view};
 
 /// Requests being served at once; beyond it, 503 at once rather than a queue.
-pub const REQUESTS_MAX: usize = 2048;
+const REQUESTS_MAX: usize = 2048;
 /// The largest request body: a form of a few fields.
-pub const BODY_BYTES_MAX: usize = 16 * 1024;
+const BODY_BYTES_MAX: usize = 16 * 1024;
 
 /// The embedded assets: (path, content type, bytes).
 const ASSETS: &[(&str, &str, &str)] = &[

@@ -16,15 +16,15 @@ use crate::writer::Handle;
 /// What [`serve_pages`] needs besides the listener.
 pub(crate) struct PagesSetup {
     /// The gRPC address, for `/status`.
-    pub listen: String,
+    pub(crate) listen: String,
     /// The data directory, which a backup may not be written into.
-    pub data: std::path::PathBuf,
-    pub handle: Handle,
-    pub presence: Presence,
-    pub stop: watch::Receiver<bool>,
-    pub open_to: Vec<ipnet::IpNet>,
+    pub(crate) data: std::path::PathBuf,
+    pub(crate) handle: Handle,
+    pub(crate) presence: Presence,
+    pub(crate) stop: watch::Receiver<bool>,
+    pub(crate) open_to: Vec<ipnet::IpNet>,
     /// The other controllers' pages (`serve --pages-peer`): origins, `http://host:port`.
-    pub peers: Vec<String>,
+    pub(crate) peers: Vec<String>,
 }
 
 /// Serves the pages on `listener` until `stop` turns true: the signs' streams then

@@ -4,22 +4,22 @@
 use super::context::Web;
 
 /// A table of the layout as it stands: its last published panel and its agent's presence.
-pub(crate) struct TableNow<'a> {
-    pub layout: &'a crate::config::TableConfig,
-    pub state: pozo_core::state::TableState,
-    pub round: u64,
-    pub seen: crate::read::presence::AgentSeen,
+pub(super) struct TableNow<'a> {
+    pub(super) layout: &'a crate::config::TableConfig,
+    pub(super) state: pozo_core::state::TableState,
+    pub(super) round: u64,
+    pub(super) seen: crate::read::presence::AgentSeen,
 }
 
 impl TableNow<'_> {
     /// Open, but its agent is away: its panels are suspended (3.7.5).
-    pub fn suspended(&self) -> bool {
+    pub(super) fn suspended(&self) -> bool {
         self.state != pozo_core::state::TableState::Closed && !self.seen.connected()
     }
 }
 
 /// Every table of the layout, in its order, as the floor page and `/status` show it.
-pub(crate) fn tables_now<'a>(web: &Web, config: &'a crate::config::Config) -> Vec<TableNow<'a>> {
+pub(super) fn tables_now<'a>(web: &Web, config: &'a crate::config::Config) -> Vec<TableNow<'a>> {
     let agents = web.presence.tables();
     config
         .layout
