@@ -18,7 +18,7 @@ use tokio_util::bytes::BytesMut;
 use tokio_util::codec::{Decoder, LinesCodec, LinesCodecError};
 
 /// The highest seat number the protocol accepts; the server checks the table's own.
-pub const SEAT_MAX: u32 = 16;
+const SEAT_MAX: u32 = 16;
 
 /// The longest line read: anything longer is not a hardware event.
 pub const LINE_BYTES_MAX: usize = 256;
@@ -42,10 +42,10 @@ impl From<String> for RawLine {
 /// `LinesCodec` bounded at [`LINE_BYTES_MAX`] (and a `\r` before the newline), with its two
 /// refusals turned into [`RawLine::Unreadable`] instead of ending the stream.
 #[derive(Debug)]
-pub struct HardwareLines(LinesCodec);
+pub(crate) struct HardwareLines(LinesCodec);
 
 impl HardwareLines {
-    pub fn new() -> HardwareLines {
+    pub(crate) fn new() -> HardwareLines {
         HardwareLines(LinesCodec::new_with_max_length(LINE_BYTES_MAX + 1))
     }
 
