@@ -75,14 +75,14 @@ use pozo_server::Embedded;
 pub const ROUNDS_MAX: u32 = 100_000;
 
 /// The largest recorded night `replay` reads.
-pub const RECORD_BYTES_MAX: u64 = 1 << 30;
+const RECORD_BYTES_MAX: u64 = 1 << 30;
 
 /// The most table-rounds (tables × rounds) one night plays: what the simulator keeps
 /// per press (lights, latencies) stays within a few hundred megabytes.
-pub const TABLE_ROUNDS_MAX: u64 = 2_000_000;
+const TABLE_ROUNDS_MAX: u64 = 2_000_000;
 
 /// The longest pause `replay --recorded-speed` waits between two steps.
-pub const RECORDED_PAUSE_MAX: Duration = Duration::from_secs(60);
+const RECORDED_PAUSE_MAX: Duration = Duration::from_secs(60);
 
 /// Version of the record file format.
 const RECORD_VERSION: u32 = 1;
@@ -165,37 +165,37 @@ pub enum Event {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PoolBooks {
     pub bets: u64,
-    pub bets_amount: Money,
-    pub contributions: Money,
-    pub commission: Money,
-    pub replenishments: Money,
-    pub awards: Money,
-    pub hits: u64,
-    pub balance: Money,
-    pub reserve: Money,
-    pub displayed: Money,
+    bets_amount: Money,
+    contributions: Money,
+    commission: Money,
+    replenishments: Money,
+    awards: Money,
+    hits: u64,
+    balance: Money,
+    reserve: Money,
+    displayed: Money,
 }
 
 /// A table's figures over the night, as the server's table report gives them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TableBooks {
-    pub bets: u64,
-    pub presses: u64,
-    pub ipa: Money,
-    pub pppa: Money,
-    pub credits_sold: u64,
-    pub credits_returned: u64,
+struct TableBooks {
+    bets: u64,
+    presses: u64,
+    ipa: Money,
+    pppa: Money,
+    credits_sold: u64,
+    credits_returned: u64,
 }
 
 /// The server's books of the night: what the same seed must reproduce.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Books {
-    pub pools: BTreeMap<String, PoolBooks>,
-    pub tables: BTreeMap<String, TableBooks>,
+    pools: BTreeMap<String, PoolBooks>,
+    tables: BTreeMap<String, TableBooks>,
 }
 
 impl Books {
-    pub fn sha256(&self) -> String {
+    fn sha256(&self) -> String {
         hex::encode(Sha256::digest(serde_json::to_vec(self).expect("books serialize")))
     }
 }
@@ -219,12 +219,12 @@ pub struct NightReport {
     pub contributions: String,
     pub awards: String,
     pub replenishments: String,
-    pub presses: u64,
+    presses: u64,
     pub commands: u64,
     pub refused: u64,
     /// Lines an agent could not settle at once because its link to the controller was lost
     /// (settled on reconnection, or sent again when not recorded).
-    pub link_losses: u64,
+    link_losses: u64,
     pub seconds: f64,
     pub presses_per_s: f64,
     /// From the line given to the agent to its acknowledgement, presses only.
