@@ -63,15 +63,28 @@ const INPUT_CAPACITY: usize = 64;
 /// Runs the command line of `std::env::args`, and says how it ended.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    let config = match agent_config(&cli) {
+        Ok(config) => config,
+        Err(code) => return code,
+    };
+    if let Some(AgentCommand::Status { json }) = cli.command {
+        return run_status(&config, json);
+    }
+    run_agent(config, &cli.input)
+}
+
+/// The table, its key and TLS, read from the command line's files; a message and exit 2 when
+/// one is missing or cannot be read.
+fn agent_config(cli: &Cli) -> Result<AgentConfig, ExitCode> {
     let (Some(table), Some(key_file)) = (cli.table.clone(), cli.key_file.clone()) else {
         eprintln!("pozo-agent: --table and --key-file are required");
-        return ExitCode::from(2);
+        return Err(ExitCode::from(2));
     };
     let key = match crate::key::load(&key_file, &table) {
         Ok(key) => key,
         Err(error) => {
             eprintln!("pozo-agent: {error:#}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     };
     let tls =
@@ -80,30 +93,37 @@ pub fn main() -> ExitCode {
             Some(Ok(tls)) => Some(tls),
             Some(Err(error)) => {
                 eprintln!("pozo-agent: {error:#}");
-                return ExitCode::from(2);
+                return Err(ExitCode::from(2));
             }
         };
-    if let Some(AgentCommand::Status { json }) = cli.command {
-        let config = AgentConfig { server: cli.server, table, key, tls };
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
-        return match runtime.block_on(crate::status::status(&config)) {
-            Ok(status) => {
-                if json {
-                    println!("{}", serde_json::to_string(&status).expect("a status serializes"));
-                } else {
-                    print!("{}", status.text());
-                }
-                ExitCode::SUCCESS
+    Ok(AgentConfig { server: cli.server.clone(), table, key, tls })
+}
+
+/// `pozo-agent status`: reads the table once and says whether the controller heard it.
+fn run_status(config: &AgentConfig, json: bool) -> ExitCode {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
+    match runtime.block_on(crate::status::status(config)) {
+        Ok(status) => {
+            if json {
+                println!("{}", serde_json::to_string(&status).expect("a status serializes"));
+            } else {
+                print!("{}", status.text());
             }
-            Err(error) => {
-                eprintln!("pozo-agent status: {error}");
-                ExitCode::from(match error {
-                    crate::status::StatusError::Unreachable { .. } => 3,
-                    crate::status::StatusError::Refused { .. } => 2,
-                })
-            }
-        };
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("pozo-agent status: {error}");
+            ExitCode::from(match error {
+                crate::status::StatusError::Unreachable { .. } => 3,
+                crate::status::StatusError::Refused { .. } => 2,
+            })
+        }
     }
+}
+
+/// Runs the table: hardware events from `input` (`-` or `unix:PATH`), panel lines to stdout,
+/// until the input ends or the agent fails.
+fn run_agent(config: AgentConfig, input: &str) -> ExitCode {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a tokio runtime");
     let result = runtime.block_on(async move {
         let (lines_sender, lines) = mpsc::channel(INPUT_CAPACITY);
@@ -117,15 +137,14 @@ pub fn main() -> ExitCode {
             }
         });
         // A socket that cannot be opened is an error at start, not a silent agent.
-        let listener = match cli.input.strip_prefix("unix:") {
+        let listener = match input.strip_prefix("unix:") {
             Some(path) => {
                 let _ = std::fs::remove_file(path);
-                Some(tokio::net::UnixListener::bind(path).map_err(|error| anyhow::anyhow!("--input {}: {error}", cli.input))?)
+                Some(tokio::net::UnixListener::bind(path).map_err(|error| anyhow::anyhow!("--input {input}: {error}"))?)
             }
             None => None,
         };
         let reader = tokio::spawn(read_input(listener, lines_sender));
-        let config = AgentConfig { server: cli.server, table, key, tls };
         let result = crate::run(config, lines, output).await;
         reader.abort();
         let _ = printer.await;

@@ -36,7 +36,7 @@ struct Entry {
 }
 
 /// The key of `table` in the keys file text.
-pub fn parse(file: &str, text: &str, table: &str) -> anyhow::Result<Key> {
+fn parse(file: &str, text: &str, table: &str) -> anyhow::Result<Key> {
     let parsed: KeysFile =
         toml::from_str(text).map_err(|error| anyhow::anyhow!("{file}: not a keys file: {}", error.message()))?;
     let entry = parsed

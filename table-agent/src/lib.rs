@@ -9,8 +9,8 @@
 //! - [`cli`]: the `pozo-agent` command line (the binary's `main` is one call to it).
 //! - [`line`](mod@line): the hardware line protocol (`press 3`, `credits 2 5`, …).
 //! - [`key`]: the table's key, from a keys file.
-//! - [`output`]: the output lines (ack, refused, panel…) as serde types.
-//! - [`status`]: `pozo-agent status`: reach the controller with the agent's address, TLS and key,
+//! - `output`: the output lines (ack, refused, panel…) as serde types.
+//! - `status`: `pozo-agent status`: reach the controller with the agent's address, TLS and key,
 //!   read the table once, change nothing.
 //! - [`agent`]: the runtime, one job per file under `agent/`:
 //!   - `agent/mod.rs`: the entry: [`run`], [`AgentConfig`], [`ClientTls`], the transport
@@ -26,10 +26,10 @@ pub mod agent;
 pub mod cli;
 pub mod key;
 pub mod line;
-pub mod output;
-pub mod status;
+mod output;
+mod status;
 
 pub use agent::{AgentConfig, ClientTls, run};
 
 /// Default controller address, as `pozo-server` listens by default.
-pub const SERVER_URL_DEFAULT: &str = "http://127.0.0.1:50051";
+const SERVER_URL_DEFAULT: &str = "http://127.0.0.1:50051";

@@ -18,7 +18,7 @@ use tokio_util::bytes::BytesMut;
 use tokio_util::codec::{Decoder, LinesCodec, LinesCodecError};
 
 /// The highest seat number the protocol accepts; the server checks the table's own.
-pub const SEAT_MAX: u32 = 16;
+const SEAT_MAX: u32 = 16;
 
 /// The longest line read: anything longer is not a hardware event.
 pub const LINE_BYTES_MAX: usize = 256;
@@ -42,10 +42,10 @@ impl From<String> for RawLine {
 /// `LinesCodec` bounded at [`LINE_BYTES_MAX`] (and a `\r` before the newline), with its two
 /// refusals turned into [`RawLine::Unreadable`] instead of ending the stream.
 #[derive(Debug)]
-pub struct HardwareLines(LinesCodec);
+pub(crate) struct HardwareLines(LinesCodec);
 
 impl HardwareLines {
-    pub fn new() -> HardwareLines {
+    pub(crate) fn new() -> HardwareLines {
         HardwareLines(LinesCodec::new_with_max_length(LINE_BYTES_MAX + 1))
     }
 
@@ -131,18 +131,7 @@ pub fn parse(line: &str) -> Result<Option<Input>, String> {
         "carry" => (C::CarryBets(pb::CarryBets {}), "carry"),
         "last-round" => (C::LastRound(pb::LastRound {}), "last-round"),
         "gold-turn" => (C::RequestGoldTurn(pb::RequestGoldTurn {}), "gold-turn"),
-        "press" => {
-            let seat = seat(words.next(), word)?;
-            // AJ 2.5.4.1: the bet "expresado en créditos"; one credit when not said.
-            let credits = match words.next() {
-                None => 0,
-                Some(text) => match text.parse::<u32>() {
-                    Ok(credits) if credits >= 1 => credits,
-                    _ => return Err(format!("`{text}` is not a stake in credits (1 or more)")),
-                },
-            };
-            (C::Press(pb::Press { seat, credits }), "press SEAT [CREDITS]")
-        }
+        "press" => (press(&mut words)?, "press SEAT [CREDITS]"),
         "close-seat" => (C::CloseSeat(pb::CloseSeat { seat: seat(words.next(), word)? }), "close-seat SEAT"),
         "open-seat" => (C::OpenSeat(pb::OpenSeat { seat: seat(words.next(), word)? }), "open-seat SEAT"),
         "absent" => (C::PlayerAbsent(pb::PlayerAbsent { seat: seat(words.next(), word)? }), "absent SEAT"),
@@ -154,30 +143,12 @@ pub fn parse(line: &str) -> Result<Option<Input>, String> {
             let id = words.next().ok_or("`release-custody` needs a custody id: `release-custody CU-000001`")?;
             (C::ReleaseCustody(pb::ReleaseCustody { custody_id: id.to_owned() }), "release-custody ID")
         }
-        "played" => {
-            let seat = seat(words.next(), word)?;
-            let usage = "`played` needs a seat, a grillo code and how many were played: `played SEAT GRILLO_BRONCE N`";
-            let code = words.next().ok_or(usage)?;
-            let played = words.next().ok_or(usage)?;
-            let played = played.parse::<u32>().map_err(|_| format!("`{played}` is not a number of grillos"))?;
-            (C::GrillosPlayed(pb::GrillosPlayed { seat, code: code.to_owned(), played }), "played SEAT CODE N")
-        }
+        "played" => (played(&mut words)?, "played SEAT CODE N"),
         "void" => (C::VoidBet(pb::VoidBet { seat: seat(words.next(), word)? }), "void SEAT"),
         "refund" => (C::RefundBet(pb::RefundBet { seat: seat(words.next(), word)? }), "refund SEAT"),
         "refund-credits" => (C::RefundCredits(pb::RefundCredits { seat: seat(words.next(), word)? }), "refund-credits SEAT"),
-        "credits" => {
-            let seat = seat(words.next(), word)?;
-            let credits = words.next().ok_or("`credits` needs a seat and an amount: `credits SEAT N` (N = 1, 5, 10 or 20)")?;
-            let credits =
-                credits.parse::<u32>().map_err(|_| format!("`{credits}` is not a number of credits (1, 5, 10 or 20)"))?;
-            (C::SellCredits(pb::SellCredits { seat, credits }), "credits SEAT N")
-        }
-        "prize" => {
-            let seat = seat(words.next(), word)?;
-            let code = words.next().ok_or("`prize` needs a seat and a premio code: `prize SEAT CODE [HIGH]`")?;
-            let high = words.next().unwrap_or_default();
-            (C::EnterPrize(pb::EnterPrize { seat, code: code.to_owned(), high: high.to_owned() }), "prize SEAT CODE [HIGH]")
-        }
+        "credits" => (credits(&mut words)?, "credits SEAT N"),
+        "prize" => (prize(&mut words)?, "prize SEAT CODE [HIGH]"),
         other => {
             return Err(format!(
                 "unknown word `{other}` (open, close, credits, refund-credits, press, start, prize, accept, finish, void, refund, carry, last-round, gold-turn, close-seat, open-seat, absent, returns, played, annul-series, custody-bet, custody-prize, release-custody, status)"
@@ -186,6 +157,46 @@ pub fn parse(line: &str) -> Result<Option<Input>, String> {
     };
     no_more(words, command.1)?;
     Ok(Some(Input::Command(command.0)))
+}
+
+/// `press SEAT [CREDITS]`, after its first word.
+fn press<'a>(words: &mut impl Iterator<Item = &'a str>) -> Result<C, String> {
+    let seat = seat(words.next(), "press")?;
+    // AJ 2.5.4.1: the bet "expresado en créditos"; one credit when not said.
+    let credits = match words.next() {
+        None => 0,
+        Some(text) => match text.parse::<u32>() {
+            Ok(credits) if credits >= 1 => credits,
+            _ => return Err(format!("`{text}` is not a stake in credits (1 or more)")),
+        },
+    };
+    Ok(C::Press(pb::Press { seat, credits }))
+}
+
+/// `played SEAT CODE N`, after its first word.
+fn played<'a>(words: &mut impl Iterator<Item = &'a str>) -> Result<C, String> {
+    let seat = seat(words.next(), "played")?;
+    let usage = "`played` needs a seat, a grillo code and how many were played: `played SEAT GRILLO_BRONCE N`";
+    let code = words.next().ok_or(usage)?;
+    let played = words.next().ok_or(usage)?;
+    let played = played.parse::<u32>().map_err(|_| format!("`{played}` is not a number of grillos"))?;
+    Ok(C::GrillosPlayed(pb::GrillosPlayed { seat, code: code.to_owned(), played }))
+}
+
+/// `credits SEAT N`, after its first word.
+fn credits<'a>(words: &mut impl Iterator<Item = &'a str>) -> Result<C, String> {
+    let seat = seat(words.next(), "credits")?;
+    let credits = words.next().ok_or("`credits` needs a seat and an amount: `credits SEAT N` (N = 1, 5, 10 or 20)")?;
+    let credits = credits.parse::<u32>().map_err(|_| format!("`{credits}` is not a number of credits (1, 5, 10 or 20)"))?;
+    Ok(C::SellCredits(pb::SellCredits { seat, credits }))
+}
+
+/// `prize SEAT CODE [HIGH]`, after its first word.
+fn prize<'a>(words: &mut impl Iterator<Item = &'a str>) -> Result<C, String> {
+    let seat = seat(words.next(), "prize")?;
+    let code = words.next().ok_or("`prize` needs a seat and a premio code: `prize SEAT CODE [HIGH]`")?;
+    let high = words.next().unwrap_or_default();
+    Ok(C::EnterPrize(pb::EnterPrize { seat, code: code.to_owned(), high: high.to_owned() }))
 }
 
 #[cfg(test)]

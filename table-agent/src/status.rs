@@ -13,36 +13,36 @@ use tonic::transport::Endpoint;
 use crate::AgentConfig;
 
 /// How long `status` waits for the controller, all steps together.
-pub const STATUS_TIMEOUT: Duration = Duration::from_secs(5);
+const STATUS_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What `status` found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct AgentStatus {
-    pub server: String,
-    pub table: String,
+pub(crate) struct AgentStatus {
+    server: String,
+    table: String,
     /// The key the agent signs with (its id; never the secret).
-    pub key_id: String,
-    pub journal_id: String,
+    key_id: String,
+    journal_id: String,
     /// The table as the controller keeps it: `cerrada`, `apuestas`, `en juego`, `aceptado`.
-    pub state: String,
-    pub round: u64,
+    state: String,
+    round: u64,
     /// The table's last applied command: the agent's next is this plus one.
-    pub last_sequence: u64,
-    pub pool: String,
+    last_sequence: u64,
+    pool: String,
     /// Each seat: its light (`on`, `blue`, `off`) and credits.
-    pub seats: Vec<SeatStatus>,
+    seats: Vec<SeatStatus>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SeatStatus {
-    pub seat: u32,
-    pub light: &'static str,
-    pub credits: u32,
+struct SeatStatus {
+    seat: u32,
+    light: &'static str,
+    credits: u32,
 }
 
 /// Why `status` could not say the table is reachable.
 #[derive(Debug, thiserror::Error)]
-pub enum StatusError {
+pub(crate) enum StatusError {
     /// The controller did not answer (down, wrong address, TLS not agreed, too slow).
     #[error("no answer from {server}: {message}")]
     Unreachable { server: String, message: String },
@@ -53,7 +53,7 @@ pub enum StatusError {
 
 /// Connects, identifies and reads the table once: at the first of the agent's controllers that
 /// answers (a writer and its standby are tried in turn), or says why none did.
-pub async fn status(config: &AgentConfig) -> Result<AgentStatus, StatusError> {
+pub(crate) async fn status(config: &AgentConfig) -> Result<AgentStatus, StatusError> {
     let mut last = None;
     for server in config.servers() {
         let answer = match tokio::time::timeout(STATUS_TIMEOUT, read(config, server)).await {
@@ -115,7 +115,7 @@ async fn read(config: &AgentConfig, server: &str) -> Result<AgentStatus, StatusE
 
 impl AgentStatus {
     /// For the dealer or the technician at the table, in the operators' Spanish.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let mut out = format!(
             "mesa {} — controlador {}: CONECTADA (clave {}, diario {})\n",
             self.table, self.server, self.key_id, self.journal_id

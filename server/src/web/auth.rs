@@ -29,17 +29,18 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use tokio::time::Instant;
 
-use super::{PageError, Web, page};
+use super::context::Web;
+use super::error::{PageError, page};
 use crate::config::Role;
 
-pub const SESSION_COOKIE: &str = "pozo_sesion";
-pub const LOGIN_COOKIE: &str = "pozo_ingreso";
-pub const SESSIONS_MAX: usize = 256;
-pub const SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
-pub const SESSION_LIFETIME: Duration = Duration::from_secs(12 * 3600);
-pub const FAILURES_MAX: u32 = 5;
-pub const FAILURE_WINDOW: Duration = Duration::from_secs(15 * 60);
-pub const LOCKOUT: Duration = Duration::from_secs(15 * 60);
+pub(super) const SESSION_COOKIE: &str = "pozo_sesion";
+const LOGIN_COOKIE: &str = "pozo_ingreso";
+const SESSIONS_MAX: usize = 256;
+const SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
+const SESSION_LIFETIME: Duration = Duration::from_secs(12 * 3600);
+const FAILURES_MAX: u32 = 5;
+const FAILURE_WINDOW: Duration = Duration::from_secs(15 * 60);
+const LOCKOUT: Duration = Duration::from_secs(15 * 60);
 /// Users whose failures are remembered at once; the oldest is forgotten first.
 const FAILURES_KEPT: usize = 4096;
 /// The longest user name or password read.
@@ -47,7 +48,7 @@ const FIELD_MAX: usize = 256;
 
 /// The Argon2id hash (PHC form) of a password, with a fresh salt: what the `password`
 /// field of an office or supervisor key holds.
-pub fn hash_password(password: &str) -> anyhow::Result<String> {
+pub(crate) fn hash_password(password: &str) -> anyhow::Result<String> {
     if password.is_empty() || password.len() > FIELD_MAX {
         anyhow::bail!("password: 1–{FIELD_MAX} bytes");
     }
@@ -87,11 +88,11 @@ fn same(a: &str, b: &str) -> bool {
 
 /// A signed-in person.
 #[derive(Clone, Debug)]
-pub struct Session {
-    pub key_id: String,
-    pub name: String,
-    pub role: Role,
-    pub csrf: String,
+pub(super) struct Session {
+    pub(super) key_id: String,
+    pub(super) name: String,
+    pub(super) role: Role,
+    pub(super) csrf: String,
     created: Instant,
     used: Instant,
 }
@@ -110,13 +111,13 @@ struct Inner {
 }
 
 #[derive(Debug, Default)]
-pub struct Sessions {
+pub(super) struct Sessions {
     inner: Mutex<Inner>,
 }
 
 /// Why a login was refused.
 #[derive(Debug, PartialEq, Eq)]
-pub enum LoginRefusal {
+enum LoginRefusal {
     Wrong,
     Locked { minutes: u64 },
 }
@@ -127,7 +128,7 @@ impl Sessions {
     }
 
     /// The user's lock-out, if any: minutes left.
-    pub fn locked(&self, user: &str) -> Option<u64> {
+    fn locked(&self, user: &str) -> Option<u64> {
         let now = Instant::now();
         let inner = self.lock();
         let until = inner.failures.get(user)?.locked_until?;
@@ -135,7 +136,7 @@ impl Sessions {
     }
 
     /// Records a wrong password; returns the lock-out it caused, if any.
-    pub fn failed(&self, user: &str) -> Option<u64> {
+    fn failed(&self, user: &str) -> Option<u64> {
         let now = Instant::now();
         let mut inner = self.lock();
         if inner.failures.len() >= FAILURES_KEPT && !inner.failures.contains_key(user) {
@@ -162,7 +163,7 @@ impl Sessions {
     }
 
     /// A new session for `key`; returns its token (the cookie's value).
-    pub fn open(&self, key_id: &str, name: &str, role: Role) -> (String, Session) {
+    fn open(&self, key_id: &str, name: &str, role: Role) -> (String, Session) {
         let now = Instant::now();
         let token = random_token();
         let session =
@@ -180,7 +181,7 @@ impl Sessions {
     }
 
     /// The live session of a cookie's token, marked as used now.
-    pub fn find(&self, token: &str) -> Option<Session> {
+    pub(super) fn find(&self, token: &str) -> Option<Session> {
         let now = Instant::now();
         let mut inner = self.lock();
         let key = digest(token);
@@ -193,7 +194,7 @@ impl Sessions {
         Some(session.clone())
     }
 
-    pub fn close(&self, token: &str) {
+    fn close(&self, token: &str) {
         self.lock().sessions.remove(&digest(token));
     }
 }
@@ -204,7 +205,7 @@ fn expired(session: &Session, now: Instant) -> bool {
 
 /// Checks a login: the password against the key's hash (on a blocking thread: Argon2 is
 /// slow on purpose), the lock-out first. Returns the key's id, name and role.
-pub(crate) async fn check_login(web: &Web, user: &str, password: &str) -> Result<(String, String, Role), LoginRefusal> {
+async fn check_login(web: &Web, user: &str, password: &str) -> Result<(String, String, Role), LoginRefusal> {
     if let Some(minutes) = web.sessions.locked(user) {
         return Err(LoginRefusal::Locked { minutes });
     }
@@ -241,7 +242,7 @@ pub(crate) async fn check_login(web: &Web, user: &str, password: &str) -> Result
 /// The signed-in person of a request, for pages of `roles`. Without a session: to the
 /// login page (a GET) or 401 (a form); with the wrong role: 403.
 #[expect(clippy::result_large_err, reason = "the refusal is the page's response, returned as is by the handler")]
-pub(crate) fn require(web: &Web, jar: &CookieJar, roles: &[Role], path: &str) -> Result<Session, Response> {
+pub(super) fn require(web: &Web, jar: &CookieJar, roles: &[Role], path: &str) -> Result<Session, Response> {
     let session = jar.get(SESSION_COOKIE).and_then(|cookie| web.sessions.find(cookie.value()));
     let Some(session) = session else {
         return Err(Redirect::to(&format!("/ingresar?destino={}", destination_query(path))).into_response());
@@ -262,7 +263,7 @@ pub(crate) fn require(web: &Web, jar: &CookieJar, roles: &[Role], path: &str) ->
 }
 
 /// Checks a form's CSRF token against the session's.
-pub(crate) fn check_csrf(session: &Session, token: Option<&str>) -> Result<(), PageError> {
+pub(super) fn check_csrf(session: &Session, token: Option<&str>) -> Result<(), PageError> {
     match token {
         Some(token) if !token.is_empty() && same(token, &session.csrf) => Ok(()),
         Some(token) if !token.is_empty() => Err(PageError::new(
@@ -273,7 +274,7 @@ pub(crate) fn check_csrf(session: &Session, token: Option<&str>) -> Result<(), P
     }
 }
 
-pub fn role_spanish(role: Role) -> &'static str {
+fn role_spanish(role: Role) -> &'static str {
     match role {
         Role::Office => "Venta-Pagos",
         Role::Supervisor => "el jefe de sala",

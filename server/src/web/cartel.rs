@@ -9,7 +9,10 @@ use axum::routing::get;
 use axum_extra::extract::CookieJar;
 use pozo_engine::PoolId;
 
-use super::{PageError, Peer, Web, auth, feed, page, view};
+use super::context::Web;
+use super::error::{PageError, page};
+use super::listen::Peer;
+use super::{auth, feed, view};
 use crate::config::{Config, Role};
 
 /// Who may watch the signs from outside the open networks.

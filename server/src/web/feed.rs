@@ -27,83 +27,83 @@ use crate::read::signs::{DisplayPush, PrizeView};
 
 /// How often a silent feed says it is alive. The sign shows SUSPENDIDO after
 /// [`SILENCE_MS`] without any event.
-pub const HEARTBEAT: Duration = Duration::from_millis(300);
+const HEARTBEAT: Duration = Duration::from_millis(300);
 /// What the sign's script waits before it shows SUSPENDIDO (static/cartel.js).
-pub const SILENCE_MS: u64 = 900;
+pub(super) const SILENCE_MS: u64 = 900;
 /// At most one frame per this interval: a sign needs no more than 20 a second, and at
 /// full load the writer publishes a state per batch, hundreds a second. A state is never
 /// held back longer than this (docs/benchmarks.md, "The signs").
-pub const FRAME_INTERVAL: Duration = Duration::from_millis(50);
+const FRAME_INTERVAL: Duration = Duration::from_millis(50);
 
 /// What every open sign is sent next, written once and shared: a sign costs a
 /// reference count, not a copy, and follows one watch channel (no timer of its own).
 #[derive(Debug)]
-pub struct Frame {
-    pub journal_sequence: u64,
+pub(super) struct Frame {
+    journal_sequence: u64,
     /// Which prize lists `state` carries: the number of the frame where they last
     /// changed. A sign that was sent other lists is sent `state`, not `event`: a sign
     /// that skipped frames (it follows the newest only) never misses a hit.
-    pub prizes: u64,
+    prizes: u64,
     /// The `data:` of the newest `pozos` event.
-    pub json: String,
+    json: String,
     /// The newest `pozos` event as it goes on the wire: what a sign that opens now gets
     /// first, and a sign whose prize lists are not `prizes`.
-    pub state: Bytes,
+    state: Bytes,
     /// What a sign already holding these prize lists is sent for this frame: `montos`,
     /// `pozos`, a `latido`, or `suspendido`.
-    pub event: Bytes,
+    event: Bytes,
     /// `suspendido`: the stream ends after it.
-    pub last: bool,
+    last: bool,
 }
 
 /// A prize on the sign.
 #[derive(Serialize)]
-pub struct PrizeJson {
-    pub mesa: String,
-    pub asiento: u32,
-    pub premio: String,
-    pub nombre: String,
-    pub monto: String,
-    pub hora: String,
-    pub secuencia: u64,
-    pub estado: &'static str,
+struct PrizeJson {
+    mesa: String,
+    asiento: u32,
+    premio: String,
+    nombre: String,
+    monto: String,
+    hora: String,
+    secuencia: u64,
+    estado: &'static str,
 }
 
 #[derive(Serialize)]
-pub struct PoolJson {
-    pub id: String,
-    pub nombre: String,
-    pub monto: String,
-    pub minimo: String,
+struct PoolJson {
+    id: String,
+    nombre: String,
+    monto: String,
+    minimo: String,
     /// Prizes waiting for Venta-Pagos: PENDIENTE DE PAGO while there is one.
-    pub pendientes: Vec<PrizeJson>,
+    pendientes: Vec<PrizeJson>,
     /// The last hits, newest first.
-    pub ultimos: Vec<PrizeJson>,
+    ultimos: Vec<PrizeJson>,
 }
 
 /// The `pozos` event.
 #[derive(Serialize)]
-pub struct FloorJson {
-    pub secuencia: u64,
+struct FloorJson {
+    secuencia: u64,
     /// When the batch became durable (µs since the Unix epoch): the benchmark measures from it.
-    pub durable_us: u64,
-    pub pozos: Vec<PoolJson>,
+    durable_us: u64,
+    pozos: Vec<PoolJson>,
 }
 
 /// A pool's amount in the `montos` event.
 #[derive(Serialize)]
-pub struct AmountJson<'a> {
-    pub id: &'a str,
-    pub monto: String,
+struct AmountJson<'a> {
+    id: &'a str,
+    monto: String,
 }
 
 /// The `montos` event: the amounts only, when no prize list changed.
 #[derive(Serialize)]
-pub struct AmountsJson<'a> {
-    pub secuencia: u64,
+struct AmountsJson<'a> {
+    secuencia: u64,
     /// As in [`FloorJson`].
-    pub durable_us: u64,
-    pub montos: Vec<AmountJson<'a>>,
+    durable_us: u64,
+    montos: Vec<AmountJson<'a>>,
 }
 
 fn prize(config: &Config, pool: &str, prize: &PrizeView) -> PrizeJson {
@@ -120,7 +120,7 @@ fn prize(config: &Config, pool: &str, prize: &PrizeView) -> PrizeJson {
     }
 }
 
-pub fn floor_json(config: &Config, push: &DisplayPush) -> FloorJson {
+fn floor_json(config: &Config, push: &DisplayPush) -> FloorJson {
     FloorJson {
         secuencia: push.journal_sequence,
         durable_us: push.durable_unix_us,
@@ -189,7 +189,7 @@ const SUSPENDED: &[u8] = b"event: suspendido\ndata: El controlador se detuvo: ap
 /// Follows the writer's display state: the newest one becomes a [`Frame`], once, at most
 /// every [`FRAME_INTERVAL`]; after [`HEARTBEAT`] without one, a `latido`; when `stop`
 /// turns true (or the writer ends), `suspendido`, and the feed ends.
-pub fn spawn(
+pub(super) fn spawn(
     mut display: watch::Receiver<DisplayPush>,
     config: Arc<Config>,
     mut stop: watch::Receiver<bool>,
@@ -242,7 +242,7 @@ pub fn spawn(
 /// One sign's event stream, as the bytes of `text/event-stream`: the newest state at
 /// once, then every frame's event (or its whole state, if this sign was last sent other
 /// prize lists), until `suspendido`.
-pub fn events(mut frames: watch::Receiver<Arc<Frame>>) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static {
+pub(super) fn events(mut frames: watch::Receiver<Arc<Frame>>) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static {
     use futures_util::StreamExt;
     let current = frames.borrow_and_update().clone();
     let first = if current.last { Bytes::from_static(SUSPENDED) } else { current.state.clone() };

@@ -13,7 +13,9 @@ use pozo_engine::Money;
 use serde::Deserialize;
 
 use super::auth::{self, Session};
-use super::{PageError, Web, page, view};
+use super::context::Web;
+use super::error::{PageError, page};
+use super::view;
 use crate::config::{Config, Role};
 use pozo_core::jornada::jornada_and_hour;
 use pozo_core::state::{Applied, Command, OfficeCommand, OfficeOp, OrderFacts, OrderStatus, PayoutOrder};
@@ -26,31 +28,31 @@ const DECIDERS: &[Role] = &[Role::Office];
 const HISTORY_MAX: usize = 5000;
 
 /// A payout order as the office pages show it.
-pub struct OrderRow {
-    pub id: String,
-    pub pool: String,
-    pub pool_name: String,
-    pub table: String,
-    pub seat: u32,
-    pub round: u64,
-    pub code: String,
-    pub prize_name: String,
-    pub amount: String,
+struct OrderRow {
+    id: String,
+    pool: String,
+    pool_name: String,
+    table: String,
+    seat: u32,
+    round: u64,
+    code: String,
+    prize_name: String,
+    amount: String,
     /// The amount as the decision must repeat it ("8329.00").
-    pub amount_plain: String,
-    pub marked: String,
-    pub marked_ms: u64,
-    pub jornada: String,
-    pub age: String,
-    pub status: &'static str,
-    pub pending: bool,
-    pub operator_id: String,
-    pub operator_name: String,
-    pub form_number: String,
-    pub reason: String,
-    pub journal_sequence: u64,
-    pub resolved_sequence: u64,
-    pub decided: String,
+    amount_plain: String,
+    marked: String,
+    marked_ms: u64,
+    jornada: String,
+    age: String,
+    status: &'static str,
+    pending: bool,
+    operator_id: String,
+    operator_name: String,
+    form_number: String,
+    reason: String,
+    journal_sequence: u64,
+    resolved_sequence: u64,
+    decided: String,
 }
 
 fn row(config: &Config, order: &PayoutOrder, now_ms: u64) -> OrderRow {

@@ -15,38 +15,40 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 
 use super::auth::{self, Session};
-use super::{PageError, Web, page, view};
+use super::context::Web;
+use super::error::{PageError, page};
+use super::view;
 use crate::config::Role;
 use crate::read::SalonShare;
 use pozo_core::state::{TableDay, TableState};
 
 const FLOOR_READERS: &[Role] = &[Role::Supervisor];
 
-pub struct TableRow {
-    pub id: String,
-    pub flor: String,
-    pub game: String,
-    pub pool: String,
-    pub open: bool,
-    pub phase: &'static str,
-    pub in_round: bool,
-    pub round: u64,
-    pub agent: bool,
-    pub last_seen: String,
+struct TableRow {
+    id: String,
+    flor: String,
+    game: String,
+    pool: String,
+    open: bool,
+    phase: &'static str,
+    in_round: bool,
+    round: u64,
+    agent: bool,
+    last_seen: String,
     /// Pool play is suspended at this open table: its agent is not connected (3.7.5).
-    pub suspended: bool,
+    suspended: bool,
 }
 
-pub struct PoolRow {
-    pub id: String,
-    pub name: String,
-    pub displayed: String,
-    pub balance: String,
-    pub pending: usize,
-    pub tables: usize,
-    pub tables_live: usize,
+struct PoolRow {
+    id: String,
+    name: String,
+    displayed: String,
+    balance: String,
+    pending: usize,
+    tables: usize,
+    tables_live: usize,
     /// No table of the pool can take side bets: every agent is away (3.7.5).
-    pub suspended: bool,
+    suspended: bool,
 }
 
 /// Every table and pool of the floor, from what the writer published after the last
@@ -56,7 +58,7 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
     let now = web.handle.now_ms();
     let pools: Vec<_> =
         web.handle.read().pools().map(|pool| (pool.rules().id.clone(), pool.displayed(), pool.balance())).collect();
-    let rows: Vec<TableRow> = super::tables_now(web, &config)
+    let rows: Vec<TableRow> = super::tables::tables_now(web, &config)
         .into_iter()
         .map(|table| {
             let (layout, state, seen) = (table.layout, table.state, table.seen);
@@ -160,31 +162,31 @@ struct ReportQuery {
     jornada: String,
 }
 
-pub struct ReportRow {
-    pub table: String,
-    pub ipa: String,
-    pub pppa: String,
-    pub fp: u32,
-    pub bets: u64,
-    pub presses: u64,
-    pub credits_sold: u64,
-    pub credits_sold_amount: String,
-    pub credits_returned: u64,
-    pub credits_returned_amount: String,
+struct ReportRow {
+    table: String,
+    ipa: String,
+    pppa: String,
+    fp: u32,
+    bets: u64,
+    presses: u64,
+    credits_sold: u64,
+    credits_sold_amount: String,
+    credits_returned: u64,
+    credits_returned_amount: String,
 }
 
-pub struct HourRow {
-    pub hour: u32,
-    pub ipa: String,
-    pub pppa: String,
+struct HourRow {
+    hour: u32,
+    ipa: String,
+    pppa: String,
     /// Bar heights on the chart, in its units (0–[`CHART_HEIGHT`]).
-    pub ipa_height: u32,
-    pub pppa_height: u32,
-    pub x: u32,
+    ipa_height: u32,
+    pppa_height: u32,
+    x: u32,
 }
 
 /// The chart's drawing height, in SVG units.
-pub const CHART_HEIGHT: u32 = 200;
+const CHART_HEIGHT: u32 = 200;
 
 /// The height of `value` on a chart whose tallest bar is `max`: exact decimal
 /// arithmetic, rounded down to whole units.
@@ -209,16 +211,16 @@ struct Report {
 type SalonLine = (String, String, SalonShare);
 
 /// A line of the split by salon: one salon's share of a pool, or the pool's total.
-pub struct SalonRow {
-    pub pool_id: String,
-    pub pool: String,
+struct SalonRow {
+    pool_id: String,
+    pool: String,
     /// The salon's id; empty on the pool's total line.
-    pub salon_id: String,
-    pub salon: String,
-    pub bets: u64,
-    pub ipa: String,
-    pub contributions: String,
-    pub pppa: String,
+    salon_id: String,
+    salon: String,
+    bets: u64,
+    ipa: String,
+    contributions: String,
+    pppa: String,
 }
 
 impl SalonRow {
@@ -451,13 +453,13 @@ async fn report_salons_csv(State(web): State<Web>, jar: CookieJar, Query(query):
 
 // ----------------------------------------------------------------------------- a pool
 
-pub struct HitRow {
-    pub moment: String,
-    pub table: String,
-    pub seat: u32,
-    pub prize: String,
-    pub amount: String,
-    pub journal_sequence: u64,
+struct HitRow {
+    moment: String,
+    table: String,
+    seat: u32,
+    prize: String,
+    amount: String,
+    journal_sequence: u64,
 }
 
 #[derive(askama::Template)]

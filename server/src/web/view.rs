@@ -6,7 +6,7 @@ use pozo_engine::Money;
 use crate::config::Config;
 
 /// `$ 1.234.567,89`: whole centavos, rounded down (what a sign may promise).
-pub fn pesos(amount: Money) -> String {
+pub(super) fn pesos(amount: Money) -> String {
     pozo_engine::format_ars(amount)
 }
 
@@ -14,13 +14,13 @@ pub(crate) use crate::net::bounded_text as bounded;
 use pozo_core::jornada::local;
 
 /// `21:04:05`, the casino's clock.
-pub fn clock(config: &Config, time_ms: u64) -> String {
+pub(super) fn clock(config: &Config, time_ms: u64) -> String {
     let local = local(config, time_ms);
     format!("{:02}:{:02}:{:02}", local.hour(), local.minute(), local.second())
 }
 
 /// `23/11/2026 21:04:05`, the casino's clock.
-pub fn moment(config: &Config, time_ms: u64) -> String {
+pub(super) fn moment(config: &Config, time_ms: u64) -> String {
     if time_ms == 0 {
         return "—".to_owned();
     }
@@ -37,7 +37,7 @@ pub fn moment(config: &Config, time_ms: u64) -> String {
 }
 
 /// How long ago, in words an operator reads at a glance: `45 s`, `12 min`, `3 h 05 min`.
-pub fn age(now_ms: u64, then_ms: u64) -> String {
+pub(super) fn age(now_ms: u64, then_ms: u64) -> String {
     let seconds = now_ms.saturating_sub(then_ms) / 1000;
     match seconds {
         0..60 => format!("{seconds} s"),
@@ -47,18 +47,18 @@ pub fn age(now_ms: u64, then_ms: u64) -> String {
 }
 
 /// A jornada from a query: empty (none chosen) or a date `AAAA-MM-DD`.
-pub fn check_jornada(jornada: &str) -> Result<(), super::PageError> {
+pub(super) fn check_jornada(jornada: &str) -> Result<(), super::error::PageError> {
     if jornada.is_empty() || jiff::civil::Date::strptime("%Y-%m-%d", jornada).is_ok() {
         return Ok(());
     }
-    Err(super::PageError::new(
+    Err(super::error::PageError::new(
         axum::http::StatusCode::BAD_REQUEST,
         format!("jornada: `{}` no es una fecha AAAA-MM-DD", bounded(jornada)),
     ))
 }
 
 /// The premio's name in the pool's rulebook, or its code.
-pub fn prize_name(config: &Config, pool: &str, code: &str) -> String {
+pub(super) fn prize_name(config: &Config, pool: &str, code: &str) -> String {
     config
         .rulebooks
         .pool(pool)
@@ -68,13 +68,13 @@ pub fn prize_name(config: &Config, pool: &str, code: &str) -> String {
 }
 
 /// The pool's name in its rulebook, or its id.
-pub fn pool_name(config: &Config, pool: &str) -> String {
+pub(super) fn pool_name(config: &Config, pool: &str) -> String {
     config.rulebooks.pool(pool).map(|rules| rules.name.clone()).unwrap_or_else(|| pool.to_owned())
 }
 
 /// A CSV document from a header and rows (RFC 4180, through the csv crate); a field
 /// that a spreadsheet would run as a formula is quoted with a leading apostrophe.
-pub fn csv(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> Vec<u8> {
+pub(super) fn csv(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> Vec<u8> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer.write_record(header).expect("writing to memory");
     for row in rows {
@@ -87,7 +87,7 @@ pub fn csv(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> Vec<
 }
 
 /// A CSV download named `name`.
-pub fn csv_response(name: &str, body: Vec<u8>) -> axum::response::Response {
+pub(super) fn csv_response(name: &str, body: Vec<u8>) -> axum::response::Response {
     use axum::http::header;
     use axum::response::IntoResponse;
     (

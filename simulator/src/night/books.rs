@@ -102,95 +102,120 @@ pub(super) fn compare(
     replenishments: &BTreeMap<String, Money>,
 ) -> Vec<String> {
     let mut differences = Vec::new();
-    let mut differ = |what: String| differences.push(what);
     let mut per_pool: BTreeMap<&str, (u64, Money, u64)> = BTreeMap::new();
     for table in &config.layout.tables {
         let rules = config.rulebooks.pool(&table.pool).expect("validated layout");
         let mine = counted.get(table.id.as_str()).cloned().unwrap_or_default();
         let theirs = books.tables.get(table.id.as_str()).cloned().unwrap_or_default();
-        let id = &table.id;
-        // Every acknowledged press is a registered side bet: nothing was voided.
-        if theirs.presses != mine.presses {
-            differ(format!("table {id}: {} presses acknowledged, the report has {}", mine.presses, theirs.presses));
-        }
-        if theirs.bets != mine.presses {
-            differ(format!("table {id}: {} side bets acknowledged, the report has {}", mine.presses, theirs.bets));
-        }
-        let ipa = Decimal::from(mine.presses) * rules.side_bet;
-        if theirs.ipa != ipa {
-            differ(format!("table {id}: IPA {ipa} by the simulator's count, the report has {}", theirs.ipa));
-        }
-        if theirs.pppa != mine.awards {
-            differ(format!("table {id}: PPPA {} by the acknowledged awards, the report has {}", mine.awards, theirs.pppa));
-        }
-        if theirs.credits_sold != mine.credits_sold {
-            differ(format!("table {id}: {} credits sold, the report has {}", mine.credits_sold, theirs.credits_sold));
-        }
-        // Pago de créditos at the end of the night: every credit not bet goes back (12.5.3.5).
-        let unbet = mine.credits_sold.checked_sub(mine.presses);
-        if unbet != Some(theirs.credits_returned) {
-            differ(format!(
-                "table {id}: {} credits sold and {} bet, the report has {} returned",
-                mine.credits_sold, mine.presses, theirs.credits_returned
-            ));
-        }
+        compare_table(&table.id, rules, &mine, &theirs, &mut differences);
         let entry = per_pool.entry(table.pool.as_str()).or_default();
         entry.0 += mine.presses;
         entry.1 += mine.awards;
         entry.2 += mine.hits;
     }
-    for (pool, (bets, awards, hits)) in per_pool {
-        let rules = config.rulebooks.pool(pool).expect("validated layout");
-        let theirs = books.pools.get(pool).cloned().unwrap_or_default();
-        let bets_amount = Decimal::from(bets) * rules.side_bet;
-        // 3.2.1, 11.2.3, 15.2.4: the share of each bet; AJ 2.5.6.3: main, reserve and commission.
-        let contributions = bets_amount * (rules.contribution_rate + rules.reserve_rate);
-        let commission = bets_amount * rules.commission_rate;
-        let checks = [
-            ("side bets", Decimal::from(bets), Decimal::from(theirs.bets)),
-            ("bets amount", bets_amount.decimal(), theirs.bets_amount.decimal()),
-            ("contributions", contributions.decimal(), theirs.contributions.decimal()),
-            ("commission", commission.decimal(), theirs.commission.decimal()),
-            ("awards", awards.decimal(), theirs.awards.decimal()),
-            ("hits", Decimal::from(hits), Decimal::from(theirs.hits)),
-        ];
-        for (what, mine, reported) in checks {
-            if mine != reported {
-                differ(format!("pool {pool}: {what} {mine} by the simulator's count, the server reports {reported}"));
-            }
-        }
-        // 3.2.2, 11.2.2, 15.2.2: what the house put in, as the rulebook computed it at each ACEPTAR.
-        let replenished = replenishments.get(pool).copied().unwrap_or_default();
-        if theirs.replenishments != replenished {
-            differ(format!(
-                "pool {pool}: replenishments {replenished} by the rulebook, the server reports {}",
-                theirs.replenishments
-            ));
-        }
-        // Conservation over the night: what came in is held in the pool or was paid.
-        let then = before.pools.get(pool).cloned().unwrap_or_default();
-        let held_before = amount(&then.balance) + amount(&then.reserve);
-        let held_after = theirs.balance + theirs.reserve;
-        if held_before + contributions + replenished - awards != held_after {
-            differ(format!(
-                "pool {pool}: {held_before} held + {contributions} contributed + {replenished} replenished − {awards} awarded ≠ {held_after} held now"
-            ));
-        }
-        // 3.5.1: the display is what the rulebook's minimum_kind makes of the balance: never
-        // under a floor minimum (IPLyC 3.2.2, 11.2.2, 15.2.3), the balance where the minimum
-        // is only the starting amount (Póquer sin descarte 6.3, AJ 2.5.6.3).
-        let shown = rules.displayed_for(theirs.balance);
-        if theirs.displayed != shown {
-            differ(format!(
-                "pool {pool}: the display shows {}, not {shown} (balance {}, {} minimum {})",
-                theirs.displayed,
-                theirs.balance,
-                rules.minimum_kind.name(),
-                rules.minimum
-            ));
-        }
+    for (pool, totals) in per_pool {
+        compare_pool(config, pool, totals, books, before, replenishments, &mut differences);
     }
     differences
+}
+
+/// One table's count against its books: presses, side bets, IPA, PPPA, credits sold and returned.
+fn compare_table(
+    id: &impl std::fmt::Display,
+    rules: &pozo_engine::PoolRules,
+    mine: &Counted,
+    theirs: &TableBooks,
+    differences: &mut Vec<String>,
+) {
+    let mut differ = |what: String| differences.push(what);
+    // Every acknowledged press is a registered side bet: nothing was voided.
+    if theirs.presses != mine.presses {
+        differ(format!("table {id}: {} presses acknowledged, the report has {}", mine.presses, theirs.presses));
+    }
+    if theirs.bets != mine.presses {
+        differ(format!("table {id}: {} side bets acknowledged, the report has {}", mine.presses, theirs.bets));
+    }
+    let ipa = Decimal::from(mine.presses) * rules.side_bet;
+    if theirs.ipa != ipa {
+        differ(format!("table {id}: IPA {ipa} by the simulator's count, the report has {}", theirs.ipa));
+    }
+    if theirs.pppa != mine.awards {
+        differ(format!("table {id}: PPPA {} by the acknowledged awards, the report has {}", mine.awards, theirs.pppa));
+    }
+    if theirs.credits_sold != mine.credits_sold {
+        differ(format!("table {id}: {} credits sold, the report has {}", mine.credits_sold, theirs.credits_sold));
+    }
+    // Pago de créditos at the end of the night: every credit not bet goes back (12.5.3.5).
+    let unbet = mine.credits_sold.checked_sub(mine.presses);
+    if unbet != Some(theirs.credits_returned) {
+        differ(format!(
+            "table {id}: {} credits sold and {} bet, the report has {} returned",
+            mine.credits_sold, mine.presses, theirs.credits_returned
+        ));
+    }
+}
+
+/// One pool's totals (side bets, awards, hits) against its books, its conservation over the
+/// night, and what its display shows.
+fn compare_pool(
+    config: &Config,
+    pool: &str,
+    (bets, awards, hits): (u64, Money, u64),
+    books: &Books,
+    before: &Snapshot,
+    replenishments: &BTreeMap<String, Money>,
+    differences: &mut Vec<String>,
+) {
+    let mut differ = |what: String| differences.push(what);
+    let rules = config.rulebooks.pool(pool).expect("validated layout");
+    let theirs = books.pools.get(pool).cloned().unwrap_or_default();
+    let bets_amount = Decimal::from(bets) * rules.side_bet;
+    // 3.2.1, 11.2.3, 15.2.4: the share of each bet; AJ 2.5.6.3: main, reserve and commission.
+    let contributions = bets_amount * (rules.contribution_rate + rules.reserve_rate);
+    let commission = bets_amount * rules.commission_rate;
+    let checks = [
+        ("side bets", Decimal::from(bets), Decimal::from(theirs.bets)),
+        ("bets amount", bets_amount.decimal(), theirs.bets_amount.decimal()),
+        ("contributions", contributions.decimal(), theirs.contributions.decimal()),
+        ("commission", commission.decimal(), theirs.commission.decimal()),
+        ("awards", awards.decimal(), theirs.awards.decimal()),
+        ("hits", Decimal::from(hits), Decimal::from(theirs.hits)),
+    ];
+    for (what, mine, reported) in checks {
+        if mine != reported {
+            differ(format!("pool {pool}: {what} {mine} by the simulator's count, the server reports {reported}"));
+        }
+    }
+    // 3.2.2, 11.2.2, 15.2.2: what the house put in, as the rulebook computed it at each ACEPTAR.
+    let replenished = replenishments.get(pool).copied().unwrap_or_default();
+    if theirs.replenishments != replenished {
+        differ(format!(
+            "pool {pool}: replenishments {replenished} by the rulebook, the server reports {}",
+            theirs.replenishments
+        ));
+    }
+    // Conservation over the night: what came in is held in the pool or was paid.
+    let then = before.pools.get(pool).cloned().unwrap_or_default();
+    let held_before = amount(&then.balance) + amount(&then.reserve);
+    let held_after = theirs.balance + theirs.reserve;
+    if held_before + contributions + replenished - awards != held_after {
+        differ(format!(
+            "pool {pool}: {held_before} held + {contributions} contributed + {replenished} replenished − {awards} awarded ≠ {held_after} held now"
+        ));
+    }
+    // 3.5.1: the display is what the rulebook's minimum_kind makes of the balance: never
+    // under a floor minimum (IPLyC 3.2.2, 11.2.2, 15.2.3), the balance where the minimum
+    // is only the starting amount (Póquer sin descarte 6.3, AJ 2.5.6.3).
+    let shown = rules.displayed_for(theirs.balance);
+    if theirs.displayed != shown {
+        differ(format!(
+            "pool {pool}: the display shows {}, not {shown} (balance {}, {} minimum {})",
+            theirs.displayed,
+            theirs.balance,
+            rules.minimum_kind.name(),
+            rules.minimum
+        ));
+    }
 }
 
 /// The journal read back through `Reports.Entries`, its chain checked from the
@@ -297,12 +322,7 @@ pub(super) async fn finish(
     let office = floor.office.clone();
     let journal = floor.journal_id.clone();
     let balances = floor.balances.clone();
-    let (mut links, record) = floor.stop().await;
-    // Every panel the agents wrote so far.
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    for link in &mut links {
-        link.drain()?;
-    }
+    let (links, record) = stop_floor(floor).await?;
     let after = Snapshot::take_with(config, url, &before.jornadas()).await?;
     let books = books_of(&before, &after);
     let mut differences: Vec<String> = abandoned.into_iter().collect();
@@ -311,56 +331,16 @@ pub(super) async fn finish(
     differences.extend(pending_orders(channel.clone(), &office, &journal, before.journal_entries).await?);
     let (journal_entries, presses, chain_problem) = journal_presses(config, channel, before.journal_entries, &after).await?;
     differences.extend(chain_problem);
-    let lights: BTreeSet<(String, u32, u64)> = links
-        .iter()
-        .flat_map(|link| link.lights_on.iter().map(|light| (link.table.clone(), light.seat, light.sequence)))
-        .collect();
-    let lights_without_record = lights.difference(&presses).count() as u64;
-    let records_without_light = presses.difference(&lights).count() as u64;
-    if let Some(light) = lights.difference(&presses).next() {
-        differences.push(format!(
-            "table {} seat {}: a light turned on at sequence {} with no press in the journal",
-            light.0, light.1, light.2
-        ));
-    }
-    if let Some(press) = presses.difference(&lights).next() {
-        differences.push(format!("table {} seat {}: the press at sequence {} never lit the seat", press.0, press.1, press.2));
-    }
+    let (lights, lights_without_record, records_without_light) = lights_against_presses(&links, &presses, &mut differences);
     let latencies: Vec<u64> = links.iter().flat_map(|link| link.press_latencies_us.iter().copied()).collect();
     let link_losses = links.iter().map(|link| link.link_losses).sum();
     for link in links {
         link.stop().await;
     }
-    let verify = match embedded.take() {
-        Some(server) => {
-            let data = server.data.clone();
-            let journal_key = config.journal_key.clone().context("the keys have a journal key")?;
-            server.stop().await?;
-            let mark = pozo_server::journal::mark::default_path(&data);
-            match tokio::task::spawn_blocking(move || pozo_server::tools::verify::verify(&data, &journal_key, Some(&mark)))
-                .await?
-            {
-                Ok(report) if report.ok() => "ok".to_owned(),
-                Ok(_) => {
-                    differences.push("pozo-server verify: the journal does not verify".to_owned());
-                    "failed".to_owned()
-                }
-                Err(error) => {
-                    differences.push(format!("pozo-server verify: {error}"));
-                    "failed".to_owned()
-                }
-            }
-        }
-        None => "not run: the controller is external (stop it, then `pozo-server verify --data DIR`)".to_owned(),
-    };
+    let verify = verify_embedded(embedded, config, &mut differences).await?;
     let books_sha256 = books.sha256();
-    if let Some(mut record) = record {
-        serde_json::to_writer(
-            &mut record,
-            &Event::Footer { books: books.clone(), books_sha256: books_sha256.clone(), extra_balls },
-        )?;
-        record.write_all(b"\n")?;
-        record.flush()?;
+    if let Some(record) = record {
+        write_footer(record, &books, &books_sha256, extra_balls)?;
     }
     let side_bets: u64 = books.pools.values().map(|pool| pool.bets).sum();
     let sum = |field: fn(&PoolBooks) -> Money| books.pools.values().map(field).sum::<Money>().to_string();
@@ -392,4 +372,88 @@ pub(super) async fn finish(
         pools: books.pools,
         balances,
     })
+}
+
+/// Stops the floor, then reads every panel line the agents wrote so far: the links, and the
+/// night's record when one is kept.
+async fn stop_floor(floor: Floor) -> anyhow::Result<(Vec<AgentLink>, Option<std::io::BufWriter<std::fs::File>>)> {
+    let (mut links, record) = floor.stop().await;
+    // Every panel the agents wrote so far.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    for link in &mut links {
+        link.drain()?;
+    }
+    Ok((links, record))
+}
+
+/// Every light the agents saw turn on against the presses in the journal: the lights, how many
+/// lit with no press recorded, how many presses lit no light; the first of each, a difference.
+fn lights_against_presses(
+    links: &[AgentLink],
+    presses: &BTreeSet<(String, u32, u64)>,
+    differences: &mut Vec<String>,
+) -> (BTreeSet<(String, u32, u64)>, u64, u64) {
+    let lights: BTreeSet<(String, u32, u64)> = links
+        .iter()
+        .flat_map(|link| link.lights_on.iter().map(|light| (link.table.clone(), light.seat, light.sequence)))
+        .collect();
+    let lights_without_record = lights.difference(presses).count() as u64;
+    let records_without_light = presses.difference(&lights).count() as u64;
+    if let Some(light) = lights.difference(presses).next() {
+        differences.push(format!(
+            "table {} seat {}: a light turned on at sequence {} with no press in the journal",
+            light.0, light.1, light.2
+        ));
+    }
+    if let Some(press) = presses.difference(&lights).next() {
+        differences.push(format!("table {} seat {}: the press at sequence {} never lit the seat", press.0, press.1, press.2));
+    }
+    (lights, lights_without_record, records_without_light)
+}
+
+/// `pozo-server verify` on the embedded controller's journal, once it has stopped: `ok`,
+/// `failed` (with the difference said), or why it was not run.
+async fn verify_embedded(
+    embedded: &mut Option<Embedded>,
+    config: &Config,
+    differences: &mut Vec<String>,
+) -> anyhow::Result<String> {
+    Ok(match embedded.take() {
+        Some(server) => {
+            let data = server.data.clone();
+            let journal_key = config.journal_key.clone().context("the keys have a journal key")?;
+            server.stop().await?;
+            let mark = pozo_server::journal::mark::default_path(&data);
+            match tokio::task::spawn_blocking(move || pozo_server::tools::verify::verify(&data, &journal_key, Some(&mark)))
+                .await?
+            {
+                Ok(report) if report.ok() => "ok".to_owned(),
+                Ok(_) => {
+                    differences.push("pozo-server verify: the journal does not verify".to_owned());
+                    "failed".to_owned()
+                }
+                Err(error) => {
+                    differences.push(format!("pozo-server verify: {error}"));
+                    "failed".to_owned()
+                }
+            }
+        }
+        None => "not run: the controller is external (stop it, then `pozo-server verify --data DIR`)".to_owned(),
+    })
+}
+
+/// The record's last line: the books as the night ended.
+fn write_footer(
+    mut record: std::io::BufWriter<std::fs::File>,
+    books: &Books,
+    books_sha256: &str,
+    extra_balls: u32,
+) -> anyhow::Result<()> {
+    serde_json::to_writer(
+        &mut record,
+        &Event::Footer { books: books.clone(), books_sha256: books_sha256.to_owned(), extra_balls },
+    )?;
+    record.write_all(b"\n")?;
+    record.flush()?;
+    Ok(())
 }

@@ -75,14 +75,14 @@ use pozo_server::Embedded;
 pub const ROUNDS_MAX: u32 = 100_000;
 
 /// The largest recorded night `replay` reads.
-pub const RECORD_BYTES_MAX: u64 = 1 << 30;
+const RECORD_BYTES_MAX: u64 = 1 << 30;
 
 /// The most table-rounds (tables × rounds) one night plays: what the simulator keeps
 /// per press (lights, latencies) stays within a few hundred megabytes.
-pub const TABLE_ROUNDS_MAX: u64 = 2_000_000;
+const TABLE_ROUNDS_MAX: u64 = 2_000_000;
 
 /// The longest pause `replay --recorded-speed` waits between two steps.
-pub const RECORDED_PAUSE_MAX: Duration = Duration::from_secs(60);
+const RECORDED_PAUSE_MAX: Duration = Duration::from_secs(60);
 
 /// Version of the record file format.
 const RECORD_VERSION: u32 = 1;
@@ -165,37 +165,37 @@ pub enum Event {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PoolBooks {
     pub bets: u64,
-    pub bets_amount: Money,
-    pub contributions: Money,
-    pub commission: Money,
-    pub replenishments: Money,
-    pub awards: Money,
-    pub hits: u64,
-    pub balance: Money,
-    pub reserve: Money,
-    pub displayed: Money,
+    bets_amount: Money,
+    contributions: Money,
+    commission: Money,
+    replenishments: Money,
+    awards: Money,
+    hits: u64,
+    balance: Money,
+    reserve: Money,
+    displayed: Money,
 }
 
 /// A table's figures over the night, as the server's table report gives them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TableBooks {
-    pub bets: u64,
-    pub presses: u64,
-    pub ipa: Money,
-    pub pppa: Money,
-    pub credits_sold: u64,
-    pub credits_returned: u64,
+struct TableBooks {
+    bets: u64,
+    presses: u64,
+    ipa: Money,
+    pppa: Money,
+    credits_sold: u64,
+    credits_returned: u64,
 }
 
 /// The server's books of the night: what the same seed must reproduce.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Books {
-    pub pools: BTreeMap<String, PoolBooks>,
-    pub tables: BTreeMap<String, TableBooks>,
+    pools: BTreeMap<String, PoolBooks>,
+    tables: BTreeMap<String, TableBooks>,
 }
 
 impl Books {
-    pub fn sha256(&self) -> String {
+    fn sha256(&self) -> String {
         hex::encode(Sha256::digest(serde_json::to_vec(self).expect("books serialize")))
     }
 }
@@ -219,12 +219,12 @@ pub struct NightReport {
     pub contributions: String,
     pub awards: String,
     pub replenishments: String,
-    pub presses: u64,
+    presses: u64,
     pub commands: u64,
     pub refused: u64,
     /// Lines an agent could not settle at once because its link to the controller was lost
     /// (settled on reconnection, or sent again when not recorded).
-    pub link_losses: u64,
+    link_losses: u64,
     pub seconds: f64,
     pub presses_per_s: f64,
     /// From the line given to the agent to its acknowledgement, presses only.
@@ -358,14 +358,7 @@ async fn play_night(
     let started = Instant::now();
     floor.parallel(dealers.iter().map(|dealer| (dealer.table.clone(), vec!["open".to_owned()])).collect()).await?;
     floor.sample_balances(0).await?;
-    // Drawn only when standard error is a terminal (indicatif hides it otherwise).
-    let bar =
-        if options.progress { indicatif::ProgressBar::new(u64::from(options.rounds)) } else { indicatif::ProgressBar::hidden() };
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] round {pos}/{len} {msg}")
-            .expect("a valid template")
-            .progress_chars("=> "),
-    );
+    let bar = progress_bar(options);
     for round in 1..=options.rounds {
         if floor.abandoned.is_some() {
             break;
@@ -387,18 +380,7 @@ async fn play_night(
         play_round(&mut floor, &mut dealers, 0, Dealer::holds_grillos).await?;
     }
     // Pago de créditos (12.5.3.5), then Cierre de Mesa (4.7.7, 12.8.1).
-    let closing = dealers
-        .iter()
-        .map(|dealer| {
-            let mut lines: Vec<String> = (1..=dealer.seats)
-                .filter(|seat| dealer.credits[*seat as usize - 1] > 0)
-                .map(|seat| format!("refund-credits {seat}"))
-                .collect();
-            lines.push("close".to_owned());
-            (dealer.table.clone(), lines)
-        })
-        .collect();
-    floor.parallel(closing).await?;
+    floor.parallel(closing_lines(&dealers)).await?;
     let seconds = started.elapsed();
     finish(floor, &config, &url, before, embedded, options.rounds, extra_balls, options.seed, seconds).await
 }
@@ -438,33 +420,72 @@ async fn play_round(
     floor.parallel(outside_gold_rounds(dealers, &playing, "start")).await?;
     // Phase 3: prizes, one table after another.
     for index in &playing {
-        let dealer = &mut dealers[*index];
-        let mut lines = Vec::new();
-        if dealer.gold_round {
-            // 4.3.4, 4.3.5: "Se juega Grillo de Oro".
-            lines.push("gold-turn".to_owned());
-            lines.push("start".to_owned());
-        } else if dealer.game.plays_instant_prize() {
-            let link = floor.link(&dealer.table)?;
-            let link = link.lock().await;
-            dealer.instant_card = card_of(&link.panel["instant_card"]);
-        }
-        let prizes = dealer.prizes();
-        // The premio instantáneo is paid when entered (16.4.2.5.1); ACEPTAR is for the rest.
-        let any_prize = prizes.iter().any(|line| !line.ends_with(pozo_server::state::INSTANT_PRIZE));
-        lines.extend(prizes);
-        if any_prize {
-            lines.push("accept".to_owned());
-        }
-        if dealer.gold_round {
-            lines.push("finish".to_owned());
-        }
-        floor.sequential(&dealer.table.clone(), lines, true).await?;
+        deal_prizes(floor, &mut dealers[*index]).await?;
     }
     // Phase 4: FINALIZAR JUEGO.
     floor.parallel(outside_gold_rounds(dealers, &playing, "finish")).await?;
-    // The dealer's grillos against the panel's.
-    for index in &playing {
+    check_grillos(floor, dealers, &playing).await?;
+    Ok(())
+}
+
+/// The progress bar of the rounds; drawn only when standard error is a terminal (indicatif
+/// hides it otherwise).
+fn progress_bar(options: &RunOptions) -> indicatif::ProgressBar {
+    let bar =
+        if options.progress { indicatif::ProgressBar::new(u64::from(options.rounds)) } else { indicatif::ProgressBar::hidden() };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] round {pos}/{len} {msg}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+/// Pago de créditos (12.5.3.5), then Cierre de Mesa (4.7.7, 12.8.1): every table's lines.
+fn closing_lines(dealers: &[Dealer]) -> Vec<(String, Vec<String>)> {
+    dealers
+        .iter()
+        .map(|dealer| {
+            let mut lines: Vec<String> = (1..=dealer.seats)
+                .filter(|seat| dealer.credits[*seat as usize - 1] > 0)
+                .map(|seat| format!("refund-credits {seat}"))
+                .collect();
+            lines.push("close".to_owned());
+            (dealer.table.clone(), lines)
+        })
+        .collect()
+}
+
+/// Phase 3 at one table: the dealer deals the round, enters the premio codes, ACEPTAR (and a
+/// gold round's turn, start and finish).
+async fn deal_prizes(floor: &mut Floor, dealer: &mut Dealer) -> anyhow::Result<()> {
+    let mut lines = Vec::new();
+    if dealer.gold_round {
+        // 4.3.4, 4.3.5: "Se juega Grillo de Oro".
+        lines.push("gold-turn".to_owned());
+        lines.push("start".to_owned());
+    } else if dealer.game.plays_instant_prize() {
+        let link = floor.link(&dealer.table)?;
+        let link = link.lock().await;
+        dealer.instant_card = card_of(&link.panel["instant_card"]);
+    }
+    let prizes = dealer.prizes();
+    // The premio instantáneo is paid when entered (16.4.2.5.1); ACEPTAR is for the rest.
+    let any_prize = prizes.iter().any(|line| !line.ends_with(pozo_server::state::INSTANT_PRIZE));
+    lines.extend(prizes);
+    if any_prize {
+        lines.push("accept".to_owned());
+    }
+    if dealer.gold_round {
+        lines.push("finish".to_owned());
+    }
+    floor.sequential(&dealer.table.clone(), lines, true).await?;
+    Ok(())
+}
+
+/// The dealer's grillos against the panel's: when they differ, the night stops here.
+async fn check_grillos(floor: &mut Floor, dealers: &[Dealer], playing: &[usize]) -> anyhow::Result<()> {
+    for index in playing {
         let dealer = &dealers[*index];
         if !dealer.roulette() {
             continue;

@@ -1,0 +1,74 @@
+//! How the controller is, for machines: `/status` (JSON, read by `pozo-server status`) and
+//! `/metrics` (Prometheus).
+
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+
+use super::context::Web;
+use super::tables::tables_now;
+use super::view;
+
+/// The controller's metrics in the Prometheus text format (crate::read::metrics; docs/operations.md §13).
+/// Open like the signs: the listener is loopback only, and nothing here is secret.
+pub(super) async fn metrics(axum::extract::State(web): axum::extract::State<Web>) -> Response {
+    let connected = web.presence.tables().values().filter(|seen| seen.connected()).count();
+    let text = web.handle.metrics().render(&web.handle.read(), connected, web.handle.role());
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
+}
+
+/// How the controller is, as JSON (crate::read::status; `pozo-server status` reads it). Open like
+/// `/metrics`: loopback only, and nothing in it is secret.
+pub(super) async fn status(axum::extract::State(web): axum::extract::State<Web>) -> Response {
+    axum::Json(status_of(&web)).into_response()
+}
+
+fn status_of(web: &Web) -> crate::read::status::Status {
+    use crate::read::status::{JournalStatus, PendingPayout, PoolStatus, Status, TableStatus};
+    let config = web.handle.config();
+    let model = web.handle.read();
+    let tables: Vec<TableStatus> = tables_now(web, config)
+        .into_iter()
+        .map(|now| TableStatus {
+            table: now.layout.id.to_string(),
+            pool: now.layout.pool.to_string(),
+            game: now.layout.game.to_string(),
+            state: now.state.as_str().to_owned(),
+            agent_connected: now.seen.connected(),
+            suspended: now.suspended(),
+        })
+        .collect();
+    Status {
+        serving: web.handle.is_serving(),
+        role: web.handle.role().name().to_owned(),
+        casino: config.layout.casino.clone(),
+        listen: web.listen.to_string(),
+        journal: JournalStatus {
+            journal_id: web.handle.journal_id().to_owned(),
+            entries: model.tip.entries,
+            tip: hex::encode(model.tip.hash),
+        },
+        pools: model
+            .pools()
+            .map(|pool| PoolStatus {
+                pool: pool.rules().id.to_string(),
+                name: view::pool_name(config, &pool.rules().id),
+                balance: pool.balance(),
+                displayed: pool.displayed(),
+            })
+            .collect(),
+        agents_connected: tables.iter().filter(|table| table.agent_connected).count(),
+        tables,
+        displays_watching: web.handle.metrics().displays_watching(),
+        pending_payouts: model
+            .pending_orders()
+            .map(|order| PendingPayout {
+                order_id: order.order_id.clone(),
+                pool: order.facts.pool.to_string(),
+                table: order.facts.table_id.to_string(),
+                seat: order.facts.seat,
+                code: order.facts.code.to_string(),
+                amount: order.facts.amount,
+            })
+            .collect(),
+    }
+}

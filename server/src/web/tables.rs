@@ -1,0 +1,38 @@
+//! Every table of the layout as it stands (its last panel, its agent's presence), as the
+//! floor page and `/status` show it.
+
+use super::context::Web;
+
+/// A table of the layout as it stands: its last published panel and its agent's presence.
+pub(super) struct TableNow<'a> {
+    pub(super) layout: &'a crate::config::TableConfig,
+    pub(super) state: pozo_core::state::TableState,
+    pub(super) round: u64,
+    pub(super) seen: crate::read::presence::AgentSeen,
+}
+
+impl TableNow<'_> {
+    /// Open, but its agent is away: its panels are suspended (3.7.5).
+    pub(super) fn suspended(&self) -> bool {
+        self.state != pozo_core::state::TableState::Closed && !self.seen.connected()
+    }
+}
+
+/// Every table of the layout, in its order, as the floor page and `/status` show it.
+pub(super) fn tables_now<'a>(web: &Web, config: &'a crate::config::Config) -> Vec<TableNow<'a>> {
+    let agents = web.presence.tables();
+    config
+        .layout
+        .tables
+        .iter()
+        .filter_map(|layout| {
+            let (state, round) = {
+                let panel = web.handle.table(&layout.id)?;
+                let push = panel.borrow();
+                (push.view.state, push.view.round)
+            };
+            let seen = agents.get(layout.id.as_str()).copied().unwrap_or_default();
+            Some(TableNow { layout, state, round, seen })
+        })
+        .collect()
+}
