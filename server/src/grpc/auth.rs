@@ -5,7 +5,7 @@ use pozo_proto::Purpose;
 use pozo_proto::v1 as pb;
 use tonic::Request;
 
-use super::error::*;
+use super::error::ApiError;
 use crate::config::{Key, Role};
 use crate::net::bounded_text;
 use crate::writer::Handle;

@@ -4,10 +4,10 @@ use pozo_proto::v1 as pb;
 use tokio::sync::watch;
 use tonic::{Request, Response, Status};
 
-use super::auth::*;
-use super::error::*;
-use super::stream::*;
-use super::wire::*;
+use super::auth::{DISPLAY_READERS, authorize_read};
+use super::error::ApiError;
+use super::stream::{EventStream, until_stopped};
+use super::wire::display_update;
 use crate::net::{bounded_text, display_open};
 use crate::writer::Handle;
 

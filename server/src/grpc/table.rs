@@ -7,10 +7,10 @@ use tokio::sync::watch;
 use tonic::{Request, Response, Status};
 use tracing::instrument;
 
-use super::auth::*;
-use super::error::*;
-use super::stream::*;
-use super::wire::*;
+use super::auth::{authenticate, require_table_key};
+use super::error::ApiError;
+use super::stream::{EventStream, until_stopped};
+use super::wire::{payload_sha256, submit_reply, table_op, table_view};
 use crate::cards::CardSource;
 use crate::net::bounded_text;
 use crate::writer::{Handle, WriterError};

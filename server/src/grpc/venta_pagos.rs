@@ -5,9 +5,9 @@ use pozo_proto::v1 as pb;
 use prost::Message;
 use tonic::{Request, Response, Status};
 
-use super::auth::*;
-use super::error::*;
-use super::wire::*;
+use super::auth::authenticate;
+use super::error::ApiError;
+use super::wire::{order_facts, payout_order};
 use crate::config::{Key, Role};
 use crate::net::bounded_text;
 use crate::writer::Handle;
