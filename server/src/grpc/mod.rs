@@ -27,4 +27,4 @@ pub use pools::PoolsService;
 pub use reports::{ENTRIES_PAGE_MAX, ReportsService};
 pub use table::TableService;
 pub use venta_pagos::VentaPagosService;
-pub use wire::{payload_sha256, payout_order, table_op, table_view};
+pub use wire::{payload_sha256, table_op};

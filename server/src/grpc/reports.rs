@@ -5,9 +5,10 @@ use tonic::{Request, Response, Status};
 
 use super::auth::{REPORT_READERS, authorize_read};
 use super::error::ApiError;
-use super::wire::{amount, custody_item, hit};
+use super::wire::{ToWire, amount};
 use crate::net::bounded_text;
 use crate::writer::Handle;
+use pozo_core::state::{Custody, Hit};
 
 pub struct ReportsService {
     pub handle: Handle,
@@ -53,7 +54,7 @@ impl pb::reports_server::Reports for ReportsService {
                 .read()
                 .custody_held()
                 .filter(|item| item.table_id == request.table_id)
-                .map(custody_item)
+                .map(Custody::to_wire)
                 .collect(),
             pppa_reclaimed: amount(day.pppa_reclaimed),
         };
@@ -104,7 +105,7 @@ impl pb::reports_server::Reports for ReportsService {
             reserve_transfers: amount(m.reserve_transfers),
             reserve_transfers_returned: amount(m.reserve_transfers_returned),
             rejections: m.rejections,
-            last_hits: model.hits(&pool_id).map(hit).collect(),
+            last_hits: model.hits(&pool_id).map(Hit::to_wire).collect(),
             salons: shares.iter().map(|(salon, share)| salon_share(&salon.id, &salon.name, share)).collect(),
             jornada_total: Some(salon_share("", "", &total)),
             jornada,
