@@ -13,9 +13,10 @@ use pozo_engine::Money;
 use pozo_proto::v1 as pb;
 
 use super::error::ApiError;
-use crate::read::signs::{DisplayPush, PoolDisplay, PrizeView};
+use crate::read::signs::{DisplayPush, PoolDisplay, PrizeStatus, PrizeView};
 use pozo_core::state::{
-    AwardRecord, Card, Custody, GoldTurnView, Hit, Light, OfficeOp, OrderFacts, PayoutOrder, TableOp, TableReply, TableView,
+    AwardRecord, Card, Custody, GoldTurnView, Hit, Light, OfficeOp, OrderFacts, OrderStatus, PayoutOrder, TableOp, TableReply,
+    TableState, TableView,
 };
 use pozo_engine::money::plain_text;
 
@@ -169,6 +170,46 @@ impl ToWire for GoldTurnView {
     }
 }
 
+/// The state beside its Spanish string (`TableView.state_code`), so that a program need not
+/// compare the words.
+impl ToWire for TableState {
+    type Message = pb::TableState;
+    fn to_wire(&self) -> pb::TableState {
+        match self {
+            TableState::Closed => pb::TableState::Cerrada,
+            TableState::Betting => pb::TableState::Apuestas,
+            TableState::Playing => pb::TableState::EnJuego,
+            TableState::Entered => pb::TableState::PremiosIngresados,
+            TableState::Accepted => pb::TableState::Aceptado,
+        }
+    }
+}
+
+/// An order's status beside its Spanish string (`PayoutOrder.status_code`).
+impl ToWire for OrderStatus {
+    type Message = pb::PayoutStatus;
+    fn to_wire(&self) -> pb::PayoutStatus {
+        match self {
+            OrderStatus::Pending => pb::PayoutStatus::Pendiente,
+            OrderStatus::Confirmed => pb::PayoutStatus::Confirmada,
+            OrderStatus::Rejected => pb::PayoutStatus::Rechazada,
+        }
+    }
+}
+
+/// A prize's status on the display feed beside its Spanish string (`Hit.status_code`).
+impl ToWire for PrizeStatus {
+    type Message = pb::PrizeStatus;
+    fn to_wire(&self) -> pb::PrizeStatus {
+        match self {
+            PrizeStatus::Paid => pb::PrizeStatus::Pagado,
+            PrizeStatus::Pending => pb::PrizeStatus::Pendiente,
+            PrizeStatus::Confirmed => pb::PrizeStatus::Confirmado,
+            PrizeStatus::Rejected => pb::PrizeStatus::Rechazado,
+        }
+    }
+}
+
 impl ToWire for TableView {
     type Message = pb::TableView;
     fn to_wire(&self) -> pb::TableView {
@@ -177,6 +218,7 @@ impl ToWire for TableView {
             pool_id: self.pool_id.to_string(),
             game: self.game.to_string(),
             state: self.state.as_str().to_owned(),
+            state_code: self.state.to_wire() as i32,
             round: self.round,
             last_sequence: self.last_sequence,
             last_round: self.last_round,
@@ -273,6 +315,7 @@ impl ToWire for PayoutOrder {
             amount: amount(self.facts.amount),
             journal_sequence: self.journal_sequence,
             status: self.status.spanish().to_owned(),
+            status_code: self.status.to_wire() as i32,
             operator_id: self.operator_id.clone(),
             form_number: self.form_number.clone(),
             reason: self.reason.clone(),
@@ -322,7 +365,7 @@ impl ToWire for PoolDisplay {
 impl ToWire for PrizeView {
     type Message = pb::Hit;
     fn to_wire(&self) -> pb::Hit {
-        pb::Hit { status: self.status.spanish().to_owned(), ..self.hit.to_wire() }
+        pb::Hit { status: self.status.spanish().to_owned(), status_code: self.status.to_wire() as i32, ..self.hit.to_wire() }
     }
 }
 
@@ -338,6 +381,7 @@ impl ToWire for Hit {
             time_ms: self.time_ms,
             journal_sequence: self.journal_sequence,
             status: String::new(),
+            status_code: pb::PrizeStatus::Unspecified as i32,
         }
     }
 }
