@@ -11,7 +11,7 @@ use crate::net::bounded_text;
 use crate::writer::Handle;
 
 /// The largest envelope payload accepted: a command is a few dozen bytes.
-pub const PAYLOAD_BYTES_MAX: usize = 4 * 1024;
+const PAYLOAD_BYTES_MAX: usize = 4 * 1024;
 
 /// Checks an envelope's key, journal and MAC; returns the key. The MAC is compared
 /// in constant time over the exact payload bytes received, as `purpose`, for this

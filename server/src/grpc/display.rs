@@ -11,11 +11,11 @@ use super::wire::display_update;
 use crate::net::{bounded_text, display_open};
 use crate::writer::Handle;
 
-pub struct DisplayService {
-    pub handle: Handle,
+pub(crate) struct DisplayService {
+    pub(crate) handle: Handle,
     /// Networks the display feed is open to without a credential.
-    pub open_to: std::sync::Arc<Vec<ipnet::IpNet>>,
-    pub stop: watch::Receiver<bool>,
+    pub(crate) open_to: std::sync::Arc<Vec<ipnet::IpNet>>,
+    pub(crate) stop: watch::Receiver<bool>,
 }
 
 #[tonic::async_trait]

@@ -19,12 +19,11 @@ mod table;
 mod venta_pagos;
 mod wire;
 
-pub use auth::PAYLOAD_BYTES_MAX;
-pub use controller::ControllerService;
-pub use display::DisplayService;
+pub(crate) use controller::ControllerService;
+pub(crate) use display::DisplayService;
 pub use error::ApiError;
-pub use pools::PoolsService;
-pub use reports::{ENTRIES_PAGE_MAX, ReportsService};
-pub use table::TableService;
-pub use venta_pagos::VentaPagosService;
+pub(crate) use pools::PoolsService;
+pub(crate) use reports::ReportsService;
+pub(crate) use table::TableService;
+pub(crate) use venta_pagos::VentaPagosService;
 pub use wire::{payload_sha256, table_op};

@@ -8,8 +8,8 @@ use super::error::ApiError;
 use super::wire::amount;
 use crate::writer::Handle;
 
-pub struct PoolsService {
-    pub handle: Handle,
+pub(crate) struct PoolsService {
+    pub(crate) handle: Handle,
 }
 
 #[tonic::async_trait]

@@ -10,8 +10,8 @@ use crate::net::bounded_text;
 use crate::writer::Handle;
 use pozo_core::state::{Custody, Hit};
 
-pub struct ReportsService {
-    pub handle: Handle,
+pub(crate) struct ReportsService {
+    pub(crate) handle: Handle,
 }
 
 #[tonic::async_trait]
@@ -163,7 +163,7 @@ impl pb::reports_server::Reports for ReportsService {
 }
 
 /// The most journal entries one `Reports.Entries` page holds.
-pub const ENTRIES_PAGE_MAX: u32 = 1000;
+const ENTRIES_PAGE_MAX: u32 = 1000;
 
 /// A page stops growing past this many bytes of records (the genesis entry alone is tens of KB).
 pub(super) const ENTRIES_PAGE_BYTES: usize = 1024 * 1024;

@@ -16,13 +16,13 @@ use crate::net::bounded_text;
 use crate::writer::{Handle, WriterError};
 use pozo_core::state::{Applied, Command, TableCommand, TableOp};
 
-pub struct TableService {
-    pub handle: Handle,
-    pub cards: CardSource,
+pub(crate) struct TableService {
+    pub(crate) handle: Handle,
+    pub(crate) cards: CardSource,
     /// Turns true when the controller is asked to stop.
-    pub stop: watch::Receiver<bool>,
+    pub(crate) stop: watch::Receiver<bool>,
     /// Which agents are connected, for the floor view.
-    pub presence: crate::read::presence::Presence,
+    pub(crate) presence: crate::read::presence::Presence,
 }
 
 #[tonic::async_trait]

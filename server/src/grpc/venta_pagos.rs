@@ -13,8 +13,8 @@ use crate::net::bounded_text;
 use crate::writer::Handle;
 use pozo_core::state::{Applied, Command, OfficeCommand, OfficeOp, OrderStatus, PayoutOrder};
 
-pub struct VentaPagosService {
-    pub handle: Handle,
+pub(crate) struct VentaPagosService {
+    pub(crate) handle: Handle,
 }
 
 impl VentaPagosService {
