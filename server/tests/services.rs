@@ -208,3 +208,80 @@ async fn a_panel_shows_its_pool_growing_with_the_other_tables_bets() {
     assert_eq!(client.view("R2").await, view, "a new watcher is shown the same");
     server.stop().await;
 }
+
+/// Each state and status the server sends as a Spanish string also comes typed (`state_code`,
+/// `status_code`), and the two always say the same: a table through a whole round and its
+/// closing, two payout orders confirmed and rejected, and their prizes on the display feed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_typed_state_and_status_agrees_with_its_spanish_string() {
+    fn table_state(text: &str) -> pb::TableState {
+        match text {
+            "cerrada" => pb::TableState::Cerrada,
+            "apuestas" => pb::TableState::Apuestas,
+            "en juego" => pb::TableState::EnJuego,
+            "premios ingresados" => pb::TableState::PremiosIngresados,
+            "aceptado" => pb::TableState::Aceptado,
+            other => panic!("no table state `{other}`"),
+        }
+    }
+    fn payout_status(text: &str) -> pb::PayoutStatus {
+        match text {
+            "pendiente" => pb::PayoutStatus::Pendiente,
+            "confirmada" => pb::PayoutStatus::Confirmada,
+            "rechazada" => pb::PayoutStatus::Rechazada,
+            other => panic!("no payout status `{other}`"),
+        }
+    }
+    fn prize_status(text: &str) -> pb::PrizeStatus {
+        match text {
+            "" => pb::PrizeStatus::Unspecified,
+            "pagado" => pb::PrizeStatus::Pagado,
+            "pendiente" => pb::PrizeStatus::Pendiente,
+            "confirmado" => pb::PrizeStatus::Confirmado,
+            "rechazado" => pb::PrizeStatus::Rechazado,
+            other => panic!("no prize status `{other}`"),
+        }
+    }
+    let (server, mut client) = TestServer::with_client().await;
+    let mut states = vec![client.view("B3").await];
+    states.push(client.ok("B3", open()).await.table.expect("a view"));
+    client.sell_and_press("B3", [1], 5).await;
+    states.push(client.ok("B3", start()).await.table.expect("a view"));
+    client.ok("B3", prize(1, "TRES_SIETES_MISMO_PALO")).await;
+    // 12.5.2.1 c–d: FINALIZAR JUEGO closes the entry, ACEPTAR validates it.
+    states.push(client.ok("B3", finish()).await.table.expect("a view"));
+    let accepted = client.ok("B3", accept()).await;
+    states.push(accepted.table.clone().expect("a view"));
+    states.push(client.ok("B3", finish()).await.table.expect("a view"));
+    let pending = accepted.awards[0].payout_order_id.clone();
+    let mut orders = vec![client.order(&pending).await];
+    let rejected = a_pending_order(&mut client, 2).await;
+    orders.push(client.confirm(&pending, "F-1").await.expect("confirmed"));
+    orders.push(client.reject(&rejected, "no corresponde").await.expect("rejected"));
+    client.ok("B3", refund_credits(1)).await;
+    client.ok("B3", refund_credits(2)).await;
+    states.push(client.ok("B3", close()).await.table.expect("a view"));
+
+    let named: Vec<&str> = states.iter().map(|view| view.state.as_str()).collect();
+    assert_eq!(named, ["cerrada", "apuestas", "en juego", "premios ingresados", "aceptado", "apuestas", "cerrada"]);
+    for view in &states {
+        assert_eq!(view.state_code(), table_state(&view.state), "{view:?}");
+    }
+    let named: Vec<&str> = orders.iter().map(|order| order.status.as_str()).collect();
+    assert_eq!(named, ["pendiente", "confirmada", "rechazada"]);
+    for order in &orders {
+        assert_eq!(order.status_code(), payout_status(&order.status), "{order:?}");
+    }
+
+    let mut displays = pb::display_client::DisplayClient::connect(format!("http://{}", server.address)).await.expect("connect");
+    let request = pb::WatchDisplays { pool_ids: vec![orders[0].pool_id.clone()], ..Default::default() };
+    let mut feed = displays.watch(request).await.expect("display").into_inner();
+    let update = feed.message().await.expect("stream").expect("the current signs");
+    let hits: Vec<&pb::Hit> = update.pools.iter().flat_map(|pool| pool.hits.iter().chain(&pool.pending)).collect();
+    let named: std::collections::BTreeSet<&str> = hits.iter().map(|hit| hit.status.as_str()).collect();
+    assert!(named.is_superset(&["confirmado", "rechazado"].into()), "{named:?}");
+    let report = client.pool(&orders[0].pool_id).await;
+    for hit in hits.into_iter().chain(&report.last_hits) {
+        assert_eq!(hit.status_code(), prize_status(&hit.status), "{hit:?}");
+    }
+}

@@ -5,13 +5,13 @@ use pozo_proto::Purpose;
 use pozo_proto::v1 as pb;
 use tonic::Request;
 
-use super::error::*;
+use super::error::ApiError;
 use crate::config::{Key, Role};
 use crate::net::bounded_text;
 use crate::writer::Handle;
 
 /// The largest envelope payload accepted: a command is a few dozen bytes.
-pub const PAYLOAD_BYTES_MAX: usize = 4 * 1024;
+const PAYLOAD_BYTES_MAX: usize = 4 * 1024;
 
 /// Checks an envelope's key, journal and MAC; returns the key. The MAC is compared
 /// in constant time over the exact payload bytes received, as `purpose`, for this

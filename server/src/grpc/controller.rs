@@ -5,8 +5,8 @@ use tonic::{Request, Response, Status};
 
 use crate::writer::Handle;
 
-pub struct ControllerService {
-    pub handle: Handle,
+pub(crate) struct ControllerService {
+    pub(crate) handle: Handle,
 }
 
 #[tonic::async_trait]

@@ -4,18 +4,18 @@ use pozo_proto::v1 as pb;
 use tokio::sync::watch;
 use tonic::{Request, Response, Status};
 
-use super::auth::*;
-use super::error::*;
-use super::stream::*;
-use super::wire::*;
+use super::auth::{DISPLAY_READERS, authorize_read};
+use super::error::ApiError;
+use super::stream::{EventStream, until_stopped};
+use super::wire::display_update;
 use crate::net::{bounded_text, display_open};
 use crate::writer::Handle;
 
-pub struct DisplayService {
-    pub handle: Handle,
+pub(crate) struct DisplayService {
+    pub(crate) handle: Handle,
     /// Networks the display feed is open to without a credential.
-    pub open_to: std::sync::Arc<Vec<ipnet::IpNet>>,
-    pub stop: watch::Receiver<bool>,
+    pub(crate) open_to: std::sync::Arc<Vec<ipnet::IpNet>>,
+    pub(crate) stop: watch::Receiver<bool>,
 }
 
 #[tonic::async_trait]

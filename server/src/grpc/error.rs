@@ -34,23 +34,23 @@ pub enum ApiError {
 }
 
 impl ApiError {
-    pub fn invalid(message: impl Into<String>) -> ApiError {
+    pub(crate) fn invalid(message: impl Into<String>) -> ApiError {
         ApiError::Invalid(message.into())
     }
 
-    pub fn unauthenticated(message: impl Into<String>) -> ApiError {
+    pub(crate) fn unauthenticated(message: impl Into<String>) -> ApiError {
         ApiError::Unauthenticated(message.into())
     }
 
-    pub fn denied(message: impl Into<String>) -> ApiError {
+    pub(crate) fn denied(message: impl Into<String>) -> ApiError {
         ApiError::Denied(message.into())
     }
 
-    pub fn not_found(message: impl Into<String>) -> ApiError {
+    pub(crate) fn not_found(message: impl Into<String>) -> ApiError {
         ApiError::NotFound(message.into())
     }
 
-    pub fn internal(message: impl Into<String>) -> ApiError {
+    pub(crate) fn internal(message: impl Into<String>) -> ApiError {
         ApiError::Internal(message.into())
     }
 }

@@ -3,13 +3,13 @@
 use pozo_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
-use super::auth::*;
-use super::error::*;
-use super::wire::*;
+use super::auth::{POOL_READERS, authorize_read};
+use super::error::ApiError;
+use super::wire::amount;
 use crate::writer::Handle;
 
-pub struct PoolsService {
-    pub handle: Handle,
+pub(crate) struct PoolsService {
+    pub(crate) handle: Handle,
 }
 
 #[tonic::async_trait]

@@ -3,14 +3,15 @@
 use pozo_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
-use super::auth::*;
-use super::error::*;
-use super::wire::*;
+use super::auth::{REPORT_READERS, authorize_read};
+use super::error::ApiError;
+use super::wire::{ToWire, amount};
 use crate::net::bounded_text;
 use crate::writer::Handle;
+use pozo_core::state::{Custody, Hit};
 
-pub struct ReportsService {
-    pub handle: Handle,
+pub(crate) struct ReportsService {
+    pub(crate) handle: Handle,
 }
 
 #[tonic::async_trait]
@@ -53,7 +54,7 @@ impl pb::reports_server::Reports for ReportsService {
                 .read()
                 .custody_held()
                 .filter(|item| item.table_id == request.table_id)
-                .map(custody_item)
+                .map(Custody::to_wire)
                 .collect(),
             pppa_reclaimed: amount(day.pppa_reclaimed),
         };
@@ -104,7 +105,7 @@ impl pb::reports_server::Reports for ReportsService {
             reserve_transfers: amount(m.reserve_transfers),
             reserve_transfers_returned: amount(m.reserve_transfers_returned),
             rejections: m.rejections,
-            last_hits: model.hits(&pool_id).map(hit).collect(),
+            last_hits: model.hits(&pool_id).map(Hit::to_wire).collect(),
             salons: shares.iter().map(|(salon, share)| salon_share(&salon.id, &salon.name, share)).collect(),
             jornada_total: Some(salon_share("", "", &total)),
             jornada,
@@ -162,7 +163,7 @@ impl pb::reports_server::Reports for ReportsService {
 }
 
 /// The most journal entries one `Reports.Entries` page holds.
-pub const ENTRIES_PAGE_MAX: u32 = 1000;
+const ENTRIES_PAGE_MAX: u32 = 1000;
 
 /// A page stops growing past this many bytes of records (the genesis entry alone is tens of KB).
 pub(super) const ENTRIES_PAGE_BYTES: usize = 1024 * 1024;

@@ -7,22 +7,22 @@ use tokio::sync::watch;
 use tonic::{Request, Response, Status};
 use tracing::instrument;
 
-use super::auth::*;
-use super::error::*;
-use super::stream::*;
-use super::wire::*;
+use super::auth::{authenticate, require_table_key};
+use super::error::ApiError;
+use super::stream::{EventStream, until_stopped};
+use super::wire::{FromWire, ToWire, payload_sha256, required};
 use crate::cards::CardSource;
 use crate::net::bounded_text;
 use crate::writer::{Handle, WriterError};
 use pozo_core::state::{Applied, Command, TableCommand, TableOp};
 
-pub struct TableService {
-    pub handle: Handle,
-    pub cards: CardSource,
+pub(crate) struct TableService {
+    pub(crate) handle: Handle,
+    pub(crate) cards: CardSource,
     /// Turns true when the controller is asked to stop.
-    pub stop: watch::Receiver<bool>,
+    pub(crate) stop: watch::Receiver<bool>,
     /// Which agents are connected, for the floor view.
-    pub presence: crate::read::presence::Presence,
+    pub(crate) presence: crate::read::presence::Presence,
 }
 
 #[tonic::async_trait]
@@ -38,7 +38,7 @@ impl pb::table_server::Table for TableService {
         if command.sequence == 0 {
             return Err(ApiError::invalid("sequence: starts at 1").into());
         }
-        let op = table_op(command.command.ok_or_else(|| ApiError::invalid("command: missing"))?)?;
+        let op = TableOp::from_wire(required("command", command.command)?)?;
         // 15.11.2: the card is drawn here, outside the deterministic state machine,
         // and travels in the journal entry; it is used only if a new card is due.
         let chance = self.handle.config().instant_card_chance(&command.table_id);
@@ -58,7 +58,7 @@ impl pb::table_server::Table for TableService {
             card,
         });
         match self.handle.submit(command).await?.map_err(ApiError::Refused)? {
-            Applied::Table(reply) | Applied::Duplicate(reply) => Ok(Response::new(submit_reply(&reply))),
+            Applied::Table(reply) | Applied::Duplicate(reply) => Ok(Response::new(reply.to_wire())),
             _ => Err(ApiError::internal("a table command answered as another kind").into()),
         }
     }
@@ -84,7 +84,7 @@ impl pb::table_server::Table for TableService {
         let watching = self.presence.watching(&watch.table_id);
         let stream = until_stopped(receiver, self.stop.clone(), move |push| {
             let _ = &watching;
-            pb::TableEvent { journal_sequence: push.journal_sequence, table: Some(table_view(&push.view)) }
+            pb::TableEvent { journal_sequence: push.journal_sequence, table: Some(push.view.to_wire()) }
         });
         Ok(Response::new(stream))
     }

@@ -5,16 +5,16 @@ use pozo_proto::v1 as pb;
 use prost::Message;
 use tonic::{Request, Response, Status};
 
-use super::auth::*;
-use super::error::*;
-use super::wire::*;
+use super::auth::authenticate;
+use super::error::ApiError;
+use super::wire::{FromWire, ToWire, required};
 use crate::config::{Key, Role};
 use crate::net::bounded_text;
 use crate::writer::Handle;
-use pozo_core::state::{Applied, Command, OfficeCommand, OfficeOp, OrderStatus};
+use pozo_core::state::{Applied, Command, OfficeCommand, OfficeOp, OrderStatus, PayoutOrder};
 
-pub struct VentaPagosService {
-    pub handle: Handle,
+pub(crate) struct VentaPagosService {
+    pub(crate) handle: Handle,
 }
 
 impl VentaPagosService {
@@ -36,13 +36,13 @@ impl VentaPagosService {
         }
         let command = pb::OfficeCommand::decode(envelope.payload.as_slice())
             .map_err(|error| ApiError::invalid(format!("payload: not an OfficeCommand: {error}")))?;
-        Ok((key, command.command.ok_or_else(|| ApiError::invalid("command: missing"))?))
+        Ok((key, required("command", command.command)?))
     }
 
     async fn decide(&self, key: &Key, op: OfficeOp) -> Result<Response<pb::PayoutOrder>, Status> {
         let command = Command::Office(OfficeCommand { key_id: key.id.clone(), operator_name: key.name.clone(), op });
         match self.handle.submit(command).await?.map_err(ApiError::Refused)? {
-            Applied::Office(order) | Applied::OfficeDuplicate(order) => Ok(Response::new(payout_order(&order))),
+            Applied::Office(order) | Applied::OfficeDuplicate(order) => Ok(Response::new(order.to_wire())),
             _ => Err(ApiError::internal("an office command answered as another kind").into()),
         }
     }
@@ -66,8 +66,13 @@ impl pb::venta_pagos_server::VentaPagos for VentaPagosService {
                 .into());
             }
         };
-        let orders =
-            self.handle.read().orders().filter(|order| all || order.status == OrderStatus::Pending).map(payout_order).collect();
+        let orders = self
+            .handle
+            .read()
+            .orders()
+            .filter(|order| all || order.status == OrderStatus::Pending)
+            .map(PayoutOrder::to_wire)
+            .collect();
         Ok(Response::new(pb::PayoutList { orders }))
     }
 
@@ -76,8 +81,7 @@ impl pb::venta_pagos_server::VentaPagos for VentaPagosService {
         let pb::office_command::Command::Confirm(confirm) = command else {
             return Err(ApiError::invalid("command: Confirm takes a ConfirmPayout").into());
         };
-        let expect = order_facts(confirm.expect)?;
-        self.decide(key, OfficeOp::Confirm { order_id: confirm.order_id, form_number: confirm.form_number, expect }).await
+        self.decide(key, OfficeOp::from_wire(confirm)?).await
     }
 
     async fn reject(&self, request: Request<pb::Envelope>) -> Result<Response<pb::PayoutOrder>, Status> {
@@ -85,8 +89,7 @@ impl pb::venta_pagos_server::VentaPagos for VentaPagosService {
         let pb::office_command::Command::Reject(reject) = command else {
             return Err(ApiError::invalid("command: Reject takes a RejectPayout").into());
         };
-        let expect = order_facts(reject.expect)?;
-        self.decide(key, OfficeOp::Reject { order_id: reject.order_id, reason: reject.reason, expect }).await
+        self.decide(key, OfficeOp::from_wire(reject)?).await
     }
 }
 

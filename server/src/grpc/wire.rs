@@ -1,244 +1,389 @@
-//! The wire and the state machine, each way: a `TableCommand` as a [`TableOp`] (validated,
-//! texts bounded), and the state's views, awards, orders, custody and displays as their
-//! protobuf messages. Conversions only: no authentication, no I/O.
+//! The wire and the state machine, each way: a received message as the core's type,
+//! validated on receipt ([`FromWire`], naming the missing or bad field), and the core's views,
+//! awards, orders, custody and displays as their protobuf messages ([`ToWire`], infallible).
+//! Conversions only: no authentication, no I/O.
+//!
+//! These are `TryFrom<pb::X> for X` and `From<&X> for pb::X` in all but name: the orphan rule
+//! forbids those impls here, where both the protobuf types (pozo-proto) and the core's types
+//! (pozo-core) are foreign, and neither of those crates may depend on the other (the core does
+//! no I/O; the protocol is shared with the table agent). A local trait each way keeps the
+//! conversion on the type, as the std traits would, without a wrapper at every call.
 
 use pozo_engine::Money;
 use pozo_proto::v1 as pb;
 
 use super::error::ApiError;
-use pozo_core::state::{AwardRecord, Card, GoldTurnView, Light, OrderFacts, PayoutOrder, TableOp, TableReply, TableView};
+use crate::read::signs::{DisplayPush, PoolDisplay, PrizeStatus, PrizeView};
+use pozo_core::state::{
+    AwardRecord, Card, Custody, GoldTurnView, Hit, Light, OfficeOp, OrderFacts, OrderStatus, PayoutOrder, TableOp, TableReply,
+    TableState, TableView,
+};
 use pozo_engine::money::plain_text;
 
-/// Money on the wire: a decimal string (`pb::Amount`).
+/// `TryFrom` for a message received: the core's type, or an [`ApiError::Invalid`] that names
+/// the missing or bad field (docs/api.md §11).
+pub(super) trait FromWire<W>: Sized {
+    fn from_wire(wire: W) -> Result<Self, ApiError>;
+}
+
+/// `From` for a message sent: the core's value as its protobuf message, which cannot fail.
+pub(super) trait ToWire {
+    type Message;
+    fn to_wire(&self) -> Self::Message;
+}
+
+/// Money on the wire: a decimal string (`pb::Amount`), in the optional field prost makes of a
+/// message.
 pub(super) fn amount(value: Money) -> Option<pb::Amount> {
     Some(pb::Amount { value: plain_text(value) })
 }
 
-/// A wire command as the state machine's operation; a text over its bound is refused.
+/// A message field the command cannot go without: `{field}: missing` when absent.
+pub(super) fn required<T>(field: &str, value: Option<T>) -> Result<T, ApiError> {
+    value.ok_or_else(|| ApiError::invalid(format!("{field}: missing")))
+}
+
+/// A wire command as the state machine's operation (for the simulator's bench, which builds
+/// journal entries from the commands agents send); see [`FromWire`].
 pub fn table_op(command: pb::table_command::Command) -> Result<TableOp, ApiError> {
-    use pb::table_command::Command as C;
-    Ok(match command {
-        C::OpenTable(_) => TableOp::OpenTable,
-        C::CloseTable(_) => TableOp::CloseTable,
-        C::SellCredits(sell) => TableOp::SellCredits { seat: sell.seat, credits: sell.credits },
-        C::RefundCredits(refund) => TableOp::RefundCredits { seat: refund.seat },
-        C::Press(press) => TableOp::Press { seat: press.seat, credits: (press.credits != 0).then_some(press.credits) },
-        C::StartRound(_) => TableOp::StartRound,
-        C::EnterPrize(prize) => {
-            bounded("code", &prize.code)?;
-            bounded("high", &prize.high)?;
-            TableOp::EnterPrize {
-                seat: prize.seat,
-                code: prize.code.into(),
-                high: (!prize.high.is_empty()).then_some(prize.high),
+    TableOp::from_wire(command)
+}
+
+/// A text over its bound is refused, by its field's name.
+impl FromWire<pb::table_command::Command> for TableOp {
+    fn from_wire(command: pb::table_command::Command) -> Result<TableOp, ApiError> {
+        use pb::table_command::Command as C;
+        Ok(match command {
+            C::OpenTable(_) => TableOp::OpenTable,
+            C::CloseTable(_) => TableOp::CloseTable,
+            C::SellCredits(sell) => TableOp::SellCredits { seat: sell.seat, credits: sell.credits },
+            C::RefundCredits(refund) => TableOp::RefundCredits { seat: refund.seat },
+            C::Press(press) => TableOp::Press { seat: press.seat, credits: (press.credits != 0).then_some(press.credits) },
+            C::StartRound(_) => TableOp::StartRound,
+            C::EnterPrize(prize) => {
+                bounded("code", &prize.code)?;
+                bounded("high", &prize.high)?;
+                TableOp::EnterPrize {
+                    seat: prize.seat,
+                    code: prize.code.into(),
+                    high: (!prize.high.is_empty()).then_some(prize.high),
+                }
             }
-        }
-        C::Accept(_) => TableOp::Accept,
-        C::FinishRound(_) => TableOp::FinishRound,
-        C::VoidBet(void) => TableOp::VoidBet { seat: void.seat },
-        C::CarryBets(_) => TableOp::CarryBets,
-        C::RefundBet(refund) => TableOp::RefundBet { seat: refund.seat },
-        C::LastRound(_) => TableOp::LastRound,
-        C::RequestGoldTurn(_) => TableOp::RequestGoldTurn,
-        C::CloseSeat(close) => TableOp::CloseSeat { seat: close.seat },
-        C::OpenSeat(open) => TableOp::OpenSeat { seat: open.seat },
-        C::PlayerAbsent(absent) => TableOp::PlayerAbsent { seat: absent.seat },
-        C::PlayerReturns(back) => TableOp::PlayerReturns { seat: back.seat },
-        C::GrillosPlayed(played) => {
-            bounded("code", &played.code)?;
-            TableOp::GrillosPlayed { seat: played.seat, code: played.code.into(), played: played.played }
-        }
-        C::AnnulSeries(annul) => TableOp::AnnulSeries { seat: annul.seat },
-        C::CustodyBet(custody) => TableOp::CustodyBet { seat: custody.seat },
-        C::CustodyPrize(custody) => TableOp::CustodyPrize { seat: custody.seat },
-        C::ReleaseCustody(release) => {
-            bounded("custody_id", &release.custody_id)?;
-            TableOp::ReleaseCustody { custody_id: release.custody_id }
-        }
-    })
+            C::Accept(_) => TableOp::Accept,
+            C::FinishRound(_) => TableOp::FinishRound,
+            C::VoidBet(void) => TableOp::VoidBet { seat: void.seat },
+            C::CarryBets(_) => TableOp::CarryBets,
+            C::RefundBet(refund) => TableOp::RefundBet { seat: refund.seat },
+            C::LastRound(_) => TableOp::LastRound,
+            C::RequestGoldTurn(_) => TableOp::RequestGoldTurn,
+            C::CloseSeat(close) => TableOp::CloseSeat { seat: close.seat },
+            C::OpenSeat(open) => TableOp::OpenSeat { seat: open.seat },
+            C::PlayerAbsent(absent) => TableOp::PlayerAbsent { seat: absent.seat },
+            C::PlayerReturns(back) => TableOp::PlayerReturns { seat: back.seat },
+            C::GrillosPlayed(played) => {
+                bounded("code", &played.code)?;
+                TableOp::GrillosPlayed { seat: played.seat, code: played.code.into(), played: played.played }
+            }
+            C::AnnulSeries(annul) => TableOp::AnnulSeries { seat: annul.seat },
+            C::CustodyBet(custody) => TableOp::CustodyBet { seat: custody.seat },
+            C::CustodyPrize(custody) => TableOp::CustodyPrize { seat: custody.seat },
+            C::ReleaseCustody(release) => {
+                bounded("custody_id", &release.custody_id)?;
+                TableOp::ReleaseCustody { custody_id: release.custody_id }
+            }
+        })
+    }
 }
 
-fn card(card: &Card) -> pb::Card {
-    pb::Card { rank: card.rank.clone(), suit: card.suit.clone() }
+/// Confirmar: applies only to the order the operator was shown (`expect`).
+impl FromWire<pb::ConfirmPayout> for OfficeOp {
+    fn from_wire(confirm: pb::ConfirmPayout) -> Result<OfficeOp, ApiError> {
+        let expect = OrderFacts::from_wire(confirm.expect)?;
+        Ok(OfficeOp::Confirm { order_id: confirm.order_id, form_number: confirm.form_number, expect })
+    }
 }
 
-pub fn table_view(view: &TableView) -> pb::TableView {
-    pb::TableView {
-        table_id: view.table_id.to_string(),
-        pool_id: view.pool_id.to_string(),
-        game: view.game.to_string(),
-        state: view.state.as_str().to_owned(),
-        round: view.round,
-        last_sequence: view.last_sequence,
-        last_round: view.last_round,
-        seats: view
-            .seats
-            .iter()
-            .map(|seat| pb::SeatView {
-                seat: seat.seat,
-                light: match seat.light {
-                    Light::Off => pb::Light::Off,
-                    Light::Blue => pb::Light::Blue,
-                    Light::On => pb::Light::On,
-                } as i32,
-                credits: seat.credits,
-                bronze: seat.bronze,
-                silver: seat.silver,
-                gold: seat.gold,
-                stake: seat.stake,
-                closed: seat.closed,
-                absent: seat.absent,
-            })
-            .collect(),
-        pending_prizes: view
-            .pending_prizes
-            .iter()
-            .map(|entry| pb::PrizeEntry {
-                seat: entry.seat,
-                code: entry.code.to_string(),
-                high: entry.high.clone().unwrap_or_default(),
-            })
-            .collect(),
-        instant_card: view.instant_card.as_ref().map(card),
-        gold_turn: match view.gold_turn {
+/// Rechazar: applies only to the order the operator was shown (`expect`).
+impl FromWire<pb::RejectPayout> for OfficeOp {
+    fn from_wire(reject: pb::RejectPayout) -> Result<OfficeOp, ApiError> {
+        let expect = OrderFacts::from_wire(reject.expect)?;
+        Ok(OfficeOp::Reject { order_id: reject.order_id, reason: reject.reason, expect })
+    }
+}
+
+/// What the operator was shown of the order (a decision's `expect`), as the state machine
+/// checks it: required, its texts bounded, its amount a decimal.
+impl FromWire<Option<pb::OrderFacts>> for OrderFacts {
+    fn from_wire(expect: Option<pb::OrderFacts>) -> Result<OrderFacts, ApiError> {
+        let expect = expect.ok_or_else(|| {
+            ApiError::invalid(
+                "expect: required: the order's pool, table, seat, round, code and amount as the operator was shown them",
+            )
+        })?;
+        for (field, text) in
+            [("expect.pool_id", &expect.pool_id), ("expect.table_id", &expect.table_id), ("expect.code", &expect.code)]
+        {
+            bounded(field, text)?;
+        }
+        let text = expect.amount.map(|amount| amount.value).unwrap_or_default();
+        bounded("expect.amount", &text)?;
+        let amount: Money = text
+            .parse()
+            .map_err(|_| ApiError::invalid(format!("expect.amount: `{text}` is not a decimal amount (\"8329.00\")")))?;
+        Ok(OrderFacts {
+            pool: expect.pool_id.into(),
+            table_id: expect.table_id.into(),
+            seat: expect.seat,
+            round: expect.round,
+            code: expect.code.into(),
+            amount,
+        })
+    }
+}
+
+impl ToWire for Card {
+    type Message = pb::Card;
+    fn to_wire(&self) -> pb::Card {
+        pb::Card { rank: self.rank.clone(), suit: self.suit.clone() }
+    }
+}
+
+impl ToWire for Light {
+    type Message = pb::Light;
+    fn to_wire(&self) -> pb::Light {
+        match self {
+            Light::Off => pb::Light::Off,
+            Light::Blue => pb::Light::Blue,
+            Light::On => pb::Light::On,
+        }
+    }
+}
+
+impl ToWire for GoldTurnView {
+    type Message = pb::GoldTurn;
+    fn to_wire(&self) -> pb::GoldTurn {
+        match self {
             GoldTurnView::None => pb::GoldTurn::None,
             GoldTurnView::Waiting => pb::GoldTurn::Waiting,
             GoldTurnView::Granted => pb::GoldTurn::Granted,
-        } as i32,
-        displayed: amount(view.displayed),
+        }
+    }
+}
+
+/// The state beside its Spanish string (`TableView.state_code`), so that a program need not
+/// compare the words.
+impl ToWire for TableState {
+    type Message = pb::TableState;
+    fn to_wire(&self) -> pb::TableState {
+        match self {
+            TableState::Closed => pb::TableState::Cerrada,
+            TableState::Betting => pb::TableState::Apuestas,
+            TableState::Playing => pb::TableState::EnJuego,
+            TableState::Entered => pb::TableState::PremiosIngresados,
+            TableState::Accepted => pb::TableState::Aceptado,
+        }
+    }
+}
+
+/// An order's status beside its Spanish string (`PayoutOrder.status_code`).
+impl ToWire for OrderStatus {
+    type Message = pb::PayoutStatus;
+    fn to_wire(&self) -> pb::PayoutStatus {
+        match self {
+            OrderStatus::Pending => pb::PayoutStatus::Pendiente,
+            OrderStatus::Confirmed => pb::PayoutStatus::Confirmada,
+            OrderStatus::Rejected => pb::PayoutStatus::Rechazada,
+        }
+    }
+}
+
+/// A prize's status on the display feed beside its Spanish string (`Hit.status_code`).
+impl ToWire for PrizeStatus {
+    type Message = pb::PrizeStatus;
+    fn to_wire(&self) -> pb::PrizeStatus {
+        match self {
+            PrizeStatus::Paid => pb::PrizeStatus::Pagado,
+            PrizeStatus::Pending => pb::PrizeStatus::Pendiente,
+            PrizeStatus::Confirmed => pb::PrizeStatus::Confirmado,
+            PrizeStatus::Rejected => pb::PrizeStatus::Rechazado,
+        }
+    }
+}
+
+impl ToWire for TableView {
+    type Message = pb::TableView;
+    fn to_wire(&self) -> pb::TableView {
+        pb::TableView {
+            table_id: self.table_id.to_string(),
+            pool_id: self.pool_id.to_string(),
+            game: self.game.to_string(),
+            state: self.state.as_str().to_owned(),
+            state_code: self.state.to_wire() as i32,
+            round: self.round,
+            last_sequence: self.last_sequence,
+            last_round: self.last_round,
+            seats: self
+                .seats
+                .iter()
+                .map(|seat| pb::SeatView {
+                    seat: seat.seat,
+                    light: seat.light.to_wire() as i32,
+                    credits: seat.credits,
+                    bronze: seat.bronze,
+                    silver: seat.silver,
+                    gold: seat.gold,
+                    stake: seat.stake,
+                    closed: seat.closed,
+                    absent: seat.absent,
+                })
+                .collect(),
+            pending_prizes: self
+                .pending_prizes
+                .iter()
+                .map(|entry| pb::PrizeEntry {
+                    seat: entry.seat,
+                    code: entry.code.to_string(),
+                    high: entry.high.clone().unwrap_or_default(),
+                })
+                .collect(),
+            instant_card: self.instant_card.as_ref().map(Card::to_wire),
+            gold_turn: self.gold_turn.to_wire() as i32,
+            displayed: amount(self.displayed),
+        }
     }
 }
 
 /// A custody item as the reports show it (11.8.3, 15.14.5.2).
-pub(super) fn custody_item(item: &pozo_core::state::Custody) -> pb::CustodyItem {
-    pb::CustodyItem {
-        custody_id: item.custody_id.clone(),
-        kind: item.kind.spanish().to_owned(),
-        pool_id: item.pool.to_string(),
-        table_id: item.table_id.to_string(),
-        seat: item.seat,
-        round: item.round,
-        code: item.code.as_ref().map(ToString::to_string).unwrap_or_default(),
-        amount: amount(item.amount),
-        payout_order_id: item.payout_order_id.clone().unwrap_or_default(),
-        journal_sequence: item.journal_sequence,
-        time_ms: item.time_ms,
+impl ToWire for Custody {
+    type Message = pb::CustodyItem;
+    fn to_wire(&self) -> pb::CustodyItem {
+        pb::CustodyItem {
+            custody_id: self.custody_id.clone(),
+            kind: self.kind.spanish().to_owned(),
+            pool_id: self.pool.to_string(),
+            table_id: self.table_id.to_string(),
+            seat: self.seat,
+            round: self.round,
+            code: self.code.as_ref().map(ToString::to_string).unwrap_or_default(),
+            amount: amount(self.amount),
+            payout_order_id: self.payout_order_id.clone().unwrap_or_default(),
+            journal_sequence: self.journal_sequence,
+            time_ms: self.time_ms,
+        }
     }
 }
 
-fn award_view(award: &AwardRecord) -> pb::AwardView {
-    pb::AwardView {
-        seat: award.seat,
-        code: award.code.to_string(),
-        unlimited: amount(award.unlimited),
-        award: amount(award.award),
-        payout_order_id: award.payout_order_id.clone().unwrap_or_default(),
-        grants_code: award.grants.as_ref().map(|(code, _)| code.to_string()).unwrap_or_default(),
-        grants_count: award.grants.as_ref().map(|(_, count)| *count).unwrap_or_default(),
+impl ToWire for AwardRecord {
+    type Message = pb::AwardView;
+    fn to_wire(&self) -> pb::AwardView {
+        pb::AwardView {
+            seat: self.seat,
+            code: self.code.to_string(),
+            unlimited: amount(self.unlimited),
+            award: amount(self.award),
+            payout_order_id: self.payout_order_id.clone().unwrap_or_default(),
+            grants_code: self.grants.as_ref().map(|(code, _)| code.to_string()).unwrap_or_default(),
+            grants_count: self.grants.as_ref().map(|(_, count)| *count).unwrap_or_default(),
+        }
     }
 }
 
-pub(super) fn submit_reply(reply: &TableReply) -> pb::SubmitReply {
-    pb::SubmitReply {
-        table_id: reply.table_id.to_string(),
-        sequence: reply.sequence,
-        journal_sequence: reply.journal_sequence,
-        outcome: reply.outcome.clone(),
-        awards: reply.awards.iter().map(award_view).collect(),
-        table: Some(table_view(&reply.view)),
+impl ToWire for TableReply {
+    type Message = pb::SubmitReply;
+    fn to_wire(&self) -> pb::SubmitReply {
+        pb::SubmitReply {
+            table_id: self.table_id.to_string(),
+            sequence: self.sequence,
+            journal_sequence: self.journal_sequence,
+            outcome: self.outcome.clone(),
+            awards: self.awards.iter().map(AwardRecord::to_wire).collect(),
+            table: Some(self.view.to_wire()),
+        }
     }
 }
 
-pub fn payout_order(order: &PayoutOrder) -> pb::PayoutOrder {
-    pb::PayoutOrder {
-        order_id: order.order_id.clone(),
-        pool_id: order.facts.pool.to_string(),
-        table_id: order.facts.table_id.to_string(),
-        seat: order.facts.seat,
-        round: order.facts.round,
-        code: order.facts.code.to_string(),
-        amount: amount(order.facts.amount),
-        journal_sequence: order.journal_sequence,
-        status: order.status.spanish().to_owned(),
-        operator_id: order.operator_id.clone(),
-        form_number: order.form_number.clone(),
-        reason: order.reason.clone(),
-        resolved_sequence: order.resolved_sequence,
-        operator_name: order.operator_name.clone(),
-        decided_ms: order.decided_ms,
-        marked_ms: order.time_ms,
+impl ToWire for PayoutOrder {
+    type Message = pb::PayoutOrder;
+    fn to_wire(&self) -> pb::PayoutOrder {
+        pb::PayoutOrder {
+            order_id: self.order_id.clone(),
+            pool_id: self.facts.pool.to_string(),
+            table_id: self.facts.table_id.to_string(),
+            seat: self.facts.seat,
+            round: self.facts.round,
+            code: self.facts.code.to_string(),
+            amount: amount(self.facts.amount),
+            journal_sequence: self.journal_sequence,
+            status: self.status.spanish().to_owned(),
+            status_code: self.status.to_wire() as i32,
+            operator_id: self.operator_id.clone(),
+            form_number: self.form_number.clone(),
+            reason: self.reason.clone(),
+            resolved_sequence: self.resolved_sequence,
+            operator_name: self.operator_name.clone(),
+            decided_ms: self.decided_ms,
+            marked_ms: self.time_ms,
+        }
     }
 }
 
 /// One display update: the pools `wanted` (all when `None`).
-pub(super) fn display_update(push: &crate::read::signs::DisplayPush, wanted: Option<&[String]>) -> pb::DisplayUpdate {
+pub(super) fn display_update(push: &DisplayPush, wanted: Option<&[String]>) -> pb::DisplayUpdate {
     pb::DisplayUpdate {
         journal_sequence: push.journal_sequence,
         pools: push
             .pools
             .iter()
             .filter(|pool| wanted.is_none_or(|wanted| wanted.iter().any(|id| pool.pool_id == *id)))
-            .map(|pool| pb::PoolDisplay {
-                pool_id: pool.pool_id.to_string(),
-                displayed: amount(pool.displayed),
-                minimum: amount(pool.minimum),
-                last_win: pool.last_win.as_ref().map(|win| pb::WinView {
-                    table_id: win.table_id.to_string(),
-                    seat: win.seat,
-                    code: win.code.to_string(),
-                    amount: amount(win.amount),
-                    journal_sequence: win.journal_sequence,
-                }),
-                pending: pool.pending.iter().map(prize_hit).collect(),
-                hits: pool.hits.iter().map(prize_hit).collect(),
-                increment_rate: pool.increment_rate.normalize().to_string(),
-            })
+            .map(PoolDisplay::to_wire)
             .collect(),
     }
 }
 
-/// A prize as the display feed carries it.
-fn prize_hit(prize: &crate::read::signs::PrizeView) -> pb::Hit {
-    pb::Hit { status: prize.status.spanish().to_owned(), ..hit(&prize.hit) }
+impl ToWire for PoolDisplay {
+    type Message = pb::PoolDisplay;
+    fn to_wire(&self) -> pb::PoolDisplay {
+        pb::PoolDisplay {
+            pool_id: self.pool_id.to_string(),
+            displayed: amount(self.displayed),
+            minimum: amount(self.minimum),
+            last_win: self.last_win.as_ref().map(|win| pb::WinView {
+                table_id: win.table_id.to_string(),
+                seat: win.seat,
+                code: win.code.to_string(),
+                amount: amount(win.amount),
+                journal_sequence: win.journal_sequence,
+            }),
+            pending: self.pending.iter().map(PrizeView::to_wire).collect(),
+            hits: self.hits.iter().map(PrizeView::to_wire).collect(),
+            increment_rate: self.increment_rate.normalize().to_string(),
+        }
+    }
+}
+
+/// A prize as the display feed carries it: its hit, with how its payment stands.
+impl ToWire for PrizeView {
+    type Message = pb::Hit;
+    fn to_wire(&self) -> pb::Hit {
+        pb::Hit { status: self.status.spanish().to_owned(), status_code: self.status.to_wire() as i32, ..self.hit.to_wire() }
+    }
 }
 
 /// A hit as reports and the display feed carry it (no status).
-pub(super) fn hit(hit: &pozo_core::state::Hit) -> pb::Hit {
-    pb::Hit {
-        table_id: hit.table_id.to_string(),
-        seat: hit.seat,
-        code: hit.code.to_string(),
-        amount: amount(hit.amount),
-        time_ms: hit.time_ms,
-        journal_sequence: hit.journal_sequence,
-        status: String::new(),
+impl ToWire for Hit {
+    type Message = pb::Hit;
+    fn to_wire(&self) -> pb::Hit {
+        pb::Hit {
+            table_id: self.table_id.to_string(),
+            seat: self.seat,
+            code: self.code.to_string(),
+            amount: amount(self.amount),
+            time_ms: self.time_ms,
+            journal_sequence: self.journal_sequence,
+            status: String::new(),
+            status_code: pb::PrizeStatus::Unspecified as i32,
+        }
     }
-}
-
-/// What the operator was shown of the order, as the state machine checks it.
-pub(super) fn order_facts(expect: Option<pb::OrderFacts>) -> Result<OrderFacts, ApiError> {
-    let expect = expect.ok_or_else(|| {
-        ApiError::invalid(
-            "expect: required: the order's pool, table, seat, round, code and amount as the operator was shown them",
-        )
-    })?;
-    for (field, text) in
-        [("expect.pool_id", &expect.pool_id), ("expect.table_id", &expect.table_id), ("expect.code", &expect.code)]
-    {
-        bounded(field, text)?;
-    }
-    let text = expect.amount.map(|amount| amount.value).unwrap_or_default();
-    bounded("expect.amount", &text)?;
-    let amount: Money =
-        text.parse().map_err(|_| ApiError::invalid(format!("expect.amount: `{text}` is not a decimal amount (\"8329.00\")")))?;
-    Ok(OrderFacts {
-        pool: expect.pool_id.into(),
-        table_id: expect.table_id.into(),
-        seat: expect.seat,
-        round: expect.round,
-        code: expect.code.into(),
-        amount,
-    })
 }
 
 /// A text field of a command, refused when longer than [`TEXT_MAX`].
@@ -257,4 +402,27 @@ pub(super) const TEXT_MAX: usize = 64;
 pub fn payload_sha256(payload: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     hex::encode(Sha256::digest(payload))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal<T: std::fmt::Debug>(result: Result<T, ApiError>) -> String {
+        result.expect_err("refused").to_string()
+    }
+
+    #[test]
+    fn a_refused_message_names_its_bad_field() {
+        let long = "x".repeat(TEXT_MAX + 1);
+        let prize = pb::table_command::Command::EnterPrize(pb::EnterPrize { seat: 1, code: "2".into(), high: long.clone() });
+        assert_eq!(refusal(TableOp::from_wire(prize)), "high: longer than 64 characters");
+        let release = pb::table_command::Command::ReleaseCustody(pb::ReleaseCustody { custody_id: long });
+        assert_eq!(refusal(TableOp::from_wire(release)), "custody_id: longer than 64 characters");
+        assert_eq!(refusal(required::<pb::table_command::Command>("command", None)), "command: missing");
+        assert!(refusal(OrderFacts::from_wire(None)).starts_with("expect: required"));
+        let shown = pb::OrderFacts { amount: Some(pb::Amount { value: "mucho".into() }), ..Default::default() };
+        let confirm = pb::ConfirmPayout { expect: Some(shown), ..Default::default() };
+        assert_eq!(refusal(OfficeOp::from_wire(confirm)), "expect.amount: `mucho` is not a decimal amount (\"8329.00\")");
+    }
 }

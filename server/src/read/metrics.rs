@@ -176,7 +176,7 @@ impl Metrics {
     }
 
     /// A display feed opened; it counts until the guard drops.
-    pub fn display_opened(&self) -> DisplayWatch {
+    pub(crate) fn display_opened(&self) -> DisplayWatch {
         self.displays.inc();
         DisplayWatch { gauge: self.displays.clone() }
     }
@@ -188,7 +188,7 @@ impl Metrics {
 
     /// The text exposition (`text/plain; version=0.0.4` … OpenMetrics), with the state's
     /// gauges read from `model` and the agents connected now.
-    pub fn render(&self, model: &ReadModel, agents_connected: usize, role: crate::read::status::Role) -> String {
+    pub(crate) fn render(&self, model: &ReadModel, agents_connected: usize, role: crate::read::status::Role) -> String {
         let registry = self.registry.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         for pool in model.pools() {
             let label = Pool { pool: pool.rules().id.to_string() };
@@ -207,7 +207,7 @@ impl Metrics {
 
 /// An open display feed, counted in `pozo_displays_watching` until dropped.
 #[derive(Debug)]
-pub struct DisplayWatch {
+pub(crate) struct DisplayWatch {
     gauge: Gauge,
 }
 

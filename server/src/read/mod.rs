@@ -38,15 +38,15 @@ use pozo_core::state::{Custody, Hit, OrderStatus, PayoutOrder, State, TableDay};
 /// A pool's figures in one jornada at the tables of one salon (docs/operations.md §17), from
 /// the tables' meters of that jornada.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SalonShare {
+pub(crate) struct SalonShare {
     /// Side bets registered, net of those voided or refunded (4.3.2, 11.8.2).
-    pub bets: u64,
+    pub(crate) bets: u64,
     /// Their amount (IPA, 4.7, 12.8).
-    pub bets_amount: Money,
+    pub(crate) bets_amount: Money,
     /// What they added to the pool, main and reserve (3.2.1, 11.2.3, 15.2.4; AJ 2.5.6.3).
-    pub contributions: Money,
+    pub(crate) contributions: Money,
     /// Prizes paid at its tables (PPPA), net of Venta-Pagos rejections.
-    pub awards: Money,
+    pub(crate) awards: Money,
 }
 
 impl std::ops::AddAssign for SalonShare {
@@ -113,7 +113,7 @@ impl ReadModel {
     }
 
     /// What the banks of a pool's tables hold in custody now.
-    pub fn custody_held_in(&self, pool_id: &str) -> Money {
+    pub(crate) fn custody_held_in(&self, pool_id: &str) -> Money {
         self.custody_held().filter(|item| item.pool == pool_id).map(|item| item.amount).sum()
     }
 
@@ -130,7 +130,7 @@ impl ReadModel {
     /// the main and reserve shares, 3.2.1, 11.2.3, 15.2.4, AJ 2.5.6.3): each bet contributed
     /// exactly its bet times those rates, fractions kept, and the rates do not change while the
     /// pool is live, so the sum of the bets' contributions is the IPA's.
-    pub fn salon_shares<'c>(&self, config: &'c Config, jornada: &str, pool_id: &str) -> Vec<(&'c Salon, SalonShare)> {
+    pub(crate) fn salon_shares<'c>(&self, config: &'c Config, jornada: &str, pool_id: &str) -> Vec<(&'c Salon, SalonShare)> {
         let Some(pool) = self.pool(pool_id) else { return Vec::new() };
         let tables = self.days.get(jornada);
         config

@@ -9,11 +9,11 @@ use crate::clock::Clock;
 
 /// One table's agent, as the floor view shows it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct AgentSeen {
+pub(crate) struct AgentSeen {
     /// Table watches open now: an agent keeps one while it runs.
-    pub watching: u32,
+    pub(crate) watching: u32,
     /// The last command or watch from the table's agent (Unix ms); 0: never since start.
-    pub last_seen_ms: u64,
+    pub(crate) last_seen_ms: u64,
 }
 
 impl AgentSeen {
@@ -24,7 +24,7 @@ impl AgentSeen {
 
 /// Shared between the table service (which records) and the pages (which read).
 #[derive(Clone, Debug)]
-pub struct Presence {
+pub(crate) struct Presence {
     tables: Arc<Mutex<BTreeMap<String, AgentSeen>>>,
     clock: Arc<dyn Clock>,
 }
@@ -67,7 +67,7 @@ impl Presence {
 
 /// An open table watch; dropping it records the disconnection.
 #[derive(Debug)]
-pub struct Watching {
+pub(crate) struct Watching {
     presence: Presence,
     table: String,
 }

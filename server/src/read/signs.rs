@@ -32,7 +32,7 @@ pub struct PoolDisplay {
 }
 
 /// The hits a sign shows per pool.
-pub const SIGN_HITS: usize = 5;
+pub(crate) const SIGN_HITS: usize = 5;
 
 /// How a hit's payment stands, for the signs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,7 +49,7 @@ pub enum PrizeStatus {
 
 impl PrizeStatus {
     /// As the sign and the office say it.
-    pub fn spanish(self) -> &'static str {
+    pub(crate) fn spanish(self) -> &'static str {
         match self {
             PrizeStatus::Paid => "pagado",
             PrizeStatus::Pending => "pendiente",
@@ -73,7 +73,7 @@ pub struct DisplayPush {
     pub pools: Vec<PoolDisplay>,
     /// When the batch that made this push became durable (microseconds since the Unix
     /// epoch, this machine's clock): what the display latency is measured from.
-    pub durable_unix_us: u64,
+    pub(crate) durable_unix_us: u64,
 }
 
 /// The displays' view of every pool. The prize lists (pending orders, last hits) are

@@ -25,7 +25,7 @@ pub struct Status {
     pub pools: Vec<PoolStatus>,
     pub tables: Vec<TableStatus>,
     /// Tables whose agent has its watch open.
-    pub agents_connected: usize,
+    pub(crate) agents_connected: usize,
     /// Display feeds open (gRPC and the signs' pages).
     pub displays_watching: i64,
     /// Payout orders PENDIENTE DE PAGO, oldest first.

@@ -16,37 +16,37 @@ use pozo_engine::{EngineError, INSTANT_PRIZE, Pool, Rank, Rulebooks, Settlement,
 use serde::{Deserialize, Serialize};
 
 /// The largest round file read: a round has at most 64 winners, far under this.
-pub const ROUND_FILE_BYTES_MAX: u64 = 1024 * 1024;
+pub(crate) const ROUND_FILE_BYTES_MAX: u64 = 1024 * 1024;
 
 /// A round file as written by a person: amounts are decimal strings.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RoundFile {
-    pub pool: String,
+pub(crate) struct RoundFile {
+    pub(crate) pool: String,
     /// The main pool's balance when the prizes were marked.
-    pub balance: String,
+    pub(crate) balance: String,
     /// The reserve pool's balance (AJ 2.5.6.3); zero when absent.
     #[serde(default)]
-    pub reserve: Option<String>,
-    pub winners: Vec<WinnerLine>,
+    pub(crate) reserve: Option<String>,
+    pub(crate) winners: Vec<WinnerLine>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct WinnerLine {
-    pub seat: u32,
-    pub code: String,
+pub(crate) struct WinnerLine {
+    pub(crate) seat: u32,
+    pub(crate) code: String,
     /// The winner's side bet, where the prize is a multiple of it.
     #[serde(default)]
-    pub bet: Option<String>,
+    pub(crate) bet: Option<String>,
     /// The hand's highest card (`"K"`), where equal codes are ordered by it.
     #[serde(default)]
-    pub high: Option<String>,
+    pub(crate) high: Option<String>,
 }
 
 /// Why a round file was refused: each names the field and the rule.
 #[derive(Debug, thiserror::Error)]
-pub enum RoundError {
+pub(crate) enum RoundError {
     #[error("{0}")]
     Json(String),
     #[error("{0}")]
@@ -55,37 +55,37 @@ pub enum RoundError {
 
 /// What the calculator prints.
 #[derive(Debug, Serialize)]
-pub struct AwardReport {
-    pub pool: String,
+pub(crate) struct AwardReport {
+    pub(crate) pool: String,
     /// The Pago Máximo: the amount on the display when the prizes were marked (3.5.1).
-    pub displayed: String,
+    pub(crate) displayed: String,
     /// Central Póker's premio instantáneo, paid at once and alone when it was entered,
     /// before the round's prizes and never prorated with them (16.4.2.5.1).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub instant_prizes: Vec<InstantLine>,
+    pub(crate) instant_prizes: Vec<InstantLine>,
     /// What the sign showed when the round's prizes were paid, after the instant prize
     /// (15.9): present only when an instant prize was paid first.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub round_displayed: Option<String>,
+    pub(crate) round_displayed: Option<String>,
     /// FACTOR = MONTO TOTAL ÷ TOTAL A PAGAR, when prorated (3.6.1.4, 11.7.1.4, 15.9.1.4).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub factor: Option<String>,
+    pub(crate) factor: Option<String>,
     /// The round's awards, in the order paid.
-    pub awards: Vec<AwardLine>,
+    pub(crate) awards: Vec<AwardLine>,
     /// Combinations not paid because the seat had a higher one (Veintiuno e).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub superseded: Vec<SupersededLine>,
+    pub(crate) superseded: Vec<SupersededLine>,
     /// Every award: the instant prizes and the round's.
-    pub total_paid: String,
+    pub(crate) total_paid: String,
     /// What the house added: completing the minimum (3.2.2, 11.2.2) and the reset (15.2.2).
-    pub replenishment: String,
+    pub(crate) replenishment: String,
     /// What the reserve gave to the main pool (AJ 2.5.6.3); only for pools with a reserve.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reserve_used: Option<String>,
-    pub balance_after: String,
+    pub(crate) reserve_used: Option<String>,
+    pub(crate) balance_after: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reserve_after: Option<String>,
-    pub displayed_after: String,
+    pub(crate) reserve_after: Option<String>,
+    pub(crate) displayed_after: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -102,28 +102,28 @@ pub struct AwardLine {
 
 /// A premio instantáneo paid on its own (16.4.2.5.1).
 #[derive(Debug, Serialize)]
-pub struct InstantLine {
-    pub seat: u32,
-    pub code: String,
-    pub award: String,
+pub(crate) struct InstantLine {
+    pub(crate) seat: u32,
+    pub(crate) code: String,
+    pub(crate) award: String,
     /// The sign after it was paid.
-    pub displayed_after: String,
+    pub(crate) displayed_after: String,
 }
 
 #[derive(Debug, Serialize)]
-pub struct GrantLine {
-    pub code: String,
-    pub count: u32,
+pub(crate) struct GrantLine {
+    pub(crate) code: String,
+    pub(crate) count: u32,
 }
 
 #[derive(Debug, Serialize)]
-pub struct SupersededLine {
-    pub seat: u32,
-    pub code: String,
+pub(crate) struct SupersededLine {
+    pub(crate) seat: u32,
+    pub(crate) code: String,
 }
 
 /// Parses a round file's text into the pool and winners it states.
-pub fn parse_round(text: &str) -> Result<RoundFile, RoundError> {
+pub(crate) fn parse_round(text: &str) -> Result<RoundFile, RoundError> {
     serde_json::from_str(text).map_err(|error| {
         let hint = if error.to_string().contains("expected a string") {
             " (amounts are decimal strings, \"5200.00\", never JSON numbers)"
@@ -152,7 +152,7 @@ fn parse_amount(field: &str, text: &str) -> Result<Money, EngineError> {
 }
 
 /// Computes the awards of the round under the rulebooks given.
-pub fn calculate(rulebooks: &Rulebooks, round: &RoundFile) -> Result<AwardReport, RoundError> {
+pub(crate) fn calculate(rulebooks: &Rulebooks, round: &RoundFile) -> Result<AwardReport, RoundError> {
     let rules = rulebooks.pool(&round.pool).ok_or_else(|| {
         let known: Vec<&str> = rulebooks.pools().map(|rules| rules.id.as_str()).collect();
         EngineError::UnknownPool { pool: round.pool.clone(), known: known.join(", ") }
@@ -241,7 +241,7 @@ fn report(instant: &[Settlement], round: Option<&Settlement>, has_reserve: bool)
 }
 
 /// The same report in the words and number format of the cashier's window.
-pub fn render_text(report: &AwardReport) -> String {
+pub(crate) fn render_text(report: &AwardReport) -> String {
     let ars = |text: &str| text.parse::<Money>().map(format_ars).unwrap_or_else(|_| text.to_owned());
     let mut out = String::new();
     out.push_str(&format!("Pozo {}\n", report.pool));

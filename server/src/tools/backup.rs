@@ -31,9 +31,9 @@ pub const MAC_HEADER: &str = "x-pozo-journal-mac";
 /// What `POST /backup` takes.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct BackupRequest {
+pub(crate) struct BackupRequest {
     /// An absolute path on the controller's machine: absent, or an empty directory.
-    pub to: PathBuf,
+    pub(crate) to: PathBuf,
 }
 
 /// What a backup did.
@@ -51,7 +51,7 @@ pub struct BackupDone {
 }
 
 /// The text the MAC covers: the purpose, the journal and the target.
-pub fn request_text(journal_id: &str, to: &Path) -> Vec<u8> {
+pub(crate) fn request_text(journal_id: &str, to: &Path) -> Vec<u8> {
     let mut text = b"pozo.v1 backup\0".to_vec();
     text.extend_from_slice(journal_id.as_bytes());
     text.push(0);
@@ -67,12 +67,12 @@ fn request_hmac(key: &JournalKey, journal_id: &str, to: &Path) -> Hmac<Sha256> {
 }
 
 /// The MAC of a backup request under the journal key, hex.
-pub fn request_mac(key: &JournalKey, journal_id: &str, to: &Path) -> String {
+pub(crate) fn request_mac(key: &JournalKey, journal_id: &str, to: &Path) -> String {
     hex::encode(request_hmac(key, journal_id, to).finalize().into_bytes())
 }
 
 /// True when `mac_hex` is the journal key's MAC of the request (compared in constant time).
-pub fn request_allowed(key: &JournalKey, journal_id: &str, to: &Path, mac_hex: &str) -> bool {
+pub(crate) fn request_allowed(key: &JournalKey, journal_id: &str, to: &Path, mac_hex: &str) -> bool {
     let Ok(given) = hex::decode(mac_hex.trim()) else { return false };
     request_hmac(key, journal_id, to).verify_slice(&given).is_ok()
 }

@@ -23,10 +23,10 @@ use crate::journal::mark::Mark;
 
 /// What a restore did.
 #[derive(Debug, serde::Serialize)]
-pub struct Restored {
-    pub entries: u64,
-    pub previous_journal_id: String,
-    pub journal_id: String,
+pub(crate) struct Restored {
+    pub(crate) entries: u64,
+    pub(crate) previous_journal_id: String,
+    pub(crate) journal_id: String,
 }
 
 /// Restores `backup` into `data` (absent or empty) as a new epoch; the mark at `mark` is replaced.

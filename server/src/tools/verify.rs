@@ -8,12 +8,14 @@
 //! when it opens one, so verify copies the directory to a temporary one and opens
 //! the copy.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use pozo_engine::PoolId;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use crate::config::JournalKey;
 use crate::journal::Journal;
@@ -28,13 +30,124 @@ pub struct VerifyReport {
     /// The last entry that replays with an unbroken chain.
     pub last_good_entry: u64,
     pub tip: String,
-    pub chain: String,
-    /// "ok", "none" (no mark: a backup copy), or what is missing.
-    pub acknowledged: String,
-    pub conservation: String,
-    pub snapshot: String,
+    pub chain: Check,
+    pub acknowledged: MarkCheck,
+    pub conservation: Check,
+    pub snapshot: SnapshotCheck,
     pub pools: BTreeMap<PoolId, PoolSummary>,
 }
+
+/// A check that has something to check every time: the chain and its seal, the books.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// Written "ok".
+    Ok,
+    /// What is wrong, as the operator reads it (docs/operations.md §6).
+    Failed(String),
+}
+
+/// The stored snapshot against the replayed state: a journal may have none yet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SnapshotCheck {
+    /// Written "ok".
+    Ok,
+    /// No snapshot stored: written "none".
+    NoSnapshot,
+    /// What is wrong with the snapshot.
+    Failed(String),
+}
+
+/// The acknowledgement mark against the journal: a backup has no mark of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MarkCheck {
+    /// The acknowledged entry is there with the hash the mark recorded: written "ok".
+    Ok,
+    /// No mark to check against: none was given ("none (a backup: no mark)") or there is no
+    /// file at `at` ("none (no mark at PATH)").
+    NoMark { at: Option<PathBuf> },
+    /// What is missing or wrong.
+    Failed(String),
+}
+
+impl Check {
+    pub fn passed(&self) -> bool {
+        matches!(self, Check::Ok)
+    }
+}
+
+impl SnapshotCheck {
+    /// No snapshot is not a failure: the controller has not taken one yet.
+    pub fn passed(&self) -> bool {
+        matches!(self, SnapshotCheck::Ok | SnapshotCheck::NoSnapshot)
+    }
+}
+
+impl MarkCheck {
+    /// No mark is not a failure: a backup is checked on its own.
+    pub fn passed(&self) -> bool {
+        matches!(self, MarkCheck::Ok | MarkCheck::NoMark { .. })
+    }
+}
+
+impl Check {
+    /// As the report writes it.
+    fn text(&self) -> Cow<'_, str> {
+        match self {
+            Check::Ok => "ok".into(),
+            Check::Failed(problem) => problem.into(),
+        }
+    }
+}
+
+impl SnapshotCheck {
+    /// As the report writes it.
+    fn text(&self) -> Cow<'_, str> {
+        match self {
+            SnapshotCheck::Ok => "ok".into(),
+            SnapshotCheck::NoSnapshot => "none".into(),
+            SnapshotCheck::Failed(problem) => problem.into(),
+        }
+    }
+}
+
+impl MarkCheck {
+    /// As the report writes it.
+    fn text(&self) -> Cow<'_, str> {
+        match self {
+            MarkCheck::Ok => "ok".into(),
+            MarkCheck::NoMark { at: None } => "none (a backup: no mark)".into(),
+            MarkCheck::NoMark { at: Some(path) } => format!("none (no mark at {})", path.display()).into(),
+            MarkCheck::Failed(problem) => problem.into(),
+        }
+    }
+}
+
+/// Each check is shown and written in the report as its text ("ok", "none", or what is wrong), the JSON
+/// that docs/operations.md §6 documents and scripts read; and compares equal to that text, so a
+/// test says `report.snapshot == "ok"` as the JSON does.
+macro_rules! as_text {
+    ($($check:ty),*) => {$(
+        impl fmt::Display for $check {
+            fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+                formatter.write_str(&self.text())
+            }
+        }
+
+        impl Serialize for $check {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(&self.text())
+            }
+        }
+
+        impl PartialEq<&str> for $check {
+            fn eq(&self, text: &&str) -> bool {
+                self.text() == *text
+            }
+        }
+    )*};
+}
+
+as_text!(Check, SnapshotCheck, MarkCheck);
 
 #[derive(Debug, Serialize)]
 pub struct PoolSummary {
@@ -51,10 +164,7 @@ pub struct PoolSummary {
 
 impl VerifyReport {
     pub fn ok(&self) -> bool {
-        self.chain == "ok"
-            && self.conservation == "ok"
-            && (self.snapshot == "ok" || self.snapshot == "none")
-            && (self.acknowledged == "ok" || self.acknowledged.starts_with("none"))
+        self.chain.passed() && self.conservation.passed() && self.snapshot.passed() && self.acknowledged.passed()
     }
 }
 
@@ -122,9 +232,9 @@ fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark:
     let sealer = Sealer::new(journal_key, &identity).map_err(anyhow::Error::msg)?;
     let mut state = State::new(Arc::new(config));
     let stored = journal.load_snapshot()?;
-    let mut chain = "ok".to_owned();
-    let mut snapshot = "none".to_owned();
-    let mut conservation = "ok".to_owned();
+    let mut chain = Check::Ok;
+    let mut snapshot = SnapshotCheck::NoSnapshot;
+    let mut conservation = Check::Ok;
     let mut tip = crate::journal::JournalTip { entries: 0, hash: identity.genesis_previous() };
     // Entry by entry, so that conservation is checked after every one of them.
     loop {
@@ -132,7 +242,7 @@ fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark:
         match replay_until(&mut state, journal, tip.entries, tip.hash, tip.entries + 1) {
             Ok(next) => tip = next,
             Err(error) => {
-                chain = error.to_string();
+                chain = Check::Failed(error.to_string());
                 break;
             }
         }
@@ -140,43 +250,44 @@ fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark:
             break;
         }
         if let Some((pool, difference)) = state.conservation().into_iter().find(|(_, difference)| !difference.is_zero()) {
-            conservation = format!("broken after entry {}: pool `{pool}` off by {difference}", tip.entries);
+            conservation = Check::Failed(format!("broken after entry {}: pool `{pool}` off by {difference}", tip.entries));
             break;
         }
         if let Some(stored) = &stored
             && stored.sequence == tip.entries
         {
             snapshot = if stored.snapshot != state.snapshot() {
-                format!("differs from the replayed state at entry {}", stored.sequence)
+                SnapshotCheck::Failed(format!("differs from the replayed state at entry {}", stored.sequence))
             } else if stored.tip != hex::encode(tip.hash) {
-                format!("records a tip hash that is not entry {}'s", stored.sequence)
+                SnapshotCheck::Failed(format!("records a tip hash that is not entry {}'s", stored.sequence))
             } else {
-                "ok".to_owned()
+                SnapshotCheck::Ok
             };
         }
     }
-    if chain == "ok"
-        && conservation == "ok"
+    if chain.passed()
+        && conservation.passed()
         && let Err(problem) = check_tip(journal, &tip, &sealer)
     {
-        chain = problem.to_string();
+        chain = Check::Failed(problem.to_string());
     }
     let acknowledged = match mark.map(|mark| (mark, crate::journal::mark::read(mark, &sealer))) {
-        None => "none (a backup: no mark)".to_owned(),
-        Some((mark, Ok(None))) => format!("none (no mark at {})", mark.display()),
-        Some((_, Ok(Some(marked)))) if marked.sequence > tip.entries => {
-            format!("missing: entry {} was acknowledged, the journal is good up to entry {}", marked.sequence, tip.entries)
-        }
+        None => MarkCheck::NoMark { at: None },
+        Some((mark, Ok(None))) => MarkCheck::NoMark { at: Some(mark.to_path_buf()) },
+        Some((_, Ok(Some(marked)))) if marked.sequence > tip.entries => MarkCheck::Failed(format!(
+            "missing: entry {} was acknowledged, the journal is good up to entry {}",
+            marked.sequence, tip.entries
+        )),
         Some((_, Ok(Some(marked)))) => match journal.entry(marked.sequence) {
-            Ok(Some(entry)) if entry.hash == marked.hash => "ok".to_owned(),
-            _ => format!("entry {} is not the entry acknowledged there", marked.sequence),
+            Ok(Some(entry)) if entry.hash == marked.hash => MarkCheck::Ok,
+            _ => MarkCheck::Failed(format!("entry {} is not the entry acknowledged there", marked.sequence)),
         },
-        Some((_, Err(error))) => error.to_string(),
+        Some((_, Err(error))) => MarkCheck::Failed(error.to_string()),
     };
     if let Some(stored) = &stored
         && stored.sequence > tip.entries
     {
-        snapshot = format!("taken at entry {} but the journal ends at {}", stored.sequence, tip.entries);
+        snapshot = SnapshotCheck::Failed(format!("taken at entry {} but the journal ends at {}", stored.sequence, tip.entries));
     }
     let pools = state
         .pools()
@@ -212,4 +323,27 @@ fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark:
 pub fn verify_data(directory: &Path, config: &crate::config::Config) -> anyhow::Result<VerifyReport> {
     let journal_key = config.journal_key.as_ref().ok_or_else(|| anyhow::anyhow!("the configuration has no journal key"))?;
     verify(directory, journal_key, Some(&crate::journal::mark::default_path(directory)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(check: impl Serialize) -> String {
+        serde_json::to_value(check).expect("serializes").as_str().expect("a string").to_owned()
+    }
+
+    #[test]
+    fn each_check_is_written_as_the_text_docs_operations_md_documents() {
+        let failed = "journal entry 3: not sealed with this journal key";
+        assert_eq!((written(Check::Ok), written(Check::Failed(failed.into()))), ("ok".into(), failed.into()));
+        assert_eq!((written(SnapshotCheck::Ok), written(SnapshotCheck::NoSnapshot)), ("ok".into(), "none".into()));
+        assert_eq!(written(MarkCheck::Ok), "ok");
+        assert_eq!(written(MarkCheck::NoMark { at: None }), "none (a backup: no mark)");
+        let at = Some(PathBuf::from("/tmp/pozo.acknowledged"));
+        assert_eq!(written(MarkCheck::NoMark { at }), "none (no mark at /tmp/pozo.acknowledged)");
+        assert_eq!(written(MarkCheck::Failed(failed.into())), failed);
+        assert!(SnapshotCheck::NoSnapshot.passed() && MarkCheck::NoMark { at: None }.passed());
+        assert!(!Check::Failed(failed.into()).passed() && !SnapshotCheck::Failed(failed.into()).passed());
+    }
 }

@@ -166,73 +166,82 @@ pub enum Command {
     },
 }
 
-impl Command {
-    /// Every value of [`Command::kind`].
-    pub const KINDS: [&'static str; 27] = [
-        "genesis",
-        "keys",
-        "confirm",
-        "reject",
-        "open_table",
-        "close_table",
-        "sell_credits",
-        "refund_credits",
-        "press",
-        "start_round",
-        "enter_prize",
-        "accept",
-        "finish_round",
-        "void_bet",
-        "carry_bets",
-        "refund_bet",
-        "last_round",
-        "request_gold_turn",
-        "close_seat",
-        "open_seat",
-        "player_absent",
-        "player_returns",
-        "grillos_played",
-        "annul_series",
-        "custody_bet",
-        "custody_prize",
-        "release_custody",
-    ];
+/// Defines [`Command::kind`] and [`Command::KINDS`] from one list, so that the metrics'
+/// labels (`pozo_commands_total{kind=…}`, every kind from zero) cannot drift from the kinds
+/// commands have: a variant left out of the list does not compile (the match is exhaustive),
+/// and a kind in the list is in both.
+macro_rules! command_kinds {
+    (
+        Command { $($command:ident => $command_kind:literal),* $(,)? }
+        Office { $($office:ident => $office_kind:literal),* $(,)? }
+        Table { $($table:ident => $table_kind:literal),* $(,)? }
+    ) => {
+        impl Command {
+            /// Every value of [`Command::kind`].
+            pub const KINDS: [&'static str; [$($command_kind,)* $($office_kind,)* $($table_kind,)*].len()] =
+                [$($command_kind,)* $($office_kind,)* $($table_kind,)*];
 
-    /// The command's kind, as the metrics label it (`pozo_commands_total{kind=…}`): the
-    /// table operation or the office decision, in the journal's own names.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Command::Genesis { .. } => "genesis",
-            Command::Keys { .. } => "keys",
-            Command::Office(office) => match office.op {
-                OfficeOp::Confirm { .. } => "confirm",
-                OfficeOp::Reject { .. } => "reject",
-            },
-            Command::Table(table) => match table.op {
-                TableOp::OpenTable => "open_table",
-                TableOp::CloseTable => "close_table",
-                TableOp::SellCredits { .. } => "sell_credits",
-                TableOp::RefundCredits { .. } => "refund_credits",
-                TableOp::Press { .. } => "press",
-                TableOp::StartRound => "start_round",
-                TableOp::EnterPrize { .. } => "enter_prize",
-                TableOp::Accept => "accept",
-                TableOp::FinishRound => "finish_round",
-                TableOp::VoidBet { .. } => "void_bet",
-                TableOp::CarryBets => "carry_bets",
-                TableOp::RefundBet { .. } => "refund_bet",
-                TableOp::LastRound => "last_round",
-                TableOp::RequestGoldTurn => "request_gold_turn",
-                TableOp::CloseSeat { .. } => "close_seat",
-                TableOp::OpenSeat { .. } => "open_seat",
-                TableOp::PlayerAbsent { .. } => "player_absent",
-                TableOp::PlayerReturns { .. } => "player_returns",
-                TableOp::GrillosPlayed { .. } => "grillos_played",
-                TableOp::AnnulSeries { .. } => "annul_series",
-                TableOp::CustodyBet { .. } => "custody_bet",
-                TableOp::CustodyPrize { .. } => "custody_prize",
-                TableOp::ReleaseCustody { .. } => "release_custody",
-            },
+            /// The command's kind, as the metrics label it (`pozo_commands_total{kind=…}`): the
+            /// table operation or the office decision, in the journal's own names.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $(Command::$command { .. } => $command_kind,)*
+                    Command::Office(office) => match office.op {
+                        $(OfficeOp::$office { .. } => $office_kind,)*
+                    },
+                    Command::Table(table) => match table.op {
+                        $(TableOp::$table { .. } => $table_kind,)*
+                    },
+                }
+            }
         }
+    };
+}
+
+command_kinds! {
+    Command {
+        Genesis => "genesis",
+        Keys => "keys",
+    }
+    Office {
+        Confirm => "confirm",
+        Reject => "reject",
+    }
+    Table {
+        OpenTable => "open_table",
+        CloseTable => "close_table",
+        SellCredits => "sell_credits",
+        RefundCredits => "refund_credits",
+        Press => "press",
+        StartRound => "start_round",
+        EnterPrize => "enter_prize",
+        Accept => "accept",
+        FinishRound => "finish_round",
+        VoidBet => "void_bet",
+        CarryBets => "carry_bets",
+        RefundBet => "refund_bet",
+        LastRound => "last_round",
+        RequestGoldTurn => "request_gold_turn",
+        CloseSeat => "close_seat",
+        OpenSeat => "open_seat",
+        PlayerAbsent => "player_absent",
+        PlayerReturns => "player_returns",
+        GrillosPlayed => "grillos_played",
+        AnnulSeries => "annul_series",
+        CustodyBet => "custody_bet",
+        CustodyPrize => "custody_prize",
+        ReleaseCustody => "release_custody",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Command;
+
+    /// Two variants under one name would share one counter in the metrics.
+    #[test]
+    fn no_two_kinds_share_a_name() {
+        let distinct: std::collections::BTreeSet<&str> = Command::KINDS.into_iter().collect();
+        assert_eq!(distinct.len(), Command::KINDS.len());
     }
 }
