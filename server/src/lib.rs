@@ -138,6 +138,21 @@ impl Default for ServeOptions {
     }
 }
 
+/// An agent's table command as the table service makes it the state's command (the same
+/// operation and payload hash), with the instant-prize card given rather than drawn: what
+/// the simulator's restart benchmark submits straight to the writer, with no gRPC between.
+pub fn table_command(command: pb::TableCommand, card: Option<state::Card>) -> anyhow::Result<state::Command> {
+    let payload_sha256 = grpc::payload_sha256(&prost::Message::encode_to_vec(&command));
+    let op = grpc::table_op(command.command.ok_or_else(|| anyhow::anyhow!("command: missing"))?)?;
+    Ok(state::Command::Table(state::TableCommand {
+        table_id: command.table_id.into(),
+        sequence: command.sequence,
+        payload_sha256,
+        op,
+        card,
+    }))
+}
+
 /// `ready` is called once the journal is recovered, just before serving.
 pub async fn serve(
     listener: TcpListener,
