@@ -18,11 +18,10 @@
 //!    (`VmHWM`) is read at the end.
 //! 4. **Echo**: the same client loops against a bare tonic echo of the same
 //!    service, answering a reply captured from the controller (the same sizes).
-//! 5. **Restart**: a journal of `--entries` entries is written directly (the
-//!    state machine applies every entry, so chain, tip, snapshot and books are
-//!    what the writer would have written), with its last snapshot as far behind
-//!    the tip as the snapshot interval allows (the worst case); a controller is
-//!    started on it and timed until it serves.
+//! 5. **Restart**: a journal of `--entries` entries is written through the
+//!    writer, as a controller writes one (no gRPC in between), with its last
+//!    snapshot as far behind the tip as the snapshot interval allows (the worst
+//!    case); a controller is started on it and timed until it serves.
 //!
 //! Every child is killed when its handle drops, error or not; everything runs on
 //! loopback; every count and duration is bounded by the options' ranges.
@@ -31,7 +30,7 @@
 //! - this file: the options and the run, phase after phase;
 //! - `load`: one loop per table signing its commands as an agent does, paced or saturating;
 //! - `signs`: the cartel streams read during rounds of windows with and without them;
-//! - `restart`: the journal written directly through the state machine, and its recovery timed;
+//! - `restart`: the journal written through the writer, and its recovery timed;
 //! - `child`: the controller and the bare echo as child processes;
 //! - `proc`: CPU and memory of a process and the machine (the `procfs` crate);
 //! - `report`: every figure, its target, and the summary printed at the end.
@@ -48,10 +47,9 @@ use clap::{Parser, Subcommand};
 use hmac::{Hmac, Mac};
 use pozo_proto::v1 as pb;
 use pozo_proto::v1::table_command::Command as Wire;
+use pozo_server::clock::{Clock, ManualClock, SystemClock};
 use pozo_server::config::Config;
-use pozo_server::grpc::{payload_sha256, table_op};
-use pozo_server::journal::{Hash, Identity, Journal, Record, StoredSnapshot};
-use pozo_server::state::{Card, Command, State, TableCommand};
+use pozo_server::state::Card;
 use pozo_server::{MESSAGE_BYTES_MAX, ServeOptions, writer};
 use prost::Message;
 use serde::Serialize;
@@ -85,9 +83,6 @@ const STOP_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// The longest warm-up before a throughput window.
 const WARMUP_MAX: Duration = Duration::from_secs(2);
-
-/// Entries written (and flushed) together while building the restart journal.
-const BUILD_BATCH: usize = 10_000;
 
 /// The targets of the issue, on the 2-core machine.
 const TARGET_PRESSES_PER_S: f64 = 20_000.0;
