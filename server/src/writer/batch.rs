@@ -9,7 +9,7 @@ use pozo_engine::{Money, PoolId, TableId};
 use tokio::sync::{mpsc, oneshot, watch};
 use tracing::{debug, info};
 
-use super::handle::*;
+use super::handle::{BATCH_MAX, Request};
 use crate::clock::Clock;
 use crate::journal::Sealer;
 use crate::journal::mark::Mark;

@@ -11,7 +11,7 @@ use tokio::sync::{mpsc, watch};
 use tracing::{debug, info};
 
 use super::batch::{Pending, Writer};
-use super::handle::*;
+use super::handle::{Handle, QUEUE_CAPACITY, Request, Stopper, panic_text};
 use super::keys::{journal_key_set, key_changes};
 use super::standby::Following;
 use crate::clock::Clock;
