@@ -162,49 +162,12 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
     ready: impl FnOnce(&Started),
 ) -> anyhow::Result<()> {
-    let mark = options.mark.clone().unwrap_or_else(|| journal::mark::default_path(data));
-    let changed_by = options.changed_by.clone().unwrap_or_else(system_user);
-    let started = writer::start(
-        config,
-        data,
-        options.store.as_ref(),
-        &mark,
-        options.snapshot_every,
-        &changed_by,
-        Arc::clone(&options.clock),
-    );
     tokio::pin!(shutdown);
-    // A standby may wait long before it begins (no journal yet, the database away): a stop
-    // asked meanwhile ends the wait.
-    let (handle, mut writer, stopper) = tokio::select! {
-        started = started => started?,
-        _ = &mut shutdown => {
-            tracing::info!("stopped before serving");
-            return Ok(());
-        }
+    let Some((handle, mut writer, stopper)) = open_writer(config, data, &options, &mut shutdown).await? else {
+        tracing::info!("stopped before serving");
+        return Ok(());
     };
-    let (health, health_service) = tonic_health::server::health_reporter();
-    health.set_serving::<pb::table_server::TableServer<TableService>>().await;
-    health.set_serving::<pb::display_server::DisplayServer<DisplayService>>().await;
-    health.set_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
-    health.set_serving::<pb::reports_server::ReportsServer<ReportsService>>().await;
-    health.set_serving::<pb::pools_server::PoolsServer<PoolsService>>().await;
-    health.set_serving::<pb::controller_server::ControllerServer<ControllerService>>().await;
-    // A hot standby serves reads and the signs but takes no command: the table and Venta-Pagos
-    // services say NOT_SERVING until it takes over (docs/operations.md §16).
-    let mut role = handle.role_changes();
-    if *role.borrow_and_update() == read::status::Role::Standby {
-        health.set_not_serving::<pb::table_server::TableServer<TableService>>().await;
-        health.set_not_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
-        let health = health.clone();
-        tokio::spawn(async move {
-            // A standby becomes the writer once; the role does not go back.
-            if role.wait_for(|role| *role == read::status::Role::Writer).await.is_ok() {
-                health.set_serving::<pb::table_server::TableServer<TableService>>().await;
-                health.set_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
-            }
-        });
-    }
+    let (health, health_service) = health_of(&handle).await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(pozo_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -214,26 +177,7 @@ pub async fn serve(
         handle.config().layout.tables.iter().map(|table| table.id.as_str()),
         Arc::clone(&options.clock),
     );
-    let table = pb::table_server::TableServer::new(TableService {
-        handle: handle.clone(),
-        cards: options.cards,
-        stop: stopping.subscribe(),
-        presence: presence.clone(),
-    })
-    .max_decoding_message_size(MESSAGE_BYTES_MAX);
-    let display = pb::display_server::DisplayServer::new(DisplayService {
-        handle: handle.clone(),
-        open_to: std::sync::Arc::new(options.display_open_to.clone()),
-        stop: stopping.subscribe(),
-    })
-    .max_decoding_message_size(MESSAGE_BYTES_MAX);
-    let controller = pb::controller_server::ControllerServer::new(ControllerService { handle: handle.clone() });
-    let office = pb::venta_pagos_server::VentaPagosServer::new(VentaPagosService { handle: handle.clone() })
-        .max_decoding_message_size(MESSAGE_BYTES_MAX);
-    let reports = pb::reports_server::ReportsServer::new(ReportsService { handle: handle.clone() })
-        .max_decoding_message_size(MESSAGE_BYTES_MAX);
-    let pools =
-        pb::pools_server::PoolsServer::new(PoolsService { handle: handle.clone() }).max_decoding_message_size(MESSAGE_BYTES_MAX);
+    let services = Services::new(&handle, &options, &stopping, &presence);
     let pages_listener = match options.pages {
         Some(address) => {
             Some(TcpListener::bind(address).await.map_err(|error| exit::ListenFailed(format!("--pages {address}: {error}")))?)
@@ -264,37 +208,19 @@ pub async fn serve(
     let server = builder
         .add_service(health_service)
         .add_service(reflection)
-        .add_service(table)
-        .add_service(display)
-        .add_service(office)
-        .add_service(reports)
-        .add_service(pools)
-        .add_service(controller)
+        .add_service(services.table)
+        .add_service(services.display)
+        .add_service(services.office)
+        .add_service(services.reports)
+        .add_service(services.pools)
+        .add_service(services.controller)
         .serve_with_incoming_shutdown(net::incoming(listener, tls.is_some()), async move {
             let _ = stop_requested.wait_for(|stop| *stop).await;
         });
     tokio::pin!(server);
     let result = tokio::select! {
         result = &mut server => result.map_err(anyhow::Error::from),
-        ended = &mut writer => {
-            // Fail-stop: the writer ends only when asked, or when a batch could not be
-            // made durable. A controller that cannot journal must not look alive.
-            health.set_not_serving::<pb::table_server::TableServer<TableService>>().await;
-            health.set_service_status("", tonic_health::ServingStatus::NotServing).await;
-            let _ = stopping.send(true);
-            return Err(match ended {
-                Err(error) if error.is_panic() => match error.into_panic().downcast::<writer::FailStop>() {
-                    // A standby that found the writer's journal damaged: refused, not a storage failure.
-                    Ok(stop) => match *stop {
-                        writer::FailStop::JournalDamaged(text) => anyhow::Error::new(exit::JournalRefused(text)),
-                    },
-                    Err(_) => anyhow::Error::new(exit::StorageFailed(
-                        "the journal writer failed; the controller stops (see the log above)".into(),
-                    )),
-                },
-                other => anyhow::anyhow!("the journal writer stopped unexpectedly: {other:?}"),
-            });
-        }
+        ended = &mut writer => return Err(writer_failed(ended, &health, &stopping).await),
         _ = &mut shutdown => {
             let _ = stopping.send(true);
             match tokio::time::timeout(SHUTDOWN_GRACE, &mut server).await {
@@ -317,6 +243,131 @@ pub async fn serve(
     writer.await?;
     result?;
     Ok(())
+}
+
+/// Recovers the journal in `data` (or begins one) and starts the writer; `None` when a stop
+/// is asked first.
+async fn open_writer(
+    config: Config,
+    data: &Path,
+    options: &ServeOptions,
+    shutdown: &mut std::pin::Pin<&mut (impl Future<Output = ()> + Send)>,
+) -> anyhow::Result<Option<(writer::Handle, tokio::task::JoinHandle<()>, writer::Stopper)>> {
+    let mark = options.mark.clone().unwrap_or_else(|| journal::mark::default_path(data));
+    let changed_by = options.changed_by.clone().unwrap_or_else(system_user);
+    let started = writer::start(
+        config,
+        data,
+        options.store.as_ref(),
+        &mark,
+        options.snapshot_every,
+        &changed_by,
+        Arc::clone(&options.clock),
+    );
+    // A standby may wait long before it begins (no journal yet, the database away): a stop
+    // asked meanwhile ends the wait.
+    tokio::select! {
+        started = started => started.map(Some),
+        _ = shutdown => Ok(None),
+    }
+}
+
+/// gRPC health: every service serving, except that a hot standby, which serves reads and
+/// the signs but takes no command, has the table and Venta-Pagos services say NOT_SERVING
+/// until it takes over (docs/operations.md §16).
+async fn health_of(
+    handle: &writer::Handle,
+) -> (
+    tonic_health::server::HealthReporter,
+    tonic_health::pb::health_server::HealthServer<impl tonic_health::pb::health_server::Health>,
+) {
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health.set_serving::<pb::table_server::TableServer<TableService>>().await;
+    health.set_serving::<pb::display_server::DisplayServer<DisplayService>>().await;
+    health.set_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
+    health.set_serving::<pb::reports_server::ReportsServer<ReportsService>>().await;
+    health.set_serving::<pb::pools_server::PoolsServer<PoolsService>>().await;
+    health.set_serving::<pb::controller_server::ControllerServer<ControllerService>>().await;
+    let mut role = handle.role_changes();
+    if *role.borrow_and_update() == read::status::Role::Standby {
+        health.set_not_serving::<pb::table_server::TableServer<TableService>>().await;
+        health.set_not_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
+        let health = health.clone();
+        tokio::spawn(async move {
+            // A standby becomes the writer once; the role does not go back.
+            if role.wait_for(|role| *role == read::status::Role::Writer).await.is_ok() {
+                health.set_serving::<pb::table_server::TableServer<TableService>>().await;
+                health.set_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
+            }
+        });
+    }
+    (health, health_service)
+}
+
+/// The controller's gRPC services over one writer handle.
+struct Services {
+    table: pb::table_server::TableServer<TableService>,
+    display: pb::display_server::DisplayServer<DisplayService>,
+    controller: pb::controller_server::ControllerServer<ControllerService>,
+    office: pb::venta_pagos_server::VentaPagosServer<VentaPagosService>,
+    reports: pb::reports_server::ReportsServer<ReportsService>,
+    pools: pb::pools_server::PoolsServer<PoolsService>,
+}
+
+impl Services {
+    fn new(
+        handle: &writer::Handle,
+        options: &ServeOptions,
+        stopping: &tokio::sync::watch::Sender<bool>,
+        presence: &read::presence::Presence,
+    ) -> Services {
+        let table = pb::table_server::TableServer::new(TableService {
+            handle: handle.clone(),
+            cards: options.cards,
+            stop: stopping.subscribe(),
+            presence: presence.clone(),
+        })
+        .max_decoding_message_size(MESSAGE_BYTES_MAX);
+        let display = pb::display_server::DisplayServer::new(DisplayService {
+            handle: handle.clone(),
+            open_to: std::sync::Arc::new(options.display_open_to.clone()),
+            stop: stopping.subscribe(),
+        })
+        .max_decoding_message_size(MESSAGE_BYTES_MAX);
+        let controller = pb::controller_server::ControllerServer::new(ControllerService { handle: handle.clone() });
+        let office = pb::venta_pagos_server::VentaPagosServer::new(VentaPagosService { handle: handle.clone() })
+            .max_decoding_message_size(MESSAGE_BYTES_MAX);
+        let reports = pb::reports_server::ReportsServer::new(ReportsService { handle: handle.clone() })
+            .max_decoding_message_size(MESSAGE_BYTES_MAX);
+        let pools = pb::pools_server::PoolsServer::new(PoolsService { handle: handle.clone() })
+            .max_decoding_message_size(MESSAGE_BYTES_MAX);
+        Services { table, display, controller, office, reports, pools }
+    }
+}
+
+/// The writer ended without being asked: every service stops serving and the controller
+/// stops with the exit status of the fail-stop's class. The writer ends only when asked, or
+/// when a batch could not be made durable: a controller that cannot journal must not look alive.
+async fn writer_failed(
+    ended: Result<(), tokio::task::JoinError>,
+    health: &tonic_health::server::HealthReporter,
+    stopping: &tokio::sync::watch::Sender<bool>,
+) -> anyhow::Error {
+    health.set_not_serving::<pb::table_server::TableServer<TableService>>().await;
+    health.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+    let _ = stopping.send(true);
+    match ended {
+        Err(error) if error.is_panic() => match error.into_panic().downcast::<writer::FailStop>() {
+            // A standby that found the writer's journal damaged: refused, not a storage failure.
+            Ok(stop) => match *stop {
+                writer::FailStop::JournalDamaged(text) => anyhow::Error::new(exit::JournalRefused(text)),
+            },
+            Err(_) => anyhow::Error::new(exit::StorageFailed(
+                "the journal writer failed; the controller stops (see the log above)".into(),
+            )),
+        },
+        other => anyhow::anyhow!("the journal writer stopped unexpectedly: {other:?}"),
+    }
 }
 
 /// The controller run inside this process on a free loopback port: for the
