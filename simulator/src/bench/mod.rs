@@ -47,7 +47,7 @@ use clap::{Parser, Subcommand};
 use hmac::{Hmac, Mac};
 use pozo_proto::v1 as pb;
 use pozo_proto::v1::table_command::Command as Wire;
-use pozo_server::clock::{Clock, ManualClock, SystemClock};
+use pozo_server::clock::ManualClock;
 use pozo_server::config::Config;
 use pozo_server::state::Card;
 use pozo_server::{MESSAGE_BYTES_MAX, ServeOptions, writer};

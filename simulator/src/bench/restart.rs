@@ -22,7 +22,8 @@ struct Table {
 /// entry (0 for none).
 pub(super) async fn build_journal(directory: &Path, config: Config, entries: u64, snapshot_every: u64) -> anyhow::Result<u64> {
     let snapshot_at = if entries > snapshot_every { entries - (snapshot_every - 1) } else { 0 };
-    let base_ms = SystemClock.now_ms().saturating_sub(entries / 1000 + 1000);
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis() as u64;
+    let base_ms = now_ms.saturating_sub(entries / 1000 + 1000);
     let clock = Arc::new(ManualClock::at(base_ms));
     let tables: Vec<Table> = config
         .layout
@@ -70,16 +71,8 @@ impl Build<'_> {
     async fn stretch(&mut self, until: u64, snapshot_every: u64) -> anyhow::Result<()> {
         let Build { directory, config, clock, base_ms, tables, next } = self;
         let mark = pozo_server::journal::mark::default_path(directory);
-        let (handle, task, stopper) = writer::start(
-            config.clone(),
-            directory,
-            None,
-            &mark,
-            snapshot_every,
-            "pozo-sim bench",
-            Arc::clone(clock) as Arc<dyn Clock>,
-        )
-        .await?;
+        let (handle, task, stopper) =
+            writer::start(config.clone(), directory, None, &mark, snapshot_every, "pozo-sim bench", clock.clone()).await?;
         let durable = handle.durable_entries();
         anyhow::ensure!(durable == *next - 1, "the writer starts at entry {durable}, not {}", *next - 1);
         let mut in_flight = tokio::task::JoinSet::new();
