@@ -16,11 +16,13 @@
 //! - [`tools`]: `verify`, `backup`, `restore`, `migrate`, the award calculator.
 //! - [`grpc`]: thin handlers, one file per service; auth; one error mapping; wire conversions.
 //! - `web`: the pages (cartel luminoso, Venta-Pagos, sala) on their own listener.
-//! - this file: the composition root, [`serve`], and [`Embedded`] for the simulator and tests.
+//! - this file: the composition root, [`serve`] in its steps, [`Embedded`] for the simulator
+//!   and tests, and [`table_command`] for the restart benchmark, which submits to the writer.
 //! - [`cli`]: the `pozo-server` command line (the binary's `main` is one call to it).
 //!
-//! The `pub` modules are what the binaries, the simulator and the tests use; the others
-//! are the server's own.
+//! The `pub` modules and items are what the binaries, the simulator and the tests use; the
+//! others are the server's own (`pub(crate)`). `grpc` is still `pub` though nothing outside
+//! uses it: its `mod.rs` re-exports what only the simulator used to take.
 //!
 //! The rules themselves live in the pure engine crate, `pozo_engine`.
 
@@ -52,14 +54,12 @@ use tokio::net::TcpListener;
 use crate::config::Config;
 use crate::grpc::{ControllerService, DisplayService, PoolsService, ReportsService, TableService, VentaPagosService};
 
-pub use net::{
-    CONNECTIONS_MAX, FILES_NEEDED, HANDSHAKE_TIMEOUT, MESSAGE_BYTES_MAX, REQUESTS_PER_CONNECTION_MAX, Tls, loopback_networks,
-    raise_open_files_limit, server_builder,
-};
+pub(crate) use net::{FILES_NEEDED, loopback_networks};
+pub use net::{MESSAGE_BYTES_MAX, Tls, raise_open_files_limit, server_builder};
 
 /// After a stop is asked, requests in flight have this long to finish; streams
 /// (table and display watchers) are then cut, and the writer closes the journal.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
 /// Runs the controller on an already bound listener until `shutdown` completes:
 /// recovers the journal in `data`, starts the writer, and serves every service
@@ -115,7 +115,7 @@ pub struct Started {
 }
 
 /// The system user and host running this process: `user@host`.
-pub fn system_user() -> String {
+pub(crate) fn system_user() -> String {
     let user = std::env::var("USER").or_else(|_| std::env::var("LOGNAME")).unwrap_or_else(|_| "unknown".to_owned());
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|host| host.trim().to_owned()).unwrap_or_default();
     if host.is_empty() { user } else { format!("{user}@{host}") }
