@@ -178,26 +178,8 @@ pub async fn serve(
         Arc::clone(&options.clock),
     );
     let services = Services::new(&handle, &options, &stopping, &presence);
-    let pages_listener = match options.pages {
-        Some(address) => {
-            Some(TcpListener::bind(address).await.map_err(|error| exit::ListenFailed(format!("--pages {address}: {error}")))?)
-        }
-        None => None,
-    };
-    let started = Started { pages: pages_listener.as_ref().map(TcpListener::local_addr).transpose()? };
     let grpc_address = listener.local_addr().map(|address| address.to_string()).unwrap_or_default();
-    let pages = pages_listener.map(|listener| {
-        let setup = web::PagesSetup {
-            listen: grpc_address,
-            data: data.to_path_buf(),
-            handle: handle.clone(),
-            presence: presence.clone(),
-            stop: stopping.subscribe(),
-            open_to: options.display_open_to.clone(),
-            peers: options.pages_peers.iter().map(|peer| peer.0.clone()).collect(),
-        };
-        tokio::spawn(web::serve_pages(listener, setup))
-    });
+    let (started, pages) = start_pages(&options, data, grpc_address, &handle, &presence, &stopping).await?;
     drop(handle);
     ready(&started);
     let tls = options.tls.as_ref().map(Tls::server_config);
@@ -232,6 +214,49 @@ pub async fn serve(
             }
         }
     };
+    finish(pages, stopper, writer).await?;
+    result?;
+    Ok(())
+}
+
+/// The pages' task, when they are served.
+type PagesTask = tokio::task::JoinHandle<std::io::Result<()>>;
+
+/// Binds the pages' listener when `options.pages` asks for them and serves them on a task
+/// of their own; says where in [`Started`].
+async fn start_pages(
+    options: &ServeOptions,
+    data: &Path,
+    grpc_address: String,
+    handle: &writer::Handle,
+    presence: &read::presence::Presence,
+    stopping: &tokio::sync::watch::Sender<bool>,
+) -> anyhow::Result<(Started, Option<PagesTask>)> {
+    let pages_listener = match options.pages {
+        Some(address) => {
+            Some(TcpListener::bind(address).await.map_err(|error| exit::ListenFailed(format!("--pages {address}: {error}")))?)
+        }
+        None => None,
+    };
+    let started = Started { pages: pages_listener.as_ref().map(TcpListener::local_addr).transpose()? };
+    let pages = pages_listener.map(|listener| {
+        let setup = web::PagesSetup {
+            listen: grpc_address,
+            data: data.to_path_buf(),
+            handle: handle.clone(),
+            presence: presence.clone(),
+            stop: stopping.subscribe(),
+            open_to: options.display_open_to.clone(),
+            peers: options.pages_peers.iter().map(|peer| peer.0.clone()).collect(),
+        };
+        tokio::spawn(web::serve_pages(listener, setup))
+    });
+    Ok((started, pages))
+}
+
+/// After the gRPC server: the pages get the grace period, then the writer finishes the
+/// batch in hand and closes the journal.
+async fn finish(pages: Option<PagesTask>, stopper: writer::Stopper, writer: tokio::task::JoinHandle<()>) -> anyhow::Result<()> {
     if let Some(mut pages) = pages {
         // The signs were told SUSPENDIDO when the stop was sent; an office page still
         // loading has the grace period.
@@ -241,7 +266,6 @@ pub async fn serve(
     }
     stopper.stop();
     writer.await?;
-    result?;
     Ok(())
 }
 
