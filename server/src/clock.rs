@@ -23,7 +23,7 @@ pub trait Clock: Send + Sync + Debug {
 
 /// This machine's clock: what `pozo-server serve` runs on.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct SystemClock;
+pub(crate) struct SystemClock;
 
 impl Clock for SystemClock {
     fn now_ms(&self) -> u64 {

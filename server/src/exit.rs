@@ -81,7 +81,7 @@ impl ExitClass {
     }
 
     /// The class of a journal that could not be recovered: its storage failing, or the journal itself.
-    pub fn of_recovery(recovery: &RecoveryError) -> ExitClass {
+    pub(crate) fn of_recovery(recovery: &RecoveryError) -> ExitClass {
         match recovery {
             RecoveryError::Storage(JournalError::Store(store)) => ExitClass::of_store(store),
             RecoveryError::Mark(MarkError::Io { .. }) => ExitClass::Storage,
@@ -110,12 +110,12 @@ pub struct JournalRefused(pub String);
 /// The journal's storage failed while serving.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct StorageFailed(pub String);
+pub(crate) struct StorageFailed(pub String);
 
 /// An address could not be listened on.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct ListenFailed(pub String);
+pub(crate) struct ListenFailed(pub String);
 
 #[cfg(test)]
 mod tests {

@@ -16,11 +16,13 @@
 //! - [`tools`]: `verify`, `backup`, `restore`, `migrate`, the award calculator.
 //! - [`grpc`]: thin handlers, one file per service; auth; one error mapping; wire conversions.
 //! - `web`: the pages (cartel luminoso, Venta-Pagos, sala) on their own listener.
-//! - this file: the composition root, [`serve`], and [`Embedded`] for the simulator and tests.
+//! - this file: the composition root, [`serve`] in its steps, [`Embedded`] for the simulator
+//!   and tests, and [`table_command`] for the restart benchmark, which submits to the writer.
 //! - [`cli`]: the `pozo-server` command line (the binary's `main` is one call to it).
 //!
-//! The `pub` modules are what the binaries, the simulator and the tests use; the others
-//! are the server's own.
+//! The `pub` modules and items are what the binaries, the simulator and the tests use; the
+//! others are the server's own (`pub(crate)`). `grpc` is still `pub` though nothing outside
+//! uses it: its `mod.rs` re-exports what only the simulator used to take.
 //!
 //! The rules themselves live in the pure engine crate, `pozo_engine`.
 
@@ -52,14 +54,12 @@ use tokio::net::TcpListener;
 use crate::config::Config;
 use crate::grpc::{ControllerService, DisplayService, PoolsService, ReportsService, TableService, VentaPagosService};
 
-pub use net::{
-    CONNECTIONS_MAX, FILES_NEEDED, HANDSHAKE_TIMEOUT, MESSAGE_BYTES_MAX, REQUESTS_PER_CONNECTION_MAX, Tls, loopback_networks,
-    raise_open_files_limit, server_builder,
-};
+pub(crate) use net::{FILES_NEEDED, loopback_networks};
+pub use net::{MESSAGE_BYTES_MAX, Tls, raise_open_files_limit, server_builder};
 
 /// After a stop is asked, requests in flight have this long to finish; streams
 /// (table and display watchers) are then cut, and the writer closes the journal.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
 /// Runs the controller on an already bound listener until `shutdown` completes:
 /// recovers the journal in `data`, starts the writer, and serves every service
@@ -115,7 +115,7 @@ pub struct Started {
 }
 
 /// The system user and host running this process: `user@host`.
-pub fn system_user() -> String {
+pub(crate) fn system_user() -> String {
     let user = std::env::var("USER").or_else(|_| std::env::var("LOGNAME")).unwrap_or_else(|_| "unknown".to_owned());
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|host| host.trim().to_owned()).unwrap_or_default();
     if host.is_empty() { user } else { format!("{user}@{host}") }
@@ -138,6 +138,21 @@ impl Default for ServeOptions {
     }
 }
 
+/// An agent's table command as the table service makes it the state's command (the same
+/// operation and payload hash), with the instant-prize card given rather than drawn: what
+/// the simulator's restart benchmark submits straight to the writer, with no gRPC between.
+pub fn table_command(command: pb::TableCommand, card: Option<state::Card>) -> anyhow::Result<state::Command> {
+    let payload_sha256 = grpc::payload_sha256(&prost::Message::encode_to_vec(&command));
+    let op = grpc::table_op(command.command.ok_or_else(|| anyhow::anyhow!("command: missing"))?)?;
+    Ok(state::Command::Table(state::TableCommand {
+        table_id: command.table_id.into(),
+        sequence: command.sequence,
+        payload_sha256,
+        op,
+        card,
+    }))
+}
+
 /// `ready` is called once the journal is recovered, just before serving.
 pub async fn serve(
     listener: TcpListener,
@@ -147,6 +162,121 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
     ready: impl FnOnce(&Started),
 ) -> anyhow::Result<()> {
+    tokio::pin!(shutdown);
+    let Some((handle, mut writer, stopper)) = open_writer(config, data, &options, &mut shutdown).await? else {
+        tracing::info!("stopped before serving");
+        return Ok(());
+    };
+    let (health, health_service) = health_of(&handle).await;
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(pozo_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    let (stopping, mut stop_requested) = tokio::sync::watch::channel(false);
+    let presence = read::presence::Presence::new(
+        handle.config().layout.tables.iter().map(|table| table.id.as_str()),
+        Arc::clone(&options.clock),
+    );
+    let services = Services::new(&handle, &options, &stopping, &presence);
+    let grpc_address = listener.local_addr().map(|address| address.to_string()).unwrap_or_default();
+    let (started, pages) = start_pages(&options, data, grpc_address, &handle, &presence, &stopping).await?;
+    drop(handle);
+    ready(&started);
+    let tls = options.tls.as_ref().map(Tls::server_config);
+    let mut builder = server_builder();
+    if let Some(tls) = tls.clone() {
+        builder = builder.tls_config(tls)?;
+    }
+    let server = builder
+        .add_service(health_service)
+        .add_service(reflection)
+        .add_service(services.table)
+        .add_service(services.display)
+        .add_service(services.office)
+        .add_service(services.reports)
+        .add_service(services.pools)
+        .add_service(services.controller)
+        .serve_with_incoming_shutdown(net::incoming(listener, tls.is_some()), async move {
+            let _ = stop_requested.wait_for(|stop| *stop).await;
+        });
+    tokio::pin!(server);
+    let result = tokio::select! {
+        result = &mut server => result.map_err(anyhow::Error::from),
+        ended = &mut writer => return Err(writer_failed(ended, &health, &stopping).await),
+        _ = &mut shutdown => {
+            let _ = stopping.send(true);
+            match tokio::time::timeout(SHUTDOWN_GRACE, &mut server).await {
+                Ok(result) => result.map_err(anyhow::Error::from),
+                Err(_) => {
+                    tracing::info!("streams still open after the grace period: closing them");
+                    Ok(())
+                }
+            }
+        }
+    };
+    finish(pages, stopper, writer).await?;
+    result?;
+    Ok(())
+}
+
+/// The pages' task, when they are served.
+type PagesTask = tokio::task::JoinHandle<std::io::Result<()>>;
+
+/// Binds the pages' listener when `options.pages` asks for them and serves them on a task
+/// of their own; says where in [`Started`].
+async fn start_pages(
+    options: &ServeOptions,
+    data: &Path,
+    grpc_address: String,
+    handle: &writer::Handle,
+    presence: &read::presence::Presence,
+    stopping: &tokio::sync::watch::Sender<bool>,
+) -> anyhow::Result<(Started, Option<PagesTask>)> {
+    let pages_listener = match options.pages {
+        Some(address) => {
+            Some(TcpListener::bind(address).await.map_err(|error| exit::ListenFailed(format!("--pages {address}: {error}")))?)
+        }
+        None => None,
+    };
+    let started = Started { pages: pages_listener.as_ref().map(TcpListener::local_addr).transpose()? };
+    let pages = pages_listener.map(|listener| {
+        let setup = web::PagesSetup {
+            listen: grpc_address,
+            data: data.to_path_buf(),
+            handle: handle.clone(),
+            presence: presence.clone(),
+            stop: stopping.subscribe(),
+            open_to: options.display_open_to.clone(),
+            peers: options.pages_peers.iter().map(|peer| peer.0.clone()).collect(),
+        };
+        tokio::spawn(web::serve_pages(listener, setup))
+    });
+    Ok((started, pages))
+}
+
+/// After the gRPC server: the pages get the grace period, then the writer finishes the
+/// batch in hand and closes the journal.
+async fn finish(pages: Option<PagesTask>, stopper: writer::Stopper, writer: tokio::task::JoinHandle<()>) -> anyhow::Result<()> {
+    if let Some(mut pages) = pages {
+        // The signs were told SUSPENDIDO when the stop was sent; an office page still
+        // loading has the grace period.
+        if tokio::time::timeout(SHUTDOWN_GRACE, &mut pages).await.is_err() {
+            pages.abort();
+        }
+    }
+    stopper.stop();
+    writer.await?;
+    Ok(())
+}
+
+/// Recovers the journal in `data` (or begins one) and starts the writer; `None` when a stop
+/// is asked first.
+async fn open_writer(
+    config: Config,
+    data: &Path,
+    options: &ServeOptions,
+    shutdown: &mut std::pin::Pin<&mut (impl Future<Output = ()> + Send)>,
+) -> anyhow::Result<Option<(writer::Handle, tokio::task::JoinHandle<()>, writer::Stopper)>> {
     let mark = options.mark.clone().unwrap_or_else(|| journal::mark::default_path(data));
     let changed_by = options.changed_by.clone().unwrap_or_else(system_user);
     let started = writer::start(
@@ -158,16 +288,23 @@ pub async fn serve(
         &changed_by,
         Arc::clone(&options.clock),
     );
-    tokio::pin!(shutdown);
     // A standby may wait long before it begins (no journal yet, the database away): a stop
     // asked meanwhile ends the wait.
-    let (handle, mut writer, stopper) = tokio::select! {
-        started = started => started?,
-        _ = &mut shutdown => {
-            tracing::info!("stopped before serving");
-            return Ok(());
-        }
-    };
+    tokio::select! {
+        started = started => started.map(Some),
+        _ = shutdown => Ok(None),
+    }
+}
+
+/// gRPC health: every service serving, except that a hot standby, which serves reads and
+/// the signs but takes no command, has the table and Venta-Pagos services say NOT_SERVING
+/// until it takes over (docs/operations.md §16).
+async fn health_of(
+    handle: &writer::Handle,
+) -> (
+    tonic_health::server::HealthReporter,
+    tonic_health::pb::health_server::HealthServer<impl tonic_health::pb::health_server::Health>,
+) {
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<pb::table_server::TableServer<TableService>>().await;
     health.set_serving::<pb::display_server::DisplayServer<DisplayService>>().await;
@@ -175,8 +312,6 @@ pub async fn serve(
     health.set_serving::<pb::reports_server::ReportsServer<ReportsService>>().await;
     health.set_serving::<pb::pools_server::PoolsServer<PoolsService>>().await;
     health.set_serving::<pb::controller_server::ControllerServer<ControllerService>>().await;
-    // A hot standby serves reads and the signs but takes no command: the table and Venta-Pagos
-    // services say NOT_SERVING until it takes over (docs/operations.md §16).
     let mut role = handle.role_changes();
     if *role.borrow_and_update() == read::status::Role::Standby {
         health.set_not_serving::<pb::table_server::TableServer<TableService>>().await;
@@ -190,118 +325,73 @@ pub async fn serve(
             }
         });
     }
-    let reflection = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(pozo_proto::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .build_v1()?;
-    let (stopping, mut stop_requested) = tokio::sync::watch::channel(false);
-    let presence = read::presence::Presence::new(
-        handle.config().layout.tables.iter().map(|table| table.id.as_str()),
-        Arc::clone(&options.clock),
-    );
-    let table = pb::table_server::TableServer::new(TableService {
-        handle: handle.clone(),
-        cards: options.cards,
-        stop: stopping.subscribe(),
-        presence: presence.clone(),
-    })
-    .max_decoding_message_size(MESSAGE_BYTES_MAX);
-    let display = pb::display_server::DisplayServer::new(DisplayService {
-        handle: handle.clone(),
-        open_to: std::sync::Arc::new(options.display_open_to.clone()),
-        stop: stopping.subscribe(),
-    })
-    .max_decoding_message_size(MESSAGE_BYTES_MAX);
-    let controller = pb::controller_server::ControllerServer::new(ControllerService { handle: handle.clone() });
-    let office = pb::venta_pagos_server::VentaPagosServer::new(VentaPagosService { handle: handle.clone() })
-        .max_decoding_message_size(MESSAGE_BYTES_MAX);
-    let reports = pb::reports_server::ReportsServer::new(ReportsService { handle: handle.clone() })
-        .max_decoding_message_size(MESSAGE_BYTES_MAX);
-    let pools =
-        pb::pools_server::PoolsServer::new(PoolsService { handle: handle.clone() }).max_decoding_message_size(MESSAGE_BYTES_MAX);
-    let pages_listener = match options.pages {
-        Some(address) => {
-            Some(TcpListener::bind(address).await.map_err(|error| exit::ListenFailed(format!("--pages {address}: {error}")))?)
-        }
-        None => None,
-    };
-    let started = Started { pages: pages_listener.as_ref().map(TcpListener::local_addr).transpose()? };
-    let grpc_address = listener.local_addr().map(|address| address.to_string()).unwrap_or_default();
-    let pages = pages_listener.map(|listener| {
-        let setup = web::PagesSetup {
-            listen: grpc_address,
-            data: data.to_path_buf(),
+    (health, health_service)
+}
+
+/// The controller's gRPC services over one writer handle.
+struct Services {
+    table: pb::table_server::TableServer<TableService>,
+    display: pb::display_server::DisplayServer<DisplayService>,
+    controller: pb::controller_server::ControllerServer<ControllerService>,
+    office: pb::venta_pagos_server::VentaPagosServer<VentaPagosService>,
+    reports: pb::reports_server::ReportsServer<ReportsService>,
+    pools: pb::pools_server::PoolsServer<PoolsService>,
+}
+
+impl Services {
+    fn new(
+        handle: &writer::Handle,
+        options: &ServeOptions,
+        stopping: &tokio::sync::watch::Sender<bool>,
+        presence: &read::presence::Presence,
+    ) -> Services {
+        let table = pb::table_server::TableServer::new(TableService {
             handle: handle.clone(),
-            presence: presence.clone(),
+            cards: options.cards,
             stop: stopping.subscribe(),
-            open_to: options.display_open_to.clone(),
-            peers: options.pages_peers.iter().map(|peer| peer.0.clone()).collect(),
-        };
-        tokio::spawn(web::serve_pages(listener, setup))
-    });
-    drop(handle);
-    ready(&started);
-    let tls = options.tls.as_ref().map(Tls::server_config);
-    let mut builder = server_builder();
-    if let Some(tls) = tls.clone() {
-        builder = builder.tls_config(tls)?;
+            presence: presence.clone(),
+        })
+        .max_decoding_message_size(MESSAGE_BYTES_MAX);
+        let display = pb::display_server::DisplayServer::new(DisplayService {
+            handle: handle.clone(),
+            open_to: std::sync::Arc::new(options.display_open_to.clone()),
+            stop: stopping.subscribe(),
+        })
+        .max_decoding_message_size(MESSAGE_BYTES_MAX);
+        let controller = pb::controller_server::ControllerServer::new(ControllerService { handle: handle.clone() });
+        let office = pb::venta_pagos_server::VentaPagosServer::new(VentaPagosService { handle: handle.clone() })
+            .max_decoding_message_size(MESSAGE_BYTES_MAX);
+        let reports = pb::reports_server::ReportsServer::new(ReportsService { handle: handle.clone() })
+            .max_decoding_message_size(MESSAGE_BYTES_MAX);
+        let pools = pb::pools_server::PoolsServer::new(PoolsService { handle: handle.clone() })
+            .max_decoding_message_size(MESSAGE_BYTES_MAX);
+        Services { table, display, controller, office, reports, pools }
     }
-    let server = builder
-        .add_service(health_service)
-        .add_service(reflection)
-        .add_service(table)
-        .add_service(display)
-        .add_service(office)
-        .add_service(reports)
-        .add_service(pools)
-        .add_service(controller)
-        .serve_with_incoming_shutdown(net::incoming(listener, tls.is_some()), async move {
-            let _ = stop_requested.wait_for(|stop| *stop).await;
-        });
-    tokio::pin!(server);
-    let result = tokio::select! {
-        result = &mut server => result.map_err(anyhow::Error::from),
-        ended = &mut writer => {
-            // Fail-stop: the writer ends only when asked, or when a batch could not be
-            // made durable. A controller that cannot journal must not look alive.
-            health.set_not_serving::<pb::table_server::TableServer<TableService>>().await;
-            health.set_service_status("", tonic_health::ServingStatus::NotServing).await;
-            let _ = stopping.send(true);
-            return Err(match ended {
-                Err(error) if error.is_panic() => match error.into_panic().downcast::<writer::FailStop>() {
-                    // A standby that found the writer's journal damaged: refused, not a storage failure.
-                    Ok(stop) => match *stop {
-                        writer::FailStop::JournalDamaged(text) => anyhow::Error::new(exit::JournalRefused(text)),
-                    },
-                    Err(_) => anyhow::Error::new(exit::StorageFailed(
-                        "the journal writer failed; the controller stops (see the log above)".into(),
-                    )),
-                },
-                other => anyhow::anyhow!("the journal writer stopped unexpectedly: {other:?}"),
-            });
-        }
-        _ = &mut shutdown => {
-            let _ = stopping.send(true);
-            match tokio::time::timeout(SHUTDOWN_GRACE, &mut server).await {
-                Ok(result) => result.map_err(anyhow::Error::from),
-                Err(_) => {
-                    tracing::info!("streams still open after the grace period: closing them");
-                    Ok(())
-                }
-            }
-        }
-    };
-    if let Some(mut pages) = pages {
-        // The signs were told SUSPENDIDO when the stop was sent; an office page still
-        // loading has the grace period.
-        if tokio::time::timeout(SHUTDOWN_GRACE, &mut pages).await.is_err() {
-            pages.abort();
-        }
+}
+
+/// The writer ended without being asked: every service stops serving and the controller
+/// stops with the exit status of the fail-stop's class. The writer ends only when asked, or
+/// when a batch could not be made durable: a controller that cannot journal must not look alive.
+async fn writer_failed(
+    ended: Result<(), tokio::task::JoinError>,
+    health: &tonic_health::server::HealthReporter,
+    stopping: &tokio::sync::watch::Sender<bool>,
+) -> anyhow::Error {
+    health.set_not_serving::<pb::table_server::TableServer<TableService>>().await;
+    health.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+    let _ = stopping.send(true);
+    match ended {
+        Err(error) if error.is_panic() => match error.into_panic().downcast::<writer::FailStop>() {
+            // A standby that found the writer's journal damaged: refused, not a storage failure.
+            Ok(stop) => match *stop {
+                writer::FailStop::JournalDamaged(text) => anyhow::Error::new(exit::JournalRefused(text)),
+            },
+            Err(_) => anyhow::Error::new(exit::StorageFailed(
+                "the journal writer failed; the controller stops (see the log above)".into(),
+            )),
+        },
+        other => anyhow::anyhow!("the journal writer stopped unexpectedly: {other:?}"),
     }
-    stopper.stop();
-    writer.await?;
-    result?;
-    Ok(())
 }
 
 /// The controller run inside this process on a free loopback port: for the

@@ -24,11 +24,11 @@ use super::store::{SledStore, Store, StoreError};
 use pozo_core::state::{Command, Snapshot};
 
 /// The meta values a journal keeps (beside its entries and tip): what `migrate` copies.
-pub const META_KEYS: [&str; 3] = [IDENTITY_KEY, SNAPSHOT_KEY, SNAPSHOT_SEAL_KEY];
+pub(crate) const META_KEYS: [&str; 3] = [IDENTITY_KEY, SNAPSHOT_KEY, SNAPSHOT_SEAL_KEY];
 
-pub const SNAPSHOT_KEY: &str = "snapshot";
-pub const SNAPSHOT_SEAL_KEY: &str = "snapshot-seal";
-pub const IDENTITY_KEY: &str = "identity";
+pub(crate) const SNAPSHOT_KEY: &str = "snapshot";
+pub(crate) const SNAPSHOT_SEAL_KEY: &str = "snapshot-seal";
+pub(crate) const IDENTITY_KEY: &str = "identity";
 
 /// The journal's length and the hash of its last entry.
 #[derive(Clone, Copy, Debug)]
@@ -191,7 +191,7 @@ impl Journal {
     }
 
     /// Records the journal's identity; durable with the next append.
-    pub fn set_identity(&self, identity: &Identity) -> Result<(), JournalError> {
+    pub(crate) fn set_identity(&self, identity: &Identity) -> Result<(), JournalError> {
         self.store.put_meta(vec![(IDENTITY_KEY, serde_json::to_vec(identity).expect("identities serialize"))])?;
         Ok(())
     }
@@ -224,7 +224,7 @@ impl Journal {
 
     /// The stored snapshot if its seal is this journal's: one written without the journal
     /// key (an edited state) is not trusted, and start-up replays from the first entry.
-    pub fn load_sealed_snapshot(&self, sealer: &Sealer) -> Result<Option<StoredSnapshot>, JournalError> {
+    pub(crate) fn load_sealed_snapshot(&self, sealer: &Sealer) -> Result<Option<StoredSnapshot>, JournalError> {
         let Some(bytes) = self.store.meta(SNAPSHOT_KEY)? else { return Ok(None) };
         let sealed = self.store.meta(SNAPSHOT_SEAL_KEY)?.is_some_and(|seal| seal[..] == sealer.snapshot_seal(&bytes)[..]);
         if !sealed {

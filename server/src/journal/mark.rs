@@ -95,7 +95,7 @@ pub enum MarkError {
 }
 
 /// Syncs the directory holding `path`, so that a file created or renamed there survives a crash.
-pub fn sync_directory_of(path: &Path) -> Result<(), MarkError> {
+pub(crate) fn sync_directory_of(path: &Path) -> Result<(), MarkError> {
     let directory = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
     File::open(directory)
         .and_then(|directory| directory.sync_all())
@@ -137,7 +137,7 @@ pub fn read(path: &Path, sealer: &Sealer) -> Result<Option<Acknowledged>, MarkEr
 /// The highest epoch of `identity`'s installation that a sealed slot of the mark at
 /// `path` names, whatever the epoch of `identity`: what a restore must move past, so
 /// that restoring the same backup twice never gives two journals one id.
-pub fn highest_epoch(path: &Path, key: &JournalKey, identity: &Identity) -> Option<u32> {
+pub(crate) fn highest_epoch(path: &Path, key: &JournalKey, identity: &Identity) -> Option<u32> {
     let bytes = std::fs::read(path).ok()?;
     slots(&bytes)
         .into_iter()

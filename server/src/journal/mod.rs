@@ -20,9 +20,7 @@ pub mod recovery;
 mod seal;
 pub mod store;
 
-pub use chain::{
-    IDENTITY_KEY, Journal, JournalError, JournalTip, META_KEYS, ReadEntry, Record, SNAPSHOT_KEY, SNAPSHOT_SEAL_KEY,
-    StoredSnapshot, entry_hash,
-};
+pub(crate) use chain::META_KEYS;
+pub use chain::{Journal, JournalError, JournalTip, ReadEntry, Record, StoredSnapshot, entry_hash};
 pub use identity::{Hash, Identity};
 pub use seal::Sealer;

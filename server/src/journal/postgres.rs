@@ -25,10 +25,10 @@ use crate::journal::store::{Store, StoreError, Stored};
 pub const WRITER_LOCK: i64 = 0x706f_7a6f_7772;
 
 /// How often a standby asks for the writer's lock.
-pub const STANDBY_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+pub(crate) const STANDBY_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// How long a standby waits before connecting again to a database it lost.
-pub const STANDBY_RECONNECT: std::time::Duration = std::time::Duration::from_secs(1);
+pub(crate) const STANDBY_RECONNECT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Entries read back per query when the journal is read in order.
 const PAGE_ENTRIES: i64 = 4_096;
@@ -169,7 +169,7 @@ impl PgStore {
 
     /// Connects for reading only (`verify`): a read-only session, no migration and no writer's
     /// lock, so it may read while the writer serves. Refused if the database has no journal.
-    pub fn open_reader(url: &str) -> Result<Arc<PgStore>, StoreError> {
+    pub(crate) fn open_reader(url: &str) -> Result<Arc<PgStore>, StoreError> {
         // One read-only transaction for everything the reader reads: one snapshot of the
         // journal, however long the reading and whatever the writer commits meanwhile.
         PgStore::read_only(url, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", "cannot start a read-only transaction")
@@ -178,7 +178,7 @@ impl PgStore {
     /// Connects to follow the journal as a hot standby (`serve --standby`): no writer's lock,
     /// no migration, and no transaction held open, so that every read sees what the writer has
     /// committed by then. Refused if the database has no journal yet.
-    pub fn open_follower(url: &str) -> Result<Arc<PgStore>, StoreError> {
+    pub(crate) fn open_follower(url: &str) -> Result<Arc<PgStore>, StoreError> {
         PgStore::read_only(url, "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY", "cannot make the session read-only")
     }
 
@@ -231,7 +231,7 @@ impl Drop for PgStore {
 /// ([`Candidate::try_take`]), connecting again after the database was lost. A writer killed
 /// lets go of the lock with its connection, so a standby that asks every [`STANDBY_POLL`]
 /// takes over within about one poll.
-pub struct Candidate {
+pub(crate) struct Candidate {
     url: String,
     connection: Option<(tokio::runtime::Runtime, tokio_postgres::Client)>,
 }
@@ -245,7 +245,7 @@ impl Candidate {
     /// Asks once for the writer's lock (connecting first if needed): the writer's store, with
     /// the migrations applied, once the lock is ours; `None` while another controller holds it.
     /// An error leaves the candidate unconnected: the next ask connects again.
-    pub fn try_take(&mut self) -> Result<Option<Arc<PgStore>>, StoreError> {
+    pub(crate) fn try_take(&mut self) -> Result<Option<Arc<PgStore>>, StoreError> {
         let (runtime, client) = match self.connection.take() {
             Some(connection) => connection,
             None => {

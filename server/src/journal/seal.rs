@@ -40,7 +40,7 @@ impl Sealer {
     }
 
     /// The seal of the journal's tip: HMAC(journal key, "pozo.v1.tip" 0, installation, epoch, sequence, hash).
-    pub fn tip_seal(&self, sequence: u64, hash: &Hash) -> [u8; 32] {
+    pub(crate) fn tip_seal(&self, sequence: u64, hash: &Hash) -> [u8; 32] {
         let mut body = Vec::with_capacity(60);
         body.extend_from_slice(&self.installation);
         body.extend_from_slice(&self.epoch.to_be_bytes());
@@ -51,7 +51,7 @@ impl Sealer {
 
     /// The seal of a stored snapshot: HMAC(journal key, "pozo.v1.snapshot" 0, installation,
     /// the stored bytes). No epoch: a restore keeps the snapshot's seal valid.
-    pub fn snapshot_seal(&self, bytes: &[u8]) -> [u8; 32] {
+    pub(crate) fn snapshot_seal(&self, bytes: &[u8]) -> [u8; 32] {
         let mut mac = Hmac::<Sha256>::new_from_slice(&self.key.0).expect("HMAC takes keys of any length");
         mac.update(b"pozo.v1.snapshot\0");
         mac.update(&self.installation);

@@ -17,16 +17,16 @@ use futures_util::future::BoxFuture;
 /// sled's page cache. Its default (1 GiB) let the controller grow about 0.5 MiB per
 /// 1,000 entries written; the journal is written once and read back only at start-up
 /// and by `Reports.Entries`, so a small cache costs nothing measurable (docs/benchmarks.md).
-pub const CACHE_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const CACHE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// How long opening waits for a journal closed just before to let go of its lock (sled's
 /// flusher wakes every 500 ms; a loaded 2-core machine can take longer).
-pub const LOCK_WAIT: Duration = Duration::from_secs(5);
+pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(5);
 
 /// The file in the data directory a controller holds an exclusive lock on while it has
 /// the journal open: a second one is told so by the operating system (a typed
 /// `WouldBlock`), not by reading sled's error text.
-pub const LOCK_FILE: &str = "pozo.lock";
+pub(crate) const LOCK_FILE: &str = "pozo.lock";
 
 /// The tip record's key, in the batches' own tree so that it is written in the same
 /// atomic sled batch as they are. It sorts after every batch key (a sequence's first byte
@@ -39,7 +39,7 @@ const TIP_KEY: &[u8] = b"~tip";
 /// big values meant megabytes held per insert (peak 263 MiB against 134 MiB with 1,000
 /// tables; 180 MiB with runs of 8 KiB). Runs of 2 KiB (about six entries) keep the CPU
 /// saved and the memory where it was (docs/benchmarks.md).
-pub const RUN_BYTES: usize = 2 * 1024;
+pub(crate) const RUN_BYTES: usize = 2 * 1024;
 
 /// The tree of the journal's batches (docs/journal.md).
 const BATCHES: &str = "batches";
@@ -90,7 +90,7 @@ pub enum StoreError {
 impl StoreError {
     /// An error that trying again cannot mend: a wrong address, or a password or user the
     /// database refuses.
-    pub fn is_refusal(&self) -> bool {
+    pub(crate) fn is_refusal(&self) -> bool {
         match self {
             StoreError::Address { .. } => true,
             StoreError::Postgres { error, .. } => error.code().is_some_and(|code| {
@@ -104,7 +104,7 @@ impl StoreError {
 }
 
 /// One entry as stored: its sequence and its bytes.
-pub type Stored = (u64, Vec<u8>);
+pub(crate) type Stored = (u64, Vec<u8>);
 
 /// The journal's bytes, in order.
 pub trait Store: Send + Sync {
@@ -134,7 +134,7 @@ pub trait Store: Send + Sync {
 /// is the journal's), its entries one after another, each behind its length as a
 /// big-endian u32, and the tip record; the tree
 /// `meta` the named values (docs/journal.md).
-pub struct SledStore {
+pub(crate) struct SledStore {
     db: sled::Db,
     batches: sled::Tree,
     meta: sled::Tree,

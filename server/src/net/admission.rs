@@ -28,20 +28,20 @@ use tonic::transport::server::{Connected, TcpConnectInfo};
 
 /// The most open (HTTP/2) connections served at once: a casino floor of agents,
 /// displays and offices.
-pub const CONNECTIONS_MAX: usize = 4096;
+pub(crate) const CONNECTIONS_MAX: usize = 4096;
 
 /// The most connections waiting for their HTTP/2 preface at once.
-pub const PENDING_MAX: usize = 4096;
+pub(crate) const PENDING_MAX: usize = 4096;
 
 /// The most open connections one peer address may hold. Loopback peers are held only
 /// to [`CONNECTIONS_MAX`]: the simulator runs a whole floor of agents from 127.0.0.1.
-pub const PEER_OPEN_MAX: usize = 2048;
+pub(crate) const PEER_OPEN_MAX: usize = 2048;
 
 /// The most connections one peer address may have waiting for their preface.
-pub const PEER_PENDING_MAX: usize = 512;
+pub(crate) const PEER_PENDING_MAX: usize = 512;
 
 /// The open files the connection limits need, with room for the journal and logs.
-pub const FILES_NEEDED: u64 = (CONNECTIONS_MAX + PENDING_MAX + 256) as u64;
+pub(crate) const FILES_NEEDED: u64 = (CONNECTIONS_MAX + PENDING_MAX + 256) as u64;
 
 /// Raises this process's soft limit on open files towards [`FILES_NEEDED`] (never
 /// above the hard limit). Returns the limit in force, so that the caller can warn
@@ -51,7 +51,7 @@ pub fn raise_open_files_limit() -> std::io::Result<u64> {
 }
 
 /// How long a new connection has to send the HTTP/2 client preface.
-pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(3);
+pub(crate) const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The HTTP/2 client connection preface (RFC 9113, 3.4).
 const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
@@ -64,7 +64,7 @@ const TLS_HANDSHAKE: &[u8] = &[0x16];
 /// Silent ones are those that never finished their handshake — above all a TLS
 /// connection that stops after the TLS handshake, before the HTTP/2 preface, which the
 /// greeting check cannot see and HTTP/2 keepalive does not cover.
-pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// After a failed accept (out of file descriptors), the loop waits this long.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
@@ -151,7 +151,7 @@ impl Drop for Place {
 
 /// An admitted TCP connection, holding its place while it lives. The preface read
 /// to admit it is handed to tonic first.
-pub struct Admitted {
+pub(crate) struct Admitted {
     stream: TcpStream,
     greeting: &'static [u8],
     greeting_left: usize,
@@ -239,7 +239,7 @@ async fn greeting_arrives(stream: &mut TcpStream, greeting: &[u8]) -> bool {
 /// The address the per-peer limits count under: an IPv4 address as it is; an IPv6 one
 /// by its /64 (one host is routinely given a whole /64, and would otherwise have 2^64
 /// addresses to spread its connections over); an IPv4-mapped one as the IPv4 address.
-pub fn peer_key(address: IpAddr) -> IpAddr {
+pub(crate) fn peer_key(address: IpAddr) -> IpAddr {
     match address {
         IpAddr::V4(_) => address,
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {

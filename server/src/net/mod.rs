@@ -13,17 +13,18 @@ use std::time::Duration;
 
 use tonic::transport::Server;
 
-pub use admission::{CONNECTIONS_MAX, FILES_NEEDED, HANDSHAKE_TIMEOUT, incoming, raise_open_files_limit};
+pub(crate) use admission::{FILES_NEEDED, HANDSHAKE_TIMEOUT};
+pub use admission::{incoming, raise_open_files_limit};
 pub use tls::Tls;
 
 /// Concurrent requests on one connection.
-pub const REQUESTS_PER_CONNECTION_MAX: usize = 256;
+pub(crate) const REQUESTS_PER_CONNECTION_MAX: usize = 256;
 
 /// The largest gRPC message decoded: envelopes are small.
 pub const MESSAGE_BYTES_MAX: usize = 64 * 1024;
 
 /// The display feed's open networks when none are given: loopback only.
-pub fn loopback_networks() -> Vec<ipnet::IpNet> {
+pub(crate) fn loopback_networks() -> Vec<ipnet::IpNet> {
     vec!["127.0.0.0/8".parse().expect("a network"), "::1/128".parse().expect("a network")]
 }
 

@@ -9,7 +9,7 @@ use pozo_engine::{Money, PoolId, TableId};
 use tokio::sync::{mpsc, oneshot, watch};
 use tracing::{debug, info};
 
-use super::handle::*;
+use super::handle::{BATCH_MAX, Request};
 use crate::clock::Clock;
 use crate::journal::Sealer;
 use crate::journal::mark::Mark;
@@ -35,7 +35,7 @@ pub(super) struct Writer {
     pub(super) last_time_ms: u64,
     pub(super) snapshot_every: u64,
     /// Every table's panel watch, by pool.
-    pub(super) pool_tables: BTreeMap<PoolId, Vec<(TableId, watch::Sender<TablePush>)>>,
+    pub(super) pool_tables: PoolPanels,
     /// The gold turns as last prepared for publication: a change there changes every panel of the pool.
     pub(super) gold_turns: BTreeMap<PoolId, GoldTurn>,
     pub(super) display: watch::Sender<DisplayPush>,
@@ -51,6 +51,9 @@ pub(super) struct Writer {
     pub(super) in_flight: Option<Sealed>,
     pub(super) metrics: Arc<Metrics>,
 }
+
+/// Every table's panel watch, by pool, in the layout's order.
+pub(super) type PoolPanels = BTreeMap<PoolId, Vec<(TableId, watch::Sender<TablePush>)>>;
 
 /// A caller and the answer it gets once its batch is durable.
 pub(super) type Answer = (oneshot::Sender<Result<Applied, Refusal>>, Result<Applied, Refusal>);

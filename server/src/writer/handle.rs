@@ -17,7 +17,7 @@ use crate::read::status::Role;
 use pozo_core::state::{Applied, Command, Refusal};
 
 /// Requests waiting for the writer; senders wait when it is full (backpressure).
-pub const QUEUE_CAPACITY: usize = 8192;
+pub(crate) const QUEUE_CAPACITY: usize = 8192;
 
 /// The most requests applied and flushed together.
 pub const BATCH_MAX: usize = 1024;
@@ -48,7 +48,7 @@ pub enum WriterError {
 /// task's panic payload, so that `serve` maps a fail-stop to its exit status by type
 /// (docs/operations.md §15), never by matching a message.
 #[derive(Debug)]
-pub enum FailStop {
+pub(crate) enum FailStop {
     /// A standby found the writer's journal damaged: it exits as for a journal refused.
     JournalDamaged(String),
 }
@@ -72,7 +72,7 @@ pub struct Handle {
 
 impl Handle {
     /// The writer takes commands: false once it has stopped.
-    pub fn is_serving(&self) -> bool {
+    pub(crate) fn is_serving(&self) -> bool {
         !self.requests.is_closed()
     }
 
@@ -112,7 +112,7 @@ impl Handle {
     }
 
     /// Changes of [`Handle::role`]: a standby becomes the writer once, when it takes over.
-    pub fn role_changes(&self) -> watch::Receiver<Role> {
+    pub(crate) fn role_changes(&self) -> watch::Receiver<Role> {
         self.role.clone()
     }
 

@@ -27,5 +27,6 @@ mod keys;
 mod open;
 mod standby;
 
-pub use handle::{BATCH_MAX, FailStop, Handle, QUEUE_CAPACITY, SNAPSHOT_EVERY, Stopper, WriterError};
+pub(crate) use handle::FailStop;
+pub use handle::{BATCH_MAX, Handle, SNAPSHOT_EVERY, Stopper, WriterError};
 pub use open::{StoreChoice, genesis, start};

@@ -6,12 +6,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use pozo_engine::{PoolId, TableId};
+use pozo_engine::TableId;
 use tokio::sync::{mpsc, watch};
 use tracing::{debug, info};
 
-use super::batch::{Pending, Writer};
-use super::handle::*;
+use super::batch::{Pending, PoolPanels, Writer};
+use super::handle::{Handle, QUEUE_CAPACITY, Request, Stopper, panic_text};
 use super::keys::{journal_key_set, key_changes};
 use super::standby::Following;
 use crate::clock::Clock;
@@ -269,70 +269,21 @@ pub(super) async fn start_writer(
     let started = std::time::Instant::now();
     let data = directory.display();
     let in_database = !matches!(opening, Opening::Sled);
-    // Opening may wait (store::LOCK_WAIT) for a journal closed just before: not on a runtime thread.
-    let journal = {
-        let directory = directory.to_path_buf();
-        let open = move || match opening {
-            Opening::Sled => Journal::open(&directory),
-            // docs/journal.md, "On PostgreSQL": the journal in the database, the mark in --data's place.
-            Opening::Postgres(url) => Ok(Journal::on(crate::journal::postgres::PgStore::open(&url)?)),
-            Opening::Taken(store) => Ok(Journal::on(store)),
-        };
-        let damaged = |why: String| {
-            JournalRefused(format!(
-                "{data}: the journal could not be opened ({why}): the data directory is damaged; do not serve from it. \
-                 Keep a copy of it for the investigation and restore the last backup (docs/operations.md §6)"
-            ))
-        };
-        match tokio::task::spawn_blocking(open).await {
-            Ok(Ok(journal)) => journal,
-            // sled reads its own files as corrupted (a damaged `conf` or log): refused, saying what to do.
-            Ok(Err(JournalError::Store(crate::journal::store::StoreError::Sled(
-                error @ (sled::Error::Corruption { .. } | sled::Error::ReportableBug(_)),
-            )))) => return Err(damaged(error.to_string()).into()),
-            Ok(Err(error)) => return Err(error.into()),
-            // sled may panic on data it cannot make sense of: a damaged directory, refused.
-            Err(failed) => return Err(damaged(panic_text(failed)).into()),
-        }
-    };
+    let journal = open_journal(directory, opening).await?;
     let journal_key =
         config.journal_key.clone().ok_or_else(|| anyhow::anyhow!("the keys have no journal key (role = \"journal\")"))?;
     let config = Arc::new(config);
     let (entries, _) = journal.tip()?;
     let marked = mark_path.metadata().map(|metadata| metadata.len() > 0).unwrap_or(false);
-    if entries == 0 && (journal.stored_tip()?.is_some() || journal.load_snapshot()?.is_some() || journal.identity()?.is_some()) {
-        return Err(JournalRefused(format!(
-            "{data}: the journal's entries are gone but its tip record, identity or snapshot remain: the data directory is damaged; \
-             restore it from a backup (docs/operations.md §6), do not start a new journal here"
-        ))
-        .into());
-    }
-    if entries == 0 && marked {
-        return Err(JournalRefused(format!(
-            "{data}: no journal here, but the acknowledgement mark {} says this controller acknowledged entries: the data \
-             directory is missing or damaged. Restore it from a backup (docs/operations.md §6); if this really is a new \
-             installation, remove the old mark file first",
-            mark_path.display()
-        ))
-        .into());
+    if entries == 0 {
+        refuse_leftovers(&journal, marked, directory, mark_path)?;
     }
     let (state, tip, identity, sealer) = if entries == 0 {
         tracing::warn!(
             data = %directory.display(),
             "no journal here: a new one is created and every pool opens at its minimum (check --data if a journal was expected)"
         );
-        let mut state = State::new(Arc::clone(&config));
-        let record = genesis(&config, clock.now_ms(), changed_by);
-        state
-            .apply(&record.command, Context { sequence: 1, time_ms: record.time_ms })
-            .map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
-        let identity = Identity::generate();
-        let sealer = Sealer::new(&journal_key, &identity).map_err(anyhow::Error::msg)?;
-        journal.set_identity(&identity)?;
-        let (value, hash) = Journal::encode(&identity.genesis_previous(), &record);
-        journal.append(vec![(1, value)], (1, hash), sealer.tip_seal(1, &hash)).await?;
-        info!(journal_id = %identity.journal_id(), "new journal");
-        (state, JournalTip { entries: 1, hash }, identity, sealer)
+        begin(&journal, &config, &journal_key, clock.now_ms(), changed_by).await?
     } else {
         let Recovered { state, tip, identity, sealer, snapshot_at } =
             recover_existing(&journal, &config, entries, &data.to_string(), false)?;
@@ -361,6 +312,81 @@ pub(super) async fn start_writer(
     let assembled = assemble(config, state, tip, journal, sealer, identity, Some(mark), snapshot_every, clock, Role::Writer)?;
     let task = tokio::spawn(assembled.writer.run(assembled.queue, assembled.stopped));
     Ok((assembled.handle, task, assembled.stopper))
+}
+
+/// Opens the journal the writer writes: sled in `directory`, or PostgreSQL. sled reading its
+/// own files as damaged (or panicking on them) is a journal refused, saying what to do.
+async fn open_journal(directory: &Path, opening: Opening) -> anyhow::Result<Journal> {
+    let data = directory.display();
+    // Opening may wait (store::LOCK_WAIT) for a journal closed just before: not on a runtime thread.
+    let directory = directory.to_path_buf();
+    let open = move || match opening {
+        Opening::Sled => Journal::open(&directory),
+        // docs/journal.md, "On PostgreSQL": the journal in the database, the mark in --data's place.
+        Opening::Postgres(url) => Ok(Journal::on(crate::journal::postgres::PgStore::open(&url)?)),
+        Opening::Taken(store) => Ok(Journal::on(store)),
+    };
+    let damaged = |why: String| {
+        JournalRefused(format!(
+            "{data}: the journal could not be opened ({why}): the data directory is damaged; do not serve from it. \
+             Keep a copy of it for the investigation and restore the last backup (docs/operations.md §6)"
+        ))
+    };
+    match tokio::task::spawn_blocking(open).await {
+        Ok(Ok(journal)) => Ok(journal),
+        // sled reads its own files as corrupted (a damaged `conf` or log): refused, saying what to do.
+        Ok(Err(JournalError::Store(crate::journal::store::StoreError::Sled(
+            error @ (sled::Error::Corruption { .. } | sled::Error::ReportableBug(_)),
+        )))) => Err(damaged(error.to_string()).into()),
+        Ok(Err(error)) => Err(error.into()),
+        // sled may panic on data it cannot make sense of: a damaged directory, refused.
+        Err(failed) => Err(damaged(panic_text(failed)).into()),
+    }
+}
+
+/// A journal with no entries is begun only where nothing says one was there: no tip record,
+/// identity or snapshot left, and no acknowledgement mark (`marked`).
+fn refuse_leftovers(journal: &Journal, marked: bool, directory: &Path, mark_path: &Path) -> anyhow::Result<()> {
+    let data = directory.display();
+    if journal.stored_tip()?.is_some() || journal.load_snapshot()?.is_some() || journal.identity()?.is_some() {
+        return Err(JournalRefused(format!(
+            "{data}: the journal's entries are gone but its tip record, identity or snapshot remain: the data directory is damaged; \
+             restore it from a backup (docs/operations.md §6), do not start a new journal here"
+        ))
+        .into());
+    }
+    if marked {
+        return Err(JournalRefused(format!(
+            "{data}: no journal here, but the acknowledgement mark {} says this controller acknowledged entries: the data \
+             directory is missing or damaged. Restore it from a backup (docs/operations.md §6); if this really is a new \
+             installation, remove the old mark file first",
+            mark_path.display()
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// Begins a new journal: a new identity, and the genesis entry at `time_ms` applied and appended.
+async fn begin(
+    journal: &Journal,
+    config: &Arc<Config>,
+    journal_key: &crate::config::JournalKey,
+    time_ms: u64,
+    changed_by: &str,
+) -> anyhow::Result<(State, JournalTip, Identity, Sealer)> {
+    let mut state = State::new(Arc::clone(config));
+    let record = genesis(config, time_ms, changed_by);
+    state
+        .apply(&record.command, Context { sequence: 1, time_ms: record.time_ms })
+        .map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
+    let identity = Identity::generate();
+    let sealer = Sealer::new(journal_key, &identity).map_err(anyhow::Error::msg)?;
+    journal.set_identity(&identity)?;
+    let (value, hash) = Journal::encode(&identity.genesis_previous(), &record);
+    journal.append(vec![(1, value)], (1, hash), sealer.tip_seal(1, &hash)).await?;
+    info!(journal_id = %identity.journal_id(), "new journal");
+    Ok((state, JournalTip { entries: 1, hash }, identity, sealer))
 }
 
 /// Recovers the writer's journal read from PostgreSQL and starts following it as the hot
@@ -430,15 +456,7 @@ pub(super) fn assemble(
     clock: Arc<dyn Clock>,
     role: Role,
 ) -> anyhow::Result<Assembled> {
-    let mut pool_tables: BTreeMap<PoolId, Vec<(TableId, watch::Sender<TablePush>)>> = BTreeMap::new();
-    let mut table_receivers = BTreeMap::new();
-    for table in &config.layout.tables {
-        let view = state.table_view(&table.id).expect("every configured table has a view");
-        let pool = view.pool_id.clone();
-        let (sender, receiver) = watch::channel(TablePush { journal_sequence: tip.entries, view });
-        pool_tables.entry(pool).or_default().push((table.id.clone(), sender));
-        table_receivers.insert(table.id.clone(), receiver);
-    }
+    let (pool_tables, table_receivers) = panels(&config, &state, tip);
     let gold_turns = state.data().gold_turns.clone();
     let hit_heads = state
         .data()
@@ -492,4 +510,18 @@ pub(super) fn assemble(
         metrics,
     };
     Ok(Assembled { writer, handle, queue, stopped, stopper: Stopper(stop), role, journals })
+}
+
+/// Every table's panel watch, by pool for the writer and by table for the handle.
+fn panels(config: &Config, state: &State, tip: JournalTip) -> (PoolPanels, BTreeMap<TableId, watch::Receiver<TablePush>>) {
+    let mut pool_tables: PoolPanels = BTreeMap::new();
+    let mut table_receivers = BTreeMap::new();
+    for table in &config.layout.tables {
+        let view = state.table_view(&table.id).expect("every configured table has a view");
+        let pool = view.pool_id.clone();
+        let (sender, receiver) = watch::channel(TablePush { journal_sequence: tip.entries, view });
+        pool_tables.entry(pool).or_default().push((table.id.clone(), sender));
+        table_receivers.insert(table.id.clone(), receiver);
+    }
+    (pool_tables, table_receivers)
 }

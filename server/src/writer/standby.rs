@@ -7,9 +7,8 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
 use tracing::{debug, info};
 
-use super::FailStop;
 use super::batch::{Pending, Writer};
-use super::handle::*;
+use super::handle::{FailStop, Request, panic_text};
 use super::keys::journal_key_set;
 use crate::config::Config;
 use crate::journal::mark::Mark;

@@ -223,26 +223,7 @@ pub(super) struct Window {
 pub(super) async fn saturate(agents: Vec<Agent>, seconds: u64, server_pid: u32) -> anyhow::Result<(Vec<Agent>, Window)> {
     let counters = Arc::new(Counters::default());
     let stop = Arc::new(AtomicBool::new(false));
-    let tasks: Vec<_> = agents
-        .into_iter()
-        .map(|mut agent| {
-            let counters = Arc::clone(&counters);
-            let stop = Arc::clone(&stop);
-            tokio::spawn(async move {
-                while !stop.load(Ordering::Relaxed) {
-                    let step = agent.cycle.next();
-                    if let Err(error) = agent.send(step).await {
-                        return (agent, Err(error));
-                    }
-                    counters.commands.fetch_add(1, Ordering::Relaxed);
-                    if matches!(step, Step::Press(_)) {
-                        counters.presses.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-                (agent, Ok(()))
-            })
-        })
-        .collect();
+    let tasks = spawn_saturating(agents, &counters, &stop);
     let warmup = (Duration::from_secs(seconds) / 5).min(WARMUP_MAX);
     tokio::time::sleep(warmup).await;
     let sample = || {
@@ -269,18 +250,7 @@ pub(super) async fn saturate(agents: Vec<Agent>, seconds: u64, server_pid: u32) 
     }
     let (presses_end, commands_end, ended, server_cpu_end, client_cpu_end, busy_end) = sample();
     stop.store(true, Ordering::Relaxed);
-    let mut agents = Vec::with_capacity(tasks.len());
-    let mut failure = None;
-    for task in tasks {
-        let (agent, result) = task.await?;
-        agents.push(agent);
-        if let Err(error) = result {
-            failure = failure.or(Some(error));
-        }
-    }
-    if let Some(error) = failure {
-        return Err(error);
-    }
+    let agents = join_saturating(tasks).await?;
     let elapsed = ended - started;
     let window = Window {
         presses: presses_end - presses,
@@ -298,6 +268,52 @@ pub(super) async fn saturate(agents: Vec<Agent>, seconds: u64, server_pid: u32) 
     Ok((agents, window))
 }
 
+/// A saturating loop for every agent: its next command as soon as the last is acknowledged,
+/// counted, until `stop`.
+fn spawn_saturating(
+    agents: Vec<Agent>,
+    counters: &Arc<Counters>,
+    stop: &Arc<AtomicBool>,
+) -> Vec<tokio::task::JoinHandle<(Agent, anyhow::Result<()>)>> {
+    agents
+        .into_iter()
+        .map(|mut agent| {
+            let counters = Arc::clone(counters);
+            let stop = Arc::clone(stop);
+            tokio::spawn(async move {
+                while !stop.load(Ordering::Relaxed) {
+                    let step = agent.cycle.next();
+                    if let Err(error) = agent.send(step).await {
+                        return (agent, Err(error));
+                    }
+                    counters.commands.fetch_add(1, Ordering::Relaxed);
+                    if matches!(step, Step::Press(_)) {
+                        counters.presses.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                (agent, Ok(()))
+            })
+        })
+        .collect()
+}
+
+/// Waits for every saturating loop and takes its agent back; the first error, if any.
+async fn join_saturating(tasks: Vec<tokio::task::JoinHandle<(Agent, anyhow::Result<()>)>>) -> anyhow::Result<Vec<Agent>> {
+    let mut agents = Vec::with_capacity(tasks.len());
+    let mut failure = None;
+    for task in tasks {
+        let (agent, result) = task.await?;
+        agents.push(agent);
+        if let Err(error) = result {
+            failure = failure.or(Some(error));
+        }
+    }
+    match failure {
+        Some(error) => Err(error),
+        None => Ok(agents),
+    }
+}
+
 /// Presses paced at `rate` a second over every table (each table at `rate / tables`,
 /// offsets spread evenly); a press's latency counts from the moment it was due.
 pub(super) async fn paced(agents: Vec<Agent>, rate: u64, seconds: u64, server_pid: u32) -> anyhow::Result<(Vec<Agent>, Latency)> {
@@ -305,30 +321,7 @@ pub(super) async fn paced(agents: Vec<Agent>, rate: u64, seconds: u64, server_pi
     let period = Duration::from_nanos(1_000_000_000 * tables / rate);
     let start = tokio::time::Instant::now() + Duration::from_millis(100);
     let end = start + Duration::from_secs(seconds);
-    let work = |(index, mut agent): (u64, Agent)| async move {
-        let mut latencies = Vec::new();
-        let mut commands = 0u64;
-        let mut interval = tokio::time::interval_at(start + fraction(period, index, tables), period);
-        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
-        let result = async {
-            commands += agent.ready_to_press().await?;
-            loop {
-                let due = interval.tick().await;
-                if due >= end {
-                    return Ok(());
-                }
-                let step = agent.cycle.next();
-                agent.send(step).await?;
-                let micros = u32::try_from(due.elapsed().as_micros()).unwrap_or(u32::MAX);
-                latencies.push(micros);
-                commands += 1;
-                // INICIAR, FINALIZAR and credits now, between this press and the next.
-                commands += agent.ready_to_press().await?;
-            }
-        }
-        .await;
-        (agent, result.map(|()| (latencies, commands)))
-    };
+    let work = |(index, agent): (u64, Agent)| press_paced(agent, start + fraction(period, index, tables), period, end);
     let cpu = || (cpu_ticks(Some(server_pid)), cpu_ticks(None), machine_busy_ticks(), Instant::now());
     let (server_cpu, client_cpu, busy, started) = cpu();
     let indexed: Vec<(u64, Agent)> = (0..tables).zip(agents).collect();
@@ -373,6 +366,38 @@ pub(super) async fn paced(agents: Vec<Agent>, rate: u64, seconds: u64, server_pi
         other_cpu_percent: other_cpu(cpu_percent(busy, busy_end, elapsed), server_cpu, client_cpu),
     };
     Ok((agents, latency))
+}
+
+/// One agent's presses, one every `period` from `first` until `end`: each press's latency
+/// (µs, from the moment it was due) and the commands sent.
+async fn press_paced(
+    mut agent: Agent,
+    first: tokio::time::Instant,
+    period: Duration,
+    end: tokio::time::Instant,
+) -> (Agent, anyhow::Result<(Vec<u32>, u64)>) {
+    let mut latencies = Vec::new();
+    let mut commands = 0u64;
+    let mut interval = tokio::time::interval_at(first, period);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
+    let result = async {
+        commands += agent.ready_to_press().await?;
+        loop {
+            let due = interval.tick().await;
+            if due >= end {
+                return Ok(());
+            }
+            let step = agent.cycle.next();
+            agent.send(step).await?;
+            let micros = u32::try_from(due.elapsed().as_micros()).unwrap_or(u32::MAX);
+            latencies.push(micros);
+            commands += 1;
+            // INICIAR, FINALIZAR and credits now, between this press and the next.
+            commands += agent.ready_to_press().await?;
+        }
+    }
+    .await;
+    (agent, result.map(|()| (latencies, commands)))
 }
 
 /// `period × index / count`, in whole nanoseconds.

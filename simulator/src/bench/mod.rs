@@ -18,11 +18,10 @@
 //!    (`VmHWM`) is read at the end.
 //! 4. **Echo**: the same client loops against a bare tonic echo of the same
 //!    service, answering a reply captured from the controller (the same sizes).
-//! 5. **Restart**: a journal of `--entries` entries is written directly (the
-//!    state machine applies every entry, so chain, tip, snapshot and books are
-//!    what the writer would have written), with its last snapshot as far behind
-//!    the tip as the snapshot interval allows (the worst case); a controller is
-//!    started on it and timed until it serves.
+//! 5. **Restart**: a journal of `--entries` entries is written through the
+//!    writer, as a controller writes one (no gRPC in between), with its last
+//!    snapshot as far behind the tip as the snapshot interval allows (the worst
+//!    case); a controller is started on it and timed until it serves.
 //!
 //! Every child is killed when its handle drops, error or not; everything runs on
 //! loopback; every count and duration is bounded by the options' ranges.
@@ -31,7 +30,7 @@
 //! - this file: the options and the run, phase after phase;
 //! - `load`: one loop per table signing its commands as an agent does, paced or saturating;
 //! - `signs`: the cartel streams read during rounds of windows with and without them;
-//! - `restart`: the journal written directly through the state machine, and its recovery timed;
+//! - `restart`: the journal written through the writer, and its recovery timed;
 //! - `child`: the controller and the bare echo as child processes;
 //! - `proc`: CPU and memory of a process and the machine (the `procfs` crate);
 //! - `report`: every figure, its target, and the summary printed at the end.
@@ -48,10 +47,9 @@ use clap::{Parser, Subcommand};
 use hmac::{Hmac, Mac};
 use pozo_proto::v1 as pb;
 use pozo_proto::v1::table_command::Command as Wire;
+use pozo_server::clock::ManualClock;
 use pozo_server::config::Config;
-use pozo_server::grpc::{payload_sha256, table_op};
-use pozo_server::journal::{Hash, Identity, Journal, Record, StoredSnapshot};
-use pozo_server::state::{Card, Command, State, TableCommand};
+use pozo_server::state::Card;
 use pozo_server::{MESSAGE_BYTES_MAX, ServeOptions, writer};
 use prost::Message;
 use serde::Serialize;
@@ -85,9 +83,6 @@ const STOP_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// The longest warm-up before a throughput window.
 const WARMUP_MAX: Duration = Duration::from_secs(2);
-
-/// Entries written (and flushed) together while building the restart journal.
-const BUILD_BATCH: usize = 10_000;
 
 /// The targets of the issue, on the 2-core machine.
 const TARGET_PRESSES_PER_S: f64 = 20_000.0;
@@ -254,47 +249,85 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
     let wall = Instant::now();
     let load_average = load_average();
     let runtime = runtime()?;
-    let tables = args.tables as usize;
-    let config = casino::generated(tables, args.seed)?;
-    let child_server = |data: &Path| -> Vec<String> {
-        vec![
-            "server".into(),
-            "--data".into(),
-            data.display().to_string(),
-            "--tables".into(),
-            tables.to_string(),
-            "--seed".into(),
-            args.seed.to_string(),
-            "--listen".into(),
-            "127.0.0.1:0".into(),
-            "--snapshot-every".into(),
-            args.snapshot_every.to_string(),
-        ]
+    let config = casino::generated(args.tables as usize, args.seed)?;
+    let Controller { durable, latency, memory, reply, signs } = measure_controller(args, &runtime, &config)?;
+    let reply_bytes = reply.encode_to_vec();
+    let echo_window = measure_echo(args, &runtime, &config, &reply_bytes)?;
+    // 5: a restart on a long journal (sled only: it is written straight into a data directory).
+    let restart = match &args.store {
+        Some(_) => None,
+        None => Some(time_restart(args, &runtime, &config, &|data: &Path| child_server(args, data))?),
     };
-    let with_store = |data: &Path| -> Vec<String> {
-        let mut child = child_server(data);
-        if let Some(url) = &args.store {
-            child.extend(["--store".into(), url.clone()]);
-        }
-        child
-    };
-    let with_pages = |data: &Path| -> Vec<String> {
-        let mut child = with_store(data);
-        if args.signs > 0 {
-            child.push("--pages".into());
-        }
-        child
-    };
+    drop(runtime);
+    let durable = durable_of(args, durable);
+    let echo = echo_of(echo_window, reply_bytes.len());
+    let ratio = ratio(durable.commands_per_s, echo.requests_per_s);
+    let targets = targets_of(&durable, ratio, &latency, &memory, restart.as_ref());
+    Ok(Report {
+        command,
+        durable,
+        echo,
+        ratio,
+        latency_at_2000_per_s: latency,
+        memory_1000_tables: memory,
+        restart_1m_entries: restart,
+        store: args.store.as_deref().map(pozo_server::journal::postgres::describe).unwrap_or_else(|| "sled".to_owned()),
+        signs,
+        machine: machine(load_average),
+        targets,
+        wall_seconds: wall.elapsed().as_secs_f64(),
+    })
+}
 
-    // 1–3: the controller on a fresh journal.
+/// The controller child's command line on a generated casino with its journal in `data`.
+fn child_server(args: &Args, data: &Path) -> Vec<String> {
+    vec![
+        "server".into(),
+        "--data".into(),
+        data.display().to_string(),
+        "--tables".into(),
+        args.tables.to_string(),
+        "--seed".into(),
+        args.seed.to_string(),
+        "--listen".into(),
+        "127.0.0.1:0".into(),
+        "--snapshot-every".into(),
+        args.snapshot_every.to_string(),
+    ]
+}
+
+/// [`child_server`] with the journal in `--store`'s database, and the pages for `--signs`.
+fn child_server_measured(args: &Args, data: &Path) -> Vec<String> {
+    let mut child = child_server(args, data);
+    if let Some(url) = &args.store {
+        child.extend(["--store".into(), url.clone()]);
+    }
+    if args.signs > 0 {
+        child.push("--pages".into());
+    }
+    child
+}
+
+/// What phases 1–3 measure of the controller, and one real press reply for the echo.
+struct Controller {
+    durable: Window,
+    latency: Latency,
+    memory: Memory,
+    reply: pb::SubmitReply,
+    signs: Option<Signs>,
+}
+
+/// Phases 1–3: the controller on a fresh journal, set up, paced, saturated (and with the
+/// signs open, with `--signs`).
+fn measure_controller(args: &Args, runtime: &tokio::runtime::Runtime, config: &Config) -> anyhow::Result<Controller> {
     let data = tempfile::tempdir()?;
-    progress(&format!("starting the controller with {tables} tables"));
-    let server = ChildProcess::start("controller", &with_pages(data.path()))?;
+    progress(&format!("starting the controller with {} tables", args.tables));
+    let server = ChildProcess::start("controller", &child_server_measured(args, data.path()))?;
     let url = server.url();
     let server_pid = server.pid();
     let pages = server.figure("pages").map(str::to_owned);
-    let (durable, latency, memory, reply, signs) = runtime.block_on(async {
-        let agents = agents(&config, &url, args.connections, true).await?;
+    let measured = runtime.block_on(async {
+        let agents = agents(config, &url, args.connections, true).await?;
         let (mut agents, _) = on_every(agents, |mut agent| async move {
             let result = agent.ready_to_press().await;
             (agent, result)
@@ -308,10 +341,10 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         progress(&format!("latency: {} presses/s for {} s", args.rate, args.latency_seconds));
         let (agents, latency) = paced(agents, args.rate, args.latency_seconds, server_pid).await?;
         progress(&format!("durable throughput: {} s", args.seconds));
-        let (agents, window) = saturate(agents, args.seconds, server_pid).await?;
+        let (agents, durable) = saturate(agents, args.seconds, server_pid).await?;
         let signs = match (&pages, args.signs) {
             (Some(pages), count) if count > 0 => {
-                let (_, signs) = with_signs(agents, pages, count, args.sign_rounds, args.seconds, server_pid, &window).await?;
+                let (_, signs) = with_signs(agents, pages, count, args.sign_rounds, args.seconds, server_pid, &durable).await?;
                 Some(signs)
             }
             _ => {
@@ -330,32 +363,31 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
             rss_open_mb: kib_to_mib(rss_open),
             journal_entries,
         };
-        anyhow::Ok((window, latency, memory, reply, signs))
+        anyhow::Ok(Controller { durable, latency, memory, reply, signs })
     })?;
     server.stop()?;
     drop(data);
+    Ok(measured)
+}
 
-    // 4: the bare echo of the same messages.
-    let reply_bytes = reply.encode_to_vec();
+/// Phase 4: the bare echo of the same messages, answering `reply_bytes`.
+fn measure_echo(args: &Args, runtime: &tokio::runtime::Runtime, config: &Config, reply_bytes: &[u8]) -> anyhow::Result<Window> {
     progress(&format!("echo throughput: {} s", args.seconds));
-    let echo = ChildProcess::start("echo", &["echo".into(), "--reply-hex".into(), hex::encode(&reply_bytes)])?;
+    let echo = ChildProcess::start("echo", &["echo".into(), "--reply-hex".into(), hex::encode(reply_bytes)])?;
     let echo_url = echo.url();
     let echo_window = runtime.block_on(async {
-        let agents = agents(&config, &echo_url, args.connections, false).await?;
+        let agents = agents(config, &echo_url, args.connections, false).await?;
         let (agents, window) = saturate(agents, args.seconds, echo.pid()).await?;
         drop(agents);
         anyhow::Ok(window)
     })?;
     echo.stop()?;
+    Ok(echo_window)
+}
 
-    // 5: a restart on a long journal (sled only: it is written straight into a data directory).
-    let restart = match &args.store {
-        Some(_) => None,
-        None => Some(time_restart(args, &runtime, &config, &child_server)?),
-    };
-    drop(runtime);
-
-    let durable = Durable {
+/// The durable window's figures.
+fn durable_of(args: &Args, durable: Window) -> Durable {
+    Durable {
         presses_per_s: per_second(durable.presses, durable.elapsed),
         commands_per_s: per_second(durable.commands, durable.elapsed),
         presses: durable.presses,
@@ -367,20 +399,27 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         server_cpu_percent: durable.server_cpu,
         client_cpu_percent: durable.client_cpu,
         other_cpu_percent: durable.other_cpu,
-    };
-    let echo = Echo {
+    }
+}
+
+/// The echo window's figures.
+fn echo_of(echo_window: Window, reply_bytes: usize) -> Echo {
+    Echo {
         requests_per_s: per_second(echo_window.commands, echo_window.elapsed),
         presses_per_s: per_second(echo_window.presses, echo_window.elapsed),
         requests: echo_window.commands,
         requests_each_second: echo_window.each_second,
         seconds: echo_window.elapsed.as_secs_f64(),
-        reply_bytes: reply_bytes.len(),
+        reply_bytes,
         server_cpu_percent: echo_window.server_cpu,
         client_cpu_percent: echo_window.client_cpu,
         other_cpu_percent: echo_window.other_cpu,
-    };
-    let ratio = ratio(durable.commands_per_s, echo.requests_per_s);
-    let targets = Targets {
+    }
+}
+
+/// Every figure against the issue's target.
+fn targets_of(durable: &Durable, ratio: f64, latency: &Latency, memory: &Memory, restart: Option<&Restart>) -> Targets {
+    Targets {
         durable_presses_per_s: Target {
             target: TARGET_PRESSES_PER_S,
             value: durable.presses_per_s,
@@ -389,26 +428,12 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         echo_ratio: Target { target: TARGET_ECHO_RATIO, value: ratio, met: ratio >= TARGET_ECHO_RATIO },
         p99_ms: Target { target: TARGET_P99_MS, value: latency.p99_ms, met: latency.p99_ms <= TARGET_P99_MS },
         memory_mb: Target { target: TARGET_MEMORY_MB, value: memory.peak_mb, met: memory.peak_mb <= TARGET_MEMORY_MB },
-        restart_ready_ms: restart.as_ref().map(|restart| Target {
+        restart_ready_ms: restart.map(|restart| Target {
             target: TARGET_READY_MS,
             value: restart.ready_ms,
             met: restart.ready_ms <= TARGET_READY_MS,
         }),
-    };
-    Ok(Report {
-        command,
-        durable,
-        echo,
-        ratio,
-        latency_at_2000_per_s: latency,
-        memory_1000_tables: memory,
-        restart_1m_entries: restart,
-        store: args.store.as_deref().map(pozo_server::journal::postgres::describe).unwrap_or_else(|| "sled".to_owned()),
-        signs,
-        machine: machine(load_average),
-        targets,
-        wall_seconds: wall.elapsed().as_secs_f64(),
-    })
+    }
 }
 
 /// Phase 5: a journal of `--entries` written into sled, and the controller restarted on it.

@@ -192,6 +192,16 @@ pub struct Targets {
 // Statistics, not money: floats are right here.
 #[allow(clippy::float_arithmetic)]
 pub(super) fn print_summary(report: &Report) {
+    print_figures(report);
+    println!("journal: {}", report.store);
+    if let Some(signs) = &report.signs {
+        print_signs(signs);
+    }
+    println!("wall time {:.1} s", report.wall_seconds);
+}
+
+/// The summary's lines of the figures with a target: durable, echo, latency, memory, restart.
+fn print_figures(report: &Report) {
     let durable = &report.durable;
     let echo = &report.echo;
     let latency = &report.latency_at_2000_per_s;
@@ -249,39 +259,39 @@ pub(super) fn print_summary(report: &Report) {
             mark(target)
         );
     }
-    println!("journal: {}", report.store);
-    if let Some(signs) = &report.signs {
-        for (number, round) in signs.rounds.iter().enumerate() {
-            println!(
-                "  round {}: {:.0} durable presses/s with the signs against {:.0} before and {:.0} after without, ratio {:.3}",
-                number + 1,
-                round.presses_per_s_with,
-                round.presses_per_s_without_before,
-                round.presses_per_s_without_after,
-                round.ratio
-            );
-        }
+}
+
+/// The summary's lines of the sign phase: each round, the ratio, and durable batch → sign.
+fn print_signs(signs: &Signs) {
+    for (number, round) in signs.rounds.iter().enumerate() {
         println!(
-            "with {} signs open ({} at the end), {} round(s): {:.0} durable presses/s against {:.0} without, median ratio {:.3}  [{}]",
-            signs.opened,
-            signs.connected_at_end,
-            signs.rounds.len(),
-            signs.presses_per_s_with,
-            signs.presses_per_s_without,
-            signs.ratio,
-            if signs.ratio >= 0.95 { "met: ≥ 0.95" } else { "NOT met: ≥ 0.95" }
-        );
-        println!(
-            "  durable batch → sign: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms over {} events; the oldest batch of each event: p99 ≤ {:.1} ms  [{}]; the signs are read by the load generator's process on a thread of its own, on the same 2 cores",
-            signs.p50_ms,
-            signs.p99_ms,
-            signs.max_ms,
-            signs.events,
-            signs.oldest_p99_ms,
-            if signs.oldest_p99_ms <= 100.0 { "met: p99 ≤ 100 ms" } else { "NOT met: p99 ≤ 100 ms" }
+            "  round {}: {:.0} durable presses/s with the signs against {:.0} before and {:.0} after without, ratio {:.3}",
+            number + 1,
+            round.presses_per_s_with,
+            round.presses_per_s_without_before,
+            round.presses_per_s_without_after,
+            round.ratio
         );
     }
-    println!("wall time {:.1} s", report.wall_seconds);
+    println!(
+        "with {} signs open ({} at the end), {} round(s): {:.0} durable presses/s against {:.0} without, median ratio {:.3}  [{}]",
+        signs.opened,
+        signs.connected_at_end,
+        signs.rounds.len(),
+        signs.presses_per_s_with,
+        signs.presses_per_s_without,
+        signs.ratio,
+        if signs.ratio >= 0.95 { "met: ≥ 0.95" } else { "NOT met: ≥ 0.95" }
+    );
+    println!(
+        "  durable batch → sign: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms over {} events; the oldest batch of each event: p99 ≤ {:.1} ms  [{}]; the signs are read by the load generator's process on a thread of its own, on the same 2 cores",
+        signs.p50_ms,
+        signs.p99_ms,
+        signs.max_ms,
+        signs.events,
+        signs.oldest_p99_ms,
+        if signs.oldest_p99_ms <= 100.0 { "met: p99 ≤ 100 ms" } else { "NOT met: p99 ≤ 100 ms" }
+    );
 }
 
 // Statistics, not money: floats are right here.

@@ -1,38 +1,31 @@
-//! The restart journal: written directly through the state machine, then timed.
+//! The restart journal: written through the writer, as a controller would have written
+//! it, then timed.
 
 use super::*;
 
-/// Writes a journal of `entries` entries in `directory` for `config`: the genesis
-/// entry, then every table's cycle in turn, each command applied by the state
-/// machine before it is journaled (so chain, tip, snapshot and books are valid:
-/// `pozo-server verify` passes). The snapshot is left `snapshot_every - 1`
-/// entries behind the tip, the longest replay a restart can meet. Returns the
-/// snapshot's entry (0 for none).
+/// A table of the restart journal: its next sequence and where it is in its cycle.
+struct Table {
+    id: String,
+    sequence: u64,
+    cycle: Cycle,
+    cards: bool,
+    /// A command of this table is with the writer: the next waits for its answer.
+    busy: bool,
+}
+
+/// Writes a journal of `entries` entries in `directory` for `config` through the writer
+/// (`writer::start`, then `Handle::submit`): the genesis entry, then every table's cycle in
+/// turn, so chain, tip, snapshot, mark and books are what a controller writes and
+/// `pozo-server verify` passes. The writer's clock gives one millisecond of journal time
+/// every thousand entries, ending about now. The snapshot is left `snapshot_every - 1`
+/// entries behind the tip, the longest replay a restart can meet. Returns the snapshot's
+/// entry (0 for none).
 pub(super) async fn build_journal(directory: &Path, config: Config, entries: u64, snapshot_every: u64) -> anyhow::Result<u64> {
-    struct Table {
-        id: String,
-        sequence: u64,
-        cycle: Cycle,
-        cards: bool,
-    }
-    let config = Arc::new(config);
-    let journal = Journal::open(directory)?;
-    let mut state = State::new(Arc::clone(&config));
-    // One millisecond of journal time every thousand entries, ending about now.
-    let base_ms = pozo_server::clock::Clock::now_ms(&pozo_server::clock::SystemClock).saturating_sub(entries / 1000 + 1000);
-    let genesis = writer::genesis(&config, base_ms, "pozo-sim bench");
-    state
-        .apply(&genesis.command, pozo_server::state::Context { sequence: 1, time_ms: base_ms })
-        .map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
-    let identity = Identity::generate();
-    journal.set_identity(&identity)?;
-    let journal_key = config.journal_key.as_ref().context("the keys have a journal key")?;
-    let sealer = pozo_server::journal::Sealer::new(journal_key, &identity).map_err(anyhow::Error::msg)?;
-    let (value, mut hash): (Vec<u8>, Hash) = Journal::encode(&identity.genesis_previous(), &genesis);
-    let mut batch = Vec::with_capacity(BUILD_BATCH);
-    batch.push((1, value));
     let snapshot_at = if entries > snapshot_every { entries - (snapshot_every - 1) } else { 0 };
-    let mut tables: Vec<Table> = config
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis() as u64;
+    let base_ms = now_ms.saturating_sub(entries / 1000 + 1000);
+    let clock = Arc::new(ManualClock::at(base_ms));
+    let tables: Vec<Table> = config
         .layout
         .tables
         .iter()
@@ -41,70 +34,97 @@ pub(super) async fn build_journal(directory: &Path, config: Config, entries: u64
             sequence: 1,
             cycle: Cycle::new(table.seats),
             cards: table.game.plays_instant_prize(),
+            busy: false,
         })
         .collect();
-    for sequence in 2..=entries {
-        let index = (sequence as usize - 2) % tables.len();
-        let table = &mut tables[index];
-        let step = table.cycle.next();
-        let wire = step.wire();
-        let op = table_op(wire.clone()).map_err(|error| anyhow::anyhow!("{step:?}: {error}"))?;
-        let payload =
-            pb::TableCommand { table_id: table.id.clone(), sequence: table.sequence, command: Some(wire) }.encode_to_vec();
-        let card = (step == Step::Start && table.cards).then(|| Card::from_index((sequence % 52) as u8));
-        let command = Command::Table(TableCommand {
-            table_id: table.id.clone().into(),
-            sequence: table.sequence,
-            payload_sha256: payload_sha256(&payload),
-            op,
-            card,
-        });
-        let time_ms = base_ms + sequence / 1000;
-        match state.apply(&command, pozo_server::state::Context { sequence, time_ms }) {
-            Ok(applied) if applied.journals() => {}
-            Ok(_) => anyhow::bail!("entry {sequence}: {step:?} at table {} changed nothing", table.id),
-            Err(refusal) => anyhow::bail!("entry {sequence}: {step:?} at table {} refused: {refusal}", table.id),
-        }
-        table.cycle.applied(step);
-        table.sequence += 1;
-        let record = Record { sequence, time_ms, command };
-        let (value, next) = Journal::encode(&hash, &record);
-        hash = next;
-        batch.push((sequence, value));
-        if sequence == snapshot_at {
-            let stored = StoredSnapshot { sequence, tip: hex::encode(hash), snapshot: state.snapshot() };
-            journal.save_snapshot(&stored, &sealer)?;
-        }
-        if batch.len() >= BUILD_BATCH {
-            let seal = sealer.tip_seal(sequence, &hash);
-            journal.append(std::mem::replace(&mut batch, Vec::with_capacity(BUILD_BATCH)), (sequence, hash), seal).await?;
-        }
+    // The writer snapshots the first batch that ends `snapshot_every` entries or more past
+    // its last snapshot (none yet: 0). So the first stretch runs with an interval of
+    // `snapshot_at` and stops right there, which makes its last batch end at that entry and
+    // the only one snapshotted; the rest is written by a writer restarted with no interval
+    // it can reach.
+    let mut build = Build { directory, config, clock, base_ms, tables, next: 2 };
+    if snapshot_at > 0 {
+        build.stretch(snapshot_at, snapshot_at).await?;
     }
-    if !batch.is_empty() {
-        journal.append(batch, (entries, hash), sealer.tip_seal(entries, &hash)).await?;
-    }
-    // What a controller that wrote this journal would have acknowledged: all of it.
-    pozo_server::journal::mark::Mark::open(&pozo_server::journal::mark::default_path(directory), sealer)?
-        .write(entries, &hash)?;
+    build.stretch(entries, u64::MAX).await?;
     Ok(snapshot_at)
 }
 
-/// The recovery steps of `writer::start`, timed one by one (ms).
+/// A restart journal being written: the writer's clock and where every table is.
+struct Build<'a> {
+    directory: &'a Path,
+    config: Config,
+    clock: Arc<ManualClock>,
+    /// The journal time of the genesis entry.
+    base_ms: u64,
+    tables: Vec<Table>,
+    /// The next entry to journal.
+    next: u64,
+}
+
+impl Build<'_> {
+    /// Starts the writer on `directory` with a snapshot every `snapshot_every` entries and has
+    /// it journal the entries from `*next` to `until`, every table's cycle in turn, then stops
+    /// it. A table's commands go one at a time (each follows the answer to the one before, as an
+    /// agent's do); up to `writer::BATCH_MAX` tables have one with the writer at once, so the
+    /// writer's batches fill as they do under load.
+    async fn stretch(&mut self, until: u64, snapshot_every: u64) -> anyhow::Result<()> {
+        let Build { directory, config, clock, base_ms, tables, next } = self;
+        let mark = pozo_server::journal::mark::default_path(directory);
+        let (handle, task, stopper) =
+            writer::start(config.clone(), directory, None, &mark, snapshot_every, "pozo-sim bench", clock.clone()).await?;
+        let durable = handle.durable_entries();
+        anyhow::ensure!(durable == *next - 1, "the writer starts at entry {durable}, not {}", *next - 1);
+        let mut in_flight = tokio::task::JoinSet::new();
+        let answered = |tables: &mut [Table], (index, step, answer): (usize, Step, anyhow::Result<()>)| {
+            let table = &mut tables[index];
+            answer.with_context(|| format!("{step:?} at table {} (sequence {})", table.id, table.sequence))?;
+            table.cycle.applied(step);
+            table.sequence += 1;
+            table.busy = false;
+            anyhow::Ok(())
+        };
+        while *next <= until {
+            let index = (*next as usize - 2) % tables.len();
+            while tables[index].busy || in_flight.len() >= writer::BATCH_MAX {
+                let joined = in_flight.join_next().await.expect("a command in flight")?;
+                answered(tables, joined)?;
+            }
+            let sequence = *next;
+            let table = &mut tables[index];
+            let step = table.cycle.next();
+            let card = (step == Step::Start && table.cards).then(|| Card::from_index((sequence % 52) as u8));
+            let command = pozo_server::table_command(
+                pb::TableCommand { table_id: table.id.clone(), sequence: table.sequence, command: Some(step.wire()) },
+                card,
+            )?;
+            table.busy = true;
+            clock.set(*base_ms + sequence / 1000);
+            let handle = handle.clone();
+            in_flight.spawn(async move {
+                let answer = match handle.submit(command).await {
+                    Ok(Ok(applied)) if applied.journals() => Ok(()),
+                    Ok(Ok(_)) => Err(anyhow::anyhow!("changed nothing")),
+                    Ok(Err(refusal)) => Err(anyhow::anyhow!("refused: {refusal}")),
+                    Err(error) => Err(error.into()),
+                };
+                (index, step, answer)
+            });
+            *next += 1;
+        }
+        while let Some(joined) = in_flight.join_next().await {
+            answered(tables, joined?)?;
+        }
+        drop(handle);
+        stopper.stop();
+        task.await?;
+        Ok(())
+    }
+}
+
+/// The recovery steps of `writer::start`, timed one by one (ms), and the entries replayed.
 pub(super) fn time_recovery(directory: &Path, config: Config) -> anyhow::Result<(f64, f64, f64, f64, u64)> {
-    let started = Instant::now();
-    let journal = Journal::open(directory)?;
-    let opened = started.elapsed();
-    let (entries, _) = journal.tip()?;
-    let identity = journal.identity()?.context("the built journal has an identity")?;
-    let sealer = pozo_server::journal::Sealer::new(config.journal_key.as_ref().context("a journal key")?, &identity)
-        .map_err(anyhow::Error::msg)?;
-    let (_, tip, recovery) = pozo_server::journal::recovery::recover(&journal, &identity, &sealer, &Arc::new(config), entries)?;
+    let times = pozo_server::journal::recovery::measure(directory, &config)?;
     let ms = |duration: Duration| micros_to_ms(duration.as_micros() as u64);
-    Ok((
-        ms(opened),
-        ms(recovery.snapshot_load),
-        ms(recovery.state_restore),
-        ms(recovery.replay),
-        tip.entries - recovery.snapshot_at,
-    ))
+    Ok((ms(times.journal_open), ms(times.snapshot_load), ms(times.state_restore), ms(times.replay), times.replayed))
 }
