@@ -14,15 +14,14 @@
 //! - [`writer`]: the one writer: handle, opening a journal, the batch loop, the hot standby.
 //! - `net`: who gets a connection, the transport's limits, TLS.
 //! - [`tools`]: `verify`, `backup`, `restore`, `migrate`, the award calculator.
-//! - [`grpc`]: thin handlers, one file per service; auth; one error mapping; wire conversions.
+//! - `grpc`: thin handlers, one file per service; auth; one error mapping; wire conversions.
 //! - `web`: the pages (cartel luminoso, Venta-Pagos, sala) on their own listener.
 //! - this file: the composition root, [`serve`] in its steps, [`Embedded`] for the simulator
 //!   and tests, and [`table_command`] for the restart benchmark, which submits to the writer.
 //! - [`cli`]: the `pozo-server` command line (the binary's `main` is one call to it).
 //!
 //! The `pub` modules and items are what the binaries, the simulator and the tests use; the
-//! others are the server's own (`pub(crate)`). `grpc` is still `pub` though nothing outside
-//! uses it: its `mod.rs` re-exports what only the simulator used to take.
+//! others are the server's own (`pub(crate)`): `net`, `grpc` and `web` are private.
 //!
 //! The rules themselves live in the pure engine crate, `pozo_engine`.
 
@@ -31,7 +30,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod exit;
-pub mod grpc;
+mod grpc;
 pub mod journal;
 mod net;
 pub mod read;

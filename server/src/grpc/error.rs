@@ -9,7 +9,7 @@ use pozo_core::state::{Refusal, RefusalKind};
 /// [`From<ApiError> for Status`](#impl-From<ApiError>-for-Status) is the one place a kind
 /// of refusal becomes a status code (docs/api.md §11).
 #[derive(Debug, thiserror::Error)]
-pub enum ApiError {
+pub(crate) enum ApiError {
     /// A field breaks a rule whatever the state: `InvalidArgument`.
     #[error("{0}")]
     Invalid(String),

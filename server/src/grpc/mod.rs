@@ -21,9 +21,8 @@ mod wire;
 
 pub(crate) use controller::ControllerService;
 pub(crate) use display::DisplayService;
-pub use error::ApiError;
 pub(crate) use pools::PoolsService;
 pub(crate) use reports::ReportsService;
 pub(crate) use table::TableService;
 pub(crate) use venta_pagos::VentaPagosService;
-pub use wire::{payload_sha256, table_op};
+pub(crate) use wire::{payload_sha256, table_op};

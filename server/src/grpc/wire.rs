@@ -45,7 +45,7 @@ pub(super) fn required<T>(field: &str, value: Option<T>) -> Result<T, ApiError> 
 
 /// A wire command as the state machine's operation (for the simulator's bench, which builds
 /// journal entries from the commands agents send); see [`FromWire`].
-pub fn table_op(command: pb::table_command::Command) -> Result<TableOp, ApiError> {
+pub(crate) fn table_op(command: pb::table_command::Command) -> Result<TableOp, ApiError> {
     TableOp::from_wire(command)
 }
 
@@ -399,7 +399,7 @@ pub(super) const TEXT_MAX: usize = 64;
 
 /// What a table command's journal entry keeps of its signed payload: SHA-256, hex. It
 /// tells a retry (same bytes) from a reuse of the sequence (other bytes).
-pub fn payload_sha256(payload: &[u8]) -> String {
+pub(crate) fn payload_sha256(payload: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     hex::encode(Sha256::digest(payload))
 }

@@ -421,12 +421,10 @@ async fn verify_embedded(
     Ok(match embedded.take() {
         Some(server) => {
             let data = server.data.clone();
-            let journal_key = config.journal_key.clone().context("the keys have a journal key")?;
+            anyhow::ensure!(config.journal_key.is_some(), "the keys have a journal key");
+            let config = config.clone();
             server.stop().await?;
-            let mark = pozo_server::journal::mark::default_path(&data);
-            match tokio::task::spawn_blocking(move || pozo_server::tools::verify::verify(&data, &journal_key, Some(&mark)))
-                .await?
-            {
+            match tokio::task::spawn_blocking(move || pozo_server::tools::verify::verify_data(&data, &config)).await? {
                 Ok(report) if report.ok() => "ok".to_owned(),
                 Ok(_) => {
                     differences.push("pozo-server verify: the journal does not verify".to_owned());
