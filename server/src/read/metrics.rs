@@ -69,20 +69,25 @@ impl Default for Metrics {
     }
 }
 
+/// The commands and the refusals counted by kind, every kind from zero, so that a rate is
+/// defined before the first one happens.
+fn by_kind(registry: &mut Registry) -> (HashMap<&'static str, Counter>, HashMap<&'static str, Counter>) {
+    let commands = Family::<Kind, Counter>::default();
+    registry.register("commands", "Commands applied and journaled, by kind", commands.clone());
+    let refusals = Family::<Kind, Counter>::default();
+    registry.register("refusals", "Commands refused by the rules, by kind of refusal", refusals.clone());
+    let commands = Command::KINDS.into_iter().map(|kind| (kind, commands.get_or_create(&Kind { kind }).clone())).collect();
+    let refusals = RefusalKind::ALL
+        .into_iter()
+        .map(|kind| (kind.name(), refusals.get_or_create(&Kind { kind: kind.name() }).clone()))
+        .collect();
+    (commands, refusals)
+}
+
 impl Metrics {
     pub fn new() -> Metrics {
         let mut registry = Registry::with_prefix("pozo");
-        let commands = Family::<Kind, Counter>::default();
-        registry.register("commands", "Commands applied and journaled, by kind", commands.clone());
-        let refusals = Family::<Kind, Counter>::default();
-        registry.register("refusals", "Commands refused by the rules, by kind of refusal", refusals.clone());
-        // Every kind from zero, so that a rate is defined before the first one happens.
-        let commands: HashMap<&'static str, Counter> =
-            Command::KINDS.into_iter().map(|kind| (kind, commands.get_or_create(&Kind { kind }).clone())).collect();
-        let refusals: HashMap<&'static str, Counter> = RefusalKind::ALL
-            .into_iter()
-            .map(|kind| (kind.name(), refusals.get_or_create(&Kind { kind: kind.name() }).clone()))
-            .collect();
+        let (commands, refusals) = by_kind(&mut registry);
         let retries = Counter::default();
         registry.register("retries", "Retries of an applied command, answered from the state", retries.clone());
         // 1, 2, 4 … 32,768 entries.

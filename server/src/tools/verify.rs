@@ -271,7 +271,29 @@ fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark:
     {
         chain = Check::Failed(problem.to_string());
     }
-    let acknowledged = match mark.map(|mark| (mark, crate::journal::mark::read(mark, &sealer))) {
+    let acknowledged = check_mark(journal, mark, &sealer, &tip);
+    if let Some(stored) = &stored
+        && stored.sequence > tip.entries
+    {
+        snapshot = SnapshotCheck::Failed(format!("taken at entry {} but the journal ends at {}", stored.sequence, tip.entries));
+    }
+    let pools = pool_summaries(&state);
+    Ok(VerifyReport {
+        entries: tip.entries,
+        last_good_entry: tip.entries,
+        tip: hex::encode(tip.hash),
+        chain,
+        acknowledged,
+        conservation,
+        snapshot,
+        pools,
+    })
+}
+
+/// What the acknowledgement mark says against the journal good up to `tip`: every
+/// acknowledged entry must be there, with the hash acknowledged.
+fn check_mark(journal: &Journal, mark: Option<&Path>, sealer: &Sealer, tip: &crate::journal::JournalTip) -> MarkCheck {
+    match mark.map(|mark| (mark, crate::journal::mark::read(mark, sealer))) {
         None => MarkCheck::NoMark { at: None },
         Some((mark, Ok(None))) => MarkCheck::NoMark { at: Some(mark.to_path_buf()) },
         Some((_, Ok(Some(marked)))) if marked.sequence > tip.entries => MarkCheck::Failed(format!(
@@ -283,13 +305,12 @@ fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark:
             _ => MarkCheck::Failed(format!("entry {} is not the entry acknowledged there", marked.sequence)),
         },
         Some((_, Err(error))) => MarkCheck::Failed(error.to_string()),
-    };
-    if let Some(stored) = &stored
-        && stored.sequence > tip.entries
-    {
-        snapshot = SnapshotCheck::Failed(format!("taken at entry {} but the journal ends at {}", stored.sequence, tip.entries));
     }
-    let pools = state
+}
+
+/// Every pool's balance, reserve, sign and meters after the replay, as the report gives them.
+fn pool_summaries(state: &State) -> BTreeMap<PoolId, PoolSummary> {
+    state
         .pools()
         .map(|pool| {
             let m = pool.meters();
@@ -306,17 +327,7 @@ fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark:
             };
             (pool.rules().id.clone(), summary)
         })
-        .collect();
-    Ok(VerifyReport {
-        entries: tip.entries,
-        last_good_entry: tip.entries,
-        tip: hex::encode(tip.hash),
-        chain,
-        acknowledged,
-        conservation,
-        snapshot,
-        pools,
-    })
+        .collect()
 }
 
 /// [`verify`] with the journal key of `config` and the mark beside the data directory.
