@@ -60,9 +60,6 @@ pub use net::{MESSAGE_BYTES_MAX, Tls, raise_open_files_limit, server_builder};
 /// (table and display watchers) are then cut, and the writer closes the journal.
 pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
-/// Runs the controller on an already bound listener until `shutdown` completes:
-/// recovers the journal in `data`, starts the writer, and serves every service
-/// with gRPC health and reflection.
 /// How a server runs, beyond its configuration.
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
@@ -142,7 +139,7 @@ impl Default for ServeOptions {
 /// the simulator's restart benchmark submits straight to the writer, with no gRPC between.
 pub fn table_command(command: pb::TableCommand, card: Option<state::Card>) -> anyhow::Result<state::Command> {
     let payload_sha256 = grpc::payload_sha256(&prost::Message::encode_to_vec(&command));
-    let op = grpc::table_op(command.command.ok_or_else(|| anyhow::anyhow!("command: missing"))?)?;
+    let op = grpc::table_op(command.command)?;
     Ok(state::Command::Table(state::TableCommand {
         table_id: command.table_id.into(),
         sequence: command.sequence,
@@ -152,7 +149,10 @@ pub fn table_command(command: pb::TableCommand, card: Option<state::Card>) -> an
     }))
 }
 
-/// `ready` is called once the journal is recovered, just before serving.
+/// Runs the controller on an already bound listener until `shutdown` completes:
+/// recovers the journal in `data`, starts the writer, and serves every service
+/// with gRPC health and reflection. `ready` is called once the journal is recovered, just
+/// before serving.
 pub async fn serve(
     listener: TcpListener,
     config: Config,

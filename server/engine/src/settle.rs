@@ -205,21 +205,19 @@ fn check_winner(rules: &PoolRules, winner: &Winner, index: usize) -> Result<(), 
 /// and one hand has one combination of each exclusive group.
 fn check_once_per_hand(rules: &PoolRules, earlier: &[Winner], winner: &Winner, index: usize) -> Result<(), EngineError> {
     let field = |name: &str| format!("winners[{index}].{name}");
-    if earlier.iter().any(|earlier| earlier.seat == winner.seat && earlier.code == winner.code) {
+    if earlier.iter().any(|other| other.seat == winner.seat && other.code == winner.code) {
         return Err(EngineError::invalid(
             &field("code"),
             format!("seat {} already has `{}` in this round; a combination is marked once", winner.seat, winner.code),
         ));
     }
     // One hand, one combination of each exclusive group (11.3; the rulebook's `exclusive`).
-    if let Some(earlier) =
-        earlier.iter().find(|earlier| earlier.seat == winner.seat && rules.excludes(&earlier.code, &winner.code))
-    {
+    if let Some(other) = earlier.iter().find(|other| other.seat == winner.seat && rules.excludes(&other.code, &winner.code)) {
         return Err(EngineError::invalid(
             &field("code"),
             format!(
                 "seat {} already has `{}` in this round; `{}` cannot occur in the same hand ({}: exclusive codes)",
-                winner.seat, earlier.code, winner.code, rules.articles
+                winner.seat, other.code, winner.code, rules.articles
             ),
         ));
     }

@@ -24,7 +24,7 @@ pub(super) fn run_serve(
     keys: Option<&std::path::Path>,
     options: crate::ServeOptions,
 ) -> anyhow::Result<()> {
-    refuse_unsafe_addresses(listen, keys, &options)?;
+    check_addresses(listen, keys, &options)?;
     let config = crate::config::load(config, rulebooks, keys)?;
     // A keys file that holds a published example secret (a copy of config/keys.toml) is as public.
     if !is_loopback(listen)
@@ -35,14 +35,15 @@ pub(super) fn run_serve(
              (docs/operations.md §9)"
         );
     }
-    raise_open_files_limit();
+    raise_files_limit_or_warn();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(serve_until_stopped(data, listen, config, options))
 }
 
-/// Refuses what would put secrets on a network in clear: plaintext off loopback, pages off
-/// loopback, the embedded example keys off loopback, a store that is not PostgreSQL's address.
-fn refuse_unsafe_addresses(listen: &str, keys: Option<&std::path::Path>, options: &crate::ServeOptions) -> anyhow::Result<()> {
+/// Refuses what would put secrets on a network in clear (plaintext off loopback, pages off
+/// loopback, the embedded example keys off loopback, a store that is not PostgreSQL's address),
+/// and says loudly in the log when it serves plaintext on loopback.
+fn check_addresses(listen: &str, keys: Option<&std::path::Path>, options: &crate::ServeOptions) -> anyhow::Result<()> {
     // Plaintext only on loopback: anywhere else, commands, tokens and reports would cross the wire in clear.
     if options.tls.is_none() && !is_loopback(listen) {
         anyhow::bail!(
@@ -83,7 +84,7 @@ fn refuse_unsafe_addresses(listen: &str, keys: Option<&std::path::Path>, options
 
 /// Raises the soft limit on open files towards what the connection limits need, and warns when
 /// it cannot.
-fn raise_open_files_limit() {
+fn raise_files_limit_or_warn() {
     // The connection limits need file descriptors: the soft limit is raised towards them.
     match crate::raise_open_files_limit() {
         Ok(files) if files < crate::FILES_NEEDED => tracing::warn!(

@@ -2,7 +2,7 @@
 //! writer, and convert the answer back. docs/api.md lists every refusal.
 //!
 //! # Layout
-//! - `error`: [`ApiError`] and its one mapping to a `tonic::Status`.
+//! - `error`: `ApiError` and its one mapping to a `tonic::Status`.
 //! - `auth`: envelopes, keys and roles.
 //! - `wire`: the conversions between the protobuf messages and the pure core's types.
 //! - `stream`: the push streams.

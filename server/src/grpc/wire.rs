@@ -43,10 +43,10 @@ pub(super) fn required<T>(field: &str, value: Option<T>) -> Result<T, ApiError> 
     value.ok_or_else(|| ApiError::invalid(format!("{field}: missing")))
 }
 
-/// A wire command as the state machine's operation (for the simulator's bench, which builds
-/// journal entries from the commands agents send); see [`FromWire`].
-pub(crate) fn table_op(command: pb::table_command::Command) -> Result<TableOp, ApiError> {
-    TableOp::from_wire(command)
+/// An agent's whole command as the state machine's operation, the command's field required;
+/// for `table_command`, which makes the state's command without the table service.
+pub(crate) fn table_op(command: Option<pb::table_command::Command>) -> Result<TableOp, ApiError> {
+    TableOp::from_wire(required("command", command)?)
 }
 
 /// A text over its bound is refused, by its field's name.

@@ -357,4 +357,15 @@ mod tests {
         assert!(SnapshotCheck::NoSnapshot.passed() && MarkCheck::NoMark { at: None }.passed());
         assert!(!Check::Failed(failed.into()).passed() && !SnapshotCheck::Failed(failed.into()).passed());
     }
+
+    /// A damaged mark fails verify whatever its path: the string report passed any text
+    /// starting with "none", so a mark at `none.acknowledged` (`--data none`) whose seal was
+    /// broken counted as no mark at all.
+    #[test]
+    fn a_damaged_mark_fails_even_when_its_path_begins_with_none() {
+        let damaged = MarkCheck::Failed("none.acknowledged: no slot carries a valid seal".into());
+        assert!(written(&damaged).starts_with("none"));
+        assert!(!damaged.passed());
+        assert!(MarkCheck::NoMark { at: Some(PathBuf::from("none.acknowledged")) }.passed());
+    }
 }

@@ -189,8 +189,6 @@ pub struct Targets {
     pub restart_ready_ms: Option<Target>,
 }
 
-// Statistics, not money: floats are right here.
-#[allow(clippy::float_arithmetic)]
 pub(super) fn print_summary(report: &Report) {
     print_figures(report);
     println!("journal: {}", report.store);
