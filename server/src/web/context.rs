@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use tokio::sync::watch;
 
-use super::{auth, feed};
+use super::feed;
+use super::sessions::Sessions;
 use crate::read::presence::Presence;
 use crate::writer::Handle;
 
@@ -14,7 +15,7 @@ pub(super) struct Web {
     pub(super) handle: Handle,
     pub(super) presence: Presence,
     pub(super) frames: watch::Receiver<Arc<feed::Frame>>,
-    pub(super) sessions: Arc<auth::Sessions>,
+    pub(super) sessions: Arc<Sessions>,
     /// Networks whose signs may open `/cartel` without a session (`serve --display-open-to`).
     pub(super) open_to: Arc<Vec<ipnet::IpNet>>,
     /// The gRPC address the controller listens on.

@@ -5,8 +5,9 @@
 //! # Layout
 //! - [`feed`]: the signs' event stream, built once per published display state
 //!   (the same one the gRPC display feed sends) and shared by every open sign.
-//! - [`auth`]: per-operator login (the keys file's Argon2id password hashes),
-//!   sessions, CSRF tokens, lock-out.
+//! - [`auth`]: per-operator login (the keys file's Argon2id password hashes), CSRF tokens,
+//!   the login and logout pages.
+//! - `sessions`: the signed-in people and the lock-out of wrong passwords.
 //! - `cartel`, `office`, `sala`: the pages, thin over the writer's reads and commands.
 //! - `view`: amounts the Argentine way, times in the casino's zone, CSV.
 //! - `context`: what the pages need of the running controller (`Web`), given to every handler.
@@ -36,6 +37,7 @@ mod office;
 mod router;
 mod sala;
 mod serve;
+mod sessions;
 mod status;
 mod tables;
 mod view;

@@ -12,9 +12,10 @@ use axum_extra::extract::CookieJar;
 use pozo_engine::Money;
 use serde::Deserialize;
 
-use super::auth::{self, Session};
+use super::auth;
 use super::context::Web;
 use super::error::{PageError, page};
+use super::sessions::Session;
 use super::view;
 use crate::config::{Config, Role};
 use pozo_core::jornada::jornada_and_hour;

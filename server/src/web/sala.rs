@@ -14,9 +14,10 @@ use pozo_engine::{Money, PoolId, TableId};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 
-use super::auth::{self, Session};
+use super::auth;
 use super::context::Web;
 use super::error::{PageError, page};
+use super::sessions::Session;
 use super::view;
 use crate::config::Role;
 use crate::read::SalonShare;

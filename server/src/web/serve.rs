@@ -7,9 +7,10 @@ use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 
 use super::context::Web;
+use super::feed;
 use super::listen::{CONNECTIONS_MAX, Limited, Peer};
 use super::router::router;
-use super::{auth, feed};
+use super::sessions::Sessions;
 use crate::read::presence::Presence;
 use crate::writer::Handle;
 
@@ -35,7 +36,7 @@ pub(crate) async fn serve_pages(listener: TcpListener, setup: PagesSetup) -> std
         handle: setup.handle,
         presence: setup.presence,
         frames,
-        sessions: Arc::new(auth::Sessions::default()),
+        sessions: Arc::new(Sessions::default()),
         open_to: Arc::new(setup.open_to),
         listen: Arc::from(setup.listen),
         data: Arc::from(setup.data),
