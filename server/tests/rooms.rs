@@ -4,7 +4,7 @@
 //!
 //! What counts as an import: every `crate::a::b` and `super::x` path outside the tests
 //! (`#[cfg(test)]` and what follows it) and comments, and a module's `use child::…` of its
-//! own child.
+//! own child; a brace group (`use super::{auth, feed}`) is each of its paths.
 //! A `pub use child::X` that re-exports a child's item is a door, not an import: a path
 //! through it is followed to the child that defines `X`.
 
@@ -72,6 +72,35 @@ fn segments(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Every path that starts at `text`, a brace group expanded (`{auth, feed::Feed}` → two
+/// paths; `a::{b, c::{d}}` → `a::b`, `a::c::d`).
+fn paths(text: &str) -> Vec<Vec<String>> {
+    let head = segments(text);
+    let consumed: usize = head.iter().map(|segment| segment.len() + 2).sum();
+    let rest = text.get(consumed..).unwrap_or("");
+    let group = if head.is_empty() { text.strip_prefix('{') } else { rest.strip_prefix('{') };
+    let Some(group) = group else { return vec![head] };
+    let mut depth = 0usize;
+    let mut items = Vec::new();
+    let mut start = 0;
+    for (at, character) in group.char_indices() {
+        match character {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                items.push(&group[start..at]);
+                break;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&group[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    items.into_iter().flat_map(|item| paths(item.trim())).map(|tail| head.iter().cloned().chain(tail).collect()).collect()
 }
 
 fn parent(module: &str) -> String {
@@ -144,7 +173,9 @@ fn imports(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<Stri
             if text[..at].ends_with("pub(in ") {
                 continue;
             }
-            targets.insert(resolve(modules, &doors, "crate", &segments(&text[at + "crate::".len()..])));
+            for path in paths(&text[at + "crate::".len()..]) {
+                targets.insert(resolve(modules, &doors, "crate", &path));
+            }
         }
         for (at, _) in text.match_indices("super::") {
             if text[..at].ends_with("super::") {
@@ -156,7 +187,9 @@ fn imports(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<Stri
                 base = parent(&base);
                 rest = next;
             }
-            targets.insert(resolve(modules, &doors, &base, &segments(rest)));
+            for path in paths(rest) {
+                targets.insert(resolve(modules, &doors, &base, &path));
+            }
         }
         for line in text.split(';') {
             let line = line.trim();
@@ -259,4 +292,20 @@ fn the_check_finds_a_circle_and_an_upward_import() {
     let edges = imports(&modules);
     assert_eq!(circle(&edges), Some(vec!["a".to_owned(), "b".to_owned(), "a".to_owned()]));
     assert_eq!(upward(&edges, &["a", "b", "crate"]), vec![("a".to_owned(), "b".to_owned())]);
+}
+
+#[test]
+fn the_check_finds_a_circle_through_a_brace_group_of_modules() {
+    // `use super::{a, b}` imports the sibling modules a and b, not their parent.
+    let modules: BTreeMap<String, String> = [
+        ("crate".to_owned(), "mod web;".to_owned()),
+        ("web".to_owned(), "mod auth; mod context; mod feed;".to_owned()),
+        ("web::context".to_owned(), "use super::{auth, feed::{self, Feed}};".to_owned()),
+        ("web::auth".to_owned(), "use super::context::Web;".to_owned()),
+        ("web::feed".to_owned(), String::new()),
+    ]
+    .into();
+    let edges = imports(&modules);
+    assert_eq!(edges["web::context"], BTreeSet::from(["web::auth".to_owned(), "web::feed".to_owned()]));
+    assert!(circle(&edges).is_some_and(|found| found.contains(&"web::auth".to_owned())));
 }
