@@ -9,6 +9,7 @@ use std::sync::Arc;
 use crate::error::EngineError;
 use crate::ids::PoolId;
 use crate::money::Money;
+use crate::moves::{Retirement, Transfer};
 use crate::pool::{Contribution, Pool, PoolState, Reversal};
 use crate::reject::Rejection;
 use crate::rulebook::Rulebooks;
@@ -33,6 +34,13 @@ pub struct Totals {
     pub hits: u64,
     /// Main and reserve balances together.
     pub balances: Money,
+    /// Money moved between pools (transfers and retirements, `moves.rs`): every
+    /// centavo out of one pool is into another, so the two are equal.
+    pub transfers_in: Money,
+    pub transfers_out: Money,
+    /// Documented corrections of main balances, up and down.
+    pub adjustments_up: Money,
+    pub adjustments_down: Money,
 }
 
 impl Engine {
@@ -42,7 +50,10 @@ impl Engine {
     }
 
     /// The pools as a snapshot kept them, under the rules of `rulebooks`; every
-    /// pool of the rulebooks must be there and balance.
+    /// pool of the rulebooks must be there and balance. A pool of the snapshot the
+    /// rulebooks lack is left out, unless it is retired or moved money to or from other
+    /// pools (pools are retired, never dropped, `moves.rs`); and the transfers of the
+    /// snapshot must tie: as much in as out over all pools.
     pub fn restore(rulebooks: &Rulebooks, states: &BTreeMap<PoolId, PoolState>) -> Result<Engine, EngineError> {
         let mut pools = BTreeMap::new();
         for rules in rulebooks.pools() {
@@ -50,6 +61,25 @@ impl Engine {
                 .get(&rules.id)
                 .ok_or_else(|| EngineError::invalid("snapshot", format!("pool `{}` is missing", rules.id)))?;
             pools.insert(rules.id.clone(), Pool::restore(Arc::new(rules.clone()), state.clone())?);
+        }
+        let moved =
+            |state: &PoolState| state.retired || !state.meters.transfers_in.is_zero() || !state.meters.transfers_out.is_zero();
+        if let Some((id, _)) = states.iter().find(|(id, state)| !pools.contains_key(*id) && moved(state)) {
+            return Err(EngineError::invalid(
+                "rulebooks",
+                format!(
+                    "pool `{id}` of the snapshot is not in the rulebooks; it moved money to or from other pools, and a pool is retired, never dropped"
+                ),
+            ));
+        }
+        let (transfers_in, transfers_out) = pools.values().fold((Money::ZERO, Money::ZERO), |(in_, out), pool| {
+            (in_ + pool.meters().transfers_in, out + pool.meters().transfers_out)
+        });
+        if transfers_in != transfers_out {
+            return Err(EngineError::invalid(
+                "snapshot",
+                format!("the pools' transfers do not tie: {transfers_in} in, {transfers_out} out; the snapshot is damaged"),
+            ));
         }
         Ok(Engine { pools })
     }
@@ -117,6 +147,55 @@ impl Engine {
         self.pool_mut(pool)?.reclaim_award(amount)
     }
 
+    /// Moves `amount` from the main pool of `from` to the main pool of `to` (`moves.rs`):
+    /// two live pools, whole centavos, at most what `from`'s main pool holds. Refused, it
+    /// changes nothing.
+    pub fn transfer(&mut self, from: &str, to: &str, amount: Money) -> Result<Transfer, EngineError> {
+        let (source, destination) = self.two_live_pools(("from", from), ("to", to))?;
+        source.check_transfer_out("amount", amount)?;
+        destination.check_room("amount", amount)?;
+        let (from, to) = (source.rules().id.clone(), destination.rules().id.clone());
+        let from_balance_after = self.pool_mut(&from)?.transfer_out(amount);
+        let to_balance_after = self.pool_mut(&to)?.transfer_in(amount);
+        Ok(Transfer { from, to, amount, from_balance_after, to_balance_after })
+    }
+
+    /// Retires `pool` into `to` (`moves.rs`): its whole main and reserve balances go to
+    /// the main pool of `to`, and from then no money moves in it; its meters stay. Both
+    /// must be live and different. Refused, it changes nothing.
+    pub fn retire(&mut self, pool: &str, to: &str) -> Result<Retirement, EngineError> {
+        let (retiring, destination) = self.two_live_pools(("pool", pool), ("to", to))?;
+        destination.check_room("to", retiring.balance() + retiring.reserve())?;
+        let (pool, to) = (retiring.rules().id.clone(), destination.rules().id.clone());
+        let (balance, reserve) = self.pool_mut(&pool)?.retire();
+        let to_balance_after = self.pool_mut(&to)?.transfer_in(balance + reserve);
+        Ok(Retirement { pool, to, balance, reserve, to_balance_after })
+    }
+
+    /// Corrects the main balance of `pool` by `amount`, up or down ([`Pool::adjust`]).
+    pub fn adjust(&mut self, pool: &str, amount: Money) -> Result<(), EngineError> {
+        self.pool_mut(pool)?.adjust(amount)
+    }
+
+    /// Two different pools, both known and live, for a move from the first to the
+    /// second; each named by its field in the caller's input.
+    fn two_live_pools(
+        &self,
+        (from_field, from): (&str, &str),
+        (to_field, to): (&str, &str),
+    ) -> Result<(&Pool, &Pool), EngineError> {
+        let (source, destination) = (self.pool(from)?, self.pool(to)?);
+        if from == to {
+            return Err(EngineError::invalid(
+                to_field,
+                format!("`{to}` is also the `{from_field}`: money moves from one pool to another"),
+            ));
+        }
+        source.check_not_retired(from_field)?;
+        destination.check_not_retired(to_field)?;
+        Ok((source, destination))
+    }
+
     /// The displayed amount of a pool: the Pago Máximo at this moment (3.5.1).
     pub fn displayed(&self, pool: &str) -> Result<Money, EngineError> {
         Ok(self.pool(pool)?.displayed())
@@ -134,12 +213,21 @@ impl Engine {
             totals.awards += m.net_awards();
             totals.hits += m.hits;
             totals.balances += pool.balance() + pool.reserve();
+            totals.transfers_in += m.transfers_in;
+            totals.transfers_out += m.transfers_out;
+            totals.adjustments_up += m.adjustments_up;
+            totals.adjustments_down += m.adjustments_down;
         }
         debug_assert_eq!(
-            totals.contributions + totals.replenishments - totals.balances - totals.awards,
+            totals.contributions + totals.replenishments + totals.transfers_in + totals.adjustments_up
+                - totals.balances
+                - totals.awards
+                - totals.transfers_out
+                - totals.adjustments_down,
             Money::ZERO,
             "every pool conserves, so their sum does"
         );
+        debug_assert_eq!(totals.transfers_in, totals.transfers_out, "what leaves one pool arrives in another");
         totals
     }
 }

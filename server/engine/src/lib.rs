@@ -1,5 +1,6 @@
 //! The pure pool engine of Pozo: rulebooks, contributions, awards, replenishments
-//! and resets, exactly as the articles say. No I/O, no clock, no randomness: the
+//! and resets, exactly as the articles say, and the transfers, retirements and
+//! adjustments a documented procedure makes. No I/O, no clock, no randomness: the
 //! caller reads the rulebook files, and time and chance are inputs, so every rule
 //! is a plain function and every run can be replayed bit for bit.
 //!
@@ -14,17 +15,20 @@
 //!   multiple-winner policy (IPLyC factor, AJ order, Andalucía order), and the book a
 //!   settled round keeps ([`RoundBook`]).
 //! - [`reject`]: undoing one award the Venta-Pagos office rejected, and only it.
+//! - [`moves`]: money a documented procedure moves: a transfer between pools, a pool's
+//!   retirement into another, a correction of a main balance.
 //! - [`engine`]: every pool of the loaded rulebooks, by id.
 //! - [`error`]: the one error type, naming the field and the rule.
 //! - [`suggest`]: the nearest valid name to a misspelt one ("did you mean …?").
 //!
 //! Each module uses only those above it in this order (ids, money, error, rulebook, pool,
-//! settle, reject, engine): no two import each other.
+//! settle, reject, moves, engine): no two import each other.
 
 pub mod engine;
 pub mod error;
 pub mod ids;
 pub mod money;
+pub mod moves;
 pub mod pool;
 pub mod reject;
 pub mod rulebook;
@@ -37,6 +41,7 @@ pub use ids::{PoolId, PrizeCode, TableId};
 #[doc(hidden)]
 pub use money::__dec;
 pub use money::{Money, format_ars};
+pub use moves::{Retirement, Transfer};
 pub use pool::{Contribution, Meters, Pool, PoolState, Reversal};
 pub use reject::{Rejection, Resettled};
 pub use rulebook::{

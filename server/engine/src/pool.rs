@@ -4,10 +4,21 @@
 //! asserts conservation after it changes something (docs/rules.md, "Money and conservation"):
 //!
 //! ```text
-//! Σ contributions + Σ replenishments = balance + reserve + Σ awards
+//! Σ contributions + Σ replenishments + Σ transfers in  + Σ adjustments up
+//!     = balance + reserve + Σ awards + Σ transfers out + Σ adjustments down
 //! ```
 //!
-//! (contributions net of reversals). A broken conservation is a bug, not an
+//! (contributions net of reversals, replenishments net of those withdrawn, awards net
+//! of those returned or reclaimed). Over any period it is the reconciliation an auditor
+//! reads off the meters, with the main and reserve balances at its start and end:
+//!
+//! ```text
+//! opening + contributions + replenishments + transfers in − awards − transfers out ± adjustments = closing
+//! ```
+//!
+//! Transfers are money moved from one pool to another, a retirement's included
+//! (`moves.rs`): what leaves one pool as a transfer out arrives in another as a transfer
+//! in, so over all pools the two are equal. A broken conservation is a bug, not an
 //! operating error, so it panics.
 
 use std::sync::Arc;
@@ -66,6 +77,26 @@ pub struct Meters {
     /// How many awards were reclaimed.
     #[serde(default)]
     pub reclaims: u64,
+    /// Money moved into the main pool from another pool: a documented transfer, or the
+    /// balances of a pool retired into this one (`moves.rs`).
+    #[serde(default)]
+    pub transfers_in: Money,
+    /// Money moved out to another pool: transfers from the main pool, and at retirement
+    /// the whole main and reserve pools. Over all pools it equals `transfers_in`.
+    #[serde(default)]
+    pub transfers_out: Money,
+    /// The part of `transfers_out` that left from the reserve pool (only a retirement
+    /// moves a reserve; included in `transfers_out`, not in addition to it).
+    #[serde(default)]
+    pub transfers_out_of_reserve: Money,
+    /// Documented corrections of the main pool's balance, up and down (`moves.rs`), and
+    /// how many there were. Each direction has its own meter, so neither goes down.
+    #[serde(default)]
+    pub adjustments_up: Money,
+    #[serde(default)]
+    pub adjustments_down: Money,
+    #[serde(default)]
+    pub adjustments: u64,
     /// How many times the whole pool was paid and brought back to its minimum.
     pub resets: u64,
 }
@@ -100,6 +131,16 @@ impl Meters {
     pub fn net_awards(&self) -> Money {
         self.awards - self.awards_returned - self.awards_reclaimed
     }
+
+    /// What other pools put in less what went out to them (transfers and retirements).
+    pub fn net_transfers(&self) -> Money {
+        self.transfers_in - self.transfers_out
+    }
+
+    /// Corrections up less corrections down.
+    pub fn net_adjustments(&self) -> Money {
+        self.adjustments_up - self.adjustments_down
+    }
 }
 
 /// What one registered side bet did to the pool; reversing it undoes exactly this.
@@ -125,6 +166,8 @@ pub struct Pool {
     balance: Money,
     reserve: Money,
     meters: Meters,
+    /// Retired into another pool: no money moves in it any more (`moves.rs`).
+    retired: bool,
 }
 
 impl Pool {
@@ -141,7 +184,7 @@ impl Pool {
     pub fn with_balances(rules: Arc<PoolRules>, balance: Money, reserve: Money) -> Pool {
         assert!(balance >= Money::ZERO && reserve >= Money::ZERO, "opening balances are never negative");
         let meters = Meters { replenishments: balance + reserve, ..Meters::default() };
-        let pool = Pool { rules, balance, reserve, meters };
+        let pool = Pool { rules, balance, reserve, meters, retired: false };
         pool.assert_conservation();
         pool
     }
@@ -150,16 +193,17 @@ impl Pool {
         &self.rules
     }
 
-    /// What a snapshot keeps of the pool: its balances and meters. The rules come
-    /// from the rulebooks at restore.
+    /// What a snapshot keeps of the pool: its balances, meters and whether it is
+    /// retired. The rules come from the rulebooks at restore.
     pub fn state(&self) -> PoolState {
-        PoolState { balance: self.balance, reserve: self.reserve, meters: self.meters.clone() }
+        PoolState { balance: self.balance, reserve: self.reserve, meters: self.meters.clone(), retired: self.retired }
     }
 
     /// A pool as a snapshot kept it. Conservation is checked: a snapshot that does
-    /// not balance is refused.
+    /// not balance is refused, and so is a retired pool still holding money (a
+    /// retirement moves all of it, `moves.rs`).
     pub fn restore(rules: Arc<PoolRules>, state: PoolState) -> Result<Pool, EngineError> {
-        let pool = Pool { rules, balance: state.balance, reserve: state.reserve, meters: state.meters };
+        let pool = Pool { rules, balance: state.balance, reserve: state.reserve, meters: state.meters, retired: state.retired };
         let difference = pool.conservation_difference();
         if !difference.is_zero() || pool.balance < Money::ZERO || pool.reserve < Money::ZERO {
             return Err(EngineError::invalid(
@@ -167,7 +211,38 @@ impl Pool {
                 format!("pool `{}` does not balance (difference {difference}); the snapshot is damaged", pool.rules.id),
             ));
         }
+        if pool.retired && !(pool.balance.is_zero() && pool.reserve.is_zero()) {
+            return Err(EngineError::invalid(
+                "snapshot",
+                format!(
+                    "pool `{}` is retired but holds {} and {} in reserve; the snapshot is damaged",
+                    pool.rules.id, pool.balance, pool.reserve
+                ),
+            ));
+        }
         Ok(pool)
+    }
+
+    /// True once the pool was retired into another (`Engine::retire`): its meters stay,
+    /// frozen, and no money moves in it any more.
+    pub fn is_retired(&self) -> bool {
+        self.retired
+    }
+
+    /// Refuses any movement of money in a retired pool, naming `field` (the pool's
+    /// field in the caller's input). Every money operation checks it first.
+    pub(crate) fn check_not_retired(&self, field: &str) -> Result<(), EngineError> {
+        if self.retired {
+            return Err(EngineError::not_now(
+                field,
+                format!("pool `{}` is retired: its money went to another pool and no money moves in it", self.rules.id),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn mark_retired(&mut self) {
+        self.retired = true;
     }
 
     pub(crate) fn shared_rules(&self) -> Arc<PoolRules> {
@@ -188,7 +263,13 @@ impl Pool {
     /// rulebook's `minimum_kind` says, max(balance, minimum) where the minimum is a floor
     /// (IPLyC 3.2.2, 11.2.2, 15.2.3), the balance where it is only the starting amount
     /// (Póquer sin descarte 6.3, AJ 2.5.6.3) ([`PoolRules::displayed_for`]).
+    ///
+    /// A retired pool is off the signs and holds nothing: it shows zero, whatever its
+    /// minimum (a floor is completed only to pay a prize, and a retired pool pays none).
     pub fn displayed(&self) -> Money {
+        if self.retired {
+            return Money::ZERO;
+        }
         self.rules.displayed_for(self.balance)
     }
 
@@ -196,12 +277,13 @@ impl Pool {
         &self.meters
     }
 
-    /// How far the books are from conservation; zero when they balance.
+    /// How far the books are from conservation; zero when they balance (the identity
+    /// at the head of this file).
     pub fn conservation_difference(&self) -> Money {
         let m = &self.meters;
-        let money_in = m.net_contributions() + m.net_replenishments();
-        let money_held_or_paid = self.balance + self.reserve + m.net_awards();
-        money_in - money_held_or_paid
+        let money_in = m.net_contributions() + m.net_replenishments() + m.transfers_in + m.adjustments_up;
+        let money_held_or_out = self.balance + self.reserve + m.net_awards() + m.transfers_out + m.adjustments_down;
+        money_in - money_held_or_out
     }
 
     pub(crate) fn assert_conservation(&self) {
@@ -223,6 +305,7 @@ impl Pool {
 
     /// Registers one side bet and adds its contribution (3.2.1, 11.2.3, 15.2.4).
     pub fn register_bet(&mut self, bet: Money) -> Result<Contribution, EngineError> {
+        self.check_not_retired("pool")?;
         check_bet("bet", bet)?;
         check_bet_allowed(&self.rules, "bet", bet)?;
         let contribution = self.contribution_of(bet);
@@ -243,6 +326,7 @@ impl Pool {
     /// prize have emptied the pool meanwhile, the house covers the difference so no
     /// balance goes negative (booked as a replenishment).
     pub fn reverse_bet(&mut self, contribution: Contribution) -> Result<Reversal, EngineError> {
+        self.check_not_retired("pool")?;
         check_bet("contribution.bet", contribution.bet)?;
         if contribution != self.contribution_of(contribution.bet) {
             return Err(EngineError::invalid(
@@ -283,6 +367,7 @@ impl Pool {
     /// the award was paid and stood, later prizes were fixed on the pool it left
     /// (docs/readings.md, "A series found invalid after payment").
     pub fn reclaim_award(&mut self, amount: Money) -> Result<(), EngineError> {
+        self.check_not_retired("pool")?;
         if amount <= Money::ZERO {
             return Err(EngineError::invalid("amount", format!("{amount}: only an award of money is given back (3.7.3)")));
         }
@@ -311,7 +396,7 @@ impl Pool {
     /// A scratch pool holding `balance` and `reserve` under the same rules, with no
     /// history: what a round would do is replayed on it (a rejection re-settles).
     pub(crate) fn scratch(&self, balance: Money, reserve: Money) -> Pool {
-        Pool { rules: Arc::clone(&self.rules), balance, reserve, meters: Meters::default() }
+        Pool { rules: Arc::clone(&self.rules), balance, reserve, meters: Meters::default(), retired: false }
     }
 
     pub(crate) fn meters_mut(&mut self) -> &mut Meters {
@@ -353,6 +438,10 @@ pub struct PoolState {
     pub balance: Money,
     pub reserve: Money,
     pub meters: Meters,
+    /// Retired into another pool (`moves.rs`); absent in snapshots of earlier releases,
+    /// which had no retirement.
+    #[serde(default)]
+    pub retired: bool,
 }
 
 /// Where money added to the main pool came from.

@@ -84,7 +84,8 @@ impl Pool {
     }
 
     /// The index in the book of the award to reject: of this pool, in the round, and not
-    /// rejected already.
+    /// rejected already. The pool must still be live (a retired pool moves no money,
+    /// `moves.rs`).
     fn award_to_reject(&self, book: &RoundBook, seat: Seat, code: &str) -> Result<usize, EngineError> {
         if book.pool != self.rules().id {
             return Err(EngineError::invalid(
@@ -92,6 +93,7 @@ impl Pool {
                 format!("the round was settled in `{}`, not `{}`", book.pool, self.rules().id),
             ));
         }
+        self.check_not_retired("pool")?;
         let Some(index) = book.awards.iter().position(|award| award.seat == seat && award.code == code) else {
             return Err(EngineError::invalid("award", format!("seat {seat} has no `{code}` award in this round")));
         };

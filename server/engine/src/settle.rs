@@ -626,6 +626,7 @@ impl Pool {
     /// Marks the winners of one round at one table and pays them under the pool's
     /// multiple-winner policy. Nothing changes when the winners are refused.
     pub fn settle_round(&mut self, winners: &[Winner]) -> Result<Settlement, EngineError> {
+        self.check_not_retired("pool")?;
         validate(self.rules(), winners)?;
         let settlement = settle(self, winners);
         self.assert_conservation();
@@ -647,6 +648,7 @@ impl Pool {
     /// The settlements are returned in the order paid. Every winner is checked first (as
     /// one round: field names index `winners`); refused, nothing changes.
     pub fn settle_as_marked(&mut self, winners: &[Winner]) -> Result<Vec<Settlement>, EngineError> {
+        self.check_not_retired("pool")?;
         validate(self.rules(), winners)?;
         let apart = |winner: &&Winner| self.rules().plays_instant_prize() && winner.code == crate::rulebook::INSTANT_PRIZE;
         let instant: Vec<Winner> = winners.iter().filter(apart).cloned().collect();

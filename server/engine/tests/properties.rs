@@ -326,7 +326,7 @@ fn pays_a_floor(rules: &PoolRules, code: &str) -> bool {
 }
 
 /// Every meter that counts money, by name.
-fn money_meters(meters: &Meters) -> [(&'static str, Money); 15] {
+fn money_meters(meters: &Meters) -> [(&'static str, Money); 20] {
     // Exhaustive on purpose: a new meter must be added here (or knowingly skipped).
     let &Meters {
         bets: _,
@@ -349,6 +349,12 @@ fn money_meters(meters: &Meters) -> [(&'static str, Money); 15] {
         reserve_transfers_returned,
         awards_reclaimed,
         reclaims: _,
+        transfers_in,
+        transfers_out,
+        transfers_out_of_reserve,
+        adjustments_up,
+        adjustments_down,
+        adjustments: _,
         resets: _,
     } = meters;
     [
@@ -367,11 +373,16 @@ fn money_meters(meters: &Meters) -> [(&'static str, Money); 15] {
         ("replenishments_withdrawn", replenishments_withdrawn),
         ("reserve_transfers_returned", reserve_transfers_returned),
         ("awards_reclaimed", awards_reclaimed),
+        ("transfers_in", transfers_in),
+        ("transfers_out", transfers_out),
+        ("transfers_out_of_reserve", transfers_out_of_reserve),
+        ("adjustments_up", adjustments_up),
+        ("adjustments_down", adjustments_down),
     ]
 }
 
 /// Every meter that counts events, by name.
-fn count_meters(meters: &Meters) -> [(&'static str, u64); 6] {
+fn count_meters(meters: &Meters) -> [(&'static str, u64); 7] {
     [
         ("bets", meters.bets),
         ("reversals", meters.reversals),
@@ -379,6 +390,7 @@ fn count_meters(meters: &Meters) -> [(&'static str, u64); 6] {
         ("resets", meters.resets),
         ("rejections", meters.rejections),
         ("reclaims", meters.reclaims),
+        ("adjustments", meters.adjustments),
     ]
 }
 
@@ -388,17 +400,22 @@ fn count_meters(meters: &Meters) -> [(&'static str, u64); 6] {
 
 #[test]
 fn conservation_holds_after_every_step() {
-    // Proves: contributions + replenishments == balance + reserve + awards (net of those given back,
-    // 3.7.3) after every step, exactly (§4).
+    // Proves: contributions + replenishments + transfers in + adjustments up == balance + reserve
+    // + awards (net of those given back, 3.7.3) + transfers out + adjustments down after every
+    // step, exactly (§4; pool.rs).
     check_every_pool(|step| {
         let pool = step.after;
         let m = pool.meters();
         prop_assert_eq!(pool.conservation_difference(), Money::ZERO);
         let money_in = m.contributions + m.reserve_contributions - m.reversed_contributions - m.reversed_reserve_contributions
-            + m.replenishments;
+            + m.replenishments
+            + m.transfers_in
+            + m.adjustments_up;
         prop_assert_eq!(
             money_in,
-            pool.balance() + pool.reserve() + m.awards - m.awards_returned - m.awards_reclaimed,
+            pool.balance() + pool.reserve() + m.awards - m.awards_returned - m.awards_reclaimed
+                + m.transfers_out
+                + m.adjustments_down,
             "recomputed from the meters: {:?}",
             m
         );
