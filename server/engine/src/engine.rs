@@ -84,6 +84,37 @@ impl Engine {
         Ok(Engine { pools })
     }
 
+    /// The same pools, balances and meters under new rules (the settings of live pools
+    /// changed: minimum, rates, paytable…). A pool new in `rulebooks` opens at its
+    /// minimum, contributed by the house ([`Pool::open`]); a pool of this engine missing
+    /// from `rulebooks` is refused: pools are retired, never dropped. Nothing changes in
+    /// `self`. A reserve a pool's new rules no longer draw on stays where it is until the
+    /// pool is retired; a round settled before the change is rejected under the new
+    /// rules, and refused if one of its codes left the paytable.
+    pub fn with_rulebooks(&self, rulebooks: &Rulebooks) -> Result<Engine, EngineError> {
+        let missing: Vec<String> =
+            self.pools.keys().filter(|id| rulebooks.pool(id.as_str()).is_none()).map(|id| format!("`{id}`")).collect();
+        if !missing.is_empty() {
+            let (pools, are) = if missing.len() == 1 { ("pool", "is") } else { ("pools", "are") };
+            return Err(EngineError::invalid(
+                "rulebooks",
+                format!("{pools} {} {are} missing from the new rulebooks: a pool is retired, never dropped", missing.join(", ")),
+            ));
+        }
+        let pools = rulebooks
+            .pools()
+            .map(|rules| {
+                let rules = Arc::new(rules.clone());
+                let pool = match self.pools.get(&rules.id) {
+                    Some(pool) => pool.with_rules(rules),
+                    None => Pool::open(rules),
+                };
+                (pool.rules().id.clone(), pool)
+            })
+            .collect();
+        Ok(Engine { pools })
+    }
+
     /// Every pool's balances and meters, for a snapshot.
     pub fn states(&self) -> BTreeMap<PoolId, PoolState> {
         self.pools.iter().map(|(id, pool)| (id.clone(), pool.state())).collect()

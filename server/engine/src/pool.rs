@@ -223,6 +223,15 @@ impl Pool {
         Ok(pool)
     }
 
+    /// The same pool, balances, meters and retirement, under other rules: the rules of a
+    /// live pool changed (`Engine::with_rulebooks`). Nothing moves.
+    pub(crate) fn with_rules(&self, rules: Arc<PoolRules>) -> Pool {
+        debug_assert_eq!(rules.id, self.rules.id, "a pool keeps its id under new rules");
+        let pool = Pool { rules, ..self.clone() };
+        pool.assert_conservation();
+        pool
+    }
+
     /// True once the pool was retired into another (`Engine::retire`): its meters stay,
     /// frozen, and no money moves in it any more.
     pub fn is_retired(&self) -> bool {

@@ -85,7 +85,8 @@ impl Pool {
 
     /// The index in the book of the award to reject: of this pool, in the round, and not
     /// rejected already. The pool must still be live (a retired pool moves no money,
-    /// `moves.rs`).
+    /// `moves.rs`), and every code of the round still in its paytable: the round is
+    /// replayed under the pool's rules, which may have changed since (`Engine::with_rulebooks`).
     fn award_to_reject(&self, book: &RoundBook, seat: Seat, code: &str) -> Result<usize, EngineError> {
         if book.pool != self.rules().id {
             return Err(EngineError::invalid(
@@ -94,6 +95,16 @@ impl Pool {
             ));
         }
         self.check_not_retired("pool")?;
+        let codes = book.winners.iter().map(|winner| &winner.code).chain(book.awards.iter().map(|award| &award.code));
+        if let Some(gone) = codes.into_iter().find(|code| self.rules().prize(code).is_none()) {
+            return Err(EngineError::not_now(
+                "award",
+                format!(
+                    "the round's `{gone}` is no longer in the paytable of pool `{}`: its rules changed since the round was settled",
+                    self.rules().id
+                ),
+            ));
+        }
         let Some(index) = book.awards.iter().position(|award| award.seat == seat && award.code == code) else {
             return Err(EngineError::invalid("award", format!("seat {seat} has no `{code}` award in this round")));
         };

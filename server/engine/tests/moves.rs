@@ -1,9 +1,11 @@
 //! Money a documented procedure moves in live pools (`moves.rs`): transfers between
-//! pools, a pool's retirement, adjustments of a main balance. Every amount is worked by hand in the comments; every refusal is checked to
+//! pools, a pool's retirement, adjustments of a main balance, and new rules on live
+//! pools. Every amount is worked by hand in the comments; every refusal is checked to
 //! change nothing, against `Engine::states` before and after.
 
 use std::collections::BTreeMap;
 
+use pozo_engine::rulebook::EMBEDDED;
 use pozo_engine::{Engine, EngineError, Money, PoolId, PoolState, Retirement, Rulebooks, Transfer, Winner, money};
 
 const IPLYC: &str = include_str!("../../../config/iplyc.toml");
@@ -238,6 +240,90 @@ fn an_adjustment_corrects_the_main_balance_up_and_down() {
     let totals = engine.totals();
     assert_eq!((totals.adjustments_up, totals.adjustments_down), (money!(250.00), money!(10250.00)));
     assert_conserved(&engine);
+}
+
+// ---------------------------------------------------------------- new rules on live pools
+
+#[test]
+fn new_rules_keep_every_balance_and_meter() {
+    // Black Jack moves from 65% to 60% of each bet (11.2.3 as an operator might amend it)
+    // and its minimum from 5,000.00 to 6,000.00.
+    let amended = IPLYC
+        .replacen("contribution_rate = \"0.65\"       # 11.2.3", "contribution_rate = \"0.60\"       # 11.2.3", 1)
+        .replacen("commission_rate = \"0.35\"         # 11.2.3", "commission_rate = \"0.40\"         # 11.2.3", 1)
+        .replacen("minimum = \"5000.00\"              # 11.2.1", "minimum = \"6000.00\"              # 11.2.1", 1);
+    assert_ne!(amended, IPLYC);
+    let files: Vec<(&str, &str)> = EMBEDDED
+        .iter()
+        .map(|(file, text)| (*file, if file.ends_with("iplyc.toml") { amended.as_str() } else { *text }))
+        .collect();
+    let rulebooks = Rulebooks::parse_all(files).expect("valid amended rules");
+
+    let mut engine = engine();
+    engine.register_bet("iplyc-blackjack", money!(10.00)).expect("a valid bet");
+    engine.retire("and-bolsa", "and-carrusel").expect("a valid retirement");
+    let states = engine.states();
+    let mut amended_engine = engine.with_rulebooks(&rulebooks).expect("the same pools");
+    assert_eq!(amended_engine.states(), states, "nothing moves with the rules");
+    assert_eq!(engine.states(), states, "the engine it came from is untouched");
+    assert!(amended_engine.pool("and-bolsa").unwrap().is_retired(), "a retired pool stays retired");
+    // 5,006.50 held, under the new floor of 6,000.00: the sign shows 6,000.00.
+    assert_eq!(amended_engine.displayed("iplyc-blackjack").unwrap(), money!(6000.00));
+    // A bet of 10.00 now adds 6.00: 5,012.50; under the old rules still 6.50: 5,013.00.
+    assert_eq!(amended_engine.register_bet("iplyc-blackjack", money!(10.00)).unwrap().main, money!(6.00));
+    assert_eq!(engine.register_bet("iplyc-blackjack", money!(10.00)).unwrap().main, money!(6.50));
+    assert_eq!(balances(&amended_engine, "iplyc-blackjack").0, money!(5012.50));
+    assert_eq!(balances(&engine, "iplyc-blackjack").0, money!(5013.00));
+    assert_conserved(&amended_engine);
+}
+
+#[test]
+fn new_rules_open_new_pools_and_refuse_to_drop_one() {
+    let iplyc_only = Rulebooks::parse_all([("config/iplyc.toml", IPLYC)]).expect("valid");
+    let mut engine = Engine::new(&iplyc_only);
+    engine.transfer("iplyc-ruleta", "iplyc-blackjack", money!(100.00)).expect("a valid transfer");
+    let widened = engine.with_rulebooks(&Rulebooks::embedded()).expect("more pools");
+    // aj-poker is new: opened at its base value, contributed by the house (2.5.6.3).
+    let aj = widened.pool("aj-poker").unwrap();
+    assert_eq!((aj.balance(), aj.meters().replenishments), (money!(20000), money!(20000)));
+    for (id, state) in engine.states() {
+        assert_eq!(widened.states()[&id], state, "pool `{id}` kept");
+    }
+    // Back to IPLyC alone: aj-poker and the Andalucía pools would be dropped; every one is named.
+    let iplyc_aj = Rulebooks::parse_all([("config/iplyc.toml", IPLYC), ("config/aj-bolivia.toml", AJ)]).unwrap();
+    let error = Engine::new(&iplyc_aj).with_rulebooks(&iplyc_only).expect_err("a pool is never dropped");
+    assert_eq!(
+        error,
+        EngineError::invalid("rulebooks", "pool `aj-poker` is missing from the new rulebooks: a pool is retired, never dropped")
+    );
+    let error = widened.with_rulebooks(&iplyc_only).expect_err("a pool is never dropped");
+    assert_eq!(error.field(), "rulebooks");
+    assert!(error.to_string().contains("pools `aj-poker`, `and-bolsa`, `and-carrusel` are missing"), "{error}");
+    let error = widened.with_rulebooks(&Rulebooks::parse_all([("config/aj-bolivia.toml", AJ)]).unwrap()).expect_err("dropped");
+    let dropped = "pools `and-bolsa`, `and-carrusel`, `iplyc-blackjack`, `iplyc-central-poker`, `iplyc-ruleta` are missing";
+    assert!(error.to_string().contains(dropped), "{error}");
+}
+
+#[test]
+fn a_round_whose_prize_left_the_paytable_is_not_rejected_under_the_new_rules() {
+    // The round was settled with BJ_AS_REY_MISMO_PALO (11.5.6, 50.00); the amended rules
+    // drop that prize. Replaying the round under them is impossible: refused, not a panic.
+    let prize = "\n[[pool.prize]]\ncode = \"BJ_AS_REY_MISMO_PALO\"\nname = \"Black Jack de As y Rey del mismo palo\"\narticle = \"11.5.6\"\npays = \"fixed\"\namount = \"50.00\"\n";
+    assert!(IPLYC.contains(prize));
+    let amended = IPLYC.replacen(prize, "", 1).replacen(", \"BJ_AS_REY_MISMO_PALO\"]]", "]]", 1);
+    let files: Vec<(&str, &str)> = EMBEDDED
+        .iter()
+        .map(|(file, text)| (*file, if file.ends_with("iplyc.toml") { amended.as_str() } else { *text }))
+        .collect();
+    let rulebooks = Rulebooks::parse_all(files).expect("valid amended rules");
+
+    let mut engine = engine();
+    let winner = Winner { seat: 2, code: "BJ_AS_REY_MISMO_PALO".into(), bet: Some(money!(10.00)), high: None };
+    let mut book = engine.settle_round("iplyc-blackjack", &[winner]).expect("a valid round").book;
+    let mut engine = engine.with_rulebooks(&rulebooks).expect("the same pools");
+    assert_refused(&mut engine, "award", "`BJ_AS_REY_MISMO_PALO` is no longer in the paytable", |engine| {
+        engine.reject_award(&mut book, 2, "BJ_AS_REY_MISMO_PALO", |_, _| true).map(drop)
+    });
 }
 
 // ---------------------------------------------------------------- snapshots
