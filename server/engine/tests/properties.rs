@@ -2,9 +2,10 @@
 //!
 //! Each test plays random sequences of steps on a fresh pool: side bets registered
 //! (whole centavos, sometimes exactly the rulebook's side bet), earlier bets reversed
-//! (each at most once, 4.3.2), and rounds of one to six winners settled. After every
-//! step one property is checked, exactly: money is `Decimal`, so there is no
-//! tolerance anywhere.
+//! (each at most once, 4.3.2), rounds of one to six winners settled, and the main
+//! balance adjusted up or down. The engine's test adds transfers between pools,
+//! retirements and rule changes. After every step one property is checked, exactly:
+//! money is `Decimal`, so there is no tolerance anywhere.
 //!
 //! Every test runs `PROPTEST_CASES` cases (default 1,000) per pool. Failures are not
 //! persisted to a regressions file; the minimal failing input is in the panic message.
@@ -67,6 +68,25 @@ enum Step {
     Broken { defect: Defect, winners: Vec<Winner> },
     /// Give back one award paid so far and not yet given back: its series was invalid (3.7.3).
     Reclaim(Index),
+    /// Correct the main balance up, or down by at most what it holds (`moves.rs`).
+    Adjust { up: bool, amount: Money },
+    /// Move money from this pool's main balance to the pool `to` picks (engine only).
+    Transfer { to: Index, amount: Moved },
+    /// Retire this pool into the pool `to` picks (engine only).
+    Retire { to: Index },
+    /// Put the same rulebooks on the live pools again (engine only).
+    NewRules,
+}
+
+/// How much a generated transfer moves, against the source's main balance when it runs.
+#[derive(Clone, Copy, Debug)]
+enum Moved {
+    /// This many thousandths of the balance, in whole centavos (zero is refused).
+    Share(u16),
+    /// A centavo or more over the balance: refused.
+    OverBalance(Money),
+    /// Half a centavo: refused.
+    FinerThanCentavo,
 }
 
 /// What one step did.
@@ -77,6 +97,7 @@ enum Outcome {
     Registered(Contribution),
     Reversed(Reversal),
     Reclaimed(Money),
+    Adjusted(Money),
     Settled { winners: Vec<Winner>, settlement: Settlement },
     Refused { winners: Vec<Winner>, error: EngineError },
 }
@@ -135,6 +156,12 @@ fn play(
                     .map_err(|error| TestCaseError::fail(format!("a paid award's reclaim refused: {error}")))?;
                 Outcome::Reclaimed(amount)
             }
+            Step::Adjust { up, amount } => {
+                let Some(amount) = adjustment(&pool, *up, *amount) else { continue };
+                pool.adjust(amount).map_err(|error| TestCaseError::fail(format!("a valid adjustment refused: {error}")))?;
+                Outcome::Adjusted(amount)
+            }
+            Step::Transfer { .. } | Step::Retire { .. } | Step::NewRules => continue,
             Step::Round(winners) | Step::Broken { winners, .. } => match pool.settle_round(winners) {
                 Ok(settlement) => {
                     reclaimable.extend(settlement.awards.iter().map(|award| award.award).filter(|award| *award > Money::ZERO));
@@ -150,6 +177,17 @@ fn play(
         check(&Observed { rules, before: &before, after: &pool, outcome: &outcome, defect })?;
     }
     Ok(())
+}
+
+/// The signed amount of an adjustment step on `pool`: down by at most the whole centavos
+/// the main balance holds; `None` when that is nothing.
+fn adjustment(pool: &Pool, up: bool, amount: Money) -> Option<Money> {
+    if up {
+        return Some(amount);
+    }
+    let most = pozo_engine::money::floor_to_unit(pool.balance(), money!(0.01));
+    let down = amount.min(most);
+    (!down.is_zero()).then_some(-down)
 }
 
 fn refused_valid(error: EngineError) -> TestCaseError {
@@ -229,6 +267,7 @@ fn step(rules: &PoolRules) -> impl Strategy<Value = Step> + use<> {
         1 => any::<Index>().prop_map(Step::Reverse),
         2 => winners(rules).prop_map(Step::Round),
         1 => any::<Index>().prop_map(Step::Reclaim),
+        1 => (any::<bool>(), centavos(1..=5_000_000)).prop_map(|(up, amount)| Step::Adjust { up, amount }),
     ]
 }
 
@@ -699,6 +738,14 @@ fn each_step_moves_exactly_what_it_reports() {
                 prop_assert_eq!(is.awards_reclaimed, was.awards_reclaimed + *amount);
                 prop_assert_eq!(is.awards, was.awards);
             }
+            Outcome::Adjusted(amount) => {
+                // moves.rs: a correction moves the main balance only, booked by its direction.
+                prop_assert_eq!(after.balance(), before.balance() + *amount);
+                prop_assert_eq!(after.reserve(), before.reserve());
+                prop_assert_eq!(is.adjustments_up - was.adjustments_up - (is.adjustments_down - was.adjustments_down), *amount);
+                prop_assert!(is.adjustments_up == was.adjustments_up || is.adjustments_down == was.adjustments_down);
+                prop_assert_eq!(is.adjustments, was.adjustments + 1);
+            }
             Outcome::Settled { settlement, .. } => {
                 prop_assert_eq!(settlement.balance_after, after.balance());
                 prop_assert_eq!(settlement.reserve_after, after.reserve());
@@ -738,8 +785,24 @@ fn refused_round_changes_nothing() {
 }
 
 // ---------------------------------------------------------------------------
-// Engine property
+// Engine properties
 // ---------------------------------------------------------------------------
+
+/// A step on one pool of the engine: a pool's own steps most often, then transfers, rule
+/// changes and, rarely, a retirement.
+fn engine_step(rules: &PoolRules) -> impl Strategy<Value = Step> + use<> {
+    let moved = prop_oneof![
+        6 => (1_u16..=1000).prop_map(Moved::Share),
+        1 => centavos(1..=100_000).prop_map(Moved::OverBalance),
+        1 => Just(Moved::FinerThanCentavo),
+    ];
+    prop_oneof![
+        24 => step(rules),
+        4 => (any::<Index>(), moved).prop_map(|(to, amount)| Step::Transfer { to, amount }),
+        1 => any::<Index>().prop_map(|to| Step::Retire { to }),
+        1 => Just(Step::NewRules),
+    ]
+}
 
 /// Steps on random pools of the engine.
 fn engine_steps(rulebooks: &Rulebooks) -> impl Strategy<Value = Vec<(pozo_engine::PoolId, Step)>> + use<> {
@@ -747,57 +810,146 @@ fn engine_steps(rulebooks: &Rulebooks) -> impl Strategy<Value = Vec<(pozo_engine
         .pools()
         .map(|rules| {
             let id = rules.id.clone();
-            step(rules).prop_map(move |step| (id.clone(), step)).boxed()
+            engine_step(rules).prop_map(move |step| (id.clone(), step)).boxed()
         })
         .collect();
     vec(Union::new(per_pool), 1..=64)
 }
 
-/// The engine's totals balance, and are the sums of its pools.
+/// The engine's totals balance, and are the sums of its pools; every pool conserves, and
+/// what left pools for others arrived in others.
 fn check_totals(engine: &Engine) -> Result<(), TestCaseError> {
     let totals = engine.totals();
-    prop_assert_eq!(totals.contributions + totals.replenishments, totals.balances + totals.awards, "{:?}", totals);
-    let balances: Money = engine.pools().map(|pool| pool.balance() + pool.reserve()).sum();
-    let awards: Money = engine.pools().map(|pool| pool.meters().awards).sum();
-    let replenishments: Money = engine.pools().map(|pool| pool.meters().replenishments).sum();
-    prop_assert_eq!(totals.balances, balances);
-    prop_assert_eq!(totals.awards, awards);
-    prop_assert_eq!(totals.replenishments, replenishments);
-    for pool in engine.pools() {
-        prop_assert_eq!(pool.conservation_difference(), Money::ZERO, "pool `{}`", pool.rules().id);
+    prop_assert_eq!(
+        totals.contributions + totals.replenishments + totals.transfers_in + totals.adjustments_up,
+        totals.balances + totals.awards + totals.transfers_out + totals.adjustments_down,
+        "{:?}",
+        totals
+    );
+    let sum = |meter: fn(&Pool) -> Money| -> Money { engine.pools().map(meter).sum() };
+    prop_assert_eq!(totals.balances, sum(|pool| pool.balance() + pool.reserve()));
+    prop_assert_eq!(totals.awards, sum(|pool| pool.meters().awards));
+    prop_assert_eq!(totals.replenishments, sum(|pool| pool.meters().replenishments));
+    prop_assert_eq!(totals.transfers_in, sum(|pool| pool.meters().transfers_in));
+    prop_assert_eq!(totals.adjustments_down, sum(|pool| pool.meters().adjustments_down));
+    prop_assert_eq!(sum(|pool| pool.meters().net_transfers()), Money::ZERO, "transfers in and out do not tie");
+    prop_assert!(engine.conservation().iter().all(|(_, difference)| difference.is_zero()), "{:?}", engine.conservation());
+    for pool in engine.pools().filter(|pool| pool.is_retired()) {
+        prop_assert_eq!((pool.balance(), pool.reserve(), pool.displayed()), (Money::ZERO, Money::ZERO, Money::ZERO));
     }
     Ok(())
 }
 
+/// What an engine test remembers between steps.
+#[derive(Default)]
+struct Played {
+    reversible: Vec<(pozo_engine::PoolId, Contribution)>,
+    /// The meters of each pool when it was retired: they stay so.
+    frozen: std::collections::BTreeMap<pozo_engine::PoolId, Meters>,
+}
+
+/// Plays one step on `pool`: what the engine answered, and whether the step's input
+/// breaks a rule (a retired pool, a transfer to itself or over the balance…) and so
+/// must be refused.
+fn play_on_engine(
+    engine: &mut Engine,
+    rulebooks: &Rulebooks,
+    played: &mut Played,
+    pool: &pozo_engine::PoolId,
+    step: &Step,
+) -> Option<(Result<(), EngineError>, bool)> {
+    let retired = |engine: &Engine, id: &str| engine.pool(id).expect("a pool of the engine").is_retired();
+    let ids: Vec<pozo_engine::PoolId> = engine.pools().map(|pool| pool.rules().id.clone()).collect();
+    let answered = match step {
+        Step::Bet(bet) => {
+            let answer = engine.register_bet(pool, *bet);
+            if let Ok(contribution) = answer {
+                played.reversible.push((pool.clone(), contribution));
+            }
+            (answer.map(drop), retired(engine, pool))
+        }
+        Step::Reverse(index) => {
+            if played.reversible.is_empty() {
+                return None;
+            }
+            let (pool, contribution) = played.reversible.swap_remove(index.index(played.reversible.len()));
+            (engine.reverse_bet(&pool, contribution).map(drop), retired(engine, &pool))
+        }
+        Step::Round(winners) | Step::Broken { winners, .. } => {
+            (engine.settle_round(pool, winners).map(drop), retired(engine, pool))
+        }
+        Step::Reclaim(_) => return None,
+        Step::Adjust { up, amount } => {
+            let amount = adjustment(engine.pool(pool).expect("a pool of the engine"), *up, *amount).unwrap_or(Money::ZERO);
+            (engine.adjust(pool, amount), retired(engine, pool) || amount.is_zero())
+        }
+        Step::Transfer { to, amount } => {
+            let to = &ids[to.index(ids.len())];
+            let balance = engine.pool(pool).expect("a pool of the engine").balance();
+            let amount = transferred(balance, *amount);
+            let broken = pool == to
+                || retired(engine, pool)
+                || retired(engine, to)
+                || amount <= Money::ZERO
+                || amount > balance
+                || amount % money!(0.01) != Money::ZERO;
+            (engine.transfer(pool, to, amount).map(drop), broken)
+        }
+        Step::Retire { to } => {
+            let to = &ids[to.index(ids.len())];
+            let broken = pool == to || retired(engine, pool) || retired(engine, to);
+            let answer = engine.retire(pool, to);
+            if answer.is_ok() {
+                played.frozen.insert(pool.clone(), engine.pool(pool).expect("a pool of the engine").meters().clone());
+            }
+            (answer.map(drop), broken)
+        }
+        Step::NewRules => {
+            let states = engine.states();
+            *engine = engine.with_rulebooks(rulebooks).expect("the same rulebooks fit the same pools");
+            assert_eq!(engine.states(), states, "new rules moved no money");
+            (Ok(()), false)
+        }
+    };
+    Some(answered)
+}
+
+/// The amount a transfer step moves out of a main pool holding `balance`.
+fn transferred(balance: Money, moved: Moved) -> Money {
+    let cents = |amount: Money| pozo_engine::money::floor_to_unit(amount, money!(0.01));
+    match moved {
+        Moved::Share(permille) => cents(balance * Decimal::from(permille) / Decimal::ONE_THOUSAND),
+        Moved::OverBalance(over) => cents(balance) + over,
+        Moved::FinerThanCentavo => money!(0.005),
+    }
+}
+
 #[test]
 fn engine_totals_balance_across_pools() {
-    // Proves: across all pools, contributions + replenishments == balances + awards after every operation.
+    // Proves: across all pools, contributions + replenishments + transfers in + adjustments up
+    // == balances + awards + transfers out + adjustments down after every operation, transfers
+    // and retirements included; transfers in and out tie over all pools (moves.rs); a move is
+    // refused exactly when its input breaks a rule, and then changes nothing; a retired pool
+    // holds nothing, shows zero and its meters stay as they were at retirement.
     let rulebooks = Rulebooks::embedded();
     let mut runner = TestRunner::new(config());
     let result = runner.run(&engine_steps(&rulebooks), |steps| {
         let mut engine = Engine::new(&rulebooks);
-        let mut reversible: Vec<(pozo_engine::PoolId, Contribution)> = Vec::new();
+        let mut played = Played::default();
         check_totals(&engine)?;
         for (pool, step) in &steps {
-            let before = engine.totals();
-            match step {
-                Step::Bet(bet) => {
-                    let contribution = engine.register_bet(pool, *bet).map_err(refused_valid)?;
-                    reversible.push((pool.clone(), contribution));
+            let (states, totals) = (engine.states(), engine.totals());
+            let Some((answer, broken)) = play_on_engine(&mut engine, &rulebooks, &mut played, pool, step) else { continue };
+            match answer {
+                Ok(()) => prop_assert!(!broken, "{:?} on `{}` was accepted", step, pool),
+                Err(error) => {
+                    prop_assert!(broken, "{:?} on `{}` was refused: {}", step, pool, error);
+                    prop_assert_eq!(engine.states(), states, "a refused step changed the pools: {}", error);
+                    prop_assert_eq!(engine.totals(), totals);
                 }
-                Step::Reverse(index) => {
-                    if reversible.is_empty() {
-                        continue;
-                    }
-                    let (pool, contribution) = reversible.swap_remove(index.index(reversible.len()));
-                    engine.reverse_bet(&pool, contribution).map_err(refused_valid)?;
-                }
-                Step::Round(winners) | Step::Broken { winners, .. } => {
-                    if let Err(error) = engine.settle_round(pool, winners) {
-                        prop_assert_eq!(engine.totals(), before, "refused round changed the totals: {}", error);
-                    }
-                }
-                Step::Reclaim(_) => {}
+            }
+            for (id, meters) in &played.frozen {
+                prop_assert_eq!(engine.pool(id).expect("a pool of the engine").meters(), meters, "retired `{}` moved", id);
             }
             check_totals(&engine)?;
         }
