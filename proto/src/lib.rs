@@ -22,6 +22,8 @@ pub enum Purpose {
     WatchTable,
     /// An `OfficeCommand` (VentaPagos.*).
     OfficeCommand,
+    /// A `ChangeCommand` (Changes.*).
+    ChangeCommand,
     /// A read credential (the `authorization` metadata of Reports, Pools, Display).
     Read,
 }
@@ -33,6 +35,7 @@ impl Purpose {
             Purpose::TableCommand => "pozo.v1.TableCommand",
             Purpose::WatchTable => "pozo.v1.WatchTable",
             Purpose::OfficeCommand => "pozo.v1.OfficeCommand",
+            Purpose::ChangeCommand => "pozo.v1.ChangeCommand",
             Purpose::Read => "pozo.v1.Read",
         }
     }

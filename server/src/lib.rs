@@ -51,7 +51,9 @@ use pozo_proto::v1 as pb;
 use tokio::net::TcpListener;
 
 use crate::config::Config;
-use crate::grpc::{ControllerService, DisplayService, PoolsService, ReportsService, TableService, VentaPagosService};
+use crate::grpc::{
+    ChangesService, ControllerService, DisplayService, PoolsService, ReportsService, TableService, VentaPagosService,
+};
 
 pub(crate) use net::{FILES_NEEDED, loopback_networks};
 pub use net::{MESSAGE_BYTES_MAX, Tls, raise_open_files_limit, server_builder};
@@ -194,6 +196,7 @@ pub async fn serve(
         .add_service(services.office)
         .add_service(services.reports)
         .add_service(services.pools)
+        .add_service(services.changes)
         .add_service(services.controller)
         .serve_with_incoming_shutdown(net::incoming(listener, tls.is_some()), async move {
             let _ = stop_requested.wait_for(|stop| *stop).await;
@@ -310,6 +313,7 @@ async fn health_of(
     health.set_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
     health.set_serving::<pb::reports_server::ReportsServer<ReportsService>>().await;
     health.set_serving::<pb::pools_server::PoolsServer<PoolsService>>().await;
+    health.set_serving::<pb::changes_server::ChangesServer<ChangesService>>().await;
     health.set_serving::<pb::controller_server::ControllerServer<ControllerService>>().await;
     let mut role = handle.role_changes();
     if *role.borrow_and_update() == read::status::Role::Standby {
@@ -335,6 +339,7 @@ struct Services {
     office: pb::venta_pagos_server::VentaPagosServer<VentaPagosService>,
     reports: pb::reports_server::ReportsServer<ReportsService>,
     pools: pb::pools_server::PoolsServer<PoolsService>,
+    changes: pb::changes_server::ChangesServer<ChangesService>,
 }
 
 impl Services {
@@ -364,7 +369,9 @@ impl Services {
             .max_decoding_message_size(MESSAGE_BYTES_MAX);
         let pools = pb::pools_server::PoolsServer::new(PoolsService { handle: handle.clone() })
             .max_decoding_message_size(MESSAGE_BYTES_MAX);
-        Services { table, display, controller, office, reports, pools }
+        let changes = pb::changes_server::ChangesServer::new(ChangesService { handle: handle.clone() })
+            .max_decoding_message_size(MESSAGE_BYTES_MAX);
+        Services { table, display, controller, office, reports, pools, changes }
     }
 }
 

@@ -148,7 +148,11 @@ async fn reports_and_pools_need_a_read_credential_of_the_right_role() {
         .await
         .expect_err("no credential");
     assert_eq!(status.code(), Code::Unauthenticated);
-    assert!(status.message().contains("authorization: missing; this read needs a supervisor key"), "{}", status.message());
+    assert!(
+        status.message().contains("authorization: missing; this read needs a supervisor or inspector key"),
+        "{}",
+        status.message()
+    );
     let status = pb::pools_client::PoolsClient::new(channel.clone())
         .status(pb::PoolStatusRequest { pool_ids: vec![] })
         .await

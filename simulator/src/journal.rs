@@ -34,7 +34,7 @@ pub struct Record {
     pub command: Command,
 }
 
-/// The four kinds of command, told apart by `kind`.
+/// The five kinds of command, told apart by `kind`.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Command {
@@ -62,6 +62,53 @@ pub enum Command {
         keys: Vec<Key>,
         by: String,
     },
+    Change {
+        key_id: String,
+        op: ChangeOp,
+    },
+}
+
+/// A change or a money movement: proposed, approved or withdrawn (docs/journal.md).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ChangeOp {
+    Propose { proposed: Proposed, reason: String, authorisation: String },
+    Approve { proposal_id: String },
+    Withdraw { proposal_id: String, reason: String },
+}
+
+/// What a proposal asks for, told apart by `what`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(tag = "what", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Proposed {
+    Configuration {
+        files: Vec<(String, String)>,
+        #[serde(default)]
+        effect: Option<Effect>,
+    },
+    Transfer {
+        from: String,
+        to: String,
+        #[serde(deserialize_with = "decimal_string")]
+        amount: Decimal,
+    },
+    RetirePool {
+        pool: String,
+        to: String,
+    },
+    Adjust {
+        pool: String,
+        #[serde(deserialize_with = "decimal_string")]
+        amount: Decimal,
+    },
+}
+
+/// When a money setting of a live pool takes effect, told apart by `at`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(tag = "at", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Effect {
+    NextTopPrize,
+    Jornada { jornada: String },
 }
 
 /// What a table agent asked, told apart by `op`.
@@ -373,6 +420,7 @@ mod tests {
             server::Command::Table(_) => "table",
             server::Command::Office(_) => "office",
             server::Command::Keys { .. } => "keys",
+            server::Command::Change(_) => "change",
         }
     }
 
@@ -382,6 +430,7 @@ mod tests {
             Command::Table { .. } => "table",
             Command::Office { .. } => "office",
             Command::Keys { .. } => "keys",
+            Command::Change { .. } => "change",
         }
     }
 

@@ -20,7 +20,7 @@ pub(super) fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope, purp
     if envelope.payload.len() > PAYLOAD_BYTES_MAX {
         return Err(ApiError::invalid(format!("payload: {} bytes, over {PAYLOAD_BYTES_MAX}", envelope.payload.len())));
     }
-    let Some(key) = handle.config().keys.get(&envelope.key_id) else {
+    let Some(key) = handle.key(&envelope.key_id) else {
         tracing::warn!(key_id = %bounded_text(&envelope.key_id), "refused: unknown key");
         return Err(ApiError::unauthenticated(format!("key_id: unknown key `{}`", bounded_text(&envelope.key_id))));
     };
@@ -47,11 +47,11 @@ pub(super) fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope, purp
 }
 
 /// Who may read reports and journal pages: the jefe de sala.
-pub(super) const REPORT_READERS: &[Role] = &[Role::Supervisor];
+pub(super) const REPORT_READERS: &[Role] = &[Role::Supervisor, Role::Inspector];
 /// Who may read the pools' amounts: every key.
-pub(super) const POOL_READERS: &[Role] = &[Role::Table, Role::Display, Role::Office, Role::Supervisor];
+pub(super) const POOL_READERS: &[Role] = &[Role::Table, Role::Display, Role::Office, Role::Supervisor, Role::Inspector];
 /// Who may open the display feed from outside its open networks.
-pub(super) const DISPLAY_READERS: &[Role] = &[Role::Display, Role::Office, Role::Supervisor];
+pub(super) const DISPLAY_READERS: &[Role] = &[Role::Display, Role::Office, Role::Supervisor, Role::Inspector];
 
 /// Checks a read credential (`authorization: Pozo <key_id>:<token>`, [`pozo_proto::read_token`])
 /// and that its key has one of `roles`; returns the key.
@@ -69,7 +69,7 @@ pub(super) fn authorize_read<'a, T>(handle: &'a Handle, request: &Request<T>, ro
         .and_then(|text| text.strip_prefix("Pozo "))
         .and_then(|text| text.split_once(':'))
         .ok_or_else(|| ApiError::unauthenticated("authorization: not `Pozo <key_id>:<token>`"))?;
-    let Some(key) = handle.config().keys.get(credential.0) else {
+    let Some(key) = handle.key(credential.0) else {
         tracing::warn!(key_id = %bounded_text(credential.0), "refused read: unknown key");
         return Err(ApiError::unauthenticated(format!("authorization: unknown key `{}`", bounded_text(credential.0))));
     };

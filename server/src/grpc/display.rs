@@ -30,7 +30,7 @@ impl pb::display_server::Display for DisplayService {
             authorize_read(&self.handle, &request, DISPLAY_READERS)?;
         }
         let request = request.into_inner();
-        let wanted = displayed_pools(self.handle.config(), request.pool_ids, &request.salon_id)?;
+        let wanted = displayed_pools(&self.handle.config(), request.pool_ids, &request.salon_id)?;
         // Counted in `pozo_displays_watching` for as long as the stream is open.
         let watch = self.handle.metrics().display_opened();
         let stream = until_stopped(self.handle.display(), self.stop.clone(), move |push| {

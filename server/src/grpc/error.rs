@@ -67,6 +67,7 @@ impl From<ApiError> for Status {
                 RefusalKind::FailedPrecondition => Status::failed_precondition(message),
                 RefusalKind::NotFound => Status::not_found(message),
                 RefusalKind::AlreadyExists => Status::already_exists(message),
+                RefusalKind::PermissionDenied => Status::permission_denied(message),
             },
             stopping @ ApiError::Stopping(_) => Status::unavailable(stopping.to_string()),
             ApiError::Internal(message) => Status::internal(message),

@@ -6,9 +6,10 @@
 //! - `auth`: envelopes, keys and roles.
 //! - `wire`: the conversions between the protobuf messages and the pure core's types.
 //! - `stream`: the push streams.
-//! - one file per service: `table`, `display`, `venta_pagos`, `controller`, `reports`, `pools`.
+//! - one file per service: `table`, `display`, `venta_pagos`, `controller`, `reports`, `pools`, `changes`.
 
 mod auth;
+mod changes;
 mod controller;
 mod display;
 mod error;
@@ -19,6 +20,7 @@ mod table;
 mod venta_pagos;
 mod wire;
 
+pub(crate) use changes::ChangesService;
 pub(crate) use controller::ControllerService;
 pub(crate) use display::DisplayService;
 pub(crate) use pools::PoolsService;

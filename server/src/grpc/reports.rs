@@ -23,7 +23,7 @@ impl pb::reports_server::Reports for ReportsService {
             return Err(ApiError::not_found(format!("table_id: no table `{}` in the layout", request.table_id)).into());
         }
         let jornada = if request.jornada.is_empty() {
-            pozo_core::jornada::jornada_and_hour(self.handle.config(), self.handle.now_ms()).0
+            pozo_core::jornada::jornada_and_hour(&self.handle.config(), self.handle.now_ms()).0
         } else {
             request.jornada.clone()
         };
@@ -71,10 +71,10 @@ impl pb::reports_server::Reports for ReportsService {
             return Err(ApiError::invalid(format!("jornada: `{}` is not a date YYYY-MM-DD", bounded_text(&jornada))).into());
         }
         let jornada =
-            if jornada.is_empty() { pozo_core::jornada::jornada_and_hour(config, self.handle.now_ms()).0 } else { jornada };
+            if jornada.is_empty() { pozo_core::jornada::jornada_and_hour(&config, self.handle.now_ms()).0 } else { jornada };
         // The split by salon (docs/operations.md §17): every table is in one salon, so the
         // salons add up exactly to the pool's figures for the jornada.
-        let shares = model.salon_shares(config, &jornada, &pool_id);
+        let shares = model.salon_shares(&config, &jornada, &pool_id);
         let mut total = crate::read::SalonShare::default();
         for (_, share) in &shares {
             total += *share;

@@ -33,7 +33,7 @@ use pozo_engine::{PoolId, TableId};
 
 use crate::config::{Config, Salon};
 use crate::journal::JournalTip;
-use pozo_core::state::{Custody, Hit, OrderStatus, PayoutOrder, State, TableDay};
+use pozo_core::state::{Custody, Hit, OrderStatus, PayoutOrder, Proposal, State, TableDay};
 
 /// A pool's figures in one jornada at the tables of one salon (docs/operations.md §17), from
 /// the tables' meters of that jornada.
@@ -68,6 +68,12 @@ pub struct ReadModel {
     days: BTreeMap<String, Arc<BTreeMap<TableId, Arc<TableDay>>>>,
     hits: Arc<BTreeMap<PoolId, VecDeque<Hit>>>,
     custody: Arc<BTreeMap<String, Custody>>,
+    /// The configuration in force (docs/operations.md §8: approved changes change it).
+    pub config: Arc<Config>,
+    /// Changes and money movements, proposed and decided, by id.
+    proposals: Arc<BTreeMap<String, Proposal>>,
+    /// The approved ones waiting for their moment.
+    scheduled: Vec<String>,
 }
 
 impl ReadModel {
@@ -81,7 +87,24 @@ impl ReadModel {
             days: data.days.clone(),
             hits: Arc::clone(&data.hits),
             custody: Arc::clone(&data.custody),
+            config: Arc::clone(state.config()),
+            proposals: Arc::clone(&data.proposals),
+            scheduled: data.scheduled.clone(),
         }
+    }
+
+    /// Every proposal, newest first.
+    pub fn proposals(&self) -> impl Iterator<Item = &Proposal> {
+        self.proposals.values().rev()
+    }
+
+    pub fn proposal(&self, id: &str) -> Option<&Proposal> {
+        self.proposals.get(id)
+    }
+
+    /// The approved changes waiting for their moment, oldest first.
+    pub fn scheduled(&self) -> impl Iterator<Item = &Proposal> {
+        self.scheduled.iter().filter_map(|id| self.proposals.get(id))
     }
 
     /// Every pool, by id.

@@ -71,10 +71,8 @@ async fn check_login(web: &Web, user: &str, password: &str) -> Result<(String, S
     }
     let key = web
         .handle
-        .config()
-        .keys
-        .get(user)
-        .filter(|key| matches!(key.role, Role::Office | Role::Supervisor))
+        .key(user)
+        .filter(|key| matches!(key.role, Role::Office | Role::Supervisor | Role::Inspector))
         .and_then(|key| key.password.clone().map(|hash| (key.id.clone(), key.name.clone(), key.role, hash)));
     let hash = key.as_ref().map(|(_, _, _, hash)| hash.clone()).unwrap_or_else(|| decoy_hash().to_owned());
     let password = password.to_owned();
@@ -138,6 +136,7 @@ fn role_spanish(role: Role) -> &'static str {
     match role {
         Role::Office => "Venta-Pagos",
         Role::Supervisor => "el jefe de sala",
+        Role::Inspector => "el inspector",
         Role::Display => "carteles",
         Role::Table => "mesas",
         Role::Journal => "el registro",
@@ -235,7 +234,7 @@ async fn login(State(web): State<Web>, jar: CookieJar, Form(form): Form<LoginFor
             let (token, _) = web.sessions.open(&id, &name, role);
             tracing::info!(user = %id, role = role.name(), "pages: signed in");
             let home = match role {
-                Role::Supervisor => "/sala",
+                Role::Supervisor | Role::Inspector => "/sala",
                 _ => "/venta-pagos",
             };
             let target = if destination.is_empty() { home.to_owned() } else { destination };

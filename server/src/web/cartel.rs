@@ -16,7 +16,7 @@ use super::{auth, feed, view};
 use crate::config::{Config, Role};
 
 /// Who may watch the signs from outside the open networks.
-const SIGN_READERS: &[Role] = &[Role::Office, Role::Supervisor];
+const SIGN_READERS: &[Role] = &[Role::Office, Role::Supervisor, Role::Inspector];
 
 /// What a sign shows, from its query: its pools, and the names of the salons it was asked for.
 #[derive(Debug, PartialEq, Eq)]
@@ -139,12 +139,12 @@ async fn cartel(
 ) -> Result<Response, PageError> {
     may_watch(&web, &peer, &jar)?;
     let config = web.handle.config();
-    let Chosen { pools, salons } = chosen_pools(config, query.as_deref())?;
+    let Chosen { pools, salons } = chosen_pools(&config, query.as_deref())?;
     page(&CartelPage {
         casino: config.layout.casino.clone(),
         salon: salons.join(" · "),
         pool_ids: pools.join(","),
-        pools: pools.iter().map(|id| (id.to_string(), view::pool_name(config, id), increment_text(config, id))).collect(),
+        pools: pools.iter().map(|id| (id.to_string(), view::pool_name(&config, id), increment_text(&config, id))).collect(),
         silence_ms: feed::SILENCE_MS,
         peers: web.peers.join(","),
     })
@@ -179,7 +179,7 @@ async fn alive(
     headers: axum::http::HeaderMap,
     RawQuery(query): RawQuery,
 ) -> Response {
-    let answer = may_watch(&web, &peer, &jar).and_then(|()| chosen_pools(web.handle.config(), query.as_deref()));
+    let answer = may_watch(&web, &peer, &jar).and_then(|()| chosen_pools(&web.handle.config(), query.as_deref()));
     let mut response = match answer {
         Ok(_) => StatusCode::NO_CONTENT.into_response(),
         Err(refused) => refused.into_response(),

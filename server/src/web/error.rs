@@ -36,6 +36,7 @@ impl From<Refusal> for PageError {
             RefusalKind::InvalidArgument => StatusCode::BAD_REQUEST,
             RefusalKind::FailedPrecondition | RefusalKind::AlreadyExists => StatusCode::CONFLICT,
             RefusalKind::NotFound => StatusCode::NOT_FOUND,
+            RefusalKind::PermissionDenied => StatusCode::FORBIDDEN,
         };
         PageError::new(status, refusal.message)
     }

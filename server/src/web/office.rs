@@ -93,7 +93,7 @@ fn orders(web: &Web, keep: impl Fn(&PayoutOrder) -> bool) -> Vec<PayoutOrder> {
 fn pending_rows(web: &Web) -> Vec<OrderRow> {
     let now = web.handle.now_ms();
     let config = web.handle.config();
-    web.handle.read().pending_orders().map(|order| row(config, order, now)).collect()
+    web.handle.read().pending_orders().map(|order| row(&config, order, now)).collect()
 }
 
 fn find_order(web: &Web, id: &str) -> Result<PayoutOrder, PageError> {
@@ -152,7 +152,7 @@ async fn order(State(web): State<Web>, jar: CookieJar, Path(id): Path<String>) -
         Err(response) => return response,
     };
     async {
-        let order = row(web.handle.config(), &find_order(&web, &id)?, web.handle.now_ms());
+        let order = row(&web.handle.config(), &find_order(&web, &id)?, web.handle.now_ms());
         let decides = DECIDERS.contains(&session.role);
         page(&OrderPage { session, order, decides })
     }
@@ -260,10 +260,10 @@ async fn decide(web: Web, jar: CookieJar, id: String, form: DecisionForm, decisi
     let order = find_order(&web, &id)?;
     if form.confirmado != "si" {
         // The first step: the operator reads the order again and confirms.
-        let order = row(web.handle.config(), &order, web.handle.now_ms());
+        let order = row(&web.handle.config(), &order, web.handle.now_ms());
         return page(&ConfirmStep { session, order, confirm: decision == Decision::Confirm, form_number, reason });
     }
-    let Some(key) = web.handle.config().keys.get(&session.key_id) else {
+    let Some(key) = web.handle.key(&session.key_id) else {
         return Err(PageError::new(StatusCode::FORBIDDEN, "Su clave ya no está en el archivo de claves: vuelva a ingresar."));
     };
     let op = match decision {
@@ -290,7 +290,7 @@ async fn decide(web: Web, jar: CookieJar, id: String, form: DecisionForm, decisi
                         now.status.spanish(),
                         now.operator_name,
                         now.operator_id,
-                        view::moment(config, now.decided_ms),
+                        view::moment(&config, now.decided_ms),
                         now.resolved_sequence
                     ),
                 ));
@@ -335,8 +335,8 @@ async fn receipt(State(web): State<Web>, jar: CookieJar, Path(id): Path<String>)
             casino: config.layout.casino.clone(),
             journal_id: web.handle.journal_id().to_owned(),
             confirmed: order.status == OrderStatus::Confirmed,
-            order: row(config, &order, web.handle.now_ms()),
-            printed: view::moment(config, web.handle.now_ms()),
+            order: row(&config, &order, web.handle.now_ms()),
+            printed: view::moment(&config, web.handle.now_ms()),
         })
     }
     .await
@@ -363,16 +363,16 @@ impl HistoryQuery {
 
 async fn history_rows(web: &Web, query: &HistoryQuery) -> Result<Vec<OrderRow>, PageError> {
     let config = web.handle.config();
-    query.check(config)?;
+    query.check(&config)?;
     let (jornada, table) = (query.jornada.clone(), query.mesa.clone());
     let mut orders = orders(web, |order| {
         (table.is_empty() || order.facts.table_id == table)
-            && (jornada.is_empty() || jornada_and_hour(config, order.time_ms).0 == jornada)
+            && (jornada.is_empty() || jornada_and_hour(&config, order.time_ms).0 == jornada)
     });
     orders.reverse();
     orders.truncate(HISTORY_MAX);
     let now = web.handle.now_ms();
-    Ok(orders.iter().map(|order| row(config, order, now)).collect())
+    Ok(orders.iter().map(|order| row(&config, order, now)).collect())
 }
 
 #[derive(askama::Template)]

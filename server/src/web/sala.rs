@@ -23,7 +23,7 @@ use crate::config::Role;
 use crate::read::SalonShare;
 use pozo_core::state::{TableDay, TableState};
 
-const FLOOR_READERS: &[Role] = &[Role::Supervisor];
+const FLOOR_READERS: &[Role] = &[Role::Supervisor, Role::Inspector];
 
 struct TableRow {
     id: String,
@@ -55,7 +55,7 @@ struct PoolRow {
 /// Every table and pool of the floor, from what the writer published after the last
 /// durable batch: the tables' panels and the read model (crate::read).
 fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
-    let config = std::sync::Arc::clone(web.handle.config());
+    let config = std::sync::Arc::clone(&web.handle.config());
     let now = web.handle.now_ms();
     let pools: Vec<_> =
         web.handle.read().pools().map(|pool| (pool.rules().id.clone(), pool.displayed(), pool.balance())).collect();
@@ -136,7 +136,7 @@ async fn sala(State(web): State<Web>, jar: CookieJar) -> Response {
     };
     async {
         let (tables, pools) = floor(&web);
-        let jornada = pozo_core::jornada::jornada_and_hour(web.handle.config(), web.handle.now_ms()).0;
+        let jornada = pozo_core::jornada::jornada_and_hour(&web.handle.config(), web.handle.now_ms()).0;
         page(&FloorPage { session, tables, pools, jornada })
     }
     .await
@@ -240,7 +240,7 @@ impl SalonRow {
 }
 
 async fn report(web: &Web, query: &ReportQuery) -> Result<Report, PageError> {
-    let config = std::sync::Arc::clone(web.handle.config());
+    let config = std::sync::Arc::clone(&web.handle.config());
     view::check_jornada(&query.jornada)?;
     let jornada = if query.jornada.is_empty() {
         pozo_core::jornada::jornada_and_hour(&config, web.handle.now_ms()).0
@@ -315,10 +315,10 @@ async fn report_page(State(web): State<Web>, jar: CookieJar, Query(query): Query
         for (pool, shares) in &report.salons {
             let mut total = SalonShare::default();
             for (id, name, share) in shares {
-                salons.push(SalonRow::of(config, pool, id, name, share));
+                salons.push(SalonRow::of(&config, pool, id, name, share));
                 total += *share;
             }
-            salons.push(SalonRow::of(config, pool, "", "Total del pozo", &total));
+            salons.push(SalonRow::of(&config, pool, "", "Total del pozo", &total));
         }
         page(&ReportPage {
             session,
@@ -479,7 +479,7 @@ async fn pool_page(State(web): State<Web>, jar: CookieJar, Path(id): Path<String
         Err(response) => return response,
     };
     async {
-        let config = std::sync::Arc::clone(web.handle.config());
+        let config = std::sync::Arc::clone(&web.handle.config());
         if config.rulebooks.pool(&id).is_none() {
             return Err(PageError::not_found(format!("pozo: no existe el pozo `{}`", view::bounded(&id))));
         }

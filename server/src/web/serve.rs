@@ -31,7 +31,7 @@ pub(crate) struct PagesSetup {
 /// Serves the pages on `listener` until `stop` turns true: the signs' streams then
 /// send SUSPENDIDO and end.
 pub(crate) async fn serve_pages(listener: TcpListener, setup: PagesSetup) -> std::io::Result<()> {
-    let frames = feed::spawn(setup.handle.display(), Arc::clone(setup.handle.config()), setup.stop.clone());
+    let frames = feed::spawn(setup.handle.display(), Arc::clone(&setup.handle.config()), setup.stop.clone());
     let web = Web {
         handle: setup.handle,
         presence: setup.presence,

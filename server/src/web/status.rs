@@ -26,7 +26,7 @@ fn status_of(web: &Web) -> crate::read::status::Status {
     use crate::read::status::{JournalStatus, PendingPayout, PoolStatus, Status, TableStatus};
     let config = web.handle.config();
     let model = web.handle.read();
-    let tables: Vec<TableStatus> = tables_now(web, config)
+    let tables: Vec<TableStatus> = tables_now(web, &config)
         .into_iter()
         .map(|now| TableStatus {
             table: now.layout.id.to_string(),
@@ -51,7 +51,7 @@ fn status_of(web: &Web) -> crate::read::status::Status {
             .pools()
             .map(|pool| PoolStatus {
                 pool: pool.rules().id.to_string(),
-                name: view::pool_name(config, &pool.rules().id),
+                name: view::pool_name(&config, &pool.rules().id),
                 balance: pool.balance(),
                 displayed: pool.displayed(),
             })

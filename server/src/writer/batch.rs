@@ -9,7 +9,7 @@ use pozo_engine::{Money, PoolId, TableId};
 use tokio::sync::{mpsc, oneshot, watch};
 use tracing::{debug, info};
 
-use super::handle::{BATCH_MAX, Request};
+use super::handle::{BATCH_MAX, Request, TablePanels};
 use crate::clock::Clock;
 use crate::journal::Sealer;
 use crate::journal::mark::Mark;
@@ -36,6 +36,10 @@ pub(super) struct Writer {
     pub(super) snapshot_every: u64,
     /// Every table's panel watch, by pool.
     pub(super) pool_tables: PoolPanels,
+    /// The handle's side of the panels, by table.
+    pub(super) table_panels: TablePanels,
+    /// The configuration the panels are wired for: an approved change makes another.
+    pub(super) wired: Arc<pozo_core::config::Config>,
     /// The gold turns as last prepared for publication: a change there changes every panel of the pool.
     pub(super) gold_turns: BTreeMap<PoolId, GoldTurn>,
     pub(super) display: watch::Sender<DisplayPush>,
@@ -181,7 +185,6 @@ impl Writer {
     pub(super) fn apply(&mut self, received: &mut Vec<Request>) {
         let time_ms = self.clock.now_ms().max(self.last_time_ms);
         self.last_time_ms = time_ms;
-        let pending = &mut self.pending;
         for Request { command, reply } in received.drain(..) {
             let sequence = self.tip.entries + 1;
             let result = self.state.apply(&command, Context { sequence, time_ms });
@@ -191,9 +194,13 @@ impl Writer {
                     let record = Record { sequence, time_ms, command };
                     let (value, hash) = Journal::encode(&self.tip.hash, &record);
                     debug!(sequence, command = ?record.command, "applied");
-                    pending.writes.push((sequence, value));
+                    self.pending.writes.push((sequence, value));
                     self.tip = JournalTip { entries: sequence, hash };
-                    pending.touch(applied);
+                    self.pending.touch(applied);
+                    if matches!(applied, Applied::Change(_)) {
+                        self.pending.pools.extend(self.state.pools().map(|pool| pool.rules().id.clone()));
+                    }
+                    self.rewire();
                 }
                 Ok(_) => {
                     self.metrics.retry();
@@ -204,8 +211,36 @@ impl Writer {
                     debug!(command = ?command, %refusal, "refused");
                 }
             }
-            pending.answers.push((reply, result));
+            self.pending.answers.push((reply, result));
         }
+    }
+
+    /// After an approved change (or one taking effect): the panels follow the tables in force
+    /// (new ones wired, retired ones dropped, moved ones under their new pool), and every pool
+    /// and table is pushed anew with the batch.
+    pub(super) fn rewire(&mut self) {
+        if Arc::ptr_eq(self.state.config(), &self.wired) {
+            return;
+        }
+        self.wired = Arc::clone(self.state.config());
+        let mut senders: BTreeMap<TableId, watch::Sender<TablePush>> =
+            std::mem::take(&mut self.pool_tables).into_values().flatten().collect();
+        let mut receivers = self.table_panels.write().expect("the panels' lock is never poisoned");
+        for table in &self.wired.layout.tables {
+            let view = self.state.table_view(&table.id).expect("every table in force has a view");
+            let pool = view.pool_id.clone();
+            let sender = senders.remove(&table.id).unwrap_or_else(|| {
+                let (sender, receiver) = watch::channel(TablePush { journal_sequence: self.tip.entries, view });
+                receivers.insert(table.id.clone(), receiver);
+                sender
+            });
+            self.pool_tables.entry(pool).or_default().push((table.id.clone(), sender));
+            self.pending.tables.insert(table.id.clone());
+        }
+        for retired in senders.keys() {
+            receivers.remove(retired);
+        }
+        self.pending.pools.extend(self.state.pools().map(|pool| pool.rules().id.clone()));
     }
 
     /// Seals the pending batch, when no flush is under way: one that journals nothing is

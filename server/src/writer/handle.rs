@@ -53,13 +53,19 @@ pub(crate) enum FailStop {
     JournalDamaged(String),
 }
 
+/// Every table's panel watch, by table, shared by the writer (which wires tables a change
+/// adds and drops those it retires) and the handle.
+pub(super) type TablePanels = Arc<std::sync::RwLock<BTreeMap<TableId, watch::Receiver<TablePush>>>>;
+
 /// How the rest of the server talks to the writer.
 #[derive(Clone)]
 pub struct Handle {
     pub(super) requests: mpsc::Sender<Request>,
-    pub(super) tables: Arc<BTreeMap<TableId, watch::Receiver<TablePush>>>,
+    /// Every table's panel, by table: an approved change adds and retires tables.
+    pub(super) tables: TablePanels,
     pub(super) display: watch::Receiver<DisplayPush>,
-    pub(super) config: Arc<Config>,
+    /// The keys that sign commands (from the keys file at start; a change never touches them).
+    pub(super) keys: Arc<BTreeMap<String, crate::config::Key>>,
     /// The journal to read from: the standby's reading connection, then the writer's.
     pub(super) journal: watch::Receiver<Journal>,
     pub(super) identity: Arc<Identity>,
@@ -130,15 +136,26 @@ impl Handle {
     }
 
     pub fn table(&self, id: &str) -> Option<watch::Receiver<TablePush>> {
-        self.tables.get(id).cloned()
+        self.tables.read().expect("the panels' lock is never poisoned").get(id).cloned()
     }
 
     pub fn display(&self) -> watch::Receiver<DisplayPush> {
         self.display.clone()
     }
 
-    pub fn config(&self) -> &Arc<Config> {
-        &self.config
+    /// The key `id`, if the keys file has it.
+    pub fn key(&self, id: &str) -> Option<&crate::config::Key> {
+        self.keys.get(id)
+    }
+
+    /// Every key, by id.
+    pub fn keys(&self) -> &BTreeMap<String, crate::config::Key> {
+        &self.keys
+    }
+
+    /// The configuration in force, as of the last durable batch (approved changes change it).
+    pub fn config(&self) -> Arc<Config> {
+        Arc::clone(&self.model.borrow().config)
     }
 
     /// The journal, for reading entries; only those up to the durable tip

@@ -11,7 +11,7 @@ use tokio::sync::{mpsc, watch};
 use tracing::{debug, info};
 
 use super::batch::{Pending, PoolPanels, Writer};
-use super::handle::{Handle, QUEUE_CAPACITY, Request, Stopper, panic_text};
+use super::handle::{Handle, QUEUE_CAPACITY, Request, Stopper, TablePanels, panic_text};
 use super::keys::{journal_key_set, key_changes};
 use super::standby::Following;
 use crate::clock::Clock;
@@ -309,7 +309,7 @@ pub(super) async fn start_writer(
     // The mark now says what the journal holds, before anything is answered.
     let mut mark = Mark::open(mark_path, sealer.clone())?;
     mark.write(tip.entries, &tip.hash)?;
-    let assembled = assemble(config, state, tip, journal, sealer, identity, Some(mark), snapshot_every, clock, Role::Writer)?;
+    let assembled = assemble(state, tip, journal, sealer, identity, Some(mark), snapshot_every, clock, Role::Writer)?;
     let task = tokio::spawn(assembled.writer.run(assembled.queue, assembled.stopped));
     Ok((assembled.handle, task, assembled.stopper))
 }
@@ -424,7 +424,7 @@ pub(super) async fn start_standby(
         %database,
         "standby: another controller is the writer; following its journal (reads and signs served, commands refused)"
     );
-    let assembled = assemble(config, state, tip, journal, sealer, identity, None, snapshot_every, clock, Role::Standby)?;
+    let assembled = assemble(state, tip, journal, sealer, identity, None, snapshot_every, clock, Role::Standby)?;
     let Assembled { writer, handle, queue, stopped, stopper, role, journals } = assembled;
     let task = tokio::spawn(writer.follow(following, role, journals, queue, stopped));
     Ok((handle, task, stopper))
@@ -445,7 +445,6 @@ pub(super) struct Assembled {
 /// the request queue and the handle.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn assemble(
-    config: Arc<Config>,
     state: State,
     tip: JournalTip,
     journal: Journal,
@@ -456,7 +455,9 @@ pub(super) fn assemble(
     clock: Arc<dyn Clock>,
     role: Role,
 ) -> anyhow::Result<Assembled> {
-    let (pool_tables, table_receivers) = panels(&config, &state, tip);
+    let (pool_tables, table_receivers) = panels(state.config(), &state, tip);
+    let table_panels: TablePanels = Arc::new(std::sync::RwLock::new(table_receivers));
+    let wired = Arc::clone(state.config());
     let gold_turns = state.data().gold_turns.clone();
     let hit_heads = state
         .data()
@@ -485,6 +486,8 @@ pub(super) fn assemble(
         last_time_ms,
         snapshot_every,
         pool_tables,
+        table_panels: Arc::clone(&table_panels),
+        wired: Arc::clone(&wired),
         gold_turns,
         display: display_sender,
         hit_heads,
@@ -498,9 +501,9 @@ pub(super) fn assemble(
     let journal_id = identity.journal_id();
     let handle = Handle {
         requests,
-        tables: Arc::new(table_receivers),
+        tables: table_panels,
         display: display_receiver,
-        config,
+        keys: Arc::new(wired.keys.clone()),
         journal: journal_receiver,
         identity: Arc::new(identity),
         journal_id: Arc::from(journal_id),

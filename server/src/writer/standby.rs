@@ -168,7 +168,12 @@ impl Writer {
         let applied_any = !read.is_empty();
         for entry in read {
             match apply_entry(&mut self.state, &self.tip, &entry) {
-                Ok(applied) => touched.touch(&applied),
+                Ok(applied) => {
+                    touched.touch(&applied);
+                    if matches!(applied, pozo_core::state::Applied::Change(_)) {
+                        touched.pools.extend(self.state.pools().map(|pool| pool.rules().id.clone()));
+                    }
+                }
                 Err(problem) => self.damaged(problem),
             }
             self.tip = JournalTip { entries: entry.record.sequence, hash: entry.hash };
@@ -179,6 +184,10 @@ impl Writer {
         {
             self.damaged(problem);
         }
+        self.rewire();
+        let rewired = std::mem::take(&mut self.pending);
+        touched.pools.extend(rewired.pools);
+        touched.tables.extend(rewired.tables);
         if applied_any {
             self.publish(&touched);
         }

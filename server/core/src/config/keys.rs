@@ -5,7 +5,7 @@ use super::error::ConfigError;
 use super::layout::Layout;
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// The example keys, compiled in: they protect nothing (see the file).
 pub const KEYS_EMBEDDED: (&str, &str) = ("config/keys.toml", include_str!("../../../../config/keys.toml"));
@@ -36,8 +36,12 @@ pub enum Role {
     /// orders; reads the pools. `venta-pagos` is the older name of this role.
     #[serde(alias = "venta-pagos")]
     Office,
-    /// The jefe de sala: reports, journal pages, pools and the display feed.
+    /// The jefe de sala: reports, journal pages, pools and the display feed; proposes and
+    /// approves changes and money movements (docs/operations.md §8), never their own.
     Supervisor,
+    /// The regulator's inspector (the Instituto's, 3.5.2's "funcionario"): reads what a
+    /// supervisor reads and approves or refuses a supervisor's proposal; proposes nothing.
+    Inspector,
     /// Not a client's: the key that seals the journal (exactly one in a keys file).
     Journal,
 }
@@ -49,6 +53,7 @@ impl Role {
             Role::Display => "display",
             Role::Office => "office",
             Role::Supervisor => "supervisor",
+            Role::Inspector => "inspector",
             Role::Journal => "journal",
         }
     }
@@ -145,12 +150,11 @@ pub(super) fn validate_keys(
     configured: &[KeyConfig],
 ) -> Result<(BTreeMap<String, Key>, JournalKey), ConfigError> {
     let error = |field: String, problem: String| ConfigError::Field { file: file.to_owned(), field, problem };
-    let ids: BTreeSet<&str> = layout.tables.iter().map(|table| table.id.as_str()).collect();
     let mut keys = BTreeMap::new();
     let mut journal_key = None;
     for (index, key) in configured.iter().enumerate() {
         let field = |name: &str| format!("key[{index}].{name}");
-        let (secret, name) = key_holder(key, &keys, &ids, field, error)?;
+        let (secret, name) = key_holder(key, &keys, field, error)?;
         if key.role == Role::Journal {
             if journal_key.replace(JournalKey(secret)).is_some() {
                 return Err(error(field("role"), "a second journal key: a keys file has exactly one".into()));
@@ -173,13 +177,17 @@ pub(super) fn validate_keys(
     Ok((keys, journal_key))
 }
 
+/// A table id as the layout takes them (1–32 letters, digits or '-').
+fn valid_table_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 32 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+}
+
 /// One key and its holder: an id defined once, a secret long enough, a table only for a
-/// table key (and a known one), and a name for a key a person holds (3.5.2). The secret's
+/// table key, and a name for a key a person holds (3.5.2). The secret's
 /// bytes and the holder's name.
 fn key_holder(
     key: &KeyConfig,
     keys: &BTreeMap<String, Key>,
-    ids: &BTreeSet<&str>,
     field: impl Fn(&str) -> String,
     error: impl Fn(String, String) -> ConfigError,
 ) -> Result<(Vec<u8>, String), ConfigError> {
@@ -194,14 +202,16 @@ fn key_holder(
         return Err(error(field("secret"), format!("{} bytes; a key has at least {KEY_BYTES_MIN}", secret.len())));
     }
     match (key.role, &key.table) {
-        (Role::Table, Some(table)) if ids.contains(table.as_str()) => {}
-        (Role::Table, Some(table)) => return Err(error(field("table"), format!("unknown table `{table}`"))),
+        // A key may name a table the layout does not have yet: it is installed before the
+        // change that adds the table is approved (docs/operations.md §8), and signs nothing until then.
+        (Role::Table, Some(table)) if valid_table_id(table) => {}
+        (Role::Table, Some(table)) => return Err(error(field("table"), format!("`{table}` is not a table id"))),
         (Role::Table, None) => return Err(error(field("table"), "a table key names its table".into())),
         (role, Some(_)) => return Err(error(field("table"), format!("a {} key belongs to no table", role.name()))),
         (_, None) => {}
     }
     let name = match (key.role, key.name.as_deref().map(str::trim)) {
-        (Role::Office | Role::Supervisor, None | Some("")) => {
+        (Role::Office | Role::Supervisor | Role::Inspector, None | Some("")) => {
             return Err(error(
                 field("name"),
                 format!("a {} key names the person who holds it: one key per person (3.5.2)", key.role.name()),
@@ -216,7 +226,7 @@ fn key_holder(
     Ok((secret, name))
 }
 
-/// A key's password for the pages: only office and supervisor keys have one, an Argon2id
+/// A key's password for the pages: only office, supervisor and inspector keys have one, an Argon2id
 /// hash in PHC form.
 fn key_password(
     key: &KeyConfig,
@@ -225,7 +235,7 @@ fn key_password(
 ) -> Result<Option<String>, ConfigError> {
     match (&key.password, key.role) {
         (None, _) => Ok(None),
-        (Some(hash), Role::Office | Role::Supervisor) => {
+        (Some(hash), Role::Office | Role::Supervisor | Role::Inspector) => {
             let parsed = phc::PasswordHash::new(hash.trim()).map_err(|problem| {
                 error(field("password"), format!("not a PHC password hash ({problem}): make one with `pozo-server password`"))
             })?;

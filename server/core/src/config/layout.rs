@@ -68,6 +68,18 @@ pub struct TableConfig {
     /// declares none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub salon: Option<String>,
+    /// `false`: out of service by an approved change (docs/operations.md §8): its agent's
+    /// commands are refused until another change puts it back.
+    #[serde(default = "in_service", skip_serializing_if = "is_in_service")]
+    pub in_service: bool,
+}
+
+fn in_service() -> bool {
+    true
+}
+
+fn is_in_service(in_service: &bool) -> bool {
+    *in_service
 }
 
 /// A salon as the configuration resolved it: the declared ones, or the one implicit salon.

@@ -15,16 +15,22 @@
 //! - `keys`: the keys file, roles, the journal key, and their checks.
 //! - `validate`: the layout checked against the rulebooks; the salons resolved.
 //! - `validated`: [`Config`], all of it read together.
+//! - `change`: a configuration changed on a live journal, and what changed, in plain words.
+//! - `edit`: the edits a supervisor asks for, written into the files in place.
 //!
 //! This file only declares the modules and re-exports what the rest of the core and the
 //! server use.
 
+mod change;
+mod edit;
 mod error;
 mod keys;
 mod layout;
 mod validate;
 mod validated;
 
+pub use change::{CHANGED_FILES_MAX, Difference, Subject};
+pub use edit::{EDITS_MAX, Edit, POOL_SETTINGS, PRIZE_SETTINGS};
 pub use error::ConfigError;
 pub use keys::{ARGON2ID, JOURNAL_KEY_RECORD, JournalKey, KEYS_EMBEDDED, Key, KeyConfig, KeyRecord, KeysFile, Role, fingerprint};
 pub use layout::{CONFIG_FILE_BYTES_MAX, LAYOUT_EMBEDDED, Layout, Salon, SalonConfig, TABLES_MAX, TableConfig};

@@ -141,6 +141,56 @@ pub struct OfficeCommand {
     pub op: OfficeOp,
 }
 
+/// A change or a money movement a supervisor proposes (docs/operations.md §8).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "what", rename_all = "snake_case")]
+pub enum Proposed {
+    /// Files of the configuration, whole, as they are to be (the layout, a rulebook, a new
+    /// rulebook): replay needs nothing but the journal. The result is validated whole.
+    Configuration {
+        files: Vec<(String, String)>,
+        /// When a money setting of a live pool takes effect (docs/operations.md §8).
+        #[serde(default)]
+        effect: Effect,
+    },
+    /// An amount moved from one pool's balance to another's.
+    Transfer { from: PoolId, to: PoolId, amount: Money },
+    /// A pool no table feeds any more: its balance and reserve go to `to`, its meters stay, frozen.
+    RetirePool { pool: PoolId, to: PoolId },
+    /// A documented correction of a pool's balance, up (positive) or down (negative).
+    Adjust { pool: PoolId, amount: Money },
+}
+
+/// When a money setting of a live pool takes effect: never in the middle of a round.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "at", rename_all = "snake_case")]
+pub enum Effect {
+    /// After the pool's next top prize, once none of its tables is in a round.
+    #[default]
+    NextTopPrize,
+    /// From the start of this jornada ("2026-12-01"), once none of its tables is in a round.
+    Jornada { jornada: String },
+}
+
+/// What a supervisor or an inspector does with a proposal.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum ChangeOp {
+    /// One person proposes, with the reason and the regulator's authorisation reference.
+    Propose { proposed: Proposed, reason: String, authorisation: String },
+    /// Another person approves what they were shown: the proposal's id and its differences' digest.
+    Approve { proposal_id: String },
+    /// The proposer (or any supervisor) withdraws a pending proposal, with a reason.
+    Withdraw { proposal_id: String, reason: String },
+}
+
+/// A change command, journaled with who gave it: the holder of the key that signed it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeCommand {
+    pub key_id: String,
+    pub op: ChangeOp,
+}
+
 /// Everything the journal records.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -157,6 +207,8 @@ pub enum Command {
     },
     Table(TableCommand),
     Office(OfficeCommand),
+    /// A change or money movement proposed, approved or withdrawn (docs/operations.md §8).
+    Change(ChangeCommand),
     /// The key set changed at a restart (a key added, removed or rotated): who
     /// restarted the controller with it, and the new set. Layout and rulebooks never
     /// change on a live journal (docs/operations.md §8).
@@ -174,12 +226,13 @@ macro_rules! command_kinds {
     (
         Command { $($command:ident => $command_kind:literal),* $(,)? }
         Office { $($office:ident => $office_kind:literal),* $(,)? }
+        Change { $($change:ident => $change_kind:literal),* $(,)? }
         Table { $($table:ident => $table_kind:literal),* $(,)? }
     ) => {
         impl Command {
             /// Every value of [`Command::kind`].
-            pub const KINDS: [&'static str; [$($command_kind,)* $($office_kind,)* $($table_kind,)*].len()] =
-                [$($command_kind,)* $($office_kind,)* $($table_kind,)*];
+            pub const KINDS: [&'static str; [$($command_kind,)* $($office_kind,)* $($change_kind,)* $($table_kind,)*].len()] =
+                [$($command_kind,)* $($office_kind,)* $($change_kind,)* $($table_kind,)*];
 
             /// The command's kind, as the metrics label it (`pozo_commands_total{kind=…}`): the
             /// table operation or the office decision, in the journal's own names.
@@ -188,6 +241,9 @@ macro_rules! command_kinds {
                     $(Command::$command { .. } => $command_kind,)*
                     Command::Office(office) => match office.op {
                         $(OfficeOp::$office { .. } => $office_kind,)*
+                    },
+                    Command::Change(change) => match change.op {
+                        $(ChangeOp::$change { .. } => $change_kind,)*
                     },
                     Command::Table(table) => match table.op {
                         $(TableOp::$table { .. } => $table_kind,)*
@@ -206,6 +262,11 @@ command_kinds! {
     Office {
         Confirm => "confirm",
         Reject => "reject",
+    }
+    Change {
+        Propose => "propose",
+        Approve => "approve",
+        Withdraw => "withdraw",
     }
     Table {
         OpenTable => "open_table",

@@ -30,15 +30,19 @@ mod cmd;
 pub mod command;
 pub mod model;
 pub mod panel;
+pub mod proposal;
 pub mod refusal;
 pub mod view;
 
-pub use command::{Card, Command, OfficeCommand, OfficeOp, OrderFacts, TableCommand, TableOp};
+pub use command::{
+    Card, ChangeCommand, ChangeOp, Command, Effect, OfficeCommand, OfficeOp, OrderFacts, Proposed, TableCommand, TableOp,
+};
 pub use model::{
     Bet, Custody, CustodyKind, Data, GoldTurn, Grillos, Hit, LastWin, OrderStatus, PayoutOrder, Phase, Seat, SeriesAward,
     Snapshot, Table, TableDay,
 };
 pub use panel::{AwardRecord, GoldTurnView, Light, PrizeEntry, SeatView, TableReply, TableState, TableView};
+pub use proposal::{Person, Proposal, ProposalStatus};
 pub use refusal::{Refusal, RefusalKind};
 pub use view::Applied;
 
@@ -91,33 +95,20 @@ impl State {
         let engine = Engine::new(&config.rulebooks);
         let mut data = Data::default();
         for table in &config.layout.tables {
-            let seats = (0..table.seats).map(|_| Seat::new()).collect();
-            data.tables.insert(
-                table.id.clone(),
-                Table {
-                    id: table.id.clone(),
-                    pool: table.pool.clone(),
-                    game: table.game,
-                    open: false,
-                    phase: Phase::Betting,
-                    round: 1,
-                    last_sequence: 0,
-                    last_payload_sha256: String::new(),
-                    last_reply: None,
-                    last_round: false,
-                    carried: false,
-                    seats,
-                    pending: Vec::new(),
-                    accepted: Vec::new(),
-                    instant_card: None,
-                },
-            );
+            data.tables.insert(table.id.clone(), cmd::new_table(table));
         }
         State { config, engine, data }
     }
 
     /// The state a snapshot kept; its pools must balance and match the configuration.
     pub fn restore(config: Arc<Config>, snapshot: Snapshot) -> Result<State, String> {
+        // Approved changes: the files in force are the snapshot's, the keys the server's.
+        let config = match snapshot.texts.is_empty() {
+            true => config,
+            false => Arc::new(
+                config.rebuilt(snapshot.texts.clone()).map_err(|error| format!("the snapshot's configuration: {error}"))?,
+            ),
+        };
         if snapshot.config_hash != config.hash {
             return Err(format!("snapshot taken under configuration {}, not {}", snapshot.config_hash, config.hash));
         }
@@ -126,7 +117,12 @@ impl State {
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot { config_hash: self.config.hash.clone(), pools: self.engine.states(), data: self.data.clone() }
+        Snapshot {
+            config_hash: self.config.hash.clone(),
+            texts: self.config.texts.clone(),
+            pools: self.engine.states(),
+            data: self.data.clone(),
+        }
     }
 
     pub fn config(&self) -> &Arc<Config> {
@@ -174,6 +170,7 @@ impl State {
             }
             Command::Table(command) => self.apply_table(context, command)?,
             Command::Office(command) => self.apply_office(context, command)?,
+            Command::Change(command) => self.apply_change(context, command)?,
             Command::Keys { keys, .. } => {
                 if *keys == self.data.keys {
                     return Err(precondition("keys: the same key set as the journal's: nothing changed"));
@@ -185,6 +182,7 @@ impl State {
         if applied.journals() {
             debug_assert_eq!(sequence, self.data.journal_sequence + 1, "entries apply in order");
             self.data.journal_sequence = sequence;
+            self.take_effects(context);
         }
         Ok(applied)
     }

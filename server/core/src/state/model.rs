@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::command::{Card, OfficeCommand, OrderFacts};
 use super::panel::{AwardRecord, PrizeEntry, TableReply};
+use super::proposal::Proposal;
 use super::refusal::{Refusal, invalid, precondition};
 use crate::config::KeyRecord;
 
@@ -425,6 +426,15 @@ pub struct Data {
     pub custody: Arc<BTreeMap<String, Custody>>,
     #[serde(default)]
     pub(crate) next_custody: u64,
+    /// Changes and money movements proposed, by id (docs/operations.md §8); decided ones stay
+    /// as the history. Shared with the read model like the orders.
+    #[serde(default)]
+    pub proposals: Arc<BTreeMap<String, Proposal>>,
+    #[serde(default)]
+    pub(crate) next_proposal: u64,
+    /// The approved proposals waiting for their moment, oldest first.
+    #[serde(default)]
+    pub scheduled: Vec<String>,
 }
 
 impl Data {
@@ -455,6 +465,10 @@ impl Data {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
     pub config_hash: String,
+    /// The configuration's files in force (approved changes make it differ from the genesis
+    /// one, docs/operations.md §8); empty in a snapshot of an older release: the genesis one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub texts: Vec<(String, String)>,
     pub pools: BTreeMap<PoolId, PoolState>,
     pub data: Data,
 }

@@ -13,12 +13,20 @@ pub enum RefusalKind {
     NotFound,
     /// A sequence already used by another command, or an older one.
     AlreadyExists,
+    /// The key's holder may not do this (a table key proposing a change, a person approving
+    /// their own proposal: docs/operations.md §8).
+    PermissionDenied,
 }
 
 impl RefusalKind {
     /// Every kind.
-    pub const ALL: [RefusalKind; 4] =
-        [RefusalKind::InvalidArgument, RefusalKind::FailedPrecondition, RefusalKind::NotFound, RefusalKind::AlreadyExists];
+    pub const ALL: [RefusalKind; 5] = [
+        RefusalKind::InvalidArgument,
+        RefusalKind::FailedPrecondition,
+        RefusalKind::NotFound,
+        RefusalKind::AlreadyExists,
+        RefusalKind::PermissionDenied,
+    ];
 
     /// The kind's name, as the metrics label it (`pozo_refusals_total{kind=…}`).
     pub fn name(self) -> &'static str {
@@ -27,6 +35,7 @@ impl RefusalKind {
             RefusalKind::FailedPrecondition => "failed_precondition",
             RefusalKind::NotFound => "not_found",
             RefusalKind::AlreadyExists => "already_exists",
+            RefusalKind::PermissionDenied => "permission_denied",
         }
     }
 }
@@ -40,6 +49,10 @@ pub struct Refusal {
 
 pub(in crate::state) fn invalid(message: impl Into<String>) -> Refusal {
     Refusal { kind: RefusalKind::InvalidArgument, message: message.into() }
+}
+
+pub(in crate::state) fn denied(message: impl Into<String>) -> Refusal {
+    Refusal { kind: RefusalKind::PermissionDenied, message: message.into() }
 }
 
 pub(in crate::state) fn precondition(message: impl Into<String>) -> Refusal {

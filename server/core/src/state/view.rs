@@ -14,6 +14,8 @@ pub enum Applied {
     Genesis,
     /// A new key set, journaled.
     Keys,
+    /// A proposal made, approved (put in force or scheduled) or withdrawn.
+    Change(Box<super::proposal::Proposal>),
     /// A retry of the last applied command: answered from the state, nothing journaled.
     Duplicate(TableReply),
     /// An office decision already taken, asked again: nothing journaled.
@@ -22,7 +24,7 @@ pub enum Applied {
 
 impl Applied {
     pub fn journals(&self) -> bool {
-        matches!(self, Applied::Table(_) | Applied::Office(_) | Applied::Genesis | Applied::Keys)
+        matches!(self, Applied::Table(_) | Applied::Office(_) | Applied::Genesis | Applied::Keys | Applied::Change(_))
     }
 }
 

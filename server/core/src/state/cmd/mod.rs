@@ -9,13 +9,17 @@
 //! `seat` (a seat closed to the progressive), `grillos` (the roulette anomalies of 3.7:
 //! an absent player, grillos not played, a series annulled), `custody` (the bank's custody).
 //! Venta-Pagos: `confirm` (with the office dispatch) and `reject`.
+//! Changes (docs/operations.md §8): `change` (propose, approve, withdraw) and `enact` (an
+//! approved proposal put in force, at once or at its moment).
 
 mod accept;
 mod carry;
+mod change;
 mod close;
 mod confirm;
 mod credits;
 mod custody;
+mod enact;
 mod finish;
 mod gold;
 mod grillos;
@@ -28,3 +32,5 @@ mod reject;
 mod seat;
 mod start;
 mod void;
+
+pub(in crate::state) use enact::new_table;

@@ -1,0 +1,240 @@
+//! A change or a money movement: proposed by one supervisor, approved by another person
+//! (a supervisor or the regulator's inspector), or withdrawn (docs/operations.md §8). No
+//! single person changes anything: the approver is another key and another name.
+
+use std::sync::Arc;
+
+use pozo_engine::money::Money;
+
+use crate::config::{Config, Role, Subject};
+use crate::state::command::{ChangeCommand, ChangeOp, Effect, Proposed};
+use crate::state::proposal::{PROPOSALS_KEPT, Person, Proposal, ProposalStatus, REASON_CHARS_MAX};
+use crate::state::refusal::{denied, invalid, precondition};
+use crate::state::view::Applied;
+use crate::state::{Context, Refusal, RefusalKind, State};
+
+impl State {
+    pub(in crate::state) fn apply_change(&mut self, context: Context, command: &ChangeCommand) -> Result<Applied, Refusal> {
+        match &command.op {
+            ChangeOp::Propose { proposed, reason, authorisation } => {
+                self.propose(context, &command.key_id, proposed, reason, authorisation)
+            }
+            ChangeOp::Approve { proposal_id } => self.approve(context, &command.key_id, proposal_id),
+            ChangeOp::Withdraw { proposal_id, reason } => self.withdraw(context, &command.key_id, proposal_id, reason),
+        }
+    }
+
+    /// The holder of `key_id` as the journaled keys name them, if their role is one of `roles`.
+    fn person(&self, context: Context, key_id: &str, roles: &[Role], doing: &str) -> Result<Person, Refusal> {
+        let key =
+            self.data.keys.iter().find(|key| key.id == key_id).ok_or_else(|| denied(format!("key_id: no key `{key_id}`")))?;
+        if !roles.contains(&key.role) {
+            let may: Vec<&str> = roles.iter().map(|role| role.name()).collect();
+            return Err(denied(format!(
+                "key_id: a {} key may not {doing}; only {} keys may (docs/operations.md §8)",
+                key.role.name(),
+                may.join(" or ")
+            )));
+        }
+        Ok(Person {
+            key_id: key.id.clone(),
+            name: key.name.clone(),
+            role: key.role.name().to_owned(),
+            sequence: context.sequence,
+            time_ms: context.time_ms,
+        })
+    }
+
+    fn propose(
+        &mut self,
+        context: Context,
+        key_id: &str,
+        proposed: &Proposed,
+        reason: &str,
+        authorisation: &str,
+    ) -> Result<Applied, Refusal> {
+        let person = self.person(context, key_id, &[Role::Supervisor], "propose a change")?;
+        let reason = written("reason", reason)?;
+        let authorisation = written("authorisation", authorisation)?;
+        let differences = match proposed {
+            Proposed::Configuration { files, effect } => self.check_configuration(context, files, effect)?.1,
+            money => {
+                self.check_money_move(money)?;
+                Vec::new()
+            }
+        };
+        self.data.next_proposal += 1;
+        let proposal = Proposal {
+            proposal_id: format!("CB-{:06}", self.data.next_proposal),
+            proposed: proposed.clone(),
+            reason,
+            authorisation,
+            proposed_by: person,
+            base_hash: self.config.hash.clone(),
+            differences,
+            status: ProposalStatus::Pending,
+            approved_by: None,
+            withdrawn_by: None,
+            withdrawn_reason: String::new(),
+            top_prizes_at_approval: 0,
+            effective_sequence: 0,
+            effective_ms: 0,
+        };
+        let proposals = Arc::make_mut(&mut self.data.proposals);
+        proposals.insert(proposal.proposal_id.clone(), proposal.clone());
+        while proposals.len() > PROPOSALS_KEPT {
+            let oldest = proposals
+                .iter()
+                .find(|(_, kept)| kept.status != ProposalStatus::Pending && kept.status != ProposalStatus::Scheduled);
+            let Some(id) = oldest.map(|(id, _)| id.clone()) else { break };
+            proposals.remove(&id);
+        }
+        Ok(Applied::Change(Box::new(proposal)))
+    }
+
+    /// A configuration as proposed: read and validated whole, allowed on a live journal,
+    /// changing something, and a money setting alone on one pool. The result and what changes.
+    pub(in crate::state) fn check_configuration(
+        &self,
+        context: Context,
+        files: &[(String, String)],
+        effect: &Effect,
+    ) -> Result<(Config, Vec<crate::config::Difference>), Refusal> {
+        let after = self.config.with_files(files).map_err(|error| invalid(format!("files: {error}")))?;
+        let differences = self.config.differences(&after).map_err(|error| invalid(error.to_string()))?;
+        if differences.is_empty() {
+            return Err(invalid("files: they change nothing in the configuration in force"));
+        }
+        let money_pools: std::collections::BTreeSet<&Subject> =
+            differences.iter().filter(|difference| difference.money).map(|difference| &difference.subject).collect();
+        if !money_pools.is_empty() && (money_pools.len() > 1 || differences.iter().any(|difference| !difference.money)) {
+            return Err(invalid(
+                "files: a money setting of a live pool waits for its moment, so it is proposed alone: one pool's \
+                 money settings per proposal, tables and other settings in another (docs/operations.md §8)",
+            ));
+        }
+        if let Effect::Jornada { jornada } = effect {
+            let today = crate::jornada::jornada_and_hour(&self.config, context.time_ms).0;
+            if jornada.len() != 10 || jornada.parse::<jiff::civil::Date>().is_err() || *jornada <= today {
+                return Err(invalid(format!("effect.jornada: `{jornada}` is not a jornada (YYYY-MM-DD) after today's, {today}")));
+            }
+        }
+        for table in &after.layout.tables {
+            if self.engine.pool(&table.pool).is_ok_and(|pool| pool.is_retired()) {
+                return Err(invalid(format!("files: table `{}` on pool `{}`, which is retired", table.id, table.pool)));
+            }
+        }
+        Ok((after, differences))
+    }
+
+    /// A transfer, a retirement or an adjustment as proposed: its pools and its amount.
+    fn check_money_move(&self, proposed: &Proposed) -> Result<(), Refusal> {
+        let known = |field: &str, pool: &str| {
+            self.engine.pool(pool).map(|_| ()).map_err(|_| Refusal {
+                kind: RefusalKind::NotFound,
+                message: format!("{field}: no pool `{pool}` in the rulebooks"),
+            })
+        };
+        let whole = |amount: Money| amount != Money::ZERO && amount.normalize().scale() <= 2;
+        match proposed {
+            Proposed::Transfer { from, to, amount } => {
+                known("from", from)?;
+                known("to", to)?;
+                if from == to {
+                    return Err(invalid("to: a transfer goes to another pool"));
+                }
+                if !whole(*amount) || *amount < Money::ZERO {
+                    return Err(invalid(format!("amount: {amount} is not a positive amount in whole centavos")));
+                }
+            }
+            Proposed::RetirePool { pool, to } => {
+                known("pool", pool)?;
+                known("to", to)?;
+                if pool == to {
+                    return Err(invalid("to: a retired pool's money goes to another pool"));
+                }
+            }
+            Proposed::Adjust { pool, amount } => {
+                known("pool", pool)?;
+                if !whole(*amount) {
+                    return Err(invalid(format!("amount: {amount} is not a non-zero amount in whole centavos")));
+                }
+            }
+            Proposed::Configuration { .. } => unreachable!("configurations are checked by check_configuration"),
+        }
+        Ok(())
+    }
+
+    fn approve(&mut self, context: Context, key_id: &str, proposal_id: &str) -> Result<Applied, Refusal> {
+        let person = self.person(context, key_id, &[Role::Supervisor, Role::Inspector], "approve a change")?;
+        let proposal = self.proposal(proposal_id)?;
+        if proposal.status != ProposalStatus::Pending {
+            return Err(precondition(format!(
+                "proposal_id: {proposal_id} is {}, not waiting for approval",
+                proposal.status.spanish()
+            )));
+        }
+        if proposal.expired(context.time_ms) {
+            return Err(precondition(format!(
+                "proposal_id: {proposal_id} expired a week after it was proposed; propose it again"
+            )));
+        }
+        let proposer = &proposal.proposed_by;
+        if proposer.key_id == person.key_id || same_name(&proposer.name, &person.name) {
+            return Err(denied(format!(
+                "key_id: {proposal_id} was proposed by {}; another person approves it (no single person changes anything, \
+                 docs/operations.md §8)",
+                proposer.name
+            )));
+        }
+        let mut proposal = proposal.clone();
+        proposal.approved_by = Some(person);
+        self.enact(context, &mut proposal)?;
+        Arc::make_mut(&mut self.data.proposals).insert(proposal.proposal_id.clone(), proposal.clone());
+        Ok(Applied::Change(Box::new(proposal)))
+    }
+
+    fn withdraw(&mut self, context: Context, key_id: &str, proposal_id: &str, reason: &str) -> Result<Applied, Refusal> {
+        let person = self.person(context, key_id, &[Role::Supervisor, Role::Inspector], "withdraw a change")?;
+        let reason = written("reason", reason)?;
+        let proposal = self.proposal(proposal_id)?;
+        if !matches!(proposal.status, ProposalStatus::Pending | ProposalStatus::Scheduled) {
+            return Err(precondition(format!(
+                "proposal_id: {proposal_id} is {}: nothing to withdraw",
+                proposal.status.spanish()
+            )));
+        }
+        let mut proposal = proposal.clone();
+        proposal.status = ProposalStatus::Withdrawn;
+        proposal.withdrawn_by = Some(person);
+        proposal.withdrawn_reason = reason;
+        self.data.scheduled.retain(|id| id != proposal_id);
+        Arc::make_mut(&mut self.data.proposals).insert(proposal.proposal_id.clone(), proposal.clone());
+        Ok(Applied::Change(Box::new(proposal)))
+    }
+
+    fn proposal(&self, proposal_id: &str) -> Result<&Proposal, Refusal> {
+        self.data
+            .proposals
+            .get(proposal_id)
+            .ok_or_else(|| Refusal { kind: RefusalKind::NotFound, message: format!("proposal_id: no proposal `{proposal_id}`") })
+    }
+}
+
+/// A reason or an authorisation reference: written, and not a book.
+fn written(field: &str, text: &str) -> Result<String, Refusal> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(invalid(format!("{field}: required: every change carries its reason and the regulator's authorisation")));
+    }
+    if text.chars().count() > REASON_CHARS_MAX || text.chars().any(char::is_control) {
+        return Err(invalid(format!("{field}: one line of at most {REASON_CHARS_MAX} characters")));
+    }
+    Ok(text.to_owned())
+}
+
+/// Two keys held by one person: the same name, whatever the case and spacing.
+fn same_name(a: &str, b: &str) -> bool {
+    let normal = |name: &str| name.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    normal(a) == normal(b)
+}

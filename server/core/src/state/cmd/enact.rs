@@ -1,0 +1,231 @@
+//! An approved proposal put in force: a configuration at once, or, when it changes money
+//! settings of a live pool, at its moment (after the pool's next top prize, or from a
+//! jornada), never while one of the pool's tables is in a round; a money movement at once
+//! (docs/operations.md §8).
+
+use std::sync::Arc;
+
+use pozo_engine::PoolId;
+
+use crate::config::{Config, Subject, TableConfig};
+use crate::state::command::{Effect, Proposed};
+use crate::state::model::{Bet, Phase, Seat, Table};
+use crate::state::proposal::{Proposal, ProposalStatus};
+use crate::state::refusal::{engine_refusal, precondition};
+use crate::state::{Context, Refusal, State};
+
+impl State {
+    /// Puts an approved proposal in force, or schedules it; refused, nothing changes.
+    pub(in crate::state) fn enact(&mut self, context: Context, proposal: &mut Proposal) -> Result<(), Refusal> {
+        match &proposal.proposed.clone() {
+            Proposed::Configuration { files, effect } => {
+                if self.config.hash != proposal.base_hash {
+                    return Err(precondition(format!(
+                        "proposal_id: the configuration changed since {} was proposed; propose it again on the one in force",
+                        proposal.proposal_id
+                    )));
+                }
+                let (after, differences) = self.check_configuration(context, files, effect)?;
+                proposal.differences = differences;
+                match money_pool(proposal) {
+                    Some(pool) => self.schedule(proposal, &pool, files)?,
+                    None => {
+                        self.check_tables(&after)?;
+                        self.put_in_force(after)?;
+                        proposal.status = ProposalStatus::InForce;
+                        (proposal.effective_sequence, proposal.effective_ms) = (context.sequence, context.time_ms);
+                    }
+                }
+            }
+            Proposed::Transfer { from, to, amount } => {
+                self.engine.transfer(from, to, *amount).map_err(engine_refusal)?;
+                self.in_force_now(context, proposal);
+            }
+            Proposed::RetirePool { pool, to } => {
+                if let Some(table) = self.config.layout.tables.iter().find(|table| table.pool == *pool) {
+                    return Err(precondition(format!(
+                        "pool: table {} still feeds pool `{pool}`; move or retire its tables first",
+                        table.id
+                    )));
+                }
+                self.engine.retire(pool, to).map_err(engine_refusal)?;
+                self.in_force_now(context, proposal);
+            }
+            Proposed::Adjust { pool, amount } => {
+                self.engine.adjust(pool, *amount).map_err(engine_refusal)?;
+                self.in_force_now(context, proposal);
+            }
+        }
+        Ok(())
+    }
+
+    fn in_force_now(&mut self, context: Context, proposal: &mut Proposal) {
+        proposal.status = ProposalStatus::InForce;
+        (proposal.effective_sequence, proposal.effective_ms) = (context.sequence, context.time_ms);
+    }
+
+    /// A money setting of a live pool waits for its moment; one scheduled change per file at a
+    /// time, so that neither undoes the other.
+    fn schedule(&mut self, proposal: &mut Proposal, pool: &PoolId, files: &[(String, String)]) -> Result<(), Refusal> {
+        for waiting in &self.data.scheduled {
+            let Some(Proposed::Configuration { files: other, .. }) = self.data.proposals.get(waiting).map(|p| &p.proposed) else {
+                continue;
+            };
+            if let Some((name, _)) = files.iter().find(|(name, _)| other.iter().any(|(known, _)| known == name)) {
+                return Err(precondition(format!(
+                    "proposal_id: {waiting} already waits to change {name}; approve this one after it takes effect, or withdraw it"
+                )));
+            }
+        }
+        proposal.status = ProposalStatus::Scheduled;
+        proposal.top_prizes_at_approval = self.engine.pool(pool).map(|pool| pool.meters().resets).unwrap_or_default();
+        self.data.scheduled.push(proposal.proposal_id.clone());
+        Ok(())
+    }
+
+    /// Every table the change retires, moves or takes out of service is closed and holds
+    /// nothing (no bet, credit, grillo, prize or gold turn); every table it adds has its key.
+    fn check_tables(&self, after: &Config) -> Result<(), Refusal> {
+        for table in self.data.tables.values() {
+            let kept = after.table(&table.id);
+            let same = kept.is_some_and(|kept| {
+                kept.pool == table.pool && kept.in_service == self.config.table(&table.id).is_none_or(|now| now.in_service)
+            });
+            if !same {
+                self.idle(table)?;
+            }
+        }
+        for added in after.layout.tables.iter().filter(|table| self.config.table(&table.id).is_none()) {
+            let keyed = self.data.keys.iter().any(|key| key.table.as_deref() == Some(added.id.as_str()));
+            if !keyed {
+                return Err(precondition(format!(
+                    "files: table `{}` has no key: add its key to the keys file and restart the controller (the key is \
+                     journaled), then approve the table (docs/operations.md §8)",
+                    added.id
+                )));
+            }
+            if self.data.tables.contains_key(&added.id) || self.data.days.values().any(|day| day.contains_key(&added.id)) {
+                return Err(precondition(format!(
+                    "files: table id `{}` was used by a retired table in this journal's reports; give the new table another id",
+                    added.id
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// A table that holds nothing: closed (Cierre de Mesa, 4.7.7), between rounds, no bet,
+    /// credit, grillo, prize, custody or gold turn of its own.
+    fn idle(&self, table: &Table) -> Result<(), Refusal> {
+        let id = &table.id;
+        let busy = |what: &str| Err(precondition(format!("files: table {id} {what}; close it with nothing pending first")));
+        if table.open || table.phase != Phase::Betting || table.carried {
+            return busy("is open or in a round");
+        }
+        if !table.pending.is_empty() || !table.accepted.is_empty() {
+            return busy("has prizes entered");
+        }
+        let holds = |seat: &Seat| seat.credits > 0 || seat.bet != Bet::None || seat.grillos() > 0 || seat.absent;
+        if let Some(index) = table.seats.iter().position(holds) {
+            return busy(&format!("seat {} still holds credits, a bet or grillos", index + 1));
+        }
+        if self.data.gold_turns.values().any(|turn| turn.holder.as_deref() == Some(id) || turn.waiting.iter().any(|w| w == id)) {
+            return busy("holds or waits for a Grillo de Oro turn");
+        }
+        if self.data.custody.values().any(|held| held.table_id == *id && held.released_sequence.is_none()) {
+            return busy("has something in custody");
+        }
+        Ok(())
+    }
+
+    /// The configuration in force becomes `after`: the pools under its rules (new ones
+    /// opened at their minimum, booked), tables added closed, retired ones dropped (their
+    /// reports stay), moved ones on their new pool.
+    pub(in crate::state) fn put_in_force(&mut self, after: Config) -> Result<(), Refusal> {
+        let engine = self.engine.with_rulebooks(&after.rulebooks).map_err(engine_refusal)?;
+        self.engine = engine;
+        self.data.tables.retain(|id, _| after.table(id).is_some());
+        for table in &after.layout.tables {
+            match self.data.tables.get_mut(&table.id) {
+                Some(kept) => kept.pool = table.pool.clone(),
+                None => {
+                    self.data.tables.insert(table.id.clone(), new_table(table));
+                }
+            }
+        }
+        self.config = Arc::new(after);
+        Ok(())
+    }
+
+    /// After every journaled command: a scheduled change whose moment came takes effect, once
+    /// none of its pool's tables is in a round. Its entry is the command's own.
+    pub(in crate::state) fn take_effects(&mut self, context: Context) {
+        if self.data.scheduled.is_empty() {
+            return;
+        }
+        for proposal_id in self.data.scheduled.clone() {
+            let Some(proposal) = self.data.proposals.get(&proposal_id).cloned() else { continue };
+            let (Some(pool), Proposed::Configuration { files, effect }) = (money_pool(&proposal), &proposal.proposed) else {
+                continue;
+            };
+            if !self.moment_came(context, &pool, effect, proposal.top_prizes_at_approval) || self.in_a_round(&pool) {
+                continue;
+            }
+            let mut proposal = proposal.clone();
+            match self.config.with_files(files) {
+                Ok(after) => {
+                    self.put_in_force(after).expect("a scheduled change keeps every pool");
+                    proposal.status = ProposalStatus::InForce;
+                    (proposal.effective_sequence, proposal.effective_ms) = (context.sequence, context.time_ms);
+                }
+                Err(error) => {
+                    proposal.status = ProposalStatus::Withdrawn;
+                    proposal.withdrawn_reason = format!("no longer valid when its moment came: {error}");
+                }
+            }
+            self.data.scheduled.retain(|id| *id != proposal_id);
+            Arc::make_mut(&mut self.data.proposals).insert(proposal_id, proposal);
+        }
+    }
+
+    fn moment_came(&self, context: Context, pool: &str, effect: &Effect, top_prizes: u64) -> bool {
+        match effect {
+            Effect::NextTopPrize => self.engine.pool(pool).is_ok_and(|pool| pool.meters().resets > top_prizes),
+            Effect::Jornada { jornada } => crate::jornada::jornada_and_hour(&self.config, context.time_ms).0 >= *jornada,
+        }
+    }
+
+    /// A table of the pool is between INICIAR JUEGO and FINALIZAR JUEGO.
+    fn in_a_round(&self, pool: &str) -> bool {
+        self.data.tables.values().any(|table| table.pool == pool && table.phase != Phase::Betting)
+    }
+}
+
+/// The pool whose money settings a configuration change touches, if it does.
+fn money_pool(proposal: &Proposal) -> Option<PoolId> {
+    proposal.differences.iter().find(|difference| difference.money).and_then(|difference| match &difference.subject {
+        Subject::Pool { pool_id } => Some(pool_id.clone()),
+        _ => None,
+    })
+}
+
+/// A table as a layout entry starts it: closed, every seat empty, round 1.
+pub(in crate::state) fn new_table(table: &TableConfig) -> Table {
+    Table {
+        id: table.id.clone(),
+        pool: table.pool.clone(),
+        game: table.game,
+        open: false,
+        phase: Phase::Betting,
+        round: 1,
+        last_sequence: 0,
+        last_payload_sha256: String::new(),
+        last_reply: None,
+        last_round: false,
+        carried: false,
+        seats: (0..table.seats).map(|_| Seat::new()).collect(),
+        pending: Vec::new(),
+        accepted: Vec::new(),
+        instant_card: None,
+    }
+}
