@@ -127,6 +127,11 @@ pub fn mac(secret: &[u8], journal_id: &str, payload: &[u8]) -> Vec<u8> {
 
 /// A client of a controller at `address` (`127.0.0.1:PORT`), such as a `pozo-server` child process.
 pub async fn connect(address: &str) -> Client {
+    connect_with(address, Config::embedded()).await
+}
+
+/// [`connect`] for a controller started with the keys of `config` (`--keys`).
+pub async fn connect_with(address: &str, config: Config) -> Client {
     let channel = Channel::from_shared(format!("http://{address}"))
         .expect("uri")
         .connect_timeout(std::time::Duration::from_secs(5))
@@ -134,7 +139,7 @@ pub async fn connect(address: &str) -> Client {
         .connect()
         .await
         .expect("connect");
-    Client::new(channel).await
+    Client::with_config(channel, config).await
 }
 
 /// The journal a controller announces (Controller.Identify).
@@ -149,8 +154,12 @@ pub async fn journal_id(channel: &Channel) -> String {
 
 impl Client {
     pub async fn new(channel: Channel) -> Client {
+        Client::with_config(channel, Config::embedded()).await
+    }
+
+    /// A client that signs with the keys of `config` (a controller started with `--keys`).
+    pub async fn with_config(channel: Channel, config: Config) -> Client {
         let journal_id = journal_id(&channel).await;
-        let config = Config::embedded();
         let read = |key: &str| {
             let secret = &config.keys.get(key).expect("the embedded keys").secret;
             pozo_proto::ReadCredential::new(key, secret, &journal_id)
