@@ -435,6 +435,9 @@ pub struct Data {
     /// The approved proposals waiting for their moment, oldest first.
     #[serde(default)]
     pub scheduled: Vec<String>,
+    /// A change put a configuration other than the genesis one in force.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub configuration_changed: bool,
 }
 
 impl Data {

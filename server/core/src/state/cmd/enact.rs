@@ -154,6 +154,7 @@ impl State {
             }
         }
         self.config = Arc::new(after);
+        self.data.configuration_changed = true;
         Ok(())
     }
 
