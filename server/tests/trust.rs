@@ -165,7 +165,11 @@ async fn reports_and_pools_need_a_read_credential_of_the_right_role() {
         pb::reports_client::ReportsClient::with_interceptor(channel.clone(), credential("mesa-B1", &client.journal_id));
     let status = reports.journal(pb::JournalStatusRequest {}).await.expect_err("a table key");
     assert_eq!(status.code(), Code::PermissionDenied);
-    assert!(status.message().contains("key `mesa-B1` is a table key; this read needs a supervisor or inspector key"), "{}", status.message());
+    assert!(
+        status.message().contains("key `mesa-B1` is a table key; this read needs a supervisor or inspector key"),
+        "{}",
+        status.message()
+    );
     // A supervisor's token for another journal is worth nothing here.
     let mut reports = pb::reports_client::ReportsClient::with_interceptor(channel.clone(), credential("sup-carla", "0000-1"));
     let status = reports.journal(pb::JournalStatusRequest {}).await.expect_err("another journal's token");

@@ -1,0 +1,292 @@
+//! A casino's year through the real server (docs/operations.md §8): a table added on a live
+//! journal and played on, a minimum raised on a live pool taking effect exactly after its
+//! next top prize, two-person refusals, and money moved between pools to the centavo.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::*;
+use pozo_proto::v1 as pb;
+use prost::Message;
+use tonic::Code;
+
+const CARLA: &str = "sup-carla";
+const DIEGO: &str = "sup-diego";
+const ELENA: &str = "insp-elena";
+
+/// Signs change commands as `key_id` and sends them to the Changes service.
+async fn change(client: &Client, key_id: &str, command: pb::change_command::Command) -> Result<pb::Proposal, tonic::Status> {
+    let payload = pb::ChangeCommand { command: Some(command) }.encode_to_vec();
+    let envelope = client.envelope_as(key_id, pozo_proto::Purpose::ChangeCommand, payload);
+    let mut changes = pb::changes_client::ChangesClient::new(client.channel.clone());
+    let answer = match pb::ChangeCommand::decode(envelope.payload.as_slice()).expect("ours").command.expect("set") {
+        pb::change_command::Command::Propose(_) => changes.propose(envelope).await,
+        pb::change_command::Command::Approve(_) => changes.approve(envelope).await,
+        pb::change_command::Command::Withdraw(_) => changes.withdraw(envelope).await,
+        pb::change_command::Command::List(_) => unreachable!("listed by `proposals`"),
+    };
+    answer.map(tonic::Response::into_inner)
+}
+
+async fn proposals(client: &Client, key_id: &str) -> Vec<pb::Proposal> {
+    let payload = pb::ChangeCommand { command: Some(pb::change_command::Command::List(pb::ListChanges {})) }.encode_to_vec();
+    let envelope = client.envelope_as(key_id, pozo_proto::Purpose::ChangeCommand, payload);
+    let mut changes = pb::changes_client::ChangesClient::new(client.channel.clone());
+    changes.list(envelope).await.expect("listed").into_inner().proposals
+}
+
+fn propose(what: pb::propose_change::What) -> pb::change_command::Command {
+    pb::change_command::Command::Propose(pb::ProposeChange {
+        reason: "Resolución del Instituto para la temporada".into(),
+        authorisation: "IPLyC Nota 123/26".into(),
+        what: Some(what),
+    })
+}
+
+fn edits(edits: Vec<pb::config_edit::Edit>) -> pb::propose_change::What {
+    pb::propose_change::What::Configuration(pb::ConfigurationChange {
+        edits: edits.into_iter().map(|edit| pb::ConfigEdit { edit: Some(edit) }).collect(),
+        ..Default::default()
+    })
+}
+
+fn approve(proposal: &pb::Proposal) -> pb::change_command::Command {
+    pb::change_command::Command::Approve(pb::ApproveChange { proposal_id: proposal.proposal_id.clone() })
+}
+
+fn amount(value: &str) -> Option<pb::Amount> {
+    Some(pb::Amount { value: value.into() })
+}
+
+/// Every pool's balance and displayed amount, as plain strings.
+async fn pools(client: &mut Client) -> BTreeMap<String, (String, String)> {
+    let status = client.pools.status(pb::PoolStatusRequest { pool_ids: vec![] }).await.expect("pools").into_inner();
+    status
+        .pools
+        .into_iter()
+        .map(|pool| {
+            let text = |amount: Option<pb::Amount>| amount.map(|amount| amount.value).unwrap_or_default();
+            (pool.pool_id, (text(pool.balance), text(pool.displayed)))
+        })
+        .collect()
+}
+
+async fn balance(client: &mut Client, pool: &str) -> (String, String) {
+    pools(client).await.remove(pool).unwrap_or_else(|| panic!("pool {pool}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_added_mid_jornada_is_played_on_and_kept_across_a_restart() {
+    let (server, mut client) = TestServer::with_client().await;
+    // The jornada is under way at B1: 5 credits to seat 1, a bet: 10.00 × 65 % = 6.50 (11.2.3).
+    client.round_started("B1", &[(1, 5)], &[1]).await;
+    client.ok("B1", finish()).await;
+    assert_eq!(balance(&mut client, "iplyc-blackjack").await.0, "5006.50");
+    client.refused("B5", open(), Code::NotFound).await;
+
+    let table = pb::TableToAdd {
+        table_id: "B5".into(),
+        flor: "F6".into(),
+        pool_id: "iplyc-blackjack".into(),
+        game: "blackjack".into(),
+        seats: 7,
+        salon: String::new(),
+    };
+    let proposed = change(&client, CARLA, propose(edits(vec![pb::config_edit::Edit::AddTable(table)]))).await.expect("proposed");
+    assert_eq!(proposed.status, "PENDIENTE DE APROBACIÓN");
+    assert_eq!(proposed.differences.len(), 1, "{proposed:?}");
+    assert!(proposed.differences[0].text.starts_with("Mesa B5 — mesa nueva: blackjack en la flor F6"), "{proposed:?}");
+    client.refused("B5", open(), Code::NotFound).await;
+    let approved = change(&client, DIEGO, approve(&proposed)).await.expect("approved");
+    assert_eq!(approved.status, "EN VIGOR");
+    assert_eq!(approved.approved_by.as_ref().map(|person| person.name.as_str()), Some("Diego Ruiz"));
+    assert!(approved.effective_sequence > 0);
+
+    // B5 plays on the same journal, into the same pool: two more bets of 6.50.
+    client.round_started("B5", &[(1, 5), (2, 5)], &[1, 2]).await;
+    client.ok("B5", finish()).await;
+    assert_eq!(balance(&mut client, "iplyc-blackjack").await.0, "5019.50");
+
+    // A restart replays the change from the journal: B5 is there and goes on.
+    let data = server.stop().await.expect("the data directory");
+    let server = TestServer::start_on(data.path().join("data")).await;
+    let mut client = server.client().await;
+    client.sequences.insert("B5".into(), 8);
+    client.ok("B5", press(1)).await;
+    client.ok("B5", start()).await;
+    assert_eq!(balance(&mut client, "iplyc-blackjack").await.0, "5026.00");
+    let history = proposals(&client, ELENA).await;
+    assert_eq!(history.iter().map(|proposal| proposal.status.as_str()).collect::<Vec<_>>(), ["EN VIGOR"]);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_minimum_raised_on_a_live_pool_takes_effect_exactly_after_its_next_top_prize() {
+    let (server, mut client) = TestServer::with_client().await;
+    // Two bets at B1, registered at INICIAR JUEGO (12.5.1.1): 2 × 10.00 × 65 % = 13.00 over
+    // the opening 5.000,00 (11.2.1, 11.2.3).
+    client.round_started("B1", &[(1, 5), (2, 5)], &[1, 2]).await;
+    assert_eq!(balance(&mut client, "iplyc-blackjack").await, ("5013.00".into(), "5013.00".into()));
+
+    let raise = pb::config_edit::Edit::PoolSetting(pb::PoolSetting {
+        pool_id: "iplyc-blackjack".into(),
+        setting: "minimum".into(),
+        value: "6000.00".into(),
+    });
+    let proposed = change(&client, CARLA, propose(edits(vec![raise]))).await.expect("proposed");
+    assert_eq!(proposed.differences[0].text, "Pozo iplyc-blackjack — mínimo: $ 5.000,00 → $ 6.000,00");
+    assert!(proposed.differences[0].money);
+    let approved = change(&client, ELENA, approve(&proposed)).await.expect("approved by the inspector");
+    assert_eq!(approved.status, "PROGRAMADO", "a money setting of a live pool waits: {approved:?}");
+    assert!(approved.effect.starts_with("tras el próximo premio mayor"), "{}", approved.effect);
+    // Still the old rules: the sign shows the balance, over the old minimum.
+    assert_eq!(balance(&mut client, "iplyc-blackjack").await, ("5013.00".into(), "5013.00".into()));
+
+    // The top prize (100 %, 11.5.1) takes the whole displayed amount, 5.013,00; the pool is
+    // brought back to its minimum, still the old 5.000,00 in the middle of the round.
+    client.ok("B1", prize(1, "TRES_SIETES_CORAZONES")).await;
+    let accepted = client.ok("B1", accept()).await;
+    assert_eq!(accepted.awards.first().and_then(|award| award.award.clone()).map(|a| a.value).as_deref(), Some("5013.00"));
+    assert_eq!(balance(&mut client, "iplyc-blackjack").await, ("5000.00".into(), "5000.00".into()));
+    let waiting = proposals(&client, CARLA).await;
+    assert_eq!(waiting[0].status, "PROGRAMADO", "never in the middle of a round");
+
+    // FINALIZAR JUEGO ends the round: the new minimum is in force, and the sign shows it (R1).
+    client.ok("B1", finish()).await;
+    assert_eq!(balance(&mut client, "iplyc-blackjack").await, ("5000.00".into(), "6000.00".into()));
+    let in_force = proposals(&client, CARLA).await;
+    assert_eq!(in_force[0].status, "EN VIGOR");
+    assert!(in_force[0].effective_sequence > approved.approved_by.as_ref().expect("approved").journal_sequence);
+
+    // The next top prize is paid at the new minimum: 5.006,50 in the pool, 6.000,00 paid, the
+    // house completing 993,50 (11.2.2).
+    client.ok("B1", press(2)).await;
+    client.ok("B1", start()).await;
+    assert_eq!(balance(&mut client, "iplyc-blackjack").await, ("5006.50".into(), "6000.00".into()));
+    client.ok("B1", prize(2, "TRES_SIETES_CORAZONES")).await;
+    let accepted = client.ok("B1", accept()).await;
+    assert_eq!(accepted.awards.first().and_then(|award| award.award.clone()).map(|a| a.value).as_deref(), Some("6000.00"));
+    client.ok("B1", finish()).await;
+    let report = client.pool("iplyc-blackjack").await;
+    assert_eq!(report.awards.map(|a| a.value).as_deref(), Some("11013.00"));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_single_person_changes_anything_and_a_refusal_journals_nothing() {
+    let (server, mut client) = TestServer::with_client().await;
+    let before = client.journal().await.entries;
+    let transfer = || {
+        pb::propose_change::What::Transfer(pb::PoolTransfer {
+            from_pool_id: "iplyc-ruleta".into(),
+            to_pool_id: "iplyc-central-poker".into(),
+            amount: amount("100.00"),
+        })
+    };
+    // Keys that are not a supervisor's: refused at the door.
+    for key in ["mesa-B1", "vp-ana"] {
+        let refused = change(&client, key, propose(transfer())).await.expect_err("not a supervisor");
+        assert_eq!(refused.code(), Code::PermissionDenied, "{key}: {}", refused.message());
+    }
+    // The inspector approves, never proposes.
+    let refused = change(&client, ELENA, propose(transfer())).await.expect_err("the inspector proposes nothing");
+    assert_eq!(refused.code(), Code::PermissionDenied);
+    assert!(refused.message().contains("a inspector key may not propose a change"), "{}", refused.message());
+    // A reason and the authorisation are required.
+    for (reason, authorisation, field) in [("", "Nota 1", "reason"), ("Motivo", " ", "authorisation")] {
+        let command = pb::change_command::Command::Propose(pb::ProposeChange {
+            reason: reason.into(),
+            authorisation: authorisation.into(),
+            what: Some(transfer()),
+        });
+        let refused = change(&client, CARLA, command).await.expect_err("missing");
+        assert_eq!(refused.code(), Code::InvalidArgument);
+        assert!(refused.message().starts_with(&format!("{field}: required")), "{}", refused.message());
+    }
+    // A setting the rulebook refuses is refused naming it.
+    let wrong = pb::config_edit::Edit::PoolSetting(pb::PoolSetting {
+        pool_id: "iplyc-blackjack".into(),
+        setting: "contribution_rate".into(),
+        value: "1.65".into(),
+    });
+    let refused = change(&client, CARLA, propose(edits(vec![wrong]))).await.expect_err("a rate over 1");
+    assert_eq!(refused.code(), Code::InvalidArgument);
+    assert!(refused.message().contains("contribution_rate"), "{}", refused.message());
+    assert_eq!(client.journal().await.entries, before, "no refusal journals anything");
+
+    // Carla proposes; Carla approving her own is refused; Diego approves.
+    let proposed = change(&client, CARLA, propose(transfer())).await.expect("proposed");
+    let own = change(&client, CARLA, approve(&proposed)).await.expect_err("her own");
+    assert_eq!(own.code(), Code::PermissionDenied);
+    assert!(own.message().contains("was proposed by Carla Medina; another person approves it"), "{}", own.message());
+    assert_eq!(balance(&mut client, "iplyc-ruleta").await.0, "20000.00", "nothing moved");
+    change(&client, DIEGO, approve(&proposed)).await.expect("approved");
+    let twice = change(&client, ELENA, approve(&proposed)).await.expect_err("already in force");
+    assert_eq!(twice.code(), Code::FailedPrecondition);
+    // A withdrawn proposal cannot be approved.
+    let second = change(&client, CARLA, propose(transfer())).await.expect("proposed");
+    let withdraw = pb::change_command::Command::Withdraw(pb::WithdrawChange {
+        proposal_id: second.proposal_id.clone(),
+        reason: "Cargado dos veces".into(),
+    });
+    assert_eq!(change(&client, CARLA, withdraw).await.expect("withdrawn").status, "RETIRADO");
+    assert_eq!(change(&client, DIEGO, approve(&second)).await.expect_err("withdrawn").code(), Code::FailedPrecondition);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transfer_and_a_retirement_conserve_money_to_the_centavo() {
+    let (server, mut client) = TestServer::with_client().await;
+    let total = |pools: &BTreeMap<String, (String, String)>| -> rust_decimal::Decimal {
+        pools.values().map(|(balance, _)| balance.parse::<rust_decimal::Decimal>().expect("an amount")).sum()
+    };
+    let before = pools(&mut client).await;
+    let transfer = pb::propose_change::What::Transfer(pb::PoolTransfer {
+        from_pool_id: "iplyc-ruleta".into(),
+        to_pool_id: "iplyc-central-poker".into(),
+        amount: amount("1234.56"),
+    });
+    let proposed = change(&client, CARLA, propose(transfer)).await.expect("proposed");
+    assert_eq!(proposed.summary, "Transferencia de $ 1.234,56 del pozo iplyc-ruleta al pozo iplyc-central-poker");
+    change(&client, DIEGO, approve(&proposed)).await.expect("approved");
+    let after = pools(&mut client).await;
+    assert_eq!(after["iplyc-ruleta"].0, "18765.44");
+    assert_eq!(after["iplyc-central-poker"].0, "11234.56");
+    assert_eq!(total(&after), total(&before));
+
+    // A pool a table still feeds is not retired; V1 is retired first (closed, holding nothing).
+    let retire_pool = || {
+        pb::propose_change::What::RetirePool(pb::PoolRetirement {
+            pool_id: "and-bolsa".into(),
+            to_pool_id: "and-carrusel".into(),
+        })
+    };
+    let early = change(&client, CARLA, propose(retire_pool())).await.expect("proposed");
+    let refused = change(&client, DIEGO, approve(&early)).await.expect_err("V1 feeds it");
+    assert_eq!(refused.code(), Code::FailedPrecondition);
+    assert!(refused.message().contains("table V1 still feeds pool `and-bolsa`"), "{}", refused.message());
+    let retire_v1 =
+        change(&client, CARLA, propose(edits(vec![pb::config_edit::Edit::RetireTable("V1".into())]))).await.expect("ok");
+    change(&client, DIEGO, approve(&retire_v1)).await.expect("V1 retired");
+    client.refused("V1", open(), Code::NotFound).await;
+    let retire = change(&client, CARLA, propose(retire_pool())).await.expect("proposed");
+    change(&client, ELENA, approve(&retire)).await.expect("and-bolsa retired");
+    let after = pools(&mut client).await;
+    // 3.000,00 of the bolsa go to the carrusel's 5.000,00; the bolsa holds and shows nothing.
+    assert_eq!(after["and-carrusel"].0, "8000.00");
+    assert_eq!(after["and-bolsa"], ("0.00".into(), "0.00".into()));
+    assert_eq!(total(&after), total(&before));
+    let report = client.pool("and-bolsa").await;
+    assert_eq!(report.replenishments.map(|amount| amount.value).as_deref(), Some("3000.00"), "its meters are kept");
+
+    let data = server.stop().await.expect("the data directory");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_pozo-server"))
+        .args(["verify", "--data"])
+        .arg(data.path().join("data"))
+        .output()
+        .expect("verify runs");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("verify prints JSON");
+    assert_eq!(report["conservation"], "ok", "{report:#}");
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+}
