@@ -290,3 +290,61 @@ async fn a_transfer_and_a_retirement_conserve_money_to_the_centavo() {
     assert_eq!(report["conservation"], "ok", "{report:#}");
     assert_eq!(output.status.code(), Some(0), "{report:#}");
 }
+
+/// `pozo-server change …` with `args`, against the controller at `address`: its output.
+fn cli(address: &str, args: &[&str]) -> std::process::Output {
+    let server = format!("http://{address}");
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_pozo-server"));
+    command.arg("change").args(&args[..1]).args(["--server", &server]).args(&args[1..]);
+    command.output().expect("pozo-server runs")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_command_line_proposes_approves_and_lists_with_each_persons_key() {
+    let (server, mut client) = TestServer::with_client().await;
+    let address = server.address.to_string();
+    let proposed = tokio::task::spawn_blocking({
+        let address = address.clone();
+        move || {
+            cli(
+                &address,
+                &[
+                    "propose",
+                    "--key",
+                    CARLA,
+                    "--reason",
+                    "Nueva mesa en el salón",
+                    "--authorisation",
+                    "IPLyC Nota 9/26",
+                    "--add-table",
+                    "B5,F6,iplyc-blackjack,blackjack,7",
+                    "--json",
+                ],
+            )
+        }
+    })
+    .await
+    .expect("joined");
+    assert_eq!(proposed.status.code(), Some(0), "{}", String::from_utf8_lossy(&proposed.stderr));
+    let proposal: serde_json::Value = serde_json::from_slice(&proposed.stdout).expect("JSON");
+    assert_eq!(proposal["status"], "PENDIENTE DE APROBACIÓN");
+    let id = proposal["proposal_id"].as_str().expect("an id").to_owned();
+    // Her own approval is refused, with the reason, and a non-zero exit.
+    let own = {
+        let (address, id) = (address.clone(), id.clone());
+        tokio::task::spawn_blocking(move || cli(&address, &["approve", "--key", CARLA, &id])).await.expect("joined")
+    };
+    assert_ne!(own.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&own.stderr).contains("PermissionDenied"), "{}", String::from_utf8_lossy(&own.stderr));
+    let approved = {
+        let (address, id) = (address.clone(), id.clone());
+        tokio::task::spawn_blocking(move || cli(&address, &["approve", "--key", ELENA, &id])).await.expect("joined")
+    };
+    let text = String::from_utf8_lossy(&approved.stdout);
+    assert!(text.starts_with(&format!("{id} EN VIGOR — Mesa B5 — mesa nueva")), "{text}");
+    assert!(text.contains("aprobado por Elena Vidal"), "{text}");
+    client.ok("B5", open()).await;
+    let listed = tokio::task::spawn_blocking(move || cli(&address, &["list", "--key", DIEGO])).await.expect("joined");
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("propuesto por Carla Medina; motivo: Nueva mesa en el salón"));
+    server.stop().await;
+}

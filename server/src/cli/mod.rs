@@ -1,5 +1,5 @@
 //! `pozo-server`'s command line: `serve`, `status`, `backup`, `verify`, `restore`, `award`,
-//! `rulebooks`, `password`. The binary is a two-line `main` over [`main`]; the test kit builds the same
+//! `rulebooks`, `password`, `change`. The binary is a two-line `main` over [`main`]; the test kit builds the same
 //! command line into its own binary (`pozo-testkit`).
 //!
 //! # Layout
@@ -10,7 +10,9 @@
 //! - `journal`: `verify`, `backup`, `restore`, `migrate`.
 //! - `rules`: `award` and `rulebooks`.
 //! - `password`: `password`.
+//! - `change`: `change list|propose|approve|withdraw`, over the Changes service.
 
+mod change;
 mod journal;
 mod logging;
 mod password;
@@ -52,7 +54,7 @@ const LISTEN_DEFAULT: &str = "127.0.0.1:50051";
 const PAGES_DEFAULT: &str = "127.0.0.1:8080";
 
 #[derive(Subcommand)]
-#[expect(clippy::large_enum_variant, reason = "parsed once at start; `serve`'s options are what they are")]
+#[allow(clippy::large_enum_variant, reason = "parsed once at start; `serve`'s options are what they are")]
 enum Command {
     /// Run the controller: the journal on sled, the gRPC services.
     Serve {
@@ -117,6 +119,11 @@ enum Command {
         /// and take over when it is gone (docs/operations.md §16); without it, refused (exit 4).
         #[arg(long, requires = "store")]
         standby: bool,
+    },
+    /// Changes and money movements: one person proposes, another approves (docs/operations.md §8).
+    Change {
+        #[command(subcommand)]
+        command: change::ChangeCommand,
     },
     /// Replay the journal from zero: check the hash chain and its seal, the books, and
     /// that every acknowledged entry is there; JSON summary. Reads a copy: never writes into DIR.
@@ -272,6 +279,7 @@ pub fn main() -> ExitCode {
         Command::Status { pages, json } => return run_status(&pages, json),
         Command::Backup { to, pages, keys } => return run_backup(&to, &pages, keys.as_deref()),
         Command::Password => run_password(),
+        Command::Change { command } => change::run_change(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
