@@ -25,6 +25,7 @@
 //!
 //! The rules themselves live in the pure engine crate, `pozo_engine`.
 
+pub mod build;
 pub mod cards;
 pub mod cli;
 pub mod clock;

@@ -279,6 +279,12 @@ async fn a_transfer_and_a_retirement_conserve_money_to_the_centavo() {
     assert_eq!(total(&after), total(&before));
     let report = client.pool("and-bolsa").await;
     assert_eq!(report.replenishments.map(|amount| amount.value).as_deref(), Some("3000.00"), "its meters are kept");
+    assert_eq!(report.transfers_out.map(|amount| amount.value).as_deref(), Some("3000.00"));
+    assert!(report.retired);
+    let carrusel = client.pool("and-carrusel").await;
+    assert_eq!(carrusel.transfers_in.map(|amount| amount.value).as_deref(), Some("3000.00"));
+    let ruleta = client.pool("iplyc-ruleta").await;
+    assert_eq!(ruleta.transfers_out.map(|amount| amount.value).as_deref(), Some("1234.56"));
 
     let data = server.stop().await.expect("the data directory");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_pozo-server"))

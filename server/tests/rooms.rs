@@ -12,8 +12,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The server's rooms, bottom first: each may import only from those before it.
-const SERVER_ROOMS: &[&str] =
-    &["clock", "cards", "config", "journal", "exit", "read", "writer", "net", "tools", "grpc", "web", "crate", "cli", "main"];
+const SERVER_ROOMS: &[&str] = &[
+    "clock", "cards", "build", "config", "journal", "exit", "read", "writer", "net", "tools", "grpc", "web", "crate", "cli",
+    "main",
+];
 
 /// The core's rooms, bottom first.
 const CORE_ROOMS: &[&str] = &["config", "jornada", "state", "crate"];

@@ -4,8 +4,11 @@
 //! custody and its release) and the office's decisions. After every event, accepted or
 //! refused:
 //!
-//! - every pool conserves: Σ contributions + Σ replenishments = balance + reserve + Σ
-//!   awards net of returns and reclaims (docs/rules.md, "Money and conservation");
+//! - every pool conserves: Σ contributions + Σ replenishments + Σ transfers in ± adjustments =
+//!   balance + reserve + Σ awards net of returns and reclaims + Σ transfers out (docs/rules.md,
+//!   "Money and conservation"), and what the pools sent each other sums to zero, through
+//!   proposals approved by a second person (transfers, adjustments, retirements, a minimum
+//!   raised and taking effect at its moment: docs/operations.md §8);
 //! - a refused command changed nothing at all (the whole snapshot is compared);
 //! - no seat holds more than 3 bronze, 2 silver and 1 gold (3.7.2);
 //! - custody holds only money, and released items stay released;
@@ -15,7 +18,11 @@ use std::sync::Arc;
 
 use pozo_engine::money::Money;
 use pozo_server::config::Config;
-use pozo_server::state::{Command, Context, OfficeCommand, OfficeOp, OrderStatus, State, TableCommand, TableOp};
+use pozo_server::config::Edit;
+use pozo_server::state::{
+    ChangeCommand, ChangeOp, Command, Context, Effect, OfficeCommand, OfficeOp, OrderStatus, ProposalStatus, Proposed, State,
+    TableCommand, TableOp,
+};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 
@@ -28,6 +35,23 @@ enum Event {
     },
     /// Confirm (true) or reject the oldest pending order.
     Office(bool),
+    /// A supervisor proposes a change or a money movement.
+    Propose(Change),
+    /// The oldest pending proposal approved: by the inspector (true) or a second supervisor;
+    /// now and then by its own proposer, which is refused.
+    Approve(bool, bool),
+    /// The oldest pending or scheduled proposal withdrawn.
+    Withdraw,
+}
+
+/// What is proposed, pools drawn by index in the rulebooks, amounts in centavos.
+#[derive(Clone, Debug)]
+enum Change {
+    Transfer(usize, usize, i64),
+    Adjust(usize, i64),
+    Retire(usize, usize),
+    /// A new minimum, in whole pesos: a money setting, scheduled until the pool's next top prize.
+    Minimum(usize, u32),
 }
 
 /// A table operation with its seat and code drawn small, so that most apply.
@@ -87,11 +111,68 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+fn change() -> impl Strategy<Value = Change> {
+    prop_oneof![
+        3 => (0..8_usize, 0..8_usize, -100..300_000_i64).prop_map(|(from, to, cents)| Change::Transfer(from, to, cents)),
+        2 => (0..8_usize, -2_000_000..2_000_000_i64).prop_map(|(pool, cents)| Change::Adjust(pool, cents)),
+        1 => (0..8_usize, 0..8_usize).prop_map(|(pool, to)| Change::Retire(pool, to)),
+        2 => (0..8_usize, 1..30_000_u32).prop_map(|(pool, pesos)| Change::Minimum(pool, pesos)),
+    ]
+}
+
 fn event(tables: usize) -> impl Strategy<Value = Event> {
     prop_oneof![
         24 => (0..tables, op()).prop_map(|(table, op)| Event::Table { table, op }),
         1 => any::<bool>().prop_map(Event::Office),
+        1 => change().prop_map(Event::Propose),
+        1 => (any::<bool>(), prop::bool::weighted(0.1)).prop_map(|(inspector, own)| Event::Approve(inspector, own)),
+        1 => prop::bool::weighted(0.1).prop_map(|_| Event::Withdraw),
     ]
+}
+
+/// The proposal or decision an event is, signed by the supervisor or the inspector.
+fn change_command(state: &State, event: &Event) -> Option<Command> {
+    let config = state.config();
+    let pools: Vec<_> = config.rulebooks.pools().map(|rules| rules.id.clone()).collect();
+    let pool = |index: usize| pools[index % pools.len()].clone();
+    let oldest = |statuses: &[ProposalStatus]| {
+        state.data().proposals.values().find(|proposal| statuses.contains(&proposal.status)).map(|p| p.proposal_id.clone())
+    };
+    let (key_id, op) = match event {
+        Event::Propose(change) => {
+            let proposed = match change {
+                Change::Transfer(from, to, cents) => {
+                    Proposed::Transfer { from: pool(*from), to: pool(*to), amount: Money::from_cents(*cents) }
+                }
+                Change::Adjust(index, cents) => Proposed::Adjust { pool: pool(*index), amount: Money::from_cents(*cents) },
+                Change::Retire(index, to) => Proposed::RetirePool { pool: pool(*index), to: pool(*to) },
+                Change::Minimum(index, pesos) => {
+                    let edit = Edit::Pool { pool_id: pool(*index), setting: "minimum".into(), value: format!("{pesos}.00") };
+                    Proposed::Configuration { files: config.edited(&[edit]).ok()?, effect: Effect::NextTopPrize }
+                }
+            };
+            ("sup-carla", ChangeOp::Propose { proposed, reason: "prueba".into(), authorisation: "Nota 1".into() })
+        }
+        Event::Approve(inspector, own) => {
+            let key = if *own {
+                "sup-carla"
+            } else if *inspector {
+                "insp-elena"
+            } else {
+                "sup-diego"
+            };
+            (key, ChangeOp::Approve { proposal_id: oldest(&[ProposalStatus::Pending])? })
+        }
+        Event::Withdraw => (
+            "sup-diego",
+            ChangeOp::Withdraw {
+                proposal_id: oldest(&[ProposalStatus::Pending, ProposalStatus::Scheduled])?,
+                reason: "prueba".into(),
+            },
+        ),
+        _ => return None,
+    };
+    Some(Command::Change(ChangeCommand { key_id: key_id.into(), op }))
 }
 
 const GRILLOS: [&str; 3] = ["GRILLO_BRONCE", "GRILLO_PLATA", "GRILLO_ORO"];
@@ -109,6 +190,7 @@ fn command(state: &State, config: &Config, event: &Event) -> Option<Command> {
             };
             Some(Command::Office(OfficeCommand { key_id: "vp-ana".into(), operator_name: "Ana".into(), op }))
         }
+        Event::Propose(_) | Event::Approve(..) | Event::Withdraw => change_command(state, event),
         Event::Table { table, op } => {
             let layout = &config.layout.tables[*table];
             let rules = config.rulebooks.pool(&layout.pool).expect("the layout's pools");
@@ -157,6 +239,9 @@ fn check_invariants(state: &State) -> Result<(), TestCaseError> {
     for (pool, difference) in state.conservation() {
         prop_assert!(difference.is_zero(), "pool {pool} is off by {difference}");
     }
+    // What the pools sent each other: every centavo out of one is into another.
+    let moved: Money = state.pools().map(|pool| pool.meters().net_transfers()).sum();
+    prop_assert!(moved.is_zero(), "transfers between pools sum to {moved}");
     for table in state.data().tables.values() {
         for (index, seat) in table.seats.iter().enumerate() {
             // 3.7.2: never more than 3 bronze, 2 silver, 1 gold in play for one player.
@@ -203,8 +288,13 @@ struct Night {
 fn night(tables: &[usize], events: &[Event]) -> Result<Night, TestCaseError> {
     let config = Arc::new(Config::embedded());
     let mut state = State::new(Arc::clone(&config));
-    let genesis =
-        Command::Genesis { config_hash: config.hash.clone(), texts: config.texts.clone(), keys: vec![], by: String::new() };
+    let genesis = Command::Genesis {
+        config_hash: config.hash.clone(),
+        texts: config.texts.clone(),
+        keys: config.key_records(),
+        by: String::new(),
+        build: None,
+    };
     state.apply(&genesis, Context { sequence: 1, time_ms: 0 }).expect("genesis");
     let mut sequence = 1_u64;
     let mut released = std::collections::BTreeSet::new();
@@ -220,6 +310,7 @@ fn night(tables: &[usize], events: &[Event]) -> Result<Night, TestCaseError> {
         }
     }
     let chosen = events.iter().map(|event| match event {
+        // Tables stay those of the genesis layout: no change here adds or retires one.
         Event::Table { table, op } => Event::Table { table: tables[table % tables.len()], op: op.clone() },
         office => office.clone(),
     });
@@ -309,6 +400,9 @@ fn the_random_nights_apply_every_new_kind_of_event() {
         "release_custody",
         "confirm",
         "reject",
+        "propose",
+        "approve",
+        "withdraw",
     ] {
         assert!(applied.get(kind).copied().unwrap_or(0) > 0, "no `{kind}` applied in 200 nights: {applied:?}");
     }

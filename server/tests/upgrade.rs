@@ -214,8 +214,22 @@ async fn a_journal_written_by_release_7a2c150_is_served_and_verified_by_this_bui
         "the release's installation, a new epoch: {}",
         client.journal_id
     );
+    // This build is new to the journal: its version and executable's SHA-256 are journaled at
+    // start, after the release's last entry (docs/operations.md §8, "Upgrades").
     let journal = client.journal().await;
-    assert_eq!((journal.entries, journal.tip_hash.as_str()), (RELEASE_ENTRIES, RELEASE_TIP));
+    assert_eq!(journal.entries, RELEASE_ENTRIES + 1, "the release's entries and this build's record");
+    let entries = client
+        .reports
+        .entries(pb::JournalEntriesRequest { after: RELEASE_ENTRIES - 1, limit: 2 })
+        .await
+        .expect("Reports/Entries")
+        .into_inner()
+        .entries;
+    assert_eq!(entries[0].hash, RELEASE_TIP, "the release's tip is unchanged");
+    let record: serde_json::Value = serde_json::from_str(&entries[1].record_json).expect("JSON");
+    assert_eq!(record["command"]["kind"], "build", "{record}");
+    assert_eq!(record["command"]["build"]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(record["command"]["build"]["sha256"].as_str().map(str::len), Some(64), "{record}");
 
     // Every pool exactly as the release served it.
     let served: BTreeMap<String, pb::PoolStatus> = client
@@ -282,7 +296,7 @@ async fn a_journal_written_by_release_7a2c150_is_served_and_verified_by_this_bui
     let expected = decimal("4343.20") + Decimal::from(2) * decimal(BLACKJACK_CONTRIBUTION);
     assert_eq!(decimal(&amount(&blackjack.balance)), expected, "{blackjack:?}");
     let served_entries = client.journal().await.entries;
-    assert_eq!(served_entries, RELEASE_ENTRIES + 7, "seven more commands journaled");
+    assert_eq!(served_entries, RELEASE_ENTRIES + 1 + 7, "this build's record, then seven more commands journaled");
 
     // Stopped; the whole journal, the release's entries and this build's, verifies, mark included.
     drop(client);

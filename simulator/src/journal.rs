@@ -34,7 +34,7 @@ pub struct Record {
     pub command: Command,
 }
 
-/// The five kinds of command, told apart by `kind`.
+/// The six kinds of command, told apart by `kind`.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Command {
@@ -45,6 +45,8 @@ pub enum Command {
         keys: Vec<Key>,
         #[serde(default)]
         by: String,
+        #[serde(default)]
+        build: Option<Build>,
     },
     Table {
         table_id: String,
@@ -66,6 +68,18 @@ pub enum Command {
         key_id: String,
         op: ChangeOp,
     },
+    Build {
+        build: Build,
+        by: String,
+    },
+}
+
+/// A build that wrote to the journal: its version and the SHA-256 of its executable.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Build {
+    pub version: String,
+    pub sha256: String,
 }
 
 /// A change or a money movement: proposed, approved or withdrawn (docs/journal.md).
@@ -421,6 +435,7 @@ mod tests {
             server::Command::Office(_) => "office",
             server::Command::Keys { .. } => "keys",
             server::Command::Change(_) => "change",
+            server::Command::Build { .. } => "build",
         }
     }
 
@@ -431,6 +446,7 @@ mod tests {
             Command::Office { .. } => "office",
             Command::Keys { .. } => "keys",
             Command::Change { .. } => "change",
+            Command::Build { .. } => "build",
         }
     }
 

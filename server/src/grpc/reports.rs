@@ -112,6 +112,13 @@ impl pb::reports_server::Reports for ReportsService {
             awards_reclaimed: amount(m.awards_reclaimed),
             reclaims: m.reclaims,
             custody_held: amount(model.custody_held_in(&pool_id)),
+            transfers_in: amount(m.transfers_in),
+            transfers_out: amount(m.transfers_out),
+            transfers_out_of_reserve: amount(m.transfers_out_of_reserve),
+            adjustments_up: amount(m.adjustments_up),
+            adjustments_down: amount(m.adjustments_down),
+            adjustments: m.adjustments,
+            retired: pool.is_retired(),
         };
         Ok(Response::new(report))
     }

@@ -30,6 +30,29 @@ pub struct Status {
     pub displays_watching: i64,
     /// Payout orders PENDIENTE DE PAGO, oldest first.
     pub pending_payouts: Vec<PendingPayout>,
+    /// The build serving: its version and the SHA-256 of its executable (docs/operations.md §8).
+    #[serde(default)]
+    pub build: BuildStatus,
+    /// Changes waiting for approval or scheduled for their moment, oldest first.
+    #[serde(default)]
+    pub changes: Vec<ChangeStatus>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildStatus {
+    pub version: String,
+    pub sha256: String,
+}
+
+/// A change not yet in force.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeStatus {
+    pub proposal_id: String,
+    /// "PENDIENTE DE APROBACIÓN" or "PROGRAMADO".
+    pub status: String,
+    pub summary: String,
+    /// When a scheduled one takes effect, in plain Spanish.
+    pub effect: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,6 +118,10 @@ impl Status {
             (true, _) => "EN SERVICIO",
         };
         out.push_str(&format!("{} — controlador {}: {state}\n", self.casino, self.listen));
+        if !self.build.version.is_empty() {
+            let sha = self.build.sha256.get(..16).unwrap_or(&self.build.sha256);
+            out.push_str(&format!("Versión {} (ejecutable SHA-256 {sha}…)\n", self.build.version));
+        }
         let tip = self.journal.tip.get(..16).unwrap_or(&self.journal.tip);
         let entries =
             if self.journal.entries == 1 { "1 entrada".to_owned() } else { format!("{} entradas", self.journal.entries) };
@@ -125,6 +152,13 @@ impl Status {
                 "sin agente"
             };
             out.push_str(&format!("  {:<6} {:<12} {:<10} {agent}\n", table.table, table.game, table.state));
+        }
+        if !self.changes.is_empty() {
+            out.push_str(&format!("Cambios sin aplicar: {}\n", self.changes.len()));
+            for change in &self.changes {
+                let effect = if change.effect.is_empty() { String::new() } else { format!(" ({})", change.effect) };
+                out.push_str(&format!("  {} {}: {}{effect}\n", change.proposal_id, change.status, change.summary));
+            }
         }
         out.push_str(&format!("Pagos pendientes (PENDIENTE DE PAGO): {}\n", self.pending_payouts.len()));
         for order in &self.pending_payouts {
@@ -157,7 +191,26 @@ mod tests {
             agents_connected: 0,
             displays_watching: 0,
             pending_payouts: Vec::new(),
+            build: BuildStatus { version: "0.1.0".to_owned(), sha256: "cd".repeat(32) },
+            changes: vec![ChangeStatus {
+                proposal_id: "CB-000001".to_owned(),
+                status: "PROGRAMADO".to_owned(),
+                summary: "Pozo iplyc-blackjack — mínimo: $ 5.000,00 → $ 6.000,00".to_owned(),
+                effect: "tras el próximo premio mayor del pozo, fuera de toda jugada".to_owned(),
+            }],
         }
+    }
+
+    #[test]
+    fn the_text_names_the_build_and_the_changes_not_yet_in_force() {
+        let text = status("writer").text();
+        assert!(text.contains("Versión 0.1.0 (ejecutable SHA-256 cdcdcdcdcdcdcdcd…)"), "{text}");
+        assert!(
+            text.contains(
+                "  CB-000001 PROGRAMADO: Pozo iplyc-blackjack — mínimo: $ 5.000,00 → $ 6.000,00 (tras el próximo premio mayor"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

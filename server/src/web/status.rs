@@ -23,7 +23,7 @@ pub(super) async fn status(axum::extract::State(web): axum::extract::State<Web>)
 }
 
 fn status_of(web: &Web) -> crate::read::status::Status {
-    use crate::read::status::{JournalStatus, PendingPayout, PoolStatus, Status, TableStatus};
+    use crate::read::status::{BuildStatus, ChangeStatus, JournalStatus, PendingPayout, PoolStatus, Status, TableStatus};
     let config = web.handle.config();
     let model = web.handle.read();
     let tables: Vec<TableStatus> = tables_now(web, &config)
@@ -70,5 +70,24 @@ fn status_of(web: &Web) -> crate::read::status::Status {
                 amount: order.facts.amount,
             })
             .collect(),
+        build: BuildStatus { version: crate::build::current().version.clone(), sha256: crate::build::current().sha256.clone() },
+        changes: {
+            let now_ms = web.handle.now_ms();
+            let mut waiting: Vec<ChangeStatus> = model
+                .proposals()
+                .filter(|proposal| {
+                    proposal.status == pozo_core::state::ProposalStatus::Scheduled
+                        || (proposal.status == pozo_core::state::ProposalStatus::Pending && !proposal.expired(now_ms))
+                })
+                .map(|proposal| ChangeStatus {
+                    proposal_id: proposal.proposal_id.clone(),
+                    status: proposal.status_spanish(now_ms).to_owned(),
+                    summary: proposal.summary(),
+                    effect: proposal.effect_spanish(),
+                })
+                .collect();
+            waiting.reverse();
+            waiting
+        },
     }
 }

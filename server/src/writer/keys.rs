@@ -36,6 +36,31 @@ pub(super) async fn journal_key_set(
     Ok(JournalTip { entries: sequence, hash })
 }
 
+/// A build other than the last one the journal recorded (a new release, a rebuilt
+/// executable) is journaled with who started it, before anything is served: the journal
+/// lists every build that wrote to it. Returns the new tip.
+pub(super) async fn journal_build(
+    state: &mut State,
+    tip: JournalTip,
+    journal: &Journal,
+    sealer: &Sealer,
+    changed_by: &str,
+    clock: &Arc<dyn Clock>,
+) -> anyhow::Result<JournalTip> {
+    let build = crate::build::current();
+    if state.data().builds.last().is_some_and(|last| last.build == *build) {
+        return Ok(tip);
+    }
+    let sequence = tip.entries + 1;
+    let time_ms = clock.now_ms().max(journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0));
+    let record = Record { sequence, time_ms, command: Command::Build { build: build.clone(), by: changed_by.to_owned() } };
+    state.apply(&record.command, Context { sequence, time_ms }).map_err(|refusal| anyhow::anyhow!("build: {refusal}"))?;
+    let (value, hash) = Journal::encode(&tip.hash, &record);
+    journal.append(vec![(sequence, value)], (sequence, hash), sealer.tip_seal(sequence, &hash)).await?;
+    tracing::info!(entry = sequence, version = %build.version, sha256 = %build.sha256, "a build new to this journal: journaled");
+    Ok(JournalTip { entries: sequence, hash })
+}
+
 /// What changed between two journaled key sets, for the log: "added vp-dora; rotated mesa-B1".
 pub(super) fn key_changes(before: &[crate::config::KeyRecord], after: &[crate::config::KeyRecord]) -> String {
     let find = |set: &[crate::config::KeyRecord], id: &str| set.iter().find(|key| key.id == id).cloned();

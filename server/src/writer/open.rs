@@ -12,7 +12,7 @@ use tracing::{debug, info};
 
 use super::batch::{Pending, PoolPanels, Writer};
 use super::handle::{Handle, QUEUE_CAPACITY, Request, Stopper, TablePanels, panic_text};
-use super::keys::{journal_key_set, key_changes};
+use super::keys::{journal_build, journal_key_set, key_changes};
 use super::standby::Following;
 use crate::clock::Clock;
 use crate::config::Config;
@@ -38,6 +38,7 @@ pub fn genesis(config: &Config, time_ms: u64, by: &str) -> Record {
             texts: config.texts.clone(),
             keys: config.key_records(),
             by: by.to_owned(),
+            build: Some(crate::build::current().clone()),
         },
     }
 }
@@ -306,6 +307,7 @@ pub(super) async fn start_writer(
     };
     let (mut state, tip) = (state, tip);
     let tip = journal_key_set(&mut state, tip, &journal, &sealer, &config, changed_by, &clock).await?;
+    let tip = journal_build(&mut state, tip, &journal, &sealer, changed_by, &clock).await?;
     // The mark now says what the journal holds, before anything is answered.
     let mut mark = Mark::open(mark_path, sealer.clone())?;
     mark.write(tip.entries, &tip.hash)?;

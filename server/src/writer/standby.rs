@@ -9,7 +9,7 @@ use tracing::{debug, info};
 
 use super::batch::{Pending, Writer};
 use super::handle::{FailStop, Request, panic_text};
-use super::keys::journal_key_set;
+use super::keys::{journal_build, journal_key_set};
 use crate::config::Config;
 use crate::journal::mark::Mark;
 use crate::journal::recovery::{NoMarkHere, RecoveryError, apply_entry, check_acknowledged, check_tip_record};
@@ -253,6 +253,9 @@ impl Writer {
         )
         .await
         .unwrap_or_else(|error| fail(error));
+        self.tip = journal_build(&mut self.state, self.tip, &self.journal, &self.sealer, &following.changed_by, &self.clock)
+            .await
+            .unwrap_or_else(|error| fail(error));
         if self.tip.entries != before {
             let time_ms = self.journal.entry(self.tip.entries).ok().flatten().map(|entry| entry.record.time_ms);
             self.last_time_ms = self.last_time_ms.max(time_ms.unwrap_or(0));

@@ -191,6 +191,14 @@ pub struct ChangeCommand {
     pub op: ChangeOp,
 }
 
+/// The build of the controller that wrote to the journal: its version and the SHA-256 of its
+/// executable, hex (docs/operations.md §8, "Upgrades").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Build {
+    pub version: String,
+    pub sha256: String,
+}
+
 /// Everything the journal records.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -204,6 +212,9 @@ pub enum Command {
         keys: Vec<KeyRecord>,
         #[serde(default)]
         by: String,
+        /// The build that started the journal (absent in a journal of an older release).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        build: Option<Build>,
     },
     Table(TableCommand),
     Office(OfficeCommand),
@@ -214,6 +225,11 @@ pub enum Command {
     /// change on a live journal (docs/operations.md §8).
     Keys {
         keys: Vec<KeyRecord>,
+        by: String,
+    },
+    /// A build other than the last one recorded started on the journal: who started it.
+    Build {
+        build: Build,
         by: String,
     },
 }
@@ -258,6 +274,7 @@ command_kinds! {
     Command {
         Genesis => "genesis",
         Keys => "keys",
+        Build => "build",
     }
     Office {
         Confirm => "confirm",

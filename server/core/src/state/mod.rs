@@ -35,11 +35,11 @@ pub mod refusal;
 pub mod view;
 
 pub use command::{
-    Card, ChangeCommand, ChangeOp, Command, Effect, OfficeCommand, OfficeOp, OrderFacts, Proposed, TableCommand, TableOp,
+    Build, Card, ChangeCommand, ChangeOp, Command, Effect, OfficeCommand, OfficeOp, OrderFacts, Proposed, TableCommand, TableOp,
 };
 pub use model::{
-    Bet, Custody, CustodyKind, Data, GoldTurn, Grillos, Hit, LastWin, OrderStatus, PayoutOrder, Phase, Seat, SeriesAward,
-    Snapshot, Table, TableDay,
+    Bet, BuildRecord, Custody, CustodyKind, Data, GoldTurn, Grillos, Hit, LastWin, OrderStatus, PayoutOrder, Phase, Seat,
+    SeriesAward, Snapshot, Table, TableDay,
 };
 pub use panel::{AwardRecord, GoldTurnView, Light, PrizeEntry, SeatView, TableReply, TableState, TableView};
 pub use proposal::{Person, Proposal, ProposalStatus};
@@ -163,12 +163,24 @@ impl State {
     pub fn apply(&mut self, command: &Command, context: Context) -> Result<Applied, Refusal> {
         let sequence = context.sequence;
         let applied = match command {
-            Command::Genesis { config_hash, keys, .. } => {
+            Command::Genesis { config_hash, keys, build, .. } => {
                 if sequence != 1 || *config_hash != self.config.hash {
                     return Err(precondition("a genesis entry comes first and matches the configuration"));
                 }
                 self.data.keys = keys.clone();
+                self.data.builds.extend(build.iter().map(|build| BuildRecord {
+                    sequence,
+                    time_ms: context.time_ms,
+                    build: build.clone(),
+                }));
                 Applied::Genesis
+            }
+            Command::Build { build, .. } => {
+                if self.data.builds.last().is_some_and(|last| last.build == *build) {
+                    return Err(precondition("build: the build the journal last recorded: nothing changed"));
+                }
+                self.data.builds.push(BuildRecord { sequence, time_ms: context.time_ms, build: build.clone() });
+                Applied::Build
             }
             Command::Table(command) => self.apply_table(context, command)?,
             Command::Office(command) => self.apply_office(context, command)?,
@@ -351,8 +363,13 @@ mod tests {
         // leaves hour 14 at zero and books nothing negative in hour 15.
         let config = Arc::new(Config::embedded());
         let mut state = State::new(Arc::clone(&config));
-        let genesis =
-            Command::Genesis { config_hash: config.hash.clone(), texts: config.texts.clone(), keys: vec![], by: String::new() };
+        let genesis = Command::Genesis {
+            config_hash: config.hash.clone(),
+            texts: config.texts.clone(),
+            keys: vec![],
+            by: String::new(),
+            build: None,
+        };
         state.apply(&genesis, Context { sequence: 1, time_ms: 0 }).expect("genesis");
         let local_midnight_ms = 1_795_305_600_000 + 3 * 3_600_000; // 2026-11-22 00:00 in UTC-03:00
         let at = |hour: u64, minute: u64| local_midnight_ms + (hour * 60 + minute) * 60_000;

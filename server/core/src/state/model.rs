@@ -9,7 +9,7 @@ use pozo_engine::{Contribution, Game, Grillo, PoolState, RoundBook};
 use pozo_engine::{PoolId, PrizeCode, TableId};
 use serde::{Deserialize, Serialize};
 
-use super::command::{Card, OfficeCommand, OrderFacts};
+use super::command::{Build, Card, OfficeCommand, OrderFacts};
 use super::panel::{AwardRecord, PrizeEntry, TableReply};
 use super::proposal::Proposal;
 use super::refusal::{Refusal, invalid, precondition};
@@ -435,6 +435,9 @@ pub struct Data {
     /// The approved proposals waiting for their moment, oldest first.
     #[serde(default)]
     pub scheduled: Vec<String>,
+    /// Every build that wrote to the journal, in order (genesis, then each different one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub builds: Vec<BuildRecord>,
     /// A change put a configuration other than the genesis one in force.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub configuration_changed: bool,
@@ -462,6 +465,14 @@ impl Data {
         Arc::make_mut(&mut self.orders).insert(order_id.clone(), order);
         order_id
     }
+}
+
+/// A build as the journal recorded it: at which entry and when.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildRecord {
+    pub sequence: u64,
+    pub time_ms: u64,
+    pub build: Build,
 }
 
 /// A snapshot: the state after `data.journal_sequence` entries.

@@ -14,6 +14,8 @@ pub enum Applied {
     Genesis,
     /// A new key set, journaled.
     Keys,
+    /// A build new to the journal, journaled at a start.
+    Build,
     /// A proposal made, approved (put in force or scheduled) or withdrawn.
     Change(Box<super::proposal::Proposal>),
     /// A retry of the last applied command: answered from the state, nothing journaled.
@@ -24,7 +26,10 @@ pub enum Applied {
 
 impl Applied {
     pub fn journals(&self) -> bool {
-        matches!(self, Applied::Table(_) | Applied::Office(_) | Applied::Genesis | Applied::Keys | Applied::Change(_))
+        matches!(
+            self,
+            Applied::Table(_) | Applied::Office(_) | Applied::Genesis | Applied::Keys | Applied::Build | Applied::Change(_)
+        )
     }
 }
 
