@@ -230,3 +230,95 @@ pub(in crate::state) fn new_table(table: &TableConfig) -> Table {
         instant_card: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::config::{Config, Edit};
+    use crate::state::command::{ChangeCommand, ChangeOp, Command, Effect, Proposed};
+    use crate::state::proposal::{PROPOSAL_TTL_MS, ProposalStatus};
+    use crate::state::{Context, RefusalKind, State};
+
+    /// 2026-11-22 12:00 in Buenos Aires (UTC-03:00): jornada 2026-11-22.
+    const NOON: u64 = 1_795_316_400_000 + 12 * 3_600_000;
+    const DAY: u64 = 24 * 3_600_000;
+
+    fn started() -> (State, u64) {
+        let config = Arc::new(Config::embedded());
+        let mut state = State::new(Arc::clone(&config));
+        let genesis = Command::Genesis {
+            config_hash: config.hash.clone(),
+            texts: config.texts.clone(),
+            keys: config.key_records(),
+            by: String::new(),
+            build: None,
+        };
+        state.apply(&genesis, Context { sequence: 1, time_ms: NOON }).expect("genesis");
+        (state, 1)
+    }
+
+    fn apply(state: &mut State, sequence: &mut u64, time_ms: u64, key_id: &str, op: ChangeOp) -> Result<(), RefusalKind> {
+        let command = Command::Change(ChangeCommand { key_id: key_id.into(), op });
+        state.apply(&command, Context { sequence: *sequence + 1, time_ms }).map_err(|refusal| refusal.kind)?;
+        *sequence += 1;
+        Ok(())
+    }
+
+    fn minimum(state: &State, value: &str, effect: Effect) -> ChangeOp {
+        let edit = Edit::Pool { pool_id: "iplyc-blackjack".into(), setting: "minimum".into(), value: value.into() };
+        let files = state.config().edited(&[edit]).expect("written");
+        ChangeOp::Propose { proposed: Proposed::Configuration { files, effect }, reason: "r".into(), authorisation: "a".into() }
+    }
+
+    #[test]
+    fn a_money_setting_for_a_jornada_takes_effect_at_its_first_entry() {
+        let (mut state, mut sequence) = started();
+        let effect = Effect::Jornada { jornada: "2026-11-24".into() };
+        {
+            let op = minimum(&state, "7000.00", effect);
+            apply(&mut state, &mut sequence, NOON, "sup-carla", op)
+        }
+        .expect("proposed");
+        apply(&mut state, &mut sequence, NOON, "sup-diego", ChangeOp::Approve { proposal_id: "CB-000001".into() }).expect("ok");
+        let pool = |state: &State| state.pool("iplyc-blackjack").rules().minimum.to_string();
+        assert_eq!(pool(&state), "5000.00");
+        // An entry on the 23rd changes nothing; the first of the 24th's jornada (from 06:00) does.
+        let withdraw_other = |id: &str| ChangeOp::Withdraw { proposal_id: id.into(), reason: "x".into() };
+        {
+            let op = minimum(&state, "5500.00", Effect::NextTopPrize);
+            apply(&mut state, &mut sequence, NOON + DAY, "sup-carla", op)
+        }
+        .expect("ok");
+        assert_eq!(pool(&state), "5000.00");
+        apply(&mut state, &mut sequence, NOON + 2 * DAY, "sup-carla", withdraw_other("CB-000002")).expect("withdrawn");
+        assert_eq!(pool(&state), "7000.00");
+        assert_eq!(state.data().proposals["CB-000001"].status, ProposalStatus::InForce);
+        assert_eq!(state.data().proposals["CB-000001"].effective_sequence, sequence);
+    }
+
+    #[test]
+    fn a_proposal_expires_after_a_week_and_a_scheduled_one_can_be_withdrawn() {
+        let (mut state, mut sequence) = started();
+        {
+            let op = minimum(&state, "6000.00", Effect::NextTopPrize);
+            apply(&mut state, &mut sequence, NOON, "sup-carla", op)
+        }
+        .expect("ok");
+        let approve = ChangeOp::Approve { proposal_id: "CB-000001".into() };
+        let late = apply(&mut state, &mut sequence, NOON + PROPOSAL_TTL_MS + 1, "sup-diego", approve.clone());
+        assert_eq!(late, Err(RefusalKind::FailedPrecondition));
+        assert_eq!(state.data().proposals["CB-000001"].status_spanish(NOON + PROPOSAL_TTL_MS + 1), "VENCIDO");
+        {
+            let op = minimum(&state, "6000.00", Effect::NextTopPrize);
+            apply(&mut state, &mut sequence, NOON, "sup-carla", op)
+        }
+        .expect("ok");
+        apply(&mut state, &mut sequence, NOON, "insp-elena", ChangeOp::Approve { proposal_id: "CB-000002".into() }).expect("ok");
+        assert_eq!(state.data().scheduled, ["CB-000002"]);
+        let withdraw = ChangeOp::Withdraw { proposal_id: "CB-000002".into(), reason: "El Instituto lo dejó sin efecto".into() };
+        apply(&mut state, &mut sequence, NOON, "sup-diego", withdraw).expect("withdrawn");
+        assert!(state.data().scheduled.is_empty());
+        assert_eq!(state.data().proposals["CB-000002"].status, ProposalStatus::Withdrawn);
+    }
+}

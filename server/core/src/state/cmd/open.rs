@@ -12,6 +12,12 @@ impl State {
         if table.open {
             return Err(precondition(format!("table {table_id} is already open")));
         }
+        // An approved change took it out of service (docs/operations.md §8): another puts it back.
+        if self.config.table(table_id).is_some_and(|table| !table.in_service) {
+            return Err(precondition(format!(
+                "table {table_id} is out of service by an approved change; a change puts it back in service first"
+            )));
+        }
         // 4.6: opening clears any bet left loaded on the buttons.
         let table = self.table_mut(table_id);
         table.open = true;
