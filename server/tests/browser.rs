@@ -6,8 +6,10 @@
 //! which `.ci/run` runs after installing `chromium` and `chromium-driver`. Without them
 //! every test fails, saying what to install; none passes without a browser.
 //!
-//! With `POZO_SCREENSHOTS=DIR` the tests write `cartel.png`, `venta-pagos.png` and
-//! `sala.png` (1920×1080) there; the README shows the ones in `docs/img/`.
+//! With `POZO_SCREENSHOTS=DIR` the tests write `cartel.png`, `venta-pagos.png`, `sala.png`
+//! and `cambios.png` (1920×1080) there; the README shows the ones in `docs/img/`.
+
+mod common;
 
 use pozo_testkit::process;
 
@@ -477,4 +479,86 @@ async fn a_wrong_password_and_a_missing_csrf_token_are_refused() {
     browser.goto(&format!("{base}/venta-pagos")).await.expect("navigated");
     assert_eq!(browser.current_url().await.expect("url").path(), "/venta-pagos", "the refused logout ended nothing");
     browser.close().await.expect("closed");
+}
+
+/// Fills the field `name` of the form `form` (`#form-pozo`): a list is chosen by value, an input typed into.
+async fn fill(browser: &Client, form: &str, name: &str, value: &str) {
+    let field = browser.find(Locator::Css(&format!("{form} [name={name}]"))).await.unwrap_or_else(|_| panic!("{form}: {name}"));
+    if field.tag_name().await.expect("a tag") == "select" {
+        field.select_by_value(value).await.unwrap_or_else(|_| panic!("{form}: {name} offers `{value}`"));
+    } else {
+        field.send_keys(value).await.expect("typed");
+    }
+}
+
+async fn path(browser: &Client) -> String {
+    browser.current_url().await.map(|url| url.path().to_owned()).unwrap_or_default()
+}
+
+// Proves a change on the pages end to end, in a browser: Carla raises the Black Jack pool's
+// minimum from 5000.00 to 6000.00 on the form, is not offered its approval, and signs out;
+// Diego signs in and approves it: PROGRAMADO (a money setting of a live pool waits for its
+// moment), on the changes page and in the sala's box. A round at B1 with the 100% prize
+// (11.5.1, over gRPC) is that moment: the cartel then shows $ 6.000,00 for the pool (the
+// IPLyC minimum is a floor: displayed = max(balance, minimum)) and the change is EN VIGOR.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_minimum_raised_on_the_page_takes_effect_after_the_top_prize() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor().await;
+    let base = floor.pages.clone();
+    let sala = driver.browser(&profiles.path().join("sala"), 1920, 1080).await;
+    sign_in(&sala, &base, "sup-carla", "carla-ejemplo").await;
+    sala.goto(&format!("{base}/sala")).await.expect("the sala");
+    sala.find(Locator::Css("#cambios")).await.expect("the link to the changes").click().await.expect("clicked");
+    sala.find(Locator::Css("#proponer")).await.expect("Proponer un cambio").click().await.expect("clicked");
+    sala.wait().for_element(Locator::Css("#form-pozo")).await.expect("the forms");
+    for (name, value) in [
+        ("pozo", "iplyc-blackjack"),
+        ("ajuste", "minimum"),
+        ("valor", "6000.00"),
+        ("motivo", "Nuevo mínimo del Black Jack"),
+        ("autorizacion", "Res. IPLyC 77/2026"),
+    ] {
+        fill(&sala, "#form-pozo", name, value).await;
+    }
+    sala.find(Locator::Css("#form-pozo button[type=submit]")).await.expect("Proponer").click().await.expect("clicked");
+    let notice = until("the proposal", || text(&sala, "#aviso"), |text| !text.is_empty()).await;
+    assert!(notice.starts_with("CB-000001: PENDIENTE DE APROBACIÓN"), "{notice}");
+    assert_eq!(path(&sala).await, "/sala/cambios");
+    let proposed = text(&sala, "#pendientes tr#CB-000001").await;
+    assert!(proposed.contains("$ 5.000,00 → $ 6.000,00") && proposed.contains("Carla Medina"), "{proposed}");
+    assert!(sala.find(Locator::Css("tr#CB-000001 [data-accion=aprobar]")).await.is_err(), "Carla is not offered Aprobar");
+    sala.find(Locator::Css("form.salir button")).await.expect("Salir").click().await.expect("clicked");
+    until("signed out", || path(&sala), |path| path == "/ingresar").await;
+
+    sign_in(&sala, &base, "sup-diego", "diego-ejemplo").await;
+    sala.goto(&format!("{base}/sala/cambios")).await.expect("the changes");
+    sala.find(Locator::Css("tr#CB-000001 [data-accion=aprobar]")).await.expect("Aprobar").click().await.expect("clicked");
+    let state = "#programados tr#CB-000001 [data-campo=estado]";
+    until("PROGRAMADO", || text(&sala, state), |text| text == "PROGRAMADO").await;
+    let scheduled = text(&sala, "#programados tr#CB-000001").await;
+    assert!(scheduled.contains("Diego Ruiz") && scheduled.contains("tras el próximo premio mayor del pozo"), "{scheduled}");
+    screenshot(&sala, "cambios.png", profiles.path()).await;
+    sala.goto(&format!("{base}/sala")).await.expect("the sala");
+    let sala_box = until("the sala's box", || text(&sala, "#cambios-programados"), |text| text.contains("CB-000001")).await;
+    assert!(sala_box.contains("PROGRAMADO") && sala_box.contains("$ 6.000,00"), "{sala_box}");
+
+    let sign = driver.browser(&profiles.path().join("cartel"), 1920, 1080).await;
+    sign.goto(&format!("{base}/cartel")).await.expect("the cartel");
+    let amount = "#pozo-iplyc-blackjack [data-campo=monto]";
+    until("the minimum in force", || text(&sign, amount), |text| text == "$ 5.000,00").await;
+    // The top prize at B1, over gRPC as the table's agent sends it.
+    let mut client = common::connect(&floor.server.address).await;
+    client.open_with_bets("B1", &[(1, 5)], &[1]).await;
+    client.play_round("B1", &[(1, "TRES_SIETES_CORAZONES")]).await;
+    until("the new minimum on the cartel", || text(&sign, amount), |text| text == "$ 6.000,00").await;
+
+    sala.goto(&format!("{base}/sala/cambios")).await.expect("the changes");
+    let in_force = until("EN VIGOR", || text(&sala, "#historial tr#CB-000001"), |text| text.contains("EN VIGOR")).await;
+    assert!(in_force.contains("En vigor desde el") && in_force.contains("Aprobó Diego Ruiz"), "{in_force}");
+    for browser in [sala, sign] {
+        browser.close().await.expect("closed");
+    }
 }

@@ -9,6 +9,7 @@
 //!   the login and logout pages.
 //! - `sessions`: the signed-in people and the lock-out of wrong passwords.
 //! - `cartel`, `office`, `sala`: the pages, thin over the writer's reads and commands.
+//! - `changes`: the sala's changes (docs/operations.md §8): proposed, approved, withdrawn.
 //! - `view`: amounts the Argentine way, times in the casino's zone, CSV.
 //! - `context`: what the pages need of the running controller (`Web`), given to every handler.
 //! - `error`: a refusal as a page (`PageError`), and a template rendered as a page.
@@ -28,6 +29,7 @@
 mod auth;
 mod backup;
 mod cartel;
+mod changes;
 mod context;
 mod csp;
 mod error;

@@ -9,7 +9,7 @@ use axum::routing::get;
 use super::context::Web;
 use super::csp::content_security_policy;
 use super::error::{PageError, page};
-use super::{auth, backup, cartel, office, sala, status, view};
+use super::{auth, backup, cartel, changes, office, sala, status, view};
 
 /// Requests being served at once; beyond it, 503 at once rather than a queue.
 const REQUESTS_MAX: usize = 2048;
@@ -22,6 +22,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("cartel.js", "text/javascript; charset=utf-8", include_str!("../../static/cartel.js")),
     ("oficina.js", "text/javascript; charset=utf-8", include_str!("../../static/oficina.js")),
     ("sala.js", "text/javascript; charset=utf-8", include_str!("../../static/sala.js")),
+    ("cambios.js", "text/javascript; charset=utf-8", include_str!("../../static/cambios.js")),
 ];
 
 async fn asset(axum::extract::Path(name): axum::extract::Path<String>) -> Response {
@@ -59,6 +60,7 @@ pub(super) fn router(web: Web) -> Router {
         .merge(auth::routes())
         .merge(office::routes())
         .merge(sala::routes())
+        .merge(changes::routes())
         .fallback(|| async { PageError::not_found("No existe esa página.") })
         .with_state(web)
         .layer(axum::extract::DefaultBodyLimit::max(BODY_BYTES_MAX))

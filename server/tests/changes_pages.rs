@@ -1,0 +1,250 @@
+//! The sala's changes over HTTP (docs/operations.md §8), against the real controller with its
+//! pages on 127.0.0.1:0: a jefe de sala proposes on the page, another person approves, nobody
+//! approves their own change, a change without its reason is refused and journals nothing, and
+//! the inspector approves and withdraws but does not propose. What a step does is checked in
+//! the journal the gRPC side reads.
+
+mod common;
+
+use common::*;
+use reqwest::StatusCode;
+use reqwest::header::LOCATION;
+
+/// One person's browser: its own cookies, redirects not followed (the tests look at them).
+struct Browser {
+    http: reqwest::Client,
+    base: String,
+    /// The session's CSRF token.
+    csrf: String,
+}
+
+impl Browser {
+    /// A browser signed in as `user`, with its session's CSRF token.
+    async fn signed_in(base: &str, user: &str, password: &str) -> Browser {
+        let http = reqwest::Client::builder()
+            .cookie_store(true)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("an HTTP client");
+        let mut browser = Browser { http, base: base.to_owned(), csrf: String::new() };
+        let (_, login) = browser.page("/ingresar").await;
+        let token = hidden(&login, "csrf").expect("the login form's token");
+        let form = [("usuario", user), ("contrasena", password), ("csrf", token.as_str()), ("destino", "/sala/cambios")];
+        let (status, _, _) = browser.post("/ingresar", &form).await;
+        assert_eq!(status, StatusCode::SEE_OTHER, "{user} signs in");
+        let (status, html) = browser.page("/sala/cambios").await;
+        assert_eq!(status, StatusCode::OK, "{user} reads the changes: {html}");
+        browser.csrf = hidden(&html, "csrf").expect("the session's token");
+        browser
+    }
+
+    async fn page(&self, path: &str) -> (StatusCode, String) {
+        let response = self.http.get(format!("{}{path}", self.base)).send().await.expect("GET answered");
+        let status = response.status();
+        (status, response.text().await.expect("a body"))
+    }
+
+    /// Posts a form: the status, where it sends the browser, and the body.
+    async fn post(&self, path: &str, form: &[(&str, &str)]) -> (StatusCode, String, String) {
+        let response = self.http.post(format!("{}{path}", self.base)).form(form).send().await.expect("POST answered");
+        let status = response.status();
+        let target = response.headers().get(LOCATION).map(|value| value.to_str().expect("ascii").to_owned()).unwrap_or_default();
+        (status, target, response.text().await.expect("a body"))
+    }
+
+    /// Posts a change form with the session's token and `fields`.
+    async fn propose(&self, fields: &[(&str, &str)]) -> (StatusCode, String, String) {
+        let mut form = vec![("csrf", self.csrf.as_str())];
+        form.extend_from_slice(fields);
+        self.post("/sala/cambios", &form).await
+    }
+
+    async fn approve(&self, id: &str) -> (StatusCode, String, String) {
+        self.post(&format!("/sala/cambios/{id}/aprobar"), &[("csrf", self.csrf.as_str())]).await
+    }
+
+    async fn withdraw(&self, id: &str, reason: &str) -> (StatusCode, String, String) {
+        self.post(&format!("/sala/cambios/{id}/retirar"), &[("csrf", self.csrf.as_str()), ("motivo", reason)]).await
+    }
+}
+
+/// The value of the hidden input `name` in a page.
+fn hidden(html: &str, name: &str) -> Option<String> {
+    let marker = format!("name=\"{name}\" value=\"");
+    let start = html.find(&marker)? + marker.len();
+    let end = html[start..].find('"')? + start;
+    Some(html[start..end].to_owned())
+}
+
+/// The row of change `id` in a page (the first table that lists it).
+fn row<'a>(html: &'a str, id: &str) -> &'a str {
+    let start = html.find(&format!("<tr id=\"{id}\"")).unwrap_or_else(|| panic!("{id} is listed: {html}"));
+    let end = html[start..].find("</tr>").expect("the row ends") + start;
+    &html[start..end]
+}
+
+/// The blackjack pool's minimum raised to 6000.00: the form as Carla fills it.
+const RAISE_MINIMUM: &[(&str, &str)] = &[
+    ("tipo", "pozo"),
+    ("pozo", "iplyc-blackjack"),
+    ("ajuste", "minimum"),
+    ("valor", "6000.00"),
+    ("jornada", ""),
+    ("motivo", "Nuevo mínimo del Black Jack"),
+    ("autorizacion", "Res. IPLyC 77/2026"),
+];
+
+fn with<'a>(form: &[(&'a str, &'a str)], field: &'a str, value: &'a str) -> Vec<(&'a str, &'a str)> {
+    form.iter().map(|&(name, old)| (name, if name == field { value } else { old })).collect()
+}
+
+// Proves the two-person rule on the page: Carla proposes a money setting of a live pool and is
+// not offered, and is refused (403, the state's message), its approval; Diego approves it and it
+// is PROGRAMADO (on the changes page and the sala's box), each step one journal entry.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_proposer_cannot_approve_and_another_supervisor_can() {
+    let server = TestServer::with_pages().await;
+    let mut client = server.client().await;
+    let base = server.pages_url();
+    let carla = Browser::signed_in(&base, "sup-carla", "carla-ejemplo").await;
+    let (status, html) = carla.page("/sala/cambios/nuevo").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("id=\"form-pozo\"") && html.contains("value=\"minimum\""), "{html}");
+
+    let before = client.journal().await.entries;
+    let (status, target, _) = carla.propose(RAISE_MINIMUM).await;
+    assert_eq!((status, target.as_str()), (StatusCode::SEE_OTHER, "/sala/cambios?cambio=CB-000001"));
+    assert_eq!(client.journal().await.entries, before + 1, "the proposal is journaled");
+    let (_, html) = carla.page(&target).await;
+    assert!(html.contains("CB-000001: PENDIENTE DE APROBACIÓN"), "{html}");
+    let proposed = row(&html, "CB-000001");
+    for shown in [
+        "$ 5.000,00 → $ 6.000,00",
+        "Carla Medina (sup-carla, jefe de sala)",
+        "Nuevo mínimo del Black Jack",
+        "Res. IPLyC 77/2026",
+        "Vence el",
+    ] {
+        assert!(proposed.contains(shown), "`{shown}` in {proposed}");
+    }
+    assert!(!proposed.contains("/aprobar"), "the proposer is not offered Aprobar: {proposed}");
+
+    // Carla approves her own change anyway: refused by the state, nothing journaled.
+    let (status, _, html) = carla.approve("CB-000001").await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{html}");
+    assert!(html.contains("was proposed by Carla Medina; another person approves it"), "{html}");
+    assert!(html.contains("id=\"mensaje\""), "the refusal on the changes page: {html}");
+    assert_eq!(client.journal().await.entries, before + 1, "a refused approval journals nothing");
+
+    let diego = Browser::signed_in(&base, "sup-diego", "diego-ejemplo").await;
+    let (_, html) = diego.page("/sala/cambios").await;
+    assert!(row(&html, "CB-000001").contains("/sala/cambios/CB-000001/aprobar"), "Diego is offered Aprobar");
+    let (status, target, _) = diego.approve("CB-000001").await;
+    assert_eq!((status, target.as_str()), (StatusCode::SEE_OTHER, "/sala/cambios?cambio=CB-000001"));
+    assert_eq!(client.journal().await.entries, before + 2);
+    let (_, html) = diego.page(&target).await;
+    let scheduled = row(&html, "CB-000001");
+    for shown in ["PROGRAMADO", "Aprobó Diego Ruiz (sup-diego, jefe de sala)", "tras el próximo premio mayor del pozo"] {
+        assert!(scheduled.contains(shown), "`{shown}` in {scheduled}");
+    }
+    let (status, sala_box) = diego.page("/sala/cambios/programados").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(sala_box.contains("CB-000001") && sala_box.contains("PROGRAMADO") && sala_box.contains("Diego Ruiz"), "{sala_box}");
+    let (_, sala) = diego.page("/sala").await;
+    assert!(sala.contains("href=\"/sala/cambios\"") && sala.contains("id=\"cambios-programados\""), "{sala}");
+
+    // Approved once is approved: a second approval is a conflict.
+    let (status, _, html) = diego.approve("CB-000001").await;
+    assert_eq!(status, StatusCode::CONFLICT, "{html}");
+    let (status, _, _) = diego.approve("CB-999999").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    server.stop().await;
+}
+
+// Proves that every change carries its reason and authorisation: without either the state
+// refuses it (400, naming the field), nothing is journaled and nothing is listed; the form
+// comes back with what was typed. A form without its CSRF token is refused too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_without_a_reason_is_refused_and_nothing_is_journaled() {
+    let server = TestServer::with_pages().await;
+    let mut client = server.client().await;
+    let carla = Browser::signed_in(&server.pages_url(), "sup-carla", "carla-ejemplo").await;
+    let before = client.journal().await.entries;
+
+    let (status, _, html) = carla.propose(&with(RAISE_MINIMUM, "motivo", "  ")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{html}");
+    assert!(html.contains("reason: required"), "{html}");
+    assert!(html.contains("value=\"6000.00\"") && html.contains("value=\"Res. IPLyC 77/2026\""), "the form keeps what was typed");
+    let (status, _, html) = carla.propose(&with(RAISE_MINIMUM, "autorizacion", "")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{html}");
+    assert!(html.contains("authorisation: required"), "{html}");
+    let (status, _, html) = carla.propose(&with(RAISE_MINIMUM, "valor", "mucho")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{html}");
+    assert!(html.contains("minimum"), "the refusal names the setting: {html}");
+    let (status, _, html) = carla.propose(&with(RAISE_MINIMUM, "pozo", "")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{html}");
+    assert!(html.contains("pozo: falta"), "{html}");
+    let mut without_token: Vec<(&str, &str)> = RAISE_MINIMUM.to_vec();
+    without_token.push(("csrf", "otro"));
+    let (status, _, _) = carla.post("/sala/cambios", &without_token).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+
+    assert_eq!(client.journal().await.entries, before, "nothing journaled");
+    let (_, html) = carla.page("/sala/cambios").await;
+    assert!(html.contains("Ningún cambio espera aprobación") && !html.contains("CB-000001"), "{html}");
+    server.stop().await;
+}
+
+// Proves the inspector's part: Elena reads the changes and approves one (a table out of
+// service: in force at once, EN VIGOR with its journal entry) but neither opens the forms nor
+// proposes; a pending adjustment is withdrawn with its reason (RETIRADO), and without a reason
+// the withdrawal is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_inspector_approves_and_withdraws_but_does_not_propose() {
+    let server = TestServer::with_pages().await;
+    let base = server.pages_url();
+    let carla = Browser::signed_in(&base, "sup-carla", "carla-ejemplo").await;
+    let elena = Browser::signed_in(&base, "insp-elena", "elena-ejemplo").await;
+    let (_, html) = elena.page("/sala/cambios").await;
+    assert!(!html.contains("/sala/cambios/nuevo"), "the inspector is not offered the forms");
+    let (status, _) = elena.page("/sala/cambios/nuevo").await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, _, _) = elena.propose(RAISE_MINIMUM).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+
+    let out =
+        [("tipo", "mesa-servicio"), ("mesa", "R1"), ("servicio", "no"), ("motivo", "Paño roto"), ("autorizacion", "Nota 12")];
+    let (status, target, html) = carla.propose(&out).await;
+    assert_eq!((status, target.as_str()), (StatusCode::SEE_OTHER, "/sala/cambios?cambio=CB-000001"), "{html}");
+    let (status, _, html) = elena.approve("CB-000001").await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{html}");
+    let (_, html) = elena.page("/sala/cambios").await;
+    let in_force = row(&html, "CB-000001");
+    for shown in ["EN VIGOR", "Mesa R1", "Aprobó Elena Vidal (insp-elena, inspector)", "En vigor desde el", "registro"] {
+        assert!(in_force.contains(shown), "`{shown}` in {in_force}");
+    }
+    assert!(!in_force.contains("/retirar"), "a change in force is not withdrawn");
+
+    let adjust = [
+        ("tipo", "ajuste"),
+        ("pozo", "iplyc-ruleta"),
+        ("monto", "-100,00"),
+        ("motivo", "Error de carga"),
+        ("autorizacion", "Nota 13"),
+    ];
+    let (status, _, html) = carla.propose(&adjust).await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{html}");
+    let (_, html) = elena.page("/sala/cambios").await;
+    assert!(row(&html, "CB-000002").contains("Ajuste del pozo iplyc-ruleta: − $ 100,00"), "{html}");
+    let (status, _, html) = elena.withdraw("CB-000002", "").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{html}");
+    assert!(html.contains("reason: required"), "{html}");
+    let (status, _, html) = elena.withdraw("CB-000002", "Se corrige por otra vía").await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{html}");
+    let (_, html) = carla.page("/sala/cambios").await;
+    let withdrawn = row(&html, "CB-000002");
+    for shown in ["RETIRADO", "Retiró Elena Vidal (insp-elena, inspector)", "Se corrige por otra vía"] {
+        assert!(withdrawn.contains(shown), "`{shown}` in {withdrawn}");
+    }
+    server.stop().await;
+}
