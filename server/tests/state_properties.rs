@@ -294,6 +294,7 @@ fn night(tables: &[usize], events: &[Event]) -> Result<Night, TestCaseError> {
         keys: config.key_records(),
         by: String::new(),
         build: None,
+        opened_from: None,
     };
     state.apply(&genesis, Context { sequence: 1, time_ms: 0 }).expect("genesis");
     let mut sequence = 1_u64;

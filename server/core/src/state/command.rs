@@ -215,6 +215,12 @@ pub enum Command {
         /// The build that started the journal (absent in a journal of an older release).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         build: Option<Build>,
+        /// A journal opened from its predecessor's closing statement (`pozo-server close`,
+        /// docs/journal.md): the sealed statement whole, `{"statement": {…}, "seal": "…"}`.
+        /// The state starts from its `statement.snapshot`; its seal and its books are the
+        /// server's to check. Absent in every other journal, and in those written before it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        opened_from: Option<Box<serde_json::Value>>,
     },
     Table(TableCommand),
     Office(OfficeCommand),

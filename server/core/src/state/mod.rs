@@ -116,6 +116,33 @@ impl State {
         Ok(State { config, engine, data: snapshot.data })
     }
 
+    /// A new journal's state taken from its predecessor's closing statement (`opened_from`
+    /// of its genesis entry, docs/journal.md): the pools and everything else of the
+    /// statement's snapshot, which must have been taken under this journal's configuration.
+    /// The predecessor's entry numbers stay in what it carries (orders, hits, custody); the
+    /// new journal counts its own from its genesis, its configuration is that genesis's, and
+    /// the builds it records are those that write to it.
+    fn open_from(&mut self, statement: &serde_json::Value) -> Result<(), Refusal> {
+        use serde::Deserialize as _;
+        let field = "opened_from.statement.snapshot";
+        let snapshot = statement.pointer("/statement/snapshot").ok_or_else(|| {
+            invalid(format!("{field}: missing: a journal opened from a closing statement starts from its snapshot"))
+        })?;
+        let snapshot = Snapshot::deserialize(snapshot).map_err(|error| invalid(format!("{field}: {error}")))?;
+        if snapshot.config_hash != self.config.hash {
+            return Err(precondition(format!(
+                "{field}.config_hash: taken under configuration {}, not this journal's {}: a journal opens under the \
+                 statement's files in force",
+                snapshot.config_hash, self.config.hash
+            )));
+        }
+        self.engine = Engine::restore(&self.config.rulebooks, &snapshot.pools)
+            .map_err(|error| invalid(format!("{field}.pools: {error}")))?;
+        // The builds that wrote to the predecessor stay in its statement: this journal records its own.
+        self.data = Data { journal_sequence: 0, configuration_changed: false, builds: Vec::new(), ..snapshot.data };
+        Ok(())
+    }
+
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
             config_hash: self.config.hash.clone(),
@@ -163,9 +190,12 @@ impl State {
     pub fn apply(&mut self, command: &Command, context: Context) -> Result<Applied, Refusal> {
         let sequence = context.sequence;
         let applied = match command {
-            Command::Genesis { config_hash, keys, build, .. } => {
+            Command::Genesis { config_hash, keys, build, opened_from, .. } => {
                 if sequence != 1 || *config_hash != self.config.hash {
                     return Err(precondition("a genesis entry comes first and matches the configuration"));
+                }
+                if let Some(statement) = opened_from {
+                    self.open_from(statement)?;
                 }
                 self.data.keys = keys.clone();
                 self.data.builds.extend(build.iter().map(|build| BuildRecord {
@@ -369,6 +399,7 @@ mod tests {
             keys: vec![],
             by: String::new(),
             build: None,
+            opened_from: None,
         };
         state.apply(&genesis, Context { sequence: 1, time_ms: 0 }).expect("genesis");
         let local_midnight_ms = 1_795_305_600_000 + 3 * 3_600_000; // 2026-11-22 00:00 in UTC-03:00
@@ -396,6 +427,60 @@ mod tests {
         assert_eq!(day.hours.get(&14).map(|(ipa, _)| *ipa), Some(Money::ZERO));
         assert_eq!(day.hours.get(&15).map(|(ipa, _)| *ipa).unwrap_or_default(), Money::ZERO);
         assert_eq!(day.bets, 0);
+    }
+
+    /// A journal opened from a closing statement starts with the predecessor's pools and
+    /// data exactly (docs/journal.md, "opened_from"), counting its own entries from 1.
+    #[test]
+    fn a_genesis_opened_from_a_statement_carries_the_predecessor_s_state() {
+        let config = Arc::new(Config::embedded());
+        let genesis = |opened_from: Option<serde_json::Value>| Command::Genesis {
+            config_hash: config.hash.clone(),
+            texts: config.texts.clone(),
+            keys: vec![],
+            by: String::new(),
+            build: None,
+            opened_from: opened_from.map(Box::new),
+        };
+        let mut old = State::new(Arc::clone(&config));
+        old.apply(&genesis(None), Context { sequence: 1, time_ms: 0 }).expect("genesis");
+        let ops = [TableOp::OpenTable, TableOp::SellCredits { seat: 2, credits: 5 }, TableOp::Press { seat: 2, credits: None }];
+        for (index, op) in ops.into_iter().enumerate() {
+            let sequence = index as u64 + 1;
+            let command = Command::Table(TableCommand {
+                table_id: "B1".into(),
+                sequence,
+                payload_sha256: format!("{sequence}"),
+                op,
+                card: None,
+            });
+            old.apply(&command, Context { sequence: sequence + 1, time_ms: 1_000 }).expect("applied");
+        }
+        old.apply(
+            &Command::Table(TableCommand {
+                table_id: "B1".into(),
+                sequence: 4,
+                payload_sha256: "4".into(),
+                op: TableOp::StartRound,
+                card: None,
+            }),
+            Context { sequence: 5, time_ms: 2_000 },
+        )
+        .expect("registered");
+        let snapshot = old.snapshot();
+        let statement = serde_json::json!({ "statement": { "snapshot": snapshot }, "seal": "" });
+        let mut new = State::new(Arc::clone(&config));
+        new.apply(&genesis(Some(statement)), Context { sequence: 1, time_ms: 3_000 }).expect("opened");
+        assert_eq!(new.snapshot().pools, snapshot.pools, "every pool carried, to the centavo, meters and all");
+        assert_eq!(new.journal_sequence(), 1, "the new journal counts its own entries");
+        assert_eq!(new.data().tables, snapshot.data.tables, "seats, credits and the round in play carried");
+
+        let mut other = serde_json::to_value(&snapshot).expect("a snapshot serializes");
+        other["config_hash"] = "0".repeat(64).into();
+        let refused = State::new(Arc::clone(&config))
+            .apply(&genesis(Some(serde_json::json!({ "statement": { "snapshot": other } }))), Context { sequence: 1, time_ms: 0 })
+            .expect_err("another configuration's snapshot");
+        assert!(refused.message.contains("opened_from.statement.snapshot.config_hash"), "{}", refused.message);
     }
 
     #[test]

@@ -253,6 +253,7 @@ mod tests {
             keys: config.key_records(),
             by: String::new(),
             build: None,
+            opened_from: None,
         };
         state.apply(&genesis, Context { sequence: 1, time_ms: NOON }).expect("genesis");
         (state, 1)
