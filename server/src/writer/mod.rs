@@ -29,4 +29,5 @@ mod standby;
 
 pub(crate) use handle::FailStop;
 pub use handle::{BATCH_MAX, Handle, SNAPSHOT_EVERY, Stopper, WriterError};
-pub use open::{StoreChoice, genesis, start};
+pub(crate) use open::CLOSED_FILE;
+pub use open::{StoreChoice, genesis, open_from, start};

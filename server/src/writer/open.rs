@@ -30,6 +30,12 @@ use pozo_core::state::{Command, Context, State};
 /// The first entry of a journal: the configuration it runs under, texts and hash.
 /// `by` is who started it (`serve --changed-by`, or the system user and host).
 pub fn genesis(config: &Config, time_ms: u64, by: &str) -> Record {
+    genesis_opened(config, time_ms, by, None)
+}
+
+/// [`genesis`] of a journal opened from its predecessor's sealed closing statement
+/// (`opened_from`, docs/journal.md), when there is one.
+fn genesis_opened(config: &Config, time_ms: u64, by: &str, opened_from: Option<Box<serde_json::Value>>) -> Record {
     Record {
         sequence: 1,
         time_ms,
@@ -39,8 +45,63 @@ pub fn genesis(config: &Config, time_ms: u64, by: &str) -> Record {
             keys: config.key_records(),
             by: by.to_owned(),
             build: Some(crate::build::current().clone()),
+            opened_from,
         },
     }
+}
+
+/// The file `pozo-server close` leaves in a data directory whose books it carried to a new
+/// journal: the controller never serves that journal again (docs/journal.md, "Closing a journal").
+pub(crate) const CLOSED_FILE: &str = "pozo.closed";
+
+/// Refuses a data directory `pozo-server close` closed, naming where and by which statement.
+fn refuse_closed(directory: &Path) -> anyhow::Result<()> {
+    let path = directory.join(CLOSED_FILE);
+    if !path.exists() {
+        return Ok(());
+    }
+    let said: Option<serde_json::Value> = std::fs::read(&path).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok());
+    let field = |name: &str| said.as_ref().and_then(|said| said.pointer(&format!("/closed/{name}"))).map(ToString::to_string);
+    Err(JournalRefused(format!(
+        "{}: this journal was closed by `pozo-server close` at entry {} (statement sha256 {}; {}): its books were carried \
+         to a new journal, the one to serve; a closed journal is never served again. It stays readable: `pozo-server \
+         verify --data {}` (docs/journal.md, \"Closing a journal\")",
+        directory.display(),
+        field("entries").unwrap_or_else(|| "?".into()),
+        field("statement_sha256").unwrap_or_else(|| "?".into()).trim_matches('"'),
+        path.display(),
+        directory.display()
+    ))
+    .into())
+}
+
+/// Begins a new journal in the sled data directory `directory`, empty, whose genesis entry
+/// carries `statement`, a predecessor's sealed closing statement (`serve --open-from`): the
+/// state starts from the statement's snapshot, pools at its balances. Its seal, books and
+/// files are the caller's to check first; the snapshot is checked against the configuration
+/// when the genesis entry is applied. Returns the new journal's identity and tip.
+pub async fn open_from(
+    config: Config,
+    directory: &Path,
+    mark_path: &Path,
+    statement: serde_json::Value,
+    time_ms: u64,
+    changed_by: &str,
+) -> anyhow::Result<(Identity, JournalTip)> {
+    let journal_key =
+        config.journal_key.clone().ok_or_else(|| anyhow::anyhow!("the keys have no journal key (role = \"journal\")"))?;
+    let journal = open_journal(directory, Opening::Sled).await?;
+    let (entries, _) = journal.tip()?;
+    anyhow::ensure!(
+        entries == 0,
+        "--data {}: the journal has {entries} entries: a journal is opened from a closing statement only in an empty data directory",
+        directory.display()
+    );
+    let marked = mark_path.metadata().map(|metadata| metadata.len() > 0).unwrap_or(false);
+    refuse_leftovers(&journal, marked, directory, mark_path)?;
+    let opened = Some(Box::new(statement));
+    let (_, tip, identity, _) = begin(&journal, &Arc::new(config), &journal_key, time_ms, changed_by, opened).await?;
+    Ok((identity, tip))
 }
 
 /// Where the journal is kept when not in sled: a PostgreSQL address, and whether this
@@ -270,6 +331,9 @@ pub(super) async fn start_writer(
     let started = std::time::Instant::now();
     let data = directory.display();
     let in_database = !matches!(opening, Opening::Sled);
+    if !in_database {
+        refuse_closed(directory)?;
+    }
     let journal = open_journal(directory, opening).await?;
     let journal_key =
         config.journal_key.clone().ok_or_else(|| anyhow::anyhow!("the keys have no journal key (role = \"journal\")"))?;
@@ -284,7 +348,7 @@ pub(super) async fn start_writer(
             data = %directory.display(),
             "no journal here: a new one is created and every pool opens at its minimum (check --data if a journal was expected)"
         );
-        begin(&journal, &config, &journal_key, clock.now_ms(), changed_by).await?
+        begin(&journal, &config, &journal_key, clock.now_ms(), changed_by, None).await?
     } else {
         let Recovered { state, tip, identity, sealer, snapshot_at } =
             recover_existing(&journal, &config, entries, &data.to_string(), false)?;
@@ -369,16 +433,18 @@ fn refuse_leftovers(journal: &Journal, marked: bool, directory: &Path, mark_path
     Ok(())
 }
 
-/// Begins a new journal: a new identity, and the genesis entry at `time_ms` applied and appended.
+/// Begins a new journal: a new identity, and the genesis entry at `time_ms` applied and
+/// appended; `opened_from`, a predecessor's sealed closing statement, when it carries one.
 async fn begin(
     journal: &Journal,
     config: &Arc<Config>,
     journal_key: &crate::config::JournalKey,
     time_ms: u64,
     changed_by: &str,
+    opened_from: Option<Box<serde_json::Value>>,
 ) -> anyhow::Result<(State, JournalTip, Identity, Sealer)> {
     let mut state = State::new(Arc::clone(config));
-    let record = genesis(config, time_ms, changed_by);
+    let record = genesis_opened(config, time_ms, changed_by, opened_from);
     state
         .apply(&record.command, Context { sequence: 1, time_ms: record.time_ms })
         .map_err(|refusal| anyhow::anyhow!("genesis: {refusal}"))?;
