@@ -18,10 +18,10 @@ use pozo_engine::PoolId;
 use serde::{Serialize, Serializer};
 
 use crate::config::JournalKey;
-use crate::journal::Journal;
 use crate::journal::Sealer;
 use crate::journal::recovery::{check_tip, genesis_config, replay_until};
-use pozo_core::state::State;
+use crate::journal::{Identity, Journal, StoredSnapshot};
+use pozo_core::state::{Command, State};
 use pozo_engine::money::plain_text;
 
 #[derive(Debug, Serialize)]
@@ -35,6 +35,41 @@ pub struct VerifyReport {
     pub conservation: Check,
     pub snapshot: SnapshotCheck,
     pub pools: BTreeMap<PoolId, PoolSummary>,
+    /// A journal opened from a closing statement: its predecessor and the statement's checks
+    /// (`crate::tools::close`); absent for any other journal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opened_from: Option<OpenedFrom>,
+    /// A journal `pozo-server close` closed: where, by which statement, and its mark's check.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closed: Option<Closed>,
+}
+
+/// What `verify` says of the closing statement a journal was opened from (docs/journal.md).
+#[derive(Debug, Serialize)]
+pub struct OpenedFrom {
+    /// The predecessor's journal id, entries and tip hash, as the statement gives them.
+    pub journal_id: String,
+    pub entries: u64,
+    pub tip: String,
+    pub closed_ms: u64,
+    /// SHA-256 of the statement's canonical bytes: what the predecessor's closed mark names.
+    pub statement_sha256: String,
+    /// Its seal under the journal key, its files and its books against its snapshot.
+    pub statement: Check,
+    /// Given the predecessor's data directory (`--predecessor`): that the statement is exactly
+    /// that journal's end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predecessor: Option<Check>,
+}
+
+/// What `verify` says of a journal `pozo-server close` closed (its `pozo.closed`).
+#[derive(Debug, Serialize)]
+pub struct Closed {
+    pub entries: u64,
+    pub closed_ms: u64,
+    pub statement_sha256: String,
+    /// The mark's seal, and that the journal ends where it was closed: not served on after.
+    pub check: Check,
 }
 
 /// A check that has something to check every time: the chain and its seal, the books.
@@ -164,8 +199,28 @@ pub struct PoolSummary {
 
 impl VerifyReport {
     pub fn ok(&self) -> bool {
-        self.chain.passed() && self.conservation.passed() && self.snapshot.passed() && self.acknowledged.passed()
+        let opened = self
+            .opened_from
+            .as_ref()
+            .is_none_or(|opened| opened.statement.passed() && opened.predecessor.as_ref().is_none_or(Check::passed));
+        let closed = self.closed.as_ref().is_none_or(|closed| closed.check.passed());
+        self.chain.passed()
+            && self.conservation.passed()
+            && self.snapshot.passed()
+            && self.acknowledged.passed()
+            && opened
+            && closed
     }
+}
+
+/// A journal replayed from entry 1 by `verify`: the report, and what the replay reached.
+pub(crate) struct Replayed {
+    pub(crate) report: VerifyReport,
+    /// The state after the last good entry.
+    pub(crate) state: State,
+    pub(crate) identity: Identity,
+    /// The sealed closing statement its genesis entry carries, when it was opened from one.
+    pub(crate) opened_from: Option<serde_json::Value>,
 }
 
 /// Copies a directory tree (regular files and directories only).
@@ -188,6 +243,11 @@ pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 /// unreadable or empty journal is an error; a broken chain, seal, books, snapshot
 /// or a missing acknowledged entry is reported in the result.
 pub fn verify(directory: &Path, journal_key: &JournalKey, mark: Option<&Path>) -> anyhow::Result<VerifyReport> {
+    replay(directory, journal_key, mark).map(|replayed| replayed.report)
+}
+
+/// [`verify`], keeping the state the replay reached: what `close` seals.
+pub(crate) fn replay(directory: &Path, journal_key: &JournalKey, mark: Option<&Path>) -> anyhow::Result<Replayed> {
     if !directory.is_dir() {
         anyhow::bail!("{}: no such data directory", directory.display());
     }
@@ -221,17 +281,60 @@ pub fn verify_store(url: &str, journal_key: &JournalKey, mark: Option<&Path>) ->
     let mark = mark.as_deref();
     let store = crate::journal::postgres::PgStore::open_reader(url)?;
     let name = store.database().to_owned();
-    verify_journal(&Journal::on(store), &name, journal_key, mark)
+    verify_journal(&Journal::on(store), &name, journal_key, mark).map(|replayed| replayed.report)
 }
 
 /// The checks of [`verify`] on an opened journal; `name` says where it is in messages.
-fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark: Option<&Path>) -> anyhow::Result<VerifyReport> {
+fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark: Option<&Path>) -> anyhow::Result<Replayed> {
     let config = genesis_config(journal)?.ok_or_else(|| anyhow::anyhow!("{name}: the journal is empty"))?;
     let identity =
         journal.identity()?.ok_or_else(|| anyhow::anyhow!("{name}: the journal has no identity record: the data is damaged"))?;
     let sealer = Sealer::new(journal_key, &identity).map_err(anyhow::Error::msg)?;
     let mut state = State::new(Arc::new(config));
     let stored = journal.load_snapshot()?;
+    let Walked { tip, mut chain, conservation, mut snapshot } = walk(journal, &mut state, &identity, stored.as_ref());
+    if chain.passed()
+        && conservation.passed()
+        && let Err(problem) = check_tip(journal, &tip, &sealer)
+    {
+        chain = Check::Failed(problem.to_string());
+    }
+    let acknowledged = check_mark(journal, mark, &sealer, &tip);
+    if let Some(stored) = &stored
+        && stored.sequence > tip.entries
+    {
+        snapshot = SnapshotCheck::Failed(format!("taken at entry {} but the journal ends at {}", stored.sequence, tip.entries));
+    }
+    let report = VerifyReport {
+        entries: tip.entries,
+        last_good_entry: tip.entries,
+        tip: hex::encode(tip.hash),
+        chain,
+        acknowledged,
+        conservation,
+        snapshot,
+        pools: pool_summaries(&state),
+        opened_from: None,
+        closed: None,
+    };
+    let opened_from = match journal.entry(1)?.map(|entry| entry.record.command) {
+        Some(Command::Genesis { opened_from, .. }) => opened_from.map(|statement| *statement),
+        _ => None,
+    };
+    Ok(Replayed { report, state, identity, opened_from })
+}
+
+/// Where the replay of [`walk`] stopped, and what it found on the way.
+struct Walked {
+    tip: crate::journal::JournalTip,
+    chain: Check,
+    conservation: Check,
+    snapshot: SnapshotCheck,
+}
+
+/// Replays the journal onto `state` entry by entry from the first, checking the chain, the
+/// conservation of every pool after every entry, and the `stored` snapshot at its entry.
+fn walk(journal: &Journal, state: &mut State, identity: &Identity, stored: Option<&StoredSnapshot>) -> Walked {
     let mut chain = Check::Ok;
     let mut snapshot = SnapshotCheck::NoSnapshot;
     let mut conservation = Check::Ok;
@@ -239,7 +342,7 @@ fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark:
     // Entry by entry, so that conservation is checked after every one of them.
     loop {
         let before = tip.entries;
-        match replay_until(&mut state, journal, tip.entries, tip.hash, tip.entries + 1) {
+        match replay_until(state, journal, tip.entries, tip.hash, tip.entries + 1) {
             Ok(next) => tip = next,
             Err(error) => {
                 chain = Check::Failed(error.to_string());
@@ -253,7 +356,7 @@ fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark:
             conservation = Check::Failed(format!("broken after entry {}: pool `{pool}` off by {difference}", tip.entries));
             break;
         }
-        if let Some(stored) = &stored
+        if let Some(stored) = stored
             && stored.sequence == tip.entries
         {
             snapshot = if stored.snapshot != state.snapshot() {
@@ -265,29 +368,7 @@ fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark:
             };
         }
     }
-    if chain.passed()
-        && conservation.passed()
-        && let Err(problem) = check_tip(journal, &tip, &sealer)
-    {
-        chain = Check::Failed(problem.to_string());
-    }
-    let acknowledged = check_mark(journal, mark, &sealer, &tip);
-    if let Some(stored) = &stored
-        && stored.sequence > tip.entries
-    {
-        snapshot = SnapshotCheck::Failed(format!("taken at entry {} but the journal ends at {}", stored.sequence, tip.entries));
-    }
-    let pools = pool_summaries(&state);
-    Ok(VerifyReport {
-        entries: tip.entries,
-        last_good_entry: tip.entries,
-        tip: hex::encode(tip.hash),
-        chain,
-        acknowledged,
-        conservation,
-        snapshot,
-        pools,
-    })
+    Walked { tip, chain, conservation, snapshot }
 }
 
 /// What the acknowledgement mark says against the journal good up to `tip`: every
