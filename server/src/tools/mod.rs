@@ -3,6 +3,8 @@
 //!
 //! # Layout
 //! - [`verify`]: replaying a journal from zero to check its chain, seals and books.
+//! - [`close`]: a stopped journal's books sealed in a closing statement, carried to a new
+//!   journal (`serve --open-from`), and checked by `verify`.
 //! - [`backup`]: a verified copy of the durable journal of a running controller.
 //! - [`restore`]: bringing a backup in as a new epoch.
 //! - [`migrate`]: copying a journal between stores (sled and PostgreSQL).
@@ -10,6 +12,7 @@
 
 pub(crate) mod award;
 pub mod backup;
+pub mod close;
 pub mod migrate;
 pub(crate) mod restore;
 pub mod verify;
