@@ -1,9 +1,41 @@
 //! The journal's tools on the command line: `verify`, `backup` (of a running controller),
-//! `restore` and `migrate`.
+//! `restore`, `migrate`, `close`, and the new journal of `serve --open-from`.
 
 use std::process::ExitCode;
 
+use std::path::{Path, PathBuf};
+
 use super::status::fetch_status;
+
+/// The journal key and the acknowledgement mark, as `verify`, `restore` and `close` take them.
+#[derive(clap::Args)]
+pub(super) struct JournalFiles {
+    /// The keys file holding the journal key (role = "journal"); the embedded example keys by default.
+    #[arg(long, value_name = "FILE")]
+    keys: Option<PathBuf>,
+    /// The acknowledgement mark (read by verify and close; read, then replaced, by restore);
+    /// `<DIR>.acknowledged` beside the data directory by default.
+    #[arg(long, value_name = "FILE")]
+    mark: Option<PathBuf>,
+}
+
+impl JournalFiles {
+    /// The mark given, or the one beside `data`.
+    fn mark_of(&self, data: &Path) -> PathBuf {
+        self.mark.clone().unwrap_or_else(|| crate::journal::mark::default_path(data))
+    }
+}
+
+/// What `serve --open-from` needs of `serve`'s flags.
+pub(super) struct OpenFrom<'a> {
+    pub(super) statement: &'a Path,
+    pub(super) data: &'a Path,
+    pub(super) config: Option<&'a Path>,
+    pub(super) rulebooks: &'a [PathBuf],
+    pub(super) keys: Option<&'a Path>,
+    pub(super) mark: Option<&'a Path>,
+    pub(super) changed_by: Option<&'a str>,
+}
 
 /// What `verify` says before checking the data directory of a running controller.
 fn live_directory_warning(data: &std::path::Path) -> String {
@@ -16,28 +48,50 @@ fn live_directory_warning(data: &std::path::Path) -> String {
     )
 }
 
+/// What `verify` checks.
+pub(super) enum Verified {
+    /// The journal in `--data`.
+    Data,
+    /// The journal in the PostgreSQL database at this address.
+    Store(String),
+    /// A closing statement file.
+    Statement(std::path::PathBuf),
+}
+
+impl Verified {
+    /// `--statement FILE`, else `--store URL`, else the journal in `--data`.
+    pub(super) fn of(statement: Option<std::path::PathBuf>, store: Option<String>) -> Verified {
+        match (statement, store) {
+            (Some(statement), _) => Verified::Statement(statement),
+            (None, Some(url)) => Verified::Store(url),
+            (None, None) => Verified::Data,
+        }
+    }
+}
+
 pub(super) fn run_verify(
     data: &std::path::Path,
-    store: Option<&str>,
-    keys: Option<&std::path::Path>,
-    mark: Option<&std::path::Path>,
+    verified: Verified,
+    predecessor: Option<&std::path::Path>,
+    files: &JournalFiles,
 ) -> ExitCode {
-    let journal_key = match crate::config::journal_key(keys) {
+    let journal_key = match crate::config::journal_key(files.keys.as_deref()) {
         Ok(key) => key,
         Err(error) => {
             eprintln!("pozo-server: verify: {error:#}");
             return ExitCode::from(1);
         }
     };
-    let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| crate::journal::mark::default_path(data));
-    if store.is_none() && crate::journal::store::held(data) {
+    let mark = files.mark_of(data);
+    if matches!(verified, Verified::Data) && crate::journal::store::held(data) {
         // docs/operations.md §5: a copy read while the controller writes may be torn, and says
         // nothing of what it writes next. Said first, where the operator looks.
         eprintln!("{}", live_directory_warning(data));
     }
-    let report = match store {
-        Some(url) => crate::tools::verify::verify_store(url, &journal_key, Some(&mark)),
-        None => crate::tools::verify::verify(data, &journal_key, Some(&mark)),
+    let report = match &verified {
+        Verified::Statement(path) => return print_statement_check(path, &journal_key, predecessor),
+        Verified::Store(url) => crate::tools::verify::verify_store(url, &journal_key, Some(&mark)),
+        Verified::Data => crate::tools::close::verify(data, &journal_key, Some(&mark), predecessor),
     };
     match report {
         Ok(report) => {
@@ -49,6 +103,59 @@ pub(super) fn run_verify(
             ExitCode::from(1)
         }
     }
+}
+
+/// `verify --statement`: the statement's report on stdout; 0 when every check passed.
+fn print_statement_check(
+    path: &std::path::Path,
+    journal_key: &crate::config::JournalKey,
+    predecessor: Option<&std::path::Path>,
+) -> ExitCode {
+    match crate::tools::close::verify_statement(path, journal_key, predecessor) {
+        Ok(report) => {
+            println!("{}", serde_json::to_string_pretty(&report).expect("reports serialize"));
+            let passed = report.statement.passed() && report.predecessor.as_ref().is_none_or(|check| check.passed());
+            if passed { ExitCode::SUCCESS } else { ExitCode::from(1) }
+        }
+        Err(error) => {
+            eprintln!("pozo-server: verify: {error:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `close`: the journal of a stopped controller closed and its statement written; what was
+/// done, as JSON on stdout. Exit 0 closed, 4 a controller runs on it, 2 or 1 otherwise.
+pub(super) fn run_close(data: &std::path::Path, out: &std::path::Path, files: &JournalFiles) -> ExitCode {
+    use crate::exit::ExitClass;
+    let closed = crate::config::journal_key(files.keys.as_deref()).and_then(|journal_key| {
+        let mark = files.mark_of(data);
+        let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_millis());
+        crate::tools::close::close(data, &journal_key, &mark, out, u64::try_from(now_ms).unwrap_or(u64::MAX))
+    });
+    match closed {
+        Ok(closed) => {
+            println!("{}", serde_json::to_string_pretty(&closed).expect("reports serialize"));
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("pozo-server: close: {error:#}");
+            let running = error.chain().any(|cause| cause.is::<crate::tools::close::Running>());
+            ExitCode::from(if running { ExitClass::Locked } else { ExitClass::of(&error) }.code())
+        }
+    }
+}
+
+/// `serve --open-from STATEMENT`: the new journal begun in the empty --data directory from the
+/// statement, before the controller is started on it as on any journal.
+pub(super) fn run_open(opening: OpenFrom<'_>) -> anyhow::Result<()> {
+    let OpenFrom { statement, data, config, rulebooks, keys, mark, changed_by } = opening;
+    let config = crate::config::load(config, rulebooks, keys)?;
+    let mark = mark.map_or_else(|| crate::journal::mark::default_path(data), Path::to_path_buf);
+    let by = changed_by.map_or_else(crate::system_user, str::to_owned);
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_millis());
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(crate::tools::close::open(statement, config, data, &mark, &by, u64::try_from(now_ms).unwrap_or(u64::MAX)))
 }
 
 pub(super) fn run_migrate(from: &std::path::Path, to: &str, keys: Option<&std::path::Path>) -> ExitCode {
@@ -71,14 +178,9 @@ pub(super) fn run_migrate(from: &std::path::Path, to: &str, keys: Option<&std::p
     }
 }
 
-pub(super) fn run_restore(
-    from: &std::path::Path,
-    data: &std::path::Path,
-    keys: Option<&std::path::Path>,
-    mark: Option<&std::path::Path>,
-) -> anyhow::Result<()> {
-    let journal_key = crate::config::journal_key(keys)?;
-    let mark = mark.map(std::path::Path::to_path_buf).unwrap_or_else(|| crate::journal::mark::default_path(data));
+pub(super) fn run_restore(from: &Path, data: &Path, files: &JournalFiles) -> anyhow::Result<()> {
+    let journal_key = crate::config::journal_key(files.keys.as_deref())?;
+    let mark = files.mark_of(data);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let restored = runtime.block_on(crate::tools::restore::restore(from, data, &journal_key, &mark))?;
     println!(

@@ -1,5 +1,5 @@
-//! `pozo-server`'s command line: `serve`, `status`, `backup`, `verify`, `restore`, `award`,
-//! `rulebooks`, `password`, `change`. The binary is a two-line `main` over [`main`]; the test kit builds the same
+//! `pozo-server`'s command line: `serve`, `status`, `backup`, `verify`, `restore`, `close`,
+//! `award`, `rulebooks`, `password`, `change`. The binary is a two-line `main` over [`main`]; the test kit builds the same
 //! command line into its own binary (`pozo-testkit`).
 //!
 //! # Layout
@@ -7,7 +7,7 @@
 //! - `logging`: where log lines go and in what form (`--log-format`).
 //! - `serve`: `serve`, its addresses and keys checked, then the controller run.
 //! - `status`: `status`, asked of a running controller's pages.
-//! - `journal`: `verify`, `backup`, `restore`, `migrate`.
+//! - `journal`: `verify`, `backup`, `restore`, `migrate`, `close`, and `serve --open-from`'s new journal.
 //! - `rules`: `award` and `rulebooks`.
 //! - `password`: `password`.
 //! - `change`: `change list|propose|approve|withdraw`, over the Changes service.
@@ -25,7 +25,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use journal::{run_backup, run_migrate, run_restore, run_verify};
+use journal::{JournalFiles, OpenFrom, Verified, run_backup, run_close, run_migrate, run_open, run_restore, run_verify};
 use logging::{LogFormat, init_logging};
 use password::run_password;
 use rules::{run_award, run_rulebooks};
@@ -119,6 +119,12 @@ enum Command {
         /// and take over when it is gone (docs/operations.md §16); without it, refused (exit 4).
         #[arg(long, requires = "store")]
         standby: bool,
+        /// Begin a new journal in the empty --data directory from a predecessor's closing
+        /// statement (`pozo-server close`): the pools at its balances, its orders, credits and
+        /// reports carried. The configuration given must be the statement's files in force, and
+        /// the keys hold the predecessor's journal key (docs/journal.md, "Closing a journal").
+        #[arg(long, value_name = "STATEMENT.json", conflicts_with = "store")]
+        open_from: Option<PathBuf>,
     },
     /// Changes and money movements: one person proposes, another approves (docs/operations.md §8).
     Change {
@@ -136,6 +142,27 @@ enum Command {
         /// must read the backup. The mark is then `--mark`, or the one beside --data.
         #[arg(long, value_name = "URL")]
         store: Option<String>,
+        /// The data directory of the journal this one was opened from: check that the closing
+        /// statement its genesis entry carries is exactly that journal's end.
+        #[arg(long, value_name = "OLDDIR", conflicts_with = "store")]
+        predecessor: Option<PathBuf>,
+        /// Check a closing statement file instead of a journal: its seal under the journal key,
+        /// its files and books against its snapshot; with --predecessor, that journal's end.
+        #[arg(long, value_name = "STATEMENT.json", conflicts_with = "store")]
+        statement: Option<PathBuf>,
+        #[command(flatten)]
+        journal: JournalFiles,
+    },
+    /// Close a stopped controller's journal: replayed and verified, its books sealed in a closing
+    /// statement (with the files in force beside it) that `serve --open-from` continues in a new
+    /// journal; the data directory is marked closed and never served again (docs/journal.md).
+    Close {
+        /// The data directory of a stopped server.
+        #[arg(long, default_value = DATA_DEFAULT, value_name = "DIR")]
+        data: PathBuf,
+        /// Where the statement goes (a new file); the files in force go beside it, in `STATEMENT.files/`.
+        #[arg(long, value_name = "STATEMENT.json")]
+        out: PathBuf,
         #[command(flatten)]
         journal: JournalFiles,
     },
@@ -213,22 +240,26 @@ enum Command {
     },
 }
 
-/// The journal key and the acknowledgement mark, as `verify` and `restore` take them.
-#[derive(clap::Args)]
-struct JournalFiles {
-    /// The keys file holding the journal key (role = "journal"); the embedded example keys by default.
-    #[arg(long, value_name = "FILE")]
-    keys: Option<PathBuf>,
-    /// The acknowledgement mark (read by verify; read, then replaced, by restore);
-    /// `<DIR>.acknowledged` beside the data directory by default.
-    #[arg(long, value_name = "FILE")]
-    mark: Option<PathBuf>,
+impl Command {
+    /// What `serve --open-from` begins the new journal with, before the controller starts.
+    fn opening(&self) -> Option<OpenFrom<'_>> {
+        let Command::Serve { open_from: Some(statement), data, config, rulebook, keys, mark, changed_by, .. } = self else {
+            return None;
+        };
+        let (config, keys, mark) = (config.as_deref(), keys.as_deref(), mark.as_deref());
+        Some(OpenFrom { statement, data, config, rulebooks: rulebook, keys, mark, changed_by: changed_by.as_deref() })
+    }
 }
 
 /// Runs the command line of `std::env::args`, and says how it ended.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.log_format);
+    if let Some(opening) = cli.command.opening()
+        && let Err(error) = run_open(opening)
+    {
+        return failed(&error);
+    }
     let result = match cli.command {
         Command::Serve {
             data,
@@ -248,6 +279,7 @@ pub fn main() -> ExitCode {
             snapshot_every,
             store,
             standby,
+            open_from: _,
         } => match tls_cert.zip(tls_key).map(|(cert, key)| crate::Tls::load(&cert, &key, tls_client_ca.as_deref())) {
             Some(Err(error)) => Err(error),
             tls => run_serve(
@@ -269,10 +301,11 @@ pub fn main() -> ExitCode {
                 },
             ),
         },
-        Command::Verify { data, store, journal } => {
-            return run_verify(&data, store.as_deref(), journal.keys.as_deref(), journal.mark.as_deref());
+        Command::Verify { data, store, predecessor, statement, journal } => {
+            return run_verify(&data, Verified::of(statement, store), predecessor.as_deref(), &journal);
         }
-        Command::Restore { from, data, journal } => run_restore(&from, &data, journal.keys.as_deref(), journal.mark.as_deref()),
+        Command::Close { data, out, journal } => return run_close(&data, &out, &journal),
+        Command::Restore { from, data, journal } => run_restore(&from, &data, &journal),
         Command::Migrate { from, to, keys } => return run_migrate(&from, &to, keys.as_deref()),
         Command::Award { round, rulebook, text } => run_award(&round, &rulebook, text),
         Command::Rulebooks { rulebook } => run_rulebooks(&rulebook),
@@ -283,9 +316,12 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("pozo-server: {error:#}");
-            ExitCode::from(crate::exit::ExitClass::of(&error).code())
-        }
+        Err(error) => failed(&error),
     }
+}
+
+/// Says why a command failed, and ends with its class's exit status.
+fn failed(error: &anyhow::Error) -> ExitCode {
+    eprintln!("pozo-server: {error:#}");
+    ExitCode::from(crate::exit::ExitClass::of(error).code())
 }
