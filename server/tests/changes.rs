@@ -266,6 +266,19 @@ async fn a_transfer_and_a_retirement_conserve_money_to_the_centavo() {
     let refused = change(&client, DIEGO, approve(&early)).await.expect_err("V1 feeds it");
     assert_eq!(refused.code(), Code::FailedPrecondition);
     assert!(refused.message().contains("table V1 still feeds pool `and-bolsa`"), "{}", refused.message());
+    // Out of service first: its agent cannot open it; and a busy table is not taken out.
+    client.ok("P1", open()).await;
+    let service = |table: &str, in_service| {
+        edits(vec![pb::config_edit::Edit::TableService(pb::TableService { table_id: table.into(), in_service })])
+    };
+    let busy = change(&client, CARLA, propose(service("P1", false))).await.expect("proposed");
+    let refused = change(&client, DIEGO, approve(&busy)).await.expect_err("P1 is open");
+    assert!(refused.message().contains("table P1 is open or in a round"), "{}", refused.message());
+    let out = change(&client, CARLA, propose(service("V1", false))).await.expect("proposed");
+    assert_eq!(out.differences[0].text, "Mesa V1 — servicio: en servicio → fuera de servicio");
+    change(&client, DIEGO, approve(&out)).await.expect("V1 out of service");
+    let refused = client.refused("V1", open(), Code::FailedPrecondition).await;
+    assert!(refused.contains("out of service"), "{refused}");
     let retire_v1 =
         change(&client, CARLA, propose(edits(vec![pb::config_edit::Edit::RetireTable("V1".into())]))).await.expect("ok");
     change(&client, DIEGO, approve(&retire_v1)).await.expect("V1 retired");
@@ -295,6 +308,20 @@ async fn a_transfer_and_a_retirement_conserve_money_to_the_centavo() {
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("verify prints JSON");
     assert_eq!(report["conservation"], "ok", "{report:#}");
     assert_eq!(output.status.code(), Some(0), "{report:#}");
+    // The books as verify rebuilt them from the journal alone: the moves, and who decided them.
+    assert_eq!(report["pools"]["and-bolsa"]["retired"], true, "{report:#}");
+    assert_eq!(report["pools"]["iplyc-central-poker"]["transfers_in"], "1234.56", "{report:#}");
+    let changes = report["changes"].as_array().expect("the changes in force");
+    assert_eq!(changes.len(), 4, "the transfer, V1 out of service, V1 retired, the bolsa retired: {report:#}");
+    assert_eq!(changes[0]["summary"], "Transferencia de $ 1.234,56 del pozo iplyc-ruleta al pozo iplyc-central-poker");
+    assert_eq!(
+        (changes[0]["proposed_by"].as_str(), changes[0]["approved_by"].as_str()),
+        (Some("Carla Medina"), Some("Diego Ruiz"))
+    );
+    let builds = report["builds"].as_array().expect("the builds");
+    assert_eq!(builds.len(), 1, "one build wrote this journal: {report:#}");
+    assert_eq!(builds[0]["entry"], 1);
+    assert_eq!(builds[0]["version"], env!("CARGO_PKG_VERSION"));
 }
 
 /// `pozo-server change …` with `args`, against the controller at `address`: its output.

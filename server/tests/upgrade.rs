@@ -305,4 +305,8 @@ async fn a_journal_written_by_release_7a2c150_is_served_and_verified_by_this_bui
     assert_eq!(report["entries"], served_entries, "{report:#}");
     assert_eq!(report["acknowledged"], "ok", "{report:#}");
     assert_eq!(decimal(report["pools"]["iplyc-blackjack"]["balance"].as_str().expect("a balance")), expected, "{report:#}");
+    // The release recorded no build (it predates the record); this one is listed at its entry.
+    let builds = report["builds"].as_array().expect("the builds that wrote to the journal");
+    assert_eq!(builds.len(), 1, "{report:#}");
+    assert_eq!(builds[0]["entry"], RELEASE_ENTRIES + 1, "{report:#}");
 }

@@ -42,6 +42,33 @@ pub struct VerifyReport {
     /// A journal `pozo-server close` closed: where, by which statement, and its mark's check.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub closed: Option<Closed>,
+    /// Every build that wrote to the journal, in order: the entry, its version and the SHA-256
+    /// of its executable (docs/operations.md §8, "Upgrades"); empty for an older release's.
+    pub builds: Vec<BuildLine>,
+    /// The configuration in force at the journal's end (its hash), and every change put in
+    /// force by an approved proposal: id, entry, what it changed, who proposed and approved.
+    pub config_hash: String,
+    pub changes: Vec<ChangeLine>,
+}
+
+/// A build that wrote to the journal.
+#[derive(Debug, Serialize)]
+pub struct BuildLine {
+    pub entry: u64,
+    pub version: String,
+    pub sha256: String,
+}
+
+/// A change or money movement in force.
+#[derive(Debug, Serialize)]
+pub struct ChangeLine {
+    pub proposal_id: String,
+    pub entry: u64,
+    pub summary: String,
+    pub proposed_by: String,
+    pub approved_by: String,
+    pub reason: String,
+    pub authorisation: String,
 }
 
 /// What `verify` says of the closing statement a journal was opened from (docs/journal.md).
@@ -195,6 +222,12 @@ pub struct PoolSummary {
     pub awards_returned: String,
     pub replenishments_withdrawn: String,
     pub hits: u64,
+    /// Money moved by approved procedure (docs/operations.md §8).
+    pub transfers_in: String,
+    pub transfers_out: String,
+    pub adjustments_up: String,
+    pub adjustments_down: String,
+    pub retired: bool,
 }
 
 impl VerifyReport {
@@ -316,6 +349,32 @@ fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark:
         pools: pool_summaries(&state),
         opened_from: None,
         closed: None,
+        builds: state
+            .data()
+            .builds
+            .iter()
+            .map(|record| BuildLine {
+                entry: record.sequence,
+                version: record.build.version.clone(),
+                sha256: record.build.sha256.clone(),
+            })
+            .collect(),
+        config_hash: state.config().hash.clone(),
+        changes: state
+            .data()
+            .proposals
+            .values()
+            .filter(|proposal| proposal.effective_sequence > 0)
+            .map(|proposal| ChangeLine {
+                proposal_id: proposal.proposal_id.clone(),
+                entry: proposal.effective_sequence,
+                summary: proposal.summary(),
+                proposed_by: proposal.proposed_by.name.clone(),
+                approved_by: proposal.approved_by.as_ref().map(|person| person.name.clone()).unwrap_or_default(),
+                reason: proposal.reason.clone(),
+                authorisation: proposal.authorisation.clone(),
+            })
+            .collect(),
     };
     let opened_from = match journal.entry(1)?.map(|entry| entry.record.command) {
         Some(Command::Genesis { opened_from, .. }) => opened_from.map(|statement| *statement),
@@ -405,6 +464,11 @@ fn pool_summaries(state: &State) -> BTreeMap<PoolId, PoolSummary> {
                 awards_returned: plain_text(m.awards_returned),
                 replenishments_withdrawn: plain_text(m.replenishments_withdrawn),
                 hits: m.hits,
+                transfers_in: plain_text(m.transfers_in),
+                transfers_out: plain_text(m.transfers_out),
+                adjustments_up: plain_text(m.adjustments_up),
+                adjustments_down: plain_text(m.adjustments_down),
+                retired: pool.is_retired(),
             };
             (pool.rules().id.clone(), summary)
         })
