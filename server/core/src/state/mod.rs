@@ -139,7 +139,9 @@ impl State {
         self.engine = Engine::restore(&self.config.rulebooks, &snapshot.pools)
             .map_err(|error| invalid(format!("{field}.pools: {error}")))?;
         // The builds that wrote to the predecessor stay in its statement: this journal records its own.
-        self.data = Data { journal_sequence: 0, configuration_changed: false, builds: Vec::new(), ..snapshot.data };
+        // One more journal in the chain: its rounds' books are keyed apart from the carried ones.
+        let generation = snapshot.data.generation + 1;
+        self.data = Data { journal_sequence: 0, configuration_changed: false, builds: Vec::new(), generation, ..snapshot.data };
         Ok(())
     }
 

@@ -274,6 +274,11 @@ pub struct PayoutOrder {
     #[serde(flatten)]
     pub facts: OrderFacts,
     pub journal_sequence: u64,
+    /// The journal of the chain it was marked in: 0 for the first, one more for each journal
+    /// opened from a closing statement (docs/operations.md §8). With `journal_sequence` it names
+    /// the round, which entry numbers alone cannot once a new journal counts from 1 again.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub generation: u32,
     /// When the prize was marked: a rejection takes it off that jornada's PPPA.
     pub time_ms: u64,
     pub status: OrderStatus,
@@ -432,6 +437,9 @@ pub struct Data {
     pub proposals: Arc<BTreeMap<String, Proposal>>,
     #[serde(default)]
     pub(crate) next_proposal: u64,
+    /// How many journals came before this one in its chain (each closed into the next).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub generation: u32,
     /// The approved proposals waiting for their moment, oldest first.
     #[serde(default)]
     pub scheduled: Vec<String>,
@@ -453,6 +461,7 @@ impl Data {
             order_id: order_id.clone(),
             facts,
             journal_sequence,
+            generation: self.generation,
             time_ms,
             status: OrderStatus::Pending,
             operator_id: String::new(),
@@ -473,6 +482,23 @@ pub struct BuildRecord {
     pub sequence: u64,
     pub time_ms: u64,
     pub build: Build,
+}
+
+fn is_zero(value: &u32) -> bool {
+    *value == 0
+}
+
+/// The key of a settled round's book: its ACEPTAR's entry in the journal of `generation`
+/// (the first journal's keys are its entry numbers, as older releases kept them).
+pub(crate) fn round_key(generation: u32, sequence: u64) -> u64 {
+    (u64::from(generation) << 40) | sequence
+}
+
+impl PayoutOrder {
+    /// The key of the book of the round it was marked in.
+    pub(crate) fn round_key(&self) -> u64 {
+        round_key(self.generation, self.journal_sequence)
+    }
 }
 
 /// A snapshot: the state after `data.journal_sequence` entries.

@@ -57,7 +57,8 @@ impl State {
         }
         if awards.iter().any(|award| award.payout_order_id.is_some()) {
             // Kept while an order of the round is pending: a rejection re-settles from it.
-            self.data.rounds.insert(sequence, settlement.book.clone());
+            let key = crate::state::model::round_key(self.data.generation, sequence);
+            self.data.rounds.insert(key, settlement.book.clone());
         }
         let day = jornada_and_hour(&self.config, time_ms);
         let total = settlement.total_paid();

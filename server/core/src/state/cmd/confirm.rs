@@ -40,7 +40,7 @@ impl State {
                         order.decide(OrderStatus::Confirmed, command, sequence, time_ms);
                         order.form_number = form_number.clone();
                         let order = order.clone();
-                        self.forget_decided_round(order.journal_sequence);
+                        self.forget_decided_round(order.round_key());
                         Ok(Applied::Office(order))
                     }
                     status => Err(precondition(format!("order {order_id} is already {}", decided_by(order, status)))),

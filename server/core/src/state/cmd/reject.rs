@@ -22,11 +22,11 @@ impl State {
         reason: &str,
     ) -> Result<Applied, Refusal> {
         let Context { sequence, time_ms } = context;
-        let round_sequence = order.journal_sequence;
+        let round_sequence = order.round_key();
         let mut book = self.data.rounds.get(&round_sequence).cloned().ok_or_else(|| {
             precondition(format!(
-                "order {}: the round it was marked in (journal entry {round_sequence}) is not kept; it cannot be undone",
-                order.order_id
+                "order {}: the round it was marked in (journal entry {}) is not kept; it cannot be undone",
+                order.order_id, order.journal_sequence
             ))
         })?;
         // The other orders of the round still waiting for Venta-Pagos: (id, seat, code).
@@ -35,7 +35,7 @@ impl State {
             .orders
             .values()
             .filter(|other| {
-                other.journal_sequence == round_sequence
+                other.round_key() == round_sequence
                     && other.status == OrderStatus::Pending
                     && other.order_id != order.order_id
             })
@@ -60,7 +60,9 @@ impl State {
                 None => {
                     let facts =
                         OrderFacts { seat: raised.seat, code: raised.code.clone(), amount: raised.after, ..order.facts.clone() };
-                    self.data.file_order(facts, order.journal_sequence, order.time_ms);
+                    let id = self.data.file_order(facts, order.journal_sequence, order.time_ms);
+                    // Of the round's own journal, carried or not.
+                    Arc::make_mut(&mut self.data.orders).get_mut(&id).expect("just filed").generation = order.generation;
                 }
             }
         }
@@ -88,7 +90,7 @@ impl State {
             .data
             .orders
             .values()
-            .any(|order| order.journal_sequence == round_sequence && order.status == OrderStatus::Pending);
+            .any(|order| order.round_key() == round_sequence && order.status == OrderStatus::Pending);
         if !pending {
             self.data.rounds.remove(&round_sequence);
         }
