@@ -35,9 +35,7 @@ impl State {
             .orders
             .values()
             .filter(|other| {
-                other.round_key() == round_sequence
-                    && other.status == OrderStatus::Pending
-                    && other.order_id != order.order_id
+                other.round_key() == round_sequence && other.status == OrderStatus::Pending && other.order_id != order.order_id
             })
             .map(|other| (other.order_id.clone(), other.facts.seat, other.facts.code.clone()))
             .collect();
@@ -86,11 +84,8 @@ impl State {
 
     /// Drops a round's book once none of its orders is pending: nothing can undo it now.
     pub(in crate::state) fn forget_decided_round(&mut self, round_sequence: u64) {
-        let pending = self
-            .data
-            .orders
-            .values()
-            .any(|order| order.round_key() == round_sequence && order.status == OrderStatus::Pending);
+        let pending =
+            self.data.orders.values().any(|order| order.round_key() == round_sequence && order.status == OrderStatus::Pending);
         if !pending {
             self.data.rounds.remove(&round_sequence);
         }
