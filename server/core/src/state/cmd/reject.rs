@@ -91,3 +91,82 @@ impl State {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::config::Config;
+    use crate::state::command::{Command, OfficeCommand, OfficeOp, TableCommand, TableOp};
+    use crate::state::model::OrderStatus;
+    use crate::state::{Context, State};
+
+    /// A journal (its genesis, `opened_from` a statement or not) and one blackjack round at
+    /// `table` whose seat `winner` hits the 100 % prize (11.5.1): a payout order, pending.
+    fn round_with_an_order(state: &mut State, table: &str, winner: u32) -> (String, u64) {
+        let ops = [
+            TableOp::OpenTable,
+            TableOp::SellCredits { seat: 1, credits: 5 },
+            TableOp::SellCredits { seat: 2, credits: 5 },
+            TableOp::Press { seat: 1, credits: None },
+            TableOp::Press { seat: 2, credits: None },
+            TableOp::StartRound,
+            TableOp::EnterPrize { seat: winner, code: "TRES_SIETES_CORAZONES".into(), high: None },
+            TableOp::Accept,
+        ];
+        for (index, op) in ops.into_iter().enumerate() {
+            let sequence = state.journal_sequence() + 1;
+            let command = Command::Table(TableCommand {
+                table_id: table.into(),
+                sequence: index as u64 + 1,
+                payload_sha256: format!("{table}-{index}"),
+                op,
+                card: None,
+            });
+            state.apply(&command, Context { sequence, time_ms: 1_795_360_000_000 }).expect("applied");
+        }
+        let order = state.data().orders.values().find(|order| order.facts.table_id == table).expect("an order");
+        (order.order_id.clone(), order.journal_sequence)
+    }
+
+    fn genesis(config: &Config, opened_from: Option<serde_json::Value>) -> Command {
+        Command::Genesis {
+            config_hash: config.hash.clone(),
+            texts: config.texts.clone(),
+            keys: config.key_records(),
+            by: String::new(),
+            build: None,
+            opened_from: opened_from.map(Box::new),
+        }
+    }
+
+    /// A journal opened from a closing statement counts its entries from 1 again: a carried
+    /// pending order and a new one marked at the same entry number keep their own rounds, and
+    /// rejecting the carried one re-settles its own round (docs/operations.md §8).
+    #[test]
+    fn a_carried_order_and_a_new_one_at_the_same_entry_keep_their_own_rounds() {
+        let config = Arc::new(Config::embedded());
+        let mut old = State::new(Arc::clone(&config));
+        old.apply(&genesis(&config, None), Context { sequence: 1, time_ms: 1_795_360_000_000 }).expect("genesis");
+        let (carried, carried_at) = round_with_an_order(&mut old, "B1", 1);
+        let statement = serde_json::json!({ "statement": { "snapshot": old.snapshot() } });
+        let mut new = State::new(Arc::clone(&config));
+        new.apply(&genesis(&config, Some(statement)), Context { sequence: 1, time_ms: 1_795_360_000_000 }).expect("opened");
+        let (fresh, fresh_at) = round_with_an_order(&mut new, "B2", 2);
+        assert_eq!(carried_at, fresh_at, "the same entry number in two journals");
+        assert_eq!(new.data().rounds.len(), 2, "two rounds kept apart");
+        let returned = new.pool("iplyc-blackjack").meters().awards_returned;
+        let order = new.data().orders[&carried].clone();
+        let reject = Command::Office(OfficeCommand {
+            key_id: "vp-ana".into(),
+            operator_name: "Ana Pereyra".into(),
+            op: OfficeOp::Reject { order_id: carried.clone(), reason: "prueba".into(), expect: order.facts.clone() },
+        });
+        let sequence = new.journal_sequence() + 1;
+        new.apply(&reject, Context { sequence, time_ms: 1_795_360_000_000 }).expect("the carried order's own round undone");
+        assert_eq!(new.pool("iplyc-blackjack").meters().awards_returned, returned + order.facts.amount, "its award back");
+        assert_eq!(new.data().orders[&carried].status, OrderStatus::Rejected);
+        assert_eq!(new.data().orders[&fresh].status, OrderStatus::Pending);
+        assert_eq!(new.data().rounds.len(), 1, "the new round's book is still there for its own order");
+    }
+}
