@@ -709,6 +709,8 @@ async fn the_floor_view_shows_tables_agents_reports_and_pools() {
         assert!(html.contains(&format!("data-mesa=\"{}\"", table.id)), "table {} on the floor", table.id);
     }
     assert!(html.contains("1 PENDIENTE DE PAGO"), "{html}");
+    // The build serving, as the journal records it (docs/operations.md §8, "Upgrades").
+    assert!(html.contains(&format!("Versión <span id=\"version\">{} (SHA-256 ", env!("CARGO_PKG_VERSION"))), "{html}");
     let row = |html: &str, table: &str| {
         let start = html.find(&format!("data-mesa=\"{table}\"")).expect("the row");
         html[start..start + html[start..].find("</tr>").expect("row end")].to_owned()

@@ -120,6 +120,8 @@ struct FloorPage {
     tables: Vec<TableRow>,
     pools: Vec<PoolRow>,
     jornada: String,
+    /// The build serving: its version and the start of its executable's SHA-256 (docs/operations.md §8).
+    build: String,
 }
 
 #[derive(askama::Template)]
@@ -137,7 +139,9 @@ async fn sala(State(web): State<Web>, jar: CookieJar) -> Response {
     async {
         let (tables, pools) = floor(&web);
         let jornada = pozo_core::jornada::jornada_and_hour(&web.handle.config(), web.handle.now_ms()).0;
-        page(&FloorPage { session, tables, pools, jornada })
+        let current = crate::build::current();
+        let build = format!("{} (SHA-256 {}…)", current.version, current.sha256.get(..16).unwrap_or(&current.sha256));
+        page(&FloorPage { session, tables, pools, jornada, build })
     }
     .await
     .into_response()
