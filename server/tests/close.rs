@@ -136,6 +136,13 @@ async fn a_closed_journal_s_books_open_a_new_journal_that_pays_them_and_verifies
     let again = try_serve(&old, &at("old-again.log"), vec![]).await.err().expect("refused");
     assert_eq!(again.code, Some(5), "{}", again.log);
     assert!(again.log.contains("this journal was closed by `pozo-server close`"), "{}", again.log);
+    // Nor migrated where its closed mark would not follow.
+    let migrated =
+        run(vec!["migrate".into(), "--from".into(), old.display().to_string(), "--to".into(), "postgres://127.0.0.1:1/x".into()])
+            .await;
+    assert_ne!(migrated.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&migrated.stderr);
+    assert!(said.contains("this journal was closed by `pozo-server close`") && said.contains("never migrated"), "{said}");
 
     refusals(directory.path(), &statement).await;
 

@@ -28,6 +28,16 @@ pub struct MigrateReport {
 }
 
 pub fn migrate(from: &Path, to: &str, journal_key: &JournalKey) -> anyhow::Result<MigrateReport> {
+    // A closed journal is never served again (docs/operations.md §8): copying it where its
+    // closed mark does not follow would let a controller serve it on.
+    if from.join(crate::writer::CLOSED_FILE).exists() {
+        return Err(JournalRefused(format!(
+            "{}: this journal was closed by `pozo-server close` ({}): it is archived, never migrated to be served              again; open its successor from the statement instead (docs/operations.md §8)",
+            from.display(),
+            crate::writer::CLOSED_FILE
+        ))
+        .into());
+    }
     let source = crate::tools::verify::verify(from, journal_key, None)?;
     if !source.ok() {
         return Err(JournalRefused(format!(
