@@ -105,6 +105,9 @@ pub struct SeriesAward {
     pub code: PrizeCode,
     pub amount: Money,
     pub journal_sequence: u64,
+    /// The journal of the chain it was paid in, as for a payout order (docs/operations.md §8).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub generation: u32,
     pub time_ms: u64,
     pub payout_order_id: Option<String>,
 }

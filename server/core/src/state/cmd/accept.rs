@@ -118,6 +118,7 @@ impl State {
     /// too: a rejection may later pay it (reject.rs).
     fn keep_series(&mut self, context: Context, table_id: &TableId, awards: &[AwardRecord]) {
         let Context { sequence, time_ms } = context;
+        let generation = self.data.generation;
         let table = self.table_mut(table_id);
         for award in awards {
             if let Some(seat) = table.seats.get_mut(award.seat as usize - 1) {
@@ -125,6 +126,7 @@ impl State {
                     code: award.code.clone(),
                     amount: award.award,
                     journal_sequence: sequence,
+                    generation,
                     time_ms,
                     payout_order_id: award.payout_order_id.clone(),
                 });

@@ -145,13 +145,14 @@ impl State {
         // The series' awards as they stand now: those paid at the table, and every order of
         // its rounds for this seat, as the office decided it (a re-settlement after another
         // winner's rejection may have raised one, or filed one for an award fixed at zero).
-        let rounds: Vec<u64> = seat.series.iter().map(|award| award.journal_sequence).collect();
+        let rounds: Vec<u64> =
+            seat.series.iter().map(|award| crate::state::model::round_key(award.generation, award.journal_sequence)).collect();
         let orders: Vec<&crate::state::model::PayoutOrder> = self
             .data
             .orders
             .values()
             .filter(|order| {
-                order.facts.table_id == *table_id && order.facts.seat == seat_number && rounds.contains(&order.journal_sequence)
+                order.facts.table_id == *table_id && order.facts.seat == seat_number && rounds.contains(&order.round_key())
             })
             .collect();
         if let Some(order) = orders.iter().find(|order| order.status == OrderStatus::Pending) {
