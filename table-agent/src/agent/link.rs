@@ -100,9 +100,20 @@ impl Agent {
         let payload = pb::WatchTable { table_id: self.config.table.clone() }.encode_to_vec();
         let mut client = pb::table_client::TableClient::new(channel.clone());
         let envelope = self.sign(pozo_proto::Purpose::WatchTable, &identity.journal_id, payload);
-        let mut stream = client.watch(envelope).await?.into_inner();
-        let Some(first) = stream.message().await? else { return Ok(()) };
+        let mut stream = client.watch(envelope.clone()).await?.into_inner();
+        let Some(mut first) = stream.message().await? else { return Ok(()) };
+        // The command in flight is settled against the record once no attempt at it is on the
+        // wire: one sent just before the link broke may be applied after `first` was read, so
+        // with a command in flight the record is read again, after that attempt has ended.
+        let wire = self.wire.clone().lock_owned().await;
+        if self.shared.lock().await.pending.is_some() {
+            let mut again = client.watch(envelope).await?.into_inner();
+            if let Some(fresh) = again.message().await? {
+                first = fresh;
+            }
+        }
         self.resync(channel, identity.journal_id, first).await?;
+        drop(wire);
         while let Some(event) = stream.message().await? {
             if let Some(view) = event.table {
                 self.take_view(view, event.journal_sequence, false).await;

@@ -150,6 +150,11 @@ struct Agent {
     config: Arc<AgentConfig>,
     shared: Arc<Mutex<Shared>>,
     output: mpsc::Sender<String>,
+    /// Held for each attempt at the command in flight, and by a reconnection while it reads
+    /// the server's record to settle that command: an attempt that outlived the link (tonic
+    /// re-makes a connection to a controller restarted at the same address) ends before the
+    /// record is read, so an applied command is never reported as not recorded.
+    wire: Arc<Mutex<()>>,
 }
 
 /// TLS is used exactly when asked for, and plaintext only to this machine: `--tls-ca`
@@ -185,7 +190,12 @@ pub async fn run<L: Into<RawLine>>(
     output: mpsc::Sender<String>,
 ) -> anyhow::Result<()> {
     check_transport(&config)?;
-    let agent = Agent { config: Arc::new(config), shared: Arc::new(Mutex::new(Shared::default())), output };
+    let agent = Agent {
+        config: Arc::new(config),
+        shared: Arc::new(Mutex::new(Shared::default())),
+        output,
+        wire: Arc::new(Mutex::new(())),
+    };
     agent.emit_panel(true).await;
     let supervisor = tokio::spawn(agent.clone().supervise());
     while let Some(line) = lines.recv().await {

@@ -93,6 +93,7 @@ impl Agent {
     /// link is lost, or the supervisor settles it after a reconnection.
     async fn send_until_answered(&self, input: &str, envelope: pb::Envelope, sequence: u64) {
         loop {
+            let wire = self.wire.clone().lock_owned().await;
             let channel = {
                 let shared = self.shared.lock().await;
                 if shared.pending.as_ref().map(|pending| pending.sequence) != Some(sequence) {
@@ -120,15 +121,20 @@ impl Agent {
                         shared.pending = None;
                         shared.next_sequence = reply.sequence + 1;
                     }
+                    drop(wire);
                     return self.ack(input, reply, None, None).await;
                 }
                 Ok(Err(status)) if is_decision(status.code()) => {
                     // A refusal does not use the sequence (docs/api.md §3).
                     self.shared.lock().await.pending = None;
+                    drop(wire);
                     return self.refused(input, &code_name(status.code()), status.message()).await;
                 }
                 // Timed out or the link failed: the same bytes again, never a new command.
-                _ => tokio::time::sleep(RETRY_DELAY).await,
+                _ => {
+                    drop(wire);
+                    tokio::time::sleep(RETRY_DELAY).await;
+                }
             }
         }
     }
