@@ -112,6 +112,8 @@ async fn a_table_added_mid_jornada_is_played_on_and_kept_across_a_restart() {
     let data = server.stop().await.expect("the data directory");
     let server = TestServer::start_on(data.path().join("data")).await;
     let mut client = server.client().await;
+    // Every start journals the build serving: the restart's record is the journal's last entry.
+    let restart_entry = client.journal().await.entries;
     client.sequences.insert("B5".into(), 8);
     client.ok("B5", press(1)).await;
     client.ok("B5", start()).await;
@@ -119,6 +121,19 @@ async fn a_table_added_mid_jornada_is_played_on_and_kept_across_a_restart() {
     let history = proposals(&client, ELENA).await;
     assert_eq!(history.iter().map(|proposal| proposal.status.as_str()).collect::<Vec<_>>(), ["EN VIGOR"]);
     server.stop().await;
+
+    // verify lists the one build that wrote the journal, with its two starts.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_pozo-server"))
+        .args(["verify", "--data"])
+        .arg(data.path().join("data"))
+        .output()
+        .expect("verify runs");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("verify prints JSON");
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    let builds = report["builds"].as_array().expect("the builds");
+    assert_eq!(builds.len(), 1, "{report:#}");
+    assert_eq!((builds[0]["entry"].as_u64(), builds[0]["last_entry"].as_u64()), (Some(1), Some(restart_entry)), "{report:#}");
+    assert_eq!(builds[0]["starts"], 2, "{report:#}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -320,7 +335,7 @@ async fn a_transfer_and_a_retirement_conserve_money_to_the_centavo() {
     );
     let builds = report["builds"].as_array().expect("the builds");
     assert_eq!(builds.len(), 1, "one build wrote this journal: {report:#}");
-    assert_eq!(builds[0]["entry"], 1);
+    assert_eq!((builds[0]["entry"].as_u64(), builds[0]["starts"].as_u64()), (Some(1), Some(1)), "started once: {report:#}");
     assert_eq!(builds[0]["version"], env!("CARGO_PKG_VERSION"));
 }
 
@@ -379,5 +394,89 @@ async fn the_command_line_proposes_approves_and_lists_with_each_persons_key() {
     client.ok("B5", open()).await;
     let listed = tokio::task::spawn_blocking(move || cli(&address, &["list", "--key", DIEGO])).await.expect("joined");
     assert!(String::from_utf8_lossy(&listed.stdout).contains("propuesto por Carla Medina; motivo: Nueva mesa en el salón"));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pool_added_by_a_new_rulebook_takes_a_table_moved_from_its_pool_between_rounds() {
+    let (server, mut client) = TestServer::with_client().await;
+    let before = pools(&mut client).await;
+    // The IPLyC rulebook whole, with a second Black Jack pool for a salon VIP (minimum 3.000,00).
+    let (name, text) = pozo_server::config::Config::embedded()
+        .texts
+        .iter()
+        .find(|(name, _)| name.ends_with("iplyc.toml"))
+        .cloned()
+        .expect("the IPLyC rulebook");
+    let (from, to) = (
+        text.find("[[pool]]\nid = \"iplyc-blackjack\"").expect("its pool"),
+        text.find("[[pool]]\nid = \"iplyc-central-poker\"").expect("the next"),
+    );
+    let block = text[from..to]
+        .replace("id = \"iplyc-blackjack\"", "id = \"iplyc-blackjack-vip\"")
+        .replace("name = \"Black Jack Carta Descubierta Poceado\"", "name = \"Black Jack Carta Descubierta Poceado (VIP)\"")
+        .replace("minimum = \"5000.00\"", "minimum = \"3000.00\"");
+    assert!(block.contains("iplyc-blackjack-vip") && block.contains("\"3000.00\""), "{block}");
+    let new_rulebook = pb::propose_change::What::Configuration(pb::ConfigurationChange {
+        files: vec![pb::ConfigFile { name, text: format!("{text}\n{block}") }],
+        ..Default::default()
+    });
+    let proposed = change(&client, CARLA, propose(new_rulebook)).await.expect("proposed");
+    assert!(proposed.differences.iter().any(|difference| difference.text.contains("iplyc-blackjack-vip")), "{proposed:?}");
+    let approved = change(&client, ELENA, approve(&proposed)).await.expect("approved");
+    assert_eq!(approved.status, "EN VIGOR", "a new pool is no live pool's money setting: in force at once");
+
+    // The new pool opens at its minimum, seeded by the house and booked as such.
+    let after = pools(&mut client).await;
+    assert_eq!(after["iplyc-blackjack-vip"].0, "3000.00");
+    assert_eq!(after["iplyc-blackjack"], before["iplyc-blackjack"], "the old pool is untouched");
+    let vip = client.pool("iplyc-blackjack-vip").await;
+    assert_eq!(vip.replenishments.map(|amount| amount.value).as_deref(), Some("3000.00"), "{}", vip.pool_id);
+
+    // B1 is open with a credit sold: it cannot move, and the refusal journals nothing.
+    client.open_with_credits("B1", &[(1, 5)]).await;
+    let entries = client.journal().await.entries;
+    let move_b1 = edits(vec![pb::config_edit::Edit::MoveTable(pb::TableMove {
+        table_id: "B1".into(),
+        pool_id: "iplyc-blackjack-vip".into(),
+    })]);
+    let proposed_b1 = change(&client, CARLA, propose(move_b1)).await.expect("proposed");
+    let refused = change(&client, DIEGO, approve(&proposed_b1)).await.expect_err("B1 is open");
+    assert_eq!(refused.code(), Code::FailedPrecondition, "{refused:?}");
+    assert!(refused.message().contains("table B1 is open or in a round"), "{refused:?}");
+    assert_eq!(client.journal().await.entries, entries + 1, "only the proposal was journaled");
+
+    // B4 is closed and holds nothing: it moves, and its next bet feeds the new pool.
+    let move_b4 = edits(vec![pb::config_edit::Edit::MoveTable(pb::TableMove {
+        table_id: "B4".into(),
+        pool_id: "iplyc-blackjack-vip".into(),
+    })]);
+    let moved = change(&client, CARLA, propose(move_b4)).await.expect("proposed");
+    assert!(moved.differences.iter().any(|difference| difference.text.starts_with("Mesa B4")), "{moved:?}");
+    change(&client, DIEGO, approve(&moved)).await.expect("B4 moved");
+    // 10.00 × 65 % = 6.50 into the VIP pool (11.2.3); B1's bet still feeds the old pool.
+    client.round_started("B4", &[(1, 5)], &[1]).await;
+    client.ok("B1", press(1)).await;
+    client.ok("B1", start()).await;
+    let played = pools(&mut client).await;
+    assert_eq!(played["iplyc-blackjack-vip"].0, "3006.50");
+    let old: rust_decimal::Decimal = before["iplyc-blackjack"].0.parse().expect("an amount");
+    assert_eq!(played["iplyc-blackjack"].0, (old + rust_decimal::Decimal::new(650, 2)).to_string());
+    assert_eq!(client.view("B4").await.pool_id, "iplyc-blackjack-vip");
+
+    // A restart replays both changes, and verify ties the books with the seed booked.
+    let data = server.stop().await.expect("the data directory");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_pozo-server"))
+        .args(["verify", "--data"])
+        .arg(data.path().join("data"))
+        .output()
+        .expect("verify runs");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("verify prints JSON");
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    assert_eq!(report["conservation"], "ok", "{report:#}");
+    assert_eq!(report["pools"]["iplyc-blackjack-vip"]["balance"], "3006.50", "{report:#}");
+    let server = TestServer::start_on(data.path().join("data")).await;
+    let mut client = server.client().await;
+    assert_eq!(pools(&mut client).await["iplyc-blackjack-vip"].0, "3006.50");
     server.stop().await;
 }

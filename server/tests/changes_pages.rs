@@ -132,7 +132,7 @@ async fn the_proposer_cannot_approve_and_another_supervisor_can() {
     // Carla approves her own change anyway: refused by the state, nothing journaled.
     let (status, _, html) = carla.approve("CB-000001").await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{html}");
-    assert!(html.contains("was proposed by Carla Medina; another person approves it"), "{html}");
+    assert!(html.contains("lo propuso Carla Medina: lo aprueba otra persona"), "{html}");
     assert!(html.contains("id=\"mensaje\""), "the refusal on the changes page: {html}");
     assert_eq!(client.journal().await.entries, before + 1, "a refused approval journals nothing");
 
@@ -173,11 +173,11 @@ async fn a_change_without_a_reason_is_refused_and_nothing_is_journaled() {
 
     let (status, _, html) = carla.propose(&with(RAISE_MINIMUM, "motivo", "  ")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{html}");
-    assert!(html.contains("reason: required"), "{html}");
+    assert!(html.contains("Falta el motivo"), "{html}");
     assert!(html.contains("value=\"6000.00\"") && html.contains("value=\"Res. IPLyC 77/2026\""), "the form keeps what was typed");
     let (status, _, html) = carla.propose(&with(RAISE_MINIMUM, "autorizacion", "")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{html}");
-    assert!(html.contains("authorisation: required"), "{html}");
+    assert!(html.contains("Falta la autorización"), "{html}");
     let (status, _, html) = carla.propose(&with(RAISE_MINIMUM, "valor", "mucho")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{html}");
     assert!(html.contains("minimum"), "the refusal names the setting: {html}");
@@ -238,7 +238,7 @@ async fn the_inspector_approves_and_withdraws_but_does_not_propose() {
     assert!(row(&html, "CB-000002").contains("Ajuste del pozo iplyc-ruleta: − $ 100,00"), "{html}");
     let (status, _, html) = elena.withdraw("CB-000002", "").await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{html}");
-    assert!(html.contains("reason: required"), "{html}");
+    assert!(html.contains("Falta el motivo"), "{html}");
     let (status, _, html) = elena.withdraw("CB-000002", "Se corrige por otra vía").await;
     assert_eq!(status, StatusCode::SEE_OTHER, "{html}");
     let (_, html) = carla.page("/sala/cambios").await;

@@ -10,23 +10,10 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use common::*;
 use pozo_proto::v1 as pb;
 use pozo_testkit::process::{Refused, ServerProcess};
-
-const BIN: &str = env!("CARGO_BIN_EXE_pozo-server");
-
-async fn run(args: Vec<String>) -> Output {
-    tokio::task::spawn_blocking(move || Command::new(BIN).args(&args).env("NO_COLOR", "1").output().expect("pozo-server runs"))
-        .await
-        .expect("joined")
-}
-
-fn text(output: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
-}
 
 fn strings(items: &[&dyn AsRef<std::ffi::OsStr>]) -> Vec<String> {
     items.iter().map(|item| item.as_ref().to_string_lossy().into_owned()).collect()
@@ -153,7 +140,8 @@ async fn a_closed_journal_s_books_open_a_new_journal_that_pays_them_and_verifies
     let mut server = serve(&new, &at("new.log"), opening.clone()).await;
     let mut client = connect(&server.address).await;
     assert_ne!(client.journal_id, old_id, "a new journal");
-    assert_eq!(client.journal().await.entries, 1, "its genesis entry");
+    // Its genesis (opened from the statement), then this start's record of its build.
+    assert_eq!(client.journal().await.entries, 2, "its genesis entry and this start");
     assert_eq!(books(&mut client).await, before, "every pool to the centavo, meters and all");
     pay_what_was_carried(&mut client, &order).await;
     let entries = client.journal().await.entries;
@@ -177,7 +165,7 @@ async fn a_closed_journal_s_books_open_a_new_journal_that_pays_them_and_verifies
     // Started again as any journal, without --open-from: recovered from its genesis entry on.
     let mut server = serve(&new, &at("new-again.log"), strings(&[&"--config", &at("statement.files/casino.toml")])).await;
     let mut client = connect(&server.address).await;
-    assert_eq!(client.journal().await.entries, entries);
+    assert_eq!(client.journal().await.entries, entries + 1, "every entry, then this start's record of its build");
     assert_eq!(client.order(&order).await.status, "confirmada");
     assert_eq!(books(&mut client).await, before, "a confirmation and refunds move no pool's money");
     drop(client);

@@ -110,7 +110,7 @@ async fn random_damage_after_a_kill_never_serves_fewer_entries_than_acknowledged
             panic!("the undamaged copy was refused:\n{}", std::fs::read_to_string(&log).unwrap_or_default())
         };
         let mut client = connect(&server.address).await;
-        assert_eq!(client.journal().await.entries, acknowledged);
+        assert_eq!(client.journal().await.entries, acknowledged + 1, "every acknowledged entry, then this start's");
         drop(client);
         server.kill();
     }
@@ -348,7 +348,7 @@ async fn a_restore_starts_a_new_epoch_that_refuses_envelopes_signed_before_it() 
     let restored_epoch = epoch(&client.journal_id);
     assert!(restored_epoch > 1, "a restore moves the epoch on");
     assert!(printed.contains(&format!("journal {first_journal} is now {}", client.journal_id)), "{printed}");
-    assert_eq!(client.journal().await.entries, 3, "genesis and the two commands of the backup");
+    assert_eq!(client.journal().await.entries, 4, "genesis, the two commands of the backup, this start");
     let status = client.table.submit(after_backup).await.expect_err("signed before the restore");
     assert_eq!(status.code(), tonic::Code::Unauthenticated, "{}", status.message());
     // The agent's next command, signed for the new epoch, takes the sequence the restored record expects.
@@ -438,4 +438,15 @@ async fn a_damaged_sled_conf_is_refused_saying_what_to_do() {
     let Err(Refused { code, log }) = refused else { panic!("a damaged conf was served") };
     assert_eq!(code, Some(5), "{log}");
     assert!(log.contains("the data directory is damaged") && log.contains("docs/operations.md §6"), "{log}");
+
+    // A byte that is no longer UTF-8: sled cannot parse the conf at all and calls it `Unsupported`
+    // (as if a sled older than 0.29 wrote it). Found by the random flips above: the same refusal.
+    let data = base.path().join("data");
+    bytes[3] = 0xff;
+    std::fs::write(&conf, &bytes).expect("damaged");
+    let log = base.path().join("third.log");
+    let refused = tokio::task::spawn_blocking(move || start(&data, &log)).await.expect("ran");
+    let Err(Refused { code, log }) = refused else { panic!("an unparsable conf was served") };
+    assert_eq!(code, Some(5), "{log}");
+    assert!(log.contains("Unsupported") && log.contains("docs/operations.md §6"), "{log}");
 }

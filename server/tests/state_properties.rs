@@ -288,14 +288,7 @@ struct Night {
 fn night(tables: &[usize], events: &[Event]) -> Result<Night, TestCaseError> {
     let config = Arc::new(Config::embedded());
     let mut state = State::new(Arc::clone(&config));
-    let genesis = Command::Genesis {
-        config_hash: config.hash.clone(),
-        texts: config.texts.clone(),
-        keys: config.key_records(),
-        by: String::new(),
-        build: None,
-        opened_from: None,
-    };
+    let genesis = Command::genesis(&config, "", None, None);
     state.apply(&genesis, Context { sequence: 1, time_ms: 0 }).expect("genesis");
     let mut sequence = 1_u64;
     let mut released = std::collections::BTreeSet::new();

@@ -241,15 +241,18 @@ async fn a_key_set_changed_at_a_restart_is_journaled_with_who_and_never_a_secret
         let mut client = Client::new(channel).await;
         client.reports.entries(pb::JournalEntriesRequest { after: 0, limit: 0 }).await.expect("page").into_inner().entries
     };
-    assert_eq!(entries(same.url.clone()).await.len(), 1, "an unchanged key set adds no entry");
+    let journal = entries(same.url.clone()).await;
+    assert_eq!(journal.len(), 2, "an unchanged key set adds no entry; the start adds its build");
+    let record: serde_json::Value = serde_json::from_str(&journal[1].record_json).expect("json");
+    assert_eq!((record["command"]["kind"].as_str(), record["command"]["by"].as_str()), (Some("build"), Some("otro")));
     same.stop().await.expect("stopped");
 
     // B1's key rotated and an operator added: one `keys` entry, with who and the new set.
     let config = pozo_server::config::Config::embedded().with_keys("rotated.toml", &rotated_keys()).expect("valid keys");
     let rotated = pozo_server::Embedded::start(config, &data, by("ana.supervisora")).await.expect("started");
     let journal = entries(rotated.url.clone()).await;
-    assert_eq!(journal.len(), 2);
-    let record: serde_json::Value = serde_json::from_str(&journal[1].record_json).expect("json");
+    assert_eq!(journal.len(), 4, "genesis, the unchanged start's build, the keys, this start's build");
+    let record: serde_json::Value = serde_json::from_str(&journal[2].record_json).expect("json");
     assert_eq!(record["command"]["kind"], "keys");
     assert_eq!(record["command"]["by"], "ana.supervisora");
     let keys = record["command"]["keys"].as_array().expect("the new set");

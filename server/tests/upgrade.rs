@@ -14,14 +14,11 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use common::*;
 use pozo_proto::v1 as pb;
 use pozo_testkit::process::ServerProcess;
 use rust_decimal::Decimal;
-
-const BIN: &str = env!("CARGO_BIN_EXE_pozo-server");
 
 /// The previous release's journal and what it reported.
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/previous-release/7a2c150");
@@ -122,16 +119,6 @@ fn copy_files(from: &Path, to: &Path) {
             std::fs::copy(&path, &target).expect("copied");
         }
     }
-}
-
-async fn run(args: Vec<String>) -> Output {
-    tokio::task::spawn_blocking(move || Command::new(BIN).args(&args).env("NO_COLOR", "1").output().expect("pozo-server runs"))
-        .await
-        .expect("joined")
-}
-
-fn text(output: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
 }
 
 /// `pozo-server verify --data DATA` with the release's keys: its JSON report, which must say ok.

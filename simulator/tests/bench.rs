@@ -76,7 +76,8 @@ fn a_tiny_bench_reports_every_figure() {
     assert_eq!(restart["snapshot_every"], 1000);
     // The snapshot is as far behind the tip as the interval allows: the longest replay.
     assert_eq!(restart["snapshot_at"], 4001);
-    assert_eq!(restart["replayed_entries"], 999);
+    // The 999 written after it, and the timed restart's own record of its build.
+    assert_eq!(restart["replayed_entries"], 1000);
 
     assert!(number(&report, &["machine", "cores"]) >= 1.0);
     // What the kernel says (procfs): the server and the load generator both used CPU, the

@@ -12,13 +12,17 @@ use crate::writer::Handle;
 
 /// The largest envelope payload accepted: a command is a few dozen bytes.
 const PAYLOAD_BYTES_MAX: usize = 4 * 1024;
+/// ... but a proposed change carries the configuration's files it changes, whole (a rulebook
+/// is some 10 KB): bounded by the gRPC message limit instead.
+const CHANGE_PAYLOAD_BYTES_MAX: usize = crate::net::MESSAGE_BYTES_MAX - 1024;
 
 /// Checks an envelope's key, journal and MAC; returns the key. The MAC is compared
 /// in constant time over the exact payload bytes received, as `purpose`, for this
 /// controller's journal id (never the one the envelope names).
 pub(super) fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope, purpose: Purpose) -> Result<&'a Key, ApiError> {
-    if envelope.payload.len() > PAYLOAD_BYTES_MAX {
-        return Err(ApiError::invalid(format!("payload: {} bytes, over {PAYLOAD_BYTES_MAX}", envelope.payload.len())));
+    let limit = if purpose == Purpose::ChangeCommand { CHANGE_PAYLOAD_BYTES_MAX } else { PAYLOAD_BYTES_MAX };
+    if envelope.payload.len() > limit {
+        return Err(ApiError::invalid(format!("payload: {} bytes, over {limit}", envelope.payload.len())));
     }
     let Some(key) = handle.key(&envelope.key_id) else {
         tracing::warn!(key_id = %bounded_text(&envelope.key_id), "refused: unknown key");
@@ -44,6 +48,26 @@ pub(super) fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope, purp
         )));
     }
     Ok(key)
+}
+
+/// A person's signed command (Venta-Pagos, Changes): the envelope authenticated for
+/// `purpose`, its key's role one of `roles` (else refused, saying who `service` is for), its
+/// payload decoded as `M`. Returns the key and the command.
+pub(super) fn person_command<'a, M: prost::Message + Default>(
+    handle: &'a Handle,
+    envelope: &pb::Envelope,
+    purpose: Purpose,
+    roles: &[Role],
+    service: &str,
+) -> Result<(&'a Key, M), ApiError> {
+    let key = authenticate(handle, envelope, purpose)?;
+    if !roles.contains(&key.role) {
+        tracing::warn!(key_id = %key.id, role = key.role.name(), service, "refused: a key of another role");
+        return Err(ApiError::denied(format!("key `{}` is a {} key; {service}", key.id, key.role.name())));
+    }
+    let command = M::decode(envelope.payload.as_slice())
+        .map_err(|error| ApiError::invalid(format!("payload: not a {}: {error}", purpose.context())))?;
+    Ok((key, command))
 }
 
 /// Who may read reports and journal pages: the jefe de sala.

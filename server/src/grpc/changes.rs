@@ -4,10 +4,9 @@
 
 use pozo_proto::Purpose;
 use pozo_proto::v1 as pb;
-use prost::Message;
 use tonic::{Request, Response, Status};
 
-use super::auth::authenticate;
+use super::auth::person_command;
 use super::error::ApiError;
 use super::wire::required;
 use crate::config::{Edit, Key, Role, TableConfig};
@@ -25,18 +24,13 @@ const CHANGE_ROLES: &[Role] = &[Role::Supervisor, Role::Inspector];
 
 impl ChangesService {
     fn change_command(&self, envelope: &pb::Envelope) -> Result<(&Key, pb::change_command::Command), Status> {
-        let key = authenticate(&self.handle, envelope, Purpose::ChangeCommand)?;
-        if !CHANGE_ROLES.contains(&key.role) {
-            tracing::warn!(key_id = %key.id, role = key.role.name(), "refused: not a supervisor's or inspector's key at Changes");
-            return Err(ApiError::denied(format!(
-                "key `{}` is a {} key; changes are proposed and approved by supervisors and the inspector, each with their own key",
-                key.id,
-                key.role.name()
-            ))
-            .into());
-        }
-        let command = pb::ChangeCommand::decode(envelope.payload.as_slice())
-            .map_err(|error| ApiError::invalid(format!("payload: not a ChangeCommand: {error}")))?;
+        let (key, command): (_, pb::ChangeCommand) = person_command(
+            &self.handle,
+            envelope,
+            Purpose::ChangeCommand,
+            CHANGE_ROLES,
+            "changes are proposed and approved by supervisors and the inspector, each with their own key",
+        )?;
         Ok((key, required("command", command.command)?))
     }
 
@@ -71,11 +65,7 @@ pub(crate) fn proposed_of(handle: &Handle, what: pb::propose_change::What) -> Re
                 files.retain(|(name, _)| *name != file.name);
                 files.push((file.name, file.text));
             }
-            let effect = match change.effect_jornada.trim() {
-                "" => Effect::NextTopPrize,
-                jornada => Effect::Jornada { jornada: jornada.to_owned() },
-            };
-            Proposed::Configuration { files, effect }
+            Proposed::Configuration { files, effect: Effect::from_jornada(&change.effect_jornada) }
         }
         pb::propose_change::What::Transfer(transfer) => Proposed::Transfer {
             from: transfer.from_pool_id.into(),
@@ -93,15 +83,14 @@ pub(crate) fn proposed_of(handle: &Handle, what: pb::propose_change::What) -> Re
 
 fn edit_of(edit: pb::ConfigEdit) -> Result<Edit, ApiError> {
     Ok(match required("edit", edit.edit)? {
-        pb::config_edit::Edit::AddTable(table) => Edit::AddTable(TableConfig {
-            id: table.table_id.into(),
-            flor: table.flor,
-            pool: table.pool_id.into(),
-            game: pozo_engine::Game::parse(&table.game).map_err(|problem| ApiError::invalid(format!("game: {problem}")))?,
-            seats: table.seats,
-            salon: (!table.salon.is_empty()).then_some(table.salon),
-            in_service: true,
-        }),
+        pb::config_edit::Edit::AddTable(table) => Edit::AddTable(TableConfig::added(
+            &table.table_id,
+            &table.flor,
+            &table.pool_id,
+            pozo_engine::Game::parse(&table.game).map_err(|problem| ApiError::invalid(format!("game: {problem}")))?,
+            table.seats,
+            &table.salon,
+        )),
         pb::config_edit::Edit::RetireTable(table_id) => Edit::RetireTable { table_id: table_id.into() },
         pb::config_edit::Edit::MoveTable(moved) => {
             Edit::MoveTable { table_id: moved.table_id.into(), pool_id: moved.pool_id.into() }

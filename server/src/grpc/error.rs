@@ -62,7 +62,7 @@ impl From<ApiError> for Status {
             ApiError::Unauthenticated(message) => Status::unauthenticated(message),
             ApiError::Denied(message) => Status::permission_denied(message),
             ApiError::NotFound(message) => Status::not_found(message),
-            ApiError::Refused(Refusal { kind, message }) => match kind {
+            ApiError::Refused(Refusal { kind, message, .. }) => match kind {
                 RefusalKind::InvalidArgument => Status::invalid_argument(message),
                 RefusalKind::FailedPrecondition => Status::failed_precondition(message),
                 RefusalKind::NotFound => Status::not_found(message),
@@ -88,7 +88,7 @@ mod tests {
 
     #[test]
     fn each_kind_of_refusal_becomes_its_own_status_code_with_its_message() {
-        let refused = |kind| ApiError::Refused(Refusal { kind, message: "seat: 9 is not a seat of this table".into() });
+        let refused = |kind| ApiError::Refused(Refusal::new(kind, "seat: 9 is not a seat of this table"));
         let cases = [
             (ApiError::invalid("payload: 5000 bytes, over 4096"), Code::InvalidArgument),
             (ApiError::unauthenticated("key_id: unknown key `nadie`"), Code::Unauthenticated),

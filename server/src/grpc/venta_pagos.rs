@@ -2,10 +2,9 @@
 
 use pozo_proto::Purpose;
 use pozo_proto::v1 as pb;
-use prost::Message;
 use tonic::{Request, Response, Status};
 
-use super::auth::authenticate;
+use super::auth::person_command;
 use super::error::ApiError;
 use super::wire::{FromWire, ToWire, required};
 use crate::config::{Key, Role};
@@ -24,18 +23,8 @@ impl VentaPagosService {
         envelope: &pb::Envelope,
         roles: &[Role],
     ) -> Result<(&'a Key, pb::office_command::Command), Status> {
-        let key = authenticate(&self.handle, envelope, Purpose::OfficeCommand)?;
-        if !roles.contains(&key.role) {
-            tracing::warn!(key_id = %key.id, role = key.role.name(), "refused: not an office key at Venta-Pagos");
-            return Err(ApiError::denied(format!(
-                "key `{}` is a {} key; Venta-Pagos needs an operator's office key",
-                key.id,
-                key.role.name()
-            ))
-            .into());
-        }
-        let command = pb::OfficeCommand::decode(envelope.payload.as_slice())
-            .map_err(|error| ApiError::invalid(format!("payload: not an OfficeCommand: {error}")))?;
+        let (key, command): (_, pb::OfficeCommand) =
+            person_command(&self.handle, envelope, Purpose::OfficeCommand, roles, "Venta-Pagos needs an operator's office key")?;
         Ok((key, required("command", command.command)?))
     }
 

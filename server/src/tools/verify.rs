@@ -42,8 +42,9 @@ pub struct VerifyReport {
     /// A journal `pozo-server close` closed: where, by which statement, and its mark's check.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub closed: Option<Closed>,
-    /// Every build that wrote to the journal, in order: the entry, its version and the SHA-256
-    /// of its executable (docs/operations.md §8, "Upgrades"); empty for an older release's.
+    /// Every build that wrote to the journal, in the order it first started: the entry of its
+    /// first start, of its last, how many starts, its version and the SHA-256 of its executable
+    /// (docs/operations.md §8, "Upgrades"); empty for an older release's.
     pub builds: Vec<BuildLine>,
     /// The configuration in force at the journal's end (its hash), and every change put in
     /// force by an approved proposal: id, entry, what it changed, who proposed and approved.
@@ -51,12 +52,37 @@ pub struct VerifyReport {
     pub changes: Vec<ChangeLine>,
 }
 
-/// A build that wrote to the journal.
+/// A build that wrote to the journal: every start journals one entry.
 #[derive(Debug, Serialize)]
 pub struct BuildLine {
+    /// The entry of its first start.
     pub entry: u64,
+    /// The entry of its last start.
+    pub last_entry: u64,
+    pub starts: u64,
     pub version: String,
     pub sha256: String,
+}
+
+/// The journal's starts, one line per build in the order it first started.
+fn build_lines(records: &[pozo_core::state::BuildRecord]) -> Vec<BuildLine> {
+    let mut lines: Vec<BuildLine> = Vec::new();
+    for record in records {
+        match lines.iter_mut().find(|line| line.version == record.build.version && line.sha256 == record.build.sha256) {
+            Some(line) => {
+                line.last_entry = record.sequence;
+                line.starts += 1;
+            }
+            None => lines.push(BuildLine {
+                entry: record.sequence,
+                last_entry: record.sequence,
+                starts: 1,
+                version: record.build.version.clone(),
+                sha256: record.build.sha256.clone(),
+            }),
+        }
+    }
+    lines
 }
 
 /// A change or money movement in force.
@@ -349,16 +375,7 @@ fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark:
         pools: pool_summaries(&state),
         opened_from: None,
         closed: None,
-        builds: state
-            .data()
-            .builds
-            .iter()
-            .map(|record| BuildLine {
-                entry: record.sequence,
-                version: record.build.version.clone(),
-                sha256: record.build.sha256.clone(),
-            })
-            .collect(),
+        builds: build_lines(&state.data().builds),
         config_hash: state.config().hash.clone(),
         changes: state
             .data()

@@ -366,11 +366,7 @@ impl ProposeForm {
             other => return Err(bad(format!("tipo: `{}` no es un cambio que se proponga aquí", view::bounded(other)))),
         };
         let files = config.edited(&[edit]).map_err(|error| bad(error.to_string()))?;
-        let effect = match self.jornada.trim() {
-            "" => Effect::NextTopPrize,
-            jornada => Effect::Jornada { jornada: jornada.to_owned() },
-        };
-        Ok(Proposed::Configuration { files, effect })
+        Ok(Proposed::Configuration { files, effect: Effect::from_jornada(&self.jornada) })
     }
 
     /// A paytable line's amount, percent or multiple: whichever the line pays by.
@@ -400,16 +396,14 @@ impl ProposeForm {
         let seats = self.puestos.trim();
         let seats = seats.parse::<u32>().map_err(|_| bad(format!("puestos: `{}` no es un número", view::bounded(seats))))?;
         let game = Game::parse(self.juego.trim()).map_err(|problem| bad(format!("juego: {problem}")))?;
-        let salon = self.salon.trim();
-        Ok(TableConfig {
-            id: required("mesa", &self.mesa)?.into(),
-            flor: required("flor", &self.flor)?,
-            pool: required("pozo", &self.pozo)?.into(),
+        Ok(TableConfig::added(
+            &required("mesa", &self.mesa)?,
+            &required("flor", &self.flor)?,
+            &required("pozo", &self.pozo)?,
             game,
             seats,
-            salon: (!salon.is_empty()).then(|| salon.to_owned()),
-            in_service: true,
-        })
+            &self.salon,
+        ))
     }
 
     /// What was typed in `field`, if this is the form `tipo` (a refused form keeps its values).

@@ -38,7 +38,9 @@ impl From<Refusal> for PageError {
             RefusalKind::NotFound => StatusCode::NOT_FOUND,
             RefusalKind::PermissionDenied => StatusCode::FORBIDDEN,
         };
-        PageError::new(status, refusal.message)
+        // A person reads the refusal in Spanish where the state machine wrote it so.
+        let message = refusal.for_people().to_owned();
+        PageError::new(status, message)
     }
 }
 

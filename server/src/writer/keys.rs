@@ -36,9 +36,9 @@ pub(super) async fn journal_key_set(
     Ok(JournalTip { entries: sequence, hash })
 }
 
-/// A build other than the last one the journal recorded (a new release, a rebuilt
-/// executable) is journaled with who started it, before anything is served: the journal
-/// lists every build that wrote to it. Returns the new tip.
+/// Every start journals the build serving (its version and the SHA-256 of its own
+/// executable) with who started it, before anything is served: the journal lists every
+/// start and every build that wrote to it. Returns the new tip.
 pub(super) async fn journal_build(
     state: &mut State,
     tip: JournalTip,
@@ -48,16 +48,18 @@ pub(super) async fn journal_build(
     clock: &Arc<dyn Clock>,
 ) -> anyhow::Result<JournalTip> {
     let build = crate::build::current();
-    if state.data().builds.last().is_some_and(|last| last.build == *build) {
-        return Ok(tip);
-    }
+    let new_build = !state.data().builds.iter().any(|record| record.build == *build);
     let sequence = tip.entries + 1;
     let time_ms = clock.now_ms().max(journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0));
     let record = Record { sequence, time_ms, command: Command::Build { build: build.clone(), by: changed_by.to_owned() } };
     state.apply(&record.command, Context { sequence, time_ms }).map_err(|refusal| anyhow::anyhow!("build: {refusal}"))?;
     let (value, hash) = Journal::encode(&tip.hash, &record);
     journal.append(vec![(sequence, value)], (sequence, hash), sealer.tip_seal(sequence, &hash)).await?;
-    tracing::info!(entry = sequence, version = %build.version, sha256 = %build.sha256, "a build new to this journal: journaled");
+    if new_build {
+        tracing::info!(entry = sequence, version = %build.version, sha256 = %build.sha256, "a build new to this journal: journaled");
+    } else {
+        tracing::info!(entry = sequence, version = %build.version, "start journaled");
+    }
     Ok(JournalTip { entries: sequence, hash })
 }
 

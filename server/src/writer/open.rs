@@ -36,18 +36,7 @@ pub fn genesis(config: &Config, time_ms: u64, by: &str) -> Record {
 /// [`genesis`] of a journal opened from its predecessor's sealed closing statement
 /// (`opened_from`, docs/journal.md), when there is one.
 fn genesis_opened(config: &Config, time_ms: u64, by: &str, opened_from: Option<Box<serde_json::Value>>) -> Record {
-    Record {
-        sequence: 1,
-        time_ms,
-        command: Command::Genesis {
-            config_hash: config.hash.clone(),
-            texts: config.texts.clone(),
-            keys: config.key_records(),
-            by: by.to_owned(),
-            build: Some(crate::build::current().clone()),
-            opened_from,
-        },
-    }
+    Record { sequence: 1, time_ms, command: Command::genesis(config, by, Some(crate::build::current().clone()), opened_from) }
 }
 
 /// The file `pozo-server close` leaves in a data directory whose books it carried to a new
@@ -371,7 +360,8 @@ pub(super) async fn start_writer(
     };
     let (mut state, tip) = (state, tip);
     let tip = journal_key_set(&mut state, tip, &journal, &sealer, &config, changed_by, &clock).await?;
-    let tip = journal_build(&mut state, tip, &journal, &sealer, changed_by, &clock).await?;
+    // Genesis records the first start's build; every later start journals its own.
+    let tip = if entries == 0 { tip } else { journal_build(&mut state, tip, &journal, &sealer, changed_by, &clock).await? };
     // The mark now says what the journal holds, before anything is answered.
     let mut mark = Mark::open(mark_path, sealer.clone())?;
     mark.write(tip.entries, &tip.hash)?;
@@ -400,9 +390,10 @@ async fn open_journal(directory: &Path, opening: Opening) -> anyhow::Result<Jour
     };
     match tokio::task::spawn_blocking(open).await {
         Ok(Ok(journal)) => Ok(journal),
-        // sled reads its own files as corrupted (a damaged `conf` or log): refused, saying what to do.
+        // sled reads its own files as corrupted (a damaged `conf` or log; a `conf` it cannot parse
+        // at all it calls `Unsupported`, as if an older sled wrote it): refused, saying what to do.
         Ok(Err(JournalError::Store(crate::journal::store::StoreError::Sled(
-            error @ (sled::Error::Corruption { .. } | sled::Error::ReportableBug(_)),
+            error @ (sled::Error::Corruption { .. } | sled::Error::ReportableBug(_) | sled::Error::Unsupported(_)),
         )))) => Err(damaged(error.to_string()).into()),
         Ok(Err(error)) => Err(error.into()),
         // sled may panic on data it cannot make sense of: a damaged directory, refused.

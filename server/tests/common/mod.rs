@@ -407,3 +407,20 @@ pub fn amount(value: &Option<pb::Amount>) -> String {
 pub fn light(view: &pb::TableView, seat: u32) -> pb::Light {
     pb::Light::try_from(view.seats[seat as usize - 1].light).expect("a known light")
 }
+
+/// The `pozo-server` executable the tests run as a child process.
+pub const BIN: &str = env!("CARGO_BIN_EXE_pozo-server");
+
+/// `pozo-server ARGS…` to its end, off the async runtime: its exit status and output.
+pub async fn run(args: Vec<String>) -> std::process::Output {
+    tokio::task::spawn_blocking(move || {
+        std::process::Command::new(BIN).args(&args).env("NO_COLOR", "1").output().expect("pozo-server runs")
+    })
+    .await
+    .expect("joined")
+}
+
+/// A finished command's standard output and error, as text.
+pub fn text(output: &std::process::Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}

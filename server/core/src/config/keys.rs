@@ -57,6 +57,18 @@ impl Role {
             Role::Journal => "journal",
         }
     }
+
+    /// Who holds such a key, in the operators' words ("una clave de jefe de sala").
+    pub fn spanish(self) -> &'static str {
+        match self {
+            Role::Table => "mesa",
+            Role::Display => "cartel",
+            Role::Office => "Venta-Pagos",
+            Role::Supervisor => "jefe de sala",
+            Role::Inspector => "inspector",
+            Role::Journal => "registro",
+        }
+    }
 }
 
 #[derive(Clone, Deserialize, Serialize)]

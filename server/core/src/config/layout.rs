@@ -74,6 +74,23 @@ pub struct TableConfig {
     pub in_service: bool,
 }
 
+impl TableConfig {
+    /// A table a change adds, in service once the change is in force; an empty `salon` is
+    /// none (the layout's checks then say whether one is needed).
+    pub fn added(id: &str, flor: &str, pool: &str, game: Game, seats: u32, salon: &str) -> TableConfig {
+        let salon = salon.trim();
+        TableConfig {
+            id: id.trim().into(),
+            flor: flor.trim().to_owned(),
+            pool: pool.trim().into(),
+            game,
+            seats,
+            salon: (!salon.is_empty()).then(|| salon.to_owned()),
+            in_service: true,
+        }
+    }
+}
+
 fn in_service() -> bool {
     true
 }

@@ -172,6 +172,17 @@ pub enum Effect {
     Jornada { jornada: String },
 }
 
+impl Effect {
+    /// The moment as a person gives it: a jornada (`2026-12-01`), or nothing for after the
+    /// pool's next top prize. The state machine checks the jornada when it is proposed.
+    pub fn from_jornada(jornada: &str) -> Effect {
+        match jornada.trim() {
+            "" => Effect::NextTopPrize,
+            jornada => Effect::Jornada { jornada: jornada.to_owned() },
+        }
+    }
+}
+
 /// What a supervisor or an inspector does with a proposal.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
@@ -233,11 +244,32 @@ pub enum Command {
         keys: Vec<KeyRecord>,
         by: String,
     },
-    /// A build other than the last one recorded started on the journal: who started it.
+    /// A start of the controller on the journal after its first (genesis records the first):
+    /// the build serving and who started it.
     Build {
         build: Build,
         by: String,
     },
+}
+
+impl Command {
+    /// Entry 1 of a journal under `config`: its texts and hash, its key set, who started it and
+    /// with which build, and the predecessor's sealed statement when it is opened from one.
+    pub fn genesis(
+        config: &crate::config::Config,
+        by: &str,
+        build: Option<Build>,
+        opened_from: Option<Box<serde_json::Value>>,
+    ) -> Command {
+        Command::Genesis {
+            config_hash: config.hash.clone(),
+            texts: config.texts.clone(),
+            keys: config.key_records(),
+            by: by.to_owned(),
+            build,
+            opened_from,
+        }
+    }
 }
 
 /// Defines [`Command::kind`] and [`Command::KINDS`] from one list, so that the metrics'

@@ -208,9 +208,7 @@ impl State {
                 Applied::Genesis
             }
             Command::Build { build, .. } => {
-                if self.data.builds.last().is_some_and(|last| last.build == *build) {
-                    return Err(precondition("build: the build the journal last recorded: nothing changed"));
-                }
+                // Every start is journaled with the build serving (docs/journal.md, "build").
                 self.data.builds.push(BuildRecord { sequence, time_ms: context.time_ms, build: build.clone() });
                 Applied::Build
             }
@@ -236,9 +234,8 @@ impl State {
     // ------------------------------------------------------------------------- tables
 
     fn apply_table(&mut self, context: Context, command: &TableCommand) -> Result<Applied, Refusal> {
-        let table = self.data.tables.get(&command.table_id).ok_or_else(|| Refusal {
-            kind: RefusalKind::NotFound,
-            message: format!("table_id: no table `{}` in the layout", command.table_id),
+        let table = self.data.tables.get(&command.table_id).ok_or_else(|| {
+            Refusal::new(RefusalKind::NotFound, format!("table_id: no table `{}` in the layout", command.table_id))
         })?;
         // Exactly once: the last applied command may be retried; anything else must be next.
         let expected = table.last_sequence + 1;
@@ -247,22 +244,22 @@ impl State {
                 let reply = table.last_reply.clone().expect("an applied command left its reply");
                 return Ok(Applied::Duplicate(reply));
             }
-            return Err(Refusal {
-                kind: RefusalKind::AlreadyExists,
-                message: format!(
+            return Err(Refusal::new(
+                RefusalKind::AlreadyExists,
+                format!(
                     "sequence: {} was already used by another command of table {}; the next is {expected}",
                     command.sequence, table.id
                 ),
-            });
+            ));
         }
         if command.sequence < table.last_sequence {
-            return Err(Refusal {
-                kind: RefusalKind::AlreadyExists,
-                message: format!(
+            return Err(Refusal::new(
+                RefusalKind::AlreadyExists,
+                format!(
                     "sequence: {} is older than the last applied, {}; the next is {expected}",
                     command.sequence, table.last_sequence
                 ),
-            });
+            ));
         }
         if command.sequence != expected {
             return Err(precondition(format!(
@@ -395,14 +392,7 @@ mod tests {
         // leaves hour 14 at zero and books nothing negative in hour 15.
         let config = Arc::new(Config::embedded());
         let mut state = State::new(Arc::clone(&config));
-        let genesis = Command::Genesis {
-            config_hash: config.hash.clone(),
-            texts: config.texts.clone(),
-            keys: vec![],
-            by: String::new(),
-            build: None,
-            opened_from: None,
-        };
+        let genesis = Command::genesis(&config, "", None, None);
         state.apply(&genesis, Context { sequence: 1, time_ms: 0 }).expect("genesis");
         let local_midnight_ms = 1_795_305_600_000 + 3 * 3_600_000; // 2026-11-22 00:00 in UTC-03:00
         let at = |hour: u64, minute: u64| local_midnight_ms + (hour * 60 + minute) * 60_000;
@@ -436,14 +426,7 @@ mod tests {
     #[test]
     fn a_genesis_opened_from_a_statement_carries_the_predecessor_s_state() {
         let config = Arc::new(Config::embedded());
-        let genesis = |opened_from: Option<serde_json::Value>| Command::Genesis {
-            config_hash: config.hash.clone(),
-            texts: config.texts.clone(),
-            keys: vec![],
-            by: String::new(),
-            build: None,
-            opened_from: opened_from.map(Box::new),
-        };
+        let genesis = |opened_from: Option<serde_json::Value>| Command::genesis(&config, "", None, opened_from.map(Box::new));
         let mut old = State::new(Arc::clone(&config));
         old.apply(&genesis(None), Context { sequence: 1, time_ms: 0 }).expect("genesis");
         let ops = [TableOp::OpenTable, TableOp::SellCredits { seat: 2, credits: 5 }, TableOp::Press { seat: 2, credits: None }];

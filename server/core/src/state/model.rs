@@ -245,6 +245,21 @@ pub enum OrderStatus {
 
 /// "confirmada by `vp-ana` (Ana Pereyra) at journal entry 42": what someone who
 /// decides second is told.
+/// Who decided the order and when, in the cashier's words: "confirmada por Dora Paz
+/// (vp-dora), asiento 42 del registro".
+pub(in crate::state) fn decided_by_spanish(order: &PayoutOrder, status: OrderStatus) -> String {
+    if order.operator_id.is_empty() {
+        return status.spanish().to_owned();
+    }
+    format!(
+        "{} por {} ({}), asiento {} del registro",
+        status.spanish(),
+        order.operator_name,
+        order.operator_id,
+        order.resolved_sequence
+    )
+}
+
 pub(in crate::state) fn decided_by(order: &PayoutOrder, status: OrderStatus) -> String {
     if order.operator_id.is_empty() {
         return status.spanish().to_owned();

@@ -44,19 +44,45 @@ impl RefusalKind {
 #[error("{message}")]
 pub struct Refusal {
     pub kind: RefusalKind,
+    /// For programs and logs: the field and the rule, in English (`key_id: …`).
     pub message: String,
+    /// For people: the same refusal in the regulation's Spanish, where it is written (the
+    /// pages show it instead of `message`).
+    pub spanish: Option<String>,
+}
+
+impl Refusal {
+    pub fn new(kind: RefusalKind, message: impl Into<String>) -> Refusal {
+        Refusal { kind, message: message.into(), spanish: None }
+    }
+
+    /// The same refusal, in the words the pages show.
+    #[must_use]
+    pub fn castellano(mut self, text: impl Into<String>) -> Refusal {
+        self.spanish = Some(text.into());
+        self
+    }
+
+    /// What a person reads: the Spanish where written, else the message.
+    pub fn for_people(&self) -> &str {
+        self.spanish.as_deref().unwrap_or(&self.message)
+    }
 }
 
 pub(in crate::state) fn invalid(message: impl Into<String>) -> Refusal {
-    Refusal { kind: RefusalKind::InvalidArgument, message: message.into() }
+    Refusal::new(RefusalKind::InvalidArgument, message)
 }
 
 pub(in crate::state) fn denied(message: impl Into<String>) -> Refusal {
-    Refusal { kind: RefusalKind::PermissionDenied, message: message.into() }
+    Refusal::new(RefusalKind::PermissionDenied, message)
 }
 
 pub(in crate::state) fn precondition(message: impl Into<String>) -> Refusal {
-    Refusal { kind: RefusalKind::FailedPrecondition, message: message.into() }
+    Refusal::new(RefusalKind::FailedPrecondition, message)
+}
+
+pub(in crate::state) fn not_found(message: impl Into<String>) -> Refusal {
+    Refusal::new(RefusalKind::NotFound, message)
 }
 
 /// The one mapping of the engine's errors: a field that breaks a rule, a pool that is
@@ -67,7 +93,7 @@ pub(in crate::state) fn engine_refusal(error: EngineError) -> Refusal {
         EngineError::UnknownPool { .. } => RefusalKind::NotFound,
         EngineError::NotNow { .. } => RefusalKind::FailedPrecondition,
     };
-    Refusal { kind, message: error.to_string() }
+    Refusal::new(kind, error.to_string())
 }
 
 #[cfg(test)]

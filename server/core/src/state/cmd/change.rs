@@ -9,9 +9,9 @@ use pozo_engine::money::Money;
 use crate::config::{Config, Role, Subject};
 use crate::state::command::{ChangeCommand, ChangeOp, Effect, Proposed};
 use crate::state::proposal::{PROPOSALS_KEPT, Person, Proposal, ProposalStatus, REASON_CHARS_MAX};
-use crate::state::refusal::{denied, invalid, precondition};
+use crate::state::refusal::{denied, invalid, not_found, precondition};
 use crate::state::view::Applied;
-use crate::state::{Context, Refusal, RefusalKind, State};
+use crate::state::{Context, Refusal, State};
 
 impl State {
     pub(in crate::state) fn apply_change(&mut self, context: Context, command: &ChangeCommand) -> Result<Applied, Refusal> {
@@ -26,14 +26,21 @@ impl State {
 
     /// The holder of `key_id` as the journaled keys name them, if their role is one of `roles`.
     fn person(&self, context: Context, key_id: &str, roles: &[Role], doing: &str) -> Result<Person, Refusal> {
-        let key =
-            self.data.keys.iter().find(|key| key.id == key_id).ok_or_else(|| denied(format!("key_id: no key `{key_id}`")))?;
+        let key = self.data.keys.iter().find(|key| key.id == key_id).ok_or_else(|| {
+            denied(format!("key_id: no key `{key_id}`")).castellano(format!("La clave {key_id} no está registrada."))
+        })?;
         if !roles.contains(&key.role) {
             let may: Vec<&str> = roles.iter().map(|role| role.name()).collect();
+            let may_spanish: Vec<&str> = roles.iter().map(|role| role.spanish()).collect();
             return Err(denied(format!(
                 "key_id: a {} key may not {doing}; only {} keys may (docs/operations.md §8)",
                 key.role.name(),
                 may.join(" or ")
+            ))
+            .castellano(format!(
+                "Una clave de {} no puede hacer esto; solo pueden las de {} (docs/operations.md §8).",
+                key.role.spanish(),
+                may_spanish.join(" o ")
             )));
         }
         Ok(Person {
@@ -100,10 +107,15 @@ impl State {
         files: &[(String, String)],
         effect: &Effect,
     ) -> Result<(Config, Vec<crate::config::Difference>), Refusal> {
-        let after = self.config.with_files(files).map_err(|error| invalid(format!("files: {error}")))?;
-        let differences = self.config.differences(&after).map_err(|error| invalid(error.to_string()))?;
+        let after = self.config.with_files(files).map_err(|error| {
+            invalid(format!("files: {error}")).castellano(format!("La configuración que resultaría no es válida: {error}"))
+        })?;
+        let differences = self.config.differences(&after).map_err(|error| {
+            invalid(error.to_string()).castellano(format!("Ese cambio no se permite en un registro en marcha: {error}"))
+        })?;
         if differences.is_empty() {
-            return Err(invalid("files: they change nothing in the configuration in force"));
+            return Err(invalid("files: they change nothing in the configuration in force")
+                .castellano("El cambio no modifica nada de la configuración en vigor."));
         }
         let money_pools: std::collections::BTreeSet<&Subject> =
             differences.iter().filter(|difference| difference.money).map(|difference| &difference.subject).collect();
@@ -111,17 +123,25 @@ impl State {
             return Err(invalid(
                 "files: a money setting of a live pool waits for its moment, so it is proposed alone: one pool's \
                  money settings per proposal, tables and other settings in another (docs/operations.md §8)",
+            )
+            .castellano(
+                "Un valor de dinero de un pozo en juego espera su momento: se propone solo, los de un pozo por \
+                 propuesta, y las mesas y demás valores en otra (docs/operations.md §8).",
             ));
         }
         if let Effect::Jornada { jornada } = effect {
             let today = crate::jornada::jornada_and_hour(&self.config, context.time_ms).0;
             if jornada.len() != 10 || jornada.parse::<jiff::civil::Date>().is_err() || *jornada <= today {
-                return Err(invalid(format!("effect.jornada: `{jornada}` is not a jornada (YYYY-MM-DD) after today's, {today}")));
+                return Err(invalid(format!("effect.jornada: `{jornada}` is not a jornada (YYYY-MM-DD) after today's, {today}"))
+                    .castellano(format!(
+                        "La jornada «{jornada}» no es una jornada (AAAA-MM-DD) posterior a la de hoy, {today}."
+                    )));
             }
         }
         for table in &after.layout.tables {
             if self.engine.pool(&table.pool).is_ok_and(|pool| pool.is_retired()) {
-                return Err(invalid(format!("files: table `{}` on pool `{}`, which is retired", table.id, table.pool)));
+                return Err(invalid(format!("files: table `{}` on pool `{}`, which is retired", table.id, table.pool))
+                    .castellano(format!("La mesa {} quedaría en el pozo {}, que está retirado.", table.id, table.pool)));
             }
         }
         Ok((after, differences))
@@ -130,9 +150,9 @@ impl State {
     /// A transfer, a retirement or an adjustment as proposed: its pools and its amount.
     fn check_money_move(&self, proposed: &Proposed) -> Result<(), Refusal> {
         let known = |field: &str, pool: &str| {
-            self.engine.pool(pool).map(|_| ()).map_err(|_| Refusal {
-                kind: RefusalKind::NotFound,
-                message: format!("{field}: no pool `{pool}` in the rulebooks"),
+            self.engine.pool(pool).map(|_| ()).map_err(|_| {
+                not_found(format!("{field}: no pool `{pool}` in the rulebooks"))
+                    .castellano(format!("No existe el pozo {pool} en los reglamentos."))
             })
         };
         let whole = |amount: Money| amount != Money::ZERO && amount.normalize().scale() <= 2;
@@ -141,23 +161,28 @@ impl State {
                 known("from", from)?;
                 known("to", to)?;
                 if from == to {
-                    return Err(invalid("to: a transfer goes to another pool"));
+                    return Err(invalid("to: a transfer goes to another pool").castellano("Una transferencia va a otro pozo."));
                 }
                 if !whole(*amount) || *amount < Money::ZERO {
-                    return Err(invalid(format!("amount: {amount} is not a positive amount in whole centavos")));
+                    return Err(invalid(format!("amount: {amount} is not a positive amount in whole centavos")).castellano(
+                        format!("{} no es un monto positivo en centavos enteros.", pozo_engine::format_ars(*amount)),
+                    ));
                 }
             }
             Proposed::RetirePool { pool, to } => {
                 known("pool", pool)?;
                 known("to", to)?;
                 if pool == to {
-                    return Err(invalid("to: a retired pool's money goes to another pool"));
+                    return Err(invalid("to: a retired pool's money goes to another pool")
+                        .castellano("El dinero de un pozo retirado va a otro pozo."));
                 }
             }
             Proposed::Adjust { pool, amount } => {
                 known("pool", pool)?;
                 if !whole(*amount) {
-                    return Err(invalid(format!("amount: {amount} is not a non-zero amount in whole centavos")));
+                    return Err(invalid(format!("amount: {amount} is not a non-zero amount in whole centavos")).castellano(
+                        format!("{} no es un monto distinto de cero en centavos enteros.", pozo_engine::format_ars(*amount)),
+                    ));
                 }
             }
             Proposed::Configuration { .. } => unreachable!("configurations are checked by check_configuration"),
@@ -172,18 +197,24 @@ impl State {
             return Err(precondition(format!(
                 "proposal_id: {proposal_id} is {}, not waiting for approval",
                 proposal.status.spanish()
-            )));
+            ))
+            .castellano(format!("El cambio {proposal_id} está {}: no espera aprobación.", proposal.status.spanish())));
         }
         if proposal.expired(context.time_ms) {
             return Err(precondition(format!(
                 "proposal_id: {proposal_id} expired a week after it was proposed; propose it again"
-            )));
+            ))
+            .castellano(format!("El cambio {proposal_id} venció a la semana de propuesto: propóngalo de nuevo.")));
         }
         let proposer = &proposal.proposed_by;
         if proposer.key_id == person.key_id || same_name(&proposer.name, &person.name) {
             return Err(denied(format!(
                 "key_id: {proposal_id} was proposed by {}; another person approves it (no single person changes anything, \
                  docs/operations.md §8)",
+                proposer.name
+            ))
+            .castellano(format!(
+                "El cambio {proposal_id} lo propuso {}: lo aprueba otra persona (nadie cambia nada solo, docs/operations.md §8).",
                 proposer.name
             )));
         }
@@ -202,7 +233,8 @@ impl State {
             return Err(precondition(format!(
                 "proposal_id: {proposal_id} is {}: nothing to withdraw",
                 proposal.status.spanish()
-            )));
+            ))
+            .castellano(format!("El cambio {proposal_id} está {}: no hay nada que retirar.", proposal.status.spanish())));
         }
         let mut proposal = proposal.clone();
         proposal.status = ProposalStatus::Withdrawn;
@@ -214,10 +246,10 @@ impl State {
     }
 
     fn proposal(&self, proposal_id: &str) -> Result<&Proposal, Refusal> {
-        self.data
-            .proposals
-            .get(proposal_id)
-            .ok_or_else(|| Refusal { kind: RefusalKind::NotFound, message: format!("proposal_id: no proposal `{proposal_id}`") })
+        self.data.proposals.get(proposal_id).ok_or_else(|| {
+            not_found(format!("proposal_id: no proposal `{proposal_id}`"))
+                .castellano(format!("No existe el cambio {proposal_id}."))
+        })
     }
 }
 
@@ -225,12 +257,33 @@ impl State {
 fn written(field: &str, text: &str) -> Result<String, Refusal> {
     let text = text.trim();
     if text.is_empty() {
-        return Err(invalid(format!("{field}: required: every change carries its reason and the regulator's authorisation")));
+        return Err(invalid(format!("{field}: required: every change carries its reason and the regulator's authorisation"))
+            .castellano(format!(
+                "Falta {}: todo cambio lleva su motivo y la autorización del organismo.",
+                field_spanish(field)
+            )));
     }
     if text.chars().count() > REASON_CHARS_MAX || text.chars().any(char::is_control) {
-        return Err(invalid(format!("{field}: one line of at most {REASON_CHARS_MAX} characters")));
+        return Err(invalid(format!("{field}: one line of at most {REASON_CHARS_MAX} characters")).castellano(format!(
+            "{}: una sola línea de hasta {REASON_CHARS_MAX} caracteres.",
+            capitalised(field_spanish(field))
+        )));
     }
     Ok(text.to_owned())
+}
+
+/// A written field's name as the forms show it.
+fn field_spanish(field: &str) -> &'static str {
+    match field {
+        "reason" => "el motivo",
+        "authorisation" => "la autorización",
+        _ => "un dato",
+    }
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// Two keys held by one person: the same name, whatever the case and spacing.

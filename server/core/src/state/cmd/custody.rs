@@ -118,10 +118,10 @@ impl State {
         if custody_id.len() > CUSTODY_ID_MAX {
             return Err(invalid(format!("custody_id: longer than {CUSTODY_ID_MAX} characters")));
         }
-        let item = self.data.custody.get(custody_id).ok_or_else(|| Refusal {
-            kind: crate::state::RefusalKind::NotFound,
-            message: format!("custody_id: no custody `{custody_id}`"),
-        })?;
+        let item =
+            self.data.custody.get(custody_id).ok_or_else(|| {
+                Refusal::new(crate::state::RefusalKind::NotFound, format!("custody_id: no custody `{custody_id}`"))
+            })?;
         if item.table_id != *table_id {
             return Err(precondition(format!(
                 "custody_id: `{custody_id}` is held by the bank of table {}, not {table_id}",

@@ -23,6 +23,10 @@ impl State {
                     return Err(precondition(format!(
                         "proposal_id: the configuration changed since {} was proposed; propose it again on the one in force",
                         proposal.proposal_id
+                    ))
+                    .castellano(format!(
+                        "La configuración cambió desde que se propuso {}: propóngalo de nuevo sobre la que está en vigor.",
+                        proposal.proposal_id
                     )));
                 }
                 let (after, differences) = self.check_configuration(context, files, effect)?;
@@ -74,6 +78,9 @@ impl State {
             if let Some((name, _)) = files.iter().find(|(name, _)| other.iter().any(|(known, _)| known == name)) {
                 return Err(precondition(format!(
                     "proposal_id: {waiting} already waits to change {name}; approve this one after it takes effect, or withdraw it"
+                ))
+                .castellano(format!(
+                    "El cambio {waiting} ya está programado sobre {name}: apruebe este cuando aquel entre en vigor, o retire aquel."
                 )));
             }
         }
@@ -102,11 +109,20 @@ impl State {
                     "files: table `{}` has no key: add its key to the keys file and restart the controller (the key is \
                      journaled), then approve the table (docs/operations.md §8)",
                     added.id
+                ))
+                .castellano(format!(
+                    "La mesa {} no tiene clave: agréguela al archivo de claves y reinicie el controlador; luego apruebe \
+                     la mesa (docs/operations.md §8).",
+                    added.id
                 )));
             }
             if self.data.tables.contains_key(&added.id) || self.data.days.values().any(|day| day.contains_key(&added.id)) {
                 return Err(precondition(format!(
                     "files: table id `{}` was used by a retired table in this journal's reports; give the new table another id",
+                    added.id
+                ))
+                .castellano(format!(
+                    "El nombre {} ya lo usó una mesa retirada en los informes de este registro: use otro para la mesa nueva.",
                     added.id
                 )));
             }
@@ -118,22 +134,28 @@ impl State {
     /// credit, grillo, prize, custody or gold turn of its own.
     fn idle(&self, table: &Table) -> Result<(), Refusal> {
         let id = &table.id;
-        let busy = |what: &str| Err(precondition(format!("files: table {id} {what}; close it with nothing pending first")));
+        let busy = |what: &str, spanish: &str| {
+            Err(precondition(format!("files: table {id} {what}; close it with nothing pending first"))
+                .castellano(format!("La mesa {id} {spanish}: ciérrela sin nada pendiente primero.")))
+        };
         if table.open || table.phase != Phase::Betting || table.carried {
-            return busy("is open or in a round");
+            return busy("is open or in a round", "está abierta o en una jugada");
         }
         if !table.pending.is_empty() || !table.accepted.is_empty() {
-            return busy("has prizes entered");
+            return busy("has prizes entered", "tiene premios ingresados");
         }
         let holds = |seat: &Seat| seat.credits > 0 || seat.bet != Bet::None || seat.grillos() > 0 || seat.absent;
         if let Some(index) = table.seats.iter().position(holds) {
-            return busy(&format!("seat {} still holds credits, a bet or grillos", index + 1));
+            return busy(
+                &format!("seat {} still holds credits, a bet or grillos", index + 1),
+                &format!("tiene créditos, una apuesta o grillos en el box {}", index + 1),
+            );
         }
         if self.data.gold_turns.values().any(|turn| turn.holder.as_deref() == Some(id) || turn.waiting.iter().any(|w| w == id)) {
-            return busy("holds or waits for a Grillo de Oro turn");
+            return busy("holds or waits for a Grillo de Oro turn", "tiene o espera un turno de Grillo de Oro");
         }
         if self.data.custody.values().any(|held| held.table_id == *id && held.released_sequence.is_none()) {
-            return busy("has something in custody");
+            return busy("has something in custody", "tiene algo en custodia");
         }
         Ok(())
     }
@@ -247,14 +269,7 @@ mod tests {
     fn started() -> (State, u64) {
         let config = Arc::new(Config::embedded());
         let mut state = State::new(Arc::clone(&config));
-        let genesis = Command::Genesis {
-            config_hash: config.hash.clone(),
-            texts: config.texts.clone(),
-            keys: config.key_records(),
-            by: String::new(),
-            build: None,
-            opened_from: None,
-        };
+        let genesis = Command::genesis(&config, "", None, None);
         state.apply(&genesis, Context { sequence: 1, time_ms: NOON }).expect("genesis");
         (state, 1)
     }

@@ -130,14 +130,7 @@ mod tests {
     }
 
     fn genesis(config: &Config, opened_from: Option<serde_json::Value>) -> Command {
-        Command::Genesis {
-            config_hash: config.hash.clone(),
-            texts: config.texts.clone(),
-            keys: config.key_records(),
-            by: String::new(),
-            build: None,
-            opened_from: opened_from.map(Box::new),
-        }
+        Command::genesis(config, "", None, opened_from.map(Box::new))
     }
 
     /// A journal opened from a closing statement counts its entries from 1 again: a carried
