@@ -176,7 +176,7 @@ mod tests {
             tls: None,
         };
         let shared = Shared { connected: true, ..Shared::default() };
-        (Agent { config: Arc::new(config), shared: Arc::new(Mutex::new(shared)), output }, printed)
+        (Agent { config: Arc::new(config), shared: Arc::new(Mutex::new(shared)), output, wire: Arc::default() }, printed)
     }
 
     /// The table as the server would send it at journal entry `journal`: the command
