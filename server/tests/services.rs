@@ -5,6 +5,7 @@ mod common;
 
 use common::*;
 use pozo_proto::v1 as pb;
+use prost::Message as _;
 use sha2::Digest as _;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
@@ -284,4 +285,29 @@ async fn every_typed_state_and_status_agrees_with_its_spanish_string() {
     for hit in hits.into_iter().chain(&report.last_hits) {
         assert_eq!(hit.status_code(), prize_status(&hit.status), "{hit:?}");
     }
+}
+
+/// The dealer's monitor enters a prize by its name (12.5.2.1): `Table/Prizes` gives the table's
+/// pool's paytable, each prize with its code, the regulation's name and its article, in the
+/// rulebook's order; only to the table's own key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_reads_its_pools_prizes_by_name_with_its_own_key_only() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let payload = pb::WatchTable { table_id: "B1".into() }.encode_to_vec();
+    let envelope = client.envelope_as("mesa-B1", pozo_proto::Purpose::WatchTable, payload.clone());
+    let list = client.table.prizes(envelope).await.expect("the prizes").into_inner();
+    assert_eq!((list.table_id.as_str(), list.pool_id.as_str()), ("B1", "iplyc-blackjack"));
+    assert_eq!(list.pool_name, "Black Jack Carta Descubierta Poceado");
+    let first = &list.prizes[0];
+    assert_eq!(
+        (first.code.as_str(), first.name.as_str(), first.article.as_str()),
+        ("TRES_SIETES_CORAZONES", "21 con Tres Sietes de Corazones", "11.5.1")
+    );
+    assert_eq!(list.prizes.len(), 6, "{list:?}");
+    // Another table's key does not read B1's.
+    let envelope = client.envelope_as("mesa-B2", pozo_proto::Purpose::WatchTable, payload);
+    let refused = client.table.prizes(envelope).await.expect_err("not B2's table");
+    assert_eq!(refused.code(), tonic::Code::PermissionDenied, "{refused:?}");
+    server.stop().await;
 }

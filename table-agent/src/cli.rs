@@ -33,6 +33,10 @@ struct Cli {
     /// Where hardware events arrive: `-` for stdin, or `unix:PATH` (the agent listens there).
     #[arg(long, default_value = "-")]
     input: String,
+    /// Serve the table's monitor (a touch page for the dealer, docs/agent.md §6) on this address
+    /// of this machine: `127.0.0.1:8080`. Loopback only.
+    #[arg(long, value_name = "ADDR")]
+    monitor: Option<std::net::SocketAddr>,
     /// The CA (PEM) that signed the controller's TLS certificate; with it, `--server https://…`.
     #[arg(long, global = true, value_name = "FILE")]
     tls_ca: Option<PathBuf>,
@@ -70,7 +74,13 @@ pub fn main() -> ExitCode {
     if let Some(AgentCommand::Status { json }) = cli.command {
         return run_status(&config, json);
     }
-    run_agent(config, &cli.input)
+    if let Some(address) = cli.monitor
+        && let Err(error) = crate::monitor::check_address(address)
+    {
+        eprintln!("pozo-agent: {error:#}");
+        return ExitCode::from(2);
+    }
+    run_agent(config, &cli.input, cli.monitor)
 }
 
 /// The table, its key and TLS, read from the command line's files; a message and exit 2 when
@@ -121,16 +131,30 @@ fn run_status(config: &AgentConfig, json: bool) -> ExitCode {
     }
 }
 
-/// Runs the table: hardware events from `input` (`-` or `unix:PATH`), panel lines to stdout,
-/// until the input ends or the agent fails.
-fn run_agent(config: AgentConfig, input: &str) -> ExitCode {
+/// Runs the table: hardware events from `input` (`-` or `unix:PATH`) and from the monitor on
+/// `monitor`, panel lines to stdout and to the monitor, until the input ends or the agent fails.
+fn run_agent(config: AgentConfig, input: &str, monitor: Option<std::net::SocketAddr>) -> ExitCode {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a tokio runtime");
     let result = runtime.block_on(async move {
         let (lines_sender, lines) = mpsc::channel(INPUT_CAPACITY);
         let (output, mut panel) = mpsc::channel::<String>(OUTPUT_CAPACITY);
+        let hub = crate::monitor::Hub::new();
+        // The monitor's address is taken before the table is played: a port in use is an error at start.
+        let monitor_task = match monitor {
+            Some(address) => {
+                let listener = tokio::net::TcpListener::bind(address)
+                    .await
+                    .map_err(|error| anyhow::anyhow!("--monitor {address}: {error}"))?;
+                let bound = listener.local_addr()?;
+                let _ = output.send(serde_json::json!({ "type": "monitor", "address": bound.to_string() }).to_string()).await;
+                Some(tokio::spawn(crate::monitor::serve(listener, hub.clone(), lines_sender.clone())))
+            }
+            None => None,
+        };
         let printer = tokio::spawn(async move {
             let mut stdout = tokio::io::stdout();
             while let Some(line) = panel.recv().await {
+                hub.publish(&line);
                 if stdout.write_all(format!("{line}\n").as_bytes()).await.is_err() || stdout.flush().await.is_err() {
                     return;
                 }
@@ -147,6 +171,9 @@ fn run_agent(config: AgentConfig, input: &str) -> ExitCode {
         let reader = tokio::spawn(read_input(listener, lines_sender));
         let result = crate::run(config, lines, output).await;
         reader.abort();
+        if let Some(task) = monitor_task {
+            task.abort();
+        }
         let _ = printer.await;
         result
     });

@@ -9,6 +9,8 @@
 //! - [`cli`]: the `pozo-agent` command line (the binary's `main` is one call to it).
 //! - [`line`](mod@line): the hardware line protocol (`press 3`, `credits 2 5`, …).
 //! - [`key`]: the table's key, from a keys file.
+//! - [`monitor`]: `--monitor ADDR`, the table's touch page for the dealer: a view of the output
+//!   lines and a keyboard for the line protocol, on the same path as the hardware's.
 //! - `output`: the output lines (ack, refused, panel…) as serde types.
 //! - `status`: `pozo-agent status`: reach the controller with the agent's address, TLS and key,
 //!   read the table once, change nothing.
@@ -26,6 +28,7 @@ pub mod agent;
 pub mod cli;
 pub mod key;
 pub mod line;
+pub mod monitor;
 mod output;
 mod status;
 

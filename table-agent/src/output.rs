@@ -25,6 +25,17 @@ pub(crate) enum OutputLine<'a> {
     },
     /// The table's panel: its lights, credits and state.
     Panel(Panel<'a>),
+    /// The paytable of the table's pool, read at each connection: what the monitor offers the
+    /// dealer by name (12.5.2.1).
+    Prizes { table: &'a str, pool: &'a str, pool_name: &'a str, prizes: Vec<PrizeName<'a>> },
+}
+
+/// A prize as the dealer picks it: its name and article; the code is what the line carries.
+#[derive(Debug, Serialize)]
+pub(crate) struct PrizeName<'a> {
+    pub(crate) code: &'a str,
+    pub(crate) name: &'a str,
+    pub(crate) article: &'a str,
 }
 
 /// An award in an acknowledgement.

@@ -88,6 +88,37 @@ impl pb::table_server::Table for TableService {
         });
         Ok(Response::new(stream))
     }
+
+    #[instrument(skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
+    async fn prizes(&self, request: Request<pb::Envelope>) -> Result<Response<pb::PrizeList>, Status> {
+        let envelope = request.into_inner();
+        let key = authenticate(&self.handle, &envelope, Purpose::WatchTable)?;
+        let watch = pb::WatchTable::decode(envelope.payload.as_slice())
+            .map_err(|error| ApiError::invalid(format!("payload: not a WatchTable: {error}")))?;
+        require_table_key(key, &watch.table_id)?;
+        let config = self.handle.config();
+        let table = config
+            .table(&watch.table_id)
+            .ok_or_else(|| ApiError::not_found(format!("table_id: no table `{}` in the layout", watch.table_id)))?;
+        let rules = config
+            .rulebooks
+            .pool(&table.pool)
+            .ok_or_else(|| ApiError::internal(format!("pool `{}` of table {} has no rules", table.pool, table.id)))?;
+        Ok(Response::new(pb::PrizeList {
+            table_id: table.id.to_string(),
+            pool_id: rules.id.to_string(),
+            pool_name: rules.name.clone(),
+            prizes: rules
+                .prizes
+                .iter()
+                .map(|prize| pb::PrizeLine {
+                    code: prize.code.to_string(),
+                    name: prize.name.clone(),
+                    article: prize.article.clone(),
+                })
+                .collect(),
+        }))
+    }
 }
 
 // ----------------------------------------------------------------------------- Display

@@ -14,6 +14,7 @@ use super::submit::is_decision;
 use super::{
     ATTEMPT_TIMEOUT, Acknowledged, Agent, CONNECT_TIMEOUT, KEEPALIVE_INTERVAL, KEEPALIVE_TIMEOUT, RECONNECT_BASE, RECONNECT_CAP,
 };
+use crate::output::{OutputLine, PrizeName};
 
 /// The pauses before each reconnection attempt since the link broke: backon's exponential
 /// backoff with jitter. Attempt n waits d + U(0, d), d = base × 2^n up to half the cap, so
@@ -100,6 +101,23 @@ impl Agent {
         let payload = pb::WatchTable { table_id: self.config.table.clone() }.encode_to_vec();
         let mut client = pb::table_client::TableClient::new(channel.clone());
         let envelope = self.sign(pozo_proto::Purpose::WatchTable, &identity.journal_id, payload);
+        // The pool's paytable for the monitor, at each connection (a change may move the table).
+        match tokio::time::timeout(ATTEMPT_TIMEOUT, client.prizes(envelope.clone())).await {
+            Ok(Ok(list)) => {
+                let list = list.into_inner();
+                let prizes = list
+                    .prizes
+                    .iter()
+                    .map(|prize| PrizeName { code: &prize.code, name: &prize.name, article: &prize.article })
+                    .collect();
+                self.emit(OutputLine::Prizes { table: &list.table_id, pool: &list.pool_id, pool_name: &list.pool_name, prizes })
+                    .await;
+            }
+            // A controller without the paytable (an older release) or slow to give it: the
+            // monitor offers the codes the panel shows instead; the table plays on.
+            Ok(Err(status)) => tracing::warn!(code = ?status.code(), "the pool's prizes could not be read: {}", status.message()),
+            Err(_) => tracing::warn!("the pool's prizes were not read in time"),
+        }
         let mut stream = client.watch(envelope.clone()).await?.into_inner();
         let Some(mut first) = stream.message().await? else { return Ok(()) };
         // The command in flight is settled against the record once no attempt at it is on the

@@ -145,7 +145,7 @@ impl Output {
             }
             let kind = line.value.get("type").and_then(Value::as_str);
             assert!(
-                matches!(kind, Some("panel" | "ack" | "refused" | "gold_turn" | "instant_card")),
+                matches!(kind, Some("panel" | "ack" | "refused" | "gold_turn" | "instant_card" | "prizes" | "monitor")),
                 "{}: not an agent output line: {}",
                 self.name,
                 line.text
@@ -443,6 +443,8 @@ pub fn server_binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_testkit-pozo-server"))
 }
 
+// Not every test file spawns a controller process of its own.
+#[allow(unused_imports)]
 pub use pozo_testkit::process::{ServerProcess, wait_bounded};
 
 // ----------------------------------------------------------------------------- the pozo-agent binary

@@ -1,0 +1,180 @@
+//! The table's monitor (`pozo-agent --monitor`) against the real controller and the real agent
+//! binary, over HTTP as the page's script speaks it: the paytable by name, a Black Jack round
+//! played from the monitor beside the hardware path, a seat lit only from the controller's
+//! record, the dealer kept from the inspector's buttons, and SUSPENDIDO when the controller goes.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::*;
+use futures_util::StreamExt as _;
+use serde_json::Value;
+
+/// The monitor's events as the page receives them, collected as they arrive.
+#[derive(Clone, Default)]
+struct Events(Arc<Mutex<Vec<Value>>>);
+
+impl Events {
+    fn follow(base: &str) -> Events {
+        let events = Events::default();
+        let collected = events.clone();
+        let url = format!("{base}/eventos");
+        tokio::spawn(async move {
+            let response = reqwest::get(&url).await.expect("the monitor's events");
+            assert_eq!(response.headers()["content-type"], "text/event-stream");
+            let mut body = response.bytes_stream();
+            let mut text = String::new();
+            while let Some(Ok(chunk)) = body.next().await {
+                text.push_str(&String::from_utf8_lossy(&chunk));
+                while let Some(end) = text.find("\n\n") {
+                    let event: String = text.drain(..end + 2).collect();
+                    if let Some(data) = event.lines().find_map(|line| line.strip_prefix("data: "))
+                        && !event.starts_with("event: latido")
+                    {
+                        collected.0.lock().expect("events").push(serde_json::from_str(data).expect("JSON data"));
+                    }
+                }
+            }
+        });
+        events
+    }
+
+    /// The first event from `from` on that `predicate` accepts, and its index.
+    async fn wait_for(&self, what: &str, from: usize, predicate: impl Fn(&Value) -> bool) -> (usize, Value) {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            {
+                let events = self.0.lock().expect("events");
+                if let Some((index, event)) = events.iter().enumerate().skip(from).find(|(_, event)| predicate(event)) {
+                    return (index, event.clone());
+                }
+                assert!(Instant::now() < deadline, "no {what} on the monitor in {WAIT:?}: {events:#?}");
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.0.lock().expect("events").len()
+    }
+}
+
+/// A touch on the monitor: one protocol line, as the page's script sends it.
+async fn touch(base: &str, line: &str) -> reqwest::StatusCode {
+    reqwest::Client::new()
+        .post(format!("{base}/linea"))
+        .header(table_agent::monitor::HEADER, "1")
+        .json(&serde_json::json!({ "linea": line }))
+        .send()
+        .await
+        .expect("the monitor answers")
+        .status()
+}
+
+/// Touches `line` and waits for the agent's answer on the monitor: the acknowledgement.
+async fn played(base: &str, events: &Events, line: &str) -> (usize, Value) {
+    let from = events.len();
+    assert_eq!(touch(base, line).await, reqwest::StatusCode::ACCEPTED, "{line}");
+    let (index, answer) = events.wait_for(&format!("the answer to `{line}`"), from, |event| is_answer_to(event, line)).await;
+    assert_eq!(kind(&answer), "ack", "`{line}`: {answer}");
+    (index, answer)
+}
+
+fn amount(panel: &Value) -> rust_decimal::Decimal {
+    panel["displayed"].as_str().expect("an amount").parse().expect("a decimal")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_black_jack_round_is_played_from_the_monitor_and_its_lights_follow_the_controller() {
+    let keys = keys_file();
+    let keys = keys.to_str().expect("a UTF-8 path");
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let server = TestServer::start().await;
+    let url = server.url();
+    let args = ["--server", &url, "--table", "B1", "--key-file", keys, "--monitor", "127.0.0.1:0"];
+    let mut agent = AgentProcess::spawn(&args, &directory.path().join("agent.err"));
+    let monitor = agent.out.wait_for("the monitor's address", WAIT, |value| kind(value) == "monitor").await;
+    let base = format!("http://{}", monitor.value["address"].as_str().expect("an address"));
+    agent.out.wait_for("a live panel", WAIT, is_live_panel).await;
+
+    // The page, and what it is sent first: the pool's paytable by name, then the panel.
+    let page = reqwest::get(format!("{base}/")).await.expect("the page");
+    assert!(page.headers()["content-security-policy"].to_str().expect("ascii").contains("script-src 'self'"));
+    let html = page.text().await.expect("html");
+    assert!(html.contains("INICIAR JUEGO") && html.contains("FINALIZAR JUEGO") && html.contains("ACEPTAR"), "{html}");
+    let events = Events::follow(&base);
+    let (_, prizes) = events.wait_for("the paytable", 0, |event| kind(event) == "prizes").await;
+    assert_eq!(prizes["pool"], "iplyc-blackjack");
+    let names: Vec<&str> =
+        prizes["prizes"].as_array().expect("prizes").iter().filter_map(|prize| prize["name"].as_str()).collect();
+    assert!(names.contains(&"Cuatro Ases (en apertura)"), "{names:?}");
+    let (_, first) = events.wait_for("the panel", 0, is_live_panel).await;
+    let before = amount(&first);
+
+    // Not from the monitor: a line from another site, and the inspector's Apertura de Mesa.
+    let forged = reqwest::Client::new().post(format!("{base}/linea")).json(&serde_json::json!({ "linea": "press 3" })).send();
+    assert_eq!(forged.await.expect("answered").status(), reqwest::StatusCode::FORBIDDEN);
+    assert_eq!(touch(&base, "open").await, reqwest::StatusCode::FORBIDDEN, "opening the table is the inspector's (4.6)");
+
+    // The inspector opens the table on the hardware path; the monitor follows it.
+    agent.write_line("open");
+    events.wait_for("the open table", 0, |event| is_live_panel(event) && event["state"] == "apuestas").await;
+
+    // Credits, a press: seat 3 is lit only by a panel from the controller's record of the press.
+    played(&base, &events, "credits 3 5").await;
+    let pressed_from = events.len();
+    let (_, ack) = played(&base, &events, "press 3").await;
+    let (_, lit) = events.wait_for("seat 3 lit", pressed_from, |event| is_panel(event) && light(event, 3) == "on").await;
+    assert!(sequence(&lit) >= sequence(&ack), "lit from the record of the press: {lit} after {ack}");
+    let shown = events.0.lock().expect("events")[..pressed_from].to_vec();
+    assert!(shown.iter().filter(|event| is_panel(event)).all(|panel| light(panel, 3) != "on"), "never lit before the press");
+    assert_eq!(amount(&lit), before, "the bet is registered at INICIAR JUEGO");
+
+    // The round in the article's order (12.5.2.1): INICIAR, a prize by its code from the list,
+    // FINALIZAR closing the entry, ACEPTAR fixing the award, FINALIZAR at the rack.
+    let (started_at, _) = played(&base, &events, "start").await;
+    // 10.00 × 65 % = 6.50 into the pool, on the monitor (11.2.3).
+    let risen = before + rust_decimal::Decimal::new(650, 2);
+    events.wait_for("the pool risen", started_at.saturating_sub(2), |event| is_panel(event) && amount(event) == risen).await;
+    played(&base, &events, "prize 3 CUATRO_ASES").await;
+    let (entered_at, _) = played(&base, &events, "finish").await;
+    let (_, accepted) = played(&base, &events, "accept").await;
+    assert_eq!(accepted["awards"][0]["code"], "CUATRO_ASES", "{accepted}");
+    assert_eq!(accepted["awards"][0]["award"], "500.00", "11.5.3: a fixed 500.00");
+    played(&base, &events, "finish").await;
+    assert!(entered_at > pressed_from);
+    // A refusal reaches the monitor as the agent's, naming the line.
+    let from = events.len();
+    assert_eq!(touch(&base, "press 9").await, reqwest::StatusCode::ACCEPTED);
+    let (_, refused) = events.wait_for("the refusal", from, |event| is_answer_to(event, "press 9")).await;
+    assert_eq!(kind(&refused), "refused", "{refused}");
+
+    // The hardware path still works beside the monitor, and the monitor shows what it did.
+    let from = events.len();
+    agent.write_line("credits 4 5");
+    events.wait_for("the hardware's sale", from, |event| is_panel(event) && credits(event, 4) == 5).await;
+
+    // The controller goes: the monitor's panel says SUSPENDIDO within a second (3.7.5).
+    let from = events.len();
+    let stopped = Instant::now();
+    server.stop().await;
+    events.wait_for("SUSPENDIDO", from, |event| is_panel(event) && event["suspended"] == true).await;
+    assert!(stopped.elapsed() < Duration::from_secs(1) + Duration::from_millis(500), "{:?}", stopped.elapsed());
+    agent.out.assert_well_formed();
+    // With a monitor the agent runs until it is stopped, not until its input ends.
+    drop(agent);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_monitor_is_refused_on_an_address_other_than_this_machines() {
+    let keys = keys_file();
+    let keys = keys.to_str().expect("a UTF-8 path");
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let args = ["--table", "B1", "--key-file", keys, "--monitor", "0.0.0.0:0"];
+    let mut agent = AgentProcess::spawn(&args, &directory.path().join("agent.err"));
+    let status = agent.finish().await;
+    assert_eq!(status.code(), Some(2));
+    assert!(agent.stderr_text().contains("this machine only"), "{}", agent.stderr_text());
+}
