@@ -248,3 +248,42 @@ async fn the_inspector_approves_and_withdraws_but_does_not_propose() {
     }
     server.stop().await;
 }
+
+/// The inspector's flor (`/sala/flor/F2`): the four Black Jack tables of flor F2 on one page, as
+/// the controller has them — B1 open with a bet lit, B3 with a payout order waiting, the agents'
+/// links — and a flor the layout does not have is not found.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_inspectors_flor_shows_its_four_tables_as_the_controller_has_them() {
+    let server = TestServer::with_pages().await;
+    let mut client = server.client().await;
+    client.open_with_bets("B1", &[(3, 5)], &[3]).await;
+    let order = client.open_b3_with_a_pending_order(2).await;
+    let elena = Browser::signed_in(&server.pages_url(), "insp-elena", "elena-ejemplo").await;
+    let (status, html) = elena.page("/sala/flor/F2").await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+    let section = |table: &str| {
+        let start = html.find(&format!("data-mesa=\"{table}\"")).unwrap_or_else(|| panic!("{table} on the flor: {html}"));
+        let end = html[start..].find("</section>").map_or(html.len(), |end| start + end);
+        html[start..end].to_owned()
+    };
+    for table in ["B1", "B2", "B3", "B4"] {
+        assert!(html.contains(&format!("data-mesa=\"{table}\"")), "{table}");
+    }
+    assert!(!html.contains("data-mesa=\"R1\""), "only the flor's own tables");
+    let b1 = section("B1");
+    assert!(b1.contains("apuestas abiertas") && b1.contains("Box 3: 4 créditos — apuesta registrada"), "{b1}");
+    assert!(b1.contains("Black Jack Carta Descubierta Poceado") && b1.contains("$ 5.000,00"), "{b1}");
+    // No agent watches B1 (the test signs its commands itself): an open table without its
+    // agent is SUSPENDIDO on the flor.
+    assert!(b1.contains("agente desconectado") && b1.contains("SUSPENDIDO"), "{b1}");
+    let b3 = section("B3");
+    assert!(b3.contains(&format!("Orden {order}")) && b3.contains("PENDIENTE DE PAGO"), "{b3}");
+    let b2 = section("B2");
+    assert!(b2.contains("cerrada") && !b2.contains("SUSPENDIDO"), "a closed table is not suspended: {b2}");
+    let (status, _) = elena.page("/sala/flor/F99").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    // The sala links each table's flor.
+    let (_, sala) = elena.page("/sala").await;
+    assert!(sala.contains("href=\"/sala/flor/F2\""), "{sala}");
+    server.stop().await;
+}

@@ -34,6 +34,7 @@ mod context;
 mod csp;
 mod error;
 mod feed;
+mod flor;
 mod listen;
 mod office;
 mod router;

@@ -23,7 +23,7 @@ use crate::config::Role;
 use crate::read::SalonShare;
 use pozo_core::state::{TableDay, TableState};
 
-const FLOOR_READERS: &[Role] = &[Role::Supervisor, Role::Inspector];
+pub(super) const FLOOR_READERS: &[Role] = &[Role::Supervisor, Role::Inspector];
 
 struct TableRow {
     id: String,
@@ -54,6 +54,17 @@ struct PoolRow {
 
 /// Every table and pool of the floor, from what the writer published after the last
 /// durable batch: the tables' panels and the read model (crate::read).
+/// Where a table stands, in the floor's words.
+pub(super) fn phase(state: TableState) -> &'static str {
+    match state {
+        TableState::Closed => "cerrada",
+        TableState::Betting => "apuestas abiertas",
+        TableState::Playing => "en juego",
+        TableState::Entered => "premios ingresados",
+        TableState::Accepted => "premios aceptados",
+    }
+}
+
 fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
     let config = std::sync::Arc::clone(&web.handle.config());
     let now = web.handle.now_ms();
@@ -68,13 +79,7 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
                 pool: layout.pool.to_string(),
                 flor: layout.flor.clone(),
                 open: state != TableState::Closed,
-                phase: match state {
-                    TableState::Closed => "cerrada",
-                    TableState::Betting => "apuestas abiertas",
-                    TableState::Playing => "en juego",
-                    TableState::Entered => "premios ingresados",
-                    TableState::Accepted => "premios aceptados",
-                },
+                phase: phase(state),
                 in_round: state.in_round(),
                 round: table.round,
                 agent: seen.connected(),
@@ -530,6 +535,7 @@ pub(super) fn routes() -> axum::Router<Web> {
     axum::Router::new()
         .route("/sala", get(sala))
         .route("/sala/mesas", get(sala_tables))
+        .route("/sala/flor/{flor}", get(super::flor::flor_page))
         .route("/sala/informe", get(report_page))
         .route("/sala/informe.csv", get(report_csv))
         .route("/sala/informe-salones.csv", get(report_salons_csv))

@@ -1,0 +1,136 @@
+//! The inspector's flor (`/sala/flor/{flor}`): the four tables of a flor on one screen, for the
+//! inspector who stands between them (4.6, 4.7, 12.4.1) — each table's state and round, its
+//! agent's link, its seats as its panels show them, the prizes entered, the instant card, the
+//! gold turn, its pool's amount and whether its pool play is suspended, and the payout orders
+//! of its prizes still waiting for Venta-Pagos.
+//!
+//! Served by the controller, not by an agent: only the controller knows all four tables, their
+//! agents' links (an agent that lost its link cannot say so to anyone) and the orders; and the
+//! inspector's login (role `inspector`) is already the controller's. Each table's own monitor is
+//! on that table's computer, for its dealer (docs/agent.md §11); the flor shows the same panel
+//! the controller sends that monitor.
+
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Response};
+use axum_extra::extract::CookieJar;
+use pozo_core::state::{GoldTurnView, Light, OrderStatus};
+
+use super::auth;
+use super::context::Web;
+use super::error::{PageError, page};
+use super::sala::{FLOOR_READERS, phase};
+use super::sessions::Session;
+use super::view;
+
+struct SeatCell {
+    seat: u32,
+    /// `on`, `blue` or `off`, as the table's panel.
+    light: &'static str,
+    light_text: &'static str,
+    credits: u32,
+}
+
+struct FlorTable {
+    id: String,
+    game: String,
+    pool: String,
+    displayed: String,
+    phase: &'static str,
+    round: u64,
+    agent: bool,
+    last_seen: String,
+    suspended: bool,
+    seats: Vec<SeatCell>,
+    entered: Vec<String>,
+    card: String,
+    gold_turn: &'static str,
+    orders: Vec<String>,
+}
+
+#[derive(askama::Template)]
+#[template(path = "flor.html")]
+struct FlorPage {
+    session: Session,
+    flor: String,
+    flores: Vec<String>,
+    tables: Vec<FlorTable>,
+}
+
+/// The flor `flor`'s tables as they stand; 404 for a flor the layout does not have.
+pub(super) async fn flor_page(State(web): State<Web>, jar: CookieJar, Path(flor): Path<String>) -> Response {
+    let session = match auth::require(&web, &jar, FLOOR_READERS, "/sala") {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    let config = web.handle.config();
+    let mut flores: Vec<String> = config.layout.tables.iter().map(|table| table.flor.clone()).collect();
+    flores.sort();
+    flores.dedup();
+    if !flores.contains(&flor) {
+        return PageError::not_found(format!("No existe la flor `{}`.", view::bounded(&flor))).into_response();
+    }
+    let now = web.handle.now_ms();
+    let read = web.handle.read();
+    let tables = super::tables::tables_now(&web, &config)
+        .into_iter()
+        .filter(|table| table.layout.flor == flor)
+        .filter_map(|table| {
+            let panel = web.handle.table(&table.layout.id)?;
+            let view = panel.borrow().view.clone();
+            let pool = table.layout.pool.to_string();
+            let orders = read
+                .orders()
+                .filter(|order| order.status == OrderStatus::Pending && order.facts.table_id == table.layout.id)
+                .map(|order| {
+                    format!(
+                        "Orden {}: box {}, {}, {} — PENDIENTE DE PAGO",
+                        order.order_id,
+                        order.facts.seat,
+                        view::prize_name(&config, &pool, &order.facts.code),
+                        view::pesos(order.facts.amount)
+                    )
+                })
+                .collect();
+            Some(FlorTable {
+                id: table.layout.id.to_string(),
+                game: table.layout.game.to_string(),
+                displayed: view::pesos(view.displayed),
+                phase: phase(table.state),
+                round: table.round,
+                agent: table.seen.connected(),
+                last_seen: if table.seen.last_seen_ms == 0 {
+                    "nunca desde el arranque".to_owned()
+                } else {
+                    format!("hace {}", view::age(now, table.seen.last_seen_ms))
+                },
+                suspended: table.suspended(),
+                seats: view
+                    .seats
+                    .iter()
+                    .map(|seat| {
+                        let (light, light_text) = match seat.light {
+                            Light::On => ("on", "apuesta registrada"),
+                            Light::Blue => ("blue", "puede apostar"),
+                            Light::Off => ("off", "apagado"),
+                        };
+                        SeatCell { seat: seat.seat, light, light_text, credits: seat.credits }
+                    })
+                    .collect(),
+                entered: view
+                    .pending_prizes
+                    .iter()
+                    .map(|entry| format!("box {}: {}", entry.seat, view::prize_name(&config, &pool, &entry.code)))
+                    .collect(),
+                card: view.instant_card.as_ref().map(|card| format!("{} de {}", card.rank, card.suit)).unwrap_or_default(),
+                gold_turn: match view.gold_turn {
+                    GoldTurnView::None => "",
+                    GoldTurnView::Waiting => "espera el turno del Grillo de Oro",
+                    GoldTurnView::Granted => "Se juega Grillo de Oro",
+                },
+                orders,
+                pool: view::pool_name(&config, &pool),
+            })
+        })
+        .collect();
+    page(&FlorPage { session, flor, flores, tables }).into_response()
+}
