@@ -159,6 +159,10 @@ impl pb::table_server::Table for EchoTable {
     async fn watch(&self, _request: tonic::Request<pb::Envelope>) -> Result<tonic::Response<Self::WatchStream>, tonic::Status> {
         Err(tonic::Status::unimplemented("the echo pushes nothing"))
     }
+
+    async fn prizes(&self, _request: tonic::Request<pb::Envelope>) -> Result<tonic::Response<pb::PrizeList>, tonic::Status> {
+        Err(tonic::Status::unimplemented("the echo has no paytable"))
+    }
 }
 
 pub(super) async fn echo_child(listen: &str, reply_hex: &str) -> anyhow::Result<()> {
