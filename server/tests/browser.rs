@@ -562,3 +562,147 @@ async fn a_minimum_raised_on_the_page_takes_effect_after_the_top_prize() {
         browser.close().await.expect("closed");
     }
 }
+
+// ----------------------------------------------------------------------------- the table's monitor
+
+/// A table agent with its monitor, wired as `pozo-agent --monitor 127.0.0.1:0` wires it: the
+/// page's lines go into the agent's input beside the test's own (the hardware path), and every
+/// line the agent prints goes to the monitor and to the test.
+struct Monitored {
+    /// `http://127.0.0.1:PORT`, the monitor.
+    url: String,
+    hardware: mpsc::Sender<table_agent::line::RawLine>,
+    output: mpsc::Receiver<String>,
+}
+
+impl Monitored {
+    async fn start(floor: &Floor, table: &str) -> Monitored {
+        let key = table_agent::key::load(&workspace().join("config/keys.toml"), table).expect("the table's key");
+        let config = table_agent::AgentConfig {
+            server: format!("http://{}", floor.server.address),
+            table: table.to_owned(),
+            key,
+            tls: None,
+        };
+        let (hardware, lines) = mpsc::channel(16);
+        let (printer, mut printed) = mpsc::channel::<String>(1024);
+        let (to_test, output) = mpsc::channel(4096);
+        let hub = table_agent::monitor::Hub::new();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+        let url = format!("http://{}", listener.local_addr().expect("its address"));
+        tokio::spawn(table_agent::monitor::serve(listener, hub.clone(), hardware.clone()));
+        tokio::spawn(async move {
+            while let Some(line) = printed.recv().await {
+                hub.publish(&line);
+                let _ = to_test.try_send(line);
+            }
+        });
+        tokio::spawn(table_agent::run(config, lines, printer));
+        Monitored { url, hardware, output }
+    }
+
+    /// The next line the agent prints for which `wanted` holds, within [`WAIT`].
+    async fn until(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let printed = tokio::time::timeout_at(deadline, self.output.recv())
+                .await
+                .unwrap_or_else(|_| panic!("no {what} within {WAIT:?}"))
+                .expect("the agent runs");
+            let value: Value = serde_json::from_str(&printed).unwrap_or(Value::Null);
+            if wanted(&value) {
+                return value;
+            }
+        }
+    }
+}
+
+/// Touches the element `css` on the monitor.
+async fn tap(browser: &Client, css: &str) {
+    browser.find(Locator::Css(css)).await.unwrap_or_else(|_| panic!("`{css}` on the monitor")).click().await.expect("tapped");
+}
+
+/// Touches the option of the open choice whose text contains `label`.
+async fn tap_option(browser: &Client, label: &str) {
+    let xpath = format!("//div[@id='elegir-opciones']/button[contains(., '{label}')]");
+    browser.find(Locator::XPath(&xpath)).await.unwrap_or_else(|_| panic!("option `{label}`")).click().await.expect("tapped");
+}
+
+/// An action on the monitor: its button, then a box and an option where it asks for them, then
+/// "Sí" in its confirmation; waits until the agent answered the line it sent.
+async fn on_monitor(browser: &Client, agent: &mut Monitored, line: &str, action: &str, seat: Option<u32>, option: Option<&str>) {
+    tap(browser, &format!("nav button[data-accion='{action}']")).await;
+    if let Some(seat) = seat {
+        tap(browser, &format!(".box[data-box='{seat}']")).await;
+    }
+    if let Some(option) = option {
+        tap_option(browser, option).await;
+    }
+    let asked = until("the confirmation", || text(browser, "#confirmar-texto"), |text| text.starts_with("¿Confirma")).await;
+    assert!(!asked.is_empty());
+    tap(browser, "#confirmar-si").await;
+    let answer = agent.until(&format!("the answer to `{line}`"), |value| value["input"] == line).await;
+    assert_eq!(answer["type"], "ack", "`{line}` from the monitor: {answer}");
+}
+
+// A whole Black Jack round played on the table's monitor in Chromium (12.2.2, 12.5.2.1): credits
+// sold, a box's bet, INICIAR JUEGO, a prize chosen by its name from the pool's paytable,
+// FINALIZAR JUEGO, ACEPTAR, FINALIZAR JUEGO. The box lights only after the controller
+// acknowledged its bet, and the pool's amount rises on the monitor and on the cartel alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_black_jack_round_is_played_on_the_tables_monitor() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor().await;
+    let mut agent = Monitored::start(&floor, "B1").await;
+    agent.until("a live panel", |value| value["type"] == "panel" && value["suspended"] == false).await;
+    // The inspector opens the table (4.6) on the table's own path.
+    agent.hardware.send(table_agent::line::RawLine::Text("open".into())).await.expect("the agent reads");
+    agent.until("the table open", |value| value["input"] == "open").await;
+
+    let monitor = driver.browser(&profiles.path().join("monitor"), 1280, 800).await;
+    monitor.goto(&agent.url).await.expect("the monitor");
+    until("the table open on the monitor", || attribute(&monitor, "#estado", "data-estado"), |state| state == "apuestas").await;
+    assert!(text(&monitor, "#pozo-nombre").await.contains("Black Jack Carta Descubierta Poceado"));
+    let before = centavos(&text(&monitor, "#monto").await);
+    let sign = driver.browser(&profiles.path().join("cartel"), 1280, 720).await;
+    sign.goto(&format!("{}/cartel", floor.pages)).await.expect("the cartel");
+    let on_sign = "#pozo-iplyc-blackjack [data-campo=monto]";
+    let sign_before = centavos(&until("an amount", || text(&sign, on_sign), |text| text.starts_with("$ ")).await);
+
+    on_monitor(&monitor, &mut agent, "credits 3 5", "credits", Some(3), Some("5 créditos")).await;
+    until("5 credits at box 3", || text(&monitor, ".box[data-box='3']"), |text| text.contains("5 créditos")).await;
+    // The box's bet: while the confirmation is open, nothing is lit.
+    tap(&monitor, "nav button[data-accion='press']").await;
+    tap(&monitor, ".box[data-box='3']").await;
+    until("the confirmation", || text(&monitor, "#confirmar-texto"), |text| text.contains("apuesta del box 3")).await;
+    assert_eq!(attribute(&monitor, ".box[data-box='3']", "data-luz").await, "blue", "not lit before the controller's answer");
+    tap(&monitor, "#confirmar-si").await;
+    let ack = agent.until("the answer to `press 3`", |value| value["input"] == "press 3").await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    until("box 3 lit", || attribute(&monitor, ".box[data-box='3']", "data-luz"), |light| light == "on").await;
+
+    on_monitor(&monitor, &mut agent, "start", "start", None, None).await;
+    // 10.00 × 65 % = 6.50 (11.2.3), on the monitor and on the cartel.
+    let risen =
+        until("the amount risen", || text(&monitor, "#monto"), |text| text.starts_with("$ ") && centavos(text) > before).await;
+    assert_eq!(centavos(&risen) - before, 650, "{risen}");
+    let sign_risen =
+        until("the cartel risen", || text(&sign, on_sign), |text| text.starts_with("$ ") && centavos(text) > sign_before).await;
+    assert_eq!(centavos(&sign_risen), centavos(&risen), "the cartel and the monitor show the same amount");
+
+    on_monitor(&monitor, &mut agent, "prize 3 CUATRO_ASES", "prize", Some(3), Some("Cuatro Ases (en apertura)")).await;
+    let entered = until("the prize entered", || text(&monitor, "#premios-ingresados"), |text| text.contains("Cuatro Ases")).await;
+    assert!(entered.contains("box 3"), "{entered}");
+    on_monitor(&monitor, &mut agent, "finish", "finish", None, None).await;
+    on_monitor(&monitor, &mut agent, "accept", "accept", None, None).await;
+    let said = until("ACEPTAR's outcome", || text(&monitor, "#mensaje"), |text| text.contains("500,00")).await;
+    assert!(said.contains("ACEPTAR"), "{said}");
+    screenshot(&monitor, "monitor-aceptado.png", profiles.path()).await;
+    on_monitor(&monitor, &mut agent, "finish", "finish", None, None).await;
+    until("round 2", || text(&monitor, "#mesa"), |text| text.contains("jugada 2")).await;
+    assert_eq!(attribute(&monitor, "#estado", "data-estado").await, "apuestas");
+    monitor.close().await.expect("closed");
+    sign.close().await.expect("closed");
+}
