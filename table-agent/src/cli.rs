@@ -90,8 +90,13 @@ fn agent_config(cli: &Cli) -> Result<AgentConfig, ExitCode> {
         eprintln!("pozo-agent: --table and --key-file are required");
         return Err(ExitCode::from(2));
     };
-    let key = match crate::key::load(&key_file, &table) {
-        Ok(key) => key,
+    let key = match crate::key::load_warning(&key_file, &table) {
+        Ok((key, warning)) => {
+            if let Some(warning) = warning {
+                eprintln!("pozo-agent: warning: {warning}");
+            }
+            key
+        }
         Err(error) => {
             eprintln!("pozo-agent: {error:#}");
             return Err(ExitCode::from(2));

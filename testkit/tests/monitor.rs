@@ -97,6 +97,9 @@ async fn a_black_jack_round_is_played_from_the_monitor_and_its_lights_follow_the
     let mut agent = AgentProcess::spawn(&args, &directory.path().join("agent.err"));
     let monitor = agent.out.wait_for("the monitor's address", WAIT, |value| kind(value) == "monitor").await;
     let base = format!("http://{}", monitor.value["address"].as_str().expect("an address"));
+    // The example keys file holds every key: the agent says so, naming the journal key.
+    let warned = agent.stderr_text();
+    assert!(warned.contains("pozo-agent: warning:") && warned.contains("the journal key `journal`"), "{warned}");
     agent.out.wait_for("a live panel", WAIT, is_live_panel).await;
 
     // The page, and what it is sent first: the pool's paytable by name, then the panel.
