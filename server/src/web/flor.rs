@@ -18,8 +18,8 @@ use pozo_core::state::{GoldTurnView, Light, OrderStatus};
 use super::auth;
 use super::context::Web;
 use super::error::{PageError, page};
-use super::sala::{FLOOR_READERS, phase};
 use super::sessions::Session;
+use super::tables::{FLOOR_READERS, phase};
 use super::view;
 
 struct SeatCell {
@@ -56,8 +56,12 @@ struct FlorPage {
     tables: Vec<FlorTable>,
 }
 
+pub(super) fn routes() -> axum::Router<Web> {
+    axum::Router::new().route("/sala/flor/{flor}", axum::routing::get(flor_page))
+}
+
 /// The flor `flor`'s tables as they stand; 404 for a flor the layout does not have.
-pub(super) async fn flor_page(State(web): State<Web>, jar: CookieJar, Path(flor): Path<String>) -> Response {
+async fn flor_page(State(web): State<Web>, jar: CookieJar, Path(flor): Path<String>) -> Response {
     let session = match auth::require(&web, &jar, FLOOR_READERS, "/sala") {
         Ok(session) => session,
         Err(response) => return response,

@@ -9,7 +9,7 @@ use axum::routing::get;
 use super::context::Web;
 use super::csp::content_security_policy;
 use super::error::{PageError, page};
-use super::{auth, backup, cartel, changes, office, sala, status, view};
+use super::{auth, backup, cartel, changes, flor, office, sala, status, view};
 
 /// Requests being served at once; beyond it, 503 at once rather than a queue.
 const REQUESTS_MAX: usize = 2048;
@@ -60,6 +60,7 @@ pub(super) fn router(web: Web) -> Router {
         .merge(auth::routes())
         .merge(office::routes())
         .merge(sala::routes())
+        .merge(flor::routes())
         .merge(changes::routes())
         .fallback(|| async { PageError::not_found("No existe esa página.") })
         .with_state(web)

@@ -19,11 +19,10 @@ use super::context::Web;
 use super::error::{PageError, page};
 use super::sessions::Session;
 use super::view;
-use crate::config::Role;
 use crate::read::SalonShare;
 use pozo_core::state::{TableDay, TableState};
 
-pub(super) const FLOOR_READERS: &[Role] = &[Role::Supervisor, Role::Inspector];
+use super::tables::{FLOOR_READERS, phase};
 
 struct TableRow {
     id: String,
@@ -54,17 +53,6 @@ struct PoolRow {
 
 /// Every table and pool of the floor, from what the writer published after the last
 /// durable batch: the tables' panels and the read model (crate::read).
-/// Where a table stands, in the floor's words.
-pub(super) fn phase(state: TableState) -> &'static str {
-    match state {
-        TableState::Closed => "cerrada",
-        TableState::Betting => "apuestas abiertas",
-        TableState::Playing => "en juego",
-        TableState::Entered => "premios ingresados",
-        TableState::Accepted => "premios aceptados",
-    }
-}
-
 fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
     let config = std::sync::Arc::clone(&web.handle.config());
     let now = web.handle.now_ms();
@@ -535,7 +523,6 @@ pub(super) fn routes() -> axum::Router<Web> {
     axum::Router::new()
         .route("/sala", get(sala))
         .route("/sala/mesas", get(sala_tables))
-        .route("/sala/flor/{flor}", get(super::flor::flor_page))
         .route("/sala/informe", get(report_page))
         .route("/sala/informe.csv", get(report_csv))
         .route("/sala/informe-salones.csv", get(report_salons_csv))

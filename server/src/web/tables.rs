@@ -2,6 +2,22 @@
 //! floor page and `/status` show it.
 
 use super::context::Web;
+use crate::config::Role;
+use pozo_core::state::TableState;
+
+/// Who reads the floor (the sala, the flor): the jefe de sala and the inspector.
+pub(super) const FLOOR_READERS: &[Role] = &[Role::Supervisor, Role::Inspector];
+
+/// Where a table stands, in the floor's words.
+pub(super) fn phase(state: TableState) -> &'static str {
+    match state {
+        TableState::Closed => "cerrada",
+        TableState::Betting => "apuestas abiertas",
+        TableState::Playing => "en juego",
+        TableState::Entered => "premios ingresados",
+        TableState::Accepted => "premios aceptados",
+    }
+}
 
 /// A table of the layout as it stands: its last published panel and its agent's presence.
 pub(super) struct TableNow<'a> {
