@@ -706,3 +706,46 @@ async fn a_black_jack_round_is_played_on_the_tables_monitor() {
     monitor.close().await.expect("closed");
     sign.close().await.expect("closed");
 }
+
+// The monitor fails closed (3.7.5): SIGKILL the controller and the table's monitor shows
+// SUSPENDIDO within a second, its buttons out of reach; the controller started again on the
+// same journal and address, the monitor is live again with the table as the controller kept it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_monitor_shows_suspendido_within_a_second_of_killing_the_controller_and_comes_back() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let mut floor = floor().await;
+    let mut agent = Monitored::start(&floor, "B2").await;
+    agent.until("a live panel", |value| value["type"] == "panel" && value["suspended"] == false).await;
+    agent.hardware.send(table_agent::line::RawLine::Text("open".into())).await.expect("the agent reads");
+    agent.until("the table open", |value| value["input"] == "open").await;
+    let monitor = driver.browser(&profiles.path().join("monitor"), 1024, 768).await;
+    monitor.goto(&agent.url).await.expect("the monitor");
+    until("the table open on the monitor", || attribute(&monitor, "#estado", "data-estado"), |state| state == "apuestas").await;
+    on_monitor(&monitor, &mut agent, "credits 2 5", "credits", Some(2), Some("5 créditos")).await;
+    on_monitor(&monitor, &mut agent, "press 2", "press", Some(2), None).await;
+    until("box 2 lit", || attribute(&monitor, ".box[data-box='2']", "data-luz"), |light| light == "on").await;
+    let suspended = || async { attribute(&monitor, "body", "class").await };
+
+    let killed = Instant::now();
+    floor.server.kill();
+    until("SUSPENDIDO on the monitor", suspended, |class| class.contains("suspendido")).await;
+    let elapsed = killed.elapsed();
+    assert!(elapsed <= SUSPEND_WITHIN, "SUSPENDIDO {elapsed:?} after the kill, over {SUSPEND_WITHIN:?}");
+    eprintln!("SUSPENDIDO on the monitor {elapsed:?} after SIGKILL");
+    assert_eq!(text(&monitor, "#estado").await, "SUSPENDIDO");
+
+    // Started again on the same journal and address: live again, the bet still lit.
+    let (data, log, listen) =
+        (floor._directory.path().join("data"), floor._directory.path().join("again.log"), floor.server.address.clone());
+    floor.server = tokio::task::spawn_blocking(move || {
+        ServerProcess::spawn(Path::new(env!("CARGO_BIN_EXE_pozo-server")), &data, &listen, &[], &log)
+    })
+    .await
+    .expect("the server started again");
+    until("live again", suspended, |class| !class.contains("suspendido")).await;
+    assert_eq!(attribute(&monitor, ".box[data-box='2']", "data-luz").await, "on", "the recorded bet kept its light");
+    assert!(text(&monitor, ".box[data-box='2']").await.contains("4 créditos"));
+    monitor.close().await.expect("closed");
+}
