@@ -573,6 +573,8 @@ struct Monitored {
     url: String,
     hardware: mpsc::Sender<table_agent::line::RawLine>,
     output: mpsc::Receiver<String>,
+    /// The newest panel the agent printed, of those read so far.
+    panel: Value,
 }
 
 impl Monitored {
@@ -598,7 +600,7 @@ impl Monitored {
             }
         });
         tokio::spawn(table_agent::run(config, lines, printer));
-        Monitored { url, hardware, output }
+        Monitored { url, hardware, output, panel: Value::Null }
     }
 
     /// The next line the agent prints for which `wanted` holds, within [`WAIT`].
@@ -610,10 +612,21 @@ impl Monitored {
                 .unwrap_or_else(|_| panic!("no {what} within {WAIT:?}"))
                 .expect("the agent runs");
             let value: Value = serde_json::from_str(&printed).unwrap_or(Value::Null);
+            if value["type"] == "panel" {
+                self.panel = value.clone();
+            }
             if wanted(&value) {
                 return value;
             }
         }
+    }
+
+    /// The first panel at or after the table's command `sequence`: the newest read, or the next.
+    async fn panel_at(&mut self, sequence: u64) -> Value {
+        if self.panel["sequence"].as_u64() >= Some(sequence) {
+            return self.panel.clone();
+        }
+        self.until("the panel", |value| value["type"] == "panel" && value["sequence"].as_u64() >= Some(sequence)).await
     }
 }
 
@@ -747,5 +760,56 @@ async fn the_monitor_shows_suspendido_within_a_second_of_killing_the_controller_
     until("live again", suspended, |class| !class.contains("suspendido")).await;
     assert_eq!(attribute(&monitor, ".box[data-box='2']", "data-luz").await, "on", "the recorded bet kept its light");
     assert!(text(&monitor, ".box[data-box='2']").await.contains("4 créditos"));
+    monitor.close().await.expect("closed");
+}
+
+/// Types `line` on the table's own path (the hardware's) and waits for its acknowledgement.
+async fn on_hardware(agent: &mut Monitored, line: &str) -> Value {
+    agent.hardware.send(table_agent::line::RawLine::Text(line.to_owned())).await.expect("the agent reads");
+    let answer = agent.until(&format!("the answer to `{line}`"), |value| value["input"] == line).await;
+    assert_eq!(answer["type"], "ack", "`{line}`: {answer}");
+    answer
+}
+
+// 15.11.2: the instant card "aparece en el monitor": rounds of Central Póker are played on the
+// table's buttons until the controller draws a card; the monitor shows it large, the dealer enters
+// the Premio Instantáneo by its name for the box that received it, it is paid at once ($ 30,00,
+// 15.7.1.6; 16.4.2.5.1) and leaves the monitor.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_central_poker_instant_card_shows_on_the_monitor_and_is_paid_from_it() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor().await;
+    let mut agent = Monitored::start(&floor, "CP1").await;
+    agent.until("a live panel", |value| value["type"] == "panel" && value["suspended"] == false).await;
+    let monitor = driver.browser(&profiles.path().join("monitor"), 1280, 800).await;
+    monitor.goto(&agent.url).await.expect("the monitor");
+    on_hardware(&mut agent, "open").await;
+    on_hardware(&mut agent, "credits 2 20").await;
+    // A card is drawn at INICIAR JUEGO with a chance of 1 in 4 (the rulebook's example): 40
+    // rounds without one would happen once in 10⁵ runs.
+    let mut card = Value::Null;
+    for _ in 0..40 {
+        on_hardware(&mut agent, "press 2").await;
+        let started = on_hardware(&mut agent, "start").await;
+        let at = started["sequence"].as_u64().expect("a sequence");
+        let panel = agent.panel_at(at).await;
+        if panel["instant_card"].is_object() {
+            card = panel["instant_card"].clone();
+            break;
+        }
+        on_hardware(&mut agent, "finish").await;
+    }
+    let rank = card["rank"].as_str().expect("an instant card in 40 rounds");
+    let shown = until("the card on the monitor", || text(&monitor, "#carta-valor"), |text| !text.is_empty()).await;
+    assert!(shown.starts_with(rank), "the monitor shows {shown}, the controller drew {card}");
+    assert_eq!(attribute(&monitor, "#carta", "hidden").await, "", "the card is shown");
+    screenshot(&monitor, "monitor-carta.png", profiles.path()).await;
+
+    on_monitor(&monitor, &mut agent, "prize 2 PREMIO_INSTANTANEO", "prize", Some(2), Some("Premio Instantáneo")).await;
+    until("the card off the monitor", || attribute(&monitor, "#carta", "hidden"), |hidden| !hidden.is_empty()).await;
+    let said = until("the payment", || text(&monitor, "#mensaje"), |text| text.contains("30,00") || text.contains("30.00")).await;
+    assert!(!said.contains("Rechazado"), "{said}");
     monitor.close().await.expect("closed");
 }
