@@ -813,3 +813,31 @@ async fn a_central_poker_instant_card_shows_on_the_monitor_and_is_paid_from_it()
     assert!(!said.contains("Rechazado"), "{said}");
     monitor.close().await.expect("closed");
 }
+
+// 4.3.4–4.3.5: a roulette seat wins its Grillo de Oro (a bronze hit, then a silver one, on the
+// table's own path); the gold turn is asked for and granted, and the monitor says "Se juega
+// Grillo de Oro" and shows the seat's gold.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_roulette_gold_turn_shows_on_the_monitor() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor().await;
+    let mut agent = Monitored::start(&floor, "R1").await;
+    agent.until("a live panel", |value| value["type"] == "panel" && value["suspended"] == false).await;
+    let monitor = driver.browser(&profiles.path().join("monitor"), 1024, 768).await;
+    monitor.goto(&agent.url).await.expect("the monitor");
+    for line in ["open", "credits 1 1", "press 1"] {
+        on_hardware(&mut agent, line).await;
+    }
+    until("three bronze", || text(&monitor, ".box[data-box='1']"), |text| text.contains("Bronce 3")).await;
+    assert!(attribute(&monitor, "#oro", "hidden").await == "true", "no gold turn yet");
+    for line in ["start", "prize 1 GRILLO_BRONCE", "accept", "finish", "start", "prize 1 GRILLO_PLATA", "accept", "finish"] {
+        on_hardware(&mut agent, line).await;
+    }
+    until("the gold", || text(&monitor, ".box[data-box='1']"), |text| text.contains("Oro 1")).await;
+    on_hardware(&mut agent, "gold-turn").await;
+    until("Se juega Grillo de Oro", || attribute(&monitor, "#oro", "hidden"), |hidden| hidden.is_empty()).await;
+    assert_eq!(text(&monitor, "#oro").await, "Se juega Grillo de Oro");
+    monitor.close().await.expect("closed");
+}
