@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use futures_util::StreamExt as _;
+use pozo_proto::v1 as pb;
 use serde_json::Value;
 
 /// The monitor's events as the page receives them, collected as they arrive.
@@ -180,4 +181,77 @@ async fn the_monitor_is_refused_on_an_address_other_than_this_machines() {
     let status = agent.finish().await;
     assert_eq!(status.code(), Some(2));
     assert!(agent.stderr_text().contains("this machine only"), "{}", agent.stderr_text());
+}
+
+/// Signs `command` as the person `key_id` (the embedded keys) and sends it to Changes.
+async fn change(url: &str, journal_id: &str, key_id: &str, command: pb::change_command::Command) -> pb::Proposal {
+    use prost::Message as _;
+    let config = pozo_server::config::Config::embedded();
+    let secret = &config.keys.get(key_id).expect("an embedded key").secret;
+    let payload = pb::ChangeCommand { command: Some(command.clone()) }.encode_to_vec();
+    let envelope = pozo_proto::sign(key_id, secret, pozo_proto::Purpose::ChangeCommand, journal_id, payload);
+    let mut changes = pb::changes_client::ChangesClient::connect(url.to_owned()).await.expect("the controller");
+    let answer = match command {
+        pb::change_command::Command::Propose(_) => changes.propose(envelope).await,
+        _ => changes.approve(envelope).await,
+    };
+    answer.expect("the change is taken").into_inner()
+}
+
+/// Proposed by one supervisor, approved by the inspector: in force.
+async fn in_force(url: &str, journal_id: &str, what: pb::propose_change::What) {
+    let proposed = change(
+        url,
+        journal_id,
+        "sup-carla",
+        pb::change_command::Command::Propose(pb::ProposeChange {
+            reason: "Salón VIP".into(),
+            authorisation: "IPLyC Nota 9/26".into(),
+            what: Some(what),
+        }),
+    )
+    .await;
+    let approve = pb::change_command::Command::Approve(pb::ApproveChange { proposal_id: proposed.proposal_id });
+    assert_eq!(change(url, journal_id, "insp-elena", approve).await.status, "EN VIGOR");
+}
+
+/// A table moved to another pool while its agent stays connected (docs/operations.md §8): the
+/// agent reads the new pool's paytable, so the monitor offers that pool's prizes by name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_moved_to_another_pool_gets_that_pools_paytable_on_its_monitor() {
+    let keys = keys_file();
+    let keys = keys.to_str().expect("a UTF-8 path");
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let server = TestServer::start().await;
+    let url = server.url();
+    let args = ["--server", &url, "--table", "B4", "--key-file", keys, "--monitor", "127.0.0.1:0"];
+    let mut agent = AgentProcess::spawn(&args, &directory.path().join("agent.err"));
+    agent.out.wait_for("B4's paytable", WAIT, |value| kind(value) == "prizes" && value["pool"] == "iplyc-blackjack").await;
+    agent.out.wait_for("a live panel", WAIT, is_live_panel).await;
+    let journal_id = Direct::connect(&server.address.to_string()).await.journal_id;
+
+    // A second Black Jack pool, then B4 (closed, holding nothing) moved to it.
+    let (name, text) = pozo_server::config::Config::embedded()
+        .texts
+        .iter()
+        .find(|(name, _)| name.ends_with("iplyc.toml"))
+        .cloned()
+        .expect("the IPLyC rulebook");
+    let from = text.find("[[pool]]\nid = \"iplyc-blackjack\"").expect("its pool");
+    let to = text.find("[[pool]]\nid = \"iplyc-central-poker\"").expect("the next");
+    let block = text[from..to].replace("id = \"iplyc-blackjack\"", "id = \"iplyc-blackjack-vip\"");
+    let rulebook =
+        pb::ConfigurationChange { files: vec![pb::ConfigFile { name, text: format!("{text}\n{block}") }], ..Default::default() };
+    in_force(&url, &journal_id, pb::propose_change::What::Configuration(rulebook)).await;
+    let moved = pb::config_edit::Edit::MoveTable(pb::TableMove { table_id: "B4".into(), pool_id: "iplyc-blackjack-vip".into() });
+    let edits = pb::ConfigurationChange { edits: vec![pb::ConfigEdit { edit: Some(moved) }], ..Default::default() };
+    in_force(&url, &journal_id, pb::propose_change::What::Configuration(edits)).await;
+
+    let prizes = agent
+        .out
+        .wait_for("the new pool's paytable", WAIT, |value| kind(value) == "prizes" && value["pool"] == "iplyc-blackjack-vip")
+        .await;
+    assert!(prizes.value["prizes"].as_array().is_some_and(|prizes| !prizes.is_empty()), "{}", prizes.text);
+    drop(agent);
+    server.stop().await;
 }

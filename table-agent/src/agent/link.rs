@@ -101,7 +101,40 @@ impl Agent {
         let payload = pb::WatchTable { table_id: self.config.table.clone() }.encode_to_vec();
         let mut client = pb::table_client::TableClient::new(channel.clone());
         let envelope = self.sign(pozo_proto::Purpose::WatchTable, &identity.journal_id, payload);
-        // The pool's paytable for the monitor, at each connection (a change may move the table).
+        // The pool's paytable for the monitor, at each connection, and again when a view names
+        // another pool (a change moved the table while the link stayed up).
+        let mut paytable_pool = self.read_prizes(&mut client, &envelope).await;
+        let mut stream = client.watch(envelope.clone()).await?.into_inner();
+        let Some(mut first) = stream.message().await? else { return Ok(()) };
+        // The command in flight is settled against the record once no attempt at it is on the
+        // wire: one sent just before the link broke may be applied after `first` was read, so
+        // with a command in flight the record is read again, after that attempt has ended.
+        let wire = self.wire.clone().lock_owned().await;
+        if self.shared.lock().await.pending.is_some() {
+            let mut again = client.watch(envelope.clone()).await?.into_inner();
+            if let Some(fresh) = again.message().await? {
+                first = fresh;
+            }
+        }
+        self.resync(channel, identity.journal_id, first).await?;
+        drop(wire);
+        while let Some(event) = stream.message().await? {
+            if let Some(view) = event.table {
+                let moved = paytable_pool.as_deref().is_some_and(|pool| pool != view.pool_id);
+                self.take_view(view, event.journal_sequence, false).await;
+                self.emit_panel(false).await;
+                if moved {
+                    paytable_pool = self.read_prizes(&mut client, &envelope).await;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the paytable of the table's pool (`Table/Prizes`) and prints it as a `prizes` line;
+    /// returns its pool. A controller without it (an older release) or slow to give it: nothing
+    /// is printed, the monitor offers no names, and the table plays on.
+    async fn read_prizes(&self, client: &mut pb::table_client::TableClient<Channel>, envelope: &pb::Envelope) -> Option<String> {
         match tokio::time::timeout(ATTEMPT_TIMEOUT, client.prizes(envelope.clone())).await {
             Ok(Ok(list)) => {
                 let list = list.into_inner();
@@ -112,33 +145,17 @@ impl Agent {
                     .collect();
                 self.emit(OutputLine::Prizes { table: &list.table_id, pool: &list.pool_id, pool_name: &list.pool_name, prizes })
                     .await;
+                Some(list.pool_id)
             }
-            // A controller without the paytable (an older release) or slow to give it: the
-            // monitor offers the codes the panel shows instead; the table plays on.
-            Ok(Err(status)) => tracing::warn!(code = ?status.code(), "the pool's prizes could not be read: {}", status.message()),
-            Err(_) => tracing::warn!("the pool's prizes were not read in time"),
-        }
-        let mut stream = client.watch(envelope.clone()).await?.into_inner();
-        let Some(mut first) = stream.message().await? else { return Ok(()) };
-        // The command in flight is settled against the record once no attempt at it is on the
-        // wire: one sent just before the link broke may be applied after `first` was read, so
-        // with a command in flight the record is read again, after that attempt has ended.
-        let wire = self.wire.clone().lock_owned().await;
-        if self.shared.lock().await.pending.is_some() {
-            let mut again = client.watch(envelope).await?.into_inner();
-            if let Some(fresh) = again.message().await? {
-                first = fresh;
+            Ok(Err(status)) => {
+                tracing::warn!(code = ?status.code(), "the pool's prizes could not be read: {}", status.message());
+                None
+            }
+            Err(_) => {
+                tracing::warn!("the pool's prizes were not read in time");
+                None
             }
         }
-        self.resync(channel, identity.journal_id, first).await?;
-        drop(wire);
-        while let Some(event) = stream.message().await? {
-            if let Some(view) = event.table {
-                self.take_view(view, event.journal_sequence, false).await;
-                self.emit_panel(false).await;
-            }
-        }
-        Ok(())
     }
 
     /// 3.7.6: the table as the server recorded it, and the command that was in
