@@ -206,6 +206,28 @@ async fn floor() -> Floor {
     Floor { server, pages, _directory: directory }
 }
 
+/// The next line an agent prints for which `wanted` holds, within [`WAIT`]; `seen` is shown
+/// every line read on the way.
+async fn next_printed(
+    output: &mut mpsc::Receiver<String>,
+    what: &str,
+    wanted: impl Fn(&Value) -> bool,
+    mut seen: impl FnMut(&Value),
+) -> Value {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let printed = tokio::time::timeout_at(deadline, output.recv())
+            .await
+            .unwrap_or_else(|_| panic!("no {what} within {WAIT:?}"))
+            .expect("the agent runs");
+        let value: Value = serde_json::from_str(&printed).unwrap_or(Value::Null);
+        seen(&value);
+        if wanted(&value) {
+            return value;
+        }
+    }
+}
+
 /// A table agent, as `pozo-agent` runs it: typed lines in, JSON lines out.
 struct Agent {
     input: mpsc::Sender<String>,
@@ -232,17 +254,7 @@ impl Agent {
 
     /// The next line the agent prints for which `wanted` holds, within [`WAIT`].
     async fn until(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
-        let deadline = tokio::time::Instant::now() + WAIT;
-        loop {
-            let printed = tokio::time::timeout_at(deadline, self.output.recv())
-                .await
-                .unwrap_or_else(|_| panic!("no {what} within {WAIT:?}"))
-                .expect("the agent runs");
-            let value: Value = serde_json::from_str(&printed).unwrap_or(Value::Null);
-            if wanted(&value) {
-                return value;
-            }
-        }
+        next_printed(&mut self.output, what, wanted, |_| {}).await
     }
 
     /// Types `line` and waits for the agent to say the controller acknowledged it.
@@ -605,20 +617,13 @@ impl Monitored {
 
     /// The next line the agent prints for which `wanted` holds, within [`WAIT`].
     async fn until(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
-        let deadline = tokio::time::Instant::now() + WAIT;
-        loop {
-            let printed = tokio::time::timeout_at(deadline, self.output.recv())
-                .await
-                .unwrap_or_else(|_| panic!("no {what} within {WAIT:?}"))
-                .expect("the agent runs");
-            let value: Value = serde_json::from_str(&printed).unwrap_or(Value::Null);
+        let panel = &mut self.panel;
+        next_printed(&mut self.output, what, wanted, |value| {
             if value["type"] == "panel" {
-                self.panel = value.clone();
+                *panel = value.clone();
             }
-            if wanted(&value) {
-                return value;
-            }
-        }
+        })
+        .await
     }
 
     /// The first panel at or after the table's command `sequence`: the newest read, or the next.

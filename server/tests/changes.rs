@@ -123,12 +123,7 @@ async fn a_table_added_mid_jornada_is_played_on_and_kept_across_a_restart() {
     server.stop().await;
 
     // verify lists the one build that wrote the journal, with its two starts.
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_pozo-server"))
-        .args(["verify", "--data"])
-        .arg(data.path().join("data"))
-        .output()
-        .expect("verify runs");
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("verify prints JSON");
+    let (output, report) = verify(&data.path().join("data"));
     assert_eq!(output.status.code(), Some(0), "{report:#}");
     let builds = report["builds"].as_array().expect("the builds");
     assert_eq!(builds.len(), 1, "{report:#}");
@@ -315,12 +310,7 @@ async fn a_transfer_and_a_retirement_conserve_money_to_the_centavo() {
     assert_eq!(ruleta.transfers_out.map(|amount| amount.value).as_deref(), Some("1234.56"));
 
     let data = server.stop().await.expect("the data directory");
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_pozo-server"))
-        .args(["verify", "--data"])
-        .arg(data.path().join("data"))
-        .output()
-        .expect("verify runs");
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("verify prints JSON");
+    let (output, report) = verify(&data.path().join("data"));
     assert_eq!(report["conservation"], "ok", "{report:#}");
     assert_eq!(output.status.code(), Some(0), "{report:#}");
     // The books as verify rebuilt them from the journal alone: the moves, and who decided them.
@@ -337,6 +327,17 @@ async fn a_transfer_and_a_retirement_conserve_money_to_the_centavo() {
     assert_eq!(builds.len(), 1, "one build wrote this journal: {report:#}");
     assert_eq!((builds[0]["entry"].as_u64(), builds[0]["starts"].as_u64()), (Some(1), Some(1)), "started once: {report:#}");
     assert_eq!(builds[0]["version"], env!("CARGO_PKG_VERSION"));
+}
+
+/// `pozo-server verify --data DATA`: how it ended, and its JSON report.
+fn verify(data: &std::path::Path) -> (std::process::Output, serde_json::Value) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_pozo-server"))
+        .args(["verify", "--data"])
+        .arg(data)
+        .output()
+        .expect("verify runs");
+    let report = serde_json::from_slice(&output.stdout).expect("verify prints JSON");
+    (output, report)
 }
 
 /// `pozo-server change …` with `args`, against the controller at `address`: its output.
@@ -402,23 +403,9 @@ async fn a_pool_added_by_a_new_rulebook_takes_a_table_moved_from_its_pool_betwee
     let (server, mut client) = TestServer::with_client().await;
     let before = pools(&mut client).await;
     // The IPLyC rulebook whole, with a second Black Jack pool for a salon VIP (minimum 3.000,00).
-    let (name, text) = pozo_server::config::Config::embedded()
-        .texts
-        .iter()
-        .find(|(name, _)| name.ends_with("iplyc.toml"))
-        .cloned()
-        .expect("the IPLyC rulebook");
-    let (from, to) = (
-        text.find("[[pool]]\nid = \"iplyc-blackjack\"").expect("its pool"),
-        text.find("[[pool]]\nid = \"iplyc-central-poker\"").expect("the next"),
-    );
-    let block = text[from..to]
-        .replace("id = \"iplyc-blackjack\"", "id = \"iplyc-blackjack-vip\"")
-        .replace("name = \"Black Jack Carta Descubierta Poceado\"", "name = \"Black Jack Carta Descubierta Poceado (VIP)\"")
-        .replace("minimum = \"5000.00\"", "minimum = \"3000.00\"");
-    assert!(block.contains("iplyc-blackjack-vip") && block.contains("\"3000.00\""), "{block}");
+    let (name, text) = pozo_testkit::rulebook_with_a_vip_blackjack_pool("3000.00");
     let new_rulebook = pb::propose_change::What::Configuration(pb::ConfigurationChange {
-        files: vec![pb::ConfigFile { name, text: format!("{text}\n{block}") }],
+        files: vec![pb::ConfigFile { name, text }],
         ..Default::default()
     });
     let proposed = change(&client, CARLA, propose(new_rulebook)).await.expect("proposed");
@@ -466,12 +453,7 @@ async fn a_pool_added_by_a_new_rulebook_takes_a_table_moved_from_its_pool_betwee
 
     // A restart replays both changes, and verify ties the books with the seed booked.
     let data = server.stop().await.expect("the data directory");
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_pozo-server"))
-        .args(["verify", "--data"])
-        .arg(data.path().join("data"))
-        .output()
-        .expect("verify runs");
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("verify prints JSON");
+    let (output, report) = verify(&data.path().join("data"));
     assert_eq!(output.status.code(), Some(0), "{report:#}");
     assert_eq!(report["conservation"], "ok", "{report:#}");
     assert_eq!(report["pools"]["iplyc-blackjack-vip"]["balance"], "3006.50", "{report:#}");

@@ -231,17 +231,8 @@ async fn a_table_moved_to_another_pool_gets_that_pools_paytable_on_its_monitor()
     let journal_id = Direct::connect(&server.address.to_string()).await.journal_id;
 
     // A second Black Jack pool, then B4 (closed, holding nothing) moved to it.
-    let (name, text) = pozo_server::config::Config::embedded()
-        .texts
-        .iter()
-        .find(|(name, _)| name.ends_with("iplyc.toml"))
-        .cloned()
-        .expect("the IPLyC rulebook");
-    let from = text.find("[[pool]]\nid = \"iplyc-blackjack\"").expect("its pool");
-    let to = text.find("[[pool]]\nid = \"iplyc-central-poker\"").expect("the next");
-    let block = text[from..to].replace("id = \"iplyc-blackjack\"", "id = \"iplyc-blackjack-vip\"");
-    let rulebook =
-        pb::ConfigurationChange { files: vec![pb::ConfigFile { name, text: format!("{text}\n{block}") }], ..Default::default() };
+    let (name, text) = pozo_testkit::rulebook_with_a_vip_blackjack_pool("5000.00");
+    let rulebook = pb::ConfigurationChange { files: vec![pb::ConfigFile { name, text }], ..Default::default() };
     in_force(&url, &journal_id, pb::propose_change::What::Configuration(rulebook)).await;
     let moved = pb::config_edit::Edit::MoveTable(pb::TableMove { table_id: "B4".into(), pool_id: "iplyc-blackjack-vip".into() });
     let edits = pb::ConfigurationChange { edits: vec![pb::ConfigEdit { edit: Some(moved) }], ..Default::default() };

@@ -25,6 +25,17 @@ pub(crate) struct TableService {
     pub(crate) presence: crate::read::presence::Presence,
 }
 
+impl TableService {
+    /// A `WatchTable` signed with that table's own key (Watch, Prizes).
+    fn watch_request(&self, envelope: &pb::Envelope) -> Result<pb::WatchTable, ApiError> {
+        let key = authenticate(&self.handle, envelope, Purpose::WatchTable)?;
+        let watch = pb::WatchTable::decode(envelope.payload.as_slice())
+            .map_err(|error| ApiError::invalid(format!("payload: not a WatchTable: {error}")))?;
+        require_table_key(key, &watch.table_id)?;
+        Ok(watch)
+    }
+}
+
 #[tonic::async_trait]
 impl pb::table_server::Table for TableService {
     #[instrument(skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
@@ -67,11 +78,7 @@ impl pb::table_server::Table for TableService {
 
     #[instrument(skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
     async fn watch(&self, request: Request<pb::Envelope>) -> Result<Response<Self::WatchStream>, Status> {
-        let envelope = request.into_inner();
-        let key = authenticate(&self.handle, &envelope, Purpose::WatchTable)?;
-        let watch = pb::WatchTable::decode(envelope.payload.as_slice())
-            .map_err(|error| ApiError::invalid(format!("payload: not a WatchTable: {error}")))?;
-        require_table_key(key, &watch.table_id)?;
+        let watch = self.watch_request(&request.into_inner())?;
         // A table's agent follows the writer: a standby sends it on at once (its --server list).
         if self.handle.role() == crate::read::status::Role::Standby {
             return Err(WriterError::Standby.into());
@@ -91,11 +98,7 @@ impl pb::table_server::Table for TableService {
 
     #[instrument(skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
     async fn prizes(&self, request: Request<pb::Envelope>) -> Result<Response<pb::PrizeList>, Status> {
-        let envelope = request.into_inner();
-        let key = authenticate(&self.handle, &envelope, Purpose::WatchTable)?;
-        let watch = pb::WatchTable::decode(envelope.payload.as_slice())
-            .map_err(|error| ApiError::invalid(format!("payload: not a WatchTable: {error}")))?;
-        require_table_key(key, &watch.table_id)?;
+        let watch = self.watch_request(&request.into_inner())?;
         let config = self.handle.config();
         let table = config
             .table(&watch.table_id)
