@@ -44,6 +44,17 @@ impl Purpose {
 /// The metadata key of a read credential: `authorization: Pozo <key_id>:<token>`.
 pub const AUTHORIZATION: &str = "authorization";
 
+/// The binary metadata key of a refusal's words for people, in the regulation's Spanish
+/// (UTF-8), beside the status's English message, where the controller has them written: what
+/// the table's monitor shows the dealer (docs/api.md §11).
+pub const MOTIVO: &str = "pozo-motivo-bin";
+
+/// The Spanish words of a refused call's status, when the controller sent them.
+pub fn motivo(status: &tonic::Status) -> Option<String> {
+    let value = status.metadata().get_bin(MOTIVO)?.to_bytes().ok()?;
+    String::from_utf8(value.to_vec()).ok()
+}
+
 /// The HMAC of an envelope before its payload: keyed with `secret` and fed
 /// "pozo.v1" 0 context 0 journal_id 0. A client that signs many payloads clones it
 /// and feeds each payload ([`sign`] does exactly that once).
@@ -69,7 +80,7 @@ fn mac_for(secret: &[u8], purpose: Purpose, journal_id: &str, payload: &[u8]) ->
 /// the exact bytes sent (docs/api.md §2). Every agent, office and test signs through this.
 pub fn sign(key_id: &str, secret: &[u8], purpose: Purpose, journal_id: &str, payload: Vec<u8>) -> v1::Envelope {
     let mac = mac_for(secret, purpose, journal_id, &payload).finalize().into_bytes().to_vec();
-    v1::Envelope { payload, key_id: key_id.to_owned(), mac, journal_id: journal_id.to_owned() }
+    v1::Envelope { payload, key_id: key_id.to_owned(), mac, journal_id: journal_id.to_owned(), inspector_pin: String::new() }
 }
 
 /// Whether `envelope.mac` signs its payload as `purpose` for the journal `journal_id`

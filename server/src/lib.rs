@@ -149,6 +149,7 @@ pub fn table_command(command: pb::TableCommand, card: Option<state::Card>) -> an
         payload_sha256,
         op,
         card,
+        inspector: (!command.inspector.is_empty()).then_some(command.inspector),
     }))
 }
 
@@ -355,6 +356,7 @@ impl Services {
             cards: options.cards,
             stop: stopping.subscribe(),
             presence: presence.clone(),
+            pins: net::secrets::Lockout::new("pin"),
         })
         .max_decoding_message_size(MESSAGE_BYTES_MAX);
         let display = pb::display_server::DisplayServer::new(DisplayService {

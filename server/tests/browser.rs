@@ -242,6 +242,7 @@ impl Agent {
             table: table.to_owned(),
             key,
             tls: None,
+            monitor_url: None,
         };
         let (input, lines) = mpsc::channel(16);
         let (panel, output) = mpsc::channel(1024);
@@ -592,18 +593,20 @@ struct Monitored {
 impl Monitored {
     async fn start(floor: &Floor, table: &str) -> Monitored {
         let key = table_agent::key::load(&workspace().join("config/keys.toml"), table).expect("the table's key");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+        let url = format!("http://{}", listener.local_addr().expect("its address"));
         let config = table_agent::AgentConfig {
             server: format!("http://{}", floor.server.address),
             table: table.to_owned(),
             key,
             tls: None,
+            // The flor page links the monitor where the agent says it is.
+            monitor_url: Some(format!("{url}/")),
         };
         let (hardware, lines) = mpsc::channel(16);
         let (printer, mut printed) = mpsc::channel::<String>(1024);
         let (to_test, output) = mpsc::channel(4096);
         let hub = table_agent::monitor::Hub::new();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
-        let url = format!("http://{}", listener.local_addr().expect("its address"));
         tokio::spawn(table_agent::monitor::serve(listener, hub.clone(), hardware.clone()));
         tokio::spawn(async move {
             while let Some(line) = printed.recv().await {
@@ -649,7 +652,7 @@ async fn tap_option(browser: &Client, label: &str) {
 /// An action on the monitor: its button, then a box and an option where it asks for them, then
 /// "Sí" in its confirmation; waits until the agent answered the line it sent.
 async fn on_monitor(browser: &Client, agent: &mut Monitored, line: &str, action: &str, seat: Option<u32>, option: Option<&str>) {
-    tap(browser, &format!("nav button[data-accion='{action}']")).await;
+    tap(browser, &format!("nav:not([hidden]) button[data-accion='{action}']")).await;
     if let Some(seat) = seat {
         tap(browser, &format!(".box[data-box='{seat}']")).await;
     }
@@ -661,6 +664,19 @@ async fn on_monitor(browser: &Client, agent: &mut Monitored, line: &str, action:
     tap(browser, "#confirmar-si").await;
     let answer = agent.until(&format!("the answer to `{line}`"), |value| value["input"] == line).await;
     assert_eq!(answer["type"], "ack", "`{line}` from the monitor: {answer}");
+}
+
+/// The floor inspector `name` opens their buttons on the monitor with `pin`, on its keypad.
+async fn as_inspector(browser: &Client, name: &str, pin: &str) {
+    tap(browser, "nav button[data-accion='inspector']").await;
+    tap_option(browser, name).await;
+    for digit in pin.chars() {
+        tap(browser, &format!("#pin-teclas button[data-tecla='{digit}']")).await;
+    }
+    assert_eq!(text(browser, "#pin-puntos").await, "●".repeat(pin.len()), "the PIN is never shown");
+    tap(browser, "#pin-entrar").await;
+    until("the inspector's buttons", || attribute(browser, "#inspector-acciones", "hidden"), |hidden| hidden.is_empty()).await;
+    assert!(text(browser, "#inspector-nombre").await.contains(name));
 }
 
 // A whole Black Jack round played on the table's monitor in Chromium (12.2.2, 12.5.2.1): credits
@@ -675,12 +691,15 @@ async fn a_black_jack_round_is_played_on_the_tables_monitor() {
     let floor = floor().await;
     let mut agent = Monitored::start(&floor, "B1").await;
     agent.until("a live panel", |value| value["type"] == "panel" && value["suspended"] == false).await;
-    // The inspector opens the table (4.6) on the table's own path.
-    agent.hardware.send(table_agent::line::RawLine::Text("open".into())).await.expect("the agent reads");
-    agent.until("the table open", |value| value["input"] == "open").await;
-
     let monitor = driver.browser(&profiles.path().join("monitor"), 1280, 800).await;
     monitor.goto(&agent.url).await.expect("the monitor");
+    until("the table closed on the monitor", || attribute(&monitor, "#estado", "data-estado"), |state| state == "cerrada").await;
+    // A dealer's monitor has no Apertura de Mesa: the floor inspector opens the table with their PIN (4.6).
+    assert!(monitor.find(Locator::Css("#acciones button[data-accion='open']")).await.is_err(), "not a dealer's button");
+    as_inspector(&monitor, "Rosa Benítez", "2468").await;
+    on_monitor(&monitor, &mut agent, "open", "open", None, None).await;
+    tap(&monitor, "#inspector-acciones button[data-accion='salir']").await;
+    until("the dealer's buttons back", || attribute(&monitor, "#acciones", "hidden"), |hidden| hidden.is_empty()).await;
     until("the table open on the monitor", || attribute(&monitor, "#estado", "data-estado"), |state| state == "apuestas").await;
     assert!(text(&monitor, "#pozo-nombre").await.contains("Black Jack Carta Descubierta Poceado"));
     let before = centavos(&text(&monitor, "#monto").await);
@@ -721,6 +740,19 @@ async fn a_black_jack_round_is_played_on_the_tables_monitor() {
     on_monitor(&monitor, &mut agent, "finish", "finish", None, None).await;
     until("round 2", || text(&monitor, "#mesa"), |text| text.contains("jugada 2")).await;
     assert_eq!(attribute(&monitor, "#estado", "data-estado").await, "apuestas");
+
+    // The floor inspector's flor on the controller's pages, B1 open with its agent among its four.
+    let sala = driver.browser(&profiles.path().join("flor"), 1280, 800).await;
+    sign_in(&sala, &floor.pages, "im-rosa", "rosa-ejemplo").await;
+    sala.goto(&format!("{}/sala/flor/F2", floor.pages)).await.expect("the flor");
+    let flor = text(&sala, "main").await;
+    assert!(flor.contains("B1") && flor.contains("B4"), "{flor}");
+    // The tap into B1's monitor, where its agent serves it; B2 has no agent, so no tap.
+    let tap_into = attribute(&sala, "[data-mesa='B1'] a.monitor", "href").await;
+    assert_eq!(tap_into, format!("{}/", agent.url));
+    assert!(sala.find(Locator::Css("[data-mesa='B2'] a.monitor")).await.is_err(), "no monitor without an agent");
+    screenshot(&sala, "flor-1280x800.png", profiles.path()).await;
+    sala.close().await.expect("closed");
     monitor.close().await.expect("closed");
     sign.close().await.expect("closed");
 }
@@ -819,9 +851,10 @@ async fn a_central_poker_instant_card_shows_on_the_monitor_and_is_paid_from_it()
     monitor.close().await.expect("closed");
 }
 
-// 4.3.4–4.3.5: a roulette seat wins its Grillo de Oro (a bronze hit, then a silver one, on the
-// table's own path); the gold turn is asked for and granted, and the monitor says "Se juega
-// Grillo de Oro" and shows the seat's gold.
+// 4.3.1, 4.3.4–4.3.5: a roulette seat wins its Grillo de Oro (a bronze hit on the table's own
+// path, then a silver one the floor inspector enters on the monitor by its name: at the roulette
+// the prizes are the inspector's, not the dealer's); the inspector asks for the gold turn, and the
+// monitor says "Se juega Grillo de Oro" and shows the seat's gold.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_roulette_gold_turn_shows_on_the_monitor() {
     let _turn = ONE_AT_A_TIME.lock().await;
@@ -837,12 +870,52 @@ async fn a_roulette_gold_turn_shows_on_the_monitor() {
     }
     until("three bronze", || text(&monitor, ".box[data-box='1']"), |text| text.contains("Bronce 3")).await;
     assert!(attribute(&monitor, "#oro", "hidden").await == "true", "no gold turn yet");
-    for line in ["start", "prize 1 GRILLO_BRONCE", "accept", "finish", "start", "prize 1 GRILLO_PLATA", "accept", "finish"] {
+    for line in ["start", "prize 1 GRILLO_BRONCE", "accept", "finish", "start"] {
+        on_hardware(&mut agent, line).await;
+    }
+    assert_eq!(attribute(&monitor, "#acciones button[data-accion='prize']", "hidden").await, "true", "not the dealer's");
+    as_inspector(&monitor, "Tomás Luna", "1357").await;
+    on_monitor(&monitor, &mut agent, "prize 1 GRILLO_PLATA", "prize", Some(1), Some("Grillo de Plata")).await;
+    for line in ["accept", "finish"] {
         on_hardware(&mut agent, line).await;
     }
     until("the gold", || text(&monitor, ".box[data-box='1']"), |text| text.contains("Oro 1")).await;
-    on_hardware(&mut agent, "gold-turn").await;
+    on_monitor(&monitor, &mut agent, "gold-turn", "gold-turn", None, None).await;
     until("Se juega Grillo de Oro", || attribute(&monitor, "#oro", "hidden"), |hidden| hidden.is_empty()).await;
     assert_eq!(text(&monitor, "#oro").await, "Se juega Grillo de Oro");
+    monitor.close().await.expect("closed");
+}
+
+// 4.6: Apertura de Mesa is the floor inspector's, with their own PIN, checked by the controller.
+// On the monitor a wrong PIN is refused in Spanish, the table stays closed and the inspector's
+// buttons close (the PIN forgotten); the right PIN opens the table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_inspector_pin_is_refused_on_the_monitor_and_the_table_stays_closed() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor().await;
+    let mut agent = Monitored::start(&floor, "B3").await;
+    agent.until("a live panel", |value| value["type"] == "panel" && value["suspended"] == false).await;
+    let monitor = driver.browser(&profiles.path().join("monitor"), 1024, 768).await;
+    monitor.goto(&agent.url).await.expect("the monitor");
+    until("the table closed on the monitor", || attribute(&monitor, "#estado", "data-estado"), |state| state == "cerrada").await;
+
+    as_inspector(&monitor, "Tomás Luna", "9999").await;
+    screenshot(&monitor, "monitor-inspector.png", profiles.path()).await;
+    tap(&monitor, "#inspector-acciones button[data-accion='open']").await;
+    until("the confirmation", || text(&monitor, "#confirmar-texto"), |text| text.contains("Apertura de Mesa")).await;
+    tap(&monitor, "#confirmar-si").await;
+    let answer = agent.until("the answer to `open`", |value| value["input"] == "open").await;
+    assert_eq!((answer["type"].as_str(), answer["code"].as_str()), (Some("refused"), Some("PermissionDenied")), "{answer}");
+    let said = until("the refusal on the monitor", || text(&monitor, "#mensaje"), |text| text.contains("PIN incorrecto")).await;
+    assert!(said.starts_with("Rechazado: Apertura de Mesa.") && said.contains("Tomás Luna"), "{said}");
+    until("the inspector's buttons closed", || attribute(&monitor, "#inspector-acciones", "hidden"), |hidden| hidden == "true")
+        .await;
+    assert_eq!(attribute(&monitor, "#estado", "data-estado").await, "cerrada", "the table stays closed");
+
+    as_inspector(&monitor, "Tomás Luna", "1357").await;
+    on_monitor(&monitor, &mut agent, "open", "open", None, None).await;
+    until("the table open", || attribute(&monitor, "#estado", "data-estado"), |state| state == "apuestas").await;
     monitor.close().await.expect("closed");
 }

@@ -285,5 +285,19 @@ async fn the_inspectors_flor_shows_its_four_tables_as_the_controller_has_them() 
     // The sala links each table's flor.
     let (_, sala) = elena.page("/sala").await;
     assert!(sala.contains("href=\"/sala/flor/F2\""), "{sala}");
+    // The floor inspector signs in to the flor's page, and to nothing else of the sala's.
+    let http =
+        reqwest::Client::builder().cookie_store(true).redirect(reqwest::redirect::Policy::none()).build().expect("a client");
+    let rosa = Browser { http, base: server.pages_url(), csrf: String::new() };
+    let (_, login) = rosa.page("/ingresar").await;
+    let token = hidden(&login, "csrf").expect("the login form's token");
+    let form = [("usuario", "im-rosa"), ("contrasena", "rosa-ejemplo"), ("csrf", token.as_str()), ("destino", "")];
+    let (status, to, _) = rosa.post("/ingresar", &form).await;
+    assert_eq!((status, to.as_str()), (StatusCode::SEE_OTHER, "/sala/flor/F1"), "her home is the first flor");
+    let (status, html) = rosa.page("/sala/flor/F2").await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+    assert!(html.contains("data-mesa=\"B3\""), "{html}");
+    let (status, _) = rosa.page("/sala").await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "the sala is the jefe de sala's");
     server.stop().await;
 }

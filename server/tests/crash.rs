@@ -654,6 +654,7 @@ async fn a_key_is_rotated_on_the_same_journal() {
         key_id: "mesa-B1".into(),
         mac: mac(&old_secret, &journal, &payload),
         journal_id: journal.clone(),
+        inspector_pin: String::new(),
     };
     let refused = client.table.submit(old).await.expect_err("the old key is refused");
     assert_eq!(refused.code(), tonic::Code::Unauthenticated, "{}", refused.message());
@@ -663,6 +664,7 @@ async fn a_key_is_rotated_on_the_same_journal() {
         key_id: "mesa-B1".into(),
         mac: mac(&new_key, &journal, &payload),
         journal_id: journal.clone(),
+        inspector_pin: String::new(),
     };
     let reply = client.table.submit(fresh).await.expect("the new key is accepted").into_inner();
     assert_eq!(reply.table.expect("view").seats[0].credits, 5);

@@ -542,6 +542,7 @@ async fn an_agent_with_both_addresses_is_back_on_the_standby_after_a_takeover() 
         table: "B3".to_owned(),
         key,
         tls: None,
+        monitor_url: None,
     };
     let (input, lines) = tokio::sync::mpsc::channel::<String>(16);
     let (panel, mut output) = tokio::sync::mpsc::channel::<String>(1024);
@@ -645,7 +646,7 @@ async fn a_hot_standby_serves_books_and_signs_refuses_commands_and_takes_over_wi
     let envelope = standby.envelope_as(
         "mesa-B3",
         pozo_proto::Purpose::WatchTable,
-        prost::Message::encode_to_vec(&pb::WatchTable { table_id: "B3".to_owned() }),
+        prost::Message::encode_to_vec(&pb::WatchTable { table_id: "B3".to_owned(), ..Default::default() }),
     );
     let refused = standby.table.watch(envelope).await.expect_err("an agent is sent on to the writer");
     assert_eq!(refused.code(), tonic::Code::Unavailable, "{refused:?}");

@@ -31,6 +31,7 @@ impl Table {
             payload_sha256: format!("{}-{}", self.id, self.sequence),
             op,
             card: None,
+            inspector: None,
         });
         handle.submit(command).await.expect("the writer runs")
     }
@@ -111,6 +112,7 @@ async fn readers_take_the_published_model_without_the_writer_and_an_old_one_neve
         payload_sha256: "x".into(),
         op: TableOp::FinishRound,
         card: None,
+        inspector: None,
     });
     assert!(matches!(handle.submit(command).await, Err(WriterError::Stopped)));
     let after = handle.read();

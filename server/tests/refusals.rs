@@ -193,6 +193,7 @@ async fn unknown_key_is_refused_and_changes_nothing() {
         payload,
         key_id: "mesa-Z9".into(),
         journal_id: journal.clone(),
+        inspector_pin: String::new(),
     };
     let message = refused_raw(&mut client, forged, Code::Unauthenticated).await;
     names(&message, &["key_id: unknown key `mesa-Z9`"]);
@@ -205,6 +206,7 @@ async fn unknown_key_is_refused_and_changes_nothing() {
         payload,
         key_id: "mesa-b1".into(),
         journal_id: journal.clone(),
+        inspector_pin: String::new(),
     };
     let message = refused_raw(&mut client, renamed, Code::Unauthenticated).await;
     names(&message, &["key_id: unknown key `mesa-b1`"]);
@@ -264,8 +266,11 @@ async fn another_tables_key_is_refused_and_changes_nothing() {
     before.unchanged(&mut client).await;
 
     // Nor may B2's key watch B1's panels.
-    let watch =
-        client.envelope_as("mesa-B2", pozo_proto::Purpose::WatchTable, pb::WatchTable { table_id: "B1".into() }.encode_to_vec());
+    let watch = client.envelope_as(
+        "mesa-B2",
+        pozo_proto::Purpose::WatchTable,
+        pb::WatchTable { table_id: "B1".into(), ..Default::default() }.encode_to_vec(),
+    );
     let status = client.table.watch(watch).await.expect_err("another table's panels");
     assert_eq!(status.code(), Code::PermissionDenied, "{}", status.message());
     names(status.message(), &["belongs to table B2, not to table B1"]);
@@ -316,7 +321,8 @@ async fn missing_command_is_refused_and_changes_nothing() {
     let (server, mut client) = TestServer::with_client().await;
     client.ok("B1", open()).await;
     let before = before_refusal(&mut client, "B1").await;
-    let payload = pb::TableCommand { table_id: "B1".into(), sequence: before.sequence, command: None }.encode_to_vec();
+    let payload = pb::TableCommand { table_id: "B1".into(), sequence: before.sequence, command: None, ..Default::default() }
+        .encode_to_vec();
     let envelope = client.envelope("mesa-B1", payload);
     let message = refused_raw(&mut client, envelope, Code::InvalidArgument).await;
     names(&message, &["command: missing"]);
@@ -351,8 +357,13 @@ async fn oversized_payload_is_refused_and_changes_nothing() {
     let (server, mut client) = TestServer::with_client().await;
     client.ok("B1", open()).await;
     let before = before_refusal(&mut client, "B1").await;
-    let payload =
-        pb::TableCommand { table_id: "B".repeat(5000), sequence: before.sequence, command: Some(sell(1, 5)) }.encode_to_vec();
+    let payload = pb::TableCommand {
+        table_id: "B".repeat(5000),
+        sequence: before.sequence,
+        command: Some(sell(1, 5)),
+        ..Default::default()
+    }
+    .encode_to_vec();
     let size = payload.len();
     let envelope = client.envelope("mesa-B1", payload);
     let message = refused_raw(&mut client, envelope, Code::InvalidArgument).await;

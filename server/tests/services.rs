@@ -5,8 +5,10 @@ mod common;
 
 use common::*;
 use pozo_proto::v1 as pb;
+use pozo_proto::v1::table_command::Command as C;
 use prost::Message as _;
 use sha2::Digest as _;
+use tonic::Code;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
@@ -294,7 +296,7 @@ async fn every_typed_state_and_status_agrees_with_its_spanish_string() {
 async fn a_table_reads_its_pools_prizes_by_name_with_its_own_key_only() {
     let server = TestServer::start().await;
     let mut client = server.client().await;
-    let payload = pb::WatchTable { table_id: "B1".into() }.encode_to_vec();
+    let payload = pb::WatchTable { table_id: "B1".into(), ..Default::default() }.encode_to_vec();
     let envelope = client.envelope_as("mesa-B1", pozo_proto::Purpose::WatchTable, payload.clone());
     let list = client.table.prizes(envelope).await.expect("the prizes").into_inner();
     assert_eq!((list.table_id.as_str(), list.pool_id.as_str()), ("B1", "iplyc-blackjack"));
@@ -309,5 +311,108 @@ async fn a_table_reads_its_pools_prizes_by_name_with_its_own_key_only() {
     let envelope = client.envelope_as("mesa-B2", pozo_proto::Purpose::WatchTable, payload);
     let refused = client.table.prizes(envelope).await.expect_err("not B2's table");
     assert_eq!(refused.code(), tonic::Code::PermissionDenied, "{refused:?}");
+    server.stop().await;
+}
+
+/// A table command naming the floor inspector `inspector`, their `pin` beside the signed bytes.
+fn inspected(client: &Client, table: &str, sequence: u64, command: C, inspector: &str, pin: &str) -> pb::Envelope {
+    let payload =
+        pb::TableCommand { table_id: table.to_owned(), sequence, command: Some(command), inspector: inspector.to_owned() }
+            .encode_to_vec();
+    pb::Envelope { inspector_pin: pin.to_owned(), ..client.envelope(&format!("mesa-{table}"), payload) }
+}
+
+// 4.6: Apertura de Mesa by the floor inspector at the table's monitor, their PIN checked by the
+// controller against the Argon2id hash in their key. A wrong PIN is refused with its Spanish and
+// journals nothing; five lock the inspector out; the right PIN opens the table and the journal
+// names the inspector, never the PIN. The paytable lists the inspectors by name and the game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_floor_inspector_opens_a_table_with_their_own_pin_and_the_journal_names_them() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let payload = pb::WatchTable { table_id: "B1".into(), ..Default::default() }.encode_to_vec();
+    let list = client
+        .table
+        .prizes(client.envelope_as("mesa-B1", pozo_proto::Purpose::WatchTable, payload))
+        .await
+        .expect("the paytable")
+        .into_inner();
+    assert_eq!(list.game, "blackjack");
+    let names: Vec<(&str, &str)> = list.inspectors.iter().map(|person| (person.id.as_str(), person.name.as_str())).collect();
+    assert_eq!(names, [("im-rosa", "Rosa Benítez"), ("im-tomas", "Tomás Luna")]);
+    let before = client.journal().await;
+
+    let wrong = client.table.submit(inspected(&client, "B1", 1, open(), "im-rosa", "1111")).await.expect_err("a wrong PIN");
+    assert_eq!(wrong.code(), Code::PermissionDenied, "{wrong:?}");
+    assert_eq!(wrong.message(), "inspector_pin: not the PIN of `im-rosa`");
+    assert_eq!(pozo_proto::motivo(&wrong).as_deref(), Some("PIN incorrecto para Rosa Benítez: nada se registró."));
+    // A PIN without an inspector, an inspector without a PIN, a dealer's key named as the inspector.
+    let cases = [
+        ("", "2468", Code::InvalidArgument, "inspector_pin: only a command that names its inspector carries a PIN"),
+        ("im-rosa", "", Code::InvalidArgument, "inspector_pin: missing"),
+        ("sup-carla", "2468", Code::NotFound, "inspector: no floor inspector `sup-carla`"),
+    ];
+    for (inspector, pin, code, message) in cases {
+        let refused = client.table.submit(inspected(&client, "B1", 1, open(), inspector, pin)).await.expect_err("refused");
+        assert_eq!(refused.code(), code, "{refused:?}");
+        assert!(refused.message().starts_with(message), "{refused:?}");
+    }
+    // A PIN on another kind of envelope is refused, not ignored.
+    let watch = pb::Envelope {
+        inspector_pin: "2468".into(),
+        ..client.envelope_as(
+            "mesa-B1",
+            pozo_proto::Purpose::WatchTable,
+            pb::WatchTable { table_id: "B1".into(), ..Default::default() }.encode_to_vec(),
+        )
+    };
+    let refused = client.table.prizes(watch).await.expect_err("a PIN on a watch");
+    assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
+    assert_eq!(client.journal().await, before, "nothing refused is journaled");
+    assert_eq!(client.view("B1").await.state, "cerrada");
+
+    let opened = client.table.submit(inspected(&client, "B1", 1, open(), "im-rosa", "2468")).await.expect("the right PIN");
+    let opened = opened.into_inner();
+    let page = client
+        .reports
+        .entries(pb::JournalEntriesRequest { after: opened.journal_sequence - 1, limit: 1 })
+        .await
+        .expect("the entry")
+        .into_inner();
+    let record = &page.entries[0].record_json;
+    assert!(record.contains(r#""inspector":"im-rosa""#), "{record}");
+    assert!(!record.contains("2468"), "the PIN is never journaled: {record}");
+
+    // Five wrong PINs lock Tomás out: the sixth attempt, even with his right PIN, is refused.
+    for attempt in 1..=5 {
+        let wrong = client.table.submit(inspected(&client, "B1", 2, close(), "im-tomas", "0000")).await.expect_err("wrong");
+        assert_eq!(wrong.code(), Code::PermissionDenied, "attempt {attempt}: {wrong:?}");
+    }
+    let locked = client.table.submit(inspected(&client, "B1", 2, close(), "im-tomas", "1357")).await.expect_err("locked out");
+    assert!(locked.message().starts_with("inspector: `im-tomas` is locked out for 15 minutes"), "{locked:?}");
+    assert!(pozo_proto::motivo(&locked).is_some_and(|motivo| motivo.contains("bloqueado")), "{locked:?}");
+    // Rosa is not locked out by Tomás's failures.
+    client.table.submit(inspected(&client, "B1", 2, close(), "im-rosa", "2468")).await.expect("Rosa closes the table");
+    server.stop().await;
+}
+
+// The agent says where it serves the table's monitor with its watch, for the flor page's tap:
+// HTTPS anywhere, plain HTTP on loopback only, bounded; anything else is refused by name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_names_its_monitor_only_at_an_address_a_tablet_may_open() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let watch = |url: &str| pb::WatchTable { table_id: "B1".into(), monitor_url: url.to_owned() }.encode_to_vec();
+    for refused in ["http://192.0.2.7:8080/", "ftp://127.0.0.1/", "javascript:alert(1)", &format!("https://{}", "a".repeat(200))]
+    {
+        let envelope = client.envelope_as("mesa-B1", pozo_proto::Purpose::WatchTable, watch(refused));
+        let status = client.table.watch(envelope).await.expect_err("refused");
+        assert_eq!(status.code(), Code::InvalidArgument, "{refused}: {status:?}");
+        assert!(status.message().starts_with("monitor_url:"), "{status:?}");
+    }
+    for taken in ["https://192.0.2.7:8443/", "http://127.0.0.1:8080/", ""] {
+        let envelope = client.envelope_as("mesa-B1", pozo_proto::Purpose::WatchTable, watch(taken));
+        client.table.watch(envelope).await.unwrap_or_else(|status| panic!("{taken}: {status:?}"));
+    }
     server.stop().await;
 }

@@ -230,6 +230,7 @@ fn command(state: &State, config: &Config, event: &Event) -> Option<Command> {
                 payload_sha256: format!("{}-{sequence}", layout.id),
                 op,
                 card,
+                inspector: None,
             }))
         }
     }

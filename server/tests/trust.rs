@@ -84,7 +84,7 @@ async fn a_payload_signed_as_one_kind_of_message_is_refused_as_another() {
     let (server, mut client) = TestServer::with_client().await;
     client.ok("B1", open()).await;
     let entries = client.journal().await.entries;
-    let watch = pb::WatchTable { table_id: "B1".into() }.encode_to_vec();
+    let watch = pb::WatchTable { table_id: "B1".into(), ..Default::default() }.encode_to_vec();
     let as_command = client.envelope_as("mesa-B1", Purpose::TableCommand, watch.clone());
     let status = client.table.watch(as_command).await.expect_err("a command's signature on a watch");
     assert_eq!(status.code(), Code::Unauthenticated);

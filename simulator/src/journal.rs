@@ -326,7 +326,14 @@ mod tests {
     }
 
     fn table(op: server::TableOp, card: Option<server::Card>) -> server::Command {
-        server::Command::Table(TableCommand { table_id: "R1".into(), sequence: 7, payload_sha256: "ab".repeat(32), op, card })
+        server::Command::Table(TableCommand {
+            table_id: "R1".into(),
+            sequence: 7,
+            payload_sha256: "ab".repeat(32),
+            op,
+            card,
+            inspector: None,
+        })
     }
 
     fn facts() -> server::OrderFacts {

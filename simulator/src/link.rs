@@ -59,7 +59,8 @@ impl AgentLink {
     pub async fn start(server: &str, table: &str, key: table_agent::key::Key) -> anyhow::Result<AgentLink> {
         let (lines, lines_receiver) = mpsc::channel(LINES_CAPACITY);
         let (output_sender, output) = mpsc::channel(table_agent::agent::OUTPUT_CAPACITY);
-        let config = table_agent::AgentConfig { server: server.to_owned(), table: table.to_owned(), key, tls: None };
+        let config =
+            table_agent::AgentConfig { server: server.to_owned(), table: table.to_owned(), key, tls: None, monitor_url: None };
         let task = tokio::spawn(table_agent::run(config, lines_receiver, output_sender));
         let mut link = AgentLink {
             table: table.to_owned(),

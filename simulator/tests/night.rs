@@ -127,7 +127,9 @@ fn envelope(
 ) -> pozo_proto::v1::Envelope {
     use prost::Message;
     let key = pozo_sim::casino::table_key(config, table).expect("a key");
-    let payload = pozo_proto::v1::TableCommand { table_id: table.to_owned(), sequence, command: Some(command) }.encode_to_vec();
+    let payload =
+        pozo_proto::v1::TableCommand { table_id: table.to_owned(), sequence, command: Some(command), ..Default::default() }
+            .encode_to_vec();
     pozo_proto::sign(&key.id, &key.secret, pozo_proto::Purpose::TableCommand, journal_id, payload)
 }
 
@@ -156,7 +158,7 @@ async fn a_sale_the_agents_never_made_is_caught_by_the_books() {
         // B1 as the controller has it now: its next sequence.
         let view = {
             use prost::Message;
-            let payload = pb::WatchTable { table_id: "B1".into() }.encode_to_vec();
+            let payload = pb::WatchTable { table_id: "B1".into(), ..Default::default() }.encode_to_vec();
             let key = pozo_sim::casino::table_key(&config, "B1").expect("a key");
             match table.watch(pozo_proto::sign(&key.id, &key.secret, pozo_proto::Purpose::WatchTable, &journal_id, payload)).await
             {

@@ -33,10 +33,20 @@ struct Cli {
     /// Where hardware events arrive: `-` for stdin, or `unix:PATH` (the agent listens there).
     #[arg(long, default_value = "-")]
     input: String,
-    /// Serve the table's monitor (a touch page for the dealer, docs/agent.md §6) on this address
-    /// of this machine: `127.0.0.1:8080`. Loopback only.
+    /// Serve the table's monitor (a touch page for the dealer and the floor inspector, docs/agent.md
+    /// §11) on this address: `127.0.0.1:8080`. Loopback, or any address with --monitor-cert.
     #[arg(long, value_name = "ADDR")]
     monitor: Option<std::net::SocketAddr>,
+    /// The monitor's TLS certificate chain (PEM): the monitor is served over HTTPS.
+    #[arg(long, value_name = "FILE", requires = "monitor_key", requires = "monitor")]
+    monitor_cert: Option<PathBuf>,
+    /// The monitor certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "monitor_cert")]
+    monitor_key: Option<PathBuf>,
+    /// The CA (PEM) whose client certificates the monitor's screens must show; needed to serve
+    /// the monitor anywhere but loopback.
+    #[arg(long, value_name = "FILE", requires = "monitor_cert")]
+    monitor_client_ca: Option<PathBuf>,
     /// The CA (PEM) that signed the controller's TLS certificate; with it, `--server https://…`.
     #[arg(long, global = true, value_name = "FILE")]
     tls_ca: Option<PathBuf>,
@@ -74,13 +84,23 @@ pub fn main() -> ExitCode {
     if let Some(AgentCommand::Status { json }) = cli.command {
         return run_status(&config, json);
     }
+    let tls = match (&cli.monitor_cert, &cli.monitor_key) {
+        (Some(cert), Some(key)) => match crate::monitor::MonitorTls::load(cert, key, cli.monitor_client_ca.as_deref()) {
+            Ok(tls) => Some(tls),
+            Err(error) => {
+                eprintln!("pozo-agent: {error:#}");
+                return ExitCode::from(2);
+            }
+        },
+        _ => None,
+    };
     if let Some(address) = cli.monitor
-        && let Err(error) = crate::monitor::check_address(address)
+        && let Err(error) = crate::monitor::check_address(address, tls.as_ref())
     {
         eprintln!("pozo-agent: {error:#}");
         return ExitCode::from(2);
     }
-    run_agent(config, &cli.input, cli.monitor)
+    run_agent(config, &cli.input, cli.monitor.map(|address| (address, tls)))
 }
 
 /// The table, its key and TLS, read from the command line's files; a message and exit 2 when
@@ -111,7 +131,7 @@ fn agent_config(cli: &Cli) -> Result<AgentConfig, ExitCode> {
                 return Err(ExitCode::from(2));
             }
         };
-    Ok(AgentConfig { server: cli.server.clone(), table, key, tls })
+    Ok(AgentConfig { server: cli.server.clone(), table, key, tls, monitor_url: None })
 }
 
 /// `pozo-agent status`: reads the table once and says whether the controller heard it.
@@ -138,7 +158,11 @@ fn run_status(config: &AgentConfig, json: bool) -> ExitCode {
 
 /// Runs the table: hardware events from `input` (`-` or `unix:PATH`) and from the monitor on
 /// `monitor`, panel lines to stdout and to the monitor, until the input ends or the agent fails.
-fn run_agent(config: AgentConfig, input: &str, monitor: Option<std::net::SocketAddr>) -> ExitCode {
+fn run_agent(
+    mut config: AgentConfig,
+    input: &str,
+    monitor: Option<(std::net::SocketAddr, Option<crate::monitor::MonitorTls>)>,
+) -> ExitCode {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a tokio runtime");
     let result = runtime.block_on(async move {
         let (lines_sender, lines) = mpsc::channel(INPUT_CAPACITY);
@@ -146,13 +170,22 @@ fn run_agent(config: AgentConfig, input: &str, monitor: Option<std::net::SocketA
         let hub = crate::monitor::Hub::new();
         // The monitor's address is taken before the table is played: a port in use is an error at start.
         let monitor_task = match monitor {
-            Some(address) => {
+            Some((address, tls)) => {
                 let listener = tokio::net::TcpListener::bind(address)
                     .await
                     .map_err(|error| anyhow::anyhow!("--monitor {address}: {error}"))?;
                 let bound = listener.local_addr()?;
-                let _ = output.send(serde_json::json!({ "type": "monitor", "address": bound.to_string() }).to_string()).await;
-                Some(tokio::spawn(crate::monitor::serve(listener, hub.clone(), lines_sender.clone())))
+                let scheme = if tls.is_some() { "https" } else { "http" };
+                let url = format!("{scheme}://{bound}/");
+                // The controller hears where, with each watch: the inspector's flor page links it
+                // (not a wildcard address, which no tablet can open).
+                config.monitor_url = (!bound.ip().is_unspecified()).then(|| url.clone());
+                let said = serde_json::json!({ "type": "monitor", "address": bound.to_string(), "url": url });
+                let _ = output.send(said.to_string()).await;
+                Some(match tls {
+                    Some(tls) => tokio::spawn(crate::monitor::serve_tls(listener, tls, hub.clone(), lines_sender.clone())),
+                    None => tokio::spawn(crate::monitor::serve(listener, hub.clone(), lines_sender.clone())),
+                })
             }
             None => None,
         };

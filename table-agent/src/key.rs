@@ -43,7 +43,9 @@ fn parse(file: &str, text: &str, table: &str) -> anyhow::Result<(Key, Option<Str
     let others: Vec<&Entry> = parsed.keys.iter().filter(|entry| !ours(entry)).collect();
     let warning = (!others.is_empty()).then(|| {
         let journal = others.iter().find(|entry| entry.role.as_deref() == Some("journal"));
-        let people = others.iter().filter(|entry| matches!(entry.role.as_deref(), Some("office" | "supervisor" | "inspector")));
+        let people = others
+            .iter()
+            .filter(|entry| matches!(entry.role.as_deref(), Some("office" | "supervisor" | "inspector" | "floor-inspector")));
         let mut warning =
             format!("{file} holds {} keys besides table {table}'s: whoever reads this file can sign as them", others.len());
         if let Some(journal) = journal {

@@ -30,6 +30,24 @@ pub enum RawLine {
     /// An over-long line (skipped to its end) or one that is not UTF-8 (line noise on a
     /// serial cable): refused as one bad line, and the agent reads on.
     Unreadable(String),
+    /// A line the floor inspector sends from the monitor (4.6, 4.7, 4.3.1): the command names
+    /// them, and their PIN travels beside it for the controller to check (docs/agent.md §11).
+    Inspector {
+        text: String,
+        inspector: String,
+        pin: Pin,
+    },
+}
+
+/// A floor inspector's PIN as typed on the monitor: kept in memory for the one command, sent
+/// outside the signed bytes, never printed or logged.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Pin(pub String);
+
+impl std::fmt::Debug for Pin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Pin(..)")
+    }
 }
 
 impl From<String> for RawLine {

@@ -8,7 +8,15 @@ use serde::Serialize;
 #[serde(tag = "type", rename_all = "snake_case")]
 pub(crate) enum OutputLine<'a> {
     /// An input line the agent or the controller refused.
-    Refused { input: &'a str, code: &'a str, reason: &'a str },
+    Refused {
+        input: &'a str,
+        code: &'a str,
+        reason: &'a str,
+        /// The same refusal in Spanish for the dealer, with its article, where it is written
+        /// (the controller's, or the agent's own).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        motivo: Option<&'a str>,
+    },
     /// 4.3.5: "Se juega Grillo de Oro" at this table.
     GoldTurn { table: &'a str, state: &'static str },
     /// 15.11.2: the premio instantáneo, for the monitor.
@@ -27,7 +35,22 @@ pub(crate) enum OutputLine<'a> {
     Panel(Panel<'a>),
     /// The paytable of the table's pool, read at each connection: what the monitor offers the
     /// dealer by name (12.5.2.1).
-    Prizes { table: &'a str, pool: &'a str, pool_name: &'a str, prizes: Vec<PrizeName<'a>> },
+    Prizes {
+        table: &'a str,
+        pool: &'a str,
+        pool_name: &'a str,
+        game: &'a str,
+        prizes: Vec<PrizeName<'a>>,
+        /// The floor inspectors who may act at the monitor with their PIN.
+        inspectors: Vec<PersonName<'a>>,
+    },
+}
+
+/// A floor inspector as the monitor lists them: the key id a command names, and the name.
+#[derive(Debug, Serialize)]
+pub(crate) struct PersonName<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) name: &'a str,
 }
 
 /// A prize as the dealer picks it: its name and article; the code is what the line carries.

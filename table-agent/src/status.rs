@@ -90,7 +90,7 @@ async fn read(config: &AgentConfig, server: &str) -> Result<AgentStatus, StatusE
         .await
         .map_err(refused)?
         .into_inner();
-    let payload = pb::WatchTable { table_id: config.table.clone() }.encode_to_vec();
+    let payload = pb::WatchTable { table_id: config.table.clone(), ..Default::default() }.encode_to_vec();
     let envelope =
         pozo_proto::sign(&config.key.id, &config.key.secret, pozo_proto::Purpose::WatchTable, &identity.journal_id, payload);
     let mut stream = pb::table_client::TableClient::new(channel).watch(envelope).await.map_err(refused)?.into_inner();

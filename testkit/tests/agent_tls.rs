@@ -114,6 +114,7 @@ fn the_agent_uses_tls_exactly_when_asked_and_plaintext_only_to_this_machine() {
         table: "B1".into(),
         key: key.clone(),
         tls,
+        monitor_url: None,
     };
     let check = |server: &str, tls: Option<table_agent::ClientTls>| table_agent::agent::check_transport(&config(server, tls));
     assert!(check("http://127.0.0.1:50051", None).is_ok());

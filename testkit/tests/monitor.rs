@@ -74,6 +74,18 @@ async fn touch(base: &str, line: &str) -> reqwest::StatusCode {
         .status()
 }
 
+/// The floor inspector's touch: the line, who they are and their PIN, as the page sends them.
+async fn inspector_touch(base: &str, line: &str, inspector: &str, pin: &str) -> reqwest::StatusCode {
+    reqwest::Client::new()
+        .post(format!("{base}/inspector"))
+        .header(table_agent::monitor::HEADER, "1")
+        .json(&serde_json::json!({ "linea": line, "inspector": inspector, "pin": pin }))
+        .send()
+        .await
+        .expect("the monitor answers")
+        .status()
+}
+
 /// Touches `line` and waits for the agent's answer on the monitor: the acknowledgement.
 async fn played(base: &str, events: &Events, line: &str) -> (usize, Value) {
     let from = events.len();
@@ -114,6 +126,8 @@ async fn a_black_jack_round_is_played_from_the_monitor_and_its_lights_follow_the
     let names: Vec<&str> =
         prizes["prizes"].as_array().expect("prizes").iter().filter_map(|prize| prize["name"].as_str()).collect();
     assert!(names.contains(&"Cuatro Ases (en apertura)"), "{names:?}");
+    assert_eq!(prizes["game"], "blackjack");
+    assert_eq!(prizes["inspectors"][0], serde_json::json!({ "id": "im-rosa", "name": "Rosa Benítez" }));
     let (_, first) = events.wait_for("the panel", 0, is_live_panel).await;
     let before = amount(&first);
 
@@ -121,9 +135,23 @@ async fn a_black_jack_round_is_played_from_the_monitor_and_its_lights_follow_the
     let forged = reqwest::Client::new().post(format!("{base}/linea")).json(&serde_json::json!({ "linea": "press 3" })).send();
     assert_eq!(forged.await.expect("answered").status(), reqwest::StatusCode::FORBIDDEN);
     assert_eq!(touch(&base, "open").await, reqwest::StatusCode::FORBIDDEN, "opening the table is the inspector's (4.6)");
+    // The inspector's path takes only the inspector's words, and a PIN of 4–8 digits.
+    assert_eq!(inspector_touch(&base, "press 3", "im-rosa", "2468").await, reqwest::StatusCode::FORBIDDEN);
+    assert_eq!(inspector_touch(&base, "open", "im-rosa", "24a8").await, reqwest::StatusCode::BAD_REQUEST);
+    assert_eq!(inspector_touch(&base, "open", "", "2468").await, reqwest::StatusCode::BAD_REQUEST);
 
-    // The inspector opens the table on the hardware path; the monitor follows it.
-    agent.write_line("open");
+    // The inspector opens the table from the monitor with her PIN: a wrong one is refused by the
+    // controller in Spanish, and the table stays closed; the right one opens it.
+    let from = events.len();
+    assert_eq!(inspector_touch(&base, "open", "im-rosa", "1111").await, reqwest::StatusCode::ACCEPTED);
+    let (_, refused) = events.wait_for("the wrong PIN's refusal", from, |event| is_answer_to(event, "open")).await;
+    assert_eq!((kind(&refused), refused["code"].as_str()), ("refused", Some("PermissionDenied")), "{refused}");
+    assert_eq!(refused["motivo"], "PIN incorrecto para Rosa Benítez: nada se registró.");
+    assert!(!refused.to_string().contains("1111"), "the PIN is never printed: {refused}");
+    let from = events.len();
+    assert_eq!(inspector_touch(&base, "open", "im-rosa", "2468").await, reqwest::StatusCode::ACCEPTED);
+    let (_, opened) = events.wait_for("the table opened", from, |event| is_answer_to(event, "open")).await;
+    assert_eq!(kind(&opened), "ack", "{opened}");
     events.wait_for("the open table", 0, |event| is_live_panel(event) && event["state"] == "apuestas").await;
 
     // Credits, a press: seat 3 is lit only by a panel from the controller's record of the press.
@@ -180,7 +208,7 @@ async fn the_monitor_is_refused_on_an_address_other_than_this_machines() {
     let mut agent = AgentProcess::spawn(&args, &directory.path().join("agent.err"));
     let status = agent.finish().await;
     assert_eq!(status.code(), Some(2));
-    assert!(agent.stderr_text().contains("this machine only"), "{}", agent.stderr_text());
+    assert!(agent.stderr_text().contains("off this machine's loopback"), "{}", agent.stderr_text());
 }
 
 /// Signs `command` as the person `key_id` (the embedded keys) and sends it to Changes.
@@ -243,6 +271,117 @@ async fn a_table_moved_to_another_pool_gets_that_pools_paytable_on_its_monitor()
         .wait_for("the new pool's paytable", WAIT, |value| kind(value) == "prizes" && value["pool"] == "iplyc-blackjack-vip")
         .await;
     assert!(prizes.value["prizes"].as_array().is_some_and(|prizes| !prizes.is_empty()), "{}", prizes.text);
+    drop(agent);
+    server.stop().await;
+}
+
+/// `GET path` over TLS to `address`, trusting only `ca_pem`, showing `client` (a certificate and
+/// its key, PEM) if given: the response's head and body.
+async fn get_over_tls(address: &str, ca_pem: &str, client: Option<(&str, &str)>, path: &str) -> std::io::Result<String> {
+    use rustls::pki_types::pem::PemObject as _;
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(rustls::pki_types::CertificateDer::from_pem_slice(ca_pem.as_bytes()).expect("a PEM")).expect("a root");
+    let builder = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .expect("TLS versions")
+        .with_root_certificates(roots);
+    let config = match client {
+        Some((cert, key)) => builder
+            .with_client_auth_cert(
+                vec![rustls::pki_types::CertificateDer::from_pem_slice(cert.as_bytes()).expect("a PEM")],
+                rustls::pki_types::PrivateKeyDer::from_pem_slice(key.as_bytes()).expect("a PEM key"),
+            )
+            .expect("a client certificate"),
+        None => builder.with_no_client_auth(),
+    };
+    let tcp = tokio::net::TcpStream::connect(address).await?;
+    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").expect("a name").to_owned();
+    let mut tls = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config)).connect(name, tcp).await?;
+    tls.write_all(format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").as_bytes()).await?;
+    let mut response = Vec::new();
+    tls.read_to_end(&mut response).await?;
+    Ok(String::from_utf8_lossy(&response).into_owned())
+}
+
+/// A certificate for `name` signed by `ca`, and its key, PEM.
+fn signed(ca: &rcgen::Issuer<'_, rcgen::KeyPair>, name: &str) -> (String, String) {
+    let key = rcgen::KeyPair::generate().expect("a key");
+    let certificate = rcgen::CertificateParams::new(vec![name.to_owned()]).expect("params").signed_by(&key, ca).expect("signed");
+    (certificate.pem(), key.serialize_pem())
+}
+
+/// A throw-away CA named `name`: its PEM, and the issuer that signs with it.
+fn certificate_authority(name: &str) -> (String, rcgen::Issuer<'static, rcgen::KeyPair>) {
+    let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("params");
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    params.distinguished_name.push(rcgen::DnType::CommonName, name);
+    let key = rcgen::KeyPair::generate().expect("a key");
+    let pem = params.self_signed(&key).expect("the CA").pem();
+    (pem, rcgen::Issuer::new(params, key))
+}
+
+/// A tablet that is not the table's computer reaches the monitor over TLS (`--monitor-cert`,
+/// `--monitor-key`) showing a client certificate of the casino's CA (`--monitor-client-ca`): the
+/// page is served to it; a screen without a certificate, or with another CA's, gets no page, nor
+/// does a plaintext request; and a named address without client certificates is refused at start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_monitor_is_served_over_tls_only_to_screens_with_the_casinos_client_certificate() {
+    let (ca, issuer) = certificate_authority("Pozo test CA");
+    let (server_cert, server_key) = signed(&issuer, "127.0.0.1");
+    let tablet = signed(&issuer, "tablet-B2");
+    let (_, stranger_ca) = certificate_authority("Another CA");
+    let stranger = signed(&stranger_ca, "intruso");
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let file = |name: &str, text: &str| {
+        let path = directory.path().join(name);
+        std::fs::write(&path, text).expect("written");
+        path.to_str().expect("UTF-8").to_owned()
+    };
+    let (cert, key, client_ca) = (file("monitor.pem", &server_cert), file("monitor.key", &server_key), file("ca.pem", &ca));
+    let keys = keys_file();
+    let keys = keys.to_str().expect("UTF-8");
+
+    // A named address with TLS but no client certificates: refused before anything is bound.
+    let args = ["--table", "B2", "--key-file", keys, "--monitor", "0.0.0.0:0", "--monitor-cert", &cert, "--monitor-key", &key];
+    let mut refused = AgentProcess::spawn(&args, &directory.path().join("refused.err"));
+    assert_eq!(refused.finish().await.code(), Some(2));
+    assert!(refused.stderr_text().contains("--monitor-client-ca"), "{}", refused.stderr_text());
+
+    let server = TestServer::start().await;
+    let url = server.url();
+    let args = [
+        "--server",
+        &url,
+        "--table",
+        "B2",
+        "--key-file",
+        keys,
+        "--monitor",
+        "127.0.0.1:0",
+        "--monitor-cert",
+        &cert,
+        "--monitor-key",
+        &key,
+        "--monitor-client-ca",
+        &client_ca,
+    ];
+    let mut agent = AgentProcess::spawn(&args, &directory.path().join("agent.err"));
+    let said = agent.out.wait_for("the monitor's address", WAIT, |value| kind(value) == "monitor").await;
+    let address = said.value["address"].as_str().expect("an address").to_owned();
+    assert_eq!(said.value["url"], format!("https://{address}/"));
+    let page = get_over_tls(&address, &ca, Some((&tablet.0, &tablet.1)), "/").await.expect("the page over TLS");
+    assert!(page.starts_with("HTTP/1.1 200") && page.contains("INICIAR JUEGO"), "{page}");
+    // No client certificate, another CA's, plaintext: no page.
+    let without = get_over_tls(&address, &ca, None, "/").await;
+    assert!(without.as_ref().map_or(true, |page| !page.contains("INICIAR JUEGO")), "{without:?}");
+    let other = get_over_tls(&address, &ca, Some((&stranger.0, &stranger.1)), "/").await;
+    assert!(other.as_ref().map_or(true, |page| !page.contains("INICIAR JUEGO")), "{other:?}");
+    let plain = reqwest::get(format!("http://{address}/")).await;
+    assert!(plain.is_err() || !plain.expect("answered").status().is_success(), "a plaintext request got the page");
+    // And the monitor still serves its tablet after the refused handshakes.
+    let again = get_over_tls(&address, &ca, Some((&tablet.0, &tablet.1)), "/monitor.css").await.expect("served");
+    assert!(again.starts_with("HTTP/1.1 200"), "{again}");
     drop(agent);
     server.stop().await;
 }

@@ -206,7 +206,11 @@ enum Command {
     },
     /// Hash a password for the pages (Venta-Pagos, Sala): reads it from standard input,
     /// prints the Argon2id hash for the `password` field of the operator's key.
-    Password,
+    Password {
+        /// A floor inspector's PIN (4–8 digits) for the `pin` field of their key instead.
+        #[arg(long)]
+        pin: bool,
+    },
     /// How a running controller is: serving or not, the journal's tip, every pool's amount,
     /// the tables and their agents, the payouts pending. Asks the pages' listener (`/status`).
     /// Exit 0 serving, 1 answering but not serving, 3 no controller answered.
@@ -311,7 +315,7 @@ pub fn main() -> ExitCode {
         Command::Rulebooks { rulebook } => run_rulebooks(&rulebook),
         Command::Status { pages, json } => return run_status(&pages, json),
         Command::Backup { to, pages, keys } => return run_backup(&to, &pages, keys.as_deref()),
-        Command::Password => run_password(),
+        Command::Password { pin } => run_password(pin),
         Command::Change { command } => change::run_change(command),
     };
     match result {

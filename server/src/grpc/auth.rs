@@ -21,6 +21,12 @@ const CHANGE_PAYLOAD_BYTES_MAX: usize = crate::net::MESSAGE_BYTES_MAX - 1024;
 /// controller's journal id (never the one the envelope names).
 pub(super) fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope, purpose: Purpose) -> Result<&'a Key, ApiError> {
     let limit = if purpose == Purpose::ChangeCommand { CHANGE_PAYLOAD_BYTES_MAX } else { PAYLOAD_BYTES_MAX };
+    if purpose != Purpose::TableCommand && !envelope.inspector_pin.is_empty() {
+        return Err(ApiError::invalid(format!(
+            "inspector_pin: only a table command that names its inspector carries a PIN, not a {}",
+            purpose.context()
+        )));
+    }
     if envelope.payload.len() > limit {
         return Err(ApiError::invalid(format!("payload: {} bytes, over {limit}", envelope.payload.len())));
     }
@@ -73,7 +79,8 @@ pub(super) fn person_command<'a, M: prost::Message + Default>(
 /// Who may read reports and journal pages: the jefe de sala.
 pub(super) const REPORT_READERS: &[Role] = &[Role::Supervisor, Role::Inspector];
 /// Who may read the pools' amounts: every key.
-pub(super) const POOL_READERS: &[Role] = &[Role::Table, Role::Display, Role::Office, Role::Supervisor, Role::Inspector];
+pub(super) const POOL_READERS: &[Role] =
+    &[Role::Table, Role::Display, Role::Office, Role::Supervisor, Role::Inspector, Role::FloorInspector];
 /// Who may open the display feed from outside its open networks.
 pub(super) const DISPLAY_READERS: &[Role] = &[Role::Display, Role::Office, Role::Supervisor, Role::Inspector];
 

@@ -57,6 +57,22 @@ impl ApiError {
 
 impl From<ApiError> for Status {
     fn from(error: ApiError) -> Status {
+        let spanish = match &error {
+            ApiError::Refused(refusal) => refusal.spanish.clone(),
+            _ => None,
+        };
+        let mut status = ApiError::status(error);
+        if let Some(spanish) = spanish {
+            // For people (the table's monitor): the same refusal in Spanish, beside the English.
+            status.metadata_mut().insert_bin(pozo_proto::MOTIVO, tonic::metadata::MetadataValue::from_bytes(spanish.as_bytes()));
+        }
+        status
+    }
+}
+
+impl ApiError {
+    /// The status of a kind of refusal, with its message.
+    fn status(error: ApiError) -> Status {
         match error {
             ApiError::Invalid(message) => Status::invalid_argument(message),
             ApiError::Unauthenticated(message) => Status::unauthenticated(message),

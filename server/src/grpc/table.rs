@@ -12,9 +12,11 @@ use super::error::ApiError;
 use super::stream::{EventStream, until_stopped};
 use super::wire::{FromWire, ToWire, payload_sha256, required};
 use crate::cards::CardSource;
+use crate::config::Role;
 use crate::net::bounded_text;
+use crate::net::secrets::{FAILURES_MAX, Lockout, secret_matches};
 use crate::writer::{Handle, WriterError};
-use pozo_core::state::{Applied, Command, TableCommand, TableOp};
+use pozo_core::state::{Applied, Command, Refusal, RefusalKind, TableCommand, TableOp};
 
 pub(crate) struct TableService {
     pub(crate) handle: Handle,
@@ -23,6 +25,8 @@ pub(crate) struct TableService {
     pub(crate) stop: watch::Receiver<bool>,
     /// Which agents are connected, for the floor view.
     pub(crate) presence: crate::read::presence::Presence,
+    /// Floor inspectors who typed wrong PINs lately: five lock one out (`net::secrets`).
+    pub(crate) pins: Lockout,
 }
 
 impl TableService {
@@ -34,6 +38,76 @@ impl TableService {
         require_table_key(key, &watch.table_id)?;
         Ok(watch)
     }
+
+    /// The floor inspector a command names, their PIN checked against their key's hash (4.6,
+    /// 4.7, 4.3.1: the inspector acts, not the dealer); `None` for the dealer's own commands.
+    /// Nothing is journaled for a refused PIN: the refusal is logged with the inspector's id.
+    async fn inspector(&self, id: &str, pin: &str) -> Result<Option<String>, ApiError> {
+        let refused = |message: String, spanish: String| {
+            ApiError::Refused(Refusal::new(RefusalKind::PermissionDenied, message).castellano(spanish))
+        };
+        if id.is_empty() {
+            if !pin.is_empty() {
+                return Err(ApiError::invalid("inspector_pin: only a command that names its inspector carries a PIN"));
+            }
+            return Ok(None);
+        }
+        let Some(key) = self.handle.key(id).filter(|key| key.role == Role::FloorInspector) else {
+            return Err(ApiError::not_found(format!("inspector: no floor inspector `{}` in the keys", bounded_text(id))));
+        };
+        if pin.is_empty() {
+            return Err(ApiError::invalid(format!("inspector_pin: missing: inspector `{}` acts with their PIN", key.id)));
+        }
+        if let Some(minutes) = self.pins.locked(&key.id) {
+            return Err(refused(
+                format!("inspector: `{}` is locked out for {minutes} minutes after {FAILURES_MAX} wrong PINs", key.id),
+                format!(
+                    "{} quedó bloqueado por {FAILURES_MAX} PIN incorrectos: espere {minutes} minutos o pida ayuda al jefe de sala.",
+                    key.name
+                ),
+            ));
+        }
+        if secret_matches(key.pin.clone(), pin).await {
+            self.pins.succeeded(&key.id);
+            return Ok(Some(key.id.clone()));
+        }
+        tracing::warn!(inspector = %key.id, "refused: wrong inspector PIN");
+        Err(match self.pins.failed(&key.id) {
+            Some(minutes) => refused(
+                format!(
+                    "inspector_pin: not the PIN of `{}`; {FAILURES_MAX} wrong PINs lock them out for {minutes} minutes",
+                    key.id
+                ),
+                format!(
+                    "PIN incorrecto. {} quedó bloqueado por {FAILURES_MAX} PIN incorrectos: espere {minutes} minutos.",
+                    key.name
+                ),
+            ),
+            None => refused(
+                format!("inspector_pin: not the PIN of `{}`", key.id),
+                format!("PIN incorrecto para {}: nada se registró.", key.name),
+            ),
+        })
+    }
+}
+
+/// The longest monitor address an agent may announce.
+const MONITOR_URL_BYTES_MAX: usize = 200;
+
+/// Where an agent says it serves its table's monitor, for the flor page's link: HTTPS anywhere,
+/// plain HTTP only on loopback (docs/agent.md §11); `None` when it serves none.
+fn monitor_url(url: &str) -> Result<Option<&str>, ApiError> {
+    if url.is_empty() {
+        return Ok(None);
+    }
+    let loopback = ["http://127.", "http://[::1]", "http://localhost"].iter().any(|start| url.starts_with(start));
+    let printable = url.chars().all(|c| c.is_ascii_graphic());
+    if url.len() > MONITOR_URL_BYTES_MAX || !printable || !(url.starts_with("https://") || loopback) {
+        return Err(ApiError::invalid(format!(
+            "monitor_url: an https:// address (or http:// on loopback) of at most {MONITOR_URL_BYTES_MAX} printable bytes"
+        )));
+    }
+    Ok(Some(url))
 }
 
 #[tonic::async_trait]
@@ -46,6 +120,7 @@ impl pb::table_server::Table for TableService {
             .map_err(|error| ApiError::invalid(format!("payload: not a TableCommand: {error}")))?;
         require_table_key(key, &command.table_id)?;
         self.presence.heard(&command.table_id);
+        let inspector = self.inspector(&command.inspector, &envelope.inspector_pin).await?;
         if command.sequence == 0 {
             return Err(ApiError::invalid("sequence: starts at 1").into());
         }
@@ -67,6 +142,7 @@ impl pb::table_server::Table for TableService {
             payload_sha256,
             op,
             card,
+            inspector,
         });
         match self.handle.submit(command).await?.map_err(ApiError::Refused)? {
             Applied::Table(reply) | Applied::Duplicate(reply) => Ok(Response::new(reply.to_wire())),
@@ -87,8 +163,9 @@ impl pb::table_server::Table for TableService {
             .handle
             .table(&watch.table_id)
             .ok_or_else(|| ApiError::not_found(format!("table_id: no table `{}` in the layout", watch.table_id)))?;
+        let monitor = monitor_url(&watch.monitor_url)?;
         // Connected while the stream's task holds this.
-        let watching = self.presence.watching(&watch.table_id);
+        let watching = self.presence.watching(&watch.table_id, monitor);
         let stream = until_stopped(receiver, self.stop.clone(), move |push| {
             let _ = &watching;
             pb::TableEvent { journal_sequence: push.journal_sequence, table: Some(push.view.to_wire()) }
@@ -107,10 +184,19 @@ impl pb::table_server::Table for TableService {
             .rulebooks
             .pool(&table.pool)
             .ok_or_else(|| ApiError::internal(format!("pool `{}` of table {} has no rules", table.pool, table.id)))?;
+        let inspectors = self
+            .handle
+            .keys()
+            .values()
+            .filter(|key| key.role == Role::FloorInspector)
+            .map(|key| pb::Person { id: key.id.clone(), name: key.name.clone() })
+            .collect();
         Ok(Response::new(pb::PrizeList {
             table_id: table.id.to_string(),
             pool_id: rules.id.to_string(),
             pool_name: rules.name.clone(),
+            game: table.game.name().to_owned(),
+            inspectors,
             prizes: rules
                 .prizes
                 .iter()

@@ -4,9 +4,11 @@
 //! # Layout
 //! - this file: the transport's limits and the server builder that applies them.
 //! - `admission`: who gets a connection (HTTP/2 preface in time, per-peer limits).
+//! - `secrets`: passwords and PINs as Argon2id hashes, and the lock-out of wrong guesses.
 //! - `tls`: the listener's certificate, key and client CA.
 
 mod admission;
+pub(crate) mod secrets;
 mod tls;
 
 use std::time::Duration;

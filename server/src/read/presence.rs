@@ -8,12 +8,14 @@ use std::sync::{Arc, Mutex};
 use crate::clock::Clock;
 
 /// One table's agent, as the floor view shows it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct AgentSeen {
     /// Table watches open now: an agent keeps one while it runs.
     pub(crate) watching: u32,
     /// The last command or watch from the table's agent (Unix ms); 0: never since start.
     pub(crate) last_seen_ms: u64,
+    /// Where the agent said it serves the table's monitor, at its last watch.
+    pub(crate) monitor: Option<Arc<str>>,
 }
 
 impl AgentSeen {
@@ -49,12 +51,14 @@ impl Presence {
         self.update(table, |seen| seen.last_seen_ms = now);
     }
 
-    /// The table's agent opened its watch; it counts as connected until the guard drops.
-    pub fn watching(&self, table: &str) -> Watching {
+    /// The table's agent opened its watch, saying where it serves the table's monitor (if it
+    /// does); it counts as connected until the guard drops.
+    pub fn watching(&self, table: &str, monitor: Option<&str>) -> Watching {
         let now = self.clock.now_ms();
         self.update(table, |seen| {
             seen.watching += 1;
             seen.last_seen_ms = now;
+            seen.monitor = monitor.map(Arc::from);
         });
         Watching { presence: self.clone(), table: table.to_owned() }
     }
@@ -90,15 +94,16 @@ mod tests {
     fn a_watch_counts_while_open_and_unknown_tables_are_not_recorded() {
         let presence = Presence::new(["m1"], Arc::new(crate::clock::SystemClock));
         assert!(!presence.tables()["m1"].connected());
-        let first = presence.watching("m1");
-        let second = presence.watching("m1");
+        let first = presence.watching("m1", None);
+        let second = presence.watching("m1", Some("https://192.0.2.7:8443/"));
+        assert_eq!(presence.tables()["m1"].monitor.as_deref(), Some("https://192.0.2.7:8443/"));
         assert_eq!(presence.tables()["m1"].watching, 2);
         assert!(presence.tables()["m1"].last_seen_ms > 0);
         drop(first);
         assert!(presence.tables()["m1"].connected());
         drop(second);
         assert!(!presence.tables()["m1"].connected());
-        let _ = presence.watching("nope");
+        let _ = presence.watching("nope", None);
         presence.heard("nope");
         assert_eq!(presence.tables().len(), 1);
     }

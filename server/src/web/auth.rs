@@ -10,8 +10,6 @@
 //! - Lock-out: [`FAILURES_MAX`] wrong passwords for one user within a window lock that
 //!   user out, right password or not (`sessions.rs`).
 
-use argon2::password_hash::phc::PasswordHash;
-use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use axum::Form;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
@@ -23,38 +21,14 @@ use serde::Deserialize;
 
 use super::context::Web;
 use super::error::{PageError, page};
-use super::sessions::{FAILURES_MAX, Session, random_token, same};
+use super::sessions::{Session, random_token, same};
 use crate::config::Role;
+use crate::net::secrets::{FAILURES_MAX, secret_matches};
 
 pub(super) const SESSION_COOKIE: &str = "pozo_sesion";
 const LOGIN_COOKIE: &str = "pozo_ingreso";
 /// The longest user name or password read.
 const FIELD_MAX: usize = 256;
-
-/// The Argon2id hash (PHC form) of a password, with a fresh salt: what the `password`
-/// field of an office or supervisor key holds.
-pub(crate) fn hash_password(password: &str) -> anyhow::Result<String> {
-    if password.is_empty() || password.len() > FIELD_MAX {
-        anyhow::bail!("password: 1–{FIELD_MAX} bytes");
-    }
-    let mut salt = [0u8; 16];
-    getrandom::fill(&mut salt).map_err(|error| anyhow::anyhow!("no randomness from the OS: {error}"))?;
-    let hash = argon2::Argon2::default()
-        .hash_password_with_salt(password.as_bytes(), &salt)
-        .map_err(|error| anyhow::anyhow!("hashing: {error}"))?;
-    Ok(hash.to_string())
-}
-
-/// Checked against when the user is unknown, so that an unknown user takes as long as a
-/// wrong password (a hash of a random password, made once).
-fn decoy_hash() -> &'static str {
-    static DECOY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    DECOY.get_or_init(|| {
-        let mut random = [0u8; 18];
-        let _ = getrandom::fill(&mut random);
-        hash_password(&hex::encode(random)).expect("hashing a random password")
-    })
-}
 
 /// Why a login was refused.
 #[derive(Debug, PartialEq, Eq)]
@@ -72,16 +46,9 @@ async fn check_login(web: &Web, user: &str, password: &str) -> Result<(String, S
     let key = web
         .handle
         .key(user)
-        .filter(|key| matches!(key.role, Role::Office | Role::Supervisor | Role::Inspector))
+        .filter(|key| matches!(key.role, Role::Office | Role::Supervisor | Role::Inspector | Role::FloorInspector))
         .and_then(|key| key.password.clone().map(|hash| (key.id.clone(), key.name.clone(), key.role, hash)));
-    let hash = key.as_ref().map(|(_, _, _, hash)| hash.clone()).unwrap_or_else(|| decoy_hash().to_owned());
-    let password = password.to_owned();
-    let matches = tokio::task::spawn_blocking(move || {
-        PasswordHash::new(&hash)
-            .is_ok_and(|parsed| argon2::Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
-    })
-    .await
-    .unwrap_or(false);
+    let matches = secret_matches(key.as_ref().map(|(_, _, _, hash)| hash.clone()), password).await;
     match key {
         Some((id, name, role, _)) if matches => {
             web.sessions.succeeded(user);
@@ -137,6 +104,7 @@ fn role_spanish(role: Role) -> &'static str {
         Role::Office => "Venta-Pagos",
         Role::Supervisor => "el jefe de sala",
         Role::Inspector => "el inspector",
+        Role::FloorInspector => "el inspector de mesa",
         Role::Display => "carteles",
         Role::Table => "mesas",
         Role::Journal => "el registro",
@@ -234,10 +202,16 @@ async fn login(State(web): State<Web>, jar: CookieJar, Form(form): Form<LoginFor
             let (token, _) = web.sessions.open(&id, &name, role);
             tracing::info!(user = %id, role = role.name(), "pages: signed in");
             let home = match role {
-                Role::Supervisor | Role::Inspector => "/sala",
-                _ => "/venta-pagos",
+                Role::Supervisor | Role::Inspector => "/sala".to_owned(),
+                // The floor inspector's page is their flor's; the first one until they pick another.
+                Role::FloorInspector => {
+                    let config = web.handle.config();
+                    let first = config.layout.tables.iter().map(|table| table.flor.clone()).min().unwrap_or_default();
+                    format!("/sala/flor/{first}")
+                }
+                _ => "/venta-pagos".to_owned(),
             };
-            let target = if destination.is_empty() { home.to_owned() } else { destination };
+            let target = if destination.is_empty() { home } else { destination };
             let jar = jar.add(cookie(SESSION_COOKIE, token)).remove(Cookie::build(LOGIN_COOKIE).path("/"));
             Ok((jar, Redirect::to(&target)).into_response())
         }
@@ -286,15 +260,6 @@ pub(super) fn routes() -> axum::Router<Web> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_hash_verifies_its_password_only() {
-        let hash = hash_password("ana-ejemplo").expect("hash");
-        let parsed = PasswordHash::new(&hash).expect("PHC");
-        assert!(argon2::Argon2::default().verify_password(b"ana-ejemplo", &parsed).is_ok());
-        assert!(argon2::Argon2::default().verify_password(b"ana-ejemplO", &parsed).is_err());
-        assert_ne!(hash, hash_password("ana-ejemplo").expect("hash"), "a fresh salt each time");
-    }
 
     #[test]
     fn a_login_sends_only_to_the_pages_own_paths() {

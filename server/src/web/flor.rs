@@ -19,7 +19,7 @@ use super::auth;
 use super::context::Web;
 use super::error::{PageError, page};
 use super::sessions::Session;
-use super::tables::{FLOOR_READERS, phase};
+use super::tables::{FLOR_READERS, phase};
 use super::view;
 
 struct SeatCell {
@@ -38,6 +38,8 @@ struct FlorTable {
     phase: &'static str,
     round: u64,
     agent: bool,
+    /// Where its agent serves the table's monitor, while connected: the tap into it.
+    monitor: Option<String>,
     last_seen: String,
     suspended: bool,
     seats: Vec<SeatCell>,
@@ -52,6 +54,7 @@ struct FlorTable {
 struct FlorPage {
     session: Session,
     flor: String,
+    /// The other flores of the layout.
     flores: Vec<String>,
     tables: Vec<FlorTable>,
 }
@@ -62,7 +65,7 @@ pub(super) fn routes() -> axum::Router<Web> {
 
 /// The flor `flor`'s tables as they stand; 404 for a flor the layout does not have.
 async fn flor_page(State(web): State<Web>, jar: CookieJar, Path(flor): Path<String>) -> Response {
-    let session = match auth::require(&web, &jar, FLOOR_READERS, "/sala") {
+    let session = match auth::require(&web, &jar, FLOR_READERS, &format!("/sala/flor/{}", view::bounded(&flor))) {
         Ok(session) => session,
         Err(response) => return response,
     };
@@ -102,6 +105,7 @@ async fn flor_page(State(web): State<Web>, jar: CookieJar, Path(flor): Path<Stri
                 phase: phase(table.state),
                 round: table.round,
                 agent: table.seen.connected(),
+                monitor: table.seen.monitor.as_deref().filter(|_| table.seen.connected()).map(str::to_owned),
                 last_seen: if table.seen.last_seen_ms == 0 {
                     "nunca desde el arranque".to_owned()
                 } else {
@@ -136,5 +140,7 @@ async fn flor_page(State(web): State<Web>, jar: CookieJar, Path(flor): Path<Stri
             })
         })
         .collect();
+    // The other flores, to walk to.
+    let flores = flores.into_iter().filter(|other| *other != flor).collect();
     page(&FlorPage { session, flor, flores, tables }).into_response()
 }

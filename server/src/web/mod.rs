@@ -45,6 +45,5 @@ mod status;
 mod tables;
 mod view;
 
-pub(crate) use auth::hash_password;
 pub(crate) use csp::peer_origin;
 pub(crate) use serve::{PagesSetup, serve_pages};

@@ -61,6 +61,7 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
     let rows: Vec<TableRow> = super::tables::tables_now(web, &config)
         .into_iter()
         .map(|table| {
+            let suspended = table.suspended();
             let (layout, state, seen) = (table.layout, table.state, table.seen);
             TableRow {
                 game: layout.game.to_string(),
@@ -76,7 +77,7 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
                 } else {
                     format!("{} (hace {})", view::clock(&config, seen.last_seen_ms), view::age(now, seen.last_seen_ms))
                 },
-                suspended: table.suspended(),
+                suspended,
                 id: layout.id.to_string(),
             }
         })

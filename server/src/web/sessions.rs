@@ -1,8 +1,7 @@
 //! The signed-in people of the pages and the lock-out of wrong passwords: sessions kept by the
 //! SHA-256 of their token, ending at logout, after [`SESSION_IDLE`] without use, after
 //! [`SESSION_LIFETIME`], or at restart; at most [`SESSIONS_MAX`] at once, the least recently
-//! used giving way. [`FAILURES_MAX`] wrong passwords for one user within [`FAILURE_WINDOW`] lock
-//! that user out for [`LOCKOUT`].
+//! used giving way. Wrong passwords lock their user out (`net::secrets::Lockout`).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -12,15 +11,11 @@ use sha2::{Digest, Sha256};
 use tokio::time::Instant;
 
 use crate::config::Role;
+use crate::net::secrets::Lockout;
 
 const SESSIONS_MAX: usize = 256;
 const SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
 const SESSION_LIFETIME: Duration = Duration::from_secs(12 * 3600);
-pub(super) const FAILURES_MAX: u32 = 5;
-const FAILURE_WINDOW: Duration = Duration::from_secs(15 * 60);
-const LOCKOUT: Duration = Duration::from_secs(15 * 60);
-/// Users whose failures are remembered at once; the oldest is forgotten first.
-const FAILURES_KEPT: usize = 4096;
 
 pub(super) fn random_token() -> String {
     let mut bytes = [0u8; 32];
@@ -48,22 +43,21 @@ pub(super) struct Session {
     used: Instant,
 }
 
-#[derive(Debug)]
-struct Failures {
-    count: u32,
-    first: Instant,
-    locked_until: Option<Instant>,
-}
-
 #[derive(Debug, Default)]
 struct Inner {
     sessions: HashMap<[u8; 32], Session>,
-    failures: HashMap<String, Failures>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Sessions {
     inner: Mutex<Inner>,
+    lockout: Lockout,
+}
+
+impl Default for Sessions {
+    fn default() -> Sessions {
+        Sessions { inner: Mutex::default(), lockout: Lockout::new("pages") }
+    }
 }
 
 impl Sessions {
@@ -73,37 +67,16 @@ impl Sessions {
 
     /// The user's lock-out, if any: minutes left.
     pub(super) fn locked(&self, user: &str) -> Option<u64> {
-        let now = Instant::now();
-        let inner = self.lock();
-        let until = inner.failures.get(user)?.locked_until?;
-        (until > now).then(|| (until - now).as_secs().div_ceil(60).max(1))
+        self.lockout.locked(user)
     }
 
     /// Records a wrong password; returns the lock-out it caused, if any.
     pub(super) fn failed(&self, user: &str) -> Option<u64> {
-        let now = Instant::now();
-        let mut inner = self.lock();
-        if inner.failures.len() >= FAILURES_KEPT && !inner.failures.contains_key(user) {
-            let oldest = inner.failures.iter().min_by_key(|(_, failures)| failures.first).map(|(user, _)| user.clone());
-            if let Some(oldest) = oldest {
-                inner.failures.remove(&oldest);
-            }
-        }
-        let failures = inner.failures.entry(user.to_owned()).or_insert(Failures { count: 0, first: now, locked_until: None });
-        if now.duration_since(failures.first) > FAILURE_WINDOW || failures.locked_until.is_some_and(|until| until <= now) {
-            *failures = Failures { count: 0, first: now, locked_until: None };
-        }
-        failures.count += 1;
-        if failures.count >= FAILURES_MAX {
-            failures.locked_until = Some(now + LOCKOUT);
-            tracing::warn!(user = %super::view::bounded(user), failures = failures.count, "pages: user locked out after wrong passwords");
-            return Some(LOCKOUT.as_secs() / 60);
-        }
-        None
+        self.lockout.failed(user)
     }
 
     pub(super) fn succeeded(&self, user: &str) {
-        self.lock().failures.remove(user);
+        self.lockout.succeeded(user);
     }
 
     /// A new session for `key`; returns its token (the cookie's value).
@@ -150,21 +123,6 @@ fn expired(session: &Session, now: Instant) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[tokio::test(start_paused = true)]
-    async fn five_failures_lock_out_for_fifteen_minutes_then_the_count_starts_over() {
-        let sessions = Sessions::default();
-        for _ in 0..FAILURES_MAX - 1 {
-            assert_eq!(sessions.failed("vp-ana"), None);
-        }
-        assert_eq!(sessions.locked("vp-ana"), None);
-        assert_eq!(sessions.failed("vp-ana"), Some(15));
-        assert_eq!(sessions.locked("vp-ana"), Some(15));
-        assert_eq!(sessions.locked("vp-bruno"), None, "one user's failures lock no one else");
-        tokio::time::advance(LOCKOUT + Duration::from_secs(1)).await;
-        assert_eq!(sessions.locked("vp-ana"), None);
-        assert_eq!(sessions.failed("vp-ana"), None, "after the lock-out the count starts over");
-    }
 
     #[tokio::test(start_paused = true)]
     async fn sessions_end_when_idle_and_only_their_token_finds_them() {

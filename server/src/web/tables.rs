@@ -7,6 +7,8 @@ use pozo_core::state::TableState;
 
 /// Who reads the floor (the sala, the flor): the jefe de sala and the inspector.
 pub(super) const FLOOR_READERS: &[Role] = &[Role::Supervisor, Role::Inspector];
+/// Who may read a flor's page: the floor's readers and the floor inspector who stands there.
+pub(super) const FLOR_READERS: &[Role] = &[Role::Supervisor, Role::Inspector, Role::FloorInspector];
 
 /// Where a table stands, in the floor's words.
 pub(super) fn phase(state: TableState) -> &'static str {
@@ -47,7 +49,7 @@ pub(super) fn tables_now<'a>(web: &Web, config: &'a crate::config::Config) -> Ve
                 let push = panel.borrow();
                 (push.view.state, push.view.round)
             };
-            let seen = agents.get(layout.id.as_str()).copied().unwrap_or_default();
+            let seen = agents.get(layout.id.as_str()).cloned().unwrap_or_default();
             Some(TableNow { layout, state, round, seen })
         })
         .collect()

@@ -192,7 +192,7 @@ impl Client {
     }
 
     pub fn payload(table: &str, sequence: u64, command: C) -> Vec<u8> {
-        pb::TableCommand { table_id: table.to_owned(), sequence, command: Some(command) }.encode_to_vec()
+        pb::TableCommand { table_id: table.to_owned(), sequence, command: Some(command), ..Default::default() }.encode_to_vec()
     }
 
     /// Sends one command for `table` with its own key and the next sequence; the
@@ -245,7 +245,7 @@ impl Client {
     /// The table's panels as its agent watches them, signed with the table's key: the
     /// stream of its pushes, the current view first.
     pub async fn watch(&mut self, table: &str) -> tonic::Streaming<pb::TableEvent> {
-        let payload = pb::WatchTable { table_id: table.to_owned() }.encode_to_vec();
+        let payload = pb::WatchTable { table_id: table.to_owned(), ..Default::default() }.encode_to_vec();
         let envelope = self.envelope_as(&format!("mesa-{table}"), pozo_proto::Purpose::WatchTable, payload);
         self.table.watch(envelope).await.expect("watch").into_inner()
     }

@@ -88,8 +88,13 @@ pub(super) struct Agent {
 
 impl Agent {
     pub(super) fn envelope(&self, step: Step) -> pb::Envelope {
-        let payload = pb::TableCommand { table_id: self.table.clone(), sequence: self.sequence, command: Some(step.wire()) }
-            .encode_to_vec();
+        let payload = pb::TableCommand {
+            table_id: self.table.clone(),
+            sequence: self.sequence,
+            command: Some(step.wire()),
+            ..Default::default()
+        }
+        .encode_to_vec();
         let mut mac = self.mac.clone();
         mac.update(&payload);
         pb::Envelope {
@@ -97,6 +102,7 @@ impl Agent {
             key_id: self.key_id.clone(),
             mac: mac.finalize().into_bytes().to_vec(),
             journal_id: self.journal_id.clone(),
+            inspector_pin: String::new(),
         }
     }
 

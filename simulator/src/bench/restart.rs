@@ -98,7 +98,12 @@ impl Build<'_> {
             let step = table.cycle.next();
             let card = (step == Step::Start && table.cards).then(|| Card::from_index((sequence % 52) as u8));
             let command = pozo_server::table_command(
-                pb::TableCommand { table_id: table.id.clone(), sequence: table.sequence, command: Some(step.wire()) },
+                pb::TableCommand {
+                    table_id: table.id.clone(),
+                    sequence: table.sequence,
+                    command: Some(step.wire()),
+                    ..Default::default()
+                },
                 card,
             )?;
             table.busy = true;

@@ -14,7 +14,7 @@ use super::submit::is_decision;
 use super::{
     ATTEMPT_TIMEOUT, Acknowledged, Agent, CONNECT_TIMEOUT, KEEPALIVE_INTERVAL, KEEPALIVE_TIMEOUT, RECONNECT_BASE, RECONNECT_CAP,
 };
-use crate::output::{OutputLine, PrizeName};
+use crate::output::{OutputLine, PersonName, PrizeName};
 
 /// The pauses before each reconnection attempt since the link broke: backon's exponential
 /// backoff with jitter. Attempt n waits d + U(0, d), d = base × 2^n up to half the cap, so
@@ -62,7 +62,13 @@ impl Agent {
                     // A key the server refuses: say so once, keep trying (it may be rotated).
                     let text = format!("{:?}: {}", status.code(), status.message());
                     if text != last_refusal {
-                        self.refused("(connect)", &code_name(status.code()), status.message()).await;
+                        self.refused(
+                            "(connect)",
+                            &code_name(status.code()),
+                            status.message(),
+                            pozo_proto::motivo(&status).as_deref(),
+                        )
+                        .await;
                         last_refusal = text;
                     }
                 }
@@ -98,7 +104,11 @@ impl Agent {
         // The journal every envelope is signed for (docs/security.md).
         let identity =
             pb::controller_client::ControllerClient::new(channel.clone()).identify(pb::IdentifyRequest {}).await?.into_inner();
-        let payload = pb::WatchTable { table_id: self.config.table.clone() }.encode_to_vec();
+        let payload = pb::WatchTable {
+            table_id: self.config.table.clone(),
+            monitor_url: self.config.monitor_url.clone().unwrap_or_default(),
+        }
+        .encode_to_vec();
         let mut client = pb::table_client::TableClient::new(channel.clone());
         let envelope = self.sign(pozo_proto::Purpose::WatchTable, &identity.journal_id, payload);
         // The pool's paytable for the monitor, at each connection, and again when a view names
@@ -143,8 +153,16 @@ impl Agent {
                     .iter()
                     .map(|prize| PrizeName { code: &prize.code, name: &prize.name, article: &prize.article })
                     .collect();
-                self.emit(OutputLine::Prizes { table: &list.table_id, pool: &list.pool_id, pool_name: &list.pool_name, prizes })
-                    .await;
+                let inspectors = list.inspectors.iter().map(|person| PersonName { id: &person.id, name: &person.name }).collect();
+                self.emit(OutputLine::Prizes {
+                    table: &list.table_id,
+                    pool: &list.pool_id,
+                    pool_name: &list.pool_name,
+                    game: &list.game,
+                    prizes,
+                    inspectors,
+                })
+                .await;
                 Some(list.pool_id)
             }
             Ok(Err(status)) => {
@@ -190,7 +208,9 @@ impl Agent {
         if let Some(pending) = pending {
             if !same_journal {
                 let reason = "not recorded: the controller's journal changed (a restore); nothing was bet — press again";
-                self.refused(&pending.input, "not_recorded", reason).await;
+                let motivo =
+                    "No se registró: el registro del controlador cambió (una restauración); no se apostó nada. Repita la orden.";
+                self.refused(&pending.input, "not_recorded", reason, Some(motivo)).await;
             } else if last_sequence == pending.sequence {
                 // Applied before the link broke: the same bytes fetch the recorded answer.
                 let mut client = pb::table_client::TableClient::new(channel.clone());
@@ -200,15 +220,24 @@ impl Agent {
                             .await;
                     }
                     _ => {
-                        self.refused(&pending.input, "suspended", "recorded by the server; its answer could not be fetched").await
+                        let motivo = "El controlador la registró, pero su respuesta no llegó: vea el panel.";
+                        self.refused(
+                            &pending.input,
+                            "suspended",
+                            "recorded by the server; its answer could not be fetched",
+                            Some(motivo),
+                        )
+                        .await
                     }
                 }
             } else if last_sequence < pending.sequence {
                 let reason = "not recorded: the controller was unreachable; nothing was bet (3.7.5) — press again";
-                self.refused(&pending.input, "not_recorded", reason).await;
+                let motivo = "No se registró: el controlador no respondía; no se apostó nada. Repita la orden (3.7.5).";
+                self.refused(&pending.input, "not_recorded", reason, Some(motivo)).await;
             } else {
                 let reason = "the server's record moved past this command (another agent for this table?); see the panel";
-                self.refused(&pending.input, "superseded", reason).await;
+                let motivo = "El registro del controlador ya pasó esta orden (¿otro agente en esta mesa?): vea el panel.";
+                self.refused(&pending.input, "superseded", reason, Some(motivo)).await;
             }
         }
         self.shared.lock().await.connected = true;

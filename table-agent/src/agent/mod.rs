@@ -64,6 +64,9 @@ pub struct AgentConfig {
     pub key: Key,
     /// TLS to the controller (`--server https://…`); `None`: plaintext (loopback only).
     pub tls: Option<ClientTls>,
+    /// Where this agent serves the table's monitor (`--monitor`), told to the controller with
+    /// each watch so that the inspector's flor page links it.
+    pub monitor_url: Option<String>,
 }
 
 impl AgentConfig {
@@ -199,18 +202,19 @@ pub async fn run<L: Into<RawLine>>(
     agent.emit_panel(true).await;
     let supervisor = tokio::spawn(agent.clone().supervise());
     while let Some(line) = lines.recv().await {
-        let text = match line.into() {
-            RawLine::Text(text) => text,
+        let (text, inspector) = match line.into() {
+            RawLine::Text(text) => (text, None),
+            RawLine::Inspector { text, inspector, pin } => (text, Some((inspector, pin))),
             RawLine::Unreadable(problem) => {
-                agent.refused("", "input", &problem).await;
+                agent.refused("", "input", &problem, None).await;
                 continue;
             }
         };
         match line::parse(&text) {
             Ok(None) => {}
             Ok(Some(Input::Status)) => agent.emit_panel(true).await,
-            Ok(Some(Input::Command(command))) => agent.submit(text.trim().to_owned(), command).await,
-            Err(problem) => agent.refused(text.trim(), "input", &problem).await,
+            Ok(Some(Input::Command(command))) => agent.submit(text.trim().to_owned(), command, inspector).await,
+            Err(problem) => agent.refused(text.trim(), "input", &problem, None).await,
         }
     }
     supervisor.abort();

@@ -86,8 +86,8 @@ impl Agent {
         let _ = self.output.send(line.to_line()).await;
     }
 
-    pub(super) async fn refused(&self, input: &str, code: &str, reason: &str) {
-        self.emit(OutputLine::Refused { input, code, reason }).await;
+    pub(super) async fn refused(&self, input: &str, code: &str, reason: &str, motivo: Option<&str>) {
+        self.emit(OutputLine::Refused { input, code, reason, motivo }).await;
     }
 
     /// The panel as the agent knows it; `force` prints it even when unchanged.
@@ -174,6 +174,7 @@ mod tests {
             table: "R1".into(),
             key: Key { id: "mesa-R1".into(), secret: vec![7; 32] },
             tls: None,
+            monitor_url: None,
         };
         let shared = Shared { connected: true, ..Shared::default() };
         (Agent { config: Arc::new(config), shared: Arc::new(Mutex::new(shared)), output, wire: Arc::default() }, printed)

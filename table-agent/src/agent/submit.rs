@@ -7,6 +7,7 @@ use tonic::Code;
 
 use super::panel::{amount, code_name};
 use super::{ATTEMPT_TIMEOUT, Agent, Pending, RETRY_DELAY};
+use crate::line::Pin;
 use crate::output::{AwardLine, OutputLine};
 
 /// Codes the server answers with a decision; anything else is the link failing.
@@ -62,29 +63,41 @@ impl Agent {
 
     /// Signs and sends one command; retries the same bytes until the server answers
     /// or the link is lost.
-    pub(super) async fn submit(&self, input: String, command: pb::table_command::Command) {
-        let Some((envelope, sequence)) = self.sign_next(&input, command).await else { return };
+    /// `inspector`: the floor inspector acting at the monitor and their PIN (4.6, 4.7, 4.3.1).
+    pub(super) async fn submit(&self, input: String, command: pb::table_command::Command, inspector: Option<(String, Pin)>) {
+        let Some((envelope, sequence)) = self.sign_next(&input, command, inspector).await else { return };
         self.send_until_answered(&input, envelope, sequence).await;
     }
 
     /// The command numbered and signed, and kept as the one in flight; `None`, refused
     /// here, while the link is down or the previous command is unanswered.
-    async fn sign_next(&self, input: &str, command: pb::table_command::Command) -> Option<(pb::Envelope, u64)> {
+    async fn sign_next(
+        &self,
+        input: &str,
+        command: pb::table_command::Command,
+        inspector: Option<(String, Pin)>,
+    ) -> Option<(pb::Envelope, u64)> {
         let mut shared = self.shared.lock().await;
         if !shared.connected {
             drop(shared);
             let reason = "pool play is suspended: the controller is unreachable; no side bet is accepted (3.7.5)";
-            self.refused(input, "suspended", reason).await;
+            let motivo = "Pozo SUSPENDIDO: sin enlace con el controlador no se acepta ninguna apuesta al pozo (3.7.5).";
+            self.refused(input, "suspended", reason, Some(motivo)).await;
             return None;
         }
         if shared.pending.is_some() {
             drop(shared);
-            self.refused(input, "busy", "the previous command is still unanswered").await;
+            let motivo = "La orden anterior todavía no tiene respuesta: espere y repita.";
+            self.refused(input, "busy", "the previous command is still unanswered", Some(motivo)).await;
             return None;
         }
         let sequence = shared.next_sequence;
-        let payload = pb::TableCommand { table_id: self.config.table.clone(), sequence, command: Some(command) }.encode_to_vec();
-        let envelope = self.sign(pozo_proto::Purpose::TableCommand, &shared.journal_id, payload);
+        let (inspector, pin) = inspector.map_or((String::new(), String::new()), |(inspector, pin)| (inspector, pin.0));
+        let payload =
+            pb::TableCommand { table_id: self.config.table.clone(), sequence, command: Some(command), inspector }.encode_to_vec();
+        // The PIN beside the signed bytes, never inside them: the journal keeps their digest.
+        let envelope =
+            pb::Envelope { inspector_pin: pin, ..self.sign(pozo_proto::Purpose::TableCommand, &shared.journal_id, payload) };
         shared.pending = Some(Pending { sequence, envelope: envelope.clone(), input: input.to_owned() });
         Some((envelope, sequence))
     }
@@ -104,7 +117,9 @@ impl Agent {
                     drop(shared);
                     let reason =
                         "no answer before the link was lost; the command is checked against the server's record on reconnection";
-                    return self.refused(input, "suspended", reason).await;
+                    let motivo =
+                        "Sin respuesta antes de perder el enlace: al volver se compara con el registro del controlador (3.7.6).";
+                    return self.refused(input, "suspended", reason, Some(motivo)).await;
                 }
                 shared.channel.clone()
             };
@@ -128,7 +143,8 @@ impl Agent {
                     // A refusal does not use the sequence (docs/api.md §3).
                     self.shared.lock().await.pending = None;
                     drop(wire);
-                    return self.refused(input, &code_name(status.code()), status.message()).await;
+                    let motivo = pozo_proto::motivo(&status);
+                    return self.refused(input, &code_name(status.code()), status.message(), motivo.as_deref()).await;
                 }
                 // Timed out or the link failed: the same bytes again, never a new command.
                 _ => {

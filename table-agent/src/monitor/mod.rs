@@ -3,14 +3,15 @@
 //!
 //! One source of truth: the page is a view of the agent's own output lines and a keyboard for
 //! its line protocol. Every touch becomes one protocol line handed to the agent on the same
-//! path as the hardware socket's (`POST /linea`), and the page draws only what the agent
+//! path as the hardware socket's (`POST /linea` for the dealer's buttons, `POST /inspector`
+//! for the floor inspector's, with the inspector's PIN), and the page draws only what the agent
 //! printed (`/eventos`, server-sent events: every output line, the newest panel and paytable
 //! first): a seat is lit on the monitor only when the agent's panel lights it, which happens
 //! only after the controller acknowledged the bet (11.11.5). The hardware socket keeps working
 //! beside it.
 //!
-//! Served on loopback only, for a browser on the table's own computer; another address needs
-//! TLS, which the monitor does not serve yet, and is refused at start. A page on another site
+//! Served on loopback for a browser on the table's own computer; on any other address only over
+//! TLS (`--monitor-cert`, `--monitor-key`: `tls`), for a tablet at the table. A page on another site
 //! cannot send lines: `POST /linea` asks for a header a cross-site form cannot set, and no
 //! cross-origin request is answered.
 
@@ -28,7 +29,10 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use tokio::sync::{Semaphore, broadcast, mpsc};
 
-use crate::line::{LINE_BYTES_MAX, RawLine};
+use crate::line::{LINE_BYTES_MAX, Pin, RawLine};
+
+mod tls;
+pub use tls::MonitorTls;
 
 /// Pages open at once on one table's monitor (the dealer's screen, a second one, a test).
 const VIEWERS_MAX: usize = 8;
@@ -40,10 +44,32 @@ const BACKLOG: usize = 256;
 pub const HEADER: &str = "x-pozo-monitor";
 
 /// What the dealer may send from the monitor: the dealer's own buttons (12.2.2, 12.5.2.1,
-/// 12.5.3). Opening, closing, voiding and the gold turn are the inspector's (4.6, 4.7, 4.3.4):
-/// they stay on the line protocol until the monitor knows the inspector.
+/// 12.5.3). At a roulette table the prizes are the inspector's (4.3.1).
 const DEALER_WORDS: [&str; 9] =
     ["credits", "refund-credits", "press", "start", "prize", "finish", "accept", "last-round", "status"];
+
+/// What only the floor inspector sends, with their PIN: Apertura and Cierre de Mesa (4.6, 4.7),
+/// Anular (4.3.2), the prizes (4.3.1) and the gold turn (4.3.4, 4.3.5), and the anomalies: a
+/// burnt round and a voided box (11.8.1), a seat closed or opened (AJ 2.5.6.1), the absent
+/// player and his grillos (3.7), custody (11.8.3, 15.14.5.2).
+const INSPECTOR_WORDS: [&str; 16] = [
+    "open",
+    "close",
+    "void",
+    "prize",
+    "gold-turn",
+    "carry",
+    "refund",
+    "close-seat",
+    "open-seat",
+    "absent",
+    "returns",
+    "played",
+    "annul-series",
+    "custody-bet",
+    "custody-prize",
+    "release-custody",
+];
 
 /// The agent's output as the monitor follows it: every line, and the newest panel and
 /// paytable for a page that opens now.
@@ -89,6 +115,15 @@ impl Hub {
         let last = self.last.lock().expect("the monitor's last lines");
         last.prizes.iter().chain(last.panel.iter()).cloned().collect()
     }
+
+    /// Whether the table plays roulette, as the newest paytable says (`false` before one).
+    fn roulette(&self) -> bool {
+        let last = self.last.lock().expect("the monitor's last lines");
+        last.prizes
+            .as_deref()
+            .and_then(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .is_some_and(|prizes| prizes.get("game").and_then(serde_json::Value::as_str) == Some("ruleta-americana"))
+    }
 }
 
 #[derive(Clone)]
@@ -98,20 +133,37 @@ struct Monitor {
     viewers: Arc<Semaphore>,
 }
 
-/// The monitor's address must be this machine's own: refused otherwise, saying why.
-pub fn check_address(address: SocketAddr) -> anyhow::Result<()> {
+/// The monitor's address must be this machine's own, or the monitor served over TLS to screens
+/// holding a client certificate of the casino's CA: its buttons sell credits and bet, so no
+/// other machine may reach them unknown. Refused otherwise, saying why.
+pub fn check_address(address: SocketAddr, tls: Option<&MonitorTls>) -> anyhow::Result<()> {
     anyhow::ensure!(
-        address.ip().is_loopback(),
-        "--monitor {address}: the monitor is served on this machine only (127.0.0.1 or [::1]), for the table's own \
-         screen; another address would need TLS, which the monitor does not serve yet"
+        address.ip().is_loopback() || tls.is_some_and(MonitorTls::clients_checked),
+        "--monitor {address}: off this machine's loopback (127.0.0.1 or [::1]) the monitor is served only over TLS to \
+         screens with a client certificate: give --monitor-cert, --monitor-key and --monitor-client-ca (docs/agent.md §11)"
     );
     Ok(())
 }
 
 /// Serves the monitor on `listener` until the agent ends: lines typed on it go to `lines`.
 pub async fn serve(listener: tokio::net::TcpListener, hub: Hub, lines: mpsc::Sender<RawLine>) -> std::io::Result<()> {
-    let monitor = Monitor { hub, lines, viewers: Arc::new(Semaphore::new(VIEWERS_MAX)) };
-    axum::serve(listener, router(monitor)).await
+    axum::serve(listener, router(Monitor::new(hub, lines))).await
+}
+
+/// [`serve`] over TLS: each connection served once its handshake is done.
+pub async fn serve_tls(
+    listener: tokio::net::TcpListener,
+    tls: MonitorTls,
+    hub: Hub,
+    lines: mpsc::Sender<RawLine>,
+) -> std::io::Result<()> {
+    axum::serve(tls::TlsListener { tcp: listener, tls }, router(Monitor::new(hub, lines))).await
+}
+
+impl Monitor {
+    fn new(hub: Hub, lines: mpsc::Sender<RawLine>) -> Monitor {
+        Monitor { hub, lines, viewers: Arc::new(Semaphore::new(VIEWERS_MAX)) }
+    }
 }
 
 fn router(monitor: Monitor) -> Router {
@@ -121,6 +173,7 @@ fn router(monitor: Monitor) -> Router {
         .route("/monitor.css", get(style))
         .route("/eventos", get(events))
         .route("/linea", post(line))
+        .route("/inspector", post(inspector))
         .layer(DefaultBodyLimit::max(1024))
         .with_state(monitor)
 }
@@ -194,18 +247,71 @@ struct Typed {
 /// One protocol line from the page, handed to the agent as the hardware's are; its answer
 /// arrives on `/eventos` (an `ack` or a `refused` naming it).
 async fn line(State(monitor): State<Monitor>, headers: HeaderMap, axum::Json(typed): axum::Json<Typed>) -> Response {
-    if headers.get(HEADER).is_none_or(|value| value != "1") {
-        return (StatusCode::FORBIDDEN, "Solo la página del monitor envía órdenes.").into_response();
+    let text = match typed_line(&headers, &typed.linea, &DEALER_WORDS) {
+        Ok(text) => text,
+        Err(refused) => return refused.into_response(),
+    };
+    if text.starts_with("prize") && monitor.hub.roulette() {
+        return (StatusCode::FORBIDDEN, "En la ruleta los premios los ingresa el inspector (4.3.1).").into_response();
     }
-    let text = typed.linea.trim();
+    hand_on(&monitor, RawLine::Text(text.to_owned())).await
+}
+
+#[derive(Deserialize)]
+struct Inspected {
+    linea: String,
+    inspector: String,
+    pin: String,
+}
+
+/// One of the floor inspector's lines, with who they are and their PIN: the agent names them
+/// in the signed command and sends the PIN beside it; the controller checks it (4.6, 4.7).
+async fn inspector(State(monitor): State<Monitor>, headers: HeaderMap, axum::Json(typed): axum::Json<Inspected>) -> Response {
+    let text = match typed_line(&headers, &typed.linea, &INSPECTOR_WORDS) {
+        Ok(text) => text,
+        Err(refused) => return refused.into_response(),
+    };
+    let id = typed.inspector.trim();
+    if id.is_empty() || id.len() > 64 {
+        return (StatusCode::BAD_REQUEST, "inspector: elija quién es el inspector").into_response();
+    }
+    if !PIN_DIGITS.contains(&typed.pin.len()) || !typed.pin.bytes().all(|byte| byte.is_ascii_digit()) {
+        let (fewest, most) = (PIN_DIGITS.start(), PIN_DIGITS.end());
+        return (StatusCode::BAD_REQUEST, format!("pin: el PIN tiene de {fewest} a {most} dígitos")).into_response();
+    }
+    hand_on(&monitor, RawLine::Inspector { text: text.to_owned(), inspector: id.to_owned(), pin: Pin(typed.pin) }).await
+}
+
+/// The PIN's length, as the controller's keys take it.
+const PIN_DIGITS: std::ops::RangeInclusive<usize> = 4..=8;
+
+/// A line typed on the monitor's page (the header a cross-site form cannot set), of one of
+/// `words`; the refusal to answer otherwise.
+fn typed_line<'a>(headers: &HeaderMap, line: &'a str, words: &[&str]) -> Result<&'a str, (StatusCode, String)> {
+    if headers.get(HEADER).is_none_or(|value| value != "1") {
+        return Err((StatusCode::FORBIDDEN, "Solo la página del monitor envía órdenes.".to_owned()));
+    }
+    let text = line.trim();
     if text.is_empty() || text.len() > LINE_BYTES_MAX {
-        return (StatusCode::BAD_REQUEST, format!("linea: de 1 a {LINE_BYTES_MAX} caracteres")).into_response();
+        return Err((StatusCode::BAD_REQUEST, format!("linea: de 1 a {LINE_BYTES_MAX} caracteres")));
     }
     let word = text.split_whitespace().next().unwrap_or_default();
-    if !DEALER_WORDS.contains(&word) {
-        return (StatusCode::FORBIDDEN, format!("«{word}» no es un botón del croupier: lo hace el inspector")).into_response();
+    if !words.contains(&word) {
+        let refusal = if DEALER_WORDS.contains(&word) {
+            format!("«{word}» es un botón del croupier, no del inspector")
+        } else if INSPECTOR_WORDS.contains(&word) {
+            format!("«{word}» no es un botón del croupier: lo hace el inspector con su PIN")
+        } else {
+            format!("«{word}» no es una orden del monitor")
+        };
+        return Err((StatusCode::FORBIDDEN, refusal));
     }
-    match monitor.lines.send(RawLine::Text(text.to_owned())).await {
+    Ok(text)
+}
+
+/// Hands a line to the agent, on the hardware's path; its answer arrives on `/eventos`.
+async fn hand_on(monitor: &Monitor, line: RawLine) -> Response {
+    match monitor.lines.send(line).await {
         Ok(()) => StatusCode::ACCEPTED.into_response(),
         Err(_) => (StatusCode::SERVICE_UNAVAILABLE, "El agente se está deteniendo.").into_response(),
     }
@@ -217,10 +323,10 @@ mod tests {
 
     #[test]
     fn the_monitor_is_served_on_loopback_only() {
-        assert!(check_address("127.0.0.1:8080".parse().expect("an address")).is_ok());
-        assert!(check_address("[::1]:8080".parse().expect("an address")).is_ok());
-        let refused = check_address("0.0.0.0:8080".parse().expect("an address")).expect_err("every address");
-        assert!(refused.to_string().contains("TLS"), "{refused}");
+        assert!(check_address("127.0.0.1:8080".parse().expect("an address"), None).is_ok());
+        assert!(check_address("[::1]:8080".parse().expect("an address"), None).is_ok());
+        let refused = check_address("0.0.0.0:8080".parse().expect("an address"), None).expect_err("every address");
+        assert!(refused.to_string().contains("--monitor-client-ca"), "{refused}");
     }
 
     #[test]

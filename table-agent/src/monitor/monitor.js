@@ -5,11 +5,32 @@
 
 (function () {
   var SILENCE_MS = 1000; // SUSPENDIDO within a second of losing the agent (3.7.5)
+  var INSPECTOR_IDLE_MS = 120000; // the inspector's buttons close after two minutes untouched
+  var PIN_DIGITS = [4, 8];
+  var ROULETTE = "ruleta-americana";
   var CREDITS = [1, 5, 10, 20];
-  var ASKS = { credits: "Vender créditos", press: "Apuesta de un box", prize: "Premio", "refund-credits": "Devolver créditos" };
-  var NAMES = { start: "INICIAR JUEGO", finish: "FINALIZAR JUEGO", accept: "ACEPTAR", "last-round": "Última ronda" };
+  // Actions that ask for a box first, and what they say about it.
+  var ASKS = {
+    credits: "Vender créditos", press: "Apuesta de un box", prize: "Premio", "refund-credits": "Devolver créditos",
+    void: "Anular", refund: "Casillero anulado", "close-seat": "Cerrar box", "open-seat": "Abrir box",
+    absent: "Jugador ausente", returns: "Regresa el jugador", "annul-series": "Anular serie",
+    "custody-bet": "Apuesta en custodia", "custody-prize": "Premio en custodia"
+  };
+  var BOX_WORDS = {
+    void: "anular la apuesta del box ", refund: "casillero anulado: devolver la apuesta del box ",
+    "close-seat": "cerrar el box ", "open-seat": "abrir el box ", absent: "jugador ausente en el box ",
+    returns: "regresa el jugador del box ", "annul-series": "anular la serie del box ",
+    "custody-bet": "apuesta del box ", "custody-prize": "premio del box "
+  };
+  var NAMES = {
+    start: "INICIAR JUEGO", finish: "FINALIZAR JUEGO", accept: "ACEPTAR", "last-round": "Última ronda",
+    open: "Apertura de Mesa", close: "Cierre de Mesa", "gold-turn": "Se juega Grillo de Oro", carry: "Talla quemada"
+  };
   var SUITS = { H: "♥", D: "♦", C: "♣", S: "♠", corazones: "♥", diamantes: "♦", treboles: "♣", picas: "♠" };
-  var state = { panel: null, prizes: [], heard: 0, action: null, sent: {} };
+  var state = {
+    panel: null, prizes: [], inspectors: [], game: "", heard: 0, action: null, sent: {},
+    inspector: null, inspectorTimer: null
+  };
 
   function $(id) { return document.getElementById(id); }
 
@@ -27,13 +48,19 @@
     return code;
   }
 
+  // The dealer's lines go to /linea; the inspector's to /inspector with who and their PIN, which
+  // the controller checks (4.6, 4.7): the page keeps the PIN only while the inspector's buttons
+  // are open.
   function send(line) {
-    state.sent[line] = true;
+    var inspector = state.inspector;
+    state.sent[line] = inspector ? "inspector" : "croupier";
     say("Enviado: " + describe(line) + "…", "");
-    fetch("/linea", {
+    var body = inspector ? { linea: line, inspector: inspector.id, pin: inspector.pin } : { linea: line };
+    if (inspector) { keepInspector(); }
+    fetch(inspector ? "/inspector" : "/linea", {
       method: "POST",
       headers: { "content-type": "application/json", "x-pozo-monitor": "1" },
-      body: JSON.stringify({ linea: line })
+      body: JSON.stringify(body)
     }).then(function (response) {
       if (!response.ok) { return response.text().then(function (text) { say(text, "rechazo"); }); }
     }).catch(function () { say("El monitor no llega al agente de la mesa.", "rechazo"); });
@@ -46,7 +73,10 @@
       case "press": return "apuesta del box " + words[1];
       case "prize": return prizeName(words[2]) + " en el box " + words[1];
       case "refund-credits": return "devolver los créditos del box " + words[1];
-      default: return NAMES[words[0]] || line;
+      case "custody-bet": case "custody-prize": return BOX_WORDS[words[0]] + words[1] + " en custodia";
+      default:
+        if (BOX_WORDS[words[0]]) { return BOX_WORDS[words[0]] + words[1]; }
+        return NAMES[words[0]] || line;
     }
   }
 
@@ -79,6 +109,8 @@
   }
 
   function pick(action) {
+    if (action === "inspector") { return startInspector(); }
+    if (action === "salir") { return endInspector("Se cerraron los botones del inspector."); }
     document.querySelectorAll("nav button").forEach(function (button) {
       button.classList.toggle("activa", button.dataset.accion === action && !!ASKS[action]);
     });
@@ -155,13 +187,95 @@
   }
 
   function answer(line) {
-    if (!state.sent[line.input]) { return; } // typed elsewhere (the table's buttons): the panel shows it
+    var by = state.sent[line.input];
+    if (!by) { return; } // typed elsewhere (the table's buttons): the panel shows it
     delete state.sent[line.input];
     if (line.type === "ack") {
       say(line.outcome || ("Hecho: " + describe(line.input)), "hecho");
-    } else {
-      say("Rechazado: " + describe(line.input) + ". " + line.reason, "rechazo");
+      return;
     }
+    // The controller's words in Spanish, with the article, where it sent them.
+    say("Rechazado: " + describe(line.input) + ". " + (line.motivo || line.reason), "rechazo");
+    if (by === "inspector" && /^inspector/.test(line.reason || "")) {
+      // A wrong PIN (or a locked-out inspector): the buttons close and the PIN is forgotten.
+      endInspector(null);
+    }
+  }
+
+  // ---------------------------------------------------------------- the inspector (4.6, 4.7)
+
+  function startInspector() {
+    if (!state.inspectors.length) {
+      say("No hay inspectores registrados para esta mesa (claves de inspector de mesa del controlador).", "rechazo");
+      return;
+    }
+    choose("¿Quién es el inspector?", state.inspectors.map(function (person) {
+      return { label: person.name, value: person };
+    }), askPin);
+  }
+
+  function askPin(person) {
+    var typed = "";
+    var dots = $("pin-puntos");
+    function show() { dots.textContent = typed.replace(/./g, "●") || "—"; }
+    $("pin-titulo").textContent = "PIN de " + person.name;
+    var keys = $("pin-teclas");
+    keys.textContent = "";
+    ["1", "2", "3", "4", "5", "6", "7", "8", "9", "Borrar", "0"].forEach(function (key) {
+      var button = document.createElement("button");
+      button.textContent = key;
+      button.dataset.tecla = key;
+      button.onclick = function () {
+        if (key === "Borrar") { typed = typed.slice(0, -1); }
+        else if (typed.length < PIN_DIGITS[1]) { typed += key; }
+        show();
+      };
+      keys.appendChild(button);
+    });
+    show();
+    var dialog = $("pin");
+    $("pin-entrar").onclick = function () {
+      if (typed.length < PIN_DIGITS[0]) { dots.textContent = "De " + PIN_DIGITS[0] + " a " + PIN_DIGITS[1] + " dígitos"; return; }
+      dialog.close();
+      state.inspector = { id: person.id, name: person.name, pin: typed };
+      typed = "";
+      $("inspector-nombre").textContent = "Inspector: " + person.name + " — elija una acción";
+      $("acciones").hidden = true;
+      $("inspector-acciones").hidden = false;
+      state.action = null;
+      $("indicacion").textContent = "Botones del inspector. Elija una acción.";
+      keepInspector();
+    };
+    $("pin-cancelar").onclick = function () { typed = ""; dialog.close(); };
+    dialog.showModal();
+  }
+
+  function keepInspector() {
+    clearTimeout(state.inspectorTimer);
+    state.inspectorTimer = setTimeout(function () {
+      endInspector("Los botones del inspector se cerraron por inactividad.");
+    }, INSPECTOR_IDLE_MS);
+  }
+
+  function endInspector(message) {
+    clearTimeout(state.inspectorTimer);
+    state.inspector = null;
+    state.action = null;
+    $("inspector-acciones").hidden = true;
+    $("acciones").hidden = false;
+    document.querySelectorAll("nav button").forEach(function (button) { button.classList.remove("activa"); });
+    $("indicacion").textContent = "Elija una acción.";
+    if (message) { say(message, ""); }
+  }
+
+  function showGame(game) {
+    state.game = game || "";
+    var roulette = state.game === ROULETTE;
+    document.querySelectorAll("[data-juego]").forEach(function (button) {
+      button.hidden = (button.dataset.juego === "ruleta") !== roulette;
+    });
+    // At the roulette the inspector enters the prizes (4.3.1): not the dealer's button there.
+    $("acciones").querySelector("[data-accion=prize]").hidden = roulette;
   }
 
   function connect() {
@@ -170,7 +284,12 @@
       state.heard = Date.now();
       var line = JSON.parse(event.data);
       if (line.type === "panel") { drawPanel(line); }
-      else if (line.type === "prizes") { state.prizes = line.prizes || []; $("pozo-nombre").textContent = line.pool_name; }
+      else if (line.type === "prizes") {
+        state.prizes = line.prizes || [];
+        state.inspectors = line.inspectors || [];
+        $("pozo-nombre").textContent = line.pool_name;
+        showGame(line.game);
+      }
       else if (line.type === "ack" || line.type === "refused") { answer(line); }
     };
     events.addEventListener("latido", function () { state.heard = Date.now(); });

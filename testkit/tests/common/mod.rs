@@ -242,7 +242,7 @@ impl Agent {
     pub fn spawn(server: &str, table: &str, key: Key) -> Agent {
         let (input, lines) = mpsc::channel::<String>(64);
         let (output, mut panel) = mpsc::channel::<String>(table_agent::agent::OUTPUT_CAPACITY);
-        let config = AgentConfig { server: server.to_owned(), table: table.to_owned(), key, tls: None };
+        let config = AgentConfig { server: server.to_owned(), table: table.to_owned(), key, tls: None, monitor_url: None };
         let task = tokio::spawn(table_agent::run(config, lines, output));
         let (out, collected) = Output::new(&format!("agent {table}"));
         tokio::spawn(async move {
@@ -393,7 +393,7 @@ impl Direct {
 
     pub fn watch_envelope(&self, table: &str) -> pb::Envelope {
         let key = table_key(table);
-        let payload = pb::WatchTable { table_id: table.to_owned() }.encode_to_vec();
+        let payload = pb::WatchTable { table_id: table.to_owned(), ..Default::default() }.encode_to_vec();
         pozo_proto::sign(&key.id, &key.secret, pozo_proto::Purpose::WatchTable, &self.journal_id, payload)
     }
 

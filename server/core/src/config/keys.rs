@@ -42,6 +42,9 @@ pub enum Role {
     /// The regulator's inspector (the Instituto's, 3.5.2's "funcionario"): reads what a
     /// supervisor reads and approves or refuses a supervisor's proposal; proposes nothing.
     Inspector,
+    /// The casino's inspector on the floor, between the tables of a flor (4.6, 4.7, 4.3.1): acts
+    /// at a table's monitor with a PIN (`pin`), and the table command names them; signs nothing.
+    FloorInspector,
     /// Not a client's: the key that seals the journal (exactly one in a keys file).
     Journal,
 }
@@ -54,6 +57,7 @@ impl Role {
             Role::Office => "office",
             Role::Supervisor => "supervisor",
             Role::Inspector => "inspector",
+            Role::FloorInspector => "floor-inspector",
             Role::Journal => "journal",
         }
     }
@@ -66,6 +70,7 @@ impl Role {
             Role::Office => "Venta-Pagos",
             Role::Supervisor => "jefe de sala",
             Role::Inspector => "inspector",
+            Role::FloorInspector => "inspector de mesa",
             Role::Journal => "registro",
         }
     }
@@ -88,7 +93,14 @@ pub struct KeyConfig {
     /// hash in PHC form, as `pozo-server password` prints it; never the password.
     #[serde(default)]
     pub password: Option<String>,
+    /// A floor inspector's PIN for the tables' monitors: the Argon2id hash (PHC form) of 4–8
+    /// digits, as `pozo-server password --pin` prints it; never the PIN.
+    #[serde(default)]
+    pub pin: Option<String>,
 }
+
+/// The digits of an inspector's PIN, fewest and most.
+pub const PIN_DIGITS: std::ops::RangeInclusive<usize> = 4..=8;
 
 /// How the journal key appears among the journaled key records.
 pub const JOURNAL_KEY_RECORD: &str = "(journal)";
@@ -123,6 +135,8 @@ pub struct Key {
     pub secret: Vec<u8>,
     /// The Argon2id hash of the holder's password for the pages (PHC form), checked at load.
     pub password: Option<String>,
+    /// The Argon2id hash of a floor inspector's PIN (PHC form), checked at load.
+    pub pin: Option<String>,
 }
 
 // Never print a secret: a `Debug` of the configuration (a log line, a panic) shows
@@ -174,7 +188,11 @@ pub(super) fn validate_keys(
             continue;
         }
         let password = key_password(key, field, error)?;
-        keys.insert(key.id.clone(), Key { id: key.id.clone(), role: key.role, table: key.table.clone(), name, secret, password });
+        let pin = key_pin(key, field, error)?;
+        keys.insert(
+            key.id.clone(),
+            Key { id: key.id.clone(), role: key.role, table: key.table.clone(), name, secret, password, pin },
+        );
     }
     if let Some(table) = layout.tables.iter().find(|table| !keys.values().any(|key| key.table.as_deref() == Some(&table.id))) {
         return Err(error("key".into(), format!("table `{}` has no key", table.id)));
@@ -223,7 +241,7 @@ fn key_holder(
         (_, None) => {}
     }
     let name = match (key.role, key.name.as_deref().map(str::trim)) {
-        (Role::Office | Role::Supervisor | Role::Inspector, None | Some("")) => {
+        (Role::Office | Role::Supervisor | Role::Inspector | Role::FloorInspector, None | Some("")) => {
             return Err(error(
                 field("name"),
                 format!("a {} key names the person who holds it: one key per person (3.5.2)", key.role.name()),
@@ -247,21 +265,50 @@ fn key_password(
 ) -> Result<Option<String>, ConfigError> {
     match (&key.password, key.role) {
         (None, _) => Ok(None),
-        (Some(hash), Role::Office | Role::Supervisor | Role::Inspector) => {
-            let parsed = phc::PasswordHash::new(hash.trim()).map_err(|problem| {
-                error(field("password"), format!("not a PHC password hash ({problem}): make one with `pozo-server password`"))
-            })?;
-            if parsed.algorithm != ARGON2ID {
-                return Err(error(
-                    field("password"),
-                    format!("`{}` hash; the pages take Argon2id (`pozo-server password`)", parsed.algorithm),
-                ));
-            }
-            Ok(Some(hash.trim().to_owned()))
+        (Some(hash), Role::Office | Role::Supervisor | Role::Inspector | Role::FloorInspector) => {
+            argon2id_hash(hash, "password", "`pozo-server password`", &field, &error).map(Some)
         }
         (Some(_), role) => Err(error(
             field("password"),
             format!("a {} key signs in to no page; only office and supervisor keys have passwords", role.name()),
         )),
     }
+}
+
+/// A floor inspector's PIN: every floor-inspector key has one, no other key does.
+fn key_pin(
+    key: &KeyConfig,
+    field: impl Fn(&str) -> String,
+    error: impl Fn(String, String) -> ConfigError,
+) -> Result<Option<String>, ConfigError> {
+    match (&key.pin, key.role) {
+        (Some(hash), Role::FloorInspector) => {
+            argon2id_hash(hash, "pin", "`pozo-server password --pin`", &field, &error).map(Some)
+        }
+        (None, Role::FloorInspector) => Err(error(
+            field("pin"),
+            "a floor-inspector key carries its holder's PIN (`pozo-server password --pin`): without it they can do nothing at a monitor"
+                .into(),
+        )),
+        (None, _) => Ok(None),
+        (Some(_), role) => {
+            Err(error(field("pin"), format!("a {} key has no PIN; only floor-inspector keys do", role.name())))
+        }
+    }
+}
+
+/// An Argon2id hash in PHC form, as `tool` makes it, for the key's field `name`.
+fn argon2id_hash(
+    hash: &str,
+    name: &str,
+    tool: &str,
+    field: impl Fn(&str) -> String,
+    error: impl Fn(String, String) -> ConfigError,
+) -> Result<String, ConfigError> {
+    let parsed = phc::PasswordHash::new(hash.trim())
+        .map_err(|problem| error(field(name), format!("not a PHC password hash ({problem}): make one with {tool}")))?;
+    if parsed.algorithm != ARGON2ID {
+        return Err(error(field(name), format!("`{}` hash; Pozo takes Argon2id ({tool})", parsed.algorithm)));
+    }
+    Ok(hash.trim().to_owned())
 }

@@ -32,7 +32,9 @@ mod validated;
 pub use change::{CHANGED_FILES_MAX, Difference, Subject};
 pub use edit::{EDITS_MAX, Edit, POOL_SETTINGS, PRIZE_SETTINGS};
 pub use error::ConfigError;
-pub use keys::{ARGON2ID, JOURNAL_KEY_RECORD, JournalKey, KEYS_EMBEDDED, Key, KeyConfig, KeyRecord, KeysFile, Role, fingerprint};
+pub use keys::{
+    ARGON2ID, JOURNAL_KEY_RECORD, JournalKey, KEYS_EMBEDDED, Key, KeyConfig, KeyRecord, KeysFile, PIN_DIGITS, Role, fingerprint,
+};
 pub use layout::{CONFIG_FILE_BYTES_MAX, LAYOUT_EMBEDDED, Layout, Salon, SalonConfig, TABLES_MAX, TableConfig};
 pub use validated::Config;
 
@@ -113,7 +115,7 @@ mod tests {
         let not_phc = refusal("ana-ejemplo");
         assert!(not_phc.contains("].password") && not_phc.contains("not a PHC password hash ("), "{not_phc}");
         let argon2i = refusal("$argon2i$v=19$m=19456,t=2,p=1$+U6Vp1t+lj/XZNerJfYPcg$NXV+e9nCapnIeHkxaT+DgCFRdJpN/WgdoVd8mtQdoDE");
-        assert!(argon2i.contains("`argon2i` hash; the pages take Argon2id"), "{argon2i}");
+        assert!(argon2i.contains("`argon2i` hash; Pozo takes Argon2id"), "{argon2i}");
         assert!(Config::embedded().with_keys(name, text).is_ok());
     }
 

@@ -93,6 +93,10 @@ pub struct TableCommand {
     /// A card drawn by the server's CSPRNG, used when the command puts a premio
     /// instantáneo in play (15.11.2); journaled so replay draws nothing.
     pub card: Option<Card>,
+    /// The floor inspector who acted at the table's monitor (their key id), their PIN checked
+    /// at the door (4.6, 4.7, 4.3.1); `None`: the table's dealer. Older journals have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inspector: Option<String>,
 }
 
 /// What the Venta-Pagos office decides.

@@ -236,6 +236,7 @@ impl State {
     fn apply_table(&mut self, context: Context, command: &TableCommand) -> Result<Applied, Refusal> {
         let table = self.data.tables.get(&command.table_id).ok_or_else(|| {
             Refusal::new(RefusalKind::NotFound, format!("table_id: no table `{}` in the layout", command.table_id))
+                .castellano(format!("La mesa {} no existe en la configuración del casino.", command.table_id))
         })?;
         // Exactly once: the last applied command may be retried; anything else must be next.
         let expected = table.last_sequence + 1;
@@ -250,7 +251,11 @@ impl State {
                     "sequence: {} was already used by another command of table {}; the next is {expected}",
                     command.sequence, table.id
                 ),
-            ));
+            )
+            .castellano(format!(
+                "La secuencia {} ya la usó otro comando de la mesa {}; la siguiente es {expected}.",
+                command.sequence, table.id
+            )));
         }
         if command.sequence < table.last_sequence {
             return Err(Refusal::new(
@@ -259,11 +264,19 @@ impl State {
                     "sequence: {} is older than the last applied, {}; the next is {expected}",
                     command.sequence, table.last_sequence
                 ),
-            ));
+            )
+            .castellano(format!(
+                "La secuencia {} es anterior a la última aplicada, {}; la siguiente es {expected}.",
+                command.sequence, table.last_sequence
+            )));
         }
         if command.sequence != expected {
             return Err(precondition(format!(
                 "sequence: {} skips ahead; table {} expects {expected} (no command may be lost)",
+                command.sequence, table.id
+            ))
+            .castellano(format!(
+                "La secuencia {} se adelanta: la mesa {} espera la {expected}, y no se puede perder ningún comando.",
                 command.sequence, table.id
             )));
         }
@@ -373,7 +386,10 @@ pub(in crate::state) fn winners_of(table: &Table, entries: &[PrizeEntry], side_b
             };
             let high = match entry.high.as_deref() {
                 None | Some("") => None,
-                Some(text) => Some(text.parse::<Rank>().map_err(|problem| invalid(format!("high: {problem}")))?),
+                Some(text) => Some(text.parse::<Rank>().map_err(|problem| {
+                    invalid(format!("high: {problem}"))
+                        .castellano(format!("La carta más alta {} no es un valor de naipe: 2 a 10, J, Q, K o A.", text.trim()))
+                })?),
             };
             Ok(Winner { seat: entry.seat, code: entry.code.clone(), bet: Some(bet), high })
         })
@@ -411,6 +427,7 @@ mod tests {
                 payload_sha256: format!("{sequence}"),
                 op,
                 card: None,
+                inspector: None,
             });
             state.apply(&command, Context { sequence: sequence + 1, time_ms }).expect("applied");
         }
@@ -438,6 +455,7 @@ mod tests {
                 payload_sha256: format!("{sequence}"),
                 op,
                 card: None,
+                inspector: None,
             });
             old.apply(&command, Context { sequence: sequence + 1, time_ms: 1_000 }).expect("applied");
         }
@@ -448,6 +466,7 @@ mod tests {
                 payload_sha256: "4".into(),
                 op: TableOp::StartRound,
                 card: None,
+                inspector: None,
             }),
             Context { sequence: 5, time_ms: 2_000 },
         )

@@ -176,7 +176,8 @@ impl Seat {
         if self.closed {
             return Err(precondition(format!(
                 "seat {number} is closed to the progressive: its light does not work (AJ 2.5.6.1, 11.11.5); open the seat first"
-            )));
+            ))
+            .castellano(format!("Box {number} cerrado al pozo: su luz no funciona; habilítelo primero (AJ 2.5.6.1, 11.11.5).")));
         }
         Ok(())
     }
@@ -214,9 +215,10 @@ impl Table {
 
     pub(in crate::state) fn seat(&self, seat: u32) -> Result<&Seat, Refusal> {
         let count = self.seats.len();
-        seat.checked_sub(1)
-            .and_then(|index| self.seats.get(index as usize))
-            .ok_or_else(|| invalid(format!("seat: {seat} is not a seat of table {} (1–{count})", self.id)))
+        seat.checked_sub(1).and_then(|index| self.seats.get(index as usize)).ok_or_else(|| {
+            invalid(format!("seat: {seat} is not a seat of table {} (1–{count})", self.id))
+                .castellano(format!("La mesa {} no tiene box {seat}: sus boxes van del 1 al {count}.", self.id))
+        })
     }
 
     pub(in crate::state) fn seat_mut(&mut self, seat: u32) -> &mut Seat {
@@ -224,7 +226,11 @@ impl Table {
     }
 
     pub(in crate::state) fn require_open(&self) -> Result<(), Refusal> {
-        if self.open { Ok(()) } else { Err(precondition(format!("table {} is closed: Apertura de Mesa first (4.6)", self.id))) }
+        if self.open {
+            return Ok(());
+        }
+        Err(precondition(format!("table {} is closed: Apertura de Mesa first (4.6)", self.id))
+            .castellano(format!("La mesa {} está cerrada: primero Apertura de Mesa (4.6).", self.id)))
     }
 }
 

@@ -19,10 +19,12 @@ impl State {
         // 12.5.2.1 d: ACEPTAR validates the prizes entered, after FINALIZAR JUEGO closed
         // their entry (c) or straight after them.
         if !matches!(table.phase, Phase::Playing | Phase::Entered) {
-            return Err(precondition("ACEPTAR validates prizes entered after INICIAR JUEGO (12.5.2.1)"));
+            return Err(precondition("ACEPTAR validates prizes entered after INICIAR JUEGO (12.5.2.1)")
+                .castellano("ACEPTAR valida los premios ingresados después de INICIAR JUEGO (12.5.2.1)."));
         }
         if table.pending.is_empty() {
-            return Err(precondition("ACEPTAR: no prize entered (seat + winning combination first, 12.5.2.1)"));
+            return Err(precondition("ACEPTAR: no prize entered (seat + winning combination first, 12.5.2.1)")
+                .castellano("No hay premios ingresados para ACEPTAR: primero el box y la combinación ganadora (12.5.2.1)."));
         }
         let pool_id = table.pool.clone();
         let round = table.round;

@@ -11,10 +11,12 @@ impl State {
         let table = &self.data.tables[table_id];
         table.require_open()?;
         if table.phase != Phase::Playing || !table.pending.is_empty() || !table.accepted.is_empty() {
-            return Err(precondition("a round is burnt only after INICIAR JUEGO and before any prize (11.8.1.1)"));
+            return Err(precondition("a round is burnt only after INICIAR JUEGO and before any prize (11.8.1.1)")
+                .castellano("Una talla se quema solo después de INICIAR JUEGO y antes de cualquier premio (11.8.1.1)."));
         }
         if table.is_roulette() {
-            return Err(precondition("roulette bets are not carried: a ball is never burnt (11.8.1.1 is Black Jack)"));
+            return Err(precondition("roulette bets are not carried: a ball is never burnt (11.8.1.1 is Black Jack)")
+                .castellano("En la ruleta las apuestas no pasan a la bola siguiente: una bola nunca se quema (11.8.1.1 es de Black Jack)."));
         }
         let table = self.table_mut(table_id);
         table.phase = Phase::Betting;

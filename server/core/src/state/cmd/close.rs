@@ -57,11 +57,17 @@ impl State {
         let table = &self.data.tables[table_id];
         table.require_open()?;
         if table.phase != Phase::Betting {
-            return Err(precondition(format!("table {table_id}: FINALIZAR JUEGO before Cierre de Mesa (4.7.7)")));
+            return Err(precondition(format!("table {table_id}: FINALIZAR JUEGO before Cierre de Mesa (4.7.7)"))
+                .castellano(format!("Mesa {table_id}: antes del Cierre de Mesa, FINALIZAR JUEGO (4.7.7).")));
         }
         if let Some((index, seat)) = table.seats.iter().enumerate().find(|(_, seat)| seat.credits > 0) {
             return Err(precondition(format!(
                 "seat {}: {} credits not returned; pay them back before Cierre de Mesa (12.8.1)",
+                index + 1,
+                seat.credits
+            ))
+            .castellano(format!(
+                "Box {}: tiene {} créditos sin pagar; páguelos antes del Cierre de Mesa (12.8.1).",
                 index + 1,
                 seat.credits
             )));
@@ -73,6 +79,10 @@ impl State {
             return Err(precondition(format!(
                 "seat {}: a bet is loaded; void it or play the round before Cierre de Mesa (4.7.7)",
                 index + 1
+            ))
+            .castellano(format!(
+                "Box {}: tiene una apuesta cargada; anúlela o juegue la jugada antes del Cierre de Mesa (4.7.7).",
+                index + 1
             )));
         }
         if self
@@ -83,6 +93,9 @@ impl State {
         {
             return Err(precondition(format!(
                 "table {table_id} holds or awaits the gold turn; play the gold first (4.3.5, 3.9.2)"
+            ))
+            .castellano(format!(
+                "La mesa {table_id} tiene o espera el turno del Grillo de Oro; primero se juega el Oro (4.3.5, 3.9.2)."
             )));
         }
         Ok(())

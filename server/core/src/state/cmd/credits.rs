@@ -23,16 +23,20 @@ impl State {
         let current = table.seat(seat)?.credits;
         table.seat(seat)?.require_open(seat)?;
         if !CREDIT_STEPS.contains(&credits) {
-            return Err(invalid(format!("credits: {credits} is not one of 1, 5, 10, 20 (12.5.3.3)")));
+            return Err(invalid(format!("credits: {credits} is not one of 1, 5, 10, 20 (12.5.3.3)"))
+                .castellano(format!("Los créditos se venden de a 1, 5, 10 o 20, no de a {credits} (12.5.3.3).")));
         }
         if table.phase != Phase::Betting {
-            return Err(precondition("credits are sold only while the round is not started (12.5.3.2)"));
+            return Err(precondition("credits are sold only while the round is not started (12.5.3.2)")
+                .castellano("Los créditos se venden solo mientras la jugada no está iniciada (12.5.3.2)."));
         }
         if table.last_round {
-            return Err(precondition("last round announced: no more credits are sold (3.9.1, 11.10.1)"));
+            return Err(precondition("last round announced: no more credits are sold (3.9.1, 11.10.1)")
+                .castellano("Se anunció la última bola o el último pase: no se venden más créditos (3.9.1, 11.10.1)."));
         }
         if current + credits > SEAT_CREDITS_MAX {
-            return Err(invalid(format!("credits: seat {seat} would hold more than {SEAT_CREDITS_MAX}")));
+            return Err(invalid(format!("credits: seat {seat} would hold more than {SEAT_CREDITS_MAX}"))
+                .castellano(format!("Box {seat}: con esta venta tendría más de {SEAT_CREDITS_MAX} créditos.")));
         }
         self.table_mut(table_id).seat_mut(seat).credits += credits;
         let meters = self.day_mut(&day.0, table_id);
@@ -52,10 +56,14 @@ impl State {
         if current.bet != Bet::None {
             return Err(precondition(format!(
                 "seat {seat}: its button is lit (a bet this round); pago de créditos needs it off (12.5.3.5.2)"
+            ))
+            .castellano(format!(
+                "Box {seat}: su botón está encendido porque apostó en esta jugada; el pago de créditos requiere el botón apagado (12.5.3.5.2)."
             )));
         }
         if credits == 0 {
-            return Err(precondition(format!("seat {seat} has no credits to pay back (12.5.3.5)")));
+            return Err(precondition(format!("seat {seat} has no credits to pay back (12.5.3.5)"))
+                .castellano(format!("Box {seat}: no tiene créditos para pagar (12.5.3.5).")));
         }
         self.table_mut(table_id).seat_mut(seat).credits = 0;
         self.book_credits_returned(&day.0, table_id, credits, side_bet);

@@ -28,10 +28,19 @@ impl State {
         if self.data.tables[table_id].is_roulette() {
             return Err(precondition(
                 "custody is for card tables (11.8.3, 15.14.5.2); an absent roulette player's grillos are kept (3.7.1)",
+            )
+            .castellano(
+                "La custodia es para las mesas de naipes; en la ruleta, los grillos de un apostador ausente se le guardan \
+                 (11.8.3, 15.14.5.2; 3.7.1).",
             ));
         }
-        let (contribution, registered_ms, _) =
-            self.played_bet(table_id, seat_number, ("put in custody", "put in custody"), "11.8.3.1.2")?;
+        let (contribution, registered_ms, _) = self.played_bet(
+            table_id,
+            seat_number,
+            ("put in custody", "put in custody"),
+            ("ingresa en custodia", "ingresar en custodia"),
+            "11.8.3.1.2",
+        )?;
         let table = &self.data.tables[table_id];
         let (pool_id, round) = (table.pool.clone(), table.round);
         self.reverse_seat_bet(registered_ms, &pool_id, table_id, seat_number, contribution)?;
@@ -59,10 +68,14 @@ impl State {
         table.require_open()?;
         table.seat(seat_number)?;
         if table.is_roulette() {
-            return Err(precondition("custody is for card tables (11.8.3, 15.14.5.2)"));
+            return Err(precondition("custody is for card tables (11.8.3, 15.14.5.2)")
+                .castellano("La custodia es para las mesas de naipes (11.8.3, 15.14.5.2)."));
         }
         if table.phase == Phase::Betting {
-            return Err(precondition("a prize is put in custody in the round it was won, before FINALIZAR JUEGO (11.8.3.2.2)"));
+            return Err(precondition("a prize is put in custody in the round it was won, before FINALIZAR JUEGO (11.8.3.2.2)")
+                .castellano(
+                    "Un premio se ingresa en custodia en la jugada en que se ganó, antes de FINALIZAR JUEGO (11.8.3.2.2).",
+                ));
         }
         let round = table.round;
         let held_already = |code: &str| {
@@ -90,6 +103,9 @@ impl State {
         if awards.is_empty() {
             return Err(precondition(format!(
                 "seat {seat_number} has no prize fixed in this round to hold (ACEPTAR first, 11.8.3.2.2)"
+            ))
+            .castellano(format!(
+                "Box {seat_number}: no tiene premio fijado en esta jugada para ingresar en custodia; primero ACEPTAR (11.8.3.2.2)."
             )));
         }
         let mut ids = Vec::with_capacity(awards.len());
@@ -116,25 +132,32 @@ impl State {
         custody_id: &str,
     ) -> Result<Done, Refusal> {
         if custody_id.len() > CUSTODY_ID_MAX {
-            return Err(invalid(format!("custody_id: longer than {CUSTODY_ID_MAX} characters")));
+            return Err(invalid(format!("custody_id: longer than {CUSTODY_ID_MAX} characters"))
+                .castellano(format!("El número de custodia tiene más de {CUSTODY_ID_MAX} caracteres.")));
         }
-        let item =
-            self.data.custody.get(custody_id).ok_or_else(|| {
-                Refusal::new(crate::state::RefusalKind::NotFound, format!("custody_id: no custody `{custody_id}`"))
-            })?;
+        let item = self.data.custody.get(custody_id).ok_or_else(|| {
+            Refusal::new(crate::state::RefusalKind::NotFound, format!("custody_id: no custody `{custody_id}`"))
+                .castellano(format!("No existe la custodia {custody_id}."))
+        })?;
         if item.table_id != *table_id {
             return Err(precondition(format!(
                 "custody_id: `{custody_id}` is held by the bank of table {}, not {table_id}",
+                item.table_id
+            ))
+            .castellano(format!(
+                "La custodia {custody_id} la tiene la Banca de la mesa {}, no la de la mesa {table_id}.",
                 item.table_id
             )));
         }
         if item.voided {
             return Err(precondition(format!(
                 "custody_id: `{custody_id}` was voided: Venta-Pagos rejected the prize's order (3.5.2)"
-            )));
+            ))
+            .castellano(format!("La custodia {custody_id} fue anulada: Venta-Pagos rechazó la orden del premio (3.5.2).")));
         }
         if let Some(sequence) = item.released_sequence {
-            return Err(precondition(format!("custody_id: `{custody_id}` was already handed over at journal entry {sequence}")));
+            return Err(precondition(format!("custody_id: `{custody_id}` was already handed over at journal entry {sequence}"))
+                .castellano(format!("La custodia {custody_id} ya fue entregada, asiento {sequence} del registro.")));
         }
         let amount = item.amount;
         let item = Arc::make_mut(&mut self.data.custody).get_mut(custody_id).expect("found above");

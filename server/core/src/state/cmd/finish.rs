@@ -14,9 +14,13 @@ impl State {
         let table = &self.data.tables[table_id];
         table.require_open()?;
         match table.phase {
-            Phase::Betting => return Err(precondition("FINALIZAR JUEGO ends a round started with INICIAR JUEGO (12.5.2.3)")),
+            Phase::Betting => {
+                return Err(precondition("FINALIZAR JUEGO ends a round started with INICIAR JUEGO (12.5.2.3)")
+                    .castellano("FINALIZAR JUEGO termina una jugada iniciada con INICIAR JUEGO (12.5.2.3)."));
+            }
             Phase::Entered => {
-                return Err(precondition("the prizes entered wait for ACEPTAR, which validates them (12.5.2.1 d)"));
+                return Err(precondition("the prizes entered wait for ACEPTAR, which validates them (12.5.2.1 d)")
+                    .castellano("Los premios ingresados esperan ACEPTAR, que los valida (12.5.2.1 d)."));
             }
             // 12.5.2.1: "ingresará … los datos de los premios ganadores … a) Número de
             // Apostador ganador. b) juego ganador. c) ingresar presionando el botón

@@ -17,10 +17,12 @@ impl State {
         let table = roulette_between_balls(&self.data.tables[table_id])?;
         let seat = table.seat(seat_number)?;
         if seat.absent {
-            return Err(precondition(format!("seat {seat_number}: the player is already absent (3.7.1)")));
+            return Err(precondition(format!("seat {seat_number}: the player is already absent (3.7.1)"))
+                .castellano(format!("Posición {seat_number}: el apostador ya está ausente (3.7.1).")));
         }
         if seat.grillos() == 0 {
-            return Err(precondition(format!("seat {seat_number} holds no grillo to keep (3.7.1)")));
+            return Err(precondition(format!("seat {seat_number} holds no grillo to keep (3.7.1)"))
+                .castellano(format!("Posición {seat_number}: no tiene grillos para guardar (3.7.1).")));
         }
         self.table_mut(table_id).seat_mut(seat_number).absent = true;
         let released = self.release_gold_turn_if_unused(table_id);
@@ -42,7 +44,8 @@ impl State {
         let table = roulette_between_balls(&self.data.tables[table_id])?;
         let seat = table.seat(seat_number)?;
         if !seat.absent {
-            return Err(precondition(format!("seat {seat_number}: no absent player's grillos are kept (3.7.1)")));
+            return Err(precondition(format!("seat {seat_number}: no absent player's grillos are kept (3.7.1)"))
+                .castellano(format!("Posición {seat_number}: no hay grillos guardados de un apostador ausente (3.7.1).")));
         }
         let held = seat.held();
         let seat = self.table_mut(table_id).seat_mut(seat_number);
@@ -76,29 +79,44 @@ impl State {
         let table = &self.data.tables[table_id];
         table.require_open()?;
         if !table.is_roulette() {
-            return Err(precondition("grillos are played at roulette poceada (3.1)"));
+            return Err(precondition("grillos are played at roulette poceada (3.1)")
+                .castellano("Los grillos se juegan en la ruleta poceada (3.1)."));
         }
         let seat = table.seat(seat_number)?;
-        let grillo = Grillo::of_code(code)
-            .ok_or_else(|| invalid(format!("code: `{code}` is not a grillo (GRILLO_BRONCE, GRILLO_PLATA, GRILLO_ORO)")))?;
+        let grillo = Grillo::of_code(code).ok_or_else(|| {
+            invalid(format!("code: `{code}` is not a grillo (GRILLO_BRONCE, GRILLO_PLATA, GRILLO_ORO)"))
+                .castellano(format!("El código {code} no es un grillo: GRILLO_BRONCE, GRILLO_PLATA o GRILLO_ORO."))
+        })?;
         if table.phase != Phase::Playing {
             return Err(precondition(
                 "the grillos played are said during the ball: after INICIAR JUEGO, before ACEPTAR (3.7.10)",
+            )
+            .castellano(
+                "Los grillos jugados se indican durante la bola: después de INICIAR JUEGO y antes de ACEPTAR (3.7.10).",
             ));
         }
         if seat.absent {
-            return Err(precondition(format!("seat {seat_number}: the player is absent; his grillos are not played (3.7.1)")));
+            return Err(precondition(format!("seat {seat_number}: the player is absent; his grillos are not played (3.7.1)"))
+                .castellano(format!("Posición {seat_number}: el apostador está ausente; sus grillos no se juegan (3.7.1).")));
         }
         let held = seat.held().of(grillo);
         if played >= held {
             return Err(invalid(format!(
                 "played: {played} of the {held} {} held; say only when fewer were played (3.7.10)",
                 grillo.name()
+            ))
+            .castellano(format!(
+                "Posición {seat_number}: se indicaron {played} jugados de {held} {} que tiene; se indica solo cuando se jugaron menos (3.7.10).",
+                grillo.name()
             )));
         }
         if played == 0 && table.pending.iter().any(|entry| entry.seat == seat_number && entry.code == code) {
             return Err(precondition(format!(
                 "seat {seat_number} has a {} prize entered in this ball: at least one was played",
+                grillo.name()
+            ))
+            .castellano(format!(
+                "Posición {seat_number}: tiene un premio de {} ingresado en esta bola; al menos uno se jugó.",
                 grillo.name()
             )));
         }
@@ -112,6 +130,13 @@ impl State {
         {
             return Err(precondition(format!(
                 "seat {seat_number}: with the {} hit entered in this ball, keeping {} {} would put more than {} in play (3.7.2)",
+                below.name(),
+                held - played,
+                grillo.name(),
+                grillo.most_in_play()
+            ))
+            .castellano(format!(
+                "Posición {seat_number}: con el acierto de {} ingresado en esta bola, guardar {} {} pondría en juego más de {} (3.7.2).",
                 below.name(),
                 held - played,
                 grillo.name(),
@@ -140,7 +165,8 @@ impl State {
         let table = roulette_between_balls(&self.data.tables[table_id])?;
         let seat = table.seat(seat_number)?;
         if seat.series.is_empty() && seat.grillos() == 0 && seat.bet == Bet::None {
-            return Err(precondition(format!("seat {seat_number} has no series to annul (3.7.3)")));
+            return Err(precondition(format!("seat {seat_number} has no series to annul (3.7.3)"))
+                .castellano(format!("Posición {seat_number}: no tiene serie para anular (3.7.3).")));
         }
         // The series' awards as they stand now: those paid at the table, and every order of
         // its rounds for this seat, as the office decided it (a re-settlement after another
@@ -158,6 +184,10 @@ impl State {
         if let Some(order) = orders.iter().find(|order| order.status == OrderStatus::Pending) {
             return Err(precondition(format!(
                 "order {} of this series is pending: Venta-Pagos rejects it, undoing its award (3.5.2), before the series is annulled",
+                order.order_id
+            ))
+            .castellano(format!(
+                "La orden {} de esta serie está pendiente: antes de anular la serie, Venta-Pagos la rechaza y así se deshace su premio (3.5.2).",
                 order.order_id
             )));
         }
@@ -224,10 +254,12 @@ impl State {
 fn roulette_between_balls(table: &Table) -> Result<&Table, Refusal> {
     table.require_open()?;
     if !table.is_roulette() {
-        return Err(precondition("grillos are played at roulette poceada (3.1, 3.7)"));
+        return Err(precondition("grillos are played at roulette poceada (3.1, 3.7)")
+            .castellano("Los grillos se juegan en la ruleta poceada (3.1, 3.7)."));
     }
     if table.phase != Phase::Betting {
-        return Err(precondition("between balls only: after FINALIZAR JUEGO, before INICIAR JUEGO (3.7.1)"));
+        return Err(precondition("between balls only: after FINALIZAR JUEGO, before INICIAR JUEGO (3.7.1)")
+            .castellano("Solo entre bolas: después de FINALIZAR JUEGO y antes de INICIAR JUEGO (3.7.1)."));
     }
     Ok(table)
 }

@@ -12,7 +12,8 @@ impl State {
         let day = jornada_and_hour(&self.config, context.time_ms);
         table.require_open()?;
         if table.last_round {
-            return Err(precondition("the last round is already announced"));
+            return Err(precondition("the last round is already announced")
+                .castellano("La última bola o el último pase ya fue anunciado."));
         }
         let refunds: Vec<(usize, u32)> = if table.is_roulette() {
             Vec::new()

@@ -3,7 +3,7 @@
 use pozo_engine::pool::check_bet_allowed;
 
 use crate::state::model::{Bet, Phase, Seat, Table};
-use crate::state::refusal::{engine_refusal, invalid, precondition};
+use crate::state::refusal::{engine_refusal, invalid, precondition, with_citation};
 use crate::state::{Context, Done, Refusal, SEAT_CREDITS_MAX, State, jornada_and_hour};
 use pozo_engine::TableId;
 use pozo_engine::money::Money;
@@ -56,26 +56,53 @@ impl State {
         if table.phase != Phase::Betting {
             return Err(precondition(format!(
                 "seat {seat_number}: betting is closed after INICIAR JUEGO; no side bet until FINALIZAR JUEGO (12.5.1.1)"
+            ))
+            .castellano(format!(
+                "Box {seat_number}: las apuestas al pozo se cerraron con INICIAR JUEGO; hasta FINALIZAR JUEGO no se apuesta (12.5.1.1)."
             )));
         }
         if table.carried {
-            return Err(precondition("the bets of the burnt round compete in this hand: no new bets (11.8.1.1)"));
+            return Err(precondition("the bets of the burnt round compete in this hand: no new bets (11.8.1.1)").castellano(
+                "Las apuestas de la talla quemada compiten en esta mano: no se aceptan apuestas nuevas (11.8.1.1).",
+            ));
         }
         if credits == 0 || credits > SEAT_CREDITS_MAX {
-            return Err(invalid(format!("credits: {credits} is not a stake of 1 to {SEAT_CREDITS_MAX} credits (AJ 2.5.4.1)")));
+            return Err(invalid(format!("credits: {credits} is not a stake of 1 to {SEAT_CREDITS_MAX} credits (AJ 2.5.4.1)"))
+                .castellano(format!(
+                    "Una apuesta de {credits} créditos no es válida: se apuesta de 1 a {SEAT_CREDITS_MAX} créditos (AJ 2.5.4.1)."
+                )));
         }
         let rules = self.pool(&table.pool).rules();
         // 3.3.1, 11.4.1, 15.1.2 (a fixed amount), AJ 2.5.5.1 (between the posted minimum
         // and maximum): the stake in credits must be a bet the pool takes.
         let bet = rules.bet_of(credits);
-        check_bet_allowed(rules, "credits", bet)
-            .map_err(|error| invalid(format!("{error} ({credits} credits of {})", pozo_engine::format_ars(rules.side_bet))))?;
+        check_bet_allowed(rules, "credits", bet).map_err(|error| {
+            let credit = pozo_engine::format_ars(rules.side_bet);
+            let allowed = match rules.fixed_bet() {
+                true => format!("solo se juega un crédito de {credit}"),
+                false => format!(
+                    "se apuesta de {} a {}",
+                    pozo_engine::format_ars(rules.bet_min),
+                    pozo_engine::format_ars(rules.bet_max)
+                ),
+            };
+            let spanish = with_citation(
+                format!("Una apuesta de {credits} créditos de {credit} no es una que acepte el pozo: {allowed}"),
+                &error.to_string(),
+            );
+            invalid(format!("{error} ({credits} credits of {credit})")).castellano(spanish)
+        })?;
         if seat.credits == 0 {
-            return Err(precondition(format!("seat {seat_number} has no credits: sell credits first (12.5.3.4)")));
+            return Err(precondition(format!("seat {seat_number} has no credits: sell credits first (12.5.3.4)"))
+                .castellano(format!("Box {seat_number}: no tiene créditos; primero la venta de créditos (12.5.3.4).")));
         }
         if seat.credits < credits {
             return Err(precondition(format!(
                 "seat {seat_number} holds {} credits, fewer than the {credits} staked: sell credits first (12.5.3.4)",
+                seat.credits
+            ))
+            .castellano(format!(
+                "Box {seat_number}: tiene {} créditos, menos que los {credits} de la apuesta; primero la venta de créditos (12.5.3.4).",
                 seat.credits
             )));
         }
@@ -90,21 +117,28 @@ impl State {
 fn one_bet_in_play(table: &Table, seat: &Seat, seat_number: u32) -> Result<(), Refusal> {
     if table.is_roulette() {
         if table.last_round {
-            return Err(precondition("last ball announced: Grillos de Bronce are no longer sold (3.9.1)"));
+            return Err(precondition("last ball announced: Grillos de Bronce are no longer sold (3.9.1)")
+                .castellano("Se anunció la última bola: ya no se venden Grillos de Bronce (3.9.1)."));
         }
         if seat.absent {
             return Err(precondition(format!(
                 "seat {seat_number}: its player is absent and his grillos are kept for him (3.7.1)"
-            )));
+            ))
+            .castellano(format!("Posición {seat_number}: el apostador está ausente y sus grillos se le guardan (3.7.1).")));
         }
         if seat.grillos() > 0 || seat.bet != Bet::None {
             return Err(precondition(format!(
                 "seat {seat_number} holds {} bronze, {} silver, {} gold: a new series would put more than 3 bronze / 2 silver / 1 gold in play (3.7.2)",
                 seat.bronze, seat.silver, seat.gold
+            ))
+            .castellano(format!(
+                "Posición {seat_number}: tiene {} de bronce, {} de plata y {} de oro; una serie nueva pondría en juego más de 3 de bronce, 2 de plata o 1 de oro (3.7.2).",
+                seat.bronze, seat.silver, seat.gold
             )));
         }
     } else if seat.bet != Bet::None {
-        return Err(precondition(format!("seat {seat_number} already has its side bet this round (11.4: one per box)")));
+        return Err(precondition(format!("seat {seat_number} already has its side bet this round (11.4: one per box)"))
+            .castellano(format!("Box {seat_number}: ya tiene su apuesta al pozo en esta jugada; una por box (11.4).")));
     }
     Ok(())
 }

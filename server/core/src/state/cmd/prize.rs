@@ -50,18 +50,28 @@ impl State {
                 "code: `{code}` is not in the paytable of pool `{}` ({})",
                 table.pool,
                 codes.join(", ")
+            ))
+            .castellano(format!(
+                "El premio {code} no está en la tabla de premios del pozo {}; los códigos son: {}.",
+                table.pool,
+                codes.join(", ")
             )));
         };
         if table.pending.len() >= PENDING_PRIZES_MAX {
-            return Err(precondition(format!("prizes: at most {PENDING_PRIZES_MAX} in one round; ACEPTAR those entered first")));
+            return Err(precondition(format!("prizes: at most {PENDING_PRIZES_MAX} in one round; ACEPTAR those entered first"))
+                .castellano(format!(
+                    "Se ingresan a lo sumo {PENDING_PRIZES_MAX} premios por jugada: primero ACEPTAR los ingresados."
+                )));
         }
         if table.is_roulette() {
             self.grillo_can_win(table_id, seat_number, code)?;
         } else if !matches!(seat.bet, Bet::Registered { .. }) {
-            return Err(precondition(format!("seat {seat_number} has no side bet registered in this round (11.11.5)")));
+            return Err(precondition(format!("seat {seat_number} has no side bet registered in this round (11.11.5)"))
+                .castellano(format!("Box {seat_number}: no tiene apuesta al pozo registrada en esta jugada (11.11.5).")));
         }
         if code == INSTANT_PRIZE && table.instant_card.is_none() {
-            return Err(precondition("no premio instantáneo is in play at this table (15.11)"));
+            return Err(precondition("no premio instantáneo is in play at this table (15.11)")
+                .castellano("No hay premio instantáneo en juego en esta mesa (15.11)."));
         }
         Ok(prize.name.clone())
     }
@@ -74,6 +84,9 @@ impl State {
         if seat.absent {
             return Err(precondition(format!(
                 "seat {seat_number}: the player is absent; his grillos are kept, not played (3.7.1)"
+            ))
+            .castellano(format!(
+                "Posición {seat_number}: el apostador está ausente; sus grillos se guardan, no se juegan (3.7.1)."
             )));
         }
         // 3.1.3, 3.7.2: a grillo wins only if the seat holds one of that metal, played
@@ -84,12 +97,19 @@ impl State {
             None => (0, 0, "grillo"),
         };
         if held == 0 {
-            let rule = if grillo == Some(Grillo::Oro) { "a gold is won with a silver (3.1.3)" } else { "3.1.3" };
-            return Err(precondition(format!("seat {seat_number} holds no {metal} in this ball: {rule}")));
+            let (rule, regla) = match grillo == Some(Grillo::Oro) {
+                true => ("a gold is won with a silver (3.1.3)", "; el Oro se gana con un Grillo de Plata"),
+                false => ("3.1.3", ""),
+            };
+            return Err(precondition(format!("seat {seat_number} holds no {metal} in this ball: {rule}"))
+                .castellano(format!("Posición {seat_number}: no tiene {metal} en esta bola{regla} (3.1.3).")));
         }
         if played == 0 {
             return Err(precondition(format!(
                 "seat {seat_number} holds no {metal} in this ball that was played: those not played wait for the next (3.7.10)"
+            ))
+            .castellano(format!(
+                "Posición {seat_number}: no jugó ningún {metal} en esta bola; los no jugados esperan a la siguiente (3.7.10)."
             )));
         }
         // 3.7.2: no more than 2 silvers or 1 gold in play; a hit whose grant would
@@ -97,12 +117,16 @@ impl State {
         if grillo.is_some_and(|hit| self.grant_over_limit(&table.pool, hit, &seat.not_played)) {
             return Err(precondition(format!(
                 "seat {seat_number}: with the grillos kept from this ball, this hit would put more than 2 silver or 1 gold in play (3.7.2)"
+            ))
+            .castellano(format!(
+                "Posición {seat_number}: con los grillos guardados de esta bola, este acierto pondría en juego más de 2 de plata o 1 de oro (3.7.2)."
             )));
         }
         if grillo == Some(Grillo::Oro) {
             let holder = self.data.gold_turns.get(&table.pool).and_then(|turn| turn.holder.as_deref());
             if holder != Some(table_id) {
-                return Err(precondition("the gold is played only in the table's gold turn (4.3.5)"));
+                return Err(precondition("the gold is played only in the table's gold turn (4.3.5)")
+                    .castellano("El Grillo de Oro se juega solo en el turno de la mesa (4.3.5)."));
             }
         }
         Ok(())
@@ -139,14 +163,20 @@ fn prize_phase(table: &Table, code: &str) -> Result<(), Refusal> {
         if table.phase == Phase::Betting {
             return Err(precondition(
                 "the cards are in the rack (FINALIZAR JUEGO): no claim on the premio instantáneo is accepted (15.11.5, 16.4.2.5.12)",
+            )
+            .castellano(
+                "Los naipes ya están en el descartero (FINALIZAR JUEGO): no se aceptan reclamos por el premio instantáneo \
+                 (15.11.5, 16.4.2.5.12).",
             ));
         }
     } else if table.phase == Phase::Entered {
         return Err(precondition(
             "the prizes were entered with FINALIZAR JUEGO: ACEPTAR validates them before another is entered (12.5.2.1 c–d)",
-        ));
+        )
+        .castellano("Los premios se ingresaron con FINALIZAR JUEGO: ACEPTAR los valida antes de ingresar otro (12.5.2.1 c–d)."));
     } else if table.phase != Phase::Playing {
-        return Err(precondition("prizes are entered after INICIAR JUEGO and before ACEPTAR (12.5.2.1)"));
+        return Err(precondition("prizes are entered after INICIAR JUEGO and before ACEPTAR (12.5.2.1)")
+            .castellano("Los premios se ingresan después de INICIAR JUEGO y antes de ACEPTAR (12.5.2.1)."));
     }
     Ok(())
 }

@@ -10,7 +10,7 @@ use crate::state::{Done, Refusal, State, jornada_and_hour};
 impl State {
     pub(in crate::state) fn refund_bet(&mut self, table_id: &TableId, seat_number: u32) -> Result<Done, Refusal> {
         let (contribution, registered_ms, credits) =
-            self.played_bet(table_id, seat_number, ("refunded", "refund"), "11.8.1.2")?;
+            self.played_bet(table_id, seat_number, ("refunded", "refund"), ("reintegra", "reintegrar"), "11.8.1.2")?;
         let pool_id = self.data.tables[table_id].pool.clone();
         self.reverse_seat_bet(registered_ms, &pool_id, table_id, seat_number, contribution)?;
         self.table_mut(table_id).seat_mut(seat_number).credits += credits;
@@ -19,12 +19,13 @@ impl State {
 
     /// The registered bet of a box in play that has won nothing: what a refund
     /// (11.8.1.2) or custody (11.8.3.1.2) annuls; the refusals say what is done (`done`,
-    /// `to_do`) and cite the article.
+    /// `to_do`, and in Spanish `hecho`, `a_hacer`) and cite the article.
     pub(in crate::state) fn played_bet(
         &self,
         table_id: &TableId,
         seat_number: u32,
         (done, to_do): (&str, &str),
+        (hecho, a_hacer): (&str, &str),
         article: &str,
     ) -> Result<(Contribution, u64, u32), Refusal> {
         let table: &Table = &self.data.tables[table_id];
@@ -33,6 +34,9 @@ impl State {
         if table.phase != Phase::Playing {
             return Err(precondition(format!(
                 "a box's side bet is {done} after INICIAR JUEGO ({article}), before any prize is entered"
+            ))
+            .castellano(format!(
+                "La apuesta al pozo de un box se {hecho} después de INICIAR JUEGO y antes de ingresar premios ({article})."
             )));
         }
         // A prize entered, or one already paid in this round (the premio instantáneo,
@@ -40,10 +44,12 @@ impl State {
         if table.pending.iter().any(|entry| entry.seat == seat_number)
             || table.accepted.iter().any(|award| award.seat == seat_number)
         {
-            return Err(precondition(format!("seat {seat_number} has a prize entered; a winning box is not voided")));
+            return Err(precondition(format!("seat {seat_number} has a prize entered; a winning box is not voided"))
+                .castellano(format!("Box {seat_number}: tiene un premio ingresado; un box ganador no se anula.")));
         }
         let Bet::Registered { contribution, registered_ms, credits } = seat.bet else {
-            return Err(precondition(format!("seat {seat_number} has no side bet registered to {to_do} ({article})")));
+            return Err(precondition(format!("seat {seat_number} has no side bet registered to {to_do} ({article})"))
+                .castellano(format!("Box {seat_number}: no tiene apuesta al pozo registrada para {a_hacer} ({article}).")));
         };
         Ok((contribution, registered_ms, credits))
     }

@@ -122,6 +122,7 @@ mod tests {
                 payload_sha256: format!("{table}-{index}"),
                 op,
                 card: None,
+                inspector: None,
             });
             state.apply(&command, Context { sequence, time_ms: 1_795_360_000_000 }).expect("applied");
         }

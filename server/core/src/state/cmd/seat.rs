@@ -22,15 +22,22 @@ impl State {
         table.require_open()?;
         let seat = table.seat(seat_number)?;
         if seat.closed {
-            return Err(precondition(format!("seat {seat_number} is already closed to the progressive (AJ 2.5.6.1)")));
+            return Err(precondition(format!("seat {seat_number} is already closed to the progressive (AJ 2.5.6.1)"))
+                .castellano(format!("Box {seat_number}: ya está cerrado al pozo (AJ 2.5.6.1).")));
         }
         if table.phase != Phase::Betting || seat.bet != Bet::None {
             return Err(precondition(format!(
                 "seat {seat_number} has a side bet or the round is in play: void or refund it and FINALIZAR JUEGO before closing the seat (AJ 2.5.6.1, 4.3.2)"
+            ))
+            .castellano(format!(
+                "Box {seat_number}: tiene apuesta al pozo o la jugada está en curso; anule o reintegre la apuesta y FINALIZAR JUEGO antes de cerrar el box (AJ 2.5.6.1, 4.3.2)."
             )));
         }
         if seat.grillos() > 0 {
-            return Err(precondition(format!("seat {seat_number} holds grillos of a series in play: complete it first (3.8.1)")));
+            return Err(precondition(format!("seat {seat_number} holds grillos of a series in play: complete it first (3.8.1)"))
+                .castellano(format!(
+                    "Posición {seat_number}: tiene grillos de una serie en juego; complétela primero (3.8.1)."
+                )));
         }
         let credits = seat.credits;
         let day = jornada_and_hour(&self.config, context.time_ms);
@@ -50,7 +57,8 @@ impl State {
         let table = &self.data.tables[table_id];
         table.require_open()?;
         if !table.seat(seat_number)?.closed {
-            return Err(precondition(format!("seat {seat_number} is not closed")));
+            return Err(precondition(format!("seat {seat_number} is not closed"))
+                .castellano(format!("Box {seat_number}: no está cerrado al pozo.")));
         }
         self.table_mut(table_id).seat_mut(seat_number).closed = false;
         Ok((format!("Posición {seat_number} habilitada al pozo"), Vec::new()))

@@ -17,19 +17,26 @@ impl State {
         let table = &self.data.tables[table_id];
         table.require_open()?;
         if table.phase != Phase::Betting {
-            return Err(precondition("INICIAR JUEGO: the round is already started; FINALIZAR JUEGO first (12.5.2.3)"));
+            return Err(precondition("INICIAR JUEGO: the round is already started; FINALIZAR JUEGO first (12.5.2.3)")
+                .castellano("La jugada ya está iniciada: primero FINALIZAR JUEGO (12.5.2.3)."));
         }
         // 3.7.1.2: an absent player's gold waits for him; the table plays on without it.
         if table.is_roulette() && table.seats.iter().any(|seat| seat.plays_gold()) {
             let turn = self.data.gold_turns.get(&table.pool);
             if turn.and_then(|turn| turn.holder.as_deref()) != Some(table_id) {
                 let holder = turn.and_then(|turn| turn.holder.clone());
-                return Err(precondition(match holder {
-                    Some(holder) => {
-                        format!("Se juega Grillo de Oro en la mesa {holder}: table {table_id} waits for its gold turn (4.3.5)")
-                    }
-                    None => format!("table {table_id} holds a Grillo de Oro: request the gold turn first (4.3.5)"),
-                }));
+                return Err(match holder {
+                    Some(holder) => precondition(format!(
+                        "Se juega Grillo de Oro en la mesa {holder}: table {table_id} waits for its gold turn (4.3.5)"
+                    ))
+                    .castellano(format!(
+                        "Se juega Grillo de Oro en la mesa {holder}: la mesa {table_id} espera su turno (4.3.5)."
+                    )),
+                    None => precondition(format!("table {table_id} holds a Grillo de Oro: request the gold turn first (4.3.5)"))
+                        .castellano(format!(
+                            "La mesa {table_id} tiene un Grillo de Oro: primero pida el turno del Grillo de Oro (4.3.5)."
+                        )),
+                });
             }
         }
         // 15.11.2: the card "en forma aleatoria y sorpresiva aparece en el monitor": the

@@ -13,11 +13,15 @@ impl State {
         if table.phase != Phase::Betting {
             return Err(precondition(
                 "a bet is voided before it is played: after INICIAR JUEGO refund the box instead (4.3.2, 11.8.1.2)",
+            )
+            .castellano(
+                "Una apuesta se anula antes de jugarse: después de INICIAR JUEGO, se reintegra el box (4.3.2, 11.8.1.2).",
             ));
         }
         let pool_id = table.pool.clone();
         match seat.bet {
-            Bet::None => Err(precondition(format!("seat {seat_number} has no bet to void (4.3.2)"))),
+            Bet::None => Err(precondition(format!("seat {seat_number} has no bet to void (4.3.2)"))
+                .castellano(format!("Box {seat_number}: no tiene apuesta para anular (4.3.2)."))),
             Bet::Pressed { credits } => {
                 let seat = self.table_mut(table_id).seat_mut(seat_number);
                 seat.bet = Bet::None;
