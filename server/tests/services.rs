@@ -383,14 +383,16 @@ async fn the_floor_inspector_opens_a_table_with_their_own_pin_and_the_journal_na
     assert!(record.contains(r#""inspector":"im-rosa""#), "{record}");
     assert!(!record.contains("2468"), "the PIN is never journaled: {record}");
 
-    // Five wrong PINs lock Tomás out: the sixth attempt, even with his right PIN, is refused.
+    // Five wrong PINs at B1 lock Tomás out of B1: the sixth attempt, even with his right PIN, is
+    // refused there; at B2 his PIN still works.
     for attempt in 1..=5 {
         let wrong = client.table.submit(inspected(&client, "B1", 2, close(), "im-tomas", "0000")).await.expect_err("wrong");
         assert_eq!(wrong.code(), Code::PermissionDenied, "attempt {attempt}: {wrong:?}");
     }
     let locked = client.table.submit(inspected(&client, "B1", 2, close(), "im-tomas", "1357")).await.expect_err("locked out");
-    assert!(locked.message().starts_with("inspector: `im-tomas` is locked out for 15 minutes"), "{locked:?}");
-    assert!(pozo_proto::motivo(&locked).is_some_and(|motivo| motivo.contains("bloqueado")), "{locked:?}");
+    assert!(locked.message().starts_with("inspector: `im-tomas` is locked out at table B1 for 15 minutes"), "{locked:?}");
+    assert!(pozo_proto::motivo(&locked).is_some_and(|motivo| motivo.contains("bloqueado en la mesa B1")), "{locked:?}");
+    client.table.submit(inspected(&client, "B2", 1, open(), "im-tomas", "1357")).await.expect("Tomás opens B2");
     // Rosa is not locked out by Tomás's failures.
     client.table.submit(inspected(&client, "B1", 2, close(), "im-rosa", "2468")).await.expect("Rosa closes the table");
     server.stop().await;
@@ -403,14 +405,24 @@ async fn a_watch_names_its_monitor_only_at_an_address_a_tablet_may_open() {
     let server = TestServer::start().await;
     let mut client = server.client().await;
     let watch = |url: &str| pb::WatchTable { table_id: "B1".into(), monitor_url: url.to_owned() }.encode_to_vec();
-    for refused in ["http://192.0.2.7:8080/", "ftp://127.0.0.1/", "javascript:alert(1)", &format!("https://{}", "a".repeat(200))]
-    {
+    let long = format!("https://{}", "a".repeat(200));
+    let refused = [
+        "http://192.0.2.7:8080/",
+        "ftp://127.0.0.1/",
+        "javascript:alert(1)",
+        "http://127.evil.example/",
+        "http://localhost.evil.example/",
+        "http://localhost@evil.example/",
+        "https://mesa@192.0.2.7/",
+        long.as_str(),
+    ];
+    for refused in refused {
         let envelope = client.envelope_as("mesa-B1", pozo_proto::Purpose::WatchTable, watch(refused));
         let status = client.table.watch(envelope).await.expect_err("refused");
         assert_eq!(status.code(), Code::InvalidArgument, "{refused}: {status:?}");
         assert!(status.message().starts_with("monitor_url:"), "{status:?}");
     }
-    for taken in ["https://192.0.2.7:8443/", "http://127.0.0.1:8080/", ""] {
+    for taken in ["https://192.0.2.7:8443/", "http://127.0.0.1:8080/", "http://[::1]:8080/", "http://localhost:8080/", ""] {
         let envelope = client.envelope_as("mesa-B1", pozo_proto::Purpose::WatchTable, watch(taken));
         client.table.watch(envelope).await.unwrap_or_else(|status| panic!("{taken}: {status:?}"));
     }

@@ -42,7 +42,7 @@ impl TableService {
     /// The floor inspector a command names, their PIN checked against their key's hash (4.6,
     /// 4.7, 4.3.1: the inspector acts, not the dealer); `None` for the dealer's own commands.
     /// Nothing is journaled for a refused PIN: the refusal is logged with the inspector's id.
-    async fn inspector(&self, id: &str, pin: &str) -> Result<Option<String>, ApiError> {
+    async fn inspector(&self, id: &str, pin: &str, table: &str) -> Result<Option<String>, ApiError> {
         let refused = |message: String, spanish: String| {
             ApiError::Refused(Refusal::new(RefusalKind::PermissionDenied, message).castellano(spanish))
         };
@@ -58,28 +58,34 @@ impl TableService {
         if pin.is_empty() {
             return Err(ApiError::invalid(format!("inspector_pin: missing: inspector `{}` acts with their PIN", key.id)));
         }
-        if let Some(minutes) = self.pins.locked(&key.id) {
+        // Counted per inspector and table: a dealer guessing at one table locks the inspector out
+        // of that table's monitor only, not of the whole floor.
+        let who = format!("{}@{table}", key.id);
+        if let Err(minutes) = self.pins.attempt(&who) {
             return Err(refused(
-                format!("inspector: `{}` is locked out for {minutes} minutes after {FAILURES_MAX} wrong PINs", key.id),
                 format!(
-                    "{} quedó bloqueado por {FAILURES_MAX} PIN incorrectos: espere {minutes} minutos o pida ayuda al jefe de sala.",
+                    "inspector: `{}` is locked out at table {table} for {minutes} minutes after {FAILURES_MAX} wrong PINs",
+                    key.id
+                ),
+                format!(
+                    "{} quedó bloqueado en la mesa {table} por {FAILURES_MAX} PIN incorrectos: espere {minutes} minutos o pida ayuda al jefe de sala.",
                     key.name
                 ),
             ));
         }
         if secret_matches(key.pin.clone(), pin).await {
-            self.pins.succeeded(&key.id);
+            self.pins.succeeded(&who);
             return Ok(Some(key.id.clone()));
         }
-        tracing::warn!(inspector = %key.id, "refused: wrong inspector PIN");
-        Err(match self.pins.failed(&key.id) {
+        tracing::warn!(inspector = %key.id, table, "refused: wrong inspector PIN");
+        Err(match self.pins.failed(&who) {
             Some(minutes) => refused(
                 format!(
                     "inspector_pin: not the PIN of `{}`; {FAILURES_MAX} wrong PINs lock them out for {minutes} minutes",
                     key.id
                 ),
                 format!(
-                    "PIN incorrecto. {} quedó bloqueado por {FAILURES_MAX} PIN incorrectos: espere {minutes} minutos.",
+                    "PIN incorrecto. {} quedó bloqueado en la mesa {table} por {FAILURES_MAX} PIN incorrectos: espere {minutes} minutos.",
                     key.name
                 ),
             ),
@@ -100,14 +106,27 @@ fn monitor_url(url: &str) -> Result<Option<&str>, ApiError> {
     if url.is_empty() {
         return Ok(None);
     }
-    let loopback = ["http://127.", "http://[::1]", "http://localhost"].iter().any(|start| url.starts_with(start));
-    let printable = url.chars().all(|c| c.is_ascii_graphic());
-    if url.len() > MONITOR_URL_BYTES_MAX || !printable || !(url.starts_with("https://") || loopback) {
-        return Err(ApiError::invalid(format!(
-            "monitor_url: an https:// address (or http:// on loopback) of at most {MONITOR_URL_BYTES_MAX} printable bytes"
-        )));
+    let refused = || {
+        ApiError::invalid(format!(
+            "monitor_url: an https:// address (or http:// on a loopback address) of at most {MONITOR_URL_BYTES_MAX} \
+             printable bytes, without a user"
+        ))
+    };
+    if url.len() > MONITOR_URL_BYTES_MAX || !url.chars().all(|c| c.is_ascii_graphic()) {
+        return Err(refused());
     }
-    Ok(Some(url))
+    let uri: tonic::codegen::http::Uri = url.parse().map_err(|_| refused())?;
+    let authority = uri.authority().ok_or_else(refused)?;
+    if authority.as_str().contains('@') {
+        return Err(refused());
+    }
+    let host = authority.host().trim_start_matches('[').trim_end_matches(']');
+    let loopback = host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    match uri.scheme_str() {
+        Some("https") => Ok(Some(url)),
+        Some("http") if loopback => Ok(Some(url)),
+        _ => Err(refused()),
+    }
 }
 
 #[tonic::async_trait]
@@ -120,7 +139,7 @@ impl pb::table_server::Table for TableService {
             .map_err(|error| ApiError::invalid(format!("payload: not a TableCommand: {error}")))?;
         require_table_key(key, &command.table_id)?;
         self.presence.heard(&command.table_id);
-        let inspector = self.inspector(&command.inspector, &envelope.inspector_pin).await?;
+        let inspector = self.inspector(&command.inspector, &envelope.inspector_pin, &command.table_id).await?;
         if command.sequence == 0 {
             return Err(ApiError::invalid("sequence: starts at 1").into());
         }

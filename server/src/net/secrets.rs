@@ -1,7 +1,9 @@
 //! What people type to prove who they are: a page password or an inspector's PIN, kept only as
 //! an Argon2id hash (PHC form) in the keys file, checked on a blocking thread (Argon2 is slow on
 //! purpose), and the lock-out of whoever guesses: [`FAILURES_MAX`] wrong answers for one person
-//! within [`FAILURE_WINDOW`] lock that person out for [`LOCKOUT`], right answer or not.
+//! within [`FAILURE_WINDOW`] lock that person out for [`LOCKOUT`], right answer or not. A try
+//! is taken before its secret is checked ([`Lockout::attempt`]), so tries sent at once count
+//! together: never more than [`FAILURES_MAX`] are checked in a window.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -65,7 +67,10 @@ pub(crate) async fn secret_matches(hash: Option<String>, given: &str) -> bool {
 
 #[derive(Debug)]
 struct Failures {
+    /// Wrong answers in the window.
     count: u32,
+    /// Tries taken and not yet answered.
+    in_flight: u32,
     first: Instant,
     locked_until: Option<Instant>,
 }
@@ -88,28 +93,50 @@ impl Lockout {
     }
 
     /// The person's lock-out, if any: minutes left.
-    pub(crate) fn locked(&self, who: &str) -> Option<u64> {
+    #[cfg(test)]
+    fn locked(&self, who: &str) -> Option<u64> {
         let now = Instant::now();
         let until = self.lock().get(who)?.locked_until?;
-        (until > now).then(|| (until - now).as_secs().div_ceil(60).max(1))
+        (until > now).then(|| minutes_until(now, until))
     }
 
-    /// Records a wrong answer; returns the lock-out it caused, in minutes, if any.
-    pub(crate) fn failed(&self, who: &str) -> Option<u64> {
+    /// Takes one try for `who`, before its secret is checked; refused, with the minutes to
+    /// wait, while `who` is locked out or as many tries as are left are already being checked.
+    /// Every try taken ends in [`Lockout::failed`] or [`Lockout::succeeded`].
+    pub(crate) fn attempt(&self, who: &str) -> Result<(), u64> {
         let now = Instant::now();
         let mut failures = self.lock();
         if failures.len() >= FAILURES_KEPT && !failures.contains_key(who) {
-            let oldest = failures.iter().min_by_key(|(_, failures)| failures.first).map(|(who, _)| who.clone());
+            let idle = failures.iter().filter(|(_, failures)| failures.in_flight == 0);
+            let oldest = idle.min_by_key(|(_, failures)| failures.first).map(|(who, _)| who.clone());
             if let Some(oldest) = oldest {
                 failures.remove(&oldest);
             }
         }
-        let entry = failures.entry(who.to_owned()).or_insert(Failures { count: 0, first: now, locked_until: None });
-        if now.duration_since(entry.first) > FAILURE_WINDOW || entry.locked_until.is_some_and(|until| until <= now) {
-            *entry = Failures { count: 0, first: now, locked_until: None };
+        let entry = failures.entry(who.to_owned()).or_insert(Failures { count: 0, in_flight: 0, first: now, locked_until: None });
+        if let Some(until) = entry.locked_until.filter(|until| *until > now) {
+            return Err(minutes_until(now, until));
         }
+        let expired = now.duration_since(entry.first) > FAILURE_WINDOW || entry.locked_until.is_some();
+        if expired && entry.in_flight == 0 {
+            *entry = Failures { count: 0, in_flight: 0, first: now, locked_until: None };
+        }
+        if entry.count + entry.in_flight >= FAILURES_MAX {
+            // The tries left are all being checked now: wait for their answers.
+            return Err(1);
+        }
+        entry.in_flight += 1;
+        Ok(())
+    }
+
+    /// A try taken was wrong; returns the lock-out it caused, in minutes, if any.
+    pub(crate) fn failed(&self, who: &str) -> Option<u64> {
+        let now = Instant::now();
+        let mut failures = self.lock();
+        let entry = failures.get_mut(who)?;
+        entry.in_flight = entry.in_flight.saturating_sub(1);
         entry.count += 1;
-        if entry.count >= FAILURES_MAX {
+        if entry.count >= FAILURES_MAX && entry.locked_until.is_none_or(|until| until <= now) {
             entry.locked_until = Some(now + LOCKOUT);
             tracing::warn!(what = self.what, who = %bounded_text(who), failures = entry.count, "locked out after wrong answers");
             return Some(LOCKOUT.as_secs() / 60);
@@ -117,28 +144,76 @@ impl Lockout {
         None
     }
 
+    /// A try taken was right: the wrong ones before it are forgotten, unless they already locked
+    /// `who` out (a lock-out runs its course).
     pub(crate) fn succeeded(&self, who: &str) {
-        self.lock().remove(who);
+        let mut failures = self.lock();
+        let Some(entry) = failures.get_mut(who) else { return };
+        entry.in_flight = entry.in_flight.saturating_sub(1);
+        if entry.locked_until.is_none() {
+            entry.count = 0;
+            if entry.in_flight == 0 {
+                failures.remove(who);
+            }
+        }
     }
+}
+
+fn minutes_until(now: Instant, until: Instant) -> u64 {
+    (until - now).as_secs().div_ceil(60).max(1)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// One wrong try, taken and answered.
+    fn wrong(lockout: &Lockout, who: &str) -> Result<Option<u64>, u64> {
+        lockout.attempt(who)?;
+        Ok(lockout.failed(who))
+    }
+
     #[tokio::test(start_paused = true)]
     async fn five_failures_lock_out_for_fifteen_minutes_then_the_count_starts_over() {
         let lockout = Lockout::new("test");
         for _ in 0..FAILURES_MAX - 1 {
-            assert_eq!(lockout.failed("vp-ana"), None);
+            assert_eq!(wrong(&lockout, "vp-ana"), Ok(None));
         }
         assert_eq!(lockout.locked("vp-ana"), None);
-        assert_eq!(lockout.failed("vp-ana"), Some(15));
+        assert_eq!(wrong(&lockout, "vp-ana"), Ok(Some(15)));
         assert_eq!(lockout.locked("vp-ana"), Some(15));
+        assert_eq!(lockout.attempt("vp-ana"), Err(15), "no try while locked out, right or wrong");
         assert_eq!(lockout.locked("vp-bruno"), None, "one person's failures lock no one else");
         tokio::time::advance(LOCKOUT + Duration::from_secs(1)).await;
         assert_eq!(lockout.locked("vp-ana"), None);
-        assert_eq!(lockout.failed("vp-ana"), None, "after the lock-out the count starts over");
+        assert_eq!(wrong(&lockout, "vp-ana"), Ok(None), "after the lock-out the count starts over");
+    }
+
+    /// Tries sent at once count together: a sixth is refused before any is answered, and a right
+    /// answer among them does not lift the lock-out the wrong ones caused.
+    #[tokio::test(start_paused = true)]
+    async fn tries_at_once_count_together_and_a_right_one_does_not_lift_a_lock_out() {
+        let lockout = Lockout::new("test");
+        for _ in 0..FAILURES_MAX {
+            lockout.attempt("im-rosa").expect("a try left");
+        }
+        assert_eq!(lockout.attempt("im-rosa"), Err(1), "five tries are being checked: no sixth");
+        for _ in 0..FAILURES_MAX - 1 {
+            lockout.failed("im-rosa");
+        }
+        assert_eq!(lockout.locked("im-rosa"), None);
+        lockout.succeeded("im-rosa");
+        assert_eq!(wrong(&lockout, "im-rosa"), Ok(None), "a right answer forgets the wrong ones before it");
+        let lockout = Lockout::new("test");
+        for _ in 0..FAILURES_MAX + 1 {
+            let _ = lockout.attempt("im-tomas");
+        }
+        for _ in 0..FAILURES_MAX - 1 {
+            lockout.failed("im-tomas");
+        }
+        assert_eq!(lockout.failed("im-tomas"), Some(15));
+        lockout.succeeded("im-tomas");
+        assert_eq!(lockout.locked("im-tomas"), Some(15), "the lock-out runs its course");
     }
 
     #[test]

@@ -40,7 +40,7 @@ enum LoginRefusal {
 /// Checks a login: the password against the key's hash (on a blocking thread: Argon2 is
 /// slow on purpose), the lock-out first. Returns the key's id, name and role.
 async fn check_login(web: &Web, user: &str, password: &str) -> Result<(String, String, Role), LoginRefusal> {
-    if let Some(minutes) = web.sessions.locked(user) {
+    if let Err(minutes) = web.sessions.attempt(user) {
         return Err(LoginRefusal::Locked { minutes });
     }
     let key = web

@@ -65,9 +65,9 @@ impl Sessions {
         self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The user's lock-out, if any: minutes left.
-    pub(super) fn locked(&self, user: &str) -> Option<u64> {
-        self.lockout.locked(user)
+    /// Takes one login try for `user`; refused with the minutes to wait while locked out.
+    pub(super) fn attempt(&self, user: &str) -> Result<(), u64> {
+        self.lockout.attempt(user)
     }
 
     /// Records a wrong password; returns the lock-out it caused, if any.

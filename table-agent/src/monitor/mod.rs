@@ -116,13 +116,11 @@ impl Hub {
         last.prizes.iter().chain(last.panel.iter()).cloned().collect()
     }
 
-    /// Whether the table plays roulette, as the newest paytable says (`false` before one).
-    fn roulette(&self) -> bool {
+    /// The table's game as the newest paytable names it; `None` before one arrived.
+    fn game(&self) -> Option<String> {
         let last = self.last.lock().expect("the monitor's last lines");
-        last.prizes
-            .as_deref()
-            .and_then(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .is_some_and(|prizes| prizes.get("game").and_then(serde_json::Value::as_str) == Some("ruleta-americana"))
+        let prizes: serde_json::Value = serde_json::from_str(last.prizes.as_deref()?).ok()?;
+        prizes.get("game").and_then(serde_json::Value::as_str).map(str::to_owned)
     }
 }
 
@@ -157,7 +155,7 @@ pub async fn serve_tls(
     hub: Hub,
     lines: mpsc::Sender<RawLine>,
 ) -> std::io::Result<()> {
-    axum::serve(tls::TlsListener { tcp: listener, tls }, router(Monitor::new(hub, lines))).await
+    axum::serve(tls::TlsListener::new(listener, tls)?, router(Monitor::new(hub, lines))).await
 }
 
 impl Monitor {
@@ -251,8 +249,18 @@ async fn line(State(monitor): State<Monitor>, headers: HeaderMap, axum::Json(typ
         Ok(text) => text,
         Err(refused) => return refused.into_response(),
     };
-    if text.starts_with("prize") && monitor.hub.roulette() {
-        return (StatusCode::FORBIDDEN, "En la ruleta los premios los ingresa el inspector (4.3.1).").into_response();
+    if text.starts_with("prize") {
+        // The dealer's prize only where the table is known not to be a roulette (4.3.1).
+        match monitor.hub.game().as_deref() {
+            Some("ruleta-americana") => {
+                return (StatusCode::FORBIDDEN, "En la ruleta los premios los ingresa el inspector (4.3.1).").into_response();
+            }
+            None => {
+                let refusal = "La mesa todavía no recibió su tabla de premios del controlador: ingrese el premio en la botonera.";
+                return (StatusCode::FORBIDDEN, refusal).into_response();
+            }
+            Some(_) => {}
+        }
     }
     hand_on(&monitor, RawLine::Text(text.to_owned())).await
 }

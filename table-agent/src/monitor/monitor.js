@@ -259,6 +259,8 @@
 
   function endInspector(message) {
     clearTimeout(state.inspectorTimer);
+    // A question left open would otherwise send as the dealer: every dialog closes with the buttons.
+    ["confirmar", "elegir", "pin"].forEach(function (id) { if ($(id).open) { $(id).close(); } });
     state.inspector = null;
     state.action = null;
     $("inspector-acciones").hidden = true;

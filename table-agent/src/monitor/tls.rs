@@ -2,8 +2,8 @@
 //! not the table's computer itself, on a named address. The monitor's buttons sell credits and
 //! bet, so off this machine only a screen holding a client certificate of the casino's CA
 //! (`--monitor-client-ca`) is served. rustls (ring) behind axum's own `Listener`: each
-//! connection's handshake is bounded in time, and one that fails is dropped without stopping the
-//! others from being served.
+//! connection's handshake runs on its own, bounded in time and in number, and one that fails is
+//! dropped without holding up the others.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -13,6 +13,7 @@ use std::time::Duration;
 use rustls::pki_types::pem::PemObject as _;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Semaphore, mpsc};
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::server::TlsStream;
 
@@ -77,10 +78,59 @@ fn certificates(path: &Path, flag: &str) -> anyhow::Result<Vec<CertificateDer<'s
     Ok(chain)
 }
 
-/// A TCP listener whose connections are served after their TLS handshake.
+/// Handshakes under way at once; a connection beyond them is closed at once.
+const HANDSHAKES_MAX: usize = 16;
+
+/// A TCP listener whose connections are served after their TLS handshake. Each handshake runs
+/// in a task of its own, bounded in time and in number, so a client that connects and says
+/// nothing holds up no one else.
 pub(super) struct TlsListener {
-    pub(super) tcp: TcpListener,
-    pub(super) tls: MonitorTls,
+    handshaken: mpsc::Receiver<(TlsStream<TcpStream>, SocketAddr)>,
+    local: SocketAddr,
+    accepting: tokio::task::JoinHandle<()>,
+}
+
+impl TlsListener {
+    pub(super) fn new(tcp: TcpListener, tls: MonitorTls) -> std::io::Result<TlsListener> {
+        let local = tcp.local_addr()?;
+        let (sender, handshaken) = mpsc::channel(HANDSHAKES_MAX);
+        let permits = Arc::new(Semaphore::new(HANDSHAKES_MAX));
+        let accepting = tokio::spawn(async move {
+            loop {
+                let (stream, peer) = match tcp.accept().await {
+                    Ok(accepted) => accepted,
+                    // Out of file descriptors and the like: wait a little rather than spin.
+                    Err(error) => {
+                        tracing::warn!("monitor: accepting a connection: {error}");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
+                    tracing::warn!(%peer, "monitor: {HANDSHAKES_MAX} TLS handshakes already under way; connection closed");
+                    continue;
+                };
+                let (acceptor, sender) = (tls.acceptor.clone(), sender.clone());
+                tokio::spawn(async move {
+                    let _permit = permit;
+                    match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
+                        Ok(Ok(stream)) => {
+                            let _ = sender.send((stream, peer)).await;
+                        }
+                        Ok(Err(error)) => tracing::warn!(%peer, "monitor: TLS handshake refused: {error}"),
+                        Err(_) => tracing::warn!(%peer, "monitor: TLS handshake not finished in {HANDSHAKE_TIMEOUT:?}"),
+                    }
+                });
+            }
+        });
+        Ok(TlsListener { handshaken, local, accepting })
+    }
+}
+
+impl Drop for TlsListener {
+    fn drop(&mut self) {
+        self.accepting.abort();
+    }
 }
 
 impl axum::serve::Listener for TlsListener {
@@ -88,25 +138,14 @@ impl axum::serve::Listener for TlsListener {
     type Addr = SocketAddr;
 
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        loop {
-            let (stream, peer) = match self.tcp.accept().await {
-                Ok(accepted) => accepted,
-                // Out of file descriptors and the like: wait a little rather than spin.
-                Err(error) => {
-                    tracing::warn!("monitor: accepting a connection: {error}");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            };
-            match tokio::time::timeout(HANDSHAKE_TIMEOUT, self.tls.acceptor.accept(stream)).await {
-                Ok(Ok(tls)) => return (tls, peer),
-                Ok(Err(error)) => tracing::warn!(%peer, "monitor: TLS handshake refused: {error}"),
-                Err(_) => tracing::warn!(%peer, "monitor: TLS handshake not finished in {HANDSHAKE_TIMEOUT:?}"),
-            }
+        match self.handshaken.recv().await {
+            Some(accepted) => accepted,
+            // The accepting task is gone (it never ends on its own): nothing more to serve.
+            None => std::future::pending().await,
         }
     }
 
     fn local_addr(&self) -> std::io::Result<SocketAddr> {
-        self.tcp.local_addr()
+        Ok(self.local)
     }
 }
