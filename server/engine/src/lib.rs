@@ -30,6 +30,7 @@ pub mod ids;
 pub mod money;
 pub mod moves;
 pub mod pool;
+pub mod reconcile;
 pub mod reject;
 pub mod rulebook;
 pub mod settle;
@@ -43,6 +44,7 @@ pub use money::__dec;
 pub use money::{Money, format_ars};
 pub use moves::{Retirement, Transfer};
 pub use pool::{Contribution, Meters, Pool, PoolState, Reversal};
+pub use reconcile::{PoolFigures, Reconciliation};
 pub use reject::{Rejection, Resettled};
 pub use rulebook::{
     Game, Grillo, INSTANT_PRIZE, MinimumKind, Policy, PoolRules, Prize, PrizeValue, RulebookError, Rulebooks, SeatsMax, Shortfall,

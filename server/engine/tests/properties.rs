@@ -16,8 +16,8 @@ use std::sync::Arc;
 use pozo_engine::money;
 use pozo_engine::settle::{SEAT_MAX, WINNERS_MAX};
 use pozo_engine::{
-    Contribution, Engine, EngineError, Meters, MinimumKind, Money, Policy, Pool, PoolRules, PrizeValue, Rank, Reversal,
-    Rulebooks, Settlement, Winner,
+    Contribution, Engine, EngineError, Meters, MinimumKind, Money, Policy, Pool, PoolFigures, PoolRules, PrizeValue, Rank,
+    Reconciliation, Reversal, Rulebooks, Settlement, Winner,
 };
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -458,6 +458,27 @@ fn conservation_holds_after_every_step() {
             "recomputed from the meters: {:?}",
             m
         );
+        Ok(())
+    });
+}
+
+#[test]
+fn the_books_tie_to_zero_over_every_step_and_since_the_pool_opened() {
+    // Proves: the reconciliation an auditor reads (opening balance and reserve + contributions +
+    // replenishments + transfers in + adjustments up − awards + returned + reclaimed − withdrawn
+    // replenishments − transfers out − adjustments down = closing balance and reserve; reconcile.rs)
+    // ties to the centavo over each step, refused ones included, and over the pool's whole life
+    // from nothing (its opening minimum is a replenishment); and that each line is its meter's growth.
+    check_every_pool(|step| {
+        let (before, after) = (step.before.figures(), step.after.figures());
+        let books = Reconciliation::between(&before, &after);
+        prop_assert!(books.ties(), "a step's books do not tie: {:?}", books);
+        prop_assert_eq!(books.expected_closing(), after.balance + after.reserve);
+        prop_assert_eq!(books.awards, after.meters.awards - before.meters.awards);
+        prop_assert_eq!(books.contributions, after.meters.net_contributions() - before.meters.net_contributions());
+        let life = Reconciliation::between(&PoolFigures::default(), &after);
+        prop_assert!(life.ties(), "the books since the pool opened do not tie: {:?}", life);
+        prop_assert_eq!(life.replenishments, after.meters.replenishments);
         Ok(())
     });
 }

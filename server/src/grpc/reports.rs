@@ -61,6 +61,37 @@ impl pb::reports_server::Reports for ReportsService {
         Ok(Response::new(report))
     }
 
+    async fn reconciliation(
+        &self,
+        request: Request<pb::ReconciliationRequest>,
+    ) -> Result<Response<pb::ReconciliationReport>, Status> {
+        authorize_read(&self.handle, &request, REPORT_READERS)?;
+        let pb::ReconciliationRequest { jornada } = request.into_inner();
+        if !jornada.is_empty() && jiff::civil::Date::strptime("%Y-%m-%d", &jornada).is_err() {
+            return Err(ApiError::invalid(format!("jornada: `{}` is not a date YYYY-MM-DD", bounded_text(&jornada))).into());
+        }
+        let config = self.handle.config();
+        let jornada =
+            if jornada.is_empty() { pozo_core::jornada::jornada_and_hour(&config, self.handle.now_ms()).0 } else { jornada };
+        let books = self.handle.read().reconciliation(&jornada).ok_or_else(|| {
+            ApiError::not_found(format!(
+                "jornada: no books kept for {jornada}: none of its entries is in this journal, or it is over 62 jornadas old"
+            ))
+        })?;
+        let pools: Vec<pb::PoolBooks> = books
+            .iter()
+            .map(|(pool_id, books)| {
+                if !books.ties() {
+                    // A broken conservation is a bug (docs/rules.md, "Money and conservation").
+                    tracing::error!(pool = %pool_id, jornada, difference = %books.difference, "the books do not tie to zero");
+                }
+                pool_books(pool_id, config.rulebooks.pool(pool_id).map_or("", |rules| rules.name.as_str()), books)
+            })
+            .collect();
+        let tied = books.values().all(pozo_engine::Reconciliation::ties);
+        Ok(Response::new(pb::ReconciliationReport { jornada, pools, tied }))
+    }
+
     async fn pool(&self, request: Request<pb::PoolReportRequest>) -> Result<Response<pb::PoolReport>, Status> {
         authorize_read(&self.handle, &request, REPORT_READERS)?;
         let pb::PoolReportRequest { pool_id, jornada } = request.into_inner();
@@ -174,3 +205,33 @@ const ENTRIES_PAGE_MAX: u32 = 1000;
 
 /// A page stops growing past this many bytes of records (the genesis entry alone is tens of KB).
 pub(super) const ENTRIES_PAGE_BYTES: usize = 1024 * 1024;
+
+/// One pool's books on the wire.
+fn pool_books(pool_id: &str, name: &str, books: &pozo_engine::Reconciliation) -> pb::PoolBooks {
+    pb::PoolBooks {
+        pool_id: pool_id.to_owned(),
+        pool_name: name.to_owned(),
+        opening_balance: amount(books.opening_balance),
+        opening_reserve: amount(books.opening_reserve),
+        bets: books.bets,
+        bets_amount: amount(books.bets_amount),
+        contributions: amount(books.contributions),
+        reversals: books.reversals,
+        replenishments: amount(books.replenishments),
+        transfers_in: amount(books.transfers_in),
+        adjustments_up: amount(books.adjustments_up),
+        adjustments: books.adjustments,
+        awards: amount(books.awards),
+        hits: books.hits,
+        awards_returned: amount(books.awards_returned),
+        rejections: books.rejections,
+        awards_reclaimed: amount(books.awards_reclaimed),
+        reclaims: books.reclaims,
+        replenishments_withdrawn: amount(books.replenishments_withdrawn),
+        transfers_out: amount(books.transfers_out),
+        adjustments_down: amount(books.adjustments_down),
+        closing_balance: amount(books.closing_balance),
+        closing_reserve: amount(books.closing_reserve),
+        difference: amount(books.difference),
+    }
+}

@@ -66,6 +66,8 @@ pub struct ReadModel {
     pools: BTreeMap<PoolId, Pool>,
     orders: Arc<BTreeMap<String, PayoutOrder>>,
     days: BTreeMap<String, Arc<BTreeMap<TableId, Arc<TableDay>>>>,
+    /// Each pool's figures as each jornada opened (`pozo_core::state::books`).
+    openings: pozo_core::state::books::Openings,
     hits: Arc<BTreeMap<PoolId, VecDeque<Hit>>>,
     custody: Arc<BTreeMap<String, Custody>>,
     /// The configuration in force (docs/operations.md §8: approved changes change it).
@@ -85,6 +87,7 @@ impl ReadModel {
             pools: state.pools().map(|pool| (pool.rules().id.clone(), pool.clone())).collect(),
             orders: Arc::clone(&data.orders),
             days: data.days.clone(),
+            openings: data.openings.clone(),
             hits: Arc::clone(&data.hits),
             custody: Arc::clone(&data.custody),
             config: Arc::clone(state.config()),
@@ -138,6 +141,13 @@ impl ReadModel {
     /// What the banks of a pool's tables hold in custody now.
     pub(crate) fn custody_held_in(&self, pool_id: &str) -> Money {
         self.custody_held().filter(|item| item.pool == pool_id).map(|item| item.amount).sum()
+    }
+
+    /// Each pool's books over `jornada`, tied to zero (`pozo_core::state::books`); `None` for a
+    /// jornada whose opening is not kept.
+    pub fn reconciliation(&self, jornada: &str) -> Option<BTreeMap<PoolId, pozo_engine::Reconciliation>> {
+        let now = pozo_core::state::books::figures(self.pools.values());
+        pozo_core::state::books::reconciliation(&self.openings, &now, jornada)
     }
 
     /// A table's meters for a jornada; zero when nothing was booked.

@@ -435,7 +435,13 @@ fn walk(journal: &Journal, state: &mut State, identity: &Identity, stored: Optio
         if let Some(stored) = stored
             && stored.sequence == tip.entries
         {
-            snapshot = if stored.snapshot != state.snapshot() {
+            let mut replayed = state.snapshot();
+            // A snapshot by a release that kept no jornada openings (`state::books`) has none:
+            // it is compared without them.
+            if stored.snapshot.data.openings.is_empty() {
+                replayed.data.openings.clear();
+            }
+            snapshot = if stored.snapshot != replayed {
                 SnapshotCheck::Failed(format!("differs from the replayed state at entry {}", stored.sequence))
             } else if stored.tip != hex::encode(tip.hash) {
                 SnapshotCheck::Failed(format!("records a tip hash that is not entry {}'s", stored.sequence))

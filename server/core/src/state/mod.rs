@@ -17,6 +17,7 @@
 //!   changes. `apply` below is the one place a command is dispatched to them.
 
 use pozo_engine::TableId;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use pozo_engine::money::Money;
@@ -26,6 +27,7 @@ use rust_decimal::Decimal;
 
 use crate::config::Config;
 
+pub mod books;
 mod cmd;
 pub mod command;
 pub mod model;
@@ -169,6 +171,11 @@ impl State {
         self.engine.pools()
     }
 
+    /// Each pool's books over `jornada` (`books.rs`); `None` for a jornada not kept.
+    pub fn reconciliation(&self, jornada: &str) -> Option<BTreeMap<PoolId, pozo_engine::Reconciliation>> {
+        books::reconciliation(&self.data.openings, &books::figures(self.engine.pools()), jornada)
+    }
+
     /// A pool of the configuration (tables only name configured pools).
     pub fn pool(&self, id: &str) -> &Pool {
         self.engine.pool(id).expect("the layout names only configured pools")
@@ -191,6 +198,9 @@ impl State {
     /// the one place a command is applied, by the writer, recovery, `verify` and the bench.
     pub fn apply(&mut self, command: &Command, context: Context) -> Result<Applied, Refusal> {
         let sequence = context.sequence;
+        // The first entry of a jornada opens its books: every pool's figures before it.
+        let jornada = jornada_and_hour(&self.config, context.time_ms).0;
+        let opening = (!self.data.openings.contains_key(&jornada)).then(|| books::figures(self.engine.pools()));
         let applied = match command {
             Command::Genesis { config_hash, keys, build, opened_from, .. } => {
                 if sequence != 1 || *config_hash != self.config.hash {
@@ -226,6 +236,12 @@ impl State {
         if applied.journals() {
             debug_assert_eq!(sequence, self.data.journal_sequence + 1, "entries apply in order");
             self.data.journal_sequence = sequence;
+            if let Some(opening) = opening {
+                self.data.openings.insert(jornada, Arc::new(opening));
+                while self.data.openings.len() > JORNADAS_KEPT {
+                    self.data.openings.pop_first();
+                }
+            }
             self.take_effects(context);
         }
         Ok(applied)

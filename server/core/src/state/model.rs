@@ -439,6 +439,10 @@ pub struct Data {
     /// shared (copy on write), so a snapshot's or the read model's copy of the 62 jornadas
     /// kept costs a pointer each, and a batch copies only the meters it changes.
     pub days: BTreeMap<String, Arc<BTreeMap<TableId, Arc<TableDay>>>>,
+    /// Each pool's balances and meters as each jornada opened (`books.rs`): the opening of the
+    /// jornada's reconciliation. The last 62 jornadas, like `days`.
+    #[serde(default)]
+    pub openings: super::books::Openings,
     /// Pool → its last hits, newest first (shared like the orders).
     pub hits: Arc<BTreeMap<PoolId, VecDeque<Hit>>>,
     pub last_wins: BTreeMap<PoolId, LastWin>,
