@@ -13,7 +13,11 @@ fn pesos(value: &Option<pb::Amount>) -> rust_decimal::Decimal {
 }
 
 async fn books(client: &mut Client, jornada: &str) -> Result<pb::ReconciliationReport, tonic::Status> {
-    let request = pb::ReconciliationRequest { jornada: jornada.to_owned() };
+    period(client, jornada, "").await
+}
+
+async fn period(client: &mut Client, jornada: &str, through: &str) -> Result<pb::ReconciliationReport, tonic::Status> {
+    let request = pb::ReconciliationRequest { jornada: jornada.to_owned(), through: through.to_owned() };
     client.reports.reconciliation(request).await.map(tonic::Response::into_inner)
 }
 
@@ -65,6 +69,13 @@ async fn a_jornada_s_books_tie_to_zero_with_a_rejection_and_a_refund_on_their_ow
     let pool = client.pool("iplyc-blackjack").await;
     assert_eq!(pesos(&blackjack.closing_balance), pesos(&pool.balance), "the closing is the pool as it stands");
 
+    // A period that runs on past today is today's books; one that ends before it starts is refused.
+    let on = period(&mut client, &before.jornada, "2099-12-31").await.expect("a period");
+    assert_eq!((on.through.as_str(), &on.pools), ("2099-12-31", &report.pools));
+    assert_eq!(report.through, report.jornada, "one jornada: it is its own last");
+    let refused = period(&mut client, &before.jornada, "2020-01-01").await.expect_err("backwards");
+    assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
+    assert!(refused.message().starts_with("through:"), "{refused:?}");
     // A jornada this journal holds no entry of, and a date that is not one.
     let refused = books(&mut client, "2020-01-01").await.expect_err("no books kept");
     assert_eq!(refused.code(), Code::NotFound, "{refused:?}");

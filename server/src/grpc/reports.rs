@@ -66,14 +66,20 @@ impl pb::reports_server::Reports for ReportsService {
         request: Request<pb::ReconciliationRequest>,
     ) -> Result<Response<pb::ReconciliationReport>, Status> {
         authorize_read(&self.handle, &request, REPORT_READERS)?;
-        let pb::ReconciliationRequest { jornada } = request.into_inner();
-        if !jornada.is_empty() && jiff::civil::Date::strptime("%Y-%m-%d", &jornada).is_err() {
-            return Err(ApiError::invalid(format!("jornada: `{}` is not a date YYYY-MM-DD", bounded_text(&jornada))).into());
+        let pb::ReconciliationRequest { jornada, through } = request.into_inner();
+        for (field, date) in [("jornada", &jornada), ("through", &through)] {
+            if !date.is_empty() && jiff::civil::Date::strptime("%Y-%m-%d", date).is_err() {
+                return Err(ApiError::invalid(format!("{field}: `{}` is not a date YYYY-MM-DD", bounded_text(date))).into());
+            }
         }
         let config = self.handle.config();
         let jornada =
             if jornada.is_empty() { pozo_core::jornada::jornada_and_hour(&config, self.handle.now_ms()).0 } else { jornada };
-        let books = self.handle.read().reconciliation(&jornada).ok_or_else(|| {
+        let through = if through.is_empty() { jornada.clone() } else { through };
+        if through < jornada {
+            return Err(ApiError::invalid(format!("through: {through} is before the period's first jornada, {jornada}")).into());
+        }
+        let books = self.handle.read().reconciliation(&jornada, &through).ok_or_else(|| {
             ApiError::not_found(format!(
                 "jornada: no books kept for {jornada}: none of its entries is in this journal, or it is over 62 jornadas old"
             ))
@@ -89,7 +95,7 @@ impl pb::reports_server::Reports for ReportsService {
             })
             .collect();
         let tied = books.values().all(pozo_engine::Reconciliation::ties);
-        Ok(Response::new(pb::ReconciliationReport { jornada, pools, tied }))
+        Ok(Response::new(pb::ReconciliationReport { jornada, through, pools, tied }))
     }
 
     async fn pool(&self, request: Request<pb::PoolReportRequest>) -> Result<Response<pb::PoolReport>, Status> {

@@ -143,11 +143,11 @@ impl ReadModel {
         self.custody_held().filter(|item| item.pool == pool_id).map(|item| item.amount).sum()
     }
 
-    /// Each pool's books over `jornada`, tied to zero (`pozo_core::state::books`); `None` for a
-    /// jornada whose opening is not kept.
-    pub fn reconciliation(&self, jornada: &str) -> Option<BTreeMap<PoolId, pozo_engine::Reconciliation>> {
+    /// Each pool's books over the jornadas `from` through `through`, tied to zero
+    /// (`pozo_core::state::books`); `None` when `from`'s opening is not kept.
+    pub fn reconciliation(&self, from: &str, through: &str) -> Option<BTreeMap<PoolId, pozo_engine::Reconciliation>> {
         let now = pozo_core::state::books::figures(self.pools.values());
-        pozo_core::state::books::reconciliation(&self.openings, &now, jornada)
+        pozo_core::state::books::reconciliation(&self.openings, &now, from, through)
     }
 
     /// A table's meters for a jornada; zero when nothing was booked.

@@ -17,18 +17,21 @@ pub fn figures<'a>(pools: impl Iterator<Item = &'a Pool>) -> BTreeMap<PoolId, Po
     pools.map(|pool| (pool.rules().id.clone(), pool.figures())).collect()
 }
 
-/// Each pool's books over `jornada`: from its opening to the next jornada's opening, or to
-/// `now` for the newest; `None` for a jornada with no opening kept (none of its entries is in
-/// this journal, or it is over 62 jornadas old). A pool added during the jornada opens from
-/// nothing (its first money is booked as a replenishment or a transfer in).
+/// Each pool's books over the jornadas `from` through `through` (the same one for a single
+/// jornada; "2026-11-22" dates order as text): from `from`'s opening to the opening of the
+/// first jornada after `through`, or to `now` when there is none yet. `None` when `from`'s
+/// opening is not kept (none of its entries is in this journal, or it is over 62 jornadas old).
+/// A pool added in the period opens from nothing (its first money is booked as a replenishment
+/// or a transfer in).
 pub fn reconciliation(
     openings: &Openings,
     now: &BTreeMap<PoolId, PoolFigures>,
-    jornada: &str,
+    from: &str,
+    through: &str,
 ) -> Option<BTreeMap<PoolId, Reconciliation>> {
-    let opening = openings.get(jornada)?;
+    let opening = openings.get(from)?;
     let closing = openings
-        .range::<str, _>((Bound::Excluded(jornada), Bound::Unbounded))
+        .range::<str, _>((Bound::Excluded(through.max(from)), Bound::Unbounded))
         .next()
         .map_or(now, |(_, figures)| figures.as_ref());
     let nothing = PoolFigures::default();
@@ -108,5 +111,12 @@ mod tests {
         let all = state.reconciliation("2026-11-23").expect("books");
         assert_eq!(all.len(), state.pools().count());
         assert!(all.values().all(Reconciliation::ties));
+        // The two jornadas as one period: the first's opening, the second's close, the lines added.
+        let both = reconciliation(&state.data().openings, &figures(state.pools()), "2026-11-22", "2026-11-23")
+            .expect("the period's books")["iplyc-blackjack"]
+            .clone();
+        assert!(both.ties(), "{both:?}");
+        assert_eq!((both.bets, both.contributions, both.awards), (2, pesos("13.00"), pesos("500.00")));
+        assert_eq!((both.opening_balance, both.closing_balance), (one.opening_balance, two.closing_balance));
     }
 }

@@ -173,7 +173,7 @@ impl State {
 
     /// Each pool's books over `jornada` (`books.rs`); `None` for a jornada not kept.
     pub fn reconciliation(&self, jornada: &str) -> Option<BTreeMap<PoolId, pozo_engine::Reconciliation>> {
-        books::reconciliation(&self.data.openings, &books::figures(self.engine.pools()), jornada)
+        books::reconciliation(&self.data.openings, &books::figures(self.engine.pools()), jornada, jornada)
     }
 
     /// A pool of the configuration (tables only name configured pools).
