@@ -48,6 +48,9 @@ async fn status_reports_the_journal_pools_tables_agents_and_pending_payouts() {
     assert_eq!(json.pending_payouts.len(), 1);
     assert_eq!(json.pending_payouts[0].order_id, order);
     assert_eq!(json.pending_payouts[0].table, "B3");
+    // The jornada's books tie to zero on every pool (Reports/Reconciliation).
+    assert!(json.books.tied && json.books.off.is_empty(), "{:?}", json.books);
+    assert!(!json.books.jornada.is_empty());
 
     // The text for a person: Spanish, amounts the Argentine way, the order by number.
     let output = status(&pages, &[]).await;
@@ -58,6 +61,7 @@ async fn status_reports_the_journal_pools_tables_agents_and_pending_payouts() {
     assert!(text.contains(&pozo_engine::format_ars(listed.displayed)), "{text}");
     assert!(text.contains("Pagos pendientes (PENDIENTE DE PAGO): 1") && text.contains(&order), "{text}");
     assert!(text.contains("B3") && text.contains("SUSPENDIDA"), "{text}");
+    assert!(text.contains(&format!("Libros de la jornada {}: cuadran en cero en todos los pozos", json.books.jornada)), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -36,6 +36,27 @@ pub struct Status {
     /// Changes waiting for approval or scheduled for their moment, oldest first.
     #[serde(default)]
     pub changes: Vec<ChangeStatus>,
+    /// The current jornada's books (`Reports/Reconciliation`): tied to zero, or which pools are off.
+    #[serde(default)]
+    pub books: BooksStatus,
+}
+
+/// Whether the current jornada's books tie to zero on every pool.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BooksStatus {
+    pub jornada: String,
+    /// Every pool's difference is zero; false also when the jornada's opening is not kept.
+    pub tied: bool,
+    /// The pools whose books do not tie, and by how much: a bug (docs/rules.md).
+    #[serde(default)]
+    pub off: Vec<PoolOff>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PoolOff {
+    pub pool: String,
+    #[serde(serialize_with = "money")]
+    pub difference: Money,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -160,6 +181,16 @@ impl Status {
                 out.push_str(&format!("  {} {}: {}{effect}\n", change.proposal_id, change.status, change.summary));
             }
         }
+        if self.books.tied {
+            out.push_str(&format!("Libros de la jornada {}: cuadran en cero en todos los pozos\n", self.books.jornada));
+        } else if self.books.off.is_empty() {
+            out.push_str(&format!("Libros de la jornada {}: sin apertura registrada en este diario\n", self.books.jornada));
+        } else {
+            out.push_str(&format!("Libros de la jornada {}: NO CUADRAN (un error del programa)\n", self.books.jornada));
+            for off in &self.books.off {
+                out.push_str(&format!("  {:<22} diferencia {}\n", off.pool, format_ars(off.difference)));
+            }
+        }
         out.push_str(&format!("Pagos pendientes (PENDIENTE DE PAGO): {}\n", self.pending_payouts.len()));
         for order in &self.pending_payouts {
             out.push_str(&format!(
@@ -198,7 +229,20 @@ mod tests {
                 summary: "Pozo iplyc-blackjack — mínimo: $ 5.000,00 → $ 6.000,00".to_owned(),
                 effect: "tras el próximo premio mayor del pozo, fuera de toda jugada".to_owned(),
             }],
+            books: BooksStatus {
+                jornada: "2026-11-27".to_owned(),
+                tied: false,
+                off: vec![PoolOff { pool: "iplyc-blackjack".to_owned(), difference: "0.01".parse().expect("money") }],
+            },
         }
+    }
+
+    /// Books that do not tie are shown as what they are, a bug, with each pool's difference.
+    #[test]
+    fn the_text_says_when_the_books_do_not_tie_and_by_how_much() {
+        let text = status("writer").text();
+        assert!(text.contains("Libros de la jornada 2026-11-27: NO CUADRAN"), "{text}");
+        assert!(text.contains("iplyc-blackjack") && text.contains("diferencia $ 0,01"), "{text}");
     }
 
     #[test]

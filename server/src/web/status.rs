@@ -23,7 +23,9 @@ pub(super) async fn status(axum::extract::State(web): axum::extract::State<Web>)
 }
 
 fn status_of(web: &Web) -> crate::read::status::Status {
-    use crate::read::status::{BuildStatus, ChangeStatus, JournalStatus, PendingPayout, PoolStatus, Status, TableStatus};
+    use crate::read::status::{
+        BooksStatus, BuildStatus, ChangeStatus, JournalStatus, PendingPayout, PoolOff, PoolStatus, Status, TableStatus,
+    };
     let config = web.handle.config();
     let model = web.handle.read();
     let tables: Vec<TableStatus> = tables_now(web, &config)
@@ -88,6 +90,17 @@ fn status_of(web: &Web) -> crate::read::status::Status {
                 .collect();
             waiting.reverse();
             waiting
+        },
+        books: {
+            let jornada = pozo_core::jornada::jornada_and_hour(&config, web.handle.now_ms()).0;
+            let books = model.reconciliation(&jornada, &jornada);
+            let off: Vec<PoolOff> = books
+                .iter()
+                .flatten()
+                .filter(|(_, books)| !books.ties())
+                .map(|(pool, books)| PoolOff { pool: pool.to_string(), difference: books.difference })
+                .collect();
+            BooksStatus { tied: books.is_some() && off.is_empty(), jornada, off }
         },
     }
 }
