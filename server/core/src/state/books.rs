@@ -51,7 +51,7 @@ pub fn reconciliation(
 mod tests {
     use super::*;
     use crate::config::Config;
-    use crate::state::{Command, Context, State, TableCommand, TableOp};
+    use crate::state::{Command, Context, State, TableOp};
     use pozo_engine::money::Money;
 
     fn pesos(text: &str) -> Money {
@@ -71,14 +71,7 @@ mod tests {
         let mut play = |state: &mut State, time_ms: u64, ops: Vec<TableOp>| {
             for op in ops {
                 sequence += 1;
-                let command = Command::Table(TableCommand {
-                    table_id: "B1".into(),
-                    sequence,
-                    payload_sha256: format!("{sequence}"),
-                    op,
-                    card: None,
-                    inspector: None,
-                });
+                let command = Command::dealer("B1", sequence, format!("{sequence}"), op);
                 let entry = state.data().journal_sequence + 1;
                 state.apply(&command, Context { sequence: entry, time_ms }).expect("applied");
             }

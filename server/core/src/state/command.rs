@@ -82,6 +82,21 @@ pub enum TableOp {
     ReleaseCustody { custody_id: String },
 }
 
+#[cfg(test)]
+impl Command {
+    /// A dealer's command at `table` as the core's tests apply it: no card, no inspector.
+    pub(crate) fn dealer(table: &str, sequence: u64, payload_sha256: impl Into<String>, op: TableOp) -> Command {
+        Command::Table(TableCommand {
+            table_id: table.into(),
+            sequence,
+            payload_sha256: payload_sha256.into(),
+            op,
+            card: None,
+            inspector: None,
+        })
+    }
+}
+
 /// A table command as journaled.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableCommand {

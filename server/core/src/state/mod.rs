@@ -437,14 +437,7 @@ mod tests {
         ];
         for (index, (time_ms, op)) in ops.into_iter().enumerate() {
             let sequence = index as u64 + 1;
-            let command = Command::Table(TableCommand {
-                table_id: "B1".into(),
-                sequence,
-                payload_sha256: format!("{sequence}"),
-                op,
-                card: None,
-                inspector: None,
-            });
+            let command = Command::dealer("B1", sequence, format!("{sequence}"), op);
             state.apply(&command, Context { sequence: sequence + 1, time_ms }).expect("applied");
         }
         let day = &state.data().days["2026-11-22"]["B1"];
@@ -465,28 +458,11 @@ mod tests {
         let ops = [TableOp::OpenTable, TableOp::SellCredits { seat: 2, credits: 5 }, TableOp::Press { seat: 2, credits: None }];
         for (index, op) in ops.into_iter().enumerate() {
             let sequence = index as u64 + 1;
-            let command = Command::Table(TableCommand {
-                table_id: "B1".into(),
-                sequence,
-                payload_sha256: format!("{sequence}"),
-                op,
-                card: None,
-                inspector: None,
-            });
+            let command = Command::dealer("B1", sequence, format!("{sequence}"), op);
             old.apply(&command, Context { sequence: sequence + 1, time_ms: 1_000 }).expect("applied");
         }
-        old.apply(
-            &Command::Table(TableCommand {
-                table_id: "B1".into(),
-                sequence: 4,
-                payload_sha256: "4".into(),
-                op: TableOp::StartRound,
-                card: None,
-                inspector: None,
-            }),
-            Context { sequence: 5, time_ms: 2_000 },
-        )
-        .expect("registered");
+        old.apply(&Command::dealer("B1", 4, "4", TableOp::StartRound), Context { sequence: 5, time_ms: 2_000 })
+            .expect("registered");
         let snapshot = old.snapshot();
         let statement = serde_json::json!({ "statement": { "snapshot": snapshot }, "seal": "" });
         let mut new = State::new(Arc::clone(&config));

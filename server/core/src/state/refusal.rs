@@ -284,21 +284,14 @@ mod tests {
         use std::sync::Arc;
 
         use crate::config::Config;
-        use crate::state::{Command, Context, State, TableCommand, TableOp};
+        use crate::state::{Command, Context, State, TableOp};
 
         let config = Arc::new(Config::embedded());
         let mut state = State::new(Arc::clone(&config));
         state.apply(&Command::genesis(&config, "", None, None), Context { sequence: 1, time_ms: 0 }).expect("genesis");
         let mut next = 1u64;
         let mut apply = |state: &mut State, table: &str, sequence: Option<u64>, op: TableOp| {
-            let command = Command::Table(TableCommand {
-                table_id: table.into(),
-                sequence: sequence.unwrap_or(next),
-                payload_sha256: format!("{table}-{next}-{op:?}"),
-                op,
-                card: None,
-                inspector: None,
-            });
+            let command = Command::dealer(table, sequence.unwrap_or(next), format!("{table}-{next}-{op:?}"), op);
             let journal = state.journal_sequence() + 1;
             let result = state.apply(&command, Context { sequence: journal, time_ms: 1_795_360_000_000 });
             if result.is_ok() && table == "B1" {

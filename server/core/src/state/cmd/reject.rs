@@ -97,7 +97,7 @@ mod tests {
     use std::sync::Arc;
 
     use crate::config::Config;
-    use crate::state::command::{Command, OfficeCommand, OfficeOp, TableCommand, TableOp};
+    use crate::state::command::{Command, OfficeCommand, OfficeOp, TableOp};
     use crate::state::model::OrderStatus;
     use crate::state::{Context, State};
 
@@ -116,14 +116,7 @@ mod tests {
         ];
         for (index, op) in ops.into_iter().enumerate() {
             let sequence = state.journal_sequence() + 1;
-            let command = Command::Table(TableCommand {
-                table_id: table.into(),
-                sequence: index as u64 + 1,
-                payload_sha256: format!("{table}-{index}"),
-                op,
-                card: None,
-                inspector: None,
-            });
+            let command = Command::dealer(table, index as u64 + 1, format!("{table}-{index}"), op);
             state.apply(&command, Context { sequence, time_ms: 1_795_360_000_000 }).expect("applied");
         }
         let order = state.data().orders.values().find(|order| order.facts.table_id == table).expect("an order");
