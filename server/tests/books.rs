@@ -66,6 +66,13 @@ async fn a_jornada_s_books_tie_to_zero_with_a_rejection_and_a_refund_on_their_ow
         - pesos(&blackjack.transfers_out)
         - pesos(&blackjack.adjustments_down);
     assert_eq!(made, pesos(&blackjack.closing_balance) + pesos(&blackjack.closing_reserve));
+    // Its tables tie to it: B1's bet and B3's, 10.00 each (the refunded one off B1's IPA), and
+    // B3's prize off its PPPA once rejected.
+    assert!(pesos(&blackjack.ipa_difference).is_zero() && pesos(&blackjack.pppa_difference).is_zero(), "{blackjack:?}");
+    let table = |id: &str| blackjack.tables.iter().find(|table| table.table_id == id).expect("the table").clone();
+    assert_eq!((pesos(&table("B1").ipa), table("B1").bets), ("10.00".parse().expect("10"), 1));
+    assert_eq!((pesos(&table("B3").ipa), pesos(&table("B3").pppa)), ("10.00".parse().expect("10"), rust_decimal::Decimal::ZERO));
+    assert_eq!(pesos(&table("B2").ipa), rust_decimal::Decimal::ZERO, "every table of the pool is listed");
     let pool = client.pool("iplyc-blackjack").await;
     assert_eq!(pesos(&blackjack.closing_balance), pesos(&pool.balance), "the closing is the pool as it stands");
 

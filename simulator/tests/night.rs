@@ -19,6 +19,11 @@ async fn a_night_closes_its_books_and_the_same_seed_gives_the_same_books() {
     assert_eq!(first.books, "ok", "{:?}", first.differences);
     assert_eq!((first.lights_without_record, first.records_without_light), (0, 0));
     assert_eq!(first.verify, "ok");
+    // Every pool and every table of the night's jornada tied to zero over gRPC, and the
+    // jornada's evidence made and verified offline (docs/journal.md).
+    assert_eq!(first.reconciliation, "ok");
+    assert_eq!(first.evidence.verdict, "conforme");
+    assert!(first.evidence.jornadas >= 1 && first.evidence.entries == first.journal_entries, "{:?}", first.evidence);
     assert_eq!(first.refused, 0, "{:?}", first.differences);
     // Every game was played: 16 tables, two of each of the eight games, with bets in every pool.
     assert_eq!(first.pools.len(), 6, "{:?}", first.pools.keys());
@@ -69,6 +74,7 @@ async fn a_night_against_a_running_controller_with_its_layout_and_keys() {
     assert_eq!(report.books, "ok", "{:?}", report.differences);
     assert_eq!((report.lights_without_record, report.records_without_light), (0, 0));
     assert!(report.verify.starts_with("not run"), "{}", report.verify);
+    assert_eq!(report.reconciliation, "ok", "reconciled over gRPC against a running controller too");
     // A second night on the same controller: its books are the differences from its own start.
     let second = night::run(RunOptions { server: Some(server.url.clone()), ..options(17, 4, 6) }).await.expect("a second night");
     assert_eq!(second.books, "ok", "{:?}", second.differences);

@@ -35,7 +35,7 @@ impl Pool {
 }
 
 /// A pool's books over a period, each line what its meter grew by, and what is left over.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reconciliation {
     pub opening_balance: Money,
     pub opening_reserve: Money,

@@ -266,3 +266,50 @@ pub(super) fn run_backup(to: &std::path::Path, pages: &str, keys: Option<&std::p
         }
     })
 }
+
+/// `evidence`: the jornada's evidence written and signed; what was written on stdout (JSON).
+/// Exit 0 written, 1 refused (no such jornada, a journal that does not verify, a file there).
+pub(super) fn run_evidence(
+    jornada: &str,
+    out: &Path,
+    signing_key: &Path,
+    data: &Path,
+    store: Option<&str>,
+    keys: Option<&Path>,
+) -> ExitCode {
+    let source = match store {
+        Some(url) => crate::tools::evidence::Source::Store(url),
+        None => {
+            if crate::journal::store::held(data) {
+                eprintln!(
+                    "pozo-server: evidence: {} is in use: reading a copy taken while the controller writes; if the copy is \
+                     torn the evidence is refused: run it again, or on a `pozo-server backup`",
+                    data.display()
+                );
+            }
+            crate::tools::evidence::Source::Data(data)
+        }
+    };
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_millis());
+    let made = crate::config::journal_key(keys).and_then(|journal_key| {
+        let key = crate::tools::evidence::signing_key(signing_key)?;
+        crate::tools::evidence::evidence(&source, &journal_key, jornada, &key, out, u64::try_from(now_ms).unwrap_or(u64::MAX))
+    });
+    match made {
+        Ok(made) => {
+            println!("{}", serde_json::to_string_pretty(&made).expect("reports serialize"));
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("pozo-server: evidence: {error:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `evidence-key`: a new key pair; where it went and the public key on stdout (JSON).
+pub(super) fn run_evidence_key(out: &Path) -> anyhow::Result<()> {
+    let made = crate::tools::evidence::new_key(out)?;
+    println!("{}", serde_json::to_string_pretty(&made).expect("reports serialize"));
+    Ok(())
+}

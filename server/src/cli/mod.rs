@@ -1,4 +1,4 @@
-//! `pozo-server`'s command line: `serve`, `status`, `backup`, `verify`, `restore`, `close`,
+//! `pozo-server`'s command line: `serve`, `status`, `backup`, `verify`, `restore`, `close`, `evidence`,
 //! `award`, `rulebooks`, `password`, `change`. The binary is a two-line `main` over [`main`]; the test kit builds the same
 //! command line into its own binary (`pozo-testkit`).
 //!
@@ -7,7 +7,7 @@
 //! - `logging`: where log lines go and in what form (`--log-format`).
 //! - `serve`: `serve`, its addresses and keys checked, then the controller run.
 //! - `status`: `status`, asked of a running controller's pages.
-//! - `journal`: `verify`, `backup`, `restore`, `migrate`, `close`, and `serve --open-from`'s new journal.
+//! - `journal`: `verify`, `backup`, `restore`, `migrate`, `close`, `evidence`, `evidence-key`, and `serve --open-from`'s new journal.
 //! - `rules`: `award` and `rulebooks`.
 //! - `password`: `password`.
 //! - `change`: `change list|propose|approve|withdraw`, over the Changes service.
@@ -166,6 +166,36 @@ enum Command {
         #[command(flatten)]
         journal: JournalFiles,
     },
+    /// Write a jornada's evidence: its journal entries, the chain's anchors, the configuration
+    /// and opening state, what each entry did and the books, signed with the casino's Ed25519
+    /// key, for anyone to check offline with `pozo-verifier` (docs/journal.md). Reads a copy of
+    /// the data directory (a stopped server's, a backup, or a running one's) or the database.
+    Evidence {
+        /// The jornada, YYYY-MM-DD.
+        #[arg(long, value_name = "DATE")]
+        jornada: String,
+        /// Where the evidence goes: a new file.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// The casino's evidence key (PKCS#8 PEM, Ed25519), made by `pozo-server evidence-key`.
+        #[arg(long, env = "POZO_EVIDENCE_KEY", value_name = "FILE")]
+        signing_key: PathBuf,
+        /// The data directory.
+        #[arg(long, default_value = DATA_DEFAULT, value_name = "DIR")]
+        data: PathBuf,
+        /// Read the journal kept in PostgreSQL at this address instead (read-only).
+        #[arg(long, value_name = "URL")]
+        store: Option<String>,
+        /// The keys file holding the journal key (role = "journal"); the embedded example keys by default.
+        #[arg(long, value_name = "FILE")]
+        keys: Option<PathBuf>,
+    },
+    /// Make the casino's evidence key: the private half in FILE (PKCS#8 PEM, owner-only), the
+    /// public half in FILE.pub, to register with the regulator. Never writes over a file.
+    EvidenceKey {
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
     /// Bring a backup back into service as a new epoch of its journal: verified, copied
     /// into an empty data directory, old envelopes refused from then on (docs/operations.md §6).
     Restore {
@@ -309,6 +339,10 @@ pub fn main() -> ExitCode {
             return run_verify(&data, Verified::of(statement, store), predecessor.as_deref(), &journal);
         }
         Command::Close { data, out, journal } => return run_close(&data, &out, &journal),
+        Command::Evidence { jornada, out, signing_key, data, store, keys } => {
+            return journal::run_evidence(&jornada, &out, &signing_key, &data, store.as_deref(), keys.as_deref());
+        }
+        Command::EvidenceKey { out } => journal::run_evidence_key(&out),
         Command::Restore { from, data, journal } => run_restore(&from, &data, &journal),
         Command::Migrate { from, to, keys } => return run_migrate(&from, &to, keys.as_deref()),
         Command::Award { round, rulebook, text } => run_award(&round, &rulebook, text),

@@ -79,22 +79,32 @@ impl pb::reports_server::Reports for ReportsService {
         if through < jornada {
             return Err(ApiError::invalid(format!("through: {through} is before the period's first jornada, {jornada}")).into());
         }
-        let books = self.handle.read().reconciliation(&jornada, &through).ok_or_else(|| {
+        let model = self.handle.read();
+        let books = model.reconciliation(&jornada, &through).ok_or_else(|| {
             ApiError::not_found(format!(
                 "jornada: no books kept for {jornada}: none of its entries is in this journal, or it is over 62 jornadas old"
             ))
         })?;
+        let tables = model.tables_tied(&config, &jornada, &through, &books);
         let pools: Vec<pb::PoolBooks> = books
             .iter()
             .map(|(pool_id, books)| {
-                if !books.ties() {
+                let tables = &tables[pool_id];
+                if !books.ties() || !tables.ties() {
                     // A broken conservation is a bug (docs/rules.md, "Money and conservation").
-                    tracing::error!(pool = %pool_id, jornada, difference = %books.difference, "the books do not tie to zero");
+                    tracing::error!(
+                        pool = %pool_id,
+                        jornada,
+                        difference = %books.difference,
+                        ipa_difference = %tables.ipa_difference,
+                        pppa_difference = %tables.pppa_difference,
+                        "the books do not tie to zero"
+                    );
                 }
-                pool_books(pool_id, config.rulebooks.pool(pool_id).map_or("", |rules| rules.name.as_str()), books)
+                pool_books(pool_id, config.rulebooks.pool(pool_id).map_or("", |rules| rules.name.as_str()), books, tables)
             })
             .collect();
-        let tied = books.values().all(pozo_engine::Reconciliation::ties);
+        let tied = books.values().all(pozo_engine::Reconciliation::ties) && tables.values().all(|tables| tables.ties());
         Ok(Response::new(pb::ReconciliationReport { jornada, through, pools, tied }))
     }
 
@@ -213,8 +223,26 @@ const ENTRIES_PAGE_MAX: u32 = 1000;
 pub(super) const ENTRIES_PAGE_BYTES: usize = 1024 * 1024;
 
 /// One pool's books on the wire.
-fn pool_books(pool_id: &str, name: &str, books: &pozo_engine::Reconciliation) -> pb::PoolBooks {
+fn pool_books(
+    pool_id: &str,
+    name: &str,
+    books: &pozo_engine::Reconciliation,
+    tables: &pozo_core::state::books::PoolTables,
+) -> pb::PoolBooks {
+    let table_books = |table: &pozo_core::state::books::TableBooks| pb::TableBooks {
+        table_id: table.table_id.to_string(),
+        bets: table.bets,
+        ipa: amount(table.ipa),
+        pppa: amount(table.pppa),
+        ipa_amended_later: amount(table.ipa_amended_later),
+        pppa_amended_later: amount(table.pppa_amended_later),
+        ipa_amending_earlier: amount(table.ipa_amending_earlier),
+        pppa_amending_earlier: amount(table.pppa_amending_earlier),
+    };
     pb::PoolBooks {
+        tables: tables.tables.iter().map(table_books).collect(),
+        ipa_difference: amount(tables.ipa_difference),
+        pppa_difference: amount(tables.pppa_difference),
         pool_id: pool_id.to_owned(),
         pool_name: name.to_owned(),
         opening_balance: amount(books.opening_balance),

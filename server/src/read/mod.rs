@@ -150,6 +150,18 @@ impl ReadModel {
         pozo_core::state::books::reconciliation(&self.openings, &now, from, through)
     }
 
+    /// Each pool's tables over the jornadas `from` through `through`, tied to `books` (the
+    /// pools' books over the same period, [`ReadModel::reconciliation`]).
+    pub fn tables_tied(
+        &self,
+        config: &pozo_core::config::Config,
+        from: &str,
+        through: &str,
+        books: &BTreeMap<PoolId, pozo_engine::Reconciliation>,
+    ) -> BTreeMap<PoolId, pozo_core::state::books::PoolTables> {
+        pozo_core::state::books::tables(config, &self.days, from, through, books)
+    }
+
     /// A table's meters for a jornada; zero when nothing was booked.
     pub fn day(&self, jornada: &str, table_id: &str) -> TableDay {
         self.days.get(jornada).and_then(|tables| tables.get(table_id)).map(|day| TableDay::clone(day)).unwrap_or_default()

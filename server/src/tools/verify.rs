@@ -307,10 +307,17 @@ pub fn verify(directory: &Path, journal_key: &JournalKey, mark: Option<&Path>) -
 
 /// [`verify`], keeping the state the replay reached: what `close` seals.
 pub(crate) fn replay(directory: &Path, journal_key: &JournalKey, mark: Option<&Path>) -> anyhow::Result<Replayed> {
+    let (_copy, journal) = open_copy(directory)?;
+    verify_journal(&journal, &directory.display().to_string(), journal_key, mark)
+}
+
+/// The journal of a copy of `directory`, and the temporary directory holding the copy (kept
+/// while the journal is read). Read-only: sled may truncate a damaged log when it opens it; the
+/// copy takes that, never the original.
+pub(crate) fn open_copy(directory: &Path) -> anyhow::Result<(tempfile::TempDir, Journal)> {
     if !directory.is_dir() {
         anyhow::bail!("{}: no such data directory", directory.display());
     }
-    // Read-only: sled may truncate a damaged log when it opens it; the copy takes that, never the original.
     let copy = tempfile::tempdir()?;
     copy_tree(directory, copy.path()).map_err(|error| anyhow::anyhow!("{}: could not be read: {error}", directory.display()))?;
     let journal = {
@@ -319,7 +326,7 @@ pub(crate) fn replay(directory: &Path, journal_key: &JournalKey, mark: Option<&P
             anyhow::anyhow!("{}: the journal could not be opened (sled failed on it): it is damaged", directory.display())
         })??
     };
-    verify_journal(&journal, &directory.display().to_string(), journal_key, mark)
+    Ok((copy, journal))
 }
 
 /// Verifies the journal in the PostgreSQL database at `url` (docs/journal.md, "On

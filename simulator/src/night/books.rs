@@ -337,7 +337,9 @@ pub(super) async fn finish(
     for link in links {
         link.stop().await;
     }
-    let verify = verify_embedded(embedded, config, &mut differences).await?;
+    let reconciliation = reconcile(config, url, &after.jornadas(), &mut differences).await?;
+    let nights_jornadas = after.jornadas();
+    let (verify, evidence) = verify_embedded(embedded, config, &nights_jornadas, &mut differences).await?;
     let books_sha256 = books.sha256();
     if let Some(record) = record {
         write_footer(record, &books, &books_sha256, extra_balls)?;
@@ -368,6 +370,8 @@ pub(super) async fn finish(
         books: differences.first().cloned().unwrap_or_else(|| "ok".to_owned()),
         differences: differences.into_iter().take(DIFFERENCES_MAX).collect(),
         verify,
+        reconciliation,
+        evidence,
         books_sha256,
         pools: books.pools,
         balances,
@@ -411,33 +415,134 @@ fn lights_against_presses(
     (lights, lights_without_record, records_without_light)
 }
 
-/// `pozo-server verify` on the embedded controller's journal, once it has stopped: `ok`,
-/// `failed` (with the difference said), or why it was not run.
+/// Every jornada of the night's books over gRPC (`Reports/Reconciliation`): each pool's tied to
+/// zero and its tables' IPA and PPPA tied to it (docs/readings.md); "ok", or the first that is
+/// not (a difference). A jornada the journal keeps no books of (an external controller's
+/// journal that began later) is skipped.
+async fn reconcile(
+    config: &Config,
+    url: &str,
+    jornadas: &BTreeSet<String>,
+    differences: &mut Vec<String>,
+) -> anyhow::Result<String> {
+    let mut reports = reports_on(config, connect(url).await?).await?;
+    let mut first = None;
+    for jornada in jornadas {
+        let request = pb::ReconciliationRequest { jornada: jornada.clone(), through: String::new() };
+        let report = match reports.reconciliation(request).await {
+            Ok(report) => report.into_inner(),
+            Err(status) if status.code() == tonic::Code::NotFound => continue,
+            Err(status) => return Err(status.into()),
+        };
+        for pool in &report.pools {
+            let off = [
+                ("difference", &pool.difference),
+                ("ipa_difference", &pool.ipa_difference),
+                ("pppa_difference", &pool.pppa_difference),
+            ]
+            .into_iter()
+            .find(|(_, amount)| {
+                amount.as_ref().is_some_and(|amount| amount.value.parse::<Decimal>().map_or(true, |value| !value.is_zero()))
+            });
+            if let Some((line, amount)) = off {
+                let problem = format!(
+                    "reconciliation of {jornada}: pool {}: {line} {} (the books do not tie to zero)",
+                    pool.pool_id,
+                    amount.as_ref().map_or("", |amount| amount.value.as_str())
+                );
+                differences.push(problem.clone());
+                first.get_or_insert(problem);
+            }
+        }
+    }
+    Ok(first.unwrap_or_else(|| "ok".to_owned()))
+}
+
+/// What a night's evidence weighs and costs (docs/benchmarks.md): the files of its jornadas,
+/// made by `pozo-server evidence` and checked by `pozo-verifier` (the libraries they run).
+#[derive(Debug, Default, Serialize)]
+pub struct EvidenceFigures {
+    /// "conforme", the verifier's first problem, or why it was not made.
+    pub verdict: String,
+    pub jornadas: usize,
+    pub entries: u64,
+    pub bytes: u64,
+    pub make_seconds: f64,
+    pub verify_seconds: f64,
+}
+
+/// `pozo-server verify` on the embedded controller's journal, once it has stopped (`ok`,
+/// `failed` with the difference said, or why it was not run), then the evidence of each of the
+/// night's jornadas made and verified.
 async fn verify_embedded(
     embedded: &mut Option<Embedded>,
     config: &Config,
+    jornadas: &BTreeSet<String>,
     differences: &mut Vec<String>,
-) -> anyhow::Result<String> {
-    Ok(match embedded.take() {
-        Some(server) => {
-            let data = server.data.clone();
-            anyhow::ensure!(config.journal_key.is_some(), "the keys have a journal key");
-            let config = config.clone();
-            server.stop().await?;
-            match tokio::task::spawn_blocking(move || pozo_server::tools::verify::verify_data(&data, &config)).await? {
-                Ok(report) if report.ok() => "ok".to_owned(),
-                Ok(_) => {
-                    differences.push("pozo-server verify: the journal does not verify".to_owned());
-                    "failed".to_owned()
-                }
-                Err(error) => {
-                    differences.push(format!("pozo-server verify: {error}"));
-                    "failed".to_owned()
-                }
+) -> anyhow::Result<(String, EvidenceFigures)> {
+    let Some(server) = embedded.take() else {
+        let not_run = "not run: the controller is external (stop it, then `pozo-server verify --data DIR`)".to_owned();
+        return Ok((not_run.clone(), EvidenceFigures { verdict: not_run, ..EvidenceFigures::default() }));
+    };
+    let data = server.data.clone();
+    anyhow::ensure!(config.journal_key.is_some(), "the keys have a journal key");
+    server.stop().await?;
+    let verify = {
+        let (data, config) = (data.clone(), config.clone());
+        match tokio::task::spawn_blocking(move || pozo_server::tools::verify::verify_data(&data, &config)).await? {
+            Ok(report) if report.ok() => "ok".to_owned(),
+            Ok(_) => {
+                differences.push("pozo-server verify: the journal does not verify".to_owned());
+                "failed".to_owned()
+            }
+            Err(error) => {
+                differences.push(format!("pozo-server verify: {error}"));
+                "failed".to_owned()
             }
         }
-        None => "not run: the controller is external (stop it, then `pozo-server verify --data DIR`)".to_owned(),
-    })
+    };
+    let (key, jornadas) = (config.journal_key.clone().expect("ensured"), jornadas.clone());
+    let evidence = tokio::task::spawn_blocking(move || evidence_of(&data, &key, &jornadas)).await?;
+    if evidence.verdict != "conforme" {
+        differences.push(format!("the night's evidence: {}", evidence.verdict));
+    }
+    Ok((verify, evidence))
+}
+
+/// Each jornada's evidence of the journal in `data`, made and then verified together.
+#[allow(clippy::float_arithmetic)]
+fn evidence_of(data: &Path, journal_key: &pozo_server::config::JournalKey, jornadas: &BTreeSet<String>) -> EvidenceFigures {
+    let failed = |verdict: String| EvidenceFigures { verdict, ..EvidenceFigures::default() };
+    let Ok(directory) = tempfile::tempdir() else { return failed("no temporary directory".to_owned()) };
+    let Ok((key, _)) = pozo_verifier::SigningKey::generate() else { return failed("no random source".to_owned()) };
+    let mut figures = EvidenceFigures { jornadas: jornadas.len(), ..EvidenceFigures::default() };
+    let mut files = Vec::new();
+    let started = Instant::now();
+    for jornada in jornadas {
+        let out = directory.path().join(format!("{jornada}.json"));
+        let source = pozo_server::tools::evidence::Source::Data(data);
+        match pozo_server::tools::evidence::evidence(&source, journal_key, jornada, &key, &out, 0) {
+            Ok(made) => {
+                figures.entries += made.entries;
+                figures.bytes += made.bytes;
+            }
+            Err(error) => return failed(format!("evidence of {jornada}: {error:#}")),
+        }
+        match std::fs::read(&out) {
+            Ok(bytes) => files.push((out.display().to_string(), bytes)),
+            Err(error) => return failed(format!("{}: {error}", out.display())),
+        }
+    }
+    figures.make_seconds = started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let verdict = pozo_verifier::verify(&files, &key.public());
+    figures.verify_seconds = started.elapsed().as_secs_f64();
+    figures.verdict = match verdict.problem {
+        None if verdict.conforme => "conforme".to_owned(),
+        None => "no conforme".to_owned(),
+        Some((file, problem)) => format!("{file}: {problem}"),
+    };
+    figures
 }
 
 /// The record's last line: the books as the night ended.

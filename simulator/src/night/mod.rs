@@ -238,6 +238,11 @@ pub struct NightReport {
     pub differences: Vec<String>,
     /// `pozo-server verify` of the journal: "ok", a problem, or why it was not run.
     pub verify: String,
+    /// Every jornada of the night reconciled over gRPC, each pool and its tables tied to zero:
+    /// "ok" or the first that is not.
+    pub reconciliation: String,
+    /// The night's jornadas' evidence, made and verified offline (embedded controller only).
+    pub evidence: EvidenceFigures,
     pub books_sha256: String,
     pub pools: BTreeMap<String, PoolBooks>,
     /// Each pool's balance before the first round and after every round (empty for a replay).

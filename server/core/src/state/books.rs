@@ -6,7 +6,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 use std::sync::Arc;
 
-use pozo_engine::{Pool, PoolFigures, PoolId, Reconciliation};
+use pozo_engine::money::Money;
+use pozo_engine::{Pool, PoolFigures, PoolId, Reconciliation, TableId};
+use serde::Serialize;
+
+use super::TableDay;
+use crate::config::Config;
+
+/// Jornada → table → its meters, as `Data::days` keeps them.
+pub type Days = BTreeMap<String, Arc<BTreeMap<TableId, Arc<TableDay>>>>;
 
 /// Jornada ("2026-11-22") → each pool's figures as it opened. Each jornada's map is shared
 /// (copy on write) with snapshots and the read model.
@@ -45,6 +53,92 @@ pub fn reconciliation(
             })
             .collect(),
     )
+}
+
+/// A table's meters over a period, and the corrections that cross its ends.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TableBooks {
+    pub table_id: TableId,
+    /// Side bets net of those voided or refunded, their amount (IPA) and the prizes (PPPA), by
+    /// the jornada each was marked in (4.7.4–4.7.6, 12.8).
+    pub bets: u64,
+    pub ipa: Money,
+    pub pppa: Money,
+    /// Of them, what jornadas after the period changed (already in `ipa` and `pppa`).
+    pub ipa_amended_later: Money,
+    pub pppa_amended_later: Money,
+    /// What the period changed of jornadas before it (booked there).
+    pub ipa_amending_earlier: Money,
+    pub pppa_amending_earlier: Money,
+}
+
+impl TableBooks {
+    fn add(&mut self, day: &TableDay) {
+        self.bets += day.bets;
+        self.ipa += day.ipa;
+        self.pppa += day.pppa;
+        self.ipa_amended_later += day.ipa_amended_later;
+        self.pppa_amended_later += day.pppa_amended_later;
+        self.ipa_amending_earlier += day.ipa_amending_earlier;
+        self.pppa_amending_earlier += day.pppa_amending_earlier;
+    }
+
+    /// The IPA as the pool's books count it: in the jornada each bet and each reversal happened.
+    pub fn ipa_as_booked(&self) -> Money {
+        self.ipa - self.ipa_amended_later + self.ipa_amending_earlier
+    }
+
+    /// The PPPA as the pool's books count it: each award, rejection and return when it happened.
+    pub fn pppa_as_booked(&self) -> Money {
+        self.pppa - self.pppa_amended_later + self.pppa_amending_earlier
+    }
+}
+
+/// A pool's tables over a period tied to its books: their IPA, as booked, is the pool's bets
+/// amount; their PPPA, as booked, its awards less those returned and reclaimed. A difference is
+/// a bug, as the pool's own.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PoolTables {
+    pub tables: Vec<TableBooks>,
+    pub ipa_difference: Money,
+    pub pppa_difference: Money,
+}
+
+impl PoolTables {
+    pub fn ties(&self) -> bool {
+        self.ipa_difference.is_zero() && self.pppa_difference.is_zero()
+    }
+}
+
+/// The tables of each pool of `books` over the jornadas `from` through `through` (the
+/// configuration's tables, by the pool each feeds now), tied to the pool's books.
+pub fn tables(
+    config: &Config,
+    days: &Days,
+    from: &str,
+    through: &str,
+    books: &BTreeMap<PoolId, Reconciliation>,
+) -> BTreeMap<PoolId, PoolTables> {
+    let mut tied: BTreeMap<PoolId, PoolTables> = books.keys().map(|pool| (pool.clone(), PoolTables::default())).collect();
+    for table in &config.layout.tables {
+        let mut sums = TableBooks { table_id: table.id.clone(), ..TableBooks::default() };
+        for (_, tables) in days.range::<str, _>((Bound::Included(from), Bound::Included(through.max(from)))) {
+            if let Some(day) = tables.get(&table.id) {
+                sums.add(day);
+            }
+        }
+        if let Some(pool) = tied.get_mut(&table.pool) {
+            pool.tables.push(sums);
+        }
+    }
+    for (pool, tables) in &mut tied {
+        let books = &books[pool];
+        let ipa: Money = tables.tables.iter().map(TableBooks::ipa_as_booked).sum();
+        let pppa: Money = tables.tables.iter().map(TableBooks::pppa_as_booked).sum();
+        tables.ipa_difference = ipa - books.bets_amount;
+        tables.pppa_difference = pppa - (books.awards - books.awards_returned - books.awards_reclaimed);
+    }
+    tied
 }
 
 #[cfg(test)]
@@ -111,5 +205,74 @@ mod tests {
         assert!(both.ties(), "{both:?}");
         assert_eq!((both.bets, both.contributions, both.awards), (2, pesos("13.00"), pesos("500.00")));
         assert_eq!((both.opening_balance, both.closing_balance), (one.opening_balance, two.closing_balance));
+    }
+
+    /// A prize marked on night one and rejected by Venta-Pagos on night two, and a bet registered
+    /// on night one refunded on night two: each night's tables tie to the pool's books, night
+    /// one's PPPA and IPA kept where the forms put them (without the rejected prize and the
+    /// refunded bet), the corrections told apart on both nights (docs/readings.md).
+    #[test]
+    fn corrections_made_on_a_later_jornada_tie_each_jornada_s_tables_to_its_pool() {
+        use crate::state::command::{OfficeCommand, OfficeOp};
+        let config = Arc::new(Config::embedded());
+        let mut state = State::new(Arc::clone(&config));
+        let night_one = 1_795_305_600_000 + 3 * 3_600_000 + 23 * 3_600_000 + 59 * 60_000; // 2026-11-22 23:59
+        let night_two = night_one + 24 * 3_600_000;
+        state.apply(&Command::genesis(&config, "", None, None), Context { sequence: 1, time_ms: night_one }).expect("genesis");
+        let mut sequences = std::collections::HashMap::new();
+        let mut play = |state: &mut State, table: &str, time_ms: u64, ops: Vec<TableOp>| {
+            for op in ops {
+                let sequence = sequences.entry(table.to_owned()).or_insert(0);
+                *sequence += 1;
+                let command = Command::dealer(table, *sequence, format!("{table}-{sequence}"), op);
+                let entry = state.data().journal_sequence + 1;
+                state.apply(&command, Context { sequence: entry, time_ms }).expect("applied");
+            }
+        };
+        let mut ops = vec![TableOp::OpenTable];
+        for seat in [1, 2] {
+            ops.extend([TableOp::SellCredits { seat, credits: 5 }, TableOp::Press { seat, credits: None }]);
+        }
+        ops.extend([
+            TableOp::StartRound,
+            TableOp::EnterPrize { seat: 1, code: "TRES_SIETES_MISMO_PALO".into(), high: None },
+            TableOp::Accept,
+            TableOp::FinishRound,
+        ]);
+        play(&mut state, "B1", night_one, ops);
+        play(&mut state, "B2", night_one, vec![TableOp::OpenTable, TableOp::SellCredits { seat: 3, credits: 5 }]);
+        play(&mut state, "B2", night_one, vec![TableOp::Press { seat: 3, credits: None }, TableOp::StartRound]);
+        // Night two: B2's bet of night one refunded (11.8.1.2), B1's order rejected (3.5.2).
+        play(&mut state, "B2", night_two, vec![TableOp::RefundBet { seat: 3 }]);
+        let order = state.data().orders.values().next().expect("the prize's order").clone();
+        let reject = Command::Office(OfficeCommand {
+            key_id: "vp-ana".into(),
+            operator_name: "Ana Pereyra".into(),
+            op: OfficeOp::Reject { order_id: order.order_id.clone(), reason: "prueba".into(), expect: order.facts.clone() },
+        });
+        let entry = state.data().journal_sequence + 1;
+        state.apply(&reject, Context { sequence: entry, time_ms: night_two }).expect("rejected");
+
+        let tied = |jornada: &str| {
+            let books = state.reconciliation(jornada).expect("books");
+            tables(&config, &state.data().days, jornada, jornada, &books).remove("iplyc-blackjack").expect("the pool's tables")
+        };
+        let (one, two) = (tied("2026-11-22"), tied("2026-11-23"));
+        assert!(one.ties() && two.ties(), "{one:?} {two:?}");
+        let b1 = |tables: &PoolTables| tables.tables.iter().find(|table| table.table_id == "B1").expect("B1").clone();
+        let b2 = |tables: &PoolTables| tables.tables.iter().find(|table| table.table_id == "B2").expect("B2").clone();
+        let amount = order.facts.amount;
+        // Night one's forms: the prize rejected is not paid; the bet refunded is not an income.
+        assert_eq!((b1(&one).pppa, b1(&one).pppa_amended_later), (Money::ZERO, -amount));
+        assert_eq!((b2(&one).ipa, b2(&one).ipa_amended_later, b2(&one).bets), (Money::ZERO, pesos("-10.00"), 0));
+        // Night two books them as they happened.
+        assert_eq!((b1(&two).pppa, b1(&two).pppa_amending_earlier), (Money::ZERO, -amount));
+        assert_eq!((b2(&two).ipa, b2(&two).ipa_amending_earlier), (Money::ZERO, pesos("-10.00")));
+        assert_eq!(b1(&one).ipa_as_booked() + b2(&one).ipa_as_booked(), pesos("30.00"), "three bets of 10.00 on night one");
+        // Both nights as one period: the corrections cancel, as the pool's lines do.
+        let books = reconciliation(&state.data().openings, &figures(state.pools()), "2026-11-22", "2026-11-23").expect("books");
+        let both =
+            tables(&config, &state.data().days, "2026-11-22", "2026-11-23", &books).remove("iplyc-blackjack").expect("tables");
+        assert!(both.ties(), "{both:?}");
     }
 }

@@ -89,6 +89,9 @@ pub struct State {
     /// Every pool of the rulebooks, kept by the engine.
     engine: Engine,
     data: Data,
+    /// The time of the entry being applied (`Context::time_ms`): the jornada a correction of an
+    /// earlier jornada's meters is made in. Not state: every entry sets it.
+    now_ms: u64,
 }
 
 impl State {
@@ -99,7 +102,7 @@ impl State {
         for table in &config.layout.tables {
             data.tables.insert(table.id.clone(), cmd::new_table(table));
         }
-        State { config, engine, data }
+        State { config, engine, data, now_ms: 0 }
     }
 
     /// The state a snapshot kept; its pools must balance and match the configuration.
@@ -115,7 +118,7 @@ impl State {
             return Err(format!("snapshot taken under configuration {}, not {}", snapshot.config_hash, config.hash));
         }
         let engine = Engine::restore(&config.rulebooks, &snapshot.pools).map_err(|error| error.to_string())?;
-        Ok(State { config, engine, data: snapshot.data })
+        Ok(State { config, engine, data: snapshot.data, now_ms: 0 })
     }
 
     /// A new journal's state taken from its predecessor's closing statement (`opened_from`
@@ -198,6 +201,7 @@ impl State {
     /// the one place a command is applied, by the writer, recovery, `verify` and the bench.
     pub fn apply(&mut self, command: &Command, context: Context) -> Result<Applied, Refusal> {
         let sequence = context.sequence;
+        self.now_ms = context.time_ms;
         // The first entry of a jornada opens its books: every pool's figures before it.
         let jornada = jornada_and_hour(&self.config, context.time_ms).0;
         let opening = (!self.data.openings.contains_key(&jornada)).then(|| books::figures(self.engine.pools()));
@@ -378,10 +382,30 @@ impl State {
     /// A jornada already dropped from the reports (over 62 ago) is not recreated: `None`.
     pub(in crate::state) fn amend_pppa(&mut self, marked_ms: u64, table_id: &TableId, change: Money) -> Option<&mut TableDay> {
         let (jornada, hour) = jornada_and_hour(&self.config, marked_ms);
+        let later = self.amending_earlier(&jornada, table_id, |meters| meters.pppa_amending_earlier += change);
         let meters = Arc::make_mut(Arc::make_mut(self.data.days.get_mut(&jornada)?).get_mut(table_id)?);
         meters.pppa += change;
         meters.hours.entry(hour).or_default().1 += change;
+        if later {
+            meters.pppa_amended_later += change;
+        }
         Some(meters)
+    }
+
+    /// A correction of `jornada`'s meters made in a later jornada (the entry being applied) is
+    /// booked there too, by `book` (`TableDay::ipa_amending_earlier`): true when it is one.
+    pub(in crate::state) fn amending_earlier(
+        &mut self,
+        jornada: &str,
+        table_id: &TableId,
+        book: impl FnOnce(&mut TableDay),
+    ) -> bool {
+        let (now, _) = jornada_and_hour(&self.config, self.now_ms);
+        if now.as_str() == jornada {
+            return false;
+        }
+        book(self.day_mut(&now, table_id));
+        true
     }
 
     pub(in crate::state) fn book_credits_returned(&mut self, jornada: &str, table_id: &TableId, credits: u32, side_bet: Money) {

@@ -402,6 +402,24 @@ pub struct TableDay {
     /// Awards given back by their winner (3.7.3): already off `pppa`, told apart here.
     #[serde(default)]
     pub pppa_reclaimed: Money,
+    /// What a later jornada changed of this jornada's IPA (a bet refunded or voided after the
+    /// jornada ended, 4.3.2, 11.8.1.2) and PPPA (a prize rejected, 3.5.2, given back, 3.7.3, or
+    /// raised by a re-settlement): already in `ipa` and `pppa`, which keep the jornada a bet or
+    /// prize was marked in (Forms 4109, 4020, 4218), told apart because the pool's books count
+    /// them in the jornada they happen (`state::books`, docs/readings.md).
+    #[serde(default, skip_serializing_if = "money_is_zero")]
+    pub ipa_amended_later: Money,
+    #[serde(default, skip_serializing_if = "money_is_zero")]
+    pub pppa_amended_later: Money,
+    /// What this jornada changed of earlier jornadas' IPA and PPPA (booked there).
+    #[serde(default, skip_serializing_if = "money_is_zero")]
+    pub ipa_amending_earlier: Money,
+    #[serde(default, skip_serializing_if = "money_is_zero")]
+    pub pppa_amending_earlier: Money,
+}
+
+fn money_is_zero(amount: &Money) -> bool {
+    amount.is_zero()
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,0 +1,309 @@
+//! Checking evidence files: each alone (signature, format, chain, every entry recomputed, the
+//! books tied to zero), then each one against the next (the same journal, no entry missing or
+//! repeated, the chain and the state carried over).
+
+use std::collections::BTreeMap;
+
+use pozo_core::state::Snapshot;
+use pozo_engine::{PoolId, Reconciliation, format_ars};
+use serde::Serialize;
+
+use crate::format::{CONTEXT, Evidence, FILE_BYTES_MAX, FORMAT, SignedFile};
+use crate::keys::PublicKey;
+use crate::replay::{Replay, hash_of};
+use crate::{Check, Problem, entries, fecha};
+
+/// What one file is and what its check found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Checked {
+    pub file: String,
+    pub jornada: String,
+    pub journal_id: String,
+    pub first_entry: u64,
+    pub last_entry: u64,
+    pub complete: bool,
+    /// The fingerprint of the key that signed it.
+    pub signed_by: String,
+    /// Each pool's books over the jornada, as recomputed (empty when the check stopped before).
+    pub reconciliation: BTreeMap<PoolId, Reconciliation>,
+    /// The first thing wrong, if any.
+    pub problem: Option<Problem>,
+    #[serde(skip)]
+    pub(crate) installation: String,
+    #[serde(skip)]
+    pub(crate) previous_hash: String,
+    #[serde(skip)]
+    pub(crate) last_hash: String,
+    #[serde(skip)]
+    pub(crate) opening: Option<Snapshot>,
+    /// The state recomputed after the last entry: what the next jornada must open with.
+    #[serde(skip)]
+    pub(crate) closing: Option<Snapshot>,
+}
+
+/// Two consecutive jornadas, and whether they link.
+#[derive(Clone, Debug, Serialize)]
+pub struct Link {
+    pub from: String,
+    pub to: String,
+    pub problem: Option<Problem>,
+}
+
+/// The verdict over every file given.
+#[derive(Clone, Debug, Serialize)]
+pub struct Verdict {
+    /// Every file verified and every two consecutive ones linked.
+    pub conforme: bool,
+    pub files: Vec<Checked>,
+    pub links: Vec<Link>,
+    /// The first thing wrong, and in which file.
+    pub problem: Option<(String, Problem)>,
+}
+
+/// Checks `files` (name, bytes) against the casino's `registered` public key.
+pub fn verify(files: &[(String, Vec<u8>)], registered: &PublicKey) -> Verdict {
+    let mut checked: Vec<Checked> = files.iter().map(|(name, bytes)| check_file(name, bytes, registered)).collect();
+    checked.sort_by(|a, b| (a.first_entry, &a.file).cmp(&(b.first_entry, &b.file)));
+    let links: Vec<Link> = checked
+        .windows(2)
+        .filter(|pair| pair[0].problem.is_none() && pair[1].problem.is_none())
+        .map(|pair| Link { from: pair[0].jornada.clone(), to: pair[1].jornada.clone(), problem: link(&pair[0], &pair[1]) })
+        .collect();
+    let problem =
+        checked.iter().find_map(|file| file.problem.clone().map(|problem| (file.file.clone(), problem))).or_else(|| {
+            links.iter().find_map(|link| link.problem.clone().map(|problem| (format!("{} → {}", link.from, link.to), problem)))
+        });
+    Verdict { conforme: problem.is_none() && !checked.is_empty(), files: checked, links, problem }
+}
+
+/// Whether `next` continues `earlier`: the same journal, the entry after its last, chained to
+/// its last hash, from the state it closed with.
+fn link(earlier: &Checked, next: &Checked) -> Option<Problem> {
+    let (a, b) = (fecha(&earlier.jornada), fecha(&next.jornada));
+    let problem = |message: String| Some(Problem::new(Check::Link, Some(next.first_entry), message));
+    if earlier.installation != next.installation {
+        return problem(format!(
+            "las jornadas {a} y {b} son de diarios distintos ({} y {})",
+            earlier.journal_id, next.journal_id
+        ));
+    }
+    if next.first_entry != earlier.last_entry + 1 {
+        return match next.first_entry > earlier.last_entry + 1 {
+            true => problem(format!(
+                "las jornadas {a} y {b} no se enlazan: {a} termina en el asiento {} y {b} empieza en el {}: faltan los \
+                 asientos {} a {}",
+                entries(earlier.last_entry),
+                entries(next.first_entry),
+                entries(earlier.last_entry + 1),
+                entries(next.first_entry - 1)
+            )),
+            false => problem(format!(
+                "las jornadas {a} y {b} no se enlazan: se superponen (la primera termina en el asiento {}, la segunda \
+                 empieza en el {})",
+                entries(earlier.last_entry),
+                entries(next.first_entry)
+            )),
+        };
+    }
+    if earlier.jornada >= next.jornada {
+        return problem(format!("la jornada {b} sigue a la jornada {a} en el diario, y no es posterior"));
+    }
+    if next.previous_hash != earlier.last_hash {
+        return problem(format!(
+            "las jornadas {a} y {b} no se enlazan: {b} dice seguir al hash {}, y el último asiento de {a} tiene el hash {}",
+            short(&next.previous_hash),
+            short(&earlier.last_hash)
+        ));
+    }
+    if next.opening.as_ref() != earlier.closing.as_ref() {
+        return problem(format!("las jornadas {a} y {b} no se enlazan: {b} abre con un estado que no es el que dejó {a}"));
+    }
+    None
+}
+
+fn short(hash: &str) -> &str {
+    hash.get(..16).unwrap_or(hash)
+}
+
+/// Checks one file alone.
+pub fn check_file(name: &str, bytes: &[u8], registered: &PublicKey) -> Checked {
+    let mut checked = Checked {
+        file: name.to_owned(),
+        jornada: String::new(),
+        journal_id: String::new(),
+        first_entry: 0,
+        last_entry: 0,
+        complete: false,
+        signed_by: String::new(),
+        reconciliation: BTreeMap::new(),
+        problem: None,
+        installation: String::new(),
+        previous_hash: String::new(),
+        last_hash: String::new(),
+        opening: None,
+        closing: None,
+    };
+    if let Err(problem) = check_into(&mut checked, bytes, registered) {
+        checked.problem = Some(problem);
+    }
+    checked
+}
+
+fn check_into(checked: &mut Checked, bytes: &[u8], registered: &PublicKey) -> Result<(), Problem> {
+    let file = |message: String| Problem::new(Check::File, None, message);
+    if bytes.len() as u64 > FILE_BYTES_MAX {
+        return Err(file(format!("tiene {} bytes: más que los {FILE_BYTES_MAX} que se leen", bytes.len())));
+    }
+    let signed: SignedFile<'_> =
+        serde_json::from_slice(bytes).map_err(|error| file(format!("no es un archivo de evidencia: {error}")))?;
+    // The signature first: nothing of an unsigned file is believed, not even its jornada.
+    let signature = &signed.signature;
+    let signer = PublicKey::parse(&signature.public_key)
+        .map_err(|error| Problem::new(Check::Signature, None, format!("signature.public_key: {error}")))?;
+    checked.signed_by = signer.fingerprint();
+    if signature.algorithm != crate::format::ALGORITHM {
+        return Err(Problem::new(
+            Check::Signature,
+            None,
+            format!("signature.algorithm: «{}», no «ed25519»", signature.algorithm),
+        ));
+    }
+    if signer != *registered {
+        return Err(Problem::new(
+            Check::Signature,
+            None,
+            format!(
+                "firmada con la clave {}, no con la clave registrada del casino ({})",
+                signer.fingerprint(),
+                registered.fingerprint()
+            ),
+        ));
+    }
+    let value = hex::decode(&signature.value).unwrap_or_default();
+    let mut message = CONTEXT.to_vec();
+    message.extend_from_slice(signed.evidence.get().as_bytes());
+    if !registered.verifies(&message, &value) {
+        return Err(Problem::new(
+            Check::Signature,
+            None,
+            "la firma no corresponde al contenido: el archivo fue cambiado después de firmado".to_owned(),
+        ));
+    }
+    let evidence: Evidence = serde_json::from_str(signed.evidence.get())
+        .map_err(|error| Problem::new(Check::Format, None, format!("evidence: {error}")))?;
+    checked.jornada = evidence.jornada.clone();
+    checked.journal_id = format!("{}-{}", evidence.installation, evidence.epoch);
+    checked.installation = evidence.installation.clone();
+    checked.first_entry = evidence.first_entry;
+    checked.last_entry = evidence.last_entry;
+    checked.complete = evidence.complete;
+    checked.previous_hash = evidence.previous_hash.clone();
+    checked.last_hash = evidence.last_hash.clone();
+    checked.opening = evidence.opening.clone();
+    recompute(checked, &evidence)
+}
+
+/// The chain and every entry recomputed, then the close and its books.
+fn recompute(checked: &mut Checked, evidence: &Evidence) -> Result<(), Problem> {
+    let format = |message: String| Problem::new(Check::Format, None, message);
+    if evidence.format != FORMAT {
+        return Err(format(format!("format: «{}», no «{FORMAT}»", evidence.format)));
+    }
+    let count = evidence.last_entry.checked_sub(evidence.first_entry).map(|span| span + 1);
+    if evidence.entries.is_empty() || count != Some(evidence.entries.len() as u64) {
+        return Err(format(format!(
+            "entries: {} asientos, y del asiento {} al {} van {}",
+            evidence.entries.len(),
+            evidence.first_entry,
+            evidence.last_entry,
+            count.map_or_else(|| "ninguno".to_owned(), |count| count.to_string())
+        )));
+    }
+    let mut replay = Replay::open(evidence, evidence.entries.first().map(|entry| entry.record.as_str()))?;
+    for entry in &evidence.entries {
+        let sequence = replay.last() + 1;
+        let (hash, pools) = replay.step(&entry.record)?;
+        if hex::encode(hash) != entry.hash {
+            return Err(Problem::new(
+                Check::Chain,
+                Some(sequence),
+                "su hash no es el del asiento anterior y su registro: el asiento fue cambiado, o falta uno antes".to_owned(),
+            ));
+        }
+        if let Some((pool, claimed, recomputed)) = first_difference(&entry.pools, &pools) {
+            return Err(Problem::new(
+                Check::Recomputation,
+                Some(sequence),
+                format!("pozo {pool}: el archivo dice {claimed}, recalculado da {recomputed}"),
+            ));
+        }
+    }
+    if hex::encode(replay.hash()) != evidence.last_hash {
+        return Err(Problem::new(
+            Check::Chain,
+            Some(evidence.last_entry),
+            format!("last_hash: la cadena termina en {}, no en {}", hex::encode(replay.hash()), evidence.last_hash),
+        ));
+    }
+    hash_of("last_hash", &evidence.last_hash)?;
+    let closing = replay.closing();
+    let books = |message: String| Problem::new(Check::Books, None, message);
+    if let Some((pool, claimed, recomputed)) = figures_difference(&evidence.closing.pools, &closing.pools) {
+        return Err(books(format!("closing.pools: pozo {pool}: el archivo dice {claimed}, recalculado da {recomputed}")));
+    }
+    if evidence.closing.reconciliation != closing.reconciliation {
+        let pool = closing
+            .reconciliation
+            .iter()
+            .find(|(pool, books)| evidence.closing.reconciliation.get(*pool) != Some(*books))
+            .map_or_else(|| "?".to_owned(), |(pool, _)| pool.to_string());
+        return Err(books(format!("closing.reconciliation: la conciliación del pozo {pool} no es la recalculada")));
+    }
+    if let Some((pool, books_of)) = closing.reconciliation.iter().find(|(_, books)| !books.ties()) {
+        return Err(books(format!(
+            "los libros del pozo {pool} no cuadran en cero: diferencia {}",
+            format_ars(books_of.difference)
+        )));
+    }
+    if closing.snapshot_sha256 != evidence.closing.snapshot_sha256 {
+        return Err(books("closing.snapshot_sha256: el estado de cierre no es el recalculado".to_owned()));
+    }
+    checked.reconciliation = closing.reconciliation;
+    checked.closing = Some(replay.state().snapshot());
+    Ok(())
+}
+
+/// The first pool whose balances differ between what the file claims and what was recomputed.
+fn first_difference(
+    claimed: &BTreeMap<PoolId, crate::format::Balances>,
+    recomputed: &BTreeMap<PoolId, crate::format::Balances>,
+) -> Option<(String, String, String)> {
+    let say = |balances: Option<&crate::format::Balances>| {
+        balances.map_or_else(
+            || "sin cambios".to_owned(),
+            |balances| format!("saldo {} y reserva {}", format_ars(balances.balance), format_ars(balances.reserve)),
+        )
+    };
+    claimed
+        .keys()
+        .chain(recomputed.keys())
+        .find(|pool| claimed.get(*pool) != recomputed.get(*pool))
+        .map(|pool| (pool.to_string(), say(claimed.get(pool)), say(recomputed.get(pool))))
+}
+
+fn figures_difference(
+    claimed: &BTreeMap<PoolId, pozo_engine::PoolFigures>,
+    recomputed: &BTreeMap<PoolId, pozo_engine::PoolFigures>,
+) -> Option<(String, String, String)> {
+    let say = |figures: Option<&pozo_engine::PoolFigures>| {
+        figures.map_or_else(
+            || "ningún pozo".to_owned(),
+            |figures| format!("saldo {} y reserva {}", format_ars(figures.balance), format_ars(figures.reserve)),
+        )
+    };
+    claimed
+        .keys()
+        .chain(recomputed.keys())
+        .find(|pool| claimed.get(*pool) != recomputed.get(*pool))
+        .map(|pool| (pool.to_string(), say(claimed.get(pool)), say(recomputed.get(pool))))
+}

@@ -1,0 +1,137 @@
+//! The evidence file, as docs/journal.md ("A jornada's evidence") describes it byte for byte.
+//!
+//! A file is one JSON object, `{"evidence": {…}, "signature": {…}}`. The signature is Ed25519,
+//! by the casino's evidence key, over [`CONTEXT`] followed by the bytes of the `evidence` value
+//! **exactly as they stand in the file** (from its `{` to its `}`): nothing is serialized again
+//! to check it, so no two programs can disagree about what was signed.
+
+use std::collections::BTreeMap;
+
+use pozo_core::state::{Command, Snapshot};
+use pozo_engine::{Money, PoolFigures, PoolId, Reconciliation};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use sha2::{Digest, Sha256};
+
+/// What an evidence says it is.
+pub const FORMAT: &str = "pozo.v1 jornada evidence";
+
+/// What the signature covers before the evidence's bytes: an evidence signature is no other
+/// signature of the same key.
+pub const CONTEXT: &[u8] = b"pozo.v1.evidence\0";
+
+/// The only signature algorithm.
+pub const ALGORITHM: &str = "ed25519";
+
+/// The largest evidence file read: a busy jornada is a few MiB (docs/benchmarks.md).
+pub const FILE_BYTES_MAX: u64 = 1 << 30;
+
+/// A SHA-256 hash.
+pub type Hash = [u8; 32];
+
+/// A jornada's journal entries and everything needed to check them alone.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    /// [`FORMAT`].
+    pub format: String,
+    /// The journal: its installation (what the chain is bound to) and its epoch (moved on by a
+    /// restore); `journal_id` is `installation-epoch`.
+    pub installation: String,
+    pub epoch: u32,
+    /// The jornada, `YYYY-MM-DD` (4.7, 12.8).
+    pub jornada: String,
+    /// When the file was made, Unix milliseconds.
+    pub made_ms: u64,
+    /// The journal held an entry of a later jornada when the file was made: the jornada is over
+    /// and these are all its entries. `false` for a jornada still going on.
+    pub complete: bool,
+    /// The first and last entry of the jornada.
+    pub first_entry: u64,
+    pub last_entry: u64,
+    /// The hash of the entry before the first (the chain's anchor; for entry 1, the genesis
+    /// anchor of the installation), and of the last entry, hex.
+    pub previous_hash: String,
+    pub last_hash: String,
+    /// The configuration in force as the jornada opened: its hash and its files, layout first.
+    pub config_hash: String,
+    pub files: Vec<(String, String)>,
+    /// The whole state after the entry before the first; `null` when the first is the genesis entry.
+    pub opening: Option<Snapshot>,
+    pub entries: Vec<Entry>,
+    pub closing: Closing,
+}
+
+/// One journal entry, and what the controller computed it did to the pools.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// The record's bytes exactly as the journal stores them (the hash covers them), as text.
+    pub record: String,
+    /// Its hash, hex: `SHA-256(the previous entry's hash ‖ record)`.
+    pub hash: String,
+    /// Each pool the entry changed: its balance and reserve after it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pools: BTreeMap<PoolId, Balances>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Balances {
+    pub balance: Money,
+    pub reserve: Money,
+}
+
+/// The jornada's close: every pool's figures after the last entry, each pool's books from the
+/// opening (tied to zero), and the SHA-256 of the state after the last entry (its JSON).
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Closing {
+    pub pools: BTreeMap<PoolId, PoolFigures>,
+    pub reconciliation: BTreeMap<PoolId, Reconciliation>,
+    pub snapshot_sha256: String,
+}
+
+/// The casino's signature.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Signature {
+    /// [`ALGORITHM`].
+    pub algorithm: String,
+    /// The public half of the key that signed, hex (32 bytes).
+    pub public_key: String,
+    /// The signature, hex (64 bytes).
+    pub value: String,
+}
+
+/// The file as read: the evidence's bytes as they stand, and the signature.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SignedFile<'a> {
+    #[serde(borrow)]
+    pub evidence: &'a RawValue,
+    pub signature: Signature,
+}
+
+/// A journal record (docs/journal.md, "The record").
+#[derive(Clone, Debug, Deserialize)]
+pub struct Record {
+    pub sequence: u64,
+    pub time_ms: u64,
+    pub command: Command,
+}
+
+/// `hash(entry N) = SHA-256(hash(entry N-1) ‖ record bytes of entry N)`.
+pub fn entry_hash(previous: &Hash, record: &[u8]) -> Hash {
+    Sha256::new().chain_update(previous).chain_update(record).finalize().into()
+}
+
+/// The anchor of entry 1: `SHA-256("pozo.v1 genesis" ‖ 0x00 ‖ installation)`.
+pub fn genesis_previous(installation: &str) -> Hash {
+    Sha256::new().chain_update(b"pozo.v1 genesis\0").chain_update(installation.as_bytes()).finalize().into()
+}
+
+/// SHA-256 of a state's JSON, hex: what `closing.snapshot_sha256` holds.
+pub fn snapshot_sha256(snapshot: &Snapshot) -> String {
+    hex::encode(Sha256::digest(serde_json::to_vec(snapshot).expect("snapshots serialize")))
+}

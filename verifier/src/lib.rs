@@ -1,0 +1,183 @@
+//! `pozo-verifier`: a jornada's evidence checked by anyone, offline, without the casino's keys.
+//!
+//! `pozo-server evidence` writes one file per jornada (docs/journal.md, "A jornada's
+//! evidence"): the jornada's journal entries, the chain's anchors around them, the configuration
+//! in force and the state the jornada opened with, what each entry did to the pools, the close
+//! and its books, signed with the casino's Ed25519 key, whose public half the casino registers
+//! with the regulator (the journal's own key is an HMAC secret an inspector never holds).
+//!
+//! The verifier depends on that documented format and on the pure core (`pozo-core`, which
+//! depends on the rules of `pozo-engine` and does no I/O), never on the server. It checks:
+//! 1. the signature, by the registered key, over the evidence's bytes as they stand;
+//! 2. the hash chain from the anchor through every entry to the last hash;
+//! 3. every entry recomputed by the pure core from the opening state, the rulebooks in force
+//!    and the entry: what it did to every pool, as the file claims, and no pool's money made
+//!    or lost (conservation after every entry);
+//! 4. the close: every pool's figures, its books from the opening tied to zero, the state;
+//! 5. given several files, that each jornada continues the one before: the same journal, the
+//!    next entry, chained to its last hash, from exactly the state it left.
+//!
+//! The verdict is in Spanish (or JSON), and names the first entry or link that disagrees.
+//!
+//! # Layout
+//! - [`format`]: the file, byte for byte; [`keys`]: the Ed25519 keys.
+//! - `replay`: the jornada replayed entry by entry; [`make`]: the file written from a journal
+//!   (what `pozo-server evidence` calls); [`check`]: the verdict.
+
+pub mod check;
+pub mod format;
+pub mod keys;
+pub mod make;
+mod replay;
+
+use serde::Serialize;
+
+pub use check::{Checked, Link, Verdict, verify};
+pub use keys::{PublicKey, SigningKey};
+
+/// Which check found a problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Check {
+    /// The file cannot be read as an evidence file.
+    File,
+    /// The signature is missing, by another key, or not of these bytes.
+    Signature,
+    /// The evidence does not hold together (its fields, its configuration, its opening state).
+    Format,
+    /// The hash chain is broken.
+    Chain,
+    /// An entry recomputed does not do what the file says, or is refused.
+    Recomputation,
+    /// The close or the books are not what the entries make, or do not tie to zero.
+    Books,
+    /// Two jornadas do not follow each other.
+    Link,
+}
+
+impl Check {
+    /// Its name in the verdict.
+    pub fn nombre(self) -> &'static str {
+        match self {
+            Check::File => "archivo",
+            Check::Signature => "firma",
+            Check::Format => "formato",
+            Check::Chain => "cadena",
+            Check::Recomputation => "recálculo",
+            Check::Books => "libros",
+            Check::Link => "enlace",
+        }
+    }
+}
+
+/// What is wrong: which check, at which entry when it is one, in Spanish.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    pub check: Check,
+    pub entry: Option<u64>,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn new(check: Check, entry: Option<u64>, message: String) -> Problem {
+        Problem { check, entry, message }
+    }
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.entry {
+            Some(entry) => write!(formatter, "{}: asiento {}: {}", self.check.nombre(), entries(entry), self.message),
+            None => write!(formatter, "{}: {}", self.check.nombre(), self.message),
+        }
+    }
+}
+
+/// `2026-11-27` as `27/11/2026`.
+pub fn fecha(jornada: &str) -> String {
+    let parts: Vec<&str> = jornada.split('-').collect();
+    match parts.as_slice() {
+        [year, month, day] => format!("{day}/{month}/{year}"),
+        _ => jornada.to_owned(),
+    }
+}
+
+/// A count or an entry number with thousands grouped the Argentine way: `12.345`.
+pub fn entries(number: u64) -> String {
+    let digits = number.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            grouped.push('.');
+        }
+        grouped.push(digit);
+    }
+    grouped
+}
+
+/// `1 apuesta`, `2 apuestas`.
+fn plural(count: u64, one: &str, many: &str) -> String {
+    format!("{} {}", entries(count), if count == 1 { one } else { many })
+}
+
+/// The verdict as an inspector reads it.
+pub fn castellano(verdict: &Verdict) -> String {
+    use pozo_engine::format_ars;
+    let mut text = String::new();
+    for file in &verdict.files {
+        let state = if file.problem.is_some() { "NO VERIFICADA" } else { "VERIFICADA" };
+        let jornada = if file.jornada.is_empty() { "?".to_owned() } else { fecha(&file.jornada) };
+        text.push_str(&format!("Evidencia {}: jornada {jornada}: {state}\n", file.file));
+        if !file.journal_id.is_empty() {
+            text.push_str(&format!(
+                "  diario {}, asientos {} a {} ({}){}\n",
+                file.journal_id,
+                entries(file.first_entry),
+                entries(file.last_entry),
+                plural(file.last_entry.saturating_sub(file.first_entry) + 1, "asiento", "asientos"),
+                if file.complete { "" } else { "; jornada en curso cuando se hizo: puede no tener todos sus asientos" }
+            ));
+        }
+        if !file.signed_by.is_empty() {
+            text.push_str(&format!("  firmada por la clave {}\n", file.signed_by));
+        }
+        match &file.problem {
+            Some(problem) => text.push_str(&format!("  {problem}\n")),
+            None => {
+                text.push_str("  cadena de hashes íntegra; cada asiento recalculado da lo que el archivo dice\n");
+                for (pool, books) in &file.reconciliation {
+                    if books.opening_balance + books.opening_reserve == books.closing_balance + books.closing_reserve
+                        && books.bets == 0
+                        && books.hits == 0
+                    {
+                        continue;
+                    }
+                    text.push_str(&format!(
+                        "  pozo {pool}: apertura {}, aportes {} ({}), reposiciones {}, premios {} ({}), \
+                         devueltos {}, cierre {}: cuadra en cero\n",
+                        format_ars(books.opening_balance + books.opening_reserve),
+                        format_ars(books.contributions),
+                        plural(books.bets, "apuesta", "apuestas"),
+                        format_ars(books.replenishments),
+                        format_ars(books.awards),
+                        entries(books.hits),
+                        format_ars(books.awards_returned),
+                        format_ars(books.closing_balance + books.closing_reserve),
+                    ));
+                }
+            }
+        }
+    }
+    for link in &verdict.links {
+        match &link.problem {
+            None => text.push_str(&format!("Las jornadas {} y {} se enlazan.\n", fecha(&link.from), fecha(&link.to))),
+            Some(problem) => text.push_str(&format!("{problem}\n")),
+        }
+    }
+    match (&verdict.problem, verdict.conforme) {
+        (_, true) => text.push_str("VEREDICTO: CONFORME\n"),
+        (Some((file, problem)), false) => text.push_str(&format!("VEREDICTO: NO CONFORME: {file}: {problem}\n")),
+        (None, false) => text.push_str("VEREDICTO: NO CONFORME: ningún archivo\n"),
+    }
+    text
+}

@@ -1,0 +1,127 @@
+//! The `pozo-verifier` binary as an inspector runs it: on evidence made from a journal the pure
+//! core wrote here (no server), the verdict in Spanish and in JSON, and its exit status.
+
+use std::path::Path;
+use std::process::Command as Process;
+use std::sync::Arc;
+
+use pozo_core::config::Config;
+use pozo_core::state::{Command, Context, State, TableCommand, TableOp};
+use pozo_verifier::SigningKey;
+use pozo_verifier::format::{entry_hash, genesis_previous};
+
+const BIN: &str = env!("CARGO_BIN_EXE_pozo-verifier");
+/// 2026-11-22 20:00 in the casino's zone (UTC-03:00).
+const NIGHT_ONE: u64 = 1_795_305_600_000 + 23 * 3_600_000;
+const INSTALLATION: &str = "00112233445566778899aabbccddeeff";
+
+fn dealer(sequence: u64, op: TableOp) -> Command {
+    Command::Table(TableCommand {
+        table_id: "B1".into(),
+        sequence,
+        payload_sha256: format!("{sequence:064x}"),
+        op,
+        card: None,
+        inspector: None,
+    })
+}
+
+/// A night: the state before its first entry (none before genesis), the anchor, its records.
+type Night = (Option<State>, [u8; 32], Vec<Vec<u8>>);
+
+/// Two nights at B1, written as the journal writes its records: each night's state before its
+/// first entry, the anchor before it, and its records.
+fn two_nights() -> Vec<Night> {
+    let config = Arc::new(Config::embedded());
+    let mut state = State::new(Arc::clone(&config));
+    let mut hash = genesis_previous(INSTALLATION);
+    let mut entry = 0;
+    let mut table_sequence = 0;
+    let mut nights = Vec::new();
+    let round = |seat| vec![TableOp::Press { seat, credits: None }, TableOp::StartRound, TableOp::FinishRound];
+    let mut one = vec![TableOp::OpenTable, TableOp::SellCredits { seat: 2, credits: 5 }];
+    one.extend(round(2));
+    for (night, ops) in [(0u64, one), (1, round(2))] {
+        let time_ms = NIGHT_ONE + night * 24 * 3_600_000;
+        let opening = (entry > 0).then(|| state.clone());
+        let anchor = hash;
+        let mut commands = Vec::new();
+        if entry == 0 {
+            commands.push(Command::genesis(&config, "prueba", None, None));
+        }
+        for op in ops {
+            table_sequence += 1;
+            commands.push(dealer(table_sequence, op));
+        }
+        let mut records = Vec::new();
+        for command in commands {
+            entry += 1;
+            state.apply(&command, Context { sequence: entry, time_ms }).expect("applied");
+            let record = serde_json::to_vec(&serde_json::json!({"sequence": entry, "time_ms": time_ms, "command": command}))
+                .expect("a record");
+            hash = entry_hash(&hash, &record);
+            records.push(record);
+        }
+        nights.push((opening, anchor, records));
+    }
+    nights
+}
+
+fn verifier(args: &[&str]) -> (i32, String, String) {
+    let output = Process::new(BIN).args(args).output().expect("pozo-verifier runs");
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
+}
+
+fn path(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
+}
+
+#[test]
+fn the_verdict_is_conforme_in_spanish_and_json_and_its_exit_status_says_so() {
+    let directory = tempfile::tempdir().expect("a directory");
+    let (key, _) = SigningKey::generate().expect("a key");
+    let public = directory.path().join("casino.pub");
+    std::fs::write(&public, key.public().to_pem()).expect("written");
+    let mut files = Vec::new();
+    for ((opening, anchor, records), jornada) in two_nights().into_iter().zip(["2026-11-22", "2026-11-23"]) {
+        let journal = pozo_verifier::make::Journal { installation: INSTALLATION, epoch: 1 };
+        let evidence =
+            pozo_verifier::make::make(journal, jornada, NIGHT_ONE, true, opening.as_ref(), anchor, &records).expect("made");
+        let file = directory.path().join(format!("{jornada}.json"));
+        std::fs::write(&file, pozo_verifier::make::seal(&evidence, &key)).expect("written");
+        files.push(file);
+    }
+    let (one, two) = (path(&files[0]), path(&files[1]));
+
+    let (status, out, _) = verifier(&["--public-key", path(&public), two, one]);
+    assert_eq!(status, 0, "{out}");
+    assert!(out.contains("Evidencia") && out.contains("jornada 22/11/2026: VERIFICADA"), "{out}");
+    assert!(out.contains("asientos 1 a 6 (6 asientos)") && out.contains("asientos 7 a 9 (3 asientos)"), "{out}");
+    // 11.2.3: 65 % of the 10.00 bet.
+    assert!(out.contains("pozo iplyc-blackjack: apertura $ 5.000,00, aportes $ 6,50 (1 apuesta)"), "{out}");
+    assert!(out.contains("Las jornadas 22/11/2026 y 23/11/2026 se enlazan.") && out.ends_with("VEREDICTO: CONFORME\n"), "{out}");
+
+    let (status, out, _) = verifier(&["--json", "--public-key", &key.public().hex(), one, two]);
+    assert_eq!(status, 0, "{out}");
+    let verdict: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(verdict["conforme"], true);
+    let contributions = verdict["files"][1]["reconciliation"]["iplyc-blackjack"]["contributions"].as_str();
+    assert_eq!(contributions.map(|amount| amount.trim_end_matches('0')), Some("6.5"), "amounts are exact decimal text");
+
+    // The second night alone verifies; the first night's evidence against another key does not.
+    let (other, _) = SigningKey::generate().expect("another key");
+    let (status, out, _) = verifier(&["--public-key", &other.public().hex(), one]);
+    assert_eq!(status, 1, "{out}");
+    assert!(out.contains("VEREDICTO: NO CONFORME") && out.contains("no con la clave registrada"), "{out}");
+    let (status, out, _) = verifier(&["--json", "--public-key", &other.public().hex(), one]);
+    let verdict: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!((status, &verdict["conforme"], &verdict["problem"][1]["check"]), (1, &false.into(), &"signature".into()));
+
+    // What cannot be read is said on stderr, exit 2.
+    let (status, _, err) = verifier(&["--public-key", "not-a-key", one]);
+    assert_eq!(status, 2, "{err}");
+    let (status, _, err) = verifier(&["--public-key", path(&public), "/no/such/evidence.json"]);
+    assert_eq!(status, 2, "{err}");
+    assert!(err.contains("/no/such/evidence.json"), "{err}");
+}
