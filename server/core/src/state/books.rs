@@ -10,15 +10,13 @@ use pozo_engine::money::Money;
 use pozo_engine::{Pool, PoolFigures, PoolId, Reconciliation, TableId};
 use serde::Serialize;
 
-use super::TableDay;
+use super::model::TableDay;
 use crate::config::Config;
 
 /// Jornada → table → its meters, as `Data::days` keeps them.
 pub type Days = BTreeMap<String, Arc<BTreeMap<TableId, Arc<TableDay>>>>;
 
-/// Jornada ("2026-11-22") → each pool's figures as it opened. Each jornada's map is shared
-/// (copy on write) with snapshots and the read model.
-pub type Openings = BTreeMap<String, Arc<BTreeMap<PoolId, PoolFigures>>>;
+pub use super::model::Openings;
 
 /// Every pool's figures now.
 pub fn figures<'a>(pools: impl Iterator<Item = &'a Pool>) -> BTreeMap<PoolId, PoolFigures> {

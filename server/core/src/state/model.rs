@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use pozo_engine::money::Money;
 use pozo_engine::{Contribution, Game, Grillo, PoolState, RoundBook};
-use pozo_engine::{PoolId, PrizeCode, TableId};
+use pozo_engine::{PoolFigures, PoolId, PrizeCode, TableId};
 use serde::{Deserialize, Serialize};
 
 use super::command::{Build, Card, OfficeCommand, OrderFacts};
@@ -443,6 +443,10 @@ pub struct LastWin {
     pub journal_sequence: u64,
 }
 
+/// Jornada ("2026-11-22") → each pool's figures as it opened (`books.rs`). Each jornada's map
+/// is shared (copy on write) with snapshots and the read model.
+pub type Openings = BTreeMap<String, Arc<BTreeMap<PoolId, PoolFigures>>>;
+
 /// Everything but the pools, as a snapshot keeps it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Data {
@@ -460,7 +464,7 @@ pub struct Data {
     /// Each pool's balances and meters as each jornada opened (`books.rs`): the opening of the
     /// jornada's reconciliation. The last 62 jornadas, like `days`.
     #[serde(default)]
-    pub openings: super::books::Openings,
+    pub openings: Openings,
     /// Pool → its last hits, newest first (shared like the orders).
     pub hits: Arc<BTreeMap<PoolId, VecDeque<Hit>>>,
     pub last_wins: BTreeMap<PoolId, LastWin>,
