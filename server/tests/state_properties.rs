@@ -12,6 +12,7 @@
 //! - a refused command changed nothing at all (the whole snapshot is compared);
 //! - no seat holds more than 3 bronze, 2 silver and 1 gold (3.7.2);
 //! - custody holds only money, and released items stay released;
+//! - the liability to players is the sum of its parts, each the sum of its lines;
 //! - the commands applied, replayed on a fresh controller, give the same state.
 
 use std::sync::Arc;
@@ -274,6 +275,24 @@ fn check_invariants(state: &State) -> Result<(), TestCaseError> {
     for item in state.data().custody.values() {
         prop_assert!(item.amount > Money::ZERO, "custody {} holds {}", item.custody_id, item.amount);
     }
+    // The liability to players (docs/readings.md): each pool split into the house's seed and
+    // what is owed, every part the sum of its lines, the total the sum of the parts.
+    let liability = state.liability();
+    for pool in &liability.pools {
+        prop_assert!(pool.seed + pool.owed == pool.balance + pool.reserve, "{pool:?}");
+        prop_assert!(pool.seed <= pool.minimum && pool.owed >= Money::ZERO, "{pool:?}");
+    }
+    let sums = &liability.sums;
+    let counted = liability.custody.iter().filter(|item| liability.counts_custody(item));
+    let lines = [
+        liability.pools.iter().map(|pool| pool.owed).sum::<Money>(),
+        liability.pending_orders.iter().map(|order| order.facts.amount).sum(),
+        liability.credits.iter().map(|seat| seat.amount).sum(),
+        liability.stakes.iter().map(|seat| seat.amount).sum(),
+        counted.map(|item| item.amount).sum(),
+    ];
+    prop_assert_eq!(lines, [sums.pools, sums.pending_orders, sums.credits, sums.stakes, sums.custody]);
+    prop_assert_eq!(sums.total, lines.iter().copied().sum::<Money>());
     Ok(())
 }
 

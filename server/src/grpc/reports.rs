@@ -8,7 +8,7 @@ use super::error::ApiError;
 use super::wire::{ToWire, amount};
 use crate::net::bounded_text;
 use crate::writer::Handle;
-use pozo_core::state::{Custody, Hit};
+use pozo_core::state::{Custody, Hit, PayoutOrder};
 
 pub(crate) struct ReportsService {
     pub(crate) handle: Handle,
@@ -106,6 +106,60 @@ impl pb::reports_server::Reports for ReportsService {
             .collect();
         let tied = books.values().all(pozo_engine::Reconciliation::ties) && tables.values().all(|tables| tables.ties());
         Ok(Response::new(pb::ReconciliationReport { jornada, through, pools, tied }))
+    }
+
+    async fn liability(&self, request: Request<pb::LiabilityRequest>) -> Result<Response<pb::LiabilityReport>, Status> {
+        authorize_read(&self.handle, &request, REPORT_READERS)?;
+        let pb::LiabilityRequest { jornada } = request.into_inner();
+        if !jornada.is_empty() && jiff::civil::Date::strptime("%Y-%m-%d", &jornada).is_err() {
+            return Err(ApiError::invalid(format!("jornada: `{}` is not a date YYYY-MM-DD", bounded_text(&jornada))).into());
+        }
+        let config = self.handle.config();
+        let today = pozo_core::jornada::jornada_and_hour(&config, self.handle.now_ms()).0;
+        let jornada = if jornada.is_empty() { today.clone() } else { jornada };
+        if jornada > today {
+            return Err(ApiError::invalid(format!("jornada: {jornada} has not begun (the current one is {today})")).into());
+        }
+        let model = self.handle.read();
+        let liability = model.liability();
+        let now = liability.sums;
+        let opening = model.liability_opening(&jornada, &now).ok_or_else(|| {
+            ApiError::not_found(format!(
+                "jornada: no liability kept as {jornada} opened: it is before this journal (or the release that began \
+                 keeping it), or over 62 jornadas old"
+            ))
+        })?;
+        let report = pb::LiabilityReport {
+            journal_entries: model.tip.entries,
+            pools: liability
+                .pools
+                .iter()
+                .map(|pool| pb::PoolLiability {
+                    pool_id: pool.pool.to_string(),
+                    pool_name: config.rulebooks.pool(&pool.pool).map(|rules| rules.name.clone()).unwrap_or_default(),
+                    balance: amount(pool.balance),
+                    reserve: amount(pool.reserve),
+                    minimum: amount(pool.minimum),
+                    seed: amount(pool.seed),
+                    owed: amount(pool.owed),
+                    retired: pool.retired,
+                })
+                .collect(),
+            pending_orders: liability.pending_orders.iter().map(PayoutOrder::to_wire).collect(),
+            credits: liability.credits.iter().map(ToWire::to_wire).collect(),
+            stakes: liability.stakes.iter().map(ToWire::to_wire).collect(),
+            grillos: liability.grillos.iter().map(ToWire::to_wire).collect(),
+            custody: liability
+                .custody
+                .iter()
+                .map(|item| pb::CustodyLiability { item: Some(item.to_wire()), counted: liability.counts_custody(item) })
+                .collect(),
+            now: Some(now.to_wire()),
+            opening: Some(opening.to_wire()),
+            change: Some(now.since(&opening).to_wire()),
+            jornada,
+        };
+        Ok(Response::new(report))
     }
 
     async fn pool(&self, request: Request<pb::PoolReportRequest>) -> Result<Response<pb::PoolReport>, Status> {

@@ -14,6 +14,7 @@ use pozo_proto::v1 as pb;
 
 use super::error::ApiError;
 use crate::read::signs::{DisplayPush, PoolDisplay, PrizeStatus, PrizeView};
+use pozo_core::state::liability;
 use pozo_core::state::{
     AwardRecord, Card, Custody, GoldTurnView, Hit, Light, OfficeOp, OrderFacts, OrderStatus, PayoutOrder, TableOp, TableReply,
     TableState, TableView,
@@ -323,6 +324,87 @@ impl ToWire for PayoutOrder {
             operator_name: self.operator_name.clone(),
             decided_ms: self.decided_ms,
             marked_ms: self.time_ms,
+        }
+    }
+}
+
+/// The liability statement's lines and sums (`Reports/Liability`).
+impl ToWire for liability::SeatCredits {
+    type Message = pb::SeatCredits;
+    fn to_wire(&self) -> pb::SeatCredits {
+        pb::SeatCredits {
+            table_id: self.table_id.to_string(),
+            seat: self.seat,
+            credits: self.credits,
+            amount: amount(self.amount),
+        }
+    }
+}
+
+impl ToWire for liability::SeatStake {
+    type Message = pb::SeatCredits;
+    fn to_wire(&self) -> pb::SeatCredits {
+        pb::SeatCredits {
+            table_id: self.table_id.to_string(),
+            seat: self.seat,
+            credits: self.credits,
+            amount: amount(self.amount),
+        }
+    }
+}
+
+impl ToWire for liability::SeatGrillos {
+    type Message = pb::SeatGrillos;
+    fn to_wire(&self) -> pb::SeatGrillos {
+        pb::SeatGrillos {
+            table_id: self.table_id.to_string(),
+            seat: self.seat,
+            bronze: self.bronze,
+            silver: self.silver,
+            gold: self.gold,
+            absent: self.absent,
+        }
+    }
+}
+
+impl ToWire for liability::Sums {
+    type Message = pb::LiabilitySums;
+    fn to_wire(&self) -> pb::LiabilitySums {
+        pb::LiabilitySums {
+            pools: amount(self.pools),
+            pending_orders: amount(self.pending_orders),
+            credits: amount(self.credits),
+            stakes: amount(self.stakes),
+            custody: amount(self.custody),
+            total: amount(self.total),
+            orders: self.orders,
+            credits_held: self.credits_held,
+            stakes_pressed: self.stakes_pressed,
+            custody_items: self.custody_items,
+            bronze: self.grillos.bronze,
+            silver: self.grillos.silver,
+            gold: self.grillos.gold,
+        }
+    }
+}
+
+impl ToWire for liability::Change {
+    type Message = pb::LiabilityChange;
+    fn to_wire(&self) -> pb::LiabilityChange {
+        pb::LiabilityChange {
+            pools: amount(self.pools),
+            pending_orders: amount(self.pending_orders),
+            credits: amount(self.credits),
+            stakes: amount(self.stakes),
+            custody: amount(self.custody),
+            total: amount(self.total),
+            orders: self.orders,
+            credits_held: self.credits_held,
+            stakes_pressed: self.stakes_pressed,
+            custody_items: self.custody_items,
+            bronze: self.bronze,
+            silver: self.silver,
+            gold: self.gold,
         }
     }
 }

@@ -10,7 +10,8 @@
 //! It costs the writer little per batch: the pools (a few, copied), and pointers to the
 //! orders, hits and jornada meters, which the state keeps shared and copies on write
 //! (see `state::model::Data`). The tables are not here: each table's panel is published
-//! on its own watch (`signs::TablePush`).
+//! on its own watch (`signs::TablePush`); only what their seats hold for the liability
+//! statement is (a line per seat with credits, a stake or grillos).
 //!
 //! # Layout
 //! - this file: the [`ReadModel`] swapped in after each durable batch.
@@ -33,6 +34,7 @@ use pozo_engine::{PoolId, TableId};
 
 use crate::config::{Config, Salon};
 use crate::journal::JournalTip;
+use pozo_core::state::liability::{self, Liability, Seats, Sums};
 use pozo_core::state::{Custody, Hit, OrderStatus, PayoutOrder, Proposal, State, TableDay};
 
 /// A pool's figures in one jornada at the tables of one salon (docs/operations.md §17), from
@@ -70,6 +72,10 @@ pub struct ReadModel {
     openings: pozo_core::state::books::Openings,
     hits: Arc<BTreeMap<PoolId, VecDeque<Hit>>>,
     custody: Arc<BTreeMap<String, Custody>>,
+    /// What the seats hold (credits, stakes pressed, grillos): the tables' part of the liability.
+    seats: Seats,
+    /// The liability as each jornada opened (`pozo_core::state::liability`).
+    liability_openings: Arc<liability::Openings>,
     /// The configuration in force (docs/operations.md §8: approved changes change it).
     pub config: Arc<Config>,
     /// Changes and money movements, proposed and decided, by id.
@@ -90,6 +96,8 @@ impl ReadModel {
             openings: data.openings.clone(),
             hits: Arc::clone(&data.hits),
             custody: Arc::clone(&data.custody),
+            seats: state.seats(),
+            liability_openings: Arc::clone(&data.liability_openings),
             config: Arc::clone(state.config()),
             proposals: Arc::clone(&data.proposals),
             scheduled: data.scheduled.clone(),
@@ -160,6 +168,22 @@ impl ReadModel {
         books: &BTreeMap<PoolId, pozo_engine::Reconciliation>,
     ) -> BTreeMap<PoolId, pozo_core::state::books::PoolTables> {
         pozo_core::state::books::tables(config, &self.days, from, through, books)
+    }
+
+    /// What the casino owes its players now, part by part (`pozo_core::state::liability`).
+    pub fn liability(&self) -> Liability {
+        Liability::of(self.pools.values(), &self.seats, &self.orders, &self.custody)
+    }
+
+    /// The liability summed as `jornada` opened, given the sums `now`; `None` for a jornada
+    /// before the first opening kept (`pozo_core::state::liability::opening`).
+    pub fn liability_opening(&self, jornada: &str, now: &Sums) -> Option<Sums> {
+        liability::opening(&self.liability_openings, now, jornada)
+    }
+
+    /// The liability summed as each kept jornada opened, oldest first.
+    pub fn liability_openings(&self) -> impl Iterator<Item = (&str, &Sums)> {
+        self.liability_openings.iter().map(|(jornada, sums)| (jornada.as_str(), sums))
     }
 
     /// A table's meters for a jornada; zero when nothing was booked.

@@ -39,6 +39,95 @@ pub struct Status {
     /// The current jornada's books (`Reports/Reconciliation`): tied to zero, or which pools are off.
     #[serde(default)]
     pub books: BooksStatus,
+    /// What the casino owes its players now (`Reports/Liability`), and how it changed since the
+    /// current jornada opened.
+    #[serde(default)]
+    pub liability: LiabilityStatus,
+}
+
+/// The liability statement's foot: its total, its parts, and their change since the jornada opened.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LiabilityStatus {
+    /// The jornada whose opening `change` is counted from.
+    pub jornada: String,
+    /// The parts added (docs/readings.md, "The liability to players").
+    #[serde(serialize_with = "money")]
+    pub total: Money,
+    pub parts: LiabilityParts,
+    /// Now less as the jornada opened, part by part; `null` when its opening is not kept.
+    #[serde(default)]
+    pub change: Option<LiabilityChange>,
+}
+
+/// The liability's parts.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LiabilityParts {
+    /// Owed in the pools: each balance above its minimum, and the reserves.
+    #[serde(serialize_with = "money")]
+    pub pools: Money,
+    /// Payout orders PENDIENTE DE PAGO.
+    #[serde(serialize_with = "money")]
+    pub pending_orders: Money,
+    /// Credits held at the seats.
+    #[serde(serialize_with = "money")]
+    pub credits: Money,
+    /// Stakes pressed, not yet registered.
+    #[serde(serialize_with = "money")]
+    pub stakes: Money,
+    /// Held in custody by the tables' banks.
+    #[serde(serialize_with = "money")]
+    pub custody: Money,
+    /// Grillos held at the roulette seats: counted, no amount.
+    #[serde(default)]
+    pub grillos: u64,
+}
+
+/// How the liability changed: the total and each part, signed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LiabilityChange {
+    #[serde(serialize_with = "money")]
+    pub total: Money,
+    #[serde(serialize_with = "money")]
+    pub pools: Money,
+    #[serde(serialize_with = "money")]
+    pub pending_orders: Money,
+    #[serde(serialize_with = "money")]
+    pub credits: Money,
+    #[serde(serialize_with = "money")]
+    pub stakes: Money,
+    #[serde(serialize_with = "money")]
+    pub custody: Money,
+}
+
+impl LiabilityStatus {
+    /// The status line: "Pasivo con los jugadores: $ 12.345,67 (…)".
+    pub fn text(&self) -> String {
+        let parts = &self.parts;
+        let mut line = format!(
+            "Pasivo con los jugadores: {} (pozos {}, órdenes pendientes {}, créditos {}, apuestas marcadas {}, custodia {}",
+            format_ars(self.total),
+            format_ars(parts.pools),
+            format_ars(parts.pending_orders),
+            format_ars(parts.credits),
+            format_ars(parts.stakes),
+            format_ars(parts.custody)
+        );
+        if parts.grillos > 0 {
+            line.push_str(&format!("; {} grillos en juego, sin importe", parts.grillos));
+        }
+        match &self.change {
+            Some(change) => {
+                let sign = if change.total > Money::ZERO { "+" } else { "" };
+                line.push_str(&format!(
+                    "); desde la apertura de la jornada {}: {sign}{}",
+                    self.jornada,
+                    format_ars(change.total)
+                ));
+            }
+            None => line.push_str(&format!("); sin apertura registrada de la jornada {}", self.jornada)),
+        }
+        line
+    }
 }
 
 /// Whether the current jornada's books tie to zero on every pool.
@@ -191,6 +280,8 @@ impl Status {
                 out.push_str(&format!("  {:<22} diferencia {}\n", off.pool, format_ars(off.difference)));
             }
         }
+        out.push_str(&self.liability.text());
+        out.push('\n');
         out.push_str(&format!("Pagos pendientes (PENDIENTE DE PAGO): {}\n", self.pending_payouts.len()));
         for order in &self.pending_payouts {
             out.push_str(&format!(
@@ -234,7 +325,38 @@ mod tests {
                 tied: false,
                 off: vec![PoolOff { pool: "iplyc-blackjack".to_owned(), difference: "0.01".parse().expect("money") }],
             },
+            liability: LiabilityStatus {
+                jornada: "2026-11-27".to_owned(),
+                total: "12345.67".parse().expect("money"),
+                parts: LiabilityParts {
+                    pools: "10000.00".parse().expect("money"),
+                    pending_orders: "2000.00".parse().expect("money"),
+                    credits: "300.00".parse().expect("money"),
+                    stakes: "10.00".parse().expect("money"),
+                    custody: "35.67".parse().expect("money"),
+                    grillos: 3,
+                },
+                change: Some(LiabilityChange { total: "-150.50".parse().expect("money"), ..LiabilityChange::default() }),
+            },
         }
+    }
+
+    /// The liability in one line, the Argentine way, with its parts and its change.
+    #[test]
+    fn the_text_says_what_is_owed_to_the_players_and_how_it_changed() {
+        let text = status("writer").text();
+        assert!(
+            text.contains(
+                "Pasivo con los jugadores: $ 12.345,67 (pozos $ 10.000,00, órdenes pendientes $ 2.000,00, créditos $ 300,00, \
+                 apuestas marcadas $ 10,00, custodia $ 35,67; 3 grillos en juego, sin importe); desde la apertura de la \
+                 jornada 2026-11-27: -$ 150,50\n"
+            ),
+            "{text}"
+        );
+        let json = serde_json::to_value(status("writer")).expect("JSON");
+        assert_eq!(json["liability"]["total"], "12345.67");
+        assert_eq!(json["liability"]["parts"]["custody"], "35.67");
+        assert_eq!(json["liability"]["change"]["total"], "-150.50");
     }
 
     /// Books that do not tie are shown as what they are, a bug, with each pool's difference.

@@ -102,5 +102,37 @@ fn status_of(web: &Web) -> crate::read::status::Status {
                 .collect();
             BooksStatus { tied: books.is_some() && off.is_empty(), jornada, off }
         },
+        liability: liability_status(&model, pozo_core::jornada::jornada_and_hour(&config, web.handle.now_ms()).0),
+    }
+}
+
+/// The liability's foot (`Reports/Liability`) for the status, its change since `jornada` opened.
+fn liability_status(model: &crate::read::ReadModel, jornada: String) -> crate::read::status::LiabilityStatus {
+    use crate::read::status::{LiabilityChange, LiabilityParts, LiabilityStatus};
+    let now = model.liability().sums;
+    let change = model.liability_opening(&jornada, &now).map(|opening| {
+        let change = now.since(&opening);
+        LiabilityChange {
+            total: change.total,
+            pools: change.pools,
+            pending_orders: change.pending_orders,
+            credits: change.credits,
+            stakes: change.stakes,
+            custody: change.custody,
+        }
+    });
+    let grillos = u64::from(now.grillos.bronze) + u64::from(now.grillos.silver) + u64::from(now.grillos.gold);
+    LiabilityStatus {
+        jornada,
+        total: now.total,
+        parts: LiabilityParts {
+            pools: now.pools,
+            pending_orders: now.pending_orders,
+            credits: now.credits,
+            stakes: now.stakes,
+            custody: now.custody,
+            grillos,
+        },
+        change,
     }
 }

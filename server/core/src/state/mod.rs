@@ -13,6 +13,8 @@
 //! - [`refusal`]: why a command is refused ([`Refusal`], one [`RefusalKind`] per status).
 //! - [`model`]: what the state keeps (tables, seats, orders, meters, the snapshot).
 //! - [`view`]: what panels and replies show ([`TableView`], [`Applied`]).
+//! - [`books`]: each jornada's opening figures and its books tied to zero.
+//! - [`liability`]: what the casino owes its players, part by part, and as each jornada opened.
 //! - `cmd/`: one file per command, each an `impl State` block with its checks, then its
 //!   changes. `apply` below is the one place a command is dispatched to them.
 
@@ -30,6 +32,7 @@ use crate::config::Config;
 pub mod books;
 mod cmd;
 pub mod command;
+pub mod liability;
 pub mod model;
 pub mod panel;
 pub mod proposal;
@@ -179,6 +182,16 @@ impl State {
         books::reconciliation(&self.data.openings, &books::figures(self.engine.pools()), jornada, jornada)
     }
 
+    /// What the casino owes its players now, part by part (`liability.rs`).
+    pub fn liability(&self) -> liability::Liability {
+        liability::Liability::of(self.engine.pools(), &self.seats(), &self.data.orders, &self.data.custody)
+    }
+
+    /// What the seats hold now: credits, stakes pressed, grillos (`liability.rs`).
+    pub fn seats(&self) -> liability::Seats {
+        liability::Seats::of(self.data.tables.values(), |pool| self.pool(pool).rules().side_bet)
+    }
+
     /// A pool of the configuration (tables only name configured pools).
     pub fn pool(&self, id: &str) -> &Pool {
         self.engine.pool(id).expect("the layout names only configured pools")
@@ -205,6 +218,10 @@ impl State {
         // The first entry of a jornada opens its books: every pool's figures before it.
         let jornada = jornada_and_hour(&self.config, context.time_ms).0;
         let opening = (!self.data.openings.contains_key(&jornada)).then(|| books::figures(self.engine.pools()));
+        // And the liability as it opened; a genesis's is what it leaves, as it moves no money (a
+        // journal opened from a closing statement starts owing what its predecessor owed).
+        let genesis = matches!(command, Command::Genesis { .. });
+        let owed = (!genesis && !self.data.liability_openings.contains_key(&jornada)).then(|| self.liability().sums);
         let applied = match command {
             Command::Genesis { config_hash, keys, build, opened_from, .. } => {
                 if sequence != 1 || *config_hash != self.config.hash {
@@ -240,6 +257,15 @@ impl State {
         if applied.journals() {
             debug_assert_eq!(sequence, self.data.journal_sequence + 1, "entries apply in order");
             self.data.journal_sequence = sequence;
+            let owed =
+                owed.or_else(|| (genesis && !self.data.liability_openings.contains_key(&jornada)).then(|| self.liability().sums));
+            if let Some(owed) = owed {
+                let kept = Arc::make_mut(&mut self.data.liability_openings);
+                kept.insert(jornada.clone(), owed);
+                while kept.len() > JORNADAS_KEPT {
+                    kept.pop_first();
+                }
+            }
             if let Some(opening) = opening {
                 self.data.openings.insert(jornada, Arc::new(opening));
                 while self.data.openings.len() > JORNADAS_KEPT {

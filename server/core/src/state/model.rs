@@ -447,6 +447,30 @@ pub struct LastWin {
 /// is shared (copy on write) with snapshots and the read model.
 pub type Openings = BTreeMap<String, Arc<BTreeMap<PoolId, PoolFigures>>>;
 
+/// Jornada ("2026-11-22") → the liability summed as it opened, before its first entry (`liability.rs`).
+pub type LiabilityOpenings = BTreeMap<String, Sums>;
+
+/// The liability summed by part, with how many lines each has: the statement's foot, and what
+/// each jornada's opening keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sums {
+    /// Owed in the pools: each main balance above its minimum, and the reserves.
+    pub pools: Money,
+    pub pending_orders: Money,
+    pub credits: Money,
+    pub stakes: Money,
+    pub custody: Money,
+    /// The five above added.
+    pub total: Money,
+    /// Payout orders pending, credits held, stakes pressed, custody items counted.
+    pub orders: u64,
+    pub credits_held: u64,
+    pub stakes_pressed: u64,
+    pub custody_items: u64,
+    /// Grillos held, by metal: counted, no amount.
+    pub grillos: Grillos,
+}
+
 /// Everything but the pools, as a snapshot keeps it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Data {
@@ -465,6 +489,11 @@ pub struct Data {
     /// jornada's reconciliation. The last 62 jornadas, like `days`.
     #[serde(default)]
     pub openings: Openings,
+    /// The liability to players summed as each jornada opened (`liability.rs`), the last 62
+    /// like `openings`; absent in snapshots of earlier releases. Shared with the read model
+    /// (copy on write: it changes once a jornada).
+    #[serde(default)]
+    pub liability_openings: Arc<LiabilityOpenings>,
     /// Pool → its last hits, newest first (shared like the orders).
     pub hits: Arc<BTreeMap<PoolId, VecDeque<Hit>>>,
     pub last_wins: BTreeMap<PoolId, LastWin>,
