@@ -7,7 +7,8 @@
 //! every test fails, saying what to install; none passes without a browser.
 //!
 //! With `POZO_SCREENSHOTS=DIR` the tests write `cartel.png`, `venta-pagos.png`, `sala.png`
-//! and `cambios.png` (1920×1080) there; the README shows the ones in `docs/img/`.
+//! and `cambios.png` (1920×1080), the closing sheet (`planilla-1280x800.png`) and the others
+//! they take there; the README shows the ones in `docs/img/`.
 
 mod common;
 
@@ -18,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use fantoccini::wd::{PrintConfiguration, PrintSize};
 use fantoccini::{Client, ClientBuilder, Locator};
 use process::ServerProcess;
 use serde_json::{Value, json};
@@ -918,4 +920,118 @@ async fn a_wrong_inspector_pin_is_refused_on_the_monitor_and_the_table_stays_clo
     on_monitor(&monitor, &mut agent, "open", "open", None, None).await;
     until("the table open", || attribute(&monitor, "#estado", "data-estado"), |state| state == "apuestas").await;
     monitor.close().await.expect("closed");
+}
+
+/// Types `line` as the floor inspector `inspector` at the table's monitor, their `pin` beside it
+/// (4.6, 4.7: Apertura and Cierre de Mesa are theirs), and waits for its acknowledgement.
+async fn as_inspector_on_hardware(agent: &mut Monitored, line: &str, inspector: &str, pin: &str) {
+    let typed = table_agent::line::RawLine::Inspector {
+        text: line.to_owned(),
+        inspector: inspector.to_owned(),
+        pin: table_agent::line::Pin(pin.to_owned()),
+    };
+    agent.hardware.send(typed).await.expect("the agent reads");
+    let answer = agent.until(&format!("the answer to `{line}`"), |value| value["input"] == line).await;
+    assert_eq!(answer["type"], "ack", "`{line}` by {inspector}: {answer}");
+}
+
+/// The text of every page of a PDF (through the fonts' ToUnicode maps), for finding words in:
+/// with no whitespace at all, since a line may break inside a phrase, and the typographic
+/// ligatures spelt out.
+fn pdf_words(pdf: &[u8]) -> String {
+    let document = lopdf::Document::load_mem(pdf).expect("a PDF");
+    let pages: Vec<u32> = document.get_pages().keys().copied().collect();
+    let text = document.extract_text(&pages).expect("the PDF's text");
+    text.replace('\u{FB01}', "fi").replace('\u{FB02}', "fl").chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// How many pages a PDF has, and its first page's MediaBox (`[x0, y0, x1, y1]`, in points).
+fn pdf_pages(pdf: &[u8]) -> (usize, Vec<f32>) {
+    let document = lopdf::Document::load_mem(pdf).expect("a PDF");
+    let pages = document.get_pages();
+    let first = *pages.values().next().expect("a page");
+    let media = document
+        .get_dictionary(first)
+        .and_then(|page| page.get(b"MediaBox"))
+        .and_then(|media| media.as_array())
+        .expect("the page's MediaBox");
+    (pages.len(), media.iter().map(|value| value.as_float().expect("a number")).collect())
+}
+
+/// `text` as [`pdf_words`] writes it.
+fn squeezed(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+// Issue 30 §2, the closing sheet printed: at B1 Rosa Benítez opens the table at its monitor with
+// her PIN (4.6), a round is played with a bet and a Cuatro Ases paid at the table, the credits
+// left are paid back and Tomás Luna closes it (4.7). The jefe de sala opens the sheet from the
+// jornada's report and Chromium prints it to PDF on A4 (WebDriver's Print Page, as "Guardar PDF"
+// does): the PDF has the table, the jornada, the IPA and PPPA of the Forms 4109 and 4020, the
+// inspectors who opened and closed the table, and none of what the print stylesheet hides.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_closing_sheet_prints_to_a_pdf_with_its_figures() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor().await;
+    let mut agent = Monitored::start(&floor, "B1").await;
+    agent.until("a live panel", |value| value["type"] == "panel" && value["suspended"] == false).await;
+    as_inspector_on_hardware(&mut agent, "open", "im-rosa", "2468").await;
+    for line in ["credits 3 5", "press 3", "start", "prize 3 CUATRO_ASES", "accept", "finish", "refund-credits 3"] {
+        on_hardware(&mut agent, line).await;
+    }
+    as_inspector_on_hardware(&mut agent, "close", "im-tomas", "1357").await;
+
+    let sala = driver.browser(&profiles.path().join("sala"), 1280, 800).await;
+    sign_in(&sala, &floor.pages, "sup-carla", "carla-ejemplo").await;
+    sala.goto(&format!("{}/sala/informe", floor.pages)).await.expect("the jornada's report");
+    sala.find(Locator::Css("tr[data-mesa='B1'] a.planilla")).await.expect("B1's sheet").click().await.expect("clicked");
+    sala.wait().for_element(Locator::Css("#planilla")).await.expect("the closing sheet");
+    let jornada = attribute(&sala, "#planilla", "data-jornada").await;
+    let date = {
+        let parts: Vec<&str> = jornada.split('-').collect();
+        assert_eq!(parts.len(), 3, "a jornada AAAA-MM-DD: `{jornada}`");
+        format!("{}/{}/{}", parts[2], parts[1], parts[0])
+    };
+    assert_eq!(path(&sala).await, format!("/sala/planilla/B1/{jornada}"));
+    // One side bet of $ 10,00 (11.4.1) and the Cuatro Ases, $ 500,00 (11.5.3), on both forms.
+    for form in ["4109", "4020"] {
+        assert_eq!(text(&sala, &format!("#ipa-{form}")).await, "$ 10,00", "IPA, Form {form}");
+        assert_eq!(text(&sala, &format!("#pppa-{form}")).await, "$ 500,00", "PPPA, Form {form}");
+    }
+    assert!(text(&sala, "#apertura").await.starts_with("Rosa Benítez (im-rosa)"));
+    assert!(text(&sala, "#cierre").await.starts_with("Tomás Luna (im-tomas)"));
+    screenshot(&sala, "planilla-1280x800.png", profiles.path()).await;
+
+    let a4 = PrintConfiguration::builder().size(PrintSize::A4).build().expect("an A4 page");
+    let pdf = sala.print(a4).await.expect("the sheet printed to PDF");
+    assert!(pdf.starts_with(b"%PDF-"), "a PDF");
+    let words = pdf_words(&pdf);
+    for expected in [
+        "Planilla de cierre",
+        "Mesa B1",
+        &format!("jornada {date}"),
+        "Formulario 4109",
+        "Formulario 4020",
+        "Formulario 4218",
+        "IPA",
+        "PPPA",
+        "$ 10,00",
+        "$ 500,00",
+        "Rosa Benítez",
+        "Tomás Luna",
+        "Asientos del diario",
+    ] {
+        assert!(words.contains(&squeezed(expected)), "the PDF has `{expected}`: {words}");
+    }
+    for hidden in ["Imprimir / Guardar PDF", "Volver al informe", "Salir"] {
+        assert!(!words.contains(&squeezed(hidden)), "the print stylesheet hides `{hidden}`: {words}");
+    }
+    // One A4 page (210 × 297 mm: 595.28 × 841.89 points; Chromium rounds to whole pixels).
+    let (pages, size) = pdf_pages(&pdf);
+    assert_eq!(pages, 1, "the sheet fits one page");
+    let (width, height) = (size[2], size[3]);
+    assert!((594.0..=597.0).contains(&width) && (840.5..=843.5).contains(&height), "A4: {size:?}");
+    sala.close().await.expect("closed");
 }

@@ -759,6 +759,145 @@ async fn the_floor_view_shows_tables_agents_reports_and_pools() {
     server.stop().await;
 }
 
+// ----------------------------------------------------------------------------- the closing sheet
+
+/// The text between `<… id="{id}"…>` and the element's end tag, without its tags.
+fn element(html: &str, id: &str) -> String {
+    let start = html.find(&format!("id=\"{id}\"")).unwrap_or_else(|| panic!("no #{id} in {html}"));
+    let open_end = start + html[start..].find('>').expect("the tag ends");
+    let close = open_end + html[open_end..].find("</").expect("the element ends");
+    html[open_end + 1..close].to_owned()
+}
+
+// Proves the closing sheet (4.7.4–4.7.6, 12.8, Form 4218): R1 opened by Rosa Benítez and closed
+// by Tomás Luna at its monitor (their PINs), a bronze hit leaving two silvers at the close; B1
+// opened by its agent with a Cuatro Ases paid at the table. Each sheet shows the IPA, PPPA, FP
+// and grillos the controller kept, who opened and closed the table, and the journal entries they
+// come from; the report links them; an unknown table, a jornada not kept and a bad date are
+// refused by name; who reads the sala and the floor inspector read it, Venta-Pagos does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_closing_sheet_shows_the_forms_figures_and_who_opened_and_closed() {
+    let server = TestServer::with_pages().await;
+    let base = server.pages_url();
+    let mut client = server.client().await;
+    let opened = client.by_inspector("R1", open(), "im-rosa", "2468").await;
+    client.ok("R1", sell(1, 1)).await;
+    client.ok("R1", press(1)).await;
+    client.play_round("R1", &[(1, "GRILLO_BRONCE")]).await;
+    let closed = client.by_inspector("R1", close(), "im-tomas", "1357").await;
+    client.open_with_bets("B1", &[(2, 5)], &[2]).await;
+    client.play_round("B1", &[(2, "CUATRO_ASES")]).await;
+    let roulette = client.report("R1").await;
+    let blackjack = client.report("B1").await;
+    let jornada = roulette.jornada.clone();
+    let date = {
+        let parts: Vec<&str> = jornada.split('-').collect();
+        format!("{}/{}/{}", parts[2], parts[1], parts[0])
+    };
+    let pesos = |value: &Option<pozo_proto::v1::Amount>| pozo_engine::format_ars(amount(value).parse().expect("an amount"));
+    assert_eq!(roulette.fp, 2, "two silvers held at the close: {roulette:?}");
+
+    let carla = Browser::signed_in(&base, "sup-carla", "carla-ejemplo").await;
+    let sheet = format!("/sala/planilla/R1/{jornada}");
+    let (status, html) = carla.page(&sheet).await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+    assert!(html.contains(&format!("Planilla de cierre — Mesa R1 — jornada {date}")), "{html}");
+    for id in ["ipa-4109", "ipa-4020"] {
+        assert_eq!(element(&html, id), pesos(&roulette.ipa), "#{id}");
+    }
+    for id in ["pppa-4109", "pppa-4020"] {
+        assert_eq!(element(&html, id), pesos(&roulette.pppa), "#{id}");
+    }
+    assert_eq!((element(&html, "fp"), element(&html, "grillos-total")), ("2".to_owned(), "2".to_owned()));
+    assert!(html.contains("<td>Box 1</td><td class=\"num\">0</td><td class=\"num\">2</td>"), "seat 1's two silvers: {html}");
+    let apertura = element(&html, "apertura");
+    assert!(apertura.starts_with("Rosa Benítez (im-rosa), ") && apertura.contains(&date), "{apertura}");
+    assert!(apertura.ends_with(&format!("(asiento {})", opened.journal_sequence)), "{apertura}");
+    let cierre = element(&html, "cierre");
+    assert!(cierre.starts_with("Tomás Luna (im-tomas), ") && cierre.ends_with(&format!("(asiento {})", closed.journal_sequence)));
+    assert_eq!(
+        element(&html, "asientos"),
+        format!("Asientos del diario {} a {}", opened.journal_sequence, closed.journal_sequence)
+    );
+    assert_eq!((element(&html, "vendidos"), element(&html, "devueltos")), ("1".to_owned(), "0".to_owned()));
+    for words in [
+        "Formulario 4109 — Estado de banca",
+        "(4.7.4, 4.7.5)",
+        "FP — Fichas Poceado",
+        "Grillos al cierre <small>(4.7.5)",
+        "Formulario 4020",
+        "Descargos por Canje",
+        "(4.7.6)",
+        "Créditos vendidos y devueltos <small>(12.8.1",
+        "Formulario 4218 — Estadística horaria <small>(2.8.1.2",
+        "Imprimir / Guardar PDF",
+        "/static/planilla.css",
+        "/static/imprimir.js",
+    ] {
+        assert!(html.contains(words), "the sheet says {words}: {html}");
+    }
+
+    // B1: a card table (no FP, no grillos), opened by its agent, still open.
+    let (status, html) = carla.page(&format!("/sala/planilla/B1/{jornada}")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(element(&html, "pppa-4109"), "$ 500,00", "Cuatro Ases (11.5.3)");
+    assert_eq!(element(&html, "ipa-4020"), pesos(&blackjack.ipa));
+    assert!(!html.contains("id=\"fp\"") && !html.contains("id=\"grillos\""), "{html}");
+    assert!(html.contains("(12.8.4)") && html.contains("(12.8.5)"), "Black Jack's articles: {html}");
+    assert!(element(&html, "apertura").starts_with("— (desde la mesa, sin inspector), "), "{html}");
+    assert_eq!(element(&html, "cierre"), "— (la mesa no se cerró en la jornada)");
+    // The jornada's report links each table's sheet.
+    let (_, report) = carla.page(&format!("/sala/informe?jornada={jornada}")).await;
+    assert!(report.contains(&format!("href=\"{sheet}\"")), "{report}");
+    // A table with no movement in the jornada: its sheet, all zeros.
+    let (status, html) = carla.page(&format!("/sala/planilla/R3/{jornada}")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("id=\"sin-movimiento\"") && element(&html, "ipa-4109") == "$ 0,00", "{html}");
+
+    // Refusals, by name.
+    for (path, expected, says) in [
+        (format!("/sala/planilla/Z9/{jornada}"), StatusCode::NOT_FOUND, "mesa: no existe la mesa `Z9`".to_owned()),
+        (
+            "/sala/planilla/R1/2026-13-45".to_owned(),
+            StatusCode::BAD_REQUEST,
+            "jornada: `2026-13-45` no es una fecha AAAA-MM-DD".to_owned(),
+        ),
+        ("/sala/planilla/R1/ayer".to_owned(), StatusCode::BAD_REQUEST, "jornada: `ayer` no es una fecha".to_owned()),
+        (
+            "/sala/planilla/R1/2020-01-01".to_owned(),
+            StatusCode::NOT_FOUND,
+            format!(
+                "jornada: el controlador no tiene registros de la jornada 01/01/2020: guarda las últimas 62 jornadas con movimiento (del {date} al {date})"
+            ),
+        ),
+    ] {
+        let (status, html) = carla.page(&path).await;
+        assert_eq!(status, expected, "{path}: {html}");
+        assert!(html.contains(&says), "{path}: {html}");
+    }
+
+    // Who reads it: not anonymous, not Venta-Pagos; the inspector, and the floor inspector,
+    // who finds it on the flor's page and goes back there.
+    let anonymous = Browser::new(&base);
+    let response = anonymous.get(&sheet).await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&response), format!("/ingresar?destino={sheet}"));
+    let ana = Browser::signed_in(&base, "vp-ana", "ana-ejemplo").await;
+    let (status, html) = ana.page(&sheet).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(html.contains("Ana Pereyra (vp-ana) no tiene acceso"), "{html}");
+    let elena = Browser::signed_in(&base, "insp-elena", "elena-ejemplo").await;
+    assert_eq!(elena.page(&sheet).await.0, StatusCode::OK);
+    let rosa = Browser::signed_in(&base, "im-rosa", "rosa-ejemplo").await;
+    let (_, flor) = rosa.page("/sala/flor/F1").await;
+    assert!(flor.contains(&format!("href=\"{sheet}\"")), "the flor links R1's sheet: {flor}");
+    let (status, html) = rosa.page(&sheet).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("href=\"/sala/flor/F1\" id=\"volver\""), "back to her flor: {html}");
+    assert_eq!(rosa.page(&format!("/sala/informe?jornada={jornada}")).await.0, StatusCode::FORBIDDEN, "the report is not hers");
+    server.stop().await;
+}
+
 // ----------------------------------------------------------------------------- limits and assets
 
 // Proves the limits and the assets: a body over 16 KiB is refused (413); the embedded style

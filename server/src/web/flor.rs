@@ -8,7 +8,8 @@
 //! agents' links (an agent that lost its link cannot say so to anyone) and the orders; and the
 //! inspector's login (role `inspector`) is already the controller's. Each table's own monitor is
 //! on that table's computer, for its dealer (docs/agent.md §11); the flor shows the same panel
-//! the controller sends that monitor.
+//! the controller sends that monitor. Each table links its closing sheet of the jornada
+//! (`planilla`), which the floor inspector fills the forms of the Cierre de Mesa from (4.7.6).
 
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
@@ -57,6 +58,8 @@ struct FlorPage {
     /// The other flores of the layout.
     flores: Vec<String>,
     tables: Vec<FlorTable>,
+    /// The jornada now: each table's closing sheet of it is linked (`planilla`).
+    jornada: String,
 }
 
 pub(super) fn routes() -> axum::Router<Web> {
@@ -142,5 +145,6 @@ async fn flor_page(State(web): State<Web>, jar: CookieJar, Path(flor): Path<Stri
         .collect();
     // The other flores, to walk to.
     let flores = flores.into_iter().filter(|other| *other != flor).collect();
-    page(&FlorPage { session, flor, flores, tables }).into_response()
+    let jornada = pozo_core::jornada::jornada_and_hour(&config, now).0;
+    page(&FlorPage { session, flor, flores, tables, jornada }).into_response()
 }

@@ -10,6 +10,7 @@
 //! - `sessions`: the signed-in people and the lock-out of wrong passwords.
 //! - `cartel`, `office`, `sala`: the pages, thin over the writer's reads and commands.
 //! - `changes`: the sala's changes (docs/operations.md §8): proposed, approved, withdrawn.
+//! - `planilla`: the closing sheet of a table and jornada, printable on A4 (4.7, 12.8, Form 4218).
 //! - `view`: amounts the Argentine way, times in the casino's zone, CSV.
 //! - `context`: what the pages need of the running controller (`Web`), given to every handler.
 //! - `error`: a refusal as a page (`PageError`), and a template rendered as a page.
@@ -37,6 +38,7 @@ mod feed;
 mod flor;
 mod listen;
 mod office;
+mod planilla;
 mod router;
 mod sala;
 mod serve;

@@ -9,7 +9,7 @@ use axum::routing::get;
 use super::context::Web;
 use super::csp::content_security_policy;
 use super::error::{PageError, page};
-use super::{auth, backup, cartel, changes, flor, office, sala, status, view};
+use super::{auth, backup, cartel, changes, flor, office, planilla, sala, status, view};
 
 /// Requests being served at once; beyond it, 503 at once rather than a queue.
 const REQUESTS_MAX: usize = 2048;
@@ -23,6 +23,8 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("oficina.js", "text/javascript; charset=utf-8", include_str!("../../static/oficina.js")),
     ("sala.js", "text/javascript; charset=utf-8", include_str!("../../static/sala.js")),
     ("cambios.js", "text/javascript; charset=utf-8", include_str!("../../static/cambios.js")),
+    ("planilla.css", "text/css; charset=utf-8", include_str!("../../static/planilla.css")),
+    ("imprimir.js", "text/javascript; charset=utf-8", include_str!("../../static/imprimir.js")),
 ];
 
 async fn asset(axum::extract::Path(name): axum::extract::Path<String>) -> Response {
@@ -61,6 +63,7 @@ pub(super) fn router(web: Web) -> Router {
         .merge(office::routes())
         .merge(sala::routes())
         .merge(flor::routes())
+        .merge(planilla::routes())
         .merge(changes::routes())
         .fallback(|| async { PageError::not_found("No existe esa página.") })
         .with_state(web)

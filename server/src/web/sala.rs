@@ -166,6 +166,8 @@ struct ReportQuery {
 
 struct ReportRow {
     table: String,
+    /// The table's closing sheet of the jornada (`planilla`).
+    sheet: String,
     ipa: String,
     pppa: String,
     fp: u32,
@@ -321,6 +323,7 @@ async fn report_page(State(web): State<Web>, jar: CookieJar, Query(query): Query
             }
             salons.push(SalonRow::of(&config, pool, "", "Total del pozo", &total));
         }
+        let jornada = report.jornada.clone();
         page(&ReportPage {
             session,
             salons,
@@ -335,6 +338,7 @@ async fn report_page(State(web): State<Web>, jar: CookieJar, Query(query): Query
                 .rows
                 .into_iter()
                 .map(|(table, day)| ReportRow {
+                    sheet: super::planilla::path(&table, &jornada),
                     table: table.to_string(),
                     ipa: view::pesos(day.ipa),
                     pppa: view::pesos(day.pppa),

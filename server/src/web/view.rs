@@ -46,6 +46,30 @@ pub(super) fn age(now_ms: u64, then_ms: u64) -> String {
     }
 }
 
+/// `27/11/2026`: a jornada (`2026-11-27`) as a person writes the date; anything else as it is.
+pub(super) fn date(jornada: &str) -> String {
+    match jiff::civil::Date::strptime("%Y-%m-%d", jornada) {
+        Ok(date) => format!("{:02}/{:02}/{:04}", date.day(), date.month(), date.year()),
+        Err(_) => jornada.to_owned(),
+    }
+}
+
+/// The game's name as its regulation writes it.
+pub(super) fn game_name(game: pozo_engine::Game) -> &'static str {
+    use pozo_engine::Game;
+    match game {
+        Game::RuletaAmericana => "Ruleta Americana Poceada",
+        Game::Blackjack => "Black Jack Carta Descubierta Poceado",
+        Game::CentralPoker => "Central Póker Poceado",
+        Game::CaribbeanPoker => "Caribbean Poker",
+        Game::GoPoker => "Go Poker",
+        Game::DrawPoker => "Draw Poker",
+        Game::PokerSinDescarte => "Póquer sin descarte",
+        Game::Tripoker => "Tripóquer",
+        Game::Veintiuno => "Veintiuno",
+    }
+}
+
 /// A jornada from a query: empty (none chosen) or a date `AAAA-MM-DD`.
 pub(super) fn check_jornada(jornada: &str) -> Result<(), super::error::PageError> {
     if jornada.is_empty() || jiff::civil::Date::strptime("%Y-%m-%d", jornada).is_ok() {
@@ -111,6 +135,8 @@ mod tests {
         assert_eq!(pesos(money!(0)), "$ 0,00");
         assert_eq!(age(200_000, 155_000), "45 s");
         assert_eq!(age(3_600_000 * 3 + 300_000, 0), "3 h 05 min");
+        assert_eq!(date("2026-11-27"), "27/11/2026");
+        assert_eq!(date("27/11"), "27/11");
     }
 
     #[test]

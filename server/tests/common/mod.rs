@@ -207,6 +207,28 @@ impl Client {
         reply
     }
 
+    /// A command the floor inspector `inspector` gives at the table's monitor with their `pin`
+    /// (4.6, 4.7, 4.3.1: the command names them, the PIN travels beside the signed bytes), with
+    /// the table's next sequence; it must be applied.
+    pub async fn by_inspector(&mut self, table: &str, command: C, inspector: &str, pin: &str) -> pb::SubmitReply {
+        let sequence = *self.sequences.entry(table.to_owned()).or_insert(1);
+        let payload = pb::TableCommand {
+            table_id: table.to_owned(),
+            sequence,
+            command: Some(command.clone()),
+            inspector: inspector.into(),
+        }
+        .encode_to_vec();
+        let envelope = pb::Envelope { inspector_pin: pin.to_owned(), ..self.envelope(&format!("mesa-{table}"), payload) };
+        match self.table.submit(envelope).await {
+            Ok(reply) => {
+                self.sequences.insert(table.to_owned(), sequence + 1);
+                reply.into_inner()
+            }
+            Err(status) => panic!("table {table}: {command:?} by {inspector} refused: {:?} {}", status.code(), status.message()),
+        }
+    }
+
     /// Sends a command that must be applied.
     pub async fn ok(&mut self, table: &str, command: C) -> pb::SubmitReply {
         match self.send(table, command.clone()).await {

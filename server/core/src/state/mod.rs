@@ -43,8 +43,8 @@ pub use command::{
     Build, Card, ChangeCommand, ChangeOp, Command, Effect, OfficeCommand, OfficeOp, OrderFacts, Proposed, TableCommand, TableOp,
 };
 pub use model::{
-    Bet, BuildRecord, Custody, CustodyKind, Data, GoldTurn, Grillos, Hit, LastWin, OrderStatus, PayoutOrder, Phase, Seat,
-    SeriesAward, Snapshot, Table, TableDay,
+    Bet, BuildRecord, Custody, CustodyKind, Data, EntryRange, GoldTurn, Grillos, Hit, LastWin, OrderStatus, PayoutOrder, Phase,
+    Seat, SeriesAward, Snapshot, Table, TableAct, TableDay,
 };
 pub use panel::{AwardRecord, GoldTurnView, Light, PrizeEntry, SeatView, TableReply, TableState, TableView};
 pub use proposal::{Person, Proposal, ProposalStatus};
@@ -101,7 +101,8 @@ impl State {
     /// A new controller: every pool at its minimum, every table closed.
     pub fn new(config: Arc<Config>) -> State {
         let engine = Engine::new(&config.rulebooks);
-        let mut data = Data::default();
+        // A new journal keeps every jornada's closing sheet.
+        let mut data = Data { sheets_from: Some(String::new()), ..Data::default() };
         for table in &config.layout.tables {
             data.tables.insert(table.id.clone(), cmd::new_table(table));
         }
@@ -243,7 +244,7 @@ impl State {
                 self.data.builds.push(BuildRecord { sequence, time_ms: context.time_ms, build: build.clone() });
                 Applied::Build
             }
-            Command::Table(command) => self.apply_table(context, command)?,
+            Command::Table(command) => self.apply_table(context, &jornada, command)?,
             Command::Office(command) => self.apply_office(context, command)?,
             Command::Change(command) => self.apply_change(context, command)?,
             Command::Keys { keys, .. } => {
@@ -266,6 +267,11 @@ impl State {
                     kept.pop_first();
                 }
             }
+            // A journal an older release began (restored from its snapshot, or opened from its
+            // closing statement): the sheets are whole from the next jornada on.
+            if self.data.sheets_from.is_none() {
+                self.data.sheets_from = Some(cmd::jornada_after(&jornada));
+            }
             if let Some(opening) = opening {
                 self.data.openings.insert(jornada, Arc::new(opening));
                 while self.data.openings.len() > JORNADAS_KEPT {
@@ -279,7 +285,7 @@ impl State {
 
     // ------------------------------------------------------------------------- tables
 
-    fn apply_table(&mut self, context: Context, command: &TableCommand) -> Result<Applied, Refusal> {
+    fn apply_table(&mut self, context: Context, jornada: &str, command: &TableCommand) -> Result<Applied, Refusal> {
         let table = self.data.tables.get(&command.table_id).ok_or_else(|| {
             Refusal::new(RefusalKind::NotFound, format!("table_id: no table `{}` in the layout", command.table_id))
                 .castellano(format!("La mesa {} no existe en la configuración del casino.", command.table_id))
@@ -326,7 +332,12 @@ impl State {
                 command.sequence, table.id
             )));
         }
+        // What the closing sheet needs from before the command (the grillos a close ends).
+        let sheet = self.sheet_before(jornada, command);
         let (outcome, awards) = self.table_op(context, &command.table_id, &command.op, command.card.as_ref())?;
+        if let Some(sheet) = sheet {
+            self.note_for_sheet(context, jornada, command, sheet);
+        }
         let table = self.data.tables.get_mut(&command.table_id).expect("the table exists");
         table.last_sequence = command.sequence;
         table.last_payload_sha256 = command.payload_sha256.clone();

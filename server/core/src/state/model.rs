@@ -416,6 +416,73 @@ pub struct TableDay {
     pub ipa_amending_earlier: Money,
     #[serde(default, skip_serializing_if = "money_is_zero")]
     pub pppa_amending_earlier: Money,
+    /// The closing sheet's (docs/pages.md, "Planilla de cierre"): the journal entries of the
+    /// table's commands in this jornada. `None` in the meters of a jornada before
+    /// `Data::sheets_from` (docs/readings.md, "The closing sheet"): none of the four fields below
+    /// is kept for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries: Option<EntryRange>,
+    /// The jornada's first Apertura de Mesa (4.6): who opened the table, and when.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opened: Option<TableAct>,
+    /// The jornada's last Cierre de Mesa (4.7): who closed the table, and when.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed: Option<TableAct>,
+    /// How many times the table was closed in the jornada: `fp` and `grillos_at_close` add up
+    /// every close's.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub closings: u32,
+    /// Roulette: the grillos each seat held at Cierre de Mesa (index 0 is seat 1), which `fp`
+    /// counts (4.7.4–4.7.5: "la cantidad de Grillos existentes al cierre de mesa"). Empty at a
+    /// card table, which holds none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grillos_at_close: Vec<Grillos>,
+}
+
+impl TableDay {
+    /// The meters without the closing sheet's records: what a release before the sheet kept.
+    pub fn without_sheet(&self) -> TableDay {
+        TableDay {
+            entries: None,
+            opened: None,
+            closed: None,
+            closings: 0,
+            grillos_at_close: Vec::new(),
+            hours: self.hours.clone(),
+            ..*self
+        }
+    }
+}
+
+/// The journal entries of one table's commands in one jornada: the first and the last, as the
+/// closing sheet names them ("Asientos del diario N a M").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntryRange {
+    pub first: u64,
+    pub last: u64,
+    /// The journal of the chain they are in (0 for the first; docs/operations.md §8): a journal
+    /// opened from a closing statement counts its entries from 1 again.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub generation: u32,
+    /// Entries of this table and jornada are also in an earlier journal of the chain, before it
+    /// was closed into this one: `first` is this journal's first of them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub earlier: bool,
+}
+
+/// An Apertura or a Cierre de Mesa as the closing sheet names it: who, at which entry, when.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableAct {
+    /// The floor inspector who acted at the table's monitor with their PIN (`TableCommand::
+    /// inspector`): their key id, and their name as the journal's key set had it then. Both
+    /// empty when the table's own agent sent it without naming an inspector.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub inspector_id: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub inspector_name: String,
+    /// The journal entry it is.
+    pub sequence: u64,
+    pub time_ms: u64,
 }
 
 fn money_is_zero(amount: &Money) -> bool {
@@ -528,6 +595,12 @@ pub struct Data {
     /// A change put a configuration other than the genesis one in force.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub configuration_changed: bool,
+    /// The first jornada whose closing sheets the state keeps whole (`TableDay::entries` and the
+    /// fields after it): "" when every jornada's, since the journal began under a release that
+    /// keeps them; for a journal a release before them began, the jornada after the one its
+    /// first entry under a release that keeps them fell in. `None` in such a release's snapshot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sheets_from: Option<String>,
 }
 
 impl Data {

@@ -8,6 +8,8 @@
 //! after play), `carry` (talla quemada), `last_round`, `gold` (the Grillo de Oro turn),
 //! `seat` (a seat closed to the progressive), `grillos` (the roulette anomalies of 3.7:
 //! an absent player, grillos not played, a series annulled), `custody` (the bank's custody).
+//! Every table command applied: `sheet` (what the closing sheet keeps of it: its journal
+//! entry, who opened and closed the table, the grillos held at the close).
 //! Venta-Pagos: `confirm` (with the office dispatch) and `reject`.
 //! Changes (docs/operations.md §8): `change` (propose, approve, withdraw) and `enact` (an
 //! approved proposal put in force, at once or at its moment).
@@ -30,7 +32,9 @@ mod prize;
 mod refund;
 mod reject;
 mod seat;
+mod sheet;
 mod start;
 mod void;
 
 pub(in crate::state) use enact::new_table;
+pub(in crate::state) use sheet::jornada_after;
