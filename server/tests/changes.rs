@@ -308,6 +308,24 @@ async fn a_transfer_and_a_retirement_conserve_money_to_the_centavo() {
     assert_eq!(carrusel.transfers_in.map(|amount| amount.value).as_deref(), Some("3000.00"));
     let ruleta = client.pool("iplyc-ruleta").await;
     assert_eq!(ruleta.transfers_out.map(|amount| amount.value).as_deref(), Some("1234.56"));
+    // The jornada's books: each move on its own lines, every pool tied to zero (issue 30, §1).
+    let books = client
+        .reports
+        .reconciliation(pb::ReconciliationRequest { jornada: String::new(), through: String::new() })
+        .await
+        .expect("the jornada's books")
+        .into_inner();
+    assert!(books.tied, "{books:?}");
+    let line = |pool: &str, field: fn(&pb::PoolBooks) -> &Option<pb::Amount>| {
+        let books = books.pools.iter().find(|books| books.pool_id == pool).expect("the pool's books");
+        field(books).as_ref().map(|amount| amount.value.clone()).unwrap_or_default()
+    };
+    assert_eq!(line("iplyc-ruleta", |books| &books.transfers_out), "1234.56");
+    assert_eq!(line("iplyc-central-poker", |books| &books.transfers_in), "1234.56");
+    assert_eq!(line("and-bolsa", |books| &books.transfers_out), "3000.00", "the retirement moves the bolsa's balance out");
+    assert_eq!(line("and-carrusel", |books| &books.transfers_in), "3000.00");
+    assert_eq!(line("and-bolsa", |books| &books.closing_balance), "0.00");
+    assert_eq!(line("iplyc-ruleta", |books| &books.transfers_in), "0.00", "nothing came into the ruleta");
 
     let data = server.stop().await.expect("the data directory");
     let (output, report) = verify(&data.path().join("data"));

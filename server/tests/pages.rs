@@ -745,6 +745,25 @@ async fn the_floor_view_shows_tables_agents_reports_and_pools() {
     assert!(csv.starts_with("jornada,mesa,hora,ipa,pppa,fp,apuestas,pulsaciones,"), "{csv}");
     assert!(csv.lines().any(|line| line.starts_with(&format!("{},B3,,{},", report.jornada, amount(&report.ipa)))), "{csv}");
 
+    // The jornada's books: every pool tied to zero, its tables' IPA with it; the same as CSV.
+    let (_, html) = carla.page(&format!("/sala/informe?jornada={}", report.jornada)).await;
+    assert!(html.contains("Los libros de todos los pozos cuadran en cero"), "{html}");
+    let books = {
+        let start = html.find("data-pozo=\"iplyc-blackjack\"><td>").expect("the pool's books");
+        html[start..start + html[start..].find("</tr>").expect("row end")].to_owned()
+    };
+    let ipa_pesos = pozo_engine::format_ars(amount(&report.ipa).parse().expect("IPA"));
+    // The prize at B3: its award and 65 % of the bet in (11.2.3), the difference $ 0,00, B3's IPA the tables'.
+    assert!(books.contains("$ 6,50 (1)") && books.contains("diferencia\">$ 0,00<") && books.contains(&ipa_pesos), "{books}");
+    let csv = carla.get(&format!("/sala/conciliacion.csv?jornada={}", report.jornada)).await.text().await.expect("csv");
+    assert!(csv.starts_with("jornada,pozo,saldo_apertura,reserva_apertura,apuestas,ipa,aportes,"), "{csv}");
+    let line = csv.lines().find(|line| line.contains(",iplyc-blackjack,")).expect("the pool's line");
+    let fields: Vec<&str> = line.split(',').collect();
+    assert_eq!((fields[4], fields[19], fields[22], fields[23]), ("1", "0.00", "0.00", "0.00"), "{line}");
+    assert_eq!(fields[5], amount(&report.ipa), "the pool's IPA is B3's: {line}");
+    let (status, _) = carla.page("/sala/conciliacion.csv?jornada=2020-01-01").await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "no books kept for a jornada before this journal");
+
     // A pool's meters and hits.
     let (status, html) = carla.page("/sala/pozos/iplyc-blackjack").await;
     assert_eq!(status, StatusCode::OK);

@@ -1,7 +1,8 @@
 //! The floor view for the jefe de sala: every table (open or closed, in a round or not,
 //! its agent connected and last seen, pool play suspended), the pools, and the reports
 //! of a jornada (IPA, PPPA, FP, credits, hourly figures: 4.7, 12.8, Form 4218) as
-//! tables, a chart and CSV, with each pool's figures split by salon; per pool, its meters
+//! tables, a chart and CSV, with each pool's figures split by salon and its books tied to zero
+//! (the reconciliation, with its tables' IPA and PPPA); per pool, its meters
 //! and last 25 hits; and the liability to players now, with its chart and CSV.
 
 use std::collections::BTreeMap;
@@ -209,6 +210,67 @@ struct Report {
     jornadas: Vec<String>,
     /// Per pool some table feeds, in the rulebooks' order: its figures per salon.
     salons: Vec<(PoolId, Vec<SalonLine>)>,
+    /// Each pool's books over the jornada and its tables tied to them (`Reports/Reconciliation`);
+    /// `None` for a jornada this journal keeps no books of.
+    books: Option<Vec<(PoolId, pozo_engine::Reconciliation, pozo_core::state::books::PoolTables)>>,
+}
+
+/// A pool's books of the jornada as the report shows them (docs/readings.md, "The tables tied
+/// to the pool").
+struct BooksRow {
+    pool_id: String,
+    pool: String,
+    opening: String,
+    contributions: String,
+    bets: u64,
+    replenishments: String,
+    transfers_in: String,
+    adjustments: String,
+    awards: String,
+    hits: u64,
+    returned: String,
+    reclaimed: String,
+    withdrawn: String,
+    transfers_out: String,
+    closing: String,
+    difference: String,
+    tables_ipa: String,
+    tables_pppa: String,
+    /// The pool's difference, its tables' IPA and PPPA differences all zero.
+    tied: bool,
+}
+
+impl BooksRow {
+    fn of(
+        config: &crate::config::Config,
+        pool: &PoolId,
+        books: &pozo_engine::Reconciliation,
+        tables: &pozo_core::state::books::PoolTables,
+    ) -> BooksRow {
+        let ipa: Money = tables.tables.iter().map(pozo_core::state::books::TableBooks::ipa_as_booked).sum();
+        let pppa: Money = tables.tables.iter().map(pozo_core::state::books::TableBooks::pppa_as_booked).sum();
+        BooksRow {
+            pool_id: pool.to_string(),
+            pool: view::pool_name(config, pool),
+            opening: view::pesos(books.opening_balance + books.opening_reserve),
+            contributions: view::pesos(books.contributions),
+            bets: books.bets,
+            replenishments: view::pesos(books.replenishments),
+            transfers_in: view::pesos(books.transfers_in),
+            adjustments: signed_pesos(books.adjustments_up - books.adjustments_down),
+            awards: view::pesos(books.awards),
+            hits: books.hits,
+            returned: view::pesos(books.awards_returned),
+            reclaimed: view::pesos(books.awards_reclaimed),
+            withdrawn: view::pesos(books.replenishments_withdrawn),
+            transfers_out: view::pesos(books.transfers_out),
+            closing: view::pesos(books.closing_balance + books.closing_reserve),
+            difference: signed_pesos(books.difference),
+            tables_ipa: view::pesos(ipa),
+            tables_pppa: view::pesos(pppa),
+            tied: books.ties() && tables.ties(),
+        }
+    }
 }
 
 /// One salon's share of a pool in the report: the salon's id, its name, its figures.
@@ -271,7 +333,21 @@ async fn report(web: &Web, query: &ReportQuery) -> Result<Report, PageError> {
         })
         .filter(|(_, shares): &(PoolId, Vec<_>)| !shares.is_empty())
         .collect();
-    Ok(Report { jornada, rows, hours, jornadas, salons })
+    let books = model.reconciliation(&jornada, &jornada).map(|books| {
+        let mut tables = model.tables_tied(&config, &jornada, &jornada, &books);
+        books
+            .into_iter()
+            .map(|(pool, books)| {
+                let tied = tables.remove(&pool).unwrap_or_default();
+                if !books.ties() || !tied.ties() {
+                    // A broken conservation is a bug (docs/rules.md, "Money and conservation").
+                    tracing::error!(pool = %pool, jornada, difference = %books.difference, "the books do not tie to zero");
+                }
+                (pool, books, tied)
+            })
+            .collect()
+    });
+    Ok(Report { jornada, rows, hours, jornadas, salons, books })
 }
 
 #[derive(askama::Template)]
@@ -288,6 +364,10 @@ struct ReportPage {
     chart_height: u32,
     /// Each pool's lines by salon, then its total line.
     salons: Vec<SalonRow>,
+    /// Each pool's books of the jornada; empty when none are kept (`books_kept`).
+    books: Vec<BooksRow>,
+    books_kept: bool,
+    books_tied: bool,
 }
 
 async fn report_page(State(web): State<Web>, jar: CookieJar, Query(query): Query<ReportQuery>) -> Response {
@@ -324,9 +404,14 @@ async fn report_page(State(web): State<Web>, jar: CookieJar, Query(query): Query
             salons.push(SalonRow::of(&config, pool, "", "Total del pozo", &total));
         }
         let jornada = report.jornada.clone();
+        let books: Vec<BooksRow> =
+            report.books.iter().flatten().map(|(pool, books, tables)| BooksRow::of(&config, pool, books, tables)).collect();
         page(&ReportPage {
             session,
             salons,
+            books_kept: report.books.is_some(),
+            books_tied: books.iter().all(|row| row.tied),
+            books,
             chart_width: 60 + hours.len().max(1) as u32 * 40,
             chart_height: CHART_HEIGHT,
             hours,
@@ -421,6 +506,91 @@ async fn report_csv(State(web): State<Web>, jar: CookieJar, Query(query): Query<
             rows,
         );
         Ok::<_, PageError>(view::csv_response(&format!("informe-{}.csv", report.jornada), body))
+    }
+    .await
+    .into_response()
+}
+
+/// `/sala/conciliacion.csv`: each pool's books of the jornada, one row per pool: the opening,
+/// every line, the closing, the difference, and its tables' IPA and PPPA as booked with their
+/// differences (all zero when the books tie).
+async fn books_csv(State(web): State<Web>, jar: CookieJar, Query(query): Query<ReportQuery>) -> Response {
+    if let Err(response) = auth::require(&web, &jar, FLOOR_READERS, "/sala/informe") {
+        return response;
+    }
+    async {
+        let report = report(&web, &query).await?;
+        let books = report.books.ok_or_else(|| {
+            PageError::not_found(format!(
+                "jornada: no hay libros de la jornada {}: ningún asiento suyo está en este diario, o tiene más de 62 \
+                 jornadas",
+                report.jornada
+            ))
+        })?;
+        let text = pozo_engine::money::plain_text;
+        let rows: Vec<Vec<String>> = books
+            .iter()
+            .map(|(pool, books, tables)| {
+                let ipa: Money = tables.tables.iter().map(pozo_core::state::books::TableBooks::ipa_as_booked).sum();
+                let pppa: Money = tables.tables.iter().map(pozo_core::state::books::TableBooks::pppa_as_booked).sum();
+                vec![
+                    report.jornada.clone(),
+                    pool.to_string(),
+                    text(books.opening_balance),
+                    text(books.opening_reserve),
+                    books.bets.to_string(),
+                    text(books.bets_amount),
+                    text(books.contributions),
+                    text(books.replenishments),
+                    text(books.transfers_in),
+                    text(books.adjustments_up),
+                    text(books.awards),
+                    books.hits.to_string(),
+                    text(books.awards_returned),
+                    text(books.awards_reclaimed),
+                    text(books.replenishments_withdrawn),
+                    text(books.transfers_out),
+                    text(books.adjustments_down),
+                    text(books.closing_balance),
+                    text(books.closing_reserve),
+                    text(books.difference),
+                    text(ipa),
+                    text(pppa),
+                    text(tables.ipa_difference),
+                    text(tables.pppa_difference),
+                ]
+            })
+            .collect();
+        let body = view::csv(
+            &[
+                "jornada",
+                "pozo",
+                "saldo_apertura",
+                "reserva_apertura",
+                "apuestas",
+                "ipa",
+                "aportes",
+                "reposiciones",
+                "transferencias_recibidas",
+                "ajustes_a_favor",
+                "premios",
+                "aciertos",
+                "premios_devueltos",
+                "premios_reintegrados",
+                "reposiciones_retiradas",
+                "transferencias_enviadas",
+                "ajustes_en_contra",
+                "saldo_cierre",
+                "reserva_cierre",
+                "diferencia",
+                "ipa_mesas",
+                "pppa_mesas",
+                "diferencia_ipa",
+                "diferencia_pppa",
+            ],
+            rows,
+        );
+        Ok::<_, PageError>(view::csv_response(&format!("conciliacion-{}.csv", report.jornada), body))
     }
     .await
     .into_response()
@@ -780,6 +950,7 @@ pub(super) fn routes() -> axum::Router<Web> {
         .route("/sala/informe", get(report_page))
         .route("/sala/informe.csv", get(report_csv))
         .route("/sala/informe-salones.csv", get(report_salons_csv))
+        .route("/sala/conciliacion.csv", get(books_csv))
         .route("/sala/pasivo.csv", get(liability_csv))
         .route("/sala/pozos/{id}", get(pool_page))
 }
