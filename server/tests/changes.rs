@@ -480,3 +480,47 @@ async fn a_pool_added_by_a_new_rulebook_takes_a_table_moved_from_its_pool_betwee
     assert_eq!(pools(&mut client).await["iplyc-blackjack-vip"].0, "3006.50");
     server.stop().await;
 }
+
+// A prize at B3 waits for Venta-Pagos; B3 is closed, taken out of service and retired; the next
+// night Venta-Pagos rejects the order. The rejection is booked (the pool gets its award back, the
+// retired table's night keeps its PPPA without it) and the controller goes on serving: a
+// correction of an earlier jornada's meters for a table no longer in the layout broke nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_order_of_a_retired_table_is_rejected_on_a_later_night() {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let night_one: u64 = 1_795_305_600_000 + 23 * 3_600_000; // 2026-11-22 20:00, UTC-03:00
+    let clock = std::sync::Arc::new(pozo_server::clock::ManualClock::at(night_one));
+    let options = pozo_server::ServeOptions { clock: clock.clone(), ..Default::default() };
+    let server = TestServer::start_with(directory.path().join("data"), options).await;
+    let mut client = server.client().await;
+    client.ok("B3", open()).await;
+    let order = a_pending_order(&mut client, 4).await;
+    client.ok("B3", refund_credits(4)).await;
+    client.ok("B3", close()).await;
+    let service = edits(vec![pb::config_edit::Edit::TableService(pb::TableService { table_id: "B3".into(), in_service: false })]);
+    let out = change(&client, CARLA, propose(service)).await.expect("proposed");
+    change(&client, DIEGO, approve(&out)).await.expect("B3 out of service");
+    let retire = change(&client, CARLA, propose(edits(vec![pb::config_edit::Edit::RetireTable("B3".into())]))).await.expect("ok");
+    change(&client, DIEGO, approve(&retire)).await.expect("B3 retired");
+    client.refused("B3", open(), Code::NotFound).await;
+
+    clock.set(night_one + 24 * 3_600_000);
+    let rejected = client.reject(&order, "Cartas mal leídas").await.expect("rejected on the next night");
+    assert_eq!(rejected.status, "rechazada");
+    let books = client
+        .reports
+        .reconciliation(pb::ReconciliationRequest { jornada: "2026-11-23".into(), through: String::new() })
+        .await
+        .expect("the second night's books")
+        .into_inner();
+    let blackjack = books.pools.iter().find(|pool| pool.pool_id == "iplyc-blackjack").expect("the pool");
+    assert_eq!(
+        blackjack.awards_returned.as_ref().map(|amount| amount.value.as_str()),
+        rejected.amount.as_ref().map(|a| a.value.as_str())
+    );
+    // And the controller still serves.
+    client.ok("B1", open()).await;
+    server.stop().await;
+    let (output, report) = verify(&directory.path().join("data"));
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+}

@@ -134,7 +134,7 @@ pub fn castellano(verdict: &Verdict) -> String {
                 file.journal_id,
                 entries(file.first_entry),
                 entries(file.last_entry),
-                plural(file.last_entry.saturating_sub(file.first_entry) + 1, "asiento", "asientos"),
+                plural(file.last_entry.saturating_sub(file.first_entry).saturating_add(1), "asiento", "asientos"),
                 if file.complete { "" } else { "; jornada en curso cuando se hizo: puede no tener todos sus asientos" }
             ));
         }
@@ -164,6 +164,17 @@ pub fn castellano(verdict: &Verdict) -> String {
                         format_ars(books.awards_returned),
                         format_ars(books.closing_balance + books.closing_reserve),
                     ));
+                    let moved = [
+                        ("transferencias recibidas", books.transfers_in),
+                        ("transferencias enviadas", books.transfers_out),
+                        ("ajustes a favor", books.adjustments_up),
+                        ("ajustes en contra", books.adjustments_down),
+                        ("premios reintegrados (3.7.3)", books.awards_reclaimed),
+                        ("reposiciones retiradas", books.replenishments_withdrawn),
+                    ];
+                    for (line, amount) in moved.into_iter().filter(|(_, amount)| !amount.is_zero()) {
+                        text.push_str(&format!("    además, {line}: {}\n", format_ars(amount)));
+                    }
                 }
             }
         }

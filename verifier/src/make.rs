@@ -49,7 +49,7 @@ pub fn make(
         made_ms,
         complete,
         first_entry: first,
-        last_entry: first + records.len() as u64 - 1,
+        last_entry: (first + records.len() as u64).saturating_sub(1),
         previous_hash: hex::encode(previous_hash),
         last_hash: String::new(),
         config_hash,
@@ -63,7 +63,7 @@ pub fn make(
     }
     let mut replay = Replay::open(&evidence, records.first().map(String::as_str))?;
     for record in records {
-        let (hash, pools) = replay.step(&record)?;
+        let (hash, pools) = replay.step(&record, None)?;
         evidence.entries.push(Entry { record, hash: hex::encode(hash), pools });
     }
     evidence.last_hash = hex::encode(replay.hash());

@@ -18,6 +18,8 @@ pub(crate) struct Replay {
     hash: Hash,
     jornada: String,
     next: u64,
+    /// The time of the last entry applied: entries never go back in time.
+    last_time_ms: u64,
     opening: BTreeMap<PoolId, PoolFigures>,
 }
 
@@ -35,6 +37,14 @@ impl Replay {
     pub(crate) fn open(evidence: &Evidence, first_record: Option<&str>) -> Result<Replay, Problem> {
         let previous = hash_of("previous_hash", &evidence.previous_hash)?;
         let format = |message: String| Problem::new(Check::Format, None, message);
+        if evidence.opening.is_none() != (evidence.first_entry == 1) {
+            return Err(format(format!(
+                "opening: la jornada empieza en el asiento {} y {}: solo la que empieza en el génesis (asiento 1) \
+                 carece de estado de apertura",
+                evidence.first_entry,
+                if evidence.opening.is_none() { "no trae estado de apertura" } else { "trae un estado de apertura" }
+            )));
+        }
         let state = match &evidence.opening {
             None => {
                 if evidence.first_entry != 1 {
@@ -82,7 +92,22 @@ impl Replay {
                 }
                 let state = State::restore(Arc::new(config), snapshot.clone())
                     .map_err(|problem| format(format!("opening: el estado de apertura no se restaura: {problem}")))?;
-                if state.journal_sequence() + 1 != evidence.first_entry {
+                // The configuration the state runs under is the snapshot's in force: the file's must be it.
+                if state.config().hash != evidence.config_hash || state.config().texts != evidence.files {
+                    return Err(format(format!(
+                        "files: no son la configuración en vigor del estado de apertura ({})",
+                        state.config().hash
+                    )));
+                }
+                // A jornada's evidence opens before its first entry, not in the middle of it.
+                if snapshot.data.openings.contains_key(&evidence.jornada) {
+                    return Err(format(format!(
+                        "opening: el estado de apertura ya tiene asientos de la jornada {}: la evidencia empieza a mitad de \
+                         la jornada",
+                        evidence.jornada
+                    )));
+                }
+                if state.journal_sequence().checked_add(1) != Some(evidence.first_entry) {
                     return Err(format(format!(
                         "opening: es el estado después del asiento {}, no antes del asiento {}",
                         state.journal_sequence(),
@@ -93,14 +118,34 @@ impl Replay {
             }
         };
         let opening = figures(state.pools());
-        Ok(Replay { state, hash: previous, jornada: evidence.jornada.clone(), next: evidence.first_entry, opening })
+        Ok(Replay {
+            state,
+            hash: previous,
+            jornada: evidence.jornada.clone(),
+            next: evidence.first_entry,
+            last_time_ms: 0,
+            opening,
+        })
     }
 
     /// Applies the next entry, `record` its bytes: its hash, and each pool it changed.
-    pub(crate) fn step(&mut self, record: &str) -> Result<(Hash, BTreeMap<PoolId, Balances>), Problem> {
+    /// `claimed_hash`: the entry's hash as the file gives it, checked first (`None` while making one).
+    pub(crate) fn step(
+        &mut self,
+        record: &str,
+        claimed_hash: Option<&str>,
+    ) -> Result<(Hash, BTreeMap<PoolId, Balances>), Problem> {
         let sequence = self.next;
         let problem = |check: Check, message: String| Problem::new(check, Some(sequence), message);
         let hash = entry_hash(&self.hash, record.as_bytes());
+        if let Some(claimed) = claimed_hash
+            && hex::encode(hash) != claimed
+        {
+            return Err(problem(
+                Check::Chain,
+                "su hash no es el del asiento anterior y su registro: el asiento fue cambiado, o falta uno antes".to_owned(),
+            ));
+        }
         let parsed: Record =
             serde_json::from_str(record).map_err(|error| problem(Check::Format, format!("el asiento no se lee: {error}")))?;
         if parsed.sequence != sequence {
@@ -109,6 +154,13 @@ impl Replay {
                 format!("el registro dice ser el asiento {}: faltan o sobran asientos", parsed.sequence),
             ));
         }
+        if parsed.time_ms < self.last_time_ms {
+            return Err(problem(
+                Check::Format,
+                "su hora es anterior a la del asiento previo: el reloj del diario no retrocede".to_owned(),
+            ));
+        }
+        self.last_time_ms = parsed.time_ms;
         let (jornada, _) = pozo_core::jornada::jornada_and_hour(self.state.config(), parsed.time_ms);
         if jornada != self.jornada {
             return Err(problem(Check::Format, format!("es de la jornada {}, no de la jornada {}", jornada, self.jornada)));
@@ -134,13 +186,13 @@ impl Replay {
             .map(|(pool, figures)| (pool.clone(), Balances { balance: figures.balance, reserve: figures.reserve }))
             .collect();
         self.hash = hash;
-        self.next += 1;
+        self.next = self.next.saturating_add(1);
         Ok((hash, changed))
     }
 
     /// The last entry applied.
     pub(crate) fn last(&self) -> u64 {
-        self.next - 1
+        self.next.saturating_sub(1)
     }
 
     pub(crate) fn hash(&self) -> Hash {

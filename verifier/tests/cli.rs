@@ -125,3 +125,66 @@ fn the_verdict_is_conforme_in_spanish_and_json_and_its_exit_status_says_so() {
     assert_eq!(status, 2, "{err}");
     assert!(err.contains("/no/such/evidence.json"), "{err}");
 }
+
+/// What a casino could sign that holds together entry by entry, and is still refused: a file
+/// whose `files` are not the configuration its opening state runs under, a first jornada that
+/// brings its own opening state instead of starting at genesis, and one that starts in the
+/// middle of its jornada.
+#[test]
+fn a_file_that_misstates_its_configuration_or_where_it_starts_is_refused() {
+    let (key, _) = SigningKey::generate().expect("a key");
+    let nights = two_nights();
+    let journal = || pozo_verifier::make::Journal { installation: INSTALLATION, epoch: 1 };
+    let verdict = |evidence: &pozo_verifier::format::Evidence| {
+        let bytes = pozo_verifier::make::seal(evidence, &key);
+        pozo_verifier::verify(&[("e.json".to_owned(), bytes)], &key.public())
+    };
+    let refused = |evidence: &pozo_verifier::format::Evidence| {
+        let verdict = verdict(evidence);
+        assert!(!verdict.conforme, "{}", pozo_verifier::castellano(&verdict));
+        verdict.problem.expect("a problem").1.message
+    };
+    let (opening, anchor, records) = &nights[1];
+    let honest =
+        pozo_verifier::make::make(journal(), "2026-11-23", NIGHT_ONE, true, opening.as_ref(), *anchor, records).expect("made");
+    assert!(verdict(&honest).conforme);
+
+    // The opening runs under rulebooks other than the `files` the file shows.
+    let mut other = honest.clone();
+    let snapshot = other.opening.as_mut().expect("an opening");
+    let mut texts = other.files.clone();
+    texts.last_mut().expect("a rulebook").1.push_str("\n# otro reglamento\n");
+    snapshot.config_hash = Config::from_texts(texts.clone()).expect("still valid").hash;
+    snapshot.texts = texts;
+    assert!(refused(&other).contains("no son la configuración en vigor"));
+
+    // The first jornada with an opening state of its own, not the genesis's.
+    let (_, anchor, records) = &nights[0];
+    let mut first = pozo_verifier::make::make(journal(), "2026-11-22", NIGHT_ONE, true, None, *anchor, records).expect("made");
+    assert!(verdict(&first).conforme);
+    first.opening = Some(State::new(Arc::new(Config::embedded())).snapshot());
+    assert!(refused(&first).contains("solo la que empieza en el génesis"));
+
+    // Night one from its third entry: the state after entry 2 already holds the jornada.
+    let mut state = State::new(Arc::new(Config::embedded()));
+    let mut hash = genesis_previous(INSTALLATION);
+    for record in &records[..2] {
+        let parsed: serde_json::Value = serde_json::from_slice(record).expect("a record");
+        let command: Command = serde_json::from_value(parsed["command"].clone()).expect("a command");
+        let context = Context {
+            sequence: parsed["sequence"].as_u64().expect("a sequence"),
+            time_ms: parsed["time_ms"].as_u64().expect("a time"),
+        };
+        state.apply(&command, context).expect("applied");
+        hash = entry_hash(&hash, record);
+    }
+    // `make` itself refuses it; a file put together by hand is refused by the verifier.
+    let made = pozo_verifier::make::make(journal(), "2026-11-22", NIGHT_ONE, true, Some(&state), hash, &records[2..]);
+    assert!(made.is_err_and(|problem| problem.message.contains("empieza a mitad de la jornada")));
+    let mut middle = pozo_verifier::make::make(journal(), "2026-11-22", NIGHT_ONE, true, None, *anchor, records).expect("made");
+    middle.entries.drain(..2);
+    middle.first_entry = 3;
+    middle.previous_hash = hex::encode(hash);
+    middle.opening = Some(state.snapshot());
+    assert!(refused(&middle).contains("empieza a mitad de la jornada"));
+}

@@ -56,8 +56,10 @@ pub fn evidence(
     out: &Path,
     made_ms: u64,
 ) -> anyhow::Result<Made> {
-    jiff::civil::Date::strptime("%Y-%m-%d", jornada)
-        .map_err(|_| anyhow::anyhow!("--jornada: `{jornada}` is not a date YYYY-MM-DD"))?;
+    // The canonical form only (`2026-11-05`, not `2026-11-5`): jornadas are compared as text.
+    if jiff::civil::Date::strptime("%Y-%m-%d", jornada).map(|date| date.to_string()).ok().as_deref() != Some(jornada) {
+        anyhow::bail!("--jornada: `{jornada}` is not a date YYYY-MM-DD");
+    }
     if out.exists() {
         anyhow::bail!("--out {}: already exists: evidence is never written over", out.display());
     }

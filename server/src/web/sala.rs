@@ -341,7 +341,14 @@ async fn report(web: &Web, query: &ReportQuery) -> Result<Report, PageError> {
                 let tied = tables.remove(&pool).unwrap_or_default();
                 if !books.ties() || !tied.ties() {
                     // A broken conservation is a bug (docs/rules.md, "Money and conservation").
-                    tracing::error!(pool = %pool, jornada, difference = %books.difference, "the books do not tie to zero");
+                    tracing::error!(
+                        pool = %pool,
+                        jornada,
+                        difference = %books.difference,
+                        ipa_difference = %tied.ipa_difference,
+                        pppa_difference = %tied.pppa_difference,
+                        "the books do not tie to zero"
+                    );
                 }
                 (pool, books, tied)
             })

@@ -402,7 +402,10 @@ impl State {
         let data = &mut self.data;
         let days = Arc::make_mut(data.days.get_mut(jornada).expect("the jornada is there"));
         if !days.contains_key(table_id) {
-            days.insert(data.tables[table_id].id.clone(), Arc::default());
+            // The table's own id where it is still in the layout; a table retired since (a payout
+            // order of it rejected later) keeps its meters under the id it had.
+            let id = data.tables.get(table_id).map_or_else(|| table_id.clone(), |table| table.id.clone());
+            days.insert(id, Arc::default());
         }
         Arc::make_mut(days.get_mut(table_id).expect("the table's meters are there"))
     }
