@@ -451,6 +451,11 @@ async fn a_pool_added_by_a_new_rulebook_takes_a_table_moved_from_its_pool_betwee
     assert!(refused.message().contains("table B1 is open or in a round"), "{refused:?}");
     assert_eq!(client.journal().await.entries, entries + 1, "only the proposal was journaled");
 
+    // B4 plays a round for the old pool, pays its credits back and closes: it holds nothing.
+    client.round_started("B4", &[(1, 5)], &[1]).await;
+    client.ok("B4", finish()).await;
+    client.ok("B4", refund_credits(1)).await;
+    client.ok("B4", close()).await;
     // B4 is closed and holds nothing: it moves, and its next bet feeds the new pool.
     let move_b4 = edits(vec![pb::config_edit::Edit::MoveTable(pb::TableMove {
         table_id: "B4".into(),
@@ -466,8 +471,23 @@ async fn a_pool_added_by_a_new_rulebook_takes_a_table_moved_from_its_pool_betwee
     let played = pools(&mut client).await;
     assert_eq!(played["iplyc-blackjack-vip"].0, "3006.50");
     let old: rust_decimal::Decimal = before["iplyc-blackjack"].0.parse().expect("an amount");
-    assert_eq!(played["iplyc-blackjack"].0, (old + rust_decimal::Decimal::new(650, 2)).to_string());
+    assert_eq!(played["iplyc-blackjack"].0, (old + rust_decimal::Decimal::new(1300, 2)).to_string(), "B4's first bet and B1's");
     assert_eq!(client.view("B4").await.pool_id, "iplyc-blackjack-vip");
+    // The jornada's books: B4's bet before the move is the old pool's, its bet after it the
+    // VIP pool's; each pool's tables tie to it (docs/readings.md, "The tables tied to the pool").
+    let books = client
+        .reports
+        .reconciliation(pb::ReconciliationRequest { jornada: String::new(), through: String::new() })
+        .await
+        .expect("the jornada's books")
+        .into_inner();
+    assert!(books.tied, "{books:?}");
+    let b4 = |pool: &str| {
+        let books = books.pools.iter().find(|books| books.pool_id == pool).expect("the pool");
+        let b4 = books.tables.iter().find(|table| table.table_id == "B4").expect("B4 under the pool");
+        b4.ipa.as_ref().map(|amount| amount.value.clone()).unwrap_or_default()
+    };
+    assert_eq!((b4("iplyc-blackjack").as_str(), b4("iplyc-blackjack-vip").as_str()), ("10.00", "10.00"));
 
     // A restart replays both changes, and verify ties the books with the seed booked.
     let data = server.stop().await.expect("the data directory");
@@ -513,6 +533,7 @@ async fn an_order_of_a_retired_table_is_rejected_on_a_later_night() {
         .await
         .expect("the second night's books")
         .into_inner();
+    assert!(books.tied, "the retired table's correction counts for its pool: {books:?}");
     let blackjack = books.pools.iter().find(|pool| pool.pool_id == "iplyc-blackjack").expect("the pool");
     assert_eq!(
         blackjack.awards_returned.as_ref().map(|amount| amount.value.as_str()),

@@ -108,8 +108,21 @@ impl PoolTables {
     }
 }
 
-/// The tables of each pool of `books` over the jornadas `from` through `through` (the
-/// configuration's tables, by the pool each feeds now), tied to the pool's books.
+/// The books of `table` under `pool`, for a pool of the books.
+fn entry<'a>(
+    by_pool: &'a mut BTreeMap<PoolId, BTreeMap<TableId, TableBooks>>,
+    pool: &PoolId,
+    table: &TableId,
+) -> Option<&'a mut TableBooks> {
+    by_pool.get_mut(pool).map(|tables| {
+        tables.entry(table.clone()).or_insert_with(|| TableBooks { table_id: table.clone(), ..TableBooks::default() })
+    })
+}
+
+/// The tables of each pool of `books` over the jornadas `from` through `through`, tied to the
+/// pool's books. Each table's meters count for the pool they were booked for: the pool it fed
+/// then (a table moved to another pool in the period counts for both, each its part), or, in
+/// meters an older release kept, the pool it feeds now; a retired table's, for the pool it fed.
 pub fn tables(
     config: &Config,
     days: &Days,
@@ -117,26 +130,44 @@ pub fn tables(
     through: &str,
     books: &BTreeMap<PoolId, Reconciliation>,
 ) -> BTreeMap<PoolId, PoolTables> {
-    let mut tied: BTreeMap<PoolId, PoolTables> = books.keys().map(|pool| (pool.clone(), PoolTables::default())).collect();
+    let mut by_pool: BTreeMap<PoolId, BTreeMap<TableId, TableBooks>> =
+        books.keys().map(|pool| (pool.clone(), BTreeMap::new())).collect();
+    // Every table of the layout is listed under its pool, with or without meters.
     for table in &config.layout.tables {
-        let mut sums = TableBooks { table_id: table.id.clone(), ..TableBooks::default() };
-        for (_, tables) in days.range::<str, _>((Bound::Included(from), Bound::Included(through.max(from)))) {
-            if let Some(day) = tables.get(&table.id) {
-                sums.add(day);
+        if let Some(tables) = by_pool.get_mut(&table.pool) {
+            tables.entry(table.id.clone()).or_insert_with(|| TableBooks { table_id: table.id.clone(), ..TableBooks::default() });
+        }
+    }
+    for (_, tables) in days.range::<str, _>((Bound::Included(from), Bound::Included(through.max(from)))) {
+        for (table, day) in tables.iter() {
+            let own = day.pool.clone().or_else(|| config.table(table).map(|layout| layout.pool.clone()));
+            let mut rest = day.as_ref().clone();
+            for share in &day.other_pools {
+                rest.ipa -= share.ipa;
+                rest.pppa -= share.pppa;
+                if let Some(books) = entry(&mut by_pool, &share.pool, table) {
+                    books.ipa += share.ipa;
+                    books.pppa += share.pppa;
+                }
+            }
+            if let Some(books) = own.and_then(|pool| entry(&mut by_pool, &pool, table)) {
+                books.add(&rest);
             }
         }
-        if let Some(pool) = tied.get_mut(&table.pool) {
-            pool.tables.push(sums);
-        }
     }
-    for (pool, tables) in &mut tied {
-        let books = &books[pool];
-        let ipa: Money = tables.tables.iter().map(TableBooks::ipa_as_booked).sum();
-        let pppa: Money = tables.tables.iter().map(TableBooks::pppa_as_booked).sum();
-        tables.ipa_difference = ipa - books.bets_amount;
-        tables.pppa_difference = pppa - (books.awards - books.awards_returned - books.awards_reclaimed);
-    }
-    tied
+    by_pool
+        .into_iter()
+        .map(|(pool, tables)| {
+            let tables: Vec<TableBooks> = tables.into_values().collect();
+            let reconciliation = &books[&pool];
+            let ipa: Money = tables.iter().map(TableBooks::ipa_as_booked).sum();
+            let pppa: Money = tables.iter().map(TableBooks::pppa_as_booked).sum();
+            let ipa_difference = ipa - reconciliation.bets_amount;
+            let pppa_difference =
+                pppa - (reconciliation.awards - reconciliation.awards_returned - reconciliation.awards_reclaimed);
+            (pool, PoolTables { tables, ipa_difference, pppa_difference })
+        })
+        .collect()
 }
 
 #[cfg(test)]

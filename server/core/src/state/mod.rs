@@ -404,8 +404,11 @@ impl State {
         if !days.contains_key(table_id) {
             // The table's own id where it is still in the layout; a table retired since (a payout
             // order of it rejected later) keeps its meters under the id it had.
-            let id = data.tables.get(table_id).map_or_else(|| table_id.clone(), |table| table.id.clone());
-            days.insert(id, Arc::default());
+            let (id, pool) = match data.tables.get(table_id) {
+                Some(table) => (table.id.clone(), Some(table.pool.clone())),
+                None => (table_id.clone(), None),
+            };
+            days.insert(id, Arc::new(TableDay { pool, ..TableDay::default() }));
         }
         Arc::make_mut(days.get_mut(table_id).expect("the table's meters are there"))
     }
@@ -420,31 +423,45 @@ impl State {
     /// Changes the PPPA of the jornada and hour a prize was marked in (`marked_ms`): a
     /// rejection (3.5.2) or a reclaim (3.7.3) comes off them, a re-settlement adds to them.
     /// A jornada already dropped from the reports (over 62 ago) is not recreated: `None`.
-    pub(in crate::state) fn amend_pppa(&mut self, marked_ms: u64, table_id: &TableId, change: Money) -> Option<&mut TableDay> {
+    /// `pool`: the prize's pool.
+    pub(in crate::state) fn amend_pppa(
+        &mut self,
+        marked_ms: u64,
+        table_id: &TableId,
+        pool: &PoolId,
+        change: Money,
+    ) -> Option<&mut TableDay> {
         let (jornada, hour) = jornada_and_hour(&self.config, marked_ms);
-        let later = self.amending_earlier(&jornada, table_id, |meters| meters.pppa_amending_earlier += change);
+        let later = self.amending_earlier(&jornada, table_id, pool, Money::ZERO, change);
         let meters = Arc::make_mut(Arc::make_mut(self.data.days.get_mut(&jornada)?).get_mut(table_id)?);
         meters.pppa += change;
         meters.hours.entry(hour).or_default().1 += change;
         if later {
             meters.pppa_amended_later += change;
+        } else {
+            meters.for_pool(pool, Money::ZERO, change);
         }
         Some(meters)
     }
 
-    /// A correction of `jornada`'s meters made in a later jornada (the entry being applied) is
-    /// booked there too, by `book` (`TableDay::ipa_amending_earlier`): true when it is one.
+    /// A correction of `jornada`'s IPA or PPPA made in a later jornada (the entry being applied)
+    /// is booked there too (`TableDay::ipa_amending_earlier`), as `pool`'s: true when it is one.
     pub(in crate::state) fn amending_earlier(
         &mut self,
         jornada: &str,
         table_id: &TableId,
-        book: impl FnOnce(&mut TableDay),
+        pool: &PoolId,
+        ipa: Money,
+        pppa: Money,
     ) -> bool {
         let (now, _) = jornada_and_hour(&self.config, self.now_ms);
         if now.as_str() == jornada {
             return false;
         }
-        book(self.day_mut(&now, table_id));
+        let meters = self.day_mut(&now, table_id);
+        meters.ipa_amending_earlier += ipa;
+        meters.pppa_amending_earlier += pppa;
+        meters.for_pool(pool, ipa, pppa);
         true
     }
 

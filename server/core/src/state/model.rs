@@ -416,6 +416,15 @@ pub struct TableDay {
     pub ipa_amending_earlier: Money,
     #[serde(default, skip_serializing_if = "money_is_zero")]
     pub pppa_amending_earlier: Money,
+    /// The pool the table fed when these meters began (`None` in meters an older release kept:
+    /// the pool the table feeds now is taken), and what of them, as the pools' books count it,
+    /// belongs to other pools: booked before a configuration change moved the table in the
+    /// jornada, or a correction of a prize or bet of another pool (docs/readings.md, "The tables
+    /// tied to the pool").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<PoolId>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_pools: Vec<PoolShare>,
     /// The closing sheet's (docs/pages.md, "Planilla de cierre"): the journal entries of the
     /// table's commands in this jornada. `None` in the meters of a jornada before
     /// `Data::sheets_from` (docs/readings.md, "The closing sheet"): none of the four fields below
@@ -449,9 +458,61 @@ impl TableDay {
             closings: 0,
             grillos_at_close: Vec::new(),
             hours: self.hours.clone(),
+            pool: None,
+            other_pools: Vec::new(),
             ..*self
         }
     }
+}
+
+impl TableDay {
+    /// The IPA and PPPA as the pools' books count them: each bet, reversal, award and
+    /// correction in the jornada it happened (`state::books`).
+    pub fn as_booked(&self) -> (Money, Money) {
+        (
+            self.ipa - self.ipa_amended_later + self.ipa_amending_earlier,
+            self.pppa - self.pppa_amended_later + self.pppa_amending_earlier,
+        )
+    }
+
+    /// Notes that `ipa` and `pppa` of what was just booked here, as booked, are `pool`'s.
+    pub(in crate::state) fn for_pool(&mut self, pool: &PoolId, ipa: Money, pppa: Money) {
+        match &self.pool {
+            None => self.pool = Some(pool.clone()),
+            Some(own) if own == pool => {}
+            Some(_) => match self.other_pools.iter_mut().find(|share| share.pool == *pool) {
+                Some(share) => {
+                    share.ipa += ipa;
+                    share.pppa += pppa;
+                }
+                None => self.other_pools.push(PoolShare { pool: pool.clone(), ipa, pppa }),
+            },
+        }
+    }
+
+    /// The table moves to `pool`: what it booked so far for the pool it fed stays that pool's.
+    pub(in crate::state) fn move_to(&mut self, pool: &PoolId) {
+        let Some(before) = self.pool.clone() else {
+            self.pool = Some(pool.clone());
+            return;
+        };
+        if before == *pool {
+            return;
+        }
+        let (ipa, pppa) = self.as_booked();
+        let (ipa, pppa) = self.other_pools.iter().fold((ipa, pppa), |(ipa, pppa), share| (ipa - share.ipa, pppa - share.pppa));
+        self.pool = Some(pool.clone());
+        self.for_pool(&before, ipa, pppa);
+        self.other_pools.retain(|share| share.pool != *pool || !share.ipa.is_zero() || !share.pppa.is_zero());
+    }
+}
+
+/// What of a table's jornada, as the pools' books count it, is another pool's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PoolShare {
+    pub pool: PoolId,
+    pub ipa: Money,
+    pub pppa: Money,
 }
 
 /// The journal entries of one table's commands in one jornada: the first and the last, as the

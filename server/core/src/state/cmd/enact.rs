@@ -167,7 +167,16 @@ impl State {
         let engine = self.engine.with_rulebooks(&after.rulebooks).map_err(engine_refusal)?;
         self.engine = engine;
         self.data.tables.retain(|id, _| after.table(id).is_some());
+        // A table moved to another pool: what it booked in the jornada stays its old pool's.
+        let (jornada, _) = crate::jornada::jornada_and_hour(&self.config, self.now_ms);
         for table in &after.layout.tables {
+            let moved = self.data.tables.get(&table.id).is_some_and(|kept| kept.pool != table.pool);
+            if moved
+                && let Some(days) = self.data.days.get_mut(&jornada)
+                && let Some(day) = Arc::make_mut(days).get_mut(&table.id)
+            {
+                Arc::make_mut(day).move_to(&table.pool);
+            }
             match self.data.tables.get_mut(&table.id) {
                 Some(kept) => kept.pool = table.pool.clone(),
                 None => {

@@ -213,7 +213,7 @@ impl State {
         }
         for (amount, time_ms) in &reclaim {
             self.engine.reclaim_award(&pool_id, *amount).map_err(engine_refusal)?;
-            if let Some(meters) = self.amend_pppa(*time_ms, table_id, -*amount) {
+            if let Some(meters) = self.amend_pppa(*time_ms, table_id, &pool_id, -*amount) {
                 meters.pppa_reclaimed += *amount;
             }
         }

@@ -78,11 +78,13 @@ impl State {
         // Off the IPA of the jornada and hour the bet was registered in (Forms 4104,
         // 4109 and 4218 close per jornada); one already dropped is not recreated.
         let day = jornada_and_hour(&self.config, registered_ms);
-        let later = self.amending_earlier(&day.0, table_id, |meters| meters.ipa_amending_earlier -= contribution.bet);
+        let later = self.amending_earlier(&day.0, table_id, pool_id, -contribution.bet, pozo_engine::money::Money::ZERO);
         if self.data.days.contains_key(&day.0) {
             self.book_ipa(&day, table_id, -contribution.bet, -1);
-            if later {
-                self.day_mut(&day.0, table_id).ipa_amended_later -= contribution.bet;
+            let meters = self.day_mut(&day.0, table_id);
+            match later {
+                true => meters.ipa_amended_later -= contribution.bet,
+                false => meters.for_pool(pool_id, -contribution.bet, pozo_engine::money::Money::ZERO),
             }
         }
         Ok(())

@@ -64,7 +64,7 @@ impl State {
                 }
             }
         }
-        self.amend_pppa(order.time_ms, &order.facts.table_id, pppa_change);
+        self.amend_pppa(order.time_ms, &order.facts.table_id, &order.facts.pool, pppa_change);
         self.data.rounds.insert(round_sequence, book);
         // A prize held in custody through this order (11.8.3.2.2) is held no more; those
         // re-settled are held for their new amounts.
