@@ -244,6 +244,33 @@ async fn verify_reads_the_database_while_the_controller_serves_and_finds_an_edit
     load.await.expect("the load ran");
     assert!(server.terminate().success(), "{}", server.log_text());
 
+    // The jornada's evidence from the database (`evidence --store`), verified offline.
+    let key = directory.path().join("evidencia.pem");
+    let made = std::process::Command::new(BIN).args(["evidence-key", "--out"]).arg(&key).output().expect("runs");
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("after 1970").as_millis() as u64;
+    let (jornada, _) = pozo_server::jornada::jornada_and_hour(&pozo_server::config::Config::embedded(), now);
+    let evidence = |out: &Path| {
+        std::process::Command::new(BIN)
+            .args(["evidence", "--jornada", &jornada, "--store", &url, "--signing-key"])
+            .arg(&key)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .expect("pozo-server evidence runs")
+    };
+    let file = directory.path().join("evidencia.json");
+    let output = evidence(&file);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let written: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let public = std::fs::read_to_string(directory.path().join("evidencia.pem.pub")).expect("the public half");
+    let public = pozo_verifier::PublicKey::parse(&public).expect("a key");
+    let verdict = pozo_verifier::verify(&[("evidencia.json".into(), std::fs::read(&file).expect("read"))], &public);
+    assert!(verdict.conforme, "{}", pozo_verifier::castellano(&verdict));
+    let last = written["last_entry"].as_u64().expect("a number");
+    let report_entries = verify_store(&url, &data).1["entries"].as_u64().expect("entries");
+    assert_eq!(last, report_entries, "the jornada's evidence ends at the journal's tip: {written}");
+
     // An entry edited in the database: the chain breaks there, and verify says so (exit 1).
     cluster
         .sql("salon", "UPDATE pozo_journal SET entry = overlay(entry placing '\\x00'::bytea from 40 for 1) WHERE sequence = 3");
@@ -251,6 +278,9 @@ async fn verify_reads_the_database_while_the_controller_serves_and_finds_an_edit
     assert_eq!(code, Some(1), "{stderr}\n{report:#}");
     assert!(report["chain"].as_str().is_some_and(|chain| chain.starts_with("journal entry 3:")), "names the entry: {report:#}");
     assert_eq!(report["last_good_entry"], 2, "{report:#}");
+    let output = evidence(&directory.path().join("evidencia-rota.json"));
+    assert!(!output.status.success(), "no evidence of a broken journal");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("journal entry 3"), "{}", String::from_utf8_lossy(&output.stderr));
 
     // A database with no journal is refused, naming it.
     let empty = cluster.database("vacia");
