@@ -309,12 +309,7 @@ async fn a_transfer_and_a_retirement_conserve_money_to_the_centavo() {
     let ruleta = client.pool("iplyc-ruleta").await;
     assert_eq!(ruleta.transfers_out.map(|amount| amount.value).as_deref(), Some("1234.56"));
     // The jornada's books: each move on its own lines, every pool tied to zero (issue 30, §1).
-    let books = client
-        .reports
-        .reconciliation(pb::ReconciliationRequest { jornada: String::new(), through: String::new() })
-        .await
-        .expect("the jornada's books")
-        .into_inner();
+    let books = books_of(&mut client, "").await;
     assert!(books.tied, "{books:?}");
     let line = |pool: &str, field: fn(&pb::PoolBooks) -> &Option<pb::Amount>| {
         let books = books.pools.iter().find(|books| books.pool_id == pool).expect("the pool's books");
@@ -345,6 +340,12 @@ async fn a_transfer_and_a_retirement_conserve_money_to_the_centavo() {
     assert_eq!(builds.len(), 1, "one build wrote this journal: {report:#}");
     assert_eq!((builds[0]["entry"].as_u64(), builds[0]["starts"].as_u64()), (Some(1), Some(1)), "started once: {report:#}");
     assert_eq!(builds[0]["version"], env!("CARGO_PKG_VERSION"));
+}
+
+/// The books of `jornada` (today's when empty): `Reports/Reconciliation`.
+async fn books_of(client: &mut Client, jornada: &str) -> pb::ReconciliationReport {
+    let request = pb::ReconciliationRequest { jornada: jornada.to_owned(), through: String::new() };
+    client.reports.reconciliation(request).await.expect("the jornada's books").into_inner()
 }
 
 /// `pozo-server verify --data DATA`: how it ended, and its JSON report.
@@ -475,12 +476,7 @@ async fn a_pool_added_by_a_new_rulebook_takes_a_table_moved_from_its_pool_betwee
     assert_eq!(client.view("B4").await.pool_id, "iplyc-blackjack-vip");
     // The jornada's books: B4's bet before the move is the old pool's, its bet after it the
     // VIP pool's; each pool's tables tie to it (docs/readings.md, "The tables tied to the pool").
-    let books = client
-        .reports
-        .reconciliation(pb::ReconciliationRequest { jornada: String::new(), through: String::new() })
-        .await
-        .expect("the jornada's books")
-        .into_inner();
+    let books = books_of(&mut client, "").await;
     assert!(books.tied, "{books:?}");
     let b4 = |pool: &str| {
         let books = books.pools.iter().find(|books| books.pool_id == pool).expect("the pool");
@@ -527,12 +523,7 @@ async fn an_order_of_a_retired_table_is_rejected_on_a_later_night() {
     clock.set(night_one + 24 * 3_600_000);
     let rejected = client.reject(&order, "Cartas mal leídas").await.expect("rejected on the next night");
     assert_eq!(rejected.status, "rechazada");
-    let books = client
-        .reports
-        .reconciliation(pb::ReconciliationRequest { jornada: "2026-11-23".into(), through: String::new() })
-        .await
-        .expect("the second night's books")
-        .into_inner();
+    let books = books_of(&mut client, "2026-11-23").await;
     assert!(books.tied, "the retired table's correction counts for its pool: {books:?}");
     let blackjack = books.pools.iter().find(|pool| pool.pool_id == "iplyc-blackjack").expect("the pool");
     assert_eq!(

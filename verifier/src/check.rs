@@ -235,7 +235,8 @@ fn recompute(checked: &mut Checked, evidence: &Evidence) -> Result<(), Problem> 
     for entry in &evidence.entries {
         let sequence = replay.last() + 1;
         let (_, pools) = replay.step(&entry.record, Some(&entry.hash))?;
-        if let Some((pool, claimed, recomputed)) = first_difference(&entry.pools, &pools) {
+        let said = |figures: &crate::format::Balances| balances(figures.balance, figures.reserve);
+        if let Some((pool, claimed, recomputed)) = first_difference(&entry.pools, &pools, said, "sin cambios") {
             return Err(Problem::new(
                 Check::Recomputation,
                 Some(sequence),
@@ -253,7 +254,11 @@ fn recompute(checked: &mut Checked, evidence: &Evidence) -> Result<(), Problem> 
     hash_of("last_hash", &evidence.last_hash)?;
     let closing = replay.closing();
     let books = |message: String| Problem::new(Check::Books, None, message);
-    if let Some((pool, claimed, recomputed)) = figures_difference(&evidence.closing.pools, &closing.pools) {
+    let said = |figures: &pozo_engine::PoolFigures| {
+        let meters = &figures.meters;
+        format!("{}, {} apuestas y {} aciertos", balances(figures.balance, figures.reserve), meters.net_bets(), meters.hits)
+    };
+    if let Some((pool, claimed, recomputed)) = first_difference(&evidence.closing.pools, &closing.pools, said, "ningún pozo") {
         return Err(books(format!("closing.pools: pozo {pool}: el archivo dice {claimed}, recalculado da {recomputed}")));
     }
     if evidence.closing.reconciliation != closing.reconciliation {
@@ -287,37 +292,23 @@ fn recompute(checked: &mut Checked, evidence: &Evidence) -> Result<(), Problem> 
     Ok(())
 }
 
-/// The first pool whose balances differ between what the file claims and what was recomputed.
-fn first_difference(
-    claimed: &BTreeMap<PoolId, crate::format::Balances>,
-    recomputed: &BTreeMap<PoolId, crate::format::Balances>,
+/// The first pool whose figures differ between what the file claims and what was recomputed:
+/// its id and what each side says (`absent` for a pool one side lacks).
+fn first_difference<T: PartialEq>(
+    claimed: &BTreeMap<PoolId, T>,
+    recomputed: &BTreeMap<PoolId, T>,
+    say: impl Fn(&T) -> String,
+    absent: &str,
 ) -> Option<(String, String, String)> {
-    let say = |balances: Option<&crate::format::Balances>| {
-        balances.map_or_else(
-            || "sin cambios".to_owned(),
-            |balances| format!("saldo {} y reserva {}", format_ars(balances.balance), format_ars(balances.reserve)),
-        )
-    };
+    let said = |figures: Option<&T>| figures.map_or_else(|| absent.to_owned(), &say);
     claimed
         .keys()
         .chain(recomputed.keys())
         .find(|pool| claimed.get(*pool) != recomputed.get(*pool))
-        .map(|pool| (pool.to_string(), say(claimed.get(pool)), say(recomputed.get(pool))))
+        .map(|pool| (pool.to_string(), said(claimed.get(pool)), said(recomputed.get(pool))))
 }
 
-fn figures_difference(
-    claimed: &BTreeMap<PoolId, pozo_engine::PoolFigures>,
-    recomputed: &BTreeMap<PoolId, pozo_engine::PoolFigures>,
-) -> Option<(String, String, String)> {
-    let say = |figures: Option<&pozo_engine::PoolFigures>| {
-        figures.map_or_else(
-            || "ningún pozo".to_owned(),
-            |figures| format!("saldo {} y reserva {}", format_ars(figures.balance), format_ars(figures.reserve)),
-        )
-    };
-    claimed
-        .keys()
-        .chain(recomputed.keys())
-        .find(|pool| claimed.get(*pool) != recomputed.get(*pool))
-        .map(|pool| (pool.to_string(), say(claimed.get(pool)), say(recomputed.get(pool))))
+/// A pool's balance and reserve as the verdict says them.
+fn balances(balance: pozo_engine::Money, reserve: pozo_engine::Money) -> String {
+    format!("saldo {} y reserva {}", format_ars(balance), format_ars(reserve))
 }

@@ -79,32 +79,15 @@ impl pb::reports_server::Reports for ReportsService {
         if through < jornada {
             return Err(ApiError::invalid(format!("through: {through} is before the period's first jornada, {jornada}")).into());
         }
-        let model = self.handle.read();
-        let books = model.reconciliation(&jornada, &through).ok_or_else(|| {
+        let books = self.handle.read().books_and_tables(&config, &jornada, &through).ok_or_else(|| {
             ApiError::not_found(format!(
                 "jornada: no books kept for {jornada}: none of its entries is in this journal, or it is over 62 jornadas old"
             ))
         })?;
-        let tables = model.tables_tied(&config, &jornada, &through, &books);
-        let pools: Vec<pb::PoolBooks> = books
-            .iter()
-            .map(|(pool_id, books)| {
-                let tables = &tables[pool_id];
-                if !books.ties() || !tables.ties() {
-                    // A broken conservation is a bug (docs/rules.md, "Money and conservation").
-                    tracing::error!(
-                        pool = %pool_id,
-                        jornada,
-                        difference = %books.difference,
-                        ipa_difference = %tables.ipa_difference,
-                        pppa_difference = %tables.pppa_difference,
-                        "the books do not tie to zero"
-                    );
-                }
-                pool_books(pool_id, config.rulebooks.pool(pool_id).map_or("", |rules| rules.name.as_str()), books, tables)
-            })
-            .collect();
-        let tied = books.values().all(pozo_engine::Reconciliation::ties) && tables.values().all(|tables| tables.ties());
+        let name = |pool: &pozo_engine::PoolId| config.rulebooks.pool(pool).map_or("", |rules| rules.name.as_str()).to_owned();
+        let pools: Vec<pb::PoolBooks> =
+            books.iter().map(|(pool, books, tables)| pool_books(pool, &name(pool), books, tables)).collect();
+        let tied = books.iter().all(|(_, books, tables)| books.ties() && tables.ties());
         Ok(Response::new(pb::ReconciliationReport { jornada, through, pools, tied }))
     }
 

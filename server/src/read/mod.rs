@@ -158,16 +158,34 @@ impl ReadModel {
         pozo_core::state::books::reconciliation(&self.openings, &now, from, through)
     }
 
-    /// Each pool's tables over the jornadas `from` through `through`, tied to `books` (the
-    /// pools' books over the same period, [`ReadModel::reconciliation`]).
-    pub fn tables_tied(
+    /// Each pool's books over the jornadas `from` through `through` ([`ReadModel::reconciliation`])
+    /// with its tables tied to them (`pozo_core::state::books::tables`); `None` when `from`'s
+    /// opening is not kept. A pool that does not tie is logged as an error: it is a bug
+    /// (docs/rules.md, "Money and conservation").
+    pub fn books_and_tables(
         &self,
         config: &pozo_core::config::Config,
         from: &str,
         through: &str,
-        books: &BTreeMap<PoolId, pozo_engine::Reconciliation>,
-    ) -> BTreeMap<PoolId, pozo_core::state::books::PoolTables> {
-        pozo_core::state::books::tables(config, &self.days, from, through, books)
+    ) -> Option<Vec<(PoolId, pozo_engine::Reconciliation, pozo_core::state::books::PoolTables)>> {
+        let books = self.reconciliation(from, through)?;
+        let mut tables = pozo_core::state::books::tables(config, &self.days, from, through, &books);
+        let tied = books.into_iter().map(|(pool, books)| {
+            let tied = tables.remove(&pool).unwrap_or_default();
+            if !books.ties() || !tied.ties() {
+                tracing::error!(
+                    pool = %pool,
+                    from,
+                    through,
+                    difference = %books.difference,
+                    ipa_difference = %tied.ipa_difference,
+                    pppa_difference = %tied.pppa_difference,
+                    "the books do not tie to zero"
+                );
+            }
+            (pool, books, tied)
+        });
+        Some(tied.collect())
     }
 
     /// What the casino owes its players now, part by part (`pozo_core::state::liability`).

@@ -333,27 +333,7 @@ async fn report(web: &Web, query: &ReportQuery) -> Result<Report, PageError> {
         })
         .filter(|(_, shares): &(PoolId, Vec<_>)| !shares.is_empty())
         .collect();
-    let books = model.reconciliation(&jornada, &jornada).map(|books| {
-        let mut tables = model.tables_tied(&config, &jornada, &jornada, &books);
-        books
-            .into_iter()
-            .map(|(pool, books)| {
-                let tied = tables.remove(&pool).unwrap_or_default();
-                if !books.ties() || !tied.ties() {
-                    // A broken conservation is a bug (docs/rules.md, "Money and conservation").
-                    tracing::error!(
-                        pool = %pool,
-                        jornada,
-                        difference = %books.difference,
-                        ipa_difference = %tied.ipa_difference,
-                        pppa_difference = %tied.pppa_difference,
-                        "the books do not tie to zero"
-                    );
-                }
-                (pool, books, tied)
-            })
-            .collect()
-    });
+    let books = model.books_and_tables(&config, &jornada, &jornada);
     Ok(Report { jornada, rows, hours, jornadas, salons, books })
 }
 
