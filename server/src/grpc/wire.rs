@@ -328,20 +328,8 @@ impl ToWire for PayoutOrder {
     }
 }
 
-/// The liability statement's lines and sums (`Reports/Liability`).
+/// The liability statement's lines and sums (`Reports/Liability`); a stake pressed is the same line.
 impl ToWire for liability::SeatCredits {
-    type Message = pb::SeatCredits;
-    fn to_wire(&self) -> pb::SeatCredits {
-        pb::SeatCredits {
-            table_id: self.table_id.to_string(),
-            seat: self.seat,
-            credits: self.credits,
-            amount: amount(self.amount),
-        }
-    }
-}
-
-impl ToWire for liability::SeatStake {
     type Message = pb::SeatCredits;
     fn to_wire(&self) -> pb::SeatCredits {
         pb::SeatCredits {

@@ -443,16 +443,8 @@ fn walk(journal: &Journal, state: &mut State, identity: &Identity, stored: Optio
             && stored.sequence == tip.entries
         {
             let mut replayed = state.snapshot();
-            // A snapshot by a release that kept no jornada openings (`state::books`) has none:
-            // it is compared without them.
-            if stored.snapshot.data.openings.is_empty() {
-                replayed.data.openings.clear();
-            }
-            // Nor one by a release that kept no liability at the jornadas' openings (`state::liability`).
-            if stored.snapshot.data.liability_openings.is_empty() {
-                replayed.data.liability_openings = Default::default();
-            }
-            as_sheets_were_kept(&stored.snapshot.data, &mut replayed.data);
+            // A snapshot an older release stored lacks what it did not keep: compared without it.
+            replayed.as_its_release_kept(&stored.snapshot);
             snapshot = if stored.snapshot != replayed {
                 SnapshotCheck::Failed(format!("differs from the replayed state at entry {}", stored.sequence))
             } else if stored.tip != hex::encode(tip.hash) {
@@ -463,36 +455,6 @@ fn walk(journal: &Journal, state: &mut State, identity: &Identity, stored: Optio
         }
     }
     Walked { tip, chain, conservation, snapshot }
-}
-
-/// A snapshot stored by a release before the closing sheets (no `sheets_from`), or by this one
-/// on a journal such a release began (`sheets_from` a jornada: the sheets are whole from it on),
-/// has none of their records for the jornadas before: the replayed state, which has them from
-/// the first entry, is compared without them there. Meters the records alone made (a table only
-/// opened or closed in a jornada) are left out where the stored snapshot has none.
-fn as_sheets_were_kept(stored: &pozo_core::state::Data, replayed: &mut pozo_core::state::Data) {
-    let from = match stored.sheets_from.as_deref() {
-        Some("") => return,
-        from => from,
-    };
-    replayed.sheets_from = stored.sheets_from.clone();
-    let days = std::mem::take(&mut replayed.days);
-    replayed.days = days
-        .into_iter()
-        .filter_map(|(jornada, tables)| {
-            if from.is_some_and(|from| jornada.as_str() >= from) {
-                return Some((jornada, tables));
-            }
-            let kept = stored.days.get(&jornada);
-            let tables: BTreeMap<_, _> = tables
-                .iter()
-                .map(|(table, day)| (table, day.without_sheet()))
-                .filter(|(table, day)| kept.is_some_and(|kept| kept.contains_key(*table)) || *day != Default::default())
-                .map(|(table, day)| (table.clone(), Arc::new(day)))
-                .collect();
-            (kept.is_some() || !tables.is_empty()).then(|| (jornada, Arc::new(tables)))
-        })
-        .collect();
 }
 
 /// What the acknowledgement mark says against the journal good up to `tip`: every

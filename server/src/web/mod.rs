@@ -36,6 +36,7 @@ mod csp;
 mod error;
 mod feed;
 mod flor;
+mod liability;
 mod listen;
 mod office;
 mod planilla;

@@ -124,6 +124,11 @@ pub(super) fn csv_response(name: &str, body: Vec<u8>) -> axum::response::Respons
         .into_response()
 }
 
+/// `+$ 1,00`, `-$ 1,00`, `$ 0,00`: a change, signed.
+pub(super) fn signed_pesos(amount: Money) -> String {
+    if amount > Money::ZERO { format!("+{}", pesos(amount)) } else { pesos(amount) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -70,13 +70,8 @@ pub struct SeatCredits {
 
 /// A stake pressed and not yet registered (card tables, until INICIAR JUEGO): its credits left
 /// the seat's display, its contribution is not yet in the pool; a void gives them back (4.3.2).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SeatStake {
-    pub table_id: TableId,
-    pub seat: u32,
-    pub credits: u32,
-    pub amount: Money,
-}
+/// The same lines as credits held, and the same wire message.
+pub type SeatStake = SeatCredits;
 
 /// Grillos held at a roulette seat (3.1.3), its player absent or not (3.7.1).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
