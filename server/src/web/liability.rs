@@ -9,9 +9,9 @@ use pozo_engine::Money;
 
 use super::auth;
 use super::context::Web;
-use super::sala::{CHART_HEIGHT, height};
 use super::tables::FLOOR_READERS;
 use super::view;
+use super::view::{CHART_HEIGHT, height};
 use pozo_core::state::liability::Sums;
 
 /// One part of the liability on the page: now, as the jornada opened, and the change.

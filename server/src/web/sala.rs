@@ -12,7 +12,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum_extra::extract::CookieJar;
 use pozo_engine::{Money, PoolId, TableId};
-use rust_decimal::Decimal;
 use serde::Deserialize;
 
 use super::auth;
@@ -20,6 +19,7 @@ use super::context::Web;
 use super::error::{PageError, page};
 use super::sessions::Session;
 use super::view;
+use super::view::{CHART_HEIGHT, height};
 use crate::read::SalonShare;
 use pozo_core::state::{TableDay, TableState};
 
@@ -187,19 +187,6 @@ struct HourRow {
     ipa_height: u32,
     pppa_height: u32,
     x: u32,
-}
-
-/// The chart's drawing height, in SVG units.
-pub(super) const CHART_HEIGHT: u32 = 200;
-
-/// The height of `value` on a chart whose tallest bar is `max`: exact decimal
-/// arithmetic, rounded down to whole units.
-pub(super) fn height(value: Money, max: Money) -> u32 {
-    if max <= Money::ZERO || value <= Money::ZERO {
-        return 0;
-    }
-    let scaled = (value * Decimal::from(CHART_HEIGHT) / max).floor();
-    u32::try_from(scaled.mantissa() / 10i128.pow(scaled.scale())).unwrap_or(CHART_HEIGHT).min(CHART_HEIGHT)
 }
 
 struct Report {

@@ -129,6 +129,19 @@ pub(super) fn signed_pesos(amount: Money) -> String {
     if amount > Money::ZERO { format!("+{}", pesos(amount)) } else { pesos(amount) }
 }
 
+/// The chart's drawing height, in SVG units.
+pub(super) const CHART_HEIGHT: u32 = 200;
+
+/// The height of `value` on a chart whose tallest bar is `max`: exact decimal
+/// arithmetic, rounded down to whole units.
+pub(super) fn height(value: Money, max: Money) -> u32 {
+    if max <= Money::ZERO || value <= Money::ZERO {
+        return 0;
+    }
+    let scaled = (value * rust_decimal::Decimal::from(CHART_HEIGHT) / max).floor();
+    u32::try_from(scaled.mantissa() / 10i128.pow(scaled.scale())).unwrap_or(CHART_HEIGHT).min(CHART_HEIGHT)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
