@@ -5,7 +5,8 @@
 //! list, and no two modules import each other (`cargo test -p pozo-server --test rooms`;
 //! docs/architecture.md, "Rooms"). The pure core, `pozo_core`, and the rules, `pozo_engine`,
 //! are below them all.
-//! - [`clock`], [`cards`]: where time and randomness come from, injected.
+//! - [`clock`], [`cards`]: where time and randomness come from, injected; [`blocking`]: where
+//!   blocking work runs (the blocking pool, or inline in the seeded simulation).
 //! - [`config`]: the configuration's files read (the types and validation are `pozo_core::config`).
 //! - [`journal`]: identity and hash, the seal, the `Store` trait (sled, PostgreSQL), the
 //!   hash-chained journal, the acknowledgement mark, recovery.
@@ -25,6 +26,7 @@
 //!
 //! The rules themselves live in the pure engine crate, `pozo_engine`.
 
+pub mod blocking;
 pub mod build;
 pub mod cards;
 pub mod cli;
@@ -39,8 +41,9 @@ pub mod tools;
 mod web;
 pub mod writer;
 
-/// The pure core's state machine and jornada, for the simulator and the tests.
-pub use pozo_core::{jornada, state};
+/// The pure core's state machine and jornada, for the simulator and the tests; the bugs the
+/// seeded simulation can plant (none without the `planted-bugs` feature).
+pub use pozo_core::{jornada, planted, state};
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -165,6 +168,28 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
     ready: impl FnOnce(&Started),
 ) -> anyhow::Result<()> {
+    let grpc_address = listener.local_addr().map(|address| address.to_string()).unwrap_or_default();
+    let incoming = net::incoming(listener, options.tls.is_some());
+    serve_incoming(incoming, grpc_address, config, data, options, shutdown, ready).await
+}
+
+/// [`serve`] on the connections `incoming` yields, whoever made them: the admitted TCP
+/// connections of a listener, or the seeded simulation's in-memory ones (`pozo-sim vopr`).
+/// `grpc_address` is what the pages say the gRPC services listen on.
+pub async fn serve_incoming<IO, IE>(
+    incoming: impl tokio_stream::Stream<Item = Result<IO, IE>> + Send + 'static,
+    grpc_address: String,
+    config: Config,
+    data: &Path,
+    options: ServeOptions,
+    shutdown: impl Future<Output = ()> + Send,
+    ready: impl FnOnce(&Started),
+) -> anyhow::Result<()>
+where
+    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + tonic::transport::server::Connected + Unpin + Send + 'static,
+    IO::ConnectInfo: Clone + Send + Sync + 'static,
+    IE: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     tokio::pin!(shutdown);
     let Some((handle, mut writer, stopper)) = open_writer(config, data, &options, &mut shutdown).await? else {
         tracing::info!("stopped before serving");
@@ -181,7 +206,6 @@ pub async fn serve(
         Arc::clone(&options.clock),
     );
     let services = Services::new(&handle, &options, &stopping, &presence);
-    let grpc_address = listener.local_addr().map(|address| address.to_string()).unwrap_or_default();
     let (started, pages) = start_pages(&options, data, grpc_address, &handle, &presence, &stopping).await?;
     drop(handle);
     ready(&started);
@@ -191,6 +215,7 @@ pub async fn serve(
         builder = builder.tls_config(tls)?;
     }
     let server = builder
+        .layer(net::date_header(Arc::clone(&options.clock)))
         .add_service(health_service)
         .add_service(reflection)
         .add_service(services.table)
@@ -200,11 +225,12 @@ pub async fn serve(
         .add_service(services.pools)
         .add_service(services.changes)
         .add_service(services.controller)
-        .serve_with_incoming_shutdown(net::incoming(listener, tls.is_some()), async move {
+        .serve_with_incoming_shutdown(incoming, async move {
             let _ = stop_requested.wait_for(|stop| *stop).await;
         });
     tokio::pin!(server);
     let result = tokio::select! {
+        biased;
         result = &mut server => result.map_err(anyhow::Error::from),
         ended = &mut writer => return Err(writer_failed(ended, &health, &stopping).await),
         _ = &mut shutdown => {
@@ -295,6 +321,7 @@ async fn open_writer(
     // A standby may wait long before it begins (no journal yet, the database away): a stop
     // asked meanwhile ends the wait.
     tokio::select! {
+        biased;
         started = started => started.map(Some),
         _ = shutdown => Ok(None),
     }

@@ -13,12 +13,12 @@ use std::path::{Path, PathBuf};
 
 /// The server's rooms, bottom first: each may import only from those before it.
 const SERVER_ROOMS: &[&str] = &[
-    "clock", "cards", "build", "config", "journal", "exit", "read", "writer", "net", "tools", "grpc", "web", "crate", "cli",
-    "main",
+    "blocking", "clock", "cards", "build", "config", "journal", "exit", "read", "writer", "net", "tools", "grpc", "web", "crate",
+    "cli", "main",
 ];
 
 /// The core's rooms, bottom first.
-const CORE_ROOMS: &[&str] = &["config", "jornada", "state", "crate"];
+const CORE_ROOMS: &[&str] = &["planted", "config", "jornada", "state", "crate"];
 
 /// One crate's modules: each module's path (`writer::batch`; `crate` for lib.rs) and the
 /// text it imports with (tests cut off).

@@ -14,6 +14,8 @@
 //!   (`night/`: the floor, the dealers, the books and audit, the record).
 //! - [`odds`]: exact probabilities and the `odds` comparison.
 //! - [`plot`]: `run --plot FILE.svg`, each pool's balance over the night (plotters).
+//! - [`vopr`]: `pozo-sim vopr`: the whole controller in one thread under a seed, with injected
+//!   faults and every invariant checked after every step.
 
 pub mod bench;
 pub mod blackjack;
@@ -26,6 +28,7 @@ pub mod odds;
 pub mod plot;
 pub mod poker;
 pub mod roulette;
+pub mod vopr;
 
 /// The multi-threaded tokio runtime every command of `pozo-sim` runs on.
 pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {

@@ -94,12 +94,52 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// The whole controller in one thread under a seed, with disk, network, clock and process
+    /// faults, every invariant checked after every step; a failure names its seed and step
+    /// and replays identically (docs/architecture.md, "The seeded simulation").
+    Vopr {
+        /// The first seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// How many seeds, one after another from --seed.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=VOPR_SEEDS_MAX))]
+        seeds: u64,
+        /// Steps (answered actions) per seed.
+        #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..=VOPR_STEPS_MAX))]
+        steps: u64,
+        /// Only crashes and restarts: no disk, network or clock faults.
+        #[arg(long)]
+        no_faults: bool,
+        /// A known bug planted in the controller, for the simulation to find (a build with
+        /// `--features planted-bugs` only).
+        #[arg(long, value_parser = bug_parser())]
+        plant: Option<pozo_sim::vopr::Bug>,
+        /// Print each seed's whole trace.
+        #[arg(long)]
+        trace: bool,
+        /// Write every seed's figures as JSON.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+    },
     /// The processes `bench` starts (a controller, an echo server); not for operators.
     #[command(hide = true, disable_help_flag = true)]
     BenchChild {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+}
+
+/// The most seeds one `vopr` runs: a bound on its time.
+const VOPR_SEEDS_MAX: u64 = 1_000_000;
+
+/// The most steps of one `vopr` seed.
+const VOPR_STEPS_MAX: u64 = 1_000_000;
+
+/// `--plant`: one of the bugs `pozo_core::planted` knows.
+fn bug_parser() -> impl clap::builder::TypedValueParser<Value = pozo_sim::vopr::Bug> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(pozo_sim::vopr::Bug::ALL.map(pozo_sim::vopr::Bug::name))
+        .map(|name: String| pozo_sim::vopr::Bug::parse(&name).expect("a possible value is a bug"))
 }
 
 /// `--game`: one of the rulebooks' games (`pozo_engine::Game`), a closed list that `--help` shows.
@@ -116,6 +156,9 @@ fn main() -> ExitCode {
         Command::Odds { game, hands, seed, json } => run_odds(game.name(), hands, seed, json.as_deref()),
         Command::Bench { args } => pozo_sim::bench::command(args),
         Command::BenchChild { args } => pozo_sim::bench::child(args),
+        Command::Vopr { seed, seeds, steps, no_faults, plant, trace, json } => {
+            run_vopr(seed, seeds, steps, !no_faults, plant, trace, json.as_deref())
+        }
         Command::Run { tables, rounds, seed, server, config, keys, bet_percent, json, record, plot } => {
             let options = pozo_sim::night::RunOptions {
                 tables: tables as usize,
@@ -135,6 +178,55 @@ fn main() -> ExitCode {
             run_replay(&file, pace, json.as_deref())
         }
     }
+}
+
+/// `pozo-sim vopr`: each seed in turn; the first failure ends the run (exit 1).
+#[allow(clippy::float_arithmetic)] // Seeds per minute: a statistic, not money.
+fn run_vopr(
+    first: u64,
+    seeds: u64,
+    steps: u64,
+    faults: bool,
+    plant: Option<pozo_sim::vopr::Bug>,
+    trace: bool,
+    json: Option<&std::path::Path>,
+) -> ExitCode {
+    if plant.is_some() && !pozo_server::planted::COMPILED {
+        eprintln!(
+            "pozo-sim: --plant needs a build with the planted bugs: cargo run -p pozo-sim --features planted-bugs -- vopr …"
+        );
+        return ExitCode::from(2);
+    }
+    let started = std::time::Instant::now();
+    let mut outcomes = Vec::new();
+    for seed in first..first.saturating_add(seeds) {
+        let options = pozo_sim::vopr::Options { seed, steps, faults, plant };
+        match pozo_sim::vopr::run(options) {
+            Ok(outcome) => {
+                println!("{}", pozo_sim::vopr::summary(&outcome));
+                if trace {
+                    for line in &outcome.trace {
+                        println!("  {line}");
+                    }
+                }
+                outcomes.push(outcome);
+            }
+            Err(failure) => {
+                println!("{failure}");
+                write_json(json, &outcomes);
+                return ExitCode::from(1);
+            }
+        }
+    }
+    let minutes = started.elapsed().as_secs_f64() / 60.0;
+    println!(
+        "{} seeds, {} steps, no invariant broken, in {:.1} s ({:.1} seeds/min)",
+        outcomes.len(),
+        outcomes.iter().map(|outcome| outcome.steps).sum::<u64>(),
+        minutes * 60.0,
+        outcomes.len() as f64 / minutes.max(f64::EPSILON)
+    );
+    if write_json(json, &outcomes) { ExitCode::SUCCESS } else { ExitCode::from(2) }
 }
 
 fn runtime() -> tokio::runtime::Runtime {

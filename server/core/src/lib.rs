@@ -7,10 +7,13 @@
 //! - [`config`]: the casino layout, the keys' records and the rulebooks, parsed from their
 //!   texts and validated together (reading the files is the server's `config` room).
 //! - [`jornada`]: the casino day and local hour of a moment (4.7, 12.8).
+//! - [`planted`]: known bugs planted for the seeded simulation to find; compiled in only
+//!   with the `planted-bugs` feature.
 //! - [`state`]: the deterministic state machine: tables, rounds, grillos, gold turns,
 //!   credits, payout orders and report meters, changed only by `State::apply`, with one
 //!   file per command in `state/cmd/`.
 
 pub mod config;
 pub mod jornada;
+pub mod planted;
 pub mod state;

@@ -330,7 +330,7 @@ pub fn main() -> ExitCode {
                     changed_by,
                     pages: (!no_pages).then_some(pages),
                     pages_peers,
-                    store: store.map(|url| crate::writer::StoreChoice { url, standby }),
+                    store: store.map(|url| crate::writer::StoreChoice::Postgres { url, standby }),
                     ..Default::default()
                 },
             ),

@@ -24,6 +24,11 @@ pub(super) fn run_serve(
     keys: Option<&std::path::Path>,
     options: crate::ServeOptions,
 ) -> anyhow::Result<()> {
+    // A build with bugs planted for the seeded simulation never serves (`pozo_core::planted`).
+    anyhow::ensure!(
+        !crate::planted::COMPILED,
+        "this pozo-server was built with the `planted-bugs` feature, for the seeded simulation only: it does not serve"
+    );
     check_addresses(listen, keys, &options)?;
     let config = crate::config::load(config, rulebooks, keys)?;
     // A keys file that holds a published example secret (a copy of config/keys.toml) is as public.
@@ -74,7 +79,7 @@ fn check_addresses(listen: &str, keys: Option<&std::path::Path>, options: &crate
         );
     }
     // The journal in PostgreSQL: its address may carry a password, so it is only ever shown described.
-    if let Some(crate::writer::StoreChoice { url, .. }) = &options.store
+    if let Some(crate::writer::StoreChoice::Postgres { url, .. }) = &options.store
         && !(url.starts_with("postgres://") || url.starts_with("postgresql://"))
     {
         anyhow::bail!("--store: not a PostgreSQL address: write postgres://user:password@host:port/database (docs/journal.md)");
@@ -110,8 +115,11 @@ async fn serve_until_stopped(
         .await
         .map_err(|error| crate::exit::ListenFailed(format!("--listen {listen}: {error}")))?;
     let address = listener.local_addr()?;
-    let store =
-        options.store.as_ref().map(|store| crate::journal::postgres::describe(&store.url)).unwrap_or_else(|| "sled".to_owned());
+    let store = match &options.store {
+        Some(crate::writer::StoreChoice::Postgres { url, .. }) => crate::journal::postgres::describe(url),
+        Some(crate::writer::StoreChoice::Given(_)) => "a given store".to_owned(),
+        None => "sled".to_owned(),
+    };
     tracing::info!(target: LOG_TARGET, %address, data = %data.display(), %store, config = %config.hash, "pozo-server starting");
     // The handlers are installed now, before the address is announced: a SIGTERM that arrives
     // as soon as a supervisor (or a test) reads the announcement is a clean stop, not a kill.

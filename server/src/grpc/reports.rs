@@ -225,7 +225,7 @@ impl pb::reports_server::Reports for ReportsService {
         let durable = self.handle.durable_entries();
         let journal = self.handle.journal();
         let after = request.after;
-        let entries = tokio::task::spawn_blocking(move || {
+        let entries = crate::blocking::spawn(move || {
             let mut page = Vec::new();
             let mut bytes = 0;
             for entry in journal.read_after(after).take(limit) {

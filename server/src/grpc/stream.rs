@@ -34,10 +34,12 @@ where
         loop {
             let item = convert(&receiver.borrow_and_update());
             tokio::select! {
+                biased;
                 sent = sender.send(Ok(item)) => if sent.is_err() { return },
                 _ = stop.wait_for(|stop| *stop) => { let _ = sender.try_send(Err(stopping())); return; }
             }
             tokio::select! {
+                biased;
                 changed = receiver.changed() => if changed.is_err() { return },
                 _ = stop.wait_for(|stop| *stop) => { let _ = sender.try_send(Err(stopping())); return; }
                 _ = sender.closed() => return,

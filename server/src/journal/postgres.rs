@@ -504,7 +504,7 @@ mod tests {
         let url = "postgres://pozo:s3creto@db.salon:5433/pozo";
         assert_eq!(describe(url), "postgres://db.salon:5433/pozo");
         assert_eq!(describe("postgres://pozo@127.0.0.1/salon"), "postgres://127.0.0.1:5432/salon");
-        let choice = crate::writer::StoreChoice { url: url.into(), standby: true };
+        let choice = crate::writer::StoreChoice::Postgres { url: url.into(), standby: true };
         let shown = format!("{choice:?} {:?}", crate::ServeOptions { store: Some(choice.clone()), ..Default::default() });
         assert!(!shown.contains("s3creto") && shown.contains("db.salon:5433/pozo"), "{shown}");
     }

@@ -88,6 +88,9 @@ pub(crate) fn replay_until(
     until: u64,
 ) -> Result<JournalTip, RecoveryError> {
     let mut tip = JournalTip { entries: after, hash: previous };
+    // What a planted bug waits for (`planted-bugs` only; nothing otherwise).
+    pozo_core::planted::replaying(true);
+    let _replayed = Replayed;
     for entry in journal.read_after(after) {
         if tip.entries >= until {
             break;
@@ -97,6 +100,15 @@ pub(crate) fn replay_until(
         tip = JournalTip { entries: entry.record.sequence, hash: entry.hash };
     }
     Ok(tip)
+}
+
+/// The end of a replay, however it ends (see `pozo_core::planted`).
+struct Replayed;
+
+impl Drop for Replayed {
+    fn drop(&mut self) {
+        pozo_core::planted::replaying(false);
+    }
 }
 
 /// Applies one entry read back onto `state`, whose journal ends at `tip`: it must be the next

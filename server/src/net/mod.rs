@@ -40,6 +40,24 @@ pub fn server_builder() -> Server {
         .http2_keepalive_timeout(Some(Duration::from_secs(5)))
 }
 
+/// Every gRPC response's `Date` header from the controller's own clock (`crate::clock`), not
+/// hyper's reading of the system's: the same time the journal and the pages use, and in the
+/// seeded simulation a simulated one (a header whose bytes followed the machine's clock made
+/// two runs of one seed differ).
+pub(crate) fn date_header(
+    clock: std::sync::Arc<dyn crate::clock::Clock>,
+) -> tower_http::set_header::SetResponseHeaderLayer<
+    impl Fn(&tonic::codegen::http::Response<tonic::body::Body>) -> Option<tonic::codegen::http::HeaderValue> + Clone,
+> {
+    tower_http::set_header::SetResponseHeaderLayer::overriding(
+        tonic::codegen::http::header::DATE,
+        move |_: &tonic::codegen::http::Response<tonic::body::Body>| {
+            let now = jiff::Timestamp::from_millisecond(i64::try_from(clock.now_ms()).ok()?).ok()?;
+            tonic::codegen::http::HeaderValue::from_str(&now.strftime("%a, %d %b %Y %H:%M:%S GMT").to_string()).ok()
+        },
+    )
+}
+
 /// A text from the wire, cut for a message or a log line: at most 80 characters, and
 /// no control characters (a newline would fake a log line).
 pub(crate) fn bounded_text(text: &str) -> String {

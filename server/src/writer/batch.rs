@@ -46,7 +46,7 @@ pub(super) struct Writer {
     /// Each pool's newest hit as last prepared: a new one changes the signs' prize lists.
     pub(super) hit_heads: BTreeMap<PoolId, u64>,
     /// The snapshot being encoded off the writer's path: its sequence and bytes.
-    pub(super) encoding: Option<tokio::task::JoinHandle<EncodedSnapshot>>,
+    pub(super) encoding: Option<futures_util::future::BoxFuture<'static, Result<EncodedSnapshot, crate::blocking::Failed>>>,
     /// An encoded snapshot waiting for a moment with no flush under way to be stored.
     pub(super) encoded: Option<EncodedSnapshot>,
     /// Applied in memory, not yet sealed: waits for the batch in flight.
@@ -123,7 +123,7 @@ pub(super) enum Wake {
     Stop,
     Requests,
     Flushed(Result<Result<Mark, JournalError>, tokio::task::JoinError>),
-    Encoded(Result<EncodedSnapshot, tokio::task::JoinError>),
+    Encoded(Result<EncodedSnapshot, crate::blocking::Failed>),
 }
 
 impl Writer {
@@ -251,7 +251,13 @@ impl Writer {
     /// the mark is refused, never served.
     pub(super) fn seal(&mut self) {
         debug_assert!(self.in_flight.is_none(), "one batch in flight at a time");
-        let pending = std::mem::take(&mut self.pending);
+        let mut pending = std::mem::take(&mut self.pending);
+        if pozo_core::planted::on(pozo_core::planted::Bug::AnswerBeforeFlush) {
+            // Planted (`planted-bugs` only): answered before the batch is durable.
+            for (reply, result) in pending.answers.drain(..) {
+                let _ = reply.send(result);
+            }
+        }
         if pending.writes.is_empty() {
             for (reply, result) in pending.answers {
                 let _ = reply.send(result);
@@ -270,7 +276,11 @@ impl Writer {
         let flush = tokio::spawn(async move {
             let started = std::time::Instant::now();
             journal.append(writes, (sequence, hash), seal).await?;
-            let (mark, marked) = tokio::task::spawn_blocking(move || {
+            let (mark, marked) = crate::blocking::spawn(move || {
+                if pozo_core::planted::on(pozo_core::planted::Bug::SkipMark) {
+                    // Planted (`planted-bugs` only): the mark is never written.
+                    return (mark, Ok(()));
+                }
                 let marked = mark.write(sequence, &hash);
                 (mark, marked)
             })
@@ -336,7 +346,7 @@ impl Writer {
             StoredSnapshot { sequence: self.tip.entries, tip: hex::encode(self.tip.hash), snapshot: self.state.snapshot() };
         self.last_snapshot = self.tip.entries;
         let sealer = self.sealer.clone();
-        self.encoding = Some(tokio::task::spawn_blocking(move || {
+        self.encoding = Some(crate::blocking::spawn(move || {
             let bytes = Journal::encode_snapshot(&stored);
             let seal = sealer.snapshot_seal(&bytes);
             (stored.sequence, bytes, seal)
@@ -461,10 +471,10 @@ impl Writer {
 }
 
 /// An encoded snapshot, or the panic that stopped its encoding (fail-stop).
-pub(super) fn unwrap_encoded(encoded: Result<EncodedSnapshot, tokio::task::JoinError>) -> EncodedSnapshot {
+pub(super) fn unwrap_encoded(encoded: Result<EncodedSnapshot, crate::blocking::Failed>) -> EncodedSnapshot {
     match encoded {
         Ok(encoded) => encoded,
-        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+        Err(crate::blocking::Failed::Panicked(payload)) => std::panic::resume_unwind(payload),
         Err(error) => panic!("snapshot encoding did not finish, stopping the controller: {error}"),
     }
 }

@@ -93,27 +93,35 @@ pub async fn open_from(
     Ok((identity, tip))
 }
 
-/// Where the journal is kept when not in sled: a PostgreSQL address, and whether this
-/// controller starts as a hot standby while another is the writer.
+/// Where the journal is kept when not in sled.
 #[derive(Clone)]
-pub struct StoreChoice {
-    pub url: String,
-    pub standby: bool,
+pub enum StoreChoice {
+    /// PostgreSQL at `url`; `standby`: start as the hot standby while another controller is
+    /// the writer.
+    Postgres { url: String, standby: bool },
+    /// A store the caller made: the seeded simulation's disk (`pozo-sim vopr`). It is used as
+    /// sled is (the mark beside it is required once the journal has entries).
+    Given(Arc<dyn crate::journal::store::Store>),
 }
 
 /// Never the address itself: it may hold a password.
 impl std::fmt::Debug for StoreChoice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StoreChoice")
-            .field("database", &crate::journal::postgres::describe(&self.url))
-            .field("standby", &self.standby)
-            .finish()
+        match self {
+            StoreChoice::Postgres { url, standby } => f
+                .debug_struct("Postgres")
+                .field("database", &crate::journal::postgres::describe(url))
+                .field("standby", standby)
+                .finish(),
+            StoreChoice::Given(_) => f.write_str("Given"),
+        }
     }
 }
 
 /// Where [`start_writer`] finds its journal.
 pub(super) enum Opening {
     Sled,
+    Given(Arc<dyn crate::journal::store::Store>),
     Postgres(String),
     /// A standby's: the writer's lock already held.
     Taken(Arc<crate::journal::postgres::PgStore>),
@@ -139,13 +147,15 @@ pub async fn start(
     );
     let opening = match store {
         None => Opening::Sled,
-        Some(choice) if !choice.standby => Opening::Postgres(choice.url.clone()),
-        Some(choice) => {
-            let url = choice.url.clone();
+        Some(StoreChoice::Given(store)) => Opening::Given(Arc::clone(store)),
+        Some(StoreChoice::Postgres { url, standby: false }) => Opening::Postgres(url.clone()),
+        Some(StoreChoice::Postgres { url, standby: true }) => {
+            let url = url.clone();
             // The wait ends when this future is dropped (a stop asked before it began).
             let cancelled = CancelOnDrop(Arc::default());
             let cancel = Arc::clone(&cancelled.0);
-            let begun = tokio::task::spawn_blocking(move || standby_begin(&url, &cancel))
+            let asked = url.clone();
+            let begun = tokio::task::spawn_blocking(move || standby_begin(&asked, &cancel))
                 .await
                 .map_err(|failed| anyhow::anyhow!("standby: {}", panic_text(failed)))??;
             drop(cancelled);
@@ -157,7 +167,7 @@ pub async fn start(
                 Begin::Follow { reader, candidate } => {
                     let config = Arc::new(config);
                     let following = Following {
-                        url: choice.url.clone(),
+                        url: url.clone(),
                         candidate: Some(*candidate),
                         config: Arc::clone(&config),
                         mark_path: mark_path.to_path_buf(),
@@ -319,7 +329,7 @@ pub(super) async fn start_writer(
 ) -> anyhow::Result<(Handle, tokio::task::JoinHandle<()>, Stopper)> {
     let started = std::time::Instant::now();
     let data = directory.display();
-    let in_database = !matches!(opening, Opening::Sled);
+    let in_database = matches!(opening, Opening::Postgres(_) | Opening::Taken(_));
     if !in_database {
         refuse_closed(directory)?;
     }
@@ -381,6 +391,7 @@ async fn open_journal(directory: &Path, opening: Opening) -> anyhow::Result<Jour
         // docs/journal.md, "On PostgreSQL": the journal in the database, the mark in --data's place.
         Opening::Postgres(url) => Ok(Journal::on(crate::journal::postgres::PgStore::open(&url)?)),
         Opening::Taken(store) => Ok(Journal::on(store)),
+        Opening::Given(store) => Ok(Journal::on(store)),
     };
     let damaged = |why: String| {
         JournalRefused(format!(
@@ -388,7 +399,7 @@ async fn open_journal(directory: &Path, opening: Opening) -> anyhow::Result<Jour
              Keep a copy of it for the investigation and restore the last backup (docs/operations.md §6)"
         ))
     };
-    match tokio::task::spawn_blocking(open).await {
+    match crate::blocking::spawn(open).await {
         Ok(Ok(journal)) => Ok(journal),
         // sled reads its own files as corrupted (a damaged `conf` or log; a `conf` it cannot parse
         // at all it calls `Unsupported`, as if an older sled wrote it): refused, saying what to do.
@@ -397,7 +408,7 @@ async fn open_journal(directory: &Path, opening: Opening) -> anyhow::Result<Jour
         )))) => Err(damaged(error.to_string()).into()),
         Ok(Err(error)) => Err(error.into()),
         // sled may panic on data it cannot make sense of: a damaged directory, refused.
-        Err(failed) => Err(damaged(panic_text(failed)).into()),
+        Err(failed) => Err(damaged(failed.text()).into()),
     }
 }
 
@@ -526,7 +537,9 @@ pub(super) fn assemble(
         .collect();
     let (display_sender, display_receiver) = watch::channel(display_of(&state, tip.entries, clock.now_us(), None, None));
     let (requests, queue) = mpsc::channel(QUEUE_CAPACITY);
-    let last_snapshot = journal.load_snapshot()?.map(|stored| stored.sequence).unwrap_or(0);
+    // The snapshot recovery started from: one it ignored (not sealed with the journal key, or
+    // unreadable) counts as none, and a new one is taken soon (found by `pozo-sim vopr`).
+    let last_snapshot = journal.load_sealed_snapshot(&sealer).ok().flatten().map(|stored| stored.sequence).unwrap_or(0);
     // Journal time never goes backwards, even after a restart on a clock that is behind.
     let last_time_ms = journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0);
     let (journals, journal_receiver) = watch::channel(journal.clone());

@@ -125,7 +125,7 @@ pub(super) async fn serve_child(
     anyhow::ensure!(address.ip().is_loopback(), "--listen {listen}: the benchmark listens on loopback only");
     let stop = stdin_closed();
     let pages = pages.then(|| std::net::SocketAddr::from(([127, 0, 0, 1], 0)));
-    let store = store.map(|url| pozo_server::writer::StoreChoice { url, standby: false });
+    let store = store.map(|url| pozo_server::writer::StoreChoice::Postgres { url, standby: false });
     let options = ServeOptions { snapshot_every, pages, store, ..ServeOptions::default() };
     pozo_server::serve(
         listener,

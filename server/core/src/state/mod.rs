@@ -292,7 +292,12 @@ impl State {
         })?;
         // Exactly once: the last applied command may be retried; anything else must be next.
         let expected = table.last_sequence + 1;
-        if command.sequence == table.last_sequence && command.sequence > 0 {
+        // Planted (`planted-bugs` only): a retry of the last command applied again.
+        let again = crate::planted::on(crate::planted::Bug::RetryTwice)
+            && command.sequence == table.last_sequence
+            && command.sequence > 0
+            && command.payload_sha256 == table.last_payload_sha256;
+        if command.sequence == table.last_sequence && command.sequence > 0 && !again {
             if command.payload_sha256 == table.last_payload_sha256 {
                 let reply = table.last_reply.clone().expect("an applied command left its reply");
                 return Ok(Applied::Duplicate(reply));
@@ -322,7 +327,7 @@ impl State {
                 command.sequence, table.last_sequence
             )));
         }
-        if command.sequence != expected {
+        if command.sequence != expected && !again {
             return Err(precondition(format!(
                 "sequence: {} skips ahead; table {} expects {expected} (no command may be lost)",
                 command.sequence, table.id

@@ -28,6 +28,10 @@ impl State {
         if roulette {
             // 4.4.2: roulette bets are registered at the press: the sale of 3 Grillos de Bronce (3.1.3).
             let contribution = self.engine.register_bet(&pool_id, bet).map_err(engine_refusal)?;
+            if crate::planted::on(crate::planted::Bug::ForgetContribution) && crate::planted::is_replaying() {
+                // Planted (`planted-bugs` only): recovery forgets what the press gave the pool.
+                self.engine.reverse_bet(&pool_id, contribution).map_err(engine_refusal)?;
+            }
             let seat = self.table_mut(table_id).seat_mut(seat_number);
             seat.credits -= credits;
             seat.bet = Bet::Registered { contribution, registered_ms: time_ms, credits };

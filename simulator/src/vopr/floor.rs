@@ -1,0 +1,398 @@
+//! The simulation's floor: table agents playing rounds, the Venta-Pagos office deciding,
+//! the signs and panels watching, each over the simulated network with its own retries.
+//!
+//! An agent keeps its table's next sequence and the command in hand; a command that got no
+//! answer (a cut, a timeout, the controller gone) is sent again, the same bytes, until it is
+//! answered, across restarts, as the real agent does (3.7.6). Now and then one already
+//! answered is sent again, and must get the same answer.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+use std::time::Duration;
+
+use pozo_proto::v1 as pb;
+use prost::Message;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tonic::Code;
+use tonic::transport::Channel;
+
+use super::disk::Disk;
+
+/// The tables the simulation plays: Black Jack (bets at INICIAR, percentage prizes through
+/// Venta-Pagos) and roulette (bets and grillos at the press).
+pub const TABLES: [&str; 5] = ["B1", "B2", "B3", "R1", "R2"];
+
+const BLACKJACK_CODES: [&str; 3] = ["CUATRO_ASES", "TRES_SIETES_MISMO_PALO", "TRES_SIETES_CORAZONES"];
+/// Bronze only: a silver hit would bring a gold and its gold turn (4.3.5), which the floor does not play.
+const ROULETTE_CODES: [&str; 1] = ["GRILLO_BRONCE"];
+
+/// What one action came to, for the trace and the counts.
+#[derive(Debug)]
+pub enum Done {
+    /// Answered: the journal entry it is in (0 when it journaled nothing).
+    Applied {
+        journal_sequence: u64,
+    },
+    Refused,
+}
+
+/// What happened on the floor that the oracle must check, collected as it happens.
+#[derive(Default)]
+pub struct Seen {
+    /// Acknowledged table commands: (table, sequence) → the entry the answer named.
+    pub acked: BTreeMap<(String, u64), u64>,
+    /// Acknowledged since the last check.
+    pub fresh: Vec<(String, u64, u64)>,
+    /// The highest entry any answer named.
+    pub acked_max: u64,
+    /// Signs' updates: (entry, each pool's displayed amount), unchecked.
+    pub signs: Vec<(u64, Vec<(String, String)>)>,
+    /// Invariants broken where they were seen (a panel ahead of the disk, a light gone back).
+    pub broken: Vec<String>,
+    /// Each table's lit seats in its current round, as last seen on its panel.
+    pub lit: BTreeMap<String, (u64, BTreeSet<u32>)>,
+    pub retries: u64,
+    pub duplicates: u64,
+    pub refusals: u64,
+    pub applied: u64,
+    pub office_decisions: u64,
+    pub trace: Vec<String>,
+    /// When the current run began, on its runtime's paused clock.
+    pub run_began: Option<tokio::time::Instant>,
+}
+
+impl Seen {
+    /// A table command answered: checked against the disk (`held` entries), recorded.
+    fn acknowledged(&mut self, table: &str, sequence: u64, journal_sequence: u64, held: u64) {
+        // Nothing is answered before it is durable (the disk holds what reads see).
+        if journal_sequence > held {
+            self.broken.push(format!(
+                "durability: table {table} command {sequence} answered with entry {journal_sequence}, the disk holds {held}"
+            ));
+        }
+        if let Some(before) = self.acked.insert((table.to_owned(), sequence), journal_sequence)
+            && before != journal_sequence
+        {
+            self.broken.push(format!(
+                "exactly once: table {table} command {sequence} answered with entry {before}, then with {journal_sequence}"
+            ));
+        }
+        self.fresh.push((table.to_owned(), sequence, journal_sequence));
+        self.acked_max = self.acked_max.max(journal_sequence);
+        self.applied += 1;
+    }
+
+    /// A line of the trace, stamped with the simulated time since the run began (µs).
+    pub fn say(&mut self, line: String) {
+        let at = self.run_began.map(|began| tokio::time::Instant::now().saturating_duration_since(began).as_micros());
+        self.trace.push(match at {
+            Some(at) => format!("{at:>10} {line}"),
+            None => format!("{:>10} {line}", "-"),
+        });
+    }
+}
+
+/// One table's agent.
+pub struct Agent {
+    pub table: String,
+    key: String,
+    secret: Vec<u8>,
+    roulette: bool,
+    seats: u32,
+    next: u64,
+    /// The command in hand: its sequence and signed bytes, sent until answered.
+    in_hand: Option<(u64, pb::Envelope, String)>,
+    view: Option<pb::TableView>,
+    rng: ChaCha8Rng,
+}
+
+impl Agent {
+    pub fn new(config: &pozo_server::config::Config, table: &str, seed: u64) -> Agent {
+        let key = format!("mesa-{table}");
+        let secret = config.keys.get(&key).expect("the embedded keys have every table's").secret.clone();
+        let layout = config.layout.tables.iter().find(|t| t.id.as_str() == table).expect("an embedded table");
+        Agent {
+            table: table.to_owned(),
+            key,
+            secret,
+            roulette: layout.game.is_roulette(),
+            seats: layout.seats.min(6),
+            next: 1,
+            in_hand: None,
+            view: None,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        }
+    }
+
+    /// The next command, from the table as last seen.
+    fn choose(&mut self) -> (String, pb::table_command::Command) {
+        use pb::table_command::Command as C;
+        let state = self.view.as_ref().map(|view| view.state_code).unwrap_or(pb::TableState::Cerrada as i32);
+        let seat = self.rng.random_range(1..=self.seats);
+        let lit: Vec<u32> = self
+            .view
+            .iter()
+            .flat_map(|view| &view.seats)
+            .filter(|seat| seat.light == pb::Light::On as i32)
+            .map(|seat| seat.seat)
+            .collect();
+        // Seats that can press: credits, no bet yet.
+        let loaded: Vec<u32> = self
+            .view
+            .iter()
+            .flat_map(|view| &view.seats)
+            .filter(|seat| seat.credits > 0 && seat.light != pb::Light::On as i32 && !seat.closed)
+            .map(|seat| seat.seat)
+            .collect();
+        let roll = self.rng.random_range(0..100);
+        match pb::TableState::try_from(state).unwrap_or(pb::TableState::Cerrada) {
+            pb::TableState::Cerrada | pb::TableState::Unspecified => ("open".into(), C::OpenTable(pb::OpenTable {})),
+            pb::TableState::Apuestas if roll < 3 && lit.is_empty() => match loaded.first() {
+                // 12.8.1: the credits not played are paid back before the table closes.
+                Some(&seat) => (format!("refund credits {seat}"), C::RefundCredits(pb::RefundCredits { seat })),
+                None => ("close".into(), C::CloseTable(pb::CloseTable {})),
+            },
+            pb::TableState::Apuestas if roll < 30 || (loaded.is_empty() && lit.is_empty()) => {
+                // 12.5.3.3: credits are sold in these amounts.
+                let credits = [1, 5, 10, 20][self.rng.random_range(0..4)];
+                (format!("sell {seat} {credits}"), C::SellCredits(pb::SellCredits { seat, credits }))
+            }
+            pb::TableState::Apuestas if (roll < 85 && !loaded.is_empty()) || lit.is_empty() => {
+                let seat = if loaded.is_empty() { seat } else { loaded[self.rng.random_range(0..loaded.len())] };
+                (format!("press {seat}"), C::Press(pb::Press { seat, credits: 0 }))
+            }
+            pb::TableState::Apuestas => ("start".into(), C::StartRound(pb::StartRound {})),
+            pb::TableState::EnJuego if roll < 35 && !lit.is_empty() => {
+                let seat = lit[self.rng.random_range(0..lit.len())];
+                let codes: &[&str] = if self.roulette { &ROULETTE_CODES } else { &BLACKJACK_CODES };
+                let code = codes[self.rng.random_range(0..codes.len())];
+                (format!("prize {seat} {code}"), C::EnterPrize(pb::EnterPrize { seat, code: code.into(), high: String::new() }))
+            }
+            pb::TableState::EnJuego => ("finish".into(), C::FinishRound(pb::FinishRound {})),
+            pb::TableState::PremiosIngresados => ("accept".into(), C::Accept(pb::Accept {})),
+            pb::TableState::Aceptado => ("finish".into(), C::FinishRound(pb::FinishRound {})),
+        }
+    }
+
+    /// One action: the command in hand (or a new one) sent until it is answered.
+    pub async fn act(
+        agent: Rc<RefCell<Agent>>,
+        channel: Channel,
+        journal_id: String,
+        seen: Rc<RefCell<Seen>>,
+        disk: Disk,
+    ) -> Done {
+        let (sequence, envelope, what) = {
+            let mut agent = agent.borrow_mut();
+            if agent.in_hand.is_none() {
+                let (what, command) = agent.choose();
+                let sequence = agent.next;
+                let payload =
+                    pb::TableCommand { table_id: agent.table.clone(), sequence, command: Some(command), ..Default::default() }
+                        .encode_to_vec();
+                let envelope =
+                    pozo_proto::sign(&agent.key, &agent.secret, pozo_proto::Purpose::TableCommand, &journal_id, payload);
+                agent.in_hand = Some((sequence, envelope, what));
+            }
+            agent.in_hand.clone().expect("in hand")
+        };
+        let table = agent.borrow().table.clone();
+        let mut client = pb::table_client::TableClient::new(channel);
+        let mut attempt = 0u32;
+        loop {
+            let answer = client.submit(envelope.clone()).await;
+            match answer {
+                Ok(reply) => {
+                    let reply = reply.into_inner();
+                    let journal_sequence = reply.journal_sequence;
+                    seen.borrow_mut().acknowledged(&table, sequence, journal_sequence, disk.entries());
+                    seen.borrow_mut()
+                        .say(format!("{table} #{sequence} {what}: entry {journal_sequence} ({} tries)", attempt + 1));
+                    let duplicate = {
+                        let mut agent = agent.borrow_mut();
+                        agent.in_hand = None;
+                        agent.next = sequence + 1;
+                        agent.view = reply.table.clone();
+                        agent.rng.random_bool(0.05)
+                    };
+                    if duplicate {
+                        // The same bytes again: the same answer, nothing journaled.
+                        seen.borrow_mut().duplicates += 1;
+                        if let Ok(again) = client.submit(envelope.clone()).await {
+                            let again = again.into_inner().journal_sequence;
+                            if again != journal_sequence {
+                                seen.borrow_mut().broken.push(format!(
+                                    "exactly once: table {table} command {sequence} sent again was answered with entry {again}, not {journal_sequence}"
+                                ));
+                            }
+                        }
+                    }
+                    return Done::Applied { journal_sequence };
+                }
+                Err(status) if no_answer(&status) => {
+                    attempt += 1;
+                    seen.borrow_mut().retries += 1;
+                    let pause = agent.borrow_mut().rng.random_range(5..(50 << attempt.min(5)));
+                    tokio::time::sleep(Duration::from_millis(pause)).await;
+                }
+                Err(status) => {
+                    let mut seen = seen.borrow_mut();
+                    seen.refusals += 1;
+                    seen.say(format!("{table} #{sequence} {what}: refused {:?}: {}", status.code(), status.message()));
+                    drop(seen);
+                    // A refused command leaves the table as it was.
+                    agent.borrow_mut().in_hand = None;
+                    return Done::Refused;
+                }
+            }
+        }
+    }
+
+    /// The table's panel, followed for as long as the run lasts (reconnecting after a cut):
+    /// every push must name a durable entry, and a seat lit in a round stays lit in it.
+    pub async fn watch(agent: Rc<RefCell<Agent>>, channel: Channel, journal_id: String, seen: Rc<RefCell<Seen>>, disk: Disk) {
+        let (table, key, secret) = {
+            let agent = agent.borrow();
+            (agent.table.clone(), agent.key.clone(), agent.secret.clone())
+        };
+        let mut client = pb::table_client::TableClient::new(channel);
+        loop {
+            let payload = pb::WatchTable { table_id: table.clone(), ..Default::default() }.encode_to_vec();
+            let envelope = pozo_proto::sign(&key, &secret, pozo_proto::Purpose::WatchTable, &journal_id, payload);
+            if let Ok(stream) = client.watch(envelope).await {
+                let mut stream = stream.into_inner();
+                while let Ok(Some(event)) = stream.message().await {
+                    let Some(view) = event.table else { continue };
+                    let mut seen = seen.borrow_mut();
+                    if event.journal_sequence > disk.entries() {
+                        seen.broken.push(format!(
+                            "lights: table {table}'s panel showed entry {} while the disk holds {}",
+                            event.journal_sequence,
+                            disk.entries()
+                        ));
+                    }
+                    let lit: BTreeSet<u32> =
+                        view.seats.iter().filter(|seat| seat.light == pb::Light::On as i32).map(|seat| seat.seat).collect();
+                    let gone = seen.lit.get(&table).and_then(|(round, before)| {
+                        (*round == view.round
+                            && matches!(
+                                pb::TableState::try_from(view.state_code),
+                                Ok(pb::TableState::Apuestas | pb::TableState::EnJuego)
+                            ))
+                        .then(|| before.difference(&lit).next().map(|gone| (*round, *gone)))
+                        .flatten()
+                    });
+                    if let Some((round, gone)) = gone {
+                        seen.broken.push(format!(
+                            "lights: table {table} round {round}: seat {gone}'s light went out (entry {})",
+                            event.journal_sequence
+                        ));
+                    }
+                    seen.lit.insert(table.clone(), (view.round, lit));
+                    drop(seen);
+                    agent.borrow_mut().view = Some(view);
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// A status that says the request may not have reached the controller (or its answer got
+/// lost): the agent sends the same bytes again.
+pub fn no_answer(status: &tonic::Status) -> bool {
+    matches!(status.code(), Code::Unavailable | Code::Cancelled | Code::DeadlineExceeded | Code::Unknown | Code::Internal)
+}
+
+/// The signs: every update must name a durable entry, and its amounts are checked by the
+/// oracle against that entry's.
+pub async fn signs(channel: Channel, seen: Rc<RefCell<Seen>>, disk: Disk) {
+    let mut client = pb::display_client::DisplayClient::new(channel);
+    loop {
+        if let Ok(stream) = client.watch(pb::WatchDisplays::default()).await {
+            let mut stream = stream.into_inner();
+            while let Ok(Some(update)) = stream.message().await {
+                let mut seen = seen.borrow_mut();
+                if update.journal_sequence > disk.entries() {
+                    seen.broken.push(format!(
+                        "signs: an update names entry {} while the disk holds {}",
+                        update.journal_sequence,
+                        disk.entries()
+                    ));
+                }
+                let amounts = update
+                    .pools
+                    .iter()
+                    .map(|pool| (pool.pool_id.clone(), pool.displayed.as_ref().map(|a| a.value.clone()).unwrap_or_default()))
+                    .collect();
+                seen.signs.push((update.journal_sequence, amounts));
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The Venta-Pagos office: lists the orders waiting and confirms or rejects one, as the
+/// operator shown it; a decision without an answer is sent again.
+pub async fn office(
+    channel: Channel,
+    config: &pozo_server::config::Config,
+    journal_id: &str,
+    rng: &mut ChaCha8Rng,
+    seen: &Rc<RefCell<Seen>>,
+) -> Option<Done> {
+    const KEY: &str = "vp-ana";
+    let secret = config.keys.get(KEY).expect("the embedded office key").secret.clone();
+    let sign = |command: pb::office_command::Command| {
+        let payload = pb::OfficeCommand { command: Some(command) }.encode_to_vec();
+        pozo_proto::sign(KEY, &secret, pozo_proto::Purpose::OfficeCommand, journal_id, payload)
+    };
+    let mut client = pb::venta_pagos_client::VentaPagosClient::new(channel);
+    let list = pb::office_command::Command::List(pb::ListPayouts { status: "pendiente".into() });
+    let orders = client.list(sign(list)).await.ok()?.into_inner().orders;
+    let order = orders.into_iter().find(|order| order.status == "pendiente")?;
+    let expect = Some(pb::OrderFacts {
+        pool_id: order.pool_id.clone(),
+        table_id: order.table_id.clone(),
+        seat: order.seat,
+        round: order.round,
+        code: order.code.clone(),
+        amount: order.amount.clone(),
+    });
+    let confirm = rng.random_bool(0.7);
+    let envelope = if confirm {
+        sign(pb::office_command::Command::Confirm(pb::ConfirmPayout {
+            order_id: order.order_id.clone(),
+            form_number: format!("F-{}", order.order_id),
+            expect,
+        }))
+    } else {
+        sign(pb::office_command::Command::Reject(pb::RejectPayout {
+            order_id: order.order_id.clone(),
+            reason: "simulación".into(),
+            expect,
+        }))
+    };
+    for attempt in 0..20u32 {
+        let answer = if confirm { client.confirm(envelope.clone()).await } else { client.reject(envelope.clone()).await };
+        match answer {
+            Ok(_) => {
+                let mut seen = seen.borrow_mut();
+                seen.office_decisions += 1;
+                seen.say(format!("office {} {}", if confirm { "confirmed" } else { "rejected" }, order.order_id));
+                return Some(Done::Applied { journal_sequence: 0 });
+            }
+            Err(status) if no_answer(&status) => {
+                seen.borrow_mut().retries += 1;
+                tokio::time::sleep(Duration::from_millis(rng.random_range(10..(100 << attempt.min(4))))).await;
+            }
+            Err(status) => {
+                seen.borrow_mut().say(format!("office {}: refused {:?}", order.order_id, status.code()));
+                return Some(Done::Refused);
+            }
+        }
+    }
+    None
+}

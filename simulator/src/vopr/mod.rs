@@ -1,0 +1,638 @@
+//! `pozo-sim vopr`: the whole controller in one thread under one seed, with the faults a
+//! disk, a network, a clock and an operator's kill can produce, every invariant checked
+//! after every step, and any failure replayed bit for bit from its seed (after TigerBeetle's
+//! VOPR; docs/architecture.md, "The seeded simulation").
+//!
+//! What runs is the controller as `serve` runs it (recovery, the writer and its batches, the
+//! services over tonic), on a current-thread tokio runtime whose clock is paused (time moves
+//! only when every task waits), with the journal on [`disk::Disk`] behind the store trait,
+//! the mark in a file, connections over [`net::Net`], and its wall clock a [`net::SimClock`].
+//! A crash drops the whole runtime (every task of the controller and of the floor, as kill -9
+//! does), the disk keeps what [`disk::Disk::crash`] decides, and the next run begins on a new
+//! runtime from what is left. Work the controller sends off its thread (the mark's fsync, a
+//! snapshot's encoding) runs inline here (`pozo_server::blocking`), so that one seed is one
+//! order of events.
+//!
+//! - [`disk`]: the store, two images (written, synced), and what a crash keeps.
+//! - [`net`]: in-memory connections with delays and cuts, partitions, the clock.
+//! - [`floor`]: the agents, the office, the signs and panels, with their retries.
+//! - [`oracle`]: the journal on the disk replayed by the pure core; the invariants.
+
+pub mod disk;
+pub mod floor;
+pub mod net;
+pub mod oracle;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+use pozo_proto::v1 as pb;
+use pozo_server::config::Config;
+use pozo_server::exit::ExitClass;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sha2::{Digest, Sha256};
+
+use disk::{Crash, Disk, DiskCounts, DiskFaults};
+use floor::{Agent, Done, Seen};
+use net::{Net, NetCounts, NetFaults, SimClock};
+use oracle::Oracle;
+
+pub use pozo_server::planted::Bug;
+
+/// A snapshot every this many entries: often, so that recoveries start from one, and a torn
+/// or lost one is met.
+const SNAPSHOT_EVERY: u64 = 64;
+
+/// How long a request may wait before the agent counts it unanswered.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// One seed's run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub seed: u64,
+    /// Steps (answered actions) to play.
+    pub steps: u64,
+    /// Faults injected (false: only the crashes and restarts).
+    pub faults: bool,
+    /// A bug planted in the controller (only with the `planted-bugs` feature).
+    pub plant: Option<Bug>,
+}
+
+/// What a seed's run did.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Outcome {
+    pub seed: u64,
+    pub steps: u64,
+    pub runs: u64,
+    pub crashes_process: u64,
+    pub crashes_power: u64,
+    pub fail_stops: u64,
+    pub refusals_expected: u64,
+    pub mark_lost: u64,
+    pub mark_stale: u64,
+    pub entries: u64,
+    pub acknowledged: u64,
+    pub refused_commands: u64,
+    pub retries: u64,
+    pub duplicates: u64,
+    pub office_decisions: u64,
+    pub disk: DiskCounts,
+    pub net: NetCounts,
+    /// SHA-256 of the trace: the same seed gives the same digest.
+    pub digest: String,
+    /// Every action, answer, fault and crash, in order.
+    #[serde(skip)]
+    pub trace: Vec<String>,
+}
+
+/// An invariant broken: the seed and the step that show it, and the trace before it.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub seed: u64,
+    pub step: u64,
+    pub invariant: String,
+    pub trace: Vec<String>,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "seed {} failed at step {}: {}", self.seed, self.step, self.invariant)?;
+        writeln!(f, "the last of the trace (replay it: pozo-sim vopr --seed {}):", self.seed)?;
+        for line in self.trace.iter().rev().take(25).rev() {
+            writeln!(f, "  {line}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Everything one seed keeps across the controller's runs.
+struct World {
+    options: Options,
+    config: Arc<Config>,
+    disk: Disk,
+    net: Net,
+    clock: Arc<SimClock>,
+    rng: ChaCha8Rng,
+    seen: Rc<RefCell<Seen>>,
+    agents: Vec<Rc<RefCell<Agent>>>,
+    oracle: Oracle,
+    /// The mark, and the directory the controller is told is its data's.
+    _home: tempfile::TempDir,
+    mark: std::path::PathBuf,
+    data: std::path::PathBuf,
+    /// The mark as it was at the crash before the last one (a stale copy, as a restore brings).
+    mark_before: Option<Vec<u8>>,
+    /// The mark taken away by a fault, given back by the repair.
+    mark_taken: Option<Vec<u8>>,
+    step: u64,
+    checked_signs: usize,
+    outcome: Outcome,
+}
+
+/// How one run of the controller ended.
+enum RunEnd {
+    /// The steps are all played.
+    Done,
+    Crash(Crash),
+    /// The controller stopped by itself (fail-stop) after serving.
+    Stopped(String),
+    /// It refused to start: the exit class and the message.
+    Refused(ExitClass, String),
+}
+
+thread_local! {
+    /// Panics of this thread while a seed runs: the controller's fail-stops, into the trace.
+    static PANICS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs one seed.
+pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
+    pozo_server::blocking::run_inline();
+    pozo_server::planted::plant(options.plant);
+    // The controller's fail-stop is a panic of its writer: expected here, kept for the trace.
+    // A panic of the simulation itself (outside every task) is told as usual.
+    let hook: Arc<dyn Fn(&std::panic::PanicHookInfo<'_>) + Send + Sync> = Arc::from(std::panic::take_hook());
+    let told = Arc::clone(&hook);
+    std::panic::set_hook(Box::new(move |info| {
+        if tokio::task::try_id().is_none() {
+            return told(info);
+        }
+        let text = info.to_string();
+        PANICS.with(|panics| panics.borrow_mut().push(text.lines().next().unwrap_or_default().to_owned()));
+    }));
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+    let config = Arc::new(Config::embedded());
+    let (disk_faults, net_faults) =
+        if options.faults { (DiskFaults::DEFAULT, NetFaults::DEFAULT) } else { (DiskFaults::NONE, NetFaults::NONE) };
+    let home = tempfile::tempdir().map_err(|error| failure(&options, 0, format!("setup: a temporary directory: {error}")))?;
+    let agents = floor::TABLES.iter().map(|table| Rc::new(RefCell::new(Agent::new(&config, table, rng.random())))).collect();
+    let mut world = World {
+        disk: Disk::new(disk_faults, ChaCha8Rng::seed_from_u64(rng.random())),
+        net: Net::new(net_faults, ChaCha8Rng::seed_from_u64(rng.random())),
+        clock: Arc::new(SimClock::new()),
+        oracle: Oracle::new(Arc::clone(&config)),
+        config,
+        seen: Rc::default(),
+        agents,
+        mark: home.path().join("pozo.acknowledged"),
+        data: home.path().join("data"),
+        _home: home,
+        mark_before: None,
+        mark_taken: None,
+        step: 0,
+        checked_signs: 0,
+        outcome: Outcome {
+            seed: options.seed,
+            steps: 0,
+            runs: 0,
+            crashes_process: 0,
+            crashes_power: 0,
+            fail_stops: 0,
+            refusals_expected: 0,
+            mark_lost: 0,
+            mark_stale: 0,
+            entries: 0,
+            acknowledged: 0,
+            refused_commands: 0,
+            retries: 0,
+            duplicates: 0,
+            office_decisions: 0,
+            disk: DiskCounts::default(),
+            net: NetCounts::default(),
+            digest: String::new(),
+            trace: Vec::new(),
+        },
+        rng,
+        options,
+    };
+    let result = world.play();
+    std::panic::set_hook(Box::new(move |info| hook(info)));
+    pozo_server::planted::plant(None);
+    result?;
+    world.finish()
+}
+
+/// One line for a seed that passed.
+pub fn summary(outcome: &Outcome) -> String {
+    format!(
+        "seed {}: ok, {} steps, {} runs ({} killed, {} power lost, {} fail-stops, {} refusals as documented), {} entries, \
+         {} acknowledged, {} retries, digest {}",
+        outcome.seed,
+        outcome.steps,
+        outcome.runs,
+        outcome.crashes_process,
+        outcome.crashes_power,
+        outcome.fail_stops,
+        outcome.refusals_expected,
+        outcome.entries,
+        outcome.acknowledged,
+        outcome.retries,
+        &outcome.digest[..16]
+    )
+}
+
+/// The controller ended by itself: a fail-stop (or a bug).
+fn stopped(ended: Result<anyhow::Result<()>, tokio::task::JoinError>) -> RunEnd {
+    RunEnd::Stopped(match ended {
+        Ok(Ok(())) => "it ended unasked".to_owned(),
+        Ok(Err(error)) => format!("{error:#}"),
+        Err(panic) => format!("it panicked: {panic}"),
+    })
+}
+
+fn failure(options: &Options, step: u64, invariant: String) -> Box<Failure> {
+    Box::new(Failure { seed: options.seed, step, invariant, trace: Vec::new() })
+}
+
+impl World {
+    fn fail(&self, invariant: String) -> Box<Failure> {
+        Box::new(Failure { seed: self.options.seed, step: self.step, invariant, trace: self.seen.borrow().trace.clone() })
+    }
+
+    fn say(&self, line: String) {
+        self.seen.borrow_mut().say(line);
+    }
+
+    /// Runs the controller again and again until the steps are played.
+    fn play(&mut self) -> Result<(), Box<Failure>> {
+        let mut down = Duration::ZERO;
+        while self.step < self.options.steps {
+            self.outcome.runs += 1;
+            // tokio's own random choices (a `select!`'s first branch) from the seed too.
+            let mut seed = [0u8; 16];
+            seed[..8].copy_from_slice(&self.options.seed.to_le_bytes());
+            seed[8..].copy_from_slice(&self.outcome.runs.to_le_bytes());
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .start_paused(true)
+                .rng_seed(tokio::runtime::RngSeed::from_bytes(&seed))
+                .build()
+                .map_err(|error| self.fail(format!("setup: a runtime: {error}")))?;
+            let local = tokio::task::LocalSet::new();
+            let ended = local.block_on(&runtime, self.run(down));
+            drop(local);
+            drop(runtime);
+            self.seen.borrow_mut().run_began = None;
+            self.net.reset();
+            for panic in PANICS.with(|panics| std::mem::take(&mut *panics.borrow_mut())) {
+                self.say(format!("panicked: {panic}"));
+            }
+            let ended = ended?;
+            down = Duration::from_millis(self.rng.random_range(100..30_000));
+            match ended {
+                RunEnd::Done => {}
+                RunEnd::Crash(crash) => {
+                    self.say(format!("crash ({crash:?}) at step {}", self.step));
+                    match crash {
+                        Crash::Process => self.outcome.crashes_process += 1,
+                        Crash::Power => self.outcome.crashes_power += 1,
+                    }
+                    for line in self.disk.crash(crash) {
+                        self.say(format!("crash ({crash:?}): {line}"));
+                    }
+                    self.mark_faults();
+                }
+                RunEnd::Stopped(why) => {
+                    self.outcome.fail_stops += 1;
+                    self.say(format!("the controller stopped by itself: {why}"));
+                    for line in self.disk.crash(Crash::Process) {
+                        self.say(format!("stop: {line}"));
+                    }
+                }
+                RunEnd::Refused(class, why) => {
+                    self.disk.process_exit();
+                    self.judge_refusal(class, &why)?;
+                    for line in self.disk.repair() {
+                        self.say(format!("repair: {line}"));
+                    }
+                    if let Some(mark) = self.mark_taken.take() {
+                        std::fs::write(&self.mark, mark).map_err(|error| self.fail(format!("setup: the mark: {error}")))?;
+                        self.say("repair: the mark restored".into());
+                    }
+                }
+            }
+            // The disk as the crash left it: still a journal the pure core replays, books tied.
+            self.replay(true)?;
+        }
+        Ok(())
+    }
+
+    /// The mark's own faults at a crash: lost (the next start must refuse: it cannot know
+    /// what was acknowledged), or a stale copy (the journal is ahead of it: it serves). One
+    /// witness at a time: not in a crash whose power loss took entries from the journal (then
+    /// the mark is what must tell, and with both gone nothing can).
+    fn mark_faults(&mut self) {
+        let current = std::fs::read(&self.mark).ok();
+        if self.options.faults && current.is_some() && !self.disk.power_took_entries() {
+            let roll = self.rng.random_range(0..100);
+            if roll < 4 {
+                self.mark_taken = current.clone();
+                let _ = std::fs::remove_file(&self.mark);
+                self.outcome.mark_lost += 1;
+                self.say("crash: the mark file was lost".into());
+            } else if roll < 8
+                && let Some(before) = &self.mark_before
+            {
+                let _ = std::fs::write(&self.mark, before);
+                self.outcome.mark_stale += 1;
+                self.say("crash: the mark file is an older copy".into());
+            }
+        }
+        self.mark_before = current;
+    }
+
+    /// A start refused: right only when entries the mark may cover are gone (acknowledged to a
+    /// client, or written to the mark with their answers on the way), the mark is lost, or the
+    /// start read a damaged entry; and then with the documented exit class.
+    fn judge_refusal(&mut self, class: ExitClass, why: &str) -> Result<(), Box<Failure>> {
+        let acked_max = self.seen.borrow().acked_max;
+        let short = acked_max > self.disk.entries() || self.disk.power_took_entries();
+        let damaged = self.disk.damaged_read().is_some();
+        let mark_lost = self.mark_taken.is_some();
+        let storage = class == ExitClass::Storage && self.disk.flush_failed();
+        self.say(format!("the start was refused ({class:?}): {why}"));
+        if !(short || damaged || mark_lost || storage) {
+            return Err(self.fail(format!("recovery: a start was refused with nothing lost or damaged ({class:?}): {why}")));
+        }
+        if !matches!(class, ExitClass::JournalRefused | ExitClass::Storage) {
+            return Err(self.fail(format!("recovery: a refusal with exit class {class:?}, not 5 or 6: {why}")));
+        }
+        self.outcome.refusals_expected += 1;
+        Ok(())
+    }
+
+    /// One run of the controller, inside its runtime.
+    async fn run(&mut self, down: Duration) -> Result<RunEnd, Box<Failure>> {
+        self.clock.start_run(down);
+        self.seen.borrow_mut().run_began = Some(tokio::time::Instant::now());
+        let incoming = self.net.listen();
+        let (ready, is_ready) = tokio::sync::oneshot::channel::<()>();
+        let options = pozo_server::ServeOptions {
+            snapshot_every: SNAPSHOT_EVERY,
+            cards: pozo_server::cards::CardSource::Seeded(self.options.seed),
+            mark: Some(self.mark.clone()),
+            changed_by: Some("vopr".into()),
+            clock: Arc::clone(&self.clock) as Arc<dyn pozo_server::clock::Clock>,
+            store: Some(pozo_server::writer::StoreChoice::Given(self.disk.store())),
+            ..Default::default()
+        };
+        let config = (*self.config).clone();
+        let data = self.data.clone();
+        let mut server = tokio::task::spawn_local(async move {
+            pozo_server::serve_incoming(incoming, "controller.sim".into(), config, &data, options, std::future::pending(), |_| {
+                let _ = ready.send(());
+            })
+            .await
+        });
+        tokio::select! {
+            biased;
+            ended = &mut server => {
+                let error = match ended {
+                    Ok(Ok(())) => return Err(self.fail("recovery: the controller ended before serving, unasked".into())),
+                    Ok(Err(error)) => error,
+                    Err(panic) => return Err(self.fail(format!("recovery: the controller panicked: {panic}"))),
+                };
+                self.clock.stop_run();
+                return Ok(RunEnd::Refused(ExitClass::of(&error), format!("{error:#}")));
+            }
+            _ = is_ready => {}
+        }
+        // A start that served: nothing acknowledged is gone, and it serves the disk's journal.
+        let oracle_channel = net::channel(&self.net, true, Duration::from_secs(30));
+        let journal_id = pb::controller_client::ControllerClient::new(oracle_channel.clone())
+            .identify(pb::IdentifyRequest {})
+            .await
+            .map_err(|status| self.fail(format!("recovery: Identify: {status}")))?
+            .into_inner()
+            .journal_id;
+        let acked_max = self.seen.borrow().acked_max;
+        if acked_max > self.disk.entries() {
+            return Err(self.fail(format!(
+                "recovery: the controller serves {} entries, but entry {acked_max} was acknowledged (it serves short)",
+                self.disk.entries()
+            )));
+        }
+        self.disk.served();
+        self.replay(true)?;
+        self.check_everything(&oracle_channel, &journal_id).await?;
+        self.say(format!("run {} serves {} entries", self.outcome.runs, self.disk.entries()));
+
+        // The floor: panels and signs watched, agents acting, the office deciding.
+        let floor_channel = net::channel(&self.net, false, REQUEST_TIMEOUT);
+        let mut watchers = Vec::new();
+        for agent in &self.agents {
+            watchers.push(tokio::task::spawn_local(Agent::watch(
+                Rc::clone(agent),
+                floor_channel.clone(),
+                journal_id.clone(),
+                Rc::clone(&self.seen),
+                self.disk.clone(),
+            )));
+        }
+        watchers.push(tokio::task::spawn_local(floor::signs(floor_channel.clone(), Rc::clone(&self.seen), self.disk.clone())));
+        let ended = self.steps(&floor_channel, &oracle_channel, &journal_id, &mut server).await;
+        for watcher in watchers {
+            watcher.abort();
+        }
+        self.clock.stop_run();
+        ended
+    }
+
+    /// Steps until the crash this run is given, the controller stops, or the steps are played.
+    async fn steps(
+        &mut self,
+        floor_channel: &tonic::transport::Channel,
+        oracle_channel: &tonic::transport::Channel,
+        journal_id: &str,
+        server: &mut tokio::task::JoinHandle<anyhow::Result<()>>,
+    ) -> Result<RunEnd, Box<Failure>> {
+        // The crash: after some steps, at an instant within a few milliseconds of the last
+        // step (inside a flush, between an append and the mark, or between batches).
+        let crash_after = self.step + self.rng.random_range(20..400);
+        let crash_in = Duration::from_micros(self.rng.random_range(0..4_000));
+        let crash = if self.rng.random_bool(0.3) { Crash::Power } else { Crash::Process };
+        let mut crash_at: Option<tokio::time::Instant> = None;
+        let mut actions = FuturesUnordered::new();
+        let mut busy = vec![false; self.agents.len()];
+        let mut office_busy = false;
+        loop {
+            for (index, agent) in self.agents.iter().enumerate() {
+                if !busy[index] {
+                    busy[index] = true;
+                    let action = Agent::act(
+                        Rc::clone(agent),
+                        floor_channel.clone(),
+                        journal_id.to_owned(),
+                        Rc::clone(&self.seen),
+                        self.disk.clone(),
+                    );
+                    actions.push(Box::pin(async move { (Some(index), Some(action.await)) })
+                        as std::pin::Pin<Box<dyn std::future::Future<Output = (Option<usize>, Option<Done>)>>>);
+                }
+            }
+            if !office_busy && self.rng.random_bool(0.2) {
+                office_busy = true;
+                let channel = floor_channel.clone();
+                let config = Arc::clone(&self.config);
+                let journal_id = journal_id.to_owned();
+                let seen = Rc::clone(&self.seen);
+                let mut rng = ChaCha8Rng::seed_from_u64(self.rng.random());
+                actions.push(Box::pin(async move {
+                    let done = floor::office(channel, &config, &journal_id, &mut rng, &seen).await;
+                    (None, done)
+                }));
+            }
+            let crash_sleep = async move {
+                match crash_at {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            };
+            let next = tokio::select! {
+                biased;
+                _ = crash_sleep => return Ok(RunEnd::Crash(crash)),
+                ended = &mut *server => return Ok(stopped(ended)),
+                next = actions.next() => next,
+            };
+            let Some((who, _done)) = next else { continue };
+            match who {
+                Some(index) => busy[index] = false,
+                None => office_busy = false,
+            }
+            self.step += 1;
+            for line in self.net.step(&self.clock) {
+                self.say(format!("step {}: {line}", self.step));
+            }
+            // The controller may stop by itself (a failed flush) while it is asked.
+            tokio::select! {
+                biased;
+                ended = &mut *server => return Ok(stopped(ended)),
+                checked = self.check_everything(oracle_channel, journal_id) => checked?,
+            }
+            if self.step >= self.options.steps {
+                return Ok(RunEnd::Done);
+            }
+            if crash_at.is_none() && self.step >= crash_after {
+                crash_at = Some(tokio::time::Instant::now() + crash_in);
+            }
+        }
+    }
+
+    /// Replays the disk's journal into the oracle; `again` from the first entry.
+    fn replay(&mut self, again: bool) -> Result<(), Box<Failure>> {
+        let image = self.disk.written();
+        self.oracle.catch_up(&image.entries, again).map_err(|problem| self.fail(problem))?;
+        self.oracle.books_tie().map_err(|problem| self.fail(problem))?;
+        Ok(())
+    }
+
+    /// Every invariant, after a step.
+    async fn check_everything(
+        &mut self,
+        oracle_channel: &tonic::transport::Channel,
+        journal_id: &str,
+    ) -> Result<(), Box<Failure>> {
+        self.replay(false)?;
+        if let Some(broken) = self.seen.borrow().broken.first().cloned() {
+            return Err(self.fail(broken));
+        }
+        // Every command acknowledged is in the journal, once, at the entry its answer named.
+        let fresh = std::mem::take(&mut self.seen.borrow_mut().fresh);
+        for (table, sequence, entry) in fresh {
+            match self.oracle.table_commands.get(&(table.clone(), sequence)) {
+                Some(at) if *at == entry => {}
+                Some(at) => {
+                    return Err(self.fail(format!(
+                        "exactly once: table {table} command {sequence} was answered with entry {entry} but is journaled at {at}"
+                    )));
+                }
+                None => {
+                    return Err(self.fail(format!(
+                        "durability: table {table} command {sequence} was acknowledged (entry {entry}) but is not in the journal \
+                         ({} entries)",
+                        self.oracle.entries()
+                    )));
+                }
+            }
+        }
+        // The signs showed only amounts the journal holds at the entry they name.
+        let signs: Vec<_> = self.seen.borrow().signs[self.checked_signs..].to_vec();
+        self.checked_signs += signs.len();
+        for (sequence, amounts) in signs {
+            let Some(pools) = self.oracle.at(sequence) else {
+                return Err(self.fail(format!("signs: an update names entry {sequence}, beyond the journal")));
+            };
+            for (pool, shown) in amounts {
+                let held = pools.get(&pool).map(|figures| figures.displayed);
+                if held.map(|held| held.to_string().parse::<rust_decimal::Decimal>().ok())
+                    != Some(shown.parse::<rust_decimal::Decimal>().ok())
+                {
+                    return Err(
+                        self.fail(format!("signs: pool {pool} shown as {shown} at entry {sequence}, the journal holds {held:?}"))
+                    );
+                }
+            }
+        }
+        // What the controller reports is the journal's.
+        let credential = {
+            let secret = &self.config.keys.get("sup-carla").expect("the embedded supervisor key").secret;
+            pozo_proto::ReadCredential::new("sup-carla", secret, journal_id)
+        };
+        let mut pools = pb::pools_client::PoolsClient::with_interceptor(oracle_channel.clone(), credential);
+        // The clean connection is never cut, but the controller closes old connections (their
+        // age is bounded): asked again on a new one.
+        let mut tries = 0;
+        let status = loop {
+            match pools.status(pb::PoolStatusRequest::default()).await {
+                Ok(status) => break status.into_inner(),
+                Err(status) if tries < 3 && floor::no_answer(&status) => tries += 1,
+                Err(status) => return Err(self.fail(format!("reports: Pools.Status over the clean connection: {status}"))),
+            }
+        };
+        for pool in status.pools {
+            let Some(figures) = self.oracle.at(pool.sequence).and_then(|pools| pools.get(&pool.pool_id)) else {
+                return Err(self.fail(format!(
+                    "reports: pool {} reported at entry {}, beyond the journal ({} entries)",
+                    pool.pool_id,
+                    pool.sequence,
+                    self.oracle.entries()
+                )));
+            };
+            let reported = pool.balance.map(|amount| amount.value).unwrap_or_default();
+            if reported.parse::<rust_decimal::Decimal>().ok() != figures.balance.to_string().parse().ok() {
+                return Err(self.fail(format!(
+                    "reports: pool {} has {reported} at entry {} on the controller, {} in the journal replayed",
+                    pool.pool_id, pool.sequence, figures.balance
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<Outcome, Box<Failure>> {
+        let seen = self.seen.borrow();
+        let mut digest = Sha256::new();
+        for line in &seen.trace {
+            digest.update(line.as_bytes());
+            digest.update(b"\n");
+        }
+        self.outcome.steps = self.step;
+        self.outcome.entries = self.disk.entries();
+        self.outcome.acknowledged = seen.acked.len() as u64;
+        self.outcome.refused_commands = seen.refusals;
+        self.outcome.retries = seen.retries;
+        self.outcome.duplicates = seen.duplicates;
+        self.outcome.office_decisions = seen.office_decisions;
+        self.outcome.disk = self.disk.counts();
+        self.outcome.net = self.net.counts();
+        self.outcome.digest = hex::encode(digest.finalize());
+        self.outcome.trace = seen.trace.clone();
+        drop(seen);
+        Ok(self.outcome)
+    }
+}

@@ -1,0 +1,135 @@
+//! The oracle: the journal as the disk holds it, replayed by the pure core, and every
+//! invariant checked against it after every step.
+//!
+//! It reads the disk's image directly (never through the controller), checks the chain,
+//! applies each entry with `pozo_core::State` as recovery and `verify` do, and keeps, for
+//! every entry, the pools' balances and displayed amounts after it: what any answer, panel,
+//! sign or report naming that entry must agree with.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use pozo_engine::money::Money;
+use pozo_server::config::Config;
+use pozo_server::journal::{Hash, Record, entry_hash};
+use pozo_server::state::{Command, Context, State};
+
+/// A pool's figures after an entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolFigures {
+    pub balance: Money,
+    pub displayed: Money,
+}
+
+/// The journal replayed so far.
+pub struct Oracle {
+    config: Arc<Config>,
+    state: State,
+    /// The hash of the last entry replayed (the genesis's predecessor is the identity's,
+    /// which the oracle does not know: the first entry's is taken as given).
+    last_hash: Option<Hash>,
+    /// The pools after each entry, by sequence (index 0: after entry 1).
+    pub history: Vec<BTreeMap<String, PoolFigures>>,
+    /// Each table command journaled: (table, its sequence) → the entry.
+    pub table_commands: BTreeMap<(String, u64), u64>,
+    /// The office decisions journaled, by order.
+    pub decisions: BTreeMap<String, u64>,
+}
+
+impl Oracle {
+    pub fn new(config: Arc<Config>) -> Oracle {
+        Oracle {
+            state: State::new(Arc::clone(&config)),
+            config,
+            last_hash: None,
+            history: Vec::new(),
+            table_commands: BTreeMap::new(),
+            decisions: BTreeMap::new(),
+        }
+    }
+
+    /// The entries replayed.
+    pub fn entries(&self) -> u64 {
+        self.history.len() as u64
+    }
+
+    /// Replays what `entries` (the disk's, from entry 1) holds beyond what was replayed; starts
+    /// again from nothing when the disk holds fewer entries than were replayed (a power loss)
+    /// or when `again` says the image was replaced. An error names the entry and the invariant.
+    pub fn catch_up(&mut self, entries: &[Vec<u8>], again: bool) -> Result<(), String> {
+        if again || (entries.len() as u64) < self.entries() {
+            *self = Oracle::new(Arc::clone(&self.config));
+        }
+        for (index, value) in entries.iter().enumerate().skip(self.history.len()) {
+            let sequence = index as u64 + 1;
+            if value.len() < 32 {
+                return Err(format!("chain: entry {sequence} is shorter than its previous-entry hash"));
+            }
+            let previous: Hash = value[..32].try_into().expect("32 bytes");
+            if let Some(last) = self.last_hash
+                && last != previous
+            {
+                return Err(format!("chain: entry {sequence} does not name entry {} as its predecessor", sequence - 1));
+            }
+            let record: Record = serde_json::from_slice(&value[32..])
+                .map_err(|error| format!("chain: entry {sequence} is not a record: {error}"))?;
+            if record.sequence != sequence {
+                return Err(format!("chain: entry {sequence} records sequence {}", record.sequence));
+            }
+            self.last_hash = Some(entry_hash(&previous, &value[32..]));
+            match &record.command {
+                Command::Table(command) => {
+                    let key = (command.table_id.to_string(), command.sequence);
+                    if let Some(before) = self.table_commands.insert(key.clone(), sequence) {
+                        return Err(format!(
+                            "exactly once: table {} command {} is journaled twice, at entries {before} and {sequence}",
+                            key.0, key.1
+                        ));
+                    }
+                }
+                Command::Office(office) => {
+                    self.decisions.insert(format!("{office:?}"), sequence);
+                }
+                _ => {}
+            }
+            let applied = self
+                .state
+                .apply(&record.command, Context { sequence, time_ms: record.time_ms })
+                .map_err(|refusal| format!("replay: entry {sequence} is refused by the pure core: {refusal}"))?;
+            if !applied.journals() {
+                return Err(format!("replay: entry {sequence} changes nothing (a retry journaled?)"));
+            }
+            // Conservation on every pool, to the centavo (every rule's money accounted for).
+            if let Some((pool, off)) = self.state.conservation().into_iter().find(|(_, off)| !off.is_zero()) {
+                return Err(format!("conservation: after entry {sequence}, pool {pool} is off by {off}"));
+            }
+            self.history.push(
+                self.state
+                    .pools()
+                    .map(|pool| {
+                        (pool.rules().id.to_string(), PoolFigures { balance: pool.balance(), displayed: pool.displayed() })
+                    })
+                    .collect(),
+            );
+        }
+        Ok(())
+    }
+
+    /// The pools after entry `sequence`.
+    pub fn at(&self, sequence: u64) -> Option<&BTreeMap<String, PoolFigures>> {
+        self.history.get(sequence.checked_sub(1)? as usize)
+    }
+
+    /// Every jornada's books tie to zero on every pool (the reconciliation).
+    pub fn books_tie(&self) -> Result<(), String> {
+        let jornadas: Vec<String> = self.state.data().openings.keys().cloned().collect();
+        for jornada in jornadas {
+            for (pool, books) in self.state.reconciliation(&jornada).unwrap_or_default() {
+                if !books.difference.is_zero() {
+                    return Err(format!("books: jornada {jornada}, pool {pool} does not tie: {books:?}"));
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,72 @@
+//! The seeded simulation catches bugs: each known bug planted in the controller
+//! (`pozo_core::planted`, a build with `--features planted-bugs`) is found within a bounded
+//! number of seeds, and the failure names the invariant that shows it. `.ci/run` runs it:
+//! `cargo test -p pozo-sim --features planted-bugs --test planted`.
+
+use pozo_sim::vopr::{Bug, Options, run};
+
+/// The seeds each planted bug is tried with (docs/benchmarks.md reports how many find it).
+const SEEDS: u64 = 10;
+const STEPS: u64 = 1_000;
+
+/// One seed at a time: the planted bug is this process's.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Each of the seeds tried with `bug` planted; the invariant the first to find it broke.
+fn found(bug: Bug) -> (u64, u64, String) {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let failures: Vec<_> =
+        (1..=SEEDS).filter_map(|seed| run(Options { seed, steps: STEPS, faults: true, plant: Some(bug) }).err()).collect();
+    let Some(first) = failures.first() else {
+        panic!("{} was not found by any of {SEEDS} seeds of {STEPS} steps", bug.name());
+    };
+    let mut steps: Vec<u64> = failures.iter().map(|failure| failure.step).collect();
+    steps.sort_unstable();
+    println!(
+        "{}: found by {} of {SEEDS} seeds (first: seed {} at step {}; median step {}): {}",
+        bug.name(),
+        failures.len(),
+        first.seed,
+        first.step,
+        steps[steps.len() / 2],
+        first.invariant
+    );
+    (failures.len() as u64, first.step, first.invariant.clone())
+}
+
+#[test]
+fn an_answer_before_the_flush_is_found() {
+    let (_, _, invariant) = found(Bug::AnswerBeforeFlush);
+    assert!(
+        invariant.starts_with("durability") || invariant.starts_with("lights") || invariant.starts_with("signs"),
+        "{invariant}"
+    );
+}
+
+#[test]
+fn a_retry_applied_twice_is_found() {
+    let (_, _, invariant) = found(Bug::RetryTwice);
+    assert!(invariant.starts_with("exactly once"), "{invariant}");
+}
+
+#[test]
+fn a_mark_never_written_is_found() {
+    let (_, _, invariant) = found(Bug::SkipMark);
+    assert!(invariant.starts_with("recovery"), "{invariant}");
+}
+
+#[test]
+fn a_contribution_forgotten_on_recovery_is_found() {
+    let (_, _, invariant) = found(Bug::ForgetContribution);
+    assert!(invariant.starts_with("reports"), "{invariant}");
+}
+
+#[test]
+fn the_same_seeds_pass_without_the_bug() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    for seed in 1..=3 {
+        if let Err(failure) = run(Options { seed, steps: STEPS, faults: true, plant: None }) {
+            panic!("{failure}");
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! The seeded simulation (`pozo-sim vopr`) in CI: a bounded number of seeds with every fault,
+//! each replayed from its seed alone to the same trace, and every kind of fault met.
+
+use pozo_sim::vopr::{Options, Outcome, run};
+
+/// Seeds CI runs, and steps per seed: a few minutes on a 2-core machine (docs/benchmarks.md).
+const SEEDS: u64 = 40;
+const STEPS: u64 = 1_000;
+
+/// One seed at a time: a seed plants its panic hook and runs on this thread.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn play(seed: u64, steps: u64, faults: bool) -> Outcome {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    match run(Options { seed, steps, faults, plant: None }) {
+        Ok(outcome) => outcome,
+        Err(failure) => panic!("{failure}"),
+    }
+}
+
+#[test]
+fn a_seed_replays_to_the_same_trace() {
+    let first = play(7, 600, true);
+    let again = play(7, 600, true);
+    assert!(first.runs > 1, "the seed crashed the controller at least once: {} runs", first.runs);
+    assert_eq!(first.trace, again.trace, "seed 7 played twice differs");
+    assert_eq!(first.digest, again.digest);
+    // And another seed is another night.
+    let other = play(8, 600, true);
+    assert_ne!(first.digest, other.digest);
+}
+
+#[test]
+fn seeds_with_every_fault_break_no_invariant_and_meet_every_kind_of_fault() {
+    let outcomes: Vec<Outcome> = (1..=SEEDS).map(|seed| play(seed, STEPS, true)).collect();
+    let sum = |count: fn(&Outcome) -> u64| outcomes.iter().map(count).sum::<u64>();
+    let met = [
+        ("kill -9", sum(|o| o.crashes_process)),
+        ("power lost", sum(|o| o.crashes_power)),
+        ("a failed flush (fail-stop)", sum(|o| o.fail_stops)),
+        ("a refused start, as documented", sum(|o| o.refusals_expected)),
+        ("an append in flight lost", sum(|o| o.disk.in_flight_lost)),
+        ("an append in flight landed", sum(|o| o.disk.in_flight_landed)),
+        ("a lying sync", sum(|o| o.disk.lied)),
+        ("entries taken by the power", sum(|o| o.disk.lost_to_power)),
+        ("a meta value torn", sum(|o| o.disk.meta_torn)),
+        ("a snapshot lost", sum(|o| o.disk.snapshot_lost)),
+        ("a damaged read", sum(|o| o.disk.read_damaged)),
+        ("a connection cut", sum(|o| o.net.cuts)),
+        ("a partition", sum(|o| o.net.partitions)),
+        ("a delay spike", sum(|o| o.net.spikes)),
+        ("a clock jump", sum(|o| o.net.clock_jumps)),
+        ("a retry", sum(|o| o.retries)),
+        ("an answered command sent again", sum(|o| o.duplicates)),
+        ("a Venta-Pagos decision", sum(|o| o.office_decisions)),
+    ];
+    let missing: Vec<&str> = met.iter().filter(|(_, count)| *count == 0).map(|(what, _)| *what).collect();
+    assert!(missing.is_empty(), "{SEEDS} seeds never met: {missing:?} ({met:?})");
+    assert!(sum(|o| o.acknowledged) > SEEDS * STEPS / 2, "most steps are commands answered: {met:?}");
+}
+
+#[test]
+fn without_faults_a_seed_only_crashes_and_restarts() {
+    let outcome = play(3, 400, false);
+    assert_eq!(outcome.disk.lied + outcome.disk.read_damaged + outcome.net.cuts + outcome.net.partitions, 0);
+    assert_eq!(outcome.refusals_expected, 0, "nothing lost, nothing refused");
+    assert!(outcome.crashes_process + outcome.crashes_power > 0);
+}
