@@ -32,6 +32,26 @@ async fn health_reports_every_service_serving() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_answer_is_dated_by_the_controller_s_clock() {
+    // Found by the seeded simulation: hyper dated each response from the machine's clock, so
+    // the bytes on the wire (and with them one seed's run) followed the real time. The `Date`
+    // header is the controller's clock's, like the journal's times.
+    let directory = tempfile::tempdir().expect("a directory");
+    // 2026-11-27 23:30:05 UTC.
+    let clock = std::sync::Arc::new(pozo_server::clock::ManualClock::at(1_795_822_205_000));
+    let options = pozo_server::ServeOptions { clock: clock.clone(), ..Default::default() };
+    let server = TestServer::start_with(directory.path().join("data"), options).await;
+    let mut controller = pb::controller_client::ControllerClient::new(server.client().await.channel.clone());
+    let answer = controller.identify(pb::IdentifyRequest {}).await.expect("identified");
+    let date = answer.metadata().get("date").and_then(|value| value.to_str().ok()).map(str::to_owned);
+    assert_eq!(date.as_deref(), Some("Fri, 27 Nov 2026 23:30:05 GMT"));
+    clock.advance(86_400_000);
+    let answer = controller.identify(pb::IdentifyRequest {}).await.expect("identified");
+    assert_eq!(answer.metadata().get("date").and_then(|value| value.to_str().ok()), Some("Sat, 28 Nov 2026 23:30:05 GMT"));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reflection_lists_the_services_for_standard_tools() {
     let (server, client) = TestServer::with_client().await;
     let mut reflection = ServerReflectionClient::new(client.channel.clone());

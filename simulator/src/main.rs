@@ -226,6 +226,7 @@ fn run_vopr(
         minutes * 60.0,
         outcomes.len() as f64 / minutes.max(f64::EPSILON)
     );
+    println!("faults injected: {}", pozo_sim::vopr::faults_injected(&outcomes));
     if write_json(json, &outcomes) { ExitCode::SUCCESS } else { ExitCode::from(2) }
 }
 

@@ -62,6 +62,13 @@ fn a_contribution_forgotten_on_recovery_is_found() {
 }
 
 #[test]
+fn a_build_with_bugs_planted_does_not_serve() {
+    assert!(pozo_server::planted::COMPILED);
+    let refused = pozo_server::cli::refuse_planted_build().expect_err("refused");
+    assert!(refused.to_string().contains("planted-bugs"), "{refused}");
+}
+
+#[test]
 fn the_same_seeds_pass_without_the_bug() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     for seed in 1..=3 {

@@ -54,6 +54,7 @@ fn seeds_with_every_fault_break_no_invariant_and_meet_every_kind_of_fault() {
         ("an answered command sent again", sum(|o| o.duplicates)),
         ("a Venta-Pagos decision", sum(|o| o.office_decisions)),
     ];
+    println!("{SEEDS} seeds: {}", pozo_sim::vopr::faults_injected(&outcomes));
     let missing: Vec<&str> = met.iter().filter(|(_, count)| *count == 0).map(|(what, _)| *what).collect();
     assert!(missing.is_empty(), "{SEEDS} seeds never met: {missing:?} ({met:?})");
     assert!(sum(|o| o.acknowledged) > SEEDS * STEPS / 2, "most steps are commands answered: {met:?}");

@@ -29,6 +29,7 @@ use journal::{JournalFiles, OpenFrom, Verified, run_backup, run_close, run_migra
 use logging::{LogFormat, init_logging};
 use password::run_password;
 use rules::{run_award, run_rulebooks};
+pub use serve::refuse_planted_build;
 use serve::run_serve;
 use status::run_status;
 

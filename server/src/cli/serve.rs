@@ -24,11 +24,7 @@ pub(super) fn run_serve(
     keys: Option<&std::path::Path>,
     options: crate::ServeOptions,
 ) -> anyhow::Result<()> {
-    // A build with bugs planted for the seeded simulation never serves (`pozo_core::planted`).
-    anyhow::ensure!(
-        !crate::planted::COMPILED,
-        "this pozo-server was built with the `planted-bugs` feature, for the seeded simulation only: it does not serve"
-    );
+    refuse_planted_build()?;
     check_addresses(listen, keys, &options)?;
     let config = crate::config::load(config, rulebooks, keys)?;
     // A keys file that holds a published example secret (a copy of config/keys.toml) is as public.
@@ -43,6 +39,16 @@ pub(super) fn run_serve(
     raise_files_limit_or_warn();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(serve_until_stopped(data, listen, config, options))
+}
+
+/// A build with bugs planted for the seeded simulation (`pozo_core::planted`, the
+/// `planted-bugs` feature) never serves: refused before anything is opened.
+pub fn refuse_planted_build() -> anyhow::Result<()> {
+    anyhow::ensure!(
+        !crate::planted::COMPILED,
+        "this pozo-server was built with the `planted-bugs` feature, for the seeded simulation only: it does not serve"
+    );
+    Ok(())
 }
 
 /// Refuses what would put secrets on a network in clear (plaintext off loopback, pages off

@@ -236,6 +236,31 @@ pub fn summary(outcome: &Outcome) -> String {
     )
 }
 
+/// The faults a set of seeds injected, kind by kind, on one line.
+pub fn faults_injected(outcomes: &[Outcome]) -> String {
+    let sum = |count: fn(&Outcome) -> u64| outcomes.iter().map(count).sum::<u64>();
+    let kinds: [(&str, u64); 17] = [
+        ("kill -9", sum(|o| o.crashes_process)),
+        ("power lost", sum(|o| o.crashes_power)),
+        ("flush failed", sum(|o| o.disk.flush_failed)),
+        ("append in flight lost", sum(|o| o.disk.in_flight_lost)),
+        ("append in flight landed", sum(|o| o.disk.in_flight_landed)),
+        ("appends lied about", sum(|o| o.disk.lied)),
+        ("entries taken by the power", sum(|o| o.disk.lost_to_power)),
+        ("snapshot torn", sum(|o| o.disk.meta_torn)),
+        ("meta not made durable", sum(|o| o.disk.meta_lost)),
+        ("snapshot lost", sum(|o| o.disk.snapshot_lost)),
+        ("damaged reads", sum(|o| o.disk.read_damaged)),
+        ("mark lost", sum(|o| o.mark_lost)),
+        ("mark stale", sum(|o| o.mark_stale)),
+        ("connections cut", sum(|o| o.net.cuts)),
+        ("partitions", sum(|o| o.net.partitions)),
+        ("delay spikes", sum(|o| o.net.spikes)),
+        ("clock jumps", sum(|o| o.net.clock_jumps)),
+    ];
+    kinds.iter().map(|(kind, count)| format!("{kind} {count}")).collect::<Vec<_>>().join(", ")
+}
+
 /// The controller ended by itself: a fail-stop (or a bug).
 fn stopped(ended: Result<anyhow::Result<()>, tokio::task::JoinError>) -> RunEnd {
     RunEnd::Stopped(match ended {

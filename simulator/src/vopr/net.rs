@@ -315,7 +315,7 @@ impl Default for SimClock {
 
 impl SimClock {
     /// 2026-11-27 20:00 in Buenos Aires: a jornada's evening.
-    pub const START_MS: u64 = 1_796_338_800_000;
+    pub const START_MS: u64 = 1_795_820_400_000;
 
     pub fn new() -> SimClock {
         SimClock { base_ms: AtomicU64::new(SimClock::START_MS), origin: Mutex::new(tokio::time::Instant::now()) }
