@@ -63,7 +63,7 @@ fn a_contribution_forgotten_on_recovery_is_found() {
 
 #[test]
 fn a_build_with_bugs_planted_does_not_serve() {
-    assert!(pozo_server::planted::COMPILED);
+    const { assert!(pozo_server::planted::COMPILED) };
     let refused = pozo_server::cli::refuse_planted_build().expect_err("refused");
     assert!(refused.to_string().contains("planted-bugs"), "{refused}");
 }
