@@ -462,6 +462,33 @@ async fn a_snapshot_cut_short_is_ignored_and_the_journal_replayed() {
     assert!(journal.load_snapshot().expect("readable again").is_some());
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_genesis_is_refused_as_damage_not_as_another_configuration() {
+    // Found by the seeded simulation (`pozo-sim vopr --seed 355`, a damaged read of entry 1): a
+    // byte changed in a comment of the genesis entry's configuration text still parses, as another
+    // configuration, and the start was refused as bad input ("the configuration differs", exit
+    // 2), sending the operator after the wrong files. The chain says entry 1 is damaged: exit 5.
+    let base = tempfile::tempdir().expect("a directory");
+    let data = base.path().join("data");
+    acknowledged_then_killed(&data, &base.path().join("first.log"), 3).await;
+    {
+        let db = sled::open(&data).expect("the journal's sled");
+        let batches = db.open_tree("batches").expect("its batches");
+        let mut run = batches.get(1u64.to_be_bytes()).expect("read").expect("the genesis's run").to_vec();
+        let texts = run.windows(7).position(|window| window == b"\"texts\"").expect("the genesis carries its texts");
+        let comment = texts + run[texts..].windows(2).position(|window| window == b"# ").expect("a comment in them");
+        let letter = comment + 2 + run[comment + 2..].iter().position(u8::is_ascii_alphabetic).expect("a letter");
+        run[letter] ^= 0x20;
+        batches.insert(1u64.to_be_bytes(), run).expect("written");
+        db.flush().expect("flushed");
+    }
+    let log = base.path().join("second.log");
+    let refused = tokio::task::spawn_blocking(move || start(&data, &log)).await.expect("ran");
+    let Err(Refused { code, log }) = refused else { panic!("a damaged genesis was served") };
+    assert_eq!(code, Some(5), "{log}");
+    assert!(log.contains("journal entry 1 (the genesis) is damaged") && log.contains("docs/operations.md §6"), "{log}");
+}
+
 /// sled's own `conf` file damaged (one byte): sled reads it as corrupted data. The controller
 /// refuses the directory as damaged (exit 5) and says what to do, like any other damage.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

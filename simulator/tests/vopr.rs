@@ -53,6 +53,7 @@ fn seeds_with_every_fault_break_no_invariant_and_meet_every_kind_of_fault() {
         ("a retry", sum(|o| o.retries)),
         ("an answered command sent again", sum(|o| o.duplicates)),
         ("a Venta-Pagos decision", sum(|o| o.office_decisions)),
+        ("a transfer two supervisors approved", sum(|o| o.changes)),
     ];
     println!("{SEEDS} seeds: {}", pozo_sim::vopr::faults_injected(&outcomes));
     let missing: Vec<&str> = met.iter().filter(|(_, count)| *count == 0).map(|(what, _)| *what).collect();

@@ -208,6 +208,22 @@ pub(crate) fn genesis_config(journal: &Journal) -> Result<Option<Config>, Recove
     }
 }
 
+/// Why entry 1 is not the entry the journal chains from, if it is not: entry 2 (or, alone, the
+/// tip record) names another hash. A genesis damaged on disk reads as another configuration;
+/// this tells the two apart (found by `pozo-sim vopr --seed 355`).
+pub(crate) fn genesis_damaged(journal: &Journal) -> Result<Option<String>, RecoveryError> {
+    let Some(first) = journal.entry(1)? else { return Ok(None) };
+    let named = match journal.entry(2)? {
+        Some(second) => second.previous,
+        None => match journal.stored_tip()? {
+            Some((1, hash, _)) => hash,
+            _ => return Ok(None),
+        },
+    };
+    Ok((named != first.hash)
+        .then(|| "journal entry 1 (the genesis) is damaged: its bytes do not hash to what the journal names after it".to_owned()))
+}
+
 /// How a start-up recovered the state: from which snapshot, and how long each step took.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Recovery {

@@ -19,7 +19,9 @@ use crate::config::Config;
 use crate::exit::{JournalRefused, StorageFailed};
 use crate::journal::Sealer;
 use crate::journal::mark::Mark;
-use crate::journal::recovery::{NoMarkHere, check_acknowledged, check_tip, check_tip_record, genesis_config, recover_until};
+use crate::journal::recovery::{
+    NoMarkHere, check_acknowledged, check_tip, check_tip_record, genesis_config, genesis_damaged, recover_until,
+};
 use crate::journal::{Identity, Journal, JournalError, JournalTip, Record};
 use crate::read::ReadModel;
 use crate::read::metrics::Metrics;
@@ -266,6 +268,14 @@ pub(super) fn recover_existing(
         config.journal_key.clone().ok_or_else(|| anyhow::anyhow!("the keys have no journal key (role = \"journal\")"))?;
     let journaled = genesis_config(journal)?.ok_or_else(|| anyhow::anyhow!("journal without genesis"))?;
     if journaled.hash != config.hash {
+        // A genesis damaged on disk reads as another configuration: the chain tells which.
+        if let Some(problem) = genesis_damaged(journal)? {
+            return Err(JournalRefused(format!(
+                "{data}: {problem}. The journal is damaged: the controller does not serve it. Keep a copy for the \
+                 investigation and restore the last backup (docs/operations.md §6); `pozo-server verify` names the last good entry"
+            ))
+            .into());
+        }
         anyhow::bail!(
             "the configuration differs from the one this journal was started with ({} ≠ {}): settings do not change \
              while pools are live (docs/operations.md §8); start with the original --config/--rulebook, or a new --data directory",

@@ -1,5 +1,5 @@
 //! The simulation's floor: table agents playing rounds, the Venta-Pagos office deciding,
-//! the signs and panels watching, each over the simulated network with its own retries.
+//! two supervisors moving money between pools, the signs and panels watching, each over the simulated network with its own retries.
 //!
 //! An agent keeps its table's next sequence and the command in hand; a command that got no
 //! answer (a cut, a timeout, the controller gone) is sent again, the same bytes, until it is
@@ -58,6 +58,8 @@ pub struct Seen {
     pub refusals: u64,
     pub applied: u64,
     pub office_decisions: u64,
+    /// Changes approved (transfers between pools).
+    pub changes: u64,
     pub trace: Vec<String>,
     /// When the current run began, on its runtime's paused clock.
     pub run_began: Option<tokio::time::Instant>,
@@ -390,6 +392,82 @@ pub async fn office(
             }
             Err(status) => {
                 seen.borrow_mut().say(format!("office {}: refused {:?}", order.order_id, status.code()));
+                return Some(Done::Refused);
+            }
+        }
+    }
+    None
+}
+
+/// Two supervisors move money between two pools the tables do not play (a transfer: operations.md
+/// §8): Carla proposes, Diego approves, each sent again until answered.
+pub async fn supervisors(
+    channel: Channel,
+    config: &pozo_server::config::Config,
+    journal_id: &str,
+    rng: &mut ChaCha8Rng,
+    seen: &Rc<RefCell<Seen>>,
+) -> Option<Done> {
+    let sign = |key: &str, command: pb::change_command::Command| {
+        let secret = &config.keys.get(key).expect("the embedded supervisors' keys").secret;
+        let payload = pb::ChangeCommand { command: Some(command) }.encode_to_vec();
+        pozo_proto::sign(key, secret, pozo_proto::Purpose::ChangeCommand, journal_id, payload)
+    };
+    let (from, to) = if rng.random_bool(0.5) { ("iplyc-central-poker", "aj-poker") } else { ("aj-poker", "iplyc-central-poker") };
+    let cents: u32 = rng.random_range(1..=5_000);
+    let amount = format!("{}.{:02}", cents / 100, cents % 100);
+    let propose = sign(
+        "sup-carla",
+        pb::change_command::Command::Propose(pb::ProposeChange {
+            reason: "Simulación: traspaso entre pozos".into(),
+            authorisation: "VOPR".into(),
+            what: Some(pb::propose_change::What::Transfer(pb::PoolTransfer {
+                from_pool_id: from.into(),
+                to_pool_id: to.into(),
+                amount: Some(pb::Amount { value: amount.clone() }),
+            })),
+        }),
+    );
+    let mut changes = pb::changes_client::ChangesClient::new(channel);
+    let mut proposal = None;
+    for attempt in 0..20u32 {
+        match changes.propose(propose.clone()).await {
+            Ok(answer) => {
+                proposal = Some(answer.into_inner());
+                break;
+            }
+            Err(status) if no_answer(&status) => {
+                seen.borrow_mut().retries += 1;
+                tokio::time::sleep(Duration::from_millis(rng.random_range(10..(100 << attempt.min(4))))).await;
+            }
+            Err(status) => {
+                seen.borrow_mut().say(format!("supervisors: transfer of {amount} refused {:?}", status.code()));
+                return Some(Done::Refused);
+            }
+        }
+    }
+    let proposal = proposal?;
+    let approve =
+        sign("sup-diego", pb::change_command::Command::Approve(pb::ApproveChange { proposal_id: proposal.proposal_id.clone() }));
+    for attempt in 0..20u32 {
+        match changes.approve(approve.clone()).await {
+            Ok(answer) => {
+                let mut seen = seen.borrow_mut();
+                seen.changes += 1;
+                seen.say(format!(
+                    "supervisors: transfer {} of {amount} from {from} to {to}: {}",
+                    proposal.proposal_id,
+                    answer.into_inner().status
+                ));
+                return Some(Done::Applied { journal_sequence: 0 });
+            }
+            Err(status) if no_answer(&status) => {
+                seen.borrow_mut().retries += 1;
+                tokio::time::sleep(Duration::from_millis(rng.random_range(10..(100 << attempt.min(4))))).await;
+            }
+            Err(status) => {
+                // Approved already by a try whose answer was lost: the same decision.
+                seen.borrow_mut().say(format!("supervisors: approval of {} refused {:?}", proposal.proposal_id, status.code()));
                 return Some(Done::Refused);
             }
         }

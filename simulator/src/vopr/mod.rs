@@ -81,6 +81,8 @@ pub struct Outcome {
     pub retries: u64,
     pub duplicates: u64,
     pub office_decisions: u64,
+    /// Transfers between pools two supervisors made.
+    pub changes: u64,
     pub disk: DiskCounts,
     pub net: NetCounts,
     /// SHA-256 of the trace: the same seed gives the same digest.
@@ -202,6 +204,7 @@ pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
             retries: 0,
             duplicates: 0,
             office_decisions: 0,
+            changes: 0,
             disk: DiskCounts::default(),
             net: NetCounts::default(),
             digest: String::new(),
@@ -485,6 +488,7 @@ impl World {
         let mut actions = FuturesUnordered::new();
         let mut busy = vec![false; self.agents.len()];
         let mut office_busy = false;
+        let mut supervisors_busy = false;
         loop {
             for (index, agent) in self.agents.iter().enumerate() {
                 if !busy[index] {
@@ -512,6 +516,18 @@ impl World {
                     (None, done)
                 }));
             }
+            if !supervisors_busy && self.rng.random_bool(0.01) {
+                supervisors_busy = true;
+                let channel = floor_channel.clone();
+                let config = Arc::clone(&self.config);
+                let journal_id = journal_id.to_owned();
+                let seen = Rc::clone(&self.seen);
+                let mut rng = ChaCha8Rng::seed_from_u64(self.rng.random());
+                actions.push(Box::pin(async move {
+                    let done = floor::supervisors(channel, &config, &journal_id, &mut rng, &seen).await;
+                    (Some(usize::MAX), done)
+                }));
+            }
             let crash_sleep = async move {
                 match crash_at {
                     Some(at) => tokio::time::sleep_until(at).await,
@@ -526,6 +542,7 @@ impl World {
             };
             let Some((who, _done)) = next else { continue };
             match who {
+                Some(usize::MAX) => supervisors_busy = false,
                 Some(index) => busy[index] = false,
                 None => office_busy = false,
             }
@@ -653,6 +670,7 @@ impl World {
         self.outcome.retries = seen.retries;
         self.outcome.duplicates = seen.duplicates;
         self.outcome.office_decisions = seen.office_decisions;
+        self.outcome.changes = seen.changes;
         self.outcome.disk = self.disk.counts();
         self.outcome.net = self.net.counts();
         self.outcome.digest = hex::encode(digest.finalize());
