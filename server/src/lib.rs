@@ -169,15 +169,17 @@ pub async fn serve(
     ready: impl FnOnce(&Started),
 ) -> anyhow::Result<()> {
     let grpc_address = listener.local_addr().map(|address| address.to_string()).unwrap_or_default();
-    let incoming = net::incoming(listener, options.tls.is_some());
-    serve_incoming(incoming, grpc_address, config, data, options, shutdown, ready).await
+    let tls = options.tls.is_some();
+    // Connections are admitted only once the journal is recovered (`incoming` starts accepting).
+    serve_incoming(move || net::incoming(listener, tls), grpc_address, config, data, options, shutdown, ready).await
 }
 
-/// [`serve`] on the connections `incoming` yields, whoever made them: the admitted TCP
-/// connections of a listener, or the seeded simulation's in-memory ones (`pozo-sim vopr`).
+/// [`serve`] on the connections the stream `incoming` makes yields, whoever made them: the
+/// admitted TCP connections of a listener, or the seeded simulation's in-memory ones (`pozo-sim
+/// vopr`). `incoming` is called once the journal is recovered, just before serving.
 /// `grpc_address` is what the pages say the gRPC services listen on.
-pub async fn serve_incoming<IO, IE>(
-    incoming: impl tokio_stream::Stream<Item = Result<IO, IE>> + Send + 'static,
+pub async fn serve_incoming<IO, IE, S>(
+    incoming: impl FnOnce() -> S,
     grpc_address: String,
     config: Config,
     data: &Path,
@@ -186,6 +188,7 @@ pub async fn serve_incoming<IO, IE>(
     ready: impl FnOnce(&Started),
 ) -> anyhow::Result<()>
 where
+    S: tokio_stream::Stream<Item = Result<IO, IE>> + Send + 'static,
     IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + tonic::transport::server::Connected + Unpin + Send + 'static,
     IO::ConnectInfo: Clone + Send + Sync + 'static,
     IE: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -225,7 +228,7 @@ where
         .add_service(services.pools)
         .add_service(services.changes)
         .add_service(services.controller)
-        .serve_with_incoming_shutdown(incoming, async move {
+        .serve_with_incoming_shutdown(incoming(), async move {
             let _ = stop_requested.wait_for(|stop| *stop).await;
         });
     tokio::pin!(server);

@@ -35,13 +35,13 @@ where
             let item = convert(&receiver.borrow_and_update());
             tokio::select! {
                 biased;
-                sent = sender.send(Ok(item)) => if sent.is_err() { return },
                 _ = stop.wait_for(|stop| *stop) => { let _ = sender.try_send(Err(stopping())); return; }
+                sent = sender.send(Ok(item)) => if sent.is_err() { return },
             }
             tokio::select! {
                 biased;
-                changed = receiver.changed() => if changed.is_err() { return },
                 _ = stop.wait_for(|stop| *stop) => { let _ = sender.try_send(Err(stopping())); return; }
+                changed = receiver.changed() => if changed.is_err() { return },
                 _ = sender.closed() => return,
             }
         }

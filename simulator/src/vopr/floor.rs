@@ -222,13 +222,21 @@ impl Agent {
                     if duplicate {
                         // The same bytes again: the same answer, nothing journaled.
                         seen.borrow_mut().duplicates += 1;
-                        if let Ok(again) = client.submit(envelope.clone()).await {
-                            let again = again.into_inner().journal_sequence;
-                            if again != journal_sequence {
-                                seen.borrow_mut().broken.push(format!(
-                                    "exactly once: table {table} command {sequence} sent again was answered with entry {again}, not {journal_sequence}"
-                                ));
+                        match client.submit(envelope.clone()).await {
+                            Ok(again) => {
+                                let again = again.into_inner().journal_sequence;
+                                if again != journal_sequence {
+                                    seen.borrow_mut().broken.push(format!(
+                                        "exactly once: table {table} command {sequence} sent again was answered with entry {again}, not {journal_sequence}"
+                                    ));
+                                }
                             }
+                            Err(status) if no_answer(&status) => {}
+                            Err(status) => seen.borrow_mut().broken.push(format!(
+                                "exactly once: table {table} command {sequence} sent again was refused ({:?}: {}), not answered as before",
+                                status.code(),
+                                status.message()
+                            )),
                         }
                     }
                     return Done::Applied { journal_sequence };
@@ -241,6 +249,13 @@ impl Agent {
                 }
                 Err(status) => {
                     let mut seen = seen.borrow_mut();
+                    // The table expects an earlier sequence: a command it acknowledged is gone.
+                    if status.message().contains("skips ahead") {
+                        seen.broken.push(format!(
+                            "durability: table {table} command {sequence} is refused as skipping ahead: an acknowledged command is gone ({})",
+                            status.message()
+                        ));
+                    }
                     seen.refusals += 1;
                     seen.say(format!("{table} #{sequence} {what}: refused {:?}: {}", status.code(), status.message()));
                     drop(seen);

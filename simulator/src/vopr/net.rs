@@ -134,8 +134,7 @@ impl Net {
         let port = state.port;
         let (client, server) = tokio::io::duplex(BUFFER);
         let link = CancellationToken::new();
-        let (delays, spike) =
-            if clean || std::env::var_os("NODELAY").is_some() { (0..1, 0.0) } else { (0..300, state.faults.spike) };
+        let (delays, spike) = if clean { (0..1, 0.0) } else { (0..300, state.faults.spike) };
         let spikes = Arc::clone(&self.1);
         let end = |io, rng| Conn {
             io,
