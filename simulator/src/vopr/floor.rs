@@ -45,6 +45,8 @@ pub struct Seen {
     pub acked: BTreeMap<(String, u64), u64>,
     /// Acknowledged since the last check.
     pub fresh: Vec<(String, u64, u64)>,
+    /// Venta-Pagos decisions answered: order → the entry its answer named.
+    pub decided: BTreeMap<String, u64>,
     /// The highest entry any answer named.
     pub acked_max: u64,
     /// Signs' updates: (entry, each pool's displayed amount), unchecked.
@@ -359,6 +361,7 @@ pub async fn office(
     journal_id: &str,
     rng: &mut ChaCha8Rng,
     seen: &Rc<RefCell<Seen>>,
+    disk: &Disk,
 ) -> Option<Done> {
     const KEY: &str = "vp-ana";
     let secret = config.keys.get(KEY).expect("the embedded office key").secret.clone();
@@ -395,8 +398,23 @@ pub async fn office(
     for attempt in 0..20u32 {
         let answer = if confirm { client.confirm(envelope.clone()).await } else { client.reject(envelope.clone()).await };
         match answer {
-            Ok(_) => {
+            Ok(decided) => {
+                let entry = decided.into_inner().resolved_sequence;
                 let mut seen = seen.borrow_mut();
+                // Answered only once durable, and the same decision whenever asked again.
+                if entry > disk.entries() {
+                    seen.broken.push(format!(
+                        "durability: order {} decided at entry {entry}, the disk holds {}",
+                        order.order_id,
+                        disk.entries()
+                    ));
+                }
+                if let Some(before) = seen.decided.insert(order.order_id.clone(), entry)
+                    && before != entry
+                {
+                    seen.broken
+                        .push(format!("exactly once: order {} decided at entry {before}, then at {entry}", order.order_id));
+                }
                 seen.office_decisions += 1;
                 seen.say(format!("office {} {}", if confirm { "confirmed" } else { "rejected" }, order.order_id));
                 return Some(Done::Applied { journal_sequence: 0 });

@@ -544,9 +544,10 @@ impl World {
                 let config = Arc::clone(&self.config);
                 let journal_id = journal_id.to_owned();
                 let seen = Rc::clone(&self.seen);
+                let disk = self.disk.clone();
                 let mut rng = ChaCha8Rng::seed_from_u64(self.rng.random());
                 actions.push(Box::pin(async move {
-                    let done = floor::office(channel, &config, &journal_id, &mut rng, &seen).await;
+                    let done = floor::office(channel, &config, &journal_id, &mut rng, &seen, &disk).await;
                     (None, done)
                 }));
             }
@@ -634,6 +635,17 @@ impl World {
                         self.oracle.entries()
                     )));
                 }
+            }
+        }
+        // Every Venta-Pagos decision answered is in the journal, once, at the entry it named.
+        let decided: Vec<(String, u64)> =
+            self.seen.borrow().decided.iter().map(|(order, entry)| (order.clone(), *entry)).collect();
+        for (order, entry) in decided {
+            if self.oracle.decisions.get(&order) != Some(&entry) {
+                return Err(self.fail(format!(
+                    "durability: order {order}'s decision was answered at entry {entry} but the journal has {:?}",
+                    self.oracle.decisions.get(&order)
+                )));
             }
         }
         // The signs showed only amounts the journal holds at the entry they name.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use pozo_engine::money::Money;
 use pozo_server::config::Config;
 use pozo_server::journal::{Hash, Record, entry_hash};
-use pozo_server::state::{Command, Context, State};
+use pozo_server::state::{Command, Context, OfficeOp, State};
 
 /// A pool's figures after an entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub struct Oracle {
     pub history: Vec<BTreeMap<String, PoolFigures>>,
     /// Each table command journaled: (table, its sequence) → the entry.
     pub table_commands: BTreeMap<(String, u64), u64>,
-    /// The office decisions journaled, by order.
+    /// The Venta-Pagos decisions journaled: order → the entry.
     pub decisions: BTreeMap<String, u64>,
 }
 
@@ -88,7 +88,12 @@ impl Oracle {
                     }
                 }
                 Command::Office(office) => {
-                    self.decisions.insert(format!("{office:?}"), sequence);
+                    let (OfficeOp::Confirm { order_id, .. } | OfficeOp::Reject { order_id, .. }) = &office.op;
+                    if let Some(before) = self.decisions.insert(order_id.clone(), sequence) {
+                        return Err(format!(
+                            "exactly once: order {order_id} is decided twice, at entries {before} and {sequence}"
+                        ));
+                    }
                 }
                 _ => {}
             }
