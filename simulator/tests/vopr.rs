@@ -25,9 +25,11 @@ fn a_seed_replays_to_the_same_trace() {
     assert!(first.runs > 1, "the seed crashed the controller at least once: {} runs", first.runs);
     assert_eq!(first.trace, again.trace, "seed 7 played twice differs");
     assert_eq!(first.digest, again.digest);
+    assert_eq!(first.journal_id, again.journal_id, "the installation is drawn from the seed");
     // And another seed is another night.
     let other = play(8, 600, true);
     assert_ne!(first.digest, other.digest);
+    assert_ne!(first.journal_id, other.journal_id);
 }
 
 #[test]

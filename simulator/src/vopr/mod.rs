@@ -87,6 +87,8 @@ pub struct Outcome {
     pub net: NetCounts,
     /// SHA-256 of the trace: the same seed gives the same digest.
     pub digest: String,
+    /// The journal the controller announced (its installation drawn from the seed).
+    pub journal_id: String,
     /// Every action, answer, fault and crash, in order.
     #[serde(skip)]
     pub trace: Vec<String>,
@@ -155,6 +157,7 @@ thread_local! {
 /// Runs one seed.
 pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
     pozo_server::blocking::run_inline();
+    pozo_server::journal::Identity::seed_for_simulation(options.seed);
     pozo_server::planted::plant(options.plant);
     // The controller's fail-stop is a panic of its writer: expected here, kept for the trace.
     // A panic of the simulation itself (outside every task) is told as usual.
@@ -208,6 +211,7 @@ pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
             disk: DiskCounts::default(),
             net: NetCounts::default(),
             digest: String::new(),
+            journal_id: String::new(),
             trace: Vec::new(),
         },
         rng,
@@ -460,6 +464,7 @@ impl World {
             .map_err(|status| self.fail(format!("recovery: Identify: {status}")))?
             .into_inner()
             .journal_id;
+        self.outcome.journal_id.clone_from(&journal_id);
         let acked_max = self.seen.borrow().acked_max;
         if acked_max > self.disk.entries() {
             return Err(self.fail(format!(
