@@ -124,6 +124,7 @@ async fn serve_until_stopped(
     let store = match &options.store {
         Some(crate::writer::StoreChoice::Postgres { url, .. }) => crate::journal::postgres::describe(url),
         Some(crate::writer::StoreChoice::Given(_)) => "a given store".to_owned(),
+        Some(crate::writer::StoreChoice::Shared(shared)) => shared.describe(),
         None => "sled".to_owned(),
     };
     tracing::info!(target: LOG_TARGET, %address, data = %data.display(), %store, config = %config.hash, "pozo-server starting");

@@ -19,16 +19,10 @@ use std::sync::{Arc, Mutex};
 use futures_util::future::BoxFuture;
 use tokio_postgres::NoTls;
 
-use crate::journal::store::{Store, StoreError, Stored};
+use crate::journal::store::{Candidate, Shared, Store, StoreError, Stored};
 
 /// The advisory lock the writer holds: "pozo" in ASCII, then "wr".
 pub const WRITER_LOCK: i64 = 0x706f_7a6f_7772;
-
-/// How often a standby asks for the writer's lock.
-pub(crate) const STANDBY_POLL: std::time::Duration = std::time::Duration::from_millis(50);
-
-/// How long a standby waits before connecting again to a database it lost.
-pub(crate) const STANDBY_RECONNECT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Entries read back per query when the journal is read in order.
 const PAGE_ENTRIES: i64 = 4_096;
@@ -229,23 +223,18 @@ impl Drop for PgStore {
 
 /// A connection of a hot standby that asks for the writer's lock without waiting
 /// ([`Candidate::try_take`]), connecting again after the database was lost. A writer killed
-/// lets go of the lock with its connection, so a standby that asks every [`STANDBY_POLL`]
-/// takes over within about one poll.
-pub(crate) struct Candidate {
+/// lets go of the lock with its connection, so a standby that asks every poll (50 ms,
+/// `writer::standby`) takes over within about one poll.
+pub(crate) struct PgCandidate {
     url: String,
     connection: Option<(tokio::runtime::Runtime, tokio_postgres::Client)>,
 }
 
-impl Candidate {
-    /// Not connected yet: the first [`Candidate::try_take`] connects.
-    pub fn new(url: &str) -> Candidate {
-        Candidate { url: url.to_owned(), connection: None }
-    }
-
+impl Candidate for PgCandidate {
     /// Asks once for the writer's lock (connecting first if needed): the writer's store, with
     /// the migrations applied, once the lock is ours; `None` while another controller holds it.
     /// An error leaves the candidate unconnected: the next ask connects again.
-    pub(crate) fn try_take(&mut self) -> Result<Option<Arc<PgStore>>, StoreError> {
+    fn try_take(&mut self) -> Result<Option<Arc<dyn Store>>, StoreError> {
         let (runtime, client) = match self.connection.take() {
             Some(connection) => connection,
             None => {
@@ -256,7 +245,7 @@ impl Candidate {
         let (client, locked) = try_lock(&runtime, client);
         let database = describe(&self.url);
         match locked {
-            Ok(true) => PgStore::migrated(runtime, client, database).map(Some),
+            Ok(true) => PgStore::migrated(runtime, client, database).map(|store| Some(store as Arc<dyn Store>)),
             Ok(false) => {
                 self.connection = Some((runtime, client));
                 Ok(None)
@@ -270,13 +259,38 @@ impl Candidate {
     }
 }
 
-impl Drop for Candidate {
+impl Drop for PgCandidate {
     fn drop(&mut self) {
         // As for the store: possibly on a runtime's thread, so let go without waiting.
         if let Some((runtime, client)) = self.connection.take() {
             drop(client);
             runtime.shutdown_background();
         }
+    }
+}
+
+/// The journal in the PostgreSQL database at an address, as a hot standby reaches it.
+pub struct PgShared {
+    url: String,
+}
+
+impl PgShared {
+    pub fn new(url: &str) -> PgShared {
+        PgShared { url: url.to_owned() }
+    }
+}
+
+impl Shared for PgShared {
+    fn describe(&self) -> String {
+        describe(&self.url)
+    }
+
+    fn follower(&self) -> Result<Arc<dyn Store>, StoreError> {
+        PgStore::open_follower(&self.url).map(|store| store as Arc<dyn Store>)
+    }
+
+    fn candidate(&self) -> Box<dyn Candidate> {
+        Box::new(PgCandidate { url: self.url.clone(), connection: None })
     }
 }
 

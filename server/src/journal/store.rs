@@ -129,6 +129,27 @@ pub trait Store: Send + Sync {
     fn flush(&self) -> BoxFuture<'_, Result<(), StoreError>>;
 }
 
+/// A journal several controllers reach, one of them writing at a time: PostgreSQL, whose
+/// session advisory lock is the writer's; or the seeded simulation's shared disk. What a hot
+/// standby follows and takes over (`writer::standby`; docs/journal.md, "On PostgreSQL").
+pub trait Shared: Send + Sync {
+    /// Names it in messages: never a password.
+    fn describe(&self) -> String;
+    /// A reader of the journal the writer writes; it takes no lock and writes nothing.
+    fn follower(&self) -> Result<Arc<dyn Store>, StoreError>;
+    /// One who asks for the writer's lock (connecting at its first ask).
+    fn candidate(&self) -> Box<dyn Candidate>;
+}
+
+/// Asks for the writer's lock of a [`Shared`] journal without waiting. The lock is lost with
+/// the connection that holds it (a writer killed or cut off); a writer that goes on writing
+/// after losing it is refused ([`StoreError::Fenced`]) or loses its connection, and stops.
+pub trait Candidate: Send + Sync {
+    /// The writer's store once the lock is ours; `None` while another controller holds it. An
+    /// error leaves the candidate unconnected: the next ask connects again.
+    fn try_take(&mut self) -> Result<Option<Arc<dyn Store>>, StoreError>;
+}
+
 /// The journal on sled: the tree `batches` holds each appended batch in runs of up to
 /// [`RUN_BYTES`], each under its first entry's sequence as a big-endian u64 (sled's order
 /// is the journal's), its entries one after another, each behind its length as a

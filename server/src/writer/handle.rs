@@ -165,18 +165,6 @@ impl Handle {
     }
 }
 
-/// The text of a panic caught from a blocking task.
-pub(super) fn panic_text(failed: tokio::task::JoinError) -> String {
-    match failed.try_into_panic() {
-        Ok(panic) => panic
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| panic.downcast_ref::<&str>().map(|text| (*text).to_owned()))
-            .unwrap_or_else(|| "a panic".to_owned()),
-        Err(error) => error.to_string(),
-    }
-}
-
 /// Stops the writer: it finishes the batch in hand, answers it, and closes the journal.
 pub struct Stopper(pub(super) watch::Sender<bool>);
 

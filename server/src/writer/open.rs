@@ -11,7 +11,7 @@ use tokio::sync::{mpsc, watch};
 use tracing::{debug, info};
 
 use super::batch::{Pending, PoolPanels, Writer};
-use super::handle::{Handle, QUEUE_CAPACITY, Request, Stopper, TablePanels, panic_text};
+use super::handle::{Handle, QUEUE_CAPACITY, Request, Stopper, TablePanels};
 use super::keys::{journal_build, journal_key_set, key_changes};
 use super::standby::Following;
 use crate::clock::Clock;
@@ -22,6 +22,7 @@ use crate::journal::mark::Mark;
 use crate::journal::recovery::{
     NoMarkHere, check_acknowledged, check_tip, check_tip_record, genesis_config, genesis_damaged, recover_until,
 };
+use crate::journal::store::{Candidate, Shared};
 use crate::journal::{Identity, Journal, JournalError, JournalTip, Record};
 use crate::read::ReadModel;
 use crate::read::metrics::Metrics;
@@ -104,6 +105,10 @@ pub enum StoreChoice {
     /// A store the caller made: the seeded simulation's disk (`pozo-sim vopr`). It is used as
     /// sled is (the mark beside it is required once the journal has entries).
     Given(Arc<dyn crate::journal::store::Store>),
+    /// A journal several controllers reach, started as a hot standby while another controller
+    /// holds its writer's lock (as `Postgres { standby: true }`): the seeded simulation's shared
+    /// disk, where a standby follows the writer and takes its lock over.
+    Shared(Arc<dyn Shared>),
 }
 
 /// Never the address itself: it may hold a password.
@@ -116,6 +121,7 @@ impl std::fmt::Debug for StoreChoice {
                 .field("standby", standby)
                 .finish(),
             StoreChoice::Given(_) => f.write_str("Given"),
+            StoreChoice::Shared(shared) => f.debug_tuple("Shared").field(&shared.describe()).finish(),
         }
     }
 }
@@ -126,7 +132,7 @@ pub(super) enum Opening {
     Given(Arc<dyn crate::journal::store::Store>),
     Postgres(String),
     /// A standby's: the writer's lock already held.
-    Taken(Arc<crate::journal::postgres::PgStore>),
+    Taken(Arc<dyn crate::journal::store::Store>),
 }
 
 /// Opens the journal in `directory` (or the PostgreSQL store `store` names), recovers the
@@ -147,57 +153,55 @@ pub async fn start(
         !changed_by.trim().is_empty() && changed_by.chars().count() <= 64,
         "--changed-by: 1 to 64 characters naming who starts the controller"
     );
-    let opening = match store {
-        None => Opening::Sled,
-        Some(StoreChoice::Given(store)) => Opening::Given(Arc::clone(store)),
-        Some(StoreChoice::Postgres { url, standby: false }) => Opening::Postgres(url.clone()),
-        Some(StoreChoice::Postgres { url, standby: true }) => {
-            let url = url.clone();
-            // The wait ends when this future is dropped (a stop asked before it began).
-            let cancelled = CancelOnDrop(Arc::default());
-            let cancel = Arc::clone(&cancelled.0);
-            let asked = url.clone();
-            let begun = tokio::task::spawn_blocking(move || standby_begin(&asked, &cancel))
-                .await
-                .map_err(|failed| anyhow::anyhow!("standby: {}", panic_text(failed)))??;
-            drop(cancelled);
-            match begun {
-                Begin::Writer(store) => {
-                    info!("standby: the writer's lock is ours (no other controller writes); starting as the writer");
-                    Opening::Taken(store)
-                }
-                Begin::Follow { reader, candidate } => {
-                    let config = Arc::new(config);
-                    let following = Following {
-                        url: url.clone(),
-                        candidate: Some(*candidate),
-                        config: Arc::clone(&config),
-                        mark_path: mark_path.to_path_buf(),
-                        changed_by: changed_by.to_owned(),
-                        database_lost: false,
-                    };
-                    return start_standby(config, reader, following, snapshot_every, clock).await;
-                }
-            }
+    let shared: Arc<dyn Shared> = match store {
+        None => return start_writer(config, directory, Opening::Sled, mark_path, snapshot_every, changed_by, clock).await,
+        Some(StoreChoice::Given(store)) => {
+            let opening = Opening::Given(Arc::clone(store));
+            return start_writer(config, directory, opening, mark_path, snapshot_every, changed_by, clock).await;
         }
+        Some(StoreChoice::Postgres { url, standby: false }) => {
+            let opening = Opening::Postgres(url.clone());
+            return start_writer(config, directory, opening, mark_path, snapshot_every, changed_by, clock).await;
+        }
+        Some(StoreChoice::Postgres { url, standby: true }) => Arc::new(crate::journal::postgres::PgShared::new(url)),
+        Some(StoreChoice::Shared(shared)) => Arc::clone(shared),
     };
-    start_writer(config, directory, opening, mark_path, snapshot_every, changed_by, clock).await
+    // The wait ends when this future is dropped (a stop asked before it began).
+    match standby_begin(&shared).await? {
+        Begin::Writer(store) => {
+            info!("standby: the writer's lock is ours (no other controller writes); starting as the writer");
+            start_writer(config, directory, Opening::Taken(store), mark_path, snapshot_every, changed_by, clock).await
+        }
+        Begin::Follow { reader, candidate } => {
+            let config = Arc::new(config);
+            let following = Following {
+                shared,
+                candidate: Some(candidate),
+                config: Arc::clone(&config),
+                mark_path: mark_path.to_path_buf(),
+                changed_by: changed_by.to_owned(),
+                database_lost: false,
+            };
+            start_standby(config, reader, following, snapshot_every, clock).await
+        }
+    }
 }
 
 /// How a standby begins: the writer's lock was free (it is the writer at once), or another
 /// controller writes a journal it can follow.
 pub(super) enum Begin {
-    Writer(Arc<crate::journal::postgres::PgStore>),
-    Follow { reader: Arc<crate::journal::postgres::PgStore>, candidate: Box<crate::journal::postgres::Candidate> },
+    Writer(Arc<dyn crate::journal::store::Store>),
+    Follow { reader: Arc<dyn crate::journal::store::Store>, candidate: Box<dyn Candidate> },
 }
 
 /// Asks for the writer's lock; while another controller holds it, waits for a journal to
 /// follow (a writer that has only just started may not have one yet). A database that cannot
-/// be reached is waited for; a wrong address or password ends the wait.
-pub(super) fn standby_begin(url: &str, cancel: &std::sync::atomic::AtomicBool) -> anyhow::Result<Begin> {
-    use crate::journal::postgres::{Candidate, PgStore, STANDBY_RECONNECT};
+/// be reached is waited for; a wrong address or password ends the wait. Each ask is blocking
+/// work ([`crate::blocking`]); the wait between them is the runtime's, so dropping the future
+/// ends it.
+pub(super) async fn standby_begin(shared: &Arc<dyn Shared>) -> anyhow::Result<Begin> {
     use crate::journal::store::StoreError;
-    let mut candidate = Candidate::new(url);
+    let mut candidate = Some(shared.candidate());
     let mut said = String::new();
     let mut say = |what: &str| {
         if what != said {
@@ -206,40 +210,42 @@ pub(super) fn standby_begin(url: &str, cancel: &std::sync::atomic::AtomicBool) -
         }
     };
     loop {
-        anyhow::ensure!(!cancel.load(std::sync::atomic::Ordering::Relaxed), "standby: stopped before it began");
-        match candidate.try_take() {
-            Ok(Some(store)) => return Ok(Begin::Writer(store)),
-            Ok(None) => match PgStore::open_follower(url).and_then(|reader| {
-                let begun = crate::journal::store::Store::last(&*reader)?.is_some();
-                Ok((reader, begun))
-            }) {
-                Ok((reader, true)) => return Ok(Begin::Follow { reader, candidate: Box::new(candidate) }),
-                Ok((_, false)) | Err(StoreError::Migrations { .. }) => {
-                    say("standby: another controller is the writer and its journal is not begun yet; waiting");
-                }
-                Err(error) if error.is_refusal() => return Err(error.into()),
-                Err(error) => {
-                    say("standby: the journal cannot be read yet; trying again");
-                    debug!(%error, "standby: the journal cannot be read");
-                }
-            },
-            Err(error) if error.is_refusal() => return Err(error.into()),
-            Err(error) => {
+        let asking = candidate.take().expect("the candidate is back after each ask");
+        let reaching = Arc::clone(shared);
+        let (asking, asked, follower) = crate::blocking::spawn(move || {
+            let mut asking = asking;
+            let asked = asking.try_take();
+            let follower = matches!(asked, Ok(None)).then(|| {
+                reaching.follower().and_then(|reader| {
+                    let begun = reader.last()?.is_some();
+                    Ok((reader, begun))
+                })
+            });
+            (asking, asked, follower)
+        })
+        .await
+        .map_err(|failed| anyhow::anyhow!("standby: {failed}"))?;
+        match (asked, follower) {
+            (Ok(Some(store)), _) => return Ok(Begin::Writer(store)),
+            (Ok(None), Some(Ok((reader, true)))) => return Ok(Begin::Follow { reader, candidate: asking }),
+            (Ok(None), Some(Ok((_, false)) | Err(StoreError::Migrations { .. }))) => {
+                say("standby: another controller is the writer and its journal is not begun yet; waiting");
+            }
+            (Ok(None), Some(Err(error))) if error.is_refusal() => return Err(error.into()),
+            (Ok(None), Some(Err(error))) => {
+                say("standby: the journal cannot be read yet; trying again");
+                debug!(%error, "standby: the journal cannot be read");
+            }
+            (Ok(None), None) => unreachable!("a follower is opened whenever the lock is another's"),
+            (Err(error), _) if error.is_refusal() => return Err(error.into()),
+            (Err(error), _) => {
                 say("standby: the database cannot be reached; trying again");
                 debug!(%error, "standby: the database cannot be reached");
             }
         }
+        candidate = Some(asking);
         // Not a poll: a connection per try (the lock's is kept), so once a second.
-        std::thread::sleep(STANDBY_RECONNECT);
-    }
-}
-
-/// Sets its flag when dropped: a blocking wait that polls it ends with the future that started it.
-pub(super) struct CancelOnDrop(Arc<std::sync::atomic::AtomicBool>);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+        tokio::time::sleep(super::standby::STANDBY_RECONNECT).await;
     }
 }
 
@@ -471,16 +477,16 @@ async fn begin(
 
 /// Recovers the writer's journal read from PostgreSQL and starts following it as the hot
 /// standby: the read model, the panels and the signs kept current, commands refused, the
-/// writer's lock asked for every [`crate::journal::postgres::STANDBY_POLL`].
+/// writer's lock asked for every [`super::standby::STANDBY_POLL`].
 pub(super) async fn start_standby(
     config: Arc<Config>,
-    reader: Arc<crate::journal::postgres::PgStore>,
+    reader: Arc<dyn crate::journal::store::Store>,
     following: Following,
     snapshot_every: u64,
     clock: Arc<dyn Clock>,
 ) -> anyhow::Result<(Handle, tokio::task::JoinHandle<()>, Stopper)> {
     let started = std::time::Instant::now();
-    let database = reader.database().to_owned();
+    let database = following.shared.describe();
     let journal = Journal::on(reader);
     let (entries, _) = journal.tip()?;
     let Recovered { state, tip, identity, sealer, snapshot_at } = recover_existing(&journal, &config, entries, &database, true)?;

@@ -1,6 +1,7 @@
-//! A hot standby: follows the writer's journal in PostgreSQL through the same `Journal`,
-//! applies it through the same `apply_entry`, publishes the signs, and takes over as the
-//! writer when the writer's lock is let go (docs/journal.md, "On PostgreSQL").
+//! A hot standby: follows the writer's journal in a [`Shared`] store (PostgreSQL; the seeded
+//! simulation's shared disk) through the same `Journal`, applies it through the same
+//! `apply_entry`, publishes the signs, and takes over as the writer when the writer's lock is
+//! let go (docs/journal.md, "On PostgreSQL").
 
 use std::sync::Arc;
 
@@ -8,11 +9,12 @@ use tokio::sync::{mpsc, watch};
 use tracing::{debug, info};
 
 use super::batch::{Pending, Writer};
-use super::handle::{FailStop, Request, panic_text};
+use super::handle::{FailStop, Request};
 use super::keys::{journal_build, journal_key_set};
 use crate::config::Config;
 use crate::journal::mark::Mark;
 use crate::journal::recovery::{NoMarkHere, RecoveryError, apply_entry, check_acknowledged, check_tip_record};
+use crate::journal::store::{Candidate, Shared, Store};
 use crate::journal::{Journal, JournalError, JournalTip};
 use crate::read::ReadModel;
 use crate::read::status::Role;
@@ -23,11 +25,17 @@ const DAMAGED: &str = "standby: the writer's journal is damaged";
 /// Entries a standby reads and applies per round; a journal further ahead takes more rounds.
 const FOLLOW_ENTRIES_MAX: usize = 4_096;
 
+/// How often a standby asks for the writer's lock.
+pub(crate) const STANDBY_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// How long a standby waits before connecting again to a database it lost.
+pub(crate) const STANDBY_RECONNECT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// What a hot standby needs to go on following, and to take over.
 pub(super) struct Following {
-    pub(super) url: String,
+    pub(super) shared: Arc<dyn Shared>,
     /// Asks for the writer's lock; `None` only while it is asking, off the runtime.
-    pub(super) candidate: Option<crate::journal::postgres::Candidate>,
+    pub(super) candidate: Option<Box<dyn Candidate>>,
     pub(super) config: Arc<Config>,
     pub(super) mark_path: std::path::PathBuf,
     pub(super) changed_by: String,
@@ -53,7 +61,7 @@ impl Following {
 }
 
 impl Writer {
-    /// The hot standby's loop: every [`crate::journal::postgres::STANDBY_POLL`] it applies what the
+    /// The hot standby's loop: every [`STANDBY_POLL`] it applies what the
     /// writer committed since (publishing the read model, the panels and the signs as the
     /// writer did), then asks for the writer's lock. Once the lock is ours it takes over
     /// ([`Writer::take_over`]) and runs as the writer, on the same state, panels and signs:
@@ -66,7 +74,6 @@ impl Writer {
         queue: mpsc::Receiver<Request>,
         mut stopped: watch::Receiver<bool>,
     ) {
-        use crate::journal::postgres::{PgStore, STANDBY_POLL, STANDBY_RECONNECT};
         loop {
             let mut pause = STANDBY_POLL;
             match self.catch_up().await {
@@ -74,12 +81,12 @@ impl Writer {
                 Ok(true) => pause = std::time::Duration::ZERO,
                 Ok(false) => {
                     let mut candidate = following.candidate.take().expect("the candidate is back after each ask");
-                    let (candidate, asked) = tokio::task::spawn_blocking(move || {
+                    let (candidate, asked) = crate::blocking::spawn(move || {
                         let asked = candidate.try_take();
                         (candidate, asked)
                     })
                     .await
-                    .expect("asking for the writer's lock does not panic");
+                    .unwrap_or_else(|failed| failed.resume());
                     following.candidate = Some(candidate);
                     match asked {
                         Ok(Some(store)) => {
@@ -108,14 +115,14 @@ impl Writer {
                     following.database_lost();
                     debug!(%error, "standby: the writer's journal cannot be read");
                     pause = STANDBY_RECONNECT;
-                    let url = following.url.clone();
-                    match tokio::task::spawn_blocking(move || PgStore::open_follower(&url)).await {
+                    let shared = Arc::clone(&following.shared);
+                    match crate::blocking::spawn(move || shared.follower()).await {
                         Ok(Ok(reader)) => {
                             self.journal = Journal::on(reader);
                             journals.send_replace(self.journal.clone());
                         }
                         Ok(Err(error)) => debug!(%error, "standby: connecting again failed"),
-                        Err(failed) => debug!(problem = panic_text(failed), "standby: connecting again failed"),
+                        Err(failed) => debug!(problem = %failed, "standby: connecting again failed"),
                     }
                 }
             }
@@ -137,14 +144,14 @@ impl Writer {
     pub(super) async fn catch_up(&mut self) -> Result<bool, JournalError> {
         let journal = self.journal.clone();
         let after = self.tip.entries;
-        let read = tokio::task::spawn_blocking(move || -> Result<_, JournalError> {
+        let read = crate::blocking::spawn(move || -> Result<_, JournalError> {
             let Some(stored) = journal.stored_tip()? else { return Ok(None) };
             let wanted = stored.0.saturating_sub(after).min(FOLLOW_ENTRIES_MAX as u64) as usize;
             let entries = journal.read_after(after).take(wanted).collect::<Result<Vec<_>, _>>()?;
             Ok(Some((stored, wanted, entries)))
         })
         .await
-        .expect("reading the journal does not panic")?;
+        .unwrap_or_else(|failed| failed.resume())?;
         let Some((stored, wanted, read)) = read else {
             self.damaged(format!("its tip record is gone (this standby followed it to entry {})", self.tip.entries))
         };
@@ -217,7 +224,7 @@ impl Writer {
     /// at the tip if this controller has none), and is ready to run as the writer. Fail-stop on
     /// any problem: with the lock held, a standby that cannot take over must let it go, which
     /// its stopping does.
-    pub(super) async fn take_over(&mut self, store: Arc<crate::journal::postgres::PgStore>, following: &Following) {
+    pub(super) async fn take_over(&mut self, store: Arc<dyn Store>, following: &Following) {
         self.journal = Journal::on(store);
         let fail = |error: anyhow::Error| -> ! {
             panic!("standby: taking over as the writer failed: {error:#}; this controller stops and lets the lock go")
@@ -233,12 +240,12 @@ impl Writer {
         // journal writes nothing to it.
         let (journal, tip, sealer, mark_path) =
             (self.journal.clone(), self.tip, self.sealer.clone(), following.mark_path.clone());
-        let mut mark = tokio::task::spawn_blocking(move || -> anyhow::Result<Mark> {
+        let mut mark = crate::blocking::spawn(move || -> anyhow::Result<Mark> {
             check_acknowledged(&journal, &tip, &mark_path, &sealer, NoMarkHere::StartAtTip)?;
             Ok(Mark::open(&mark_path, sealer)?)
         })
         .await
-        .map_err(|failed| anyhow::anyhow!("the mark: {}", panic_text(failed)))
+        .map_err(|failed| anyhow::anyhow!("the mark: {failed}"))
         .and_then(|mark| mark)
         .unwrap_or_else(|error| fail(error));
         let before = self.tip.entries;
@@ -262,12 +269,12 @@ impl Writer {
             self.publish(&Pending::default());
         }
         let tip = self.tip;
-        let mark = tokio::task::spawn_blocking(move || -> anyhow::Result<Mark> {
+        let mark = crate::blocking::spawn(move || -> anyhow::Result<Mark> {
             mark.write(tip.entries, &tip.hash)?;
             Ok(mark)
         })
         .await
-        .map_err(|failed| anyhow::anyhow!("the mark: {}", panic_text(failed)))
+        .map_err(|failed| anyhow::anyhow!("the mark: {failed}"))
         .and_then(|mark| mark)
         .unwrap_or_else(|error| fail(error));
         self.mark = Some(mark);
