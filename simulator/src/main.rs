@@ -110,6 +110,10 @@ enum Command {
         /// Only crashes and restarts: no disk, network or clock faults.
         #[arg(long)]
         no_faults: bool,
+        /// Which seeds run a writer and its hot standby on a shared database (by-seed: every
+        /// third, those divisible by 3) instead of one controller on its own disk.
+        #[arg(long, value_enum, default_value_t = PairArg::BySeed)]
+        standby: PairArg,
         /// A known bug planted in the controller, for the simulation to find (a build with
         /// `--features planted-bugs` only).
         #[arg(long, value_parser = bug_parser())]
@@ -127,6 +131,24 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+}
+
+/// `vopr --standby`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum PairArg {
+    BySeed,
+    Always,
+    Never,
+}
+
+impl From<PairArg> for pozo_sim::vopr::Pair {
+    fn from(pair: PairArg) -> pozo_sim::vopr::Pair {
+        match pair {
+            PairArg::BySeed => pozo_sim::vopr::Pair::BySeed,
+            PairArg::Always => pozo_sim::vopr::Pair::Always,
+            PairArg::Never => pozo_sim::vopr::Pair::Never,
+        }
+    }
 }
 
 /// The most seeds one `vopr` runs: a bound on its time.
@@ -156,8 +178,8 @@ fn main() -> ExitCode {
         Command::Odds { game, hands, seed, json } => run_odds(game.name(), hands, seed, json.as_deref()),
         Command::Bench { args } => pozo_sim::bench::command(args),
         Command::BenchChild { args } => pozo_sim::bench::child(args),
-        Command::Vopr { seed, seeds, steps, no_faults, plant, trace, json } => {
-            run_vopr(seed, seeds, steps, !no_faults, plant, trace, json.as_deref())
+        Command::Vopr { seed, seeds, steps, no_faults, standby, plant, trace, json } => {
+            run_vopr(seed, seeds, steps, !no_faults, standby.into(), plant, trace, json.as_deref())
         }
         Command::Run { tables, rounds, seed, server, config, keys, bet_percent, json, record, plot } => {
             let options = pozo_sim::night::RunOptions {
@@ -182,11 +204,13 @@ fn main() -> ExitCode {
 
 /// `pozo-sim vopr`: each seed in turn; the first failure ends the run (exit 1).
 #[allow(clippy::float_arithmetic)] // Seeds per minute: a statistic, not money.
+#[allow(clippy::too_many_arguments)]
 fn run_vopr(
     first: u64,
     seeds: u64,
     steps: u64,
     faults: bool,
+    pair: pozo_sim::vopr::Pair,
     plant: Option<pozo_sim::vopr::Bug>,
     trace: bool,
     json: Option<&std::path::Path>,
@@ -200,7 +224,7 @@ fn run_vopr(
     let started = std::time::Instant::now();
     let mut outcomes = Vec::new();
     for seed in first..first.saturating_add(seeds) {
-        let options = pozo_sim::vopr::Options { seed, steps, faults, plant };
+        let options = pozo_sim::vopr::Options { seed, steps, faults, plant, pair };
         match pozo_sim::vopr::run(options) {
             Ok(outcome) => {
                 println!("{}", pozo_sim::vopr::summary(&outcome));

@@ -3,7 +3,7 @@
 //! number of seeds, and the failure names the invariant that shows it. `.ci/run` runs it:
 //! `cargo test -p pozo-sim --features planted-bugs --test planted`.
 
-use pozo_sim::vopr::{Bug, Options, run};
+use pozo_sim::vopr::{Bug, Options, Pair, run};
 
 /// The seeds each planted bug is tried with (docs/benchmarks.md reports how many find it).
 const SEEDS: u64 = 10;
@@ -13,10 +13,10 @@ const STEPS: u64 = 1_000;
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Each of the seeds tried with `bug` planted; the invariant the first to find it broke.
-fn found(bug: Bug) -> (u64, u64, String) {
+fn found(bug: Bug, pair: Pair) -> (u64, u64, String) {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let failures: Vec<_> =
-        (1..=SEEDS).filter_map(|seed| run(Options { seed, steps: STEPS, faults: true, plant: Some(bug) }).err()).collect();
+        (1..=SEEDS).filter_map(|seed| run(Options { seed, steps: STEPS, faults: true, plant: Some(bug), pair }).err()).collect();
     let Some(first) = failures.first() else {
         panic!("{} was not found by any of {SEEDS} seeds of {STEPS} steps", bug.name());
     };
@@ -36,7 +36,7 @@ fn found(bug: Bug) -> (u64, u64, String) {
 
 #[test]
 fn an_answer_before_the_flush_is_found() {
-    let (_, _, invariant) = found(Bug::AnswerBeforeFlush);
+    let (_, _, invariant) = found(Bug::AnswerBeforeFlush, Pair::Never);
     assert!(
         invariant.starts_with("durability") || invariant.starts_with("lights") || invariant.starts_with("signs"),
         "{invariant}"
@@ -45,20 +45,27 @@ fn an_answer_before_the_flush_is_found() {
 
 #[test]
 fn a_retry_applied_twice_is_found() {
-    let (_, _, invariant) = found(Bug::RetryTwice);
+    let (_, _, invariant) = found(Bug::RetryTwice, Pair::Never);
     assert!(invariant.starts_with("exactly once"), "{invariant}");
 }
 
 #[test]
 fn a_mark_never_written_is_found() {
-    let (_, _, invariant) = found(Bug::SkipMark);
+    let (_, _, invariant) = found(Bug::SkipMark, Pair::Never);
     assert!(invariant.starts_with("recovery"), "{invariant}");
 }
 
 #[test]
 fn a_contribution_forgotten_on_recovery_is_found() {
-    let (_, _, invariant) = found(Bug::ForgetContribution);
+    let (_, _, invariant) = found(Bug::ForgetContribution, Pair::Never);
     assert!(invariant.starts_with("reports"), "{invariant}");
+}
+
+#[test]
+fn a_standby_that_takes_over_behind_the_writer_is_found() {
+    // Only a writer and its standby on a shared database can show it.
+    let (_, _, invariant) = found(Bug::TakeOverBehind, Pair::Always);
+    assert!(invariant.starts_with("takeover") && invariant.contains("fenced"), "{invariant}");
 }
 
 #[test]
@@ -72,8 +79,10 @@ fn a_build_with_bugs_planted_does_not_serve() {
 fn the_same_seeds_pass_without_the_bug() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     for seed in 1..=3 {
-        if let Err(failure) = run(Options { seed, steps: STEPS, faults: true, plant: None }) {
-            panic!("{failure}");
+        for pair in [Pair::Never, Pair::Always] {
+            if let Err(failure) = run(Options { seed, steps: STEPS, faults: true, plant: None, pair }) {
+                panic!("{failure}");
+            }
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The seeded simulation (`pozo-sim vopr`) in CI: a bounded number of seeds with every fault,
 //! each replayed from its seed alone to the same trace, and every kind of fault met.
 
-use pozo_sim::vopr::{Options, Outcome, run};
+use pozo_sim::vopr::{Options, Outcome, Pair, run};
 
 /// Seeds CI runs, and steps per seed: a few minutes on a 2-core machine (docs/benchmarks.md).
 const SEEDS: u64 = 40;
@@ -12,7 +12,7 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn play(seed: u64, steps: u64, faults: bool) -> Outcome {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    match run(Options { seed, steps, faults, plant: None }) {
+    match run(Options { seed, steps, faults, plant: None, pair: Pair::BySeed }) {
         Ok(outcome) => outcome,
         Err(failure) => panic!("{failure}"),
     }
@@ -30,6 +30,12 @@ fn a_seed_replays_to_the_same_trace() {
     let other = play(8, 600, true);
     assert_ne!(first.digest, other.digest);
     assert_ne!(first.journal_id, other.journal_id);
+    // A writer and its standby, with kills of one alone and takeovers, replay as well.
+    let pair = play(9, 600, true);
+    let pair_again = play(9, 600, true);
+    assert!(pair.pair && !first.pair, "seed 9 runs a pair, seed 7 one controller");
+    assert!(pair.takeovers > 0, "seed 9 changed writers: {pair:?}");
+    assert_eq!(pair.trace, pair_again.trace, "seed 9 played twice differs");
 }
 
 #[test]
@@ -56,6 +62,10 @@ fn seeds_with_every_fault_break_no_invariant_and_meet_every_kind_of_fault() {
         ("an answered command sent again", sum(|o| o.duplicates)),
         ("a Venta-Pagos decision", sum(|o| o.office_decisions)),
         ("a transfer two supervisors approved", sum(|o| o.changes)),
+        ("a writer and its standby on a shared database", sum(|o| u64::from(o.pair))),
+        ("one controller of a pair killed alone", sum(|o| o.kills_alone)),
+        ("a writer's lock lost to its standby", sum(|o| o.locks_lost)),
+        ("a standby taking over as the writer", sum(|o| o.takeovers)),
     ];
     println!("{SEEDS} seeds: {}", pozo_sim::vopr::faults_injected(&outcomes));
     let missing: Vec<&str> = met.iter().filter(|(_, count)| *count == 0).map(|(what, _)| *what).collect();

@@ -15,10 +15,14 @@ pub enum Bug {
     SkipMark,
     /// Recovery forgets the contributions of the roulette presses it replays (`state/cmd/press.rs`).
     ForgetContribution,
+    /// A hot standby never reads what the writer committed after it began following
+    /// (`writer/standby.rs`, `catch_up`), and takes over from there.
+    TakeOverBehind,
 }
 
 impl Bug {
-    pub const ALL: [Bug; 4] = [Bug::AnswerBeforeFlush, Bug::RetryTwice, Bug::SkipMark, Bug::ForgetContribution];
+    pub const ALL: [Bug; 5] =
+        [Bug::AnswerBeforeFlush, Bug::RetryTwice, Bug::SkipMark, Bug::ForgetContribution, Bug::TakeOverBehind];
 
     /// Its name on the command line.
     pub const fn name(self) -> &'static str {
@@ -27,6 +31,7 @@ impl Bug {
             Bug::RetryTwice => "retry-twice",
             Bug::SkipMark => "skip-mark",
             Bug::ForgetContribution => "forget-contribution",
+            Bug::TakeOverBehind => "take-over-behind",
         }
     }
 

@@ -142,6 +142,9 @@ impl Writer {
     /// state. True while the journal holds more. A read that fails is a [`JournalError::Store`]
     /// to retry; a damaged journal stops the controller ([`Writer::damaged`]).
     pub(super) async fn catch_up(&mut self) -> Result<bool, JournalError> {
+        if pozo_core::planted::on(pozo_core::planted::Bug::TakeOverBehind) {
+            return Ok(false);
+        }
         let journal = self.journal.clone();
         let after = self.tip.entries;
         let read = crate::blocking::spawn(move || -> Result<_, JournalError> {

@@ -11,13 +11,21 @@
 //! whole (sled's batch and PostgreSQL's transaction are atomic: a torn batch is not a fault a
 //! real store produces), a meta value being written may be left torn, and a read during a
 //! recovery may return a damaged byte. Every choice comes from the seed's generator.
+//!
+//! The same disk may instead be a database several controllers reach ([`Disk::shared`]: a
+//! writer and its hot standby, as on PostgreSQL): each controller's connections are sessions,
+//! the writer's lock is one session's, and an append is durable when it returns. A controller
+//! killed loses its sessions and the lock with them; a writer cut off from the database loses
+//! its session and its lock (the append it had in flight committed or not), and the standby
+//! takes the lock over. An append at an entry already committed is refused
+//! ([`StoreError::Fenced`]), as PostgreSQL's primary key refuses it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use pozo_server::journal::store::{Store, StoreError};
+use pozo_server::journal::store::{Candidate, Shared, Store, StoreError};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -51,6 +59,12 @@ impl DiskFaults {
         snapshot_lost: 0.1,
         read_damaged: 0.05,
     };
+
+    /// A database's: a commit is durable when it returns and atomic with the meta values
+    /// (no lies, nothing torn or lost); a commit may still fail, and one in flight when its
+    /// session is cut off lands or not.
+    pub const DATABASE: DiskFaults =
+        DiskFaults { flush_fails: 0.002, lies: 0.0, in_flight_lands: 0.5, meta_torn: 0.0, snapshot_lost: 0.0, read_damaged: 0.0 };
 }
 
 /// How many of each disk fault a run injected.
@@ -66,6 +80,10 @@ pub struct DiskCounts {
     pub snapshot_lost: u64,
     pub read_damaged: u64,
     pub lost_to_power: u64,
+    /// Writers cut off from the shared database (their lock lost).
+    pub locks_lost: u64,
+    /// Appends refused because another writer had committed the entry.
+    pub fenced: u64,
 }
 
 /// One image of the disk: entries by sequence (from 1, in order), the tip record, the meta values.
@@ -106,6 +124,50 @@ struct State {
     faults: DiskFaults,
     rng: ChaCha8Rng,
     counts: DiskCounts,
+    /// The shared database's sessions: each one's controller (a process, by its number).
+    sessions: BTreeMap<u64, u64>,
+    /// The session holding the writer's lock.
+    lock: Option<u64>,
+    /// Processes gone (killed): every session of theirs fails.
+    gone: BTreeSet<u64>,
+    /// Sessions cut off by the database.
+    cut: BTreeSet<u64>,
+}
+
+impl State {
+    /// A session's calls fail once its process is gone or the database cut it off.
+    fn alive(&self, session: Option<u64>) -> Result<(), StoreError> {
+        let Some(session) = session else { return Ok(()) };
+        let owner = self.sessions.get(&session).copied().unwrap_or(u64::MAX);
+        if self.cut.contains(&session) || self.gone.contains(&owner) {
+            return Err(injected("the connection to the database was lost"));
+        }
+        Ok(())
+    }
+
+    /// The writer's session ended: the append it had in flight (only the writer appends)
+    /// committed or not, now, before another writer can take the lock.
+    fn settle_in_flight(&mut self) -> Option<String> {
+        let (entries, tip) = self.in_flight.take()?;
+        if self.rng.random_bool(self.faults.in_flight_lands) {
+            self.counts.in_flight_landed += 1;
+            apply(&mut self.written, &entries, tip, BTreeMap::new());
+            self.synced = self.written.clone();
+            Some(format!("the append of entries {:?} in flight committed", span(&entries)))
+        } else {
+            self.counts.in_flight_lost += 1;
+            Some(format!("the append of entries {:?} in flight did not commit", span(&entries)))
+        }
+    }
+
+    fn open_session(&mut self, owner: u64) -> Result<u64, StoreError> {
+        if self.gone.contains(&owner) {
+            return Err(injected("a controller that is gone connects to nothing"));
+        }
+        let session = self.sessions.len() as u64 + 1;
+        self.sessions.insert(session, owner);
+        Ok(session)
+    }
 }
 
 /// The disk, shared by every run of the controller of one seed.
@@ -126,7 +188,47 @@ impl Disk {
             faults,
             rng,
             counts: DiskCounts::default(),
+            sessions: BTreeMap::new(),
+            lock: None,
+            gone: BTreeSet::new(),
+            cut: BTreeSet::new(),
         })))
+    }
+
+    /// The disk as a database that controller `owner` (a process: a number never used again)
+    /// reaches, for a writer and its standby.
+    pub fn shared(&self, owner: u64) -> Arc<dyn Shared> {
+        Arc::new(SimShared { disk: self.clone(), owner })
+    }
+
+    /// The controller holding the writer's lock, if one does.
+    pub fn writer(&self) -> Option<u64> {
+        let state = self.state();
+        state.lock.and_then(|session| state.sessions.get(&session).copied())
+    }
+
+    /// Controller `owner` is gone (killed, or stopped by itself): its sessions fail, and the
+    /// writer's lock, if it held it, is free.
+    pub fn process_gone(&self, owner: u64) -> Option<String> {
+        let mut state = self.state();
+        state.gone.insert(owner);
+        if state.lock.is_some_and(|session| state.sessions.get(&session) == Some(&owner)) {
+            state.lock = None;
+            return state.settle_in_flight();
+        }
+        None
+    }
+
+    /// The database cuts the writer's session off (a network fault between them, or an
+    /// administrator ending it): the lock is free; the writer's next call fails. Returns the
+    /// controller that held it.
+    pub fn cut_writer(&self) -> Option<(u64, Option<String>)> {
+        let mut state = self.state();
+        let session = state.lock.take()?;
+        state.cut.insert(session);
+        state.counts.locks_lost += 1;
+        let owner = state.sessions.get(&session).copied()?;
+        Some((owner, state.settle_in_flight()))
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -135,7 +237,7 @@ impl Disk {
 
     /// The store a run of the controller opens.
     pub fn store(&self) -> Arc<dyn Store> {
-        Arc::new(SimStore(self.clone()))
+        Arc::new(SimStore(self.clone(), None))
     }
 
     /// What reads see now.
@@ -157,6 +259,10 @@ impl Disk {
         let mut state = self.state();
         let state = &mut *state;
         let mut done = Vec::new();
+        // Every controller is gone: their sessions, and the writer's lock with them.
+        state.lock = None;
+        let owners: Vec<u64> = state.sessions.values().copied().collect();
+        state.gone.extend(owners);
         if let Some((entries, tip)) = state.in_flight.take() {
             if state.rng.random_bool(state.faults.in_flight_lands) {
                 state.counts.in_flight_landed += 1;
@@ -310,7 +416,8 @@ fn injected(what: &str) -> StoreError {
 /// How long a sync takes on the simulated disk.
 const SYNC: std::ops::Range<u64> = 200..2_000;
 
-struct SimStore(Disk);
+/// The store; with a session of the shared database, or the one controller's own (`None`).
+struct SimStore(Disk, Option<u64>);
 
 impl SimStore {
     /// A read of entry `sequence`, damaged if this recovery's fault says so.
@@ -334,6 +441,15 @@ impl Store for SimStore {
         Box::pin(async move {
             {
                 let mut state = self.0.state();
+                state.alive(self.1)?;
+                // The primary key: an entry another writer committed is never written twice.
+                let next = state.written.entries.len() as u64 + 1;
+                if let Some(&(first, _)) = entries.first()
+                    && first != next
+                {
+                    state.counts.fenced += 1;
+                    return Err(StoreError::Fenced { first, database: "the simulated database".into() });
+                }
                 state.counts.appends += 1;
                 let fails = state.faults.flush_fails;
                 if state.rng.random_bool(fails) {
@@ -347,6 +463,9 @@ impl Store for SimStore {
             self.sync().await;
             let mut state = self.0.state();
             let state = &mut *state;
+            // Cut off while it committed: `Disk::cut_writer` settled whether it landed; the
+            // writer hears neither.
+            state.alive(self.1)?;
             state.in_flight = None;
             let meta = std::mem::take(&mut state.unsynced_meta);
             apply(&mut state.written, &entries, tip.clone(), meta);
@@ -366,9 +485,11 @@ impl Store for SimStore {
 
     fn put_tip(&self, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
+            self.0.state().alive(self.1)?;
             self.sync().await;
             let mut state = self.0.state();
             let state = &mut *state;
+            state.alive(self.1)?;
             state.written.tip = Some(tip);
             let meta = std::mem::take(&mut state.unsynced_meta);
             state.written.meta.extend(meta);
@@ -378,21 +499,29 @@ impl Store for SimStore {
     }
 
     fn tip(&self) -> Result<Option<Vec<u8>>, StoreError> {
-        Ok(self.0.state().written.tip.clone())
+        let state = self.0.state();
+        state.alive(self.1)?;
+        Ok(state.written.tip.clone())
     }
 
     fn entry(&self, sequence: u64) -> Result<Option<Vec<u8>>, StoreError> {
-        Ok(SimStore::read(&self.0.state(), sequence))
+        let state = self.0.state();
+        state.alive(self.1)?;
+        Ok(SimStore::read(&state, sequence))
     }
 
     fn last(&self) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
         let state = self.0.state();
+        state.alive(self.1)?;
         let count = state.written.entries.len() as u64;
         Ok(SimStore::read(&state, count).map(|bytes| (count, bytes)))
     }
 
     fn after(&self, after: u64) -> Box<dyn Iterator<Item = Result<(u64, Vec<u8>), StoreError>> + Send + '_> {
         let state = self.0.state();
+        if let Err(lost) = state.alive(self.1) {
+            return Box::new(std::iter::once(Err(lost)));
+        }
         let count = state.written.entries.len() as u64;
         let read: Vec<_> = (after.saturating_add(1)..=count)
             .filter_map(|sequence| SimStore::read(&state, sequence).map(|bytes| Ok((sequence, bytes))))
@@ -402,26 +531,85 @@ impl Store for SimStore {
 
     fn meta(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let state = self.0.state();
+        state.alive(self.1)?;
         Ok(state.unsynced_meta.get(key).or_else(|| state.written.meta.get(key)).cloned())
     }
 
     fn put_meta(&self, values: Vec<(&'static str, Vec<u8>)>) -> Result<(), StoreError> {
         let mut state = self.0.state();
+        state.alive(self.1)?;
         for (key, value) in values {
-            state.unsynced_meta.insert(key.to_owned(), value);
+            if self.1.is_some() {
+                // A database's: committed together, at once.
+                state.written.meta.insert(key.to_owned(), value.clone());
+                state.synced.meta.insert(key.to_owned(), value);
+            } else {
+                state.unsynced_meta.insert(key.to_owned(), value);
+            }
         }
         Ok(())
     }
 
     fn flush(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
+            self.0.state().alive(self.1)?;
             self.sync().await;
             let mut state = self.0.state();
             let state = &mut *state;
+            state.alive(self.1)?;
             let meta = std::mem::take(&mut state.unsynced_meta);
             state.written.meta.extend(meta);
             state.synced = state.written.clone();
             Ok(())
         })
+    }
+}
+
+/// The disk as the database one controller reaches.
+struct SimShared {
+    disk: Disk,
+    owner: u64,
+}
+
+impl Shared for SimShared {
+    fn describe(&self) -> String {
+        "the simulated database".to_owned()
+    }
+
+    fn follower(&self) -> Result<Arc<dyn Store>, StoreError> {
+        let session = self.disk.state().open_session(self.owner)?;
+        Ok(Arc::new(SimStore(self.disk.clone(), Some(session))))
+    }
+
+    fn candidate(&self) -> Box<dyn Candidate> {
+        Box::new(SimCandidate { disk: self.disk.clone(), owner: self.owner, session: None })
+    }
+}
+
+/// A session that asks for the writer's lock (`pg_try_advisory_lock`).
+struct SimCandidate {
+    disk: Disk,
+    owner: u64,
+    session: Option<u64>,
+}
+
+impl Candidate for SimCandidate {
+    fn try_take(&mut self) -> Result<Option<Arc<dyn Store>>, StoreError> {
+        let mut state = self.disk.state();
+        if let Err(lost) = state.alive(self.session) {
+            self.session = None;
+            return Err(lost);
+        }
+        let session = match self.session {
+            Some(session) => session,
+            None => state.open_session(self.owner)?,
+        };
+        if state.lock.is_some() {
+            self.session = Some(session);
+            return Ok(None);
+        }
+        state.lock = Some(session);
+        self.session = None;
+        Ok(Some(Arc::new(SimStore(self.disk.clone(), Some(session)))))
     }
 }

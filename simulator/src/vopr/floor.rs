@@ -11,12 +11,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 use std::time::Duration;
 
+use super::net::Controllers;
 use pozo_proto::v1 as pb;
 use prost::Message;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tonic::Code;
-use tonic::transport::Channel;
 
 use super::disk::Disk;
 
@@ -183,7 +183,7 @@ impl Agent {
     /// One action: the command in hand (or a new one) sent until it is answered.
     pub async fn act(
         agent: Rc<RefCell<Agent>>,
-        channel: Channel,
+        channel: Controllers,
         journal_id: String,
         seen: Rc<RefCell<Seen>>,
         disk: Disk,
@@ -271,7 +271,7 @@ impl Agent {
 
     /// The table's panel, followed for as long as the run lasts (reconnecting after a cut):
     /// every push must name a durable entry, and a seat lit in a round stays lit in it.
-    pub async fn watch(agent: Rc<RefCell<Agent>>, channel: Channel, journal_id: String, seen: Rc<RefCell<Seen>>, disk: Disk) {
+    pub async fn watch(agent: Rc<RefCell<Agent>>, channel: Controllers, journal_id: String, seen: Rc<RefCell<Seen>>, disk: Disk) {
         let (table, key, secret) = {
             let agent = agent.borrow();
             (agent.table.clone(), agent.key.clone(), agent.secret.clone())
@@ -327,7 +327,7 @@ pub fn no_answer(status: &tonic::Status) -> bool {
 
 /// The signs: every update must name a durable entry, and its amounts are checked by the
 /// oracle against that entry's.
-pub async fn signs(channel: Channel, seen: Rc<RefCell<Seen>>, disk: Disk) {
+pub async fn signs(channel: Controllers, seen: Rc<RefCell<Seen>>, disk: Disk) {
     let mut client = pb::display_client::DisplayClient::new(channel);
     loop {
         if let Ok(stream) = client.watch(pb::WatchDisplays::default()).await {
@@ -356,7 +356,7 @@ pub async fn signs(channel: Channel, seen: Rc<RefCell<Seen>>, disk: Disk) {
 /// The Venta-Pagos office: lists the orders waiting and confirms or rejects one, as the
 /// operator shown it; a decision without an answer is sent again.
 pub async fn office(
-    channel: Channel,
+    channel: Controllers,
     config: &pozo_server::config::Config,
     journal_id: &str,
     rng: &mut ChaCha8Rng,
@@ -435,7 +435,7 @@ pub async fn office(
 /// Two supervisors move money between two pools the tables do not play (a transfer: operations.md
 /// §8): Carla proposes, Diego approves, each sent again until answered.
 pub async fn supervisors(
-    channel: Channel,
+    channel: Controllers,
     config: &pozo_server::config::Config,
     journal_id: &str,
     rng: &mut ChaCha8Rng,

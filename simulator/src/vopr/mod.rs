@@ -22,6 +22,7 @@ pub mod disk;
 pub mod floor;
 pub mod net;
 pub mod oracle;
+mod pair;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -51,6 +52,21 @@ const SNAPSHOT_EVERY: u64 = 64;
 /// How long a request may wait before the agent counts it unanswered.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// The controllers' addresses: the one controller's, or the writer's and its standby's
+/// (either may be the writer).
+const ADDRESSES: [&str; 2] = ["controller-a.sim", "controller-b.sim"];
+
+/// The floor's actions under way: which agent's (`None` the office's, `usize::MAX` the
+/// supervisors'), and what each came to.
+type Actions = FuturesUnordered<std::pin::Pin<Box<dyn std::future::Future<Output = (Option<usize>, Option<Done>)>>>>;
+
+/// Who on the floor has an action under way.
+struct Busy {
+    agents: Vec<bool>,
+    office: bool,
+    supervisors: bool,
+}
+
 /// One seed's run.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -61,6 +77,28 @@ pub struct Options {
     pub faults: bool,
     /// A bug planted in the controller (only with the `planted-bugs` feature).
     pub plant: Option<Bug>,
+    /// A writer and its hot standby on a shared database instead of one controller on its
+    /// own disk.
+    pub pair: Pair,
+}
+
+/// Which seeds run a writer and its hot standby.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pair {
+    /// Every third seed (those divisible by 3).
+    BySeed,
+    Always,
+    Never,
+}
+
+impl Pair {
+    pub fn for_seed(self, seed: u64) -> bool {
+        match self {
+            Pair::BySeed => seed % 3 == 0,
+            Pair::Always => true,
+            Pair::Never => false,
+        }
+    }
 }
 
 /// What a seed's run did.
@@ -83,6 +121,16 @@ pub struct Outcome {
     pub office_decisions: u64,
     /// Transfers between pools two supervisors made.
     pub changes: u64,
+    /// Whether a writer and its hot standby ran on a shared database.
+    pub pair: bool,
+    /// Controllers killed alone (the other one went on).
+    pub kills_alone: u64,
+    /// Writers cut off from the database, their lock lost.
+    pub locks_lost: u64,
+    /// Times a controller took the writer's lock over from another.
+    pub takeovers: u64,
+    /// Controller processes started (a pair's, each start of either).
+    pub processes: u64,
     pub disk: DiskCounts,
     pub net: NetCounts,
     /// SHA-256 of the trace: the same seed gives the same digest.
@@ -172,8 +220,12 @@ pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
     }));
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let config = Arc::new(Config::embedded());
-    let (disk_faults, net_faults) =
-        if options.faults { (DiskFaults::DEFAULT, NetFaults::DEFAULT) } else { (DiskFaults::NONE, NetFaults::NONE) };
+    let pair = options.pair.for_seed(options.seed);
+    let (disk_faults, net_faults) = match (options.faults, pair) {
+        (true, false) => (DiskFaults::DEFAULT, NetFaults::DEFAULT),
+        (true, true) => (DiskFaults::DATABASE, NetFaults::DEFAULT),
+        (false, _) => (DiskFaults::NONE, NetFaults::NONE),
+    };
     let home = tempfile::tempdir().map_err(|error| failure(&options, 0, format!("setup: a temporary directory: {error}")))?;
     let agents = floor::TABLES.iter().map(|table| Rc::new(RefCell::new(Agent::new(&config, table, rng.random())))).collect();
     let mut world = World {
@@ -208,6 +260,11 @@ pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
             duplicates: 0,
             office_decisions: 0,
             changes: 0,
+            pair,
+            kills_alone: 0,
+            locks_lost: 0,
+            takeovers: 0,
+            processes: 0,
             disk: DiskCounts::default(),
             net: NetCounts::default(),
             digest: String::new(),
@@ -227,9 +284,17 @@ pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
 /// One line for a seed that passed.
 pub fn summary(outcome: &Outcome) -> String {
     format!(
-        "seed {}: ok, {} steps, {} runs ({} killed, {} power lost, {} fail-stops, {} refusals as documented), {} entries, \
+        "seed {}: ok{}, {} steps, {} runs ({} killed, {} power lost, {} fail-stops, {} refusals as documented), {} entries, \
          {} acknowledged, {} retries, digest {}",
         outcome.seed,
+        if outcome.pair {
+            format!(
+                " (writer and standby: {} killed alone, {} locks lost, {} takeovers)",
+                outcome.kills_alone, outcome.locks_lost, outcome.takeovers
+            )
+        } else {
+            String::new()
+        },
         outcome.steps,
         outcome.runs,
         outcome.crashes_process,
@@ -246,7 +311,7 @@ pub fn summary(outcome: &Outcome) -> String {
 /// The faults a set of seeds injected, kind by kind, on one line.
 pub fn faults_injected(outcomes: &[Outcome]) -> String {
     let sum = |count: fn(&Outcome) -> u64| outcomes.iter().map(count).sum::<u64>();
-    let kinds: [(&str, u64); 17] = [
+    let kinds: [(&str, u64); 20] = [
         ("kill -9", sum(|o| o.crashes_process)),
         ("power lost", sum(|o| o.crashes_power)),
         ("flush failed", sum(|o| o.disk.flush_failed)),
@@ -264,6 +329,9 @@ pub fn faults_injected(outcomes: &[Outcome]) -> String {
         ("partitions", sum(|o| o.net.partitions)),
         ("delay spikes", sum(|o| o.net.spikes)),
         ("clock jumps", sum(|o| o.net.clock_jumps)),
+        ("one of a pair killed alone", sum(|o| o.kills_alone)),
+        ("writer's lock lost", sum(|o| o.locks_lost)),
+        ("takeovers", sum(|o| o.takeovers)),
     ];
     kinds.iter().map(|(kind, count)| format!("{kind} {count}")).collect::<Vec<_>>().join(", ")
 }
@@ -279,6 +347,16 @@ fn stopped(ended: Result<anyhow::Result<()>, tokio::task::JoinError>) -> RunEnd 
 
 fn failure(options: &Options, step: u64, invariant: String) -> Box<Failure> {
     Box::new(Failure { seed: options.seed, step, invariant, trace: Vec::new() })
+}
+
+impl Busy {
+    fn done(&mut self, who: Option<usize>) {
+        match who {
+            Some(usize::MAX) => self.supervisors = false,
+            Some(index) => self.agents[index] = false,
+            None => self.office = false,
+        }
+    }
 }
 
 impl World {
@@ -309,7 +387,8 @@ impl World {
             let _ = seed;
             let runtime = builder.build().map_err(|error| self.fail(format!("setup: a runtime: {error}")))?;
             let local = tokio::task::LocalSet::new();
-            let ended = local.block_on(&runtime, self.run(down));
+            let pair = self.outcome.pair;
+            let ended = local.block_on(&runtime, async { if pair { self.run_pair(down).await } else { self.run(down).await } });
             drop(local);
             drop(runtime);
             self.seen.borrow_mut().run_began = None;
@@ -330,7 +409,9 @@ impl World {
                     for line in self.disk.crash(crash) {
                         self.say(format!("crash ({crash:?}): {line}"));
                     }
-                    self.mark_faults();
+                    if !pair {
+                        self.mark_faults();
+                    }
                 }
                 RunEnd::Stopped(why) => {
                     self.outcome.fail_stops += 1;
@@ -416,7 +497,7 @@ impl World {
     async fn run(&mut self, down: Duration) -> Result<RunEnd, Box<Failure>> {
         self.clock.start_run(down);
         self.seen.borrow_mut().run_began = Some(tokio::time::Instant::now());
-        let incoming = self.net.listen();
+        let incoming = self.net.listen(ADDRESSES[0]);
         let (ready, is_ready) = tokio::sync::oneshot::channel::<()>();
         let options = pozo_server::ServeOptions {
             snapshot_every: SNAPSHOT_EVERY,
@@ -432,7 +513,7 @@ impl World {
         let mut server = tokio::task::spawn_local(async move {
             pozo_server::serve_incoming(
                 move || incoming,
-                "controller.sim".into(),
+                ADDRESSES[0].into(),
                 config,
                 &data,
                 options,
@@ -457,7 +538,7 @@ impl World {
             _ = is_ready => {}
         }
         // A start that served: nothing acknowledged is gone, and it serves the disk's journal.
-        let oracle_channel = net::channel(&self.net, true, Duration::from_secs(30));
+        let oracle_channel = net::channel(&self.net, ADDRESSES[0], true, Duration::from_secs(30));
         let journal_id = pb::controller_client::ControllerClient::new(oracle_channel.clone())
             .identify(pb::IdentifyRequest {})
             .await
@@ -465,32 +546,12 @@ impl World {
             .into_inner()
             .journal_id;
         self.outcome.journal_id.clone_from(&journal_id);
-        let acked_max = self.seen.borrow().acked_max;
-        if acked_max > self.disk.entries() {
-            return Err(self.fail(format!(
-                "recovery: the controller serves {} entries, but entry {acked_max} was acknowledged (it serves short)",
-                self.disk.entries()
-            )));
-        }
-        self.disk.served();
-        self.replay(true)?;
-        // Every command ever acknowledged is still in the journal, at its entry: a start that
-        // came back short by one entry and then journaled its own build would match in count.
-        let acked: Vec<((String, u64), u64)> =
-            self.seen.borrow().acked.iter().map(|(key, entry)| (key.clone(), *entry)).collect();
-        for ((table, sequence), entry) in acked {
-            if self.oracle.table_commands.get(&(table.clone(), sequence)) != Some(&entry) {
-                return Err(self.fail(format!(
-                    "recovery: table {table} command {sequence}, acknowledged at entry {entry}, is not in the journal served \
-                     (it serves short)"
-                )));
-            }
-        }
+        self.served()?;
         self.check_everything(&oracle_channel, &journal_id).await?;
         self.say(format!("run {} serves {} entries", self.outcome.runs, self.disk.entries()));
 
         // The floor: panels and signs watched, agents acting, the office deciding.
-        let floor_channel = net::channel(&self.net, false, REQUEST_TIMEOUT);
+        let floor_channel = net::Controllers::new(&self.net, &ADDRESSES[..1], REQUEST_TIMEOUT);
         let mut watchers = Vec::new();
         for agent in &self.agents {
             watchers.push(tokio::task::spawn_local(Agent::watch(
@@ -513,7 +574,7 @@ impl World {
     /// Steps until the crash this run is given, the controller stops, or the steps are played.
     async fn steps(
         &mut self,
-        floor_channel: &tonic::transport::Channel,
+        floor_channel: &net::Controllers,
         oracle_channel: &tonic::transport::Channel,
         journal_id: &str,
         server: &mut tokio::task::JoinHandle<anyhow::Result<()>>,
@@ -524,50 +585,10 @@ impl World {
         let crash_in = Duration::from_micros(self.rng.random_range(0..4_000));
         let crash = if self.rng.random_bool(0.3) { Crash::Power } else { Crash::Process };
         let mut crash_at: Option<tokio::time::Instant> = None;
-        let mut actions = FuturesUnordered::new();
-        let mut busy = vec![false; self.agents.len()];
-        let mut office_busy = false;
-        let mut supervisors_busy = false;
+        let mut actions: Actions = FuturesUnordered::new();
+        let mut busy = Busy { agents: vec![false; self.agents.len()], office: false, supervisors: false };
         loop {
-            for (index, agent) in self.agents.iter().enumerate() {
-                if !busy[index] {
-                    busy[index] = true;
-                    let action = Agent::act(
-                        Rc::clone(agent),
-                        floor_channel.clone(),
-                        journal_id.to_owned(),
-                        Rc::clone(&self.seen),
-                        self.disk.clone(),
-                    );
-                    actions.push(Box::pin(async move { (Some(index), Some(action.await)) })
-                        as std::pin::Pin<Box<dyn std::future::Future<Output = (Option<usize>, Option<Done>)>>>);
-                }
-            }
-            if !office_busy && self.rng.random_bool(0.2) {
-                office_busy = true;
-                let channel = floor_channel.clone();
-                let config = Arc::clone(&self.config);
-                let journal_id = journal_id.to_owned();
-                let seen = Rc::clone(&self.seen);
-                let disk = self.disk.clone();
-                let mut rng = ChaCha8Rng::seed_from_u64(self.rng.random());
-                actions.push(Box::pin(async move {
-                    let done = floor::office(channel, &config, &journal_id, &mut rng, &seen, &disk).await;
-                    (None, done)
-                }));
-            }
-            if !supervisors_busy && self.rng.random_bool(0.01) {
-                supervisors_busy = true;
-                let channel = floor_channel.clone();
-                let config = Arc::clone(&self.config);
-                let journal_id = journal_id.to_owned();
-                let seen = Rc::clone(&self.seen);
-                let mut rng = ChaCha8Rng::seed_from_u64(self.rng.random());
-                actions.push(Box::pin(async move {
-                    let done = floor::supervisors(channel, &config, &journal_id, &mut rng, &seen).await;
-                    (Some(usize::MAX), done)
-                }));
-            }
+            self.more_actions(&mut actions, &mut busy, floor_channel, journal_id);
             let crash_sleep = async move {
                 match crash_at {
                     Some(at) => tokio::time::sleep_until(at).await,
@@ -581,11 +602,7 @@ impl World {
                 next = actions.next() => next,
             };
             let Some((who, _done)) = next else { continue };
-            match who {
-                Some(usize::MAX) => supervisors_busy = false,
-                Some(index) => busy[index] = false,
-                None => office_busy = false,
-            }
+            busy.done(who);
             self.step += 1;
             for line in self.net.step(&self.clock) {
                 self.say(format!("step {}: {line}", self.step));
@@ -605,6 +622,75 @@ impl World {
         }
     }
 
+    /// Every agent without an action under way gets one; the office and the supervisors now
+    /// and then.
+    fn more_actions(&mut self, actions: &mut Actions, busy: &mut Busy, floor_channel: &net::Controllers, journal_id: &str) {
+        for (index, agent) in self.agents.iter().enumerate() {
+            if !busy.agents[index] {
+                busy.agents[index] = true;
+                let action = Agent::act(
+                    Rc::clone(agent),
+                    floor_channel.clone(),
+                    journal_id.to_owned(),
+                    Rc::clone(&self.seen),
+                    self.disk.clone(),
+                );
+                actions.push(Box::pin(async move { (Some(index), Some(action.await)) }));
+            }
+        }
+        if !busy.office && self.rng.random_bool(0.2) {
+            busy.office = true;
+            let channel = floor_channel.clone();
+            let config = Arc::clone(&self.config);
+            let journal_id = journal_id.to_owned();
+            let seen = Rc::clone(&self.seen);
+            let disk = self.disk.clone();
+            let mut rng = ChaCha8Rng::seed_from_u64(self.rng.random());
+            actions.push(Box::pin(async move {
+                let done = floor::office(channel, &config, &journal_id, &mut rng, &seen, &disk).await;
+                (None, done)
+            }));
+        }
+        if !busy.supervisors && self.rng.random_bool(0.01) {
+            busy.supervisors = true;
+            let channel = floor_channel.clone();
+            let config = Arc::clone(&self.config);
+            let journal_id = journal_id.to_owned();
+            let seen = Rc::clone(&self.seen);
+            let mut rng = ChaCha8Rng::seed_from_u64(self.rng.random());
+            actions.push(Box::pin(async move {
+                let done = floor::supervisors(channel, &config, &journal_id, &mut rng, &seen).await;
+                (Some(usize::MAX), done)
+            }));
+        }
+    }
+
+    /// A start that served: nothing acknowledged is gone, and it serves the disk's journal.
+    fn served(&mut self) -> Result<(), Box<Failure>> {
+        let acked_max = self.seen.borrow().acked_max;
+        if acked_max > self.disk.entries() {
+            return Err(self.fail(format!(
+                "recovery: the controller serves {} entries, but entry {acked_max} was acknowledged (it serves short)",
+                self.disk.entries()
+            )));
+        }
+        self.disk.served();
+        self.replay(true)?;
+        // Every command ever acknowledged is still in the journal, at its entry: a start that
+        // came back short by one entry and then journaled its own build would match in count.
+        let acked: Vec<((String, u64), u64)> =
+            self.seen.borrow().acked.iter().map(|(key, entry)| (key.clone(), *entry)).collect();
+        for ((table, sequence), entry) in acked {
+            if self.oracle.table_commands.get(&(table.clone(), sequence)) != Some(&entry) {
+                return Err(self.fail(format!(
+                    "recovery: table {table} command {sequence}, acknowledged at entry {entry}, is not in the journal served \
+                     (it serves short)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Replays the disk's journal into the oracle; `again` from the first entry.
     fn replay(&mut self, again: bool) -> Result<(), Box<Failure>> {
         let image = self.disk.written();
@@ -619,6 +705,12 @@ impl World {
         oracle_channel: &tonic::transport::Channel,
         journal_id: &str,
     ) -> Result<(), Box<Failure>> {
+        self.check_journal()?;
+        self.check_reports(oracle_channel, journal_id, false).await
+    }
+
+    /// The journal on the disk, and what the floor saw against it.
+    fn check_journal(&mut self) -> Result<(), Box<Failure>> {
         self.replay(false)?;
         if let Some(broken) = self.seen.borrow().broken.first().cloned() {
             return Err(self.fail(broken));
@@ -671,7 +763,17 @@ impl World {
                 }
             }
         }
-        // What the controller reports is the journal's.
+        Ok(())
+    }
+
+    /// What a controller reports is the journal's. `may_be_gone`: the controller may be going
+    /// (a pair's): a request it does not answer is no failure (its answers are what is checked).
+    async fn check_reports(
+        &mut self,
+        oracle_channel: &tonic::transport::Channel,
+        journal_id: &str,
+        may_be_gone: bool,
+    ) -> Result<(), Box<Failure>> {
         let credential = {
             let secret = &self.config.keys.get("sup-carla").expect("the embedded supervisor key").secret;
             pozo_proto::ReadCredential::new("sup-carla", secret, journal_id)
@@ -684,6 +786,7 @@ impl World {
             match pools.status(pb::PoolStatusRequest::default()).await {
                 Ok(status) => break status.into_inner(),
                 Err(status) if tries < 3 && floor::no_answer(&status) => tries += 1,
+                Err(status) if may_be_gone && floor::no_answer(&status) => return Ok(()),
                 Err(status) => return Err(self.fail(format!("reports: Pools.Status over the clean connection: {status}"))),
             }
         };

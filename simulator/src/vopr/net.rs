@@ -9,10 +9,11 @@
 //! cut: they retry, and sometimes send again what was already answered. Each connection
 //! draws its delays from its own generator, seeded from the run's.
 
+use std::collections::BTreeMap;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -22,6 +23,7 @@ use rand_chacha::ChaCha8Rng;
 use tokio::io::{AsyncRead, AsyncWrite, DuplexStream, ReadBuf};
 use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
+use tonic::transport::Channel;
 
 /// Bytes in flight each way on one connection.
 const BUFFER: usize = 64 * 1024;
@@ -59,10 +61,12 @@ pub struct NetCounts {
 }
 
 struct State {
-    /// The controller's listener, while one runs.
-    listener: Option<mpsc::Sender<io::Result<Conn>>>,
+    /// Each controller's listener, by its address, while it runs.
+    listeners: BTreeMap<String, mpsc::Sender<io::Result<Conn>>>,
     /// Every live connection that faults may cut (the oracle's own are never cut).
     links: Vec<CancellationToken>,
+    /// Every live connection by the controller it reaches (the oracle's too): gone with it.
+    reaching: Vec<(String, CancellationToken)>,
     /// Until when a partition refuses and cuts every connection.
     partitioned_until: Option<tokio::time::Instant>,
     rng: ChaCha8Rng,
@@ -79,8 +83,9 @@ impl Net {
     pub fn new(faults: NetFaults, rng: ChaCha8Rng) -> Net {
         Net(
             Arc::new(Mutex::new(State {
-                listener: None,
+                listeners: BTreeMap::new(),
                 links: Vec::new(),
+                reaching: Vec::new(),
                 partitioned_until: None,
                 rng,
                 faults,
@@ -101,32 +106,48 @@ impl Net {
         counts
     }
 
-    /// The controller's listener for one run: the connections made to it.
-    pub fn listen(&self) -> tokio_stream::wrappers::ReceiverStream<io::Result<Conn>> {
+    /// The listener of the controller at `address` for one run: the connections made to it.
+    pub fn listen(&self, address: &str) -> tokio_stream::wrappers::ReceiverStream<io::Result<Conn>> {
         let (sender, receiver) = mpsc::channel(BACKLOG);
-        self.state().listener = Some(sender);
+        self.state().listeners.insert(address.to_owned(), sender);
         tokio_stream::wrappers::ReceiverStream::new(receiver)
     }
 
-    /// The run ended: its listener and every connection gone.
+    /// The controller at `address` is gone (killed, or stopped): its listener and every
+    /// connection to it, the oracle's included.
+    pub fn gone(&self, address: &str) {
+        let mut state = self.state();
+        state.listeners.remove(address);
+        state.reaching.retain(|(to, link)| {
+            if to == address {
+                link.cancel();
+            }
+            to != address && !link.is_cancelled()
+        });
+    }
+
+    /// The run ended: its listeners and every connection gone.
     pub fn reset(&self) {
         let mut state = self.state();
-        state.listener = None;
+        state.listeners.clear();
         for link in state.links.drain(..) {
+            link.cancel();
+        }
+        for (_, link) in state.reaching.drain(..) {
             link.cancel();
         }
         state.partitioned_until = None;
     }
 
-    /// A connection to the controller; `clean` for the oracle's, which no fault touches.
-    pub fn connect(&self, clean: bool) -> io::Result<Conn> {
+    /// A connection to the controller at `address`; `clean` for the oracle's, which no fault touches.
+    pub fn connect(&self, address: &str, clean: bool) -> io::Result<Conn> {
         let mut state = self.state();
         let now = tokio::time::Instant::now();
         if !clean && state.partitioned_until.is_some_and(|until| now < until) {
             state.counts.refused += 1;
             return Err(io::Error::new(io::ErrorKind::ConnectionRefused, "simulated partition"));
         }
-        let Some(listener) = state.listener.clone() else {
+        let Some(listener) = state.listeners.get(address).cloned() else {
             state.counts.refused += 1;
             return Err(io::Error::new(io::ErrorKind::ConnectionRefused, "no controller listening"));
         };
@@ -154,6 +175,8 @@ impl Net {
             state.links.retain(|link| !link.is_cancelled());
             state.links.push(link.clone());
         }
+        state.reaching.retain(|(_, link)| !link.is_cancelled());
+        state.reaching.push((address.to_owned(), link.clone()));
         state.counts.connections += 1;
         if listener.try_send(Ok(server)).is_err() {
             state.counts.refused += 1;
@@ -283,18 +306,72 @@ impl tonic::transport::server::Connected for Conn {
     }
 }
 
-/// A tonic channel over the simulated network: it reconnects by itself after a cut, as
-/// the agents' and the office's do. `clean`: the oracle's, which no fault touches.
-pub fn channel(net: &Net, clean: bool, timeout: Duration) -> tonic::transport::Channel {
+/// A tonic channel to the controller at `address` over the simulated network: it reconnects
+/// by itself after a cut, as the agents' and the office's do. `clean`: the oracle's, which no
+/// fault touches.
+pub fn channel(net: &Net, address: &str, clean: bool, timeout: Duration) -> Channel {
     let net = net.clone();
+    let address = address.to_owned();
     let connector = tower::service_fn(move |_: tonic::transport::Uri| {
         let net = net.clone();
-        async move { net.connect(clean).map(hyper_util::rt::TokioIo::new) }
+        let address = address.clone();
+        async move { net.connect(&address, clean).map(hyper_util::rt::TokioIo::new) }
     });
     tonic::transport::Endpoint::from_static("http://controller.sim")
         .timeout(timeout)
         .connect_timeout(Duration::from_secs(1))
         .connect_with_connector_lazy(connector)
+}
+
+/// The floor's way to its controllers: one, or a writer and its standby tried in turn, as an
+/// agent given both addresses does (docs/agent.md §5): a request that reached no controller,
+/// or one that said UNAVAILABLE (a standby, a controller stopping), sends the next request to
+/// the other. The clients above it retry as they would on one controller.
+#[derive(Clone)]
+pub struct Controllers {
+    channels: Arc<Vec<Channel>>,
+    at: Arc<AtomicUsize>,
+}
+
+impl Controllers {
+    pub fn new(net: &Net, addresses: &[&str], timeout: Duration) -> Controllers {
+        let channels = addresses.iter().map(|address| channel(net, address, false, timeout)).collect();
+        Controllers { channels: Arc::new(channels), at: Arc::default() }
+    }
+}
+
+type HttpRequest = tonic::codegen::http::Request<tonic::body::Body>;
+type HttpResponse = tonic::codegen::http::Response<tonic::body::Body>;
+
+impl tower::Service<HttpRequest> for Controllers {
+    type Response = HttpResponse;
+    type Error = tonic::transport::Error;
+    type Future = futures_util::future::BoxFuture<'static, Result<HttpResponse, tonic::transport::Error>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        // Each call readies the channel it goes to.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: HttpRequest) -> Self::Future {
+        use tower::ServiceExt;
+        let count = self.channels.len();
+        let at = self.at.load(Ordering::SeqCst) % count;
+        let channel = self.channels[at].clone();
+        let turn = Arc::clone(&self.at);
+        Box::pin(async move {
+            let answer = channel.oneshot(request).await;
+            let elsewhere = match &answer {
+                Err(_) => true,
+                Ok(response) => response.headers().get("grpc-status").is_some_and(|status| status == "14"),
+            };
+            if elsewhere && count > 1 {
+                // Only the first to find it turns: a burst of failures turns once.
+                let _ = turn.compare_exchange(at, (at + 1) % count, Ordering::SeqCst, Ordering::SeqCst);
+            }
+            answer
+        })
+    }
 }
 
 /// The controller's clock in the simulation: the paused tokio clock, from a fixed start,
