@@ -804,3 +804,54 @@ async fn after_a_database_restart_the_standby_takes_over_and_the_old_writer_stop
     assert_eq!(client_b.journal().await.entries, entries + 2);
     drop(first);
 }
+
+/// A writer cut off from the database (the database ended its session: the writer's lock is
+/// free) does not know it until it next asks the database. The standby takes over and the table
+/// goes on there; a command that then reaches the old writer must not be refused from the old
+/// writer's state ("skips ahead"), which the new writer has moved past: a refusal waits until the
+/// database confirms the lock, so the old writer stops instead (exit 6), journaling nothing, and
+/// the agent tries the new one. Found by `pozo-sim vopr` (seed 303 of a sweep of writer and
+/// standby seeds).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_writer_cut_off_from_the_database_refuses_nothing_from_its_old_state_and_stops() {
+    let (_cluster, url, directory) = salon();
+    let mut first = spawn_standby(&directory.path().join("a"), &url, &directory.path().join("a.log"));
+    let mut old = connect(&first.taken_over()).await;
+    old.ok("B3", open()).await;
+    let second = spawn_standby(&directory.path().join("b"), &url, &directory.path().join("b.log"));
+    tokio::task::block_in_place(|| second.wait_until_waiting());
+
+    // The database ends the writer's session, as it does one the network cut off.
+    let (admin, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.expect("connected");
+    tokio::spawn(connection);
+    let ended = admin
+        .query("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted", &[])
+        .await
+        .expect("the writer's session ended");
+    assert_eq!(ended.len(), 1, "one session held the writer's lock");
+    let mut new = connect(&tokio::task::block_in_place(|| second.taken_over())).await;
+    new.sequences = old.sequences.clone();
+    new.ok("B3", sell(1, 1)).await;
+    new.ok("B3", sell(2, 1)).await;
+    let entries = new.journal().await.entries;
+
+    // The table's next command reaches the old writer, whose state still expects the first sell.
+    old.sequences = new.sequences.clone();
+    let answer = old.send("B3", press(1)).await.expect_err("the old writer answers nothing");
+    assert_eq!(answer.code(), tonic::Code::Unavailable, "not refused from the old writer's state: {answer:?}");
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = first.child.try_wait().expect("its status") {
+            break status;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "the old writer goes on:\n{}", first.log_text());
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert_eq!(status.code(), Some(6), "it stops as for a failed flush:\n{}", first.log_text());
+    assert!(first.log_text().contains("cannot confirm the writer's lock"), "it says why:\n{}", first.log_text());
+
+    // The command, sent again, is the new writer's to apply.
+    assert_eq!(new.journal().await.entries, entries, "nothing journaled by the old writer");
+    new.ok("B3", press(1)).await;
+    assert_eq!(new.journal().await.entries, entries + 1);
+}

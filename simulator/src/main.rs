@@ -236,6 +236,11 @@ fn run_vopr(
                 outcomes.push(outcome);
             }
             Err(failure) => {
+                if trace {
+                    for line in &failure.trace {
+                        println!("  {line}");
+                    }
+                }
                 println!("{failure}");
                 write_json(json, &outcomes);
                 return ExitCode::from(1);

@@ -119,6 +119,17 @@ impl Journal {
         Ok(ReadEntry { record, json: value, previous, hash })
     }
 
+    /// Whether the writer's lock on this journal can be lost while it lives (PostgreSQL's).
+    pub fn lock_can_be_lost(&self) -> bool {
+        self.store.lock_can_be_lost()
+    }
+
+    /// Confirms this controller still holds the writer's lock (always, on sled).
+    pub async fn confirm_writer(&self) -> Result<(), JournalError> {
+        self.store.confirm_writer().await?;
+        Ok(())
+    }
+
     /// Writes a batch of encoded entries, with the new tip, atomically, and
     /// flushes once: durable when it returns.
     pub async fn append(&self, batch: Vec<(u64, Vec<u8>)>, tip: (u64, Hash), seal: [u8; 32]) -> Result<(), JournalError> {

@@ -384,6 +384,26 @@ impl Store for PgStore {
         })
     }
 
+    fn lock_can_be_lost(&self) -> bool {
+        true
+    }
+
+    /// The writer's lock is this session's: a session advisory lock held by this backend.
+    fn confirm_writer(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        let client = Arc::clone(&self.client);
+        Box::pin(async move {
+            let held: bool = client
+                .query_one(
+                    "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted)",
+                    &[],
+                )
+                .await
+                .map_err(self.error("cannot confirm the writer's lock"))?
+                .get(0);
+            if held { Ok(()) } else { Err(StoreError::WriterElsewhere { database: self.database.clone() }) }
+        })
+    }
+
     fn put_tip(&self, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>> {
         let client = Arc::clone(&self.client);
         Box::pin(async move {

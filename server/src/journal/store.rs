@@ -127,6 +127,17 @@ pub trait Store: Send + Sync {
     fn put_meta(&self, values: Vec<(&'static str, Vec<u8>)>) -> Result<(), StoreError>;
     /// Makes everything written so far durable.
     fn flush(&self) -> BoxFuture<'_, Result<(), StoreError>>;
+    /// Whether this store's writer may lose its lock while it lives (a [`Shared`] journal's:
+    /// its session cut off, and a standby taking over). sled's cannot: the data directory's lock
+    /// is the process's.
+    fn lock_can_be_lost(&self) -> bool {
+        false
+    }
+    /// Confirms this store still holds the writer's lock ([`Store::lock_can_be_lost`]): what a
+    /// refusal waits for, judged on a state that is current only while no other writer writes.
+    fn confirm_writer(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// A journal several controllers reach, one of them writing at a time: PostgreSQL, whose

@@ -259,9 +259,28 @@ impl Writer {
             }
         }
         if pending.writes.is_empty() {
-            for (reply, result) in pending.answers {
-                let _ = reply.send(result);
+            let refusals = pending.answers.iter().any(|(_, result)| result.is_err());
+            if !(refusals && self.journal.lock_can_be_lost()) {
+                for (reply, result) in pending.answers {
+                    let _ = reply.send(result);
+                }
+                return;
             }
+            // A refusal is judged on this writer's state, current only while no other writer
+            // writes: where the lock can be lost (PostgreSQL), it waits until the store confirms
+            // the lock is still this controller's. A writer cut off from the database, not knowing
+            // it yet, would otherwise refuse commands from a state its standby has moved past
+            // (found by `pozo-sim vopr`: "skips ahead; expects 34"); now it stops, as for a
+            // failed flush, and the callers try the new writer.
+            let journal = self.journal.clone();
+            let mark = self.mark.take().expect("the mark is back after each flush");
+            let flush = tokio::spawn(async move {
+                journal.confirm_writer().await?;
+                Ok(mark)
+            });
+            let model = Arc::clone(&self.model.borrow());
+            let publication = self.prepare(&BTreeSet::new(), &BTreeSet::new(), &BTreeSet::new());
+            self.in_flight = Some(Sealed { flush, entries: 0, model, publication, answers: pending.answers });
             return;
         }
         let (sequence, hash) = (self.tip.entries, self.tip.hash);

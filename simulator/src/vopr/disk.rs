@@ -550,6 +550,22 @@ impl Store for SimStore {
         Ok(())
     }
 
+    fn lock_can_be_lost(&self) -> bool {
+        self.1.is_some()
+    }
+
+    fn confirm_writer(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            self.sync().await;
+            let state = self.0.state();
+            state.alive(self.1)?;
+            if self.1.is_some() && state.lock != self.1 {
+                return Err(StoreError::WriterElsewhere { database: "the simulated database".into() });
+            }
+            Ok(())
+        })
+    }
+
     fn flush(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
             self.0.state().alive(self.1)?;

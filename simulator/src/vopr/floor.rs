@@ -1,4 +1,4 @@
-//! The simulation's floor: table agents playing rounds, the Venta-Pagos office deciding,
+//! The simulation's floor: table agents playing rounds dealt by the simulator's games, the Venta-Pagos office deciding,
 //! two supervisors moving money between pools, the signs and panels watching, each over the simulated network with its own retries.
 //!
 //! An agent keeps its table's next sequence and the command in hand; a command that got no
@@ -24,9 +24,13 @@ use super::disk::Disk;
 /// Venta-Pagos) and roulette (bets and grillos at the press).
 pub const TABLES: [&str; 5] = ["B1", "B2", "B3", "R1", "R2"];
 
-const BLACKJACK_CODES: [&str; 3] = ["CUATRO_ASES", "TRES_SIETES_MISMO_PALO", "TRES_SIETES_CORAZONES"];
-/// Bronze only: a silver hit would bring a gold and its gold turn (4.3.5), which the floor does not play.
-const ROULETTE_CODES: [&str; 1] = ["GRILLO_BRONCE"];
+/// The codes a stacked Black Jack round gives one box: the 20 % prizes, paid through Venta-Pagos.
+const STACKED_CODES: [&str; 3] = ["CUATRO_ASES", "TRES_SIETES_MISMO_PALO", "TRES_SIETES_CORAZONES"];
+
+/// One Black Jack round in this many has one lit box given a prize the shoe rarely deals (about
+/// one box-hand in 2,500 makes any code: docs/odds.md), as the black-box scenarios stack a shoe:
+/// so that prizes, Venta-Pagos orders and their decisions come in every seed.
+const STACKED_ONE_IN: u32 = 8;
 
 /// What one action came to, for the trace and the counts.
 #[derive(Debug)]
@@ -110,6 +114,11 @@ pub struct Agent {
     in_hand: Option<(u64, pb::Envelope, String)>,
     view: Option<pb::TableView>,
     rng: ChaCha8Rng,
+    /// A Black Jack table's shoe, as the simulator deals it (`None` at roulette).
+    shoe: Option<crate::blackjack::Table>,
+    /// The prizes the round in play dealt, still to enter (the last first); `None` until the
+    /// round is dealt.
+    dealt: Option<Vec<(u32, &'static str)>>,
 }
 
 impl Agent {
@@ -127,7 +136,34 @@ impl Agent {
             in_hand: None,
             view: None,
             rng: ChaCha8Rng::seed_from_u64(seed),
+            shoe: crate::blackjack::Table::for_game(layout.game.name(), seed ^ 0x5EED),
+            dealt: None,
         }
+    }
+
+    /// Deals the round to the lit boxes: the Black Jack hands from the table's shoe (the codes
+    /// they made, 11.3), one round in [`STACKED_ONE_IN`] with a stacked prize for one more box;
+    /// at roulette the ball each lit seat's three Grillos de Bronce play (3.1.3): a hit is the
+    /// Grillo de Bronce. (A silver hit would bring the gold turn, 4.3.5, which the floor does not
+    /// play: the series stops at the bronze.) Returns the prizes to enter, the last first.
+    fn deal(&mut self, lit: &[u32]) -> Vec<(u32, &'static str)> {
+        let mut prizes = Vec::new();
+        if let Some(shoe) = self.shoe.as_mut() {
+            prizes = shoe.play_round(lit);
+            let unprized: Vec<u32> = lit.iter().copied().filter(|seat| prizes.iter().all(|(won, _)| won != seat)).collect();
+            if !unprized.is_empty() && self.rng.random_range(0..STACKED_ONE_IN) == 0 {
+                let seat = unprized[self.rng.random_range(0..unprized.len())];
+                prizes.push((seat, STACKED_CODES[self.rng.random_range(0..STACKED_CODES.len())]));
+            }
+        } else if self.roulette {
+            for &seat in lit {
+                if crate::roulette::play_series(&mut self.rng).bronze_hit {
+                    prizes.push((seat, "GRILLO_BRONCE"));
+                }
+            }
+        }
+        prizes.reverse();
+        prizes
     }
 
     /// The next command, from the table as last seen.
@@ -151,7 +187,11 @@ impl Agent {
             .map(|seat| seat.seat)
             .collect();
         let roll = self.rng.random_range(0..100);
-        match pb::TableState::try_from(state).unwrap_or(pb::TableState::Cerrada) {
+        let state = pb::TableState::try_from(state).unwrap_or(pb::TableState::Cerrada);
+        if state != pb::TableState::EnJuego {
+            self.dealt = None;
+        }
+        match state {
             pb::TableState::Cerrada | pb::TableState::Unspecified => ("open".into(), C::OpenTable(pb::OpenTable {})),
             pb::TableState::Apuestas if roll < 3 && lit.is_empty() => match loaded.first() {
                 // 12.8.1: the credits not played are paid back before the table closes.
@@ -168,13 +208,18 @@ impl Agent {
                 (format!("press {seat}"), C::Press(pb::Press { seat, credits: 0 }))
             }
             pb::TableState::Apuestas => ("start".into(), C::StartRound(pb::StartRound {})),
-            pb::TableState::EnJuego if roll < 35 && !lit.is_empty() => {
-                let seat = lit[self.rng.random_range(0..lit.len())];
-                let codes: &[&str] = if self.roulette { &ROULETTE_CODES } else { &BLACKJACK_CODES };
-                let code = codes[self.rng.random_range(0..codes.len())];
-                (format!("prize {seat} {code}"), C::EnterPrize(pb::EnterPrize { seat, code: code.into(), high: String::new() }))
+            pb::TableState::EnJuego => {
+                if self.dealt.is_none() {
+                    self.dealt = Some(self.deal(&lit));
+                }
+                match self.dealt.as_mut().and_then(Vec::pop) {
+                    Some((seat, code)) => (
+                        format!("prize {seat} {code}"),
+                        C::EnterPrize(pb::EnterPrize { seat, code: code.into(), high: String::new() }),
+                    ),
+                    None => ("finish".into(), C::FinishRound(pb::FinishRound {})),
+                }
             }
-            pb::TableState::EnJuego => ("finish".into(), C::FinishRound(pb::FinishRound {})),
             pb::TableState::PremiosIngresados => ("accept".into(), C::Accept(pb::Accept {})),
             pb::TableState::Aceptado => ("finish".into(), C::FinishRound(pb::FinishRound {})),
         }

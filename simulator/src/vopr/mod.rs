@@ -94,7 +94,7 @@ pub enum Pair {
 impl Pair {
     pub fn for_seed(self, seed: u64) -> bool {
         match self {
-            Pair::BySeed => seed % 3 == 0,
+            Pair::BySeed => seed.is_multiple_of(3),
             Pair::Always => true,
             Pair::Never => false,
         }

@@ -25,10 +25,10 @@ use tokio::sync::{mpsc, oneshot};
 use super::floor::{self, Agent};
 use super::{ADDRESSES, Actions, Busy, Failure, REQUEST_TIMEOUT, RunEnd, SNAPSHOT_EVERY, World, net};
 
-/// Per step: the writer is cut off from the database (its lock lost to the standby).
-const CUT_WRITER: f64 = 0.004;
-/// Per step: one controller is killed alone.
-const KILL_ONE: f64 = 0.003;
+/// Per thousand steps: the writer is cut off from the database (its lock lost to the standby).
+const CUT_WRITER: u32 = 4;
+/// Per thousand steps: one controller is killed alone.
+const KILL_ONE: u32 = 3;
 /// How long a controller that stopped stays down before it is started again (ms).
 const DOWN_MS: std::ops::Range<u64> = 100..5_000;
 
@@ -208,12 +208,14 @@ impl World {
                 }
                 _ = restart_sleep => {
                     let now = tokio::time::Instant::now();
-                    for slot in 0..restart_at.len() {
-                        if restart_at[slot].is_some_and(|at| at <= now) {
-                            restart_at[slot] = None;
-                            let process = self.spawn_process(slot, &events_to);
-                            processes.push(process);
-                        }
+                    let due: Vec<usize> = restart_at
+                        .iter_mut()
+                        .enumerate()
+                        .filter_map(|(slot, at)| at.take_if(|at| *at <= now).map(|_| slot))
+                        .collect();
+                    for slot in due {
+                        let process = self.spawn_process(slot, &events_to);
+                        processes.push(process);
                     }
                 }
                 next = actions.next(), if !actions.is_empty() => {
@@ -228,11 +230,10 @@ impl World {
                     }
                     self.check_journal()?;
                     let journal = journal_id.clone().unwrap_or_default();
-                    for at in 0..processes.len() {
-                        if processes[at].ready && !processes[at].killed {
-                            let oracle = processes[at].oracle.clone();
-                            self.check_reports(&oracle, &journal, true).await?;
-                        }
+                    let serving: Vec<_> =
+                        processes.iter().filter(|process| process.ready && !process.killed).map(|process| process.oracle.clone()).collect();
+                    for oracle in serving {
+                        self.check_reports(&oracle, &journal, true).await?;
                     }
                     if self.step >= self.options.steps {
                         break RunEnd::Done;
@@ -263,7 +264,7 @@ impl World {
     /// The pair's own faults after a step: the writer cut off from the database, or one
     /// controller killed alone (started again a moment later).
     fn pair_faults(&mut self, processes: &mut [Process], cut_off: &mut Vec<u64>) {
-        let roll: f64 = self.rng.random();
+        let roll = self.rng.random_range(0..1_000);
         if roll < CUT_WRITER {
             if let Some((owner, settled)) = self.disk.cut_writer() {
                 self.outcome.locks_lost += 1;
