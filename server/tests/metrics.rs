@@ -167,3 +167,121 @@ async fn the_grafana_dashboard_uses_only_exported_metrics() {
         assert!(scraped.has(exported), "the dashboard asks for {name}, which /metrics does not export");
     }
 }
+
+/// Served as the scraper asks: OpenMetrics (its content type, `# EOF`, a counter's family named
+/// without `_total`) to a Prometheus server's `Accept`, the classic text format otherwise, where
+/// a counter's HELP and TYPE name its samples (`pozo_commands_total`), so that a parser of the
+/// classic format keeps its type and help.
+#[tokio::test]
+async fn metrics_are_served_in_the_format_the_scraper_asks_for() {
+    let server = TestServer::with_pages().await;
+    let base = server.pages_url();
+    let http = reqwest::Client::new();
+    let get = |accept: Option<&'static str>| {
+        let mut request = http.get(format!("{base}/metrics"));
+        if let Some(accept) = accept {
+            request = request.header(reqwest::header::ACCEPT, accept);
+        }
+        async move {
+            let response = request.send().await.expect("GET /metrics");
+            assert_eq!(response.status(), reqwest::StatusCode::OK);
+            let content_type = response.headers()[reqwest::header::CONTENT_TYPE].to_str().expect("ascii").to_owned();
+            (content_type, response.text().await.expect("a body"))
+        }
+    };
+    // What Prometheus 2.x sends.
+    let prometheus = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,\
+                      text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
+    let (content_type, openmetrics) = get(Some(prometheus)).await;
+    assert_eq!(content_type, "application/openmetrics-text; version=1.0.0; charset=utf-8");
+    assert!(openmetrics.ends_with("# EOF\n"), "{openmetrics}");
+    assert!(openmetrics.contains("# TYPE pozo_commands counter\n"), "{openmetrics}");
+    assert!(openmetrics.contains("pozo_commands_total{kind=\"press\"} 0\n"), "{openmetrics}");
+
+    for accept in [None, Some("text/plain"), Some("application/openmetrics-text;q=0, text/plain;version=0.0.4")] {
+        let (content_type, text) = get(accept).await;
+        assert_eq!(content_type, "text/plain; version=0.0.4; charset=utf-8", "{accept:?}");
+        assert!(!text.contains("# EOF") && !text.contains("# UNIT"), "{text}");
+        for counter in ["pozo_commands_total", "pozo_refusals_total", "pozo_retries_total"] {
+            assert!(text.contains(&format!("# TYPE {counter} counter\n")), "{counter}: {text}");
+            assert!(text.contains(&format!("# HELP {counter} ")), "{counter}: {text}");
+        }
+        // The same samples in both, but for the lines that name families.
+        let samples =
+            |body: &str| -> Vec<String> { body.lines().filter(|line| !line.starts_with('#')).map(str::to_owned).collect() };
+        assert_eq!(samples(&text), samples(&openmetrics), "{accept:?}");
+        let scrape = Scrape::parse(text.lines().map(|line| Ok(line.to_owned()))).expect("the classic text format");
+        assert!(scrape.docs.contains_key("pozo_commands_total"), "the counter keeps its help: {:?}", scrape.docs.keys());
+        let press = scrape.samples.iter().find(|sample| sample.metric == "pozo_commands_total").expect("a counter sample");
+        assert!(matches!(press.value, Value::Counter(_)), "the counter keeps its type: {:?}", press.value);
+    }
+}
+
+/// The floor's gauges the alerts read (deploy/pozo-alerts.yml): serving, each table open and its
+/// agent there, the age of the oldest payout order by the controller's clock, the books tied.
+#[tokio::test]
+async fn the_floor_s_gauges_follow_the_tables_the_orders_and_the_books() {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let night: u64 = 1_795_305_600_000 + 23 * 3_600_000; // 2026-11-22 20:00, UTC-03:00
+    let clock = std::sync::Arc::new(pozo_server::clock::ManualClock::at(night));
+    let options = pozo_server::ServeOptions {
+        clock: clock.clone(),
+        pages: Some("127.0.0.1:0".parse().expect("an address")),
+        ..Default::default()
+    };
+    let server = TestServer::start_with(directory.path().join("data"), options).await;
+    let base = server.pages_url();
+    let mut client = server.client().await;
+
+    let before = Metrics::scrape(&base).await;
+    assert_eq!(before.value("pozo_serving", ""), 1.0);
+    assert_eq!(before.value("pozo_table_open", "pool=iplyc-blackjack,table=B3"), 0.0);
+    assert_eq!(before.value("pozo_payout_oldest_pending_seconds", ""), 0.0, "no order waits");
+
+    let _order = client.open_b3_with_a_pending_order(2).await;
+    clock.advance(17 * 60 * 1_000);
+    let mut panel = client.watch("B3").await;
+    panel.message().await.expect("a first panel").expect("a panel");
+    let after = Metrics::scrape(&base).await;
+    assert_eq!(after.value("pozo_table_open", "pool=iplyc-blackjack,table=B3"), 1.0, "B3 is open");
+    assert_eq!(after.value("pozo_table_open", "pool=iplyc-blackjack,table=B1"), 0.0, "B1 is not");
+    assert_eq!(after.value("pozo_table_agent_connected", "pool=iplyc-blackjack,table=B3"), 1.0);
+    assert_eq!(after.value("pozo_table_agent_connected", "pool=iplyc-blackjack,table=B1"), 0.0);
+    assert_eq!(after.value("pozo_payout_oldest_pending_seconds", ""), 17.0 * 60.0, "the order has waited 17 minutes");
+    assert_eq!(after.value("pozo_books_tied", ""), 1.0, "the jornada's books tie");
+    assert_eq!(after.value("pozo_books_difference_centavos", "pool=iplyc-blackjack"), 0.0);
+    assert!(after.has("pozo_books_difference_centavos"));
+
+    // B3's agent goes: the open table is without it (what PozoMesaSinAgente waits two minutes for).
+    drop(panel);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Metrics::scrape(&base).await.value("pozo_table_agent_connected", "pool=iplyc-blackjack,table=B3") != 0.0 {
+        assert!(Instant::now() < deadline, "B3's agent is still counted");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The shipped alert rules ask only for series the controller exports (and node_exporter's
+/// systemd unit state, and `up`).
+#[tokio::test]
+async fn the_alert_rules_ask_only_for_exported_metrics() {
+    let server = TestServer::with_pages().await;
+    let scraped = Metrics::scrape(&server.pages_url()).await;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/pozo-alerts.yml");
+    let rules = std::fs::read_to_string(&path).expect("the rules");
+    let mut asked = Vec::new();
+    for expr in rules.lines().filter_map(|line| line.trim().strip_prefix("expr: ")) {
+        let mut rest = expr;
+        while let Some(start) = rest.find("pozo_") {
+            let name: String =
+                rest[start..].chars().take_while(|c| c.is_ascii_lowercase() || *c == '_' || c.is_ascii_digit()).collect();
+            rest = &rest[start + name.len()..];
+            asked.push(name);
+        }
+    }
+    assert!(asked.len() >= 10, "{asked:?}");
+    for name in asked {
+        let exported = name.strip_suffix("_bucket").unwrap_or(&name);
+        assert!(scraped.has(exported), "a rule asks for {name}, which /metrics does not export");
+    }
+}

@@ -1,5 +1,6 @@
-//! The controller's metrics, in the Prometheus text format, served at `/metrics` on the
-//! pages' listener (docs/operations.md §13), through the `prometheus-client` crate.
+//! The controller's metrics, served at `/metrics` on the pages' listener (docs/operations.md
+//! §13) through the `prometheus-client` crate: in OpenMetrics, as that crate writes it, when the
+//! scraper asks for it, and otherwise in the classic Prometheus text format ([`classic`]).
 //!
 //! Counters and histograms are kept as things happen (the writer counts commands, refusals,
 //! batches, flushes and answers); what the state says — pools, pending payouts, the journal's
@@ -35,6 +36,28 @@ struct Pool {
     pool: String,
 }
 
+/// Labels naming a table and the pool it feeds.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Table {
+    table: String,
+    pool: String,
+}
+
+/// What a scrape reads beside the read model: the floor as the pages see it.
+pub(crate) struct Floor {
+    /// The controller serves (not stopping; its writer not stopped).
+    pub(crate) serving: bool,
+    /// Tables whose agent has its watch open.
+    pub(crate) agents_connected: usize,
+    /// Each table in force: its id, its pool, open (not cerrada), its agent connected.
+    pub(crate) tables: Vec<(String, String, bool, bool)>,
+    /// The controller's clock, for the age of the oldest pending order.
+    pub(crate) now_ms: u64,
+    /// The current jornada's books: each pool's difference, and whether it and its tables tie;
+    /// `None` when the jornada's opening is not kept (nothing journaled in it yet).
+    pub(crate) books: Option<Vec<(String, rust_decimal::Decimal, bool)>>,
+}
+
 /// Everything `/metrics` shows. One per controller, shared by the writer, the services and the pages.
 pub struct Metrics {
     /// Encoding needs `&Registry` while the gauges below are set from the read model: one
@@ -55,6 +78,12 @@ pub struct Metrics {
     agents_connected: Gauge,
     displays: Gauge,
     standby: Gauge,
+    serving: Gauge,
+    oldest_pending: Gauge,
+    table_open: Family<Table, Gauge>,
+    table_agent: Family<Table, Gauge>,
+    books_tied: Gauge,
+    books_difference: Family<Pool, Gauge>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -132,6 +161,38 @@ impl Metrics {
             "1 while this controller is a hot standby following the writer's journal (it refuses commands), 0 as the writer",
             standby.clone(),
         );
+        let serving = Gauge::default();
+        registry.register(
+            "serving",
+            "1 while the controller serves; 0 while it stops, or once its writer stopped",
+            serving.clone(),
+        );
+        let oldest_pending = Gauge::default();
+        registry.register(
+            "payout_oldest_pending_seconds",
+            "How long the oldest payout order PENDIENTE DE PAGO has waited, by the controller's clock (0: none)",
+            oldest_pending.clone(),
+        );
+        let table_open = Family::<Table, Gauge>::default();
+        registry.register("table_open", "1 while the table is open (from Apertura to Cierre de Mesa)", table_open.clone());
+        let table_agent = Family::<Table, Gauge>::default();
+        registry.register(
+            "table_agent_connected",
+            "1 while the table's agent has its watch open (an open table without it is SUSPENDIDO, 3.7.5)",
+            table_agent.clone(),
+        );
+        let books_tied = Gauge::default();
+        registry.register(
+            "books_tied",
+            "1 while the current jornada's books tie to zero on every pool and its tables",
+            books_tied.clone(),
+        );
+        let books_difference = Family::<Pool, Gauge>::default();
+        registry.register(
+            "books_difference_centavos",
+            "Each pool's difference in the current jornada's books, in centavos (0: tied)",
+            books_difference.clone(),
+        );
         Metrics {
             registry: Mutex::new(registry),
             commands,
@@ -147,6 +208,12 @@ impl Metrics {
             agents_connected,
             displays,
             standby,
+            serving,
+            oldest_pending,
+            table_open,
+            table_agent,
+            books_tied,
+            books_difference,
         }
     }
 
@@ -191,10 +258,29 @@ impl Metrics {
         self.displays.get()
     }
 
-    /// The text exposition (`text/plain; version=0.0.4` … OpenMetrics), with the state's
-    /// gauges read from `model` and the agents connected now.
-    pub(crate) fn render(&self, model: &ReadModel, agents_connected: usize, role: crate::read::status::Role) -> String {
+    /// The OpenMetrics exposition (its classic text: [`classic`]), with the state's gauges read
+    /// from `model` and the floor as the pages see it now.
+    pub(crate) fn render(&self, model: &ReadModel, floor: &Floor, role: crate::read::status::Role) -> String {
         let registry = self.registry.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        self.serving.set(i64::from(floor.serving));
+        // Tables and books as they are now: one retired or renamed since is not left behind.
+        self.table_open.clear();
+        self.table_agent.clear();
+        for (table, pool, open, connected) in &floor.tables {
+            let label = Table { table: table.clone(), pool: pool.clone() };
+            self.table_open.get_or_create(&label).set(i64::from(*open));
+            self.table_agent.get_or_create(&label).set(i64::from(*connected));
+        }
+        self.books_difference.clear();
+        let mut tied = floor.books.is_some();
+        for (pool, difference, ties) in floor.books.iter().flatten() {
+            self.books_difference.get_or_create(&Pool { pool: pool.clone() }).set(centavos(*difference));
+            tied &= *ties;
+        }
+        self.books_tied.set(i64::from(tied));
+        let oldest = model.pending_orders().map(|order| order.time_ms).min();
+        let waited = oldest.map_or(0, |marked| floor.now_ms.saturating_sub(marked) / 1_000);
+        self.oldest_pending.set(i64::try_from(waited).unwrap_or(i64::MAX));
         for pool in model.pools() {
             let label = Pool { pool: pool.rules().id.to_string() };
             self.pool_balance.get_or_create(&label).set(centavos(pool.balance().decimal()));
@@ -202,12 +288,44 @@ impl Metrics {
         }
         self.pending_payouts.set(i64::try_from(model.pending_orders().count()).unwrap_or(i64::MAX));
         self.journal_entries.set(i64::try_from(model.tip.entries).unwrap_or(i64::MAX));
-        self.agents_connected.set(i64::try_from(agents_connected).unwrap_or(i64::MAX));
+        self.agents_connected.set(i64::try_from(floor.agents_connected).unwrap_or(i64::MAX));
         self.standby.set(i64::from(role == crate::read::status::Role::Standby));
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &registry).expect("writing to a String does not fail");
         text
     }
+}
+
+/// The classic Prometheus text format (`text/plain; version=0.0.4`) of an OpenMetrics
+/// exposition as `prometheus-client` writes it. What differs: a counter's family is named as its
+/// samples are (`pozo_commands_total`, where OpenMetrics names it `pozo_commands`), and
+/// OpenMetrics' `# UNIT` and `# EOF` lines are left out. Without this a Prometheus server reading
+/// the classic format lost the counters' type and help (and `promtool check metrics` said so).
+pub(crate) fn classic(openmetrics: &str) -> String {
+    let counters: std::collections::HashSet<&str> =
+        openmetrics.lines().filter_map(|line| line.strip_prefix("# TYPE ")?.strip_suffix(" counter")).collect();
+    let mut text = String::with_capacity(openmetrics.len() + 16 * counters.len());
+    for line in openmetrics.lines() {
+        if line == "# EOF" || line.starts_with("# UNIT ") {
+            continue;
+        }
+        let family = ["# HELP ", "# TYPE "].into_iter().find_map(|prefix| {
+            let (name, rest) = line.strip_prefix(prefix)?.split_once(' ')?;
+            counters.contains(name).then(|| format!("{prefix}{name}_total {rest}"))
+        });
+        text.push_str(family.as_deref().unwrap_or(line));
+        text.push('\n');
+    }
+    text
+}
+
+/// Whether an `Accept` header asks for OpenMetrics (a Prometheus server's does; `q=0` refuses it).
+pub(crate) fn wants_openmetrics(accept: &str) -> bool {
+    accept.split(',').any(|range| {
+        let mut parts = range.split(';').map(str::trim);
+        parts.next().is_some_and(|kind| kind.eq_ignore_ascii_case("application/openmetrics-text"))
+            && !parts.any(|parameter| parameter.strip_prefix("q=").is_some_and(|q| q.parse::<f32>().is_ok_and(|q| q <= 0.0)))
+    })
 }
 
 /// An open display feed, counted in `pozo_displays_watching` until dropped.
@@ -225,4 +343,54 @@ impl Drop for DisplayWatch {
 /// An amount in whole centavos (amounts are kept to the centavo; a finer one is truncated).
 fn centavos(amount: rust_decimal::Decimal) -> i64 {
     (amount * rust_decimal::Decimal::ONE_HUNDRED).trunc().to_i64().unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_classic_text_names_counter_families_as_their_samples_and_drops_openmetrics_lines() {
+        let openmetrics = "# HELP pozo_commands Commands applied.\n# TYPE pozo_commands counter\n\
+                           pozo_commands_total{kind=\"press\"} 3\n# HELP pozo_flush_seconds Flush.\n\
+                           # TYPE pozo_flush_seconds histogram\n# UNIT pozo_flush_seconds seconds\n\
+                           pozo_flush_seconds_sum 0.5\npozo_flush_seconds_count 2\n\
+                           # HELP pozo_journal_entries Entries.\n# TYPE pozo_journal_entries gauge\npozo_journal_entries 7\n# EOF\n";
+        assert_eq!(
+            classic(openmetrics),
+            "# HELP pozo_commands_total Commands applied.\n# TYPE pozo_commands_total counter\n\
+             pozo_commands_total{kind=\"press\"} 3\n# HELP pozo_flush_seconds Flush.\n\
+             # TYPE pozo_flush_seconds histogram\npozo_flush_seconds_sum 0.5\npozo_flush_seconds_count 2\n\
+             # HELP pozo_journal_entries Entries.\n# TYPE pozo_journal_entries gauge\npozo_journal_entries 7\n"
+        );
+    }
+
+    #[test]
+    fn openmetrics_is_served_only_to_who_asks_for_it() {
+        assert!(wants_openmetrics("application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"));
+        assert!(wants_openmetrics("text/plain;q=0.5, Application/OpenMetrics-Text; version=1.0.0; q=0.9"));
+        assert!(!wants_openmetrics("application/openmetrics-text; q=0, text/plain"));
+        assert!(!wants_openmetrics("text/plain; version=0.0.4"));
+        assert!(!wants_openmetrics("*/*"));
+        assert!(!wants_openmetrics(""));
+    }
+
+    #[test]
+    fn a_render_holds_every_family_once_and_ends_as_openmetrics_does() {
+        let text = {
+            let metrics = Metrics::new();
+            let registry = metrics.registry.lock().expect("not poisoned");
+            let mut text = String::new();
+            prometheus_client::encoding::text::encode(&mut text, &registry).expect("encoded");
+            text
+        };
+        assert!(text.ends_with("# EOF\n"), "{text}");
+        let text = classic(&text);
+        let mut types: Vec<&str> = text.lines().filter_map(|line| line.strip_prefix("# TYPE ")).collect();
+        let count = types.len();
+        types.sort_unstable();
+        types.dedup();
+        assert_eq!(types.len(), count, "{text}");
+        assert!(types.contains(&"pozo_retries_total counter"), "{types:?}");
+    }
 }

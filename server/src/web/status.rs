@@ -8,12 +8,42 @@ use super::context::Web;
 use super::tables::tables_now;
 use super::view;
 
-/// The controller's metrics in the Prometheus text format (crate::read::metrics; docs/operations.md §13).
-/// Open like the signs: the listener is loopback only, and nothing here is secret.
-pub(super) async fn metrics(axum::extract::State(web): axum::extract::State<Web>) -> Response {
-    let connected = web.presence.tables().values().filter(|seen| seen.connected()).count();
-    let text = web.handle.metrics().render(&web.handle.read(), connected, web.handle.role());
-    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
+/// The controller's metrics (crate::read::metrics; docs/operations.md §13): OpenMetrics when the
+/// scraper's `Accept` asks for it, the classic Prometheus text format otherwise. Open like the
+/// signs: the listener is loopback only, and nothing here is secret.
+pub(super) async fn metrics(axum::extract::State(web): axum::extract::State<Web>, headers: axum::http::HeaderMap) -> Response {
+    use crate::read::metrics::{Floor, classic, wants_openmetrics};
+    let config = web.handle.config();
+    let model = web.handle.read();
+    let now_ms = web.handle.now_ms();
+    let tables = tables_now(&web, &config)
+        .into_iter()
+        .map(|now| {
+            let open = now.state != pozo_core::state::TableState::Closed;
+            (now.layout.id.to_string(), now.layout.pool.to_string(), open, now.seen.connected())
+        })
+        .collect();
+    let jornada = pozo_core::jornada::jornada_and_hour(&config, now_ms).0;
+    let books = model.books_and_tables(&config, &jornada, &jornada).map(|books| {
+        books
+            .into_iter()
+            .map(|(pool, books, tables)| (pool.to_string(), books.difference.decimal(), books.ties() && tables.ties()))
+            .collect()
+    });
+    let floor = Floor {
+        serving: web.handle.is_serving(),
+        agents_connected: web.presence.tables().values().filter(|seen| seen.connected()).count(),
+        tables,
+        now_ms,
+        books,
+    };
+    let text = web.handle.metrics().render(&model, &floor, web.handle.role());
+    let accept = headers.get_all(header::ACCEPT).iter().filter_map(|value| value.to_str().ok()).collect::<Vec<_>>().join(",");
+    if wants_openmetrics(&accept) {
+        ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], text).into_response()
+    } else {
+        ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], classic(&text)).into_response()
+    }
 }
 
 /// How the controller is, as JSON (crate::read::status; `pozo-server status` reads it). Open like
