@@ -818,6 +818,8 @@ async fn a_writer_cut_off_from_the_database_refuses_nothing_from_its_old_state_a
     let mut first = spawn_standby(&directory.path().join("a"), &url, &directory.path().join("a.log"));
     let mut old = connect(&first.taken_over()).await;
     old.ok("B3", open()).await;
+    // While it holds the lock, a refusal is answered as ever (the database confirms the lock).
+    old.refused("B3", press(4), tonic::Code::FailedPrecondition).await;
     let second = spawn_standby(&directory.path().join("b"), &url, &directory.path().join("b.log"));
     tokio::task::block_in_place(|| second.wait_until_waiting());
 

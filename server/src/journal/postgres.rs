@@ -388,14 +388,17 @@ impl Store for PgStore {
         true
     }
 
-    /// The writer's lock is this session's: a session advisory lock held by this backend.
+    /// The writer's lock is this session's: [`WRITER_LOCK`] held by this backend (a bigint
+    /// advisory lock is listed with its high half as `classid`, its low half as `objid`).
     fn confirm_writer(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         let client = Arc::clone(&self.client);
         Box::pin(async move {
+            let (high, low) = (WRITER_LOCK >> 32, WRITER_LOCK & 0xffff_ffff);
             let held: bool = client
                 .query_one(
-                    "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted)",
-                    &[],
+                    "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() \
+                     AND granted AND classid::bigint = $1 AND objid::bigint = $2 AND objsubid = 1)",
+                    &[&high, &low],
                 )
                 .await
                 .map_err(self.error("cannot confirm the writer's lock"))?

@@ -54,7 +54,8 @@ pub(crate) struct Floor {
     /// The controller's clock, for the age of the oldest pending order.
     pub(crate) now_ms: u64,
     /// The current jornada's books: each pool's difference, and whether it and its tables tie;
-    /// `None` when the jornada's opening is not kept (nothing journaled in it yet).
+    /// `None` when nothing is journaled in the jornada yet (no money has moved since it opened:
+    /// tied, with no difference to show).
     pub(crate) books: Option<Vec<(String, rust_decimal::Decimal, bool)>>,
 }
 
@@ -272,7 +273,7 @@ impl Metrics {
             self.table_agent.get_or_create(&label).set(i64::from(*connected));
         }
         self.books_difference.clear();
-        let mut tied = floor.books.is_some();
+        let mut tied = true;
         for (pool, difference, ties) in floor.books.iter().flatten() {
             self.books_difference.get_or_create(&Pool { pool: pool.clone() }).set(centavos(*difference));
             tied &= *ties;

@@ -168,10 +168,8 @@ impl ReadModel {
         from: &str,
         through: &str,
     ) -> Option<Vec<(PoolId, pozo_engine::Reconciliation, pozo_core::state::books::PoolTables)>> {
-        let books = self.reconciliation(from, through)?;
-        let mut tables = pozo_core::state::books::tables(config, &self.days, from, through, &books);
-        let tied = books.into_iter().map(|(pool, books)| {
-            let tied = tables.remove(&pool).unwrap_or_default();
+        let books = self.books_and_tables_unlogged(config, from, through)?;
+        for (pool, books, tied) in &books {
             if !books.ties() || !tied.ties() {
                 tracing::error!(
                     pool = %pool,
@@ -183,6 +181,22 @@ impl ReadModel {
                     "the books do not tie to zero"
                 );
             }
+        }
+        Some(books)
+    }
+
+    /// [`ReadModel::books_and_tables`] without the error log: for `/metrics`, scraped every few
+    /// seconds (its `pozo_books_tied` is what alerts).
+    pub fn books_and_tables_unlogged(
+        &self,
+        config: &pozo_core::config::Config,
+        from: &str,
+        through: &str,
+    ) -> Option<Vec<(PoolId, pozo_engine::Reconciliation, pozo_core::state::books::PoolTables)>> {
+        let books = self.reconciliation(from, through)?;
+        let mut tables = pozo_core::state::books::tables(config, &self.days, from, through, &books);
+        let tied = books.into_iter().map(|(pool, books)| {
+            let tied = tables.remove(&pool).unwrap_or_default();
             (pool, books, tied)
         });
         Some(tied.collect())

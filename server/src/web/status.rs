@@ -24,7 +24,7 @@ pub(super) async fn metrics(axum::extract::State(web): axum::extract::State<Web>
         })
         .collect();
     let jornada = pozo_core::jornada::jornada_and_hour(&config, now_ms).0;
-    let books = model.books_and_tables(&config, &jornada, &jornada).map(|books| {
+    let books = model.books_and_tables_unlogged(&config, &jornada, &jornada).map(|books| {
         books
             .into_iter()
             .map(|(pool, books, tables)| (pool.to_string(), books.difference.decimal(), books.ties() && tables.ties()))

@@ -93,12 +93,13 @@ impl Pending {
 }
 
 /// A batch being made durable, with everything that waits for it: the read model and
-/// pushes of the state just after it (built when it was sealed) and its answers.
+/// pushes of the state just after it (built when it was sealed) and its answers. A batch of
+/// refusals alone, waiting for the store to confirm the writer's lock, has no entries and
+/// nothing to publish (`None`).
 pub(super) struct Sealed {
     pub(super) flush: tokio::task::JoinHandle<Result<Mark, JournalError>>,
     pub(super) entries: usize,
-    pub(super) model: Arc<ReadModel>,
-    pub(super) publication: Publication,
+    pub(super) published: Option<(Arc<ReadModel>, Publication)>,
     pub(super) answers: Vec<Answer>,
 }
 
@@ -278,9 +279,7 @@ impl Writer {
                 journal.confirm_writer().await?;
                 Ok(mark)
             });
-            let model = Arc::clone(&self.model.borrow());
-            let publication = self.prepare(&BTreeSet::new(), &BTreeSet::new(), &BTreeSet::new());
-            self.in_flight = Some(Sealed { flush, entries: 0, model, publication, answers: pending.answers });
+            self.in_flight = Some(Sealed { flush, entries: 0, published: None, answers: pending.answers });
             return;
         }
         let (sequence, hash) = (self.tip.entries, self.tip.hash);
@@ -309,7 +308,7 @@ impl Writer {
             metrics.batch(entries, started.elapsed());
             Ok(mark)
         });
-        self.in_flight = Some(Sealed { flush, entries, model, publication, answers: pending.answers });
+        self.in_flight = Some(Sealed { flush, entries, published: Some((model, publication)), answers: pending.answers });
         // The snapshot is of the state just after this batch; it is stored only once no
         // flush is under way, so never ahead of the durable journal.
         if self.encoding.is_none() && self.encoded.is_none() && sequence.saturating_sub(self.last_snapshot) >= self.snapshot_every
@@ -338,13 +337,15 @@ impl Writer {
             Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
             Err(error) => panic!("journal write did not finish, stopping the controller: {error}"),
         }
-        // Swapped in before the answers: a caller who reads after its answer sees its command.
-        let tip = sealed.model.tip.entries;
-        self.model.send_replace(sealed.model);
-        info!(entries = sealed.entries, tip, requests = sealed.answers.len(), "batch durable");
-        // Pushed before the answers: an agent that reads its answer and then
-        // watches its table never sees the state from before its own command.
-        self.send(sealed.publication);
+        if let Some((model, publication)) = sealed.published {
+            // Swapped in before the answers: a caller who reads after its answer sees its command.
+            let tip = model.tip.entries;
+            self.model.send_replace(model);
+            info!(entries = sealed.entries, tip, requests = sealed.answers.len(), "batch durable");
+            // Pushed before the answers: an agent that reads its answer and then
+            // watches its table never sees the state from before its own command.
+            self.send(publication);
+        }
         for (reply, result) in sealed.answers {
             let _ = reply.send(result);
         }

@@ -198,7 +198,8 @@ pub(super) enum Begin {
 /// follow (a writer that has only just started may not have one yet). A database that cannot
 /// be reached is waited for; a wrong address or password ends the wait. Each ask is blocking
 /// work ([`crate::blocking`]); the wait between them is the runtime's, so dropping the future
-/// ends it.
+/// ends the wait (an ask already under way finishes on its own: a lock it took is let go when
+/// its store is dropped).
 pub(super) async fn standby_begin(shared: &Arc<dyn Shared>) -> anyhow::Result<Begin> {
     use crate::journal::store::StoreError;
     let mut candidate = Some(shared.candidate());
@@ -224,7 +225,7 @@ pub(super) async fn standby_begin(shared: &Arc<dyn Shared>) -> anyhow::Result<Be
             (asking, asked, follower)
         })
         .await
-        .map_err(|failed| anyhow::anyhow!("standby: {failed}"))?;
+        .unwrap_or_else(|failed| failed.resume());
         match (asked, follower) {
             (Ok(Some(store)), _) => return Ok(Begin::Writer(store)),
             (Ok(None), Some(Ok((reader, true)))) => return Ok(Begin::Follow { reader, candidate: asking }),

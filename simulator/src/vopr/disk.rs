@@ -148,6 +148,8 @@ impl State {
     /// The writer's session ended: the append it had in flight (only the writer appends)
     /// committed or not, now, before another writer can take the lock.
     fn settle_in_flight(&mut self) -> Option<String> {
+        // Its meta values not yet committed go with its session.
+        self.unsynced_meta.clear();
         let (entries, tip) = self.in_flight.take()?;
         if self.rng.random_bool(self.faults.in_flight_lands) {
             self.counts.in_flight_landed += 1;
@@ -532,20 +534,20 @@ impl Store for SimStore {
     fn meta(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let state = self.0.state();
         state.alive(self.1)?;
+        // The values pending are the writer's own: another session reads what was committed.
+        if self.1.is_some() && state.lock != self.1 {
+            return Ok(state.written.meta.get(key).cloned());
+        }
         Ok(state.unsynced_meta.get(key).or_else(|| state.written.meta.get(key)).cloned())
     }
 
     fn put_meta(&self, values: Vec<(&'static str, Vec<u8>)>) -> Result<(), StoreError> {
         let mut state = self.0.state();
         state.alive(self.1)?;
+        // Pending until the next append, tip or flush commits them (a database's transaction
+        // too: `PgStore` keeps them for its next statement).
         for (key, value) in values {
-            if self.1.is_some() {
-                // A database's: committed together, at once.
-                state.written.meta.insert(key.to_owned(), value.clone());
-                state.synced.meta.insert(key.to_owned(), value);
-            } else {
-                state.unsynced_meta.insert(key.to_owned(), value);
-            }
+            state.unsynced_meta.insert(key.to_owned(), value);
         }
         Ok(())
     }

@@ -712,6 +712,10 @@ impl World {
     /// The journal on the disk, and what the floor saw against it.
     fn check_journal(&mut self) -> Result<(), Box<Failure>> {
         self.replay(false)?;
+        // An append at an entry already committed: two writers, whatever became of the second.
+        if self.disk.counts().fenced > 0 {
+            return Err(self.fail("takeover: an append was fenced (an entry another writer had committed): two writers".into()));
+        }
         if let Some(broken) = self.seen.borrow().broken.first().cloned() {
             return Err(self.fail(broken));
         }
