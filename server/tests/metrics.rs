@@ -150,21 +150,34 @@ async fn the_grafana_dashboard_uses_only_exported_metrics() {
     let mut asked = Vec::new();
     for panel in dashboard["panels"].as_array().expect("panels") {
         for target in panel["targets"].as_array().expect("targets") {
-            let expr = target["expr"].as_str().expect("an expression");
-            let mut rest = expr;
-            while let Some(start) = rest.find("pozo_") {
-                let name: String =
-                    rest[start..].chars().take_while(|c| c.is_ascii_lowercase() || *c == '_' || c.is_ascii_digit()).collect();
-                rest = &rest[start + name.len()..];
-                asked.push(name);
-            }
+            asked.extend(pozo_series(target["expr"].as_str().expect("an expression")));
         }
     }
-    assert!(asked.len() >= 10, "{asked:?}");
-    for name in asked {
-        // Histogram buckets are folded into the histogram's own name by the parser.
-        let exported = name.strip_suffix("_bucket").unwrap_or(&name);
-        assert!(scraped.has(exported), "the dashboard asks for {name}, which /metrics does not export");
+    scraped.exports_all(&asked, "the dashboard");
+}
+
+/// The `pozo_…` series a PromQL expression asks for.
+fn pozo_series(expr: &str) -> Vec<String> {
+    let mut asked = Vec::new();
+    let mut rest = expr;
+    while let Some(start) = rest.find("pozo_") {
+        let name: String =
+            rest[start..].chars().take_while(|c| c.is_ascii_lowercase() || *c == '_' || c.is_ascii_digit()).collect();
+        rest = &rest[start + name.len()..];
+        asked.push(name);
+    }
+    asked
+}
+
+impl Metrics {
+    /// Every series `asked` (by `who`) is exported; at least ten are asked for.
+    fn exports_all(&self, asked: &[String], who: &str) {
+        assert!(asked.len() >= 10, "{who}: {asked:?}");
+        for name in asked {
+            // Histogram buckets are folded into the histogram's own name by the parser.
+            let exported = name.strip_suffix("_bucket").unwrap_or(name);
+            assert!(self.has(exported), "{who} asks for {name}, which /metrics does not export");
+        }
     }
 }
 
@@ -281,19 +294,6 @@ async fn the_alert_rules_ask_only_for_exported_metrics() {
     let scraped = Metrics::scrape(&server.pages_url()).await;
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/pozo-alerts.yml");
     let rules = std::fs::read_to_string(&path).expect("the rules");
-    let mut asked = Vec::new();
-    for expr in rules.lines().filter_map(|line| line.trim().strip_prefix("expr: ")) {
-        let mut rest = expr;
-        while let Some(start) = rest.find("pozo_") {
-            let name: String =
-                rest[start..].chars().take_while(|c| c.is_ascii_lowercase() || *c == '_' || c.is_ascii_digit()).collect();
-            rest = &rest[start + name.len()..];
-            asked.push(name);
-        }
-    }
-    assert!(asked.len() >= 10, "{asked:?}");
-    for name in asked {
-        let exported = name.strip_suffix("_bucket").unwrap_or(&name);
-        assert!(scraped.has(exported), "a rule asks for {name}, which /metrics does not export");
-    }
+    let asked: Vec<String> = rules.lines().filter_map(|line| line.trim().strip_prefix("expr: ")).flat_map(pozo_series).collect();
+    scraped.exports_all(&asked, "the alert rules");
 }
