@@ -840,7 +840,12 @@ async fn a_writer_cut_off_from_the_database_refuses_nothing_from_its_old_state_a
     // The table's next command reaches the old writer, whose state still expects the first sell.
     old.sequences = new.sequences.clone();
     let answer = old.send("B3", press(1)).await.expect_err("the old writer answers nothing");
-    assert_eq!(answer.code(), tonic::Code::Unavailable, "not refused from the old writer's state: {answer:?}");
+    // No answer (UNAVAILABLE as it stops, or the connection gone with the process): an agent sends
+    // it again, to the new writer. Never a refusal from the old writer's state.
+    assert!(
+        matches!(answer.code(), tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::Internal),
+        "not refused from the old writer's state: {answer:?}"
+    );
     let started = std::time::Instant::now();
     let status = loop {
         if let Some(status) = first.child.try_wait().expect("its status") {
