@@ -202,7 +202,7 @@ pub(super) enum Begin {
 /// its store is dropped).
 pub(super) async fn standby_begin(shared: &Arc<dyn Shared>) -> anyhow::Result<Begin> {
     use crate::journal::store::StoreError;
-    let mut candidate = Some(shared.candidate());
+    let mut candidate = shared.candidate();
     let mut said = String::new();
     let mut say = |what: &str| {
         if what != said {
@@ -211,40 +211,38 @@ pub(super) async fn standby_begin(shared: &Arc<dyn Shared>) -> anyhow::Result<Be
         }
     };
     loop {
-        let asking = candidate.take().expect("the candidate is back after each ask");
-        let reaching = Arc::clone(shared);
-        let (asking, asked, follower) = crate::blocking::spawn(move || {
-            let mut asking = asking;
-            let asked = asking.try_take();
-            let follower = matches!(asked, Ok(None)).then(|| {
-                reaching.follower().and_then(|reader| {
-                    let begun = reader.last()?.is_some();
-                    Ok((reader, begun))
+        let asked;
+        (candidate, asked) = super::standby::ask(candidate).await;
+        match asked {
+            Ok(Some(store)) => return Ok(Begin::Writer(store)),
+            Ok(None) => {
+                let reaching = Arc::clone(shared);
+                let opened = crate::blocking::spawn(move || {
+                    reaching.follower().and_then(|reader| {
+                        let begun = reader.last()?.is_some();
+                        Ok((reader, begun))
+                    })
                 })
-            });
-            (asking, asked, follower)
-        })
-        .await
-        .unwrap_or_else(|failed| failed.resume());
-        match (asked, follower) {
-            (Ok(Some(store)), _) => return Ok(Begin::Writer(store)),
-            (Ok(None), Some(Ok((reader, true)))) => return Ok(Begin::Follow { reader, candidate: asking }),
-            (Ok(None), Some(Ok((_, false)) | Err(StoreError::Migrations { .. }))) => {
-                say("standby: another controller is the writer and its journal is not begun yet; waiting");
+                .await
+                .unwrap_or_else(|failed| failed.resume());
+                match opened {
+                    Ok((reader, true)) => return Ok(Begin::Follow { reader, candidate }),
+                    Ok((_, false)) | Err(StoreError::Migrations { .. }) => {
+                        say("standby: another controller is the writer and its journal is not begun yet; waiting");
+                    }
+                    Err(error) if error.is_refusal() => return Err(error.into()),
+                    Err(error) => {
+                        say("standby: the journal cannot be read yet; trying again");
+                        debug!(%error, "standby: the journal cannot be read");
+                    }
+                }
             }
-            (Ok(None), Some(Err(error))) if error.is_refusal() => return Err(error.into()),
-            (Ok(None), Some(Err(error))) => {
-                say("standby: the journal cannot be read yet; trying again");
-                debug!(%error, "standby: the journal cannot be read");
-            }
-            (Ok(None), None) => unreachable!("a follower is opened whenever the lock is another's"),
-            (Err(error), _) if error.is_refusal() => return Err(error.into()),
-            (Err(error), _) => {
+            Err(error) if error.is_refusal() => return Err(error.into()),
+            Err(error) => {
                 say("standby: the database cannot be reached; trying again");
                 debug!(%error, "standby: the database cannot be reached");
             }
         }
-        candidate = Some(asking);
         // Not a poll: a connection per try (the lock's is kept), so once a second.
         tokio::time::sleep(super::standby::STANDBY_RECONNECT).await;
     }

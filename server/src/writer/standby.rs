@@ -60,6 +60,19 @@ impl Following {
     }
 }
 
+/// Asks once for the writer's lock, as blocking work ([`crate::blocking`]): the candidate comes
+/// back with its answer.
+pub(super) async fn ask(
+    mut candidate: Box<dyn Candidate>,
+) -> (Box<dyn Candidate>, Result<Option<Arc<dyn Store>>, crate::journal::store::StoreError>) {
+    crate::blocking::spawn(move || {
+        let asked = candidate.try_take();
+        (candidate, asked)
+    })
+    .await
+    .unwrap_or_else(|failed| failed.resume())
+}
+
 impl Writer {
     /// The hot standby's loop: every [`STANDBY_POLL`] it applies what the
     /// writer committed since (publishing the read model, the panels and the signs as the
@@ -80,13 +93,8 @@ impl Writer {
                 // Further behind than a round reads: on at once.
                 Ok(true) => pause = std::time::Duration::ZERO,
                 Ok(false) => {
-                    let mut candidate = following.candidate.take().expect("the candidate is back after each ask");
-                    let (candidate, asked) = crate::blocking::spawn(move || {
-                        let asked = candidate.try_take();
-                        (candidate, asked)
-                    })
-                    .await
-                    .unwrap_or_else(|failed| failed.resume());
+                    let candidate = following.candidate.take().expect("the candidate is back after each ask");
+                    let (candidate, asked) = ask(candidate).await;
                     following.candidate = Some(candidate);
                     match asked {
                         Ok(Some(store)) => {
