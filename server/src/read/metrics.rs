@@ -49,14 +49,31 @@ pub(crate) struct Floor {
     pub(crate) serving: bool,
     /// Tables whose agent has its watch open.
     pub(crate) agents_connected: usize,
-    /// Each table in force: its id, its pool, open (not cerrada), its agent connected.
-    pub(crate) tables: Vec<(String, String, bool, bool)>,
+    /// Each table in force.
+    pub(crate) tables: Vec<FloorTable>,
     /// The controller's clock, for the age of the oldest pending order.
     pub(crate) now_ms: u64,
     /// The current jornada's books: each pool's difference, and whether it and its tables tie;
     /// `None` when nothing is journaled in the jornada yet (no money has moved since it opened:
     /// tied, with no difference to show).
-    pub(crate) books: Option<Vec<(String, rust_decimal::Decimal, bool)>>,
+    pub(crate) books: Option<Vec<PoolBooks>>,
+}
+
+/// A table in force at a scrape.
+pub(crate) struct FloorTable {
+    pub(crate) table: String,
+    pub(crate) pool: String,
+    /// Not cerrada.
+    pub(crate) open: bool,
+    pub(crate) agent_connected: bool,
+}
+
+/// A pool's books in the current jornada at a scrape.
+pub(crate) struct PoolBooks {
+    pub(crate) pool: String,
+    pub(crate) difference: pozo_engine::money::Money,
+    /// The pool and its tables tie to zero.
+    pub(crate) tied: bool,
 }
 
 /// Everything `/metrics` shows. One per controller, shared by the writer, the services and the pages.
@@ -267,16 +284,16 @@ impl Metrics {
         // Tables and books as they are now: one retired or renamed since is not left behind.
         self.table_open.clear();
         self.table_agent.clear();
-        for (table, pool, open, connected) in &floor.tables {
-            let label = Table { table: table.clone(), pool: pool.clone() };
-            self.table_open.get_or_create(&label).set(i64::from(*open));
-            self.table_agent.get_or_create(&label).set(i64::from(*connected));
+        for table in &floor.tables {
+            let label = Table { table: table.table.clone(), pool: table.pool.clone() };
+            self.table_open.get_or_create(&label).set(i64::from(table.open));
+            self.table_agent.get_or_create(&label).set(i64::from(table.agent_connected));
         }
         self.books_difference.clear();
         let mut tied = true;
-        for (pool, difference, ties) in floor.books.iter().flatten() {
-            self.books_difference.get_or_create(&Pool { pool: pool.clone() }).set(centavos(*difference));
-            tied &= *ties;
+        for books in floor.books.iter().flatten() {
+            self.books_difference.get_or_create(&Pool { pool: books.pool.clone() }).set(centavos(books.difference.decimal()));
+            tied &= books.tied;
         }
         self.books_tied.set(i64::from(tied));
         let oldest = model.pending_orders().map(|order| order.time_ms).min();

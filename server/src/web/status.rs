@@ -12,22 +12,28 @@ use super::view;
 /// scraper's `Accept` asks for it, the classic Prometheus text format otherwise. Open like the
 /// signs: the listener is loopback only, and nothing here is secret.
 pub(super) async fn metrics(axum::extract::State(web): axum::extract::State<Web>, headers: axum::http::HeaderMap) -> Response {
-    use crate::read::metrics::{Floor, classic, wants_openmetrics};
+    use crate::read::metrics::{Floor, FloorTable, PoolBooks, classic, wants_openmetrics};
     let config = web.handle.config();
     let model = web.handle.read();
     let now_ms = web.handle.now_ms();
     let tables = tables_now(&web, &config)
         .into_iter()
-        .map(|now| {
-            let open = now.state != pozo_core::state::TableState::Closed;
-            (now.layout.id.to_string(), now.layout.pool.to_string(), open, now.seen.connected())
+        .map(|now| FloorTable {
+            table: now.layout.id.to_string(),
+            pool: now.layout.pool.to_string(),
+            open: now.open(),
+            agent_connected: now.seen.connected(),
         })
         .collect();
     let jornada = pozo_core::jornada::jornada_and_hour(&config, now_ms).0;
     let books = model.books_and_tables_unlogged(&config, &jornada, &jornada).map(|books| {
         books
             .into_iter()
-            .map(|(pool, books, tables)| (pool.to_string(), books.difference.decimal(), books.ties() && tables.ties()))
+            .map(|(pool, books, tables)| PoolBooks {
+                pool: pool.to_string(),
+                difference: books.difference,
+                tied: books.ties() && tables.ties(),
+            })
             .collect()
     });
     let floor = Floor {

@@ -30,9 +30,14 @@ pub(super) struct TableNow<'a> {
 }
 
 impl TableNow<'_> {
+    /// Open: from Apertura to Cierre de Mesa (4.6, 4.7).
+    pub(super) fn open(&self) -> bool {
+        self.state != pozo_core::state::TableState::Closed
+    }
+
     /// Open, but its agent is away: its panels are suspended (3.7.5).
     pub(super) fn suspended(&self) -> bool {
-        self.state != pozo_core::state::TableState::Closed && !self.seen.connected()
+        self.open() && !self.seen.connected()
     }
 }
 
