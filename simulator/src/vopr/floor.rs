@@ -440,38 +440,56 @@ pub async fn office(
             expect,
         }))
     };
+    let decide = || {
+        let (mut client, envelope) = (client.clone(), envelope.clone());
+        async move { if confirm { client.confirm(envelope).await } else { client.reject(envelope).await } }
+    };
+    let decided = match until_answered(rng, seen, decide).await? {
+        Ok(decided) => decided,
+        Err(status) => {
+            seen.borrow_mut().say(format!("office {}: refused {:?}", order.order_id, status.code()));
+            return Some(Done::Refused);
+        }
+    };
+    let entry = decided.resolved_sequence;
+    let mut seen = seen.borrow_mut();
+    // Answered only once durable, and the same decision whenever asked again.
+    if entry > disk.entries() {
+        seen.broken.push(format!(
+            "durability: order {} decided at entry {entry}, the disk holds {}",
+            order.order_id,
+            disk.entries()
+        ));
+    }
+    if let Some(before) = seen.decided.insert(order.order_id.clone(), entry)
+        && before != entry
+    {
+        seen.broken.push(format!("exactly once: order {} decided at entry {before}, then at {entry}", order.order_id));
+    }
+    seen.office_decisions += 1;
+    seen.say(format!("office {} {}", if confirm { "confirmed" } else { "rejected" }, order.order_id));
+    Some(Done::Applied { journal_sequence: 0 })
+}
+
+/// Sends with `send` until it is answered, at most 20 tries: a try that got no answer
+/// ([`no_answer`]) counts as a retry and is followed by a growing pause drawn from `rng`. `None`
+/// when no try was answered; else the answer, or the refusal.
+async fn until_answered<T, F>(
+    rng: &mut ChaCha8Rng,
+    seen: &Rc<RefCell<Seen>>,
+    mut send: impl FnMut() -> F,
+) -> Option<Result<T, tonic::Status>>
+where
+    F: std::future::Future<Output = Result<tonic::Response<T>, tonic::Status>>,
+{
     for attempt in 0..20u32 {
-        let answer = if confirm { client.confirm(envelope.clone()).await } else { client.reject(envelope.clone()).await };
-        match answer {
-            Ok(decided) => {
-                let entry = decided.into_inner().resolved_sequence;
-                let mut seen = seen.borrow_mut();
-                // Answered only once durable, and the same decision whenever asked again.
-                if entry > disk.entries() {
-                    seen.broken.push(format!(
-                        "durability: order {} decided at entry {entry}, the disk holds {}",
-                        order.order_id,
-                        disk.entries()
-                    ));
-                }
-                if let Some(before) = seen.decided.insert(order.order_id.clone(), entry)
-                    && before != entry
-                {
-                    seen.broken
-                        .push(format!("exactly once: order {} decided at entry {before}, then at {entry}", order.order_id));
-                }
-                seen.office_decisions += 1;
-                seen.say(format!("office {} {}", if confirm { "confirmed" } else { "rejected" }, order.order_id));
-                return Some(Done::Applied { journal_sequence: 0 });
-            }
+        match send().await {
+            Ok(answer) => return Some(Ok(answer.into_inner())),
             Err(status) if no_answer(&status) => {
                 seen.borrow_mut().retries += 1;
                 tokio::time::sleep(Duration::from_millis(rng.random_range(10..(100 << attempt.min(4))))).await;
             }
-            Err(status) => {
-                seen.borrow_mut().say(format!("office {}: refused {:?}", order.order_id, status.code()));
-                return Some(Done::Refused);
-            }
+            Err(status) => return Some(Err(status)),
         }
     }
     None
@@ -506,49 +524,38 @@ pub async fn supervisors(
             })),
         }),
     );
-    let mut changes = pb::changes_client::ChangesClient::new(channel);
-    let mut proposal = None;
-    for attempt in 0..20u32 {
-        match changes.propose(propose.clone()).await {
-            Ok(answer) => {
-                proposal = Some(answer.into_inner());
-                break;
-            }
-            Err(status) if no_answer(&status) => {
-                seen.borrow_mut().retries += 1;
-                tokio::time::sleep(Duration::from_millis(rng.random_range(10..(100 << attempt.min(4))))).await;
-            }
-            Err(status) => {
-                seen.borrow_mut().say(format!("supervisors: transfer of {amount} refused {:?}", status.code()));
-                return Some(Done::Refused);
-            }
+    let changes = pb::changes_client::ChangesClient::new(channel);
+    let send_proposal = || {
+        let (mut changes, propose) = (changes.clone(), propose.clone());
+        async move { changes.propose(propose).await }
+    };
+    let proposal = match until_answered(rng, seen, send_proposal).await? {
+        Ok(proposal) => proposal,
+        Err(status) => {
+            seen.borrow_mut().say(format!("supervisors: transfer of {amount} refused {:?}", status.code()));
+            return Some(Done::Refused);
         }
-    }
-    let proposal = proposal?;
+    };
     let approve =
         sign("sup-diego", pb::change_command::Command::Approve(pb::ApproveChange { proposal_id: proposal.proposal_id.clone() }));
-    for attempt in 0..20u32 {
-        match changes.approve(approve.clone()).await {
-            Ok(answer) => {
-                let mut seen = seen.borrow_mut();
-                seen.changes += 1;
-                seen.say(format!(
-                    "supervisors: transfer {} of {amount} from {from} to {to}: {}",
-                    proposal.proposal_id,
-                    answer.into_inner().status
-                ));
-                return Some(Done::Applied { journal_sequence: 0 });
-            }
-            Err(status) if no_answer(&status) => {
-                seen.borrow_mut().retries += 1;
-                tokio::time::sleep(Duration::from_millis(rng.random_range(10..(100 << attempt.min(4))))).await;
-            }
-            Err(status) => {
-                // Approved already by a try whose answer was lost: the same decision.
-                seen.borrow_mut().say(format!("supervisors: approval of {} refused {:?}", proposal.proposal_id, status.code()));
-                return Some(Done::Refused);
-            }
+    let send_approval = || {
+        let (mut changes, approve) = (changes.clone(), approve.clone());
+        async move { changes.approve(approve).await }
+    };
+    match until_answered(rng, seen, send_approval).await? {
+        Ok(answer) => {
+            let mut seen = seen.borrow_mut();
+            seen.changes += 1;
+            seen.say(format!(
+                "supervisors: transfer {} of {amount} from {from} to {to}: {}",
+                proposal.proposal_id, answer.status
+            ));
+            Some(Done::Applied { journal_sequence: 0 })
+        }
+        Err(status) => {
+            // Approved already by a try whose answer was lost: the same decision.
+            seen.borrow_mut().say(format!("supervisors: approval of {} refused {:?}", proposal.proposal_id, status.code()));
+            Some(Done::Refused)
         }
     }
-    None
 }

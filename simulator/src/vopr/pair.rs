@@ -23,7 +23,7 @@ use rand::Rng;
 use tokio::sync::{mpsc, oneshot};
 
 use super::floor::{self, Agent};
-use super::{ADDRESSES, Actions, Busy, Failure, REQUEST_TIMEOUT, RunEnd, SNAPSHOT_EVERY, World, net};
+use super::{ADDRESSES, Actions, Busy, Failure, REQUEST_TIMEOUT, RunEnd, SNAPSHOT_EVERY, World, net, until};
 
 /// Per thousand steps: the writer is cut off from the database (its lock lost to the standby).
 const CUT_WRITER: u32 = 4;
@@ -147,22 +147,10 @@ impl World {
             if let Some(journal_id) = &journal_id {
                 self.more_actions(&mut actions, &mut busy, &floor_channel, journal_id);
             }
-            let crash_sleep = async move {
-                match crash_at {
-                    Some(at) => tokio::time::sleep_until(at).await,
-                    None => std::future::pending().await,
-                }
-            };
             let restart = restart_at.iter().flatten().min().copied();
-            let restart_sleep = async move {
-                match restart {
-                    Some(at) => tokio::time::sleep_until(at).await,
-                    None => std::future::pending().await,
-                }
-            };
             tokio::select! {
                 biased;
-                _ = crash_sleep => break RunEnd::Crash(super::disk::Crash::Process),
+                _ = until(crash_at) => break RunEnd::Crash(super::disk::Crash::Process),
                 event = events.recv() => {
                     let event = event.expect("the run holds a sender");
                     match event {
@@ -206,7 +194,7 @@ impl World {
                         }
                     }
                 }
-                _ = restart_sleep => {
+                _ = until(restart) => {
                     let now = tokio::time::Instant::now();
                     let due: Vec<usize> = restart_at
                         .iter_mut()
