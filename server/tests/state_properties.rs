@@ -216,7 +216,7 @@ fn command(state: &State, config: &Config, event: &Event) -> Option<Command> {
                 Op::Absent(seat) => TableOp::PlayerAbsent { seat },
                 Op::Returns(seat) => TableOp::PlayerReturns { seat },
                 Op::Played(seat, grillo, played) => TableOp::GrillosPlayed { seat, code: GRILLOS[grillo].into(), played },
-                Op::Annul(seat) => TableOp::AnnulSeries { seat },
+                Op::Annul(seat) => TableOp::AnnulSeries { seat, series: None },
                 Op::CustodyBet(seat) => TableOp::CustodyBet { seat },
                 Op::CustodyPrize(seat) => TableOp::CustodyPrize { seat },
                 Op::Release(number) => TableOp::ReleaseCustody { custody_id: format!("CU-{number:06}") },

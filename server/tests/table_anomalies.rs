@@ -31,7 +31,10 @@ fn played(seat: u32, code: &str, played: u32) -> C {
     C::GrillosPlayed(pb::GrillosPlayed { seat, code: code.to_owned(), played })
 }
 fn annul_series(seat: u32) -> C {
-    C::AnnulSeries(pb::AnnulSeries { seat })
+    C::AnnulSeries(pb::AnnulSeries { seat, series: String::new() })
+}
+fn annul_named_series(seat: u32, series: &str) -> C {
+    C::AnnulSeries(pb::AnnulSeries { seat, series: series.to_owned() })
 }
 fn custody_bet(seat: u32) -> C {
     C::CustodyBet(pb::CustodyBet { seat })
@@ -335,6 +338,82 @@ async fn art_3_7_3_a_series_found_invalid_after_payment_gives_its_award_back() {
     assert_eq!((amount(&report.pppa), amount(&report.pppa_reclaimed)), ("0.00".to_owned(), "300.00".to_owned()));
     let message = client.refused("R1", annul_series(4), Code::FailedPrecondition).await;
     assert!(message.contains("no series to annul (3.7.3)"), "{message}");
+    let message = client.refused("R1", annul_named_series(4, &series_named(&annulled.outcome)), Code::FailedPrecondition).await;
+    assert!(message.contains("already annulled"), "{message}");
+    server.stop().await;
+}
+
+/// The number a series outcome names ("serie SE-000007").
+fn series_named(outcome: &str) -> String {
+    let at = outcome.find("erie SE-").unwrap_or_else(|| panic!("no series named in {outcome}"));
+    outcome[at + "erie ".len()..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect()
+}
+
+/// 3.7.3: "Si dicha circunstancia fuese advertida después de efectuado el pago se procederá a
+/// dar por nula la apuesta y a exigirle la devolución del monto." The series found invalid is the
+/// one annulled, whenever it is found: named by its number, after the player bought a new series,
+/// after a Cierre de Mesa and the next Apertura. The new, unplayed series is never taken, and a
+/// refusal during a ball cites 3.7.3.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_3_7_3_the_series_found_invalid_is_annulled_whenever_it_is_found() {
+    let (server, mut client) = TestServer::with_client().await;
+    client.ok("R1", open()).await;
+    client.ok("R1", sell(4, 1)).await;
+    let sold = client.ok("R1", press(4)).await;
+    let paid = series_named(&sold.outcome);
+    client.play_round("R1", &[(4, "GRILLO_BRONCE")]).await;
+    let silver = client.play_round("R1", &[(4, "GRILLO_PLATA")]).await;
+    assert_eq!(series_named(&silver.accepted.outcome), paid, "the award names its series: {}", silver.accepted.outcome);
+    assert_eq!(amount(&silver.accepted.awards[0].award), "300.00");
+    // The gold is played and misses; the player buys a new series.
+    client.ok("R1", gold_turn()).await;
+    client.ok("R1", start()).await;
+    client.ok("R1", finish()).await;
+    client.ok("R1", sell(4, 1)).await;
+    let sold = client.ok("R1", press(4)).await;
+    let fresh = series_named(&sold.outcome);
+    assert_ne!(fresh, paid);
+
+    // The seat's current series played no ball: annulling it would take a bet not played.
+    let (pool, report) = (client.pool("iplyc-ruleta").await, client.report("R1").await);
+    let entries = client.journal().await.entries;
+    let message = client.refused("R1", annul_series(4), Code::FailedPrecondition).await;
+    assert!(message.contains(&format!("{fresh} has played no ball")) && message.contains(&paid), "{message}");
+    assert_eq!(client.journal().await.entries, entries, "nothing journaled");
+    let after = client.pool("iplyc-ruleta").await;
+    assert_eq!((amount(&after.balance), amount(&after.contributions)), (amount(&pool.balance), amount(&pool.contributions)));
+    assert_eq!(amount(&client.report("R1").await.ipa), amount(&report.ipa), "its bet stays in the IPA, unplayed");
+
+    // Cierre de Mesa (the unplayed sale goes back, 3.7.9) and the next Apertura.
+    client.ok("R1", close()).await;
+    client.ok("R1", open()).await;
+    let message = client.refused("R1", annul_series(4), Code::FailedPrecondition).await;
+    assert!(message.contains("no series to annul (3.7.3)") && message.contains("SE-"), "{message}");
+    let before = client.pool("iplyc-ruleta").await;
+    let annulled = client.ok("R1", annul_named_series(4, &paid)).await;
+    assert!(annulled.outcome.contains(&format!("Serie {paid} anulada")), "{}", annulled.outcome);
+    assert!(annulled.outcome.contains("$ 300,00 devueltos al pozo (3.7.3)"), "{}", annulled.outcome);
+    let after = client.pool("iplyc-ruleta").await;
+    assert_eq!(money(&after.balance) - money(&before.balance), "300".parse().unwrap(), "the 300 actually paid comes back");
+    assert_eq!(money(&after.awards_reclaimed) - money(&before.awards_reclaimed), "300".parse().unwrap());
+    assert_eq!(amount(&after.contributions), amount(&before.contributions), "no bet taken");
+    conserves(&after);
+    assert_eq!(amount(&client.report("R1").await.pppa_reclaimed), "300.00");
+
+    // Once only, at its own table and seat; an unknown number is not found.
+    let message = client.refused("R1", annul_named_series(4, &paid), Code::FailedPrecondition).await;
+    assert!(message.contains("already annulled"), "{message}");
+    let message = client.refused("R1", annul_named_series(3, &paid), Code::FailedPrecondition).await;
+    assert!(message.starts_with("series:") && message.contains("position 4"), "{message}");
+    let message = client.refused("R1", annul_named_series(4, "SE-999999"), Code::NotFound).await;
+    assert!(message.starts_with("series:"), "{message}");
+
+    // During a ball the refusal cites the article applied, 3.7.3.
+    client.ok("R1", sell(4, 5)).await;
+    client.ok("R1", press(4)).await;
+    client.ok("R1", start()).await;
+    let message = client.refused("R1", annul_series(4), Code::FailedPrecondition).await;
+    assert!(message.contains("(3.7.3)") && !message.contains("3.7.1"), "{message}");
     server.stop().await;
 }
 
@@ -410,6 +489,44 @@ async fn art_11_8_3_a_sick_players_bet_and_prize_are_held_in_custody_and_release
     server.stop().await;
 }
 
+/// 11.8.3.2.2: "De haber realizado una apuesta de Pozo Acumulado y conseguido premio éste
+/// quedará en la Banca en custodia"; 11.6.1.2: a prize above the maximum is paid by the office's
+/// form, not by the bank. A prize held through a payout order still PENDIENTE DE PAGO is not handed
+/// over (the refusal names the order); once Venta-Pagos pays it, it is. The bank never hands over
+/// money that never came in, so a later rejection can never find it gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn art_11_8_3_2_2_custody_hands_over_no_prize_venta_pagos_has_not_paid() {
+    let (server, mut client) = TestServer::with_client().await;
+    client.round_started("B2", &[(3, 5)], &[3]).await;
+    client.ok("B2", prize(3, "TRES_SIETES_MISMO_PALO")).await;
+    let order = client.ok("B2", accept()).await.awards[0].payout_order_id.clone();
+    assert!(!order.is_empty(), "the 20% prize goes to Venta-Pagos");
+    let held = client.ok("B2", custody_prize(3)).await;
+    assert!(held.outcome.contains("CU-000001"), "{}", held.outcome);
+    client.ok("B2", finish()).await;
+    let before = client.report("B2").await;
+
+    let message = client.refused("B2", release("CU-000001"), Code::FailedPrecondition).await;
+    assert!(message.contains(&order) && message.contains("pending") && message.contains("11.8.3.2.2"), "{message}");
+    let after = client.report("B2").await;
+    assert_eq!(after.custody_released, before.custody_released, "nothing handed over");
+    assert_eq!(after.custody_held.len(), 1, "still held");
+
+    // Paid into custody by the office: now the bank hands it over, for what the order paid.
+    let paid = client.confirm(&order, "F-1001").await.expect("confirmed");
+    let released = client.ok("B2", release("CU-000001")).await;
+    assert!(released.outcome.starts_with("Custodia entregada: CU-000001"), "{}", released.outcome);
+    let after = client.report("B2").await;
+    assert_eq!(after.custody_held.len(), 0);
+    assert_eq!(
+        money(&after.custody_released) - money(&before.custody_released),
+        money(&paid.amount),
+        "handed over what the office paid"
+    );
+    conserves(&client.pool("iplyc-blackjack").await);
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn art_15_11_5_the_instant_prize_is_claimed_until_the_cards_are_in_the_rack() {
     // 15.11.5: "Una vez ingresados los naipes al descartero no se aceptarán reclamos sobre el
@@ -438,5 +555,30 @@ async fn art_15_11_5_the_instant_prize_is_claimed_until_the_cards_are_in_the_rac
     let message = client.refused("CP1", prize(1, "PREMIO_INSTANTANEO"), Code::FailedPrecondition).await;
     assert!(message.contains("15.11.5") && message.contains("16.4.2.5.12"), "{message}");
     assert_eq!(client.fingerprint("CP1").await, fingerprint);
+    server.stop().await;
+}
+
+/// What the dealer reads agrees with its number: "1 crédito", "1 apuesta registrada", "1 premio",
+/// "1 crédito devuelto" — never "1 créditos", "1 premios" or "crédito(s)".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_outcomes_agree_in_number() {
+    let (server, mut client) = TestServer::with_client().await;
+    client.ok("B2", open()).await;
+    let sold = client.ok("B2", sell(3, 1)).await;
+    assert_eq!(sold.outcome, "Venta de créditos: posición 3, 1 crédito");
+    client.ok("B2", press(3)).await;
+    let voided = client.ok("B2", C::VoidBet(pb::VoidBet { seat: 3 })).await;
+    assert_eq!(voided.outcome, "Anulada: posición 3, 1 crédito devuelto (4.3.2)");
+    client.ok("B2", press(3)).await;
+    let started = client.ok("B2", start()).await;
+    assert_eq!(started.outcome, "INICIAR JUEGO: 1 apuesta registrada");
+    client.ok("B2", prize(3, "CUATRO_ASES")).await;
+    let accepted = client.ok("B2", accept()).await;
+    assert!(accepted.outcome.starts_with("ACEPTAR: 1 premio, $ 500,00 a pagar"), "{}", accepted.outcome);
+    client.ok("B2", finish()).await;
+    let sold = client.ok("B2", sell(3, 5)).await;
+    assert_eq!(sold.outcome, "Venta de créditos: posición 3, 5 créditos");
+    let paid = client.ok("B2", C::RefundCredits(pb::RefundCredits { seat: 3 })).await;
+    assert_eq!(paid.outcome, "Pago de créditos: posición 3, 5 créditos");
     server.stop().await;
 }

@@ -179,6 +179,8 @@ pub enum TableOp {
     },
     AnnulSeries {
         seat: u32,
+        #[serde(default)]
+        series: Option<String>,
     },
     CustodyBet {
         seat: u32,
@@ -381,7 +383,8 @@ mod tests {
             table(Op::PlayerAbsent { seat: 3 }, None),
             table(Op::PlayerReturns { seat: 3 }, None),
             table(Op::GrillosPlayed { seat: 3, code: "GRILLO_BRONCE".into(), played: 2 }, None),
-            table(Op::AnnulSeries { seat: 3 }, None),
+            table(Op::AnnulSeries { seat: 3, series: None }, None),
+            table(Op::AnnulSeries { seat: 3, series: Some("SE-000007".into()) }, None),
             table(Op::CustodyBet { seat: 1 }, None),
             table(Op::CustodyPrize { seat: 1 }, None),
             table(Op::ReleaseCustody { custody_id: "CU-000001".into() }, None),
@@ -427,7 +430,7 @@ mod tests {
             records.push(read);
             previous = hash;
         }
-        assert_eq!(chain.entries(), 28);
+        assert_eq!(chain.entries(), 29);
         assert_eq!(chain.tip(), previous);
         assert_eq!(
             records.iter().filter_map(press).collect::<BTreeSet<_>>(),

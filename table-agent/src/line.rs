@@ -154,7 +154,12 @@ pub fn parse(line: &str) -> Result<Option<Input>, String> {
         "open-seat" => (C::OpenSeat(pb::OpenSeat { seat: seat(words.next(), word)? }), "open-seat SEAT"),
         "absent" => (C::PlayerAbsent(pb::PlayerAbsent { seat: seat(words.next(), word)? }), "absent SEAT"),
         "returns" => (C::PlayerReturns(pb::PlayerReturns { seat: seat(words.next(), word)? }), "returns SEAT"),
-        "annul-series" => (C::AnnulSeries(pb::AnnulSeries { seat: seat(words.next(), word)? }), "annul-series SEAT"),
+        "annul-series" => {
+            let seat = seat(words.next(), word)?;
+            // 3.7.3: the series found invalid, by its number (SE-000007); none, the seat's current one.
+            let series = words.next().unwrap_or_default().to_owned();
+            (C::AnnulSeries(pb::AnnulSeries { seat, series }), "annul-series SEAT [SERIES]")
+        }
         "custody-bet" => (C::CustodyBet(pb::CustodyBet { seat: seat(words.next(), word)? }), "custody-bet SEAT"),
         "custody-prize" => (C::CustodyPrize(pb::CustodyPrize { seat: seat(words.next(), word)? }), "custody-prize SEAT"),
         "release-custody" => {

@@ -85,7 +85,9 @@ impl FromWire<pb::table_command::Command> for TableOp {
                 bounded("code", &played.code)?;
                 TableOp::GrillosPlayed { seat: played.seat, code: played.code.into(), played: played.played }
             }
-            C::AnnulSeries(annul) => TableOp::AnnulSeries { seat: annul.seat },
+            C::AnnulSeries(annul) => {
+                TableOp::AnnulSeries { seat: annul.seat, series: Some(annul.series).filter(|series| !series.is_empty()) }
+            }
             C::CustodyBet(custody) => TableOp::CustodyBet { seat: custody.seat },
             C::CustodyPrize(custody) => TableOp::CustodyPrize { seat: custody.seat },
             C::ReleaseCustody(release) => {

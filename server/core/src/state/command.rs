@@ -73,7 +73,12 @@ pub enum TableOp {
     /// this ball; the rest are played in the next (3.7.4, 3.7.10).
     GrillosPlayed { seat: u32, code: PrizeCode, played: u32 },
     /// A series found invalid after payment: annulled, its awards given back (3.7.2–3.7.3).
-    AnnulSeries { seat: u32 },
+    AnnulSeries {
+        seat: u32,
+        /// The series by its number (`SE-000007`); none: the seat's current series.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        series: Option<String>,
+    },
     /// A sick player's side bet, annulled and held by the bank in custody (11.8.3.1.2, 15.14.5.2.2).
     CustodyBet { seat: u32 },
     /// The prizes a sick player won this round stay in custody (11.8.3.2.2, 15.14.5.2.5).

@@ -62,6 +62,15 @@ pub(crate) const SEAT_CREDITS_MAX: u32 = 500;
 /// The last hits kept per pool (docs/architecture.md, "What a progressive controller keeps": the last 25).
 pub(crate) const POOL_HITS_KEPT: usize = 25;
 
+/// A count with its noun in the Spanish an operator reads: "1 premio", "3 premios" (nouns and
+/// participles agree with the number: "1 crédito devuelto", "0 créditos devueltos").
+pub(crate) fn spanish_count(count: impl Into<u64>, one: &str, many: &str) -> String {
+    match count.into() {
+        1 => format!("1 {one}"),
+        count => format!("{count} {many}"),
+    }
+}
+
 /// Jornadas kept in the reports before the oldest is dropped.
 pub(crate) const JORNADAS_KEPT: usize = 62;
 
@@ -383,7 +392,7 @@ impl State {
             TableOp::PlayerAbsent { seat } => self.player_absent(table_id, *seat),
             TableOp::PlayerReturns { seat } => self.player_returns(table_id, *seat),
             TableOp::GrillosPlayed { seat, code, played } => self.grillos_played(table_id, *seat, code, *played),
-            TableOp::AnnulSeries { seat } => self.annul_series(table_id, *seat),
+            TableOp::AnnulSeries { seat, series } => self.annul_series(context, table_id, *seat, series.as_deref()),
             TableOp::CustodyBet { seat } => self.custody_bet(context, table_id, *seat),
             TableOp::CustodyPrize { seat } => self.custody_prize(context, table_id, *seat),
             TableOp::ReleaseCustody { custody_id } => self.release_custody(context, table_id, custody_id),
@@ -401,6 +410,19 @@ impl State {
             self.data.days.insert(jornada.to_owned(), Arc::default());
             while self.data.days.len() > JORNADAS_KEPT {
                 self.data.days.pop_first();
+            }
+            // 3.7.3 is applied to the jornadas kept: a series sold before the oldest goes with it
+            // (a seat's current series is of today's jornada, or of a table open across midnight).
+            if let Some(oldest) = self.data.days.keys().next().cloned()
+                && self.data.series.values().any(|series| series.jornada < oldest)
+            {
+                let current: Vec<String> = self
+                    .data
+                    .tables
+                    .values()
+                    .flat_map(|table| table.seats.iter().filter_map(|seat| seat.series_id.clone()))
+                    .collect();
+                Arc::make_mut(&mut self.data.series).retain(|id, series| series.jornada >= oldest || current.contains(id));
             }
         }
         // Looked up, not `entry`: a press allocates no key (the table's own id is shared the first time).

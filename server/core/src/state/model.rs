@@ -131,9 +131,10 @@ pub struct Seat {
     /// pleno and handed back (3.7.4, 3.7.10): they stay for the next ball.
     #[serde(default)]
     pub not_played: Grillos,
-    /// Roulette: the awards paid to the seat's current or last series (3.7.3).
-    #[serde(default)]
-    pub series: Vec<SeriesAward>,
+    /// Roulette: the number of the seat's current series (`Data::series`), from its sale
+    /// (3.1.3) until its last grillo is played, the table closes or it is annulled (3.7.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series_id: Option<String>,
 }
 
 impl Seat {
@@ -147,7 +148,7 @@ impl Seat {
             closed: false,
             absent: false,
             not_played: Grillos::default(),
-            series: Vec::new(),
+            series_id: None,
         }
     }
 
@@ -346,6 +347,37 @@ impl CustodyKind {
             CustodyKind::Prize => "premio en custodia",
         }
     }
+}
+
+/// A roulette series: the three Grillos de Bronce sold at a press (3.1.3, 4.4.2) and the grillos
+/// its hits granted, with every award it was paid: what 3.7.3 makes its winner give back when
+/// it is found invalid after payment, whenever that is found (docs/readings.md, "A series found
+/// invalid after payment"). Kept from its sale while it is a seat's current series and, once
+/// paid, for as long as the jornada of its sale is kept (`JORNADAS_KEPT`), across a Cierre de
+/// Mesa and a close → open of the journal; one never paid is dropped when it ends.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Series {
+    /// "SE-000007": given at the sale, said in its outcome and in its awards'.
+    pub series_id: String,
+    pub table_id: TableId,
+    pub pool: PoolId,
+    pub seat: u32,
+    /// The sale: its entry in the journal of `generation`, its time and its jornada.
+    pub sale_sequence: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub generation: u32,
+    pub sale_ms: u64,
+    pub jornada: String,
+    /// The balls it took part in (INICIAR JUEGO with its player at the table): a series that
+    /// played none was not played, and its bet is never taken by an annulment.
+    pub balls: u32,
+    /// Every award it was paid, in order, a share fixed at zero too: a rejection may later pay it.
+    pub awards: Vec<SeriesAward>,
+    /// Annulled under 3.7.3 by the entry of this number (of the journal of `annulled_generation`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annulled_sequence: Option<u64>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub annulled_generation: u32,
 }
 
 /// Money the bank holds "en custodia" for a player who could not go on (11.8.3,
@@ -684,6 +716,12 @@ pub struct Data {
     pub custody: Arc<BTreeMap<String, Custody>>,
     #[serde(default)]
     pub(crate) next_custody: u64,
+    /// The roulette series that 3.7.3 may still annul, by number (`Series`). Shared with the
+    /// read model like the orders.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub series: Arc<BTreeMap<String, Series>>,
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub(crate) next_series: u64,
     /// Changes and money movements proposed, by id (docs/operations.md §8); decided ones stay
     /// as the history. Shared with the read model like the orders.
     #[serde(default)]
@@ -744,6 +782,10 @@ pub struct BuildRecord {
 }
 
 fn is_zero(value: &u32) -> bool {
+    *value == 0
+}
+
+fn is_zero_u64(value: &u64) -> bool {
     *value == 0
 }
 

@@ -38,7 +38,20 @@ impl State {
         table.accepted.extend(awards.iter().cloned());
         table.phase = Phase::Accepted;
         let factor = settlement.factor.map(|factor| format!(" (FACTOR {})", factor.round_dp(6))).unwrap_or_default();
-        Ok((format!("ACEPTAR: {} premios, {} a pagar{factor}", awards.len(), pozo_engine::format_ars(total)), awards))
+        // 3.7.3: each roulette award names its series, by which it may be annulled later.
+        let mut series: Vec<String> = Vec::new();
+        for award in &awards {
+            if let Some(id) = table.seats.get(award.seat as usize - 1).and_then(|seat| seat.series_id.as_deref()) {
+                let named = format!("posición {} serie {id}", award.seat);
+                if !series.contains(&named) {
+                    series.push(named);
+                }
+            }
+        }
+        let series = if series.is_empty() { String::new() } else { format!("; {}", series.join(", ")) };
+        let count = awards.len();
+        let prizes = crate::state::spanish_count(count as u64, "premio", "premios");
+        Ok((format!("ACEPTAR: {prizes}, {} a pagar{factor}{series}", pozo_engine::format_ars(total)), awards))
     }
 
     /// Books a settlement: payout orders for Venta-Pagos, the round kept while an
@@ -121,18 +134,21 @@ impl State {
     fn keep_series(&mut self, context: Context, table_id: &TableId, awards: &[AwardRecord]) {
         let Context { sequence, time_ms } = context;
         let generation = self.data.generation;
-        let table = self.table_mut(table_id);
         for award in awards {
-            if let Some(seat) = table.seats.get_mut(award.seat as usize - 1) {
-                seat.series.push(SeriesAward {
-                    code: award.code.clone(),
-                    amount: award.award,
-                    journal_sequence: sequence,
-                    generation,
-                    time_ms,
-                    payout_order_id: award.payout_order_id.clone(),
-                });
-            }
+            let series_id = self.data.tables[table_id].seats.get(award.seat as usize - 1).and_then(|seat| seat.series_id.clone());
+            let Some(series) = series_id.and_then(|id| Arc::make_mut(&mut self.data.series).get_mut(&id)) else {
+                // A seat holding grillos from a snapshot of a release before series were
+                // numbered: its award cannot be named, so it cannot be annulled.
+                continue;
+            };
+            series.awards.push(SeriesAward {
+                code: award.code.clone(),
+                amount: award.award,
+                journal_sequence: sequence,
+                generation,
+                time_ms,
+                payout_order_id: award.payout_order_id.clone(),
+            });
         }
     }
 

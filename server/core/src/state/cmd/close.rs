@@ -39,7 +39,11 @@ impl State {
         let returned = unplayed.len();
         let table = self.table_mut(table_id);
         table.open = false;
+        let series: Vec<String> = table.seats.iter_mut().filter_map(|seat| seat.series_id.take()).collect();
         end_grillos(&mut table.seats);
+        for series_id in &series {
+            self.end_series(series_id);
+        }
         self.day_mut(&day.0, table_id).fp += fichas;
         let detail = if returned == 1 {
             " (1 venta de Grillos de Bronce no jugada, apuesta devuelta, 3.7.9)".to_owned()
@@ -129,6 +133,5 @@ fn end_grillos(seats: &mut [Seat]) {
         // "Grillos at Cierre de Mesa"): they are in the FP counted above.
         seat.absent = false;
         seat.not_played = Default::default();
-        seat.series.clear();
     }
 }

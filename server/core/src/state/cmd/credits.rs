@@ -42,7 +42,10 @@ impl State {
         let meters = self.day_mut(&day.0, table_id);
         meters.credits_sold += u64::from(credits);
         meters.credits_sold_amount += side_bet * Decimal::from(credits);
-        Ok((format!("Venta de créditos: posición {seat}, {credits} créditos"), Vec::new()))
+        Ok((
+            format!("Venta de créditos: posición {seat}, {}", crate::state::spanish_count(credits, "crédito", "créditos")),
+            Vec::new(),
+        ))
     }
 
     /// Pago de créditos: a seat's credits paid back, its button off (12.5.3.5).
@@ -67,6 +70,9 @@ impl State {
         }
         self.table_mut(table_id).seat_mut(seat).credits = 0;
         self.book_credits_returned(&day.0, table_id, credits, side_bet);
-        Ok((format!("Pago de créditos: posición {seat}, {credits} créditos"), Vec::new()))
+        Ok((
+            format!("Pago de créditos: posición {seat}, {}", crate::state::spanish_count(credits, "crédito", "créditos")),
+            Vec::new(),
+        ))
     }
 }

@@ -159,6 +159,20 @@ impl State {
             return Err(precondition(format!("custody_id: `{custody_id}` was already handed over at journal entry {sequence}"))
                 .castellano(format!("La custodia {custody_id} ya fue entregada, asiento {sequence} del registro.")));
         }
+        // 11.8.3.2.2: a prize Venta-Pagos pays is held for what the office paid into custody;
+        // 11.6.1.2: above the maximum it is paid by the office's form, not by the bank. Until
+        // the order is confirmed nothing came in, and the bank hands over nothing (docs/readings.md,
+        // "Custody of a prize Venta-Pagos pays").
+        if let Some(order_id) = item.payout_order_id.as_deref()
+            && self.data.orders.get(order_id).is_some_and(|order| order.status == crate::state::OrderStatus::Pending)
+        {
+            return Err(precondition(format!(
+                "custody_id: `{custody_id}` holds the prize of order {order_id}, still pending: Venta-Pagos pays it into custody first (11.8.3.2.2, 11.6.1.2)"
+            ))
+            .castellano(format!(
+                "La custodia {custody_id} guarda el premio de la orden {order_id}, PENDIENTE DE PAGO: se entrega cuando Venta-Pagos la pague (11.8.3.2.2, 11.6.1.2)."
+            )));
+        }
         let amount = item.amount;
         let item = Arc::make_mut(&mut self.data.custody).get_mut(custody_id).expect("found above");
         item.released_sequence = Some(context.sequence);

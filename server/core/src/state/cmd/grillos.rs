@@ -2,12 +2,17 @@
 //! when he returns, grillos not played in a ball kept for the next, and a series found
 //! invalid after payment annulled.
 
+use std::sync::Arc;
+
 use pozo_engine::money::Money;
 use pozo_engine::{Grillo, TableId};
 
-use crate::state::model::{Bet, Grillos, OrderStatus, Phase, Table};
+use crate::state::model::{Bet, Grillos, OrderStatus, Phase, Series, Table};
 use crate::state::refusal::{engine_refusal, invalid, precondition};
-use crate::state::{Done, Refusal, State};
+use crate::state::{Context, Done, Refusal, State};
+
+/// The longest series number accepted on the wire ("SE-000007").
+pub(crate) const SERIES_ID_MAX: usize = 32;
 
 impl State {
     /// 3.7.1: "Cuando una indisposición le impida al Apostador jugar las 3 bolas
@@ -157,22 +162,67 @@ impl State {
     /// 3.7.2: more than three bronze, two silver or one gold played by one player: "la
     /// jugada al Pozo Acumulado no será válida"; 3.7.3: "Si dicha circunstancia fuese
     /// advertida después de efectuado el pago se procederá a dar por nula la apuesta y a
-    /// exigirle la devolución del monto". The series' awards go back to the pool (booked
-    /// as reclaimed, off the PPPA of the jornada they were paid in), its grillos are taken
-    /// off the seat, and the bet stays played (docs/readings.md, "A series found invalid
-    /// after payment"). An award still waiting for Venta-Pagos is rejected there instead.
-    pub(in crate::state) fn annul_series(&mut self, table_id: &TableId, seat_number: u32) -> Result<Done, Refusal> {
-        let table = roulette_between_balls(&self.data.tables[table_id])?;
+    /// exigirle la devolución del monto". The series is the one named (`SE-000007`), or the
+    /// seat's current one: whenever it is found, while the jornada of its sale is kept, across
+    /// a Cierre de Mesa and a close → open. Its awards go back to the pool (booked as
+    /// reclaimed, off the PPPA of the jornada they were paid in); if it is still the seat's,
+    /// its grillos are taken off the seat; the bet stays played, and a bet that played no ball
+    /// is never taken (docs/readings.md, "A series found invalid after payment"). An award
+    /// still waiting for Venta-Pagos is rejected there instead.
+    pub(in crate::state) fn annul_series(
+        &mut self,
+        context: Context,
+        table_id: &TableId,
+        seat_number: u32,
+        named: Option<&str>,
+    ) -> Result<Done, Refusal> {
+        let table = &self.data.tables[table_id];
+        if !table.is_roulette() {
+            return Err(precondition("grillos are played at roulette poceada (3.1, 3.7)")
+                .castellano("Los grillos se juegan en la ruleta poceada (3.1, 3.7)."));
+        }
+        if table.open && table.phase != Phase::Betting {
+            return Err(precondition("a series is annulled between balls: after FINALIZAR JUEGO, before INICIAR JUEGO (3.7.3)")
+                .castellano("Una serie se anula entre bolas: después de FINALIZAR JUEGO y antes de INICIAR JUEGO (3.7.3)."));
+        }
         let seat = table.seat(seat_number)?;
-        if seat.series.is_empty() && seat.grillos() == 0 && seat.bet == Bet::None {
-            return Err(precondition(format!("seat {seat_number} has no series to annul (3.7.3)"))
-                .castellano(format!("Posición {seat_number}: no tiene serie para anular (3.7.3).")));
+        let series_id = match named {
+            Some(id) => self.named_series(table_id, seat_number, id)?,
+            None => seat.series_id.clone().filter(|_| table.open).ok_or_else(|| {
+                precondition(format!(
+                    "seat {seat_number} has no series to annul (3.7.3); a past series is named by its number (`annul-series {seat_number} SE-000007`), given at its sale"
+                ))
+                .castellano(format!(
+                    "Posición {seat_number}: no tiene serie para anular (3.7.3); una serie anterior se nombra por su número (SE-000007), dado en su venta."
+                ))
+            })?,
+        };
+        let series = &self.data.series[&series_id];
+        if let Some(sequence) = series.annulled_sequence {
+            return Err(precondition(format!("series: {series_id} was already annulled at journal entry {sequence} (3.7.3)"))
+                .castellano(format!("La serie {series_id} ya fue anulada, asiento {sequence} del registro (3.7.3).")));
+        }
+        let current = table.open && seat.series_id.as_deref() == Some(series_id.as_str());
+        // A bet that played no ball was not played: 3.7.3 annuls what was paid, and this
+        // series was paid nothing; its bet is the seat's (void it, or Cierre de Mesa returns it, 3.7.9).
+        if series.balls == 0 {
+            let last_paid = self.last_paid_series(table_id, seat_number).filter(|last| *last != series_id);
+            let hint =
+                last_paid.as_ref().map(|last| format!("; the series last paid at this seat is {last}")).unwrap_or_default();
+            let pista =
+                last_paid.map(|last| format!(" La última serie pagada en esta posición es la {last}.")).unwrap_or_default();
+            return Err(precondition(format!(
+                "series: {series_id} has played no ball: nothing was paid to give back and its bet is not taken (3.7.3){hint}"
+            ))
+            .castellano(format!(
+                "La serie {series_id} no jugó ninguna bola: no se le pagó nada y su apuesta no se toma (3.7.3).{pista}"
+            )));
         }
         // The series' awards as they stand now: those paid at the table, and every order of
         // its rounds for this seat, as the office decided it (a re-settlement after another
         // winner's rejection may have raised one, or filed one for an award fixed at zero).
         let rounds: Vec<u64> =
-            seat.series.iter().map(|award| crate::state::model::round_key(award.generation, award.journal_sequence)).collect();
+            series.awards.iter().map(|award| crate::state::model::round_key(award.generation, award.journal_sequence)).collect();
         let orders: Vec<&crate::state::model::PayoutOrder> = self
             .data
             .orders
@@ -183,18 +233,18 @@ impl State {
             .collect();
         if let Some(order) = orders.iter().find(|order| order.status == OrderStatus::Pending) {
             return Err(precondition(format!(
-                "order {} of this series is pending: Venta-Pagos rejects it, undoing its award (3.5.2), before the series is annulled",
+                "order {} of series {series_id} is pending: Venta-Pagos rejects it, undoing its award (3.5.2), before the series is annulled",
                 order.order_id
             ))
             .castellano(format!(
-                "La orden {} de esta serie está pendiente: antes de anular la serie, Venta-Pagos la rechaza y así se deshace su premio (3.5.2).",
+                "La orden {} de la serie {series_id} está pendiente: antes de anular la serie, Venta-Pagos la rechaza y así se deshace su premio (3.5.2).",
                 order.order_id
             )));
         }
-        let pool_id = table.pool.clone();
+        let pool_id = series.pool.clone();
         // A rejected order's award is already back in the pool.
-        let reclaim: Vec<(Money, u64)> = seat
-            .series
+        let reclaim: Vec<(Money, u64)> = series
+            .awards
             .iter()
             .filter(|award| award.payout_order_id.is_none() && award.amount > Money::ZERO)
             .map(|award| (award.amount, award.time_ms))
@@ -205,6 +255,18 @@ impl State {
                     .map(|order| (order.facts.amount, order.time_ms)),
             )
             .collect();
+        // The PPPA each award came off must still be kept (a series is kept only as long as
+        // the jornada of its sale, and its awards are paid on or after it).
+        if let Some((_, time_ms)) = reclaim
+            .iter()
+            .find(|(_, time_ms)| !self.data.days.contains_key(&crate::state::jornada_and_hour(&self.config, *time_ms).0))
+        {
+            let jornada = crate::state::jornada_and_hour(&self.config, *time_ms).0;
+            return Err(precondition(format!(
+                "series: {series_id} was paid in jornada {jornada}, no longer kept; 3.7.3 is applied to the jornadas kept"
+            ))
+            .castellano(format!("La serie {series_id} se pagó en la jornada {jornada}, que ya no se conserva (3.7.3).")));
+        }
         let total: Money = reclaim.iter().map(|(amount, _)| *amount).sum();
         // Tried on a copy first: the annulment changes everything or nothing.
         let mut trial = self.pool(&pool_id).clone();
@@ -217,19 +279,139 @@ impl State {
                 meters.pppa_reclaimed += *amount;
             }
         }
-        let seat = self.table_mut(table_id).seat_mut(seat_number);
-        seat.series.clear();
-        seat.set_held(Grillos::default());
-        seat.not_played = Grillos::default();
-        seat.absent = false;
-        seat.bet = Bet::None;
-        let released = self.release_gold_turn_if_unused(table_id);
-        let mut outcome =
-            format!("Serie anulada, posición {seat_number}: {} devueltos al pozo (3.7.3)", pozo_engine::format_ars(total));
+        let generation = self.data.generation;
+        let series = Arc::make_mut(&mut self.data.series).get_mut(&series_id).expect("found above");
+        series.annulled_sequence = Some(context.sequence);
+        series.annulled_generation = generation;
+        let mut released = false;
+        if current {
+            let seat = self.table_mut(table_id).seat_mut(seat_number);
+            seat.series_id = None;
+            seat.set_held(Grillos::default());
+            seat.not_played = Grillos::default();
+            seat.absent = false;
+            seat.bet = Bet::None;
+            released = self.release_gold_turn_if_unused(table_id);
+        }
+        let mut outcome = format!(
+            "Serie {series_id} anulada, posición {seat_number}: {} devueltos al pozo (3.7.3)",
+            pozo_engine::format_ars(total)
+        );
         if released {
             outcome.push_str("; la mesa deja el turno del Grillo de Oro (4.3.5)");
         }
         Ok((outcome, Vec::new()))
+    }
+
+    /// The series `id` names, checked to be one kept of this table's seat.
+    fn named_series(&self, table_id: &TableId, seat_number: u32, id: &str) -> Result<String, Refusal> {
+        if id.len() > SERIES_ID_MAX {
+            return Err(invalid(format!("series: longer than {SERIES_ID_MAX} characters"))
+                .castellano(format!("El número de serie tiene más de {SERIES_ID_MAX} caracteres.")));
+        }
+        let series = self.data.series.get(id).ok_or_else(|| {
+            Refusal::new(
+                crate::state::RefusalKind::NotFound,
+                format!(
+                    "series: no series `{id}` is kept: a series is kept while the jornada of its sale is, once paid (3.7.3, docs/readings.md)"
+                ),
+            )
+            .castellano(format!("No se conserva la serie {id}: se conserva pagada mientras se conserve la jornada de su venta (3.7.3)."))
+        })?;
+        if series.table_id != *table_id || series.seat != seat_number {
+            return Err(precondition(format!(
+                "series: {id} was sold at table {}, position {}, not table {table_id}, position {seat_number}",
+                series.table_id, series.seat
+            ))
+            .castellano(format!(
+                "La serie {id} se vendió en la mesa {}, posición {}; no en la mesa {table_id}, posición {seat_number}.",
+                series.table_id, series.seat
+            )));
+        }
+        Ok(id.to_owned())
+    }
+
+    /// The newest series of the seat that was paid an award and is not annulled.
+    fn last_paid_series(&self, table_id: &TableId, seat_number: u32) -> Option<String> {
+        self.data
+            .series
+            .values()
+            .filter(|series| {
+                series.table_id == *table_id
+                    && series.seat == seat_number
+                    && series.annulled_sequence.is_none()
+                    && series.awards.iter().any(|award| award.amount > Money::ZERO)
+            })
+            .max_by_key(|series| (series.generation, series.sale_sequence))
+            .map(|series| series.series_id.clone())
+    }
+
+    /// 3.1.3, 4.4.2: a press at roulette sells a series of three Grillos de Bronce; it is
+    /// numbered and kept, and the seat's previous series ends. Returns its number.
+    pub(in crate::state) fn sell_series(
+        &mut self,
+        context: Context,
+        jornada: &str,
+        table_id: &TableId,
+        seat_number: u32,
+    ) -> String {
+        let previous = self.table_mut(table_id).seat_mut(seat_number).series_id.take();
+        if let Some(previous) = previous {
+            self.end_series(&previous);
+        }
+        self.data.next_series += 1;
+        let series_id = format!("SE-{:06}", self.data.next_series);
+        let table = &self.data.tables[table_id];
+        let series = Series {
+            series_id: series_id.clone(),
+            table_id: table.id.clone(),
+            pool: table.pool.clone(),
+            seat: seat_number,
+            sale_sequence: context.sequence,
+            generation: self.data.generation,
+            sale_ms: context.time_ms,
+            jornada: jornada.to_owned(),
+            balls: 0,
+            awards: Vec::new(),
+            annulled_sequence: None,
+            annulled_generation: 0,
+        };
+        Arc::make_mut(&mut self.data.series).insert(series_id.clone(), series);
+        self.table_mut(table_id).seat_mut(seat_number).series_id = Some(series_id.clone());
+        series_id
+    }
+
+    /// INICIAR JUEGO at roulette: each seat's series whose player is at the table plays this ball.
+    pub(in crate::state) fn series_in_ball(&mut self, table_id: &TableId) {
+        let table = &self.data.tables[table_id];
+        if !table.is_roulette() {
+            return;
+        }
+        let playing: Vec<String> = table
+            .seats
+            .iter()
+            .filter(|seat| !seat.absent && seat.grillos() > 0)
+            .filter_map(|seat| seat.series_id.clone())
+            .collect();
+        if playing.is_empty() {
+            return;
+        }
+        let all = Arc::make_mut(&mut self.data.series);
+        for id in playing {
+            if let Some(series) = all.get_mut(&id) {
+                series.balls += 1;
+            }
+        }
+    }
+
+    /// A series is no longer a seat's: one never paid has nothing 3.7.3 could reclaim and is
+    /// dropped; a paid or annulled one stays while the jornada of its sale is kept.
+    pub(in crate::state) fn end_series(&mut self, series_id: &str) {
+        let unpaid =
+            self.data.series.get(series_id).is_some_and(|series| series.annulled_sequence.is_none() && series.awards.is_empty());
+        if unpaid {
+            Arc::make_mut(&mut self.data.series).remove(series_id);
+        }
     }
 
     /// Lets go of the pool's gold turn for this table when no player at it holds a gold
@@ -262,4 +444,102 @@ fn roulette_between_balls(table: &Table) -> Result<&Table, Refusal> {
             .castellano("Solo entre bolas: después de FINALIZAR JUEGO y antes de INICIAR JUEGO (3.7.1)."));
     }
     Ok(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::config::Config;
+    use crate::state::command::{Command, TableOp};
+    use crate::state::{Context, JORNADAS_KEPT, RefusalKind, State};
+
+    const DAY_MS: u64 = 86_400_000;
+    const START_MS: u64 = 1_795_360_000_000;
+
+    /// Applies `ops` at `table` at `time_ms`, each as the table's next command.
+    fn play(state: &mut State, table: &str, time_ms: u64, ops: Vec<TableOp>) -> Vec<String> {
+        let mut outcomes = Vec::new();
+        for op in ops {
+            let next = state.data().tables[table].last_sequence + 1;
+            let sequence = state.journal_sequence() + 1;
+            let command = Command::dealer(table, next, format!("{table}-{next}"), op);
+            outcomes.push(outcome(state.apply(&command, Context { sequence, time_ms }).expect("applied")));
+        }
+        outcomes
+    }
+
+    fn ball(seat: u32, code: &str) -> Vec<TableOp> {
+        vec![
+            TableOp::StartRound,
+            TableOp::EnterPrize { seat, code: code.into(), high: None },
+            TableOp::Accept,
+            TableOp::FinishRound,
+        ]
+    }
+
+    fn annul(state: &mut State, seat: u32, series: &str, time_ms: u64) -> Result<String, crate::state::Refusal> {
+        let next = state.data().tables["R1"].last_sequence + 1;
+        let command =
+            Command::dealer("R1", next, format!("R1-{next}"), TableOp::AnnulSeries { seat, series: Some(series.into()) });
+        let sequence = state.journal_sequence() + 1;
+        state.apply(&command, Context { sequence, time_ms }).map(outcome)
+    }
+
+    fn outcome(applied: crate::state::view::Applied) -> String {
+        match applied {
+            crate::state::view::Applied::Table(reply) => reply.outcome,
+            other => panic!("a table's reply, not {other:?}"),
+        }
+    }
+
+    /// A journal with R1's seat 4 paid a Grillo de Plata ($ 300,00, 3.4.1.2) by series
+    /// SE-000001 on the first jornada, then the table closed (Cierre de Mesa).
+    fn a_paid_series() -> (Arc<Config>, State) {
+        let config = Arc::new(Config::embedded());
+        let mut state = State::new(Arc::clone(&config));
+        let genesis = Command::genesis(&config, "", None, None);
+        state.apply(&genesis, Context { sequence: 1, time_ms: START_MS }).expect("genesis");
+        let mut ops =
+            vec![TableOp::OpenTable, TableOp::SellCredits { seat: 4, credits: 1 }, TableOp::Press { seat: 4, credits: None }];
+        ops.extend(ball(4, "GRILLO_BRONCE"));
+        ops.extend(ball(4, "GRILLO_PLATA"));
+        ops.push(TableOp::CloseTable);
+        let outcomes = play(&mut state, "R1", START_MS, ops);
+        assert!(outcomes[2].ends_with("serie SE-000001"), "{}", outcomes[2]);
+        (config, state)
+    }
+
+    /// 3.7.3 ("Si dicha circunstancia fuese advertida después de efectuado el pago…") is applied
+    /// whenever the series is found: in a later jornada, and in the journal opened from this
+    /// one's closing statement, where the carried series is annulled and its $ 300,00 comes back.
+    #[test]
+    fn a_series_is_annulled_in_a_later_jornada_and_across_close_and_open() {
+        let (config, old) = a_paid_series();
+        let statement = serde_json::json!({ "statement": { "snapshot": old.snapshot() } });
+        let mut new = State::new(Arc::clone(&config));
+        let genesis = Command::genesis(&config, "", None, Some(Box::new(statement)));
+        let later = START_MS + 3 * DAY_MS;
+        new.apply(&genesis, Context { sequence: 1, time_ms: later }).expect("opened from the statement");
+        let reclaimed = new.pool("iplyc-ruleta").meters().awards_reclaimed;
+        let outcome = annul(&mut new, 4, "SE-000001", later).expect("annulled three jornadas later, in the next journal");
+        assert!(outcome.contains("$ 300,00 devueltos al pozo (3.7.3)"), "{outcome}");
+        assert_eq!(new.pool("iplyc-ruleta").meters().awards_reclaimed - reclaimed, pozo_engine::money::Money::from_cents(30_000));
+        let refused = annul(&mut new, 4, "SE-000001", later).expect_err("once only");
+        assert!(refused.message.contains("already annulled"), "{refused:?}");
+    }
+
+    /// A series is kept as long as the jornada of its sale: once that jornada is no longer
+    /// kept (62 later ones), naming it is NOT_FOUND, and nothing changes.
+    #[test]
+    fn a_series_older_than_the_jornadas_kept_is_not_found() {
+        let (_, mut state) = a_paid_series();
+        for day in 1..=JORNADAS_KEPT as u64 {
+            play(&mut state, "B1", START_MS + day * DAY_MS, vec![TableOp::OpenTable, TableOp::CloseTable]);
+        }
+        let balance = state.pool("iplyc-ruleta").state().balance;
+        let refused = annul(&mut state, 4, "SE-000001", START_MS + 63 * DAY_MS).expect_err("no longer kept");
+        assert_eq!(refused.kind, RefusalKind::NotFound, "{refused:?}");
+        assert_eq!(state.pool("iplyc-ruleta").state().balance, balance);
+    }
 }

@@ -30,6 +30,7 @@ impl State {
         if returned > 0 {
             self.book_credits_returned(&day.0, table_id, returned, side_bet);
         }
-        Ok((format!("Última bola / último pase anunciado: {returned} créditos reintegrados (3.9, 11.10)"), Vec::new()))
+        let returned = crate::state::spanish_count(returned, "crédito reintegrado", "créditos reintegrados");
+        Ok((format!("Última bola / último pase anunciado: {returned} (3.9, 11.10)"), Vec::new()))
     }
 }

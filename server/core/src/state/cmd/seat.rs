@@ -47,7 +47,8 @@ impl State {
         let mut outcome = format!("Posición {seat_number} cerrada al pozo: su luz no funciona (AJ 2.5.6.1)");
         if credits > 0 {
             self.book_credits_returned(&day.0, table_id, credits, side_bet);
-            outcome.push_str(&format!("; {credits} créditos pagados (12.5.3.5)"));
+            let paid = crate::state::spanish_count(credits, "crédito pagado", "créditos pagados");
+            outcome.push_str(&format!("; {paid} (12.5.3.5)"));
         }
         Ok((outcome, Vec::new()))
     }

@@ -69,6 +69,8 @@ impl State {
                 Bet::Registered { contribution, registered_ms: time_ms, credits: *credits };
             self.book_ipa(&day, table_id, contribution.bet, 1);
         }
+        // 3.7.3: each series whose player is at the table takes part in this ball.
+        self.series_in_ball(table_id);
         let table = self.table_mut(table_id);
         table.phase = Phase::Playing;
         table.carried = false;
@@ -80,6 +82,7 @@ impl State {
         } else {
             String::new()
         };
-        Ok((format!("INICIAR JUEGO: {} apuestas registradas{card_text}", pressed.len()), Vec::new()))
+        let registered = crate::state::spanish_count(pressed.len() as u64, "apuesta registrada", "apuestas registradas");
+        Ok((format!("INICIAR JUEGO: {registered}{card_text}"), Vec::new()))
     }
 }

@@ -26,17 +26,22 @@ impl State {
                 let seat = self.table_mut(table_id).seat_mut(seat_number);
                 seat.bet = Bet::None;
                 seat.credits += credits;
-                Ok((format!("Anulada: posición {seat_number}, {credits} crédito(s) devuelto(s) (4.3.2)"), Vec::new()))
+                Ok((format!("Anulada: posición {seat_number}, {} (4.3.2)", credits_returned(credits)), Vec::new()))
             }
             Bet::Registered { contribution, registered_ms, credits } => {
                 // 4.3.2: the bet handed back takes its contribution out of the pool.
                 self.reverse_seat_bet(registered_ms, &pool_id, table_id, seat_number, contribution)?;
                 self.table_mut(table_id).seat_mut(seat_number).credits += credits;
                 Ok((
-                    format!("Anulada: posición {seat_number}, aporte revertido, {credits} crédito(s) devuelto(s) (4.3.2)"),
+                    format!("Anulada: posición {seat_number}, aporte revertido, {} (4.3.2)", credits_returned(credits)),
                     Vec::new(),
                 ))
             }
         }
     }
+}
+
+/// "1 crédito devuelto", "3 créditos devueltos".
+fn credits_returned(credits: u32) -> String {
+    crate::state::spanish_count(credits, "crédito devuelto", "créditos devueltos")
 }
