@@ -71,7 +71,7 @@ fn chosen_pools(config: &Config, query: Option<&str>) -> Result<Chosen, PageErro
             }
             other => {
                 return Err(PageError::bad_request(format!(
-                    "{}: el cartel se elige con pozo, flor, mesa o salon (por ejemplo /cartel?flor=1)",
+                    "{}: el cartel se elige con pozo, flor, mesa o salon (por ejemplo /cartel?flor=F1)",
                     view::bounded(other)
                 )));
             }
