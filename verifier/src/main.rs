@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use pozo_verifier::format::FILE_BYTES_MAX;
-use pozo_verifier::{PublicKey, castellano, verify};
+use pozo_verifier::format::read;
+use pozo_verifier::{PublicKey, Verifier, castellano, check, visible};
 
 /// Checks jornadas' evidence files offline: the casino's signature, the hash chain, every entry
 /// recomputed, the books tied to zero, consecutive jornadas linked (docs/journal.md).
@@ -27,7 +27,18 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // clap quotes what it was given: shown, not obeyed, by the terminal.
+            let text: String = error.render().to_string().lines().map(|line| format!("{}\n", visible(line))).collect();
+            match error.use_stderr() {
+                true => eprint!("{text}"),
+                false => print!("{text}"),
+            }
+            return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
+        }
+    };
     let key_text = match std::fs::read_to_string(&cli.public_key) {
         Ok(text) => text,
         Err(_) if !cli.public_key.contains(['/', '.']) => cli.public_key.clone(),
@@ -37,21 +48,24 @@ fn main() -> ExitCode {
         Ok(key) => key,
         Err(error) => return unreadable(&format!("--public-key: {error}")),
     };
-    let mut files = Vec::with_capacity(cli.files.len());
+    // The journal's order first, one file at a time; then each file checked in that order,
+    // holding only what links it to the next: the memory of one file, not of all.
+    let mut order = Vec::with_capacity(cli.files.len());
     for path in &cli.files {
-        match std::fs::metadata(path).map(|metadata| metadata.len()) {
-            Ok(length) if length > FILE_BYTES_MAX => {
-                return unreadable(&format!("{}: {length} bytes, more than the {FILE_BYTES_MAX} read", path.display()));
-            }
-            Ok(_) => {}
-            Err(error) => return unreadable(&format!("{}: {error}", path.display())),
-        }
-        match std::fs::read(path) {
-            Ok(bytes) => files.push((path.display().to_string(), bytes)),
-            Err(error) => return unreadable(&format!("{}: {error}", path.display())),
+        match read(path) {
+            Ok(bytes) => order.push((check::first_entry(&bytes), path.display().to_string(), path)),
+            Err(error) => return unreadable(&error),
         }
     }
-    let verdict = verify(&files, &registered);
+    order.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    let mut verifier = Verifier::new(&registered);
+    for (_, name, path) in order {
+        match read(path) {
+            Ok(bytes) => verifier.add(&name, &bytes),
+            Err(error) => return unreadable(&error),
+        }
+    }
+    let verdict = verifier.finish();
     if cli.json {
         println!("{}", serde_json::to_string_pretty(&verdict).expect("verdicts serialize"));
     } else {
@@ -61,6 +75,6 @@ fn main() -> ExitCode {
 }
 
 fn unreadable(message: &str) -> ExitCode {
-    eprintln!("pozo-verifier: {message}");
+    eprintln!("pozo-verifier: {}", visible(message));
     ExitCode::from(2)
 }
