@@ -94,6 +94,24 @@ pub fn verify(files: &[(String, Vec<u8>)], registered: &PublicKey) -> Verdict {
     verifier.finish()
 }
 
+/// Checks the files at `paths` as `pozo-verifier` does: each read (a regular file, within the
+/// limit, [`crate::format::read`]) once to put them in the journal's order, then again, one at a
+/// time, to be checked and linked to the one before. The memory is that of the largest file,
+/// not of them all. `Err` names a file that cannot be read.
+pub fn verify_paths(paths: &[std::path::PathBuf], registered: &PublicKey) -> Result<Verdict, String> {
+    let mut order = Vec::with_capacity(paths.len());
+    for path in paths {
+        let bytes = crate::format::read(path)?;
+        order.push((first_entry(&bytes), path.display().to_string(), path));
+    }
+    order.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    let mut verifier = Verifier::new(registered);
+    for (_, name, path) in order {
+        verifier.add(&name, &crate::format::read(path)?);
+    }
+    Ok(verifier.finish())
+}
+
 /// Where a file goes among others: the `evidence.first_entry` it says (0 when it says none).
 /// Only an order: what the file says is checked when it is [`Verifier::add`]ed.
 pub fn first_entry(bytes: &[u8]) -> u64 {

@@ -33,7 +33,7 @@ mod strict;
 
 use serde::Serialize;
 
-pub use check::{Checked, Link, Opening, Verdict, Verifier, verify};
+pub use check::{Checked, Link, Opening, Verdict, Verifier, verify, verify_paths};
 pub use keys::{PublicKey, SigningKey};
 
 /// Which check found a problem.

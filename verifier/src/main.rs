@@ -6,8 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use pozo_verifier::format::read;
-use pozo_verifier::{PublicKey, Verifier, castellano, check, visible};
+use pozo_verifier::{PublicKey, castellano, verify_paths, visible};
 
 /// Checks jornadas' evidence files offline: the casino's signature, the hash chain, every entry
 /// recomputed, the books tied to zero, consecutive jornadas linked (docs/journal.md).
@@ -50,22 +49,10 @@ fn main() -> ExitCode {
     };
     // The journal's order first, one file at a time; then each file checked in that order,
     // holding only what links it to the next: the memory of one file, not of all.
-    let mut order = Vec::with_capacity(cli.files.len());
-    for path in &cli.files {
-        match read(path) {
-            Ok(bytes) => order.push((check::first_entry(&bytes), path.display().to_string(), path)),
-            Err(error) => return unreadable(&error),
-        }
-    }
-    order.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-    let mut verifier = Verifier::new(&registered);
-    for (_, name, path) in order {
-        match read(path) {
-            Ok(bytes) => verifier.add(&name, &bytes),
-            Err(error) => return unreadable(&error),
-        }
-    }
-    let verdict = verifier.finish();
+    let verdict = match verify_paths(&cli.files, &registered) {
+        Ok(verdict) => verdict,
+        Err(error) => return unreadable(&error),
+    };
     if cli.json {
         println!("{}", serde_json::to_string_pretty(&verdict).expect("verdicts serialize"));
     } else {

@@ -53,7 +53,7 @@ pub fn two_nights() -> Vec<Night> {
 }
 
 /// `count` nights at B1 under `config` (genesis first): the table opened and credits sold on
-/// the first (5, or one a night), a round played every night.
+/// the first, a round played every night.
 pub fn nights(config: Config, count: u64) -> Vec<Night> {
     let config = Arc::new(config);
     let mut state = State::new(Arc::clone(&config));
@@ -64,9 +64,12 @@ pub fn nights(config: Config, count: u64) -> Vec<Night> {
     let round = |seat| vec![TableOp::Press { seat, credits: None }, TableOp::StartRound, TableOp::FinishRound];
     for night in 0..count {
         let mut ops = Vec::new();
+        // Credits are sold by 1, 5, 10 or 20 (12.5.3.3): 5 for a few nights, else 20 every 20.
         if night == 0 {
-            let credits = u32::try_from(count.max(5)).expect("a few nights");
-            ops.extend([TableOp::OpenTable, TableOp::SellCredits { seat: 2, credits }]);
+            ops.push(TableOp::OpenTable);
+        }
+        if night == 0 || (count > 5 && night % 20 == 0) {
+            ops.push(TableOp::SellCredits { seat: 2, credits: if count > 5 { 20 } else { 5 } });
         }
         ops.extend(round(2));
         let time_ms = NIGHT_ONE + night * DAY;
