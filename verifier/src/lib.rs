@@ -21,8 +21,10 @@
 //!
 //! # Layout
 //! - [`format`]: the file, byte for byte; [`keys`]: the Ed25519 keys.
+//! - `strict`: the file read one way only (no key twice, the documented shape).
 //! - `replay`: the jornada replayed entry by entry; [`make`]: the file written from a journal
-//!   (what `pozo-server evidence` calls); [`check`]: the verdict.
+//!   (what `pozo-server evidence` calls); [`check`]: the verdict, file after file in the
+//!   journal's order, in the memory of one.
 
 pub mod check;
 pub mod format;
@@ -87,14 +89,17 @@ impl Problem {
     }
 }
 
+/// Whether `c` acts on a terminal instead of being shown: a control character (C0, DEL, C1) or a
+/// bidirectional formatting one. All are in the Basic Multilingual Plane.
+pub fn hidden(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 /// `text` with every control character (C0 with the newline, DEL, C1) and every bidirectional
 /// formatting character written as `\u{…}`: a file name, a field or a parser's message quoted in
 /// a verdict cannot move the cursor, clear the screen, draw a verdict of its own or reorder what
 /// the terminal shows. Whatever comes from a file or the command line passes through it.
 pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
-    let hidden = |c: char| {
-        c.is_control() || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
     if !text.chars().any(hidden) {
         return std::borrow::Cow::Borrowed(text);
     }
@@ -186,7 +191,7 @@ pub fn castellano(verdict: &Verdict) -> String {
                     text.push_str(&format!(
                         "  pozo {}: apertura {}, aportes {} ({}), reposiciones {}, premios {} ({}), \
                          devueltos {}, cierre {}: cuadra en cero\n",
-                        visible(&pool.to_string()),
+                        visible(pool.as_ref()),
                         format_ars(books.opening_balance + books.opening_reserve),
                         format_ars(books.contributions),
                         plural(books.bets, "apuesta", "apuestas"),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use pozo_verifier::{PublicKey, castellano, verify_paths, visible};
+use pozo_verifier::{PublicKey, castellano, hidden, verify_paths, visible};
 
 /// Checks jornadas' evidence files offline: the casino's signature, the hash chain, every entry
 /// recomputed, the books tied to zero, consecutive jornadas linked (docs/journal.md).
@@ -54,7 +54,17 @@ fn main() -> ExitCode {
         Err(error) => return unreadable(&error),
     };
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&verdict).expect("verdicts serialize"));
+        // JSON escapes C0 itself; DEL, C1 and bidirectional controls are escaped as `\uXXXX` too,
+        // which any JSON reader reads back as the same text.
+        let json = serde_json::to_string_pretty(&verdict).expect("verdicts serialize");
+        let json: String = json
+            .chars()
+            .map(|c| match c != '\n' && hidden(c) {
+                true => format!("\\u{:04x}", u32::from(c)),
+                false => c.to_string(),
+            })
+            .collect();
+        println!("{json}");
     } else {
         print!("{}", castellano(&verdict));
     }

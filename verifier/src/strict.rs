@@ -20,8 +20,10 @@ pub fn parse(bytes: &[u8]) -> Result<Value, String> {
     serde_json::from_slice::<Unique>(bytes).map(|unique| unique.0).map_err(|error| error.to_string())
 }
 
-/// `value` read as a `T`, and refused unless `T` writes it back exactly: no array for an object,
-/// no default filled in, no number for a decimal text. Names the first part that differs.
+/// `value` read as a `T`, and refused unless `T` writes it back as it is: no array for an
+/// object, no number for a decimal text, no field `T` would not write. A field the file leaves
+/// out and `T` fills in with its default is accepted: a file of an earlier release has no field
+/// added since, and reads one way (the documented default). Names the first part that differs.
 pub fn read<T: for<'de> Deserialize<'de> + Serialize>(value: &Value, path: &str) -> Result<T, String> {
     let typed: T = T::deserialize(value).map_err(|error| format!("{path}: {error}"))?;
     let again = serde_json::to_value(&typed).map_err(|error| format!("{path}: {error}"))?;
@@ -31,15 +33,14 @@ pub fn read<T: for<'de> Deserialize<'de> + Serialize>(value: &Value, path: &str)
     }
 }
 
-/// The first place, as a path (`evidence.entries[3].pools`), where `a` and `b` differ.
+/// The first place, as a path (`evidence.entries[3].pools`), where the file's `a` and the
+/// type's `b` differ, but for fields `b` adds (defaults).
 fn difference(a: &Value, b: &Value, path: &str) -> Option<String> {
     match (a, b) {
-        (Value::Object(a), Value::Object(b)) => {
-            if let Some(key) = a.keys().chain(b.keys()).find(|key| a.contains_key(*key) != b.contains_key(*key)) {
-                return Some(format!("{path}.{key}"));
-            }
-            a.iter().find_map(|(key, value)| difference(value, &b[key], &format!("{path}.{key}")))
-        }
+        (Value::Object(a), Value::Object(b)) => a.iter().find_map(|(key, value)| match b.get(key) {
+            Some(again) => difference(value, again, &format!("{path}.{key}")),
+            None => Some(format!("{path}.{key}")),
+        }),
         (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
             a.iter().zip(b).enumerate().find_map(|(index, (a, b))| difference(a, b, &format!("{path}[{index}]")))
         }
@@ -146,5 +147,17 @@ mod tests {
         let nested = parse(br#"{"p": {"a": 1, "b": "x"}, "q": [2]}"#).expect("JSON");
         let other = parse(br#"{"p": {"a": 1, "b": "y"}, "q": [2]}"#).expect("JSON");
         assert_eq!(difference(&nested, &other, "file"), Some("file.p.b".to_owned()));
+        // A field left to its default reads one way; a field the type does not write does not.
+        #[derive(Debug, PartialEq, Serialize, Deserialize)]
+        struct Later {
+            a: u32,
+            #[serde(default)]
+            b: bool,
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            c: Vec<u32>,
+        }
+        assert!(read::<Later>(&parse(br#"{"a": 1}"#).expect("JSON"), "l").is_ok());
+        let empty = parse(br#"{"a": 1, "b": false, "c": []}"#).expect("JSON");
+        assert!(read::<Later>(&empty, "l").is_err_and(|error| error.starts_with("l.c:")));
     }
 }

@@ -184,7 +184,8 @@ fn an_unknown_keys_name_is_shown_escaped() {
     assert!(out.contains("unknown field"), "{out}");
 }
 
-// Proves point 10: the file's name is shown escaped, in the verdict and in what cannot be read.
+// Proves point 10: the file's name is shown escaped, in the verdict, in what cannot be read and
+// in the JSON verdict.
 #[test]
 fn the_files_name_is_shown_escaped() {
     let directory = tempfile::tempdir().expect("a directory");
@@ -194,6 +195,14 @@ fn the_files_name_is_shown_escaped() {
     assert!(out.contains("Evidencia ") && out.contains("noche\\u{1b}[2J\\u{d}.json"), "{out}");
     let missing = directory.path().join("falta\u{1b}[2J.json");
     shown(verifier(&["--public-key", &key.public().hex(), path(&missing)]), 2);
+    // In JSON too, where a C1 CSI or a right-to-left override is escaped as `\uXXXX`, and read
+    // back as the same name.
+    let file = write(directory.path(), "noche\u{9b}2J\u{202e}.json", honest.as_bytes());
+    let (status, out, _) = verifier(&["--json", "--public-key", &key.public().hex(), path(&file)]);
+    assert_eq!(status, 0, "{out}");
+    assert!(!out.chars().any(|c| c != '\n' && pozo_verifier::hidden(c)), "{out:?}");
+    let verdict: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(verdict["files"][0]["file"].as_str(), Some(path(&file)));
 }
 
 /// The binary run on `file` with its address space capped at 1 GiB (so that a regression
