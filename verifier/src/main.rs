@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use pozo_verifier::format::read;
 use pozo_verifier::{PublicKey, castellano, hidden, verify_paths, visible};
 
 /// Checks jornadas' evidence files offline: the casino's signature, the hash chain, every entry
@@ -38,8 +39,15 @@ fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
         }
     };
-    let key_text = match std::fs::read_to_string(&cli.public_key) {
-        Ok(text) => text,
+    // A file when there is one (a regular file only, as the evidence: a FIFO or a device is
+    // refused, not waited on or read without end), else the key's hex digits.
+    let key_path = std::path::Path::new(&cli.public_key);
+    let key_text = match std::fs::metadata(key_path) {
+        Ok(_) => match read(key_path).map(String::from_utf8) {
+            Ok(Ok(text)) => text,
+            Ok(Err(_)) => return unreadable(&format!("--public-key {}: not text", cli.public_key)),
+            Err(error) => return unreadable(&format!("--public-key {error}")),
+        },
         Err(_) if !cli.public_key.contains(['/', '.']) => cli.public_key.clone(),
         Err(error) => return unreadable(&format!("--public-key {}: {error}", cli.public_key)),
     };

@@ -205,37 +205,43 @@ fn the_files_name_is_shown_escaped() {
     assert_eq!(verdict["files"][0]["file"].as_str(), Some(path(&file)));
 }
 
-/// The binary run on `file` with its address space capped at 1 GiB (so that a regression
-/// fails, not the machine), killed after 20 s: it must refuse it at once, exit 2.
+/// The binary run on `file` as evidence, or as the key when `as_key`, with its address space
+/// capped at 1 GiB (so that a regression fails, not the machine), killed after 20 s: it must
+/// refuse it at once, exit 2.
 #[cfg(unix)]
-fn refused_at_once(file: &std::path::Path) {
+fn refused_at_once(file: &std::path::Path, as_key: bool) {
     let (key, _) = SigningKey::generate().expect("a key");
+    let hex = key.public().hex();
+    let (key, evidence) = if as_key { (path(file), "evidencia.json") } else { (hex.as_str(), path(file)) };
     let mut capped = Process::new("sh");
-    capped.args(["-c", "ulimit -v 1048576 && exec \"$0\" \"$@\"", BIN, "--public-key", &key.public().hex(), path(file)]);
+    capped.args(["-c", "ulimit -v 1048576 && exec \"$0\" \"$@\"", BIN, "--public-key", key, evidence]);
     let (status, out, err) = bounded(&mut capped).unwrap_or_else(|| panic!("{} is read forever", file.display()));
     assert_eq!(status, 2, "{out}{err}");
     assert!(err.contains("not a regular file"), "{err}");
 }
 
-// Proves point 11: a symlink to /dev/zero (a device reporting 0 bytes) is refused at once, not
-// read until memory runs out.
+// Proves point 11: a symlink to /dev/zero (a device reporting 0 bytes), as evidence or as
+// `--public-key`, is refused at once, not read until memory runs out.
 #[cfg(unix)]
 #[test]
 fn a_symlink_to_dev_zero_is_refused() {
     let directory = tempfile::tempdir().expect("a directory");
     let zero = directory.path().join("zero.json");
     std::os::unix::fs::symlink("/dev/zero", &zero).expect("a symlink");
-    refused_at_once(&zero);
+    refused_at_once(&zero, false);
+    refused_at_once(&zero, true);
 }
 
-// Proves point 11: a FIFO is refused at once, not waited on forever.
+// Proves point 11: a FIFO, as evidence or as `--public-key`, is refused at once, not waited on
+// forever.
 #[cfg(unix)]
 #[test]
 fn a_fifo_is_refused() {
     let directory = tempfile::tempdir().expect("a directory");
     let fifo = directory.path().join("fifo.json");
     assert!(Process::new("mkfifo").arg(&fifo).status().expect("mkfifo runs").success());
-    refused_at_once(&fifo);
+    refused_at_once(&fifo, false);
+    refused_at_once(&fifo, true);
 }
 
 // Proves point 11: a state the core cannot replay (every pool's balance and reserve at the
