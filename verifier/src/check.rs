@@ -2,15 +2,20 @@
 //! books tied to zero), then each one against the next (the same journal, no entry missing or
 //! repeated, the chain and the state carried over).
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::sync::Once;
 
 use pozo_core::state::Snapshot;
 use pozo_engine::{PoolId, Reconciliation, format_ars};
 use serde::Serialize;
 
-use crate::format::{CONTEXT, Evidence, FILE_BYTES_MAX, FORMAT, SignedFile};
+use serde_json::Value;
+
+use crate::format::{CONTEXT, Evidence, FILE_BYTES_MAX, FORMAT, Signature, SignedFile};
 use crate::keys::PublicKey;
 use crate::replay::{Replay, hash_of};
+use crate::strict;
 use crate::{Check, Problem, entries, fecha};
 
 /// What one file is and what its check found.
@@ -24,6 +29,8 @@ pub struct Checked {
     pub complete: bool,
     /// The fingerprint of the key that signed it.
     pub signed_by: String,
+    /// What proves the state it opened with.
+    pub opening: Opening,
     /// Each pool's books over the jornada, as recomputed (empty when the check stopped before).
     pub reconciliation: BTreeMap<PoolId, Reconciliation>,
     /// The first thing wrong, if any.
@@ -34,11 +41,26 @@ pub struct Checked {
     pub(crate) previous_hash: String,
     #[serde(skip)]
     pub(crate) last_hash: String,
+    /// The state it opened with, as the file says (kept only until it is linked).
     #[serde(skip)]
-    pub(crate) opening: Option<Snapshot>,
-    /// The state recomputed after the last entry: what the next jornada must open with.
+    pub(crate) opening_state: Option<Snapshot>,
+    /// The state recomputed after the last entry: what the next jornada must open with (kept
+    /// only until the next file is linked).
     #[serde(skip)]
     pub(crate) closing: Option<Snapshot>,
+}
+
+/// What proves the state a jornada opened with. A file proves its entries from that state, not
+/// the state itself: the jornada before's file does, closing with it (or the journal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Opening {
+    /// It begins with the genesis entry: there is no state before.
+    Genesis,
+    /// The file of the jornada before, given with it, closes with that state.
+    PreviousFile,
+    /// Nothing given proves it: it is believed on the signature.
+    NotProven,
 }
 
 /// Two consecutive jornadas, and whether they link.
@@ -60,20 +82,102 @@ pub struct Verdict {
     pub problem: Option<(String, Problem)>,
 }
 
-/// Checks `files` (name, bytes) against the casino's `registered` public key.
+/// Checks `files` (name, bytes) against the casino's `registered` public key, in the journal's
+/// order whatever their order here.
 pub fn verify(files: &[(String, Vec<u8>)], registered: &PublicKey) -> Verdict {
-    let mut checked: Vec<Checked> = files.iter().map(|(name, bytes)| check_file(name, bytes, registered)).collect();
-    checked.sort_by(|a, b| (a.first_entry, &a.file).cmp(&(b.first_entry, &b.file)));
-    let links: Vec<Link> = checked
-        .windows(2)
-        .filter(|pair| pair[0].problem.is_none() && pair[1].problem.is_none())
-        .map(|pair| Link { from: pair[0].jornada.clone(), to: pair[1].jornada.clone(), problem: link(&pair[0], &pair[1]) })
-        .collect();
-    let problem =
-        checked.iter().find_map(|file| file.problem.clone().map(|problem| (file.file.clone(), problem))).or_else(|| {
-            links.iter().find_map(|link| link.problem.clone().map(|problem| (format!("{} → {}", link.from, link.to), problem)))
-        });
-    Verdict { conforme: problem.is_none() && !checked.is_empty(), files: checked, links, problem }
+    let mut order: Vec<(u64, &String, &Vec<u8>)> = files.iter().map(|(name, bytes)| (first_entry(bytes), name, bytes)).collect();
+    order.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    let mut verifier = Verifier::new(registered);
+    for (_, name, bytes) in order {
+        verifier.add(name, bytes);
+    }
+    verifier.finish()
+}
+
+/// Checks the files at `paths` as `pozo-verifier` does: each read (a regular file, within the
+/// limit, [`crate::format::read`]) once to put them in the journal's order, then again, one at a
+/// time, to be checked and linked to the one before. The memory is that of the largest file,
+/// not of them all. `Err` names a file that cannot be read.
+pub fn verify_paths(paths: &[std::path::PathBuf], registered: &PublicKey) -> Result<Verdict, String> {
+    let mut order = Vec::with_capacity(paths.len());
+    for path in paths {
+        let bytes = crate::format::read(path)?;
+        order.push((first_entry(&bytes), path.display().to_string(), path));
+    }
+    order.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    let mut verifier = Verifier::new(registered);
+    for (_, name, path) in order {
+        verifier.add(&name, &crate::format::read(path)?);
+    }
+    Ok(verifier.finish())
+}
+
+/// Where a file goes among others: the `evidence.first_entry` it says (0 when it says none).
+/// Only an order: what the file says is checked when it is [`Verifier::add`]ed.
+pub fn first_entry(bytes: &[u8]) -> u64 {
+    #[derive(serde::Deserialize)]
+    struct File {
+        evidence: Head,
+    }
+    #[derive(serde::Deserialize)]
+    struct Head {
+        first_entry: u64,
+    }
+    serde_json::from_slice::<File>(bytes).map_or(0, |file| file.evidence.first_entry)
+}
+
+/// Files checked one after another in the journal's order (by [`first_entry`], then name),
+/// keeping of each only its verdict, and of the last one what the next must continue (its
+/// journal, last entry and hash, and closing state): a year of jornadas is checked in the memory
+/// of its largest file, not of all of them.
+pub struct Verifier<'a> {
+    registered: &'a PublicKey,
+    files: Vec<Checked>,
+    links: Vec<Link>,
+    /// The last file added, when it verified.
+    previous: Option<Checked>,
+}
+
+impl<'a> Verifier<'a> {
+    pub fn new(registered: &'a PublicKey) -> Verifier<'a> {
+        Verifier { registered, files: Vec::new(), links: Vec::new(), previous: None }
+    }
+
+    /// Checks the next file alone, then against the one before when both verified.
+    pub fn add(&mut self, name: &str, bytes: &[u8]) {
+        let mut checked = check_file(name, bytes, self.registered);
+        let previous = self.previous.take();
+        checked.opening = if checked.first_entry == 1 { Opening::Genesis } else { Opening::NotProven };
+        if checked.problem.is_none()
+            && let Some(previous) = previous
+        {
+            let problem = link(&previous, &checked);
+            if problem.is_none() && checked.first_entry > 1 {
+                checked.opening = Opening::PreviousFile;
+            }
+            self.links.push(Link { from: previous.jornada, to: checked.jornada.clone(), problem });
+        }
+        checked.opening_state = None;
+        if checked.problem.is_none() {
+            let mut kept = checked.clone();
+            kept.reconciliation.clear();
+            self.previous = Some(kept);
+        }
+        checked.closing = None;
+        self.files.push(checked);
+    }
+
+    /// The verdict over every file added.
+    pub fn finish(self) -> Verdict {
+        let Verifier { files, links, .. } = self;
+        let problem =
+            files.iter().find_map(|file| file.problem.clone().map(|problem| (file.file.clone(), problem))).or_else(|| {
+                links
+                    .iter()
+                    .find_map(|link| link.problem.clone().map(|problem| (format!("{} → {}", link.from, link.to), problem)))
+            });
+        Verdict { conforme: problem.is_none() && !files.is_empty(), files, links, problem }
+    }
 }
 
 /// Whether `next` continues `earlier`: the same journal, the entry after its last, chained to
@@ -116,7 +220,7 @@ fn link(earlier: &Checked, next: &Checked) -> Option<Problem> {
             short(&earlier.last_hash)
         ));
     }
-    if next.opening.as_ref() != earlier.closing.as_ref() {
+    if next.opening_state.as_ref() != earlier.closing.as_ref() {
         return problem(format!("las jornadas {a} y {b} no se enlazan: {b} abre con un estado que no es el que dejó {a}"));
     }
     None
@@ -124,6 +228,25 @@ fn link(earlier: &Checked, next: &Checked) -> Option<Problem> {
 
 fn short(hash: &str) -> &str {
     hash.get(..16).unwrap_or(hash)
+}
+
+thread_local! {
+    /// Set while a file is replayed: a panic then is the file's, and becomes its verdict.
+    static REPLAYING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Panics inside a replay say nothing on standard error (the verdict says it); any other
+/// panic is reported as before.
+fn quiet_replays() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !REPLAYING.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
 }
 
 /// Checks one file alone.
@@ -136,18 +259,24 @@ pub fn check_file(name: &str, bytes: &[u8], registered: &PublicKey) -> Checked {
         last_entry: 0,
         complete: false,
         signed_by: String::new(),
+        opening: Opening::NotProven,
         reconciliation: BTreeMap::new(),
         problem: None,
         installation: String::new(),
         previous_hash: String::new(),
         last_hash: String::new(),
-        opening: None,
+        opening_state: None,
         closing: None,
     };
     // A file the pure core cannot replay without failing (a state no controller could have
-    // written) is a verdict, not a crash: the replay runs on a copy of what was found so far.
+    // written) is a verdict, not a crash, and prints nothing but the verdict: the replay runs
+    // on a copy of what was found so far, with its panics kept quiet.
+    quiet_replays();
     let mut working = checked.clone();
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_into(&mut working, bytes, registered))) {
+    REPLAYING.with(|replaying| replaying.set(true));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_into(&mut working, bytes, registered)));
+    REPLAYING.with(|replaying| replaying.set(false));
+    match outcome {
         Ok(Ok(())) => working,
         Ok(Err(problem)) => Checked { problem: Some(problem), ..working },
         Err(_) => Checked {
@@ -166,10 +295,22 @@ fn check_into(checked: &mut Checked, bytes: &[u8], registered: &PublicKey) -> Re
     if bytes.len() as u64 > FILE_BYTES_MAX {
         return Err(file(format!("tiene {} bytes: más que los {FILE_BYTES_MAX} que se leen", bytes.len())));
     }
+    // One reading only: no key twice anywhere (the signed evidence included), and the
+    // documented object `{"evidence": {…}, "signature": {…}}`, nothing else.
+    let value = strict::parse(bytes).map_err(|error| file(format!("no es un archivo de evidencia: {error}")))?;
+    let shape = "no es un archivo de evidencia: debe ser un objeto {\"evidence\": {…}, \"signature\": {…}} (docs/journal.md)";
+    let Some(top) = value.as_object() else {
+        return Err(file(shape.to_owned()));
+    };
+    if top.len() != 2 || !top.get("evidence").is_some_and(Value::is_object) || !top.get("signature").is_some_and(Value::is_object)
+    {
+        return Err(file(shape.to_owned()));
+    }
     let signed: SignedFile<'_> =
         serde_json::from_slice(bytes).map_err(|error| file(format!("no es un archivo de evidencia: {error}")))?;
     // The signature first: nothing of an unsigned file is believed, not even its jornada.
-    let signature = &signed.signature;
+    let signature: Signature =
+        strict::read(&top["signature"], "signature").map_err(|error| Problem::new(Check::Signature, None, error))?;
     let signer = PublicKey::parse(&signature.public_key)
         .map_err(|error| Problem::new(Check::Signature, None, format!("signature.public_key: {error}")))?;
     if signature.algorithm != crate::format::ALGORITHM {
@@ -178,6 +319,9 @@ fn check_into(checked: &mut Checked, bytes: &[u8], registered: &PublicKey) -> Re
             None,
             format!("signature.algorithm: «{}», no «ed25519»", signature.algorithm),
         ));
+    }
+    if let Some(why) = registered.weakness() {
+        return Err(Problem::new(Check::Signature, None, format!("la clave registrada {} {why}", registered.hex())));
     }
     if signer != *registered {
         return Err(Problem::new(
@@ -190,10 +334,10 @@ fn check_into(checked: &mut Checked, bytes: &[u8], registered: &PublicKey) -> Re
             ),
         ));
     }
-    let value = hex::decode(&signature.value).unwrap_or_default();
+    let signature_bytes = hex::decode(&signature.value).unwrap_or_default();
     let mut message = CONTEXT.to_vec();
     message.extend_from_slice(signed.evidence.get().as_bytes());
-    if !registered.verifies(&message, &value) {
+    if !registered.verifies(&message, &signature_bytes) {
         return Err(Problem::new(
             Check::Signature,
             None,
@@ -201,8 +345,9 @@ fn check_into(checked: &mut Checked, bytes: &[u8], registered: &PublicKey) -> Re
         ));
     }
     checked.signed_by = signer.fingerprint();
-    let evidence: Evidence = serde_json::from_str(signed.evidence.get())
-        .map_err(|error| Problem::new(Check::Format, None, format!("evidence: {error}")))?;
+    let evidence: Evidence =
+        strict::read(&top["evidence"], "evidence").map_err(|error| Problem::new(Check::Format, None, error))?;
+    drop(message);
     checked.jornada = evidence.jornada.clone();
     checked.journal_id = format!("{}-{}", evidence.installation, evidence.epoch);
     checked.installation = evidence.installation.clone();
@@ -211,7 +356,7 @@ fn check_into(checked: &mut Checked, bytes: &[u8], registered: &PublicKey) -> Re
     checked.complete = evidence.complete;
     checked.previous_hash = evidence.previous_hash.clone();
     checked.last_hash = evidence.last_hash.clone();
-    checked.opening = evidence.opening.clone();
+    checked.opening_state = evidence.opening.clone();
     recompute(checked, &evidence)
 }
 

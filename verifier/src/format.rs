@@ -135,3 +135,38 @@ pub fn genesis_previous(installation: &str) -> Hash {
 pub fn snapshot_sha256(snapshot: &Snapshot) -> String {
     hex::encode(Sha256::digest(serde_json::to_vec(snapshot).expect("snapshots serialize")))
 }
+
+/// An evidence file's bytes: a regular file only (a device such as `/dev/zero`, a FIFO, a
+/// directory is refused before it is opened, and the file opened must still be the one looked
+/// at), and never more than [`FILE_BYTES_MAX`] bytes, whatever size it reports (`/proc` files
+/// report 0).
+pub fn read(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    let name = crate::visible(&path.to_string_lossy()).into_owned();
+    let regular = |metadata: &std::fs::Metadata| {
+        if metadata.is_file() {
+            Ok(())
+        } else {
+            Err(format!("{name}: not a regular file: evidence is read from regular files only"))
+        }
+    };
+    // Looked at before it is opened: opening a FIFO would wait for a writer forever.
+    let looked = std::fs::metadata(path).map_err(|error| format!("{name}: {error}"))?;
+    regular(&looked)?;
+    let mut file = std::fs::File::open(path).map_err(|error| format!("{name}: {error}"))?;
+    let opened = file.metadata().map_err(|error| format!("{name}: {error}"))?;
+    regular(&opened)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        if (looked.dev(), looked.ino()) != (opened.dev(), opened.ino()) {
+            return Err(format!("{name}: changed while it was opened"));
+        }
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(opened.len().min(FILE_BYTES_MAX)).unwrap_or(0));
+    file.by_ref().take(FILE_BYTES_MAX + 1).read_to_end(&mut bytes).map_err(|error| format!("{name}: {error}"))?;
+    if bytes.len() as u64 > FILE_BYTES_MAX {
+        return Err(format!("{name}: more than the {FILE_BYTES_MAX} bytes an evidence file may have"));
+    }
+    Ok(bytes)
+}

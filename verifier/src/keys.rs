@@ -9,6 +9,77 @@ use ring::rand::SystemRandom;
 use ring::signature::{ED25519, Ed25519KeyPair, KeyPair, UnparsedPublicKey};
 use sha2::{Digest, Sha256};
 
+/// The encodings of the Ed25519 points of small order (1, 2, 4 or 8), and of the non-canonical
+/// encodings of such points (`p`, `p + 1`), with the sign bit of x cleared: libsodium's
+/// blocklist (`has_small_order` in `crypto_core/ed25519/ref10/ed25519_ref10.c`). A key or an `R`
+/// among them lets anyone sign: with the identity as key, `R` = identity and `S` = 0 verify any
+/// message (`[S]B = R + [k]A`), so such a key signs nothing of the casino's.
+const SMALL_ORDER: [[u8; 32]; 7] = [
+    // 0 (order 4)
+    [0; 32],
+    // 1, the identity (order 1)
+    [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    // order 8
+    [
+        0x26, 0xe8, 0x95, 0x8f, 0xc2, 0xb2, 0x27, 0xb0, 0x45, 0xc3, 0xf4, 0x89, 0xf2, 0xef, 0x98, 0xf0, 0xd5, 0xdf, 0xac, 0x05,
+        0xd3, 0xc6, 0x33, 0x39, 0xb1, 0x38, 0x02, 0x88, 0x6d, 0x53, 0xfc, 0x05,
+    ],
+    // order 8
+    [
+        0xc7, 0x17, 0x6a, 0x70, 0x3d, 0x4d, 0xd8, 0x4f, 0xba, 0x3c, 0x0b, 0x76, 0x0d, 0x10, 0x67, 0x0f, 0x2a, 0x20, 0x53, 0xfa,
+        0x2c, 0x39, 0xcc, 0xc6, 0x4e, 0xc7, 0xfd, 0x77, 0x92, 0xac, 0x03, 0x7a,
+    ],
+    // p - 1 (order 2)
+    [
+        0xec, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f,
+    ],
+    // p, a non-canonical 0 (order 4)
+    [
+        0xed, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f,
+    ],
+    // p + 1, a non-canonical identity (order 1)
+    [
+        0xee, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f,
+    ],
+];
+
+/// The order of the base point, `L = 2^252 + 27742317777372353535851937790883648493`, little-endian.
+const ORDER: [u8; 32] = [
+    0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0x10,
+];
+
+/// Whether `point` encodes a point of small order (libsodium's blocklist, either sign of x).
+fn small_order(point: &[u8; 32]) -> bool {
+    let mut unsigned = *point;
+    unsigned[31] &= 0x7f;
+    SMALL_ORDER.contains(&unsigned)
+}
+
+/// Whether `point`'s y is not below `p = 2^255 - 19`: an encoding no honest signer writes.
+fn non_canonical(point: &[u8; 32]) -> bool {
+    point[31] & 0x7f == 0x7f && point[1..31].iter().all(|byte| *byte == 0xff) && point[0] >= 0xed
+}
+
+/// Whether a little-endian scalar is below `L`, as RFC 8032 §5.1.7 requires of `S`.
+fn canonical_scalar(scalar: &[u8]) -> bool {
+    scalar.iter().rev().zip(ORDER.iter().rev()).find(|(a, b)| a != b).is_some_and(|(a, b)| a < b)
+}
+
+/// What is wrong with `point` as a public key or a signature's `R`, if anything.
+fn refused(point: &[u8; 32]) -> Option<&'static str> {
+    if small_order(point) {
+        Some("es un punto de orden pequeño: con ella cualquiera firma sin secreto alguno")
+    } else if non_canonical(point) {
+        Some("no está en su codificación canónica (y ≥ p)")
+    } else {
+        None
+    }
+}
+
 /// The DER of an Ed25519 SubjectPublicKeyInfo before its 32 key bytes (RFC 8410).
 const SPKI_PREFIX: [u8; 12] = [0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00];
 
@@ -26,6 +97,7 @@ impl SigningKey {
     pub fn generate() -> Result<(SigningKey, String), String> {
         let document = Ed25519KeyPair::generate_pkcs8(&SystemRandom::new()).map_err(|_| "no random source".to_owned())?;
         let pem = pem::encode(&pem::Pem::new("PRIVATE KEY", document.as_ref().to_vec()));
+        // `from_pem` refuses a key whose public half anyone could sign with.
         Ok((SigningKey::from_pem(&pem)?, pem))
     }
 
@@ -36,10 +108,14 @@ impl SigningKey {
             return Err(format!("a PEM `{}`, not a `PRIVATE KEY` (PKCS#8, Ed25519)", block.tag()));
         }
         // PKCS#8 v2 carries the public half (ring's, ours); v1 does not (openssl's): both read.
-        Ed25519KeyPair::from_pkcs8(block.contents())
+        let key = Ed25519KeyPair::from_pkcs8(block.contents())
             .or_else(|_| Ed25519KeyPair::from_pkcs8_maybe_unchecked(block.contents()))
             .map(SigningKey)
-            .map_err(|_| "not an Ed25519 private key (PKCS#8)".to_owned())
+            .map_err(|_| "not an Ed25519 private key (PKCS#8)".to_owned())?;
+        match refused(&key.public().0) {
+            Some(_) => Err("its public half is a small-order or non-canonical point: anyone could sign as it".to_owned()),
+            None => Ok(key),
+        }
     }
 
     pub fn public(&self) -> PublicKey {
@@ -74,7 +150,17 @@ impl PublicKey {
         } else {
             hex::decode(text).map_err(|_| "neither a PEM `PUBLIC KEY` nor 64 hex digits".to_owned())?
         };
-        <[u8; 32]>::try_from(bytes.as_slice()).map(PublicKey).map_err(|_| "an Ed25519 public key is 32 bytes".to_owned())
+        let key = <[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| "an Ed25519 public key is 32 bytes".to_owned())?;
+        match refused(&key) {
+            Some(why) => Err(format!("la clave {} {why}", hex::encode(key))),
+            None => Ok(PublicKey(key)),
+        }
+    }
+
+    /// What is wrong with this key, if anything: a small-order or non-canonical point (a
+    /// [`PublicKey`] built from its bytes directly is not checked until it verifies).
+    pub fn weakness(&self) -> Option<&'static str> {
+        refused(&self.0)
     }
 
     pub fn hex(&self) -> String {
@@ -94,9 +180,18 @@ impl PublicKey {
         digest.as_bytes().chunks(4).map(|chunk| String::from_utf8_lossy(chunk).into_owned()).collect::<Vec<_>>().join(":")
     }
 
-    /// Whether `signature` is this key's signature of `message`.
+    /// Whether `signature` is this key's signature of `message`: never for a key or an `R` of
+    /// small order or not canonical, nor for an `S` not below `L` (RFC 8032 §5.1.7), whatever
+    /// `ring` accepts.
     pub fn verifies(&self, message: &[u8], signature: &[u8]) -> bool {
-        UnparsedPublicKey::new(&ED25519, self.0).verify(message, signature).is_ok()
+        let Ok(r) = <[u8; 32]>::try_from(signature.get(..32).unwrap_or_default()) else {
+            return false;
+        };
+        refused(&self.0).is_none()
+            && refused(&r).is_none()
+            && signature.len() == 64
+            && canonical_scalar(&signature[32..])
+            && UnparsedPublicKey::new(&ED25519, self.0).verify(message, signature).is_ok()
     }
 }
 
@@ -120,6 +215,33 @@ mod tests {
         assert!(PublicKey::parse(&pem).is_err(), "a private key is not a public one");
         assert!(SigningKey::from_pem(&public.to_pem()).is_err());
         assert_eq!(public.fingerprint().len(), 19);
+    }
+
+    // A small-order key (each of libsodium's blocklist, with either sign bit) or a
+    // non-canonical one is refused as a key, and signs nothing: with the identity as key, the
+    // "signature" R = identity, S = 0 of any message, which needs no secret, does not verify.
+    #[test]
+    fn a_key_anyone_can_sign_with_is_refused() {
+        for point in SMALL_ORDER.iter().chain(std::iter::once(&[0xffu8; 32])) {
+            for sign in [0, 0x80] {
+                let mut key = *point;
+                key[31] |= sign;
+                let refused = PublicKey::parse(&hex::encode(key));
+                assert!(refused.is_err(), "{} is refused", hex::encode(key));
+                assert!(PublicKey(key).weakness().is_some());
+            }
+        }
+        let identity = PublicKey(SMALL_ORDER[1]);
+        let mut forged = SMALL_ORDER[1].to_vec();
+        forged.extend_from_slice(&[0; 32]);
+        assert!(!identity.verifies(b"cualquier cosa", &forged), "R = identity, S = 0 signs nothing");
+        // S = L is the same signature as S = 0 to a lax check: refused.
+        let (key, _) = SigningKey::generate().expect("a key");
+        let mut signature = key.sign(b"x");
+        assert!(key.public().verifies(b"x", &signature));
+        signature[32..].copy_from_slice(&ORDER);
+        assert!(!key.public().verifies(b"x", &signature));
+        assert!(canonical_scalar(&[0; 32]) && !canonical_scalar(&ORDER) && !canonical_scalar(&[0xff; 32]));
     }
 
     /// `openssl genpkey -algorithm ed25519` writes PKCS#8 v1 (no public half): it reads too.

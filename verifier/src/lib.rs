@@ -21,18 +21,21 @@
 //!
 //! # Layout
 //! - [`format`]: the file, byte for byte; [`keys`]: the Ed25519 keys.
+//! - `strict`: the file read one way only (no key twice, the documented shape).
 //! - `replay`: the jornada replayed entry by entry; [`make`]: the file written from a journal
-//!   (what `pozo-server evidence` calls); [`check`]: the verdict.
+//!   (what `pozo-server evidence` calls); [`check`]: the verdict, file after file in the
+//!   journal's order, in the memory of one.
 
 pub mod check;
 pub mod format;
 pub mod keys;
 pub mod make;
 mod replay;
+mod strict;
 
 use serde::Serialize;
 
-pub use check::{Checked, Link, Verdict, verify};
+pub use check::{Checked, Link, Opening, Verdict, Verifier, verify, verify_paths};
 pub use keys::{PublicKey, SigningKey};
 
 /// Which check found a problem.
@@ -79,9 +82,35 @@ pub struct Problem {
 }
 
 impl Problem {
+    /// `message` says what is wrong, quoting the file where it helps: whatever it quotes is
+    /// made [`visible`] here, so no problem carries a control character to a terminal.
     pub fn new(check: Check, entry: Option<u64>, message: String) -> Problem {
-        Problem { check, entry, message }
+        Problem { check, entry, message: visible(&message).into_owned() }
     }
+}
+
+/// Whether `c` acts on a terminal instead of being shown: a control character (C0, DEL, C1) or a
+/// bidirectional formatting one. All are in the Basic Multilingual Plane.
+pub fn hidden(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` with every control character (C0 with the newline, DEL, C1) and every bidirectional
+/// formatting character written as `\u{…}`: a file name, a field or a parser's message quoted in
+/// a verdict cannot move the cursor, clear the screen, draw a verdict of its own or reorder what
+/// the terminal shows. Whatever comes from a file or the command line passes through it.
+pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(hidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match hidden(c) {
+            true => shown.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            false => shown.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(shown)
 }
 
 impl std::fmt::Display for Problem {
@@ -127,11 +156,11 @@ pub fn castellano(verdict: &Verdict) -> String {
     for file in &verdict.files {
         let state = if file.problem.is_some() { "NO VERIFICADA" } else { "VERIFICADA" };
         let jornada = if file.jornada.is_empty() { "?".to_owned() } else { fecha(&file.jornada) };
-        text.push_str(&format!("Evidencia {}: jornada {jornada}: {state}\n", file.file));
+        text.push_str(&format!("Evidencia {}: jornada {}: {state}\n", visible(&file.file), visible(&jornada)));
         if !file.journal_id.is_empty() {
             text.push_str(&format!(
                 "  diario {}, asientos {} a {} ({}){}\n",
-                file.journal_id,
+                visible(&file.journal_id),
                 entries(file.first_entry),
                 entries(file.last_entry),
                 plural(file.last_entry.saturating_sub(file.first_entry).saturating_add(1), "asiento", "asientos"),
@@ -139,10 +168,17 @@ pub fn castellano(verdict: &Verdict) -> String {
             ));
         }
         if !file.signed_by.is_empty() {
-            text.push_str(&format!("  firmada por la clave {}\n", file.signed_by));
+            text.push_str(&format!("  firmada por la clave {}\n", visible(&file.signed_by)));
+        }
+        if file.problem.is_none() && file.opening == Opening::NotProven {
+            text.push_str(&format!(
+                "  su estado de apertura (el posterior al asiento {}) se cree por la firma: este archivo solo no lo prueba; \
+                 lo prueba la evidencia de la jornada anterior, que debe cerrar con ese estado (o el diario)\n",
+                entries(file.first_entry.saturating_sub(1))
+            ));
         }
         match &file.problem {
-            Some(problem) => text.push_str(&format!("  {problem}\n")),
+            Some(problem) => text.push_str(&format!("  {}\n", visible(&problem.to_string()))),
             None => {
                 text.push_str("  cadena de hashes íntegra; cada asiento recalculado da lo que el archivo dice\n");
                 for (pool, books) in &file.reconciliation {
@@ -153,8 +189,9 @@ pub fn castellano(verdict: &Verdict) -> String {
                         continue;
                     }
                     text.push_str(&format!(
-                        "  pozo {pool}: apertura {}, aportes {} ({}), reposiciones {}, premios {} ({}), \
+                        "  pozo {}: apertura {}, aportes {} ({}), reposiciones {}, premios {} ({}), \
                          devueltos {}, cierre {}: cuadra en cero\n",
+                        visible(pool.as_ref()),
                         format_ars(books.opening_balance + books.opening_reserve),
                         format_ars(books.contributions),
                         plural(books.bets, "apuesta", "apuestas"),
@@ -181,13 +218,19 @@ pub fn castellano(verdict: &Verdict) -> String {
     }
     for link in &verdict.links {
         match &link.problem {
-            None => text.push_str(&format!("Las jornadas {} y {} se enlazan.\n", fecha(&link.from), fecha(&link.to))),
-            Some(problem) => text.push_str(&format!("{problem}\n")),
+            None => text.push_str(&format!(
+                "Las jornadas {} y {} se enlazan.\n",
+                visible(&fecha(&link.from)),
+                visible(&fecha(&link.to))
+            )),
+            Some(problem) => text.push_str(&format!("{}\n", visible(&problem.to_string()))),
         }
     }
     match (&verdict.problem, verdict.conforme) {
         (_, true) => text.push_str("VEREDICTO: CONFORME\n"),
-        (Some((file, problem)), false) => text.push_str(&format!("VEREDICTO: NO CONFORME: {file}: {problem}\n")),
+        (Some((file, problem)), false) => {
+            text.push_str(&format!("VEREDICTO: NO CONFORME: {}: {}\n", visible(file), visible(&problem.to_string())))
+        }
         (None, false) => text.push_str("VEREDICTO: NO CONFORME: ningún archivo\n"),
     }
     text

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use pozo_verifier::format::FILE_BYTES_MAX;
-use pozo_verifier::{PublicKey, castellano, verify};
+use pozo_verifier::format::read;
+use pozo_verifier::{PublicKey, castellano, hidden, verify_paths, visible};
 
 /// Checks jornadas' evidence files offline: the casino's signature, the hash chain, every entry
 /// recomputed, the books tied to zero, consecutive jornadas linked (docs/journal.md).
@@ -27,9 +27,27 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let key_text = match std::fs::read_to_string(&cli.public_key) {
-        Ok(text) => text,
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // clap quotes what it was given: shown, not obeyed, by the terminal.
+            let text: String = error.render().to_string().lines().map(|line| format!("{}\n", visible(line))).collect();
+            match error.use_stderr() {
+                true => eprint!("{text}"),
+                false => print!("{text}"),
+            }
+            return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
+        }
+    };
+    // A file when there is one (a regular file only, as the evidence: a FIFO or a device is
+    // refused, not waited on or read without end), else the key's hex digits.
+    let key_path = std::path::Path::new(&cli.public_key);
+    let key_text = match std::fs::metadata(key_path) {
+        Ok(_) => match read(key_path).map(String::from_utf8) {
+            Ok(Ok(text)) => text,
+            Ok(Err(_)) => return unreadable(&format!("--public-key {}: not text", cli.public_key)),
+            Err(error) => return unreadable(&format!("--public-key {error}")),
+        },
         Err(_) if !cli.public_key.contains(['/', '.']) => cli.public_key.clone(),
         Err(error) => return unreadable(&format!("--public-key {}: {error}", cli.public_key)),
     };
@@ -37,23 +55,24 @@ fn main() -> ExitCode {
         Ok(key) => key,
         Err(error) => return unreadable(&format!("--public-key: {error}")),
     };
-    let mut files = Vec::with_capacity(cli.files.len());
-    for path in &cli.files {
-        match std::fs::metadata(path).map(|metadata| metadata.len()) {
-            Ok(length) if length > FILE_BYTES_MAX => {
-                return unreadable(&format!("{}: {length} bytes, more than the {FILE_BYTES_MAX} read", path.display()));
-            }
-            Ok(_) => {}
-            Err(error) => return unreadable(&format!("{}: {error}", path.display())),
-        }
-        match std::fs::read(path) {
-            Ok(bytes) => files.push((path.display().to_string(), bytes)),
-            Err(error) => return unreadable(&format!("{}: {error}", path.display())),
-        }
-    }
-    let verdict = verify(&files, &registered);
+    // The journal's order first, one file at a time; then each file checked in that order,
+    // holding only what links it to the next: the memory of one file, not of all.
+    let verdict = match verify_paths(&cli.files, &registered) {
+        Ok(verdict) => verdict,
+        Err(error) => return unreadable(&error),
+    };
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&verdict).expect("verdicts serialize"));
+        // JSON escapes C0 itself; DEL, C1 and bidirectional controls are escaped as `\uXXXX` too,
+        // which any JSON reader reads back as the same text.
+        let json = serde_json::to_string_pretty(&verdict).expect("verdicts serialize");
+        let json: String = json
+            .chars()
+            .map(|c| match c != '\n' && hidden(c) {
+                true => format!("\\u{:04x}", u32::from(c)),
+                false => c.to_string(),
+            })
+            .collect();
+        println!("{json}");
     } else {
         print!("{}", castellano(&verdict));
     }
@@ -61,6 +80,6 @@ fn main() -> ExitCode {
 }
 
 fn unreadable(message: &str) -> ExitCode {
-    eprintln!("pozo-verifier: {message}");
+    eprintln!("pozo-verifier: {}", visible(message));
     ExitCode::from(2)
 }

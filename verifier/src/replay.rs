@@ -31,6 +31,14 @@ pub(crate) fn hash_of(field: &str, text: &str) -> Result<Hash, Problem> {
         .ok_or_else(|| Problem::new(Check::Format, None, format!("{field}: «{text}» no es un hash SHA-256 en hexadecimal")))
 }
 
+/// A record read one way only: an object, no key twice in it at any depth.
+fn parse_record(record: &str) -> Result<Record, String> {
+    match crate::strict::parse(record.as_bytes())? {
+        serde_json::Value::Object(_) => serde_json::from_str(record).map_err(|error| error.to_string()),
+        _ => Err("un registro es un objeto JSON".to_owned()),
+    }
+}
+
 impl Replay {
     /// The state the evidence opens with: its `opening` under its files, or, when it begins
     /// with the genesis entry (`first_record`), the genesis configuration's new state.
@@ -65,7 +73,7 @@ impl Replay {
                     ));
                 }
                 let record = first_record.ok_or_else(|| format("entries: no hay asientos".to_owned()))?;
-                let record: Record = serde_json::from_str(record)
+                let record: Record = parse_record(record)
                     .map_err(|error| Problem::new(Check::Format, Some(1), format!("el asiento 1 no se lee: {error}")))?;
                 let Command::Genesis { texts, .. } = record.command else {
                     return Err(Problem::new(Check::Format, Some(1), "el asiento 1 no es el génesis".to_owned()));
@@ -147,7 +155,7 @@ impl Replay {
             ));
         }
         let parsed: Record =
-            serde_json::from_str(record).map_err(|error| problem(Check::Format, format!("el asiento no se lee: {error}")))?;
+            parse_record(record).map_err(|error| problem(Check::Format, format!("el asiento no se lee: {error}")))?;
         if parsed.sequence != sequence {
             return Err(problem(
                 Check::Chain,

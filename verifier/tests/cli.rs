@@ -1,81 +1,15 @@
 //! The `pozo-verifier` binary as an inspector runs it: on evidence made from a journal the pure
 //! core wrote here (no server), the verdict in Spanish and in JSON, and its exit status.
 
-use std::path::Path;
-use std::process::Command as Process;
+mod common;
+
 use std::sync::Arc;
 
+use common::*;
 use pozo_core::config::Config;
-use pozo_core::state::{Command, Context, State, TableCommand, TableOp};
+use pozo_core::state::{Command, Context, State};
 use pozo_verifier::SigningKey;
 use pozo_verifier::format::{entry_hash, genesis_previous};
-
-const BIN: &str = env!("CARGO_BIN_EXE_pozo-verifier");
-/// 2026-11-22 20:00 in the casino's zone (UTC-03:00).
-const NIGHT_ONE: u64 = 1_795_305_600_000 + 23 * 3_600_000;
-const INSTALLATION: &str = "00112233445566778899aabbccddeeff";
-
-fn dealer(sequence: u64, op: TableOp) -> Command {
-    Command::Table(TableCommand {
-        table_id: "B1".into(),
-        sequence,
-        payload_sha256: format!("{sequence:064x}"),
-        op,
-        card: None,
-        inspector: None,
-    })
-}
-
-/// A night: the state before its first entry (none before genesis), the anchor, its records.
-type Night = (Option<State>, [u8; 32], Vec<Vec<u8>>);
-
-/// Two nights at B1, written as the journal writes its records: each night's state before its
-/// first entry, the anchor before it, and its records.
-fn two_nights() -> Vec<Night> {
-    let config = Arc::new(Config::embedded());
-    let mut state = State::new(Arc::clone(&config));
-    let mut hash = genesis_previous(INSTALLATION);
-    let mut entry = 0;
-    let mut table_sequence = 0;
-    let mut nights = Vec::new();
-    let round = |seat| vec![TableOp::Press { seat, credits: None }, TableOp::StartRound, TableOp::FinishRound];
-    let mut one = vec![TableOp::OpenTable, TableOp::SellCredits { seat: 2, credits: 5 }];
-    one.extend(round(2));
-    for (night, ops) in [(0u64, one), (1, round(2))] {
-        let time_ms = NIGHT_ONE + night * 24 * 3_600_000;
-        let opening = (entry > 0).then(|| state.clone());
-        let anchor = hash;
-        let mut commands = Vec::new();
-        if entry == 0 {
-            commands.push(Command::genesis(&config, "prueba", None, None));
-        }
-        for op in ops {
-            table_sequence += 1;
-            commands.push(dealer(table_sequence, op));
-        }
-        let mut records = Vec::new();
-        for command in commands {
-            entry += 1;
-            state.apply(&command, Context { sequence: entry, time_ms }).expect("applied");
-            let record = serde_json::to_vec(&serde_json::json!({"sequence": entry, "time_ms": time_ms, "command": command}))
-                .expect("a record");
-            hash = entry_hash(&hash, &record);
-            records.push(record);
-        }
-        nights.push((opening, anchor, records));
-    }
-    nights
-}
-
-fn verifier(args: &[&str]) -> (i32, String, String) {
-    let output = Process::new(BIN).args(args).output().expect("pozo-verifier runs");
-    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-    (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
-}
-
-fn path(path: &Path) -> &str {
-    path.to_str().expect("a UTF-8 path")
-}
 
 #[test]
 fn the_verdict_is_conforme_in_spanish_and_json_and_its_exit_status_says_so() {
@@ -84,13 +18,9 @@ fn the_verdict_is_conforme_in_spanish_and_json_and_its_exit_status_says_so() {
     let public = directory.path().join("casino.pub");
     std::fs::write(&public, key.public().to_pem()).expect("written");
     let mut files = Vec::new();
-    for ((opening, anchor, records), jornada) in two_nights().into_iter().zip(["2026-11-22", "2026-11-23"]) {
-        let journal = pozo_verifier::make::Journal { installation: INSTALLATION, epoch: 1 };
-        let evidence =
-            pozo_verifier::make::make(journal, jornada, NIGHT_ONE, true, opening.as_ref(), anchor, &records).expect("made");
-        let file = directory.path().join(format!("{jornada}.json"));
-        std::fs::write(&file, pozo_verifier::make::seal(&evidence, &key)).expect("written");
-        files.push(file);
+    for night in two_nights() {
+        let evidence = night.evidence();
+        files.push(write(directory.path(), &format!("{}.json", night.jornada), &pozo_verifier::make::seal(&evidence, &key)));
     }
     let (one, two) = (path(&files[0]), path(&files[1]));
 
@@ -144,9 +74,7 @@ fn a_file_that_misstates_its_configuration_or_where_it_starts_is_refused() {
         assert!(!verdict.conforme, "{}", pozo_verifier::castellano(&verdict));
         verdict.problem.expect("a problem").1.message
     };
-    let (opening, anchor, records) = &nights[1];
-    let honest =
-        pozo_verifier::make::make(journal(), "2026-11-23", NIGHT_ONE, true, opening.as_ref(), *anchor, records).expect("made");
+    let honest = nights[1].evidence();
     assert!(verdict(&honest).conforme);
 
     // The opening runs under rulebooks other than the `files` the file shows.
@@ -159,8 +87,8 @@ fn a_file_that_misstates_its_configuration_or_where_it_starts_is_refused() {
     assert!(refused(&other).contains("no son la configuración en vigor"));
 
     // The first jornada with an opening state of its own, not the genesis's.
-    let (_, anchor, records) = &nights[0];
-    let mut first = pozo_verifier::make::make(journal(), "2026-11-22", NIGHT_ONE, true, None, *anchor, records).expect("made");
+    let (anchor, records) = (&nights[0].anchor, &nights[0].records);
+    let mut first = nights[0].evidence();
     assert!(verdict(&first).conforme);
     first.opening = Some(State::new(Arc::new(Config::embedded())).snapshot());
     assert!(refused(&first).contains("solo la que empieza en el génesis"));

@@ -162,6 +162,11 @@ pub fn new_key(out: &Path) -> anyhow::Result<KeyMade> {
         }
     }
     let (key, pem) = SigningKey::generate().map_err(anyhow::Error::msg)?;
+    // A small-order public half would let anyone sign as the casino, and the casino disown what
+    // it signed: never written (a key from a random seed is never one; `generate` refuses it too).
+    if let Some(why) = key.public().weakness() {
+        anyhow::bail!("the generated key {} {why}: not written", key.public().hex());
+    }
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
