@@ -153,7 +153,18 @@ pub fn read(path: &std::path::Path) -> Result<Vec<u8>, String> {
     // Looked at before it is opened: opening a FIFO would wait for a writer forever.
     let looked = std::fs::metadata(path).map_err(|error| format!("{name}: {error}"))?;
     regular(&looked)?;
-    let mut file = std::fs::File::open(path).map_err(|error| format!("{name}: {error}"))?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    // Opened without waiting, too: a FIFO swapped in between the look and the open does not
+    // block the open (Linux's O_NONBLOCK; on a regular file it changes nothing), and the check
+    // of the opened handle below refuses it.
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        const O_NONBLOCK: i32 = 0o4000;
+        options.custom_flags(O_NONBLOCK);
+    }
+    let mut file = options.open(path).map_err(|error| format!("{name}: {error}"))?;
     let opened = file.metadata().map_err(|error| format!("{name}: {error}"))?;
     regular(&opened)?;
     #[cfg(unix)]
