@@ -138,10 +138,10 @@ impl State {
             invalid(format!("{field}: missing: a journal opened from a closing statement starts from its snapshot"))
         })?;
         let snapshot = Snapshot::deserialize(snapshot).map_err(|error| invalid(format!("{field}: {error}")))?;
-        if snapshot.config_hash != self.config.hash {
+        if snapshot.config_hash != self.config.hash && !self.only_jornada_differs(statement, &snapshot.config_hash) {
             return Err(precondition(format!(
                 "{field}.config_hash: taken under configuration {}, not this journal's {}: a journal opens under the \
-                 statement's files in force",
+                 statement's files in force (only the time zone and the hour the jornada starts may differ)",
                 snapshot.config_hash, self.config.hash
             )));
         }
@@ -152,6 +152,19 @@ impl State {
         let generation = snapshot.data.generation + 1;
         self.data = Data { journal_sequence: 0, configuration_changed: false, builds: Vec::new(), generation, ..snapshot.data };
         Ok(())
+    }
+
+    /// This journal's configuration is the statement's files in force (`files`, of hash
+    /// `config_hash`) but for the layout's time zone and the hour its jornada starts: the one
+    /// place they change, as the books are carried to a new journal (docs/operations.md §8).
+    fn only_jornada_differs(&self, statement: &serde_json::Value, config_hash: &str) -> bool {
+        let files: Option<Vec<(String, String)>> =
+            statement.pointer("/statement/files").and_then(|files| serde_json::from_value(files.clone()).ok());
+        let Some(carried) = files.and_then(|files| Config::from_texts(files).ok()).filter(|carried| carried.hash == config_hash)
+        else {
+            return false;
+        };
+        self.config.with_jornada_of(&carried).is_ok_and(|given| given.hash == carried.hash)
     }
 
     pub fn snapshot(&self) -> Snapshot {
