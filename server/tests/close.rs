@@ -331,10 +331,11 @@ async fn a_scheduled_change_carried_to_a_new_journal_comes_into_force_there_and_
 
 // Proves issue 42, point 6: the path docs/operations.md §8 names for a new hour of the jornada
 // ("close the books into a new journal") works. `serve --open-from` takes the statement's files
-// with the layout's `jornada_starts_hour` changed (6 → 8) and opens the new journal under them
+// with the layout's `jornada_starts_hour` changed (6 → 4) and opens the new journal under them
 // (its genesis records them: the statement's own files are refused on it afterwards), `verify
-// --predecessor` links the two; any other difference in the files is still refused, naming the
-// settings that may differ.
+// --predecessor` links the two. Any other difference in the files is still refused, naming the
+// settings that may differ, and so are settings under which this moment's jornada would be
+// before one the statement booked (UTC-12 from 23:00: always more than a day behind).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_new_journal_opens_from_the_statement_with_another_hour_for_the_jornada() {
     let directory = tempfile::tempdir().expect("a temporary directory");
@@ -349,13 +350,20 @@ async fn a_new_journal_opens_from_the_statement_with_another_hour_for_the_jornad
     let flags: Vec<String> =
         closed["serve_flags"].as_array().expect("flags").iter().map(|flag| flag.as_str().expect("a flag").to_owned()).collect();
 
-    // The layout `close` wrote, its jornada starting at 08:00 instead of 06:00; and one with a table resized.
+    // The layout `close` wrote, its jornada starting at 04:00 instead of 06:00 (never an earlier
+    // jornada than the statement's last); one with a table resized too; one going back a day.
     let layout = std::fs::read_to_string(at("statement.files").join("casino.toml")).expect("written by close");
     assert!(layout.contains("jornada_starts_hour = 6"), "{layout}");
-    let (eight, resized) = (at("casino-8.toml"), at("casino-8-resized.toml"));
-    std::fs::write(&eight, layout.replacen("jornada_starts_hour = 6", "jornada_starts_hour = 8", 1)).expect("written");
-    let other = layout.replacen("jornada_starts_hour = 6", "jornada_starts_hour = 8", 1).replacen("seats = 8", "seats = 6", 1);
-    std::fs::write(&resized, other).expect("written");
+    let (four, resized, behind) = (at("casino-4.toml"), at("casino-4-resized.toml"), at("casino-behind.toml"));
+    let earlier = layout.replacen("jornada_starts_hour = 6", "jornada_starts_hour = 4", 1);
+    std::fs::write(&four, &earlier).expect("written");
+    std::fs::write(&resized, earlier.replacen("seats = 8", "seats = 6", 1)).expect("written");
+    let back = layout.replacen("jornada_starts_hour = 6", "jornada_starts_hour = 23", 1).replacen(
+        "America/Argentina/Buenos_Aires",
+        "Etc/GMT+12",
+        1,
+    );
+    std::fs::write(&behind, back).expect("written");
     let with_layout = |layout: &Path| {
         let mut opening = strings(&[&"--open-from", &statement]);
         opening.extend(flags.iter().cloned());
@@ -367,9 +375,13 @@ async fn a_new_journal_opens_from_the_statement_with_another_hour_for_the_jornad
     let refused = try_serve(&at("resized"), &at("resized.log"), with_layout(&resized)).await.err().expect("a table resized");
     assert_eq!(refused.code, Some(2), "{}", refused.log);
     assert!(refused.log.contains("but for the layout's time_zone and jornada_starts_hour"), "{}", refused.log);
+    let refused = try_serve(&at("behind"), &at("behind.log"), with_layout(&behind)).await.err().expect("a day back");
+    assert_ne!(refused.code, Some(0), "{}", refused.log);
+    assert!(refused.log.contains("the last jornada the statement booked: jornadas never go back"), "{}", refused.log);
+    assert!(std::fs::read_dir(at("behind")).map_or(true, |mut entries| entries.next().is_none()), "nothing written");
 
     let new = at("new");
-    let mut server = serve(&new, &at("new.log"), with_layout(&eight)).await;
+    let mut server = serve(&new, &at("new.log"), with_layout(&four)).await;
     let mut client = connect(&server.address).await;
     assert_eq!(books(&mut client).await, before, "every pool to the centavo");
     drop(client);
@@ -382,7 +394,7 @@ async fn a_new_journal_opens_from_the_statement_with_another_hour_for_the_jornad
     let refused = try_serve(&new, &at("new-old-files.log"), original).await.err().expect("not the journal's files");
     assert_eq!(refused.code, Some(2), "{}", refused.log);
     assert!(refused.log.contains("the configuration differs from the one this journal was started with"), "{}", refused.log);
-    let mut own = strings(&[&"--config", &eight]);
+    let mut own = strings(&[&"--config", &four]);
     own.extend(rulebooks);
     let mut server = serve(&new, &at("new-again.log"), own).await;
     assert!(server.terminate().success(), "a clean stop:\n{}", server.log_text());

@@ -508,6 +508,18 @@ pub async fn open(path: &Path, config: Config, data: &Path, mark: &Path, changed
                 serve_flags(&files_directory(path), &statement.files).join(" ")
             );
         }
+        // Jornadas never go back: refused here, before anything is written (the genesis entry
+        // is refused likewise when applied).
+        let today = pozo_core::jornada::jornada_and_hour(&config, now_ms).0;
+        let data = &statement.snapshot.data;
+        if let Some(last) = data.days.keys().chain(data.openings.keys()).max().filter(|last| today < **last) {
+            anyhow::bail!(
+                "--open-from {}: under the time_zone and jornada_starts_hour given this moment is in jornada {today}, \
+                 before {last}, the last jornada the statement booked: jornadas never go back; open the new journal \
+                 once jornada {last} has begun under the new settings; nothing was written",
+                path.display()
+            );
+        }
         tracing::warn!(
             time_zone = %config.layout.time_zone,
             jornada_starts_hour = config.layout.jornada_starts_hour,

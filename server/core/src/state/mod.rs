@@ -145,6 +145,19 @@ impl State {
                 snapshot.config_hash, self.config.hash
             )));
         }
+        if snapshot.config_hash != self.config.hash {
+            // A new time zone or start hour moves the jornadas from here on, never back over
+            // one the predecessor booked (docs/operations.md §8).
+            let today = jornada_and_hour(&self.config, self.now_ms).0;
+            let booked = snapshot.data.days.keys().chain(snapshot.data.openings.keys()).max();
+            if let Some(last) = booked.filter(|last| today < **last) {
+                return Err(precondition(format!(
+                    "{field}: under this journal's time zone and start hour this moment is in jornada {today}, before \
+                     {last}, the last jornada the statement booked: jornadas never go back; open the new journal once \
+                     jornada {last} has begun under the new settings"
+                )));
+            }
+        }
         self.engine = Engine::restore(&self.config.rulebooks, &snapshot.pools)
             .map_err(|error| invalid(format!("{field}.pools: {error}")))?;
         // The builds that wrote to the predecessor stay in its statement: this journal records its own.
