@@ -377,6 +377,42 @@ mod tests {
         apply(&mut state, &mut sequence, NOON, "sup-carla", op).expect("another file");
     }
 
+    /// The guard at the moment (issue 42, point 3): a scheduled change is put in force on top of
+    /// the files in force then, and never undoes an approved change. A threshold changed under
+    /// it (as a journal written before the refusal could hold) stays; the scheduled change is
+    /// not put in force, and says why.
+    #[test]
+    fn a_scheduled_change_never_undoes_a_change_in_force_since_its_approval() {
+        let (mut state, mut sequence) = started();
+        let op = minimum(&state, "7000.00", Effect::Jornada { jornada: "2026-11-24".into() });
+        apply(&mut state, &mut sequence, NOON, "sup-carla", op).expect("proposed");
+        apply(&mut state, &mut sequence, NOON, "sup-diego", ChangeOp::Approve { proposal_id: "CB-000001".into() }).expect("ok");
+        let edit = Edit::Pool { pool_id: "iplyc-blackjack".into(), setting: "venta_pagos_over".into(), value: "400.00".into() };
+        let files = state.config().edited(&[edit]).expect("written");
+        let lowered = state.config().with_files(&files).expect("valid");
+        state.put_in_force(lowered).expect("in force");
+        let threshold = |state: &State| state.pool("iplyc-blackjack").rules().venta_pagos_over.to_string();
+        assert_eq!(threshold(&state), "400.00");
+        // An entry of the 24th's jornada: the moment came.
+        let transfer = Proposed::Transfer {
+            from: "iplyc-ruleta".into(),
+            to: "iplyc-blackjack".into(),
+            amount: "1.00".parse().expect("money"),
+        };
+        let op = ChangeOp::Propose { proposed: transfer, reason: "r".into(), authorisation: "a".into() };
+        apply(&mut state, &mut sequence, NOON + 2 * DAY, "sup-carla", op).expect("ok");
+        assert_eq!(threshold(&state), "400.00", "the approved threshold stays");
+        assert_eq!(state.pool("iplyc-blackjack").rules().minimum.to_string(), "5000.00");
+        let scheduled = &state.data().proposals["CB-000001"];
+        assert_eq!(scheduled.status, ProposalStatus::Withdrawn);
+        assert!(
+            scheduled.withdrawn_reason.contains("umbral de Venta-Pagos: $ 400,00 → $ 1.000,00"),
+            "{}",
+            scheduled.withdrawn_reason
+        );
+        assert!(state.data().scheduled.is_empty());
+    }
+
     #[test]
     fn a_proposal_expires_after_a_week_and_a_scheduled_one_can_be_withdrawn() {
         let (mut state, mut sequence) = started();
