@@ -306,7 +306,8 @@ async fn the_inspectors_flor_shows_its_four_tables_as_the_controller_has_them() 
 // Proves docs/operations.md §8, "A retired table's reports stay" (issue 42, point 5): B2 plays
 // a round, closes, is taken out of service and retired; that night's Reports/Table for B2 still
 // answers with its figures (IPA 10,00: its one bet of 10,00), and its closing sheet `/sala/planilla/B2/…` (Forms 4109, 4020, 4218) is still served.
-// Retiring a table still in service is refused first, as §8 has it taken out of service first.
+// Retiring a table still in service is refused first, as §8 has it taken out of service first;
+// and the report is still there after a restart.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_retired_table_s_report_and_closing_sheet_stay() {
     let server = TestServer::with_pages().await;
@@ -338,7 +339,7 @@ async fn a_retired_table_s_report_and_closing_sheet_stay() {
     client.refused("B2", open(), tonic::Code::NotFound).await;
 
     let report = client.report("B2").await;
-    assert_eq!((report.ipa, report.bets, report.jornada.clone()), (played.ipa, played.bets, played.jornada.clone()));
+    assert_eq!((&report.ipa, report.bets, &report.jornada), (&played.ipa, played.bets, &played.jornada));
     let unknown = pozo_proto::v1::TableReportRequest { table_id: "B9".into(), jornada: String::new() };
     assert_eq!(client.reports.table(unknown).await.expect_err("no such table").code(), tonic::Code::NotFound);
 
@@ -348,6 +349,12 @@ async fn a_retired_table_s_report_and_closing_sheet_stay() {
     assert!(html.contains("id=\"ipa-4109\">$ 10,00<"), "{html}");
     let (status, _) = carla.page(&format!("/sala/planilla/B9/{}", played.jornada)).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+
+    // A restart replays the retirement: the report is still there.
+    let data = server.stop().await.expect("the data directory");
+    let server = TestServer::start_on(data.path().join("data")).await;
+    let mut client = server.client().await;
+    assert_eq!(client.report("B2").await.ipa, report.ipa);
     server.stop().await;
 }
 
