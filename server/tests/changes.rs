@@ -6,54 +6,10 @@ mod common;
 
 use std::collections::BTreeMap;
 
+use common::changes::*;
 use common::*;
 use pozo_proto::v1 as pb;
-use prost::Message;
 use tonic::Code;
-
-const CARLA: &str = "sup-carla";
-const DIEGO: &str = "sup-diego";
-const ELENA: &str = "insp-elena";
-
-/// Signs change commands as `key_id` and sends them to the Changes service.
-async fn change(client: &Client, key_id: &str, command: pb::change_command::Command) -> Result<pb::Proposal, tonic::Status> {
-    let payload = pb::ChangeCommand { command: Some(command) }.encode_to_vec();
-    let envelope = client.envelope_as(key_id, pozo_proto::Purpose::ChangeCommand, payload);
-    let mut changes = pb::changes_client::ChangesClient::new(client.channel.clone());
-    let answer = match pb::ChangeCommand::decode(envelope.payload.as_slice()).expect("ours").command.expect("set") {
-        pb::change_command::Command::Propose(_) => changes.propose(envelope).await,
-        pb::change_command::Command::Approve(_) => changes.approve(envelope).await,
-        pb::change_command::Command::Withdraw(_) => changes.withdraw(envelope).await,
-        pb::change_command::Command::List(_) => unreachable!("listed by `proposals`"),
-    };
-    answer.map(tonic::Response::into_inner)
-}
-
-async fn proposals(client: &Client, key_id: &str) -> Vec<pb::Proposal> {
-    let payload = pb::ChangeCommand { command: Some(pb::change_command::Command::List(pb::ListChanges {})) }.encode_to_vec();
-    let envelope = client.envelope_as(key_id, pozo_proto::Purpose::ChangeCommand, payload);
-    let mut changes = pb::changes_client::ChangesClient::new(client.channel.clone());
-    changes.list(envelope).await.expect("listed").into_inner().proposals
-}
-
-fn propose(what: pb::propose_change::What) -> pb::change_command::Command {
-    pb::change_command::Command::Propose(pb::ProposeChange {
-        reason: "Resolución del Instituto para la temporada".into(),
-        authorisation: "IPLyC Nota 123/26".into(),
-        what: Some(what),
-    })
-}
-
-fn edits(edits: Vec<pb::config_edit::Edit>) -> pb::propose_change::What {
-    pb::propose_change::What::Configuration(pb::ConfigurationChange {
-        edits: edits.into_iter().map(|edit| pb::ConfigEdit { edit: Some(edit) }).collect(),
-        ..Default::default()
-    })
-}
-
-fn approve(proposal: &pb::Proposal) -> pb::change_command::Command {
-    pb::change_command::Command::Approve(pb::ApproveChange { proposal_id: proposal.proposal_id.clone() })
-}
 
 fn amount(value: &str) -> Option<pb::Amount> {
     Some(pb::Amount { value: value.into() })
@@ -199,10 +155,13 @@ async fn no_single_person_changes_anything_and_a_refusal_journals_nothing() {
         let refused = change(&client, key, propose(transfer())).await.expect_err("not a supervisor");
         assert_eq!(refused.code(), Code::PermissionDenied, "{key}: {}", refused.message());
     }
+    // English with its articles (issue 42, point 7): "an office key", "an inspector key".
+    let refused = change(&client, "vp-ana", propose(transfer())).await.expect_err("an office key");
+    assert!(refused.message().starts_with("key `vp-ana` is an office key;"), "{}", refused.message());
     // The inspector approves, never proposes.
     let refused = change(&client, ELENA, propose(transfer())).await.expect_err("the inspector proposes nothing");
     assert_eq!(refused.code(), Code::PermissionDenied);
-    assert!(refused.message().contains("a inspector key may not propose a change"), "{}", refused.message());
+    assert!(refused.message().contains("an inspector key may not propose a change"), "{}", refused.message());
     // A reason and the authorisation are required.
     for (reason, authorisation, field) in [("", "Nota 1", "reason"), ("Motivo", " ", "authorisation")] {
         let command = pb::change_command::Command::Propose(pb::ProposeChange {
@@ -403,7 +362,27 @@ async fn the_command_line_proposes_approves_and_lists_with_each_persons_key() {
         tokio::task::spawn_blocking(move || cli(&address, &["approve", "--key", CARLA, &id])).await.expect("joined")
     };
     assert_ne!(own.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&own.stderr).contains("PermissionDenied"), "{}", String::from_utf8_lossy(&own.stderr));
+    // People read the refusal in the Spanish the pages show (issue 42, point 7), not the English.
+    let said = String::from_utf8_lossy(&own.stderr).into_owned();
+    assert!(
+        said.contains(&format!("PermissionDenied: El cambio {id} lo propuso Carla Medina: lo aprueba otra persona")),
+        "{said}"
+    );
+    assert!(!said.contains("was proposed by"), "{said}");
+    let office = {
+        let address = address.clone();
+        let args = ["propose", "--key", "vp-ana", "--reason", "r", "--authorisation", "a", "--out-of-service", "B2"];
+        tokio::task::spawn_blocking(move || cli(&address, &args)).await.expect("joined")
+    };
+    let said = String::from_utf8_lossy(&office.stderr).into_owned();
+    assert!(said.contains("PermissionDenied: La clave vp-ana es de Venta-Pagos"), "{said}");
+    let inspector = {
+        let address = address.clone();
+        let args = ["propose", "--key", ELENA, "--reason", "r", "--authorisation", "a", "--out-of-service", "B2"];
+        tokio::task::spawn_blocking(move || cli(&address, &args)).await.expect("joined")
+    };
+    let said = String::from_utf8_lossy(&inspector.stderr).into_owned();
+    assert!(said.contains("PermissionDenied: Una clave de inspector no puede hacer esto"), "{said}");
     let approved = {
         let (address, id) = (address.clone(), id.clone());
         tokio::task::spawn_blocking(move || cli(&address, &["approve", "--key", ELENA, &id])).await.expect("joined")
@@ -535,4 +514,76 @@ async fn an_order_of_a_retired_table_is_rejected_on_a_later_night() {
     server.stop().await;
     let (output, report) = verify(&directory.path().join("data"));
     assert_eq!(output.status.code(), Some(0), "{report:#}");
+}
+
+// Proves docs/operations.md §8, "While a scheduled change waits to change a file, another change
+// of that file is refused", on the audit's case (issue 42, point 3): with a new minimum of the
+// Black Jack pool scheduled in iplyc.toml, lowering that file's Venta-Pagos threshold (1.000,00 →
+// 400,00) is refused, naming the scheduled change and the file, and journals nothing. Once the
+// minimum is in force the threshold is lowered, and it stays lowered when a later scheduled
+// minimum comes into force after the next top prize: a Cuatro Ases of 500,00 (11.5.3) goes to
+// Venta-Pagos before it and after it (the audit found it paid at the table after it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_change_of_a_file_with_a_scheduled_change_is_refused_and_an_approved_one_never_vanishes() {
+    let (server, mut client) = TestServer::with_client().await;
+    client.round_started("B1", &[(1, 5), (2, 5)], &[1, 2]).await;
+    let raise = change(&client, CARLA, propose(pool_setting("iplyc-blackjack", "minimum", "6000.00"))).await.expect("proposed");
+    let scheduled = change(&client, ELENA, approve(&raise)).await.expect("approved");
+    assert_eq!(scheduled.status, "PROGRAMADO");
+
+    let entries = client.journal().await.entries;
+    let lower = || propose(pool_setting("iplyc-blackjack", "venta_pagos_over", "400.00"));
+    let refused = change(&client, CARLA, lower()).await.expect_err("iplyc.toml has a scheduled change");
+    assert_eq!(refused.code(), Code::FailedPrecondition, "{}", refused.message());
+    assert!(
+        refused.message().starts_with(&format!("files: {} is scheduled to change iplyc.toml;", raise.proposal_id)),
+        "{}",
+        refused.message()
+    );
+    let spanish = pozo_proto::motivo(&refused).expect("the Spanish");
+    assert!(spanish.starts_with(&format!("El cambio {} está programado sobre iplyc.toml", raise.proposal_id)), "{spanish}");
+    assert_eq!(client.journal().await.entries, entries, "a refusal journals nothing");
+
+    // The top prize, then FINALIZAR JUEGO: the new minimum is in force; now the threshold changes.
+    client.ok("B1", prize(1, "TRES_SIETES_CORAZONES")).await;
+    client.ok("B1", accept()).await;
+    client.ok("B1", finish()).await;
+    assert_eq!(balance(&mut client, "iplyc-blackjack").await.1, "6000.00");
+    let lowered = change(&client, CARLA, lower()).await.expect("proposed once the minimum is in force");
+    assert_eq!(change(&client, DIEGO, approve(&lowered)).await.expect("approved").status, "EN VIGOR");
+
+    // Cuatro Ases, 500,00 over 400,00: to Venta-Pagos.
+    let (paid, order) = cuatro_ases(&mut client, "B1", 2).await;
+    assert_eq!(paid, "500.00");
+    assert!(!order.is_empty(), "500,00 is over the threshold of 400,00: a payout order");
+
+    // Another minimum scheduled and brought into force by the next top prize: the threshold stays.
+    let again = change(&client, CARLA, propose(pool_setting("iplyc-blackjack", "minimum", "7000.00"))).await.expect("ok");
+    assert_eq!(change(&client, DIEGO, approve(&again)).await.expect("approved").status, "PROGRAMADO");
+    client.ok("B1", press(1)).await;
+    client.ok("B1", start()).await;
+    client.ok("B1", prize(1, "TRES_SIETES_CORAZONES")).await;
+    client.ok("B1", accept()).await;
+    client.ok("B1", finish()).await;
+    assert_eq!(balance(&mut client, "iplyc-blackjack").await.1, "7000.00");
+    let statuses: BTreeMap<String, String> =
+        proposals(&client, ELENA).await.into_iter().map(|proposal| (proposal.proposal_id, proposal.status)).collect();
+    assert_eq!(statuses[&lowered.proposal_id], "EN VIGOR");
+    assert_eq!(statuses[&again.proposal_id], "EN VIGOR");
+    let (paid, order) = cuatro_ases(&mut client, "B1", 2).await;
+    assert_eq!(paid, "500.00");
+    assert!(!order.is_empty(), "the threshold approved is still 400,00 after the scheduled change: a payout order");
+    server.stop().await;
+}
+
+/// A round at `table` in which `seat` (with credits left) marks Cuatro Ases (11.5.3): the amount
+/// awarded and its payout order (empty when paid at the table).
+async fn cuatro_ases(client: &mut Client, table: &str, seat: u32) -> (String, String) {
+    client.ok(table, press(seat)).await;
+    client.ok(table, start()).await;
+    client.ok(table, prize(seat, "CUATRO_ASES")).await;
+    let accepted = client.ok(table, accept()).await;
+    client.ok(table, finish()).await;
+    let award = accepted.awards.first().cloned().expect("the award");
+    (award.award.map(|amount| amount.value).unwrap_or_default(), award.payout_order_id)
 }

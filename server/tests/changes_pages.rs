@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::changes::*;
 use common::*;
 use reqwest::StatusCode;
 use reqwest::header::LOCATION;
@@ -299,5 +300,71 @@ async fn the_inspectors_flor_shows_its_four_tables_as_the_controller_has_them() 
     assert!(html.contains("data-mesa=\"B3\""), "{html}");
     let (status, _) = rosa.page("/sala").await;
     assert_eq!(status, StatusCode::FORBIDDEN, "the sala is the jefe de sala's");
+    server.stop().await;
+}
+
+// Proves docs/operations.md §8, "A retired table's reports stay" (issue 42, point 5): B2 plays
+// a round, closes, is taken out of service and retired; that night's Reports/Table for B2 still
+// answers with its figures (IPA 10,00: its one bet of 10,00), and its closing sheet `/sala/planilla/B2/…` (Forms 4109, 4020, 4218) is still served.
+// Retiring a table still in service is refused first, as §8 has it taken out of service first;
+// and the report is still there after a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retired_table_s_report_and_closing_sheet_stay() {
+    let server = TestServer::with_pages().await;
+    let mut client = server.client().await;
+    client.round_started("B2", &[(1, 5)], &[1]).await;
+    client.ok("B2", finish()).await;
+    client.ok("B2", refund_credits(1)).await;
+    client.ok("B2", close()).await;
+    let played = client.report("B2").await;
+    assert_eq!(amount(&played.ipa), "10.00", "{played:?}");
+
+    let retire = || propose(edits(vec![pozo_proto::v1::config_edit::Edit::RetireTable("B2".into())]));
+    let in_service = change(&client, CARLA, retire()).await.expect("proposed");
+    let refused = change(&client, DIEGO, approve(&in_service)).await.expect_err("B2 is in service");
+    assert_eq!(refused.code(), tonic::Code::FailedPrecondition, "{}", refused.message());
+    assert!(
+        refused.message().starts_with("files: table `B2` is in service: take it out of service first"),
+        "{}",
+        refused.message()
+    );
+    let out = edits(vec![pozo_proto::v1::config_edit::Edit::TableService(pozo_proto::v1::TableService {
+        table_id: "B2".into(),
+        in_service: false,
+    })]);
+    let out = change(&client, CARLA, propose(out)).await.expect("proposed");
+    change(&client, DIEGO, approve(&out)).await.expect("B2 out of service");
+    let retired = change(&client, CARLA, retire()).await.expect("proposed");
+    assert_eq!(change(&client, DIEGO, approve(&retired)).await.expect("approved").status, "EN VIGOR");
+    client.refused("B2", open(), tonic::Code::NotFound).await;
+
+    let report = client.report("B2").await;
+    assert_eq!((&report.ipa, report.bets, &report.jornada), (&played.ipa, played.bets, &played.jornada));
+    let unknown = pozo_proto::v1::TableReportRequest { table_id: "B9".into(), jornada: String::new() };
+    assert_eq!(client.reports.table(unknown).await.expect_err("no such table").code(), tonic::Code::NotFound);
+
+    let carla = Browser::signed_in(&server.pages_url(), "sup-carla", "carla-ejemplo").await;
+    let (status, html) = carla.page(&format!("/sala/planilla/B2/{}", played.jornada)).await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+    assert!(html.contains("id=\"ipa-4109\">$ 10,00<"), "{html}");
+    let (status, _) = carla.page(&format!("/sala/planilla/B9/{}", played.jornada)).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    // A restart replays the retirement: the report is still there.
+    let data = server.stop().await.expect("the data directory");
+    let server = TestServer::start_on(data.path().join("data")).await;
+    let mut client = server.client().await;
+    assert_eq!(client.report("B2").await.ipa, report.ipa);
+    server.stop().await;
+}
+
+// Proves issue 42, point 4 on the changes page: it names the files in force by their stable
+// names, as a change of a whole file names them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_changes_page_names_the_files_in_force() {
+    let server = TestServer::with_pages().await;
+    let carla = Browser::signed_in(&server.pages_url(), "sup-carla", "carla-ejemplo").await;
+    let (_, html) = carla.page("/sala/cambios").await;
+    assert!(html.contains("Archivos en vigor: casino.toml, iplyc.toml"), "{html}");
     server.stop().await;
 }

@@ -11,6 +11,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use common::changes::*;
 use common::*;
 use pozo_proto::v1 as pb;
 use pozo_testkit::process::{Refused, ServerProcess};
@@ -220,4 +221,186 @@ async fn refusals(directory: &Path, statement: &Path) {
     let refused = refused.expect("a directory that is not empty is refused");
     assert_eq!(refused.code, Some(2), "{}", refused.log);
     assert!(refused.log.contains("not empty (it holds `notes.txt`)"), "{}", refused.log);
+}
+
+/// `pozo-server change ARGS…` against the controller at `address`, signed with the embedded keys.
+async fn change_cli(address: &str, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["change".to_owned(), args[0].to_owned(), "--server".to_owned(), format!("http://{address}")];
+    all.extend(args[1..].iter().map(|arg| (*arg).to_owned()));
+    run(all).await
+}
+
+// Proves issue 42, point 4: a money change scheduled on the old journal and carried by `close`
+// comes into force in the new journal after the pool's next top prize, as docs/operations.md §8
+// says ("the change takes effect after that pool's next top prize"), though the new journal
+// reads its files from `STATEMENT.files/` and not from the paths the old one was started with:
+// the files in force are named by their stable names, which `status` shows, and `change propose
+// --file iplyc.toml=PATH` names a whole file of the new journal (refused, in Spanish, while the
+// carried change waits on it; in force once it took effect).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scheduled_change_carried_to_a_new_journal_comes_into_force_there_and_files_keep_their_names() {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let at = |name: &str| directory.path().join(name);
+    let (old, statement) = (at("old"), at("statement.json"));
+    let mut server = serve(&old, &at("old.log"), vec![]).await;
+    let mut client = connect(&server.address).await;
+    client.round_started("B1", &[(1, 5), (2, 5)], &[1, 2]).await;
+    client.ok("B1", finish()).await;
+    let raise = change(&client, CARLA, propose(pool_setting("iplyc-blackjack", "minimum", "6000.00"))).await.expect("proposed");
+    assert_eq!(change(&client, ELENA, approve(&raise)).await.expect("approved").status, "PROGRAMADO");
+    drop(client);
+    assert!(server.terminate().success(), "a clean stop:\n{}", server.log_text());
+
+    let closed = close(&old, &statement).await;
+    let mut opening = strings(&[&"--open-from", &statement]);
+    opening.extend(closed["serve_flags"].as_array().expect("flags").iter().map(|flag| flag.as_str().expect("a flag").to_owned()));
+    let mut server = serve(&at("new"), &at("new.log"), opening).await;
+    let mut client = connect(&server.address).await;
+    let carried = proposals(&client, DIEGO).await;
+    assert_eq!(carried.iter().find(|p| p.proposal_id == raise.proposal_id).map(|p| p.status.as_str()), Some("PROGRAMADO"));
+
+    // `status` names the files in force as a change names them.
+    let pages = server.pages.clone().expect("the pages");
+    let status = run(strings(&[&"status", &"--pages", &pages])).await;
+    assert!(text(&status).contains("Archivos en vigor: casino.toml, iplyc.toml"), "{}", text(&status));
+
+    // A whole iplyc.toml: its threshold lowered to 400,00, the new minimum written in.
+    let in_force = std::fs::read_to_string(at("statement.files").join("iplyc.toml")).expect("written by close");
+    let lowered = in_force.replacen("minimum = \"5000.00\"", "minimum = \"6000.00\"", 1).replacen(
+        "venta_pagos_over = \"1000.00\"",
+        "venta_pagos_over = \"400.00\"",
+        1,
+    );
+    let file = at("iplyc-400.toml");
+    std::fs::write(&file, lowered).expect("written");
+    let file_flag = format!("iplyc.toml={}", file.display());
+    let propose_file = [
+        "propose",
+        "--key",
+        CARLA,
+        "--reason",
+        "Umbral de Venta-Pagos de la temporada",
+        "--authorisation",
+        "IPLyC Nota 77/27",
+        "--file",
+        &file_flag,
+        "--json",
+    ];
+    // While the carried change waits on iplyc.toml: refused, in the words the pages show.
+    let waiting = change_cli(&server.address, &propose_file).await;
+    assert_ne!(waiting.status.code(), Some(0));
+    assert!(
+        text(&waiting).contains(&format!("FailedPrecondition: El cambio {} está programado sobre iplyc.toml", raise.proposal_id)),
+        "{}",
+        text(&waiting)
+    );
+
+    // The first top prize in the new journal, then FINALIZAR JUEGO: the carried minimum is in force.
+    let b1 = client.view("B1").await;
+    client.sequences.insert("B1".to_owned(), b1.last_sequence + 1);
+    client.ok("B1", press(1)).await;
+    client.ok("B1", start()).await;
+    client.ok("B1", prize(1, "TRES_SIETES_CORAZONES")).await;
+    client.ok("B1", accept()).await;
+    client.ok("B1", finish()).await;
+    let history = proposals(&client, DIEGO).await;
+    let raised = history.iter().find(|p| p.proposal_id == raise.proposal_id).expect("carried");
+    assert_eq!(raised.status, "EN VIGOR", "{raised:?}");
+    assert!(raised.withdrawn_by.is_none() && raised.withdrawn_reason.is_empty(), "{raised:?}");
+    let pools = client.pools.status(pb::PoolStatusRequest { pool_ids: vec![] }).await.expect("pools").into_inner().pools;
+    let blackjack = pools.iter().find(|pool| pool.pool_id == "iplyc-blackjack").expect("the pool");
+    assert_eq!(amount(&blackjack.displayed), "6000.00", "the sign shows the new minimum");
+
+    // Now the whole file, named by its stable name, is proposed and approved on the new journal.
+    let proposed = change_cli(&server.address, &propose_file).await;
+    assert_eq!(proposed.status.code(), Some(0), "{}", text(&proposed));
+    let proposal: serde_json::Value = serde_json::from_slice(&proposed.stdout).expect("JSON");
+    let differences = proposal["differences"].as_array().expect("differences");
+    assert!(
+        differences
+            .iter()
+            .all(|line| line.as_str().is_some_and(|line| line.contains("umbral de Venta-Pagos: $ 1.000,00 → $ 400,00"))),
+        "only the threshold: {proposal:#}"
+    );
+    let id = proposal["proposal_id"].as_str().expect("an id");
+    let approved = change_cli(&server.address, &["approve", "--key", ELENA, id]).await;
+    assert!(text(&approved).starts_with(&format!("{id} EN VIGOR")), "{}", text(&approved));
+    drop(client);
+    assert!(server.terminate().success(), "a clean stop:\n{}", server.log_text());
+}
+
+// Proves issue 42, point 6: the path docs/operations.md §8 names for a new hour of the jornada
+// ("close the books into a new journal") works. `serve --open-from` takes the statement's files
+// with the layout's `jornada_starts_hour` changed (6 → 4) and opens the new journal under them
+// (its genesis records them: the statement's own files are refused on it afterwards), `verify
+// --predecessor` links the two. Any other difference in the files is still refused, naming the
+// settings that may differ, and so are settings under which this moment's jornada would be
+// before one the statement booked (UTC-12 from 23:00: always more than a day behind).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_journal_opens_from_the_statement_with_another_hour_for_the_jornada() {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let at = |name: &str| directory.path().join(name);
+    let (old, statement) = (at("old"), at("statement.json"));
+    let mut server = serve(&old, &at("old.log"), vec![]).await;
+    let mut client = connect(&server.address).await;
+    let (_, _, before) = a_night(&mut client).await;
+    drop(client);
+    assert!(server.terminate().success(), "a clean stop:\n{}", server.log_text());
+    let closed = close(&old, &statement).await;
+    let flags: Vec<String> =
+        closed["serve_flags"].as_array().expect("flags").iter().map(|flag| flag.as_str().expect("a flag").to_owned()).collect();
+
+    // The layout `close` wrote, its jornada starting at 04:00 instead of 06:00 (never an earlier
+    // jornada than the statement's last); one with a table resized too; one going back a day.
+    let layout = std::fs::read_to_string(at("statement.files").join("casino.toml")).expect("written by close");
+    assert!(layout.contains("jornada_starts_hour = 6"), "{layout}");
+    let (four, resized, behind) = (at("casino-4.toml"), at("casino-4-resized.toml"), at("casino-behind.toml"));
+    let earlier = layout.replacen("jornada_starts_hour = 6", "jornada_starts_hour = 4", 1);
+    std::fs::write(&four, &earlier).expect("written");
+    std::fs::write(&resized, earlier.replacen("seats = 8", "seats = 6", 1)).expect("written");
+    let back = layout.replacen("jornada_starts_hour = 6", "jornada_starts_hour = 23", 1).replacen(
+        "America/Argentina/Buenos_Aires",
+        "Etc/GMT+12",
+        1,
+    );
+    std::fs::write(&behind, back).expect("written");
+    let with_layout = |layout: &Path| {
+        let mut opening = strings(&[&"--open-from", &statement]);
+        opening.extend(flags.iter().cloned());
+        let index = opening.iter().position(|flag| flag == "--config").expect("--config") + 1;
+        opening[index] = layout.display().to_string();
+        opening
+    };
+
+    let refused = try_serve(&at("resized"), &at("resized.log"), with_layout(&resized)).await.err().expect("a table resized");
+    assert_eq!(refused.code, Some(2), "{}", refused.log);
+    assert!(refused.log.contains("but for the layout's time_zone and jornada_starts_hour"), "{}", refused.log);
+    let refused = try_serve(&at("behind"), &at("behind.log"), with_layout(&behind)).await.err().expect("a day back");
+    assert_ne!(refused.code, Some(0), "{}", refused.log);
+    assert!(refused.log.contains("the last jornada the statement booked: jornadas never go back"), "{}", refused.log);
+    assert!(std::fs::read_dir(at("behind")).map_or(true, |mut entries| entries.next().is_none()), "nothing written");
+
+    let new = at("new");
+    let mut server = serve(&new, &at("new.log"), with_layout(&four)).await;
+    let mut client = connect(&server.address).await;
+    assert_eq!(books(&mut client).await, before, "every pool to the centavo");
+    drop(client);
+    assert!(server.terminate().success(), "a clean stop:\n{}", server.log_text());
+
+    // The new journal's files are those it opened with: the statement's layout is not its own.
+    let rulebooks: Vec<String> = flags.iter().skip(2).cloned().collect();
+    let mut original = strings(&[&"--config", &at("statement.files").join("casino.toml")]);
+    original.extend(rulebooks.iter().cloned());
+    let refused = try_serve(&new, &at("new-old-files.log"), original).await.err().expect("not the journal's files");
+    assert_eq!(refused.code, Some(2), "{}", refused.log);
+    assert!(refused.log.contains("the configuration differs from the one this journal was started with"), "{}", refused.log);
+    let mut own = strings(&[&"--config", &four]);
+    own.extend(rulebooks);
+    let mut server = serve(&new, &at("new-again.log"), own).await;
+    assert!(server.terminate().success(), "a clean stop:\n{}", server.log_text());
+
+    let verified = run(strings(&[&"verify", &"--data", &new, &"--predecessor", &old])).await;
+    let report: serde_json::Value = serde_json::from_slice(&verified.stdout).expect("verify prints JSON");
+    assert_eq!(verified.status.code(), Some(0), "{report:#}\n{}", text(&verified));
+    assert_eq!(report["opened_from"]["predecessor"], "ok", "{report:#}");
 }

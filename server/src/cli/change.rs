@@ -125,7 +125,12 @@ pub(super) fn run_change(command: ChangeCommand) -> anyhow::Result<()> {
             payload.encode_to_vec(),
         );
         let mut changes = pb::changes_client::ChangesClient::new(channel);
-        let refused = |status: tonic::Status| anyhow::anyhow!("{:?}: {}", status.code(), status.message());
+        // People read the refusal in the regulation's Spanish, as the pages show it; the
+        // English (for programs and logs) only where the controller wrote no Spanish.
+        let refused = |status: tonic::Status| {
+            let words = pozo_proto::motivo(&status).unwrap_or_else(|| status.message().to_owned());
+            anyhow::anyhow!("{:?}: {words}", status.code())
+        };
         match payload.command.expect("set") {
             pb::change_command::Command::List(_) => {
                 let list = changes.list(envelope).await.map_err(refused)?.into_inner();

@@ -69,7 +69,11 @@ pub(super) fn person_command<'a, M: prost::Message + Default>(
     let key = authenticate(handle, envelope, purpose)?;
     if !roles.contains(&key.role) {
         tracing::warn!(key_id = %key.id, role = key.role.name(), service, "refused: a key of another role");
-        return Err(ApiError::denied(format!("key `{}` is a {} key; {service}", key.id, key.role.name())));
+        let message = format!("key `{}` is {} key; {service}", key.id, key.role.with_article());
+        let spanish = format!("La clave {} es de {}: no sirve para esto.", key.id, key.role.spanish());
+        return Err(ApiError::Refused(
+            pozo_core::state::Refusal::new(pozo_core::state::RefusalKind::PermissionDenied, message).castellano(spanish),
+        ));
     }
     let command = M::decode(envelope.payload.as_slice())
         .map_err(|error| ApiError::invalid(format!("payload: not a {}: {error}", purpose.context())))?;
@@ -115,9 +119,9 @@ pub(super) fn authorize_read<'a, T>(handle: &'a Handle, request: &Request<T>, ro
     if !roles.contains(&key.role) {
         tracing::warn!(key_id = %key.id, "refused read: role");
         return Err(ApiError::denied(format!(
-            "key `{}` is a {} key; this read needs a {} key",
+            "key `{}` is {} key; this read needs a {} key",
             key.id,
-            key.role.name(),
+            key.role.with_article(),
             needed()
         )));
     }

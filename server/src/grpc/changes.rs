@@ -62,7 +62,7 @@ pub(crate) fn proposed_of(handle: &Handle, what: pb::propose_change::What) -> Re
                 files = config.edited(&edits).map_err(|error| ApiError::invalid(error.to_string()))?;
             }
             for file in change.files {
-                files.retain(|(name, _)| *name != file.name);
+                files.retain(|(name, _)| crate::config::stable_name(name) != crate::config::stable_name(&file.name));
                 files.push((file.name, file.text));
             }
             Proposed::Configuration { files, effect: Effect::from_jornada(&change.effect_jornada) }

@@ -19,16 +19,22 @@ impl pb::reports_server::Reports for ReportsService {
     async fn table(&self, request: Request<pb::TableReportRequest>) -> Result<Response<pb::TableReport>, Status> {
         authorize_read(&self.handle, &request, REPORT_READERS)?;
         let request = request.into_inner();
-        if self.handle.config().table(&request.table_id).is_none() {
-            return Err(ApiError::not_found(format!("table_id: no table `{}` in the layout", request.table_id)).into());
-        }
+        // A table of the layout, or one a change retired: its reports stay (docs/operations.md §8).
+        let model = self.handle.read();
+        let Some(table) = model.table(&request.table_id) else {
+            return Err(ApiError::not_found(format!(
+                "table_id: no table `{}` in the layout, nor retired from it",
+                bounded_text(&request.table_id)
+            ))
+            .into());
+        };
         let jornada = if request.jornada.is_empty() {
             pozo_core::jornada::jornada_and_hour(&self.handle.config(), self.handle.now_ms()).0
         } else {
             request.jornada.clone()
         };
-        let day = self.handle.read().day(&jornada, &request.table_id);
-        let salon_id = self.handle.config().table(&request.table_id).map(|table| self.handle.config().salon_of(table).to_owned());
+        let day = model.day(&jornada, &request.table_id);
+        let salon_id = model.config.salon_of(table).to_owned();
         let report = pb::TableReport {
             table_id: request.table_id.clone(),
             jornada,
@@ -46,16 +52,10 @@ impl pb::reports_server::Reports for ReportsService {
                 .iter()
                 .map(|(hour, (ipa, pppa))| pb::HourRow { hour: *hour, ipa: amount(*ipa), pppa: amount(*pppa) })
                 .collect(),
-            salon_id: salon_id.unwrap_or_default(),
+            salon_id,
             custody_in: amount(day.custody_in),
             custody_released: amount(day.custody_released),
-            custody_held: self
-                .handle
-                .read()
-                .custody_held()
-                .filter(|item| item.table_id == request.table_id)
-                .map(Custody::to_wire)
-                .collect(),
+            custody_held: model.custody_held().filter(|item| item.table_id == request.table_id).map(Custody::to_wire).collect(),
             pppa_reclaimed: amount(day.pppa_reclaimed),
         };
         Ok(Response::new(report))

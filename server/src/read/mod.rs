@@ -32,7 +32,7 @@ use std::sync::Arc;
 use pozo_engine::{Money, Pool};
 use pozo_engine::{PoolId, TableId};
 
-use crate::config::{Config, Salon};
+use crate::config::{Config, Salon, TableConfig};
 use crate::journal::JournalTip;
 use pozo_core::state::liability::{self, Liability, Seats, Sums};
 use pozo_core::state::{Custody, Hit, OrderStatus, PayoutOrder, Proposal, State, TableDay};
@@ -82,6 +82,8 @@ pub struct ReadModel {
     proposals: Arc<BTreeMap<String, Proposal>>,
     /// The approved ones waiting for their moment.
     scheduled: Vec<String>,
+    /// The tables a change retired, as the layout last had them: their reports stay.
+    retired_tables: BTreeMap<TableId, TableConfig>,
 }
 
 impl ReadModel {
@@ -101,7 +103,14 @@ impl ReadModel {
             config: Arc::clone(state.config()),
             proposals: Arc::clone(&data.proposals),
             scheduled: data.scheduled.clone(),
+            retired_tables: data.retired_tables.clone(),
         }
+    }
+
+    /// The table `id` as the layout in force has it, or as it last had it when a change
+    /// retired it: a retired table's reports and closing sheets stay (docs/operations.md §8).
+    pub fn table(&self, id: &str) -> Option<&TableConfig> {
+        self.config.table(id).or_else(|| self.retired_tables.get(id))
     }
 
     /// Every proposal, newest first.

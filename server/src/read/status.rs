@@ -36,6 +36,10 @@ pub struct Status {
     /// Changes waiting for approval or scheduled for their moment, oldest first.
     #[serde(default)]
     pub changes: Vec<ChangeStatus>,
+    /// The files in force by their stable names, layout first: what a change of a whole file
+    /// names (`pozo-server change propose --file iplyc.toml=PATH`, docs/operations.md §8).
+    #[serde(default)]
+    pub files: Vec<String>,
     /// The current jornada's books (`Reports/Reconciliation`): tied to zero, or which pools are off.
     #[serde(default)]
     pub books: BooksStatus,
@@ -263,6 +267,9 @@ impl Status {
             };
             out.push_str(&format!("  {:<6} {:<12} {:<10} {agent}\n", table.table, table.game, table.state));
         }
+        if !self.files.is_empty() {
+            out.push_str(&format!("Archivos en vigor: {}\n", self.files.join(", ")));
+        }
         if !self.changes.is_empty() {
             out.push_str(&format!("Cambios sin aplicar: {}\n", self.changes.len()));
             for change in &self.changes {
@@ -320,6 +327,7 @@ mod tests {
                 summary: "Pozo iplyc-blackjack — mínimo: $ 5.000,00 → $ 6.000,00".to_owned(),
                 effect: "tras el próximo premio mayor del pozo, fuera de toda jugada".to_owned(),
             }],
+            files: vec!["casino.toml".to_owned(), "iplyc.toml".to_owned()],
             books: BooksStatus {
                 jornada: "2026-11-27".to_owned(),
                 tied: false,

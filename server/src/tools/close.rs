@@ -494,13 +494,38 @@ pub async fn open(path: &Path, config: Config, data: &Path, mark: &Path, changed
     sealed.check(key).map_err(|problem| anyhow::anyhow!("--open-from {}: {problem}; nothing was written", path.display()))?;
     let statement = &sealed.statement;
     if config.hash != statement.config_hash {
-        anyhow::bail!(
-            "--open-from {}: the configuration given (hash {}) is not the statement's files in force (hash {}): a journal \
-             opens under the files its predecessor was closed with; start with those `close` wrote beside the statement: {}",
-            path.display(),
-            config.hash,
-            statement.config_hash,
-            serve_flags(&files_directory(path), &statement.files).join(" ")
+        // The one place the time zone and the hour the jornada starts change: the new journal's
+        // layout may differ from the statement's in them, and in nothing else (docs/operations.md §8).
+        let carried = Config::from_texts(statement.files.clone())?;
+        if config.with_jornada_of(&carried).map(|given| given.hash).ok().as_deref() != Some(carried.hash.as_str()) {
+            anyhow::bail!(
+                "--open-from {}: the configuration given (hash {}) is not the statement's files in force (hash {}): a \
+                 journal opens under the files its predecessor was closed with, but for the layout's time_zone and \
+                 jornada_starts_hour; start with those `close` wrote beside the statement: {}",
+                path.display(),
+                config.hash,
+                statement.config_hash,
+                serve_flags(&files_directory(path), &statement.files).join(" ")
+            );
+        }
+        // Jornadas never go back: refused here, before anything is written (the genesis entry
+        // is refused likewise when applied).
+        let today = pozo_core::jornada::jornada_and_hour(&config, now_ms).0;
+        let data = &statement.snapshot.data;
+        if let Some(last) = data.days.keys().chain(data.openings.keys()).max().filter(|last| today < **last) {
+            anyhow::bail!(
+                "--open-from {}: under the time_zone and jornada_starts_hour given this moment is in jornada {today}, \
+                 before {last}, the last jornada the statement booked: jornadas never go back; open the new journal \
+                 once jornada {last} has begun under the new settings; nothing was written",
+                path.display()
+            );
+        }
+        tracing::warn!(
+            time_zone = %config.layout.time_zone,
+            jornada_starts_hour = config.layout.jornada_starts_hour,
+            statement_time_zone = %carried.layout.time_zone,
+            statement_jornada_starts_hour = carried.layout.jornada_starts_hour,
+            "the new journal's jornada settings differ from the statement's: its genesis records both"
         );
     }
     check_empty(data)?;

@@ -142,6 +142,8 @@ struct ChangesPage {
     pending: Vec<ChangeRow>,
     scheduled: Vec<ChangeRow>,
     history: Vec<ChangeRow>,
+    /// The files in force by their stable names, layout first (docs/operations.md §8).
+    files: String,
 }
 
 #[derive(Deserialize, Default)]
@@ -167,7 +169,8 @@ fn changes_page(web: &Web, session: Session, notice: String, error: Option<PageE
     let status = error.as_ref().map_or(StatusCode::OK, |error| error.status);
     let error = error.map(|error| error.message).unwrap_or_default();
     let proposes = PROPOSERS.contains(&session.role);
-    rendered(status, &ChangesPage { session, proposes, notice, error, pending, scheduled, history })
+    let files = config.names_in_force().join(", ");
+    rendered(status, &ChangesPage { session, proposes, notice, error, pending, scheduled, history, files })
 }
 
 /// A template rendered as a page with `status`.

@@ -170,7 +170,9 @@ async fn sheet_page(State(web): State<Web>, jar: CookieJar, Path((table_id, jorn
 
 fn sheet(web: &Web, session: Session, table_id: &str, jornada: &str) -> Result<Response, PageError> {
     let config = web.handle.config();
-    let table = config.table(table_id).ok_or_else(|| {
+    let model = web.handle.read();
+    // A table of the layout, or one a change retired: its closing sheets stay (docs/operations.md §8).
+    let table = model.table(table_id).ok_or_else(|| {
         PageError::not_found(format!("mesa: no existe la mesa `{}` en la configuración del casino.", view::bounded(table_id)))
     })?;
     let canonical = jiff::civil::Date::strptime("%Y-%m-%d", jornada).ok().map(|_| view::date(jornada));
@@ -179,7 +181,6 @@ fn sheet(web: &Web, session: Session, table_id: &str, jornada: &str) -> Result<R
     }
     let now = web.handle.now_ms();
     let today = pozo_core::jornada::jornada_and_hour(&config, now).0;
-    let model = web.handle.read();
     let kept: Vec<&str> = model.jornadas().collect();
     if jornada != today && !kept.contains(&jornada) {
         let range = match (kept.last(), kept.first()) {

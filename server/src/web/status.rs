@@ -127,6 +127,7 @@ fn status_of(web: &Web) -> crate::read::status::Status {
             waiting.reverse();
             waiting
         },
+        files: config.names_in_force().into_iter().map(str::to_owned).collect(),
         books: {
             let jornada = pozo_core::jornada::jornada_and_hour(&config, web.handle.now_ms()).0;
             let books = model.reconciliation(&jornada, &jornada);

@@ -14,6 +14,7 @@ use prost::Message;
 use tonic::transport::Channel;
 use tonic::{Code, Status};
 
+pub mod changes;
 pub mod fixtures;
 
 pub struct TestServer {

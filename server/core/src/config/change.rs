@@ -66,11 +66,74 @@ impl Config {
             if text.len() as u64 > super::layout::CONFIG_FILE_BYTES_MAX {
                 return Err(refused(format!("{name}: larger than {} bytes", super::layout::CONFIG_FILE_BYTES_MAX)));
             }
-            match texts.iter_mut().find(|(known, _)| known == name) {
-                Some((_, old)) => *old = text.clone(),
+            match self.file_in_force(name).map_err(refused)? {
+                Some(index) => texts[index].1 = text.clone(),
                 None => texts.push((name.clone(), text.clone())),
             }
         }
+        self.rebuilt(texts)
+    }
+
+    /// The names of the files in force, stable ([`stable_name`]): layout first, then the
+    /// rulebooks. What a change names a whole file by (`--file iplyc.toml=PATH`).
+    pub fn names_in_force(&self) -> Vec<&str> {
+        self.texts.iter().map(|(name, _)| stable_name(name)).collect()
+    }
+
+    /// The place in `texts` of the file in force `name` names: the same name, or the same
+    /// stable name (`config/iplyc.toml`, `iplyc.toml` and `/srv/pozo/cierre-2026.files/iplyc.toml`
+    /// are one file); `None` for a new file. Two files in force of one stable name are named
+    /// by their whole name only.
+    pub fn file_in_force(&self, name: &str) -> Result<Option<usize>, String> {
+        if let Some(index) = self.texts.iter().position(|(known, _)| known == name) {
+            return Ok(Some(index));
+        }
+        let stable = stable_name(name);
+        let mut same = self.texts.iter().enumerate().filter(|(_, (known, _))| stable_name(known) == stable);
+        match (same.next(), same.next()) {
+            (Some((index, _)), None) => Ok(Some(index)),
+            (None, _) => Ok(None),
+            (Some((_, (one, _))), Some((_, (other, _)))) => {
+                Err(format!("{name}: two files in force are named {stable} ({one}, {other}): name the one to change whole"))
+            }
+        }
+    }
+}
+
+/// A file's stable name: its own name without the directories it was read from. The files
+/// in force keep it across a restart, a close and the opening of a new journal from the
+/// statement (`close` writes them under it): `config/iplyc.toml` is `iplyc.toml`.
+pub fn stable_name(name: &str) -> &str {
+    name.rsplit(['/', '\\']).next().filter(|base| !base.is_empty()).unwrap_or(name)
+}
+
+impl Config {
+    /// This configuration with the time zone and the hour the jornada starts of `other`'s
+    /// layout written into its layout (comments kept): the same configuration as `other`
+    /// exactly when nothing else differs. What `serve --open-from` checks a new journal's files
+    /// against its statement's with (docs/operations.md §8, "Carrying the books to a new journal").
+    pub fn with_jornada_of(&self, other: &Config) -> Result<Config, ConfigError> {
+        let (name, text) = self.texts[0].clone();
+        let mut document = text.parse::<toml_edit::DocumentMut>().map_err(|error| ConfigError::Field {
+            file: name.clone(),
+            field: "layout".into(),
+            problem: error.to_string(),
+        })?;
+        let hour = i64::from(other.layout.jornada_starts_hour);
+        for (key, value) in
+            [("time_zone", toml_edit::Value::from(other.layout.time_zone.as_str())), ("jornada_starts_hour", hour.into())]
+        {
+            match document.get_mut(key).and_then(toml_edit::Item::as_value_mut) {
+                Some(old) => {
+                    let decor = old.decor().clone();
+                    *old = value;
+                    *old.decor_mut() = decor;
+                }
+                None => document[key] = toml_edit::Item::Value(value),
+            }
+        }
+        let mut texts = self.texts.clone();
+        texts[0].1 = document.to_string();
         self.rebuilt(texts)
     }
 
@@ -98,11 +161,18 @@ fn not_live(field: &str, problem: impl Into<String>) -> ConfigError {
 
 fn casino_differences(before: &Config, after: &Config) -> Result<Vec<Difference>, ConfigError> {
     let (old, new) = (&before.layout, &after.layout);
-    if old.time_zone != new.time_zone || old.jornada_starts_hour != new.jornada_starts_hour {
+    let asked = match (old.time_zone != new.time_zone, old.jornada_starts_hour != new.jornada_starts_hour) {
+        (true, _) => Some(("time_zone", "the time zone")),
+        (false, true) => Some(("jornada_starts_hour", "the hour the jornada starts")),
+        (false, false) => None,
+    };
+    if let Some((field, what)) = asked {
         return Err(not_live(
-            "time_zone",
-            "the time zone and the hour the jornada starts do not change on a live journal: the jornadas already \
-             booked would move (close the books and open a new journal, docs/operations.md §8)",
+            field,
+            format!(
+                "{what} does not change on a live journal: the jornadas already booked would move (close the books \
+                 and open a new journal from the statement with the new layout, docs/operations.md §8)"
+            ),
         ));
     }
     let mut found = Vec::new();
@@ -338,6 +408,38 @@ mod tests {
         let after = config.with_files(&[(name, resized)]).expect("valid alone");
         let refused = config.differences(&after).expect_err("refused").to_string();
         assert!(refused.contains("table `R1`") && refused.contains("retire it and add another"), "{refused}");
+    }
+
+    /// Issue 42, point 6: a new hour for the jornada asked on a live journal is refused naming
+    /// `jornada_starts_hour`, not `time_zone`, and the path that changes it (docs/operations.md §8).
+    #[test]
+    fn a_new_hour_for_the_jornada_is_refused_naming_it() {
+        let config = Config::embedded();
+        let (name, text) = layout_text(&config);
+        let hour = text.replacen("jornada_starts_hour = 6", "jornada_starts_hour = 8", 1);
+        let after = config.with_files(&[(name, hour)]).expect("valid alone");
+        let refused = config.differences(&after).expect_err("refused").to_string();
+        assert!(refused.starts_with("change: jornada_starts_hour: the hour the jornada starts does not change"), "{refused}");
+        assert!(refused.contains("open a new journal from the statement"), "{refused}");
+        assert!(!refused.contains("time_zone"), "{refused}");
+    }
+
+    /// The files of a new journal differ from its statement's in the jornada's settings only
+    /// exactly when writing the statement's settings into them gives the statement's files.
+    #[test]
+    fn only_the_jornada_settings_differ_when_writing_them_back_gives_the_same_files() {
+        let config = Config::embedded();
+        let (name, text) = layout_text(&config);
+        let moved = text.replacen("jornada_starts_hour = 6", "jornada_starts_hour = 8", 1).replacen(
+            "America/Argentina/Buenos_Aires",
+            "America/Argentina/Cordoba",
+            1,
+        );
+        let given = config.with_files(&[(name.clone(), moved.clone())]).expect("valid");
+        assert_ne!(given.hash, config.hash);
+        assert_eq!(given.with_jornada_of(&config).expect("written").hash, config.hash);
+        let resized = config.with_files(&[(name, moved.replacen("seats = 8", "seats = 6", 1))]).expect("valid");
+        assert_ne!(resized.with_jornada_of(&config).expect("written").hash, config.hash);
     }
 
     #[test]

@@ -62,6 +62,14 @@ impl Role {
         }
     }
 
+    /// The role's name after its English indefinite article: "an inspector", "an office",
+    /// "a supervisor": what a refusal says of a key ("an office key may not …").
+    pub fn with_article(self) -> String {
+        let name = self.name();
+        let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+        format!("{article} {name}")
+    }
+
     /// Who holds such a key, in the operators' words ("una clave de jefe de sala").
     pub fn spanish(self) -> &'static str {
         match self {
@@ -237,14 +245,14 @@ fn key_holder(
         (Role::Table, Some(table)) if valid_table_id(table) => {}
         (Role::Table, Some(table)) => return Err(error(field("table"), format!("`{table}` is not a table id"))),
         (Role::Table, None) => return Err(error(field("table"), "a table key names its table".into())),
-        (role, Some(_)) => return Err(error(field("table"), format!("a {} key belongs to no table", role.name()))),
+        (role, Some(_)) => return Err(error(field("table"), format!("{} key belongs to no table", role.with_article()))),
         (_, None) => {}
     }
     let name = match (key.role, key.name.as_deref().map(str::trim)) {
         (Role::Office | Role::Supervisor | Role::Inspector | Role::FloorInspector, None | Some("")) => {
             return Err(error(
                 field("name"),
-                format!("a {} key names the person who holds it: one key per person (3.5.2)", key.role.name()),
+                format!("{} key names the person who holds it: one key per person (3.5.2)", key.role.with_article()),
             ));
         }
         (_, Some(name)) if name.chars().count() > 64 => {

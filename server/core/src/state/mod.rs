@@ -147,12 +147,25 @@ impl State {
             invalid(format!("{field}: missing: a journal opened from a closing statement starts from its snapshot"))
         })?;
         let snapshot = Snapshot::deserialize(snapshot).map_err(|error| invalid(format!("{field}: {error}")))?;
-        if snapshot.config_hash != self.config.hash {
+        if snapshot.config_hash != self.config.hash && !self.only_jornada_differs(statement, &snapshot.config_hash) {
             return Err(precondition(format!(
                 "{field}.config_hash: taken under configuration {}, not this journal's {}: a journal opens under the \
-                 statement's files in force",
+                 statement's files in force (only the time zone and the hour the jornada starts may differ)",
                 snapshot.config_hash, self.config.hash
             )));
+        }
+        if snapshot.config_hash != self.config.hash {
+            // A new time zone or start hour moves the jornadas from here on, never back over
+            // one the predecessor booked (docs/operations.md §8).
+            let today = jornada_and_hour(&self.config, self.now_ms).0;
+            let booked = snapshot.data.days.keys().chain(snapshot.data.openings.keys()).max();
+            if let Some(last) = booked.filter(|last| today < **last) {
+                return Err(precondition(format!(
+                    "{field}: under this journal's time zone and start hour this moment is in jornada {today}, before \
+                     {last}, the last jornada the statement booked: jornadas never go back; open the new journal once \
+                     jornada {last} has begun under the new settings"
+                )));
+            }
         }
         self.engine = Engine::restore(&self.config.rulebooks, &snapshot.pools)
             .map_err(|error| invalid(format!("{field}.pools: {error}")))?;
@@ -161,6 +174,19 @@ impl State {
         let generation = snapshot.data.generation + 1;
         self.data = Data { journal_sequence: 0, configuration_changed: false, builds: Vec::new(), generation, ..snapshot.data };
         Ok(())
+    }
+
+    /// This journal's configuration is the statement's files in force (`files`, of hash
+    /// `config_hash`) but for the layout's time zone and the hour its jornada starts: the one
+    /// place they change, as the books are carried to a new journal (docs/operations.md §8).
+    fn only_jornada_differs(&self, statement: &serde_json::Value, config_hash: &str) -> bool {
+        let files: Option<Vec<(String, String)>> =
+            statement.pointer("/statement/files").and_then(|files| serde_json::from_value(files.clone()).ok());
+        let Some(carried) = files.and_then(|files| Config::from_texts(files).ok()).filter(|carried| carried.hash == config_hash)
+        else {
+            return false;
+        };
+        self.config.with_jornada_of(&carried).is_ok_and(|given| given.hash == carried.hash)
     }
 
     pub fn snapshot(&self) -> Snapshot {

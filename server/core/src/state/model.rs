@@ -737,6 +737,11 @@ pub struct Data {
     /// Every build that wrote to the journal, in order (genesis, then each different one).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub builds: Vec<BuildRecord>,
+    /// The tables a change retired, as the layout last had them (flor, salon, pool, game,
+    /// seats): their reports and closing sheets stay (docs/operations.md §8). Absent in
+    /// snapshots of earlier releases.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub retired_tables: BTreeMap<TableId, crate::config::TableConfig>,
     /// A change put a configuration other than the genesis one in force.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub configuration_changed: bool,

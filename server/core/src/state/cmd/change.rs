@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use pozo_engine::money::Money;
 
-use crate::config::{Config, Role, Subject};
+use crate::config::{Config, Role, Subject, stable_name};
 use crate::state::command::{ChangeCommand, ChangeOp, Effect, Proposed};
 use crate::state::proposal::{PROPOSALS_KEPT, Person, Proposal, ProposalStatus, REASON_CHARS_MAX};
 use crate::state::refusal::{denied, invalid, not_found, precondition};
@@ -33,8 +33,8 @@ impl State {
             let may: Vec<&str> = roles.iter().map(|role| role.name()).collect();
             let may_spanish: Vec<&str> = roles.iter().map(|role| role.spanish()).collect();
             return Err(denied(format!(
-                "key_id: a {} key may not {doing}; only {} keys may (docs/operations.md §8)",
-                key.role.name(),
+                "key_id: {} key may not {doing}; only {} keys may (docs/operations.md §8)",
+                key.role.with_article(),
                 may.join(" or ")
             ))
             .castellano(format!(
@@ -107,6 +107,7 @@ impl State {
         files: &[(String, String)],
         effect: &Effect,
     ) -> Result<(Config, Vec<crate::config::Difference>), Refusal> {
+        self.none_scheduled_on(files)?;
         let after = self.config.with_files(files).map_err(|error| {
             invalid(format!("files: {error}")).castellano(format!("La configuración que resultaría no es válida: {error}"))
         })?;
@@ -145,6 +146,32 @@ impl State {
             }
         }
         Ok((after, differences))
+    }
+
+    /// No change of a file a scheduled change waits to change: it would be undone when that one
+    /// takes effect, or undo it (docs/operations.md §8: "While a scheduled change waits to
+    /// change a file, another change of that file is refused").
+    fn none_scheduled_on(&self, files: &[(String, String)]) -> Result<(), Refusal> {
+        for waiting in &self.data.scheduled {
+            let Some(Proposed::Configuration { files: other, .. }) = self.data.proposals.get(waiting).map(|p| &p.proposed) else {
+                continue;
+            };
+            let same = |(name, _): &&(String, String)| other.iter().any(|(known, _)| stable_name(known) == stable_name(name));
+            if let Some((name, _)) = files.iter().find(same) {
+                let name = stable_name(name);
+                return Err(precondition(format!(
+                    "files: {waiting} is scheduled to change {name}; while it waits, another change of {name} is refused \
+                     (it would be undone when {waiting} takes effect): propose it again once {waiting} is in force, or \
+                     withdraw {waiting} (docs/operations.md §8)"
+                ))
+                .castellano(format!(
+                    "El cambio {waiting} está programado sobre {name}: mientras espera, no se admite otro cambio de {name} \
+                     (se desharía cuando {waiting} entre en vigor). Propóngalo de nuevo cuando {waiting} esté en vigor, \
+                     o retire {waiting} (docs/operations.md §8)."
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// A transfer, a retirement or an adjustment as proposed: its pools and its amount.

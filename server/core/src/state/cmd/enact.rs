@@ -32,7 +32,7 @@ impl State {
                 let (after, differences) = self.check_configuration(context, files, effect)?;
                 proposal.differences = differences;
                 match money_pool(proposal) {
-                    Some(pool) => self.schedule(proposal, &pool, files)?,
+                    Some(pool) => self.schedule(proposal, &pool),
                     None => {
                         self.check_tables(&after)?;
                         self.put_in_force(after)?;
@@ -69,30 +69,30 @@ impl State {
     }
 
     /// A money setting of a live pool waits for its moment; one scheduled change per file at a
-    /// time, so that neither undoes the other.
-    fn schedule(&mut self, proposal: &mut Proposal, pool: &PoolId, files: &[(String, String)]) -> Result<(), Refusal> {
-        for waiting in &self.data.scheduled {
-            let Some(Proposed::Configuration { files: other, .. }) = self.data.proposals.get(waiting).map(|p| &p.proposed) else {
-                continue;
-            };
-            if let Some((name, _)) = files.iter().find(|(name, _)| other.iter().any(|(known, _)| known == name)) {
-                return Err(precondition(format!(
-                    "proposal_id: {waiting} already waits to change {name}; approve this one after it takes effect, or withdraw it"
-                ))
-                .castellano(format!(
-                    "El cambio {waiting} ya está programado sobre {name}: apruebe este cuando aquel entre en vigor, o retire aquel."
-                )));
-            }
-        }
+    /// time, so that neither undoes the other (checked with the configuration, `none_scheduled_on`).
+    fn schedule(&mut self, proposal: &mut Proposal, pool: &PoolId) {
         proposal.status = ProposalStatus::Scheduled;
         proposal.top_prizes_at_approval = self.engine.pool(pool).map(|pool| pool.meters().resets).unwrap_or_default();
         self.data.scheduled.push(proposal.proposal_id.clone());
-        Ok(())
     }
 
     /// Every table the change retires, moves or takes out of service is closed and holds
     /// nothing (no bet, credit, grillo, prize or gold turn); every table it adds has its key.
     fn check_tables(&self, after: &Config) -> Result<(), Refusal> {
+        for retired in self.config.layout.tables.iter().filter(|table| after.table(&table.id).is_none()) {
+            if retired.in_service {
+                return Err(precondition(format!(
+                    "files: table `{}` is in service: take it out of service first (a change of its own), then retire \
+                     it (docs/operations.md §8)",
+                    retired.id
+                ))
+                .castellano(format!(
+                    "La mesa {} está en servicio: primero se la pone fuera de servicio (un cambio aparte) y después se \
+                     retira (docs/operations.md §8).",
+                    retired.id
+                )));
+            }
+        }
         for table in self.data.tables.values() {
             let kept = after.table(&table.id);
             let same = kept.is_some_and(|kept| {
@@ -116,7 +116,10 @@ impl State {
                     added.id
                 )));
             }
-            if self.data.tables.contains_key(&added.id) || self.data.days.values().any(|day| day.contains_key(&added.id)) {
+            if self.data.tables.contains_key(&added.id)
+                || self.data.retired_tables.contains_key(&added.id)
+                || self.data.days.values().any(|day| day.contains_key(&added.id))
+            {
                 return Err(precondition(format!(
                     "files: table id `{}` was used by a retired table in this journal's reports; give the new table another id",
                     added.id
@@ -166,6 +169,9 @@ impl State {
     pub(in crate::state) fn put_in_force(&mut self, after: Config) -> Result<(), Refusal> {
         let engine = self.engine.with_rulebooks(&after.rulebooks).map_err(engine_refusal)?;
         self.engine = engine;
+        for retired in self.config.layout.tables.iter().filter(|table| after.table(&table.id).is_none()) {
+            self.data.retired_tables.insert(retired.id.clone(), retired.clone());
+        }
         self.data.tables.retain(|id, _| after.table(id).is_some());
         // A table moved to another pool: what it booked in the jornada stays its old pool's.
         let (jornada, _) = crate::jornada::jornada_and_hour(&self.config, self.now_ms);
@@ -204,7 +210,17 @@ impl State {
                 continue;
             }
             let mut proposal = proposal.clone();
-            match self.config.with_files(files) {
+            // On top of the files in force now: what it changes then must be what was approved,
+            // never more (an approved change it would undo stays in force, and this one is not
+            // put in force behind anyone's back).
+            let applied = self.config.with_files(files).map_err(|error| error.to_string()).and_then(|after| {
+                let found = self.config.differences(&after).map_err(|error| error.to_string())?;
+                match found.iter().find(|difference| !proposal.differences.contains(difference)) {
+                    Some(undone) => Err(format!("it would also change what it was not approved for: {}", undone.describe())),
+                    None => Ok(after),
+                }
+            });
+            match applied {
                 Ok(after) => {
                     self.put_in_force(after).expect("a scheduled change keeps every pool");
                     proposal.status = ProposalStatus::InForce;
@@ -310,16 +326,91 @@ mod tests {
         assert_eq!(pool(&state), "5000.00");
         // An entry on the 23rd changes nothing; the first of the 24th's jornada (from 06:00) does.
         let withdraw_other = |id: &str| ChangeOp::Withdraw { proposal_id: id.into(), reason: "x".into() };
-        {
-            let op = minimum(&state, "5500.00", Effect::NextTopPrize);
-            apply(&mut state, &mut sequence, NOON + DAY, "sup-carla", op)
-        }
-        .expect("ok");
+        let transfer = Proposed::Transfer {
+            from: "iplyc-ruleta".into(),
+            to: "iplyc-blackjack".into(),
+            amount: "1.00".parse().expect("money"),
+        };
+        let op = ChangeOp::Propose { proposed: transfer, reason: "r".into(), authorisation: "a".into() };
+        apply(&mut state, &mut sequence, NOON + DAY, "sup-carla", op).expect("ok");
         assert_eq!(pool(&state), "5000.00");
         apply(&mut state, &mut sequence, NOON + 2 * DAY, "sup-carla", withdraw_other("CB-000002")).expect("withdrawn");
         assert_eq!(pool(&state), "7000.00");
         assert_eq!(state.data().proposals["CB-000001"].status, ProposalStatus::InForce);
         assert_eq!(state.data().proposals["CB-000001"].effective_sequence, sequence);
+    }
+
+    /// docs/operations.md §8: "While a scheduled change waits to change a file, another change
+    /// of that file is refused", at the proposal and at the approval; another file is free.
+    #[test]
+    fn a_change_of_a_file_a_scheduled_change_waits_on_is_refused_at_proposal_and_approval() {
+        let (mut state, mut sequence) = started();
+        let threshold = |state: &State| {
+            let edit =
+                Edit::Pool { pool_id: "iplyc-blackjack".into(), setting: "venta_pagos_over".into(), value: "400.00".into() };
+            let files = state.config().edited(&[edit]).expect("written");
+            ChangeOp::Propose {
+                proposed: Proposed::Configuration { files, effect: Effect::NextTopPrize },
+                reason: "r".into(),
+                authorisation: "a".into(),
+            }
+        };
+        // Proposed before the minimum is approved: its approval is refused once the minimum waits.
+        let op = minimum(&state, "6000.00", Effect::NextTopPrize);
+        apply(&mut state, &mut sequence, NOON, "sup-carla", op).expect("proposed");
+        let op = threshold(&state);
+        apply(&mut state, &mut sequence, NOON, "sup-carla", op).expect("proposed");
+        apply(&mut state, &mut sequence, NOON, "insp-elena", ChangeOp::Approve { proposal_id: "CB-000001".into() }).expect("ok");
+        assert_eq!(state.data().scheduled, ["CB-000001"]);
+        let approve = ChangeOp::Approve { proposal_id: "CB-000002".into() };
+        assert_eq!(apply(&mut state, &mut sequence, NOON, "sup-diego", approve), Err(RefusalKind::FailedPrecondition));
+        let op = threshold(&state);
+        assert_eq!(apply(&mut state, &mut sequence, NOON, "sup-carla", op), Err(RefusalKind::FailedPrecondition));
+        // The layout is another file: a table taken out of service is not held up.
+        let edit = Edit::Service { table_id: "R1".into(), in_service: false };
+        let files = state.config().edited(&[edit]).expect("written");
+        let op = ChangeOp::Propose {
+            proposed: Proposed::Configuration { files, effect: Effect::NextTopPrize },
+            reason: "r".into(),
+            authorisation: "a".into(),
+        };
+        apply(&mut state, &mut sequence, NOON, "sup-carla", op).expect("another file");
+    }
+
+    /// The guard at the moment (issue 42, point 3): a scheduled change is put in force on top of
+    /// the files in force then, and never undoes an approved change. A threshold changed under
+    /// it (as a journal written before the refusal could hold) stays; the scheduled change is
+    /// not put in force, and says why.
+    #[test]
+    fn a_scheduled_change_never_undoes_a_change_in_force_since_its_approval() {
+        let (mut state, mut sequence) = started();
+        let op = minimum(&state, "7000.00", Effect::Jornada { jornada: "2026-11-24".into() });
+        apply(&mut state, &mut sequence, NOON, "sup-carla", op).expect("proposed");
+        apply(&mut state, &mut sequence, NOON, "sup-diego", ChangeOp::Approve { proposal_id: "CB-000001".into() }).expect("ok");
+        let edit = Edit::Pool { pool_id: "iplyc-blackjack".into(), setting: "venta_pagos_over".into(), value: "400.00".into() };
+        let files = state.config().edited(&[edit]).expect("written");
+        let lowered = state.config().with_files(&files).expect("valid");
+        state.put_in_force(lowered).expect("in force");
+        let threshold = |state: &State| state.pool("iplyc-blackjack").rules().venta_pagos_over.to_string();
+        assert_eq!(threshold(&state), "400.00");
+        // An entry of the 24th's jornada: the moment came.
+        let transfer = Proposed::Transfer {
+            from: "iplyc-ruleta".into(),
+            to: "iplyc-blackjack".into(),
+            amount: "1.00".parse().expect("money"),
+        };
+        let op = ChangeOp::Propose { proposed: transfer, reason: "r".into(), authorisation: "a".into() };
+        apply(&mut state, &mut sequence, NOON + 2 * DAY, "sup-carla", op).expect("ok");
+        assert_eq!(threshold(&state), "400.00", "the approved threshold stays");
+        assert_eq!(state.pool("iplyc-blackjack").rules().minimum.to_string(), "5000.00");
+        let scheduled = &state.data().proposals["CB-000001"];
+        assert_eq!(scheduled.status, ProposalStatus::Withdrawn);
+        assert!(
+            scheduled.withdrawn_reason.contains("umbral de Venta-Pagos: $ 400,00 → $ 1.000,00"),
+            "{}",
+            scheduled.withdrawn_reason
+        );
+        assert!(state.data().scheduled.is_empty());
     }
 
     #[test]
