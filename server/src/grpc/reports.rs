@@ -57,6 +57,7 @@ impl pb::reports_server::Reports for ReportsService {
             custody_released: amount(day.custody_released),
             custody_held: model.custody_held().filter(|item| item.table_id == request.table_id).map(Custody::to_wire).collect(),
             pppa_reclaimed: amount(day.pppa_reclaimed),
+            series: model.series_of(&request.table_id).map(ToWire::to_wire).collect(),
         };
         Ok(Response::new(report))
     }

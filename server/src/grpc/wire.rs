@@ -276,6 +276,33 @@ impl ToWire for Custody {
     }
 }
 
+/// A roulette series as the table report lists it (3.7.3).
+impl ToWire for pozo_core::state::Series {
+    type Message = pb::SeriesKept;
+    fn to_wire(&self) -> pb::SeriesKept {
+        pb::SeriesKept {
+            series_id: self.series_id.clone(),
+            seat: self.seat,
+            jornada: self.jornada.clone(),
+            sale_time_ms: self.sale_ms,
+            balls: self.balls,
+            awards: self
+                .awards
+                .iter()
+                .map(|award| pb::AwardView {
+                    seat: self.seat,
+                    code: award.code.to_string(),
+                    award: amount(award.amount),
+                    payout_order_id: award.payout_order_id.clone().unwrap_or_default(),
+                    ..Default::default()
+                })
+                .collect(),
+            annulled: self.annulled_sequence.is_some(),
+            annulled_journal_sequence: self.annulled_sequence.unwrap_or_default(),
+        }
+    }
+}
+
 impl ToWire for AwardRecord {
     type Message = pb::AwardView;
     fn to_wire(&self) -> pb::AwardView {

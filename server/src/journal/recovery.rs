@@ -260,7 +260,9 @@ pub(crate) fn recover_until(
     let stored = journal.load_sealed_snapshot(sealer)?;
     let loaded = started.elapsed();
     let (mut state, after, previous) = match stored {
-        Some(stored) if stored.sequence <= entries => {
+        // A snapshot of a release before the series were numbered (`Data::series_numbered`) has
+        // no series records: the state is replayed from zero instead, as any later snapshot is.
+        Some(stored) if stored.sequence <= entries && stored.snapshot.data.series_numbered => {
             let previous: Hash =
                 hex::decode(&stored.tip).ok().and_then(|bytes| bytes.try_into().ok()).ok_or(RecoveryError::SnapshotTip)?;
             let state = State::restore(Arc::clone(config), stored.snapshot).map_err(RecoveryError::Snapshot)?;

@@ -72,6 +72,8 @@ pub struct ReadModel {
     openings: pozo_core::state::books::Openings,
     hits: Arc<BTreeMap<PoolId, VecDeque<Hit>>>,
     custody: Arc<BTreeMap<String, Custody>>,
+    /// The roulette series 3.7.3 may still annul (`pozo_core::state::Series`), by number.
+    series: Arc<BTreeMap<String, pozo_core::state::Series>>,
     /// What the seats hold (credits, stakes pressed, grillos): the tables' part of the liability.
     seats: Seats,
     /// The liability as each jornada opened (`pozo_core::state::liability`).
@@ -98,6 +100,7 @@ impl ReadModel {
             openings: data.openings.clone(),
             hits: Arc::clone(&data.hits),
             custody: Arc::clone(&data.custody),
+            series: Arc::clone(&data.series),
             seats: state.seats(),
             liability_openings: Arc::clone(&data.liability_openings),
             config: Arc::clone(state.config()),
@@ -153,6 +156,13 @@ impl ReadModel {
     /// What the bank holds in custody now (11.8.3, 15.14.5.2), by id.
     pub fn custody_held(&self) -> impl Iterator<Item = &Custody> {
         self.custody.values().filter(|item| item.held())
+    }
+
+    /// The roulette series of `table` kept for 3.7.3, oldest sale first.
+    pub fn series_of<'a>(&'a self, table: &'a str) -> impl Iterator<Item = &'a pozo_core::state::Series> + 'a {
+        let mut series: Vec<_> = self.series.values().filter(|series| series.table_id == table).collect();
+        series.sort_by_key(|series| (series.generation, series.sale_sequence));
+        series.into_iter()
     }
 
     /// What the banks of a pool's tables hold in custody now.

@@ -266,6 +266,8 @@ impl State {
                 if let Some(statement) = opened_from {
                     self.open_from(statement)?;
                 }
+                // This release numbers the roulette series from here on (3.7.3, `Data::series`).
+                self.data.series_numbered = true;
                 self.data.keys = keys.clone();
                 self.data.builds.extend(build.iter().map(|build| BuildRecord {
                     sequence,
@@ -314,6 +316,7 @@ impl State {
                 }
             }
             self.take_effects(context);
+            self.forget_series_of_jornadas_gone();
         }
         Ok(applied)
     }
@@ -436,19 +439,6 @@ impl State {
             self.data.days.insert(jornada.to_owned(), Arc::default());
             while self.data.days.len() > JORNADAS_KEPT {
                 self.data.days.pop_first();
-            }
-            // 3.7.3 is applied to the jornadas kept: a series sold before the oldest goes with it
-            // (a seat's current series is of today's jornada, or of a table open across midnight).
-            if let Some(oldest) = self.data.days.keys().next().cloned()
-                && self.data.series.values().any(|series| series.jornada < oldest)
-            {
-                let current: Vec<String> = self
-                    .data
-                    .tables
-                    .values()
-                    .flat_map(|table| table.seats.iter().filter_map(|seat| seat.series_id.clone()))
-                    .collect();
-                Arc::make_mut(&mut self.data.series).retain(|id, series| series.jornada >= oldest || current.contains(id));
             }
         }
         // Looked up, not `entry`: a press allocates no key (the table's own id is shared the first time).

@@ -131,8 +131,8 @@ pub struct Seat {
     /// pleno and handed back (3.7.4, 3.7.10): they stay for the next ball.
     #[serde(default)]
     pub not_played: Grillos,
-    /// Roulette: the number of the seat's current series (`Data::series`), from its sale
-    /// (3.1.3) until its last grillo is played, the table closes or it is annulled (3.7.3).
+    /// Roulette: the number of the seat's current or last series (`Data::series`), from its sale
+    /// (3.1.3) until the seat's next sale, Cierre de Mesa or its annulment (3.7.3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series_id: Option<String>,
 }
@@ -357,7 +357,8 @@ impl CustodyKind {
 /// Mesa and a close → open of the journal; one never paid is dropped when it ends.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Series {
-    /// "SE-000007": given at the sale, said in its outcome and in its awards'.
+    /// "SE-000482": the sale's entry in the journal ("SE-2-000013" in the journal of generation 2,
+    /// after two close → open), said in the sale's outcome and in its awards'.
     pub series_id: String,
     pub table_id: TableId,
     pub pool: PoolId,
@@ -616,6 +617,22 @@ impl Snapshot {
             self.data.liability_openings = Default::default();
         }
         as_sheets_were_kept(&stored.data, &mut self.data);
+        if !stored.data.series_numbered {
+            self.data.without_series();
+        }
+    }
+}
+
+impl Data {
+    /// This state as a release before the series were numbered kept it: no series records.
+    pub fn without_series(&mut self) {
+        self.series_numbered = false;
+        self.series = Arc::default();
+        for table in self.tables.values_mut() {
+            for seat in &mut table.seats {
+                seat.series_id = None;
+            }
+        }
     }
 }
 
@@ -716,12 +733,14 @@ pub struct Data {
     pub custody: Arc<BTreeMap<String, Custody>>,
     #[serde(default)]
     pub(crate) next_custody: u64,
-    /// The roulette series that 3.7.3 may still annul, by number (`Series`). Shared with the
-    /// read model like the orders.
+    /// The roulette series that 3.7.3 may still annul, by number (`Series`); copy on write.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub series: Arc<BTreeMap<String, Series>>,
-    #[serde(default, skip_serializing_if = "is_zero_u64")]
-    pub(crate) next_series: u64,
+    /// The journal was begun by a release that numbers the series (`Series`): false in a snapshot
+    /// or statement of an earlier release, whose state has no series records (`verify` compares
+    /// such a snapshot without them; recovery does not start from one, but replays from zero).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub series_numbered: bool,
     /// Changes and money movements proposed, by id (docs/operations.md §8); decided ones stay
     /// as the history. Shared with the read model like the orders.
     #[serde(default)]
@@ -790,9 +809,7 @@ fn is_zero(value: &u32) -> bool {
     *value == 0
 }
 
-fn is_zero_u64(value: &u64) -> bool {
-    *value == 0
-}
+
 
 /// The key of a settled round's book: its ACEPTAR's entry in the journal of `generation`
 /// (the first journal's keys are its entry numbers, as older releases kept them).

@@ -199,8 +199,16 @@ impl State {
         };
         let series = &self.data.series[&series_id];
         if let Some(sequence) = series.annulled_sequence {
-            return Err(precondition(format!("series: {series_id} was already annulled at journal entry {sequence} (3.7.3)"))
-                .castellano(format!("La serie {series_id} ya fue anulada, asiento {sequence} del registro (3.7.3).")));
+            let (journal, registro) = match series.annulled_generation {
+                generation if generation == self.data.generation => (String::new(), String::new()),
+                generation => {
+                    (format!(" of the journal of generation {generation}"), format!(" (registro de generación {generation})"))
+                }
+            };
+            return Err(precondition(format!(
+                "series: {series_id} was already annulled at journal entry {sequence}{journal} (3.7.3)"
+            ))
+            .castellano(format!("La serie {series_id} ya fue anulada, asiento {sequence} del registro{registro} (3.7.3).")));
         }
         let current = table.open && seat.series_id.as_deref() == Some(series_id.as_str());
         // A bet that played no ball was not played: 3.7.3 annuls what was paid, and this
@@ -231,7 +239,12 @@ impl State {
                 order.facts.table_id == *table_id && order.facts.seat == seat_number && rounds.contains(&order.round_key())
             })
             .collect();
-        if let Some(order) = orders.iter().find(|order| order.status == OrderStatus::Pending) {
+        // Any order of its rounds still pending, whoever's: a rejection re-settles the round and
+        // could raise this series' share (even one fixed at zero) after it was annulled.
+        let pending = self.data.orders.values().find(|order| {
+            order.status == OrderStatus::Pending && order.facts.table_id == *table_id && rounds.contains(&order.round_key())
+        });
+        if let Some(order) = pending {
             return Err(precondition(format!(
                 "order {} of series {series_id} is pending: Venta-Pagos rejects it, undoing its award (3.5.2), before the series is annulled",
                 order.order_id
@@ -255,11 +268,22 @@ impl State {
                     .map(|order| (order.facts.amount, order.time_ms)),
             )
             .collect();
-        // The PPPA each award came off must still be kept (a series is kept only as long as
-        // the jornada of its sale, and its awards are paid on or after it).
-        if let Some((_, time_ms)) = reclaim
-            .iter()
-            .find(|(_, time_ms)| !self.data.days.contains_key(&crate::state::jornada_and_hour(&self.config, *time_ms).0))
+        // The PPPA each award came off must still be kept, after this entry (whose jornada, if
+        // new, lets the oldest go): a series is kept only as long as the jornada of its sale.
+        let today = crate::state::jornada_and_hour(&self.config, context.time_ms).0;
+        let going = (!self.data.days.contains_key(&today) && self.data.days.len() >= crate::state::JORNADAS_KEPT)
+            .then(|| self.data.days.keys().next().cloned())
+            .flatten();
+        let kept = |jornada: &str| self.data.days.contains_key(jornada) && going.as_deref() != Some(jornada);
+        if !kept(&series.jornada) {
+            return Err(Refusal::new(
+                crate::state::RefusalKind::NotFound,
+                format!("series: {series_id} was sold in jornada {}, no longer kept; 3.7.3 is applied to the jornadas kept", series.jornada),
+            )
+            .castellano(format!("La serie {series_id} se vendió en la jornada {}, que ya no se conserva (3.7.3).", series.jornada)));
+        }
+        if let Some((_, time_ms)) =
+            reclaim.iter().find(|(_, time_ms)| !kept(&crate::state::jornada_and_hour(&self.config, *time_ms).0))
         {
             let jornada = crate::state::jornada_and_hour(&self.config, *time_ms).0;
             return Err(precondition(format!(
@@ -280,9 +304,11 @@ impl State {
             }
         }
         let generation = self.data.generation;
-        let series = Arc::make_mut(&mut self.data.series).get_mut(&series_id).expect("found above");
-        series.annulled_sequence = Some(context.sequence);
-        series.annulled_generation = generation;
+        // Found above; nothing drops a series in the middle of a command.
+        if let Some(series) = Arc::make_mut(&mut self.data.series).get_mut(&series_id) {
+            series.annulled_sequence = Some(context.sequence);
+            series.annulled_generation = generation;
+        }
         let mut released = false;
         if current {
             let seat = self.table_mut(table_id).seat_mut(seat_number);
@@ -359,8 +385,11 @@ impl State {
         if let Some(previous) = previous {
             self.end_series(&previous);
         }
-        self.data.next_series += 1;
-        let series_id = format!("SE-{:06}", self.data.next_series);
+        // Its number is its sale's entry: the same in a replay from zero as from any snapshot.
+        let series_id = match self.data.generation {
+            0 => format!("SE-{:06}", context.sequence),
+            generation => format!("SE-{generation}-{:06}", context.sequence),
+        };
         let table = &self.data.tables[table_id];
         let series = Series {
             series_id: series_id.clone(),
@@ -402,6 +431,24 @@ impl State {
                 series.balls += 1;
             }
         }
+    }
+
+    /// 3.7.3 is applied to the jornadas kept: once the jornada of a series' sale is no longer
+    /// kept, the series goes with it (a seat's current series stays: its table is open). Run
+    /// after each command, never in the middle of one.
+    pub(in crate::state) fn forget_series_of_jornadas_gone(&mut self) {
+        let Some(oldest) = self.data.days.keys().next() else { return };
+        if !self.data.series.values().any(|series| series.jornada < *oldest) {
+            return;
+        }
+        let oldest = oldest.clone();
+        let current: Vec<String> = self
+            .data
+            .tables
+            .values()
+            .flat_map(|table| table.seats.iter().filter_map(|seat| seat.series_id.clone()))
+            .collect();
+        Arc::make_mut(&mut self.data.series).retain(|id, series| series.jornada >= oldest || current.contains(id));
     }
 
     /// A series is no longer a seat's: one never paid has nothing 3.7.3 could reclaim and is
@@ -494,7 +541,7 @@ mod tests {
     }
 
     /// A journal with R1's seat 4 paid a Grillo de Plata ($ 300,00, 3.4.1.2) by series
-    /// SE-000001 on the first jornada, then the table closed (Cierre de Mesa).
+    /// SE-000004 (its sale is entry 4) on the first jornada, then the table closed (Cierre de Mesa).
     fn a_paid_series() -> (Arc<Config>, State) {
         let config = Arc::new(Config::embedded());
         let mut state = State::new(Arc::clone(&config));
@@ -506,7 +553,7 @@ mod tests {
         ops.extend(ball(4, "GRILLO_PLATA"));
         ops.push(TableOp::CloseTable);
         let outcomes = play(&mut state, "R1", START_MS, ops);
-        assert!(outcomes[2].ends_with("serie SE-000001"), "{}", outcomes[2]);
+        assert!(outcomes[2].ends_with("serie SE-000004"), "the sale's entry names it: {}", outcomes[2]);
         (config, state)
     }
 
@@ -522,11 +569,28 @@ mod tests {
         let later = START_MS + 3 * DAY_MS;
         new.apply(&genesis, Context { sequence: 1, time_ms: later }).expect("opened from the statement");
         let reclaimed = new.pool("iplyc-ruleta").meters().awards_reclaimed;
-        let outcome = annul(&mut new, 4, "SE-000001", later).expect("annulled three jornadas later, in the next journal");
+        let outcome = annul(&mut new, 4, "SE-000004", later).expect("annulled three jornadas later, in the next journal");
         assert!(outcome.contains("$ 300,00 devueltos al pozo (3.7.3)"), "{outcome}");
         assert_eq!(new.pool("iplyc-ruleta").meters().awards_reclaimed - reclaimed, pozo_engine::money::Money::from_cents(30_000));
-        let refused = annul(&mut new, 4, "SE-000001", later).expect_err("once only");
+        let refused = annul(&mut new, 4, "SE-000004", later).expect_err("once only");
         assert!(refused.message.contains("already annulled"), "{refused:?}");
+    }
+
+    /// On the edge: 62 jornadas kept, the oldest the series' sale's, and the annulment the first
+    /// entry of a new jornada, which lets that one go: refused before anything moves (the pool
+    /// does not take the money back while the books lose the jornada to amend).
+    #[test]
+    fn a_series_whose_jornada_goes_with_the_annulments_entry_is_refused_whole() {
+        let (_, mut state) = a_paid_series();
+        for day in 1..JORNADAS_KEPT as u64 {
+            play(&mut state, "B1", START_MS + day * DAY_MS, vec![TableOp::OpenTable, TableOp::CloseTable]);
+        }
+        assert_eq!(state.data().days.len(), JORNADAS_KEPT);
+        let pool = state.pool("iplyc-ruleta").state();
+        let refused =
+            annul(&mut state, 4, "SE-000004", START_MS + JORNADAS_KEPT as u64 * DAY_MS).expect_err("its jornada goes now");
+        assert_eq!(refused.kind, RefusalKind::NotFound, "{refused:?}");
+        assert_eq!(state.pool("iplyc-ruleta").state(), pool, "nothing moved");
     }
 
     /// A series is kept as long as the jornada of its sale: once that jornada is no longer
@@ -538,7 +602,7 @@ mod tests {
             play(&mut state, "B1", START_MS + day * DAY_MS, vec![TableOp::OpenTable, TableOp::CloseTable]);
         }
         let balance = state.pool("iplyc-ruleta").state().balance;
-        let refused = annul(&mut state, 4, "SE-000001", START_MS + 63 * DAY_MS).expect_err("no longer kept");
+        let refused = annul(&mut state, 4, "SE-000004", START_MS + 63 * DAY_MS).expect_err("no longer kept");
         assert_eq!(refused.kind, RefusalKind::NotFound, "{refused:?}");
         assert_eq!(state.pool("iplyc-ruleta").state().balance, balance);
     }
