@@ -13,7 +13,8 @@ use crate::journal::store::StoreError;
 pub enum ExitClass {
     /// 1: the command ran and found a problem (`verify`), or the controller is not serving (`status`).
     Problem,
-    /// 2: bad input: an option, the layout, the keys, a rulebook, a round file. Fix the input.
+    /// 2: bad input: an option (a `--data` that is a file, not a directory), the layout, the keys,
+    /// a rulebook, a round file. Fix the input.
     BadInput,
     /// 3: no controller answered (`status`).
     Unreachable,
@@ -25,7 +26,8 @@ pub enum ExitClass {
     /// 6: the storage failed: reading or writing the data directory or the mark (disk full,
     /// permissions, a failing disk). The controller stops rather than answer what is not durable.
     Storage,
-    /// 7: the network: the address of `--listen` or `--pages` cannot be listened on.
+    /// 7: the network: the address of `--listen` or `--pages` cannot be listened on. Both are
+    /// bound before the journal is opened or begun, so nothing has been written.
     Network,
 }
 

@@ -168,10 +168,38 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
     ready: impl FnOnce(&Started),
 ) -> anyhow::Result<()> {
+    let pages = bind_pages(&options).await?;
+    serve_listeners(listener, pages, config, data, options, shutdown, ready).await
+}
+
+/// [`serve`] on listeners already bound: the gRPC services' and the pages' (`options.pages`
+/// is not bound again). `pozo-server serve` binds every address it is given before anything
+/// touches the journal, `--open-from`'s new one included, so that an address in use changes
+/// nothing on disk.
+pub async fn serve_listeners(
+    listener: TcpListener,
+    pages: Option<TcpListener>,
+    config: Config,
+    data: &Path,
+    options: ServeOptions,
+    shutdown: impl Future<Output = ()> + Send,
+    ready: impl FnOnce(&Started),
+) -> anyhow::Result<()> {
     let grpc_address = listener.local_addr().map(|address| address.to_string()).unwrap_or_default();
     let tls = options.tls.is_some();
     // Connections are admitted only once the journal is recovered (`incoming` starts accepting).
-    serve_incoming(move || net::incoming(listener, tls), grpc_address, config, data, options, shutdown, ready).await
+    serve_bound(move || net::incoming(listener, tls), pages, grpc_address, config, data, options, shutdown, ready).await
+}
+
+/// Binds the pages' listener when `options.pages` asks for them: before the journal is
+/// opened or begun, so that a port in use is refused (exit 7) with nothing written.
+async fn bind_pages(options: &ServeOptions) -> anyhow::Result<Option<TcpListener>> {
+    match options.pages {
+        Some(address) => {
+            Ok(Some(TcpListener::bind(address).await.map_err(|error| exit::ListenFailed(format!("--pages {address}: {error}")))?))
+        }
+        None => Ok(None),
+    }
 }
 
 /// [`serve`] on the connections the stream `incoming` makes yields, whoever made them: the
@@ -193,23 +221,49 @@ where
     IO::ConnectInfo: Clone + Send + Sync + 'static,
     IE: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
+    let pages = bind_pages(&options).await?;
+    serve_bound(incoming, pages, grpc_address, config, data, options, shutdown, ready).await
+}
+
+/// [`serve_incoming`] with the pages' listener, if any, already bound: every address is
+/// taken before the journal is opened or begun.
+#[allow(clippy::too_many_arguments, reason = "serve_incoming's arguments and the pages' listener bound before them")]
+async fn serve_bound<IO, IE, S>(
+    incoming: impl FnOnce() -> S,
+    pages: Option<TcpListener>,
+    grpc_address: String,
+    config: Config,
+    data: &Path,
+    options: ServeOptions,
+    shutdown: impl Future<Output = ()> + Send,
+    ready: impl FnOnce(&Started),
+) -> anyhow::Result<()>
+where
+    S: tokio_stream::Stream<Item = Result<IO, IE>> + Send + 'static,
+    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + tonic::transport::server::Connected + Unpin + Send + 'static,
+    IO::ConnectInfo: Clone + Send + Sync + 'static,
+    IE: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     tokio::pin!(shutdown);
     let Some((handle, mut writer, stopper)) = open_writer(config, data, &options, &mut shutdown).await? else {
         tracing::info!("stopped before serving");
         return Ok(());
     };
     let (health, health_service) = health_of(&handle).await;
-    let reflection = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(pozo_proto::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .build_v1()?;
+    let reflection = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(pozo_proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    // v1alpha beside v1: Python's grpcio-reflection and older grpcurl speak only v1alpha.
+    let (reflection, reflection_v1alpha) = (reflection().build_v1()?, reflection().build_v1alpha()?);
     let (stopping, mut stop_requested) = tokio::sync::watch::channel(false);
     let presence = read::presence::Presence::new(
         handle.config().layout.tables.iter().map(|table| table.id.as_str()),
         Arc::clone(&options.clock),
     );
     let services = Services::new(&handle, &options, &stopping, &presence);
-    let (started, pages) = start_pages(&options, data, grpc_address, &handle, &presence, &stopping).await?;
+    let (started, pages) = start_pages(pages, &options, data, grpc_address, &handle, &presence, &stopping)?;
     drop(handle);
     ready(&started);
     let tls = options.tls.as_ref().map(Tls::server_config);
@@ -221,6 +275,7 @@ where
         .layer(net::date_header(Arc::clone(&options.clock)))
         .add_service(health_service)
         .add_service(reflection)
+        .add_service(reflection_v1alpha)
         .add_service(services.table)
         .add_service(services.display)
         .add_service(services.office)
@@ -255,9 +310,10 @@ where
 /// The pages' task, when they are served.
 type PagesTask = tokio::task::JoinHandle<std::io::Result<()>>;
 
-/// Binds the pages' listener when `options.pages` asks for them and serves them on a task
-/// of their own; says where in [`Started`].
-async fn start_pages(
+/// Serves the pages on their bound listener, if any, on a task of their own; says where in
+/// [`Started`].
+fn start_pages(
+    pages_listener: Option<TcpListener>,
     options: &ServeOptions,
     data: &Path,
     grpc_address: String,
@@ -265,12 +321,6 @@ async fn start_pages(
     presence: &read::presence::Presence,
     stopping: &tokio::sync::watch::Sender<bool>,
 ) -> anyhow::Result<(Started, Option<PagesTask>)> {
-    let pages_listener = match options.pages {
-        Some(address) => {
-            Some(TcpListener::bind(address).await.map_err(|error| exit::ListenFailed(format!("--pages {address}: {error}")))?)
-        }
-        None => None,
-    };
     let started = Started { pages: pages_listener.as_ref().map(TcpListener::local_addr).transpose()? };
     let pages = pages_listener.map(|listener| {
         let setup = web::PagesSetup {

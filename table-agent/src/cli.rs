@@ -131,7 +131,14 @@ fn agent_config(cli: &Cli) -> Result<AgentConfig, ExitCode> {
                 return Err(ExitCode::from(2));
             }
         };
-    Ok(AgentConfig { server: cli.server.clone(), table, key, tls, monitor_url: None })
+    let config = AgentConfig { server: cli.server.clone(), table, key, tls, monitor_url: None };
+    // A `--server` that is not a controller's URL (no `http://`) stops the agent here, exit 2,
+    // rather than leave it suspended for ever with no reason given.
+    if let Err(error) = crate::agent::check_transport(&config) {
+        eprintln!("pozo-agent: {error:#}");
+        return Err(ExitCode::from(2));
+    }
+    Ok(config)
 }
 
 /// `pozo-agent status`: reads the table once and says whether the controller heard it.

@@ -112,14 +112,22 @@ pub(crate) struct PendingLine<'a> {
     pub(crate) code: &'a str,
 }
 
+/// A seat as the controller's view has it (`SeatView`): its light, credits, stake and
+/// grillos, and whether it is closed or its player absent.
 #[derive(Debug, Serialize)]
 pub(crate) struct SeatLine {
     pub(crate) seat: u32,
     pub(crate) light: &'static str,
     pub(crate) credits: u32,
+    /// The credits staked on the seat's side bet this round (AJ 2.5.4.1); 0 with no bet.
+    pub(crate) stake: u32,
     pub(crate) bronze: u32,
     pub(crate) silver: u32,
     pub(crate) gold: u32,
+    /// Closed to the progressive: its light does not work, it takes no bet (AJ 2.5.6.1).
+    pub(crate) closed: bool,
+    /// Roulette: the player is absent; his grillos are kept for him, not played (3.7.1).
+    pub(crate) absent: bool,
 }
 
 impl OutputLine<'_> {

@@ -790,3 +790,136 @@ async fn agent_status_reads_the_table_with_the_agents_key_and_says_when_it_canno
     agent.stop().await;
     server.stop().await;
 }
+
+// ----------------------------------------------------------------------------- 10. the two traps at start (issue 42, point 14)
+
+/// The agent's first panel shows what the controller's view (`pozo.v1.TableView`) shows of each
+/// seat: the seat's light as the agent prints it, then credits, stake, grillos, closed, absent.
+fn panel_seats(panel: &Value) -> Vec<(String, u64, u64, [u64; 3], bool, bool)> {
+    seats(panel)
+        .iter()
+        .map(|seat| {
+            let number = |field: &str| seat[field].as_u64().unwrap_or_else(|| panic!("`{field}` in {seat}"));
+            let flag = |field: &str| seat[field].as_bool().unwrap_or_else(|| panic!("`{field}` in {seat}"));
+            (
+                seat["light"].as_str().expect("a light").to_owned(),
+                number("credits"),
+                number("stake"),
+                [number("bronze"), number("silver"), number("gold")],
+                flag("closed"),
+                flag("absent"),
+            )
+        })
+        .collect()
+}
+
+// Proves docs/agent.md §1's promise: a `--server` without `http://` (`127.0.0.1:50051`, as the
+// server prints its address) stops the agent at start with exit 2 and a message naming
+// `--server` and the form it needs, for the agent and for `pozo-agent status`; before the fix the
+// agent ran on, `suspended` for ever with no reason given, and ended 0 with its input.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_address_without_its_scheme_stops_the_agent_at_start() {
+    let server = TestServer::start().await;
+    let keys = keys_file();
+    let keys = keys.to_str().expect("a UTF-8 path");
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let bare = server.address.to_string();
+    let mut agent = AgentProcess::spawn(&agent_args(&bare, keys, None), &directory.path().join("bare.err"));
+    let status = agent.finish().await;
+    let said = agent.stderr_text();
+    assert_eq!(status.code(), Some(2), "a bad --server is an error at start: {status}; stderr:\n{said}");
+    assert!(said.contains(&format!("--server {bare}: not a controller's URL")) && said.contains("http://HOST:PORT"), "{said}");
+    assert!(agent.out.snapshot().is_empty(), "nothing printed, not even a panel:\n{}", texts(&agent.out.snapshot()));
+    let mut args: Vec<String> = agent_args(&bare, keys, None).into_iter().map(str::to_owned).collect();
+    args.push("status".into());
+    let checked = agent_status(args).await;
+    let said = String::from_utf8_lossy(&checked.stderr);
+    assert_eq!(checked.status.code(), Some(2), "{said}");
+    assert!(said.contains("not a controller's URL"), "{said}");
+    let mut direct = Direct::connect(&bare).await;
+    assert_eq!(direct.journal().await.entries, 1, "nothing reached the controller: the genesis entry only");
+    server.stop().await;
+}
+
+// Proves that lines piped to an agent just started (`printf 'open\n…' | pozo-agent …`) are played
+// once its first connection is made, not refused as "controller unreachable" before it has
+// tried: the whole round is acknowledged in order (before the fix every line was refused).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_piped_to_a_fresh_agent_are_played_once_it_has_connected() {
+    let server = TestServer::start().await;
+    let keys = keys_file();
+    let keys = keys.to_str().expect("a UTF-8 path");
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let url = server.url();
+    let mut agent = AgentProcess::spawn(&agent_args(&url, keys, None), &directory.path().join("piped.err"));
+    for line in ROUND {
+        agent.write_line(line);
+    }
+    let status = agent.finish().await;
+    assert!(status.success(), "{status}; stderr:\n{}", agent.stderr_text());
+    agent.out.assert_well_formed();
+    check_round(&agent.out.snapshot());
+    server.stop().await;
+}
+
+// ----------------------------------------------------------------------------- 11. the panel shows what the view shows (issue 42, point 15)
+
+// Proves that the agent's panel shows of each seat what the controller's gRPC view shows: the
+// stake of a bet of several credits (AJ 2.5.4.1: "seleccionando el monto de su apuesta,
+// expresado en créditos"), a seat closed to the progressive (AJ 2.5.6.1: "deberá ser cerrada, no
+// pudiendo participar en el pozo progresivo") and an absent player (3.7.1: "Cuando una
+// indisposición le impida al Apostador jugar las 3 bolas consecutivas"), whose lamp is dark with
+// his two silvers kept, not lit like a present player's (before the fix the panel had no stake,
+// closed or absent, and the absent seat read `"light":"on"` with 2 silver).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agents_panel_shows_the_stake_a_closed_seat_and_an_absent_player_as_the_view_does() {
+    let server = TestServer::start().await;
+    let url = server.url();
+    let mut direct = Direct::connect(&server.address.to_string()).await;
+    let mut lines_and_views = Vec::new();
+    for (table, lines) in [
+        ("C1", &["open", "credits 2 20", "press 2 5"][..]),
+        ("G1", &["open", "credits 3 5", "credits 1 5", "close-seat 3"][..]),
+        ("R1", &["open", "credits 1 1", "press 1", "start", "prize 1 GRILLO_BRONCE", "accept", "finish", "absent 1"][..]),
+    ] {
+        let mut agent = Agent::spawn(&url, table, table_key(table));
+        agent.live().await;
+        let mut last = 0;
+        for line in lines {
+            last = sequence(&agent.ack(line).await);
+        }
+        let panel = agent.panel_at(last).await;
+        let view = direct.view(table).await;
+        assert_eq!(view.last_sequence, last, "{table}: the view of the same record");
+        let from_view: Vec<_> = view
+            .seats
+            .iter()
+            .map(|seat| {
+                let lamp = if seat.absent { "off".to_owned() } else { light_name(seat.light).to_owned() };
+                (
+                    lamp,
+                    u64::from(seat.credits),
+                    u64::from(seat.stake),
+                    [seat.bronze, seat.silver, seat.gold].map(u64::from),
+                    seat.closed,
+                    seat.absent,
+                )
+            })
+            .collect();
+        assert_eq!(panel_seats(&panel), from_view, "{table}: the panel's seats are the view's: {panel}");
+        lines_and_views.push((table, panel, view));
+        agent.stop().await;
+    }
+    let [(_, c1, _), (_, g1, _), (_, r1, r1_view)] = &lines_and_views[..] else { unreachable!("three tables") };
+    let seat_of = |panel: &Value, number: u64| seat(panel, number).clone();
+    let two = seat_of(c1, 2);
+    assert_eq!((two["light"].as_str(), two["stake"].as_u64(), two["credits"].as_u64()), (Some("on"), Some(5), Some(15)), "{c1}");
+    let three = seat_of(g1, 3);
+    assert_eq!((three["light"].as_str(), three["closed"].as_bool()), (Some("off"), Some(true)), "{g1}");
+    assert_eq!(seat_of(g1, 1)["light"], "blue", "the other seats play on: {g1}");
+    let one = seat_of(r1, 1);
+    assert_eq!((one["absent"].as_bool(), one["silver"].as_u64()), (Some(true), Some(2)), "{r1}");
+    assert_eq!(one["light"], "off", "his grillos are kept, not played: his lamp is dark: {r1}");
+    assert_eq!(r1_view.seats[0].light, pb::Light::On as i32, "the view keeps his grillos recorded (11.11.5)");
+    server.stop().await;
+}

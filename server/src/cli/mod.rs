@@ -25,7 +25,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use journal::{JournalFiles, OpenFrom, Verified, run_backup, run_close, run_migrate, run_open, run_restore, run_verify};
+use journal::{JournalFiles, OpenFrom, Verified, run_backup, run_close, run_migrate, run_restore, run_verify};
 use logging::{LogFormat, init_logging};
 use password::run_password;
 use rules::{run_award, run_rulebooks};
@@ -275,26 +275,10 @@ enum Command {
     },
 }
 
-impl Command {
-    /// What `serve --open-from` begins the new journal with, before the controller starts.
-    fn opening(&self) -> Option<OpenFrom<'_>> {
-        let Command::Serve { open_from: Some(statement), data, config, rulebook, keys, mark, changed_by, .. } = self else {
-            return None;
-        };
-        let (config, keys, mark) = (config.as_deref(), keys.as_deref(), mark.as_deref());
-        Some(OpenFrom { statement, data, config, rulebooks: rulebook, keys, mark, changed_by: changed_by.as_deref() })
-    }
-}
-
 /// Runs the command line of `std::env::args`, and says how it ended.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.log_format);
-    if let Some(opening) = cli.command.opening()
-        && let Err(error) = run_open(opening)
-    {
-        return failed(&error);
-    }
     let result = match cli.command {
         Command::Serve {
             data,
@@ -314,7 +298,7 @@ pub fn main() -> ExitCode {
             snapshot_every,
             store,
             standby,
-            open_from: _,
+            open_from,
         } => match tls_cert.zip(tls_key).map(|(cert, key)| crate::Tls::load(&cert, &key, tls_client_ca.as_deref())) {
             Some(Err(error)) => Err(error),
             tls => run_serve(
@@ -326,14 +310,24 @@ pub fn main() -> ExitCode {
                 crate::ServeOptions {
                     snapshot_every,
                     display_open_to: if display_open_to.is_empty() { crate::loopback_networks() } else { display_open_to },
-                    mark,
+                    mark: mark.clone(),
                     tls: tls.and_then(Result::ok),
-                    changed_by,
+                    changed_by: changed_by.clone(),
                     pages: (!no_pages).then_some(pages),
                     pages_peers,
                     store: store.map(|url| crate::writer::StoreChoice::Postgres { url, standby }),
                     ..Default::default()
                 },
+                // What `--open-from` begins the new journal with, once the addresses are taken.
+                open_from.as_deref().map(|statement| OpenFrom {
+                    statement,
+                    data: &data,
+                    config: config.as_deref(),
+                    rulebooks: &rulebook,
+                    keys: keys.as_deref(),
+                    mark: mark.as_deref(),
+                    changed_by: changed_by.as_deref(),
+                }),
             ),
         },
         Command::Verify { data, store, predecessor, statement, journal } => {

@@ -23,9 +23,11 @@ pub(super) fn run_serve(
     rulebooks: &[PathBuf],
     keys: Option<&std::path::Path>,
     options: crate::ServeOptions,
+    opening: Option<super::journal::OpenFrom<'_>>,
 ) -> anyhow::Result<()> {
     refuse_planted_build()?;
     check_addresses(listen, keys, &options)?;
+    check_data(data)?;
     let config = crate::config::load(config, rulebooks, keys)?;
     // A keys file that holds a published example secret (a copy of config/keys.toml) is as public.
     if !is_loopback(listen)
@@ -38,7 +40,47 @@ pub(super) fn run_serve(
     }
     raise_files_limit_or_warn();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    runtime.block_on(serve_until_stopped(data, listen, config, options))
+    // Every address is taken before anything touches the journal: one in use (exit 7) leaves
+    // the data directory as it was, not a new journal in it.
+    let listeners = runtime.block_on(bind(listen, options.pages))?;
+    if let Some(opening) = opening {
+        super::journal::run_open(opening)?;
+    }
+    runtime.block_on(serve_until_stopped(data, listeners, config, options))
+}
+
+/// `--data` names a directory, or where one is to be made: a file there is bad input
+/// (exit 2), not a storage failure to fix on the disk.
+fn check_data(data: &std::path::Path) -> anyhow::Result<()> {
+    match std::fs::metadata(data) {
+        Ok(found) if !found.is_dir() => anyhow::bail!(
+            "--data {}: not a directory: give the controller's data directory (made when it does not exist yet)",
+            data.display()
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// The listeners of `--listen` and `--pages`.
+struct Listeners {
+    grpc: tokio::net::TcpListener,
+    pages: Option<tokio::net::TcpListener>,
+}
+
+/// Binds `--listen` and `--pages` (exit 7 when one cannot be listened on).
+async fn bind(listen: &str, pages: Option<std::net::SocketAddr>) -> anyhow::Result<Listeners> {
+    let grpc = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|error| crate::exit::ListenFailed(format!("--listen {listen}: {error}")))?;
+    let pages = match pages {
+        Some(address) => Some(
+            tokio::net::TcpListener::bind(address)
+                .await
+                .map_err(|error| crate::exit::ListenFailed(format!("--pages {address}: {error}")))?,
+        ),
+        None => None,
+    };
+    Ok(Listeners { grpc, pages })
 }
 
 /// A build with bugs planted for the seeded simulation (`pozo_core::planted`, the
@@ -109,17 +151,15 @@ fn raise_files_limit_or_warn() {
     }
 }
 
-/// Binds `listen` and serves the controller on it until a signal stops it.
+/// Serves the controller on its bound listeners until a signal stops it.
 async fn serve_until_stopped(
     data: &std::path::Path,
-    listen: &str,
+    listeners: Listeners,
     config: crate::config::Config,
     options: crate::ServeOptions,
 ) -> anyhow::Result<()> {
     use std::io::Write as _;
-    let listener = tokio::net::TcpListener::bind(listen)
-        .await
-        .map_err(|error| crate::exit::ListenFailed(format!("--listen {listen}: {error}")))?;
+    let Listeners { grpc: listener, pages } = listeners;
     let address = listener.local_addr()?;
     let store = match &options.store {
         Some(crate::writer::StoreChoice::Postgres { url, .. }) => crate::journal::postgres::describe(url),
@@ -159,5 +199,5 @@ async fn serve_until_stopped(
         }
         let _ = std::io::stdout().flush();
     };
-    crate::serve(listener, config, data, options, shutdown, announce).await
+    crate::serve_listeners(listener, pages, config, data, options, shutdown, announce).await
 }

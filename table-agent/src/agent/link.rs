@@ -74,6 +74,7 @@ impl Agent {
                 }
                 Err(_) => {}
             }
+            self.attempted.send_replace(true);
             at = (at + 1) % servers.len();
             if self.set_suspended().await {
                 // The link was up: the backoff starts again from the base.
@@ -241,6 +242,7 @@ impl Agent {
             }
         }
         self.shared.lock().await.connected = true;
+        self.attempted.send_replace(true);
         self.emit_panel(true).await;
         Ok(())
     }

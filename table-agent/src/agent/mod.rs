@@ -51,6 +51,10 @@ const RECONNECT_BASE: Duration = Duration::from_millis(200);
 /// ... and never longer than this ([`link::reconnect_delays`]).
 const RECONNECT_CAP: Duration = Duration::from_secs(5);
 
+/// A command typed before the agent's first connection attempt has ended (a line piped to an
+/// agent just started) waits this long for it, rather than be refused as unreachable at once.
+const FIRST_ATTEMPT_WAIT: Duration = Duration::from_secs(3);
+
 /// Output lines waiting for the panel; the agent waits when it is full.
 pub const OUTPUT_CAPACITY: usize = 1024;
 
@@ -158,6 +162,8 @@ struct Agent {
     /// re-makes a connection to a controller restarted at the same address) ends before the
     /// record is read, so an applied command is never reported as not recorded.
     wire: Arc<Mutex<()>>,
+    /// True once the first connection attempt has ended, connected or not.
+    attempted: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
 /// TLS is used exactly when asked for, and plaintext only to this machine: `--tls-ca`
@@ -166,8 +172,15 @@ struct Agent {
 pub fn check_transport(config: &AgentConfig) -> anyhow::Result<()> {
     anyhow::ensure!(config.servers().next().is_some(), "--server: no address given");
     for server in config.servers() {
-        Endpoint::from_shared(server.to_owned()).map_err(|error| anyhow::anyhow!("--server {server}: {error}"))?;
-        let uri: tonic::transport::Uri = server.parse().map_err(|error| anyhow::anyhow!("--server {server}: {error}"))?;
+        let uri: tonic::transport::Uri =
+            server.parse().map_err(|error| anyhow::anyhow!("--server {server}: not a URL: {error}"))?;
+        // `127.0.0.1:50051` parses as an address alone, and no connection is ever made to it.
+        anyhow::ensure!(
+            matches!(uri.scheme_str(), Some("http" | "https")) && uri.host().is_some(),
+            "--server {server}: not a controller's URL: write http://HOST:PORT (plaintext, to this machine) or \
+             https://HOST:PORT (with --tls-ca), as `pozo-server serve` prints it"
+        );
+        Endpoint::from_shared(server.to_owned()).map_err(|error| anyhow::anyhow!("--server {server}: not a URL: {error}"))?;
         let https = uri.scheme_str() == Some("https");
         match (&config.tls, https) {
             (Some(_), false) => anyhow::bail!("--server {server}: --tls-ca is given, so the URL must be https://"),
@@ -198,6 +211,7 @@ pub async fn run<L: Into<RawLine>>(
         shared: Arc::new(Mutex::new(Shared::default())),
         output,
         wire: Arc::new(Mutex::new(())),
+        attempted: Arc::new(tokio::sync::watch::Sender::new(false)),
     };
     agent.emit_panel(true).await;
     let supervisor = tokio::spawn(agent.clone().supervise());

@@ -69,11 +69,16 @@ fn panel<'a>(table: &'a str, view: Option<&'a pb::TableView>, suspended: bool) -
                 .iter()
                 .map(|seat| SeatLine {
                     seat: seat.seat,
-                    light: light(seat.light, suspended),
+                    // 3.7.1: an absent player's grillos are kept, not played, and his seat takes no
+                    // bet: his lamp is dark, not lit like a present player's (`absent` says why).
+                    light: if seat.absent { "off" } else { light(seat.light, suspended) },
                     credits: seat.credits,
+                    stake: seat.stake,
                     bronze: seat.bronze,
                     silver: seat.silver,
                     gold: seat.gold,
+                    closed: seat.closed,
+                    absent: seat.absent,
                 })
                 .collect(),
             panel: None,
@@ -177,7 +182,14 @@ mod tests {
             monitor_url: None,
         };
         let shared = Shared { connected: true, ..Shared::default() };
-        (Agent { config: Arc::new(config), shared: Arc::new(Mutex::new(shared)), output, wire: Arc::default() }, printed)
+        let agent = Agent {
+            config: Arc::new(config),
+            shared: Arc::new(Mutex::new(shared)),
+            output,
+            wire: Arc::default(),
+            attempted: Arc::new(tokio::sync::watch::Sender::new(true)),
+        };
+        (agent, printed)
     }
 
     /// The table as the server would send it at journal entry `journal`: the command

@@ -6,7 +6,7 @@ use prost::Message;
 use tonic::Code;
 
 use super::panel::{amount, code_name};
-use super::{ATTEMPT_TIMEOUT, Agent, Pending, RETRY_DELAY};
+use super::{ATTEMPT_TIMEOUT, Agent, FIRST_ATTEMPT_WAIT, Pending, RETRY_DELAY};
 use crate::line::Pin;
 use crate::output::{AwardLine, OutputLine};
 
@@ -65,8 +65,17 @@ impl Agent {
     /// or the link is lost.
     /// `inspector`: the floor inspector acting at the monitor and their PIN (4.6, 4.7, 4.3.1).
     pub(super) async fn submit(&self, input: String, command: pb::table_command::Command, inspector: Option<(String, Pin)>) {
+        self.first_attempt().await;
         let Some((envelope, sequence)) = self.sign_next(&input, command, inspector).await else { return };
         self.send_until_answered(&input, envelope, sequence).await;
+    }
+
+    /// Waits, at most [`FIRST_ATTEMPT_WAIT`], for the agent's first connection attempt to end:
+    /// lines piped to an agent just started are played once it is connected, not refused as
+    /// unreachable before it has tried.
+    async fn first_attempt(&self) {
+        let mut attempted = self.attempted.subscribe();
+        let _ = tokio::time::timeout(FIRST_ATTEMPT_WAIT, attempted.wait_for(|attempted| *attempted)).await;
     }
 
     /// The command numbered and signed, and kept as the one in flight; `None`, refused
@@ -80,6 +89,15 @@ impl Agent {
         let mut shared = self.shared.lock().await;
         if !shared.connected {
             drop(shared);
+            if !*self.attempted.borrow() {
+                // The first connection attempt has not ended within the wait: not known unreachable yet.
+                let reason = "not connected yet: the first connection to the controller is still being tried; \
+                              nothing was bet (3.7.5) — press again";
+                let motivo = "Todavía sin enlace: el primer intento de conexión con el controlador sigue en curso; \
+                              no se apostó nada. Repita la orden (3.7.5).";
+                self.refused(input, "suspended", reason, Some(motivo)).await;
+                return None;
+            }
             let reason = "pool play is suspended: the controller is unreachable; no side bet is accepted (3.7.5)";
             let motivo = "Pozo SUSPENDIDO: sin enlace con el controlador no se acepta ninguna apuesta al pozo (3.7.5).";
             self.refused(input, "suspended", reason, Some(motivo)).await;
@@ -153,5 +171,59 @@ impl Agent {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use tokio::sync::{Mutex, mpsc};
+
+    use super::*;
+    use crate::agent::{AgentConfig, Shared};
+    use crate::key::Key;
+
+    /// An agent that has not connected, its first connection attempt ended (`attempted`) or not.
+    fn unconnected(attempted: bool) -> (Agent, mpsc::Receiver<String>) {
+        let (output, printed) = mpsc::channel(16);
+        let config = AgentConfig {
+            server: "http://127.0.0.1:1".into(),
+            table: "B1".into(),
+            key: Key { id: "mesa-B1".into(), secret: vec![7; 32] },
+            tls: None,
+            monitor_url: None,
+        };
+        let agent = Agent {
+            config: Arc::new(config),
+            shared: Arc::new(Mutex::new(Shared::default())),
+            output,
+            wire: Arc::default(),
+            attempted: Arc::new(tokio::sync::watch::Sender::new(attempted)),
+        };
+        (agent, printed)
+    }
+
+    // Proves that a command typed before the agent's first connection attempt has ended waits
+    // for it (bounded: FIRST_ATTEMPT_WAIT of paused time), and if it is still under way is
+    // refused as "not connected yet", not as a controller known to be unreachable; once an
+    // attempt has failed, the refusal is the suspension's (3.7.5), at once.
+    #[tokio::test(start_paused = true)]
+    async fn a_command_before_the_first_attempt_waits_for_it_then_says_not_connected_yet() {
+        let open = || pb::table_command::Command::OpenTable(pb::OpenTable {});
+        let (agent, mut printed) = unconnected(false);
+        let typed = tokio::time::Instant::now();
+        agent.submit("open".into(), open(), None).await;
+        assert_eq!(typed.elapsed(), FIRST_ATTEMPT_WAIT, "it waited for the first attempt, no longer");
+        let refused: serde_json::Value = serde_json::from_str(&printed.recv().await.expect("a line")).expect("JSON");
+        assert_eq!(refused["code"], "suspended", "{refused}");
+        assert!(refused["reason"].as_str().is_some_and(|reason| reason.starts_with("not connected yet")), "{refused}");
+
+        let (agent, mut printed) = unconnected(true);
+        let typed = tokio::time::Instant::now();
+        agent.submit("open".into(), open(), None).await;
+        assert_eq!(typed.elapsed(), std::time::Duration::ZERO, "a failed attempt: refused at once");
+        let refused: serde_json::Value = serde_json::from_str(&printed.recv().await.expect("a line")).expect("JSON");
+        assert!(refused["reason"].as_str().is_some_and(|reason| reason.contains("the controller is unreachable")), "{refused}");
     }
 }

@@ -175,6 +175,18 @@
         grillos.textContent = "Bronce " + seat.bronze + " · Plata " + seat.silver + " · Oro " + seat.gold;
         button.appendChild(grillos);
       }
+      // What the controller's view says of the seat beyond its light: the stake of its bet
+      // (AJ 2.5.4.1), a closed box (AJ 2.5.6.1), an absent player whose grillos are kept (3.7.1).
+      var notes = [];
+      if (seat.stake > 1) { notes.push("apuesta " + seat.stake + " créditos"); }
+      if (seat.closed) { notes.push("box cerrado"); }
+      if (seat.absent) { notes.push("jugador ausente"); }
+      if (notes.length) {
+        var note = document.createElement("span");
+        note.className = "grillos";
+        note.textContent = notes.join(" · ");
+        button.appendChild(note);
+      }
       button.onclick = function () { seatTouched(seat.seat); };
       boxes.appendChild(button);
     });
