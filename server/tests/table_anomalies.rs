@@ -398,7 +398,12 @@ async fn art_3_7_3_the_series_found_invalid_is_annulled_whenever_it_is_found() {
     assert_eq!(money(&after.awards_reclaimed) - money(&before.awards_reclaimed), "300".parse().unwrap());
     assert_eq!(amount(&after.contributions), amount(&before.contributions), "no bet taken");
     conserves(&after);
-    assert_eq!(amount(&client.report("R1").await.pppa_reclaimed), "300.00");
+    let report = client.report("R1").await;
+    assert_eq!(amount(&report.pppa_reclaimed), "300.00");
+    // The table report lists the series kept, so a supervisor finds the number days later.
+    let kept = report.series.iter().find(|series| series.series_id == paid).expect("the paid series is listed");
+    assert_eq!((kept.seat, kept.balls, kept.annulled), (4, 3, true), "{kept:?}");
+    assert!(kept.awards.iter().any(|award| amount(&award.award) == "300.00"), "{kept:?}");
 
     // Once only, at its own table and seat; an unknown number is not found.
     let message = client.refused("R1", annul_named_series(4, &paid), Code::FailedPrecondition).await;

@@ -44,7 +44,7 @@ pub use command::{
 };
 pub use model::{
     Bet, BuildRecord, Custody, CustodyKind, Data, EntryRange, GoldTurn, Grillos, Hit, LastWin, OrderStatus, PayoutOrder, Phase,
-    Seat, SeriesAward, Snapshot, Table, TableAct, TableDay,
+    Seat, Series, SeriesAward, Snapshot, Table, TableAct, TableDay,
 };
 pub use panel::{AwardRecord, GoldTurnView, Light, PrizeEntry, SeatView, TableReply, TableState, TableView};
 pub use proposal::{Person, Proposal, ProposalStatus};

@@ -809,8 +809,6 @@ fn is_zero(value: &u32) -> bool {
     *value == 0
 }
 
-
-
 /// The key of a settled round's book: its ACEPTAR's entry in the journal of `generation`
 /// (the first journal's keys are its entry numbers, as older releases kept them).
 pub(crate) fn round_key(generation: u32, sequence: u64) -> u64 {

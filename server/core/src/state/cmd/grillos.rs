@@ -278,9 +278,15 @@ impl State {
         if !kept(&series.jornada) {
             return Err(Refusal::new(
                 crate::state::RefusalKind::NotFound,
-                format!("series: {series_id} was sold in jornada {}, no longer kept; 3.7.3 is applied to the jornadas kept", series.jornada),
+                format!(
+                    "series: {series_id} was sold in jornada {}, no longer kept; 3.7.3 is applied to the jornadas kept",
+                    series.jornada
+                ),
             )
-            .castellano(format!("La serie {series_id} se vendió en la jornada {}, que ya no se conserva (3.7.3).", series.jornada)));
+            .castellano(format!(
+                "La serie {series_id} se vendió en la jornada {}, que ya no se conserva (3.7.3).",
+                series.jornada
+            )));
         }
         if let Some((_, time_ms)) =
             reclaim.iter().find(|(_, time_ms)| !kept(&crate::state::jornada_and_hour(&self.config, *time_ms).0))
@@ -442,12 +448,8 @@ impl State {
             return;
         }
         let oldest = oldest.clone();
-        let current: Vec<String> = self
-            .data
-            .tables
-            .values()
-            .flat_map(|table| table.seats.iter().filter_map(|seat| seat.series_id.clone()))
-            .collect();
+        let current: Vec<String> =
+            self.data.tables.values().flat_map(|table| table.seats.iter().filter_map(|seat| seat.series_id.clone())).collect();
         Arc::make_mut(&mut self.data.series).retain(|id, series| series.jornada >= oldest || current.contains(id));
     }
 
