@@ -570,7 +570,11 @@ async fn art_12_5_2_1_finalizar_closes_the_prize_entry_and_only_aceptar_follows_
     client.ok("B1", prize(1, "CUATRO_ASES")).await;
     let balance = amount(&client.pool("iplyc-blackjack").await.balance);
     let entered = client.ok("B1", finish()).await;
-    assert!(entered.outcome.contains("ACEPTAR para validarlos (12.5.2.1 c–d)"), "{}", entered.outcome);
+    assert!(
+        entered.outcome.contains("FINALIZAR JUEGO: 1 premio ingresado; ACEPTAR para validarlo (12.5.2.1 c–d)"),
+        "{}",
+        entered.outcome
+    );
     let view = entered.table.expect("view");
     assert_eq!((view.state.as_str(), view.round, view.pending_prizes.len()), ("premios ingresados", 1, 1));
     assert!(entered.awards.is_empty(), "FINALIZAR JUEGO fixes no award: ACEPTAR does (3.5.1)");

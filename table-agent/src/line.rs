@@ -5,7 +5,7 @@
 //! credits SEAT N | refund-credits SEAT | press SEAT [CREDITS] | void SEAT | refund SEAT
 //! prize SEAT CODE [HIGH]
 //! close-seat SEAT | open-seat SEAT                       (AJ 2.5.6.1)
-//! absent SEAT | returns SEAT | played SEAT CODE N | annul-series SEAT   (roulette, 3.7)
+//! absent SEAT | returns SEAT | played SEAT CODE N | annul-series SEAT [SERIES]   (roulette, 3.7)
 //! custody-bet SEAT | custody-prize SEAT | release-custody ID            (11.8.3, 15.14.5.2)
 //! ```
 //!
@@ -234,6 +234,16 @@ mod tests {
             parse("played 2 GRILLO_BRONCE 2"),
             Ok(Some(Input::Command(C::GrillosPlayed(pb::GrillosPlayed { seat: 2, code: "GRILLO_BRONCE".into(), played: 2 }))))
         );
+        // 3.7.3: the series by its number; without one, the seat's current series.
+        assert_eq!(
+            parse("annul-series 4 SE-000482"),
+            Ok(Some(Input::Command(C::AnnulSeries(pb::AnnulSeries { seat: 4, series: "SE-000482".into() }))))
+        );
+        assert_eq!(
+            parse("annul-series 4"),
+            Ok(Some(Input::Command(C::AnnulSeries(pb::AnnulSeries { seat: 4, series: String::new() }))))
+        );
+        assert!(parse("annul-series 4 SE-1 SE-2").is_err(), "one series at a time");
         assert_eq!(
             parse("release-custody CU-000001"),
             Ok(Some(Input::Command(C::ReleaseCustody(pb::ReleaseCustody { custody_id: "CU-000001".into() }))))

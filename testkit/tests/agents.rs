@@ -553,7 +553,10 @@ async fn art_12_5_2_1_the_agent_takes_the_dealers_buttons_in_the_articles_order(
         answers.iter().map(|answer| (answer["input"].as_str().unwrap_or_default(), kind(answer))).collect();
     assert_eq!(inputs, LINES.iter().map(|line| (*line, "ack")).collect::<Vec<_>>(), "{}", texts(&lines));
     let entered = answers[5];
-    assert!(entered["outcome"].as_str().is_some_and(|outcome| outcome.contains("ACEPTAR para validarlos")), "{entered}");
+    assert!(
+        entered["outcome"].as_str().is_some_and(|outcome| outcome.contains("1 premio ingresado; ACEPTAR para validarlo")),
+        "{entered}"
+    );
     assert!(entered["awards"].as_array().is_none_or(Vec::is_empty), "FINALIZAR JUEGO fixes no award: {entered}");
     let accepted = answers[6];
     assert_eq!(accepted["awards"][0]["award"], "500.00", "{accepted}");

@@ -28,10 +28,11 @@ impl State {
             Phase::Playing if !table.pending.is_empty() => {
                 let count = table.pending.len();
                 self.table_mut(table_id).phase = Phase::Entered;
-                return Ok((
-                    format!("FINALIZAR JUEGO: {count} premio(s) ingresado(s); ACEPTAR para validarlos (12.5.2.1 c–d)"),
-                    Vec::new(),
-                ));
+                let (entered, them) = match count {
+                    1 => ("1 premio ingresado".to_owned(), "validarlo"),
+                    _ => (format!("{count} premios ingresados"), "validarlos"),
+                };
+                return Ok((format!("FINALIZAR JUEGO: {entered}; ACEPTAR para {them} (12.5.2.1 c–d)"), Vec::new()));
             }
             Phase::Playing | Phase::Accepted => {}
         }

@@ -64,7 +64,10 @@ impl State {
                 held.silver
             )
         } else {
-            format!("Regresa el apostador, posición {seat_number}: juega sus {} Grillos de Bronce (3.7.10)", held.bronze)
+            match held.bronze {
+                1 => format!("Regresa el apostador, posición {seat_number}: juega su Grillo de Bronce (3.7.10)"),
+                bronze => format!("Regresa el apostador, posición {seat_number}: juega sus {bronze} Grillos de Bronce (3.7.10)"),
+            }
         };
         Ok((outcome, Vec::new()))
     }
@@ -151,9 +154,9 @@ impl State {
         self.table_mut(table_id).seat_mut(seat_number).not_played = kept;
         Ok((
             format!(
-                "Posición {seat_number}: {played} de {held} {} jugados; {} se juegan en la bola siguiente (3.7.10)",
+                "Posición {seat_number}: {played} de {held} {} jugados; {} en la bola siguiente (3.7.10)",
                 grillo.name(),
-                held - played
+                crate::state::spanish_count(held - played, "se juega", "se juegan")
             ),
             Vec::new(),
         ))
