@@ -86,6 +86,7 @@ impl FromWire<pb::table_command::Command> for TableOp {
                 TableOp::GrillosPlayed { seat: played.seat, code: played.code.into(), played: played.played }
             }
             C::AnnulSeries(annul) => {
+                bounded("series", &annul.series)?;
                 TableOp::AnnulSeries { seat: annul.seat, series: Some(annul.series).filter(|series| !series.is_empty()) }
             }
             C::CustodyBet(custody) => TableOp::CustodyBet { seat: custody.seat },
