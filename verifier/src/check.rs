@@ -433,7 +433,7 @@ fn recompute(checked: &mut Checked, evidence: &Evidence) -> Result<(), Problem> 
     // without them: its hash is checked against the recomputed state without them.
     let earlier_release = || {
         let mut snapshot = replay.state().snapshot();
-        snapshot.data.without_series();
+        snapshot.data.as_an_earlier_release_kept();
         crate::format::snapshot_sha256(&snapshot) == evidence.closing.snapshot_sha256
     };
     if closing.snapshot_sha256 != evidence.closing.snapshot_sha256 && !earlier_release() {

@@ -68,7 +68,7 @@ fn a_closing_without_series_numbers_verifies_as_an_earlier_releases_and_no_other
     // As a release before the series were numbered closed it: the same state, no series.
     let mut earlier = evidence.clone();
     let mut snapshot = state.snapshot();
-    snapshot.data.without_series();
+    snapshot.data.as_an_earlier_release_kept();
     earlier.closing.snapshot_sha256 = snapshot_sha256(&snapshot);
     assert_ne!(earlier.closing.snapshot_sha256, evidence.closing.snapshot_sha256);
     let old = verdict(&earlier, &key);

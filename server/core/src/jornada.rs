@@ -36,6 +36,15 @@ pub fn jornada_and_hour(config: &Config, time_ms: u64) -> (String, u32) {
     (format!("{:04}-{:02}-{:02}", date.year(), date.month(), date.day()), hour as u32)
 }
 
+/// Whether opening a journal now, in jornada `today` under its new settings (`today_before` under
+/// the statement's), would book into a jornada the predecessor closed or before it: `last` is
+/// the last jornada the statement booked. Jornadas never go back (`today` before `last`), and
+/// one that ended under the settings it was booked under never reopens (`today` is `last`, but
+/// under the old settings `last` is over: a later start hour, or a zone further west).
+pub fn goes_back(today: &str, today_before: &str, last: &str) -> bool {
+    today < last || (today == last && today_before > last)
+}
+
 /// The civil date and time the casino's clocks show at `time_ms` (ms since the Unix
 /// epoch); a moment beyond jiff's range (the end of the year 9999) is clamped to its end.
 pub fn local(config: &Config, time_ms: u64) -> jiff::civil::DateTime {
@@ -56,6 +65,18 @@ mod tests {
         assert_eq!(jornada_and_hour(&config, time_ms), ("2026-11-21".to_owned(), 5));
         // 09:00 UTC is 06:00 local: the jornada of the 22nd begins.
         assert_eq!(jornada_and_hour(&config, time_ms + 3_600_000), ("2026-11-22".to_owned(), 6));
+    }
+
+    /// The jornada settings change only forward: never into a jornada before the last booked,
+    /// and never back into the last one once it ended under the settings it was booked under.
+    #[test]
+    fn a_new_hour_never_reopens_an_ended_jornada() {
+        // Booked through D = 2026-11-21 under a start at 06:00; at 06:30 of the 22nd, D is over.
+        assert!(goes_back("2026-11-20", "2026-11-21", "2026-11-21"), "before the last booked");
+        assert!(goes_back("2026-11-21", "2026-11-22", "2026-11-21"), "a later start hour would reopen D");
+        assert!(!goes_back("2026-11-21", "2026-11-21", "2026-11-21"), "D still running under both: it goes on");
+        assert!(!goes_back("2026-11-22", "2026-11-22", "2026-11-21"), "the next jornada");
+        assert!(!goes_back("2026-11-22", "2026-11-21", "2026-11-21"), "an earlier start hour moves on");
     }
 
     #[test]

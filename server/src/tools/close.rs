@@ -511,12 +511,20 @@ pub async fn open(path: &Path, config: Config, data: &Path, mark: &Path, changed
         // Jornadas never go back: refused here, before anything is written (the genesis entry
         // is refused likewise when applied).
         let today = pozo_core::jornada::jornada_and_hour(&config, now_ms).0;
+        let today_before = pozo_core::jornada::jornada_and_hour(&carried, now_ms).0;
         let data = &statement.snapshot.data;
-        if let Some(last) = data.days.keys().chain(data.openings.keys()).max().filter(|last| today < **last) {
+        if let Some(last) = data
+            .days
+            .keys()
+            .chain(data.openings.keys())
+            .max()
+            .filter(|last| pozo_core::jornada::goes_back(&today, &today_before, last))
+        {
             anyhow::bail!(
                 "--open-from {}: under the time_zone and jornada_starts_hour given this moment is in jornada {today}, \
-                 before {last}, the last jornada the statement booked: jornadas never go back; open the new journal \
-                 once jornada {last} has begun under the new settings; nothing was written",
+                 and {last}, the last jornada the statement booked, is over or still to come: jornadas never go back \
+                 nor reopen; open the new journal once a jornada after {last} has begun under the new settings; \
+                 nothing was written",
                 path.display()
             );
         }
@@ -658,7 +666,7 @@ fn check_predecessor(statement: &Statement, directory: &Path, key: &JournalKey) 
     }
     // Nor, by a release before the series were numbered, any series record (3.7.3).
     if !statement.snapshot.data.series_numbered {
-        replayed_snapshot.data.without_series();
+        replayed_snapshot.data.as_an_earlier_release_kept();
     }
     if replayed_snapshot != statement.snapshot {
         return Err(format!("snapshot: not the state {at} replays to at entry {}", report.entries));

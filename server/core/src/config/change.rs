@@ -6,7 +6,7 @@
 
 use super::error::ConfigError;
 use super::layout::TableConfig;
-use super::validated::Config;
+use super::validated::{Config, stable_name};
 use pozo_engine::money::{Money, format_ars};
 use pozo_engine::rulebook::{PoolRules, PrizeValue};
 use pozo_engine::{PoolId, TableId};
@@ -98,13 +98,6 @@ impl Config {
             }
         }
     }
-}
-
-/// A file's stable name: its own name without the directories it was read from. The files
-/// in force keep it across a restart, a close and the opening of a new journal from the
-/// statement (`close` writes them under it): `config/iplyc.toml` is `iplyc.toml`.
-pub fn stable_name(name: &str) -> &str {
-    name.rsplit(['/', '\\']).next().filter(|base| !base.is_empty()).unwrap_or(name)
 }
 
 impl Config {

@@ -29,7 +29,7 @@ mod layout;
 mod validate;
 mod validated;
 
-pub use change::{CHANGED_FILES_MAX, Difference, Subject, stable_name};
+pub use change::{CHANGED_FILES_MAX, Difference, Subject};
 pub use edit::{EDITS_MAX, Edit, POOL_SETTINGS, PRIZE_SETTINGS};
 pub use error::ConfigError;
 pub use keys::{
@@ -37,6 +37,7 @@ pub use keys::{
 };
 pub use layout::{CONFIG_FILE_BYTES_MAX, LAYOUT_EMBEDDED, Layout, Salon, SalonConfig, TABLES_MAX, TableConfig};
 pub use validated::Config;
+pub use validated::stable_name;
 
 #[cfg(test)]
 mod tests {

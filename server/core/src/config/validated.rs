@@ -52,6 +52,20 @@ impl Config {
 
     /// Validates a configuration given as texts: the first is the layout.
     pub fn from_texts(texts: Vec<(String, String)>) -> Result<Config, ConfigError> {
+        // Files in force are named by their own name (docs/operations.md §8): two of one name
+        // could not be told apart by a change, nor across close → open.
+        for (index, (name, _)) in texts.iter().enumerate() {
+            let stable = stable_name(name);
+            if let Some((other, _)) = texts[..index].iter().find(|(other, _)| stable_name(other) == stable) {
+                return Err(ConfigError::Field {
+                    file: name.clone(),
+                    field: "file name".to_owned(),
+                    problem: format!(
+                        "`{other}` has the same name, `{stable}`: files in force are named by their own name (docs/operations.md §8); rename one"
+                    ),
+                });
+            }
+        }
         let (layout_name, layout_text) = texts.first().cloned().unwrap_or_default();
         let rulebooks = Rulebooks::parse_all(texts.iter().skip(1).map(|(name, text)| (name.as_str(), text.as_str())))?;
         let layout: Layout =
@@ -174,5 +188,28 @@ impl Config {
             Some(table) if table.id == id => Some(table),
             _ => self.layout.tables.iter().find(|table| table.id == id),
         }
+    }
+}
+
+/// A file's stable name: its own name without the directories it was read from. The files
+/// in force keep it across a restart, a close and the opening of a new journal from the
+/// statement (`close` writes them under it): `config/iplyc.toml` is `iplyc.toml`.
+pub fn stable_name(name: &str) -> &str {
+    name.rsplit(['/', '\\']).next().filter(|base| !base.is_empty()).unwrap_or(name)
+}
+
+#[cfg(test)]
+mod stable_name_tests {
+    use super::*;
+
+    /// Two files in force of one own name could not be told apart by `--file NAME=PATH` nor
+    /// across close → open: refused at load, naming both.
+    #[test]
+    fn two_files_of_one_name_are_refused() {
+        let mut texts = Config::embedded().texts.clone();
+        let (name, text) = texts[1].clone();
+        texts.push((format!("otra/{}", stable_name(&name)), text));
+        let error = Config::from_texts(texts).expect_err("refused").to_string();
+        assert!(error.contains(&name) && error.contains("same name"), "{error}");
     }
 }

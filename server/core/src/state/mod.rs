@@ -158,12 +158,16 @@ impl State {
             // A new time zone or start hour moves the jornadas from here on, never back over
             // one the predecessor booked (docs/operations.md §8).
             let today = jornada_and_hour(&self.config, self.now_ms).0;
+            let carried = Self::statement_config(statement);
+            let today_before = carried.map(|carried| jornada_and_hour(&carried, self.now_ms).0);
             let booked = snapshot.data.days.keys().chain(snapshot.data.openings.keys()).max();
-            if let Some(last) = booked.filter(|last| today < **last) {
+            if let Some(last) =
+                booked.filter(|last| crate::jornada::goes_back(&today, today_before.as_deref().unwrap_or(&today), last))
+            {
                 return Err(precondition(format!(
-                    "{field}: under this journal's time zone and start hour this moment is in jornada {today}, before \
-                     {last}, the last jornada the statement booked: jornadas never go back; open the new journal once \
-                     jornada {last} has begun under the new settings"
+                    "{field}: under this journal's time zone and start hour this moment is in jornada {today}, and \
+                     {last}, the last jornada the statement booked, is over or still to come: jornadas never go back \
+                     nor reopen; open the new journal once a jornada after {last} has begun under the new settings"
                 )));
             }
         }
@@ -180,13 +184,17 @@ impl State {
     /// `config_hash`) but for the layout's time zone and the hour its jornada starts: the one
     /// place they change, as the books are carried to a new journal (docs/operations.md §8).
     fn only_jornada_differs(&self, statement: &serde_json::Value, config_hash: &str) -> bool {
-        let files: Option<Vec<(String, String)>> =
-            statement.pointer("/statement/files").and_then(|files| serde_json::from_value(files.clone()).ok());
-        let Some(carried) = files.and_then(|files| Config::from_texts(files).ok()).filter(|carried| carried.hash == config_hash)
-        else {
+        let Some(carried) = Self::statement_config(statement).filter(|carried| carried.hash == config_hash) else {
             return false;
         };
         self.config.with_jornada_of(&carried).is_ok_and(|given| given.hash == carried.hash)
+    }
+
+    /// The configuration of the statement's files in force, when they read.
+    fn statement_config(statement: &serde_json::Value) -> Option<Config> {
+        let files: Option<Vec<(String, String)>> =
+            statement.pointer("/statement/files").and_then(|files| serde_json::from_value(files.clone()).ok());
+        files.and_then(|files| Config::from_texts(files).ok())
     }
 
     pub fn snapshot(&self) -> Snapshot {

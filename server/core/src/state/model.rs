@@ -618,16 +618,18 @@ impl Snapshot {
         }
         as_sheets_were_kept(&stored.data, &mut self.data);
         if !stored.data.series_numbered {
-            self.data.without_series();
+            self.data.as_an_earlier_release_kept();
         }
     }
 }
 
 impl Data {
-    /// This state as a release before the series were numbered kept it: no series records.
-    pub fn without_series(&mut self) {
+    /// This state as a release before the series were numbered kept it: no series records, and
+    /// none of what came with them (the tables a change retired, kept for their reports).
+    pub fn as_an_earlier_release_kept(&mut self) {
         self.series_numbered = false;
         self.series = Arc::default();
+        self.retired_tables = Default::default();
         for table in self.tables.values_mut() {
             for seat in &mut table.seats {
                 seat.series_id = None;
