@@ -664,9 +664,11 @@ fn check_predecessor(statement: &Statement, directory: &Path, key: &JournalKey) 
     if statement.snapshot.data.liability_openings.is_empty() {
         replayed_snapshot.data.liability_openings = Default::default();
     }
-    // Nor, by a release before the series were numbered, any series record (3.7.3).
+    // Nor, by a release before the series were numbered, any series record (3.7.3), and its
+    // openings as it booked them (`Snapshot::as_its_release_kept`).
     if !statement.snapshot.data.series_numbered {
         replayed_snapshot.data.as_an_earlier_release_kept();
+        replayed_snapshot.data.openings = statement.snapshot.data.openings.clone();
     }
     if replayed_snapshot != statement.snapshot {
         return Err(format!("snapshot: not the state {at} replays to at entry {}", report.entries));

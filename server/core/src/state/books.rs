@@ -236,6 +236,42 @@ mod tests {
         assert_eq!((both.opening_balance, both.closing_balance), (one.opening_balance, two.closing_balance));
     }
 
+    /// A journal opened from a closing statement carries the books: the jornada it opens in
+    /// keeps the opening its predecessor booked (the same jornada), or opens on the carried
+    /// pools (a later one) — never on the fresh pools' minimums with zero meters.
+    #[test]
+    fn a_journal_opened_from_a_statement_opens_its_jornada_on_the_carried_books() {
+        let config = Arc::new(Config::embedded());
+        let night = 1_795_305_600_000 + 23 * 3_600_000; // 2026-11-22 20:00, UTC-03:00
+        let mut old = State::new(Arc::clone(&config));
+        old.apply(&Command::genesis(&config, "", None, None), Context { sequence: 1, time_ms: night }).expect("genesis");
+        let ops = [
+            TableOp::OpenTable,
+            TableOp::SellCredits { seat: 2, credits: 5 },
+            TableOp::Press { seat: 2, credits: None },
+            TableOp::StartRound,
+            TableOp::FinishRound,
+        ];
+        for (index, op) in ops.into_iter().enumerate() {
+            let sequence = index as u64 + 1;
+            let command = Command::dealer("B1", sequence, format!("{sequence}"), op);
+            old.apply(&command, Context { sequence: sequence + 1, time_ms: night }).expect("applied");
+        }
+        let carried = old.data().openings["2026-11-22"].clone();
+        for (time_ms, jornada) in [(night + 3_600_000, "2026-11-22"), (night + 24 * 3_600_000, "2026-11-23")] {
+            let statement = serde_json::json!({ "statement": { "snapshot": old.snapshot() } });
+            let mut new = State::new(Arc::clone(&config));
+            let genesis = Command::genesis(&config, "", None, Some(Box::new(statement)));
+            new.apply(&genesis, Context { sequence: 1, time_ms }).expect("opened from the statement");
+            let expected = if jornada == "2026-11-22" { carried.clone() } else { Arc::new(figures(old.pools())) };
+            assert_eq!(new.data().openings[jornada], expected, "jornada {jornada}");
+            let books = new.reconciliation(jornada).expect("its books")["iplyc-blackjack"].clone();
+            assert!(books.ties(), "{books:?}");
+            let bets = if jornada == "2026-11-22" { 1 } else { 0 };
+            assert_eq!(books.bets, bets, "jornada {jornada}: only its own bets, not the whole history");
+        }
+    }
+
     /// A prize marked on night one and rejected by Venta-Pagos on night two, and a bet registered
     /// on night one refunded on night two: each night's tables tie to the pool's books, night
     /// one's PPPA and IPA kept where the forms put them (without the rejected prize and the

@@ -260,11 +260,12 @@ impl State {
         let sequence = context.sequence;
         self.now_ms = context.time_ms;
         // The first entry of a jornada opens its books: every pool's figures before it.
+        // A genesis's is what it leaves, as it moves no money: a journal opened from a closing
+        // statement opens on the carried books, or keeps the opening its predecessor booked.
         let jornada = jornada_and_hour(&self.config, context.time_ms).0;
-        let opening = (!self.data.openings.contains_key(&jornada)).then(|| books::figures(self.engine.pools()));
-        // And the liability as it opened; a genesis's is what it leaves, as it moves no money (a
-        // journal opened from a closing statement starts owing what its predecessor owed).
         let genesis = matches!(command, Command::Genesis { .. });
+        let opening = (!genesis && !self.data.openings.contains_key(&jornada)).then(|| books::figures(self.engine.pools()));
+        // And the liability as it opened, likewise.
         let owed = (!genesis && !self.data.liability_openings.contains_key(&jornada)).then(|| self.liability().sums);
         let applied = match command {
             Command::Genesis { config_hash, keys, build, opened_from, .. } => {
@@ -317,6 +318,8 @@ impl State {
             if self.data.sheets_from.is_none() {
                 self.data.sheets_from = Some(cmd::jornada_after(&jornada));
             }
+            let opening = opening
+                .or_else(|| (genesis && !self.data.openings.contains_key(&jornada)).then(|| books::figures(self.engine.pools())));
             if let Some(opening) = opening {
                 self.data.openings.insert(jornada, Arc::new(opening));
                 while self.data.openings.len() > JORNADAS_KEPT {

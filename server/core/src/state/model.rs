@@ -619,6 +619,9 @@ impl Snapshot {
         as_sheets_were_kept(&stored.data, &mut self.data);
         if !stored.data.series_numbered {
             self.data.as_an_earlier_release_kept();
+            // An earlier release opened a journal opened from a statement on the fresh pools'
+            // figures instead of the carried ones: its openings are taken as it kept them.
+            self.data.openings = stored.data.openings.clone();
         }
     }
 }
