@@ -658,18 +658,10 @@ fn check_predecessor(statement: &Statement, directory: &Path, key: &JournalKey) 
             named.entries, named.tip, report.entries, report.tip
         ));
     }
+    // A statement of an earlier release is compared as that release kept it, as `verify`
+    // compares a stored snapshot (`Snapshot::as_its_release_kept`).
     let mut replayed_snapshot = replayed.state.snapshot();
-    // A statement by a release that kept no liability at the jornadas' openings has none
-    // (`pozo_core::state::liability`): compared without it, as `verify` compares snapshots.
-    if statement.snapshot.data.liability_openings.is_empty() {
-        replayed_snapshot.data.liability_openings = Default::default();
-    }
-    // Nor, by a release before the series were numbered, any series record (3.7.3), and its
-    // openings as it booked them (`Snapshot::as_its_release_kept`).
-    if !statement.snapshot.data.series_numbered {
-        replayed_snapshot.data.as_an_earlier_release_kept();
-        replayed_snapshot.data.openings = statement.snapshot.data.openings.clone();
-    }
+    replayed_snapshot.as_its_release_kept(&statement.snapshot);
     if replayed_snapshot != statement.snapshot {
         return Err(format!("snapshot: not the state {at} replays to at entry {}", report.entries));
     }

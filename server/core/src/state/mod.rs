@@ -37,6 +37,7 @@ pub mod model;
 pub mod panel;
 pub mod proposal;
 pub mod refusal;
+pub mod snapshot;
 pub mod view;
 
 pub use command::{
@@ -44,11 +45,12 @@ pub use command::{
 };
 pub use model::{
     Bet, BuildRecord, Custody, CustodyKind, Data, EntryRange, GoldTurn, Grillos, Hit, LastWin, OrderStatus, PayoutOrder, Phase,
-    Seat, Series, SeriesAward, Snapshot, Table, TableAct, TableDay,
+    Seat, Series, SeriesAward, Table, TableAct, TableDay,
 };
 pub use panel::{AwardRecord, GoldTurnView, Light, PrizeEntry, SeatView, TableReply, TableState, TableView};
 pub use proposal::{Person, Proposal, ProposalStatus};
 pub use refusal::{Refusal, RefusalKind};
+pub use snapshot::Snapshot;
 pub use view::Applied;
 
 use refusal::{invalid, precondition};

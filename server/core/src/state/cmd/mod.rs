@@ -7,7 +7,8 @@
 //! `accept` (ACEPTAR), `finish` (FINALIZAR JUEGO), `void` (anular), `refund` (a box voided
 //! after play), `carry` (talla quemada), `last_round`, `gold` (the Grillo de Oro turn),
 //! `seat` (a seat closed to the progressive), `grillos` (the roulette anomalies of 3.7:
-//! an absent player, grillos not played, a series annulled), `custody` (the bank's custody).
+//! an absent player, grillos not played, a series annulled), `series` (the roulette series numbered
+//! and kept for 3.7.3), `custody` (the bank's custody).
 //! Every table command applied: `sheet` (what the closing sheet keeps of it: its journal
 //! entry, who opened and closed the table, the grillos held at the close).
 //! Venta-Pagos: `confirm` (with the office dispatch) and `reject`.
@@ -32,6 +33,7 @@ mod prize;
 mod refund;
 mod reject;
 mod seat;
+mod series;
 mod sheet;
 mod start;
 mod void;

@@ -36,12 +36,7 @@ impl State {
             seat.credits -= credits;
             seat.bet = Bet::Registered { contribution, registered_ms: time_ms, credits };
             seat.bronze = 3;
-            // A new series: what 3.7.3 could make the player give back starts here.
-            let series_id = self.sell_series(context, &day.0, table_id, seat_number);
             self.book_ipa(&day, table_id, contribution.bet, 1);
-            self.day_mut(&day.0, table_id).presses += 1;
-            let stake = if credits == 1 { String::new() } else { format!(", {credits} créditos") };
-            return Ok((format!("Apuesta a pozo registrada: posición {seat_number}{stake}, serie {series_id}"), Vec::new()));
         } else {
             let seat = self.table_mut(table_id).seat_mut(seat_number);
             seat.credits -= credits;
@@ -49,7 +44,12 @@ impl State {
         }
         self.day_mut(&day.0, table_id).presses += 1;
         let stake = if credits == 1 { String::new() } else { format!(", {credits} créditos") };
-        Ok((format!("Apuesta a pozo registrada: posición {seat_number}{stake}"), Vec::new()))
+        // A new series (3.1.3): what 3.7.3 could make the player give back starts here, named.
+        let series = match roulette {
+            true => format!(", serie {}", self.sell_series(context, &day.0, table_id, seat_number)),
+            false => String::new(),
+        };
+        Ok((format!("Apuesta a pozo registrada: posición {seat_number}{stake}{series}"), Vec::new()))
     }
 
     /// The checks of a press, before anything changes: an open seat at an open table in
