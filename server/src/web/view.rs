@@ -67,6 +67,7 @@ pub(super) fn game_name(game: pozo_engine::Game) -> &'static str {
         Game::PokerSinDescarte => "Póquer sin descarte",
         Game::Tripoker => "Tripóquer",
         Game::Veintiuno => "Veintiuno",
+        Game::ThreeCardPoker => "Three Card Poker",
     }
 }
 

@@ -133,11 +133,14 @@ pub enum Game {
     PokerSinDescarte,
     Tripoker,
     Veintiuno,
+    /// Three Card Poker of the Uruguay procedures (seed 003; docs/odds.md): three cards each, the
+    /// dealer qualifies with a queen or better; its progressive is a market one (docs/readings.md).
+    ThreeCardPoker,
 }
 
 impl Game {
     /// Every game, in the order the files list them.
-    pub const ALL: [Game; 9] = [
+    pub const ALL: [Game; 10] = [
         Game::RuletaAmericana,
         Game::Blackjack,
         Game::CentralPoker,
@@ -147,6 +150,7 @@ impl Game {
         Game::PokerSinDescarte,
         Game::Tripoker,
         Game::Veintiuno,
+        Game::ThreeCardPoker,
     ];
 
     /// The game's name in the layout and rulebook files.
@@ -161,6 +165,7 @@ impl Game {
             Game::PokerSinDescarte => "poker-sin-descarte",
             Game::Tripoker => "tripoker",
             Game::Veintiuno => "veintiuno",
+            Game::ThreeCardPoker => "three-card-poker",
         }
     }
 
