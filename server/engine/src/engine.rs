@@ -101,6 +101,20 @@ impl Engine {
                 format!("{pools} {} {are} missing from the new rulebooks: a pool is retired, never dropped", missing.join(", ")),
             ));
         }
+        // A level's money is never dropped: new rules keep every level a pool has (a level is
+        // added at the end; retiring one is the pool's retirement into another).
+        if let Some((id, had, has)) = self.pools.values().find_map(|pool| {
+            let rules = rulebooks.pool(pool.rules().id.as_str())?;
+            (rules.level_count() < pool.rules().level_count())
+                .then(|| (pool.rules().id.clone(), pool.rules().level_count(), rules.level_count()))
+        }) {
+            return Err(EngineError::invalid(
+                "rulebooks",
+                format!(
+                    "pool `{id}` has {had} levels and the new rulebooks {has}: a level's money is never dropped; retire the pool into another"
+                ),
+            ));
+        }
         let pools = rulebooks
             .pools()
             .map(|rules| {

@@ -43,11 +43,12 @@ pub use ids::{PoolId, PrizeCode, TableId};
 pub use money::__dec;
 pub use money::{Money, format_ars};
 pub use moves::{Retirement, Transfer};
-pub use pool::{Contribution, Meters, Pool, PoolState, Reversal};
+pub use pool::{Contribution, LevelContribution, LevelView, Meters, Pool, PoolState, Reversal};
 pub use reconcile::{PoolFigures, Reconciliation};
 pub use reject::{Rejection, Resettled};
 pub use rulebook::{
-    Game, Grillo, INSTANT_PRIZE, MinimumKind, Policy, PoolRules, Prize, PrizeValue, RulebookError, Rulebooks, SeatsMax, Shortfall,
+    Envy, EnvyScope, Game, Grillo, INSTANT_PRIZE, LevelRules, MinimumKind, Overflow, Policy, PoolRules, Prize, PrizeValue,
+    RulebookError, Rulebooks, SeatsMax, Shortfall,
 };
-pub use settle::{Award, BookedAward, Rank, RoundBook, RoundEffect, Seat, Settlement, Stage, Winner};
+pub use settle::{Award, BookedAward, Rank, RoundBook, RoundEffect, Seat, Settlement, Stage, Winner, envy_winners};
 pub use suggest::nearest;

@@ -78,19 +78,19 @@ impl Pool {
             return Err(EngineError::invalid("amount", "an adjustment of zero corrects nothing"));
         }
         check_amount("amount", amount.abs())?;
-        if self.balance() + amount < Money::ZERO {
+        if self.main_balance() + amount < Money::ZERO {
             return Err(EngineError::not_now(
                 "amount",
                 format!(
                     "{amount} would leave pool `{}` at {}: its main balance is {} and never goes negative",
                     self.rules().id,
-                    self.balance() + amount,
-                    self.balance()
+                    self.main_balance() + amount,
+                    self.main_balance()
                 ),
             ));
         }
         self.check_room("amount", amount)?;
-        let (balance, reserve) = (self.balance() + amount, self.reserve());
+        let (balance, reserve) = (self.main_balance() + amount, self.main_reserve());
         self.set_balances(balance, reserve);
         let meters = self.meters_mut();
         if amount > Money::ZERO {
@@ -107,10 +107,10 @@ impl Pool {
     /// main balance (the reserve is moved only by a retirement).
     pub(crate) fn check_transfer_out(&self, field: &str, amount: Money) -> Result<(), EngineError> {
         check_amount(field, amount)?;
-        if amount > self.balance() {
+        if amount > self.main_balance() {
             return Err(EngineError::not_now(
                 field,
-                format!("{amount} is more than the main balance of pool `{}`, {}", self.rules().id, self.balance()),
+                format!("{amount} is more than the main balance of pool `{}`, {}", self.rules().id, self.main_balance()),
             ));
         }
         Ok(())
@@ -118,7 +118,7 @@ impl Pool {
 
     /// Adding `amount` keeps the main balance within [`BALANCE_MAX`].
     pub(crate) fn check_room(&self, field: &str, amount: Money) -> Result<(), EngineError> {
-        let after = self.balance() + amount;
+        let after = self.main_balance() + amount;
         if after > BALANCE_MAX {
             return Err(EngineError::not_now(
                 field,
@@ -133,8 +133,8 @@ impl Pool {
 
     /// Takes a checked `amount` out of the main pool for another pool; the new balance.
     pub(crate) fn transfer_out(&mut self, amount: Money) -> Money {
-        debug_assert!(amount >= Money::ZERO && amount <= self.balance() && !self.is_retired());
-        let (balance, reserve) = (self.balance() - amount, self.reserve());
+        debug_assert!(amount >= Money::ZERO && amount <= self.main_balance() && !self.is_retired());
+        let (balance, reserve) = (self.main_balance() - amount, self.main_reserve());
         self.set_balances(balance, reserve);
         self.meters_mut().transfers_out += amount;
         self.assert_conservation();
@@ -144,7 +144,7 @@ impl Pool {
     /// Puts a checked `amount` from another pool into the main pool; the new balance.
     pub(crate) fn transfer_in(&mut self, amount: Money) -> Money {
         debug_assert!(amount >= Money::ZERO && !self.is_retired());
-        let (balance, reserve) = (self.balance() + amount, self.reserve());
+        let (balance, reserve) = (self.main_balance() + amount, self.main_reserve());
         self.set_balances(balance, reserve);
         self.meters_mut().transfers_in += amount;
         self.assert_conservation();
@@ -156,13 +156,20 @@ impl Pool {
     /// `transfers_out_of_reserve`.
     pub(crate) fn retire(&mut self) -> (Money, Money) {
         debug_assert!(!self.is_retired());
-        let (balance, reserve) = (self.balance(), self.reserve());
+        // A pool with levels empties every level: all of it goes to the other pool.
+        let (mut balance, mut reserve) = (Money::ZERO, Money::ZERO);
+        for level in self.further_levels_mut() {
+            let (main, set_aside) = level.retire();
+            balance += main;
+            reserve += set_aside;
+        }
+        let (main, set_aside) = (self.main_balance(), self.main_reserve());
         self.set_balances(Money::ZERO, Money::ZERO);
         let meters = self.meters_mut();
-        meters.transfers_out += balance + reserve;
-        meters.transfers_out_of_reserve += reserve;
+        meters.transfers_out += main + set_aside;
+        meters.transfers_out_of_reserve += set_aside;
         self.mark_retired();
         self.assert_conservation();
-        (balance, reserve)
+        (balance + main, reserve + set_aside)
     }
 }

@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use crate::error::EngineError;
 use crate::money::{BET_MAX, CENT, Money, is_multiple_of};
-use crate::rulebook::{PoolRules, Shortfall};
+use crate::rulebook::{Overflow, PoolRules, Shortfall};
 
 /// The meters a regulator reads off a progressive controller (docs/architecture.md, "What a progressive controller keeps"):
 /// everything that ever went into or out of the pool. They only ever grow.
@@ -102,6 +102,66 @@ pub struct Meters {
 }
 
 impl Meters {
+    /// These meters and `other`'s, added: a pool's meters over its levels.
+    pub fn add(&mut self, other: &Meters) {
+        let Meters {
+            bets,
+            bets_amount,
+            commission,
+            contributions,
+            reserve_contributions,
+            reversals,
+            reversed_amount,
+            reversed_commission,
+            reversed_contributions,
+            reversed_reserve_contributions,
+            replenishments,
+            reserve_transfers,
+            awards,
+            hits,
+            awards_returned,
+            rejections,
+            replenishments_withdrawn,
+            reserve_transfers_returned,
+            awards_reclaimed,
+            reclaims,
+            transfers_in,
+            transfers_out,
+            transfers_out_of_reserve,
+            adjustments_up,
+            adjustments_down,
+            adjustments,
+            resets,
+        } = other;
+        self.bets += bets;
+        self.bets_amount += *bets_amount;
+        self.commission += *commission;
+        self.contributions += *contributions;
+        self.reserve_contributions += *reserve_contributions;
+        self.reversals += reversals;
+        self.reversed_amount += *reversed_amount;
+        self.reversed_commission += *reversed_commission;
+        self.reversed_contributions += *reversed_contributions;
+        self.reversed_reserve_contributions += *reversed_reserve_contributions;
+        self.replenishments += *replenishments;
+        self.reserve_transfers += *reserve_transfers;
+        self.awards += *awards;
+        self.hits += hits;
+        self.awards_returned += *awards_returned;
+        self.rejections += rejections;
+        self.replenishments_withdrawn += *replenishments_withdrawn;
+        self.reserve_transfers_returned += *reserve_transfers_returned;
+        self.awards_reclaimed += *awards_reclaimed;
+        self.reclaims += reclaims;
+        self.transfers_in += *transfers_in;
+        self.transfers_out += *transfers_out;
+        self.transfers_out_of_reserve += *transfers_out_of_reserve;
+        self.adjustments_up += *adjustments_up;
+        self.adjustments_down += *adjustments_down;
+        self.adjustments += adjustments;
+        self.resets += resets;
+    }
+
     /// Registered side bets less those voided or refunded (4.3.2, 11.8.2).
     pub fn net_bets(&self) -> u64 {
         self.bets - self.reversals
@@ -144,16 +204,50 @@ impl Meters {
 }
 
 /// What one registered side bet did to the pool; reversing it undoes exactly this.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Contribution {
     pub bet: Money,
     pub commission: Money,
+    /// What went to the first level (the pool, in a pool of one level) and its reserve.
+    pub main: Money,
+    pub reserve: Money,
+    /// In a pool with levels, what went to each further level and its reserve, in the
+    /// rulebook's order (a cap's overflow included where it went); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub levels: Vec<LevelContribution>,
+}
+
+/// What a bet added to one further level of a pool with levels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LevelContribution {
     pub main: Money,
     pub reserve: Money,
 }
 
+impl Contribution {
+    /// What the bet added to every level and reserve: the bet less the commission.
+    pub fn fed(&self) -> Money {
+        self.main + self.reserve + self.levels.iter().map(|level| level.main + level.reserve).sum::<Money>()
+    }
+}
+
+/// One level of a pool as the signs and reports read it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelView {
+    /// Its name (`None` in a pool of one level).
+    pub name: Option<String>,
+    pub balance: Money,
+    pub reserve: Money,
+    /// What its meter shows: as its `minimum_kind` says.
+    pub displayed: Money,
+    pub reset: Money,
+    pub meters: Meters,
+    /// The level the house pays envy bonuses from: holds nothing, off the signs.
+    pub house: bool,
+}
+
 /// What reversing a bet did, including any replenishment it forced.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reversal {
     pub contribution: Contribution,
     pub replenishment: Money,
@@ -168,6 +262,10 @@ pub struct Pool {
     meters: Meters,
     /// Retired into another pool: no money moves in it any more (`moves.rs`).
     retired: bool,
+    /// In a pool with levels, levels 1 … each as a pool of one level under its own rules
+    /// ([`PoolRules::level_rules`]); this pool's own balances are the first level's. Empty in
+    /// a pool of one level. Every level conserves on its own.
+    levels: Vec<Pool>,
 }
 
 impl Pool {
@@ -184,7 +282,9 @@ impl Pool {
     pub fn with_balances(rules: Arc<PoolRules>, balance: Money, reserve: Money) -> Pool {
         assert!(balance >= Money::ZERO && reserve >= Money::ZERO, "opening balances are never negative");
         let meters = Meters { replenishments: balance + reserve, ..Meters::default() };
-        let pool = Pool { rules, balance, reserve, meters, retired: false };
+        // Each further level opens at its reset, contributed by the house like the first.
+        let levels = (1..rules.levels.len()).map(|index| Pool::open(Arc::new(rules.level_rules(index)))).collect();
+        let pool = Pool { rules, balance, reserve, meters, retired: false, levels };
         pool.assert_conservation();
         pool
     }
@@ -196,14 +296,45 @@ impl Pool {
     /// What a snapshot keeps of the pool: its balances, meters and whether it is
     /// retired. The rules come from the rulebooks at restore.
     pub fn state(&self) -> PoolState {
-        PoolState { balance: self.balance, reserve: self.reserve, meters: self.meters.clone(), retired: self.retired }
+        PoolState {
+            balance: self.balance,
+            reserve: self.reserve,
+            meters: self.meters.clone(),
+            retired: self.retired,
+            levels: self.levels.iter().map(Pool::state).collect(),
+        }
     }
 
     /// A pool as a snapshot kept it. Conservation is checked: a snapshot that does
     /// not balance is refused, and so is a retired pool still holding money (a
     /// retirement moves all of it, `moves.rs`).
     pub fn restore(rules: Arc<PoolRules>, state: PoolState) -> Result<Pool, EngineError> {
-        let pool = Pool { rules, balance: state.balance, reserve: state.reserve, meters: state.meters, retired: state.retired };
+        let further = rules.levels.len().saturating_sub(1);
+        if state.levels.len() != further {
+            return Err(EngineError::invalid(
+                "snapshot",
+                format!(
+                    "pool `{}` has {} levels in the snapshot and {} in its rules; the snapshot is of other rules",
+                    rules.id,
+                    state.levels.len() + 1,
+                    further + 1
+                ),
+            ));
+        }
+        let levels = state
+            .levels
+            .into_iter()
+            .enumerate()
+            .map(|(index, level)| Pool::restore(Arc::new(rules.level_rules(index + 1)), level))
+            .collect::<Result<Vec<Pool>, EngineError>>()?;
+        let pool = Pool {
+            rules,
+            balance: state.balance,
+            reserve: state.reserve,
+            meters: state.meters,
+            retired: state.retired,
+            levels: Vec::new(),
+        };
         let difference = pool.conservation_difference();
         if !difference.is_zero() || pool.balance < Money::ZERO || pool.reserve < Money::ZERO {
             return Err(EngineError::invalid(
@@ -220,14 +351,25 @@ impl Pool {
                 ),
             ));
         }
-        Ok(pool)
+        Ok(Pool { levels, ..pool })
     }
 
     /// The same pool, balances, meters and retirement, under other rules: the rules of a
-    /// live pool changed (`Engine::with_rulebooks`). Nothing moves.
+    /// live pool changed (`Engine::with_rulebooks`). Nothing moves; a level the new rules
+    /// add opens at its reset, contributed by the house (the caller refuses rules with fewer
+    /// levels: a level's money is never dropped).
     pub(crate) fn with_rules(&self, rules: Arc<PoolRules>) -> Pool {
         debug_assert_eq!(rules.id, self.rules.id, "a pool keeps its id under new rules");
-        let pool = Pool { rules, ..self.clone() };
+        let levels = (1..rules.levels.len())
+            .map(|index| {
+                let level_rules = Arc::new(rules.level_rules(index));
+                match self.levels.get(index - 1) {
+                    Some(level) => Pool { rules: level_rules, ..level.clone() },
+                    None => Pool::open(level_rules),
+                }
+            })
+            .collect();
+        let pool = Pool { rules, levels, ..self.clone() };
         pool.assert_conservation();
         pool
     }
@@ -258,14 +400,52 @@ impl Pool {
         Arc::clone(&self.rules)
     }
 
-    /// The main pool's balance, with every fraction the contributions left.
+    /// The main pool's balance, with every fraction the contributions left; in a pool with
+    /// levels, every level's.
     pub fn balance(&self) -> Money {
+        self.balance + self.levels.iter().map(Pool::balance).sum::<Money>()
+    }
+
+    /// The reserve pool's balance (zero where the rulebook has none); in a pool with levels,
+    /// every level's reserve.
+    pub fn reserve(&self) -> Money {
+        self.reserve + self.levels.iter().map(Pool::reserve).sum::<Money>()
+    }
+
+    /// The first level's balance: the pool's, in a pool of one level.
+    pub(crate) fn main_balance(&self) -> Money {
         self.balance
     }
 
-    /// The reserve pool's balance (zero where the rulebook has none).
-    pub fn reserve(&self) -> Money {
+    /// The first level's reserve.
+    pub(crate) fn main_reserve(&self) -> Money {
         self.reserve
+    }
+
+    /// Each level as the signs and reports read it, first level first; one in a pool of one level.
+    pub fn levels(&self) -> Vec<LevelView> {
+        std::iter::once(self)
+            .chain(&self.levels)
+            .enumerate()
+            .map(|(index, level)| LevelView {
+                name: self.rules.level_name(index).map(str::to_owned),
+                balance: level.balance,
+                reserve: level.reserve,
+                displayed: if self.retired { Money::ZERO } else { level.rules.displayed_for(level.balance) },
+                reset: level.rules.minimum,
+                meters: level.meters.clone(),
+                house: self.rules.levels.get(index).is_some_and(|rules| rules.house),
+            })
+            .collect()
+    }
+
+    /// What the pool owes its players: each level's balance above its reset and each reserve
+    /// (money contributed and not yet won).
+    pub fn owed(&self) -> Money {
+        std::iter::once(self)
+            .chain(&self.levels)
+            .map(|level| (level.balance - level.rules.minimum).max(Money::ZERO) + level.reserve)
+            .sum()
     }
 
     /// The amount on the cartel luminoso and the most any award can be (3.5.1): as the
@@ -282,20 +462,30 @@ impl Pool {
         self.rules.displayed_for(self.balance)
     }
 
-    pub fn meters(&self) -> &Meters {
-        &self.meters
+    /// The pool's meters; in a pool with levels, every level's added.
+    pub fn meters(&self) -> Meters {
+        let mut meters = self.meters.clone();
+        for level in &self.levels {
+            meters.add(&level.meters);
+        }
+        meters
     }
 
     /// How far the books are from conservation; zero when they balance (the identity
-    /// at the head of this file).
+    /// at the head of this file). In a pool with levels, the first level's and each
+    /// further level's differences (each level conserves on its own).
     pub fn conservation_difference(&self) -> Money {
         let m = &self.meters;
         let money_in = m.net_contributions() + m.net_replenishments() + m.transfers_in + m.adjustments_up;
         let money_held_or_out = self.balance + self.reserve + m.net_awards() + m.transfers_out + m.adjustments_down;
-        money_in - money_held_or_out
+        let own = money_in - money_held_or_out;
+        own + self.levels.iter().map(Pool::conservation_difference).sum::<Money>()
     }
 
     pub(crate) fn assert_conservation(&self) {
+        for level in &self.levels {
+            level.assert_conservation();
+        }
         let difference = self.conservation_difference();
         assert!(difference.is_zero(), "conservation broken in pool `{}` by {difference}: {self:?}", self.rules.id);
     }
@@ -304,15 +494,56 @@ impl Pool {
     /// 11.2.3, 15.2.4); in AJ the commission, main and reserve shares (2.5.6.3).
     /// Fractions are kept: 65% of 2.50 is 1.625.
     pub fn contribution_of(&self, bet: Money) -> Contribution {
-        Contribution {
+        let mut contribution = Contribution {
             bet,
             commission: bet * self.rules.commission_rate,
             main: bet * self.rules.contribution_rate,
             reserve: bet * self.rules.reserve_rate,
+            levels: self
+                .levels
+                .iter()
+                .map(|level| LevelContribution {
+                    main: bet * level.rules.contribution_rate,
+                    reserve: bet * level.rules.reserve_rate,
+                })
+                .collect(),
+        };
+        self.overflow(&mut contribution);
+        contribution
+    }
+
+    /// A capped level's share above its cap goes where the rulebook says: another level, or
+    /// the capped level's reserve (docs/readings.md, "Levels"). Followed level by level until
+    /// nothing is over its cap (an overflow never goes round in a circle: the rulebook is
+    /// checked for it), so the bet's split still adds to what it fed.
+    fn overflow(&self, contribution: &mut Contribution) {
+        let levels = self.rules.levels.len();
+        for _ in 0..levels {
+            let mut moved = false;
+            for index in 0..levels {
+                let Some((cap, to)) = self.rules.levels[index].cap else { continue };
+                let balance = if index == 0 { self.balance } else { self.levels[index - 1].balance };
+                let share = if index == 0 { contribution.main } else { contribution.levels[index - 1].main };
+                let over = (balance + share - cap).max(Money::ZERO).min(share);
+                if over.is_zero() {
+                    continue;
+                }
+                moved = true;
+                *level_share(contribution, index) -= over;
+                match to {
+                    Overflow::Level(other) => *level_share(contribution, other) += over,
+                    Overflow::Reserve if index == 0 => contribution.reserve += over,
+                    Overflow::Reserve => contribution.levels[index - 1].reserve += over,
+                }
+            }
+            if !moved {
+                break;
+            }
         }
     }
 
-    /// Registers one side bet and adds its contribution (3.2.1, 11.2.3, 15.2.4).
+    /// Registers one side bet and adds its contribution (3.2.1, 11.2.3, 15.2.4); in a pool
+    /// with levels, each level's share and reserve share.
     pub fn register_bet(&mut self, bet: Money) -> Result<Contribution, EngineError> {
         self.check_not_retired("pool")?;
         check_bet("bet", bet)?;
@@ -326,8 +557,45 @@ impl Pool {
         m.commission += contribution.commission;
         m.contributions += contribution.main;
         m.reserve_contributions += contribution.reserve;
+        for (level, share) in self.levels.iter_mut().zip(&contribution.levels) {
+            level.balance += share.main;
+            level.reserve += share.reserve;
+            level.meters.contributions += share.main;
+            level.meters.reserve_contributions += share.reserve;
+        }
         self.assert_conservation();
         Ok(contribution)
+    }
+
+    /// A contribution this pool could have made for its bet: the commission the rules take,
+    /// one share per level, nothing negative, and every centavo of the bet accounted. In a
+    /// pool with caps the split depends on the meters when the bet was registered, so it is
+    /// checked by its sums, not recomputed.
+    fn check_contribution(&self, contribution: &Contribution) -> Result<(), EngineError> {
+        if self.levels.is_empty() {
+            if *contribution != self.contribution_of(contribution.bet) {
+                return Err(EngineError::invalid(
+                    "contribution",
+                    "does not match what a bet of that amount contributes to this pool (4.3.2 reverses the recorded contribution)",
+                ));
+            }
+            return Ok(());
+        }
+        let parts = std::iter::once(contribution.main)
+            .chain(std::iter::once(contribution.reserve))
+            .chain(contribution.levels.iter().flat_map(|level| [level.main, level.reserve]));
+        let whole = contribution.commission + contribution.fed();
+        if contribution.levels.len() != self.levels.len()
+            || contribution.commission != contribution.bet * self.rules.commission_rate
+            || whole != contribution.bet
+            || parts.into_iter().any(|part| part < Money::ZERO)
+        {
+            return Err(EngineError::invalid(
+                "contribution",
+                "does not match what a bet of that amount contributes to this pool's levels (4.3.2 reverses the recorded contribution)",
+            ));
+        }
+        Ok(())
     }
 
     /// Reverses a registered bet that was voided or refunded (Anular, 4.3.2;
@@ -337,12 +605,7 @@ impl Pool {
     pub fn reverse_bet(&mut self, contribution: Contribution) -> Result<Reversal, EngineError> {
         self.check_not_retired("pool")?;
         check_bet("contribution.bet", contribution.bet)?;
-        if contribution != self.contribution_of(contribution.bet) {
-            return Err(EngineError::invalid(
-                "contribution",
-                "does not match what a bet of that amount contributes to this pool (4.3.2 reverses the recorded contribution)",
-            ));
-        }
+        self.check_contribution(&contribution)?;
         let m = &self.meters;
         if m.reversals >= m.bets || m.reversed_amount + contribution.bet > m.bets_amount {
             return Err(EngineError::not_now("contribution.bet", "more would be reversed than was ever registered"));
@@ -365,8 +628,32 @@ impl Pool {
         m.reversed_contributions += contribution.main;
         m.reversed_reserve_contributions += contribution.reserve;
         m.replenishments += replenishment;
+        for (level, share) in self.levels.iter_mut().zip(&contribution.levels) {
+            replenishment += level.take_back(*share);
+        }
         self.assert_conservation();
         Ok(Reversal { contribution, replenishment })
+    }
+
+    /// A further level gives back what a reversed bet added to it; the house covers what a
+    /// prize already paid out of it, so nothing goes negative. What the house put in.
+    fn take_back(&mut self, share: LevelContribution) -> Money {
+        self.balance -= share.main;
+        self.reserve -= share.reserve;
+        let mut replenishment = Money::ZERO;
+        if self.balance < Money::ZERO {
+            replenishment += -self.balance;
+            self.balance = Money::ZERO;
+        }
+        if self.reserve < Money::ZERO {
+            replenishment += -self.reserve;
+            self.reserve = Money::ZERO;
+        }
+        let m = &mut self.meters;
+        m.reversed_contributions += share.main;
+        m.reversed_reserve_contributions += share.reserve;
+        m.replenishments += replenishment;
+        replenishment
     }
 
     /// Puts back an award already paid that its winner returned (3.7.3: the series was
@@ -405,7 +692,22 @@ impl Pool {
     /// A scratch pool holding `balance` and `reserve` under the same rules, with no
     /// history: what a round would do is replayed on it (a rejection re-settles).
     pub(crate) fn scratch(&self, balance: Money, reserve: Money) -> Pool {
-        Pool { rules: Arc::clone(&self.rules), balance, reserve, meters: Meters::default(), retired: false }
+        Pool { rules: Arc::clone(&self.rules), balance, reserve, meters: Meters::default(), retired: false, levels: Vec::new() }
+    }
+
+    /// Level `index` of the pool: the pool itself for the first, a further level otherwise.
+    pub(crate) fn level_mut(&mut self, index: usize) -> &mut Pool {
+        if index == 0 { self } else { &mut self.levels[index - 1] }
+    }
+
+    /// How many further levels (besides the first) the pool keeps.
+    pub(crate) fn further_levels(&self) -> usize {
+        self.levels.len()
+    }
+
+    /// The further levels, mutable (`moves.rs`: a retirement empties them all).
+    pub(crate) fn further_levels_mut(&mut self) -> &mut [Pool] {
+        &mut self.levels
     }
 
     pub(crate) fn meters_mut(&mut self) -> &mut Meters {
@@ -441,6 +743,11 @@ impl Pool {
     }
 }
 
+/// The share of level `index` in a contribution: the first level's `main`, or a further level's.
+fn level_share(contribution: &mut Contribution, index: usize) -> &mut Money {
+    if index == 0 { &mut contribution.main } else { &mut contribution.levels[index - 1].main }
+}
+
 /// A pool's balances and meters, as a snapshot keeps them.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PoolState {
@@ -451,6 +758,10 @@ pub struct PoolState {
     /// which had no retirement.
     #[serde(default)]
     pub retired: bool,
+    /// A pool with levels: levels 1 … (the pool's own fields are the first level's); absent
+    /// in a pool of one level, so its snapshot reads as an earlier release's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub levels: Vec<PoolState>,
 }
 
 /// Where money added to the main pool came from.

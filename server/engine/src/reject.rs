@@ -70,6 +70,33 @@ impl Pool {
         code: &str,
         pending: impl Fn(Seat, &str) -> bool,
     ) -> Result<Rejection, EngineError> {
+        if self.further_levels() > 0 {
+            // A pool with levels: the award is undone in the level that paid it, from that
+            // level's book; the round's other levels are untouched (each prorated alone).
+            let Some(level_book) = book.level_book_mut(seat, code) else {
+                return Err(EngineError::invalid("award", format!("seat {seat} has no `{code}` award in this round")));
+            };
+            let level = level_book.level;
+            if level > self.further_levels() {
+                return Err(EngineError::invalid("award", format!("the round's level {level} is not a level of this pool")));
+            }
+            let more = std::mem::take(&mut level_book.more);
+            let rejection = self.level_mut(level).reject_in_level(level_book, seat, code, pending);
+            level_book.more = more;
+            self.assert_conservation();
+            return rejection;
+        }
+        self.reject_in_level(book, seat, code, pending)
+    }
+
+    /// [`Pool::reject_award`] in one level, whose book `book` is.
+    fn reject_in_level(
+        &mut self,
+        book: &mut RoundBook,
+        seat: Seat,
+        code: &str,
+        pending: impl Fn(Seat, &str) -> bool,
+    ) -> Result<Rejection, EngineError> {
         let index = self.award_to_reject(book, seat, code)?;
         let returned = book.awards[index].award;
         let counterfactual = self.without_rejected(book, index);
@@ -173,8 +200,8 @@ impl Pool {
     /// How the live pool moves: by the difference between the round as it was (`before`)
     /// and as it is (`after`).
     fn live_difference(&self, before: RoundEffect, after: RoundEffect) -> Moved {
-        let mut balance = self.balance() + after.balance_after - before.balance_after;
-        let mut reserve = self.reserve() + after.reserve_after - before.reserve_after;
+        let mut balance = self.main_balance() + after.balance_after - before.balance_after;
+        let mut reserve = self.main_reserve() + after.reserve_after - before.reserve_after;
         let mut house_in = after.from_house - before.from_house;
         let mut reserve_in = after.from_reserve - before.from_reserve;
         // Later prizes may have spent what would go back: the main pool keeps what
@@ -243,8 +270,8 @@ impl Pool {
             }
         }
         RoundEffect {
-            balance_after: scratch.balance(),
-            reserve_after: scratch.reserve(),
+            balance_after: scratch.main_balance(),
+            reserve_after: scratch.main_reserve(),
             from_house: funding.from_house,
             from_reserve: funding.from_reserve,
         }

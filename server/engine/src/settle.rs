@@ -279,7 +279,7 @@ struct Outcome {
 pub(crate) fn settle(pool: &mut Pool, winners: &[Winner]) -> Settlement {
     let rules = pool.shared_rules();
     let displayed = pool.displayed();
-    let (balance_before, reserve_before) = (pool.balance(), pool.reserve());
+    let (balance_before, reserve_before) = (pool.main_balance(), pool.main_reserve());
     let (entries, superseded) = paid_and_superseded(&rules, winners);
     let paid_winners: Vec<Winner> = entries.iter().map(|entry| entry.winner.clone()).collect();
 
@@ -296,6 +296,8 @@ pub(crate) fn settle(pool: &mut Pool, winners: &[Winner]) -> Settlement {
     for group in groups {
         let stage_displayed = pool.displayed();
         let outcome = match rules.policy {
+            // The house's level: every award in full, the house's money (docs/readings.md, "Levels").
+            _ if rules.pays_in_full => in_full(&rules, &group),
             Policy::IplycFactor | Policy::IplycGoldFirst => iplyc_factor(&rules, &group, stage_displayed),
             Policy::AjOrdered => ordered(&rules, &group, stage_displayed, Ordering::AJ),
             Policy::AndaluciaOrdered => ordered(&rules, &group, stage_displayed, Ordering::ANDALUCIA),
@@ -317,8 +319,8 @@ pub(crate) fn settle(pool: &mut Pool, winners: &[Winner]) -> Settlement {
         superseded,
         replenishment: funding.from_house,
         reserve_used: funding.from_reserve,
-        balance_after: pool.balance(),
-        reserve_after: pool.reserve(),
+        balance_after: pool.main_balance(),
+        reserve_after: pool.main_reserve(),
         displayed_after: pool.displayed(),
         full_pool_paid,
         stages,
@@ -332,11 +334,13 @@ pub(crate) fn settle(pool: &mut Pool, winners: &[Winner]) -> Settlement {
                 .map(|award| BookedAward { seat: award.seat, code: award.code.clone(), award: award.award, rejected: false })
                 .collect(),
             effect: RoundEffect {
-                balance_after: pool.balance(),
-                reserve_after: pool.reserve(),
+                balance_after: pool.main_balance(),
+                reserve_after: pool.main_reserve(),
                 from_house: funding.from_house,
                 from_reserve: funding.from_reserve,
             },
+            level: 0,
+            more: Vec::new(),
         },
         awards,
     }
@@ -415,6 +419,22 @@ fn prorate(unlimited: &[Money], available: Money, unit: Money) -> (Vec<Money>, O
     // digits, the product of the two exact amounts is not.
     let awards = unlimited.iter().map(|value| floor_div(available.decimal() * value.decimal(), total.decimal(), unit)).collect();
     (awards, Some(factor))
+}
+
+/// The house pays each award in full, rounded down to the unit: no meter, no factor.
+fn in_full(rules: &PoolRules, entries: &[Entry<'_>]) -> Outcome {
+    Outcome {
+        awards: entries
+            .iter()
+            .map(|entry| {
+                let value = unlimited_value(entry, Money::ZERO);
+                entry.award(value, floor_to_unit(value, rules.payout_unit))
+            })
+            .collect(),
+        factor: None,
+        floor_topup: Money::ZERO,
+        full_pool: false,
+    }
 }
 
 /// IPLyC 3.6 / 11.7 / 15.9: one factor for the whole round.
@@ -590,6 +610,17 @@ pub struct RoundBook {
     pub awards: Vec<BookedAward>,
     /// What the round, as it stands now, did to the pool.
     pub effect: RoundEffect,
+    /// The level these awards were paid from (a pool with levels prorates per level); 0, and
+    /// absent from the record, in a pool of one level.
+    #[serde(default, skip_serializing_if = "is_first_level")]
+    pub level: usize,
+    /// The same round's awards from the pool's other levels, each its own book.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more: Vec<RoundBook>,
+}
+
+fn is_first_level(level: &usize) -> bool {
+    *level == 0
 }
 
 /// One award of a booked round.
@@ -614,9 +645,25 @@ pub struct RoundEffect {
 }
 
 impl RoundBook {
-    /// The award of `seat` and `code` in this round.
+    /// The award of `seat` and `code` in this round, from whichever level paid it.
     pub fn award(&self, seat: Seat, code: &str) -> Option<&BookedAward> {
-        self.awards.iter().find(|award| award.seat == seat && award.code == code)
+        self.awards
+            .iter()
+            .find(|award| award.seat == seat && award.code == code)
+            .or_else(|| self.more.iter().find_map(|book| book.award(seat, code)))
+    }
+
+    /// Every award of the round, every level's.
+    pub fn all_awards(&self) -> impl Iterator<Item = &BookedAward> {
+        self.awards.iter().chain(self.more.iter().flat_map(|book| book.awards.iter()))
+    }
+
+    /// The book of the level that paid `seat` `code`, mutable.
+    pub(crate) fn level_book_mut(&mut self, seat: Seat, code: &str) -> Option<&mut RoundBook> {
+        if self.awards.iter().any(|award| award.seat == seat && award.code == code) {
+            return Some(self);
+        }
+        self.more.iter_mut().find(|book| book.awards.iter().any(|award| award.seat == seat && award.code == code))
     }
 }
 
@@ -628,9 +675,48 @@ impl Pool {
     pub fn settle_round(&mut self, winners: &[Winner]) -> Result<Settlement, EngineError> {
         self.check_not_retired("pool")?;
         validate(self.rules(), winners)?;
-        let settlement = settle(self, winners);
+        if self.further_levels() == 0 {
+            let settlement = settle(self, winners);
+            self.assert_conservation();
+            return Ok(settlement);
+        }
+        // A pool with levels: each level pays its own winners from its own meter, prorated
+        // among them alone (docs/readings.md, "Levels"); the round is one settlement of them all.
+        let rules = self.shared_rules();
+        let mut parts: Vec<Settlement> = Vec::new();
+        for level in 0..=self.further_levels() {
+            let group: Vec<Winner> = winners.iter().filter(|winner| rules.level_of(&winner.code) == level).cloned().collect();
+            if group.is_empty() {
+                continue;
+            }
+            let mut part = settle(self.level_mut(level), &group);
+            part.book.level = level;
+            parts.push(part);
+        }
         self.assert_conservation();
-        Ok(settlement)
+        Ok(self.joined(parts))
+    }
+
+    /// The settlements of one round's levels as one: the awards in the order paid (level by
+    /// level), what the house and the reserves put in, the first level's sign; the book of
+    /// the first level paid, the others' books in it.
+    fn joined(&self, parts: Vec<Settlement>) -> Settlement {
+        let mut parts = parts.into_iter();
+        let mut joined = parts.next().expect("a validated round has a winner, so a level to pay");
+        for part in parts {
+            joined.factor = joined.factor.or(part.factor);
+            joined.awards.extend(part.awards);
+            joined.superseded.extend(part.superseded);
+            joined.replenishment += part.replenishment;
+            joined.reserve_used += part.reserve_used;
+            joined.full_pool_paid |= part.full_pool_paid;
+            joined.stages.extend(part.stages);
+            joined.book.more.push(part.book);
+        }
+        joined.balance_after = self.main_balance();
+        joined.reserve_after = self.main_reserve();
+        joined.displayed_after = self.displayed();
+        joined
     }
 
     /// What [`Pool::settle_round`] would pay, without paying it.
@@ -671,6 +757,25 @@ impl fmt::Display for Winner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "seat {} {}", self.seat, self.code)
     }
+}
+
+/// The envy awards a round's winners give (docs/readings.md, "The envy bonus"): for each
+/// winner whose hand has an envy bonus, every *other* seat in `in_force` (the seats with a
+/// side bet in force in the same round at the table, with their bets) wins the bonus's own
+/// code, once per seat and code however many hands gave it. Added to the winners, the round
+/// settles them like any other award, each from the level (or the house) that pays it.
+pub fn envy_winners(rules: &PoolRules, winners: &[Winner], in_force: &[(Seat, Money)]) -> Vec<Winner> {
+    let mut envy: Vec<Winner> = Vec::new();
+    for winner in winners {
+        let Some(bonus) = rules.prize(&winner.code).and_then(|prize| prize.envy.as_ref()) else { continue };
+        for (seat, bet) in in_force {
+            let given = envy.iter().any(|other| other.seat == *seat && other.code == bonus.code);
+            if *seat != winner.seat && !given {
+                envy.push(Winner { seat: *seat, code: bonus.code.clone(), bet: Some(*bet), high: None });
+            }
+        }
+    }
+    envy
 }
 
 /// Checks a bet given as text (the award calculator, the wire).

@@ -183,7 +183,7 @@ fn a_retired_pool_refuses_every_money_operation() {
     assert_refused(&mut engine, "to", retired, |engine| engine.retire("and-bolsa", "aj-poker").map(drop));
     let pool = engine.pool("aj-poker").unwrap();
     assert!(pool.preview_round(std::slice::from_ref(&poker)).is_err(), "a retired pool previews no round");
-    assert_eq!(pool.meters(), &meters, "the meters stay, frozen, readable");
+    assert_eq!(pool.meters(), meters, "the meters stay, frozen, readable");
     assert_eq!(engine.displayed("aj-poker").unwrap(), Money::ZERO, "off the signs");
     assert_conserved(&engine);
 }

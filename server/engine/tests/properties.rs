@@ -137,7 +137,7 @@ fn play(
         let outcome = match step {
             Step::Bet(bet) => {
                 let contribution = pool.register_bet(*bet).map_err(refused_valid)?;
-                reversible.push(contribution);
+                reversible.push(contribution.clone());
                 Outcome::Registered(contribution)
             }
             Step::Reverse(index) => {
@@ -688,10 +688,10 @@ fn meters_never_decrease() {
     // Proves: every meter only grows: bets, contributions, reversals, replenishments, awards, hits, resets (§10).
     check_every_pool(|step| {
         let (before, after) = (step.before.meters(), step.after.meters());
-        for ((name, was), (_, is)) in money_meters(before).into_iter().zip(money_meters(after)) {
+        for ((name, was), (_, is)) in money_meters(&before).into_iter().zip(money_meters(&after)) {
             prop_assert!(is >= was, "meter {} went down from {} to {}", name, was, is);
         }
-        for ((name, was), (_, is)) in count_meters(before).into_iter().zip(count_meters(after)) {
+        for ((name, was), (_, is)) in count_meters(&before).into_iter().zip(count_meters(&after)) {
             prop_assert!(is >= was, "meter {} went down from {} to {}", name, was, is);
         }
         Ok(())
@@ -734,7 +734,7 @@ fn each_step_moves_exactly_what_it_reports() {
                 prop_assert_eq!(is.replenishments, step.rules.minimum);
             }
             Outcome::Registered(contribution) => {
-                prop_assert_eq!(*contribution, before.contribution_of(contribution.bet));
+                prop_assert_eq!(contribution, &before.contribution_of(contribution.bet));
                 prop_assert_eq!(after.balance(), before.balance() + contribution.main);
                 prop_assert_eq!(after.reserve(), before.reserve() + contribution.reserve);
                 prop_assert_eq!(is.bets, was.bets + 1);
@@ -744,7 +744,7 @@ fn each_step_moves_exactly_what_it_reports() {
                 );
             }
             Outcome::Reversed(reversal) => {
-                let contribution = reversal.contribution;
+                let contribution = &reversal.contribution;
                 prop_assert_eq!(
                     after.balance() + after.reserve(),
                     before.balance() + before.reserve() - contribution.main - contribution.reserve + reversal.replenishment
@@ -884,8 +884,8 @@ fn play_on_engine(
     let answered = match step {
         Step::Bet(bet) => {
             let answer = engine.register_bet(pool, *bet);
-            if let Ok(contribution) = answer {
-                played.reversible.push((pool.clone(), contribution));
+            if let Ok(contribution) = &answer {
+                played.reversible.push((pool.clone(), contribution.clone()));
             }
             (answer.map(drop), retired(engine, pool))
         }
@@ -970,7 +970,7 @@ fn engine_totals_balance_across_pools() {
                 }
             }
             for (id, meters) in &played.frozen {
-                prop_assert_eq!(engine.pool(id).expect("a pool of the engine").meters(), meters, "retired `{}` moved", id);
+                prop_assert_eq!(&engine.pool(id).expect("a pool of the engine").meters(), meters, "retired `{}` moved", id);
             }
             check_totals(&engine)?;
         }

@@ -45,8 +45,11 @@ impl PoolOwed {
     /// The pool's part. Prizes are paid from the players' money first: a balance under the
     /// minimum is all seed, and the house completes it for the next prize (3.2.2, 11.2.2, 15.2.3).
     pub fn of(pool: &Pool) -> PoolOwed {
-        let (balance, reserve, minimum) = (pool.balance(), pool.reserve(), pool.rules().minimum);
-        let seed = balance.min(minimum).max(Money::ZERO);
+        // A pool with levels: each level's seed is its balance up to its reset.
+        let levels = pool.levels();
+        let (balance, reserve) = (pool.balance(), pool.reserve());
+        let minimum: Money = levels.iter().map(|level| level.reset).sum();
+        let seed: Money = levels.iter().map(|level| level.balance.min(level.reset).max(Money::ZERO)).sum();
         PoolOwed {
             pool: pool.rules().id.clone(),
             balance,

@@ -533,7 +533,7 @@ pub(in crate::state) fn winners_of(table: &Table, entries: &[PrizeEntry], side_b
     entries
         .iter()
         .map(|entry| {
-            let bet = match table.seats.get(entry.seat as usize - 1).map(|seat| seat.bet) {
+            let bet = match table.seats.get(entry.seat as usize - 1).map(|seat| &seat.bet) {
                 Some(Bet::Registered { contribution, .. }) => contribution.bet,
                 _ => side_bet,
             };

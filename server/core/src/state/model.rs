@@ -31,7 +31,7 @@ pub enum Phase {
 }
 
 /// A seat's side bet in the current round.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum Bet {
     None,

@@ -303,6 +303,62 @@ pub struct Grant {
     pub count: u32,
 }
 
+/// Where a capped level's share goes once its meter reaches the cap (docs/readings.md, "Levels").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Overflow {
+    /// To another level of the pool, by index.
+    Level(usize),
+    /// To the capped level's own reserve, which funds its next reset.
+    Reserve,
+}
+
+/// One level (tier) of a pool with levels: Mini, Minor, Major, Grand … (docs/readings.md,
+/// "Levels"). A pool of the regulations has none written: it is a pool of one level, the
+/// pool's own `minimum`, `minimum_kind`, `contribution_rate` and `reserve_rate`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelRules {
+    /// As the sign and the reports name it ("Grand").
+    pub name: String,
+    /// Share of each bet added to this level's meter.
+    pub share: Decimal,
+    /// Share of each bet set aside for this level's next reset.
+    pub reserve_share: Decimal,
+    /// The amount the level opens at and is brought back to after it is won whole.
+    pub reset: Money,
+    /// Whether `reset` is also a floor of the meter, as `minimum_kind` says for one level.
+    pub minimum_kind: MinimumKind,
+    /// Above this the level's share overflows to `overflow`.
+    pub cap: Option<(Money, Overflow)>,
+    /// The level the house pays envy bonuses from: not written in a rulebook, holds nothing,
+    /// every award in it is the house's money (`envy.paid_by = "house"`).
+    pub house: bool,
+}
+
+/// Who an envy bonus goes to: the other seats with a bet in force at the hitting table, or
+/// at every table of the link (docs/readings.md, "The envy bonus").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EnvyScope {
+    Table,
+    Link,
+}
+
+impl EnvyScope {
+    pub fn name(self) -> &'static str {
+        match self {
+            EnvyScope::Table => "table",
+            EnvyScope::Link => "link",
+        }
+    }
+}
+
+/// The envy bonus a top hand gives every *other* seat with a bet in force in the same round.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Envy {
+    /// The envy award's own premio code, in the paytable (`pays` fixed, `envy_of` the hand).
+    pub code: PrizeCode,
+    pub scope: EnvyScope,
+}
+
 /// One line of a pool's paytable.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Prize {
@@ -314,6 +370,15 @@ pub struct Prize {
     pub article: String,
     pub value: PrizeValue,
     pub grants: Option<Grant>,
+    /// The level it is paid from (0 in a pool of one level).
+    pub level: usize,
+    /// The games whose tables may mark it; empty: every game of the pool (a link across
+    /// games, each with its own paytable into the shared levels).
+    pub games: Vec<Game>,
+    /// The envy bonus this hand gives the other seats, if any.
+    pub envy: Option<Envy>,
+    /// For an envy award's own line: the hand that gives it.
+    pub envy_of: Option<PrizeCode>,
 }
 
 /// Everything the articles and the operator fix about one pool.
@@ -369,6 +434,12 @@ pub struct PoolRules {
     pub instant_card_chance: Option<Decimal>,
     /// Paytable, highest prize first: the order decides "the highest combination".
     pub prizes: Vec<Prize>,
+    /// The levels, first the one the pool's own fields describe; empty in a pool of one
+    /// level (every pool of the regulations).
+    pub levels: Vec<LevelRules>,
+    /// The rules of the house's level ([`LevelRules::house`]): every award paid in full, by
+    /// the house, never prorated (it holds no meter to share).
+    pub pays_in_full: bool,
 }
 
 impl PoolRules {
@@ -422,6 +493,44 @@ impl PoolRules {
     /// True when a game of this pool plays the premio instantáneo (15.11).
     pub fn plays_instant_prize(&self) -> bool {
         self.games.iter().any(|game| game.plays_instant_prize())
+    }
+
+    /// How many levels the pool has: 1 for a pool of the regulations.
+    pub fn level_count(&self) -> usize {
+        self.levels.len().max(1)
+    }
+
+    /// The name of level `index`, or `None` in a pool of one level.
+    pub fn level_name(&self, index: usize) -> Option<&str> {
+        self.levels.get(index).map(|level| level.name.as_str())
+    }
+
+    /// The level a premio code is paid from (0 for an unknown code).
+    pub fn level_of(&self, code: &str) -> usize {
+        self.prize(code).map(|prize| prize.level).unwrap_or(0)
+    }
+
+    /// True when a table of `game` may mark `code` (a link across games: each game its
+    /// own paytable into the shared levels). Envy awards are never marked: they follow.
+    pub fn game_marks(&self, game: Game, code: &str) -> bool {
+        self.prize(code).is_some_and(|prize| prize.envy_of.is_none() && (prize.games.is_empty() || prize.games.contains(&game)))
+    }
+
+    /// The rules of level `index` ≥ 1 as a pool of one level: its share, reserve, reset and
+    /// floor; the whole paytable (only that level's winners are settled on it).
+    pub fn level_rules(&self, index: usize) -> PoolRules {
+        let level = &self.levels[index];
+        PoolRules {
+            minimum: level.reset,
+            minimum_kind: level.minimum_kind,
+            contribution_rate: level.share,
+            reserve_rate: level.reserve_share,
+            commission_rate: Decimal::ZERO,
+            shortfall_from: if level.reserve_share.is_zero() { Shortfall::House } else { Shortfall::ReserveThenHouse },
+            levels: Vec::new(),
+            pays_in_full: level.house,
+            ..self.clone()
+        }
     }
 }
 

@@ -28,7 +28,20 @@ impl State {
         }
         let pool_id = table.pool.clone();
         let round = table.round;
-        let winners = winners_of(table, &table.pending, self.pool(&pool_id).rules().side_bet)?;
+        let mut winners = winners_of(table, &table.pending, self.pool(&pool_id).rules().side_bet)?;
+        // The envy bonus: every other seat with a bet in force at the table wins it too
+        // (docs/readings.md, "The envy bonus"); each its own award, journaled with its seat.
+        let in_force: Vec<(u32, pozo_engine::money::Money)> = table
+            .seats
+            .iter()
+            .enumerate()
+            .filter_map(|(index, seat)| match &seat.bet {
+                crate::state::model::Bet::Registered { contribution, .. } => Some((index as u32 + 1, contribution.bet)),
+                _ => None,
+            })
+            .collect();
+        let envy = pozo_engine::envy_winners(self.pool(&pool_id).rules(), &winners, &in_force);
+        winners.extend(envy);
         // 3.5.1: the award is fixed now, from what the display shows now.
         let settlement = self.engine.settle_round(&pool_id, &winners).map_err(engine_refusal)?;
         let awards = self.book_settlement(context, table_id, round, &settlement);

@@ -29,10 +29,10 @@ impl State {
         // Every reversal is tried on a copy first: the close changes nothing or all.
         let mut trial = self.pool(&pool_id).clone();
         for (_, contribution, _, _) in &unplayed {
-            trial.reverse_bet(*contribution).map_err(engine_refusal)?;
+            trial.reverse_bet(contribution.clone()).map_err(engine_refusal)?;
         }
         for (seat, contribution, registered_ms, credits) in &unplayed {
-            self.reverse_seat_bet(*registered_ms, &pool_id, table_id, *seat, *contribution)?;
+            self.reverse_seat_bet(*registered_ms, &pool_id, table_id, *seat, contribution.clone())?;
             // The credits the sale took are paid back with the rest (12.5.3.5).
             self.book_credits_returned(&day.0, table_id, *credits, side_bet);
         }
@@ -113,9 +113,9 @@ fn unplayed_sales(table: &Table) -> Vec<(u32, Contribution, u64, u32)> {
         .seats
         .iter()
         .enumerate()
-        .filter_map(|(index, seat)| match seat.bet {
+        .filter_map(|(index, seat)| match &seat.bet {
             Bet::Registered { contribution, registered_ms, credits } => {
-                Some((index as u32 + 1, contribution, registered_ms, credits))
+                Some((index as u32 + 1, contribution.clone(), *registered_ms, *credits))
             }
             _ => None,
         })

@@ -43,12 +43,13 @@ impl State {
         )?;
         let table = &self.data.tables[table_id];
         let (pool_id, round) = (table.pool.clone(), table.round);
+        let bet = contribution.bet;
         self.reverse_seat_bet(registered_ms, &pool_id, table_id, seat_number, contribution)?;
-        let id = self.hold(context, table_id, seat_number, round, CustodyKind::Bet, None, contribution.bet, None);
+        let id = self.hold(context, table_id, seat_number, round, CustodyKind::Bet, None, bet, None);
         Ok((
             format!(
                 "Apuesta a pozo anulada e ingresada a la Banca en custodia: posición {seat_number}, {} ({id}, 11.8.3.1.2)",
-                pozo_engine::format_ars(contribution.bet)
+                pozo_engine::format_ars(bet)
             ),
             Vec::new(),
         ))

@@ -30,13 +30,14 @@ impl State {
             let contribution = self.engine.register_bet(&pool_id, bet).map_err(engine_refusal)?;
             if crate::planted::on(crate::planted::Bug::ForgetContribution) && crate::planted::is_replaying() {
                 // Planted (`planted-bugs` only): recovery forgets what the press gave the pool.
-                self.engine.reverse_bet(&pool_id, contribution).map_err(engine_refusal)?;
+                self.engine.reverse_bet(&pool_id, contribution.clone()).map_err(engine_refusal)?;
             }
             let seat = self.table_mut(table_id).seat_mut(seat_number);
             seat.credits -= credits;
+            let bet = contribution.bet;
             seat.bet = Bet::Registered { contribution, registered_ms: time_ms, credits };
             seat.bronze = 3;
-            self.book_ipa(&day, table_id, contribution.bet, 1);
+            self.book_ipa(&day, table_id, bet, 1);
         } else {
             let seat = self.table_mut(table_id).seat_mut(seat_number);
             seat.credits -= credits;

@@ -57,6 +57,21 @@ impl State {
                 codes.join(", ")
             )));
         };
+        // A link across games: each game marks its own paytable's codes; an envy bonus
+        // follows the hand it envies and is never entered (docs/readings.md, "Levels").
+        if !pool.rules().game_marks(table.game, code) {
+            let why = match prize.envy_of.as_deref() {
+                Some(hand) => (
+                    format!("`{code}` is the envy bonus of `{hand}`: it is paid when that hand is accepted, never entered"),
+                    format!("El premio {code} es el bono por envidia de {hand}: se paga al aceptar esa mano, no se ingresa."),
+                ),
+                None => (
+                    format!("`{code}` is not paid at a table of `{}` in pool `{}`", table.game, table.pool),
+                    format!("El premio {code} no se paga en una mesa de {} del pozo {}.", table.game, table.pool),
+                ),
+            };
+            return Err(invalid(format!("code: {}", why.0)).castellano(why.1));
+        }
         if table.pending.len() >= PENDING_PRIZES_MAX {
             return Err(precondition(format!("prizes: at most {PENDING_PRIZES_MAX} in one round; ACEPTAR those entered first"))
                 .castellano(format!(

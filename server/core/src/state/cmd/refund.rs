@@ -47,7 +47,7 @@ impl State {
             return Err(precondition(format!("seat {seat_number} has a prize entered; a winning box is not voided"))
                 .castellano(format!("Box {seat_number}: tiene un premio ingresado; un box ganador no se anula.")));
         }
-        let Bet::Registered { contribution, registered_ms, credits } = seat.bet else {
+        let Bet::Registered { contribution, registered_ms, credits } = seat.bet.clone() else {
             return Err(precondition(format!("seat {seat_number} has no side bet registered to {to_do} ({article})"))
                 .castellano(format!("Box {seat_number}: no tiene apuesta al pozo registrada para {a_hacer} ({article}).")));
         };
@@ -65,6 +65,7 @@ impl State {
         seat_number: u32,
         contribution: Contribution,
     ) -> Result<(), Refusal> {
+        let bet = contribution.bet;
         self.engine.reverse_bet(pool_id, contribution).map_err(engine_refusal)?;
         let seat = self.table_mut(table_id).seat_mut(seat_number);
         seat.bet = Bet::None;
@@ -78,13 +79,13 @@ impl State {
         // Off the IPA of the jornada and hour the bet was registered in (Forms 4104,
         // 4109 and 4218 close per jornada); one already dropped is not recreated.
         let day = jornada_and_hour(&self.config, registered_ms);
-        let later = self.amending_earlier(&day.0, table_id, pool_id, -contribution.bet, pozo_engine::money::Money::ZERO);
+        let later = self.amending_earlier(&day.0, table_id, pool_id, -bet, pozo_engine::money::Money::ZERO);
         if self.data.days.contains_key(&day.0) {
-            self.book_ipa(&day, table_id, -contribution.bet, -1);
+            self.book_ipa(&day, table_id, -bet, -1);
             let meters = self.day_mut(&day.0, table_id);
             match later {
-                true => meters.ipa_amended_later -= contribution.bet,
-                false => meters.for_pool(pool_id, -contribution.bet, pozo_engine::money::Money::ZERO),
+                true => meters.ipa_amended_later -= bet,
+                false => meters.for_pool(pool_id, -bet, pozo_engine::money::Money::ZERO),
             }
         }
         Ok(())

@@ -65,9 +65,10 @@ impl State {
         for (seat, credits) in &pressed {
             let bet = trial.rules().bet_of(*credits);
             let contribution = self.engine.register_bet(&pool_id, bet).map_err(engine_refusal)?;
+            let bet = contribution.bet;
             self.table_mut(table_id).seat_mut(*seat).bet =
                 Bet::Registered { contribution, registered_ms: time_ms, credits: *credits };
-            self.book_ipa(&day, table_id, contribution.bet, 1);
+            self.book_ipa(&day, table_id, bet, 1);
         }
         // 3.7.3: each series whose player is at the table takes part in this ball.
         self.series_in_ball(table_id);

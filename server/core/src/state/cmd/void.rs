@@ -19,7 +19,7 @@ impl State {
             ));
         }
         let pool_id = table.pool.clone();
-        match seat.bet {
+        match seat.bet.clone() {
             Bet::None => Err(precondition(format!("seat {seat_number} has no bet to void (4.3.2)"))
                 .castellano(format!("Box {seat_number}: no tiene apuesta para anular (4.3.2)."))),
             Bet::Pressed { credits } => {

@@ -1,0 +1,394 @@
+//! Pools with levels, links across games, the house's prizes and the envy bonus (docs/readings.md,
+//! "Levels", "The envy bonus"), on the market's example rulebook `config/mercado.toml`: each level
+//! its own share, meter, reset, reserve and cap; each prize paid from its level, prorated among
+//! that level's winners alone; and every level conserving on its own after every event.
+
+use std::sync::Arc;
+
+use pozo_engine::money;
+use pozo_engine::{Engine, Money, Pool, PoolRules, PrizeValue, Rulebooks, Winner, envy_winners};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+
+const MERCADO: &str = include_str!("../../../config/mercado.toml");
+
+fn mercado() -> Rulebooks {
+    Rulebooks::parse_all([("config/mercado.toml", MERCADO)]).expect("the market's example rulebook is valid")
+}
+
+fn pool(id: &str) -> Pool {
+    Pool::open(Arc::new(mercado().pool(id).expect("a pool of the market's rulebook").clone()))
+}
+
+fn winner(seat: u32, code: &str) -> Winner {
+    Winner { seat, code: code.into(), bet: None, high: None }
+}
+
+fn with_bet(seat: u32, code: &str, bet: Money) -> Winner {
+    Winner { seat, code: code.into(), bet: Some(bet), high: None }
+}
+
+/// The rulebook with one value replaced, for the refusals.
+fn refused(from: &str, to: &str) -> String {
+    assert!(MERCADO.contains(from), "the example has `{from}`");
+    let text = MERCADO.replacen(from, to, 1);
+    match Rulebooks::parse_all([("config/mercado.toml", text.as_str())]) {
+        Ok(_) => panic!("`{from}` → `{to}` should be refused"),
+        Err(error) => error.to_string(),
+    }
+}
+
+#[test]
+fn the_market_rulebook_reads_as_levels_with_the_house_after_them() {
+    let rulebooks = mercado();
+    let blackjack = rulebooks.pool("mercado-blackjack").expect("the four-level link");
+    let names: Vec<&str> = blackjack.levels.iter().map(|level| level.name.as_str()).collect();
+    assert_eq!(names, ["Grand", "Major", "Minor", "Mini", "Pagado por la casa"]);
+    assert!(blackjack.levels[4].house && !blackjack.levels[0].house);
+    assert_eq!(blackjack.level_of("CUATRO_ASES"), 2);
+    assert_eq!(blackjack.level_of("BJ_AS_REY_MISMO_PALO"), 4);
+    // The first level is the pool's own: its reset is the minimum, its share the contribution rate.
+    assert_eq!(blackjack.minimum, money!(2000000.00));
+    assert_eq!(blackjack.contribution_rate, rust_decimal::Decimal::new(8, 2));
+    let tcp = rulebooks.pool("mercado-tcp").expect("the Three Card Poker progressive");
+    let envy = tcp.prize("MINI_ROYAL_PICAS").and_then(|prize| prize.envy.as_ref()).expect("the spades Mini Royal gives envy");
+    assert_eq!(envy.code.as_str(), "ENVIDIA_MINI_ROYAL_PICAS");
+    let line = tcp.prize("ENVIDIA_MINI_ROYAL_PICAS").expect("the envy bonus has its own paytable line");
+    assert_eq!(line.value, PrizeValue::Fixed { amount: money!(50000.00) });
+    assert_eq!(line.envy_of.as_deref(), Some("MINI_ROYAL_PICAS"));
+    assert!(tcp.levels[line.level].house, "paid by the house");
+    assert!(!tcp.game_marks(pozo_engine::Game::ThreeCardPoker, "ENVIDIA_MINI_ROYAL_PICAS"), "an envy bonus is never entered");
+    assert!(tcp.game_marks(pozo_engine::Game::ThreeCardPoker, "PIERNA"));
+}
+
+#[test]
+fn a_bet_feeds_each_level_its_share_and_the_house_its_commission() {
+    let mut pool = pool("mercado-blackjack");
+    let before = pool.levels();
+    let contribution = pool.register_bet(money!(1000.00)).expect("the stipulated bet");
+    assert_eq!(contribution.commission, money!(800.00));
+    assert_eq!((contribution.main, contribution.reserve), (money!(80.00), money!(20.00)));
+    let further: Vec<Money> = contribution.levels.iter().map(|level| level.main).collect();
+    assert_eq!(further, [money!(50.00), money!(30.00), money!(20.00), Money::ZERO]);
+    assert_eq!(contribution.commission + contribution.fed(), money!(1000.00), "every centavo of the bet goes somewhere");
+    let after = pool.levels();
+    for (index, share) in [money!(80.00), money!(50.00), money!(30.00), money!(20.00), Money::ZERO].into_iter().enumerate() {
+        assert_eq!(after[index].balance - before[index].balance, share, "level {index}");
+    }
+    assert_eq!(pool.meters().bets, 1, "one bet, however many levels it feeds");
+    assert_eq!(pool.meters().bets_amount, money!(1000.00));
+    assert!(pool.conservation_difference().is_zero());
+}
+
+#[test]
+fn a_capped_level_overflows_where_the_rulebook_says() {
+    let mut pool = pool("mercado-blackjack");
+    // The Mini (reset 10,000, cap 100,000, 20 a bet) reaches its cap after 4,500 bets; the
+    // Minor (reset 50,000, cap 500,000, 30 a bet) after 15,000.
+    for _ in 0..4_500 {
+        pool.register_bet(money!(1000.00)).expect("a bet");
+    }
+    let mini = &pool.levels()[3];
+    assert_eq!(mini.balance, money!(100000.00));
+    assert_eq!(mini.reserve, Money::ZERO);
+    let contribution = pool.register_bet(money!(1000.00)).expect("a bet over the Mini's cap");
+    assert_eq!(contribution.levels[2], pozo_engine::LevelContribution { main: Money::ZERO, reserve: money!(20.00) });
+    let mini = &pool.levels()[3];
+    assert_eq!((mini.balance, mini.reserve), (money!(100000.00), money!(20.00)), "over the cap, to its own reserve");
+    for _ in 0..10_499 {
+        pool.register_bet(money!(1000.00)).expect("a bet");
+    }
+    let grand_before = pool.levels()[0].balance;
+    let contribution = pool.register_bet(money!(1000.00)).expect("a bet over the Minor's cap");
+    assert_eq!(contribution.levels[1].main, Money::ZERO, "the Minor is full");
+    assert_eq!(contribution.main, money!(110.00), "its 30 went up to the Grand with the Grand's own 80");
+    assert_eq!(pool.levels()[0].balance - grand_before, money!(110.00));
+    assert_eq!(pool.levels()[2].balance, money!(500000.00));
+    assert!(pool.conservation_difference().is_zero());
+    // Reversed, the bet takes back exactly what it gave, from where it went.
+    let levels_before = pool.levels();
+    let reversal = pool.reverse_bet(contribution).expect("a reversal");
+    assert!(reversal.replenishment.is_zero());
+    assert_eq!(levels_before[0].balance - pool.levels()[0].balance, money!(110.00));
+    assert_eq!(pool.levels()[2].balance, money!(500000.00));
+}
+
+#[test]
+fn each_level_pays_its_winners_alone_and_prorates_them_alone() {
+    let mut pool = pool("mercado-blackjack");
+    for _ in 0..1_000 {
+        pool.register_bet(money!(1000.00)).expect("a bet");
+    }
+    let levels = pool.levels();
+    let (grand, major, mini) = (levels[0].displayed, levels[1].displayed, levels[3].displayed);
+    // Two sevens-of-hearts hands share the Grand; a Mini and a house prize in the same round
+    // are paid in full from their own level and from the house.
+    let winners = [
+        winner(1, "TRES_SIETES_CORAZONES"),
+        winner(2, "TRES_SIETES_CORAZONES"),
+        winner(3, "TRES_SIETES"),
+        with_bet(4, "BJ_AS_REY_MISMO_PALO", money!(1000.00)),
+    ];
+    let settlement = pool.settle_round(&winners).expect("a valid round");
+    let paid = |seat: u32| settlement.awards.iter().find(|award| award.seat == seat).expect("paid").award;
+    let half = pozo_engine::money::floor_to_unit(grand / rust_decimal::Decimal::TWO, money!(0.01));
+    assert_eq!((paid(1), paid(2)), (half, half), "the Grand prorated between its two winners only");
+    assert_eq!(paid(3), mini, "the Mini whole, untouched by the Grand's factor");
+    assert_eq!(paid(4), money!(5000.00), "5 × the bet, paid by the house");
+    let after = pool.levels();
+    assert_eq!(after[1].displayed, major, "the Major, which nobody hit, is unchanged");
+    assert_eq!(after[0].balance, money!(2000000.00), "the Grand is back at its reset");
+    assert_eq!(after[3].balance, money!(10000.00), "the Mini is back at its reset");
+    assert_eq!(after[4].balance, Money::ZERO, "the house's level holds nothing");
+    assert_eq!(after[4].meters.net_replenishments(), money!(5000.00), "what the house paid, on its meter");
+    assert_eq!(settlement.book.more.len(), 2, "one book per other level paid");
+    assert!(pool.conservation_difference().is_zero());
+}
+
+#[test]
+fn a_rejection_undoes_the_award_in_its_own_level_only() {
+    let mut pool = pool("mercado-blackjack");
+    for _ in 0..200 {
+        pool.register_bet(money!(1000.00)).expect("a bet");
+    }
+    let winners = [winner(1, "TRES_SIETES_MISMO_PALO"), winner(2, "CUATRO_ASES")];
+    let before = pool.levels();
+    let settlement = pool.settle_round(&winners).expect("a valid round");
+    let mut book = settlement.book.clone();
+    let after_round = pool.levels();
+    let rejection = pool.reject_award(&mut book, 2, "CUATRO_ASES", |_, _| true).expect("the Minor's award rejected");
+    assert_eq!(rejection.returned, before[2].displayed);
+    let after = pool.levels();
+    assert_eq!(after[2].balance, before[2].balance, "the Minor back as it was before the round");
+    assert_eq!(after[1].balance, after_round[1].balance, "the Major's award stands");
+    assert!(book.award(2, "CUATRO_ASES").expect("booked").rejected);
+    assert!(pool.reject_award(&mut book, 2, "CUATRO_ASES", |_, _| true).is_err(), "rejected once");
+    assert!(pool.conservation_difference().is_zero());
+}
+
+#[test]
+fn the_envy_bonus_goes_to_every_other_seat_in_force_paid_by_the_house() {
+    let rulebooks = mercado();
+    let rules = rulebooks.pool("mercado-tcp").expect("tcp");
+    let mut pool = Pool::open(Arc::new(rules.clone()));
+    let bet = money!(500.00);
+    for _ in 0..5 {
+        pool.register_bet(bet).expect("a bet");
+    }
+    let in_force: Vec<(u32, Money)> = (1..=5).map(|seat| (seat, bet)).collect();
+    let hands = [winner(2, "MINI_ROYAL_PICAS"), winner(4, "PIERNA")];
+    let envy = envy_winners(rules, &hands, &in_force);
+    let seats: Vec<u32> = envy.iter().map(|winner| winner.seat).collect();
+    assert_eq!(seats, [1, 3, 4, 5], "every other seat in force, the hitter's not; a seat that won too is envious too");
+    assert!(envy.iter().all(|winner| winner.code == "ENVIDIA_MINI_ROYAL_PICAS"));
+    // Only seats with a bet in force: seat 6 had none.
+    assert!(envy_winners(rules, &hands, &in_force[..2]).iter().all(|winner| winner.seat == 1));
+    let meter = pool.levels()[0].clone();
+    let mut winners = hands.to_vec();
+    winners.extend(envy);
+    let settlement = pool.settle_round(&winners).expect("the round with its envy awards");
+    assert_eq!(settlement.awards.len(), 6);
+    let envy_paid: Money =
+        settlement.awards.iter().filter(|award| award.code == "ENVIDIA_MINI_ROYAL_PICAS").map(|award| award.award).sum();
+    assert_eq!(envy_paid, money!(200000.00), "4 × 50,000");
+    let levels = pool.levels();
+    let house = levels.iter().find(|level| level.house).expect("the house's level");
+    assert_eq!(house.meters.net_awards(), money!(225000.00), "envy and the pierna, both the house's");
+    assert_eq!(house.balance, Money::ZERO);
+    assert_eq!(meter.displayed, settlement.awards.iter().find(|award| award.seat == 2).expect("the hit").award);
+    assert_eq!(levels[0].balance, money!(2500000.00), "the meter back at its reset");
+    assert_eq!(levels[0].reserve, Money::ZERO, "its reserve went into the reset first");
+    assert!(pool.conservation_difference().is_zero());
+}
+
+#[test]
+fn a_pool_with_levels_keeps_them_across_a_snapshot_and_a_pool_of_one_level_reads_as_before() {
+    let rulebooks = mercado();
+    let mut engine = Engine::new(&rulebooks);
+    engine.register_bet("mercado-blackjack", money!(1000.00)).expect("a bet");
+    let states = engine.states();
+    let text = serde_json::to_string(&states).expect("serialises");
+    let restored = Engine::restore(&rulebooks, &serde_json::from_str(&text).expect("reads back")).expect("restores");
+    assert_eq!(restored.states(), states);
+    assert_eq!(
+        restored.pool("mercado-blackjack").expect("pool").levels(),
+        engine.pool("mercado-blackjack").expect("pool").levels()
+    );
+    // The regulations' pools: no `levels` in their snapshot, as earlier releases wrote it.
+    let embedded = Engine::new(&Rulebooks::embedded());
+    let text = serde_json::to_string(&embedded.states()).expect("serialises");
+    assert!(!text.contains("levels"), "{text}");
+    // A snapshot of other levels is refused, not read into the wrong meters.
+    let mut states = engine.states();
+    states.get_mut("mercado-blackjack").expect("pool").levels.pop();
+    assert!(Engine::restore(&rulebooks, &states).is_err());
+}
+
+#[test]
+fn a_rulebook_of_levels_is_refused_where_it_breaks_a_rule() {
+    let cases = [
+        ("level = \"Minor\"", "level = \"Menor\"", "not a level of this pool"),
+        ("share = \"0.05\"", "share = \"0.06\"", "not 1"),
+        ("cap = \"500000.00\"", "cap = \"50000.00\"", "must be above the reset"),
+        ("name = \"Major\"\nshare", "name = \"Grand\"\nshare", "named twice"),
+        (
+            "scope = \"table\", paid_by = \"house\" }\n\n[[pool.prize]]\ncode = \"MINI_ROYAL\"",
+            "scope = \"link\", paid_by = \"house\" }\n\n[[pool.prize]]\ncode = \"MINI_ROYAL\"",
+            "not supported yet",
+        ),
+        ("commission_rate = \"0.83\"", "commission_rate = \"0.83\"\nminimum = \"1.00\"", "says it per level"),
+    ];
+    for (from, to, says) in cases {
+        let error = refused(from, to);
+        assert!(error.contains(says), "{from} → {to}: {error}");
+    }
+    // A Major overflowing to the Minor and the Minor back to the Major go round in a circle.
+    let circle = MERCADO.replacen("overflow_to = \"Grand\"", "overflow_to = \"Minor\"", 1).replacen(
+        "cap = \"500000.00\"\noverflow_to = \"Grand\"",
+        "cap = \"500000.00\"\noverflow_to = \"Major\"",
+        1,
+    );
+    let error = Rulebooks::parse_all([("config/mercado.toml", circle.as_str())]).expect_err("a circle");
+    assert!(error.to_string().contains("circle"), "{error}");
+    // A prize without its level, in a pool with levels.
+    let error = refused("level = \"Mini\"\n", "");
+    assert!(error.contains("says which pays each prize"), "{error}");
+}
+
+/// A random night's step on one pool with levels.
+#[derive(Clone, Debug)]
+enum Step {
+    Bet,
+    Reverse(prop::sample::Index),
+    Round(Vec<(u32, prop::sample::Index)>),
+    Reject(prop::sample::Index, prop::sample::Index),
+}
+
+fn steps() -> impl Strategy<Value = Vec<Step>> {
+    let step = prop_oneof![
+        6 => Just(Step::Bet),
+        1 => any::<prop::sample::Index>().prop_map(Step::Reverse),
+        2 => prop::collection::vec((1..=7_u32, any::<prop::sample::Index>()), 1..4).prop_map(Step::Round),
+        1 => (any::<prop::sample::Index>(), any::<prop::sample::Index>()).prop_map(|(round, award)| Step::Reject(round, award)),
+    ];
+    prop::collection::vec(step, 1..120)
+}
+
+/// Every level of every pool of the market's rulebook conserves after every step of random
+/// nights: bets, reversals, rounds with envy, rejections; a floor level never pays under its
+/// floor; an award never moves a level other than the one its prize is booked to.
+#[test]
+fn every_level_conserves_after_every_event_of_random_nights() {
+    let rulebooks = mercado();
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|cases| cases.parse().ok()).unwrap_or(300);
+    for rules in rulebooks.pools() {
+        let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
+        let result = runner.run(&steps(), |steps| night(rules, &steps));
+        if let Err(failure) = result {
+            panic!("pool `{}`: {failure}", rules.id);
+        }
+    }
+}
+
+fn night(rules: &PoolRules, steps: &[Step]) -> Result<(), TestCaseError> {
+    let mut pool = Pool::open(Arc::new(rules.clone()));
+    let mut contributions = Vec::new();
+    let mut books = Vec::new();
+    let codes: Vec<&str> = rules.prizes.iter().filter(|prize| prize.envy_of.is_none()).map(|prize| prize.code.as_str()).collect();
+    for step in steps {
+        let before = pool.levels();
+        match step {
+            Step::Bet => {
+                contributions.push(pool.register_bet(rules.side_bet).map_err(|error| TestCaseError::fail(error.to_string()))?)
+            }
+            Step::Reverse(index) if !contributions.is_empty() => {
+                let contribution = contributions.swap_remove(index.index(contributions.len()));
+                pool.reverse_bet(contribution).map_err(|error| TestCaseError::fail(error.to_string()))?;
+            }
+            Step::Round(picks) => {
+                let mut winners: Vec<Winner> = Vec::new();
+                for (seat, code) in picks {
+                    let code = codes[code.index(codes.len())];
+                    if winners.iter().any(|winner| winner.seat == *seat) {
+                        continue;
+                    }
+                    winners.push(with_bet(*seat, code, rules.side_bet));
+                }
+                let in_force: Vec<(u32, Money)> = (1..=7).map(|seat| (seat, rules.side_bet)).collect();
+                let envy = envy_winners(rules, &winners, &in_force);
+                winners.extend(envy);
+                let settlement = pool.settle_round(&winners).map_err(|error| TestCaseError::fail(error.to_string()))?;
+                let after = pool.levels();
+                for (index, level) in after.iter().enumerate() {
+                    let paid: Money = settlement
+                        .awards
+                        .iter()
+                        .filter(|award| rules.level_of(&award.code) == index)
+                        .map(|award| award.award)
+                        .sum();
+                    if paid.is_zero() && !level.house {
+                        prop_assert_eq!(
+                            level.balance,
+                            before[index].balance,
+                            "level {} moved without an award of its own",
+                            index
+                        );
+                    }
+                    // A floor level pays a whole-level prize no less than its floor.
+                    for award in settlement.awards.iter().filter(|award| rules.level_of(&award.code) == index) {
+                        let prize = rules.prize(&award.code).expect("a code of the paytable");
+                        let shared = settlement
+                            .awards
+                            .iter()
+                            .filter(|other| rules.level_of(&other.code) == index && prize.value.is_full_pool())
+                            .count();
+                        if prize.value.is_full_pool()
+                            && shared == 1
+                            && rules.levels[index].minimum_kind == pozo_engine::MinimumKind::Floor
+                        {
+                            prop_assert!(
+                                award.award >= rules.levels[index].reset,
+                                "{} paid {} under the floor {}",
+                                award.code,
+                                award.award,
+                                rules.levels[index].reset
+                            );
+                        }
+                    }
+                }
+                books.push(settlement.book);
+            }
+            Step::Reject(round, award) if !books.is_empty() => {
+                let at = round.index(books.len());
+                let book = &mut books[at];
+                let open: Vec<(u32, String)> =
+                    book.all_awards().filter(|award| !award.rejected).map(|award| (award.seat, award.code.to_string())).collect();
+                if !open.is_empty() {
+                    let (seat, code) = &open[award.index(open.len())];
+                    let level = rules.level_of(code);
+                    let untouched: Vec<(usize, Money)> = pool
+                        .levels()
+                        .iter()
+                        .enumerate()
+                        .filter(|(index, _)| *index != level)
+                        .map(|(index, level)| (index, level.balance))
+                        .collect();
+                    pool.reject_award(book, *seat, code, |_, _| false).map_err(|error| TestCaseError::fail(error.to_string()))?;
+                    let after = pool.levels();
+                    for (index, balance) in untouched {
+                        prop_assert_eq!(after[index].balance, balance, "rejecting `{}` moved level {}", code, index);
+                    }
+                }
+            }
+            _ => {}
+        }
+        for (index, level) in pool.levels().iter().enumerate() {
+            let m = &level.meters;
+            let held = level.balance + level.reserve + m.net_awards() + m.transfers_out + m.adjustments_down;
+            let put_in = m.net_contributions() + m.net_replenishments() + m.transfers_in + m.adjustments_up;
+            prop_assert_eq!(put_in, held, "level {} does not conserve", index);
+            prop_assert!(level.balance >= Money::ZERO && level.reserve >= Money::ZERO);
+        }
+    }
+    Ok(())
+}
