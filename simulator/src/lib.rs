@@ -8,6 +8,8 @@
 //! - [`casino`]: a generated casino of N tables, and the embedded controller.
 //! - [`poker`]: the five-card evaluator and each paytable's names for hands.
 //! - [`roulette`]: the double-zero wheel and the grillo series.
+//! - [`three_card`]: Three Card Poker (seed 003): its deal, the three-card evaluator, the dealer's
+//!   queen, the market progressive's codes and the exact returns over the 22,100 hands.
 //! - [`journal`]: the journal decoded from `docs/journal.md` alone, with its own hash chain (the audit's reader).
 //! - [`link`]: one table's agent, in process, fed hardware lines.
 //! - [`night`]: `pozo-sim run` and `replay`: a night through real agents, and its books
@@ -28,6 +30,7 @@ pub mod odds;
 pub mod plot;
 pub mod poker;
 pub mod roulette;
+pub mod three_card;
 pub mod vopr;
 
 /// The multi-threaded tokio runtime every command of `pozo-sim` runs on.

@@ -374,6 +374,9 @@ fn run_odds(game: &str, hands: u64, seed: u64, json: Option<&std::path::Path>) -
             code.code, code.observed, code.expected, code.standard_error, code.deviation_se
         );
     }
+    if let Some(returns) = &report.three_card_poker {
+        print_three_card_returns(returns);
+    }
     if let Some(path) = json {
         let text = serde_json::to_string_pretty(&report).expect("reports serialize");
         if let Err(error) = std::fs::write(path, text) {
@@ -386,6 +389,41 @@ fn run_odds(game: &str, hands: u64, seed: u64, json: Option<&std::path::Path>) -
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+/// Three Card Poker's exact figures, counted over the 22,100 hands (docs/odds.md).
+// Percentages for reading, not money.
+#[allow(clippy::float_arithmetic)]
+fn print_three_card_returns(returns: &pozo_sim::three_card::Returns) {
+    let percent = |ratio: &pozo_sim::three_card::Ratio| 100.0 * ratio.value;
+    let counts = |counts: &[pozo_sim::three_card::Count]| {
+        counts.iter().map(|count| format!("{} {}", count.name, count.hands)).collect::<Vec<_>>().join(", ")
+    };
+    println!("exact, of {} hands: {}", returns.hands, counts(&returns.categories));
+    println!("  progressive codes: {}; the dealer qualifies in {}", counts(&returns.codes), returns.dealer_qualifies);
+    println!(
+        "  progressive return: ({} × meter + {}) / {} = {:.2}% at {} units, +{:.2} points per 1,000 units (before envy)",
+        returns.progressive_meter_hands,
+        returns.progressive_fixed_units,
+        returns.hands,
+        percent(&returns.progressive),
+        returns.meter_units,
+        percent(&returns.progressive_per_1000_meter_units)
+    );
+    println!(
+        "  envy per round: {}/{} = {:.4} units from each other seat with the side bet ({:.2}% at a full table)",
+        returns.envy_per_other_seat.over(returns.hands),
+        returns.hands,
+        returns.envy_per_other_seat.value,
+        percent(&returns.envy_per_seat_full_table)
+    );
+    println!(
+        "  Pair Plus (3.10.2): {}/{} = {:.2}%",
+        returns.pair_plus.over(returns.hands),
+        returns.hands,
+        percent(&returns.pair_plus)
+    );
+    println!("  ante and play: {}", returns.ante_and_play);
 }
 
 #[cfg(test)]

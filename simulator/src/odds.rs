@@ -5,7 +5,9 @@
 //! Poker is dealt as each rulebook deals a round ([`POKER_DEALS`]): every seat from one
 //! 52-card deck, its own five cards (Central, Caribbean, Draw before any change, Póquer sin
 //! descarte) or its own three and two community cards (Go Poker; Tripóquer joined to the
-//! carrusel, IX.3).
+//! carrusel, IX.3). Three Card Poker (seed 003) is dealt as its procedures deal a round
+//! (`three_card`): three cards to each seat and to the dealer, the progressive judged on the seat's
+//! three.
 
 use rand::seq::SliceRandom;
 use serde::Serialize;
@@ -13,6 +15,7 @@ use serde::Serialize;
 use crate::blackjack::{self, Game, Reshuffle, Table};
 use crate::cards::{self, Card};
 use crate::poker::{self, Category};
+use crate::three_card;
 
 /// Five-card hands from one 52-card deck: C(52, 5).
 pub const FIVE_CARD_HANDS: u64 = 2_598_960;
@@ -295,7 +298,15 @@ fn blackjack_odds(game: Game, hands: u64, seed: u64, progress: &indicatif::Progr
         })
         .collect();
     let max_abs_deviation_se = codes.iter().map(|code| code.deviation_se.abs()).fold(0.0, f64::max);
-    OddsReport { game: game.name().to_owned(), pool: game.pool().to_owned(), hands, seed, codes, max_abs_deviation_se }
+    OddsReport {
+        game: game.name().to_owned(),
+        pool: game.pool().to_owned(),
+        hands,
+        seed,
+        codes,
+        max_abs_deviation_se,
+        three_card_poker: None,
+    }
 }
 
 /// Grillo series on the double-zero wheel: a bronze hit 3/38, a silver hit
@@ -316,7 +327,15 @@ fn roulette_odds(series: u64, seed: u64, progress: &indicatif::ProgressBar) -> O
         compare("GRILLO_ORO", 3 * 2, 38 * 38 * 38, gold, series),
     ];
     let max_abs_deviation_se = codes.iter().map(|code| code.deviation_se.abs()).fold(0.0, f64::max);
-    OddsReport { game: ROULETTE.to_owned(), pool: "iplyc-ruleta".to_owned(), hands: series, seed, codes, max_abs_deviation_se }
+    OddsReport {
+        game: ROULETTE.to_owned(),
+        pool: "iplyc-ruleta".to_owned(),
+        hands: series,
+        seed,
+        codes,
+        max_abs_deviation_se,
+        three_card_poker: None,
+    }
 }
 
 /// Poker seat-hands: rounds of `deal.seats` seats (fewer in the last round) until `hands` seats
@@ -326,8 +345,6 @@ fn roulette_odds(series: u64, seed: u64, progress: &indicatif::ProgressBar) -> O
 /// in Go Poker and Tripóquer the same two community cards), so the standard error is that of the
 /// sum of the rounds: each round of k seats has variance k·p(1 − p) + k(k − 1)(q − p²), q the
 /// probability that two given seats of the round both make the category ([`seat_pair_count`]).
-// Statistics, not money.
-#[allow(clippy::float_arithmetic)]
 fn poker_odds(deal: &PokerDeal, hands: u64, seed: u64, progress: &indicatif::ProgressBar) -> OddsReport {
     let pool = poker::pool_of_game(deal.game).expect("every poker game has a pool");
     let mut rng = cards::rng(seed);
@@ -353,39 +370,103 @@ fn poker_odds(deal: &PokerDeal, hands: u64, seed: u64, progress: &indicatif::Pro
     for category in Category::ALL {
         let Some(code) = poker::premio(pool, category) else { continue };
         let count = five_card_count(category);
-        let p = count as f64 / FIVE_CARD_HANDS as f64;
         let pair = seat_pair_count(shared, category).expect("every paid category has its pair count");
-        let q = pair as f64 / seat_pairs(shared) as f64;
-        let variance: f64 = rounds
-            .iter()
-            .enumerate()
-            .map(|(k, &times)| {
-                let k = k as f64;
-                times as f64 * (k * p * (1.0 - p) + k * (k - 1.0) * (q - p * p))
-            })
-            .sum();
-        let n = hands as f64;
-        let expected = n * p;
-        let standard_error = variance.sqrt();
         let seen = observed.get(&category).copied().unwrap_or(0);
-        codes.push(CodeOdds {
-            code: code.to_owned(),
-            hands_of_2598960: count,
-            probability: p,
-            observed: seen,
-            expected,
-            standard_error,
-            deviation_se: (seen as f64 - expected) / standard_error,
-        });
+        let mut odds = compare_seats(code, (count, FIVE_CARD_HANDS), (pair, seat_pairs(shared)), &rounds, seen, hands);
+        odds.hands_of_2598960 = count;
+        codes.push(odds);
     }
     let max_abs_deviation_se = codes.iter().map(|code| code.deviation_se.abs()).fold(0.0, f64::max);
-    OddsReport { game: deal.game.to_owned(), pool: pool.to_owned(), hands, seed, codes, max_abs_deviation_se }
+    OddsReport {
+        game: deal.game.to_owned(),
+        pool: pool.to_owned(),
+        hands,
+        seed,
+        codes,
+        max_abs_deviation_se,
+        three_card_poker: None,
+    }
+}
+
+/// One code of seat-hands dealt in rounds: `single` its hands of all hands (p), `pair` the ordered
+/// pairs of two seats of one round both making it of all such pairs (q); `rounds[k]` the rounds of
+/// k seats. Each round of k seats has variance k·p(1 − p) + k(k − 1)(q − p²).
+// Statistics, not money.
+#[allow(clippy::float_arithmetic)]
+fn compare_seats(code: &str, single: (u64, u64), pair: (u64, u64), rounds: &[u64], observed: u64, hands: u64) -> CodeOdds {
+    let p = single.0 as f64 / single.1 as f64;
+    let q = pair.0 as f64 / pair.1 as f64;
+    let variance: f64 = rounds
+        .iter()
+        .enumerate()
+        .map(|(k, &times)| {
+            let k = k as f64;
+            times as f64 * (k * p * (1.0 - p) + k * (k - 1.0) * (q - p * p))
+        })
+        .sum();
+    let expected = hands as f64 * p;
+    let standard_error = variance.sqrt();
+    CodeOdds {
+        code: code.to_owned(),
+        hands_of_2598960: 0,
+        probability: p,
+        observed,
+        expected,
+        standard_error,
+        deviation_se: (observed as f64 - expected) / standard_error,
+    }
+}
+
+/// Three Card Poker seat-hands: rounds of [`three_card::SEATS`] seats (fewer in the last round)
+/// until `hands` seats are dealt, each round from a freshly shuffled 52-card deck as 3.5.6–3.5.8
+/// deal it, each seat's three cards judged by the market progressive (the highest code only) and
+/// counted against its exact probability out of the 22,100 hands; the standard error sums the
+/// rounds as for poker ([`three_card::seat_pair_count`]). The report carries the exact returns
+/// ([`three_card::returns`], the meter at [`three_card::REFERENCE_METER_UNITS`]).
+fn three_card_odds(hands: u64, seed: u64, progress: &indicatif::ProgressBar) -> OddsReport {
+    let mut rng = cards::rng(seed);
+    let mut deck: Vec<Card> = cards::deck();
+    let mut observed = std::collections::BTreeMap::<&str, u64>::new();
+    let mut rounds = vec![0u64; three_card::SEATS + 1];
+    let (mut dealt, mut shown) = (0, 0);
+    while dealt < hands {
+        advance(progress, &mut shown, dealt);
+        let seats = (hands - dealt).min(three_card::SEATS as u64) as usize;
+        let (top, _) = deck.partial_shuffle(&mut rng, three_card::cards(seats));
+        let round = three_card::deal(seats, top);
+        for hand in &round.seats {
+            if let Some(code) = three_card::premio(hand) {
+                *observed.entry(code).or_default() += 1;
+            }
+        }
+        rounds[seats] += 1;
+        dealt += seats as u64;
+    }
+    let codes: Vec<CodeOdds> = three_card::PROGRESSIVE
+        .iter()
+        .map(|line| {
+            let single = (three_card::premio_count(line.code), three_card::HANDS);
+            let pair = (three_card::seat_pair_count(line.code), three_card::SEAT_PAIRS);
+            compare_seats(line.code, single, pair, &rounds, observed.get(line.code).copied().unwrap_or(0), hands)
+        })
+        .collect();
+    let max_abs_deviation_se = codes.iter().map(|code| code.deviation_se.abs()).fold(0.0, f64::max);
+    OddsReport {
+        game: three_card::GAME.to_owned(),
+        pool: three_card::POOL.to_owned(),
+        hands,
+        seed,
+        codes,
+        max_abs_deviation_se,
+        three_card_poker: Some(three_card::returns(three_card::REFERENCE_METER_UNITS)),
+    }
 }
 
 #[derive(Debug, Serialize)]
 pub struct CodeOdds {
     pub code: String,
-    /// Hands in the paytable's category, out of 2,598,960 (0 for the grillo series and blackjack).
+    /// Hands in the paytable's category, out of 2,598,960 (0 for the grillo series, blackjack and
+    /// Three Card Poker, whose counts out of 22,100 are in [`OddsReport::three_card_poker`]).
     pub hands_of_2598960: u64,
     pub probability: f64,
     pub observed: u64,
@@ -404,10 +485,13 @@ pub struct OddsReport {
     pub codes: Vec<CodeOdds>,
     /// The largest |deviation| in standard errors.
     pub max_abs_deviation_se: f64,
+    /// Three Card Poker only: the exact counts over the 22,100 hands and the returns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub three_card_poker: Option<three_card::Returns>,
 }
 
-/// Deals `hands` hands for `game` (poker seat-hands dealt in rounds as the game deals them, grillo
-/// series, or blackjack box-hands) from a seed and compares each premio code's frequency with its exact probability.
+/// Deals `hands` hands for `game` (poker and Three Card Poker seat-hands dealt in rounds as the game
+/// deals them, grillo series, or blackjack box-hands) from a seed and compares each premio code's frequency with its exact probability.
 pub fn odds(game: &str, hands: u64, seed: u64) -> Result<OddsReport, String> {
     odds_with_progress(game, hands, seed, &indicatif::ProgressBar::hidden())
 }
@@ -442,10 +526,14 @@ fn odds_dealt(game: &str, hands: u64, seed: u64, progress: &indicatif::ProgressB
     if let Some(game) = Game::from_name(game) {
         return Ok(blackjack_odds(game, hands, seed, progress));
     }
+    if game == three_card::GAME {
+        return Ok(three_card_odds(hands, seed, progress));
+    }
     if !POKER_GAMES.contains(&game) {
         return Err(format!(
-            "--game {game}: odds are computed for {}, {ROULETTE}, {}",
+            "--game {game}: odds are computed for {}, {}, {ROULETTE}, {}",
             POKER_GAMES.join(", "),
+            three_card::GAME,
             Game::ALL.map(Game::name).join(", ")
         ));
     }
