@@ -12,7 +12,7 @@ use crate::cards::{self, Card};
 pub const GAME: &str = "three-card-poker";
 
 /// The pool `odds` names in its report: the market progressive of the example rulebook.
-pub const POOL: &str = "three-card-market";
+pub const POOL: &str = "mercado-tcp";
 
 /// 1.1.1: "seis casilleros para las apuestas"; 1: "Como el paño solamente tiene seis casilleros
 /// habrá seis sillas".
