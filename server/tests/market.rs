@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::changes::*;
 use common::*;
 use pozo_engine::Money;
 use pozo_proto::v1 as pb;
@@ -111,5 +112,99 @@ async fn the_four_level_link_pays_each_level_from_its_own_meter() {
         resets + "300.00".parse::<Money>().expect("amount") + "180.00".parse::<Money>().expect("amount")
     );
     assert_eq!(money(&after.reserve), Money::ZERO);
+    server.stop().await;
+}
+
+/// A whole file of the configuration, as a proposal's one change.
+fn file_change(name: &str, text: &str) -> pb::propose_change::What {
+    pb::propose_change::What::Configuration(pb::ConfigurationChange {
+        files: vec![pb::ConfigFile { name: name.to_owned(), text: text.to_owned() }],
+        ..Default::default()
+    })
+}
+
+// Proves a level's money settings come into force after that level's next hit, not another
+// level's: the Mini's reset raised from 10.000,00 to 12.000,00, approved by two people, waits
+// through a Grand hit and comes into force when the Mini is next won whole; until then the Mini
+// is reset at the old amount.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_levels_money_setting_waits_for_that_levels_next_hit() {
+    let server = TestServer::with_config(mercado()).await;
+    let mut client = server.client().await;
+    let text = include_str!("../../config/mercado.toml");
+    let from = "reset = \"10000.00\"";
+    assert_eq!(text.matches(from).count(), 1, "the Mini's reset is written once");
+    let proposed = change(&client, CARLA, propose(file_change("mercado.toml", &text.replacen(from, "reset = \"12000.00\"", 1))))
+        .await
+        .expect("proposed");
+    let lines: Vec<&str> = proposed.differences.iter().map(|difference| difference.text.as_str()).collect();
+    assert_eq!(lines, ["Pozo mercado-blackjack — nivel Mini: reinicio: $ 10.000,00 → $ 12.000,00"], "{proposed:?}");
+    assert!(proposed.differences[0].money);
+    let approved = change(&client, DIEGO, approve(&proposed)).await.expect("approved");
+    assert_eq!(approved.status, "PROGRAMADO", "{approved:?}");
+
+    // A Grand hit: the Mini's change still waits.
+    client.ok("B1", open()).await;
+    client.ok("B1", sell(1, 5)).await;
+    client.ok("B1", press(1)).await;
+    client.ok("B1", start()).await;
+    client.ok("B1", prize(1, "TRES_SIETES_CORAZONES")).await;
+    client.ok("B1", accept()).await;
+    client.ok("B1", finish()).await;
+    assert_eq!(proposals(&client, CARLA).await[0].status, "PROGRAMADO", "a Grand hit is not the Mini's");
+
+    // The Mini won whole: reset at the old 10.000,00 in the round, the new reset in force after it.
+    client.ok("B1", press(1)).await;
+    client.ok("B1", start()).await;
+    client.ok("B1", prize(1, "TRES_SIETES")).await;
+    client.ok("B1", accept()).await;
+    client.ok("B1", finish()).await;
+    let in_force = proposals(&client, CARLA).await;
+    assert_eq!(in_force[0].status, "EN VIGOR", "{in_force:?}");
+    server.stop().await;
+}
+
+// Proves a level's money is never dropped by a change: a rulebook without the Mini, or with the
+// Grand no longer first, is refused at its proposal, naming the level, and nothing is journaled
+// as in force; a level added at the end opens at its reset.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_never_drops_a_level_and_a_new_level_opens_at_its_reset() {
+    let server = TestServer::with_config(mercado()).await;
+    let client = server.client().await;
+    let text = include_str!("../../config/mercado.toml");
+    let mini = text.find("[[pool.level]]\nname = \"Mini\"").expect("the Mini");
+    let mini_end = text[mini..].find("[[pool.prize]]").expect("the prizes after it") + mini;
+    let without_mini = format!("{}{}", &text[..mini], &text[mini_end..])
+        .replacen("code = \"TRES_SIETES\"\nname = \"Tres sietes\"\narticle = \"Mini\"\npays = \"percent\"\npercent = \"100\"\nlevel = \"Mini\"", "code = \"TRES_SIETES\"\nname = \"Tres sietes\"\narticle = \"Mini\"\npays = \"percent\"\npercent = \"100\"\nlevel = \"Minor\"", 1)
+        .replacen("share = \"0.03\"", "share = \"0.05\"", 1);
+    let refused = change(&client, CARLA, propose(file_change("mercado.toml", &without_mini))).await.expect_err("refused");
+    assert_eq!(refused.code(), Code::InvalidArgument);
+    assert!(refused.message().contains("level `Mini` is missing"), "{refused:?}");
+    assert!(proposals(&client, CARLA).await.is_empty(), "nothing proposed");
+
+    // A fifth level, "Mega", taken from the commission: proposed, approved, in force after the
+    // first level's next hit; it opens at its reset.
+    let with_mega = text.replacen("commission_rate = \"0.80\"", "commission_rate = \"0.79\"", 1).replacen(
+        "[[pool.prize]]\ncode = \"TRES_SIETES_CORAZONES\"",
+        "[[pool.level]]\nname = \"Mega\"\nshare = \"0.01\"\nreset = \"5000000.00\"\nminimum_kind = \"start\"\n\n[[pool.prize]]\ncode = \"TRES_SIETES_CORAZONES\"",
+        1,
+    );
+    let proposed = change(&client, CARLA, propose(file_change("mercado.toml", &with_mega))).await.expect("proposed");
+    let lines: Vec<&str> = proposed.differences.iter().map(|difference| difference.text.as_str()).collect();
+    assert!(lines.iter().any(|line| line.contains("nivel nuevo") && line.contains("Mega")), "{lines:?}");
+    let approved = change(&client, DIEGO, approve(&proposed)).await.expect("approved");
+    assert_eq!(approved.status, "PROGRAMADO");
+    let mut client = server.client().await;
+    client.ok("B1", open()).await;
+    client.ok("B1", sell(1, 5)).await;
+    client.ok("B1", press(1)).await;
+    client.ok("B1", start()).await;
+    client.ok("B1", prize(1, "TRES_SIETES_CORAZONES")).await;
+    client.ok("B1", accept()).await;
+    let before = money(&client.pool("mercado-blackjack").await.balance);
+    client.ok("B1", finish()).await;
+    assert_eq!(proposals(&client, CARLA).await[0].status, "EN VIGOR");
+    let after = client.pool("mercado-blackjack").await;
+    assert_eq!(money(&after.balance) - before, "5000000.00".parse::<Money>().expect("amount"), "the Mega opens at its reset");
     server.stop().await;
 }

@@ -101,19 +101,34 @@ impl Engine {
                 format!("{pools} {} {are} missing from the new rulebooks: a pool is retired, never dropped", missing.join(", ")),
             ));
         }
-        // A level's money is never dropped: new rules keep every level a pool has (a level is
-        // added at the end; retiring one is the pool's retirement into another).
-        if let Some((id, had, has)) = self.pools.values().find_map(|pool| {
-            let rules = rulebooks.pool(pool.rules().id.as_str())?;
-            (rules.level_count() < pool.rules().level_count())
-                .then(|| (pool.rules().id.clone(), pool.rules().level_count(), rules.level_count()))
-        }) {
-            return Err(EngineError::invalid(
-                "rulebooks",
-                format!(
-                    "pool `{id}` has {had} levels and the new rulebooks {has}: a level's money is never dropped; retire the pool into another"
-                ),
-            ));
+        // A level's money is never dropped: new rules keep every level a pool has, by name, and
+        // its first level first (its balances are the pool's own); a level may be added.
+        for pool in self.pools.values() {
+            let Some(rules) = rulebooks.pool(pool.rules().id.as_str()) else { continue };
+            let had = &pool.rules().levels;
+            if let Some(gone) = had.iter().find(|level| !rules.levels.iter().any(|new| new.name == level.name)) {
+                return Err(EngineError::invalid(
+                    "rulebooks",
+                    format!(
+                        "pool `{}`: level `{}` is missing from the new rulebooks: a level's money is never dropped (set its share to 0, or retire the pool into another)",
+                        rules.id, gone.name
+                    ),
+                ));
+            }
+            if let (Some(first), Some(new_first)) = (had.first(), rules.levels.first())
+                && first.name != new_first.name
+            {
+                return Err(EngineError::invalid(
+                    "rulebooks",
+                    format!("pool `{}`: the first level stays `{}` (its balances are the pool's own)", rules.id, first.name),
+                ));
+            }
+            if had.is_empty() && !rules.levels.is_empty() {
+                return Err(EngineError::invalid(
+                    "rulebooks",
+                    format!("pool `{}` of one level cannot take levels while live: open a new pool with them", rules.id),
+                ));
+            }
         }
         let pools = rulebooks
             .pools()

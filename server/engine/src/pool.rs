@@ -360,10 +360,12 @@ impl Pool {
     /// levels: a level's money is never dropped).
     pub(crate) fn with_rules(&self, rules: Arc<PoolRules>) -> Pool {
         debug_assert_eq!(rules.id, self.rules.id, "a pool keeps its id under new rules");
+        // Levels by name (the caller checks that none is dropped and the first stays first).
         let levels = (1..rules.levels.len())
             .map(|index| {
                 let level_rules = Arc::new(rules.level_rules(index));
-                match self.levels.get(index - 1) {
+                let kept = self.rules.levels.iter().position(|old| old.name == rules.levels[index].name).filter(|at| *at > 0);
+                match kept.and_then(|at| self.levels.get(at - 1)) {
                     Some(level) => Pool { rules: level_rules, ..level.clone() },
                     None => Pool::open(level_rules),
                 }

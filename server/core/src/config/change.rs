@@ -316,6 +316,45 @@ fn settings_of(old: &PoolRules, new: &PoolRules) -> Vec<Difference> {
                 true,
             ));
         }
+        // The level that pays it (docs/readings.md, "Levels"): another meter pays it.
+        if let Some(before) = old.prize(&prize.code)
+            && (old.level_name(before.level), &before.games, &before.envy)
+                != (new.level_name(prize.level), &prize.games, &prize.envy)
+        {
+            let paid_by = |rules: &PoolRules, prize: &pozo_engine::Prize| {
+                format!(
+                    "{} nivel {} juegos {:?} envidia {:?}",
+                    prize.code,
+                    rules.level_name(prize.level).unwrap_or("único"),
+                    prize.games,
+                    prize.envy
+                )
+            };
+            lines.push(("premio", paid_by(old, before), paid_by(new, prize), true));
+        }
+    }
+    let mut level_lines: Vec<(String, String, String)> = Vec::new();
+    for (index, level) in new.levels.iter().enumerate().filter(|(_, level)| !level.house) {
+        let Some(before) = old.levels.iter().find(|old_level| old_level.name == level.name) else {
+            level_lines.push(("nivel nuevo".into(), String::new(), describe_level(level)));
+            continue;
+        };
+        let position = |rules: &PoolRules, name: &str| rules.levels.iter().position(|level| level.name == name);
+        if position(old, &level.name) != Some(index) {
+            level_lines.push((
+                format!("nivel {}: orden", level.name),
+                format!("{:?}", position(old, &level.name)),
+                format!("{index}"),
+            ));
+        }
+        for (setting, was, is) in level_settings(before, level) {
+            level_lines.push((format!("nivel {}: {setting}", level.name), was, is));
+        }
+    }
+    for level in
+        old.levels.iter().filter(|level| !level.house && !new.levels.iter().any(|new_level| new_level.name == level.name))
+    {
+        level_lines.push((format!("nivel {}: retirado", level.name), describe_level(level), String::new()));
     }
     let other = |rules: &PoolRules| {
         format!(
@@ -324,17 +363,62 @@ fn settings_of(old: &PoolRules, new: &PoolRules) -> Vec<Difference> {
         )
     };
     lines.push(("otras reglas", other(old), other(new), true));
+    let level_lines = level_lines.into_iter().map(|(setting, before, after)| (setting, before, after, true));
     lines
         .into_iter()
+        .map(|(setting, before, after, money)| (setting.to_owned(), before, after, money))
+        .chain(level_lines)
         .filter(|(_, before, after, _)| before != after)
         .map(|(setting, before, after, money)| Difference {
             subject: Subject::Pool { pool_id: new.id.clone() },
-            setting: setting.to_owned(),
+            setting,
             before,
             after,
             money,
         })
         .collect()
+}
+
+/// A level in plain words, as a change shows it.
+fn describe_level(level: &pozo_engine::LevelRules) -> String {
+    let settings: Vec<String> =
+        level_settings(level, level).into_iter().map(|(setting, value, _)| format!("{setting} {value}")).collect();
+    format!("{}: {}", level.name, settings.join(", "))
+}
+
+/// A level's money settings, before and after (docs/readings.md, "Levels": each in force after
+/// that level's next hit).
+fn level_settings(old: &pozo_engine::LevelRules, new: &pozo_engine::LevelRules) -> Vec<(&'static str, String, String)> {
+    let rate = |rate: rust_decimal::Decimal| format!("{} %", (rate * rust_decimal::Decimal::ONE_HUNDRED).normalize());
+    let cap = |level: &pozo_engine::LevelRules| match level.cap {
+        None => "sin tope".to_owned(),
+        Some((cap, pozo_engine::Overflow::Reserve)) => format!("{} y luego a su reserva", format_ars(cap)),
+        Some((cap, pozo_engine::Overflow::Level(index))) => format!("{} y luego al nivel {}", format_ars(cap), index + 1),
+    };
+    vec![
+        ("participación", rate(old.share), rate(new.share)),
+        ("reserva", rate(old.reserve_share), rate(new.reserve_share)),
+        ("reinicio", format_ars(old.reset), format_ars(new.reset)),
+        ("significado del reinicio", old.minimum_kind.name().into(), new.minimum_kind.name().into()),
+        ("tope", cap(old), cap(new)),
+    ]
+}
+
+/// The level a pool's money change is for, by the settings it changes: one level's alone
+/// ("nivel Grand: reinicio"), that level's index in `rules`; anything else in a pool with levels,
+/// the first level (the pool's own settings wait for its top level's hit); `None` in a pool of
+/// one level.
+pub fn money_level(differences: &[Difference], rules: &PoolRules) -> Option<usize> {
+    if rules.levels.is_empty() {
+        return None;
+    }
+    let mut named = differences
+        .iter()
+        .filter(|difference| difference.money)
+        .map(|difference| difference.setting.strip_prefix("nivel ").and_then(|rest| rest.split_once(": ")).map(|(name, _)| name));
+    let first = named.next().flatten();
+    let one = first.filter(|name| named.all(|other| other == Some(*name)));
+    Some(one.and_then(|name| rules.levels.iter().position(|level| level.name == name)).unwrap_or(0))
 }
 
 fn codes(rules: &PoolRules) -> String {

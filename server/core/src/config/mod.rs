@@ -29,7 +29,7 @@ mod layout;
 mod validate;
 mod validated;
 
-pub use change::{CHANGED_FILES_MAX, Difference, Subject};
+pub use change::{CHANGED_FILES_MAX, Difference, Subject, money_level};
 pub use edit::{EDITS_MAX, Edit, POOL_SETTINGS, PRIZE_SETTINGS};
 pub use error::ConfigError;
 pub use keys::{

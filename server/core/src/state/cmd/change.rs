@@ -114,6 +114,10 @@ impl State {
         let differences = self.config.differences(&after).map_err(|error| {
             invalid(error.to_string()).castellano(format!("Ese cambio no se permite en un registro en marcha: {error}"))
         })?;
+        // The pools' money under the new rules: a level is never dropped (docs/readings.md, "Levels").
+        self.engine.with_rulebooks(&after.rulebooks).map_err(|error| {
+            invalid(format!("files: {error}")).castellano(format!("Ese cambio no se permite en un pozo en juego: {error}"))
+        })?;
         if differences.is_empty() {
             return Err(invalid("files: they change nothing in the configuration in force")
                 .castellano("El cambio no modifica nada de la configuración en vigor."));

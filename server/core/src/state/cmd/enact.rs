@@ -72,7 +72,7 @@ impl State {
     /// time, so that neither undoes the other (checked with the configuration, `none_scheduled_on`).
     fn schedule(&mut self, proposal: &mut Proposal, pool: &PoolId) {
         proposal.status = ProposalStatus::Scheduled;
-        proposal.top_prizes_at_approval = self.engine.pool(pool).map(|pool| pool.meters().resets).unwrap_or_default();
+        proposal.top_prizes_at_approval = self.top_prizes(pool, proposal);
         self.data.scheduled.push(proposal.proposal_id.clone());
     }
 
@@ -206,7 +206,7 @@ impl State {
             let (Some(pool), Proposed::Configuration { files, effect }) = (money_pool(&proposal), &proposal.proposed) else {
                 continue;
             };
-            if !self.moment_came(context, &pool, effect, proposal.top_prizes_at_approval) || self.in_a_round(&pool) {
+            if !self.moment_came(context, &pool, effect, &proposal) || self.in_a_round(&pool) {
                 continue;
             }
             let mut proposal = proposal.clone();
@@ -236,9 +236,21 @@ impl State {
         }
     }
 
-    fn moment_came(&self, context: Context, pool: &str, effect: &Effect, top_prizes: u64) -> bool {
+    /// How many times the change's level was won whole so far: the pool's resets in a pool of
+    /// one level; in a pool with levels, those of the level whose settings the change touches,
+    /// so that "a level's money settings come into force after that level's next hit"
+    /// (docs/readings.md, "Levels").
+    fn top_prizes(&self, pool: &str, proposal: &Proposal) -> u64 {
+        let Ok(pool) = self.engine.pool(pool) else { return 0 };
+        match crate::config::money_level(&proposal.differences, pool.rules()) {
+            Some(level) => pool.levels().get(level).map(|level| level.meters.resets).unwrap_or_default(),
+            None => pool.meters().resets,
+        }
+    }
+
+    fn moment_came(&self, context: Context, pool: &str, effect: &Effect, proposal: &Proposal) -> bool {
         match effect {
-            Effect::NextTopPrize => self.engine.pool(pool).is_ok_and(|pool| pool.meters().resets > top_prizes),
+            Effect::NextTopPrize => self.top_prizes(pool, proposal) > proposal.top_prizes_at_approval,
             Effect::Jornada { jornada } => crate::jornada::jornada_and_hour(&self.config, context.time_ms).0 >= *jornada,
         }
     }
