@@ -68,6 +68,25 @@ async fn three_card_poker_pays_the_meter_and_the_envy_to_every_other_seat_in_for
     assert_eq!(money(&after.displayed), "2500000.00".parse::<Money>().expect("the reset"), "the meter back at its reset");
     // PPPA: the meter and the three envy awards.
     assert_eq!(money(&after.awards) - money(&before.awards), meter + "150000.00".parse::<Money>().expect("amount"));
+    // A straight flush (50.000,00, under the file's 100.000,00) goes to Venta-Pagos by its own
+    // threshold, 40.000,00; a pierna (25.000,00) is paid at the table.
+    client.ok("CP1", finish()).await;
+    for seat in [1, 2] {
+        client.ok("CP1", sell(seat, 1)).await;
+        client.ok("CP1", press(seat)).await;
+    }
+    client.ok("CP1", start()).await;
+    client.ok("CP1", prize(1, "ESCALERA_COLOR")).await;
+    client.ok("CP1", prize(2, "PIERNA")).await;
+    client.ok("CP1", accept()).await;
+    let pending: Vec<(u32, String)> = client
+        .orders()
+        .await
+        .iter()
+        .filter(|order| order.status == "pendiente")
+        .map(|order| (order.seat, order.code.clone()))
+        .collect();
+    assert_eq!(pending, [(1, "ESCALERA_COLOR".to_owned())]);
     server.stop().await;
 }
 

@@ -59,6 +59,9 @@ fn the_market_rulebook_reads_as_levels_with_the_house_after_them() {
     assert!(tcp.levels[line.level].house, "paid by the house");
     assert!(!tcp.game_marks(pozo_engine::Game::ThreeCardPoker, "ENVIDIA_MINI_ROYAL_PICAS"), "an envy bonus is never entered");
     assert!(tcp.game_marks(pozo_engine::Game::ThreeCardPoker, "PIERNA"));
+    // The Venta-Pagos threshold: the prize's own, else its level's, else the file's.
+    assert_eq!(tcp.venta_pagos_over_for("ESCALERA_COLOR"), money!(40000.00));
+    assert_eq!(tcp.venta_pagos_over_for("PIERNA"), money!(100000.00));
 }
 
 #[test]

@@ -144,6 +144,7 @@ struct LevelDoc {
     minimum_kind: Option<String>,
     cap: Option<Exact>,
     overflow_to: Option<String>,
+    venta_pagos_over: Option<Exact>,
 }
 
 /// `envy = { code, name, amount, scope, paid_by }` on a prize: the bonus every other seat
@@ -182,6 +183,7 @@ struct PrizeDoc {
     level: Option<Text>,
     games: Option<Vec<String>>,
     envy: Option<EnvyDoc>,
+    venta_pagos_over: Option<Exact>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -513,7 +515,8 @@ fn levels(at: &Place<'_>, pool: &PoolDoc) -> Result<Vec<LevelRules>, RulebookErr
                 Some((cap, overflow))
             }
         };
-        levels.push(LevelRules { name, share, reserve_share, reset, minimum_kind, cap, house: false });
+        let venta_pagos_over = threshold(&at, written.venta_pagos_over)?;
+        levels.push(LevelRules { name, share, reserve_share, reset, minimum_kind, cap, house: false, venta_pagos_over });
     }
     // An overflow chain ends: following it from any level never comes back.
     for start in 0..levels.len() {
@@ -721,7 +724,9 @@ fn paytable(
         let level = written.level.take();
         let only = written.games.take();
         let envy = written.envy.take();
+        let venta_pagos_over = threshold(&place, written.venta_pagos_over.take())?;
         let mut prize = prize(&place, written)?;
+        prize.venta_pagos_over = venta_pagos_over;
         prize.level = match level.as_ref().map(|level| level.0.as_str()) {
             // Paid by the house, not from a meter (a fixed prize of a market paytable).
             Some("house") if !levels.is_empty() => house_level(levels),
@@ -804,8 +809,19 @@ fn house_level(levels: &mut Vec<LevelRules>) -> usize {
         minimum_kind: MinimumKind::Start,
         cap: None,
         house: true,
+        venta_pagos_over: None,
     });
     levels.len() - 1
+}
+
+/// A level's or a prize's own Venta-Pagos threshold: an amount in whole centavos ≥ 0 (3.5.2).
+fn threshold(at: &Place<'_>, written: Option<Exact>) -> Result<Option<Money>, RulebookError> {
+    let Some(Exact(amount)) = written else { return Ok(None) };
+    let amount = Money::new(amount);
+    if amount < Money::ZERO || !is_multiple_of(amount, CENT) {
+        return Err(at.error("venta_pagos_over", format!("{amount} is not an amount in whole centavos ≥ 0 (3.5.2)")));
+    }
+    Ok(Some(amount))
 }
 
 /// The paytable line of a hand's envy bonus: a fixed amount, paid by a level of the pool or by
@@ -855,6 +871,7 @@ fn envy_prize(
         games: hand.games.clone(),
         envy: None,
         envy_of: Some(hand.code.clone()),
+        venta_pagos_over: None,
     };
     Ok((paid, scope))
 }
@@ -979,5 +996,6 @@ fn prize(at: &Place<'_>, written: PrizeDoc) -> Result<Prize, RulebookError> {
         games: Vec::new(),
         envy: None,
         envy_of: None,
+        venta_pagos_over: None,
     })
 }

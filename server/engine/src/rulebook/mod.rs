@@ -332,6 +332,8 @@ pub struct LevelRules {
     /// The level the house pays envy bonuses from: not written in a rulebook, holds nothing,
     /// every award in it is the house's money (`envy.paid_by = "house"`).
     pub house: bool,
+    /// Awards of this level over this go to Venta-Pagos (the file's threshold otherwise).
+    pub venta_pagos_over: Option<Money>,
 }
 
 /// Who an envy bonus goes to: the other seats with a bet in force at the hitting table, or
@@ -379,6 +381,8 @@ pub struct Prize {
     pub envy: Option<Envy>,
     /// For an envy award's own line: the hand that gives it.
     pub envy_of: Option<PrizeCode>,
+    /// Awards of this prize over this go to Venta-Pagos (its level's, or the file's, otherwise).
+    pub venta_pagos_over: Option<Money>,
 }
 
 /// Everything the articles and the operator fix about one pool.
@@ -493,6 +497,17 @@ impl PoolRules {
     /// True when a game of this pool plays the premio instantáneo (15.11).
     pub fn plays_instant_prize(&self) -> bool {
         self.games.iter().any(|game| game.plays_instant_prize())
+    }
+
+    /// The amount over which an award of `code` goes to Venta-Pagos (besides every percentage
+    /// prize, 3.5.2): the prize's own threshold, else its level's, else the rulebook file's
+    /// (docs/readings.md, "The Venta-Pagos threshold").
+    pub fn venta_pagos_over_for(&self, code: &str) -> Money {
+        let prize = self.prize(code);
+        prize
+            .and_then(|prize| prize.venta_pagos_over)
+            .or_else(|| prize.and_then(|prize| self.levels.get(prize.level)).and_then(|level| level.venta_pagos_over))
+            .unwrap_or(self.venta_pagos_over)
     }
 
     /// How many levels the pool has: 1 for a pool of the regulations.

@@ -113,12 +113,13 @@ impl State {
         let table_key = self.data.tables[table_id].id.clone();
         // The engine field alone: the payout orders below go into `self.data`.
         let rules = self.engine.pool(&pool_id).expect("settled just above").rules();
-        let threshold = rules.venta_pagos_over;
         let mut awards = Vec::with_capacity(settlement.awards.len());
         for award in &settlement.awards {
             let percent = rules.prize(&award.code).is_some_and(|prize| matches!(prize.value, PrizeValue::Percent { .. }));
             // 3.5.2, 11.6.1.2, 15.8.2: percentages and awards over the rulebook's threshold go to
             // Venta-Pagos (docs/readings.md, "The Venta-Pagos threshold").
+            // A pool with levels may set it per level or per prize (docs/readings.md, "Levels").
+            let threshold = rules.venta_pagos_over_for(&award.code);
             let order_id = (award.award > Money::ZERO && (percent || award.award > threshold)).then(|| {
                 let facts = OrderFacts {
                     pool: pool_id.clone(),
