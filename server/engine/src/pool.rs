@@ -799,7 +799,7 @@ pub(crate) fn check_bet(field: &str, bet: Money) -> Result<(), EngineError> {
 /// Veintiuno e: "una cantidad única estipulada"), otherwise one within the
 /// rulebook's `bet_min` and `bet_max` (AJ 2.5.5.1).
 pub fn check_bet_allowed(rules: &PoolRules, field: &str, bet: Money) -> Result<(), EngineError> {
-    if rules.fixed_bet() && bet != rules.side_bet {
+    if rules.fixed_bet() && !rules.is_a_fixed_bet(bet) {
         return Err(EngineError::invalid(
             field,
             format!(
@@ -808,7 +808,7 @@ pub fn check_bet_allowed(rules: &PoolRules, field: &str, bet: Money) -> Result<(
             ),
         ));
     }
-    if bet < rules.bet_min || bet > rules.bet_max {
+    if !rules.fixed_bet() && (bet < rules.bet_min || bet > rules.bet_max) {
         return Err(EngineError::invalid(
             field,
             format!(

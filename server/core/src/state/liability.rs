@@ -98,10 +98,10 @@ pub struct Seats {
 
 impl Seats {
     /// What the seats of `tables` hold; `side_bet` is the credit value of a table's pool.
-    pub fn of<'a>(tables: impl Iterator<Item = &'a Table>, side_bet: impl Fn(&PoolId) -> Money) -> Seats {
+    pub fn of<'a>(tables: impl Iterator<Item = &'a Table>, side_bet: impl Fn(&Table) -> Money) -> Seats {
         let mut seats = Seats::default();
         for table in tables {
-            let credit = side_bet(&table.pool);
+            let credit = side_bet(table);
             let worth = |credits: u32| credit * Decimal::from(credits);
             for (seat, held) in (1..).zip(&table.seats) {
                 let table_id = || table.id.clone();

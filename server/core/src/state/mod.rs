@@ -235,7 +235,7 @@ impl State {
 
     /// What the seats hold now: credits, stakes pressed, grillos (`liability.rs`).
     pub fn seats(&self) -> liability::Seats {
-        liability::Seats::of(self.data.tables.values(), |pool| self.pool(pool).rules().side_bet)
+        liability::Seats::of(self.data.tables.values(), |table| self.pool(&table.pool).rules().side_bet_for(table.game))
     }
 
     /// A pool of the configuration (tables only name configured pools).

@@ -130,6 +130,9 @@ struct PoolDoc {
     /// The levels of a pool with levels (docs/readings.md, "Levels"); none in a pool of one level.
     #[serde(default)]
     level: Vec<LevelDoc>,
+    /// A link across games: a game's own fixed side bet (`{ "three-card-poker" = "500.00" }`).
+    #[serde(default)]
+    game_bets: std::collections::BTreeMap<String, Exact>,
     prize: Vec<PrizeDoc>,
 }
 
@@ -324,6 +327,7 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
     let Amounts { minimum, minimum_kind, side_bet, payout_unit } = amounts;
     let Shares { contribution_rate, reserve_rate, commission_rate, shortfall_from } = shares(&at, &pool, &games, &levels)?;
     let (bet_min, bet_max) = bet_range(&at, &pool, side_bet)?;
+    let game_bets = game_bets(&at, &pool, &games)?;
     let instant_card_chance = instant_card_chance(&at, &pool, &games)?;
     let seats_max = seats_max(&at, pool.seats_max)?;
     let exclusive = exclusive_groups(&at, pool.exclusive)?;
@@ -369,6 +373,7 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
         prizes,
         levels,
         pays_in_full: false,
+        game_bets,
     })
 }
 
@@ -666,6 +671,28 @@ fn bet_range(at: &Place<'_>, pool: &PoolDoc, side_bet: Money) -> Result<(Money, 
         return Err(at.error("side_bet", format!("{side_bet} is outside bet_min {bet_min} – bet_max {bet_max}")));
     }
     Ok((bet_min, bet_max))
+}
+
+/// A link across games: each game its own fixed side bet, a game of the pool, in whole centavos,
+/// only where the bet is fixed (a range is the pool's for every game).
+fn game_bets(at: &Place<'_>, pool: &PoolDoc, games: &[Game]) -> Result<Vec<(Game, Money)>, RulebookError> {
+    let mut bets = Vec::with_capacity(pool.game_bets.len());
+    for (name, Exact(amount)) in &pool.game_bets {
+        let key = format!("game_bets.{name}");
+        let game = Game::parse(name).map_err(|unknown| at.error(&key, unknown))?;
+        if !games.contains(&game) {
+            return Err(at.error(&key, format!("`{name}` is not a game of this pool")));
+        }
+        if !pool.fixed_bet {
+            return Err(at.error(&key, "a game's own bet is a fixed bet: `fixed_bet = true`"));
+        }
+        let bet = Money::new(at.positive(&key, *amount)?);
+        if !is_multiple_of(bet, CENT) || bet > crate::money::BET_MAX {
+            return Err(at.error(&key, format!("{bet} is not a bet in whole centavos up to {}", crate::money::BET_MAX)));
+        }
+        bets.push((game, bet));
+    }
+    Ok(bets)
 }
 
 /// The chance of a premio instantáneo card, which Central Póker requires (15.11.2).

@@ -444,6 +444,9 @@ pub struct PoolRules {
     /// The rules of the house's level ([`LevelRules::house`]): every award paid in full, by
     /// the house, never prorated (it holds no meter to share).
     pub pays_in_full: bool,
+    /// A link across games: the fixed side bet of a game whose bet is not the pool's
+    /// (`game_bets = { "three-card-poker" = "500.00" }`); empty otherwise.
+    pub game_bets: Vec<(Game, Money)>,
 }
 
 impl PoolRules {
@@ -476,9 +479,25 @@ impl PoolRules {
         self.side_bet * Decimal::from(credits)
     }
 
-    /// True where the rulebook fixes one side-bet amount.
+    /// The side bet at a table of `game`: its own where the rulebook sets one (a link across
+    /// games, each game its own bet: `game_bets`), else the pool's.
+    pub fn side_bet_for(&self, game: Game) -> Money {
+        self.game_bets.iter().find(|(of, _)| *of == game).map(|(_, bet)| *bet).unwrap_or(self.side_bet)
+    }
+
+    /// The bet a stake of `credits` makes at a table of `game`.
+    pub fn bet_for(&self, game: Game, credits: u32) -> Money {
+        self.side_bet_for(game) * Decimal::from(credits)
+    }
+
+    /// True where the rulebook fixes one side-bet amount (one per game in a link across games).
     pub fn fixed_bet(&self) -> bool {
         self.bet_min == self.bet_max
+    }
+
+    /// Whether `bet` is one of the fixed side bets: the pool's, or a game's own.
+    pub fn is_a_fixed_bet(&self, bet: Money) -> bool {
+        bet == self.side_bet || self.game_bets.iter().any(|(_, own)| *own == bet)
     }
 
     /// The amount the sign shows for a main pool holding `balance`: the most any award
@@ -544,6 +563,7 @@ impl PoolRules {
             shortfall_from: if level.reserve_share.is_zero() { Shortfall::House } else { Shortfall::ReserveThenHouse },
             levels: Vec::new(),
             pays_in_full: level.house,
+            game_bets: self.game_bets.clone(),
             ..self.clone()
         }
     }

@@ -28,7 +28,7 @@ impl State {
         }
         let pool_id = table.pool.clone();
         let round = table.round;
-        let mut winners = winners_of(table, &table.pending, self.pool(&pool_id).rules().side_bet)?;
+        let mut winners = winners_of(table, &table.pending, self.pool(&pool_id).rules().side_bet_for(table.game))?;
         // The envy bonus: every other seat with a bet in force at the table wins it too
         // (docs/readings.md, "The envy bonus"); each its own award, journaled with its seat.
         let in_force: Vec<(u32, pozo_engine::money::Money)> = table

@@ -11,7 +11,7 @@ impl State {
     /// Cierre de Mesa: FP counted, unplayed roulette sales returned (4.7.5, 3.7.9).
     pub(in crate::state) fn close_table(&mut self, context: Context, table_id: &TableId) -> Result<Done, Refusal> {
         let table = &self.data.tables[table_id];
-        let side_bet = self.pool(&table.pool).rules().side_bet;
+        let side_bet = self.pool(&table.pool).rules().side_bet_for(table.game);
         let day = jornada_and_hour(&self.config, context.time_ms);
         self.close_allowed(table_id)?;
         let table = &self.data.tables[table_id];

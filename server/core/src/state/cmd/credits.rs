@@ -17,7 +17,7 @@ impl State {
         credits: u32,
     ) -> Result<Done, Refusal> {
         let table = &self.data.tables[table_id];
-        let side_bet = self.pool(&table.pool).rules().side_bet;
+        let side_bet = self.pool(&table.pool).rules().side_bet_for(table.game);
         let day = jornada_and_hour(&self.config, context.time_ms);
         table.require_open()?;
         let current = table.seat(seat)?.credits;
@@ -51,7 +51,7 @@ impl State {
     /// Pago de créditos: a seat's credits paid back, its button off (12.5.3.5).
     pub(in crate::state) fn refund_credits(&mut self, context: Context, table_id: &TableId, seat: u32) -> Result<Done, Refusal> {
         let table = &self.data.tables[table_id];
-        let side_bet = self.pool(&table.pool).rules().side_bet;
+        let side_bet = self.pool(&table.pool).rules().side_bet_for(table.game);
         let day = jornada_and_hour(&self.config, context.time_ms);
         table.require_open()?;
         let current = table.seat(seat)?;

@@ -8,7 +8,7 @@ impl State {
     /// The last round is announced: no more sales, card credits returned (3.9.1, 11.10.1).
     pub(in crate::state) fn last_round(&mut self, context: Context, table_id: &TableId) -> Result<Done, Refusal> {
         let table = &self.data.tables[table_id];
-        let side_bet = self.pool(&table.pool).rules().side_bet;
+        let side_bet = self.pool(&table.pool).rules().side_bet_for(table.game);
         let day = jornada_and_hour(&self.config, context.time_ms);
         table.require_open()?;
         if table.last_round {

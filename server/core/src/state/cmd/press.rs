@@ -83,9 +83,9 @@ impl State {
         let rules = self.pool(&table.pool).rules();
         // 3.3.1, 11.4.1, 15.1.2 (a fixed amount), AJ 2.5.5.1 (between the posted minimum
         // and maximum): the stake in credits must be a bet the pool takes.
-        let bet = rules.bet_of(credits);
+        let bet = rules.bet_for(table.game, credits);
         check_bet_allowed(rules, "credits", bet).map_err(|error| {
-            let credit = pozo_engine::format_ars(rules.side_bet);
+            let credit = pozo_engine::format_ars(rules.side_bet_for(table.game));
             let allowed = match rules.fixed_bet() {
                 true => format!("solo se juega un crédito de {credit}"),
                 false => format!(

@@ -28,7 +28,7 @@ impl State {
         // bet a ×bet prize needs, a combination marked twice, the rank of 6.4.
         let mut entries = table.pending.clone();
         entries.push(entry.clone());
-        let winners = winners_of(table, &entries, pool.rules().side_bet)?;
+        let winners = winners_of(table, &entries, pool.rules().side_bet_for(table.game))?;
         pool.preview_round(&winners).map_err(engine_refusal)?;
         self.table_mut(table_id).pending.push(entry);
         Ok((format!("Premio ingresado: posición {seat_number}, {name}"), Vec::new()))
@@ -154,7 +154,7 @@ impl State {
         let table = &self.data.tables[table_id];
         let pool = self.pool(&table.pool);
         let entry = PrizeEntry { seat: seat_number, code: code.into(), high: None };
-        let winners = winners_of(table, std::slice::from_ref(&entry), pool.rules().side_bet)?;
+        let winners = winners_of(table, std::slice::from_ref(&entry), pool.rules().side_bet_for(table.game))?;
         let pool_id = table.pool.clone();
         let round = table.round;
         let settlement = self.engine.settle_round(&pool_id, &winners).map_err(engine_refusal)?;

@@ -18,7 +18,7 @@ impl State {
         seat_number: u32,
     ) -> Result<Done, Refusal> {
         let table = &self.data.tables[table_id];
-        let side_bet = self.pool(&table.pool).rules().side_bet;
+        let side_bet = self.pool(&table.pool).rules().side_bet_for(table.game);
         table.require_open()?;
         let seat = table.seat(seat_number)?;
         if seat.closed {

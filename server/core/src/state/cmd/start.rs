@@ -45,6 +45,7 @@ impl State {
         // stays until won (15.11.4).
         let draw_card = table.plays_instant_prize() && table.instant_card.is_none() && card.is_some();
         let pool_id = table.pool.clone();
+        let game = table.game;
         let pressed: Vec<(u32, u32)> = table
             .seats
             .iter()
@@ -60,10 +61,10 @@ impl State {
         // Every bet is tried on a copy first: INICIAR JUEGO registers all of them or none.
         let mut trial = self.pool(&pool_id).clone();
         for (_, credits) in &pressed {
-            trial.register_bet(trial.rules().bet_of(*credits)).map_err(engine_refusal)?;
+            trial.register_bet(trial.rules().bet_for(game, *credits)).map_err(engine_refusal)?;
         }
         for (seat, credits) in &pressed {
-            let bet = trial.rules().bet_of(*credits);
+            let bet = trial.rules().bet_for(game, *credits);
             let contribution = self.engine.register_bet(&pool_id, bet).map_err(engine_refusal)?;
             let bet = contribution.bet;
             self.table_mut(table_id).seat_mut(*seat).bet =
