@@ -227,3 +227,56 @@ async fn a_change_never_drops_a_level_and_a_new_level_opens_at_its_reset() {
     assert_eq!(money(&after.balance) - before, "5000000.00".parse::<Money>().expect("amount"), "the Mega opens at its reset");
     server.stop().await;
 }
+
+/// The cross-game link with banked levels: roulettes at F1, Black Jack at F2, Three Card Poker
+/// at F3, all feeding `mercado-gran-sala` (config/examples/mercado-enlace.toml).
+fn enlace() -> Config {
+    let texts = [
+        ("config/examples/mercado-enlace.toml", include_str!("../../config/examples/mercado-enlace.toml")),
+        ("config/iplyc.toml", include_str!("../../config/iplyc.toml")),
+        ("config/mercado.toml", include_str!("../../config/mercado.toml")),
+    ];
+    let texts = texts.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())).collect();
+    Config::from_texts(texts).and_then(|config| config.with_keys(KEYS_EMBEDDED.0, KEYS_EMBEDDED.1)).expect("the link's example")
+}
+
+// Proves the cross-game Grand with a Major per flor: a roulette series at R1 (its own bet,
+// 3.000,00), Black Jack at B1 (1.000,00) and Three Card Poker at CP1 (500,00) all raise the one
+// pool by their own bets; four aces at B1 take F2's Major only (its reset and F2's 4 %), a
+// straight flush at CP1 F3's; a Black Jack code is refused at a poker table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_grand_across_games_and_a_major_per_flor() {
+    let server = TestServer::with_config(enlace()).await;
+    let mut client = server.client().await;
+    client.ok("B1", open()).await;
+    client.ok("CP1", open()).await;
+    for seat in [1, 2] {
+        client.ok("B1", sell(seat, 1)).await;
+        client.ok("B1", press(seat)).await;
+        client.ok("CP1", sell(seat, 1)).await;
+        client.ok("CP1", press(seat)).await;
+    }
+    client.ok("B1", start()).await;
+    client.ok("CP1", start()).await;
+    client.ok("R1", open()).await;
+    client.ok("R1", sell(1, 1)).await;
+    let view = client.ok("R1", press(1)).await.table.expect("view");
+    assert_eq!(view.seats[0].bronze, 3, "the roulette's series: three bronzes (3.1.3)");
+    let report = client.pool("mercado-gran-sala").await;
+    assert_eq!(
+        money(&report.bets_amount),
+        "6000.00".parse::<Money>().expect("amount"),
+        "2 × 1.000,00 + 2 × 500,00 + 3.000,00: each game its bet"
+    );
+    // 1 % of each bet, whatever its game, to the Grand's reserve.
+    assert_eq!(money(&report.reserve), "60.00".parse::<Money>().expect("amount"));
+    let refusal = client.refused("CP1", prize(1, "CUATRO_ASES"), Code::InvalidArgument).await;
+    assert!(refusal.contains("three-card-poker"), "{refusal}");
+    client.ok("B1", prize(1, "CUATRO_ASES")).await;
+    let paid = client.ok("B1", accept()).await.awards;
+    assert_eq!(money(&paid[0].award), "100080.00".parse::<Money>().expect("amount"), "F2's Major: 100.000,00 + 2 × 40,00");
+    client.ok("CP1", prize(2, "ESCALERA_COLOR")).await;
+    let paid = client.ok("CP1", accept()).await.awards;
+    assert_eq!(money(&paid[0].award), "100040.00".parse::<Money>().expect("amount"), "F3's Major: 100.000,00 + 2 × 20,00");
+    server.stop().await;
+}

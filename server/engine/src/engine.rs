@@ -179,6 +179,26 @@ impl Engine {
         self.pool_mut(pool)?.register_bet(bet)
     }
 
+    /// [`Engine::register_bet`] at a table of `bank` (a pool with banked levels needs it).
+    pub fn register_bet_at(
+        &mut self,
+        pool: &str,
+        bet: Money,
+        bank: Option<&crate::rulebook::Bank>,
+    ) -> Result<Contribution, EngineError> {
+        self.pool_mut(pool)?.register_bet_at(bet, bank)
+    }
+
+    /// [`Engine::settle_round`] at a table of `bank` (a pool with banked levels needs it).
+    pub fn settle_round_at(
+        &mut self,
+        pool: &str,
+        winners: &[Winner],
+        bank: Option<&crate::rulebook::Bank>,
+    ) -> Result<Settlement, EngineError> {
+        self.pool_mut(pool)?.settle_round_at(winners, bank)
+    }
+
     /// Reverses a registered bet that was voided or refunded (4.3.2, 11.8.2).
     pub fn reverse_bet(&mut self, pool: &str, contribution: Contribution) -> Result<Reversal, EngineError> {
         self.pool_mut(pool)?.reverse_bet(contribution)

@@ -47,8 +47,8 @@ pub use pool::{Contribution, LevelContribution, LevelView, Meters, Pool, PoolSta
 pub use reconcile::{PoolFigures, Reconciliation};
 pub use reject::{Rejection, Resettled};
 pub use rulebook::{
-    Envy, EnvyScope, Game, Grillo, INSTANT_PRIZE, LevelRules, MinimumKind, Overflow, Policy, PoolRules, Prize, PrizeValue,
-    RulebookError, Rulebooks, SeatsMax, Shortfall,
+    Bank, BankBy, Envy, EnvyScope, Game, Grillo, INSTANT_PRIZE, LevelRules, MinimumKind, Overflow, Policy, PoolRules, Prize,
+    PrizeValue, RulebookError, Rulebooks, SeatsMax, Shortfall,
 };
 pub use settle::{Award, BookedAward, Rank, RoundBook, RoundEffect, Seat, Settlement, Stage, Winner, envy_winners};
 pub use suggest::nearest;

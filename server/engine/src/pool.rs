@@ -25,7 +25,9 @@ use std::sync::Arc;
 
 use crate::error::EngineError;
 use crate::money::{BET_MAX, CENT, Money, is_multiple_of};
-use crate::rulebook::{Overflow, PoolRules, Shortfall};
+use std::collections::BTreeMap;
+
+use crate::rulebook::{Bank, Overflow, PoolRules, Shortfall};
 
 /// The meters a regulator reads off a progressive controller (docs/architecture.md, "What a progressive controller keeps"):
 /// everything that ever went into or out of the pool. They only ever grow.
@@ -215,6 +217,10 @@ pub struct Contribution {
     /// rulebook's order (a cap's overflow included where it went); empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub levels: Vec<LevelContribution>,
+    /// In a pool with banked levels, the bank of the table the bet was made at: its banked
+    /// levels' shares went to that bank's meters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bank: Option<Bank>,
 }
 
 /// What a bet added to one further level of a pool with levels.
@@ -244,6 +250,8 @@ pub struct LevelView {
     pub meters: Meters,
     /// The level the house pays envy bonuses from: holds nothing, off the signs.
     pub house: bool,
+    /// For a banked level, the bank (flor or salon) whose meter this is.
+    pub bank: Option<String>,
 }
 
 /// What reversing a bet did, including any replenishment it forced.
@@ -264,8 +272,12 @@ pub struct Pool {
     retired: bool,
     /// In a pool with levels, levels 1 … each as a pool of one level under its own rules
     /// ([`PoolRules::level_rules`]); this pool's own balances are the first level's. Empty in
-    /// a pool of one level. Every level conserves on its own.
+    /// a pool of one level. Every level conserves on its own. A banked level's slot holds an
+    /// empty placeholder at rest and its bank's meter while an operation runs ([`Pool::in_bank`]).
     levels: Vec<Pool>,
+    /// The meters of banked levels, by level and bank, opened at the level's reset when the
+    /// bank's first bet comes.
+    banks: BTreeMap<(usize, String), Pool>,
 }
 
 impl Pool {
@@ -283,14 +295,84 @@ impl Pool {
         assert!(balance >= Money::ZERO && reserve >= Money::ZERO, "opening balances are never negative");
         let meters = Meters { replenishments: balance + reserve, ..Meters::default() };
         // Each further level opens at its reset, contributed by the house like the first.
-        let levels = (1..rules.levels.len()).map(|index| Pool::open(Arc::new(rules.level_rules(index)))).collect();
-        let pool = Pool { rules, balance, reserve, meters, retired: false, levels };
+        // A banked level opens per bank, when its bank's first bet comes: here an empty placeholder.
+        let levels = (1..rules.levels.len())
+            .map(|index| {
+                let level_rules = Arc::new(rules.level_rules(index));
+                match rules.levels[index].bank {
+                    Some(_) => Pool::placeholder(level_rules),
+                    None => Pool::open(level_rules),
+                }
+            })
+            .collect();
+        let pool = Pool { rules, balance, reserve, meters, retired: false, levels, banks: BTreeMap::new() };
         pool.assert_conservation();
         pool
     }
 
     pub fn rules(&self) -> &PoolRules {
         &self.rules
+    }
+
+    /// A banked level's slot at rest: nothing in it, nothing booked.
+    fn placeholder(rules: Arc<PoolRules>) -> Pool {
+        Pool {
+            rules,
+            balance: Money::ZERO,
+            reserve: Money::ZERO,
+            meters: Meters::default(),
+            retired: false,
+            levels: Vec::new(),
+            banks: BTreeMap::new(),
+        }
+    }
+
+    /// Runs `operation` with each banked level's slot holding `bank`'s meter (opened at its
+    /// reset, by the house, if this is the bank's first), then puts the meters back. Refused,
+    /// the operation changes nothing, and a meter it would have opened is not kept. A pool
+    /// without banked levels runs it as it is.
+    pub(crate) fn in_bank<R>(
+        &mut self,
+        bank: Option<&Bank>,
+        operation: impl FnOnce(&mut Pool) -> Result<R, EngineError>,
+    ) -> Result<R, EngineError> {
+        if !self.rules.has_banks() {
+            return operation(self);
+        }
+        let Some(bank) = bank else {
+            return Err(EngineError::invalid(
+                "bank",
+                format!("pool `{}` keeps levels per flor or salon: the table's bank is required", self.rules.id),
+            ));
+        };
+        let banked: Vec<(usize, String)> = self
+            .rules
+            .levels
+            .iter()
+            .enumerate()
+            .filter_map(|(index, level)| level.bank.map(|by| (index, bank.key(by).to_owned())))
+            .collect();
+        let mut opened = Vec::new();
+        for key in &banked {
+            let meter = match self.banks.remove(key) {
+                Some(meter) => meter,
+                None => {
+                    opened.push(key.clone());
+                    Pool::open(Arc::new(self.rules.level_rules(key.0)))
+                }
+            };
+            let placeholder = std::mem::replace(&mut self.levels[key.0 - 1], meter);
+            self.banks.insert(key.clone(), placeholder);
+        }
+        let outcome = operation(self);
+        for key in &banked {
+            let placeholder = self.banks.remove(key).expect("put aside above");
+            let meter = std::mem::replace(&mut self.levels[key.0 - 1], placeholder);
+            if outcome.is_ok() || !opened.contains(key) {
+                self.banks.insert(key.clone(), meter);
+            }
+        }
+        outcome
     }
 
     /// What a snapshot keeps of the pool: its balances, meters and whether it is
@@ -302,6 +384,11 @@ impl Pool {
             meters: self.meters.clone(),
             retired: self.retired,
             levels: self.levels.iter().map(Pool::state).collect(),
+            banks: self
+                .banks
+                .iter()
+                .map(|((level, bank), meter)| BankState { level: *level, bank: bank.clone(), state: meter.state() })
+                .collect(),
         }
     }
 
@@ -327,6 +414,13 @@ impl Pool {
             .enumerate()
             .map(|(index, level)| Pool::restore(Arc::new(rules.level_rules(index + 1)), level))
             .collect::<Result<Vec<Pool>, EngineError>>()?;
+        let mut banks = BTreeMap::new();
+        for BankState { level, bank, state } in state.banks {
+            if rules.levels.get(level).is_none_or(|rules| rules.bank.is_none()) {
+                return Err(EngineError::invalid("snapshot", format!("pool `{}` has no banked level {level}", rules.id)));
+            }
+            banks.insert((level, bank), Pool::restore(Arc::new(rules.level_rules(level)), state)?);
+        }
         let pool = Pool {
             rules,
             balance: state.balance,
@@ -334,6 +428,7 @@ impl Pool {
             meters: state.meters,
             retired: state.retired,
             levels: Vec::new(),
+            banks: BTreeMap::new(),
         };
         let difference = pool.conservation_difference();
         if !difference.is_zero() || pool.balance < Money::ZERO || pool.reserve < Money::ZERO {
@@ -351,7 +446,7 @@ impl Pool {
                 ),
             ));
         }
-        Ok(Pool { levels, ..pool })
+        Ok(Pool { levels, banks, ..pool })
     }
 
     /// The same pool, balances, meters and retirement, under other rules: the rules of a
@@ -367,11 +462,21 @@ impl Pool {
                 let kept = self.rules.levels.iter().position(|old| old.name == rules.levels[index].name).filter(|at| *at > 0);
                 match kept.and_then(|at| self.levels.get(at - 1)) {
                     Some(level) => Pool { rules: level_rules, ..level.clone() },
+                    None if rules.levels[index].bank.is_some() => Pool::placeholder(level_rules),
                     None => Pool::open(level_rules),
                 }
             })
             .collect();
-        let pool = Pool { rules, levels, ..self.clone() };
+        // Each bank's meters under the level's new rules and index.
+        let banks = self
+            .banks
+            .iter()
+            .filter_map(|((at, bank), meter)| {
+                let index = rules.levels.iter().position(|level| level.name == self.rules.levels[*at].name)?;
+                Some(((index, bank.clone()), Pool { rules: Arc::new(rules.level_rules(index)), ..meter.clone() }))
+            })
+            .collect();
+        let pool = Pool { rules, levels, banks, ..self.clone() };
         pool.assert_conservation();
         pool
     }
@@ -405,13 +510,13 @@ impl Pool {
     /// The main pool's balance, with every fraction the contributions left; in a pool with
     /// levels, every level's.
     pub fn balance(&self) -> Money {
-        self.balance + self.levels.iter().map(Pool::balance).sum::<Money>()
+        self.balance + self.further().map(Pool::balance).sum::<Money>()
     }
 
     /// The reserve pool's balance (zero where the rulebook has none); in a pool with levels,
     /// every level's reserve.
     pub fn reserve(&self) -> Money {
-        self.reserve + self.levels.iter().map(Pool::reserve).sum::<Money>()
+        self.reserve + self.further().map(Pool::reserve).sum::<Money>()
     }
 
     /// The first level's balance: the pool's, in a pool of one level.
@@ -424,28 +529,60 @@ impl Pool {
         self.reserve
     }
 
-    /// Each level as the signs and reports read it, first level first; one in a pool of one level.
+    /// Every further level's meter: the unbanked levels and each bank's meter of a banked one
+    /// (a banked level's placeholder holds nothing, so sums over these are the pool's).
+    fn further(&self) -> impl Iterator<Item = &Pool> {
+        self.levels.iter().chain(self.banks.values())
+    }
+
+    /// Each level as the signs and reports read it, first level first; one in a pool of one
+    /// level; a banked level once per bank whose meter is open, its bank named.
     pub fn levels(&self) -> Vec<LevelView> {
-        std::iter::once(self)
-            .chain(&self.levels)
-            .enumerate()
-            .map(|(index, level)| LevelView {
-                name: self.rules.level_name(index).map(str::to_owned),
-                balance: level.balance,
-                reserve: level.reserve,
-                displayed: if self.retired { Money::ZERO } else { level.rules.displayed_for(level.balance) },
-                reset: level.rules.minimum,
-                meters: level.meters.clone(),
-                house: self.rules.levels.get(index).is_some_and(|rules| rules.house),
-            })
-            .collect()
+        let view = |index: usize, level: &Pool, bank: Option<&str>| LevelView {
+            name: self.rules.level_name(index).map(str::to_owned),
+            balance: level.balance,
+            reserve: level.reserve,
+            displayed: if self.retired { Money::ZERO } else { level.rules.displayed_for(level.balance) },
+            reset: level.rules.minimum,
+            meters: level.meters.clone(),
+            house: self.rules.levels.get(index).is_some_and(|rules| rules.house),
+            bank: bank.map(str::to_owned),
+        };
+        let mut views = Vec::with_capacity(self.levels.len() + self.banks.len() + 1);
+        for (index, level) in std::iter::once(self).chain(&self.levels).enumerate() {
+            if self.rules.levels.get(index).is_some_and(|rules| rules.bank.is_some()) {
+                views.extend(
+                    self.banks
+                        .iter()
+                        .filter(|((at, _), _)| *at == index)
+                        .map(|((_, bank), meter)| view(index, meter, Some(bank))),
+                );
+            } else {
+                views.push(view(index, level, None));
+            }
+        }
+        views
+    }
+
+    /// The level index of each of [`Pool::levels`]'s views, in the same order.
+    pub fn level_indexes(&self) -> Vec<usize> {
+        let mut indexes = Vec::new();
+        for index in 0..self.rules.level_count() {
+            if self.rules.levels.get(index).is_some_and(|rules| rules.bank.is_some()) {
+                indexes.extend(self.banks.keys().filter(|(at, _)| *at == index).map(|_| index));
+            } else {
+                indexes.push(index);
+            }
+        }
+        indexes
     }
 
     /// What the pool owes its players: each level's balance above its reset and each reserve
     /// (money contributed and not yet won).
     pub fn owed(&self) -> Money {
         std::iter::once(self)
-            .chain(&self.levels)
+            .chain(self.further())
+            .filter(|level| !(level.balance.is_zero() && level.reserve.is_zero() && level.meters == Meters::default()))
             .map(|level| (level.balance - level.rules.minimum).max(Money::ZERO) + level.reserve)
             .sum()
     }
@@ -467,7 +604,7 @@ impl Pool {
     /// The pool's meters; in a pool with levels, every level's added.
     pub fn meters(&self) -> Meters {
         let mut meters = self.meters.clone();
-        for level in &self.levels {
+        for level in self.further() {
             meters.add(&level.meters);
         }
         meters
@@ -481,11 +618,11 @@ impl Pool {
         let money_in = m.net_contributions() + m.net_replenishments() + m.transfers_in + m.adjustments_up;
         let money_held_or_out = self.balance + self.reserve + m.net_awards() + m.transfers_out + m.adjustments_down;
         let own = money_in - money_held_or_out;
-        own + self.levels.iter().map(Pool::conservation_difference).sum::<Money>()
+        own + self.further().map(Pool::conservation_difference).sum::<Money>()
     }
 
     pub(crate) fn assert_conservation(&self) {
-        for level in &self.levels {
+        for level in self.further() {
             level.assert_conservation();
         }
         let difference = self.conservation_difference();
@@ -509,6 +646,7 @@ impl Pool {
                     reserve: bet * level.rules.reserve_rate,
                 })
                 .collect(),
+            bank: None,
         };
         self.overflow(&mut contribution);
         contribution
@@ -547,6 +685,21 @@ impl Pool {
     /// Registers one side bet and adds its contribution (3.2.1, 11.2.3, 15.2.4); in a pool
     /// with levels, each level's share and reserve share.
     pub fn register_bet(&mut self, bet: Money) -> Result<Contribution, EngineError> {
+        self.register_bet_at(bet, None)
+    }
+
+    /// [`Pool::register_bet`] at a table of `bank`: a banked level's share goes to that bank's
+    /// meter (required in a pool with banked levels, ignored elsewhere).
+    pub fn register_bet_at(&mut self, bet: Money, bank: Option<&Bank>) -> Result<Contribution, EngineError> {
+        let banked = self.rules.has_banks();
+        let mut contribution = self.in_bank(bank, |pool| pool.register_here(bet))?;
+        if banked {
+            contribution.bank = bank.cloned();
+        }
+        Ok(contribution)
+    }
+
+    fn register_here(&mut self, bet: Money) -> Result<Contribution, EngineError> {
         self.check_not_retired("pool")?;
         check_bet("bet", bet)?;
         check_bet_allowed(&self.rules, "bet", bet)?;
@@ -605,6 +758,11 @@ impl Pool {
     /// prize have emptied the pool meanwhile, the house covers the difference so no
     /// balance goes negative (booked as a replenishment).
     pub fn reverse_bet(&mut self, contribution: Contribution) -> Result<Reversal, EngineError> {
+        let bank = contribution.bank.clone();
+        self.in_bank(bank.as_ref(), |pool| pool.reverse_here(contribution))
+    }
+
+    fn reverse_here(&mut self, contribution: Contribution) -> Result<Reversal, EngineError> {
         self.check_not_retired("pool")?;
         check_bet("contribution.bet", contribution.bet)?;
         self.check_contribution(&contribution)?;
@@ -694,7 +852,15 @@ impl Pool {
     /// A scratch pool holding `balance` and `reserve` under the same rules, with no
     /// history: what a round would do is replayed on it (a rejection re-settles).
     pub(crate) fn scratch(&self, balance: Money, reserve: Money) -> Pool {
-        Pool { rules: Arc::clone(&self.rules), balance, reserve, meters: Meters::default(), retired: false, levels: Vec::new() }
+        Pool {
+            rules: Arc::clone(&self.rules),
+            balance,
+            reserve,
+            meters: Meters::default(),
+            retired: false,
+            levels: Vec::new(),
+            banks: BTreeMap::new(),
+        }
     }
 
     /// Level `index` of the pool: the pool itself for the first, a further level otherwise.
@@ -707,9 +873,10 @@ impl Pool {
         self.levels.len()
     }
 
-    /// The further levels, mutable (`moves.rs`: a retirement empties them all).
-    pub(crate) fn further_levels_mut(&mut self) -> &mut [Pool] {
-        &mut self.levels
+    /// The further levels, each bank's meters included, mutable (`moves.rs`: a retirement
+    /// empties them all).
+    pub(crate) fn further_levels_mut(&mut self) -> impl Iterator<Item = &mut Pool> {
+        self.levels.iter_mut().chain(self.banks.values_mut())
     }
 
     pub(crate) fn meters_mut(&mut self) -> &mut Meters {
@@ -764,6 +931,17 @@ pub struct PoolState {
     /// in a pool of one level, so its snapshot reads as an earlier release's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub levels: Vec<PoolState>,
+    /// The meters of banked levels, one per level and bank that took a bet; absent otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub banks: Vec<BankState>,
+}
+
+/// One bank's meter of a banked level, as a snapshot keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BankState {
+    pub level: usize,
+    pub bank: String,
+    pub state: PoolState,
 }
 
 /// Where money added to the main pool came from.

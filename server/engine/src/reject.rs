@@ -70,6 +70,17 @@ impl Pool {
         code: &str,
         pending: impl Fn(Seat, &str) -> bool,
     ) -> Result<Rejection, EngineError> {
+        let bank = book.bank.clone();
+        self.in_bank(bank.as_ref(), |pool| pool.reject_here(book, seat, code, pending))
+    }
+
+    fn reject_here(
+        &mut self,
+        book: &mut RoundBook,
+        seat: Seat,
+        code: &str,
+        pending: impl Fn(Seat, &str) -> bool,
+    ) -> Result<Rejection, EngineError> {
         if self.further_levels() > 0 {
             // A pool with levels: the award is undone in the level that paid it, from that
             // level's book; the round's other levels are untouched (each prorated alone).

@@ -341,6 +341,7 @@ pub(crate) fn settle(pool: &mut Pool, winners: &[Winner]) -> Settlement {
             },
             level: 0,
             more: Vec::new(),
+            bank: None,
         },
         awards,
     }
@@ -617,6 +618,9 @@ pub struct RoundBook {
     /// The same round's awards from the pool's other levels, each its own book.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub more: Vec<RoundBook>,
+    /// In a pool with banked levels, the bank of the table the round was played at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bank: Option<crate::rulebook::Bank>,
 }
 
 fn is_first_level(level: &usize) -> bool {
@@ -673,6 +677,25 @@ impl Pool {
     /// Marks the winners of one round at one table and pays them under the pool's
     /// multiple-winner policy. Nothing changes when the winners are refused.
     pub fn settle_round(&mut self, winners: &[Winner]) -> Result<Settlement, EngineError> {
+        self.settle_round_at(winners, None)
+    }
+
+    /// [`Pool::settle_round`] at a table of `bank`: a banked level's prizes are paid from that
+    /// bank's meter (required in a pool with banked levels, ignored elsewhere).
+    pub fn settle_round_at(
+        &mut self,
+        winners: &[Winner],
+        bank: Option<&crate::rulebook::Bank>,
+    ) -> Result<Settlement, EngineError> {
+        let banked = self.rules().has_banks();
+        let mut settlement = self.in_bank(bank, |pool| pool.settle_here(winners))?;
+        if banked {
+            settlement.book.bank = bank.cloned();
+        }
+        Ok(settlement)
+    }
+
+    fn settle_here(&mut self, winners: &[Winner]) -> Result<Settlement, EngineError> {
         self.check_not_retired("pool")?;
         validate(self.rules(), winners)?;
         if self.further_levels() == 0 {
@@ -722,6 +745,11 @@ impl Pool {
     /// What [`Pool::settle_round`] would pay, without paying it.
     pub fn preview_round(&self, winners: &[Winner]) -> Result<Settlement, EngineError> {
         self.clone().settle_round(winners)
+    }
+
+    /// What [`Pool::settle_round_at`] would pay, without paying it.
+    pub fn preview_round_at(&self, winners: &[Winner], bank: Option<&crate::rulebook::Bank>) -> Result<Settlement, EngineError> {
+        self.clone().settle_round_at(winners, bank)
     }
 
     /// Settles the prizes of one round as the controller pays them when they are marked:

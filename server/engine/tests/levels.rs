@@ -258,28 +258,29 @@ fn a_rulebook_of_levels_is_refused_where_it_breaks_a_rule() {
     assert!(error.contains("says which pays each prize"), "{error}");
 }
 
-/// A random night's step on one pool with levels.
+/// A random night's step on one pool with levels, at a table of one of three flores.
 #[derive(Clone, Debug)]
 enum Step {
-    Bet,
+    Bet(usize),
     Reverse(prop::sample::Index),
-    Round(Vec<(u32, prop::sample::Index)>),
+    Round(usize, Vec<(u32, prop::sample::Index)>),
     Reject(prop::sample::Index, prop::sample::Index),
 }
 
 fn steps() -> impl Strategy<Value = Vec<Step>> {
     let step = prop_oneof![
-        6 => Just(Step::Bet),
+        6 => (0..3_usize).prop_map(Step::Bet),
         1 => any::<prop::sample::Index>().prop_map(Step::Reverse),
-        2 => prop::collection::vec((1..=7_u32, any::<prop::sample::Index>()), 1..4).prop_map(Step::Round),
+        2 => (0..3_usize, prop::collection::vec((1..=7_u32, any::<prop::sample::Index>()), 1..4)).prop_map(|(bank, picks)| Step::Round(bank, picks)),
         1 => (any::<prop::sample::Index>(), any::<prop::sample::Index>()).prop_map(|(round, award)| Step::Reject(round, award)),
     ];
     prop::collection::vec(step, 1..120)
 }
 
 /// Every level of every pool of the market's rulebook conserves after every step of random
-/// nights: bets, reversals, rounds with envy, rejections; a floor level never pays under its
-/// floor; an award never moves a level other than the one its prize is booked to.
+/// nights: bets, reversals, rounds with envy, rejections, at tables of three flores; a floor
+/// level never pays under its floor; an award never moves a level (or a bank's meter) other
+/// than the one its prize is booked to at the table's bank.
 #[test]
 fn every_level_conserves_after_every_event_of_random_nights() {
     let rulebooks = mercado();
@@ -293,68 +294,86 @@ fn every_level_conserves_after_every_event_of_random_nights() {
     }
 }
 
+/// Each level's meter by (level, bank), with its view.
+fn meters(pool: &Pool) -> std::collections::BTreeMap<(usize, Option<String>), pozo_engine::LevelView> {
+    pool.level_indexes().into_iter().zip(pool.levels()).map(|(index, view)| ((index, view.bank.clone()), view)).collect()
+}
+
+fn flor(index: usize) -> pozo_engine::Bank {
+    pozo_engine::Bank { flor: format!("F{}", index + 1), salon: "principal".to_owned() }
+}
+
 fn night(rules: &PoolRules, steps: &[Step]) -> Result<(), TestCaseError> {
     let mut pool = Pool::open(Arc::new(rules.clone()));
     let mut contributions = Vec::new();
     let mut books = Vec::new();
+    let fail = |error: pozo_engine::EngineError| TestCaseError::fail(error.to_string());
     let codes: Vec<&str> = rules.prizes.iter().filter(|prize| prize.envy_of.is_none()).map(|prize| prize.code.as_str()).collect();
     for step in steps {
-        let before = pool.levels();
+        let before = meters(&pool);
         match step {
-            Step::Bet => {
-                contributions.push(pool.register_bet(rules.side_bet).map_err(|error| TestCaseError::fail(error.to_string()))?)
-            }
+            Step::Bet(bank) => contributions.push(pool.register_bet_at(rules.side_bet, Some(&flor(*bank))).map_err(fail)?),
             Step::Reverse(index) if !contributions.is_empty() => {
                 let contribution = contributions.swap_remove(index.index(contributions.len()));
-                pool.reverse_bet(contribution).map_err(|error| TestCaseError::fail(error.to_string()))?;
+                pool.reverse_bet(contribution).map_err(fail)?;
             }
-            Step::Round(picks) => {
+            Step::Round(bank, picks) => {
+                let bank = flor(*bank);
                 let mut winners: Vec<Winner> = Vec::new();
                 for (seat, code) in picks {
                     let code = codes[code.index(codes.len())];
-                    if winners.iter().any(|winner| winner.seat == *seat) {
+                    if winners.iter().any(|winner| winner.seat == *seat)
+                        || rules
+                            .prize(code)
+                            .is_some_and(|prize| prize.grants.is_some() && !matches!(prize.value, PrizeValue::Percent { .. }))
+                    {
                         continue;
                     }
                     winners.push(with_bet(*seat, code, rules.side_bet));
                 }
+                if winners.is_empty() {
+                    continue;
+                }
                 let in_force: Vec<(u32, Money)> = (1..=7).map(|seat| (seat, rules.side_bet)).collect();
                 let envy = envy_winners(rules, &winners, &in_force);
                 winners.extend(envy);
-                let settlement = pool.settle_round(&winners).map_err(|error| TestCaseError::fail(error.to_string()))?;
-                let after = pool.levels();
-                for (index, level) in after.iter().enumerate() {
+                let settlement = pool.settle_round_at(&winners, Some(&bank)).map_err(fail)?;
+                let after = meters(&pool);
+                for ((index, at_bank), level) in &after {
                     let paid: Money = settlement
                         .awards
                         .iter()
-                        .filter(|award| rules.level_of(&award.code) == index)
+                        .filter(|award| rules.level_of(&award.code) == *index)
                         .map(|award| award.award)
                         .sum();
-                    if paid.is_zero() && !level.house {
-                        prop_assert_eq!(
-                            level.balance,
-                            before[index].balance,
-                            "level {} moved without an award of its own",
-                            index
+                    let this_bank = at_bank.as_deref().is_none_or(|key| key == bank.flor);
+                    if (paid.is_zero() || !this_bank) && !level.house {
+                        let was = before.get(&(*index, at_bank.clone())).map(|view| view.balance);
+                        prop_assert!(
+                            was.is_none_or(|was| was == level.balance),
+                            "level {} {:?} moved without an award of its own",
+                            index,
+                            at_bank
                         );
                     }
                     // A floor level pays a whole-level prize no less than its floor.
-                    for award in settlement.awards.iter().filter(|award| rules.level_of(&award.code) == index) {
+                    for award in settlement.awards.iter().filter(|award| rules.level_of(&award.code) == *index) {
                         let prize = rules.prize(&award.code).expect("a code of the paytable");
                         let shared = settlement
                             .awards
                             .iter()
-                            .filter(|other| rules.level_of(&other.code) == index && prize.value.is_full_pool())
+                            .filter(|other| rules.level_of(&other.code) == *index && prize.value.is_full_pool())
                             .count();
                         if prize.value.is_full_pool()
                             && shared == 1
-                            && rules.levels[index].minimum_kind == pozo_engine::MinimumKind::Floor
+                            && rules.levels[*index].minimum_kind == pozo_engine::MinimumKind::Floor
                         {
                             prop_assert!(
-                                award.award >= rules.levels[index].reset,
+                                award.award >= rules.levels[*index].reset,
                                 "{} paid {} under the floor {}",
                                 award.code,
                                 award.award,
-                                rules.levels[index].reset
+                                rules.levels[*index].reset
                             );
                         }
                     }
@@ -369,29 +388,71 @@ fn night(rules: &PoolRules, steps: &[Step]) -> Result<(), TestCaseError> {
                 if !open.is_empty() {
                     let (seat, code) = &open[award.index(open.len())];
                     let level = rules.level_of(code);
-                    let untouched: Vec<(usize, Money)> = pool
-                        .levels()
-                        .iter()
-                        .enumerate()
-                        .filter(|(index, _)| *index != level)
-                        .map(|(index, level)| (index, level.balance))
+                    let bank = book.bank.clone();
+                    let untouched: Vec<((usize, Option<String>), Money)> = meters(&pool)
+                        .into_iter()
+                        .filter(|((index, at_bank), _)| {
+                            *index != level
+                                || (at_bank.is_some() && at_bank.as_deref() != bank.as_ref().map(|bank| bank.flor.as_str()))
+                        })
+                        .map(|(key, view)| (key, view.balance))
                         .collect();
-                    pool.reject_award(book, *seat, code, |_, _| false).map_err(|error| TestCaseError::fail(error.to_string()))?;
-                    let after = pool.levels();
-                    for (index, balance) in untouched {
-                        prop_assert_eq!(after[index].balance, balance, "rejecting `{}` moved level {}", code, index);
+                    pool.reject_award(book, *seat, code, |_, _| false).map_err(fail)?;
+                    let after = meters(&pool);
+                    for (key, balance) in untouched {
+                        prop_assert_eq!(after[&key].balance, balance, "rejecting `{}` moved level {:?}", code, key);
                     }
                 }
             }
             _ => {}
         }
-        for (index, level) in pool.levels().iter().enumerate() {
+        for (key, level) in meters(&pool) {
             let m = &level.meters;
             let held = level.balance + level.reserve + m.net_awards() + m.transfers_out + m.adjustments_down;
             let put_in = m.net_contributions() + m.net_replenishments() + m.transfers_in + m.adjustments_up;
-            prop_assert_eq!(put_in, held, "level {} does not conserve", index);
+            prop_assert_eq!(put_in, held, "level {:?} does not conserve", key);
             prop_assert!(level.balance >= Money::ZERO && level.reserve >= Money::ZERO);
         }
+        prop_assert!(pool.conservation_difference().is_zero());
     }
     Ok(())
+}
+
+// Proves a banked level keeps a meter per flor: bets at F2 and F3 feed the shared Grand and
+// their own flor's Major and Mini; a Major won at F2 is paid from F2's meter alone, F3's stands;
+// a bet without its table's bank is refused and changes nothing; the meters survive a snapshot.
+#[test]
+fn a_banked_level_keeps_a_meter_per_flor_and_pays_each_from_its_own() {
+    let rulebooks = mercado();
+    let rules = rulebooks.pool("mercado-gran-sala").expect("the cross-game link");
+    let mut pool = Pool::open(Arc::new(rules.clone()));
+    let (f2, f3) = (flor(1), flor(2));
+    let before = pool.meters();
+    let refused = pool.register_bet(money!(1000.00)).expect_err("no bank");
+    assert!(refused.to_string().contains("bank"), "{refused}");
+    assert_eq!(pool.meters(), before, "a refusal changes nothing");
+    for _ in 0..10 {
+        pool.register_bet_at(money!(1000.00), Some(&f2)).expect("Black Jack at F2");
+    }
+    for _ in 0..4 {
+        pool.register_bet_at(money!(500.00), Some(&f3)).expect("Three Card Poker at F3, its own bet");
+    }
+    let views = meters(&pool);
+    let major = |bank: &str| views[&(1, Some(bank.to_owned()))].balance;
+    assert_eq!(major("F2"), money!(100400.00), "10 × 4 % of 1.000,00 over the reset");
+    assert_eq!(major("F3"), money!(100080.00), "4 × 4 % of 500,00 over the reset");
+    assert_eq!(views[&(0, None)].balance, money!(5000000.00) + money!(720.00), "the Grand takes 6 % from both flores");
+    let settlement = pool.settle_round_at(&[winner(3, "CUATRO_ASES")], Some(&f2)).expect("a Major at F2");
+    assert_eq!(settlement.awards[0].award, money!(100400.00));
+    let after = meters(&pool);
+    assert_eq!(after[&(1, Some("F2".to_owned()))].balance, money!(100000.00), "F2's Major back at its reset");
+    assert_eq!(after[&(1, Some("F3".to_owned()))].balance, money!(100080.00), "F3's Major stands");
+    assert_eq!(settlement.book.bank.as_ref().map(|bank| bank.flor.as_str()), Some("F2"));
+    let mut engine = Engine::new(&rulebooks);
+    engine.register_bet_at("mercado-gran-sala", money!(1000.00), Some(&f2)).expect("a bet");
+    let states = engine.states();
+    let text = serde_json::to_string(&states).expect("serialises");
+    assert!(text.contains("\"bank\":\"F2\""), "{text}");
+    let restored = Engine::restore(&rulebooks, &serde_json::from_str(&text).expect("reads back")).expect("restores");
+    assert_eq!(restored.states(), states);
 }

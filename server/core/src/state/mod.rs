@@ -233,6 +233,15 @@ impl State {
         liability::Liability::of(self.engine.pools(), &self.seats(), &self.data.orders, &self.data.custody)
     }
 
+    /// Where a table is, for a pool with banked levels (docs/readings.md, "Levels"): its flor and
+    /// salon, as the layout in force has them.
+    pub(in crate::state) fn bank_of(&self, table_id: &TableId) -> pozo_engine::Bank {
+        match self.config.table(table_id) {
+            Some(table) => pozo_engine::Bank { flor: table.flor.clone(), salon: self.config.salon_of(table).to_owned() },
+            None => pozo_engine::Bank::default(),
+        }
+    }
+
     /// What the seats hold now: credits, stakes pressed, grillos (`liability.rs`).
     pub fn seats(&self) -> liability::Seats {
         liability::Seats::of(self.data.tables.values(), |table| self.pool(&table.pool).rules().side_bet_for(table.game))

@@ -148,6 +148,7 @@ struct LevelDoc {
     cap: Option<Exact>,
     overflow_to: Option<String>,
     venta_pagos_over: Option<Exact>,
+    bank: Option<String>,
 }
 
 /// `envy = { code, name, amount, scope, paid_by }` on a prize: the bonus every other seat
@@ -521,7 +522,29 @@ fn levels(at: &Place<'_>, pool: &PoolDoc) -> Result<Vec<LevelRules>, RulebookErr
             }
         };
         let venta_pagos_over = threshold(&at, written.venta_pagos_over)?;
-        levels.push(LevelRules { name, share, reserve_share, reset, minimum_kind, cap, house: false, venta_pagos_over });
+        let bank = match written.bank.as_deref() {
+            None => None,
+            // The first level's balances are the pool's own: it is shared by every table.
+            Some(_) if index == 0 => return Err(at.error("bank", "the first level is the pool's own, shared by all its tables")),
+            Some("flor") => Some(BankBy::Flor),
+            Some("salon") => Some(BankBy::Salon),
+            Some(other) => return Err(at.error("bank", format!("`{other}` is not `flor` or `salon`"))),
+        };
+        if bank.is_some() && matches!(cap, Some((_, Overflow::Level(_)))) {
+            return Err(at.error("overflow_to", "a banked level overflows to its own reserve, not to another level"));
+        }
+        levels.push(LevelRules { name, share, reserve_share, reset, minimum_kind, cap, house: false, venta_pagos_over, bank });
+    }
+    // An overflow goes to a level every table feeds, never to a banked one (which bank?).
+    for (index, level) in levels.iter().enumerate() {
+        if let Some((_, Overflow::Level(to))) = level.cap
+            && levels[to].bank.is_some()
+        {
+            return Err(at.error(
+                &format!("level[{index}].overflow_to"),
+                format!("`{}` is banked: an overflow goes to a level every table feeds", levels[to].name),
+            ));
+        }
     }
     // An overflow chain ends: following it from any level never comes back.
     for start in 0..levels.len() {
@@ -837,6 +860,7 @@ fn house_level(levels: &mut Vec<LevelRules>) -> usize {
         cap: None,
         house: true,
         venta_pagos_over: None,
+        bank: None,
     });
     levels.len() - 1
 }

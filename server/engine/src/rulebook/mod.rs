@@ -334,6 +334,42 @@ pub struct LevelRules {
     pub house: bool,
     /// Awards of this level over this go to Venta-Pagos (the file's threshold otherwise).
     pub venta_pagos_over: Option<Money>,
+    /// A banked level: one meter per flor or per salon, each fed and won by its own bank's
+    /// tables (a banked hybrid: a level per bank, the others shared by every table of the pool).
+    pub bank: Option<BankBy>,
+}
+
+/// What a banked level keeps a meter per.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BankBy {
+    Flor,
+    Salon,
+}
+
+impl BankBy {
+    pub fn name(self) -> &'static str {
+        match self {
+            BankBy::Flor => "flor",
+            BankBy::Salon => "salon",
+        }
+    }
+}
+
+/// Where a table is, for a pool with banked levels: its flor and its salon (the layout's).
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Bank {
+    pub flor: String,
+    pub salon: String,
+}
+
+impl Bank {
+    /// The bank a level of `by` keeps its meter for.
+    pub fn key(&self, by: BankBy) -> &str {
+        match by {
+            BankBy::Flor => &self.flor,
+            BankBy::Salon => &self.salon,
+        }
+    }
 }
 
 /// Who an envy bonus goes to: the other seats with a bet in force at the hitting table, or
@@ -527,6 +563,11 @@ impl PoolRules {
             .and_then(|prize| prize.venta_pagos_over)
             .or_else(|| prize.and_then(|prize| self.levels.get(prize.level)).and_then(|level| level.venta_pagos_over))
             .unwrap_or(self.venta_pagos_over)
+    }
+
+    /// True when some level keeps a meter per bank.
+    pub fn has_banks(&self) -> bool {
+        self.levels.iter().any(|level| level.bank.is_some())
     }
 
     /// How many levels the pool has: 1 for a pool of the regulations.

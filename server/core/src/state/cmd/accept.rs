@@ -43,7 +43,8 @@ impl State {
         let envy = pozo_engine::envy_winners(self.pool(&pool_id).rules(), &winners, &in_force);
         winners.extend(envy);
         // 3.5.1: the award is fixed now, from what the display shows now.
-        let settlement = self.engine.settle_round(&pool_id, &winners).map_err(engine_refusal)?;
+        let bank = self.bank_of(table_id);
+        let settlement = self.engine.settle_round_at(&pool_id, &winners, Some(&bank)).map_err(engine_refusal)?;
         let awards = self.book_settlement(context, table_id, round, &settlement);
         let total = settlement.total_paid();
         let table = self.table_mut(table_id);

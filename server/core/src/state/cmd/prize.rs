@@ -29,7 +29,7 @@ impl State {
         let mut entries = table.pending.clone();
         entries.push(entry.clone());
         let winners = winners_of(table, &entries, pool.rules().side_bet_for(table.game))?;
-        pool.preview_round(&winners).map_err(engine_refusal)?;
+        pool.preview_round_at(&winners, Some(&self.bank_of(table_id))).map_err(engine_refusal)?;
         self.table_mut(table_id).pending.push(entry);
         Ok((format!("Premio ingresado: posición {seat_number}, {name}"), Vec::new()))
     }
@@ -157,7 +157,8 @@ impl State {
         let winners = winners_of(table, std::slice::from_ref(&entry), pool.rules().side_bet_for(table.game))?;
         let pool_id = table.pool.clone();
         let round = table.round;
-        let settlement = self.engine.settle_round(&pool_id, &winners).map_err(engine_refusal)?;
+        let bank = self.bank_of(table_id);
+        let settlement = self.engine.settle_round_at(&pool_id, &winners, Some(&bank)).map_err(engine_refusal)?;
         let awards = self.book_settlement(context, table_id, round, &settlement);
         let table = self.table_mut(table_id);
         // 15.11.4: won, the card leaves the monitor; another may appear in a later round.

@@ -46,6 +46,7 @@ impl State {
         let draw_card = table.plays_instant_prize() && table.instant_card.is_none() && card.is_some();
         let pool_id = table.pool.clone();
         let game = table.game;
+        let bank = self.bank_of(table_id);
         let pressed: Vec<(u32, u32)> = table
             .seats
             .iter()
@@ -61,11 +62,11 @@ impl State {
         // Every bet is tried on a copy first: INICIAR JUEGO registers all of them or none.
         let mut trial = self.pool(&pool_id).clone();
         for (_, credits) in &pressed {
-            trial.register_bet(trial.rules().bet_for(game, *credits)).map_err(engine_refusal)?;
+            trial.register_bet_at(trial.rules().bet_for(game, *credits), Some(&bank)).map_err(engine_refusal)?;
         }
         for (seat, credits) in &pressed {
             let bet = trial.rules().bet_for(game, *credits);
-            let contribution = self.engine.register_bet(&pool_id, bet).map_err(engine_refusal)?;
+            let contribution = self.engine.register_bet_at(&pool_id, bet, Some(&bank)).map_err(engine_refusal)?;
             let bet = contribution.bet;
             self.table_mut(table_id).seat_mut(*seat).bet =
                 Bet::Registered { contribution, registered_ms: time_ms, credits: *credits };
