@@ -330,3 +330,40 @@ fn help_lists_the_commands() {
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.contains("award") && text.contains("rulebooks"), "{text}");
 }
+
+/// The market's example rulebook, from the repository (run from the crate's directory).
+const MERCADO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../config/mercado.toml");
+
+// Proves the calculator speaks levels (docs/award.md): a round of the four-level Black Jack link
+// states each level's meter by name; the Grand shared by two winners is prorated alone, the Mini
+// paid whole, a house prize in full; a level missing or unknown is refused naming it.
+#[test]
+fn a_round_with_levels_is_paid_level_by_level() {
+    let round = r#"{
+        "pool": "mercado-blackjack",
+        "balance": "2000001.00",
+        "levels": {"Major": {"balance": "200000.00"}, "Minor": {"balance": "50000.00"}, "Mini": {"balance": "10120.00"}},
+        "winners": [
+            {"seat": 1, "code": "TRES_SIETES_CORAZONES"},
+            {"seat": 2, "code": "TRES_SIETES_CORAZONES"},
+            {"seat": 3, "code": "TRES_SIETES"},
+            {"seat": 4, "code": "BJ_AS_REY_MISMO_PALO", "bet": "1000.00"}
+        ]
+    }"#;
+    let report = json(&award(round, &["--rulebook", MERCADO]));
+    let paid: Vec<(u64, String, String)> =
+        awards(&report).into_iter().map(|(seat, code, _, award)| (seat, code, award)).collect();
+    assert_eq!(
+        paid,
+        [
+            (1, "TRES_SIETES_CORAZONES".to_owned(), "1000000.50".to_owned()),
+            (2, "TRES_SIETES_CORAZONES".to_owned(), "1000000.50".to_owned()),
+            (3, "TRES_SIETES".to_owned(), "10120.00".to_owned()),
+            (4, "BJ_AS_REY_MISMO_PALO".to_owned(), "5000.00".to_owned()),
+        ]
+    );
+    let missing = round.replace(r#", "Mini": {"balance": "10120.00"}"#, "");
+    assert!(refused(&award(&missing, &["--rulebook", MERCADO])).contains("levels.Mini"));
+    let unknown = round.replace("\"Minor\"", "\"Menor\"");
+    assert!(refused(&award(&unknown, &["--rulebook", MERCADO])).contains("levels.Menor"));
+}

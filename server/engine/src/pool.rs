@@ -314,6 +314,32 @@ impl Pool {
         &self.rules
     }
 
+    /// A pool with levels as a dispute or an audit states it: each level's balance and reserve,
+    /// first level first; a banked level's are those of `bank`'s meter. Booked as
+    /// replenishments, like [`Pool::with_balances`]. Refused unless one pair per level is given.
+    pub fn with_level_balances(rules: Arc<PoolRules>, balances: &[(Money, Money)], bank: &Bank) -> Result<Pool, EngineError> {
+        if balances.len() != rules.level_count()
+            || balances.iter().any(|(balance, reserve)| *balance < Money::ZERO || *reserve < Money::ZERO)
+        {
+            return Err(EngineError::invalid(
+                "levels",
+                format!("pool `{}` has {} levels: one balance, never negative, for each", rules.id, rules.level_count()),
+            ));
+        }
+        let mut pool = Pool::with_balances(Arc::clone(&rules), balances[0].0, balances[0].1);
+        for (index, (balance, reserve)) in balances.iter().enumerate().skip(1) {
+            let meter = Pool::with_balances(Arc::new(rules.level_rules(index)), *balance, *reserve);
+            match rules.levels[index].bank {
+                Some(by) => {
+                    pool.banks.insert((index, bank.key(by).to_owned()), meter);
+                }
+                None => pool.levels[index - 1] = meter,
+            }
+        }
+        pool.assert_conservation();
+        Ok(pool)
+    }
+
     /// A banked level's slot at rest: nothing in it, nothing booked.
     fn placeholder(rules: Arc<PoolRules>) -> Pool {
         Pool {

@@ -762,6 +762,15 @@ impl Pool {
     /// The settlements are returned in the order paid. Every winner is checked first (as
     /// one round: field names index `winners`); refused, nothing changes.
     pub fn settle_as_marked(&mut self, winners: &[Winner]) -> Result<Vec<Settlement>, EngineError> {
+        self.settle_as_marked_at(winners, None)
+    }
+
+    /// [`Pool::settle_as_marked`] at a table of `bank` (a pool with banked levels needs it).
+    pub fn settle_as_marked_at(
+        &mut self,
+        winners: &[Winner],
+        bank: Option<&crate::rulebook::Bank>,
+    ) -> Result<Vec<Settlement>, EngineError> {
         self.check_not_retired("pool")?;
         validate(self.rules(), winners)?;
         let apart = |winner: &&Winner| self.rules().plays_instant_prize() && winner.code == crate::rulebook::INSTANT_PRIZE;
@@ -771,10 +780,10 @@ impl Pool {
         let mut after = self.clone();
         let mut settlements = Vec::with_capacity(instant.len() + 1);
         for winner in instant {
-            settlements.push(after.settle_round(std::slice::from_ref(&winner))?);
+            settlements.push(after.settle_round_at(std::slice::from_ref(&winner), bank)?);
         }
         if !round.is_empty() {
-            settlements.push(after.settle_round(&round)?);
+            settlements.push(after.settle_round_at(&round, bank)?);
         }
         *self = after;
         Ok(settlements)

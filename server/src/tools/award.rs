@@ -28,7 +28,21 @@ pub(crate) struct RoundFile {
     /// The reserve pool's balance (AJ 2.5.6.3); zero when absent.
     #[serde(default)]
     pub(crate) reserve: Option<String>,
+    /// A pool with levels: each further level's balance (and reserve) by name, as its meter
+    /// stood (a banked level's, that of the table's bank); `balance` and `reserve` are the
+    /// first level's (docs/readings.md, "Levels").
+    #[serde(default)]
+    pub(crate) levels: std::collections::BTreeMap<String, LevelLine>,
     pub(crate) winners: Vec<WinnerLine>,
+}
+
+/// One further level of a round file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LevelLine {
+    pub(crate) balance: String,
+    #[serde(default)]
+    pub(crate) reserve: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -181,14 +195,64 @@ pub(crate) fn calculate(rulebooks: &Rulebooks, round: &RoundFile) -> Result<Awar
             Ok(Winner { seat: line.seat, code: line.code.clone().into(), bet, high })
         })
         .collect::<Result<Vec<Winner>, EngineError>>()?;
-    let mut pool = Pool::with_balances(Arc::new(rules.clone()), balance, reserve);
+    let bank = pozo_engine::Bank::default();
+    let mut pool = if rules.levels.is_empty() {
+        if let Some(name) = round.levels.keys().next() {
+            return Err(
+                EngineError::invalid(&format!("levels.{name}"), format!("pool `{}` is a pool of one level", rules.id)).into()
+            );
+        }
+        Pool::with_balances(Arc::new(rules.clone()), balance, reserve)
+    } else {
+        level_pool(rules, round, (balance, reserve), &bank)?
+    };
     // 16.4.2.5.1: the instant prize is paid when it is entered, alone; the engine settles
     // the round as the controller does, so the two never answer differently.
-    let settlements = pool.settle_as_marked(&winners)?;
+    let settlements = pool.settle_as_marked_at(&winners, Some(&bank))?;
     let instant =
         if rules.plays_instant_prize() { winners.iter().filter(|winner| winner.code == INSTANT_PRIZE).count() } else { 0 };
     let (instant, round) = settlements.split_at(instant);
     Ok(report(instant, round.first(), rules.has_reserve()))
+}
+
+/// A pool with levels at the balances the round file states: the first level's `balance` and
+/// `reserve`, every further level's by name (each required; the house's level holds nothing).
+fn level_pool(
+    rules: &pozo_engine::PoolRules,
+    round: &RoundFile,
+    first: (Money, Money),
+    bank: &pozo_engine::Bank,
+) -> Result<Pool, EngineError> {
+    if let Some(unknown) =
+        round.levels.keys().find(|name| !rules.levels.iter().skip(1).any(|level| !level.house && level.name == **name))
+    {
+        let known: Vec<&str> =
+            rules.levels.iter().skip(1).filter(|level| !level.house).map(|level| level.name.as_str()).collect();
+        return Err(EngineError::invalid(
+            &format!("levels.{unknown}"),
+            format!("not a further level of pool `{}` ({})", rules.id, known.join(", ")),
+        ));
+    }
+    let mut balances = vec![first];
+    for level in rules.levels.iter().skip(1) {
+        if level.house {
+            balances.push((Money::ZERO, Money::ZERO));
+            continue;
+        }
+        let line = round.levels.get(&level.name).ok_or_else(|| {
+            EngineError::invalid(
+                &format!("levels.{}", level.name),
+                format!("missing: pool `{}` has this level; give its balance", rules.id),
+            )
+        })?;
+        let balance = parse_amount(&format!("levels.{}.balance", level.name), &line.balance)?;
+        let reserve = match &line.reserve {
+            Some(text) => parse_amount(&format!("levels.{}.reserve", level.name), text)?,
+            None => Money::ZERO,
+        };
+        balances.push((balance, reserve));
+    }
+    Pool::with_level_balances(std::sync::Arc::new(rules.clone()), &balances, bank)
 }
 
 /// The report of the instant prizes paid alone and the round settled after them (at
