@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Once;
 
 use pozo_core::state::Snapshot;
-use pozo_engine::{PoolId, Reconciliation, format_ars};
+use pozo_engine::{Money, PoolId, PoolState, Reconciliation, format_ars};
 use serde::Serialize;
 
 use serde_json::Value;
@@ -33,6 +33,10 @@ pub struct Checked {
     pub opening: Opening,
     /// Each pool's books over the jornada, as recomputed (empty when the check stopped before).
     pub reconciliation: BTreeMap<PoolId, Reconciliation>,
+    /// Each pool with levels: every level's books over the jornada, first level first, as
+    /// recomputed (docs/readings.md, "Levels"); absent when no pool has levels.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub levels: BTreeMap<PoolId, Vec<LevelBooks>>,
     /// The first thing wrong, if any.
     pub problem: Option<Problem>,
     #[serde(skip)]
@@ -48,6 +52,16 @@ pub struct Checked {
     /// only until the next file is linked).
     #[serde(skip)]
     pub(crate) closing: Option<Snapshot>,
+    /// The levels' names of each pool with levels at the close: what a link names.
+    #[serde(skip)]
+    pub(crate) level_names: BTreeMap<PoolId, Vec<String>>,
+}
+
+/// One level's books over a jornada: the lines of a pool's, over the level's own meters.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LevelBooks {
+    pub level: String,
+    pub books: Reconciliation,
 }
 
 /// What proves the state a jornada opened with. A file proves its entries from that state, not
@@ -161,6 +175,7 @@ impl<'a> Verifier<'a> {
         if checked.problem.is_none() {
             let mut kept = checked.clone();
             kept.reconciliation.clear();
+            kept.levels.clear();
             self.previous = Some(kept);
         }
         checked.closing = None;
@@ -221,9 +236,132 @@ fn link(earlier: &Checked, next: &Checked) -> Option<Problem> {
         ));
     }
     if next.opening_state.as_ref() != earlier.closing.as_ref() {
-        return problem(format!("las jornadas {a} y {b} no se enlazan: {b} abre con un estado que no es el que dejó {a}"));
+        let which = match (&next.opening_state, &earlier.closing) {
+            (Some(opened), Some(left)) => pool_state_difference(&opened.pools, &left.pools, &earlier.level_names),
+            _ => None,
+        };
+        let which = which.map_or_else(String::new, |(pool, what)| {
+            format!(
+                ": pozo {pool}{}",
+                what.map_or_else(String::new, |(level, field, opened, left)| {
+                    let level = level.map_or_else(String::new, |level| format!(", nivel {level}"));
+                    format!("{level}: {field}: {b} abre con {opened}, {a} dejó {left}")
+                })
+            )
+        });
+        return problem(format!("las jornadas {a} y {b} no se enlazan: {b} abre con un estado que no es el que dejó {a}{which}"));
     }
     None
+}
+
+/// A level's name (its position when it has none known), and its field that differs.
+type LevelField = (Option<String>, String, String, String);
+
+/// The first pool whose state differs between `opened` (what a jornada opens with) and `left`
+/// (what the one before left), and in it the first level and field that differ, named with
+/// `names` (the levels of each pool with levels): a level's balance, reserve or meter.
+fn pool_state_difference(
+    opened: &BTreeMap<PoolId, PoolState>,
+    left: &BTreeMap<PoolId, PoolState>,
+    names: &BTreeMap<PoolId, Vec<String>>,
+) -> Option<(String, Option<LevelField>)> {
+    let pool = opened.keys().chain(left.keys()).find(|pool| opened.get(*pool) != left.get(*pool))?;
+    let (Some(opened), Some(left)) = (opened.get(pool), left.get(pool)) else {
+        return Some((pool.to_string(), None));
+    };
+    let figures =
+        |state: &PoolState| serde_json::json!({"balance": state.balance, "reserve": state.reserve, "meters": state.meters});
+    let opened_levels: Vec<&PoolState> = std::iter::once(opened).chain(&opened.levels).collect();
+    let left_levels: Vec<&PoolState> = std::iter::once(left).chain(&left.levels).collect();
+    let field = opened_levels.iter().zip(&left_levels).enumerate().find_map(|(index, (opened, left))| {
+        let (field, opened, left) = first_field(&figures(opened), &figures(left), "")?;
+        let level = match opened_levels.len().max(left_levels.len()) > 1 {
+            true => Some(names.get(pool).and_then(|names| names.get(index)).cloned().unwrap_or_else(|| (index + 1).to_string())),
+            false => None,
+        };
+        Some((level, field, opened, left))
+    });
+    Some((pool.to_string(), field))
+}
+
+/// The first leaf, as a path (`meters.awards`), where `claimed` and `recomputed` differ, and each
+/// side's value as the verdict says it (an amount the Argentine way, a count grouped, a name
+/// quoted); `path` is where both are.
+fn first_field(claimed: &Value, recomputed: &Value, path: &str) -> Option<(String, String, String)> {
+    let under = |key: &str| if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") };
+    match (claimed, recomputed) {
+        (Value::Object(claimed), Value::Object(recomputed)) => {
+            claimed.keys().chain(recomputed.keys()).find_map(|key| match (claimed.get(key), recomputed.get(key)) {
+                (Some(a), Some(b)) => first_field(a, b, &under(key)),
+                (a, b) => Some((under(key), said(a), said(b))),
+            })
+        }
+        (Value::Array(claimed), Value::Array(recomputed)) => {
+            (0..claimed.len().max(recomputed.len())).find_map(|index| match (claimed.get(index), recomputed.get(index)) {
+                (Some(a), Some(b)) => first_field(a, b, &format!("{path}[{index}]")),
+                (a, b) => Some((format!("{path}[{index}]"), said(a), said(b))),
+            })
+        }
+        (a, b) if a == b => None,
+        (a, b) => Some((path.to_owned(), said(Some(a)), said(Some(b)))),
+    }
+}
+
+/// A value of the file as the verdict says it.
+fn said(value: Option<&Value>) -> String {
+    match value {
+        None => "nada".to_owned(),
+        Some(Value::String(text)) => match text.parse::<Money>() {
+            Ok(amount) => format_ars(amount),
+            Err(_) => format!("«{text}»"),
+        },
+        Some(Value::Number(number)) => number.as_u64().map_or_else(|| number.to_string(), entries),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// A level of a pool with levels in the file: its name.
+trait Named {
+    fn level(&self) -> &str;
+}
+
+impl Named for crate::format::LevelBalances {
+    fn level(&self) -> &str {
+        &self.level
+    }
+}
+
+impl Named for crate::format::LevelClosing {
+    fn level(&self) -> &str {
+        &self.level
+    }
+}
+
+/// The first level whose figures differ between what the file claims and what was recomputed,
+/// pool by pool, first level first: the pool, the level's name (the recomputed one's, the file's
+/// when there is none), and each side's level (`None` when that side lacks it; `Some(None)`
+/// when it lacks the whole pool).
+#[allow(clippy::type_complexity, reason = "a private helper's one answer")]
+fn first_level_difference<'a, T: PartialEq + Named>(
+    claimed: &'a BTreeMap<PoolId, Vec<T>>,
+    recomputed: &'a BTreeMap<PoolId, Vec<T>>,
+) -> Option<(String, String, Option<Option<&'a T>>, Option<Option<&'a T>>)> {
+    let pool = claimed.keys().chain(recomputed.keys()).find(|pool| claimed.get(*pool) != recomputed.get(*pool))?;
+    let (a, b) = (claimed.get(pool), recomputed.get(pool));
+    let count = a.map_or(0, Vec::len).max(b.map_or(0, Vec::len));
+    let index = (0..count).find(|index| a.and_then(|a| a.get(*index)) != b.and_then(|b| b.get(*index))).unwrap_or(0);
+    let (a, b) = (a.map(|a| a.get(index)), b.map(|b| b.get(index)));
+    let level = b.flatten().or(a.flatten()).map_or_else(|| (index + 1).to_string(), |level| level.level().to_owned());
+    Some((pool.to_string(), level, a, b))
+}
+
+/// One side of a level difference as the verdict says it: the level, or why there is none.
+fn level_said<T>(level: Option<Option<&T>>, say: impl Fn(&T) -> String, no_pool: &str) -> String {
+    match level {
+        None => no_pool.to_owned(),
+        Some(None) => "ningún nivel así".to_owned(),
+        Some(Some(level)) => say(level),
+    }
 }
 
 fn short(hash: &str) -> &str {
@@ -261,12 +399,14 @@ pub fn check_file(name: &str, bytes: &[u8], registered: &PublicKey) -> Checked {
         signed_by: String::new(),
         opening: Opening::NotProven,
         reconciliation: BTreeMap::new(),
+        levels: BTreeMap::new(),
         problem: None,
         installation: String::new(),
         previous_hash: String::new(),
         last_hash: String::new(),
         opening_state: None,
         closing: None,
+        level_names: BTreeMap::new(),
     };
     // A file the pure core cannot replay without failing (a state no controller could have
     // written) is a verdict, not a crash, and prints nothing but the verdict: the replay runs
@@ -379,9 +519,26 @@ fn recompute(checked: &mut Checked, evidence: &Evidence) -> Result<(), Problem> 
     let mut replay = Replay::open(evidence, evidence.entries.first().map(|entry| entry.record.as_str()))?;
     for entry in &evidence.entries {
         let sequence = replay.last() + 1;
-        let (_, pools) = replay.step(&entry.record, Some(&entry.hash))?;
+        let stepped = replay.step(&entry.record, Some(&entry.hash))?;
+        // Each level first (docs/readings.md, "Levels"): a bet's split between levels changed,
+        // the pool's sum kept, is a level's figures wrong, not the pool's.
+        if let Some((pool, level, claimed, recomputed)) = first_level_difference(&entry.levels, &stepped.levels) {
+            let say = |level: &crate::format::LevelBalances| match (claimed.flatten(), recomputed.flatten()) {
+                (Some(a), Some(b)) if a.level != b.level => format!("el nivel «{}»", level.level),
+                _ => balances(level.balance, level.reserve),
+            };
+            return Err(Problem::new(
+                Check::Recomputation,
+                Some(sequence),
+                format!(
+                    "pozo {pool}, nivel {level}: el archivo dice {}, recalculado da {}",
+                    level_said(claimed, say, "sin cambios"),
+                    level_said(recomputed, say, "sin cambios")
+                ),
+            ));
+        }
         let said = |figures: &crate::format::Balances| balances(figures.balance, figures.reserve);
-        if let Some((pool, claimed, recomputed)) = first_difference(&entry.pools, &pools, said, "sin cambios") {
+        if let Some((pool, claimed, recomputed)) = first_difference(&entry.pools, &stepped.pools, said, "sin cambios") {
             return Err(Problem::new(
                 Check::Recomputation,
                 Some(sequence),
@@ -399,12 +556,60 @@ fn recompute(checked: &mut Checked, evidence: &Evidence) -> Result<(), Problem> 
     hash_of("last_hash", &evidence.last_hash)?;
     let closing = replay.closing();
     let books = |message: String| Problem::new(Check::Books, None, message);
+    // Every level of every pool with levels, first: its figures, its meters and its books, each
+    // tied to zero on its own (docs/readings.md, "Levels").
+    if let Some((pool, level, claimed, recomputed)) = first_level_difference(&evidence.closing.levels, &closing.levels) {
+        let what = match (claimed.flatten(), recomputed.flatten()) {
+            (Some(a), Some(b)) => {
+                let (a, b) = (serde_json::to_value(a).unwrap_or_default(), serde_json::to_value(b).unwrap_or_default());
+                first_field(&a, &b, "").map_or_else(
+                    || "no es el recalculado".to_owned(),
+                    |(field, a, b)| format!("{field}: el archivo dice {a}, recalculado da {b}"),
+                )
+            }
+            _ => {
+                let say = |level: &crate::format::LevelClosing| format!("el nivel {}", level.level);
+                format!(
+                    "el archivo dice {}, recalculado da {}",
+                    level_said(claimed, say, "ningún nivel de este pozo"),
+                    level_said(recomputed, say, "ningún nivel de este pozo")
+                )
+            }
+        };
+        return Err(books(format!("closing.levels: pozo {pool}, nivel {level}: {what}")));
+    }
+    for (pool, levels) in &closing.levels {
+        if let Some(level) = levels.iter().find(|level| !level.reconciliation.ties()) {
+            return Err(books(format!(
+                "los libros del pozo {pool}, nivel {}, no cuadran en cero: diferencia {}",
+                level.level,
+                format_ars(level.reconciliation.difference)
+            )));
+        }
+    }
     let said = |figures: &pozo_engine::PoolFigures| {
         let meters = &figures.meters;
         format!("{}, {} apuestas y {} aciertos", balances(figures.balance, figures.reserve), meters.net_bets(), meters.hits)
     };
     if let Some((pool, claimed, recomputed)) = first_difference(&evidence.closing.pools, &closing.pools, said, "ningún pozo") {
-        return Err(books(format!("closing.pools: pozo {pool}: el archivo dice {claimed}, recalculado da {recomputed}")));
+        // The same balances, bets and hits: another meter differs, and is named.
+        let field = (claimed == recomputed)
+            .then(|| {
+                let figures = |pools: &BTreeMap<PoolId, pozo_engine::PoolFigures>| {
+                    pools
+                        .iter()
+                        .find(|(id, _)| id.to_string() == pool)
+                        .map(|(_, figures)| serde_json::to_value(figures).unwrap_or_default())
+                };
+                first_field(&figures(&evidence.closing.pools)?, &figures(&closing.pools)?, "")
+            })
+            .flatten();
+        return Err(books(match field {
+            Some((field, claimed, recomputed)) => {
+                format!("closing.pools: pozo {pool}: {field}: el archivo dice {claimed}, recalculado da {recomputed}")
+            }
+            None => format!("closing.pools: pozo {pool}: el archivo dice {claimed}, recalculado da {recomputed}"),
+        }));
     }
     if evidence.closing.reconciliation != closing.reconciliation {
         let pool = closing
@@ -439,6 +644,19 @@ fn recompute(checked: &mut Checked, evidence: &Evidence) -> Result<(), Problem> 
     if closing.snapshot_sha256 != evidence.closing.snapshot_sha256 && !earlier_release() {
         return Err(books("closing.snapshot_sha256: el estado de cierre no es el recalculado".to_owned()));
     }
+    checked.level_names = closing
+        .levels
+        .iter()
+        .map(|(pool, levels)| (pool.clone(), levels.iter().map(|level| level.level.clone()).collect()))
+        .collect();
+    checked.levels = closing
+        .levels
+        .into_iter()
+        .map(|(pool, levels)| {
+            let books = levels.into_iter().map(|level| LevelBooks { level: level.level, books: level.reconciliation }).collect();
+            (pool, books)
+        })
+        .collect();
     checked.reconciliation = closing.reconciliation;
     checked.closing = Some(replay.state().snapshot());
     Ok(())

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use pozo_core::state::{Command, Snapshot};
-use pozo_engine::{Money, PoolFigures, PoolId, Reconciliation};
+use pozo_engine::{Meters, Money, PoolFigures, PoolId, Reconciliation};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
@@ -73,6 +73,20 @@ pub struct Entry {
     /// Each pool the entry changed: its balance and reserve after it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pools: BTreeMap<PoolId, Balances>,
+    /// Each pool with levels whose levels the entry changed: every level's balance and reserve
+    /// after it, first level first (docs/readings.md, "Levels"). Absent when none changed, and
+    /// in the files of releases before levels.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub levels: BTreeMap<PoolId, Vec<LevelBalances>>,
+}
+
+/// One level of a pool with levels after an entry: its name, balance and reserve.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LevelBalances {
+    pub level: String,
+    pub balance: Money,
+    pub reserve: Money,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,14 +96,32 @@ pub struct Balances {
     pub reserve: Money,
 }
 
-/// The jornada's close: every pool's figures after the last entry, each pool's books from the
-/// opening (tied to zero), and the SHA-256 of the state after the last entry (its JSON).
+/// The jornada's close: every pool's figures after the last entry, each level's of a pool with
+/// levels, each pool's books from the opening (tied to zero), and the SHA-256 of the state after
+/// the last entry (its JSON).
 #[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Closing {
     pub pools: BTreeMap<PoolId, PoolFigures>,
+    /// Each pool with levels: every level, first level first, its figures after the last entry
+    /// and its own books from the opening, tied to zero (every level conserves on its own,
+    /// docs/readings.md, "Levels"). Absent when no pool has levels.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub levels: BTreeMap<PoolId, Vec<LevelClosing>>,
     pub reconciliation: BTreeMap<PoolId, Reconciliation>,
     pub snapshot_sha256: String,
+}
+
+/// One level of a pool with levels at the close: its name, balance, reserve and meters, and its
+/// books from the opening (the lines of a pool's, over this level's meters).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LevelClosing {
+    pub level: String,
+    pub balance: Money,
+    pub reserve: Money,
+    pub meters: Meters,
+    pub reconciliation: Reconciliation,
 }
 
 /// The casino's signature.

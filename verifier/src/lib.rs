@@ -11,13 +11,16 @@
 //! 1. the signature, by the registered key, over the evidence's bytes as they stand;
 //! 2. the hash chain from the anchor through every entry to the last hash;
 //! 3. every entry recomputed by the pure core from the opening state, the rulebooks in force
-//!    and the entry: what it did to every pool, as the file claims, and no pool's money made
-//!    or lost (conservation after every entry);
-//! 4. the close: every pool's figures, its books from the opening tied to zero, the state;
+//!    and the entry: what it did to every pool and, in a pool with levels, to every level
+//!    (docs/readings.md, "Levels"), as the file claims, and no pool's or level's money made or
+//!    lost (conservation after every entry);
+//! 4. the close: every level's figures and books, every pool's, each tied to zero on its own,
+//!    the state;
 //! 5. given several files, that each jornada continues the one before: the same journal, the
 //!    next entry, chained to its last hash, from exactly the state it left.
 //!
-//! The verdict is in Spanish (or JSON), and names the first entry or link that disagrees.
+//! The verdict is in Spanish (or JSON), and names the first entry or link that disagrees, and the
+//! pool and the level when it is a level's.
 //!
 //! # Layout
 //! - [`format`]: the file, byte for byte; [`keys`]: the Ed25519 keys.
@@ -35,8 +38,23 @@ mod strict;
 
 use serde::Serialize;
 
-pub use check::{Checked, Link, Opening, Verdict, Verifier, verify, verify_paths};
+pub use check::{Checked, LevelBooks, Link, Opening, Verdict, Verifier, verify, verify_paths};
 pub use keys::{PublicKey, SigningKey};
+
+/// How far a pool of one level, or one level of a pool with levels, is from conservation, from
+/// its balance, reserve and meters: zero when money in equals money held or out (docs/rules.md,
+/// "Money and conservation"; every level conserves on its own, docs/readings.md, "Levels").
+/// What `pozo_engine::Pool::conservation_difference` computes for each level, here for a level
+/// as a snapshot or a file states it.
+pub fn conservation_difference(
+    balance: pozo_engine::Money,
+    reserve: pozo_engine::Money,
+    meters: &pozo_engine::Meters,
+) -> pozo_engine::Money {
+    let money_in = meters.net_contributions() + meters.net_replenishments() + meters.transfers_in + meters.adjustments_up;
+    let held_or_out = balance + reserve + meters.net_awards() + meters.transfers_out + meters.adjustments_down;
+    money_in - held_or_out
+}
 
 /// Which check found a problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -149,6 +167,18 @@ fn plural(count: u64, one: &str, many: &str) -> String {
     format!("{} {}", entries(count), if count == 1 { one } else { many })
 }
 
+/// The lines of a pool's or a level's books that move money besides the usual ones.
+fn moved_lines(books: &pozo_engine::Reconciliation) -> [(&'static str, pozo_engine::Money); 6] {
+    [
+        ("transferencias recibidas", books.transfers_in),
+        ("transferencias enviadas", books.transfers_out),
+        ("ajustes a favor", books.adjustments_up),
+        ("ajustes en contra", books.adjustments_down),
+        ("premios reintegrados (3.7.3)", books.awards_reclaimed),
+        ("reposiciones retiradas", books.replenishments_withdrawn),
+    ]
+}
+
 /// The verdict as an inspector reads it.
 pub fn castellano(verdict: &Verdict) -> String {
     use pozo_engine::format_ars;
@@ -201,16 +231,29 @@ pub fn castellano(verdict: &Verdict) -> String {
                         format_ars(books.awards_returned),
                         format_ars(books.closing_balance + books.closing_reserve),
                     ));
-                    let moved = [
-                        ("transferencias recibidas", books.transfers_in),
-                        ("transferencias enviadas", books.transfers_out),
-                        ("ajustes a favor", books.adjustments_up),
-                        ("ajustes en contra", books.adjustments_down),
-                        ("premios reintegrados (3.7.3)", books.awards_reclaimed),
-                        ("reposiciones retiradas", books.replenishments_withdrawn),
-                    ];
+                    let moved = moved_lines(books);
                     for (line, amount) in moved.into_iter().filter(|(_, amount)| !amount.is_zero()) {
                         text.push_str(&format!("    además, {line}: {}\n", format_ars(amount)));
+                    }
+                    // A pool with levels: each level's own books, every one tied to zero
+                    // (docs/readings.md, "Levels").
+                    for level in file.levels.get(pool).into_iter().flatten() {
+                        let books = &level.books;
+                        text.push_str(&format!(
+                            "    nivel {}: apertura {}, aportes {}, reposiciones {}, premios {} ({}), devueltos {}, \
+                             cierre {}: cuadra en cero\n",
+                            visible(&level.level),
+                            format_ars(books.opening_balance + books.opening_reserve),
+                            format_ars(books.contributions),
+                            format_ars(books.replenishments),
+                            format_ars(books.awards),
+                            entries(books.hits),
+                            format_ars(books.awards_returned),
+                            format_ars(books.closing_balance + books.closing_reserve),
+                        ));
+                        for (line, amount) in moved_lines(books).into_iter().filter(|(_, amount)| !amount.is_zero()) {
+                            text.push_str(&format!("      además, {line}: {}\n", format_ars(amount)));
+                        }
                     }
                 }
             }

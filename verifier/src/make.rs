@@ -63,8 +63,8 @@ pub fn make(
     }
     let mut replay = Replay::open(&evidence, records.first().map(String::as_str))?;
     for record in records {
-        let (hash, pools) = replay.step(&record, None)?;
-        evidence.entries.push(Entry { record, hash: hex::encode(hash), pools });
+        let stepped = replay.step(&record, None)?;
+        evidence.entries.push(Entry { record, hash: hex::encode(stepped.hash), pools: stepped.pools, levels: stepped.levels });
     }
     evidence.last_hash = hex::encode(replay.hash());
     evidence.closing = replay.closing();

@@ -6,11 +6,44 @@ use std::sync::Arc;
 
 use pozo_core::config::Config;
 use pozo_core::state::books::figures;
-use pozo_core::state::{Command, Context, State};
-use pozo_engine::{PoolFigures, PoolId, Reconciliation, format_ars};
+use pozo_core::state::{Command, Context, Snapshot, State};
+use pozo_engine::{Pool, PoolFigures, PoolId, Reconciliation, format_ars};
 
-use crate::format::{Balances, Closing, Evidence, Hash, Record, entry_hash, genesis_previous, snapshot_sha256};
-use crate::{Check, Problem};
+use crate::format::{
+    Balances, Closing, Evidence, Hash, LevelBalances, LevelClosing, Record, entry_hash, genesis_previous, snapshot_sha256,
+};
+use crate::{Check, Problem, conservation_difference};
+
+/// Each pool with levels (a snapshot's `PoolState.levels`), its levels' names and figures, first
+/// level first (docs/readings.md, "Levels"). A pool of one level is not in it: its figures are
+/// the pool's.
+pub(crate) type Levels = BTreeMap<PoolId, Vec<(String, PoolFigures)>>;
+
+/// Every pool with levels' levels now.
+pub(crate) fn level_figures<'a>(pools: impl Iterator<Item = &'a Pool>) -> Levels {
+    pools
+        .filter(|pool| pool.rules().levels.len() > 1)
+        .map(|pool| {
+            let levels = pool
+                .levels()
+                .into_iter()
+                .map(|level| {
+                    let figures = PoolFigures { balance: level.balance, reserve: level.reserve, meters: level.meters };
+                    (level.name.unwrap_or_default(), figures)
+                })
+                .collect();
+            (pool.rules().id.clone(), levels)
+        })
+        .collect()
+}
+
+/// What one entry did: its hash, each pool it changed (balance and reserve after it), and each
+/// pool with levels whose levels it changed (every level's balance and reserve after it).
+pub(crate) struct Stepped {
+    pub(crate) hash: Hash,
+    pub(crate) pools: BTreeMap<PoolId, Balances>,
+    pub(crate) levels: BTreeMap<PoolId, Vec<LevelBalances>>,
+}
 
 pub(crate) struct Replay {
     state: State,
@@ -21,6 +54,8 @@ pub(crate) struct Replay {
     /// The time of the last entry applied: entries never go back in time.
     last_time_ms: u64,
     opening: BTreeMap<PoolId, PoolFigures>,
+    /// Every level's figures as the jornada opened, of each pool with levels.
+    opening_levels: Levels,
 }
 
 /// A hex hash of the file, or what is wrong with it.
@@ -29,6 +64,34 @@ pub(crate) fn hash_of(field: &str, text: &str) -> Result<Hash, Problem> {
         .ok()
         .and_then(|bytes| Hash::try_from(bytes.as_slice()).ok())
         .ok_or_else(|| Problem::new(Check::Format, None, format!("{field}: «{text}» no es un hash SHA-256 en hexadecimal")))
+}
+
+/// Every level of every pool with levels in the opening state conserves on its own
+/// (docs/readings.md, "Levels"; docs/rules.md, "Money and conservation"): a level that does not is
+/// named, pool and level, before the core refuses the state as a whole.
+fn opening_conserves(config: &Config, snapshot: &Snapshot) -> Result<(), Problem> {
+    for (pool, state) in &snapshot.pools {
+        if state.levels.is_empty() {
+            continue;
+        }
+        let rules = config.rulebooks.pool(pool);
+        for (index, level) in std::iter::once(state).chain(&state.levels).enumerate() {
+            let difference = conservation_difference(level.balance, level.reserve, &level.meters);
+            if !difference.is_zero() {
+                let name = rules.and_then(|rules| rules.level_name(index)).map_or_else(|| (index + 1).to_string(), str::to_owned);
+                return Err(Problem::new(
+                    Check::Format,
+                    None,
+                    format!(
+                        "opening: pozo {pool}, nivel {name}: el estado de apertura no se conserva (diferencia {}): no es un \
+                         estado que el controlador escriba",
+                        format_ars(difference)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A record read one way only: an object, no key twice in it at any depth.
@@ -98,6 +161,7 @@ impl Replay {
                         evidence.config_hash, config.hash
                     )));
                 }
+                opening_conserves(&config, snapshot)?;
                 let state = State::restore(Arc::new(config), snapshot.clone())
                     .map_err(|problem| format(format!("opening: el estado de apertura no se restaura: {problem}")))?;
                 // The configuration the state runs under is the snapshot's in force: the file's must be it.
@@ -126,6 +190,7 @@ impl Replay {
             }
         };
         let opening = figures(state.pools());
+        let opening_levels = level_figures(state.pools());
         Ok(Replay {
             state,
             hash: previous,
@@ -133,16 +198,13 @@ impl Replay {
             next: evidence.first_entry,
             last_time_ms: 0,
             opening,
+            opening_levels,
         })
     }
 
-    /// Applies the next entry, `record` its bytes: its hash, and each pool it changed.
+    /// Applies the next entry, `record` its bytes: its hash, each pool and each level it changed.
     /// `claimed_hash`: the entry's hash as the file gives it, checked first (`None` while making one).
-    pub(crate) fn step(
-        &mut self,
-        record: &str,
-        claimed_hash: Option<&str>,
-    ) -> Result<(Hash, BTreeMap<PoolId, Balances>), Problem> {
+    pub(crate) fn step(&mut self, record: &str, claimed_hash: Option<&str>) -> Result<Stepped, Problem> {
         let sequence = self.next;
         let problem = |check: Check, message: String| Problem::new(check, Some(sequence), message);
         let hash = entry_hash(&self.hash, record.as_bytes());
@@ -174,6 +236,7 @@ impl Replay {
             return Err(problem(Check::Format, format!("es de la jornada {}, no de la jornada {}", jornada, self.jornada)));
         }
         let before = figures(self.state.pools());
+        let levels_before = level_figures(self.state.pools());
         match self.state.apply(&parsed.command, Context { sequence, time_ms: parsed.time_ms }) {
             Ok(applied) if applied.journals() => {}
             Ok(_) => return Err(problem(Check::Recomputation, "recalculado, no cambia nada: no es un asiento".to_owned())),
@@ -187,15 +250,43 @@ impl Replay {
                 format!("recalculado, el pozo {pool} no se conserva: diferencia {}", format_ars(difference)),
             ));
         }
+        // Every level conserves on its own (docs/readings.md, "Levels"): a pool's sum could hide
+        // one level's money made and another's lost.
+        let levels = level_figures(self.state.pools());
+        for (pool, levels) in &levels {
+            for (level, figures) in levels {
+                let difference = conservation_difference(figures.balance, figures.reserve, &figures.meters);
+                if !difference.is_zero() {
+                    return Err(problem(
+                        Check::Books,
+                        format!(
+                            "recalculado, el pozo {pool}, nivel {level}, no se conserva: diferencia {}",
+                            format_ars(difference)
+                        ),
+                    ));
+                }
+            }
+        }
         let after = figures(self.state.pools());
-        let changed = after
+        let pools = after
             .iter()
             .filter(|(pool, figures)| before.get(*pool) != Some(*figures))
             .map(|(pool, figures)| (pool.clone(), Balances { balance: figures.balance, reserve: figures.reserve }))
             .collect();
+        let levels = levels
+            .into_iter()
+            .filter(|(pool, levels)| levels_before.get(pool) != Some(levels))
+            .map(|(pool, levels)| {
+                let balances = levels
+                    .into_iter()
+                    .map(|(level, figures)| LevelBalances { level, balance: figures.balance, reserve: figures.reserve })
+                    .collect();
+                (pool, balances)
+            })
+            .collect();
         self.hash = hash;
         self.next = self.next.saturating_add(1);
-        Ok((hash, changed))
+        Ok(Stepped { hash, pools, levels })
     }
 
     /// The last entry applied.
@@ -211,7 +302,9 @@ impl Replay {
         &self.state
     }
 
-    /// Every pool's figures now, each pool's books since the opening, and the state's SHA-256.
+    /// Every pool's figures now, each level's of a pool with levels, each pool's and each
+    /// level's books since the opening, and the state's SHA-256. A level the jornada added (a
+    /// pool added, or given a level, by an approved change) opens from nothing.
     pub(crate) fn closing(&self) -> Closing {
         let pools = figures(self.state.pools());
         let nothing = PoolFigures::default();
@@ -223,6 +316,27 @@ impl Replay {
                 (id.clone(), books)
             })
             .collect();
-        Closing { reconciliation, snapshot_sha256: snapshot_sha256(&self.state.snapshot()), pools }
+        let levels = level_figures(self.state.pools())
+            .into_iter()
+            .map(|(id, levels)| {
+                let opened = self.opening_levels.get(&id);
+                let levels = levels
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, (level, figures))| {
+                        let opening = opened.and_then(|levels| levels.get(index)).map_or(&nothing, |(_, figures)| figures);
+                        LevelClosing {
+                            level,
+                            balance: figures.balance,
+                            reserve: figures.reserve,
+                            reconciliation: Reconciliation::between(opening, &figures),
+                            meters: figures.meters,
+                        }
+                    })
+                    .collect();
+                (id, levels)
+            })
+            .collect();
+        Closing { reconciliation, levels, snapshot_sha256: snapshot_sha256(&self.state.snapshot()), pools }
     }
 }

@@ -254,6 +254,27 @@ pub struct PoolSummary {
     pub adjustments_up: String,
     pub adjustments_down: String,
     pub retired: bool,
+    /// A pool with levels: each level, first level first, with the same figures over its own
+    /// meters (docs/readings.md, "Levels"); absent for a pool of one level.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub levels: Vec<LevelSummary>,
+}
+
+/// One level of a pool with levels, as `verify` reports it.
+#[derive(Debug, Serialize)]
+pub struct LevelSummary {
+    pub name: String,
+    pub balance: String,
+    pub reserve: String,
+    pub displayed: String,
+    pub contributions: String,
+    pub replenishments: String,
+    pub awards: String,
+    pub awards_returned: String,
+    pub replenishments_withdrawn: String,
+    pub hits: u64,
+    /// The level the house pays envy bonuses and fixed prizes from, with its own money.
+    pub house: bool,
 }
 
 impl VerifyReport {
@@ -439,6 +460,11 @@ fn walk(journal: &Journal, state: &mut State, identity: &Identity, stored: Optio
             conservation = Check::Failed(format!("broken after entry {}: pool `{pool}` off by {difference}", tip.entries));
             break;
         }
+        if let Some((pool, level, difference)) = level_conservation(state) {
+            conservation =
+                Check::Failed(format!("broken after entry {}: pool `{pool}` level `{level}` off by {difference}", tip.entries));
+            break;
+        }
         if let Some(stored) = stored
             && stored.sequence == tip.entries
         {
@@ -455,6 +481,18 @@ fn walk(journal: &Journal, state: &mut State, identity: &Identity, stored: Optio
         }
     }
     Walked { tip, chain, conservation, snapshot }
+}
+
+/// The first level of a pool with levels that does not conserve on its own, and by how much:
+/// every level does (docs/readings.md, "Levels"), and a pool's sum would hide one level's money
+/// made by another's lost.
+fn level_conservation(state: &State) -> Option<(PoolId, String, pozo_engine::Money)> {
+    state.pools().filter(|pool| pool.rules().levels.len() > 1).find_map(|pool| {
+        pool.levels().into_iter().find_map(|level| {
+            let difference = pozo_verifier::conservation_difference(level.balance, level.reserve, &level.meters);
+            (!difference.is_zero()).then(|| (pool.rules().id.clone(), level.name.unwrap_or_default(), difference))
+        })
+    })
 }
 
 /// What the acknowledgement mark says against the journal good up to `tip`: every
@@ -496,10 +534,32 @@ fn pool_summaries(state: &State) -> BTreeMap<PoolId, PoolSummary> {
                 adjustments_up: plain_text(m.adjustments_up),
                 adjustments_down: plain_text(m.adjustments_down),
                 retired: pool.is_retired(),
+                levels: match pool.rules().levels.len() > 1 {
+                    true => pool.levels().into_iter().map(level_summary).collect(),
+                    false => Vec::new(),
+                },
             };
             (pool.rules().id.clone(), summary)
         })
         .collect()
+}
+
+/// One level as the report gives it.
+fn level_summary(level: pozo_engine::LevelView) -> LevelSummary {
+    let m = &level.meters;
+    LevelSummary {
+        name: level.name.clone().unwrap_or_default(),
+        balance: plain_text(level.balance),
+        reserve: plain_text(level.reserve),
+        displayed: plain_text(level.displayed),
+        contributions: plain_text(m.net_contributions()),
+        replenishments: plain_text(m.replenishments),
+        awards: plain_text(m.awards),
+        awards_returned: plain_text(m.awards_returned),
+        replenishments_withdrawn: plain_text(m.replenishments_withdrawn),
+        hits: m.hits,
+        house: level.house,
+    }
 }
 
 /// [`verify`] with the journal key of `config` and the mark beside the data directory.
