@@ -13,6 +13,7 @@ fn pool_status_round_trips_through_protobuf() {
             displayed: Some(Amount { value: "5004.875".to_owned() }),
             minimum: Some(Amount { value: "5000.00".to_owned() }),
             sequence: 42,
+            levels: Vec::new(),
         }],
     };
     let bytes = response.encode_to_vec();

@@ -46,8 +46,27 @@
   // "$ 1.003,90" never breaks after the sign.
   function money(text) { return text.replace(" ", "\u00a0"); }
 
+  // A pool with levels names the level won before the table (COMAR 36.05.03.24 F(3)(c): the
+  // sign names the table where a level was won); the house's prizes and one-level pools have none.
+  function level(prize) { return prize.nivel ? prize.nivel + " · " : ""; }
+
   function prizeText(prize) {
-    return "Mesa " + prize.mesa + " · Pos. " + prize.asiento + " · " + prize.nombre + " · " + money(prize.monto);
+    return level(prize) + "Mesa " + prize.mesa + " · Pos. " + prize.asiento + " · " + prize.nombre + " · " + money(prize.monto);
+  }
+
+  // The pool's amount, or each level's meter in a pool with levels (never the house's level:
+  // the server does not send it).
+  function showAmounts(section, pool) {
+    var amount = field(section, "monto");
+    if (amount) amount.textContent = pool.monto;
+    var levels = field(section, "niveles");
+    if (!levels || !pool.niveles) return;
+    pool.niveles.forEach(function (meter, index) {
+      var item = levels.querySelector("[data-nivel='" + index + "']");
+      if (!item) return;
+      item.querySelector(".nombre-nivel").textContent = meter.nombre;
+      item.querySelector(".monto-nivel").textContent = money(meter.monto);
+    });
   }
 
   function celebrate(section, id, hit) {
@@ -76,7 +95,7 @@
       var section = document.getElementById("pozo-" + pool.id);
       if (!section) return;
       section.classList.remove("suspendido");
-      field(section, "monto").textContent = pool.monto;
+      showAmounts(section, pool);
       var state = field(section, "estado");
       section.classList.toggle("pendiente", pool.pendientes.length > 0);
       var newest = pool.ultimos[0];
@@ -84,7 +103,7 @@
       if (pool.pendientes.length > 0) {
         state.textContent = "PENDIENTE DE PAGO — " + prizeText(pool.pendientes[0]);
       } else if (newest && newest.estado === "rechazado") {
-        state.textContent = "PREMIO RECHAZADO POR VENTA-PAGOS — Mesa " + newest.mesa + " · Pos. " + newest.asiento;
+        state.textContent = "PREMIO RECHAZADO POR VENTA-PAGOS — " + level(newest) + "Mesa " + newest.mesa + " · Pos. " + newest.asiento;
       } else {
         state.textContent = "";
       }
@@ -97,7 +116,7 @@
         var item = document.createElement("li");
         item.className = hit.estado;
         item.title = hit.nombre;
-        item.textContent = hit.hora + " · Mesa " + hit.mesa + " · Pos. " + hit.asiento + " · " + money(hit.monto) +
+        item.textContent = hit.hora + " · " + level(hit) + "Mesa " + hit.mesa + " · Pos. " + hit.asiento + " · " + money(hit.monto) +
           (hit.estado === "pagado" ? "" : " · " + hit.estado);
         list.appendChild(item);
       });
@@ -110,7 +129,7 @@
     root.dataset.secuencia = String(update.secuencia);
     update.montos.forEach(function (pool) {
       var section = document.getElementById("pozo-" + pool.id);
-      if (section) field(section, "monto").textContent = pool.monto;
+      if (section) showAmounts(section, pool);
     });
   }
 

@@ -31,8 +31,31 @@ impl pb::pools_server::Pools for PoolsService {
                 displayed: amount(pool.displayed()),
                 minimum: amount(pool.rules().minimum),
                 sequence: tip.entries,
+                levels: level_amounts(pool),
             })
             .collect();
         Ok(Response::new(pb::PoolStatusResponse { pools }))
     }
+}
+
+/// A pool's levels as Pools/Status lists them (docs/api.md, "Levels"): each level's name,
+/// balance, reserve, meter and reset, first level first; never the house's level, which holds
+/// nothing and is on no sign. None for a pool of one level: the pool's own amounts are its one
+/// level's.
+fn level_amounts(pool: &pozo_engine::Pool) -> Vec<pb::Level> {
+    if pool.rules().levels.is_empty() {
+        return Vec::new();
+    }
+    pool.levels()
+        .into_iter()
+        .filter(|level| !level.house)
+        .map(|level| pb::Level {
+            name: level.name.unwrap_or_default(),
+            balance: amount(level.balance),
+            reserve: amount(level.reserve),
+            displayed: amount(level.displayed),
+            reset: amount(level.reset),
+            ..Default::default()
+        })
+        .collect()
 }

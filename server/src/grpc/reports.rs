@@ -8,7 +8,7 @@ use super::error::ApiError;
 use super::wire::{ToWire, amount};
 use crate::net::bounded_text;
 use crate::writer::Handle;
-use pozo_core::state::{Custody, Hit, PayoutOrder};
+use pozo_core::state::{Custody, PayoutOrder};
 
 pub(crate) struct ReportsService {
     pub(crate) handle: Handle,
@@ -190,7 +190,10 @@ impl pb::reports_server::Reports for ReportsService {
             reserve_transfers: amount(m.reserve_transfers),
             reserve_transfers_returned: amount(m.reserve_transfers_returned),
             rejections: m.rejections,
-            last_hits: model.hits(&pool_id).map(Hit::to_wire).collect(),
+            last_hits: model
+                .hits(&pool_id)
+                .map(|hit| pb::Hit { level: crate::read::signs::paid_from(pool.rules(), &hit.code).0, ..hit.to_wire() })
+                .collect(),
             salons: shares.iter().map(|(salon, share)| salon_share(&salon.id, &salon.name, share)).collect(),
             jornada_total: Some(salon_share("", "", &total)),
             jornada,
@@ -204,6 +207,7 @@ impl pb::reports_server::Reports for ReportsService {
             adjustments_down: amount(m.adjustments_down),
             adjustments: m.adjustments,
             retired: pool.is_retired(),
+            levels: report_levels(pool),
         };
         Ok(Response::new(report))
     }
@@ -252,6 +256,49 @@ impl pb::reports_server::Reports for ReportsService {
         .map_err(|error| ApiError::internal(error.to_string()))??;
         Ok(Response::new(pb::JournalEntries { entries, durable_entries: durable }))
     }
+}
+
+/// A pool's levels as Reports/Pool shows them (docs/api.md, "Levels"): every level, the house's
+/// included (an auditor needs what the house paid), each with its net meters and its books tied
+/// to zero: every level conserves on its own (server/engine/src/pool.rs), its opening reset
+/// booked as the house's first replenishment. A level whose books do not tie is a bug, logged
+/// as an error (docs/rules.md, "Money and conservation"). None for a pool of one level.
+fn report_levels(pool: &pozo_engine::Pool) -> Vec<pb::Level> {
+    if pool.rules().levels.is_empty() {
+        return Vec::new();
+    }
+    pool.levels()
+        .into_iter()
+        .map(|level| {
+            let m = &level.meters;
+            let lines = m.net_contributions() + m.net_replenishments() + m.transfers_in + m.adjustments_up
+                - m.net_awards()
+                - m.transfers_out
+                - m.adjustments_down;
+            let difference = level.balance + level.reserve - lines;
+            let name = level.name.unwrap_or_default();
+            if !difference.is_zero() {
+                tracing::error!(pool = %pool.rules().id, level = %name, %difference, "a level's books do not tie to zero");
+            }
+            pb::Level {
+                balance: amount(level.balance),
+                reserve: amount(level.reserve),
+                displayed: amount(level.displayed),
+                reset: amount(level.reset),
+                house: level.house,
+                contributions: amount(m.net_contributions()),
+                awards: amount(m.net_awards()),
+                replenishments: amount(m.net_replenishments()),
+                hits: m.hits,
+                transfers_in: amount(m.transfers_in),
+                transfers_out: amount(m.transfers_out),
+                adjustments_up: amount(m.adjustments_up),
+                adjustments_down: amount(m.adjustments_down),
+                difference: amount(difference),
+                name,
+            }
+        })
+        .collect()
 }
 
 /// The most journal entries one `Reports.Entries` page holds.

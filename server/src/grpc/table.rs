@@ -223,10 +223,91 @@ impl pb::table_server::Table for TableService {
                     code: prize.code.to_string(),
                     name: prize.name.clone(),
                     article: prize.article.clone(),
+                    level: crate::read::signs::paid_from(rules, &prize.code).0,
+                    pays: pays_in_words(rules, prize),
                 })
                 .collect(),
         }))
     }
 }
 
+/// What a prize pays, in the words the dealer's monitor shows beside its name
+/// (`PrizeLine.pays`): a share of its level's meter ("100 % del Grand"; "del pozo" in a pool of
+/// one level), a fixed amount, a multiple of the bet, or grillos (3.4.1), said to be paid by the
+/// house where the house's level pays it (docs/readings.md, "Levels"); an envy bonus says whose
+/// hand gives it and to whom ("The envy bonus").
+fn pays_in_words(rules: &pozo_engine::PoolRules, prize: &pozo_engine::Prize) -> String {
+    use pozo_engine::{EnvyScope, Grillo, PrizeValue};
+    let number = |value: rust_decimal::Decimal| value.normalize().to_string().replace('.', ",");
+    let (level, house) = crate::read::signs::paid_from(rules, &prize.code);
+    let from = if house {
+        ", pagado por la casa".to_owned()
+    } else if level.is_empty() {
+        " del pozo".to_owned()
+    } else {
+        format!(" del {level}")
+    };
+    let grant = prize.grants.as_ref().map(|grant| {
+        let name = Grillo::of_code(&grant.code).map_or_else(|| grant.code.to_string(), |grillo| grillo.name().to_owned());
+        let name = if grant.count == 1 { name } else { name.replacen("Grillo ", "Grillos ", 1) };
+        format!("{} {name}", grant.count)
+    });
+    // What it pays, and from where.
+    let (what, from) = match &prize.value {
+        PrizeValue::Grant => (format!("entrega {}", grant.clone().unwrap_or_default()), String::new()),
+        PrizeValue::Fixed { amount } => (pozo_engine::format_ars(*amount), from),
+        PrizeValue::BetMultiple { multiple } => (format!("{} veces la apuesta", number(*multiple)), from),
+        PrizeValue::Percent { percent, cap_bet_multiple, floor_bet_multiple } => {
+            let mut bounds = String::new();
+            if let Some(cap) = cap_bet_multiple {
+                bounds.push_str(&format!(", como máximo {} veces la apuesta", number(*cap)));
+            }
+            if let Some(floor) = floor_bet_multiple {
+                bounds.push_str(&format!(", como mínimo {} veces la apuesta", number(*floor)));
+            }
+            (format!("{} %", number(*percent)), format!("{from}{bounds}"))
+        }
+    };
+    let mut words = match prize.envy_of.as_ref().and_then(|hand| rules.prize(hand)) {
+        // An envy bonus: every other seat with a bet in force wins it (docs/readings.md, "The envy bonus").
+        Some(hand) => {
+            let to = match hand.envy.as_ref().map(|envy| envy.scope) {
+                Some(EnvyScope::Link) => "de todas las mesas del pozo",
+                _ => "de la mesa",
+            };
+            format!("envidia por {}: {what} a cada otro puesto con apuesta {to}{from}", hand.name)
+        }
+        None => format!("{what}{from}"),
+    };
+    if let (Some(grant), false) = (grant, matches!(prize.value, PrizeValue::Grant)) {
+        words.push_str(&format!(" y entrega {grant}"));
+    }
+    if prize.envy.is_some() {
+        words.push_str("; da envidia a los demás puestos con apuesta");
+    }
+    words
+}
+
 // ----------------------------------------------------------------------------- Display
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The regulations' paytables in words: a pool of one level pays "del pozo"; grillos, fixed
+    /// amounts with grillos, and percentages with their caps and floors in the bet (3.4.1, AJ
+    /// 2.5.6.2, Andalucía's bolsa).
+    #[test]
+    fn a_prize_says_what_it_pays_in_words() {
+        let config = crate::config::Config::embedded();
+        let words = |pool: &str, code: &str| {
+            let rules = config.rulebooks.pool(pool).expect("an embedded pool");
+            pays_in_words(rules, rules.prize(code).expect("a prize of the pool"))
+        };
+        assert_eq!(words("iplyc-ruleta", "GRILLO_ORO"), "100 % del pozo");
+        assert_eq!(words("iplyc-ruleta", "GRILLO_PLATA"), "$ 300,00 del pozo y entrega 1 Grillo de Oro");
+        assert_eq!(words("iplyc-ruleta", "GRILLO_BRONCE"), "entrega 2 Grillos de Plata");
+        assert_eq!(words("aj-poker", "ESCALERA_COLOR"), "10 % del pozo, como máximo 5000 veces la apuesta");
+        assert_eq!(words("and-bolsa", "TRES_SIETES_MISMO_PALO"), "100 % del pozo, como mínimo 3000 veces la apuesta");
+    }
+}

@@ -15,6 +15,7 @@ use pozo_proto::v1 as pb;
 use super::error::ApiError;
 use crate::read::signs::{DisplayPush, PoolDisplay, PrizeStatus, PrizeView};
 use pozo_core::state::liability;
+use pozo_core::state::panel::LevelMeter;
 use pozo_core::state::{
     AwardRecord, Card, Custody, GoldTurnView, Hit, Light, OfficeOp, OrderFacts, OrderStatus, PayoutOrder, TableOp, TableReply,
     TableState, TableView,
@@ -253,7 +254,17 @@ impl ToWire for TableView {
             instant_card: self.instant_card.as_ref().map(Card::to_wire),
             gold_turn: self.gold_turn.to_wire() as i32,
             displayed: amount(self.displayed),
+            levels: self.levels.iter().map(LevelMeter::to_wire).collect(),
         }
+    }
+}
+
+/// A level's meter as the signs and panels are sent it (`TableView.levels`, `PoolDisplay.levels`):
+/// its name, amount and reset; its books are the reports' (docs/api.md, "Levels").
+impl ToWire for LevelMeter {
+    type Message = pb::Level;
+    fn to_wire(&self) -> pb::Level {
+        pb::Level { name: self.name.clone(), displayed: amount(self.displayed), reset: amount(self.reset), ..Default::default() }
     }
 }
 
@@ -453,10 +464,12 @@ impl ToWire for PoolDisplay {
                 code: win.code.to_string(),
                 amount: amount(win.amount),
                 journal_sequence: win.journal_sequence,
+                level: self.last_win_level.clone(),
             }),
             pending: self.pending.iter().map(PrizeView::to_wire).collect(),
             hits: self.hits.iter().map(PrizeView::to_wire).collect(),
             increment_rate: self.increment_rate.normalize().to_string(),
+            levels: self.levels.iter().map(LevelMeter::to_wire).collect(),
         }
     }
 }
@@ -465,11 +478,17 @@ impl ToWire for PoolDisplay {
 impl ToWire for PrizeView {
     type Message = pb::Hit;
     fn to_wire(&self) -> pb::Hit {
-        pb::Hit { status: self.status.spanish().to_owned(), status_code: self.status.to_wire() as i32, ..self.hit.to_wire() }
+        pb::Hit {
+            status: self.status.spanish().to_owned(),
+            status_code: self.status.to_wire() as i32,
+            level: self.level.clone(),
+            ..self.hit.to_wire()
+        }
     }
 }
 
-/// A hit as reports and the display feed carry it (no status).
+/// A hit as reports and the display feed carry it (no status; no level, which its pool's rules
+/// say: [`crate::read::signs::paid_from`]).
 impl ToWire for Hit {
     type Message = pb::Hit;
     fn to_wire(&self) -> pb::Hit {
@@ -482,6 +501,7 @@ impl ToWire for Hit {
             journal_sequence: self.journal_sequence,
             status: String::new(),
             status_code: pb::PrizeStatus::Unspecified as i32,
+            level: String::new(),
         }
     }
 }

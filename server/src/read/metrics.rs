@@ -36,6 +36,13 @@ struct Pool {
     pool: String,
 }
 
+/// Labels naming a level of a pool with levels (docs/readings.md, "Levels").
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Level {
+    pool: String,
+    level: String,
+}
+
 /// Labels naming a table and the pool it feeds.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct Table {
@@ -91,6 +98,7 @@ pub struct Metrics {
     ack_seconds: Histogram,
     pool_balance: Family<Pool, Gauge>,
     pool_displayed: Family<Pool, Gauge>,
+    level_displayed: Family<Level, Gauge>,
     pending_payouts: Gauge,
     journal_entries: Gauge,
     agents_connected: Gauge,
@@ -161,6 +169,12 @@ impl Metrics {
             "Each pool's amount on the signs (balance × factor), in centavos",
             pool_displayed.clone(),
         );
+        let level_displayed = Family::<Level, Gauge>::default();
+        registry.register(
+            "level_displayed_centavos",
+            "Each level's meter on the signs in a pool with levels (never the house's), in centavos",
+            level_displayed.clone(),
+        );
         let pending_payouts = Gauge::default();
         registry.register(
             "pending_payouts",
@@ -221,6 +235,7 @@ impl Metrics {
             ack_seconds,
             pool_balance,
             pool_displayed,
+            level_displayed,
             pending_payouts,
             journal_entries,
             agents_connected,
@@ -299,10 +314,16 @@ impl Metrics {
         let oldest = model.pending_orders().map(|order| order.time_ms).min();
         let waited = oldest.map_or(0, |marked| floor.now_ms.saturating_sub(marked) / 1_000);
         self.oldest_pending.set(i64::try_from(waited).unwrap_or(i64::MAX));
+        // Levels as they are now: one a change renamed is not left behind.
+        self.level_displayed.clear();
         for pool in model.pools() {
             let label = Pool { pool: pool.rules().id.to_string() };
             self.pool_balance.get_or_create(&label).set(centavos(pool.balance().decimal()));
             self.pool_displayed.get_or_create(&label).set(centavos(pool.displayed().decimal()));
+            for level in pozo_core::state::view::level_meters(pool) {
+                let label = Level { pool: label.pool.clone(), level: level.name };
+                self.level_displayed.get_or_create(&label).set(centavos(level.displayed.decimal()));
+            }
         }
         self.pending_payouts.set(i64::try_from(model.pending_orders().count()).unwrap_or(i64::MAX));
         self.journal_entries.set(i64::try_from(model.tip.entries).unwrap_or(i64::MAX));

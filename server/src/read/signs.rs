@@ -5,7 +5,9 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use pozo_core::state::panel::LevelMeter;
 use pozo_core::state::{Hit, LastWin, OrderStatus, State, TableView};
+use pozo_engine::rulebook::PoolRules;
 use pozo_engine::{Money, PoolId};
 
 /// What a table's panels are pushed.
@@ -20,9 +22,15 @@ pub struct PoolDisplay {
     pub pool_id: PoolId,
     pub displayed: Money,
     pub minimum: Money,
-    /// The share of each bet the pool grows by (3.2.1; AJ 2.5.4.1: "su incremento").
+    /// The share of each bet the pool grows by (3.2.1; AJ 2.5.4.1: "su incremento"); in a pool
+    /// with levels, the levels' shares added ([`increment_rate`]).
     pub increment_rate: rust_decimal::Decimal,
     pub last_win: Option<LastWin>,
+    /// The level the last win was paid from ([`paid_from`]): empty in a pool of one level.
+    pub last_win_level: String,
+    /// A pool with levels: each level's meter, never the house's (docs/readings.md, "Levels");
+    /// empty for a pool of one level, whose meter is `displayed`.
+    pub levels: Vec<LevelMeter>,
     /// The prizes of this pool waiting for Venta-Pagos (3.5.2, 11.6.1.2, 15.8.2): the
     /// sign shows PENDIENTE DE PAGO while there is one. Oldest first.
     pub pending: Arc<[PrizeView]>,
@@ -59,11 +67,34 @@ impl PrizeStatus {
     }
 }
 
-/// One prize as the signs show it: the hit, and how its payment stands.
+/// One prize as the signs show it: the hit, how its payment stands, and the level it was
+/// paid from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PrizeView {
     pub hit: Hit,
     pub status: PrizeStatus,
+    /// The level's name ([`paid_from`]): empty in a pool of one level.
+    pub level: String,
+    /// Paid by the house, from its own money: no meter of the signs paid it.
+    pub house: bool,
+}
+
+/// The level a prize of `code` is paid from (docs/readings.md, "Levels"): its name ("Grand";
+/// "Pagado por la casa" for the house's), empty in a pool of one level; and whether it is the
+/// house's level, which no sign shows.
+pub(crate) fn paid_from(rules: &PoolRules, code: &str) -> (String, bool) {
+    let index = rules.level_of(code);
+    let name = rules.level_name(index).unwrap_or_default().to_owned();
+    (name, rules.levels.get(index).is_some_and(|level| level.house))
+}
+
+/// What the sign says a pool grows by of each bet (3.2.1; AJ 2.5.4.1): its contribution rate;
+/// in a pool with levels, every level's share added (the house's is none).
+pub(crate) fn increment_rate(rules: &PoolRules) -> rust_decimal::Decimal {
+    if rules.levels.is_empty() {
+        return rules.contribution_rate;
+    }
+    rules.levels.iter().map(|level| level.share).sum()
 }
 
 /// What every cartel luminoso is pushed.
@@ -101,12 +132,15 @@ pub(crate) fn display_of(
                     Some(kept) => (Arc::clone(&kept.pending), Arc::clone(&kept.hits)),
                     None => prizes_of(state, id),
                 };
+                let last_win = state.data().last_wins.get(id).cloned();
                 PoolDisplay {
                     pool_id: id.clone(),
                     displayed: pool.displayed(),
                     minimum: pool.rules().minimum,
-                    increment_rate: pool.rules().contribution_rate,
-                    last_win: state.data().last_wins.get(id).cloned(),
+                    increment_rate: increment_rate(pool.rules()),
+                    last_win_level: last_win.as_ref().map(|win| paid_from(pool.rules(), &win.code).0).unwrap_or_default(),
+                    last_win,
+                    levels: pozo_core::state::view::level_meters(pool),
                     pending,
                     hits,
                 }
@@ -118,20 +152,27 @@ pub(crate) fn display_of(
 /// A pool's pending payout orders (oldest first) and its last [`SIGN_HITS`] hits.
 pub(crate) fn prizes_of(state: &State, pool_id: &str) -> (Arc<[PrizeView]>, Arc<[PrizeView]>) {
     let data = state.data();
+    let rules = state.pools().find(|pool| pool.rules().id == pool_id).map(|pool| pool.rules());
+    let level = |code: &str| rules.map(|rules| paid_from(rules, code)).unwrap_or_default();
     let orders: Vec<_> = data.orders.values().filter(|order| order.facts.pool == pool_id).collect();
     let pending = orders
         .iter()
         .filter(|order| order.status == OrderStatus::Pending)
-        .map(|order| PrizeView {
-            hit: Hit {
-                table_id: order.facts.table_id.clone(),
-                seat: order.facts.seat,
-                code: order.facts.code.clone(),
-                amount: order.facts.amount,
-                time_ms: order.time_ms,
-                journal_sequence: order.journal_sequence,
-            },
-            status: PrizeStatus::Pending,
+        .map(|order| {
+            let (level, house) = level(&order.facts.code);
+            PrizeView {
+                level,
+                house,
+                hit: Hit {
+                    table_id: order.facts.table_id.clone(),
+                    seat: order.facts.seat,
+                    code: order.facts.code.clone(),
+                    amount: order.facts.amount,
+                    time_ms: order.time_ms,
+                    journal_sequence: order.journal_sequence,
+                },
+                status: PrizeStatus::Pending,
+            }
         })
         .collect();
     let hits = data
@@ -147,7 +188,10 @@ pub(crate) fn prizes_of(state: &State, pool_id: &str) -> (Arc<[PrizeView]>, Arc<
                             && order.facts.seat == hit.seat
                             && order.facts.code == hit.code
                     });
+                    let (level, house) = level(&hit.code);
                     PrizeView {
+                        level,
+                        house,
                         hit: hit.clone(),
                         status: match order.map(|order| order.status) {
                             None => PrizeStatus::Paid,

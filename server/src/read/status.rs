@@ -187,6 +187,23 @@ pub struct PoolStatus {
     /// What the signs show (balance × factor).
     #[serde(serialize_with = "money")]
     pub displayed: Money,
+    /// A pool with levels: each level's meter, first level first, never the house's
+    /// (docs/readings.md, "Levels"); empty for a pool of one level, and absent from an earlier
+    /// controller's status.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub levels: Vec<LevelStatus>,
+}
+
+/// One level of a pool with levels, as the status lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LevelStatus {
+    /// As the rulebook names it ("Grand").
+    pub name: String,
+    #[serde(serialize_with = "money")]
+    pub balance: Money,
+    /// Its meter on the signs.
+    #[serde(serialize_with = "money")]
+    pub displayed: Money,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -249,6 +266,14 @@ impl Status {
                 format_ars(pool.balance),
                 pool.name
             ));
+            for level in &pool.levels {
+                out.push_str(&format!(
+                    "    {:<20} cartel {:>16}   saldo {:>16}\n",
+                    level.name,
+                    format_ars(level.displayed),
+                    format_ars(level.balance)
+                ));
+            }
         }
         let open = self.tables.iter().filter(|table| table.state != "cerrada").count();
         out.push_str(&format!(
@@ -373,6 +398,31 @@ mod tests {
         let text = status("writer").text();
         assert!(text.contains("Libros de la jornada 2026-11-27: NO CUADRAN"), "{text}");
         assert!(text.contains("iplyc-blackjack") && text.contains("diferencia $ 0,01"), "{text}");
+    }
+
+    /// A pool with levels lists each level's meter under its line; one of one level lists none.
+    #[test]
+    fn the_text_lists_each_level_of_a_pool_with_levels() {
+        let mut status = status("writer");
+        let pool = |id: &str, levels: Vec<LevelStatus>| PoolStatus {
+            pool: id.to_owned(),
+            name: id.to_owned(),
+            balance: "2000600.00".parse().expect("money"),
+            displayed: "2000480.00".parse().expect("money"),
+            levels,
+        };
+        let grand = LevelStatus {
+            name: "Grand".to_owned(),
+            balance: "2000480.00".parse().expect("money"),
+            displayed: "2000480.00".parse().expect("money"),
+        };
+        status.pools = vec![pool("mercado-blackjack", vec![grand]), pool("iplyc-blackjack", Vec::new())];
+        let text = status.text();
+        assert!(text.contains("\n    Grand                cartel   $ 2.000.480,00   saldo   $ 2.000.480,00\n"), "{text}");
+        assert_eq!(text.matches("\n    ").count(), 1, "{text}");
+        let json = serde_json::to_value(&status).expect("JSON");
+        assert_eq!(json["pools"][0]["levels"][0]["displayed"], "2000480.00");
+        assert!(json["pools"][1].get("levels").is_none(), "a pool of one level lists none: {json}");
     }
 
     #[test]

@@ -109,24 +109,71 @@ struct CartelPage {
     casino: String,
     /// The names of the salons the sign was asked for (`?salon=`), joined: empty when none.
     salon: String,
-    /// (id, name, increment): AJ 2.5.4.1 asks the display for the pool's amount "y su
-    /// incremento" (docs/readings.md, "The increment on the display").
-    pools: Vec<(String, String, String)>,
+    pools: Vec<PoolSign>,
     pool_ids: String,
     silence_ms: u64,
     /// The other controllers' pages, comma-separated: where the sign goes when this one stops answering.
     peers: String,
 }
 
+/// One pool on the sign as the page is first sent: what the feed then keeps up to date.
+struct PoolSign {
+    id: String,
+    name: String,
+    /// AJ 2.5.4.1 asks the display for the pool's amount "y su incremento" (docs/readings.md,
+    /// "The increment on the display").
+    increment: String,
+    /// A pool with levels: each level's meter, (name, amount), first level first, never the
+    /// house's (docs/readings.md, "Levels"); empty for a pool of one level, whose amount the
+    /// feed fills in.
+    levels: Vec<(String, String)>,
+    /// Its last hits as the feed lists them (static/cartel.js): (status, prize's name, line).
+    hits: Vec<(&'static str, String, String)>,
+}
+
+/// `$ 1.234,56` with a non-breaking space after the sign: an amount never breaks on a sign.
+fn sign_pesos(amount: pozo_engine::Money) -> String {
+    view::pesos(amount).replacen(' ', "\u{a0}", 1)
+}
+
+/// A hit on the sign, as static/cartel.js writes it: its time, the level won (COMAR 36.05.03.24
+/// F(3)(c): the sign names the level and the table where it was won), the table, the seat and
+/// the amount, and how its payment stands unless paid.
+fn hit_line(config: &Config, pool: &str, prize: &crate::read::signs::PrizeView) -> (&'static str, String, String) {
+    let hit = &prize.hit;
+    let level = if prize.house || prize.level.is_empty() { String::new() } else { format!("{} · ", prize.level) };
+    let status = prize.status.spanish();
+    let mut line = format!(
+        "{} · {level}Mesa {} · Pos. {} · {}",
+        view::clock(config, hit.time_ms),
+        hit.table_id,
+        hit.seat,
+        sign_pesos(hit.amount)
+    );
+    if prize.status != crate::read::signs::PrizeStatus::Paid {
+        line.push_str(&format!(" · {status}"));
+    }
+    (status, view::prize_name(config, pool, &hit.code), line)
+}
+
 /// "Incremento: 65 % de cada apuesta": the share of each bet the pool grows by (3.2.1:
-/// "se incrementará en un 65% de cada jugada registrada"; AJ 2.5.4.1).
+/// "se incrementará en un 65% de cada jugada registrada"; AJ 2.5.4.1); in a pool with levels,
+/// the levels' shares added and each level's ("Incremento: 18 % de cada apuesta (Grand 8 %, …)").
 fn increment_text(config: &Config, pool: &str) -> String {
+    let percent =
+        |rate: rust_decimal::Decimal| (rate * rust_decimal::Decimal::ONE_HUNDRED).normalize().to_string().replace('.', ",");
     config
         .rulebooks
         .pool(pool)
         .map(|rules| {
-            let percent = (rules.contribution_rate * rust_decimal::Decimal::ONE_HUNDRED).normalize();
-            format!("Incremento: {} % de cada apuesta", percent.to_string().replace('.', ","))
+            let whole = format!("Incremento: {} % de cada apuesta", percent(crate::read::signs::increment_rate(rules)));
+            let levels: Vec<String> = rules
+                .levels
+                .iter()
+                .filter(|level| !level.house)
+                .map(|level| format!("{} {} %", level.name, percent(level.share)))
+                .collect();
+            if levels.is_empty() { whole } else { format!("{whole} ({})", levels.join(", ")) }
         })
         .unwrap_or_default()
 }
@@ -140,11 +187,25 @@ async fn cartel(
     may_watch(&web, &peer, &jar)?;
     let config = web.handle.config();
     let Chosen { pools, salons } = chosen_pools(&config, query.as_deref())?;
+    // The meters and hits as the writer last published them for the signs; the feed keeps them.
+    let display = web.handle.display().borrow().clone();
+    let sign = |id: &PoolId| {
+        let shown = display.pools.iter().find(|pool| pool.pool_id == *id);
+        PoolSign {
+            id: id.to_string(),
+            name: view::pool_name(&config, id),
+            increment: increment_text(&config, id),
+            levels: shown
+                .map(|pool| pool.levels.iter().map(|level| (level.name.clone(), sign_pesos(level.displayed))).collect())
+                .unwrap_or_default(),
+            hits: shown.map(|pool| pool.hits.iter().map(|hit| hit_line(&config, id, hit)).collect()).unwrap_or_default(),
+        }
+    };
     page(&CartelPage {
         casino: config.layout.casino.clone(),
         salon: salons.join(" · "),
         pool_ids: pools.join(","),
-        pools: pools.iter().map(|id| (id.to_string(), view::pool_name(&config, id), increment_text(&config, id))).collect(),
+        pools: pools.iter().map(sign).collect(),
         silence_ms: feed::SILENCE_MS,
         peers: web.peers.join(","),
     })

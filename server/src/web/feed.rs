@@ -67,6 +67,22 @@ struct PrizeJson {
     hora: String,
     secuencia: u64,
     estado: &'static str,
+    /// The level it was paid from ("Grand"): absent in a pool of one level, and for a prize the
+    /// house pays (its level is on no sign: docs/readings.md, "Levels").
+    #[serde(skip_serializing_if = "String::is_empty")]
+    nivel: String,
+}
+
+/// A level's meter on the sign.
+#[derive(Serialize)]
+pub(super) struct LevelJson {
+    pub(super) nombre: String,
+    pub(super) monto: String,
+}
+
+/// A pool's levels on the sign: each meter but the house's; none for a pool of one level.
+pub(super) fn levels_json(levels: &[pozo_core::state::panel::LevelMeter]) -> Vec<LevelJson> {
+    levels.iter().map(|level| LevelJson { nombre: level.name.clone(), monto: view::pesos(level.displayed) }).collect()
 }
 
 #[derive(Serialize)]
@@ -75,6 +91,9 @@ struct PoolJson {
     nombre: String,
     monto: String,
     minimo: String,
+    /// A pool with levels: each level's meter, first level first; absent for a pool of one level.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    niveles: Vec<LevelJson>,
     /// Prizes waiting for Venta-Pagos: PENDIENTE DE PAGO while there is one.
     pendientes: Vec<PrizeJson>,
     /// The last hits, newest first.
@@ -95,6 +114,9 @@ struct FloorJson {
 struct AmountJson<'a> {
     id: &'a str,
     monto: String,
+    /// As in [`PoolJson`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    niveles: Vec<LevelJson>,
 }
 
 /// The `montos` event: the amounts only, when no prize list changed.
@@ -117,6 +139,7 @@ fn prize(config: &Config, pool: &str, prize: &PrizeView) -> PrizeJson {
         hora: view::clock(config, hit.time_ms),
         secuencia: hit.journal_sequence,
         estado: prize.status.spanish(),
+        nivel: if prize.house { String::new() } else { prize.level.clone() },
     }
 }
 
@@ -132,6 +155,7 @@ fn floor_json(config: &Config, push: &DisplayPush) -> FloorJson {
                 nombre: view::pool_name(config, &pool.pool_id),
                 monto: view::pesos(pool.displayed),
                 minimo: view::pesos(pool.minimum),
+                niveles: levels_json(&pool.levels),
                 pendientes: pool.pending.iter().map(|pending| prize(config, &pool.pool_id, pending)).collect(),
                 ultimos: pool.hits.iter().map(|hit| prize(config, &pool.pool_id, hit)).collect(),
             })
@@ -165,7 +189,11 @@ fn next_frame(config: &Config, previous: &Frame, before: &DisplayPush, push: &Di
     let amounts = AmountsJson {
         secuencia: push.journal_sequence,
         durable_us: push.durable_unix_us,
-        montos: push.pools.iter().map(|pool| AmountJson { id: &pool.pool_id, monto: view::pesos(pool.displayed) }).collect(),
+        montos: push
+            .pools
+            .iter()
+            .map(|pool| AmountJson { id: &pool.pool_id, monto: view::pesos(pool.displayed), niveles: levels_json(&pool.levels) })
+            .collect(),
     };
     let json = serde_json::to_string(&amounts).expect("the amounts serialize");
     let event = Bytes::from(format!("event: montos\nid: {}\ndata: {json}\n\n", push.journal_sequence));
@@ -281,6 +309,8 @@ mod tests {
                 minimum: pool.minimum,
                 increment_rate: pool.contribution_rate,
                 last_win: None,
+                last_win_level: String::new(),
+                levels: Vec::new(),
                 pending: Arc::from([]),
                 hits: Arc::from([]),
             })
@@ -298,7 +328,8 @@ mod tests {
             time_ms: 0,
             journal_sequence: 5,
         };
-        push.pools[0].pending = Arc::from([PrizeView { hit, status: crate::read::signs::PrizeStatus::Pending }]);
+        let status = crate::read::signs::PrizeStatus::Pending;
+        push.pools[0].pending = Arc::from([PrizeView { hit, status, level: String::new(), house: false }]);
         push
     }
 

@@ -1,8 +1,8 @@
 //! The inspector's flor (`/sala/flor/{flor}`): the four tables of a flor on one screen, for the
 //! inspector who stands between them (4.6, 4.7, 12.4.1) — each table's state and round, its
 //! agent's link, its seats as its panels show them, the prizes entered, the instant card, the
-//! gold turn, its pool's amount and whether its pool play is suspended, and the payout orders
-//! of its prizes still waiting for Venta-Pagos.
+//! gold turn, its pool's amount (each level's meter in a pool with levels) and whether its pool
+//! play is suspended, and the payout orders of its prizes still waiting for Venta-Pagos.
 //!
 //! Served by the controller, not by an agent: only the controller knows all four tables, their
 //! agents' links (an agent that lost its link cannot say so to anyone) and the orders; and the
@@ -36,6 +36,9 @@ struct FlorTable {
     game: String,
     pool: String,
     displayed: String,
+    /// A pool with levels: each level's meter as the table's panel is sent it, (name, amount),
+    /// never the house's (docs/readings.md, "Levels"); empty for a pool of one level.
+    levels: Vec<(String, String)>,
     phase: &'static str,
     round: u64,
     agent: bool,
@@ -105,6 +108,7 @@ async fn flor_page(State(web): State<Web>, jar: CookieJar, Path(flor): Path<Stri
                 id: table.layout.id.to_string(),
                 game: table.layout.game.to_string(),
                 displayed: view::pesos(view.displayed),
+                levels: view.levels.iter().map(|level| (level.name.clone(), view::pesos(level.displayed))).collect(),
                 phase: phase(table.state),
                 round: table.round,
                 agent: table.seen.connected(),

@@ -38,6 +38,9 @@ struct OrderRow {
     round: u64,
     code: String,
     prize_name: String,
+    /// The level the prize is paid from ("Grand"; docs/readings.md, "Levels"): empty in a pool of
+    /// one level.
+    level: String,
     amount: String,
     /// The amount as the decision must repeat it ("8329.00").
     amount_plain: String,
@@ -67,6 +70,11 @@ fn row(config: &Config, order: &PayoutOrder, now_ms: u64) -> OrderRow {
         round: facts.round,
         code: facts.code.to_string(),
         prize_name: view::prize_name(config, &facts.pool, &facts.code),
+        level: config
+            .rulebooks
+            .pool(&facts.pool)
+            .map(|rules| crate::read::signs::paid_from(rules, &facts.code).0)
+            .unwrap_or_default(),
         amount: view::pesos(facts.amount),
         amount_plain: plain_text(facts.amount),
         marked: view::moment(config, order.time_ms),

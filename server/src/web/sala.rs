@@ -45,6 +45,9 @@ struct PoolRow {
     name: String,
     displayed: String,
     balance: String,
+    /// A pool with levels: each level's (name, meter, balance), first level first, never the
+    /// house's (docs/readings.md, "Levels"); empty for a pool of one level.
+    levels: Vec<(String, String, String)>,
     pending: usize,
     tables: usize,
     tables_live: usize,
@@ -57,8 +60,23 @@ struct PoolRow {
 fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
     let config = std::sync::Arc::clone(&web.handle.config());
     let now = web.handle.now_ms();
-    let pools: Vec<_> =
-        web.handle.read().pools().map(|pool| (pool.rules().id.clone(), pool.displayed(), pool.balance())).collect();
+    let pools: Vec<_> = web
+        .handle
+        .read()
+        .pools()
+        .map(|pool| {
+            let levels = if pool.rules().levels.is_empty() {
+                Vec::new()
+            } else {
+                pool.levels()
+                    .into_iter()
+                    .filter(|level| !level.house)
+                    .map(|level| (level.name.unwrap_or_default(), view::pesos(level.displayed), view::pesos(level.balance)))
+                    .collect()
+            };
+            (pool.rules().id.clone(), pool.displayed(), pool.balance(), levels)
+        })
+        .collect();
     let rows: Vec<TableRow> = super::tables::tables_now(web, &config)
         .into_iter()
         .map(|table| {
@@ -89,7 +107,7 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
         web.handle.display().borrow().pools.iter().map(|pool| (pool.pool_id.clone(), pool.pending.len())).collect();
     let pool_rows = pools
         .into_iter()
-        .map(|(id, displayed, balance)| {
+        .map(|(id, displayed, balance, levels)| {
             let pending = pending.get(&id).copied().unwrap_or(0);
             let tables = rows.iter().filter(|table| table.pool == id).count();
             let tables_live = rows.iter().filter(|table| table.pool == id && table.agent).count();
@@ -97,6 +115,7 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
                 name: view::pool_name(&config, &id),
                 displayed: view::pesos(displayed),
                 balance: view::pesos(balance),
+                levels,
                 pending,
                 tables,
                 tables_live,
@@ -604,6 +623,8 @@ async fn report_salons_csv(State(web): State<Web>, jar: CookieJar, Query(query):
 
 struct HitRow {
     moment: String,
+    /// The level it was paid from: empty in a pool of one level.
+    level: String,
     table: String,
     seat: u32,
     prize: String,
@@ -618,7 +639,24 @@ struct PoolPage {
     id: String,
     name: String,
     lines: Vec<(&'static str, String)>,
+    /// A pool with levels: each level's meters, the house's included (what the house paid);
+    /// empty for a pool of one level.
+    levels: Vec<LevelRow>,
     hits: Vec<HitRow>,
+}
+
+/// One level of a pool on its page (docs/readings.md, "Levels"): its amounts and net meters.
+struct LevelRow {
+    name: String,
+    house: bool,
+    displayed: String,
+    balance: String,
+    reserve: String,
+    reset: String,
+    contributions: String,
+    replenishments: String,
+    awards: String,
+    hits: u64,
 }
 
 async fn pool_page(State(web): State<Web>, jar: CookieJar, Path(id): Path<String>) -> Response {
@@ -653,10 +691,30 @@ async fn pool_page(State(web): State<Web>, jar: CookieJar, Path(id): Path<String
             ("Cartel (pago máximo)", pesos(displayed)),
             ("En custodia de la Banca (11.8.3, 15.14.5.2)", pesos(model.custody_held_in(&id))),
         ];
+        let levels = if pool.rules().levels.is_empty() {
+            Vec::new()
+        } else {
+            pool.levels()
+                .into_iter()
+                .map(|level| LevelRow {
+                    name: level.name.unwrap_or_default(),
+                    house: level.house,
+                    displayed: pesos(level.displayed),
+                    balance: pesos(level.balance),
+                    reserve: pesos(level.reserve),
+                    reset: pesos(level.reset),
+                    contributions: pesos(level.meters.net_contributions()),
+                    replenishments: pesos(level.meters.net_replenishments()),
+                    awards: pesos(level.meters.net_awards()),
+                    hits: level.meters.hits,
+                })
+                .collect()
+        };
         let hits = hits
             .iter()
             .map(|hit| HitRow {
                 moment: view::moment(&config, hit.time_ms),
+                level: crate::read::signs::paid_from(pool.rules(), &hit.code).0,
                 table: hit.table_id.to_string(),
                 seat: hit.seat,
                 prize: view::prize_name(&config, &id, &hit.code),
@@ -664,7 +722,7 @@ async fn pool_page(State(web): State<Web>, jar: CookieJar, Path(id): Path<String
                 journal_sequence: hit.journal_sequence,
             })
             .collect();
-        page(&PoolPage { session, name: view::pool_name(&config, &id), id, lines, hits })
+        page(&PoolPage { session, name: view::pool_name(&config, &id), id, lines, levels, hits })
     }
     .await
     .into_response()

@@ -60,7 +60,8 @@ pub(super) async fn status(axum::extract::State(web): axum::extract::State<Web>)
 
 fn status_of(web: &Web) -> crate::read::status::Status {
     use crate::read::status::{
-        BooksStatus, BuildStatus, ChangeStatus, JournalStatus, PendingPayout, PoolOff, PoolStatus, Status, TableStatus,
+        BooksStatus, BuildStatus, ChangeStatus, JournalStatus, LevelStatus, PendingPayout, PoolOff, PoolStatus, Status,
+        TableStatus,
     };
     let config = web.handle.config();
     let model = web.handle.read();
@@ -92,6 +93,20 @@ fn status_of(web: &Web) -> crate::read::status::Status {
                 name: view::pool_name(&config, &pool.rules().id),
                 balance: pool.balance(),
                 displayed: pool.displayed(),
+                // Never the house's level: it holds nothing and is on no sign (docs/readings.md, "Levels").
+                levels: if pool.rules().levels.is_empty() {
+                    Vec::new()
+                } else {
+                    pool.levels()
+                        .into_iter()
+                        .filter(|level| !level.house)
+                        .map(|level| LevelStatus {
+                            name: level.name.unwrap_or_default(),
+                            balance: level.balance,
+                            displayed: level.displayed,
+                        })
+                        .collect()
+                },
             })
             .collect(),
         agents_connected: tables.iter().filter(|table| table.agent_connected).count(),

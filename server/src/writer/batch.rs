@@ -111,11 +111,13 @@ pub(super) struct Publication {
     pub(super) display: DisplayPush,
 }
 
-/// A touched pool's pushes: its displayed amount, and the whole new views of the tables
-/// that need one (by index in the pool's list); the others get only the amount.
+/// A touched pool's pushes: its displayed amount (and its levels' meters), and the whole new
+/// views of the tables that need one (by index in the pool's list); the others get only the
+/// amounts.
 pub(super) struct PoolPush {
     pub(super) pool: PoolId,
     pub(super) displayed: Money,
+    pub(super) levels: Vec<pozo_core::state::panel::LevelMeter>,
     pub(super) views: Vec<(usize, TableView)>,
 }
 
@@ -409,6 +411,7 @@ impl Writer {
                 };
             }
             let displayed = self.state.pool(pool).displayed();
+            let levels = pozo_core::state::view::level_meters(self.state.pool(pool));
             let mut views = Vec::new();
             for (index, (id, sender)) in senders.iter().enumerate() {
                 if turn_moved || tables.contains(id) {
@@ -416,12 +419,13 @@ impl Writer {
                         views.push((index, view));
                     }
                 } else {
-                    // Only the amount can have changed: checked on every batch of the tests.
+                    // Only the amounts can have changed: checked on every batch of the tests.
                     // (What the watch holds is the last batch's: it was sent before this one was sealed.)
                     debug_assert_eq!(
                         Some({
                             let mut view = sender.borrow().view.clone();
                             view.displayed = displayed;
+                            view.levels.clone_from(&levels);
                             view
                         }),
                         self.state.table_view(id),
@@ -429,7 +433,7 @@ impl Writer {
                     );
                 }
             }
-            prepared.push(PoolPush { pool: pool.clone(), displayed, views });
+            prepared.push(PoolPush { pool: pool.clone(), displayed, levels, views });
         }
         // The prize lists change with a hit (a new head of the pool's hits) or a decision.
         let mut prizes_changed = decided.clone();
@@ -452,7 +456,7 @@ impl Writer {
     /// batch became durable).
     pub(super) fn send(&self, publication: Publication) {
         let Publication { sequence, pools, mut display } = publication;
-        for PoolPush { pool, displayed, views } in pools {
+        for PoolPush { pool, displayed, levels, views } in pools {
             let Some(senders) = self.pool_tables.get(&pool) else { continue };
             let mut views = views.into_iter().peekable();
             for (index, (_, sender)) in senders.iter().enumerate() {
@@ -468,9 +472,10 @@ impl Writer {
                     }
                     None => {
                         sender.send_if_modified(|push| {
-                            let modified = push.view.displayed != displayed;
+                            let modified = push.view.displayed != displayed || push.view.levels != levels;
                             if modified {
                                 push.view.displayed = displayed;
+                                push.view.levels.clone_from(&levels);
                                 push.journal_sequence = sequence;
                             }
                             modified

@@ -127,4 +127,20 @@ pub struct TableView {
     pub instant_card: Option<Card>,
     pub gold_turn: GoldTurnView,
     pub displayed: Money,
+    /// A pool with levels: each level's meter, first level first, never the house's
+    /// ([`super::view::level_meters`]); empty for a pool of one level, so its view reads (and is
+    /// kept) as an earlier release's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub levels: Vec<LevelMeter>,
+}
+
+/// One level's meter as the signs and the table's panels show it (docs/readings.md, "Levels").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LevelMeter {
+    /// As the rulebook names it ("Grand").
+    pub name: String,
+    /// What its meter shows: the most a prize of it can be (3.5.1).
+    pub displayed: Money,
+    /// What it opens at and goes back to once won whole.
+    pub reset: Money,
 }

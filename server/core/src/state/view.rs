@@ -3,7 +3,7 @@
 
 use super::State;
 use super::model::{Bet, PayoutOrder, Phase};
-use super::panel::{GoldTurnView, Light, SeatView, TableReply, TableState, TableView};
+use super::panel::{GoldTurnView, LevelMeter, Light, SeatView, TableReply, TableState, TableView};
 
 /// What applying a command did.
 #[derive(Clone, Debug)]
@@ -95,6 +95,22 @@ impl State {
             instant_card: table.instant_card.clone(),
             gold_turn,
             displayed: self.pool(&table.pool).displayed(),
+            levels: level_meters(self.pool(&table.pool)),
         })
     }
+}
+
+/// A pool's meters as the signs and the panels show them (docs/readings.md, "Levels"): each
+/// level's name, amount and reset, first level first. Never the house's level: it holds nothing
+/// and pays with the house's money, off the signs. Empty for a pool of one level, whose one
+/// meter is the pool's own amount.
+pub fn level_meters(pool: &pozo_engine::Pool) -> Vec<LevelMeter> {
+    if pool.rules().levels.is_empty() {
+        return Vec::new();
+    }
+    pool.levels()
+        .into_iter()
+        .filter(|level| !level.house)
+        .map(|level| LevelMeter { name: level.name.unwrap_or_default(), displayed: level.displayed, reset: level.reset })
+        .collect()
 }
