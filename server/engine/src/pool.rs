@@ -637,14 +637,19 @@ impl Pool {
     }
 
     /// How far the books are from conservation; zero when they balance (the identity
-    /// at the head of this file). In a pool with levels, the first level's and each
-    /// further level's differences (each level conserves on its own).
+    /// at the head of this file). In a pool with levels, the first difference found among its
+    /// levels: zero only when each level conserves on its own.
     pub fn conservation_difference(&self) -> Money {
         let m = &self.meters;
         let money_in = m.net_contributions() + m.net_replenishments() + m.transfers_in + m.adjustments_up;
         let money_held_or_out = self.balance + self.reserve + m.net_awards() + m.transfers_out + m.adjustments_down;
         let own = money_in - money_held_or_out;
-        own + self.further().map(Pool::conservation_difference).sum::<Money>()
+        // Zero only when every level conserves on its own: one level's gain never hides
+        // another's loss (the first level's difference first, then each further level's).
+        if !own.is_zero() {
+            return own;
+        }
+        self.further().map(Pool::conservation_difference).find(|difference| !difference.is_zero()).unwrap_or(Money::ZERO)
     }
 
     pub(crate) fn assert_conservation(&self) {
