@@ -112,8 +112,8 @@ pub fn is_replaying() -> bool {
 }
 
 /// Planted [`Bug::MisbookLevel`] (`planted-bugs` only; without it nothing happens): while
-/// recovery replays, the share a bet of `pool` just gave its second level (`contribution`, as
-/// [`pozo_engine::Engine::register_bet`] booked it) moves to its third level, balance and
+/// recovery replays, the share a bet just gave the second level of `pool` (`contribution`, as
+/// [`pozo_engine::Engine::register_bet`] booked it) moves to the pool's third level, balance and
 /// contributions meter together, so that every level still conserves (docs/readings.md,
 /// "Levels"). The pools are rebuilt from their states under `rulebooks`, as a snapshot is read.
 pub fn book_to_another_level(
