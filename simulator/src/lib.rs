@@ -11,7 +11,10 @@
 //! - [`three_card`]: Three Card Poker (seed 003): its deal, the three-card evaluator, the dealer's
 //!   queen, the market progressive's codes and the exact returns over the 22,100 hands.
 //! - [`journal`]: the journal decoded from `docs/journal.md` alone, with its own hash chain (the audit's reader).
+//! - [`levels`]: every level of a pool on its own books (conservation per level, what each holds).
 //! - [`link`]: one table's agent, in process, fed hardware lines.
+//! - [`market`]: the market's progressives measured: each level's hits against its exact odds, and
+//!   each example paytable's return (`odds --rulebooks market`).
 //! - [`night`]: `pozo-sim run` and `replay`: a night through real agents, and its books
 //!   (`night/`: the floor, the dealers, the books and audit, the record).
 //! - [`odds`]: exact probabilities and the `odds` comparison.
@@ -24,7 +27,9 @@ pub mod blackjack;
 pub mod cards;
 pub mod casino;
 pub mod journal;
+pub mod levels;
 pub mod link;
+pub mod market;
 pub mod night;
 pub mod odds;
 pub mod plot;

@@ -60,6 +60,11 @@ enum Command {
         /// Draw each pool's balance after every round of the night as an SVG chart.
         #[arg(long, value_name = "FILE.svg")]
         plot: Option<PathBuf>,
+        /// The rulebooks the generated casino plays: the regulations' (embedded), or the
+        /// market's progressives (config/mercado.toml: R roulette, B the four-level Black Jack
+        /// link, CP Three Card Poker with the envy bonus); embedded controller only.
+        #[arg(long, value_parser = rulebooks_parser(), default_value = "regulations", conflicts_with = "server")]
+        rulebooks: pozo_sim::casino::Rulebooks,
     },
     /// Drive a recorded night again on a new embedded controller; it must end in the same books.
     Replay {
@@ -83,6 +88,11 @@ enum Command {
         /// The seed: the same seed deals the same hands.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// market: also play the hands into the market's example paytable of the game
+        /// (config/mercado.toml: blackjack the four-level link, three-card-poker its
+        /// progressive): each level's hits against its exact odds, and the paytable's return.
+        #[arg(long, value_parser = rulebooks_parser(), default_value = "regulations")]
+        rulebooks: pozo_sim::casino::Rulebooks,
         /// Write the report as JSON.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
@@ -118,6 +128,10 @@ enum Command {
         /// `--features planted-bugs` only).
         #[arg(long, value_parser = bug_parser())]
         plant: Option<pozo_sim::vopr::Bug>,
+        /// The rulebooks the controller serves: the embedded ones, or the market's example
+        /// (config/examples/mercado-casino.toml with config/iplyc.toml and config/mercado.toml).
+        #[arg(long, value_parser = rulebooks_parser(), default_value = "regulations")]
+        rulebooks: pozo_sim::casino::Rulebooks,
         /// Print each seed's whole trace.
         #[arg(long)]
         trace: bool,
@@ -164,6 +178,13 @@ fn bug_parser() -> impl clap::builder::TypedValueParser<Value = pozo_sim::vopr::
         .map(|name: String| pozo_sim::vopr::Bug::parse(&name).expect("a possible value is a bug"))
 }
 
+/// `--rulebooks`: the regulations' or the market's (`pozo_sim::casino::Rulebooks`).
+fn rulebooks_parser() -> impl clap::builder::TypedValueParser<Value = pozo_sim::casino::Rulebooks> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(pozo_sim::casino::Rulebooks::ALL.map(pozo_sim::casino::Rulebooks::name))
+        .map(|name: String| pozo_sim::casino::Rulebooks::parse(&name).expect("a possible value is a casino's rulebooks"))
+}
+
 /// `--game`: one of the rulebooks' games (`pozo_engine::Game`), a closed list that `--help` shows.
 fn game_parser() -> impl clap::builder::TypedValueParser<Value = pozo_engine::Game> {
     use clap::builder::TypedValueParser as _;
@@ -175,13 +196,14 @@ fn main() -> ExitCode {
     pozo_alloc::tune();
     let cli = Cli::parse();
     match cli.command {
-        Command::Odds { game, hands, seed, json } => run_odds(game.name(), hands, seed, json.as_deref()),
+        Command::Odds { game, hands, seed, rulebooks, json } => run_odds(game.name(), rulebooks, hands, seed, json.as_deref()),
         Command::Bench { args } => pozo_sim::bench::command(args),
         Command::BenchChild { args } => pozo_sim::bench::child(args),
-        Command::Vopr { seed, seeds, steps, no_faults, standby, plant, trace, json } => {
-            run_vopr(seed, seeds, steps, !no_faults, standby.into(), plant, trace, json.as_deref())
+        Command::Vopr { seed, seeds, steps, no_faults, standby, plant, rulebooks, trace, json } => {
+            let options = pozo_sim::vopr::Options { seed, steps, faults: !no_faults, plant, pair: standby.into(), rulebooks };
+            run_vopr(options, seeds, trace, json.as_deref())
         }
-        Command::Run { tables, rounds, seed, server, config, keys, bet_percent, json, record, plot } => {
+        Command::Run { tables, rounds, seed, server, config, keys, bet_percent, json, record, plot, rulebooks } => {
             let options = pozo_sim::night::RunOptions {
                 tables: tables as usize,
                 rounds,
@@ -192,6 +214,7 @@ fn main() -> ExitCode {
                 bet_percent,
                 record,
                 progress: true,
+                rulebooks,
             };
             run_night(options, json.as_deref(), plot.as_deref())
         }
@@ -202,20 +225,11 @@ fn main() -> ExitCode {
     }
 }
 
-/// `pozo-sim vopr`: each seed in turn; the first failure ends the run (exit 1).
+/// `pozo-sim vopr`: each seed in turn from `options.seed`; the first failure ends the run (exit 1).
 #[allow(clippy::float_arithmetic)] // Seeds per minute: a statistic, not money.
-#[allow(clippy::too_many_arguments)]
-fn run_vopr(
-    first: u64,
-    seeds: u64,
-    steps: u64,
-    faults: bool,
-    pair: pozo_sim::vopr::Pair,
-    plant: Option<pozo_sim::vopr::Bug>,
-    trace: bool,
-    json: Option<&std::path::Path>,
-) -> ExitCode {
-    if plant.is_some() && !pozo_server::planted::COMPILED {
+fn run_vopr(options: pozo_sim::vopr::Options, seeds: u64, trace: bool, json: Option<&std::path::Path>) -> ExitCode {
+    let first = options.seed;
+    if options.plant.is_some() && !pozo_server::planted::COMPILED {
         eprintln!(
             "pozo-sim: --plant needs a build with the planted bugs: cargo run -p pozo-sim --features planted-bugs -- vopr …"
         );
@@ -224,7 +238,7 @@ fn run_vopr(
     let started = std::time::Instant::now();
     let mut outcomes = Vec::new();
     for seed in first..first.saturating_add(seeds) {
-        let options = pozo_sim::vopr::Options { seed, steps, faults, plant, pair };
+        let options = pozo_sim::vopr::Options { seed, ..options.clone() };
         match pozo_sim::vopr::run(options) {
             Ok(outcome) => {
                 println!("{}", pozo_sim::vopr::summary(&outcome));
@@ -349,7 +363,13 @@ fn run_replay(file: &std::path::Path, pace: pozo_sim::night::Pace, json: Option<
 
 // Statistics, not money.
 #[allow(clippy::float_arithmetic)]
-fn run_odds(game: &str, hands: u64, seed: u64, json: Option<&std::path::Path>) -> ExitCode {
+fn run_odds(
+    game: &str,
+    rulebooks: pozo_sim::casino::Rulebooks,
+    hands: u64,
+    seed: u64,
+    json: Option<&std::path::Path>,
+) -> ExitCode {
     // Drawn only when standard error is a terminal (indicatif hides it otherwise).
     let bar = indicatif::ProgressBar::new(hands);
     bar.set_style(
@@ -357,7 +377,7 @@ fn run_odds(game: &str, hands: u64, seed: u64, json: Option<&std::path::Path>) -
             .expect("a valid template")
             .progress_chars("=> "),
     );
-    let report = pozo_sim::odds::odds_with_progress(game, hands, seed, &bar);
+    let report = pozo_sim::odds::odds_on(game, rulebooks, hands, seed, &bar);
     bar.finish_and_clear();
     let report = match report {
         Ok(report) => report,
@@ -377,6 +397,11 @@ fn run_odds(game: &str, hands: u64, seed: u64, json: Option<&std::path::Path>) -
     if let Some(returns) = &report.three_card_poker {
         print_three_card_returns(returns);
     }
+    let mut levels_off = false;
+    if let Some(market) = &report.market {
+        print_market(market);
+        levels_off = market.levels.iter().any(|level| level.deviation_se.abs() > ODDS_TOLERANCE_SE);
+    }
     if let Some(path) = json {
         let text = serde_json::to_string_pretty(&report).expect("reports serialize");
         if let Err(error) = std::fs::write(path, text) {
@@ -384,11 +409,66 @@ fn run_odds(game: &str, hands: u64, seed: u64, json: Option<&std::path::Path>) -
             return ExitCode::from(2);
         }
     }
+    if levels_off {
+        eprintln!("pozo-sim: a level's hits deviate over {ODDS_TOLERANCE_SE} standard errors");
+        return ExitCode::from(1);
+    }
     if report.max_abs_deviation_se > ODDS_TOLERANCE_SE {
         eprintln!("pozo-sim: a code deviates {:.2} standard errors, over {ODDS_TOLERANCE_SE}", report.max_abs_deviation_se);
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+/// The market's paytable: each level's hits, then its return, exact and as played (docs/odds.md).
+// Percentages for reading, not money.
+#[allow(clippy::float_arithmetic)]
+fn print_market(market: &pozo_sim::market::Measured) {
+    println!("{:<22} {:>12} {:>14} {:>10} {:>8}  codes", "level", "observed", "expected", "std err", "dev (SE)");
+    for level in &market.levels {
+        println!(
+            "{:<22} {:>12} {:>14.2} {:>10.2} {:>8.2}  {}",
+            level.level,
+            level.observed,
+            level.expected,
+            level.standard_error,
+            level.deviation_se,
+            level.codes.join(", ")
+        );
+    }
+    let paytable = &market.paytable;
+    println!(
+        "return of {} (config/mercado.toml), per unit of side bet ({}), {} seats in force:",
+        paytable.pool,
+        pozo_engine::format_ars(paytable.side_bet),
+        paytable.seats_in_force
+    );
+    for line in &paytable.exact {
+        println!("  {:<46} {:>8.4}%", line.what, 100.0 * line.per_unit);
+    }
+    println!("  {:<46} {:>8.4}%", "exact, in the long run", 100.0 * paytable.exact_total);
+    println!(
+        "  the house keeps {:.2}% as commission and puts in {:.4}% for resets; {:.4}% stays in reserves no reset draws",
+        100.0 * paytable.commission,
+        100.0 * paytable.house_resets,
+        100.0 * paytable.never_drawn
+    );
+    println!(
+        "  played: {} bets of {}, awards {} + the meters gained {} = {:.4}%",
+        paytable.bets,
+        pozo_engine::format_ars(paytable.side_bet),
+        pozo_engine::format_ars(paytable.awards),
+        pozo_engine::format_ars(paytable.meters_gained),
+        100.0 * paytable.measured
+    );
+    let levels: Vec<String> = paytable
+        .levels_after
+        .iter()
+        .map(|(name, balance, reserve)| {
+            format!("{name} {} (reserve {})", pozo_engine::format_ars(*balance), pozo_engine::format_ars(*reserve))
+        })
+        .collect();
+    println!("  the levels after: {}", levels.join("; "));
 }
 
 /// Three Card Poker's exact figures, counted over the 22,100 hands (docs/odds.md).

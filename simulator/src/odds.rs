@@ -12,6 +12,8 @@
 use rand::seq::SliceRandom;
 use serde::Serialize;
 
+use crate::casino::Rulebooks;
+
 use crate::blackjack::{self, Game, Reshuffle, Table};
 use crate::cards::{self, Card};
 use crate::poker::{self, Category};
@@ -277,15 +279,28 @@ fn compare(code: &str, numerator: u64, denominator: u64, observed: u64, trials: 
 /// [`blackjack::Rules::safe_rounds_per_shoe`] rounds, a decision that depends on no card, so each
 /// box-hand's expected count is exactly its probability (with the cut card it is not quite:
 /// docs/odds.md, the cut-card effect).
-fn blackjack_odds(game: Game, hands: u64, seed: u64, progress: &indicatif::ProgressBar) -> OddsReport {
+///
+/// With `market`, the rounds are also played into the market's link (`mercado-blackjack`): each
+/// box's bet registered, each code settled on its level ([`crate::market`]).
+fn blackjack_odds(
+    game: Game,
+    hands: u64,
+    seed: u64,
+    progress: &indicatif::ProgressBar,
+    mut market: Option<&mut crate::market::Play>,
+) -> OddsReport {
     let mut table = Table::with_reshuffle(game, seed, Reshuffle::EveryRounds(game.rules().safe_rounds_per_shoe()));
     let seats: Vec<u32> = (1..=blackjack::MAX_BOXES as u32).collect();
     let mut observed = std::collections::BTreeMap::<&str, u64>::new();
     let (mut dealt, mut shown) = (0, 0);
     while dealt < hands {
         let boxes = (hands - dealt).min(seats.len() as u64) as usize;
-        for (_, code) in table.play_round(&seats[..boxes]) {
-            *observed.entry(code).or_default() += 1;
+        let prizes = table.play_round(&seats[..boxes]);
+        for (_, code) in &prizes {
+            *observed.entry(*code).or_default() += 1;
+        }
+        if let Some(play) = market.as_deref_mut() {
+            play.round(boxes as u32, &prizes);
         }
         dealt += boxes as u64;
         advance(progress, &mut shown, dealt);
@@ -306,6 +321,7 @@ fn blackjack_odds(game: Game, hands: u64, seed: u64, progress: &indicatif::Progr
         codes,
         max_abs_deviation_se,
         three_card_poker: None,
+        market: None,
     }
 }
 
@@ -335,6 +351,7 @@ fn roulette_odds(series: u64, seed: u64, progress: &indicatif::ProgressBar) -> O
         codes,
         max_abs_deviation_se,
         three_card_poker: None,
+        market: None,
     }
 }
 
@@ -385,6 +402,7 @@ fn poker_odds(deal: &PokerDeal, hands: u64, seed: u64, progress: &indicatif::Pro
         codes,
         max_abs_deviation_se,
         three_card_poker: None,
+        market: None,
     }
 }
 
@@ -423,7 +441,15 @@ fn compare_seats(code: &str, single: (u64, u64), pair: (u64, u64), rounds: &[u64
 /// counted against its exact probability out of the 22,100 hands; the standard error sums the
 /// rounds as for poker ([`three_card::seat_pair_count`]). The report carries the exact returns
 /// ([`three_card::returns`], the meter at [`three_card::REFERENCE_METER_UNITS`]).
-fn three_card_odds(hands: u64, seed: u64, progress: &indicatif::ProgressBar) -> OddsReport {
+///
+/// With `market`, the rounds are also played into the progressive's pool (`mercado-tcp`): every
+/// seat's bet registered, the codes and their envy awards settled ([`crate::market`]).
+fn three_card_odds(
+    hands: u64,
+    seed: u64,
+    progress: &indicatif::ProgressBar,
+    mut market: Option<&mut crate::market::Play>,
+) -> OddsReport {
     let mut rng = cards::rng(seed);
     let mut deck: Vec<Card> = cards::deck();
     let mut observed = std::collections::BTreeMap::<&str, u64>::new();
@@ -434,10 +460,15 @@ fn three_card_odds(hands: u64, seed: u64, progress: &indicatif::ProgressBar) -> 
         let seats = (hands - dealt).min(three_card::SEATS as u64) as usize;
         let (top, _) = deck.partial_shuffle(&mut rng, three_card::cards(seats));
         let round = three_card::deal(seats, top);
-        for hand in &round.seats {
+        let mut prizes = Vec::new();
+        for (seat, hand) in round.seats.iter().enumerate() {
             if let Some(code) = three_card::premio(hand) {
                 *observed.entry(code).or_default() += 1;
+                prizes.push((seat as u32 + 1, code));
             }
+        }
+        if let Some(play) = market.as_deref_mut() {
+            play.round(seats as u32, &prizes);
         }
         rounds[seats] += 1;
         dealt += seats as u64;
@@ -459,6 +490,7 @@ fn three_card_odds(hands: u64, seed: u64, progress: &indicatif::ProgressBar) -> 
         codes,
         max_abs_deviation_se,
         three_card_poker: Some(three_card::returns(three_card::REFERENCE_METER_UNITS)),
+        market: None,
     }
 }
 
@@ -488,6 +520,9 @@ pub struct OddsReport {
     /// Three Card Poker only: the exact counts over the 22,100 hands and the returns.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub three_card_poker: Option<three_card::Returns>,
+    /// `--rulebooks market`: each level's hits and the example paytable's return ([`crate::market`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub market: Option<crate::market::Measured>,
 }
 
 /// Deals `hands` hands for `game` (poker and Three Card Poker seat-hands dealt in rounds as the game
@@ -510,10 +545,54 @@ fn advance(progress: &indicatif::ProgressBar, shown: &mut u64, dealt: u64) {
 
 /// [`odds`], moving `progress` (its length set to `hands`) as the hands are dealt.
 pub fn odds_with_progress(game: &str, hands: u64, seed: u64, progress: &indicatif::ProgressBar) -> Result<OddsReport, String> {
+    odds_on(game, Rulebooks::Regulations, hands, seed, progress)
+}
+
+/// [`odds_with_progress`] on `rulebooks`: on the market's, the game's hands are also played into
+/// its example paytable (`blackjack` the four-level link, `three-card-poker` its progressive):
+/// each level's hits against its exact odds, and the paytable's return ([`crate::market`]).
+pub fn odds_on(
+    game: &str,
+    rulebooks: Rulebooks,
+    hands: u64,
+    seed: u64,
+    progress: &indicatif::ProgressBar,
+) -> Result<OddsReport, String> {
     progress.set_length(hands);
-    let report = odds_dealt(game, hands, seed, progress);
+    let report = match rulebooks {
+        Rulebooks::Regulations => odds_dealt(game, hands, seed, progress),
+        Rulebooks::Market => market_odds(game, hands, seed, progress),
+    };
     progress.set_position(hands);
     report
+}
+
+/// The pools of the market's paytables: (game, pool, seats in force each round).
+const MARKET_PAYTABLES: [(&str, &str, u32); 2] = [
+    ("blackjack", "mercado-blackjack", blackjack::MAX_BOXES as u32),
+    (three_card::GAME, three_card::POOL, three_card::SEATS as u32),
+];
+
+fn market_odds(game: &str, hands: u64, seed: u64, progress: &indicatif::ProgressBar) -> Result<OddsReport, String> {
+    let Some((_, pool, seats)) = MARKET_PAYTABLES.iter().find(|(name, _, _)| *name == game) else {
+        let games: Vec<&str> = MARKET_PAYTABLES.iter().map(|(name, _, _)| *name).collect();
+        return Err(format!("--game {game} --rulebooks market: the market's paytables are played at {}", games.join(" and ")));
+    };
+    if hands == 0 {
+        return Err("--hands must be at least 1".to_owned());
+    }
+    let mut play = crate::market::Play::new(crate::market::rules(pool)?);
+    let mut report = if game == three_card::GAME {
+        three_card_odds(hands, seed, progress, Some(&mut play))
+    } else {
+        blackjack_odds(Game::Blackjack, hands, seed, progress, Some(&mut play))
+    };
+    report.pool = (*pool).to_owned();
+    let probability = |code: &str| report.codes.iter().find(|odds| odds.code == code).map_or(0.0, |odds| odds.probability);
+    let measured =
+        crate::market::Measured { levels: play.level_hits(&probability), paytable: play.paytable(&probability, *seats)? };
+    report.market = Some(measured);
+    Ok(report)
 }
 
 fn odds_dealt(game: &str, hands: u64, seed: u64, progress: &indicatif::ProgressBar) -> Result<OddsReport, String> {
@@ -524,10 +603,10 @@ fn odds_dealt(game: &str, hands: u64, seed: u64, progress: &indicatif::ProgressB
         return Ok(roulette_odds(hands, seed, progress));
     }
     if let Some(game) = Game::from_name(game) {
-        return Ok(blackjack_odds(game, hands, seed, progress));
+        return Ok(blackjack_odds(game, hands, seed, progress, None));
     }
     if game == three_card::GAME {
-        return Ok(three_card_odds(hands, seed, progress));
+        return Ok(three_card_odds(hands, seed, progress, None));
     }
     if !POKER_GAMES.contains(&game) {
         return Err(format!(

@@ -5,12 +5,24 @@
 
 use std::process::Command;
 
+use pozo_sim::casino::Rulebooks;
 use pozo_sim::night::{self, Pace, RunOptions};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pozo-sim");
 
 fn options(tables: usize, rounds: u32, seed: u64) -> RunOptions {
-    RunOptions { tables, rounds, seed, server: None, layout: None, keys: None, bet_percent: 70, record: None, progress: false }
+    RunOptions {
+        tables,
+        rounds,
+        seed,
+        server: None,
+        layout: None,
+        keys: None,
+        bet_percent: 70,
+        record: None,
+        progress: false,
+        rulebooks: Rulebooks::Regulations,
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

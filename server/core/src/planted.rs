@@ -18,11 +18,16 @@ pub enum Bug {
     /// A hot standby never reads what the writer committed after it began following
     /// (`writer/standby.rs`, `catch_up`), and takes over from there.
     TakeOverBehind,
+    /// Recovery books the second level's share of each bet it replays at INICIAR JUEGO to the
+    /// third level (`state/cmd/start.rs`, [`book_to_another_level`]): each level still ties on
+    /// its own and the pool's sum is right, only the levels hold the wrong amounts
+    /// (docs/readings.md, "Levels"). Only a pool of three levels or more shows it.
+    MisbookLevel,
 }
 
 impl Bug {
-    pub const ALL: [Bug; 5] =
-        [Bug::AnswerBeforeFlush, Bug::RetryTwice, Bug::SkipMark, Bug::ForgetContribution, Bug::TakeOverBehind];
+    pub const ALL: [Bug; 6] =
+        [Bug::AnswerBeforeFlush, Bug::RetryTwice, Bug::SkipMark, Bug::ForgetContribution, Bug::TakeOverBehind, Bug::MisbookLevel];
 
     /// Its name on the command line.
     pub const fn name(self) -> &'static str {
@@ -32,6 +37,7 @@ impl Bug {
             Bug::SkipMark => "skip-mark",
             Bug::ForgetContribution => "forget-contribution",
             Bug::TakeOverBehind => "take-over-behind",
+            Bug::MisbookLevel => "misbook-level",
         }
     }
 
@@ -103,4 +109,30 @@ pub fn replaying(now: bool) {
 
 pub fn is_replaying() -> bool {
     switch::is_replaying()
+}
+
+/// Planted [`Bug::MisbookLevel`] (`planted-bugs` only; without it nothing happens): while
+/// recovery replays, the share a bet just gave the second level of `pool` (`contribution`, as
+/// [`pozo_engine::Engine::register_bet`] booked it) moves to the pool's third level, balance and
+/// contributions meter together, so that every level still conserves (docs/readings.md,
+/// "Levels"). The pools are rebuilt from their states under `rulebooks`, as a snapshot is read.
+pub fn book_to_another_level(
+    engine: &mut pozo_engine::Engine,
+    rulebooks: &pozo_engine::Rulebooks,
+    pool: &str,
+    contribution: &pozo_engine::Contribution,
+) {
+    if !(on(Bug::MisbookLevel) && is_replaying()) || contribution.levels.len() < 2 {
+        return;
+    }
+    let share = contribution.levels[0].main;
+    let mut states = engine.states();
+    let Some(state) = states.get_mut(pool) else { return };
+    state.levels[0].balance -= share;
+    state.levels[0].meters.contributions -= share;
+    state.levels[1].balance += share;
+    state.levels[1].meters.contributions += share;
+    if let Ok(misbooked) = pozo_engine::Engine::restore(rulebooks, &states) {
+        *engine = misbooked;
+    }
 }

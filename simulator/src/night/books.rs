@@ -100,6 +100,7 @@ pub(super) fn compare(
     books: &Books,
     before: &Snapshot,
     replenishments: &BTreeMap<String, Money>,
+    levels: &BTreeMap<String, pozo_engine::Pool>,
 ) -> Vec<String> {
     let mut differences = Vec::new();
     let mut per_pool: BTreeMap<&str, (u64, Money, u64)> = BTreeMap::new();
@@ -114,7 +115,7 @@ pub(super) fn compare(
         entry.2 += mine.hits;
     }
     for (pool, totals) in per_pool {
-        compare_pool(config, pool, totals, books, before, replenishments, &mut differences);
+        compare_pool(config, pool, totals, books, before, replenishments, levels.get(pool), &mut differences);
     }
     differences
 }
@@ -155,8 +156,21 @@ fn compare_table(
     }
 }
 
+/// What of each bet feeds the pool: 3.2.1, 11.2.3, 15.2.4 the share of each bet; AJ 2.5.6.3
+/// main and reserve; a pool with levels, every level's share and reserve share (docs/readings.md,
+/// "Levels"; the first level's are the pool's own rates).
+pub(super) fn fed_rate(rules: &pozo_engine::PoolRules) -> Decimal {
+    if rules.levels.is_empty() {
+        rules.contribution_rate + rules.reserve_rate
+    } else {
+        rules.levels.iter().map(|level| level.share + level.reserve_share).sum()
+    }
+}
+
 /// One pool's totals (side bets, awards, hits) against its books, its conservation over the
-/// night, and what its display shows.
+/// night, and what its display shows; a pool with levels, its balances against the simulator's
+/// count of its levels (`levels`).
+#[allow(clippy::too_many_arguments)]
 fn compare_pool(
     config: &Config,
     pool: &str,
@@ -164,14 +178,14 @@ fn compare_pool(
     books: &Books,
     before: &Snapshot,
     replenishments: &BTreeMap<String, Money>,
+    levels: Option<&pozo_engine::Pool>,
     differences: &mut Vec<String>,
 ) {
     let mut differ = |what: String| differences.push(what);
     let rules = config.rulebooks.pool(pool).expect("validated layout");
     let theirs = books.pools.get(pool).cloned().unwrap_or_default();
     let bets_amount = Decimal::from(bets) * rules.side_bet;
-    // 3.2.1, 11.2.3, 15.2.4: the share of each bet; AJ 2.5.6.3: main, reserve and commission.
-    let contributions = bets_amount * (rules.contribution_rate + rules.reserve_rate);
+    let contributions = bets_amount * fed_rate(rules);
     let commission = bets_amount * rules.commission_rate;
     let checks = [
         ("side bets", Decimal::from(bets), Decimal::from(theirs.bets)),
@@ -203,6 +217,18 @@ fn compare_pool(
             "pool {pool}: {held_before} held + {contributions} contributed + {replenished} replenished − {awards} awarded ≠ {held_after} held now"
         ));
     }
+    if let Some(levels) = levels {
+        // The pool's figures are its levels added, its sign the first level's (docs/readings.md,
+        // "Levels"): the simulator's count of every level against them.
+        let counted = (levels.balance(), levels.reserve(), levels.displayed());
+        if (theirs.balance, theirs.reserve, theirs.displayed) != counted {
+            differ(format!(
+                "pool {pool}: balance {}, reserve {}, display {} reported; the simulator's levels add to {}, {}, {}",
+                theirs.balance, theirs.reserve, theirs.displayed, counted.0, counted.1, counted.2
+            ));
+        }
+        return;
+    }
     // 3.5.1: the display is what the rulebook's minimum_kind makes of the balance: never
     // under a floor minimum (IPLyC 3.2.2, 11.2.2, 15.2.3), the balance where the minimum
     // is only the starting amount (Póquer sin descarte 6.3, AJ 2.5.6.3).
@@ -222,11 +248,15 @@ fn compare_pool(
 /// first entry (whose previous hash is SHA-256("pozo.v1 genesis", 0, installation))
 /// to the tip the server reports: the presses it records after the night's start,
 /// as (table, seat, table sequence).
+///
+/// With `replayed`, every record is also applied to that state by the pure core, as `verify`
+/// does (the levels' books at the end of the night).
 pub(super) async fn journal_presses(
     config: &Config,
     channel: Channel,
     since: u64,
     after: &Snapshot,
+    mut replayed: Option<&mut pozo_server::state::State>,
 ) -> anyhow::Result<(u64, BTreeSet<(String, u32, u64)>, Option<String>)> {
     let installation = journal_id(&channel).await?.installation;
     let mut reports = reports_on(config, channel).await?;
@@ -248,6 +278,12 @@ pub(super) async fn journal_presses(
                     break 'pages;
                 }
             }
+            if let Some(state) = replayed.as_deref_mut()
+                && let Err(refused) = replay_entry(state, entry.record_json.as_bytes())
+            {
+                problem = Some(format!("journal entry {} replayed by the pure core: {refused}", entry.sequence));
+                break 'pages;
+            }
         }
     }
     let entries = chain.entries();
@@ -260,6 +296,75 @@ pub(super) async fn journal_presses(
         ));
     }
     Ok((entries, presses, problem))
+}
+
+/// One journal record applied to `state` by the pure core, as recovery and `verify` apply it.
+fn replay_entry(state: &mut pozo_server::state::State, record_json: &[u8]) -> Result<(), String> {
+    let record: pozo_server::journal::Record = serde_json::from_slice(record_json).map_err(|error| error.to_string())?;
+    let context = pozo_server::state::Context { sequence: record.sequence, time_ms: record.time_ms };
+    state.apply(&record.command, context).map(|_| ()).map_err(|refusal| refusal.to_string())
+}
+
+/// Every level of every pool with levels on its own books (docs/readings.md, "Levels"), from
+/// the journal replayed (`replayed`): each tied to zero by its own meters, and holding what the
+/// simulator's count of the night holds (`counted`). The figures, and the first difference.
+pub(super) fn level_books(
+    replayed: &pozo_server::state::State,
+    counted: &BTreeMap<String, pozo_engine::Pool>,
+    differences: &mut Vec<String>,
+) -> (BTreeMap<String, Vec<LevelBooks>>, String) {
+    let mut figures = BTreeMap::new();
+    let mut first = None;
+    for (pool_id, mine) in counted {
+        let pool = replayed.pool(pool_id);
+        let mut problem = None;
+        let views = pool.levels();
+        for (index, level) in views.iter().enumerate() {
+            let difference = levels::difference(level);
+            if !difference.is_zero() && problem.is_none() {
+                problem = Some(format!(
+                    "levels: pool {pool_id} {} does not tie: off by {difference} (the journal replayed)",
+                    levels::name(level, index)
+                ));
+            }
+        }
+        if problem.is_none()
+            && let Some(differs) = levels::first_difference(&levels::held(mine), &levels::held_in(&pool.state()))
+        {
+            problem = Some(format!(
+                "levels: pool {pool_id}, {}: the journal replayed holds {} (+ {} in reserve), the simulator's count {} (+ {})",
+                differs.level, differs.theirs.0, differs.theirs.1, differs.ours.0, differs.ours.1
+            ));
+        }
+        if let Some(problem) = problem {
+            differences.push(problem.clone());
+            first.get_or_insert(problem);
+        }
+        let books = views
+            .iter()
+            .enumerate()
+            .map(|(index, level)| LevelBooks {
+                name: level.name.clone().unwrap_or_else(|| format!("{}", index + 1)),
+                house: level.house,
+                balance: level.balance,
+                reserve: level.reserve,
+                displayed: level.displayed,
+                contributions: level.meters.net_contributions(),
+                replenishments: level.meters.net_replenishments(),
+                reserve_transfers: level.meters.reserve_transfers - level.meters.reserve_transfers_returned,
+                awards: level.meters.net_awards(),
+                hits: level.meters.hits,
+                difference: levels::difference(level),
+            })
+            .collect();
+        figures.insert(pool_id.clone(), books);
+    }
+    let verdict = match (first, counted.is_empty()) {
+        (Some(problem), _) => problem,
+        (None, true) => "no pool with levels".to_owned(),
+        (None, false) => "ok".to_owned(),
+    };
+    (figures, verdict)
 }
 
 /// An office command signed with the Venta-Pagos operator's key for the controller's journal.
@@ -301,20 +406,29 @@ pub(super) fn latency(mut micros: Vec<u64>) -> Latency {
     Latency { p50: at(0.50), p99: at(0.99), max: at(1.0) }
 }
 
+/// What was played: the rounds, the balls to end the series, the seed, the time, the rulebooks.
+pub(super) struct Played {
+    pub(super) rounds: u32,
+    pub(super) extra_balls: u32,
+    pub(super) seed: u64,
+    pub(super) seconds: Duration,
+    pub(super) rulebooks: casino::Rulebooks,
+}
+
 /// Ends the night: the agents' lights, the reports, the journal, verify.
-#[allow(clippy::too_many_arguments, clippy::float_arithmetic)]
+#[allow(clippy::float_arithmetic)]
 pub(super) async fn finish(
     floor: Floor,
     config: &Config,
     url: &str,
     before: Snapshot,
     embedded: &mut Option<Embedded>,
-    rounds: u32,
-    extra_balls: u32,
-    seed: u64,
-    seconds: Duration,
+    played: Played,
 ) -> anyhow::Result<NightReport> {
+    let Played { rounds, extra_balls, seed, seconds, rulebooks } = played;
     let counted = floor.counted.clone();
+    let counted_levels = floor.levels.clone();
+    let codes = floor.codes.clone();
     let (commands, refused, played) = (floor.commands, floor.refused, floor.differences.clone());
     let replenishments = floor.replenishments.clone();
     let abandoned = floor.abandoned.clone();
@@ -327,10 +441,19 @@ pub(super) async fn finish(
     let books = books_of(&before, &after);
     let mut differences: Vec<String> = abandoned.into_iter().collect();
     differences.extend(played);
-    differences.extend(compare(config, &counted, &books, &before, &replenishments));
+    differences.extend(compare(config, &counted, &books, &before, &replenishments, &counted_levels));
     differences.extend(pending_orders(channel.clone(), &office, &journal, before.journal_entries).await?);
-    let (journal_entries, presses, chain_problem) = journal_presses(config, channel, before.journal_entries, &after).await?;
+    // Pools with levels: the whole journal replayed by the pure core, for every level's books.
+    let mut replayed = (!counted_levels.is_empty()).then(|| pozo_server::state::State::new(Arc::new(config.clone())));
+    let (journal_entries, presses, chain_problem) =
+        journal_presses(config, channel, before.journal_entries, &after, replayed.as_mut()).await?;
+    let chain_broken = chain_problem.is_some();
     differences.extend(chain_problem);
+    let (levels, level_books) = match &replayed {
+        Some(_) if chain_broken => (BTreeMap::new(), "not checked: the journal read back is broken".to_owned()),
+        Some(state) => level_books(state, &counted_levels, &mut differences),
+        None => (BTreeMap::new(), "no pool with levels".to_owned()),
+    };
     let (lights, lights_without_record, records_without_light) = lights_against_presses(&links, &presses, &mut differences);
     let latencies: Vec<u64> = links.iter().flat_map(|link| link.press_latencies_us.iter().copied()).collect();
     let link_losses = links.iter().map(|link| link.link_losses).sum();
@@ -375,6 +498,10 @@ pub(super) async fn finish(
         books_sha256,
         pools: books.pools,
         balances,
+        rulebooks: rulebooks.name().to_owned(),
+        level_books,
+        levels,
+        codes,
     })
 }
 

@@ -145,6 +145,20 @@ impl Dealer {
             }
             return lines;
         }
+        // Three Card Poker (seed 003): one deck a round (3.1.9), each seat with the side bet its
+        // own three cards (3.5.6–3.5.8); the progressive's code of each hand is entered, the envy
+        // bonus follows at ACEPTAR on its own (docs/readings.md, "The envy bonus").
+        if self.game == Game::ThreeCardPoker {
+            let mut deck = cards::deck();
+            deck.shuffle(&mut self.rng);
+            let round = three_card::deal(self.betting.len(), &deck);
+            for (seat, hand) in self.betting.iter().zip(&round.seats) {
+                if let Some(code) = three_card::premio(hand) {
+                    lines.push(format!("prize {seat} {code}"));
+                }
+            }
+            return lines;
+        }
         // Poker: one deck a round; the player's first five, or 3 own + 2 community (Go, AJ 2.3.5.3).
         let mut deck = cards::deck();
         deck.shuffle(&mut self.rng);

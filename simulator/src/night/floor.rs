@@ -42,6 +42,19 @@ pub(super) struct Floor {
     pub(super) abandoned: Option<String>,
     /// Each pool's balance before the first round and after every round (`--plot`).
     pub(super) balances: Vec<super::BalancePoint>,
+    /// The simulator's own count of every pool with levels (docs/readings.md, "Levels"): no
+    /// report gives a level's balance, so each is counted from the pool's opening, every bet
+    /// acknowledged registered and every ACEPTAR settled on it with the engine.
+    pub(super) levels: BTreeMap<String, pozo_engine::Pool>,
+    /// Each table's game (whether its bets register at the press or at INICIAR JUEGO).
+    pub(super) games: HashMap<String, Game>,
+    /// At a table of a pool with levels: the seats pressed and not yet registered.
+    pub(super) pressed: HashMap<String, Vec<u32>>,
+    /// At a table of a pool with levels: the seats whose bet is in force in the round (the envy
+    /// bonus goes to every other one).
+    pub(super) in_force: HashMap<String, Vec<u32>>,
+    /// The awards of the night per premio code.
+    pub(super) codes: BTreeMap<String, super::CodeBooks>,
 }
 
 /// Requests to the controller other than through the agents give up after this long.
@@ -147,7 +160,59 @@ impl Floor {
             replenishments: BTreeMap::new(),
             abandoned: None,
             balances: Vec::new(),
+            // A night starts on a fresh controller when it plays pools with levels (`run`): each
+            // level at its reset.
+            levels: config
+                .rulebooks
+                .pools()
+                .filter(|rules| !rules.levels.is_empty())
+                .map(|rules| (rules.id.to_string(), pozo_engine::Pool::open(Arc::new(rules.clone()))))
+                .collect(),
+            games: config.layout.tables.iter().map(|table| (table.id.to_string(), table.game)).collect(),
+            pressed: HashMap::new(),
+            in_force: HashMap::new(),
+            codes: BTreeMap::new(),
         })
+    }
+
+    /// The simulator's count of a pool with levels takes an acknowledged line: a bet registered
+    /// at the press (roulette, 4.4.2) or at INICIAR JUEGO (12.5.1.1), the round's bets in force.
+    fn count_levels(&mut self, table: &str, line: &str) {
+        let Some(pool_id) = self.pools.get(table) else { return };
+        let Some(pool) = self.levels.get_mut(pool_id) else { return };
+        let side_bet = pool.rules().side_bet;
+        let roulette = self.games.get(table).is_some_and(|game| game.is_roulette());
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["press", seat] => {
+                let seat: u32 = seat.parse().unwrap_or(0);
+                if roulette {
+                    if let Err(error) = pool.register_bet(side_bet) {
+                        self.differences
+                            .push(format!("table {table}: `{line}` was acknowledged; the engine refuses the bet: {error}"));
+                    }
+                    self.in_force.entry(table.to_owned()).or_default().push(seat);
+                } else {
+                    self.pressed.entry(table.to_owned()).or_default().push(seat);
+                }
+            }
+            ["start"] => {
+                let pressed = self.pressed.remove(table).unwrap_or_default();
+                for _ in &pressed {
+                    if let Err(error) = pool.register_bet(side_bet) {
+                        self.differences
+                            .push(format!("table {table}: `{line}` was acknowledged; the engine refuses a bet: {error}"));
+                    }
+                }
+                if !roulette {
+                    self.in_force.insert(table.to_owned(), pressed);
+                }
+            }
+            ["finish"] => {
+                self.in_force.remove(table);
+            }
+            _ => {}
+        }
     }
 
     /// Notes every pool's balance as the controller reports it, after `round` rounds.
@@ -216,10 +281,14 @@ impl Floor {
                 for award in ack["awards"].as_array().into_iter().flatten() {
                     counted.awards += decimal(&award["award"]);
                     counted.hits += 1;
+                    let code = self.codes.entry(award["code"].as_str().unwrap_or_default().to_owned()).or_default();
+                    code.hits += 1;
+                    code.amount += decimal(&award["award"]);
                     if let Some(order) = award["payout_order_id"].as_str().filter(|order| !order.is_empty()) {
                         orders.push(order.to_owned());
                     }
                 }
+                self.count_levels(table, line);
                 orders
             }
         }
@@ -285,11 +354,15 @@ impl Floor {
             if let (Answer::Ack(_), Some(winner), None) = (&answer, winner_of(line), &instant) {
                 winners.push(winner);
             }
-            if let (Answer::Ack(ack), Some(expected)) = (&answer, expected) {
+            if let (Answer::Ack(ack), Some((expected, after))) = (&answer, expected) {
                 if instant.is_none() {
                     winners.clear();
                 }
                 self.check_awards(table, ack, expected);
+                // The ACEPTAR stands: the levels are as the rulebook's settlement left them.
+                if let Some(after) = after {
+                    self.levels.insert(after.rules().id.to_string(), after);
+                }
             }
             let orders = self.count(table, line, &answer);
             answers.push(answer);
@@ -306,21 +379,44 @@ impl Floor {
         Ok(answers)
     }
 
-    /// The settlement the rulebook gives the winners entered, on the pool as the server reports it now.
+    /// The settlement the rulebook gives the winners entered, on the pool as the server reports
+    /// it now; for a pool with levels, on the simulator's count of its levels, with the envy
+    /// awards the winners give every other seat in force (docs/readings.md, "The envy bonus"),
+    /// and the levels as that settlement leaves them.
     pub(super) async fn expected_settlement(
         &mut self,
         table: &str,
         winners: &[pozo_engine::Winner],
-    ) -> anyhow::Result<Result<pozo_engine::Settlement, String>> {
+    ) -> anyhow::Result<(Result<pozo_engine::Settlement, String>, Option<pozo_engine::Pool>)> {
         let pool_id = self.pools.get(table).cloned().with_context(|| format!("table {table} is not in the layout"))?;
         let report =
             self.reports.pool(pb::PoolReportRequest { pool_id: pool_id.clone(), ..Default::default() }).await?.into_inner();
         let rules = self.rulebooks.pool(&pool_id).with_context(|| format!("pool {pool_id}"))?.clone();
         let side_bet = rules.side_bet;
-        let winners: Vec<pozo_engine::Winner> =
+        let mut winners: Vec<pozo_engine::Winner> =
             winners.iter().cloned().map(|winner| pozo_engine::Winner { bet: Some(side_bet), ..winner }).collect();
-        let mut pool = pozo_engine::Pool::with_balances(Arc::new(rules), amount(&report.balance), amount(&report.reserve));
-        Ok(pool.settle_round(&winners).map_err(|error| error.to_string()))
+        let Some(levels) = self.levels.get(&pool_id) else {
+            let mut pool = pozo_engine::Pool::with_balances(Arc::new(rules), amount(&report.balance), amount(&report.reserve));
+            return Ok((pool.settle_round(&winners).map_err(|error| error.to_string()), None));
+        };
+        // The server's pool is the levels added: its balance and reserve their sums, its sign
+        // the first level's (docs/readings.md, "Levels").
+        let reported = (amount(&report.balance), amount(&report.reserve), amount(&report.displayed));
+        let counted = (levels.balance(), levels.reserve(), levels.displayed());
+        if reported != counted {
+            self.differences.push(format!(
+                "pool {pool_id} before ACEPTAR at {table}: the server reports balance {}, reserve {}, display {}; the \
+                 simulator's levels add to {}, {}, {}",
+                reported.0, reported.1, reported.2, counted.0, counted.1, counted.2
+            ));
+        }
+        let in_force: Vec<(u32, Money)> = self.in_force.get(table).into_iter().flatten().map(|seat| (*seat, side_bet)).collect();
+        let envy = pozo_engine::envy_winners(&rules, &winners, &in_force);
+        winners.extend(envy);
+        let mut after = levels.clone();
+        let settled = after.settle_round(&winners).map_err(|error| error.to_string());
+        let after = settled.is_ok().then_some(after);
+        Ok((settled, after))
     }
 
     /// The awards of an ACEPTAR against the rulebook's: every prize entered paid, each the amount computed.

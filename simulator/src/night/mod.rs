@@ -68,7 +68,7 @@ use crate::cards::{self, Card};
 use crate::casino;
 use crate::journal;
 use crate::link::{AgentLink, Answer};
-use crate::{blackjack, poker, roulette};
+use crate::{blackjack, levels, poker, roulette, three_card};
 use pozo_server::Embedded;
 
 /// The most rounds one night plays.
@@ -113,6 +113,8 @@ pub struct RunOptions {
     pub record: Option<PathBuf>,
     /// Show a progress bar of the rounds on standard error (when it is a terminal).
     pub progress: bool,
+    /// The rulebooks the generated casino plays (embedded controller only).
+    pub rulebooks: casino::Rulebooks,
 }
 
 /// Every pool's balance after `round` rounds of the night (0: before the first).
@@ -145,6 +147,10 @@ pub enum Event {
         /// Played on an external controller: not replayable on a new embedded one.
         #[serde(default)]
         external: bool,
+        /// The rulebooks the generated casino played (absent in the records of earlier
+        /// releases: the regulations').
+        #[serde(default)]
+        rulebooks: casino::Rulebooks,
     },
     /// Lines for many tables at once; each table's in order.
     Parallel { t_ms: u64, lines: Vec<(String, Vec<String>)> },
@@ -247,6 +253,43 @@ pub struct NightReport {
     pub pools: BTreeMap<String, PoolBooks>,
     /// Each pool's balance before the first round and after every round (empty for a replay).
     pub balances: Vec<BalancePoint>,
+    /// The rulebooks the casino played: `regulations` or `market`.
+    pub rulebooks: String,
+    /// Every level of every pool with levels on its own books, from the journal replayed by the
+    /// pure core at the end of the night: "ok" (each tied to zero and holding what the
+    /// simulator's count holds), the first that is not, or "no pool with levels".
+    pub level_books: String,
+    /// Those levels' figures, first level first, per pool with levels.
+    pub levels: BTreeMap<String, Vec<LevelBooks>>,
+    /// The awards the night paid, per premio code (the envy awards under their own codes):
+    /// how many and how much.
+    pub codes: BTreeMap<String, CodeBooks>,
+}
+
+/// One level's books over the whole journal (the night's controller started with it), from the
+/// journal replayed by the pure core (`pozo_engine::Pool::levels`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LevelBooks {
+    pub name: String,
+    /// The house's level (envy bonuses and fixed prizes, paid with the house's money).
+    pub house: bool,
+    pub balance: Money,
+    pub reserve: Money,
+    pub displayed: Money,
+    pub contributions: Money,
+    pub replenishments: Money,
+    pub reserve_transfers: Money,
+    pub awards: Money,
+    pub hits: u64,
+    /// contributions + replenishments (+ transfers, adjustments) − held − awarded: zero.
+    pub difference: Money,
+}
+
+/// The awards of one premio code over the night.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct CodeBooks {
+    pub hits: u64,
+    pub amount: Money,
 }
 
 /// The night's pools as a table for a person: bets, money in and out, and where each ended.
@@ -267,6 +310,18 @@ pub fn summary_table(night: &NightReport) -> String {
             books.hits,
             ars(books.balance)
         ));
+        for level in night.levels.get(pool).into_iter().flatten() {
+            out.push_str(&format!(
+                "  {:<20} {:>7} {:>16} {:>16} {:>16} {:>5} {:>16}\n",
+                level.name,
+                "",
+                ars(level.contributions),
+                ars(level.replenishments),
+                ars(level.awards),
+                level.hits,
+                ars(level.balance)
+            ));
+        }
     }
     out
 }
@@ -274,6 +329,11 @@ pub fn summary_table(night: &NightReport) -> String {
 impl NightReport {
     pub fn ok(&self) -> bool {
         self.books == "ok" && self.lights_without_record == 0 && self.records_without_light == 0 && self.verify != "failed"
+    }
+
+    /// Whether a pool with levels was played.
+    pub fn has_levels(&self) -> bool {
+        !self.levels.is_empty()
     }
 }
 
@@ -301,9 +361,17 @@ pub async fn run(options: RunOptions) -> anyhow::Result<NightReport> {
         options.tables as u64 * u64::from(options.rounds) <= TABLE_ROUNDS_MAX,
         "--tables × --rounds: at most {TABLE_ROUNDS_MAX} table-rounds a night"
     );
+    // The levels' balances are in no report (docs/readings.md, "Levels"): the simulator counts
+    // them from the pools' opening, so a night on the market's rulebooks starts its own controller.
+    anyhow::ensure!(
+        options.server.is_none() || options.rulebooks == casino::Rulebooks::Regulations,
+        "--rulebooks {}: a night on pools with levels plays on its own embedded controller (no report gives a level's \
+         balance, so the simulator cannot know where a running controller's levels stand)",
+        options.rulebooks.name()
+    );
     let (config, embedded, _directory) = match &options.server {
         None => {
-            let config = casino::generated(options.tables, options.seed)?;
+            let config = casino::generated_of(options.rulebooks, options.tables, options.seed)?;
             let directory = tempfile::tempdir()?;
             let server_options =
                 pozo_server::ServeOptions { cards: pozo_server::cards::CardSource::Seeded(options.seed), ..Default::default() };
@@ -351,6 +419,7 @@ async fn play_night(
         bet_percent: options.bet_percent,
         config_hash: config.hash.clone(),
         external: options.server.is_some(),
+        rulebooks: options.rulebooks,
     };
     if options.server.is_some() {
         same_settings(&config, &url).await?;
@@ -387,7 +456,8 @@ async fn play_night(
     // Pago de créditos (12.5.3.5), then Cierre de Mesa (4.7.7, 12.8.1).
     floor.parallel(closing_lines(&dealers)).await?;
     let seconds = started.elapsed();
-    finish(floor, &config, &url, before, embedded, options.rounds, extra_balls, options.seed, seconds).await
+    let played = Played { rounds: options.rounds, extra_balls, seed: options.seed, seconds, rulebooks: options.rulebooks };
+    finish(floor, &config, &url, before, embedded, played).await
 }
 
 /// `line` for every playing table but those playing a gold round (which start and
@@ -559,24 +629,24 @@ mod tests {
         counted.insert("B1".to_owned(), Counted { presses: 3, credits_sold: 10, awards: Money::from_cents(5000), hits: 1 });
         let (before, books) = agreeing(&config, &counted);
         let none = BTreeMap::new();
-        assert_eq!(compare(&config, &counted, &books, &before, &none), Vec::<String>::new());
+        assert_eq!(compare(&config, &counted, &books, &before, &none, &BTreeMap::new()), Vec::<String>::new());
 
         // The server recorded one press the agents never acknowledged.
         let mut more = books.clone();
         more.tables.get_mut("B1").expect("B1").presses += 1;
-        let differences = compare(&config, &counted, &more, &before, &none);
+        let differences = compare(&config, &counted, &more, &before, &none, &BTreeMap::new());
         assert_eq!(differences, vec!["table B1: 3 presses acknowledged, the report has 4".to_owned()]);
 
         // An award the pool paid that no acknowledgement carried: awards and conservation differ.
         let mut paid = books.clone();
         paid.pools.get_mut("iplyc-blackjack").expect("pool").awards += Money::from(1);
-        let differences = compare(&config, &counted, &paid, &before, &none);
+        let differences = compare(&config, &counted, &paid, &before, &none, &BTreeMap::new());
         assert!(differences[0].contains("pool iplyc-blackjack: awards 50.00 by the simulator's count, the server reports 51.00"));
 
         // Money that appeared in the pool from nowhere.
         let mut richer = books;
         richer.pools.get_mut("iplyc-ruleta").expect("pool").balance += Money::from_cents(1);
-        let differences = compare(&config, &counted, &richer, &before, &none);
+        let differences = compare(&config, &counted, &richer, &before, &none, &BTreeMap::new());
         assert_eq!(differences.len(), 1, "{differences:?}");
         assert!(differences[0].starts_with("pool iplyc-ruleta: 0 held + 78.0000 contributed"), "{differences:?}");
     }
@@ -599,6 +669,28 @@ mod tests {
         assert!(award_difference("B1", &dropped, &expected).is_some());
         let other_seat = ack(serde_json::json!([{"seat": 3, "code": "TRES_SIETES", "award": "200.00"}]));
         assert!(award_difference("B1", &other_seat, &expected).is_some());
+    }
+
+    #[test]
+    fn the_level_books_name_a_level_the_journal_and_the_count_disagree_on() {
+        let config = Arc::new(casino::generated_of(casino::Rulebooks::Market, 3, 1).expect("a casino"));
+        let replayed = pozo_server::state::State::new(Arc::clone(&config));
+        let open = |id: &str| pozo_engine::Pool::open(Arc::new(config.rulebooks.pool(id).expect("pool").clone()));
+        let mut counted: BTreeMap<String, pozo_engine::Pool> =
+            ["mercado-blackjack", "mercado-tcp"].into_iter().map(|id| (id.to_owned(), open(id))).collect();
+        let mut differences = Vec::new();
+        let (figures, verdict) = level_books(&replayed, &counted, &mut differences);
+        assert_eq!((verdict.as_str(), differences.len()), ("ok", 0));
+        assert_eq!(figures["mercado-blackjack"].len(), 5);
+        assert_eq!(figures["mercado-tcp"][0].name, "Mini Royal");
+        // A bet the simulator counted and the journal does not hold: the Grand is named.
+        counted.get_mut("mercado-blackjack").expect("the link").register_bet(Money::from(1000)).expect("a bet");
+        let (_, verdict) = level_books(&replayed, &counted, &mut differences);
+        assert!(
+            verdict.starts_with("levels: pool mercado-blackjack, level 1 (Grand): the journal replayed holds 2000000"),
+            "{verdict}"
+        );
+        assert_eq!(differences, [verdict]);
     }
 
     #[test]

@@ -34,7 +34,8 @@ pub struct ReplayReport {
 /// Drives a recorded night again on a new embedded controller and compares the books.
 pub async fn replay(path: &Path, pace: Pace, record: Option<&Path>) -> anyhow::Result<ReplayReport> {
     let events = read_record(path)?;
-    let Some(Event::Header { version, tables, rounds, seed, config_hash, external, .. }) = events.first().cloned() else {
+    let Some(Event::Header { version, tables, rounds, seed, config_hash, external, rulebooks, .. }) = events.first().cloned()
+    else {
         anyhow::bail!("{}: the first line is not a night's header", path.display());
     };
     anyhow::ensure!(
@@ -46,7 +47,7 @@ pub async fn replay(path: &Path, pace: Pace, record: Option<&Path>) -> anyhow::R
     let Some(Event::Footer { books_sha256, extra_balls, .. }) = events.last().cloned() else {
         anyhow::bail!("{}: the night was not recorded to its end (no footer)", path.display());
     };
-    let config = casino::generated(tables, seed)?;
+    let config = casino::generated_of(rulebooks, tables, seed)?;
     anyhow::ensure!(
         config.hash == config_hash,
         "{}: recorded with another casino ({config_hash}); this build generates {}",
@@ -66,7 +67,7 @@ pub async fn replay(path: &Path, pace: Pace, record: Option<&Path>) -> anyhow::R
         let started = Instant::now();
         floor.replay(&events[1..events.len() - 1]).await?;
         let seconds = started.elapsed();
-        finish(floor, &config, &url, before, &mut embedded, rounds, extra_balls, seed, seconds).await
+        finish(floor, &config, &url, before, &mut embedded, Played { rounds, extra_balls, seed, seconds, rulebooks }).await
     }
     .await;
     // A replay that ended in an error still stops its controller before the directory goes.

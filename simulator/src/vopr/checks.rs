@@ -3,7 +3,7 @@
 
 use pozo_proto::v1 as pb;
 
-use super::{Failure, World, floor};
+use super::{Failure, World, disk, floor};
 
 impl World {
     /// A start that served: nothing acknowledged is gone, and it serves the disk's journal.
@@ -79,6 +79,22 @@ impl World {
                 }
             }
         }
+        // Every award an answer paid is the journal's: the pure core, replaying the entry the
+        // answer named, pays the same seats the same codes the same amounts, from the level
+        // each is paid from (docs/readings.md, "Levels"), the envy awards included.
+        let paid = std::mem::take(&mut self.seen.borrow_mut().paid);
+        for (entry, table, sequence, awards) in paid {
+            let replayed = self.oracle.awards.get(&entry).cloned().unwrap_or_default();
+            if awards != replayed {
+                return Err(self.fail(format!(
+                    "awards: table {table} command {sequence} (entry {entry}) was answered paying {awards:?}; the journal \
+                     replayed pays {replayed:?}"
+                )));
+            }
+        }
+        // The controller's own books, every level of every pool, as its latest snapshot on the
+        // disk keeps them, are the journal's at the snapshot's entry.
+        self.check_snapshot()?;
         // Every Venta-Pagos decision answered is in the journal, once, at the entry it named.
         let decided: Vec<(String, u64)> =
             self.seen.borrow().decided.iter().map(|(order, entry)| (order.clone(), *entry)).collect();
@@ -109,6 +125,24 @@ impl World {
             }
         }
         Ok(())
+    }
+
+    /// The latest snapshot the controller stored (each new one once): every level of every
+    /// pool as the journal replayed holds it after the snapshot's entry. A snapshot left torn
+    /// by a crash does not decode and is recovery's to ignore.
+    fn check_snapshot(&mut self) -> Result<(), Box<Failure>> {
+        let image = self.disk.written();
+        let Some(bytes) = image.meta.get(disk::SNAPSHOT) else { return Ok(()) };
+        let Ok(stored) = serde_json::from_slice::<pozo_server::journal::StoredSnapshot>(bytes) else { return Ok(()) };
+        let key = (stored.sequence, stored.tip.clone());
+        if self.checked_snapshot.as_ref() == Some(&key) || stored.sequence > self.oracle.entries() {
+            return Ok(());
+        }
+        self.checked_snapshot = Some(key);
+        match self.oracle.snapshot_difference(&stored) {
+            Some(difference) => Err(self.fail(difference)),
+            None => Ok(()),
+        }
     }
 
     /// What a controller reports is the journal's. `may_be_gone`: the controller may be going

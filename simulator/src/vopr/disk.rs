@@ -394,7 +394,8 @@ impl Disk {
     }
 }
 
-const SNAPSHOT: &str = "snapshot";
+/// The meta key the controller stores its snapshot under (`pozo_server::journal`).
+pub const SNAPSHOT: &str = "snapshot";
 const SNAPSHOT_SEAL: &str = "snapshot-seal";
 
 fn span(entries: &[(u64, Vec<u8>)]) -> std::ops::RangeInclusive<u64> {

@@ -19,13 +19,44 @@ use rand_chacha::ChaCha8Rng;
 use tonic::Code;
 
 use super::disk::Disk;
+use crate::casino::Rulebooks;
 
 /// The tables the simulation plays: Black Jack (bets at INICIAR, percentage prizes through
 /// Venta-Pagos) and roulette (bets and grillos at the press).
 pub const TABLES: [&str; 5] = ["B1", "B2", "B3", "R1", "R2"];
 
+/// The tables a seed on the market's rulebooks plays (`config/examples/mercado-casino.toml`):
+/// Black Jack on the four-level link, Three Card Poker on its progressive with the envy bonus
+/// (both bets at INICIAR), and the IPLyC roulette.
+pub const MARKET_TABLES: [&str; 5] = ["B1", "B2", "CP1", "CP2", "R1"];
+
+/// The tables a seed plays on `rulebooks`.
+pub fn tables(rulebooks: Rulebooks) -> &'static [&'static str] {
+    match rulebooks {
+        Rulebooks::Regulations => &TABLES,
+        Rulebooks::Market => &MARKET_TABLES,
+    }
+}
+
+/// The two pools the supervisors move money between: pools of the rulebooks no table of the
+/// floor plays.
+pub fn transfer_pools(rulebooks: Rulebooks) -> (&'static str, &'static str) {
+    match rulebooks {
+        Rulebooks::Regulations => ("iplyc-central-poker", "aj-poker"),
+        Rulebooks::Market => ("iplyc-central-poker", "iplyc-blackjack"),
+    }
+}
+
 /// The codes a stacked Black Jack round gives one box: the 20 % prizes, paid through Venta-Pagos.
 const STACKED_CODES: [&str; 3] = ["CUATRO_ASES", "TRES_SIETES_MISMO_PALO", "TRES_SIETES_CORAZONES"];
+
+/// The codes a stacked round of the market's link gives one box: each level's own (Grand,
+/// Major, Minor, Mini; config/mercado.toml), every one the whole level, through Venta-Pagos.
+const STACKED_LINK_CODES: [&str; 4] = ["TRES_SIETES_CORAZONES", "TRES_SIETES_MISMO_PALO", "CUATRO_ASES", "TRES_SIETES"];
+
+/// The codes a stacked round of Three Card Poker gives one box: the two hands with an envy
+/// bonus, so that the envy awards (every other seat in force, paid by the house) come in every seed.
+const STACKED_THREE_CARD_CODES: [&str; 2] = [crate::three_card::MINI_ROYAL_PICAS, crate::three_card::MINI_ROYAL];
 
 /// One Black Jack round in this many has one lit box given a prize the shoe rarely deals (about
 /// one box-hand in 2,500 makes any code: docs/odds.md), as the black-box scenarios stack a shoe:
@@ -49,6 +80,9 @@ pub struct Seen {
     pub acked: BTreeMap<(String, u64), u64>,
     /// Acknowledged since the last check.
     pub fresh: Vec<(String, u64, u64)>,
+    /// The awards each answer acknowledged since the last check paid: entry → (table, its
+    /// sequence, the awards).
+    pub paid: Vec<(u64, String, u64, Vec<super::oracle::Paid>)>,
     /// Venta-Pagos decisions answered: order → the entry its answer named.
     pub decided: BTreeMap<String, u64>,
     /// The highest entry any answer named.
@@ -64,6 +98,8 @@ pub struct Seen {
     pub refusals: u64,
     pub applied: u64,
     pub office_decisions: u64,
+    /// The awards answers paid, per premio code (the envy awards under their own).
+    pub awards: BTreeMap<String, u64>,
     /// Changes approved (transfers between pools).
     pub changes: u64,
     pub trace: Vec<String>,
@@ -116,6 +152,10 @@ pub struct Agent {
     rng: ChaCha8Rng,
     /// A Black Jack table's shoe, as the simulator deals it (`None` at roulette).
     shoe: Option<crate::blackjack::Table>,
+    /// A Three Card Poker table: a fresh deck each round (3.1.9).
+    three_card: bool,
+    /// The codes a stacked round may give one box at a card table.
+    stacked: &'static [&'static str],
     /// The prizes the round in play dealt, still to enter (the last first); `None` until the
     /// round is dealt.
     dealt: Option<Vec<(u32, &'static str)>>,
@@ -137,23 +177,43 @@ impl Agent {
             view: None,
             rng: ChaCha8Rng::seed_from_u64(seed),
             shoe: crate::blackjack::Table::for_game(layout.game.name(), seed ^ 0x5EED),
+            three_card: layout.game.name() == crate::three_card::GAME,
+            stacked: match layout.pool.as_str() {
+                "mercado-blackjack" => &STACKED_LINK_CODES,
+                crate::three_card::POOL => &STACKED_THREE_CARD_CODES,
+                _ => &STACKED_CODES,
+            },
             dealt: None,
         }
     }
 
     /// Deals the round to the lit boxes: the Black Jack hands from the table's shoe (the codes
-    /// they made, 11.3), one round in [`STACKED_ONE_IN`] with a stacked prize for one more box;
-    /// at roulette the ball each lit seat's three Grillos de Bronce play (3.1.3): a hit is the
-    /// Grillo de Bronce. (A silver hit would bring the gold turn, 4.3.5, which the floor does not
-    /// play: the series stops at the bronze.) Returns the prizes to enter, the last first.
+    /// they made, 11.3), or at Three Card Poker each lit seat's own three cards from a fresh deck
+    /// (the progressive's code of each hand; the envy bonus follows at ACEPTAR, never entered),
+    /// one round in [`STACKED_ONE_IN`] with a stacked prize for one more box; at roulette the
+    /// ball each lit seat's three Grillos de Bronce play (3.1.3): a hit is the Grillo de Bronce.
+    /// (A silver hit would bring the gold turn, 4.3.5, which the floor does not play: the series
+    /// stops at the bronze.) Returns the prizes to enter, the last first.
     fn deal(&mut self, lit: &[u32]) -> Vec<(u32, &'static str)> {
         let mut prizes = Vec::new();
+        let cards = self.shoe.is_some() || self.three_card;
         if let Some(shoe) = self.shoe.as_mut() {
             prizes = shoe.play_round(lit);
+        } else if self.three_card {
+            let mut deck = crate::cards::deck();
+            rand::seq::SliceRandom::shuffle(&mut deck[..], &mut self.rng);
+            let round = crate::three_card::deal(lit.len(), &deck);
+            for (seat, hand) in lit.iter().zip(&round.seats) {
+                if let Some(code) = crate::three_card::premio(hand) {
+                    prizes.push((*seat, code));
+                }
+            }
+        }
+        if cards {
             let unprized: Vec<u32> = lit.iter().copied().filter(|seat| prizes.iter().all(|(won, _)| won != seat)).collect();
             if !unprized.is_empty() && self.rng.random_range(0..STACKED_ONE_IN) == 0 {
                 let seat = unprized[self.rng.random_range(0..unprized.len())];
-                prizes.push((seat, STACKED_CODES[self.rng.random_range(0..STACKED_CODES.len())]));
+                prizes.push((seat, self.stacked[self.rng.random_range(0..self.stacked.len())]));
             }
         } else if self.roulette {
             for &seat in lit {
@@ -257,6 +317,21 @@ impl Agent {
                     let reply = reply.into_inner();
                     let journal_sequence = reply.journal_sequence;
                     seen.borrow_mut().acknowledged(&table, sequence, journal_sequence, disk.entries());
+                    let paid = reply
+                        .awards
+                        .iter()
+                        .map(|award| {
+                            let amount = award.award.as_ref().and_then(|amount| amount.value.parse().ok()).unwrap_or_default();
+                            (award.seat, award.code.clone(), amount)
+                        })
+                        .collect();
+                    {
+                        let mut seen = seen.borrow_mut();
+                        for award in &reply.awards {
+                            *seen.awards.entry(award.code.clone()).or_default() += 1;
+                        }
+                        seen.paid.push((journal_sequence, table.clone(), sequence, paid));
+                    }
                     seen.borrow_mut()
                         .say(format!("{table} #{sequence} {what}: entry {journal_sequence} ({} tries)", attempt + 1));
                     let duplicate = {
@@ -503,13 +578,15 @@ pub async fn supervisors(
     journal_id: &str,
     rng: &mut ChaCha8Rng,
     seen: &Rc<RefCell<Seen>>,
+    pools: (&'static str, &'static str),
 ) -> Option<Done> {
     let sign = |key: &str, command: pb::change_command::Command| {
         let secret = &config.keys.get(key).expect("the embedded supervisors' keys").secret;
         let payload = pb::ChangeCommand { command: Some(command) }.encode_to_vec();
         pozo_proto::sign(key, secret, pozo_proto::Purpose::ChangeCommand, journal_id, payload)
     };
-    let (from, to) = if rng.random_bool(0.5) { ("iplyc-central-poker", "aj-poker") } else { ("aj-poker", "iplyc-central-poker") };
+    let (one, other) = pools;
+    let (from, to) = if rng.random_bool(0.5) { (one, other) } else { (other, one) };
     let cents: u32 = rng.random_range(1..=5_000);
     let amount = format!("{}.{:02}", cents / 100, cents % 100);
     let propose = sign(

@@ -46,6 +46,7 @@ use floor::{Agent, Done, Seen};
 use net::{Net, NetCounts, NetFaults, SimClock};
 use oracle::Oracle;
 
+pub use crate::casino::Rulebooks;
 pub use pozo_server::planted::Bug;
 
 /// A snapshot every this many entries: often, so that recoveries start from one, and a torn
@@ -83,6 +84,10 @@ pub struct Options {
     /// A writer and its hot standby on a shared database instead of one controller on its
     /// own disk.
     pub pair: Pair,
+    /// The rulebooks and layout the controller serves: the embedded ones, or the market's
+    /// example (`config/examples/mercado-casino.toml` with `config/iplyc.toml` and
+    /// `config/mercado.toml`: pools with levels, the house's level, the envy bonus).
+    pub rulebooks: Rulebooks,
 }
 
 /// Which seeds run a writer and its hot standby.
@@ -140,6 +145,10 @@ pub struct Outcome {
     pub digest: String,
     /// The journal the controller announced (its installation drawn from the seed).
     pub journal_id: String,
+    /// The rulebooks the controller served.
+    pub rulebooks: Rulebooks,
+    /// The awards the answers paid, per premio code (a command answered again counted once).
+    pub awards: std::collections::BTreeMap<String, u64>,
     /// Every action, answer, fault and crash, in order.
     #[serde(skip)]
     pub trace: Vec<String>,
@@ -152,12 +161,14 @@ pub struct Failure {
     pub step: u64,
     pub invariant: String,
     pub trace: Vec<String>,
+    pub rulebooks: Rulebooks,
 }
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(f, "seed {} failed at step {}: {}", self.seed, self.step, self.invariant)?;
-        writeln!(f, "the last of the trace (replay it: pozo-sim vopr --seed {}):", self.seed)?;
+        let market = if self.rulebooks == Rulebooks::Market { " --rulebooks market" } else { "" };
+        writeln!(f, "the last of the trace (replay it: pozo-sim vopr --seed {}{market}):", self.seed)?;
         for line in self.trace.iter().rev().take(25).rev() {
             writeln!(f, "  {line}")?;
         }
@@ -186,6 +197,8 @@ struct World {
     mark_taken: Option<Vec<u8>>,
     step: u64,
     checked_signs: usize,
+    /// The last snapshot checked: its entry and tip.
+    checked_snapshot: Option<(u64, String)>,
     outcome: Outcome,
 }
 
@@ -222,7 +235,10 @@ pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
         PANICS.with(|panics| panics.borrow_mut().push(text.lines().next().unwrap_or_default().to_owned()));
     }));
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
-    let config = Arc::new(Config::embedded());
+    let config = Arc::new(match options.rulebooks {
+        Rulebooks::Regulations => Config::embedded(),
+        Rulebooks::Market => crate::casino::market_example().expect("the market's example is validated by the tests"),
+    });
     let pair = options.pair.for_seed(options.seed);
     let (disk_faults, net_faults) = match (options.faults, pair) {
         (true, false) => (DiskFaults::DEFAULT, NetFaults::DEFAULT),
@@ -230,7 +246,10 @@ pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
         (false, _) => (DiskFaults::NONE, NetFaults::NONE),
     };
     let home = tempfile::tempdir().map_err(|error| failure(&options, 0, format!("setup: a temporary directory: {error}")))?;
-    let agents = floor::TABLES.iter().map(|table| Rc::new(RefCell::new(Agent::new(&config, table, rng.random())))).collect();
+    let agents = floor::tables(options.rulebooks)
+        .iter()
+        .map(|table| Rc::new(RefCell::new(Agent::new(&config, table, rng.random()))))
+        .collect();
     let mut world = World {
         disk: Disk::new(disk_faults, ChaCha8Rng::seed_from_u64(rng.random())),
         net: Net::new(net_faults, ChaCha8Rng::seed_from_u64(rng.random())),
@@ -246,6 +265,7 @@ pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
         mark_taken: None,
         step: 0,
         checked_signs: 0,
+        checked_snapshot: None,
         outcome: Outcome {
             seed: options.seed,
             steps: 0,
@@ -272,6 +292,8 @@ pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
             net: NetCounts::default(),
             digest: String::new(),
             journal_id: String::new(),
+            rulebooks: options.rulebooks,
+            awards: Default::default(),
             trace: Vec::new(),
         },
         rng,
@@ -287,9 +309,10 @@ pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
 /// One line for a seed that passed.
 pub fn summary(outcome: &Outcome) -> String {
     format!(
-        "seed {}: ok{}, {} steps, {} runs ({} killed, {} power lost, {} fail-stops, {} refusals as documented), {} entries, \
+        "seed {}{}: ok{}, {} steps, {} runs ({} killed, {} power lost, {} fail-stops, {} refusals as documented), {} entries, \
          {} acknowledged, {} retries, digest {}",
         outcome.seed,
+        if outcome.rulebooks == Rulebooks::Market { " (market)" } else { "" },
         if outcome.pair {
             format!(
                 " (writer and standby: {} killed alone, {} locks lost, {} takeovers)",
@@ -357,7 +380,7 @@ fn stopped(ended: Result<anyhow::Result<()>, tokio::task::JoinError>) -> RunEnd 
 }
 
 fn failure(options: &Options, step: u64, invariant: String) -> Box<Failure> {
-    Box::new(Failure { seed: options.seed, step, invariant, trace: Vec::new() })
+    Box::new(Failure { seed: options.seed, step, invariant, trace: Vec::new(), rulebooks: options.rulebooks })
 }
 
 impl Busy {
@@ -372,7 +395,13 @@ impl Busy {
 
 impl World {
     fn fail(&self, invariant: String) -> Box<Failure> {
-        Box::new(Failure { seed: self.options.seed, step: self.step, invariant, trace: self.seen.borrow().trace.clone() })
+        Box::new(Failure {
+            seed: self.options.seed,
+            step: self.step,
+            invariant,
+            trace: self.seen.borrow().trace.clone(),
+            rulebooks: self.options.rulebooks,
+        })
     }
 
     fn say(&self, line: String) {
@@ -663,8 +692,9 @@ impl World {
             let journal_id = journal_id.to_owned();
             let seen = Rc::clone(&self.seen);
             let mut rng = ChaCha8Rng::seed_from_u64(self.rng.random());
+            let pools = floor::transfer_pools(self.options.rulebooks);
             actions.push(Box::pin(async move {
-                let done = floor::supervisors(channel, &config, &journal_id, &mut rng, &seen).await;
+                let done = floor::supervisors(channel, &config, &journal_id, &mut rng, &seen, pools).await;
                 (Some(usize::MAX), done)
             }));
         }
@@ -685,6 +715,7 @@ impl World {
         self.outcome.duplicates = seen.duplicates;
         self.outcome.office_decisions = seen.office_decisions;
         self.outcome.changes = seen.changes;
+        self.outcome.awards = seen.awards.clone();
         self.outcome.disk = self.disk.counts();
         self.outcome.net = self.net.counts();
         self.outcome.digest = hex::encode(digest.finalize());

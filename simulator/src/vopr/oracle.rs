@@ -19,7 +19,12 @@ use pozo_server::state::{Command, Context, OfficeOp, State};
 pub struct PoolFigures {
     pub balance: Money,
     pub displayed: Money,
+    /// What each level holds, first level first (one in a pool of one level).
+    pub levels: Vec<crate::levels::Held>,
 }
+
+/// An award as an answer or the replay gives it: seat, code, amount.
+pub type Paid = (u32, String, Money);
 
 /// The journal replayed so far.
 pub struct Oracle {
@@ -30,6 +35,10 @@ pub struct Oracle {
     last_hash: Option<Hash>,
     /// The pools after each entry, by sequence (index 0: after entry 1).
     pub history: Vec<BTreeMap<String, PoolFigures>>,
+    /// Each entry's hash, by sequence (index 0: entry 1's).
+    pub hashes: Vec<Hash>,
+    /// The awards each table command journaled paid, as the pure core computes them: entry → awards.
+    pub awards: BTreeMap<u64, Vec<Paid>>,
     /// Each table command journaled: (table, its sequence) → the entry.
     pub table_commands: BTreeMap<(String, u64), u64>,
     /// The Venta-Pagos decisions journaled: order → the entry.
@@ -43,6 +52,8 @@ impl Oracle {
             config,
             last_hash: None,
             history: Vec::new(),
+            hashes: Vec::new(),
+            awards: BTreeMap::new(),
             table_commands: BTreeMap::new(),
             decisions: BTreeMap::new(),
         }
@@ -76,7 +87,9 @@ impl Oracle {
             if record.sequence != sequence {
                 return Err(format!("chain: entry {sequence} records sequence {}", record.sequence));
             }
-            self.last_hash = Some(entry_hash(&previous, &value[32..]));
+            let hash = entry_hash(&previous, &value[32..]);
+            self.last_hash = Some(hash);
+            self.hashes.push(hash);
             match &record.command {
                 Command::Table(command) => {
                     let key = (command.table_id.to_string(), command.sequence);
@@ -104,15 +117,36 @@ impl Oracle {
             if !applied.journals() {
                 return Err(format!("replay: entry {sequence} changes nothing (a retry journaled?)"));
             }
+            if let pozo_server::state::Applied::Table(reply) = &applied
+                && !reply.awards.is_empty()
+            {
+                let paid = reply.awards.iter().map(|award| (award.seat, award.code.to_string(), award.award)).collect();
+                self.awards.insert(sequence, paid);
+            }
             // Conservation on every pool, to the centavo (every rule's money accounted for).
             if let Some((pool, off)) = self.state.conservation().into_iter().find(|(_, off)| !off.is_zero()) {
                 return Err(format!("conservation: after entry {sequence}, pool {pool} is off by {off}"));
+            }
+            // And on every level of a pool with levels, each on its own books (docs/readings.md,
+            // "Levels"): a share booked to the wrong level cancels out in the pool's sum.
+            for pool in self.state.pools() {
+                if let Some((level, off)) = crate::levels::unbalanced(pool) {
+                    return Err(format!(
+                        "conservation: after entry {sequence}, pool {} {level} is off by {off}",
+                        pool.rules().id
+                    ));
+                }
             }
             self.history.push(
                 self.state
                     .pools()
                     .map(|pool| {
-                        (pool.rules().id.to_string(), PoolFigures { balance: pool.balance(), displayed: pool.displayed() })
+                        let figures = PoolFigures {
+                            balance: pool.balance(),
+                            displayed: pool.displayed(),
+                            levels: crate::levels::held(pool),
+                        };
+                        (pool.rules().id.to_string(), figures)
                     })
                     .collect(),
             );
@@ -123,6 +157,37 @@ impl Oracle {
     /// The pools after entry `sequence`.
     pub fn at(&self, sequence: u64) -> Option<&BTreeMap<String, PoolFigures>> {
         self.history.get(sequence.checked_sub(1)? as usize)
+    }
+
+    /// Entry `sequence`'s hash, as the disk's journal replayed has it.
+    pub fn hash_of(&self, sequence: u64) -> Option<&Hash> {
+        self.hashes.get(sequence.checked_sub(1)? as usize)
+    }
+
+    /// A snapshot the controller stored (the state after its entry `sequence`, whose hash is
+    /// `tip`) against the journal replayed: every level of every pool holds what the replay
+    /// holds after that entry (docs/readings.md, "Levels"). `None` when they agree, or when
+    /// the snapshot is not of this journal's entry (one the disk no longer holds, or of entries
+    /// a power loss took): those are recovery's to refuse, not a level's.
+    pub fn snapshot_difference(&self, stored: &pozo_server::journal::StoredSnapshot) -> Option<String> {
+        let hash = self.hash_of(stored.sequence)?;
+        if hex::encode(hash) != stored.tip {
+            return None;
+        }
+        let pools = self.at(stored.sequence)?;
+        for (pool, figures) in pools {
+            let Some(state) = stored.snapshot.pools.get(pool.as_str()) else {
+                return Some(format!("pool {pool} is missing from the controller's snapshot at entry {}", stored.sequence));
+            };
+            if let Some(differs) = crate::levels::first_difference(&figures.levels, &crate::levels::held_in(state)) {
+                return Some(format!(
+                    "levels: pool {pool}, {}: the controller's snapshot at entry {} holds {} (+ {} in reserve), the journal \
+                     replayed {} (+ {})",
+                    differs.level, stored.sequence, differs.theirs.0, differs.theirs.1, differs.ours.0, differs.ours.1
+                ));
+            }
+        }
+        None
     }
 
     /// Every jornada's books tie to zero on every pool (the reconciliation).

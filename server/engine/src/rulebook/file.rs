@@ -645,7 +645,7 @@ fn level_shares(
             "a pool with levels takes `house`: each level with a reserve uses it first, then the house pays",
         ));
     }
-    let shortfall_from = if first.reserve_share.is_zero() { Shortfall::House } else { Shortfall::ReserveThenHouse };
+    let shortfall_from = first.shortfall_from();
     Ok(Shares { contribution_rate: first.share, reserve_rate: first.reserve_share, commission_rate, shortfall_from })
 }
 

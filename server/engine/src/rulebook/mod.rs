@@ -372,6 +372,15 @@ impl Bank {
     }
 }
 
+impl LevelRules {
+    /// Who completes the level's meter to pay a prize or reset: its own reserve first whenever
+    /// it has one (a reserve share, or a cap that overflows into it), then the house.
+    pub fn shortfall_from(&self) -> Shortfall {
+        let overflows_to_reserve = matches!(self.cap, Some((_, Overflow::Reserve)));
+        if self.reserve_share.is_zero() && !overflows_to_reserve { Shortfall::House } else { Shortfall::ReserveThenHouse }
+    }
+}
+
 /// Who an envy bonus goes to: the other seats with a bet in force at the hitting table, or
 /// at every table of the link (docs/readings.md, "The envy bonus").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -601,7 +610,7 @@ impl PoolRules {
             contribution_rate: level.share,
             reserve_rate: level.reserve_share,
             commission_rate: Decimal::ZERO,
-            shortfall_from: if level.reserve_share.is_zero() { Shortfall::House } else { Shortfall::ReserveThenHouse },
+            shortfall_from: level.shortfall_from(),
             levels: Vec::new(),
             pays_in_full: level.house,
             game_bets: self.game_bets.clone(),
