@@ -151,11 +151,11 @@ async fn a_levels_money_setting_waits_for_that_levels_next_hit() {
     let server = TestServer::with_config(mercado()).await;
     let mut client = server.client().await;
     let text = include_str!("../../config/mercado.toml");
-    let from = "reset = \"10000.00\"";
-    assert_eq!(text.matches(from).count(), 1, "the Mini's reset is written once");
-    let proposed = change(&client, CARLA, propose(file_change("mercado.toml", &text.replacen(from, "reset = \"12000.00\"", 1))))
-        .await
-        .expect("proposed");
+    let from = "name = \"Mini\"\nshare = \"0.02\"\nreset = \"10000.00\"";
+    assert_eq!(text.matches(from).count(), 1, "the link's Mini is written once");
+    let to = "name = \"Mini\"\nshare = \"0.02\"\nreset = \"12000.00\"";
+    let proposed =
+        change(&client, CARLA, propose(file_change("mercado.toml", &text.replacen(from, to, 1)))).await.expect("proposed");
     let lines: Vec<&str> = proposed.differences.iter().map(|difference| difference.text.as_str()).collect();
     assert_eq!(lines, ["Pozo mercado-blackjack — nivel Mini: reinicio: $ 10.000,00 → $ 12.000,00"], "{proposed:?}");
     assert!(proposed.differences[0].money);
@@ -278,5 +278,33 @@ async fn one_grand_across_games_and_a_major_per_flor() {
     client.ok("CP1", prize(2, "ESCALERA_COLOR")).await;
     let paid = client.ok("CP1", accept()).await.awards;
     assert_eq!(money(&paid[0].award), "100040.00".parse::<Money>().expect("amount"), "F3's Major: 100.000,00 + 2 × 20,00");
+    server.stop().await;
+}
+
+// Proves the banked levels read apart: after bets at F2 and F3, Reports/Pool lists one Major and
+// one Mini per flor, named with it, each with its own meter.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_flors_meter_is_reported_under_its_own_name() {
+    let server = TestServer::with_config(enlace()).await;
+    let mut client = server.client().await;
+    for table in ["B1", "CP1"] {
+        client.ok(table, open()).await;
+        client.ok(table, sell(1, 1)).await;
+        client.ok(table, press(1)).await;
+        client.ok(table, start()).await;
+    }
+    let report = client.pool("mercado-gran-sala").await;
+    let levels: Vec<(String, Money)> = report.levels.iter().map(|level| (level.name.clone(), money(&level.balance))).collect();
+    let expect = |name: &str, amount: &str| (name.to_owned(), amount.parse::<Money>().expect("amount"));
+    assert_eq!(
+        levels,
+        [
+            expect("Grand", "5000090.00"),
+            expect("Major · F2", "100040.00"),
+            expect("Major · F3", "100020.00"),
+            expect("Mini · F2", "10030.00"),
+            expect("Mini · F3", "10015.00"),
+        ]
+    );
     server.stop().await;
 }

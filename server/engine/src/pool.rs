@@ -250,7 +250,8 @@ pub struct LevelView {
     pub meters: Meters,
     /// The level the house pays envy bonuses from: holds nothing, off the signs.
     pub house: bool,
-    /// For a banked level, the bank (flor or salon) whose meter this is.
+    /// For a banked level, the bank (flor or salon) whose meter this is (also in `name`:
+    /// "Major · F2").
     pub bank: Option<String>,
 }
 
@@ -564,8 +565,12 @@ impl Pool {
     /// Each level as the signs and reports read it, first level first; one in a pool of one
     /// level; a banked level once per bank whose meter is open, its bank named.
     pub fn levels(&self) -> Vec<LevelView> {
+        // A bank's meter is named with its bank ("Major · F2"): every reader tells them apart.
         let view = |index: usize, level: &Pool, bank: Option<&str>| LevelView {
-            name: self.rules.level_name(index).map(str::to_owned),
+            name: self.rules.level_name(index).map(|name| match bank {
+                Some(bank) => format!("{name} · {bank}"),
+                None => name.to_owned(),
+            }),
             balance: level.balance,
             reserve: level.reserve,
             displayed: if self.retired { Money::ZERO } else { level.rules.displayed_for(level.balance) },
