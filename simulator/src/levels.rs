@@ -46,15 +46,32 @@ pub struct Held {
     pub reserve: Money,
 }
 
-/// What each level of `pool` holds, first level first.
+/// What each level of `pool` holds, first level first, in the order of [`held_in`]: the levels
+/// as the snapshot keeps them (a banked level's empty slot included), then each bank's meter.
 pub fn held(pool: &Pool) -> Vec<Held> {
-    pool.levels().into_iter().map(|level| Held { name: level.name, balance: level.balance, reserve: level.reserve }).collect()
+    let state = pool.state();
+    let rules = pool.rules();
+    let name = |index: usize| rules.level_name(index).map(str::to_owned);
+    std::iter::once(Held { name: name(0), balance: state.balance, reserve: state.reserve })
+        .chain(state.levels.iter().enumerate().map(|(index, level)| Held {
+            name: name(index + 1),
+            balance: level.balance,
+            reserve: level.reserve,
+        }))
+        .chain(state.banks.iter().map(|bank| Held {
+            name: name(bank.level).map(|name| format!("{name} · {}", bank.bank)),
+            balance: bank.state.balance,
+            reserve: bank.state.reserve,
+        }))
+        .collect()
 }
 
-/// What each level of a pool kept in a snapshot holds, first level first (a pool of one level: one).
+/// What each level of a pool kept in a snapshot holds, first level first (a pool of one level:
+/// one), then each bank's meter of a banked level.
 pub fn held_in(state: &PoolState) -> Vec<(Money, Money)> {
     std::iter::once((state.balance, state.reserve))
         .chain(state.levels.iter().map(|level| (level.balance, level.reserve)))
+        .chain(state.banks.iter().map(|bank| (bank.state.balance, bank.state.reserve)))
         .collect()
 }
 
