@@ -1035,3 +1035,51 @@ async fn the_closing_sheet_prints_to_a_pdf_with_its_figures() {
     assert!((594.0..=597.0).contains(&width) && (840.5..=843.5).contains(&height), "A4: {size:?}");
     sala.close().await.expect("closed");
 }
+
+/// A `textContent` on the page, as written (WebDriver's text would turn a non-breaking space
+/// into a plain one).
+async fn content(browser: &Client, css: &str) -> String {
+    let script = "var found = document.querySelector(arguments[0]); return found ? found.textContent : '';";
+    browser.execute(script, vec![json!(css)]).await.ok().and_then(|value| value.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+// A table of the market's four-level Black Jack link (`mercado-blackjack`, docs/readings.md,
+// "Levels") on its monitor in Chromium: each level's meter, name and amount with a non-breaking
+// space after "$", in the pool's place, first level first; and the Premio choice says beside
+// each prize's name what it pays, from which level or from the house.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_monitor_of_a_table_with_levels_shows_each_levels_meter_and_what_each_prize_pays() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let (data, log) = (directory.path().join("data"), directory.path().join("server.log"));
+    let files = ["config/examples/mercado-casino.toml", "config/iplyc.toml", "config/mercado.toml"]
+        .map(|file| workspace().join(file).to_str().expect("a UTF-8 path").to_owned());
+    let server = tokio::task::spawn_blocking(move || {
+        let extra = ["--config", &files[0], "--rulebook", &files[1], "--rulebook", &files[2]];
+        ServerProcess::spawn(Path::new(env!("CARGO_BIN_EXE_pozo-server")), &data, "127.0.0.1:0", &extra, &log)
+    })
+    .await
+    .expect("the server started");
+    let pages = server.pages.clone().expect("the pages are served");
+    let floor = Floor { server, pages, _directory: directory };
+    let mut agent = Monitored::start(&floor, "B1").await;
+    agent.until("a live panel", |value| value["type"] == "panel" && value["suspended"] == false).await;
+    let monitor = driver.browser(&profiles.path().join("monitor"), 1280, 800).await;
+    monitor.goto(&agent.url).await.expect("the monitor");
+    let meters = until("the levels' meters", || content(&monitor, "#niveles"), |text| text.contains("Mini")).await;
+    assert_eq!(
+        meters, "Grand $\u{a0}2.000.000,00Major $\u{a0}200.000,00Minor $\u{a0}50.000,00Mini $\u{a0}10.000,00",
+        "each level's meter, first level first"
+    );
+    assert_eq!(attribute(&monitor, "#monto", "hidden").await, "true", "the levels' meters stand in the pool's amount's place");
+    tap(&monitor, "#acciones button[data-accion='prize']").await;
+    tap(&monitor, ".box[data-box='1']").await;
+    let xpath = "//div[@id='elegir-opciones']/button[contains(., 'Tres sietes de corazones')]/small";
+    let grand = monitor.find(Locator::XPath(xpath)).await.expect("the Grand's prize says what it pays");
+    assert_eq!(grand.text().await.expect("its text"), "100 % del Grand");
+    let xpath = "//div[@id='elegir-opciones']/button[contains(., '21 duplicando')]/small";
+    let house = monitor.find(Locator::XPath(xpath)).await.expect("the house's prize says what it pays");
+    assert_eq!(house.text().await.expect("its text"), "10 veces la apuesta, pagado por la casa");
+}

@@ -59,6 +59,23 @@ pub(crate) struct PrizeName<'a> {
     pub(crate) code: &'a str,
     pub(crate) name: &'a str,
     pub(crate) article: &'a str,
+    /// The level it is paid from ("Grand"; "Pagado por la casa" for a prize the house pays);
+    /// left out in a pool of one level (docs/readings.md, "Levels").
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub(crate) level: &'a str,
+    /// What it pays, in words ("100 % del Grand", "5 veces la apuesta, pagado por la casa");
+    /// left out when the controller does not say (an older release).
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub(crate) pays: &'a str,
+}
+
+/// One level's meter as the signs show it (docs/readings.md, "Levels"): its name ("Grand";
+/// a banked level's meters carry their flor, "Major · F2"), its amount and its reset.
+#[derive(Debug, Serialize)]
+pub(crate) struct LevelLine<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) displayed: String,
+    pub(crate) reset: String,
 }
 
 /// An award in an acknowledgement.
@@ -83,6 +100,10 @@ pub(crate) struct Panel<'a> {
     pub(crate) pool: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) displayed: Option<String>,
+    /// A pool with levels: each level's meter, first level first, never the house's; left out
+    /// for a pool of one level, whose meter is `displayed` (docs/readings.md, "Levels").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) levels: Vec<LevelLine<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) last_round: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -134,5 +155,56 @@ impl OutputLine<'_> {
     /// The line as printed: one JSON object.
     pub(crate) fn to_line(&self) -> String {
         serde_json::to_string(self).expect("output lines serialize")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prizes(prizes: Vec<PrizeName<'_>>) -> serde_json::Value {
+        let line =
+            OutputLine::Prizes { table: "B1", pool: "p", pool_name: "P", game: "blackjack", prizes, inspectors: Vec::new() };
+        serde_json::from_str(&line.to_line()).expect("a JSON line")
+    }
+
+    // The `prizes` line says each prize's level and what it pays (docs/readings.md, "Levels").
+    #[test]
+    fn a_prize_of_a_level_says_its_level_and_what_it_pays() {
+        let line = prizes(vec![
+            PrizeName {
+                code: "SUITED_BJ",
+                name: "Black Jack del mismo palo",
+                article: "M.4",
+                level: "Grand",
+                pays: "100 % del Grand",
+            },
+            PrizeName {
+                code: "BJ",
+                name: "Black Jack",
+                article: "M.5",
+                level: "Pagado por la casa",
+                pays: "5 veces la apuesta, pagado por la casa",
+            },
+        ]);
+        assert_eq!(line["prizes"][0]["level"], "Grand");
+        assert_eq!(line["prizes"][0]["pays"], "100 % del Grand");
+        assert_eq!(line["prizes"][1]["level"], "Pagado por la casa");
+        assert_eq!(line["prizes"][1]["pays"], "5 veces la apuesta, pagado por la casa");
+    }
+
+    // A pool of one level has no level to name; an older controller says nothing of what a
+    // prize pays: neither field is written then.
+    #[test]
+    fn a_prize_of_a_pool_of_one_level_names_no_level() {
+        let line = prizes(vec![
+            PrizeName { code: "A", name: "A", article: "11.5.1", level: "", pays: "100 % del pozo" },
+            PrizeName { code: "B", name: "B", article: "11.5.2", level: "", pays: "" },
+        ]);
+        assert_eq!(
+            line["prizes"][0],
+            serde_json::json!({"code": "A", "name": "A", "article": "11.5.1", "pays": "100 % del pozo"})
+        );
+        assert_eq!(line["prizes"][1], serde_json::json!({"code": "B", "name": "B", "article": "11.5.2"}));
     }
 }

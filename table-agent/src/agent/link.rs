@@ -152,7 +152,13 @@ impl Agent {
                 let prizes = list
                     .prizes
                     .iter()
-                    .map(|prize| PrizeName { code: &prize.code, name: &prize.name, article: &prize.article })
+                    .map(|prize| PrizeName {
+                        code: &prize.code,
+                        name: &prize.name,
+                        article: &prize.article,
+                        level: &prize.level,
+                        pays: &prize.pays,
+                    })
                     .collect();
                 let inspectors = list.inspectors.iter().map(|person| PersonName { id: &person.id, name: &person.name }).collect();
                 self.emit(OutputLine::Prizes {

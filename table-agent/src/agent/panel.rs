@@ -5,7 +5,7 @@ use pozo_proto::v1 as pb;
 use tonic::Code;
 
 use super::Agent;
-use crate::output::{CardLine, OutputLine, Panel, PendingLine, SeatLine};
+use crate::output::{CardLine, LevelLine, OutputLine, Panel, PendingLine, SeatLine};
 
 pub(crate) fn light(value: i32, suspended: bool) -> &'static str {
     match pb::Light::try_from(value) {
@@ -42,6 +42,7 @@ fn panel<'a>(table: &'a str, view: Option<&'a pb::TableView>, suspended: bool) -
             round: None,
             pool: None,
             displayed: None,
+            levels: Vec::new(),
             last_round: None,
             gold_turn: None,
             instant_card: None,
@@ -57,6 +58,13 @@ fn panel<'a>(table: &'a str, view: Option<&'a pb::TableView>, suspended: bool) -
             round: Some(view.round),
             pool: Some(&view.pool_id),
             displayed: Some(amount(&view.displayed)),
+            // The house's level is never on a sign (the server leaves it out; kept out here too).
+            levels: view
+                .levels
+                .iter()
+                .filter(|level| !level.house)
+                .map(|level| LevelLine { name: &level.name, displayed: amount(&level.displayed), reset: amount(&level.reset) })
+                .collect(),
             last_round: Some(view.last_round),
             gold_turn: Some(gold_turn(view.gold_turn)),
             instant_card: Some(view.instant_card.as_ref().map(|card| CardLine { rank: &card.rank, suit: &card.suit })),
@@ -244,5 +252,60 @@ mod tests {
             assert_eq!(next, number + 1, "panel {index}: panels are numbered one after another, in print order");
             (newest, number) = (sequence, next);
         }
+    }
+
+    fn money(value: &str) -> Option<pb::Amount> {
+        Some(pb::Amount { value: value.into() })
+    }
+
+    /// The panel of a view, as printed, parsed back.
+    fn printed(view: &pb::TableView) -> serde_json::Value {
+        let line = OutputLine::Panel(panel("B1", Some(view), false)).to_line();
+        serde_json::from_str(&line).expect("a JSON line")
+    }
+
+    // A pool with levels (docs/readings.md, "Levels"): the panel carries each level's name and
+    // meter, first level first, as the server sent them; the house's level is never a meter.
+    #[test]
+    fn a_pool_with_levels_prints_each_levels_meter() {
+        let level = |name: &str, displayed: &str, reset: &str, house: bool| pb::Level {
+            name: name.into(),
+            displayed: money(displayed),
+            reset: money(reset),
+            house,
+            ..Default::default()
+        };
+        let view = pb::TableView {
+            table_id: "B1".into(),
+            pool_id: "mercado-blackjack".into(),
+            displayed: money("61234.56"),
+            levels: vec![
+                level("Mini", "1234.56", "1000.00", false),
+                level("Major · F2", "10000.00", "10000.00", false),
+                level("Grand", "50000.00", "50000.00", false),
+                level("Pagado por la casa", "0.00", "0.00", true),
+            ],
+            ..view(3)
+        };
+        let line = printed(&view);
+        assert_eq!(
+            line["levels"],
+            serde_json::json!([
+                {"name": "Mini", "displayed": "1234.56", "reset": "1000.00"},
+                {"name": "Major · F2", "displayed": "10000.00", "reset": "10000.00"},
+                {"name": "Grand", "displayed": "50000.00", "reset": "50000.00"},
+            ])
+        );
+        assert_eq!(line["displayed"], "61234.56", "the pool's amount stays");
+    }
+
+    // A pool of one level prints exactly as before levels existed: no `levels` field.
+    #[test]
+    fn a_pool_of_one_level_prints_no_levels() {
+        let view = pb::TableView { displayed: money("5000.00"), ..view(3) };
+        let line = OutputLine::Panel(panel("R1", Some(&view), false)).to_line();
+        assert!(!line.contains("levels"), "{line}");
+        let before = OutputLine::Panel(panel("R1", None, true)).to_line();
+        assert!(!before.contains("levels"), "{before}");
     }
 }

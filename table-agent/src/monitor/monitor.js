@@ -41,6 +41,39 @@
     return "$ " + whole + "," + ((parts[1] || "") + "00").slice(0, 2);
   }
 
+  // A level's meter: "$" and a non-breaking space, so the amount never parts from its sign.
+  function levelAmount(text) {
+    return amount(text).replace("$ ", "$\u00a0");
+  }
+
+  // A pool with levels (docs/readings.md, "Levels"): each level's meter where a pool of one
+  // level shows its one amount; the house's level is never among them.
+  function drawLevels(levels) {
+    var box = $("niveles");
+    box.textContent = "";
+    box.hidden = levels.length === 0;
+    $("monto").hidden = levels.length > 0;
+    levels.forEach(function (level) {
+      var meter = document.createElement("span");
+      meter.className = "nivel";
+      meter.dataset.nivel = level.name;
+      var name = document.createElement("small");
+      name.textContent = level.name + " ";
+      var value = document.createElement("strong");
+      value.textContent = levelAmount(level.displayed);
+      meter.appendChild(name);
+      meter.appendChild(value);
+      box.appendChild(meter);
+    });
+  }
+
+  // What a prize pays, beside its name on its button: only in a pool with levels, where it
+  // says which level (or the house) pays it; a pool of one level shows its buttons as before.
+  function prizePays(prize) {
+    var levels = state.prizes.some(function (each) { return !!each.level; });
+    return levels ? (prize.pays || prize.level || "") : "";
+  }
+
   function prizeName(code) {
     for (var i = 0; i < state.prizes.length; i++) {
       if (state.prizes[i].code === code) { return state.prizes[i].name + " (" + state.prizes[i].article + ")"; }
@@ -101,6 +134,12 @@
     options.forEach(function (option) {
       var button = document.createElement("button");
       button.textContent = option.label;
+      if (option.note) {
+        var note = document.createElement("small");
+        note.className = "paga";
+        note.textContent = option.note;
+        button.appendChild(note);
+      }
       button.onclick = function () { $("elegir").close(); then(option.value); };
       list.appendChild(button);
     });
@@ -132,7 +171,7 @@
         function (n) { confirmThen("credits " + seat + " " + n); });
     } else if (action === "prize") {
       choose("Premio del box " + seat, state.prizes.map(function (prize) {
-        return { label: prize.name + " (" + prize.article + ")", value: prize.code };
+        return { label: prize.name + " (" + prize.article + ")", value: prize.code, note: prizePays(prize) };
       }), function (code) { confirmThen("prize " + seat + " " + code); });
     } else {
       confirmThen(action + " " + seat);
@@ -144,6 +183,7 @@
     document.body.classList.toggle("suspendido", !!panel.suspended);
     $("mesa").textContent = "Mesa " + panel.table + (panel.round ? " · jugada " + panel.round : "");
     $("monto").textContent = amount(panel.displayed);
+    drawLevels(panel.levels || []);
     var estado = $("estado");
     estado.textContent = panel.suspended ? "SUSPENDIDO" : (panel.state || "");
     estado.dataset.estado = panel.state || "";
