@@ -14,10 +14,10 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use common::market::*;
 use common::*;
 use pozo_engine::Money;
 use pozo_server::clock::ManualClock;
-use pozo_server::config::{Config, KEYS_EMBEDDED};
 use pozo_verifier::format::{Evidence, entry_hash};
 use pozo_verifier::{Check, PublicKey, SigningKey, Verdict};
 
@@ -26,17 +26,6 @@ const NIGHT_ONE: u64 = 1_795_305_600_000 + 23 * 3_600_000;
 const DAY: u64 = 24 * 3_600_000;
 const LINK: &str = "mercado-blackjack";
 const TCP: &str = "mercado-tcp";
-
-/// The market's example layout, rulebooks and the example keys (as `server/tests/market.rs`).
-fn mercado() -> Config {
-    let texts = [
-        ("config/examples/mercado-casino.toml", include_str!("../../config/examples/mercado-casino.toml")),
-        ("config/iplyc.toml", include_str!("../../config/iplyc.toml")),
-        ("config/mercado.toml", include_str!("../../config/mercado.toml")),
-    ];
-    let texts = texts.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())).collect();
-    Config::from_texts(texts).and_then(|config| config.with_keys(KEYS_EMBEDDED.0, KEYS_EMBEDDED.1)).expect("the market's example")
-}
 
 fn ars(text: &str) -> Money {
     text.parse().unwrap_or_else(|_| panic!("an amount: {text}"))

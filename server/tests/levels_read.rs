@@ -7,24 +7,13 @@
 
 mod common;
 
+use common::market::*;
 use common::*;
 use pozo_engine::Money;
 use pozo_proto::v1 as pb;
-use pozo_server::config::{Config, KEYS_EMBEDDED};
 use prost::Message;
 use reqwest::StatusCode;
 use reqwest::header::LOCATION;
-
-/// The market's example layout, rulebooks and the example keys (as `server/tests/market.rs`).
-fn mercado() -> Config {
-    let texts = [
-        ("config/examples/mercado-casino.toml", include_str!("../../config/examples/mercado-casino.toml")),
-        ("config/iplyc.toml", include_str!("../../config/iplyc.toml")),
-        ("config/mercado.toml", include_str!("../../config/mercado.toml")),
-    ];
-    let texts = texts.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())).collect();
-    Config::from_texts(texts).and_then(|config| config.with_keys(KEYS_EMBEDDED.0, KEYS_EMBEDDED.1)).expect("the market's example")
-}
 
 const LINK: &str = "mercado-blackjack";
 const HOUSE: &str = "Pagado por la casa";

@@ -6,22 +6,11 @@
 mod common;
 
 use common::changes::*;
+use common::market::*;
 use common::*;
 use pozo_engine::Money;
 use pozo_proto::v1 as pb;
-use pozo_server::config::{Config, KEYS_EMBEDDED};
 use tonic::Code;
-
-/// The market's example layout, rulebooks and the example keys.
-pub fn mercado() -> Config {
-    let texts = [
-        ("config/examples/mercado-casino.toml", include_str!("../../config/examples/mercado-casino.toml")),
-        ("config/iplyc.toml", include_str!("../../config/iplyc.toml")),
-        ("config/mercado.toml", include_str!("../../config/mercado.toml")),
-    ];
-    let texts = texts.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())).collect();
-    Config::from_texts(texts).and_then(|config| config.with_keys(KEYS_EMBEDDED.0, KEYS_EMBEDDED.1)).expect("the market's example")
-}
 
 fn money(value: &Option<pb::Amount>) -> Money {
     amount(value).parse().unwrap_or_else(|_| panic!("an amount: {value:?}"))
@@ -226,18 +215,6 @@ async fn a_change_never_drops_a_level_and_a_new_level_opens_at_its_reset() {
     let after = client.pool("mercado-blackjack").await;
     assert_eq!(money(&after.balance) - before, "5000000.00".parse::<Money>().expect("amount"), "the Mega opens at its reset");
     server.stop().await;
-}
-
-/// The cross-game link with banked levels: roulettes at F1, Black Jack at F2, Three Card Poker
-/// at F3, all feeding `mercado-gran-sala` (config/examples/mercado-enlace.toml).
-fn enlace() -> Config {
-    let texts = [
-        ("config/examples/mercado-enlace.toml", include_str!("../../config/examples/mercado-enlace.toml")),
-        ("config/iplyc.toml", include_str!("../../config/iplyc.toml")),
-        ("config/mercado.toml", include_str!("../../config/mercado.toml")),
-    ];
-    let texts = texts.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())).collect();
-    Config::from_texts(texts).and_then(|config| config.with_keys(KEYS_EMBEDDED.0, KEYS_EMBEDDED.1)).expect("the link's example")
 }
 
 // Proves the cross-game Grand with a Major per flor: a roulette series at R1 (its own bet,

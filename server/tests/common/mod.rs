@@ -16,6 +16,7 @@ use tonic::{Code, Status};
 
 pub mod changes;
 pub mod fixtures;
+pub mod market;
 
 pub struct TestServer {
     pub address: SocketAddr,

@@ -1,0 +1,27 @@
+//! The market's example configurations (docs/readings.md, "Levels"): the rulebooks
+//! `config/iplyc.toml` and `config/mercado.toml` with one of the market's example layouts and
+//! the example keys.
+
+use pozo_server::config::{Config, KEYS_EMBEDDED};
+
+/// `layout` (name, text) with the IPLyC and market rulebooks and the example keys.
+fn with_market_rulebooks(layout: (&str, &str)) -> Config {
+    let texts = [
+        layout,
+        ("config/iplyc.toml", include_str!("../../../config/iplyc.toml")),
+        ("config/mercado.toml", include_str!("../../../config/mercado.toml")),
+    ];
+    let texts = texts.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())).collect();
+    Config::from_texts(texts).and_then(|config| config.with_keys(KEYS_EMBEDDED.0, KEYS_EMBEDDED.1)).expect("the market's example")
+}
+
+/// Three Card Poker at CP1–CP4, the four-level Black Jack link at B1–B4 (`config/examples/mercado-casino.toml`).
+pub fn mercado() -> Config {
+    with_market_rulebooks(("config/examples/mercado-casino.toml", include_str!("../../../config/examples/mercado-casino.toml")))
+}
+
+/// The cross-game link with banked levels: roulettes at F1, Black Jack at F2, Three Card Poker at
+/// F3, all feeding `mercado-gran-sala` (`config/examples/mercado-enlace.toml`).
+pub fn enlace() -> Config {
+    with_market_rulebooks(("config/examples/mercado-enlace.toml", include_str!("../../../config/examples/mercado-enlace.toml")))
+}
