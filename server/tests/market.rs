@@ -285,3 +285,96 @@ async fn each_flors_meter_is_reported_under_its_own_name() {
     );
     server.stop().await;
 }
+
+// Proves the envy bonus across the link (`scope = "link"`): a spades Mini Royal at CP1 pays the
+// bonus to every other seat with the side bet in force at CP1 *and* at CP2 — CP2's seat 2 too,
+// which is not the hitter —, each award booked at its own table (CP2's on its panel, its PPPA,
+// its payout orders); a Venta-Pagos rejection of CP2's seat 2 undoes that award only.
+#[tokio::test]
+async fn an_envy_bonus_across_the_link_is_paid_at_every_table_of_the_link_each_at_its_own() {
+    let edited = MERCADO.replacen(
+        "amount = \"50000.00\", scope = \"table\", paid_by = \"house\" }",
+        "amount = \"150000.00\", scope = \"link\", paid_by = \"house\" }",
+        1,
+    );
+    assert_ne!(edited, MERCADO, "the example's spades Mini Royal has an envy bonus of the table's scope");
+    let server = TestServer::with_config(mercado_edited(&edited)).await;
+    let mut client = server.client().await;
+    for (table, seats) in [("CP1", [1, 2]), ("CP2", [2, 3])] {
+        client.ok(table, open()).await;
+        for seat in seats {
+            client.ok(table, sell(seat, 1)).await;
+            client.ok(table, press(seat)).await;
+        }
+        client.ok(table, start()).await;
+    }
+    let before = client.pool("mercado-tcp").await;
+    client.ok("CP1", prize(2, "MINI_ROYAL_PICAS")).await;
+    let reply = client.ok("CP1", accept()).await;
+    let home: Vec<(u32, String)> = reply.awards.iter().map(|award| (award.seat, award.code.clone())).collect();
+    assert_eq!(
+        home,
+        [(2, "MINI_ROYAL_PICAS".to_owned()), (1, "ENVIDIA_MINI_ROYAL_PICAS".to_owned())],
+        "CP1 answers for its own seats"
+    );
+    let view = client.view("CP2").await;
+    let linked: Vec<(String, u32, String, Money)> = view
+        .link_awards
+        .iter()
+        .map(|linked| {
+            let award = linked.award.as_ref().expect("an award");
+            (linked.from_table_id.clone(), award.seat, award.code.clone(), money(&award.award))
+        })
+        .collect();
+    let envy: Money = "150000.00".parse().expect("amount");
+    assert_eq!(
+        linked,
+        [
+            ("CP1".to_owned(), 2, "ENVIDIA_MINI_ROYAL_PICAS".to_owned(), envy),
+            ("CP1".to_owned(), 3, "ENVIDIA_MINI_ROYAL_PICAS".to_owned(), envy),
+        ],
+        "CP2's seats, both, shown on CP2's panel"
+    );
+    assert!(client.view("CP1").await.link_awards.is_empty());
+    // Each award over the threshold goes to Venta-Pagos at its own table.
+    let mut orders: Vec<(String, u32, String)> =
+        client.orders().await.iter().map(|order| (order.table_id.clone(), order.seat, order.code.clone())).collect();
+    orders.sort();
+    assert_eq!(
+        orders,
+        [
+            ("CP1".to_owned(), 1, "ENVIDIA_MINI_ROYAL_PICAS".to_owned()),
+            ("CP1".to_owned(), 2, "MINI_ROYAL_PICAS".to_owned()),
+            ("CP2".to_owned(), 2, "ENVIDIA_MINI_ROYAL_PICAS".to_owned()),
+            ("CP2".to_owned(), 3, "ENVIDIA_MINI_ROYAL_PICAS".to_owned()),
+        ]
+    );
+    // CP2's PPPA has its own seats' envy; CP1's its hand and its seat's envy.
+    let meter = money(&before.displayed);
+    assert_eq!(money(&client.report("CP2").await.pppa), envy + envy);
+    assert_eq!(money(&client.report("CP1").await.pppa), meter + envy);
+    // A winning box is not refunded, at CP2 either.
+    let refusal = client.refused("CP2", refund_bet(2), Code::FailedPrecondition).await;
+    assert!(refusal.contains("prize"), "{refusal}");
+    // Venta-Pagos rejects CP2's seat 2: that award only, not CP1's seat 2 (the hitter).
+    let order =
+        client.orders().await.into_iter().find(|order| order.table_id == "CP2" && order.seat == 2).expect("CP2's seat 2's order");
+    client.reject(&order.order_id, "boleta inválida").await.expect("rejected");
+    let orders = client.orders().await;
+    let status = |table: &str, seat: u32, code: &str| {
+        orders
+            .iter()
+            .find(|order| order.table_id == table && order.seat == seat && order.code == code)
+            .map(|order| order.status.clone())
+            .expect("the order")
+    };
+    assert_eq!(status("CP2", 2, "ENVIDIA_MINI_ROYAL_PICAS"), "rechazada");
+    assert_eq!(status("CP2", 3, "ENVIDIA_MINI_ROYAL_PICAS"), "pendiente");
+    assert_eq!(status("CP1", 2, "MINI_ROYAL_PICAS"), "pendiente");
+    assert_eq!(money(&client.report("CP2").await.pppa), envy, "the rejected award off CP2's PPPA");
+    assert_eq!(money(&client.report("CP1").await.pppa), meter + envy, "CP1's untouched");
+    // CP2's FINALIZAR clears what its panel showed from the link.
+    client.ok("CP2", finish()).await;
+    assert!(client.view("CP2").await.link_awards.is_empty());
+    server.stop().await;
+}

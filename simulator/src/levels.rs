@@ -119,7 +119,8 @@ mod tests {
         for _ in 0..50 {
             pool.register_bet(Money::from(1000)).expect("a bet");
         }
-        let winner = pozo_engine::Winner { seat: 1, code: "TRES_SIETES".into(), bet: Some(Money::from(1000)), high: None };
+        let winner =
+            pozo_engine::Winner { seat: 1, code: "TRES_SIETES".into(), bet: Some(Money::from(1000)), high: None, at: None };
         pool.settle_round(&[winner]).expect("the Mini");
         assert_eq!(unbalanced(&pool), None);
         assert_eq!(pool.levels().len(), 5, "Grand, Major, Minor, Mini and the house's");

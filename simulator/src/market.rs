@@ -218,7 +218,7 @@ impl Play {
         let rules = self.pool.rules().clone();
         let mut winners: Vec<Winner> = winners
             .iter()
-            .map(|(seat, code)| Winner { seat: *seat, code: (*code).into(), bet: Some(side_bet), high: None })
+            .map(|(seat, code)| Winner { seat: *seat, code: (*code).into(), bet: Some(side_bet), high: None, at: None })
             .collect();
         for winner in &winners {
             *self.hits.entry(rules.level_of(&winner.code)).or_default() += 1;

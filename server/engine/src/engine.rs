@@ -222,6 +222,20 @@ impl Engine {
         self.pool_mut(&pool)?.reject_award(book, seat, code, pending)
     }
 
+    /// [`Engine::reject_award`] of a seat at table `at`, where the round names tables (an envy
+    /// bonus across the link); `pending` is asked with each award's table.
+    pub fn reject_award_at(
+        &mut self,
+        book: &mut RoundBook,
+        at: Option<&crate::ids::TableId>,
+        seat: Seat,
+        code: &str,
+        pending: impl Fn(Option<&crate::ids::TableId>, Seat, &str) -> bool,
+    ) -> Result<Rejection, EngineError> {
+        let pool = book.pool.clone();
+        self.pool_mut(&pool)?.reject_award_at(book, at, seat, code, pending)
+    }
+
     /// Puts back an award its winner returned because the bet was invalid (3.7.3).
     pub fn reclaim_award(&mut self, pool: &str, amount: Money) -> Result<(), EngineError> {
         self.pool_mut(pool)?.reclaim_award(amount)

@@ -50,5 +50,7 @@ pub use rulebook::{
     Bank, BankBy, Envy, EnvyScope, Game, Grillo, INSTANT_PRIZE, LevelRules, MinimumKind, Overflow, Policy, PoolRules, Prize,
     PrizeValue, RulebookError, Rulebooks, SeatsMax, Shortfall,
 };
-pub use settle::{Award, BookedAward, Rank, RoundBook, RoundEffect, Seat, Settlement, Stage, Winner, envy_winners};
+pub use settle::{
+    Award, BookedAward, InForce, Rank, RoundBook, RoundEffect, Seat, Settlement, Stage, Winner, envy_winners, with_envy,
+};
 pub use suggest::nearest;

@@ -19,7 +19,7 @@
 //! what moves in the live pool, so later contributions stay where they are.
 
 use crate::error::EngineError;
-use crate::ids::PrizeCode;
+use crate::ids::{PrizeCode, TableId};
 use crate::money::Money;
 use crate::pool::{Funding, Pool};
 use crate::rulebook::PrizeValue;
@@ -31,6 +31,8 @@ use crate::settle::{self, Award, BookedAward, RoundBook, RoundEffect, Seat, Winn
 pub struct Resettled {
     pub seat: Seat,
     pub code: PrizeCode,
+    /// The seat's table, where the round names tables (an envy bonus across the link).
+    pub at: Option<TableId>,
     pub before: Money,
     pub after: Money,
 }
@@ -70,45 +72,60 @@ impl Pool {
         code: &str,
         pending: impl Fn(Seat, &str) -> bool,
     ) -> Result<Rejection, EngineError> {
+        self.reject_award_at(book, None, seat, code, |_, seat, code| pending(seat, code))
+    }
+
+    /// [`Pool::reject_award`] of a seat at table `at`, where the round names tables (an envy
+    /// bonus across the link, [`Winner::at`]); `pending` is asked with each award's table.
+    pub fn reject_award_at(
+        &mut self,
+        book: &mut RoundBook,
+        at: Option<&TableId>,
+        seat: Seat,
+        code: &str,
+        pending: impl Fn(Option<&TableId>, Seat, &str) -> bool,
+    ) -> Result<Rejection, EngineError> {
         let bank = book.bank.clone();
-        self.in_bank(bank.as_ref(), |pool| pool.reject_here(book, seat, code, pending))
+        self.in_bank(bank.as_ref(), |pool| pool.reject_here(book, at, seat, code, pending))
     }
 
     fn reject_here(
         &mut self,
         book: &mut RoundBook,
+        at: Option<&TableId>,
         seat: Seat,
         code: &str,
-        pending: impl Fn(Seat, &str) -> bool,
+        pending: impl Fn(Option<&TableId>, Seat, &str) -> bool,
     ) -> Result<Rejection, EngineError> {
         if self.further_levels() > 0 {
             // A pool with levels: the award is undone in the level that paid it, from that
             // level's book; the round's other levels are untouched (each prorated alone).
-            let Some(level_book) = book.level_book_mut(seat, code) else {
-                return Err(EngineError::invalid("award", format!("seat {seat} has no `{code}` award in this round")));
+            let Some(level_book) = book.level_book_mut(at, seat, code) else {
+                return Err(no_award(at, seat, code));
             };
             let level = level_book.level;
             if level > self.further_levels() {
                 return Err(EngineError::invalid("award", format!("the round's level {level} is not a level of this pool")));
             }
             let more = std::mem::take(&mut level_book.more);
-            let rejection = self.level_mut(level).reject_in_level(level_book, seat, code, pending);
+            let rejection = self.level_mut(level).reject_in_level(level_book, at, seat, code, pending);
             level_book.more = more;
             self.assert_conservation();
             return rejection;
         }
-        self.reject_in_level(book, seat, code, pending)
+        self.reject_in_level(book, at, seat, code, pending)
     }
 
     /// [`Pool::reject_award`] in one level, whose book `book` is.
     fn reject_in_level(
         &mut self,
         book: &mut RoundBook,
+        at: Option<&TableId>,
         seat: Seat,
         code: &str,
-        pending: impl Fn(Seat, &str) -> bool,
+        pending: impl Fn(Option<&TableId>, Seat, &str) -> bool,
     ) -> Result<Rejection, EngineError> {
-        let index = self.award_to_reject(book, seat, code)?;
+        let index = self.award_to_reject(book, at, seat, code)?;
         let returned = book.awards[index].award;
         let counterfactual = self.without_rejected(book, index);
         let (awards, resettled) = self.resettle(book, index, &counterfactual, pending);
@@ -125,7 +142,7 @@ impl Pool {
     /// rejected already. The pool must still be live (a retired pool moves no money,
     /// `moves.rs`), and every code of the round still in its paytable: the round is
     /// replayed under the pool's rules, which may have changed since (`Engine::with_rulebooks`).
-    fn award_to_reject(&self, book: &RoundBook, seat: Seat, code: &str) -> Result<usize, EngineError> {
+    fn award_to_reject(&self, book: &RoundBook, at: Option<&TableId>, seat: Seat, code: &str) -> Result<usize, EngineError> {
         if book.pool != self.rules().id {
             return Err(EngineError::invalid(
                 "pool",
@@ -143,11 +160,11 @@ impl Pool {
                 ),
             ));
         }
-        let Some(index) = book.awards.iter().position(|award| award.seat == seat && award.code == code) else {
-            return Err(EngineError::invalid("award", format!("seat {seat} has no `{code}` award in this round")));
+        let Some(index) = book.awards.iter().position(|award| award.is(at, seat, code)) else {
+            return Err(no_award(at, seat, code));
         };
         if book.awards[index].rejected {
-            return Err(EngineError::not_now("award", format!("seat {seat} `{code}` was already rejected")));
+            return Err(EngineError::not_now("award", format!("{} `{code}` was already rejected", seat_named(at, seat))));
         }
         Ok(index)
     }
@@ -156,10 +173,9 @@ impl Pool {
     /// competed, settled from the balances it was marked on.
     fn without_rejected(&self, book: &RoundBook, index: usize) -> Vec<Award> {
         let rejected = |winner: &Winner| {
-            book.awards
-                .iter()
-                .enumerate()
-                .any(|(at, award)| (award.rejected || at == index) && award.seat == winner.seat && award.code == winner.code)
+            book.awards.iter().enumerate().any(|(position, award)| {
+                (award.rejected || position == index) && award.is(winner.at.as_ref(), winner.seat, &winner.code)
+            })
         };
         let remaining: Vec<Winner> = book.winners.iter().filter(|winner| !rejected(winner)).cloned().collect();
         if remaining.is_empty() {
@@ -178,7 +194,7 @@ impl Pool {
         book: &RoundBook,
         index: usize,
         counterfactual: &[Award],
-        pending: impl Fn(Seat, &str) -> bool,
+        pending: impl Fn(Option<&TableId>, Seat, &str) -> bool,
     ) -> (Vec<BookedAward>, Vec<Resettled>) {
         let mut awards = book.awards.clone();
         let mut resettled = Vec::new();
@@ -192,16 +208,22 @@ impl Pool {
             // re-settled like a pending one. A grant (bronze → silver) pays no money.
             let unpaid = award.award.is_zero()
                 && !matches!(self.rules().prize(&award.code).map(|prize| &prize.value), Some(PrizeValue::Grant) | None);
-            if award.rejected || !(pending(award.seat, &award.code) || unpaid) {
+            if award.rejected || !(pending(award.at.as_ref(), award.seat, &award.code) || unpaid) {
                 continue;
             }
             let again = counterfactual
                 .iter()
-                .find(|other| other.seat == award.seat && other.code == award.code)
+                .find(|other| other.seat == award.seat && other.at == award.at && other.code == award.code)
                 .map(|other| other.award)
                 .unwrap_or(award.award);
             if again > award.award {
-                resettled.push(Resettled { seat: award.seat, code: award.code.clone(), before: award.award, after: again });
+                resettled.push(Resettled {
+                    seat: award.seat,
+                    code: award.code.clone(),
+                    at: award.at.clone(),
+                    before: award.award,
+                    after: again,
+                });
                 award.award = again;
             }
         }
@@ -287,4 +309,16 @@ impl Pool {
             from_reserve: funding.from_reserve,
         }
     }
+}
+
+/// "seat 3", or "seat 3 of B2" where the round names tables.
+fn seat_named(at: Option<&TableId>, seat: Seat) -> String {
+    match at {
+        Some(table) => format!("seat {seat} of {table}"),
+        None => format!("seat {seat}"),
+    }
+}
+
+fn no_award(at: Option<&TableId>, seat: Seat, code: &str) -> EngineError {
+    EngineError::invalid("award", format!("{} has no `{code}` award in this round", seat_named(at, seat)))
 }

@@ -30,10 +30,10 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::error::EngineError;
-use crate::ids::{PoolId, PrizeCode};
+use crate::ids::{PoolId, PrizeCode, TableId};
 use crate::money::{Money, floor_div, floor_to_unit};
 use crate::pool::{Funding, Pool, check_bet, check_bet_allowed};
-use crate::rulebook::{Grant, Policy, PoolRules, Prize, PrizeValue};
+use crate::rulebook::{EnvyScope, Grant, Policy, PoolRules, Prize, PrizeValue};
 
 /// A seat (box, colour or position) at a table, numbered from the croupier's right:
 /// seat 1 is "la posición más cercana a la mano derecha del croupier" (AJ 2.5.6.2).
@@ -95,6 +95,18 @@ pub struct Winner {
     pub bet: Option<Money>,
     /// The highest card of the hand, where the policy orders equal codes by it.
     pub high: Option<Rank>,
+    /// The table of the seat, when a round pays seats at other tables of the link (an envy
+    /// bonus across the link, docs/readings.md "The envy bonus"): then every winner of the round
+    /// names its table. None, and absent from the record, in a round of one table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<TableId>,
+}
+
+impl Winner {
+    /// The same hand: the same seat of the same table (where the round names tables).
+    pub fn same_seat(&self, at: Option<&TableId>, seat: Seat) -> bool {
+        self.seat == seat && self.at.as_ref() == at
+    }
 }
 
 /// What one winner is paid.
@@ -102,6 +114,8 @@ pub struct Winner {
 pub struct Award {
     pub seat: Seat,
     pub code: PrizeCode,
+    /// The seat's table, where the round names tables ([`Winner::at`]).
+    pub at: Option<TableId>,
     /// What the winner would get with no limit on payment (3.6.1.1): before the
     /// factor, the cap and the rounding; for a shared prize, the equal share.
     pub unlimited: Money,
@@ -205,14 +219,16 @@ fn check_winner(rules: &PoolRules, winner: &Winner, index: usize) -> Result<(), 
 /// and one hand has one combination of each exclusive group.
 fn check_once_per_hand(rules: &PoolRules, earlier: &[Winner], winner: &Winner, index: usize) -> Result<(), EngineError> {
     let field = |name: &str| format!("winners[{index}].{name}");
-    if earlier.iter().any(|other| other.seat == winner.seat && other.code == winner.code) {
+    if earlier.iter().any(|other| other.same_seat(winner.at.as_ref(), winner.seat) && other.code == winner.code) {
         return Err(EngineError::invalid(
             &field("code"),
             format!("seat {} already has `{}` in this round; a combination is marked once", winner.seat, winner.code),
         ));
     }
     // One hand, one combination of each exclusive group (11.3; the rulebook's `exclusive`).
-    if let Some(other) = earlier.iter().find(|other| other.seat == winner.seat && rules.excludes(&other.code, &winner.code)) {
+    if let Some(other) =
+        earlier.iter().find(|other| other.same_seat(winner.at.as_ref(), winner.seat) && rules.excludes(&other.code, &winner.code))
+    {
         return Err(EngineError::invalid(
             &field("code"),
             format!(
@@ -259,7 +275,14 @@ struct Entry<'a> {
 
 impl Entry<'_> {
     fn award(&self, unlimited: Money, award: Money) -> Award {
-        Award { seat: self.winner.seat, code: self.winner.code.clone(), unlimited, award, grants: self.prize.grants.clone() }
+        Award {
+            seat: self.winner.seat,
+            code: self.winner.code.clone(),
+            at: self.winner.at.clone(),
+            unlimited,
+            award,
+            grants: self.prize.grants.clone(),
+        }
     }
 
     fn bet(&self) -> Money {
@@ -331,7 +354,13 @@ pub(crate) fn settle(pool: &mut Pool, winners: &[Winner]) -> Settlement {
             winners: paid_winners,
             awards: awards
                 .iter()
-                .map(|award| BookedAward { seat: award.seat, code: award.code.clone(), award: award.award, rejected: false })
+                .map(|award| BookedAward {
+                    seat: award.seat,
+                    code: award.code.clone(),
+                    at: award.at.clone(),
+                    award: award.award,
+                    rejected: false,
+                })
                 .collect(),
             effect: RoundEffect {
                 balance_after: pool.main_balance(),
@@ -373,7 +402,8 @@ fn paid_and_superseded<'a>(rules: &'a PoolRules, winners: &'a [Winner]) -> (Vec<
     let mut paid = Vec::new();
     let mut superseded = Vec::new();
     for winner in winners {
-        let higher_on_seat = winners.iter().any(|other| other.seat == winner.seat && rank(other) < rank(winner));
+        let higher_on_seat =
+            winners.iter().any(|other| other.same_seat(winner.at.as_ref(), winner.seat) && rank(other) < rank(winner));
         if higher_on_seat {
             superseded.push(winner.clone());
         } else {
@@ -632,6 +662,9 @@ fn is_first_level(level: &usize) -> bool {
 pub struct BookedAward {
     pub seat: Seat,
     pub code: PrizeCode,
+    /// The seat's table, where the round names tables ([`Winner::at`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<TableId>,
     /// What it pays now: fixed at marking, raised only by a re-settlement.
     pub award: Money,
     pub rejected: bool,
@@ -651,10 +684,15 @@ pub struct RoundEffect {
 impl RoundBook {
     /// The award of `seat` and `code` in this round, from whichever level paid it.
     pub fn award(&self, seat: Seat, code: &str) -> Option<&BookedAward> {
+        self.award_at(None, seat, code)
+    }
+
+    /// [`RoundBook::award`] of a seat at table `at`, where the round names tables.
+    pub fn award_at(&self, at: Option<&TableId>, seat: Seat, code: &str) -> Option<&BookedAward> {
         self.awards
             .iter()
-            .find(|award| award.seat == seat && award.code == code)
-            .or_else(|| self.more.iter().find_map(|book| book.award(seat, code)))
+            .find(|award| award.is(at, seat, code))
+            .or_else(|| self.more.iter().find_map(|book| book.award_at(at, seat, code)))
     }
 
     /// Every award of the round, every level's.
@@ -663,11 +701,18 @@ impl RoundBook {
     }
 
     /// The book of the level that paid `seat` `code`, mutable.
-    pub(crate) fn level_book_mut(&mut self, seat: Seat, code: &str) -> Option<&mut RoundBook> {
-        if self.awards.iter().any(|award| award.seat == seat && award.code == code) {
+    pub(crate) fn level_book_mut(&mut self, at: Option<&TableId>, seat: Seat, code: &str) -> Option<&mut RoundBook> {
+        if self.awards.iter().any(|award| award.is(at, seat, code)) {
             return Some(self);
         }
-        self.more.iter_mut().find(|book| book.awards.iter().any(|award| award.seat == seat && award.code == code))
+        self.more.iter_mut().find(|book| book.awards.iter().any(|award| award.is(at, seat, code)))
+    }
+}
+
+impl BookedAward {
+    /// The award of `seat` (at table `at`, where the round names tables) for `code`.
+    pub fn is(&self, at: Option<&TableId>, seat: Seat, code: &str) -> bool {
+        self.seat == seat && self.at.as_ref() == at && self.code == code
     }
 }
 
@@ -801,14 +846,65 @@ impl fmt::Display for Winner {
 /// side bet in force in the same round at the table, with their bets) wins the bonus's own
 /// code, once per seat and code however many hands gave it. Added to the winners, the round
 /// settles them like any other award, each from the level (or the house) that pays it.
+/// A bonus of `scope = "link"` reaches the other tables' seats only through [`with_envy`].
 pub fn envy_winners(rules: &PoolRules, winners: &[Winner], in_force: &[(Seat, Money)]) -> Vec<Winner> {
+    let here: Vec<(Option<TableId>, Seat, Money)> = in_force.iter().map(|(seat, bet)| (None, *seat, *bet)).collect();
+    envy_among(rules, winners, &here, |_| true)
+}
+
+/// The seats with a side bet in force when a round is accepted: at the table that hit, and at
+/// the link's other tables (each named), for an envy bonus across the link.
+#[derive(Clone, Debug, Default)]
+pub struct InForce {
+    pub here: Vec<(Seat, Money)>,
+    pub elsewhere: Vec<(TableId, Seat, Money)>,
+}
+
+/// A round's winners with the envy awards they give (docs/readings.md, "The envy bonus"): at
+/// the table for a bonus of `scope = "table"`, at every table of the link for `"link"`. When a
+/// bonus reaches another table's seat, the round names tables: every winner then carries its
+/// table ([`Winner::at`]), the hitting table's as `home`, so that no two seats are confused.
+pub fn with_envy(rules: &PoolRules, mut winners: Vec<Winner>, home: &TableId, in_force: &InForce) -> Vec<Winner> {
+    let across = |winner: &Winner| {
+        rules.prize(&winner.code).and_then(|prize| prize.envy.as_ref()).is_some_and(|envy| envy.scope == EnvyScope::Link)
+    };
+    let names_tables = !in_force.elsewhere.is_empty() && winners.iter().any(across);
+    let at = |table: Option<&TableId>| if names_tables { table.or(Some(home)).cloned() } else { None };
+    let mut seats: Vec<(Option<TableId>, Seat, Money)> =
+        in_force.here.iter().map(|(seat, bet)| (at(None), *seat, *bet)).collect();
+    if names_tables {
+        seats.extend(in_force.elsewhere.iter().map(|(table, seat, bet)| (Some(table.clone()), *seat, *bet)));
+        for winner in &mut winners {
+            winner.at = at(None);
+        }
+    }
+    let envy = envy_among(rules, &winners, &seats, |envy| {
+        // A bonus of the table's scope never leaves the hitting table.
+        envy.scope == EnvyScope::Link
+    });
+    winners.extend(envy);
+    winners
+}
+
+/// The envy awards for `seats` (each with its table, where the round names tables); a seat of
+/// another table is envious only of a bonus `reaches_elsewhere` says goes there.
+fn envy_among(
+    rules: &PoolRules,
+    winners: &[Winner],
+    seats: &[(Option<TableId>, Seat, Money)],
+    reaches_elsewhere: impl Fn(&crate::rulebook::Envy) -> bool,
+) -> Vec<Winner> {
     let mut envy: Vec<Winner> = Vec::new();
     for winner in winners {
         let Some(bonus) = rules.prize(&winner.code).and_then(|prize| prize.envy.as_ref()) else { continue };
-        for (seat, bet) in in_force {
-            let given = envy.iter().any(|other| other.seat == *seat && other.code == bonus.code);
-            if *seat != winner.seat && !given {
-                envy.push(Winner { seat: *seat, code: bonus.code.clone(), bet: Some(*bet), high: None });
+        for (at, seat, bet) in seats {
+            let elsewhere = at.is_some() && *at != winner.at;
+            if elsewhere && !reaches_elsewhere(bonus) {
+                continue;
+            }
+            let given = envy.iter().any(|other| other.same_seat(at.as_ref(), *seat) && other.code == bonus.code);
+            if !winner.same_seat(at.as_ref(), *seat) && !given {
+                envy.push(Winner { seat: *seat, code: bonus.code.clone(), bet: Some(*bet), high: None, at: at.clone() });
             }
         }
     }

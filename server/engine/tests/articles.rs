@@ -36,7 +36,7 @@ fn pool_with(pool: &str, balance: Money) -> Pool {
 }
 
 fn winner(seat: u32, code: &str) -> Winner {
-    Winner { seat, code: code.into(), bet: None, high: None }
+    Winner { seat, code: code.into(), bet: None, high: None, at: None }
 }
 
 fn winner_bet(seat: u32, code: &str, bet: Money) -> Winner {

@@ -12,7 +12,7 @@ fn rules(id: &str) -> Arc<PoolRules> {
 }
 
 fn winner(seat: u32, code: &str, bet: Money) -> Winner {
-    Winner { seat, code: code.into(), bet: Some(bet), high: None }
+    Winner { seat, code: code.into(), bet: Some(bet), high: None, at: None }
 }
 
 fn assert_conserved(pool: &Pool) {
@@ -154,7 +154,7 @@ fn assert_pays(settlement: &pozo_engine::Settlement, seat: u32, code: &str, amou
 }
 
 fn no_bet(seat: u32, code: &str) -> Winner {
-    Winner { seat, code: code.into(), bet: None, high: None }
+    Winner { seat, code: code.into(), bet: None, high: None, at: None }
 }
 
 #[test]

@@ -21,11 +21,11 @@ fn pool(id: &str) -> Pool {
 }
 
 fn winner(seat: u32, code: &str) -> Winner {
-    Winner { seat, code: code.into(), bet: None, high: None }
+    Winner { seat, code: code.into(), bet: None, high: None, at: None }
 }
 
 fn with_bet(seat: u32, code: &str, bet: Money) -> Winner {
-    Winner { seat, code: code.into(), bet: Some(bet), high: None }
+    Winner { seat, code: code.into(), bet: Some(bet), high: None, at: None }
 }
 
 /// The rulebook with one value replaced, for the refusals.
@@ -234,10 +234,11 @@ fn a_rulebook_of_levels_is_refused_where_it_breaks_a_rule() {
         ("share = \"0.05\"", "share = \"0.06\"", "not 1"),
         ("cap = \"500000.00\"", "cap = \"50000.00\"", "must be above the reset"),
         ("name = \"Major\"\nshare", "name = \"Grand\"\nshare", "named twice"),
+        ("scope = \"table\", paid_by = \"house\" }", "scope = \"sala\", paid_by = \"house\" }", "is not `table` or `link`"),
         (
-            "scope = \"table\", paid_by = \"house\" }\n\n[[pool.prize]]\ncode = \"MINI_ROYAL\"",
-            "scope = \"link\", paid_by = \"house\" }\n\n[[pool.prize]]\ncode = \"MINI_ROYAL\"",
-            "not supported yet",
+            "level = \"Grand\"\ngames = [\"ruleta-americana\"]",
+            "level = \"Grand\"\ngames = [\"ruleta-americana\"]\nenvy = { code = \"ENVIDIA_ORO\", name = \"Envidia\", amount = \"100.00\", scope = \"link\", paid_by = \"Major\" }",
+            "keeps a meter per bank",
         ),
         ("commission_rate = \"0.83\"", "commission_rate = \"0.83\"\nminimum = \"1.00\"", "says it per level"),
     ];
@@ -455,4 +456,71 @@ fn a_banked_level_keeps_a_meter_per_flor_and_pays_each_from_its_own() {
     assert!(text.contains("\"bank\":\"F2\""), "{text}");
     let restored = Engine::restore(&rulebooks, &serde_json::from_str(&text).expect("reads back")).expect("restores");
     assert_eq!(restored.states(), states);
+}
+
+/// The Three Card Poker pool with its top hand's envy across the link.
+fn tcp_envy_across_the_link() -> Rulebooks {
+    let from = "scope = \"table\", paid_by = \"house\" }";
+    assert!(MERCADO.contains(from));
+    let text = MERCADO.replacen(from, "scope = \"link\", paid_by = \"house\" }", 1);
+    Rulebooks::parse_all([("config/mercado.toml", text.as_str())]).expect("the envy across the link")
+}
+
+#[test]
+fn an_envy_bonus_across_the_link_pays_every_other_seat_in_force_at_every_table_naming_each() {
+    let rulebooks = tcp_envy_across_the_link();
+    let rules = rulebooks.pool("mercado-tcp").expect("tcp");
+    let mut pool = Pool::open(Arc::new(rules.clone()));
+    let bet = money!(500.00);
+    for _ in 0..6 {
+        pool.register_bet(bet).expect("a bet");
+    }
+    let home = pozo_engine::TableId::new("CP1");
+    let other = pozo_engine::TableId::new("CP2");
+    // Seats 1–3 in force here, seats 2 and 3 at CP2 (the same numbers, other seats).
+    let in_force = pozo_engine::InForce {
+        here: vec![(1, bet), (2, bet), (3, bet)],
+        elsewhere: vec![(other.clone(), 2, bet), (other.clone(), 3, bet)],
+    };
+    let winners = pozo_engine::with_envy(rules, vec![winner(2, "MINI_ROYAL_PICAS")], &home, &in_force);
+    let named: Vec<(String, u32, String)> = winners
+        .iter()
+        .map(|w| (w.at.as_ref().expect("the round names tables").to_string(), w.seat, w.code.to_string()))
+        .collect();
+    let envy = "ENVIDIA_MINI_ROYAL_PICAS".to_owned();
+    assert_eq!(
+        named,
+        [
+            ("CP1".to_owned(), 2, "MINI_ROYAL_PICAS".to_owned()),
+            ("CP1".to_owned(), 1, envy.clone()),
+            ("CP1".to_owned(), 3, envy.clone()),
+            ("CP2".to_owned(), 2, envy.clone()),
+            ("CP2".to_owned(), 3, envy.clone()),
+        ],
+        "every other seat in force, here and across the link; CP2's seat 2 is not the hitter"
+    );
+    // The table's scope never leaves the table, and a round with nobody elsewhere names no table.
+    let table_rules = mercado();
+    let table_rules = table_rules.pool("mercado-tcp").expect("tcp");
+    let at_table = pozo_engine::with_envy(table_rules, vec![winner(2, "MINI_ROYAL_PICAS")], &home, &in_force);
+    assert_eq!(at_table.len(), 3);
+    assert!(at_table.iter().all(|w| w.at.is_none()));
+    let alone = pozo_engine::InForce { here: in_force.here.clone(), elsewhere: Vec::new() };
+    assert!(pozo_engine::with_envy(rules, vec![winner(2, "MINI_ROYAL_PICAS")], &home, &alone).iter().all(|w| w.at.is_none()));
+
+    let settlement = pool.settle_round(&winners).expect("one round, awards at two tables");
+    let at_cp2: Vec<&pozo_engine::Award> = settlement.awards.iter().filter(|a| a.at.as_ref() == Some(&other)).collect();
+    assert_eq!(at_cp2.len(), 2);
+    assert!(at_cp2.iter().all(|a| a.award == money!(50000.00)));
+    // Rejecting CP2's seat 2 undoes that award only, not CP1's seat 2 (the hitter).
+    let mut book = settlement.book.clone();
+    let rejection =
+        pool.reject_award_at(&mut book, Some(&other), 2, "ENVIDIA_MINI_ROYAL_PICAS", |_, _, _| true).expect("CP2's seat 2");
+    assert_eq!(rejection.returned, money!(50000.00));
+    assert!(book.award_at(Some(&other), 2, "ENVIDIA_MINI_ROYAL_PICAS").expect("booked").rejected);
+    assert!(!book.award_at(Some(&other), 3, "ENVIDIA_MINI_ROYAL_PICAS").expect("booked").rejected);
+    assert!(!book.award_at(Some(&home), 2, "MINI_ROYAL_PICAS").expect("booked").rejected);
+    let error = pool.reject_award(&mut book, 2, "ENVIDIA_MINI_ROYAL_PICAS", |_, _| true).expect_err("no table named");
+    assert!(error.to_string().contains("seat 2 has no"), "{error}");
+    assert!(pool.conservation_difference().is_zero());
 }

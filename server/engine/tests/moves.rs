@@ -163,7 +163,7 @@ fn a_retirement_moves_the_balance_and_the_reserve_to_the_cent() {
 fn a_retired_pool_refuses_every_money_operation() {
     let mut engine = engine();
     let contribution = engine.register_bet("aj-poker", money!(10.00)).expect("a valid bet");
-    let poker = Winner { seat: 1, code: "POKER".into(), bet: Some(money!(10.00)), high: None };
+    let poker = Winner { seat: 1, code: "POKER".into(), bet: Some(money!(10.00)), high: None, at: None };
     let mut book = engine.settle_round("aj-poker", std::slice::from_ref(&poker)).expect("a valid round").book;
     engine.retire("aj-poker", "and-carrusel").expect("a valid retirement");
     let meters = engine.pool("aj-poker").unwrap().meters().clone();
@@ -318,7 +318,7 @@ fn a_round_whose_prize_left_the_paytable_is_not_rejected_under_the_new_rules() {
     let rulebooks = Rulebooks::parse_all(files).expect("valid amended rules");
 
     let mut engine = engine();
-    let winner = Winner { seat: 2, code: "BJ_AS_REY_MISMO_PALO".into(), bet: Some(money!(10.00)), high: None };
+    let winner = Winner { seat: 2, code: "BJ_AS_REY_MISMO_PALO".into(), bet: Some(money!(10.00)), high: None, at: None };
     let mut book = engine.settle_round("iplyc-blackjack", &[winner]).expect("a valid round").book;
     let mut engine = engine.with_rulebooks(&rulebooks).expect("the same pools");
     assert_refused(&mut engine, "award", "`BJ_AS_REY_MISMO_PALO` is no longer in the paytable", |engine| {

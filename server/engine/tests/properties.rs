@@ -249,6 +249,7 @@ fn winners(rules: &PoolRules) -> impl Strategy<Value = Vec<Winner>> + use<> {
         code,
         bet: Some(bet),
         high: Some(high.parse::<Rank>().expect("RANKS are card ranks")),
+        at: None,
     });
     vec(winner, 1..=6).prop_map(move |mut winners| {
         let mut marked: BTreeSet<(u32, String)> = BTreeSet::new();

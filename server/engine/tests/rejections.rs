@@ -29,7 +29,7 @@ fn pool_with(id: &str, balance: Money) -> Pool {
 }
 
 fn winner(seat: u32, code: &str, bet: Money) -> Winner {
-    Winner { seat, code: code.into(), bet: Some(bet), high: None }
+    Winner { seat, code: code.into(), bet: Some(bet), high: None, at: None }
 }
 
 fn award(book: &RoundBook, seat: u32, code: &str) -> Money {
@@ -254,6 +254,7 @@ fn winners(rules: &PoolRules) -> impl Strategy<Value = Vec<Winner>> + use<> {
         code,
         bet: Some(bet),
         high: Some(high.parse::<Rank>().expect("a rank")),
+        at: None,
     });
     vec(one, 1..=5).prop_map(|mut winners| {
         let mut seats = BTreeSet::new();

@@ -255,6 +255,11 @@ impl ToWire for TableView {
             gold_turn: self.gold_turn.to_wire() as i32,
             displayed: amount(self.displayed),
             levels: self.levels.iter().map(LevelMeter::to_wire).collect(),
+            link_awards: self
+                .link_awards
+                .iter()
+                .map(|linked| pb::LinkAward { from_table_id: linked.from.to_string(), award: Some(linked.award.to_wire()) })
+                .collect(),
         }
     }
 }

@@ -192,7 +192,7 @@ pub(crate) fn calculate(rulebooks: &Rulebooks, round: &RoundFile) -> Result<Awar
                     text.parse::<Rank>().map_err(|problem| EngineError::invalid(&format!("winners[{index}].high"), problem))
                 })
                 .transpose()?;
-            Ok(Winner { seat: line.seat, code: line.code.clone().into(), bet, high })
+            Ok(Winner { seat: line.seat, code: line.code.clone().into(), bet, high, at: None })
         })
         .collect::<Result<Vec<Winner>, EngineError>>()?;
     let bank = pozo_engine::Bank::default();

@@ -82,6 +82,7 @@ impl Pending {
             Applied::Table(reply) => {
                 self.pools.insert(reply.view.pool_id.clone());
                 self.tables.insert(reply.view.table_id.clone());
+                self.tables.extend(reply.linked.iter().cloned());
             }
             Applied::Office(order) => {
                 self.pools.insert(order.facts.pool.clone());

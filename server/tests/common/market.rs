@@ -6,11 +6,23 @@ use pozo_server::config::{Config, KEYS_EMBEDDED};
 
 /// `layout` (name, text) with the IPLyC and market rulebooks and the example keys.
 fn with_market_rulebooks(layout: (&str, &str)) -> Config {
-    let texts = [
-        layout,
-        ("config/iplyc.toml", include_str!("../../../config/iplyc.toml")),
-        ("config/mercado.toml", include_str!("../../../config/mercado.toml")),
-    ];
+    with_market_rulebook(layout, MERCADO)
+}
+
+/// The market's rulebook as `config/mercado.toml` has it.
+pub const MERCADO: &str = include_str!("../../../config/mercado.toml");
+
+/// [`mercado`] with the market's rulebook text `mercado` (the example's, edited by a test).
+#[allow(dead_code)] // Not every test binary edits the rulebook.
+pub fn mercado_edited(mercado: &str) -> Config {
+    with_market_rulebook(
+        ("config/examples/mercado-casino.toml", include_str!("../../../config/examples/mercado-casino.toml")),
+        mercado,
+    )
+}
+
+fn with_market_rulebook(layout: (&str, &str), mercado: &str) -> Config {
+    let texts = [layout, ("config/iplyc.toml", include_str!("../../../config/iplyc.toml")), ("config/mercado.toml", mercado)];
     let texts = texts.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())).collect();
     Config::from_texts(texts).and_then(|config| config.with_keys(KEYS_EMBEDDED.0, KEYS_EMBEDDED.1)).expect("the market's example")
 }

@@ -110,7 +110,7 @@ pub(super) fn winner_of(line: &str) -> Option<pozo_engine::Winner> {
         ["prize", seat, code, high] => (seat, code, high.parse().ok()),
         _ => return None,
     };
-    Some(pozo_engine::Winner { seat: seat.parse().ok()?, code: (*code).into(), bet: None, high })
+    Some(pozo_engine::Winner { seat: seat.parse().ok()?, code: (*code).into(), bet: None, high, at: None })
 }
 
 pub(super) fn decimal(value: &serde_json::Value) -> Money {

@@ -106,6 +106,10 @@ pub struct State {
     /// The time of the entry being applied (`Context::time_ms`): the jornada a correction of an
     /// earlier jornada's meters is made in. Not state: every entry sets it.
     now_ms: u64,
+    /// The tables the table command being applied changed besides its own (an envy bonus across
+    /// the link shows on their panels): its reply names them, so their panels are pushed. Not
+    /// state: every table command starts it empty.
+    linked: Vec<TableId>,
 }
 
 impl State {
@@ -117,7 +121,7 @@ impl State {
         for table in &config.layout.tables {
             data.tables.insert(table.id.clone(), cmd::new_table(table));
         }
-        State { config, engine, data, now_ms: 0 }
+        State { config, engine, data, now_ms: 0, linked: Vec::new() }
     }
 
     /// The state a snapshot kept; its pools must balance and match the configuration.
@@ -133,7 +137,7 @@ impl State {
             return Err(format!("snapshot taken under configuration {}, not {}", snapshot.config_hash, config.hash));
         }
         let engine = Engine::restore(&config.rulebooks, &snapshot.pools).map_err(|error| error.to_string())?;
-        Ok(State { config, engine, data: snapshot.data, now_ms: 0 })
+        Ok(State { config, engine, data: snapshot.data, now_ms: 0, linked: Vec::new() })
     }
 
     /// A new journal's state taken from its predecessor's closing statement (`opened_from`
@@ -399,6 +403,7 @@ impl State {
         }
         // What the closing sheet needs from before the command (the grillos a close ends).
         let sheet = self.sheet_before(jornada, command);
+        self.linked.clear();
         let (outcome, awards) = self.table_op(context, &command.table_id, &command.op, command.card.as_ref())?;
         if let Some(sheet) = sheet {
             self.note_for_sheet(context, jornada, command, sheet);
@@ -415,6 +420,7 @@ impl State {
             outcome,
             awards,
             view,
+            linked: std::mem::take(&mut self.linked),
         };
         self.table_mut(&command.table_id).last_reply = Some(reply.clone());
         Ok(Applied::Table(reply))
@@ -553,7 +559,7 @@ pub(in crate::state) fn winners_of(table: &Table, entries: &[PrizeEntry], side_b
                         .castellano(format!("La carta más alta {} no es un valor de naipe: 2 a 10, J, Q, K o A.", text.trim()))
                 })?),
             };
-            Ok(Winner { seat: entry.seat, code: entry.code.clone(), bet: Some(bet), high })
+            Ok(Winner { seat: entry.seat, code: entry.code.clone(), bet: Some(bet), high, at: None })
         })
         .collect()
 }

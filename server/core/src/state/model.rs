@@ -10,7 +10,7 @@ use pozo_engine::{PoolFigures, PoolId, PrizeCode, TableId};
 use serde::{Deserialize, Serialize};
 
 use super::command::{Build, Card, OfficeCommand, OrderFacts};
-use super::panel::{AwardRecord, PrizeEntry, TableReply};
+use super::panel::{AwardRecord, LinkAward, PrizeEntry, TableReply};
 use super::proposal::Proposal;
 use super::refusal::{Refusal, invalid, precondition};
 use crate::config::KeyRecord;
@@ -202,6 +202,11 @@ pub struct Table {
     pub pending: Vec<PrizeEntry>,
     /// The awards accepted in this round.
     pub accepted: Vec<AwardRecord>,
+    /// What this table's seats won in another table's round of the link (an envy bonus across
+    /// the link, docs/readings.md "The envy bonus"): paid here, shown on the panel until this
+    /// table's FINALIZAR JUEGO. Absent from the record when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub link_awards: Vec<LinkAward>,
     pub instant_card: Option<Card>,
 }
 
@@ -306,6 +311,10 @@ pub struct PayoutOrder {
     pub generation: u32,
     /// When the prize was marked: a rejection takes it off that jornada's PPPA.
     pub time_ms: u64,
+    /// Where the round names tables (an envy bonus across the link), this award's table as the
+    /// round's book names it; None, and absent from the record, otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<TableId>,
     pub status: OrderStatus,
     /// The key that decided it.
     pub operator_id: String,
@@ -722,6 +731,7 @@ impl Data {
             journal_sequence,
             generation: self.generation,
             time_ms,
+            at: None,
             status: OrderStatus::Pending,
             operator_id: String::new(),
             operator_name: String::new(),

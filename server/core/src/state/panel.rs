@@ -28,6 +28,15 @@ pub struct AwardRecord {
     pub grants: Option<(PrizeCode, u32)>,
 }
 
+/// An award a seat of this table won in another table's round of the link (an envy bonus
+/// across the link): paid at this table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkAward {
+    /// The table whose hand gave it.
+    pub from: TableId,
+    pub award: AwardRecord,
+}
+
 /// What a table command answers; kept per table so a retry gets the same answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableReply {
@@ -37,6 +46,10 @@ pub struct TableReply {
     pub outcome: String,
     pub awards: Vec<AwardRecord>,
     pub view: TableView,
+    /// The other tables this command changed (across the link, their seats' envy awards): their
+    /// panels are pushed too. Absent from the record when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub linked: Vec<TableId>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -132,6 +145,10 @@ pub struct TableView {
     /// kept) as an earlier release's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub levels: Vec<LevelMeter>,
+    /// What its seats won this round in another table's round of the link (an envy bonus across
+    /// the link): to pay here. Empty, and absent, otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub link_awards: Vec<LinkAward>,
 }
 
 /// One level's meter as the signs and the table's panels show it (docs/readings.md, "Levels").

@@ -96,6 +96,7 @@ impl State {
             gold_turn,
             displayed: self.pool(&table.pool).displayed(),
             levels: level_meters(self.pool(&table.pool)),
+            link_awards: table.link_awards.clone(),
         })
     }
 }

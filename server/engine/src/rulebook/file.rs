@@ -896,14 +896,7 @@ fn envy_prize(
     }
     let scope = match envy.scope.as_str() {
         "table" => EnvyScope::Table,
-        // Across the link, the other tables' seats would be paid at the table that hit: not
-        // yet kept (docs/readings.md, "The envy bonus"); refused rather than paid wrong.
-        "link" => {
-            return Err(at.error(
-                "envy.scope",
-                "`link` is not supported yet: an envy bonus goes to the seats of the table that hit (`table`)",
-            ));
-        }
+        "link" => EnvyScope::Link,
         other => return Err(at.error("envy.scope", format!("`{other}` is not `table` or `link`"))),
     };
     let level = if envy.paid_by == "house" {
@@ -912,6 +905,17 @@ fn envy_prize(
         prize_level(at, "envy.paid_by", Some(&envy.paid_by), levels)
             .map_err(|_| at.error("envy.paid_by", format!("`{}` is not `house` nor a level of this pool", envy.paid_by)))?
     };
+    // Across the link, the bonus reaches tables of every bank: a level with a meter per bank
+    // could not say whose meter pays a seat of another bank (docs/readings.md, "The envy bonus").
+    if scope == EnvyScope::Link && levels[level].bank.is_some() {
+        return Err(at.error(
+            "envy.paid_by",
+            format!(
+                "`{}` keeps a meter per bank: an envy bonus across the link is paid by the house or by a level every table shares",
+                envy.paid_by
+            ),
+        ));
+    }
     let paid = Prize {
         code: PrizeCode::from(code),
         name: envy.name.0,
@@ -919,7 +923,8 @@ fn envy_prize(
         value: PrizeValue::Fixed { amount },
         grants: None,
         level,
-        games: hand.games.clone(),
+        // Across the link, a seat of any game of the pool may be envious.
+        games: if scope == EnvyScope::Link { Vec::new() } else { hand.games.clone() },
         envy: None,
         envy_of: Some(hand.code.clone()),
         venta_pagos_over: None,

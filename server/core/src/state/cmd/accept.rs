@@ -8,7 +8,7 @@ use pozo_engine::money::Money;
 
 use crate::state::command::OrderFacts;
 use crate::state::model::{Hit, LastWin, Phase, SeriesAward};
-use crate::state::panel::AwardRecord;
+use crate::state::panel::{AwardRecord, LinkAward};
 use crate::state::refusal::{engine_refusal, precondition};
 use crate::state::{Context, Done, POOL_HITS_KEPT, Refusal, State, jornada_and_hour, winners_of};
 
@@ -28,20 +28,12 @@ impl State {
         }
         let pool_id = table.pool.clone();
         let round = table.round;
-        let mut winners = winners_of(table, &table.pending, self.pool(&pool_id).rules().side_bet_for(table.game))?;
-        // The envy bonus: every other seat with a bet in force at the table wins it too
-        // (docs/readings.md, "The envy bonus"); each its own award, journaled with its seat.
-        let in_force: Vec<(u32, pozo_engine::money::Money)> = table
-            .seats
-            .iter()
-            .enumerate()
-            .filter_map(|(index, seat)| match &seat.bet {
-                crate::state::model::Bet::Registered { contribution, .. } => Some((index as u32 + 1, contribution.bet)),
-                _ => None,
-            })
-            .collect();
-        let envy = pozo_engine::envy_winners(self.pool(&pool_id).rules(), &winners, &in_force);
-        winners.extend(envy);
+        let winners = winners_of(table, &table.pending, self.pool(&pool_id).rules().side_bet_for(table.game))?;
+        // The envy bonus: every other seat with a bet in force at the table — or at every table
+        // of the link, as the rulebook says — wins it too (docs/readings.md, "The envy bonus");
+        // each its own award, journaled with its seat and, across the link, its table.
+        let in_force = self.in_force(&pool_id, table_id);
+        let winners = pozo_engine::with_envy(self.pool(&pool_id).rules(), winners, table_id, &in_force);
         // 3.5.1: the award is fixed now, from what the display shows now.
         let bank = self.bank_of(table_id);
         let settlement = self.engine.settle_round_at(&pool_id, &winners, Some(&bank)).map_err(engine_refusal)?;
@@ -79,25 +71,55 @@ impl State {
         settlement: &pozo_engine::Settlement,
     ) -> Vec<AwardRecord> {
         let Context { sequence, time_ms } = context;
-        let awards = self.file_orders(context, table_id, round, settlement);
-        // 3.7.3: what a roulette series was paid, should it be found invalid afterwards.
-        if self.data.tables[table_id].is_roulette() {
-            self.keep_series(context, table_id, &awards);
+        // Each award at its own table: the hitting table's, or across the link another's, each
+        // with its own round, orders, PPPA and series (docs/readings.md, "The envy bonus").
+        let mut tables: Vec<&TableId> = vec![table_id];
+        for award in &settlement.awards {
+            if let Some(at) = award.at.as_ref().filter(|at| !tables.contains(at)) {
+                tables.push(at);
+            }
         }
-        if awards.iter().any(|award| award.payout_order_id.is_some()) {
+        let mut home = Vec::new();
+        let mut any_order = false;
+        let mut all = Vec::new();
+        for table in tables {
+            let here: Vec<&pozo_engine::Award> =
+                settlement.awards.iter().filter(|award| award.at.as_ref().unwrap_or(table_id) == table).collect();
+            if here.is_empty() {
+                continue;
+            }
+            let at_home = table == table_id;
+            let table_round = if at_home { round } else { self.data.tables[table].round };
+            let awards = self.file_orders(context, table, table_round, &settlement.pool, &here);
+            // 3.7.3: what a roulette series was paid, should it be found invalid afterwards.
+            if self.data.tables[table].is_roulette() {
+                self.keep_series(context, table, &awards);
+            }
+            any_order |= awards.iter().any(|award| award.payout_order_id.is_some());
+            let day = jornada_and_hour(&self.config, time_ms);
+            let paid: Money = awards.iter().map(|award| award.award).sum();
+            {
+                let meters = self.day_mut(&day.0, table);
+                meters.pppa += paid;
+                meters.hours.entry(day.1).or_default().1 += paid;
+            }
+            all.extend(awards.iter().map(|award| (table.clone(), award.clone())));
+            if at_home {
+                home = awards;
+            } else {
+                let from = self.data.tables[table_id].id.clone();
+                self.linked.push(table.clone());
+                let linked = &mut self.table_mut(table).link_awards;
+                linked.extend(awards.into_iter().map(|award| LinkAward { from: from.clone(), award }));
+            }
+        }
+        if any_order {
             // Kept while an order of the round is pending: a rejection re-settles from it.
             let key = crate::state::model::round_key(self.data.generation, sequence);
             self.data.rounds.insert(key, settlement.book.clone());
         }
-        let day = jornada_and_hour(&self.config, time_ms);
-        let total = settlement.total_paid();
-        {
-            let meters = self.day_mut(&day.0, table_id);
-            meters.pppa += total;
-            meters.hours.entry(day.1).or_default().1 += total;
-        }
-        self.record_hits(context, table_id, &settlement.pool, &awards, total);
-        awards
+        self.record_hits(context, table_id, &settlement.pool, &all, settlement.total_paid());
+        home
     }
 
     /// The settlement's awards as the reply carries them, each with the payout order it
@@ -107,15 +129,15 @@ impl State {
         context: Context,
         table_id: &TableId,
         round: u64,
-        settlement: &pozo_engine::Settlement,
+        pool_id: &PoolId,
+        settled: &[&pozo_engine::Award],
     ) -> Vec<AwardRecord> {
         let Context { sequence, time_ms } = context;
-        let pool_id = settlement.pool.clone();
         let table_key = self.data.tables[table_id].id.clone();
         // The engine field alone: the payout orders below go into `self.data`.
-        let rules = self.engine.pool(&pool_id).expect("settled just above").rules();
-        let mut awards = Vec::with_capacity(settlement.awards.len());
-        for award in &settlement.awards {
+        let rules = self.engine.pool(pool_id).expect("settled just above").rules();
+        let mut awards = Vec::with_capacity(settled.len());
+        for award in settled {
             let percent = rules.prize(&award.code).is_some_and(|prize| matches!(prize.value, PrizeValue::Percent { .. }));
             // 3.5.2, 11.6.1.2, 15.8.2: percentages and awards over the rulebook's threshold go to
             // Venta-Pagos (docs/readings.md, "The Venta-Pagos threshold").
@@ -130,7 +152,11 @@ impl State {
                     code: award.code.clone(),
                     amount: award.award,
                 };
-                self.data.file_order(facts, sequence, time_ms)
+                let id = self.data.file_order(facts, sequence, time_ms);
+                if award.at.is_some() {
+                    Arc::make_mut(&mut self.data.orders).get_mut(&id).expect("just filed").at = award.at.clone();
+                }
+                id
             });
             awards.push(AwardRecord {
                 seat: award.seat,
@@ -167,15 +193,23 @@ impl State {
         }
     }
 
-    /// The pool's last hits and the cartel's last win, of the awards that paid money.
-    fn record_hits(&mut self, context: Context, table_id: &TableId, pool_id: &PoolId, awards: &[AwardRecord], total: Money) {
+    /// The pool's last hits and the cartel's last win, of the awards that paid money, each at
+    /// its own table; the last win is the hitting table's.
+    fn record_hits(
+        &mut self,
+        context: Context,
+        table_id: &TableId,
+        pool_id: &PoolId,
+        awards: &[(TableId, AwardRecord)],
+        total: Money,
+    ) {
         let Context { sequence, time_ms } = context;
         let table_key = self.data.tables[table_id].id.clone();
         let hits = Arc::make_mut(&mut self.data.hits).entry(pool_id.clone()).or_default();
         // The last hits are prizes that paid money: a bronze exchanged for silver is not one.
-        for award in awards.iter().filter(|award| award.award > Money::ZERO) {
+        for (table, award) in awards.iter().filter(|(_, award)| award.award > Money::ZERO) {
             hits.push_front(Hit {
-                table_id: table_key.clone(),
+                table_id: table.clone(),
                 seat: award.seat,
                 code: award.code.clone(),
                 amount: award.award,
@@ -185,7 +219,8 @@ impl State {
         }
         hits.truncate(POOL_HITS_KEPT);
         // The cartel shows a win that pays money; a bronze exchanged for silver pays none.
-        if let Some(top) = awards.iter().filter(|_| total > Money::ZERO).max_by_key(|award| award.award) {
+        let home = awards.iter().filter(|(table, _)| table == table_id).map(|(_, award)| award);
+        if let Some(top) = home.filter(|_| total > Money::ZERO).max_by_key(|award| award.award) {
             self.data.last_wins.insert(
                 pool_id.clone(),
                 LastWin {
@@ -197,5 +232,39 @@ impl State {
                 },
             );
         }
+    }
+
+    /// The seats with a side bet in force now: at `table_id`, and — where the pool's paytable
+    /// has an envy bonus across the link — at the pool's other tables, in the layout's order.
+    pub(in crate::state) fn in_force(&self, pool_id: &PoolId, table_id: &TableId) -> pozo_engine::InForce {
+        let registered = |table: &crate::state::model::Table| -> Vec<(u32, Money)> {
+            table
+                .seats
+                .iter()
+                .enumerate()
+                .filter_map(|(index, seat)| match &seat.bet {
+                    crate::state::model::Bet::Registered { contribution, .. } => Some((index as u32 + 1, contribution.bet)),
+                    _ => None,
+                })
+                .collect()
+        };
+        let here = registered(&self.data.tables[table_id]);
+        let across = self
+            .pool(pool_id)
+            .rules()
+            .prizes
+            .iter()
+            .any(|prize| prize.envy.as_ref().is_some_and(|envy| envy.scope == pozo_engine::EnvyScope::Link));
+        let elsewhere = if across {
+            self.data
+                .tables
+                .values()
+                .filter(|table| &table.pool == pool_id && &table.id != table_id)
+                .flat_map(|table| registered(table).into_iter().map(|(seat, bet)| (table.id.clone(), seat, bet)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        pozo_engine::InForce { here, elsewhere }
     }
 }

@@ -286,6 +286,7 @@ pub(in crate::state) fn new_table(table: &TableConfig) -> Table {
         seats: (0..table.seats).map(|_| Seat::new()).collect(),
         pending: Vec::new(),
         accepted: Vec::new(),
+        link_awards: Vec::new(),
         instant_card: None,
     }
 }

@@ -46,6 +46,7 @@ impl State {
         end_seats(&mut table.seats, &hits, roulette, (bronze_grant, silver_grant));
         table.pending.clear();
         table.accepted.clear();
+        table.link_awards.clear();
         table.phase = Phase::Betting;
         table.round += 1;
         let mut outcome = format!("FINALIZAR JUEGO: ronda {} terminada, paneles habilitados", table.round - 1);

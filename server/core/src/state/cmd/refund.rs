@@ -43,6 +43,7 @@ impl State {
         // 16.4.2.5.1): a winning box is not voided.
         if table.pending.iter().any(|entry| entry.seat == seat_number)
             || table.accepted.iter().any(|award| award.seat == seat_number)
+            || table.link_awards.iter().any(|linked| linked.award.seat == seat_number)
         {
             return Err(precondition(format!("seat {seat_number} has a prize entered; a winning box is not voided"))
                 .castellano(format!("Box {seat_number}: tiene un premio ingresado; un box ganador no se anula.")));

@@ -2,7 +2,8 @@
 
 use std::sync::Arc;
 
-use pozo_engine::PrizeCode;
+use pozo_engine::money::Money;
+use pozo_engine::{PrizeCode, TableId};
 
 use crate::state::command::{OfficeCommand, OrderFacts};
 use crate::state::model::{OrderStatus, PayoutOrder};
@@ -29,48 +30,68 @@ impl State {
                 order.order_id, order.journal_sequence
             ))
         })?;
-        // The other orders of the round still waiting for Venta-Pagos: (id, seat, code).
-        let waiting: Vec<(String, u32, PrizeCode)> = self
+        // The other orders of the round still waiting for Venta-Pagos: (id, table named, seat, code).
+        let waiting: Vec<(String, Option<TableId>, u32, PrizeCode)> = self
             .data
             .orders
             .values()
             .filter(|other| {
                 other.round_key() == round_sequence && other.status == OrderStatus::Pending && other.order_id != order.order_id
             })
-            .map(|other| (other.order_id.clone(), other.facts.seat, other.facts.code.clone()))
+            .map(|other| (other.order_id.clone(), other.at.clone(), other.facts.seat, other.facts.code.clone()))
             .collect();
-        let order_of = |seat: u32, code: &str| waiting.iter().find(|(_, s, c)| *s == seat && c == code).map(|(id, _, _)| id);
+        let order_of = |at: Option<&TableId>, seat: u32, code: &str| {
+            waiting.iter().find(|(_, t, s, c)| t.as_ref() == at && *s == seat && c == code).map(|(id, ..)| id)
+        };
         let rejection = self
             .engine
-            .reject_award(&mut book, order.facts.seat, &order.facts.code, |seat, code| order_of(seat, code).is_some())
+            .reject_award_at(&mut book, order.at.as_ref(), order.facts.seat, &order.facts.code, |at, seat, code| {
+                order_of(at, seat, code).is_some()
+            })
             .map_err(engine_refusal)?;
         // The re-settled orders carry their new amounts; the jornada and hour of the
-        // marking lose the rejected award and gain what the others were raised by.
-        let mut pppa_change = -rejection.returned;
+        // marking lose the rejected award and gain what the others were raised by, each at its
+        // own table (across the link, the book names it).
+        let mut pppa_change: Vec<(TableId, Money)> = vec![(order.facts.table_id.clone(), -rejection.returned)];
         for raised in &rejection.resettled {
-            pppa_change += raised.after - raised.before;
-            match order_of(raised.seat, &raised.code) {
+            let table = raised.at.clone().unwrap_or_else(|| order.facts.table_id.clone());
+            match pppa_change.iter_mut().find(|(at, _)| *at == table) {
+                Some((_, change)) => *change += raised.after - raised.before,
+                None => pppa_change.push((table.clone(), raised.after - raised.before)),
+            }
+            match order_of(raised.at.as_ref(), raised.seat, &raised.code) {
                 Some(id) => {
                     Arc::make_mut(&mut self.data.orders).get_mut(id).expect("a waiting order").facts.amount = raised.after
                 }
                 // An award fixed at zero, now worth money: the cashier pays it through its
                 // own order of the same round (docs/readings.md).
                 None => {
-                    let facts =
-                        OrderFacts { seat: raised.seat, code: raised.code.clone(), amount: raised.after, ..order.facts.clone() };
+                    let round = self.round_of(round_sequence, &table, order);
+                    let facts = OrderFacts {
+                        seat: raised.seat,
+                        code: raised.code.clone(),
+                        amount: raised.after,
+                        table_id: table.clone(),
+                        round,
+                        ..order.facts.clone()
+                    };
                     let id = self.data.file_order(facts, order.journal_sequence, order.time_ms);
                     // Of the round's own journal, carried or not.
-                    Arc::make_mut(&mut self.data.orders).get_mut(&id).expect("just filed").generation = order.generation;
+                    let filed = Arc::make_mut(&mut self.data.orders).get_mut(&id).expect("just filed");
+                    filed.generation = order.generation;
+                    filed.at = raised.at.clone();
                 }
             }
         }
-        self.amend_pppa(order.time_ms, &order.facts.table_id, &order.facts.pool, pppa_change);
+        for (table, change) in &pppa_change {
+            self.amend_pppa(order.time_ms, table, &order.facts.pool, *change);
+        }
         self.data.rounds.insert(round_sequence, book);
         // A prize held in custody through this order (11.8.3.2.2) is held no more; those
         // re-settled are held for their new amounts.
         self.follow_order_in_custody(&order.order_id, true, context);
         for raised in &rejection.resettled {
-            if let Some(id) = order_of(raised.seat, &raised.code) {
+            if let Some(id) = order_of(raised.at.as_ref(), raised.seat, &raised.code) {
                 self.follow_order_in_custody(id, false, context);
             }
         }
@@ -80,6 +101,21 @@ impl State {
         let order = order.clone();
         self.forget_decided_round(round_sequence);
         Ok(Applied::Office(order))
+    }
+
+    /// The round number at `table` of the round `round_sequence` keeps: the rejected order's own
+    /// where it is of that table, another order's of that table and round, or — for a seat across
+    /// the link none of whose awards went to Venta-Pagos — the round the table is in now.
+    fn round_of(&self, round_sequence: u64, table: &TableId, order: &PayoutOrder) -> u64 {
+        if *table == order.facts.table_id {
+            return order.facts.round;
+        }
+        self.data
+            .orders
+            .values()
+            .find(|other| other.round_key() == round_sequence && other.facts.table_id == *table)
+            .map(|other| other.facts.round)
+            .unwrap_or_else(|| self.data.tables.get(table).map(|t| t.round).unwrap_or_default())
     }
 
     /// Drops a round's book once none of its orders is pending: nothing can undo it now.
