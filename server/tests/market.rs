@@ -378,3 +378,95 @@ async fn an_envy_bonus_across_the_link_is_paid_at_every_table_of_the_link_each_a
     assert!(client.view("CP2").await.link_awards.is_empty());
     server.stop().await;
 }
+
+fn retire_level(pool: &str, level: &str, to: &str) -> pb::propose_change::What {
+    pb::propose_change::What::RetireLevel(pb::LevelRetirement {
+        pool_id: pool.to_owned(),
+        level: level.to_owned(),
+        to_level: to.to_owned(),
+    })
+}
+
+fn level_balance(report: &pb::PoolReport, name: &str) -> Money {
+    let level = report.levels.iter().find(|level| level.name == name).unwrap_or_else(|| panic!("level {name}: {report:?}"));
+    money(&level.balance) + money(&level.reserve)
+}
+
+// Proves a level is retired by procedure, never dropped (docs/readings.md, "Retiring a level"):
+// refused while it still takes a share of the bets; a change sets the Minor's share to 0, gives it
+// to the Major and moves the Minor's prize there (in force after the Grand's next hit); the
+// retirement, approved by two people, moves the Minor's whole balance to the Major, booked as a
+// transfer, the pool's balance unchanged; the Minor leaves the signs and panels but stays, frozen,
+// in Reports/Pool; a second retirement and a change feeding it again are refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_level_is_retired_by_procedure_its_money_moved_to_another_level() {
+    let server = TestServer::with_config(mercado()).await;
+    let mut client = server.client().await;
+    let refused = change(&client, CARLA, propose(retire_level("mercado-blackjack", "Minor", "Major"))).await.expect_err("fed");
+    assert_eq!(refused.code(), Code::FailedPrecondition, "{refused:?}");
+    assert!(refused.message().contains("still takes 0.03"), "{refused:?}");
+    let refused = change(&client, CARLA, propose(retire_level("mercado-blackjack", "Grand", "Major"))).await.expect_err("first");
+    assert!(refused.message().contains("retire the pool instead"), "{refused:?}");
+
+    let text = include_str!("../../config/mercado.toml");
+    let minor = "name = \"Minor\"\nshare = \"0.03\"";
+    let major = "name = \"Major\"\nshare = \"0.05\"";
+    let aces = "code = \"CUATRO_ASES\"\nname = \"Cuatro ases\"\narticle = \"Minor\"\npays = \"percent\"\npercent = \"100\"\nlevel = \"Minor\"";
+    for from in [minor, major, aces] {
+        assert_eq!(text.matches(from).count(), 1, "{from}");
+    }
+    let unfed = text
+        .replacen(minor, "name = \"Minor\"\nshare = \"0\"", 1)
+        .replacen(major, "name = \"Major\"\nshare = \"0.08\"", 1)
+        .replacen(aces, &aces.replace("level = \"Minor\"", "level = \"Major\""), 1);
+    let proposed = change(&client, CARLA, propose(file_change("mercado.toml", &unfed))).await.expect("proposed");
+    assert_eq!(change(&client, DIEGO, approve(&proposed)).await.expect("approved").status, "PROGRAMADO");
+    // Bets feed every level; the Grand's hit puts the change in force.
+    client.ok("B1", open()).await;
+    for seat in [1, 2, 3] {
+        client.ok("B1", sell(seat, 5)).await;
+        client.ok("B1", press(seat)).await;
+    }
+    client.ok("B1", start()).await;
+    client.ok("B1", prize(1, "TRES_SIETES_CORAZONES")).await;
+    client.ok("B1", accept()).await;
+    client.ok("B1", finish()).await;
+    let orders = client.orders().await;
+    for order in orders.iter().filter(|order| order.status == "pendiente") {
+        client.confirm(&order.order_id, "F-9").await.expect("paid");
+    }
+    assert_eq!(proposals(&client, CARLA).await[0].status, "EN VIGOR");
+
+    let before = client.pool("mercado-blackjack").await;
+    let (minor_before, major_before) = (level_balance(&before, "Minor"), level_balance(&before, "Major"));
+    assert!(minor_before > Money::ZERO);
+    let proposed =
+        change(&client, CARLA, propose(retire_level("mercado-blackjack", "Minor", "Major"))).await.expect("now it may be");
+    assert!(proposed.summary.contains("Retiro del nivel Minor del pozo mercado-blackjack"), "{proposed:?}");
+    assert_eq!(change(&client, DIEGO, approve(&proposed)).await.expect("approved").status, "EN VIGOR");
+    let after = client.pool("mercado-blackjack").await;
+    assert_eq!(level_balance(&after, "Minor"), Money::ZERO);
+    assert_eq!(level_balance(&after, "Major"), major_before + minor_before, "the whole Minor, to the centavo");
+    assert_eq!(money(&after.balance) + money(&after.reserve), money(&before.balance) + money(&before.reserve));
+    assert!(money(&after.transfers_in) > Money::ZERO && after.transfers_in == after.transfers_out, "{after:?}");
+    // Off the panels and signs, kept in the reports.
+    let view = client.view("B1").await;
+    let names: Vec<&str> = view.levels.iter().map(|level| level.name.as_str()).collect();
+    assert_eq!(names, ["Grand", "Major", "Mini"]);
+    // Bets go on; the retired level takes nothing.
+    client.ok("B1", press(1)).await;
+    client.ok("B1", start()).await;
+    assert_eq!(level_balance(&client.pool("mercado-blackjack").await, "Minor"), Money::ZERO);
+    client.ok("B1", finish()).await;
+    // Retired once; never fed again.
+    let refused = change(&client, CARLA, propose(retire_level("mercado-blackjack", "Minor", "Major"))).await.expect_err("again");
+    assert!(refused.message().contains("retired already"), "{refused:?}");
+    let fed_again = unfed.replacen("name = \"Minor\"\nshare = \"0\"", "name = \"Minor\"\nshare = \"0.01\"", 1).replacen(
+        "name = \"Major\"\nshare = \"0.08\"",
+        "name = \"Major\"\nshare = \"0.07\"",
+        1,
+    );
+    let refused = change(&client, CARLA, propose(file_change("mercado.toml", &fed_again))).await.expect_err("fed again");
+    assert!(refused.message().contains("level `Minor` is retired"), "{refused:?}");
+    server.stop().await;
+}

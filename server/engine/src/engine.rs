@@ -123,6 +123,25 @@ impl Engine {
                     format!("pool `{}`: the first level stays `{}` (its balances are the pool's own)", rules.id, first.name),
                 ));
             }
+            // A retired level stays retired: nothing feeds it or is paid from it again.
+            for (index, level) in had.iter().enumerate().skip(1).filter(|(index, _)| pool.level(*index).is_retired()) {
+                let Some(now) = rules.levels.iter().position(|new| new.name == level.name) else { continue };
+                let fed = !rules.levels[now].share.is_zero() || !rules.levels[now].reserve_share.is_zero();
+                let paid = rules.prizes.iter().any(|prize| prize.level == now);
+                let overflowed = rules
+                    .levels
+                    .iter()
+                    .any(|other| matches!(other.cap, Some((_, crate::rulebook::Overflow::Level(at))) if at == now));
+                if fed || paid || overflowed {
+                    return Err(EngineError::invalid(
+                        "rulebooks",
+                        format!(
+                            "pool `{}`: level `{}` is retired (index {index}): its share and reserve share stay 0 and no prize or overflow goes to it",
+                            rules.id, level.name
+                        ),
+                    ));
+                }
+            }
             if had.is_empty() && !rules.levels.is_empty() {
                 return Err(EngineError::invalid(
                     "rulebooks",
@@ -264,6 +283,11 @@ impl Engine {
         let (balance, reserve) = self.pool_mut(&pool)?.retire();
         let to_balance_after = self.pool_mut(&to)?.transfer_in(balance + reserve);
         Ok(Retirement { pool, to, balance, reserve, to_balance_after })
+    }
+
+    /// Retires level `level` of `pool` into its level `to` ([`Pool::retire_level`]).
+    pub fn retire_level(&mut self, pool: &str, level: &str, to: &str) -> Result<crate::moves::LevelRetirement, EngineError> {
+        self.pool_mut(pool)?.retire_level(level, to)
     }
 
     /// Corrects the main balance of `pool` by `amount`, up or down ([`Pool::adjust`]).

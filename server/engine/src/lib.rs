@@ -42,7 +42,7 @@ pub use ids::{PoolId, PrizeCode, TableId};
 #[doc(hidden)]
 pub use money::__dec;
 pub use money::{Money, format_ars};
-pub use moves::{Retirement, Transfer};
+pub use moves::{LevelRetirement, Retirement, Transfer};
 pub use pool::{Contribution, LevelContribution, LevelView, Meters, Pool, PoolState, Reversal};
 pub use reconcile::{PoolFigures, Reconciliation};
 pub use reject::{Rejection, Resettled};

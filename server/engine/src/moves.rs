@@ -24,6 +24,7 @@ use crate::error::EngineError;
 use crate::ids::PoolId;
 use crate::money::{BALANCE_MAX, CENT, Money, is_multiple_of};
 use crate::pool::Pool;
+use crate::rulebook::Overflow;
 
 /// What one transfer moved, and the main balances it left.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -67,7 +68,104 @@ fn check_amount(field: &str, amount: Money) -> Result<(), EngineError> {
     Ok(())
 }
 
+/// What one level's retirement moved: every meter of the level (each bank's, for a banked
+/// level), main and reserve, into the main balance of another level of the same pool.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LevelRetirement {
+    pub pool: PoolId,
+    pub level: String,
+    pub to: String,
+    pub balance: Money,
+    pub reserve: Money,
+    pub to_balance_after: Money,
+}
+
 impl Pool {
+    /// Retires level `level` into level `to` of this pool (docs/readings.md, "Retiring a level"):
+    /// everything it holds, main and reserve, every bank's meter of it, goes to `to`'s main
+    /// balance, booked as transfers on each level's meters; the level is then retired: it shows
+    /// nothing, its meters stay, frozen, and no money moves in it again. Only a level nothing
+    /// feeds or pays any more: its share and reserve share already 0 (a change), no prize, envy
+    /// or overflow paid from or into it. The first level (the pool's own balances) is never
+    /// retired alone: the pool is. Refused, it changes nothing.
+    pub fn retire_level(&mut self, level: &str, to: &str) -> Result<LevelRetirement, EngineError> {
+        self.check_not_retired("pool")?;
+        let rules = self.shared_rules();
+        let index = |field: &str, name: &str| {
+            rules
+                .levels
+                .iter()
+                .position(|rules| rules.name == name && !rules.house)
+                .ok_or_else(|| EngineError::invalid(field, format!("`{name}` is not a level of pool `{}`", rules.id)))
+        };
+        let (from, into) = (index("level", level)?, index("to", to)?);
+        if from == 0 {
+            return Err(EngineError::invalid(
+                "level",
+                format!(
+                    "`{level}` is the first level of pool `{}`: it holds the pool's own balances; retire the pool instead",
+                    rules.id
+                ),
+            ));
+        }
+        if from == into {
+            return Err(EngineError::invalid("to", "a retired level's money goes to another level"));
+        }
+        let retiring = &rules.levels[from];
+        if !retiring.share.is_zero() || !retiring.reserve_share.is_zero() {
+            return Err(EngineError::not_now(
+                "level",
+                format!(
+                    "level `{level}` still takes {} of each bet ({} to its reserve): set both to 0 first, by a change",
+                    retiring.share, retiring.reserve_share
+                ),
+            ));
+        }
+        if let Some(prize) = rules.prizes.iter().find(|prize| prize.level == from) {
+            return Err(EngineError::not_now(
+                "level",
+                format!("`{}` is still paid from level `{level}`: move it to another level first, by a change", prize.code),
+            ));
+        }
+        if let Some(feeding) = rules.levels.iter().find(|other| matches!(other.cap, Some((_, Overflow::Level(at))) if at == from))
+        {
+            return Err(EngineError::not_now(
+                "level",
+                format!("level `{}` overflows into `{level}`: send its overflow elsewhere first, by a change", feeding.name),
+            ));
+        }
+        if rules.levels[into].bank.is_some() {
+            return Err(EngineError::invalid(
+                "to",
+                format!("level `{to}` keeps a meter per bank: a retired level's money goes to a level every table shares"),
+            ));
+        }
+        if self.level(from).is_retired() {
+            return Err(EngineError::not_now("level", format!("level `{level}` is retired already")));
+        }
+        if into > 0 && self.level(into).is_retired() {
+            return Err(EngineError::not_now("to", format!("level `{to}` is retired: no money moves in it")));
+        }
+        let held: Money = self.level_meters_of(from).map(|meter| meter.main_balance() + meter.main_reserve()).sum();
+        self.level(into).check_room("to", held)?;
+        let (mut balance, mut reserve) = (Money::ZERO, Money::ZERO);
+        for meter in self.level_meters_of_mut(from) {
+            let (main, set_aside) = meter.retire();
+            balance += main;
+            reserve += set_aside;
+        }
+        let to_balance_after = self.level_mut(into).transfer_in(balance + reserve);
+        self.assert_conservation();
+        Ok(LevelRetirement {
+            pool: rules.id.clone(),
+            level: level.to_owned(),
+            to: to.to_owned(),
+            balance,
+            reserve,
+            to_balance_after,
+        })
+    }
+
     /// Corrects the main balance by `amount`: up when positive, down when negative, a
     /// documented correction approved outside the engine. Non-zero, whole centavos, never
     /// leaving the balance negative nor over [`BALANCE_MAX`]; refused in a retired pool.

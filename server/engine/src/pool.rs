@@ -253,6 +253,9 @@ pub struct LevelView {
     /// For a banked level, the bank (flor or salon) whose meter this is (also in `name`:
     /// "Major · F2").
     pub bank: Option<String>,
+    /// Retired by the procedure (`moves.rs`, [`Pool::retire_level`]): it holds nothing, its meters
+    /// stay, frozen, in the reports; off the signs and the panels.
+    pub retired: bool,
 }
 
 /// What reversing a bet did, including any replenishment it forced.
@@ -385,7 +388,16 @@ impl Pool {
                 Some(meter) => meter,
                 None => {
                     opened.push(key.clone());
-                    Pool::open(Arc::new(self.rules.level_rules(key.0)))
+                    let rules = Arc::new(self.rules.level_rules(key.0));
+                    if self.levels[key.0 - 1].retired {
+                        // A retired level opens no new bank's meter at its reset: the house
+                        // seeds nothing in it (docs/readings.md, "Retiring a level").
+                        let mut meter = Pool::placeholder(rules);
+                        meter.mark_retired();
+                        meter
+                    } else {
+                        Pool::open(rules)
+                    }
                 }
             };
             let placeholder = std::mem::replace(&mut self.levels[key.0 - 1], meter);
@@ -562,6 +574,18 @@ impl Pool {
         self.levels.iter().chain(self.banks.values())
     }
 
+    /// Every meter of further level `index` (≥ 1): the level's own, and each bank's of a banked one.
+    pub(crate) fn level_meters_of(&self, index: usize) -> impl Iterator<Item = &Pool> {
+        std::iter::once(&self.levels[index - 1])
+            .chain(self.banks.iter().filter(move |((at, _), _)| *at == index).map(|(_, meter)| meter))
+    }
+
+    /// [`Pool::level_meters_of`], mutable.
+    pub(crate) fn level_meters_of_mut(&mut self, index: usize) -> impl Iterator<Item = &mut Pool> {
+        std::iter::once(&mut self.levels[index - 1])
+            .chain(self.banks.iter_mut().filter(move |((at, _), _)| *at == index).map(|(_, meter)| meter))
+    }
+
     /// Each level as the signs and reports read it, first level first; one in a pool of one
     /// level; a banked level once per bank whose meter is open, its bank named.
     pub fn levels(&self) -> Vec<LevelView> {
@@ -578,6 +602,7 @@ impl Pool {
             meters: level.meters.clone(),
             house: self.rules.levels.get(index).is_some_and(|rules| rules.house),
             bank: bank.map(str::to_owned),
+            retired: level.retired && index > 0,
         };
         let mut views = Vec::with_capacity(self.levels.len() + self.banks.len() + 1);
         for (index, level) in std::iter::once(self).chain(&self.levels).enumerate() {
@@ -900,6 +925,11 @@ impl Pool {
     }
 
     /// Level `index` of the pool: the pool itself for the first, a further level otherwise.
+    pub(crate) fn level(&self, index: usize) -> &Pool {
+        if index == 0 { self } else { &self.levels[index - 1] }
+    }
+
+    /// Level `index` of the pool, mutable.
     pub(crate) fn level_mut(&mut self, index: usize) -> &mut Pool {
         if index == 0 { self } else { &mut self.levels[index - 1] }
     }

@@ -83,6 +83,10 @@ pub(super) enum ChangeCommand {
         /// A pool retired, its money to another: `POOL:TO`.
         #[arg(long, value_name = "POOL:TO", conflicts_with_all = ["settings", "adjust"])]
         retire_pool: Option<String>,
+        /// A level retired, its money to another level of the same pool: `POOL:LEVEL:TO`
+        /// (`mercado-blackjack:Minor:Major`).
+        #[arg(long, value_name = "POOL:LEVEL:TO", conflicts_with_all = ["settings", "adjust", "retire_pool", "transfer"])]
+        retire_level: Option<String>,
         /// A documented adjustment: `POOL:AMOUNT` (signed: `iplyc-ruleta:-150.00`).
         #[arg(long, value_name = "POOL:AMOUNT", conflicts_with = "settings")]
         adjust: Option<String>,
@@ -171,10 +175,21 @@ fn payload_of(command: ChangeCommand) -> anyhow::Result<(Signer, pb::ChangeComma
         ChangeCommand::Withdraw { signer, proposal_id, reason } => {
             (signer, C::Withdraw(pb::WithdrawChange { proposal_id, reason }))
         }
-        ChangeCommand::Propose { signer, reason, authorisation, transfer, retire_pool, adjust, .. }
-            if transfer.is_some() || retire_pool.is_some() || adjust.is_some() =>
+        ChangeCommand::Propose { signer, reason, authorisation, transfer, retire_pool, retire_level, adjust, .. }
+            if transfer.is_some() || retire_pool.is_some() || retire_level.is_some() || adjust.is_some() =>
         {
-            let what = money_move(transfer, retire_pool, adjust)?;
+            let what = match retire_level {
+                Some(retire) => {
+                    let parts: Vec<&str> = retire.split(':').collect();
+                    let [pool, level, to] = parts[..] else { anyhow::bail!("--retire-level: `{retire}` is not POOL:LEVEL:TO") };
+                    pb::propose_change::What::RetireLevel(pb::LevelRetirement {
+                        pool_id: pool.into(),
+                        level: level.into(),
+                        to_level: to.into(),
+                    })
+                }
+                None => money_move(transfer, retire_pool, adjust)?,
+            };
             (signer, C::Propose(pb::ProposeChange { reason, authorisation, what: Some(what) }))
         }
         ChangeCommand::Propose {

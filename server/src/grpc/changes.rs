@@ -75,6 +75,9 @@ pub(crate) fn proposed_of(handle: &Handle, what: pb::propose_change::What) -> Re
         pb::propose_change::What::RetirePool(retire) => {
             Proposed::RetirePool { pool: retire.pool_id.into(), to: retire.to_pool_id.into() }
         }
+        pb::propose_change::What::RetireLevel(retire) => {
+            Proposed::RetireLevel { pool: retire.pool_id.into(), level: retire.level, to: retire.to_level }
+        }
         pb::propose_change::What::Adjust(adjust) => {
             Proposed::Adjust { pool: adjust.pool_id.into(), amount: amount("amount", adjust.amount)? }
         }
@@ -120,6 +123,7 @@ pub(crate) fn proposal_wire(proposal: &Proposal, now_ms: u64) -> pb::Proposal {
         Proposed::Configuration { .. } => "configuration",
         Proposed::Transfer { .. } => "transfer",
         Proposed::RetirePool { .. } => "retire_pool",
+        Proposed::RetireLevel { .. } => "retire_level",
         Proposed::Adjust { .. } => "adjust",
     };
     pb::Proposal {

@@ -48,7 +48,7 @@ fn level_amounts(pool: &pozo_engine::Pool) -> Vec<pb::Level> {
     }
     pool.levels()
         .into_iter()
-        .filter(|level| !level.house)
+        .filter(|level| !level.house && !level.retired)
         .map(|level| pb::Level {
             name: level.name.unwrap_or_default(),
             balance: amount(level.balance),

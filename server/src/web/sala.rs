@@ -70,7 +70,7 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
             } else {
                 pool.levels()
                     .into_iter()
-                    .filter(|level| !level.house)
+                    .filter(|level| !level.house && !level.retired)
                     .map(|level| (level.name.unwrap_or_default(), view::pesos(level.displayed), view::pesos(level.balance)))
                     .collect()
             };

@@ -99,7 +99,7 @@ fn status_of(web: &Web) -> crate::read::status::Status {
                 } else {
                     pool.levels()
                         .into_iter()
-                        .filter(|level| !level.house)
+                        .filter(|level| !level.house && !level.retired)
                         .map(|level| LevelStatus {
                             name: level.name.unwrap_or_default(),
                             balance: level.balance,

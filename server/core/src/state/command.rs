@@ -181,6 +181,9 @@ pub enum Proposed {
     Transfer { from: PoolId, to: PoolId, amount: Money },
     /// A pool no table feeds any more: its balance and reserve go to `to`, its meters stay, frozen.
     RetirePool { pool: PoolId, to: PoolId },
+    /// A level nothing feeds or pays any more: its money goes to level `to` of the same pool,
+    /// its meters stay, frozen (docs/readings.md, "Retiring a level").
+    RetireLevel { pool: PoolId, level: String, to: String },
     /// A documented correction of a pool's balance, up (positive) or down (negative).
     Adjust { pool: PoolId, amount: Money },
 }

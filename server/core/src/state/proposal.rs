@@ -116,6 +116,9 @@ impl Proposal {
                 format!("Transferencia de {} del pozo {from} al pozo {to}", format_ars(*amount))
             }
             Proposed::RetirePool { pool, to } => format!("Retiro del pozo {pool}: su saldo y su reserva pasan al pozo {to}"),
+            Proposed::RetireLevel { pool, level, to } => {
+                format!("Retiro del nivel {level} del pozo {pool}: su saldo y su reserva pasan al nivel {to}")
+            }
             Proposed::Adjust { pool, amount } if *amount < Money::ZERO => {
                 format!("Ajuste del pozo {pool}: − {}", format_ars(amount.abs()))
             }

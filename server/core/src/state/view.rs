@@ -111,7 +111,7 @@ pub fn level_meters(pool: &pozo_engine::Pool) -> Vec<LevelMeter> {
     }
     pool.levels()
         .into_iter()
-        .filter(|level| !level.house)
+        .filter(|level| !level.house && !level.retired)
         .map(|level| LevelMeter { name: level.name.unwrap_or_default(), displayed: level.displayed, reset: level.reset })
         .collect()
 }

@@ -9,7 +9,7 @@ use pozo_engine::money::Money;
 use crate::config::{Config, Role, Subject, stable_name};
 use crate::state::command::{ChangeCommand, ChangeOp, Effect, Proposed};
 use crate::state::proposal::{PROPOSALS_KEPT, Person, Proposal, ProposalStatus, REASON_CHARS_MAX};
-use crate::state::refusal::{denied, invalid, not_found, precondition};
+use crate::state::refusal::{denied, engine_refusal, invalid, not_found, precondition};
 use crate::state::view::Applied;
 use crate::state::{Context, Refusal, State};
 
@@ -207,6 +207,11 @@ impl State {
                     return Err(invalid("to: a retired pool's money goes to another pool")
                         .castellano("El dinero de un pozo retirado va a otro pozo."));
                 }
+            }
+            Proposed::RetireLevel { pool, level, to } => {
+                known("pool", pool)?;
+                // Checked on a copy now, as the approval will: refused at once, naming the rule.
+                self.engine.clone().retire_level(pool, level, to).map_err(engine_refusal)?;
             }
             Proposed::Adjust { pool, amount } => {
                 known("pool", pool)?;

@@ -9,7 +9,7 @@ use pozo_engine::PoolId;
 
 use crate::config::{Config, Subject, TableConfig};
 use crate::state::command::{Effect, Proposed};
-use crate::state::model::{Bet, Phase, Seat, Table};
+use crate::state::model::{Bet, OrderStatus, Phase, Seat, Table};
 use crate::state::proposal::{Proposal, ProposalStatus};
 use crate::state::refusal::{engine_refusal, precondition};
 use crate::state::{Context, Refusal, State};
@@ -53,6 +53,36 @@ impl State {
                     )));
                 }
                 self.engine.retire(pool, to).map_err(engine_refusal)?;
+                self.in_force_now(context, proposal);
+            }
+            Proposed::RetireLevel { pool, level, to } => {
+                // Nothing of the level may still move: no bet in force at the pool's tables (a
+                // reversal takes back what a bet gave each level), no order pending (a rejection
+                // returns an award to the level that paid it).
+                if let Some(table) = self.data.tables.values().find(|table| table.pool == *pool && table.phase != Phase::Betting)
+                {
+                    return Err(precondition(format!(
+                        "pool: table {} of pool `{pool}` is in a round; a level is retired between rounds",
+                        table.id
+                    ))
+                    .castellano(format!(
+                        "La mesa {} del pozo {pool} está en una ronda: un nivel se retira entre rondas.",
+                        table.id
+                    )));
+                }
+                if let Some(order) =
+                    self.data.orders.values().find(|order| order.facts.pool == *pool && order.status == OrderStatus::Pending)
+                {
+                    return Err(precondition(format!(
+                        "pool: order {} of pool `{pool}` is pending at Venta-Pagos; a level is retired once none is",
+                        order.order_id
+                    ))
+                    .castellano(format!(
+                        "La orden {} del pozo {pool} está pendiente en Venta-Pagos: un nivel se retira cuando no queda ninguna.",
+                        order.order_id
+                    )));
+                }
+                self.engine.retire_level(pool, level, to).map_err(engine_refusal)?;
                 self.in_force_now(context, proposal);
             }
             Proposed::Adjust { pool, amount } => {
