@@ -83,7 +83,39 @@ pub(crate) struct LevelLine<'a> {
 pub(crate) struct AwardLine<'a> {
     pub(crate) seat: u32,
     pub(crate) code: &'a str,
+    /// The level that paid it, as the paytable names it ("Grand"; "Pagado por la casa" for a
+    /// prize or an envy bonus the house pays); left out in a pool of one level
+    /// (docs/readings.md, "Levels").
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub(crate) level: &'a str,
+    /// An envy bonus: won by a seat for another seat's hand (docs/readings.md, "The envy
+    /// bonus"); left out otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) envy: bool,
     pub(crate) award: String,
+    pub(crate) payout_order_id: &'a str,
+}
+
+/// An award of the round on the panel (docs/agent.md §3, `awards`): what ACEPTAR fixed for a
+/// seat, shown until the table moves to its next round, so that the monitor says which level
+/// paid it and how much, and whether it waits for Venta-Pagos (3.5.2).
+#[derive(Debug, Serialize)]
+pub(crate) struct PanelAward<'a> {
+    pub(crate) seat: u32,
+    pub(crate) code: &'a str,
+    /// The prize's name in the paytable ("Tres sietes de corazones"); left out when the
+    /// paytable was not read.
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub(crate) name: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub(crate) level: &'a str,
+    /// Paid with the house's money, from no meter (the house's level).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) house: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) envy: bool,
+    pub(crate) award: &'a str,
+    /// Set when the award is paid through Venta-Pagos (PENDIENTE DE PAGO), not at the table.
     pub(crate) payout_order_id: &'a str,
 }
 
@@ -116,6 +148,10 @@ pub(crate) struct Panel<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) sequence: Option<u64>,
     pub(crate) seats: Vec<SeatLine>,
+    /// The awards ACEPTAR fixed in the table's current round, each its own (an envy bonus
+    /// for each seat that won one); left out when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) awards: Vec<PanelAward<'a>>,
     /// The panel's number, counted from 1 (left out while comparing with the last one printed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) panel: Option<u64>,

@@ -77,3 +77,45 @@ async fn the_agent_prints_each_levels_meter_and_what_each_prize_pays() {
         .expect("the server stops in time")
         .expect("the server stopped cleanly");
 }
+
+// Proves the panel carries the round's awards (docs/agent.md §3, `awards`): at B1 the Mini's
+// prize for box 3, fixed at ACEPTAR (3.5.1), with its name and the level that paid it, to
+// Venta-Pagos as every percentage prize is (3.5.2); the `ack` names the level too; and the
+// next round's panel (after FINALIZAR JUEGO) carries none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_panel_carries_the_rounds_awards_with_their_level_until_the_next_round() {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let start = pozo_server::Embedded::start(mercado(), directory.path(), Default::default());
+    let server = tokio::time::timeout(WAIT, start).await.expect("the server starts in time").expect("the server started");
+    let mut link = Agent::spawn(&server.url, "B1", table_key("B1"));
+    link.out.find_anywhere("B1's paytable", WAIT, |value| kind(value) == "prizes").await;
+    link.live().await;
+    for line in ["open", "credits 3 5", "press 3", "start", "prize 3 TRES_SIETES", "finish"] {
+        link.ack(line).await;
+    }
+    let accepted = link.ack("accept").await;
+    let award = &accepted["awards"][0];
+    assert_eq!((&award["seat"], &award["level"]), (&json!(3), &json!("Mini")), "{accepted}");
+    let fixed = award["award"].as_str().expect("an amount").to_owned();
+    let order = award["payout_order_id"].as_str().expect("an order").to_owned();
+    assert!(!order.is_empty(), "a percentage prize goes to Venta-Pagos: {accepted}");
+    let panel = link
+        .out
+        .find_anywhere("the panel with the award", WAIT, |value| kind(value) == "panel" && value["awards"].is_array())
+        .await;
+    assert_eq!(
+        panel.value["awards"],
+        json!([{"seat": 3, "code": "TRES_SIETES", "name": "Tres sietes", "level": "Mini", "award": fixed, "payout_order_id": order}]),
+        "{}",
+        panel.text
+    );
+    link.ack("finish").await;
+    let next =
+        link.out.find_anywhere("the next round's panel", WAIT, |value| kind(value) == "panel" && value["round"] == 2).await;
+    assert!(!next.text.contains("awards"), "the last round's awards are gone: {}", next.text);
+    link.stop().await;
+    tokio::time::timeout(PROCESS_WAIT, server.stop())
+        .await
+        .expect("the server stops in time")
+        .expect("the server stopped cleanly");
+}

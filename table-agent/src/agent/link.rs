@@ -149,6 +149,9 @@ impl Agent {
         match tokio::time::timeout(ATTEMPT_TIMEOUT, client.prizes(envelope.clone())).await {
             Ok(Ok(list)) => {
                 let list = list.into_inner();
+                // Kept to name the awards and their levels on the panel.
+                self.shared.lock().await.paytable =
+                    list.prizes.iter().map(|prize| (prize.code.clone(), super::Paid::of(prize))).collect();
                 let prizes = list
                     .prizes
                     .iter()

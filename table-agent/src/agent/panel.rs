@@ -5,7 +5,8 @@ use pozo_proto::v1 as pb;
 use tonic::Code;
 
 use super::Agent;
-use crate::output::{CardLine, LevelLine, OutputLine, Panel, PendingLine, SeatLine};
+use super::Kept;
+use crate::output::{CardLine, LevelLine, OutputLine, Panel, PanelAward, PendingLine, SeatLine};
 
 pub(crate) fn light(value: i32, suspended: bool) -> &'static str {
     match pb::Light::try_from(value) {
@@ -32,8 +33,9 @@ pub(super) fn code_name(code: Code) -> String {
     format!("{code:?}")
 }
 
-/// The panel for the view shown (`None`: none yet, suspended), without its number.
-fn panel<'a>(table: &'a str, view: Option<&'a pb::TableView>, suspended: bool) -> Panel<'a> {
+/// The panel for the view shown (`None`: none yet, suspended), without its number; `awards`:
+/// those fixed in the view's round.
+fn panel<'a>(table: &'a str, view: Option<&'a pb::TableView>, suspended: bool, awards: &'a [Kept]) -> Panel<'a> {
     match view {
         None => Panel {
             table,
@@ -49,6 +51,7 @@ fn panel<'a>(table: &'a str, view: Option<&'a pb::TableView>, suspended: bool) -
             pending_prizes: None,
             sequence: None,
             seats: Vec::new(),
+            awards: Vec::new(),
             panel: None,
         },
         Some(view) => Panel {
@@ -89,6 +92,19 @@ fn panel<'a>(table: &'a str, view: Option<&'a pb::TableView>, suspended: bool) -
                     absent: seat.absent,
                 })
                 .collect(),
+            awards: awards
+                .iter()
+                .map(|kept| PanelAward {
+                    seat: kept.seat,
+                    code: &kept.code,
+                    name: &kept.paid.name,
+                    level: &kept.paid.level,
+                    house: kept.paid.house,
+                    envy: kept.paid.envy,
+                    award: &kept.award,
+                    payout_order_id: &kept.payout_order_id,
+                })
+                .collect(),
             panel: None,
         },
     }
@@ -116,7 +132,10 @@ impl Agent {
             let table = self.config.table.as_str();
             // The line without its number (to compare with the last one printed) and with it.
             let (line, numbered) = {
-                let mut output = OutputLine::Panel(panel(table, shared.view.as_ref(), suspended));
+                // The awards of the round shown, none once the table moved to another round.
+                let round = shared.view.as_ref().map(|view| view.round);
+                let awards = if round == Some(shared.awards_round) { &shared.awards[..] } else { &[] };
+                let mut output = OutputLine::Panel(panel(table, shared.view.as_ref(), suspended, awards));
                 let line = output.to_line();
                 if let OutputLine::Panel(panel) = &mut output {
                     panel.panel = Some(shared.panel_number + 1);
@@ -177,7 +196,7 @@ mod tests {
     use tokio::sync::{Mutex, mpsc};
 
     use super::*;
-    use crate::agent::{AgentConfig, Shared};
+    use crate::agent::{AgentConfig, Paid, Shared};
     use crate::key::Key;
 
     fn agent(capacity: usize) -> (Agent, mpsc::Receiver<String>) {
@@ -260,7 +279,7 @@ mod tests {
 
     /// The panel of a view, as printed, parsed back.
     fn printed(view: &pb::TableView) -> serde_json::Value {
-        let line = OutputLine::Panel(panel("B1", Some(view), false)).to_line();
+        let line = OutputLine::Panel(panel("B1", Some(view), false, &[])).to_line();
         serde_json::from_str(&line).expect("a JSON line")
     }
 
@@ -299,13 +318,60 @@ mod tests {
         assert_eq!(line["displayed"], "61234.56", "the pool's amount stays");
     }
 
+    // The awards ACEPTAR fixed are on the panel, each its own, with the level that paid it
+    // (docs/readings.md, "Levels"), an envy bonus marked and paid by the house ("The envy
+    // bonus"), and the Venta-Pagos order of one that waits for it (3.5.2); the paytable's
+    // words are what marks them. A panel with none writes no `awards`.
+    #[test]
+    fn the_rounds_awards_say_their_level_and_an_envy_bonus_is_the_houses() {
+        let line = |code: &str, name: &str, level: &str, pays: &str| pb::PrizeLine {
+            code: code.into(),
+            name: name.into(),
+            level: level.into(),
+            pays: pays.into(),
+            ..Default::default()
+        };
+        let royal = Paid::of(&line("MINI_ROYAL_PICAS", "Mini Royal de picas", "Mini Royal", "100 % del Mini Royal; da envidia"));
+        let envy = Paid::of(&line(
+            "ENVIDIA_MINI_ROYAL_PICAS",
+            "Envidia: Mini Royal de picas",
+            "Pagado por la casa",
+            "envidia por Mini Royal de picas: $ 50.000,00 a cada otro puesto con apuesta de la mesa, pagado por la casa",
+        ));
+        assert!(!royal.house && !royal.envy && envy.house && envy.envy, "{royal:?} {envy:?}");
+        let kept = |seat: u32, code: &str, paid: &Paid, award: &str, order: &str| Kept {
+            seat,
+            code: code.into(),
+            paid: paid.clone(),
+            award: award.into(),
+            payout_order_id: order.into(),
+        };
+        let awards = [
+            kept(1, "MINI_ROYAL_PICAS", &royal, "2500000.00", "OP-000001"),
+            kept(2, "ENVIDIA_MINI_ROYAL_PICAS", &envy, "50000.00", ""),
+        ];
+        let line =
+            serde_json::to_value(OutputLine::Panel(panel("CP1", Some(&view(5)), false, &awards))).expect("a panel serializes");
+        assert_eq!(
+            line["awards"],
+            serde_json::json!([
+                {"seat": 1, "code": "MINI_ROYAL_PICAS", "name": "Mini Royal de picas", "level": "Mini Royal",
+                 "award": "2500000.00", "payout_order_id": "OP-000001"},
+                {"seat": 2, "code": "ENVIDIA_MINI_ROYAL_PICAS", "name": "Envidia: Mini Royal de picas",
+                 "level": "Pagado por la casa", "house": true, "envy": true, "award": "50000.00", "payout_order_id": ""},
+            ])
+        );
+        let none = OutputLine::Panel(panel("CP1", Some(&view(5)), false, &[])).to_line();
+        assert!(!none.contains("awards"), "{none}");
+    }
+
     // A pool of one level prints exactly as before levels existed: no `levels` field.
     #[test]
     fn a_pool_of_one_level_prints_no_levels() {
         let view = pb::TableView { displayed: money("5000.00"), ..view(3) };
-        let line = OutputLine::Panel(panel("R1", Some(&view), false)).to_line();
+        let line = OutputLine::Panel(panel("R1", Some(&view), false, &[])).to_line();
         assert!(!line.contains("levels"), "{line}");
-        let before = OutputLine::Panel(panel("R1", None, true)).to_line();
+        let before = OutputLine::Panel(panel("R1", None, true, &[])).to_line();
         assert!(!before.contains("levels"), "{before}");
     }
 }

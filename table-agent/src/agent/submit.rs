@@ -6,7 +6,7 @@ use prost::Message;
 use tonic::Code;
 
 use super::panel::{amount, code_name};
-use super::{ATTEMPT_TIMEOUT, Agent, FIRST_ATTEMPT_WAIT, Pending, RETRY_DELAY};
+use super::{ATTEMPT_TIMEOUT, Agent, FIRST_ATTEMPT_WAIT, Kept, Paid, Pending, RETRY_DELAY};
 use crate::line::Pin;
 use crate::output::{AwardLine, OutputLine};
 
@@ -32,16 +32,39 @@ impl Agent {
     /// Reports an answer. An answer fetched after a reconnection carries the table as
     /// the command left it, older than the view just taken: then `fresh` keeps that view.
     pub(super) async fn ack(&self, input: &str, reply: pb::SubmitReply, note: Option<&str>, fresh: Option<(pb::TableView, u64)>) {
-        {
+        let paid: Vec<Paid> = {
             let mut shared = self.shared.lock().await;
             shared.acknowledged.sequence = shared.acknowledged.sequence.max(reply.sequence);
-        }
+            let paid: Vec<Paid> =
+                reply.awards.iter().map(|award| shared.paytable.get(&award.code).cloned().unwrap_or_default()).collect();
+            if !reply.awards.is_empty() {
+                // The round the command was applied in; the panel shows its awards until the
+                // table moves on (a second command with awards in the same round adds to them).
+                let round = reply.table.as_ref().or(shared.view.as_ref()).map_or(0, |view| view.round);
+                if shared.awards_round != round {
+                    shared.awards.clear();
+                    shared.awards_round = round;
+                }
+                let kept = reply.awards.iter().zip(&paid).map(|(award, paid)| Kept {
+                    seat: award.seat,
+                    code: award.code.clone(),
+                    paid: paid.clone(),
+                    award: amount(&award.award),
+                    payout_order_id: award.payout_order_id.clone(),
+                });
+                shared.awards.extend(kept);
+            }
+            paid
+        };
         let awards = reply
             .awards
             .iter()
-            .map(|award| AwardLine {
+            .zip(&paid)
+            .map(|(award, paid)| AwardLine {
                 seat: award.seat,
                 code: &award.code,
+                level: &paid.level,
+                envy: paid.envy,
                 award: amount(&award.award),
                 payout_order_id: &award.payout_order_id,
             })

@@ -61,10 +61,76 @@
       name.textContent = level.name + " ";
       var value = document.createElement("strong");
       value.textContent = levelAmount(level.displayed);
+      // What the level opens at and goes back to once won whole, in small print under its
+      // meter (drawn by the style sheet: the meter's text stays its name and amount).
+      meter.dataset.reposicion = level.reset ? "reposición " + levelAmount(level.reset) : "";
       meter.appendChild(name);
       meter.appendChild(value);
       box.appendChild(meter);
     });
+  }
+
+  // An award of the round (the panel's `awards`, fixed at ACEPTAR, 3.5.1): what it is, the
+  // level that paid it or the house, its amount, and PENDIENTE DE PAGO while it waits for
+  // Venta-Pagos (3.5.2). An envy bonus is the seat's own award, paid by the house
+  // (docs/readings.md, "The envy bonus").
+  function awardWhat(award) {
+    if (award.envy) { return "Bono envidia"; }
+    if (award.name) { return award.name; }
+    for (var i = 0; i < state.prizes.length; i++) {
+      if (state.prizes[i].code === award.code) { return state.prizes[i].name; }
+    }
+    return award.code;
+  }
+
+  function span(className, text) {
+    var element = document.createElement("span");
+    element.className = className;
+    element.textContent = text;
+    return element;
+  }
+
+  // "Box 3 · Tres sietes de corazones · Grand · $ 2.000.000,00 · PENDIENTE DE PAGO";
+  // "Box 2 · Bono envidia · $ 50.000,00 · pagado por la casa".
+  function awardLine(award) {
+    var line = document.createElement("li");
+    line.className = "premio";
+    line.dataset.box = award.seat;
+    line.dataset.premio = award.code;
+    var words = ["Box " + award.seat, awardWhat(award)];
+    if (award.level && !award.house) { words.push(award.level); }
+    line.appendChild(document.createTextNode(words.join(" · ") + " · "));
+    line.appendChild(span("monto-premio", levelAmount(award.award)));
+    if (award.house) { line.appendChild(document.createTextNode(" · pagado por la casa")); }
+    if (award.payout_order_id) {
+      line.appendChild(document.createTextNode(" · "));
+      line.appendChild(span("pendiente", "PENDIENTE DE PAGO"));
+    }
+    return line;
+  }
+
+  // The same award on its box: "Grand · $ 2.000.000,00", "Bono envidia · $ 50.000,00".
+  function awardOnBox(award) {
+    var note = document.createElement("span");
+    note.className = "premio";
+    note.dataset.premio = award.code;
+    var what = award.envy ? "Bono envidia" : award.house ? "Pagado por la casa" : (award.level || "Premio");
+    // The separator bound to the words before it: a narrow box breaks the line after it.
+    note.appendChild(document.createTextNode(what + "\u00a0· "));
+    note.appendChild(span("monto-premio", levelAmount(award.award)));
+    if (award.payout_order_id) {
+      note.appendChild(document.createElement("br"));
+      note.appendChild(span("pendiente", "PENDIENTE DE PAGO"));
+    }
+    return note;
+  }
+
+  function drawAwards(awards) {
+    $("premios-aceptados").hidden = awards.length === 0;
+    document.body.classList.toggle("con-premios", awards.length > 0);
+    var list = $("premios-lista");
+    list.textContent = "";
+    awards.forEach(function (award) { list.appendChild(awardLine(award)); });
   }
 
   // What a prize pays, beside its name on its button: only in a pool with levels, where it
@@ -72,6 +138,18 @@
   function prizePays(prize) {
     var levels = state.prizes.some(function (each) { return !!each.level; });
     return levels ? (prize.pays || prize.level || "") : "";
+  }
+
+  // The level a prize entered will be paid from, " · Grand" (" · pagado por la casa"), in a
+  // pool with levels; nothing in a pool of one level.
+  function prizeLevel(code) {
+    for (var i = 0; i < state.prizes.length; i++) {
+      var prize = state.prizes[i];
+      if (prize.code === code && prize.level) {
+        return " · " + (prize.level === "Pagado por la casa" ? "pagado por la casa" : prize.level);
+      }
+    }
+    return "";
   }
 
   function prizeName(code) {
@@ -195,6 +273,8 @@
       $("carta-valor").textContent = card.rank + " " + suit;
       $("carta-valor").className = (suit === "♥" || suit === "♦") ? "roja" : "";
     }
+    var awards = panel.awards || [];
+    drawAwards(awards);
     var boxes = $("boxes");
     boxes.textContent = "";
     (panel.seats || []).forEach(function (seat) {
@@ -227,6 +307,9 @@
         note.textContent = notes.join(" · ");
         button.appendChild(note);
       }
+      awards.forEach(function (award) {
+        if (award.seat === seat.seat) { button.appendChild(awardOnBox(award)); }
+      });
       button.onclick = function () { seatTouched(seat.seat); };
       boxes.appendChild(button);
     });
@@ -234,7 +317,7 @@
     var entered = panel.pending_prizes || [];
     pending.hidden = entered.length === 0;
     pending.textContent = entered.length ? "Premios ingresados: " + entered.map(function (entry) {
-      return "box " + entry.seat + " — " + prizeName(entry.code);
+      return "box " + entry.seat + " — " + prizeName(entry.code) + prizeLevel(entry.code);
     }).join("; ") : "";
   }
 

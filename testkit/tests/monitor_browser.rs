@@ -1,0 +1,522 @@
+//! The table's monitor at a pool with levels, in a real browser (docs/agent.md §11; issue 43,
+//! "the table agent and its monitor"): Debian's Chromium, headless, driven through ChromeDriver,
+//! against a real controller on 127.0.0.1:0 (the market's example layout and rulebooks,
+//! `config/examples/mercado-casino.toml`, `config/iplyc.toml`, `config/mercado.toml`) and a real
+//! table agent serving its monitor (the `table_agent` library on channels, as `pozo-agent
+//! --monitor` runs it).
+//!
+//! A named suite: `cargo test -p pozo-testkit --features browser-tests --test monitor_browser`,
+//! which `.ci/run` runs after installing `chromium` and `chromium-driver`. Without them every
+//! test fails, saying what to install; none passes without a browser.
+//!
+//! With `POZO_SCREENSHOTS=DIR` (relative to the workspace) the tests write their screenshots
+//! there: `POZO_SCREENSHOTS=docs/img` writes `docs/img/monitor-niveles-1024.png`.
+
+mod common;
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{table_key, workspace};
+use fantoccini::{Client, ClientBuilder, Locator};
+use pozo_server::config::{Config, KEYS_EMBEDDED};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// Every wait for something a page should show at once.
+const WAIT: Duration = Duration::from_secs(15);
+/// What the monitor calls a level's reset, in small print under its meter (the word of the
+/// pool's page, "Reposición").
+const RESET: &str = "reposición";
+
+// ----------------------------------------------------------------------------- the configurations
+
+/// The market's example: its layout, the regulations' rulebook and the market's, and the
+/// example keys. `banked`: the four-level Black Jack link with its Major kept per flor
+/// (`bank = "flor"`, docs/readings.md, "Levels"), so that B1 (flor F2) shows "Major · F2".
+fn market(banked: bool) -> Config {
+    let mercado = include_str!("../../config/mercado.toml");
+    let mercado = if banked {
+        // The link's Major only (the cross-game link's has another share); a banked level
+        // overflows to its own reserve, never to another level's meter.
+        let major = "name = \"Major\"\nshare = \"0.05\"\nreset = \"200000.00\"\nminimum_kind = \"floor\"\n\
+                     cap = \"2000000.00\"\noverflow_to = \"Grand\"\n";
+        assert_eq!(mercado.matches(major).count(), 1, "the four-level link's Major in config/mercado.toml");
+        let banked = major.replace("overflow_to = \"Grand\"", "overflow_to = \"reserve\"\nbank = \"flor\"");
+        mercado.replace(major, &banked)
+    } else {
+        mercado.to_owned()
+    };
+    let texts = [
+        ("config/examples/mercado-casino.toml", include_str!("../../config/examples/mercado-casino.toml").to_owned()),
+        ("config/iplyc.toml", include_str!("../../config/iplyc.toml").to_owned()),
+        ("config/mercado.toml", mercado),
+    ];
+    let texts = texts.into_iter().map(|(name, text)| (name.to_owned(), text)).collect();
+    Config::from_texts(texts).and_then(|config| config.with_keys(KEYS_EMBEDDED.0, KEYS_EMBEDDED.1)).expect("the market's example")
+}
+
+/// A controller of `config` on 127.0.0.1:0, its journal in a temporary directory.
+struct Floor {
+    server: pozo_server::Embedded,
+    _directory: tempfile::TempDir,
+}
+
+async fn floor(config: Config) -> Floor {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let start = pozo_server::Embedded::start(config, directory.path(), Default::default());
+    let server = tokio::time::timeout(WAIT, start).await.expect("the server starts in time").expect("the server started");
+    Floor { server, _directory: directory }
+}
+
+// ----------------------------------------------------------------------------- the browser
+
+/// A ChromeDriver child on a free loopback port; killed when dropped.
+struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One browser test at a time: Chromiums starting at once on two cores time out.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+impl Driver {
+    fn start() -> Driver {
+        for (path, package) in [(CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")] {
+            assert!(
+                Path::new(path).exists(),
+                "{path} is missing: the monitor's browser tests need Debian's `chromium` and `chromium-driver` \
+                 (apt-get install -y chromium chromium-driver); install `{package}` and run them again"
+            );
+        }
+        let port = TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("its address").port();
+        let child = Command::new(CHROMEDRIVER)
+            .args([format!("--port={port}"), "--allowed-ips=127.0.0.1".to_owned()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let driver = Driver { child, port };
+        let deadline = Instant::now() + WAIT;
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not listen on {port} within {WAIT:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        driver
+    }
+
+    /// A new headless Chromium with its own empty profile, its page `width`×`height`.
+    async fn browser(&self, profile: &Path, width: u32, height: u32) -> Client {
+        let capabilities = json!({
+            "goog:chromeOptions": {
+                "binary": CHROMIUM,
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--disable-dev-shm-usage", "--hide-scrollbars", "--force-device-scale-factor=1",
+                    format!("--user-data-dir={}", profile.display()),
+                    format!("--window-size={width},{height}"),
+                ],
+            }
+        });
+        let Value::Object(capabilities) = capabilities else { unreachable!() };
+        let mut attempts = 0;
+        let client = loop {
+            let connected = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+                .capabilities(capabilities.clone())
+                .connect(&format!("http://127.0.0.1:{}", self.port))
+                .await;
+            match connected {
+                Ok(client) => break client,
+                Err(error) if attempts < 2 => {
+                    attempts += 1;
+                    eprintln!("Chromium did not start ({error}); again");
+                }
+                Err(error) => panic!("no Chromium session after 3 attempts: {error}"),
+            }
+        };
+        // The page itself (the viewport) `width`×`height`.
+        client.set_window_size(width, height).await.expect("window size");
+        let inner = client.execute("return [window.innerWidth, window.innerHeight];", vec![]).await.expect("the viewport");
+        let side = |index: usize| inner[index].as_u64().expect("a size") as u32;
+        client.set_window_size(2 * width - side(0), 2 * height - side(1)).await.expect("window size");
+        client
+    }
+}
+
+/// A `textContent` on the page, as written (WebDriver's text would turn a non-breaking space
+/// into a plain one); "" while it is not there.
+async fn content(browser: &Client, css: &str) -> String {
+    let script = "var found = document.querySelector(arguments[0]); return found ? found.textContent : '';";
+    browser.execute(script, vec![json!(css)]).await.ok().and_then(|value| value.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+/// Every `textContent` of the elements `css`, in the page's order.
+async fn contents(browser: &Client, css: &str) -> Vec<String> {
+    let script = "return Array.from(document.querySelectorAll(arguments[0])).map(function (e) { return e.textContent; });";
+    let value = browser.execute(script, vec![json!(css)]).await.expect("the page answers");
+    value.as_array().into_iter().flatten().map(|text| text.as_str().unwrap_or_default().to_owned()).collect()
+}
+
+async fn attribute(browser: &Client, css: &str, name: &str) -> String {
+    match browser.find(Locator::Css(css)).await {
+        Ok(element) => element.attr(name).await.ok().flatten().unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
+/// Polls `read` until `wanted` holds for its value, within [`WAIT`]; returns the value.
+async fn until<F, Fut>(what: &str, mut read: F, wanted: impl Fn(&str) -> bool) -> String
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = String>,
+{
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let value = read().await;
+        if wanted(&value) {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "{what}: still `{value}` after {WAIT:?}");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// Saves a screenshot to `POZO_SCREENSHOTS` (or a temporary directory).
+async fn screenshot(browser: &Client, name: &str, scratch: &Path) {
+    let png = browser.screenshot().await.expect("a screenshot");
+    assert!(png.starts_with(b"\x89PNG"), "a PNG");
+    let directory = std::env::var_os("POZO_SCREENSHOTS").map(PathBuf::from).unwrap_or_else(|| scratch.to_path_buf());
+    let directory = if directory.is_relative() { workspace().join(directory) } else { directory };
+    std::fs::create_dir_all(&directory).expect("the screenshots' directory");
+    std::fs::write(directory.join(name), png).expect("the screenshot written");
+}
+
+/// Touches the element `css` on the monitor.
+async fn tap(browser: &Client, css: &str) {
+    browser.find(Locator::Css(css)).await.unwrap_or_else(|_| panic!("`{css}` on the monitor")).click().await.expect("tapped");
+}
+
+/// Touches the option of the open choice whose text starts with `label` (an envy bonus's
+/// name, "Envidia: Mini Royal de picas", contains its hand's).
+async fn tap_option(browser: &Client, label: &str) {
+    let xpath = format!("//div[@id='elegir-opciones']/button[starts-with(normalize-space(.), '{label}')]");
+    browser.find(Locator::XPath(&xpath)).await.unwrap_or_else(|_| panic!("option `{label}`")).click().await.expect("tapped");
+}
+
+// ----------------------------------------------------------------------------- the agent
+
+/// A table agent serving its monitor on a loopback port, as `pozo-agent --monitor` runs it:
+/// hardware lines in, the printed lines to the monitor and to the test.
+struct Monitored {
+    /// `http://127.0.0.1:PORT`, the monitor.
+    url: String,
+    hardware: mpsc::Sender<table_agent::line::RawLine>,
+    output: mpsc::Receiver<String>,
+}
+
+impl Monitored {
+    async fn start(floor: &Floor, table: &str) -> Monitored {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+        let url = format!("http://{}", listener.local_addr().expect("its address"));
+        let config = table_agent::AgentConfig {
+            server: floor.server.url.clone(),
+            table: table.to_owned(),
+            key: table_key(table),
+            tls: None,
+            monitor_url: Some(format!("{url}/")),
+        };
+        let (hardware, lines) = mpsc::channel(16);
+        let (printer, mut printed) = mpsc::channel::<String>(1024);
+        let (to_test, output) = mpsc::channel(4096);
+        let hub = table_agent::monitor::Hub::new();
+        tokio::spawn(table_agent::monitor::serve(listener, hub.clone(), hardware.clone()));
+        tokio::spawn(async move {
+            while let Some(line) = printed.recv().await {
+                hub.publish(&line);
+                let _ = to_test.try_send(line);
+            }
+        });
+        tokio::spawn(table_agent::run(config, lines, printer));
+        let mut agent = Monitored { url, hardware, output };
+        agent.until("the paytable", |value| value["type"] == "prizes").await;
+        agent.until("a live panel", |value| value["type"] == "panel" && value["suspended"] == false).await;
+        agent
+    }
+
+    /// The next line the agent prints for which `wanted` holds, within [`WAIT`].
+    async fn until(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let printed = tokio::time::timeout_at(deadline, self.output.recv())
+                .await
+                .unwrap_or_else(|_| panic!("no {what} within {WAIT:?}"))
+                .expect("the agent runs");
+            let value: Value = serde_json::from_str(&printed).unwrap_or(Value::Null);
+            if wanted(&value) {
+                return value;
+            }
+        }
+    }
+
+    /// Types `line` on the table's own path (the hardware's) and waits for its acknowledgement.
+    async fn on_hardware(&mut self, line: &str) -> Value {
+        self.hardware.send(table_agent::line::RawLine::Text(line.to_owned())).await.expect("the agent reads");
+        let answer = self.until(&format!("the answer to `{line}`"), |value| value["input"] == line).await;
+        assert_eq!(answer["type"], "ack", "`{line}`: {answer}");
+        answer
+    }
+
+    /// A dealer's action on the monitor: its button, then a box and an option where it asks for
+    /// them, then "Sí"; returns the agent's acknowledgement of the line it sent.
+    async fn on_monitor(&mut self, browser: &Client, line: &str, seat: Option<u32>, option: Option<&str>) -> Value {
+        let action = line.split(' ').next().expect("a word");
+        tap(browser, &format!("#acciones button[data-accion='{action}']")).await;
+        if let Some(seat) = seat {
+            tap(browser, &format!(".box[data-box='{seat}']")).await;
+        }
+        if let Some(option) = option {
+            tap_option(browser, option).await;
+        }
+        until("the confirmation", || content(browser, "#confirmar-texto"), |text| text.starts_with("¿Confirma")).await;
+        tap(browser, "#confirmar-si").await;
+        let answer = self.until(&format!("the answer to `{line}`"), |value| value["input"] == line).await;
+        assert_eq!(answer["type"], "ack", "`{line}` from the monitor: {answer}");
+        answer
+    }
+}
+
+/// `2000080.00` the Argentine way, `2.000.080,00` (without the sign).
+fn argentine(amount: &str) -> String {
+    let (whole, cents) = amount.split_once('.').unwrap_or((amount, "00"));
+    let digits: Vec<char> = whole.chars().collect();
+    let mut grouped = String::new();
+    for (index, digit) in digits.iter().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            grouped.push('.');
+        }
+        grouped.push(*digit);
+    }
+    format!("{grouped},{cents:0<2}")
+}
+
+/// `$ 2.000.080,00` (a non-breaking space after the sign) → centavos.
+fn centavos(text: &str) -> i64 {
+    assert!(text.starts_with("$\u{a0}") && text.contains(','), "an amount the Argentine way, `$` bound to it: `{text}`");
+    text.chars().filter(char::is_ascii_digit).collect::<String>().parse().expect("digits")
+}
+
+/// The award of `seat` in an acknowledgement's `awards`.
+fn award_of(ack: &Value, seat: u32) -> Value {
+    ack["awards"]
+        .as_array()
+        .and_then(|awards| awards.iter().find(|award| award["seat"] == seat))
+        .cloned()
+        .unwrap_or_else(|| panic!("an award for box {seat}: {ack}"))
+}
+
+// ----------------------------------------------------------------------------- the tests
+
+// Issue 43 item 5, docs/readings.md "Levels", 3.5.1, 3.5.2: at B1 of the four-level link (its
+// Major banked per flor) the dealer enters Tres sietes de corazones for box 3 on the monitor;
+// while entered the monitor says the Grand will pay it; at ACEPTAR it says which level paid it
+// and how much — the Grand's meter as it stood, the very award the controller fixed — and,
+// being a percentage prize, PENDIENTE DE PAGO (it goes to Venta-Pagos), in the list and on
+// box 3; the next round starts without it. Takes `monitor-niveles-1024.png` at 1024×768.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_aceptar_the_monitor_says_which_level_paid_each_prize_and_how_much() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor(market(true)).await;
+    let mut agent = Monitored::start(&floor, "B1").await;
+    let monitor = driver.browser(&profiles.path().join("monitor"), 1024, 768).await;
+    monitor.goto(&agent.url).await.expect("the monitor");
+    until("the table closed on the monitor", || attribute(&monitor, "#estado", "data-estado"), |state| state == "cerrada").await;
+    for line in ["open", "credits 3 5", "credits 5 5", "press 3", "press 5", "start"] {
+        agent.on_hardware(line).await;
+    }
+    let grand = "#niveles .nivel[data-nivel='Grand'] strong";
+    until("the bank's Major on the monitor", || content(&monitor, "#niveles"), |text| text.contains("Major · F2")).await;
+
+    agent.on_monitor(&monitor, "prize 3 TRES_SIETES_CORAZONES", Some(3), Some("Tres sietes de corazones")).await;
+    let entered =
+        until("the prize entered", || content(&monitor, "#premios-ingresados"), |text| text.contains("Tres sietes")).await;
+    assert_eq!(entered, "Premios ingresados: box 3 — Tres sietes de corazones (Grand) · Grand", "the level that will pay it");
+    agent.on_monitor(&monitor, "finish", None, None).await;
+    let meter = centavos(&content(&monitor, grand).await);
+    let accepted = agent.on_monitor(&monitor, "accept", None, None).await;
+
+    // The controller's award: the Grand's, as its meter stood at ACEPTAR (3.5.1), to Venta-Pagos.
+    let award = award_of(&accepted, 3);
+    assert_eq!((&award["code"], &award["level"]), (&json!("TRES_SIETES_CORAZONES"), &json!("Grand")), "{accepted}");
+    let fixed = award["award"].as_str().expect("an amount");
+    assert!(!award["payout_order_id"].as_str().unwrap_or_default().is_empty(), "a percentage prize goes to Venta-Pagos: {award}");
+    let said = until("the accepted prize on the monitor", || content(&monitor, "#premios-lista"), |text| !text.is_empty()).await;
+    assert_eq!(said, format!("Box 3 · Tres sietes de corazones · Grand · $\u{a0}{} · PENDIENTE DE PAGO", argentine(fixed)));
+    assert_eq!(centavos(&format!("$\u{a0}{}", argentine(fixed))), meter, "the award is the Grand's meter at ACEPTAR");
+    assert_eq!(attribute(&monitor, "#premios-aceptados", "hidden").await, "", "the accepted prizes are shown");
+    assert_eq!(
+        content(&monitor, ".box[data-box='3'] .premio").await,
+        format!("Grand\u{a0}· $\u{a0}{}PENDIENTE DE PAGO", argentine(fixed)),
+        "box 3 says it too"
+    );
+    assert!(contents(&monitor, ".box[data-box='5'] .premio").await.is_empty(), "box 5 won nothing");
+    awards_in_sight(&monitor).await;
+    screenshot(&monitor, "monitor-niveles-1024.png", profiles.path()).await;
+
+    // FINALIZAR JUEGO: the next round, the prize of the last one off the monitor.
+    agent.on_monitor(&monitor, "finish", None, None).await;
+    until("the accepted prizes gone", || attribute(&monitor, "#premios-aceptados", "hidden"), |hidden| !hidden.is_empty()).await;
+    assert!(contents(&monitor, ".box .premio").await.is_empty(), "no box keeps the last round's prize");
+    monitor.close().await.expect("closed");
+}
+
+// docs/readings.md, "The envy bonus": at CP1 (Three Card Poker, `mercado-tcp`) boxes 1, 2 and 3
+// bet and box 1 holds the Mini Royal de picas; at ACEPTAR every other box with a bet wins the
+// envy bonus, each its own award of $ 50.000,00 paid by the house, and the monitor shows it on
+// boxes 2 and 3 ("Bono envidia · $ 50.000,00") and in the list, "pagado por la casa"; box 4,
+// without a bet, wins nothing; box 1's Mini Royal goes to Venta-Pagos.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_envy_bonus_shows_on_each_other_boxs_own_box_paid_by_the_house() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor(market(false)).await;
+    let mut agent = Monitored::start(&floor, "CP1").await;
+    let monitor = driver.browser(&profiles.path().join("monitor"), 1024, 768).await;
+    monitor.goto(&agent.url).await.expect("the monitor");
+    until("the table closed on the monitor", || attribute(&monitor, "#estado", "data-estado"), |state| state == "cerrada").await;
+    for line in ["open", "credits 1 5", "credits 2 5", "credits 3 5", "credits 4 5", "press 1", "press 2", "press 3", "start"] {
+        agent.on_hardware(line).await;
+    }
+    agent.on_monitor(&monitor, "prize 1 MINI_ROYAL_PICAS", Some(1), Some("Mini Royal de picas")).await;
+    agent.on_monitor(&monitor, "finish", None, None).await;
+    let accepted = agent.on_monitor(&monitor, "accept", None, None).await;
+    for seat in [2, 3] {
+        let envy = award_of(&accepted, seat);
+        assert_eq!(
+            (&envy["code"], &envy["level"], &envy["envy"], &envy["award"], &envy["payout_order_id"]),
+            (&json!("ENVIDIA_MINI_ROYAL_PICAS"), &json!("Pagado por la casa"), &json!(true), &json!("50000.00"), &json!("")),
+            "box {seat}'s own envy bonus, paid by the house at the table: {accepted}"
+        );
+    }
+    assert_eq!(accepted["awards"].as_array().map(Vec::len), Some(3), "box 4 had no bet: {accepted}");
+
+    until("the envy on box 2", || content(&monitor, ".box[data-box='2'] .premio"), |text| !text.is_empty()).await;
+    for seat in [2, 3] {
+        let on_box = contents(&monitor, &format!(".box[data-box='{seat}'] .premio")).await;
+        assert_eq!(on_box, ["Bono envidia\u{a0}· $\u{a0}50.000,00"], "box {seat}");
+    }
+    assert!(contents(&monitor, ".box[data-box='4'] .premio").await.is_empty(), "box 4 had no bet");
+    let royal = award_of(&accepted, 1);
+    let royal_amount = argentine(royal["award"].as_str().expect("an amount"));
+    assert_eq!(
+        contents(&monitor, ".box[data-box='1'] .premio").await,
+        [format!("Mini Royal\u{a0}· $\u{a0}{royal_amount}PENDIENTE DE PAGO")],
+        "box 1: the level that paid it"
+    );
+    let list = contents(&monitor, "#premios-lista li").await;
+    assert_eq!(
+        list,
+        [
+            format!("Box 1 · Mini Royal de picas · Mini Royal · $\u{a0}{royal_amount} · PENDIENTE DE PAGO"),
+            "Box 2 · Bono envidia · $\u{a0}50.000,00 · pagado por la casa".to_owned(),
+            "Box 3 · Bono envidia · $\u{a0}50.000,00 · pagado por la casa".to_owned(),
+        ]
+    );
+    awards_in_sight(&monitor).await;
+    screenshot(&monitor, "monitor-envidia-1024.png", profiles.path()).await;
+    monitor.close().await.expect("closed");
+}
+
+/// Every award on the monitor is in sight: each inside its box, the list without scrolling.
+async fn awards_in_sight(monitor: &Client) {
+    let script = r#"
+        var main = document.querySelector('main').getBoundingClientRect();
+        var outside = [];
+        document.querySelectorAll('.box .premio, .box .premio *').forEach(function (note) {
+            // The box's inside, within its border.
+            var box = note.closest('.box'), edge = box.getBoundingClientRect(), at = note.getBoundingClientRect();
+            var left = edge.left + box.clientLeft, right = left + box.clientWidth;
+            if (at.left < left || at.right > right || at.bottom > edge.bottom) { outside.push(note.textContent); }
+        });
+        document.querySelectorAll('#premios-lista li').forEach(function (line) {
+            if (line.getBoundingClientRect().bottom > main.bottom) { outside.push(line.textContent); }
+        });
+        return outside;
+    "#;
+    let outside = monitor.execute(script, vec![]).await.expect("the awards measured");
+    assert_eq!(outside, json!([]), "awards out of sight at 1024×768");
+}
+
+// docs/readings.md, "Levels": at 1024×768 the four meters of the link, with its banked Major's
+// long name ("Major · F2"), stand in one row of the header, none outside the screen, each name,
+// amount and reset unbroken, "$" bound to its amount by a non-breaking space; and each level's
+// reset is in small print under its meter, as config/mercado.toml sets it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_levels_reset_is_under_its_meter_and_a_banked_name_fits_the_header_at_1024x768() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor(market(true)).await;
+    let mut agent = Monitored::start(&floor, "B1").await;
+    let monitor = driver.browser(&profiles.path().join("monitor"), 1024, 768).await;
+    monitor.goto(&agent.url).await.expect("the monitor");
+    // The flor's Major has a meter once a table of the flor played into it.
+    for line in ["open", "credits 1 1", "press 1", "start"] {
+        agent.on_hardware(line).await;
+    }
+    until("the bank's Major on the monitor", || content(&monitor, "#niveles"), |text| text.contains("Major · F2")).await;
+    let script = r#"
+        var meters = Array.from(document.querySelectorAll('#niveles .nivel'));
+        var header = document.querySelector('header');
+        return {
+            names: meters.map(function (m) { return m.dataset.nivel; }),
+            amounts: meters.map(function (m) { return m.querySelector('strong').textContent; }),
+            resets: meters.map(function (m) { return getComputedStyle(m, '::after').content; }),
+            tops: meters.map(function (m) { return Math.round(m.getBoundingClientRect().top); }),
+            lines: meters.map(function (m) {
+                return Array.from(m.children).map(function (c) { return c.getClientRects().length; });
+            }),
+            heights: meters.map(function (m) { return Math.round(m.getBoundingClientRect().height); }),
+            left: Math.min.apply(null, meters.map(function (m) { return m.getBoundingClientRect().left; })),
+            right: Math.max.apply(null, meters.map(function (m) { return m.getBoundingClientRect().right; })),
+            width: document.documentElement.clientWidth,
+            overflow: header.scrollWidth - header.clientWidth,
+            page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+            headerBottom: header.getBoundingClientRect().bottom,
+        };
+    "#;
+    let laid = monitor.execute(script, vec![]).await.expect("the header measured");
+    assert_eq!(laid["names"], json!(["Grand", "Major · F2", "Minor", "Mini"]), "the levels, first level first: {laid}");
+    for (index, amount) in laid["amounts"].as_array().expect("amounts").iter().enumerate() {
+        centavos(amount.as_str().expect("an amount"));
+        assert_eq!(laid["lines"][index], json!([1, 1]), "meter {index}: its name and its amount each on one line: {laid}");
+    }
+    let resets: Vec<String> = ["2.000.000,00", "200.000,00", "50.000,00", "10.000,00"]
+        .iter()
+        .map(|amount| format!("\"{RESET} $\u{a0}{amount}\""))
+        .collect();
+    assert_eq!(laid["resets"], json!(resets), "each level's reset under its meter: {laid}");
+    let tops = laid["tops"].as_array().expect("tops");
+    assert!(tops.iter().all(|top| top == &tops[0]), "the four meters in one row: {laid}");
+    let heights = laid["heights"].as_array().expect("heights");
+    assert!(heights.iter().all(|height| height == &heights[0]), "no meter wraps inside: {laid}");
+    assert!(laid["left"].as_f64() >= Some(0.0), "no meter off the left edge: {laid}");
+    assert!(laid["right"].as_f64() <= laid["width"].as_f64(), "no meter off the right edge: {laid}");
+    assert_eq!((&laid["overflow"], &laid["page"]), (&json!(0), &json!(0)), "nothing overflows the header or the page: {laid}");
+    assert!(laid["headerBottom"].as_f64() < Some(768.0 / 3.0), "the header leaves the boxes and buttons room: {laid}");
+    monitor.close().await.expect("closed");
+}
