@@ -28,7 +28,8 @@ pub(crate) fn level_figures<'a>(pools: impl Iterator<Item = &'a Pool>) -> Levels
                 .levels()
                 .into_iter()
                 .map(|level| {
-                    let figures = PoolFigures { balance: level.balance, reserve: level.reserve, meters: level.meters };
+                    let figures =
+                        PoolFigures { balance: level.balance, reserve: level.reserve, meters: level.meters, levels: Vec::new() };
                     (level.name.unwrap_or_default(), figures)
                 })
                 .collect();

@@ -44,7 +44,7 @@ pub use money::__dec;
 pub use money::{Money, format_ars};
 pub use moves::{LevelRetirement, Retirement, Transfer};
 pub use pool::{Contribution, LevelContribution, LevelView, Meters, Pool, PoolState, Reversal};
-pub use reconcile::{PoolFigures, Reconciliation};
+pub use reconcile::{LevelBooks, LevelFigures, PoolFigures, Reconciliation};
 pub use reject::{Rejection, Resettled};
 pub use rulebook::{
     Bank, BankBy, Envy, EnvyScope, Game, Grillo, INSTANT_PRIZE, LevelRules, MinimumKind, Overflow, Policy, PoolRules, Prize,

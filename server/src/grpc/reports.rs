@@ -5,10 +5,10 @@ use tonic::{Request, Response, Status};
 
 use super::auth::{REPORT_READERS, authorize_read};
 use super::error::ApiError;
-use super::wire::{ToWire, amount};
+use super::wire::{ToWire, amount, payout_order};
 use crate::net::bounded_text;
 use crate::writer::Handle;
-use pozo_core::state::{Custody, PayoutOrder};
+use pozo_core::state::Custody;
 
 pub(crate) struct ReportsService {
     pub(crate) handle: Handle,
@@ -129,7 +129,7 @@ impl pb::reports_server::Reports for ReportsService {
                     retired: pool.retired,
                 })
                 .collect(),
-            pending_orders: liability.pending_orders.iter().map(PayoutOrder::to_wire).collect(),
+            pending_orders: liability.pending_orders.iter().map(|order| payout_order(&config.rulebooks, order)).collect(),
             credits: liability.credits.iter().map(ToWire::to_wire).collect(),
             stakes: liability.stakes.iter().map(ToWire::to_wire).collect(),
             grillos: liability.grillos.iter().map(ToWire::to_wire).collect(),
@@ -330,6 +330,38 @@ fn pool_books(
         pppa_difference: amount(tables.pppa_difference),
         pool_id: pool_id.to_owned(),
         pool_name: name.to_owned(),
+        opening_balance: amount(books.opening_balance),
+        opening_reserve: amount(books.opening_reserve),
+        bets: books.bets,
+        bets_amount: amount(books.bets_amount),
+        contributions: amount(books.contributions),
+        reversals: books.reversals,
+        replenishments: amount(books.replenishments),
+        transfers_in: amount(books.transfers_in),
+        adjustments_up: amount(books.adjustments_up),
+        adjustments: books.adjustments,
+        awards: amount(books.awards),
+        hits: books.hits,
+        awards_returned: amount(books.awards_returned),
+        rejections: books.rejections,
+        awards_reclaimed: amount(books.awards_reclaimed),
+        reclaims: books.reclaims,
+        replenishments_withdrawn: amount(books.replenishments_withdrawn),
+        transfers_out: amount(books.transfers_out),
+        adjustments_down: amount(books.adjustments_down),
+        closing_balance: amount(books.closing_balance),
+        closing_reserve: amount(books.closing_reserve),
+        difference: amount(books.difference),
+        levels: books.levels.iter().map(level_books).collect(),
+    }
+}
+
+/// One level's books on the wire: the pool's lines over the level's own meters (reconcile.rs).
+fn level_books(level: &pozo_engine::LevelBooks) -> pb::LevelBooks {
+    let books = &level.books;
+    pb::LevelBooks {
+        name: level.name.clone(),
+        house: level.house,
         opening_balance: amount(books.opening_balance),
         opening_reserve: amount(books.opening_reserve),
         bets: books.bets,

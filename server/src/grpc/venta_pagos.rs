@@ -6,11 +6,11 @@ use tonic::{Request, Response, Status};
 
 use super::auth::person_command;
 use super::error::ApiError;
-use super::wire::{FromWire, ToWire, required};
+use super::wire::{FromWire, payout_order, required};
 use crate::config::{Key, Role};
 use crate::net::bounded_text;
 use crate::writer::Handle;
-use pozo_core::state::{Applied, Command, OfficeCommand, OfficeOp, OrderStatus, PayoutOrder};
+use pozo_core::state::{Applied, Command, OfficeCommand, OfficeOp, OrderStatus};
 
 pub(crate) struct VentaPagosService {
     pub(crate) handle: Handle,
@@ -31,7 +31,9 @@ impl VentaPagosService {
     async fn decide(&self, key: &Key, op: OfficeOp) -> Result<Response<pb::PayoutOrder>, Status> {
         let command = Command::Office(OfficeCommand { key_id: key.id.clone(), operator_name: key.name.clone(), op });
         match self.handle.submit(command).await?.map_err(ApiError::Refused)? {
-            Applied::Office(order) | Applied::OfficeDuplicate(order) => Ok(Response::new(order.to_wire())),
+            Applied::Office(order) | Applied::OfficeDuplicate(order) => {
+                Ok(Response::new(payout_order(&self.handle.config().rulebooks, &order)))
+            }
             _ => Err(ApiError::internal("an office command answered as another kind").into()),
         }
     }
@@ -55,12 +57,13 @@ impl pb::venta_pagos_server::VentaPagos for VentaPagosService {
                 .into());
             }
         };
+        let config = self.handle.config();
         let orders = self
             .handle
             .read()
             .orders()
             .filter(|order| all || order.status == OrderStatus::Pending)
-            .map(PayoutOrder::to_wire)
+            .map(|order| payout_order(&config.rulebooks, order))
             .collect();
         Ok(Response::new(pb::PayoutList { orders }))
     }

@@ -349,28 +349,32 @@ impl ToWire for TableReply {
     }
 }
 
-impl ToWire for PayoutOrder {
-    type Message = pb::PayoutOrder;
-    fn to_wire(&self) -> pb::PayoutOrder {
-        pb::PayoutOrder {
-            order_id: self.order_id.clone(),
-            pool_id: self.facts.pool.to_string(),
-            table_id: self.facts.table_id.to_string(),
-            seat: self.facts.seat,
-            round: self.facts.round,
-            code: self.facts.code.to_string(),
-            amount: amount(self.facts.amount),
-            journal_sequence: self.journal_sequence,
-            status: self.status.spanish().to_owned(),
-            status_code: self.status.to_wire() as i32,
-            operator_id: self.operator_id.clone(),
-            form_number: self.form_number.clone(),
-            reason: self.reason.clone(),
-            resolved_sequence: self.resolved_sequence,
-            operator_name: self.operator_name.clone(),
-            decided_ms: self.decided_ms,
-            marked_ms: self.time_ms,
-        }
+/// A payout order on the wire, with the level its prize is paid from ("Grand"; docs/readings.md,
+/// "Levels") read off the rulebooks as the office pages read it (`web/office.rs`): empty in a
+/// pool of one level. A function, not a [`ToWire`], so that no order goes out without its level.
+pub(super) fn payout_order(rulebooks: &pozo_engine::Rulebooks, order: &PayoutOrder) -> pb::PayoutOrder {
+    pb::PayoutOrder {
+        order_id: order.order_id.clone(),
+        pool_id: order.facts.pool.to_string(),
+        table_id: order.facts.table_id.to_string(),
+        seat: order.facts.seat,
+        round: order.facts.round,
+        code: order.facts.code.to_string(),
+        amount: amount(order.facts.amount),
+        journal_sequence: order.journal_sequence,
+        status: order.status.spanish().to_owned(),
+        status_code: order.status.to_wire() as i32,
+        operator_id: order.operator_id.clone(),
+        form_number: order.form_number.clone(),
+        reason: order.reason.clone(),
+        resolved_sequence: order.resolved_sequence,
+        operator_name: order.operator_name.clone(),
+        decided_ms: order.decided_ms,
+        marked_ms: order.time_ms,
+        level: rulebooks
+            .pool(&order.facts.pool)
+            .map(|rules| crate::read::signs::paid_from(rules, &order.facts.code).0)
+            .unwrap_or_default(),
     }
 }
 

@@ -199,6 +199,16 @@ impl ReadModel {
                     pppa_difference = %tied.pppa_difference,
                     "the books do not tie to zero"
                 );
+                for level in books.levels.iter().filter(|level| !level.books.ties()) {
+                    tracing::error!(
+                        pool = %pool,
+                        level = %level.name,
+                        from,
+                        through,
+                        difference = %level.books.difference,
+                        "a level's books do not tie to zero"
+                    );
+                }
             }
         }
         Some(books)

@@ -225,6 +225,9 @@ struct Report {
 struct BooksRow {
     pool_id: String,
     pool: String,
+    /// A level's row of a pool with levels (docs/readings.md, "Levels"): its name ("Grand",
+    /// "Major · F2", "Pagado por la casa"); empty on the pool's own row.
+    level: String,
     opening: String,
     contributions: String,
     bets: u64,
@@ -274,7 +277,30 @@ impl BooksRow {
             tables_ipa: view::pesos(ipa),
             tables_pppa: view::pesos(pppa),
             tied: books.ties() && tables.ties(),
+            level: String::new(),
         }
+    }
+
+    /// The pool's row, then one row per level of a pool with levels: the same lines over the
+    /// level's own meters, tied to zero on their own (no tables' IPA or PPPA: those are the pool's).
+    fn with_levels(
+        config: &crate::config::Config,
+        pool: &PoolId,
+        books: &pozo_engine::Reconciliation,
+        tables: &pozo_core::state::books::PoolTables,
+    ) -> Vec<BooksRow> {
+        let mut rows = vec![BooksRow::of(config, pool, books, tables)];
+        for level in &books.levels {
+            let row = BooksRow::of(config, pool, &level.books, &pozo_core::state::books::PoolTables::default());
+            rows.push(BooksRow {
+                level: level.name.clone(),
+                tables_ipa: String::new(),
+                tables_pppa: String::new(),
+                tied: level.books.ties(),
+                ..row
+            });
+        }
+        rows
     }
 }
 
@@ -396,8 +422,12 @@ async fn report_page(State(web): State<Web>, jar: CookieJar, Query(query): Query
             salons.push(SalonRow::of(&config, pool, "", "Total del pozo", &total));
         }
         let jornada = report.jornada.clone();
-        let books: Vec<BooksRow> =
-            report.books.iter().flatten().map(|(pool, books, tables)| BooksRow::of(&config, pool, books, tables)).collect();
+        let books: Vec<BooksRow> = report
+            .books
+            .iter()
+            .flatten()
+            .flat_map(|(pool, books, tables)| BooksRow::with_levels(&config, pool, books, tables))
+            .collect();
         page(&ReportPage {
             session,
             salons,
@@ -520,68 +550,85 @@ async fn books_csv(State(web): State<Web>, jar: CookieJar, Query(query): Query<R
             ))
         })?;
         let text = pozo_engine::money::plain_text;
-        let rows: Vec<Vec<String>> = books
-            .iter()
-            .map(|(pool, books, tables)| {
-                let ipa: Money = tables.tables.iter().map(pozo_core::state::books::TableBooks::ipa_as_booked).sum();
-                let pppa: Money = tables.tables.iter().map(pozo_core::state::books::TableBooks::pppa_as_booked).sum();
-                vec![
-                    report.jornada.clone(),
-                    pool.to_string(),
-                    text(books.opening_balance),
-                    text(books.opening_reserve),
-                    books.bets.to_string(),
-                    text(books.bets_amount),
-                    text(books.contributions),
-                    text(books.replenishments),
-                    text(books.transfers_in),
-                    text(books.adjustments_up),
-                    text(books.awards),
-                    books.hits.to_string(),
-                    text(books.awards_returned),
-                    text(books.awards_reclaimed),
-                    text(books.replenishments_withdrawn),
-                    text(books.transfers_out),
-                    text(books.adjustments_down),
-                    text(books.closing_balance),
-                    text(books.closing_reserve),
-                    text(books.difference),
-                    text(ipa),
-                    text(pppa),
-                    text(tables.ipa_difference),
-                    text(tables.pppa_difference),
-                ]
-            })
-            .collect();
-        let body = view::csv(
-            &[
-                "jornada",
-                "pozo",
-                "saldo_apertura",
-                "reserva_apertura",
-                "apuestas",
-                "ipa",
-                "aportes",
-                "reposiciones",
-                "transferencias_recibidas",
-                "ajustes_a_favor",
-                "premios",
-                "aciertos",
-                "premios_devueltos",
-                "premios_reintegrados",
-                "reposiciones_retiradas",
-                "transferencias_enviadas",
-                "ajustes_en_contra",
-                "saldo_cierre",
-                "reserva_cierre",
-                "diferencia",
-                "ipa_mesas",
-                "pppa_mesas",
-                "diferencia_ipa",
-                "diferencia_pppa",
-            ],
-            rows,
-        );
+        // A pool with levels adds a row per level, and the file a last column, `nivel`: empty on
+        // a pool's row, the level's name on its rows. Without levels the file is as it was.
+        let leveled = books.iter().any(|(_, books, _)| !books.levels.is_empty());
+        let line = |pool: &PoolId, books: &pozo_engine::Reconciliation, tables: Option<&pozo_core::state::books::PoolTables>| {
+            let ipa: Money =
+                tables.iter().flat_map(|tables| &tables.tables).map(pozo_core::state::books::TableBooks::ipa_as_booked).sum();
+            let pppa: Money =
+                tables.iter().flat_map(|tables| &tables.tables).map(pozo_core::state::books::TableBooks::pppa_as_booked).sum();
+            let of_tables = |amount: Money| tables.map_or(String::new(), |_| text(amount));
+            vec![
+                report.jornada.clone(),
+                pool.to_string(),
+                text(books.opening_balance),
+                text(books.opening_reserve),
+                books.bets.to_string(),
+                text(books.bets_amount),
+                text(books.contributions),
+                text(books.replenishments),
+                text(books.transfers_in),
+                text(books.adjustments_up),
+                text(books.awards),
+                books.hits.to_string(),
+                text(books.awards_returned),
+                text(books.awards_reclaimed),
+                text(books.replenishments_withdrawn),
+                text(books.transfers_out),
+                text(books.adjustments_down),
+                text(books.closing_balance),
+                text(books.closing_reserve),
+                text(books.difference),
+                of_tables(ipa),
+                of_tables(pppa),
+                of_tables(tables.map_or(Money::ZERO, |tables| tables.ipa_difference)),
+                of_tables(tables.map_or(Money::ZERO, |tables| tables.pppa_difference)),
+            ]
+        };
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        for (pool, books, tables) in &books {
+            let mut row = line(pool, books, Some(tables));
+            if leveled {
+                row.push(String::new());
+            }
+            rows.push(row);
+            for level in &books.levels {
+                let mut row = line(pool, &level.books, None);
+                row.push(level.name.clone());
+                rows.push(row);
+            }
+        }
+        let mut header = vec![
+            "jornada",
+            "pozo",
+            "saldo_apertura",
+            "reserva_apertura",
+            "apuestas",
+            "ipa",
+            "aportes",
+            "reposiciones",
+            "transferencias_recibidas",
+            "ajustes_a_favor",
+            "premios",
+            "aciertos",
+            "premios_devueltos",
+            "premios_reintegrados",
+            "reposiciones_retiradas",
+            "transferencias_enviadas",
+            "ajustes_en_contra",
+            "saldo_cierre",
+            "reserva_cierre",
+            "diferencia",
+            "ipa_mesas",
+            "pppa_mesas",
+            "diferencia_ipa",
+            "diferencia_pppa",
+        ];
+        if leveled {
+            header.push("nivel");
+        }
+        let body = view::csv(&header, rows);
         Ok::<_, PageError>(view::csv_response(&format!("conciliacion-{}.csv", report.jornada), body))
     }
     .await

@@ -146,11 +146,19 @@ fn status_of(web: &Web) -> crate::read::status::Status {
         books: {
             let jornada = pozo_core::jornada::jornada_and_hour(&config, web.handle.now_ms()).0;
             let books = model.reconciliation(&jornada, &jornada);
+            // A pool that does not tie, then each of its levels that does not ("mercado-blackjack,
+            // nivel Mini"): a level's difference can hide behind a pool's zero.
             let off: Vec<PoolOff> = books
                 .iter()
                 .flatten()
                 .filter(|(_, books)| !books.ties())
-                .map(|(pool, books)| PoolOff { pool: pool.to_string(), difference: books.difference })
+                .flat_map(|(pool, books)| {
+                    let levels = books.levels.iter().filter(|level| !level.books.ties()).map(move |level| PoolOff {
+                        pool: format!("{pool}, nivel {}", level.name),
+                        difference: level.books.difference,
+                    });
+                    std::iter::once(PoolOff { pool: pool.to_string(), difference: books.difference }).chain(levels)
+                })
                 .collect();
             BooksStatus { tied: books.is_some() && off.is_empty(), jornada, off }
         },
