@@ -428,7 +428,7 @@ async fn play_night(
     let mut floor = Floor::open(&config, &url, options.record.as_deref(), Pace::Fast).await?;
     floor.all_closed().await?;
     floor.write(&header)?;
-    let mut dealers: Vec<Dealer> = config.layout.tables.iter().map(|table| Dealer::new(table, options.seed)).collect();
+    let mut dealers: Vec<Dealer> = config.layout.tables.iter().map(|table| Dealer::new(&config, table, options.seed)).collect();
     let started = Instant::now();
     floor.parallel(dealers.iter().map(|dealer| (dealer.table.clone(), vec!["open".to_owned()])).collect()).await?;
     floor.sample_balances(0).await?;
