@@ -598,10 +598,12 @@ fn market_odds(game: &str, hands: u64, seed: u64, progress: &indicatif::Progress
     let (None, None) = (own, link) else {
         return market_odds_of(game, own.copied(), link.map(|(_, seats)| *seats), hands, seed, progress);
     };
-    let games: Vec<&str> = MARKET_PAYTABLES.iter().map(|(name, _, _)| *name).chain([ROULETTE]).collect();
+    let games: Vec<&str> = MARKET_PAYTABLES.iter().map(|(name, _, _)| *name).collect();
+    let link: Vec<&str> = LINK_GAMES.iter().map(|(name, _)| *name).collect();
     Err(format!(
-        "--game {game} --rulebooks market: the market's paytables are played at {} (and the cross-game link at all three)",
-        games.join(", ")
+        "--game {game} --rulebooks market: the market's paytables are played at {}, the cross-game link at {}",
+        games.join(" and "),
+        link.join(", ")
     ))
 }
 

@@ -171,7 +171,7 @@ pub enum Event {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PoolBooks {
     pub bets: u64,
-    bets_amount: Money,
+    pub bets_amount: Money,
     contributions: Money,
     commission: Money,
     replenishments: Money,
