@@ -358,6 +358,15 @@ pub fn premio(game: Game, hand: &BoxHand) -> Option<&'static str> {
     }
 }
 
+/// Every code of the game's paytable the box's hand is, highest first: [`premio`]'s, then those
+/// it also is where a paytable does not tell it apart (three sevens of hearts are three sevens
+/// of one suit, and three sevens). A table marks the first its pool pays at its game
+/// ([`crate::marks`]): in `mercado-gran-sala`, which has no "Tres sietes del mismo palo", three
+/// sevens of spades are its "Tres sietes" (config/mercado.toml; [`crate::marks::also`]).
+pub fn codes(game: Game, hand: &BoxHand) -> Vec<&'static str> {
+    premio(game, hand).map(crate::marks::also).unwrap_or_default()
+}
+
 /// When the table takes a new shoe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reshuffle {
@@ -453,6 +462,17 @@ impl Table {
     pub fn play_round(&mut self, seats: &[u32]) -> Vec<(u32, &'static str)> {
         let game = self.game;
         self.deal_round(seats).boxes.iter().filter_map(|hand| premio(game, hand).map(|code| (hand.seat, code))).collect()
+    }
+
+    /// [`Table::play_round`] at a table whose pool pays the codes `pays` takes: each box marks
+    /// the highest of its hand's [`codes`] the pool pays at the game, if any.
+    pub fn play_round_marking(&mut self, seats: &[u32], pays: &dyn Fn(&str) -> bool) -> Vec<(u32, &'static str)> {
+        let game = self.game;
+        self.deal_round(seats)
+            .boxes
+            .iter()
+            .filter_map(|hand| codes(game, hand).into_iter().find(|code| pays(code)).map(|code| (hand.seat, code)))
+            .collect()
     }
 }
 

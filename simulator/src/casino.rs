@@ -22,14 +22,32 @@ pub const GAMES: [(&str, &str, &str, u32); 8] = [
     ("veintiuno", "and-bolsa", "V", 7),
 ];
 
-/// The games of a generated casino on the market's rulebooks ([`Rulebooks::Market`]), as the
-/// example layout `config/examples/mercado-casino.toml` deals them: the IPLyC roulette, Black Jack
-/// on the four-level link and Three Card Poker (seed 003, six seats) on its progressive.
-pub const MARKET_GAMES: [(&str, &str, &str, u32); 3] = [
+/// The games of a generated casino on the market's rulebooks ([`Rulebooks::Market`]): as the
+/// example layout `config/examples/mercado-casino.toml` deals them, the IPLyC roulette, Black Jack
+/// on the four-level link and Three Card Poker (seed 003, six seats) on its progressive; then, as
+/// `config/examples/mercado-enlace.toml` deals them, the three games of the cross-game link
+/// `mercado-gran-sala` (LR roulette with its grillo series, LB Black Jack, LCP Three Card Poker),
+/// each its own bet and paytable into one Grand, with a Major and a Mini per flor. Four tables to
+/// a flor, so the link's tables fall in several flores (12 tables: LR1 in F1, LB1 and LCP1 in F2,
+/// LR2, LB2 and LCP2 in F3) and each flor's Major and Mini are their own meters.
+pub const MARKET_GAMES: [(&str, &str, &str, u32); 6] = [
     ("ruleta-americana", "iplyc-ruleta", "R", 8),
     ("blackjack", "mercado-blackjack", "B", 7),
     ("three-card-poker", "mercado-tcp", "CP", 6),
+    ("ruleta-americana", LINK_POOL, "LR", 8),
+    ("blackjack", LINK_POOL, "LB", 7),
+    ("three-card-poker", LINK_POOL, "LCP", 6),
 ];
+
+/// The market's cross-game link with banked levels (config/mercado.toml).
+pub const LINK_POOL: &str = "mercado-gran-sala";
+
+/// The tables the seeded simulation's market floor adds to the example layout
+/// (`config/examples/mercado-casino.toml`) for the cross-game link: (id, flor, game, seats).
+/// Two flores beyond the example's three, F4 with a roulette and a Black Jack table, F5 with a
+/// Three Card Poker table: each flor's Major and Mini fed by its own tables.
+pub const MARKET_FLOOR_LINK: [(&str, &str, &str, u32); 3] =
+    [("LR1", "F4", "ruleta-americana", 8), ("LB1", "F4", "blackjack", 7), ("LCP1", "F5", "three-card-poker", 6)];
 
 /// The market's example rulebook (docs/readings.md, "Levels"): not embedded in the controller,
 /// named with `--rulebook config/mercado.toml`; the simulator carries it to play it.
@@ -94,6 +112,26 @@ pub fn market_example() -> anyhow::Result<Config> {
     let mut texts = vec![(MARKET_LAYOUT.0.to_owned(), MARKET_LAYOUT.1.to_owned())];
     texts.extend(Rulebooks::Market.texts());
     Ok(Config::from_texts(texts)?.with_keys(KEYS_EMBEDDED.0, KEYS_EMBEDDED.1)?)
+}
+
+/// The seeded simulation's market floor: the market's example casino ([`market_example`]) and
+/// the link's tables of [`MARKET_FLOOR_LINK`], with the example keys and a key for each of those
+/// (derived like a generated casino's: they protect nothing).
+pub fn market_floor() -> anyhow::Result<Config> {
+    let mut layout = MARKET_LAYOUT.1.to_owned();
+    let mut keys = KEYS_EMBEDDED.1.to_owned();
+    for (id, flor, game, seats) in MARKET_FLOOR_LINK {
+        layout.push_str(&format!(
+            "\n[[table]]\nid = \"{id}\"\nflor = \"{flor}\"\npool = \"{LINK_POOL}\"\ngame = \"{game}\"\nseats = {seats}\n"
+        ));
+        keys.push_str(&format!(
+            "\n[[key]]\nid = \"mesa-{id}\"\nrole = \"table\"\ntable = \"{id}\"\nsecret = \"{}\"\n",
+            secret(0, id)
+        ));
+    }
+    let mut texts = vec![("pozo-sim market floor.toml".to_owned(), layout)];
+    texts.extend(Rulebooks::Market.texts());
+    Ok(Config::from_texts(texts)?.with_keys("pozo-sim market floor keys.toml", &keys)?)
 }
 
 /// The Venta-Pagos office key of a generated casino.
@@ -225,6 +263,18 @@ mod tests {
         assert_eq!(&pools[..3], ["iplyc-ruleta", "mercado-blackjack", "mercado-tcp"]);
         assert_eq!(config.layout.tables.iter().filter(|table| table.game.name() == "three-card-poker").count(), 4);
         assert_eq!(config.rulebooks.pool("mercado-blackjack").expect("the link").level_count(), 5, "four and the house's");
+        // The cross-game link: each of its games at two tables, in three flores.
+        let link: Vec<(&str, &str)> = config
+            .layout
+            .tables
+            .iter()
+            .filter(|table| table.pool.as_str() == LINK_POOL)
+            .map(|table| (table.id.as_str(), table.flor.as_str()))
+            .collect();
+        assert_eq!(link, [("LR1", "F1"), ("LB1", "F2"), ("LCP1", "F2"), ("LR2", "F3"), ("LB2", "F3"), ("LCP2", "F3")]);
+        let floor = market_floor().expect("the seeded simulation's market floor");
+        assert_eq!(floor.layout.tables.len(), 15);
+        assert!(table_key(&floor, "LCP1").is_ok() && table_key(&floor, "CP4").is_ok());
         assert!(config.rulebooks.pool("aj-poker").is_none(), "only the IPLyC's and the market's rulebooks");
         assert_ne!(config.hash, generated(12, 7).expect("valid").hash);
         let example = market_example().expect("the market's example");

@@ -131,6 +131,63 @@ mod tests {
         assert_eq!(first_difference(&held, &held_in(&pool.state())), None);
     }
 
+    fn gran_sala() -> Pool {
+        let config = crate::casino::market_example().expect("the market's example");
+        Pool::open(Arc::new(config.rulebooks.pool(crate::casino::LINK_POOL).expect("the cross-game link").clone()))
+    }
+
+    fn flor(flor: &str) -> pozo_engine::Bank {
+        pozo_engine::Bank { flor: flor.to_owned(), salon: "sala".to_owned() }
+    }
+
+    /// The cross-game link's Major and Mini keep a meter per flor (config/mercado.toml,
+    /// `bank = "flor"`): each flor's meter ties on its own, and one flor's prize empties only its own.
+    #[test]
+    fn each_flors_major_and_mini_tie_on_their_own() {
+        let mut pool = gran_sala();
+        for _ in 0..10 {
+            pool.register_bet_at(Money::from(1000), Some(&flor("F1"))).expect("a Black Jack bet in F1");
+            pool.register_bet_at(Money::from(500), Some(&flor("F2"))).expect("a Three Card Poker bet in F2");
+        }
+        let winner = pozo_engine::Winner { seat: 1, code: "CUATRO_ASES".into(), bet: Some(Money::from(1000)), high: None };
+        let settled = pool.settle_round_at(&[winner], Some(&flor("F1"))).expect("the Major of F1");
+        // 4% of ten bets of 1,000 on the Major's reset of 100,000: paid whole, from F1's meter only.
+        assert_eq!(settled.total_paid(), Money::from(100_400));
+        assert_eq!(unbalanced(&pool), None);
+        let held = held(&pool);
+        let named: Vec<(&str, Money)> = held.iter().map(|held| (held.name.as_deref().unwrap_or("-"), held.balance)).collect();
+        assert_eq!(
+            &named[3..],
+            [
+                ("Major · F1", Money::from(100_000)),
+                ("Major · F2", Money::from(100_200)),
+                ("Mini · F1", Money::from(10_300)),
+                ("Mini · F2", Money::from(10_150)),
+            ]
+        );
+        assert_eq!(first_difference(&held, &held_in(&pool.state())), None);
+    }
+
+    /// A share booked to another flor's meter ties each meter and sums the same: named by its bank.
+    #[test]
+    fn a_share_booked_to_another_flor_is_named_by_its_bank() {
+        let mut pool = gran_sala();
+        pool.register_bet_at(Money::from(1000), Some(&flor("F1"))).expect("a bet in F1");
+        pool.register_bet_at(Money::from(1000), Some(&flor("F2"))).expect("a bet in F2");
+        let mut state = pool.state();
+        let (from, to) = (3, 2); // Mini · F2's 30 booked to Mini · F1
+        state.banks[from].state.balance -= Money::from(30);
+        state.banks[from].state.meters.contributions -= Money::from(30);
+        state.banks[to].state.balance += Money::from(30);
+        state.banks[to].state.meters.contributions += Money::from(30);
+        let moved = Pool::restore(Arc::new(pool.rules().clone()), state).expect("each meter ties");
+        assert_eq!(unbalanced(&moved), None, "each meter ties on its own");
+        assert_eq!(moved.balance(), pool.balance(), "the pool's sum cannot tell");
+        let differs = first_difference(&held(&pool), &held_in(&moved.state())).expect("a difference");
+        assert_eq!(differs.level, "level 6 (Mini · F1)");
+        assert_eq!((differs.theirs.0, differs.ours.0), (Money::from(10_060), Money::from(10_030)));
+    }
+
     #[test]
     fn a_share_booked_to_another_level_is_named_though_the_pool_sums_the_same() {
         let mut pool = link();

@@ -30,6 +30,7 @@ pub mod journal;
 pub mod levels;
 pub mod link;
 pub mod market;
+pub mod marks;
 pub mod night;
 pub mod odds;
 pub mod plot;

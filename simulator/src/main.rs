@@ -62,7 +62,8 @@ enum Command {
         plot: Option<PathBuf>,
         /// The rulebooks the generated casino plays: the regulations' (embedded), or the
         /// market's progressives (config/mercado.toml: R roulette, B the four-level Black Jack
-        /// link, CP Three Card Poker with the envy bonus); embedded controller only.
+        /// link, CP Three Card Poker with the envy bonus, LR/LB/LCP the cross-game link
+        /// mercado-gran-sala with a Major and a Mini per flor); embedded controller only.
         #[arg(long, value_parser = rulebooks_parser(), default_value = "regulations", conflicts_with = "server")]
         rulebooks: pozo_sim::casino::Rulebooks,
     },
@@ -90,7 +91,9 @@ enum Command {
         seed: u64,
         /// market: also play the hands into the market's example paytable of the game
         /// (config/mercado.toml: blackjack the four-level link, three-card-poker its
-        /// progressive): each level's hits against its exact odds, and the paytable's return.
+        /// progressive) and into the cross-game link mercado-gran-sala (blackjack,
+        /// three-card-poker, ruleta-americana): each level's hits against its exact odds, and
+        /// the paytable's return.
         #[arg(long, value_parser = rulebooks_parser(), default_value = "regulations")]
         rulebooks: pozo_sim::casino::Rulebooks,
         /// Write the report as JSON.
@@ -402,6 +405,10 @@ fn run_odds(
         print_market(market);
         levels_off = market.levels.iter().any(|level| level.deviation_se.abs() > ODDS_TOLERANCE_SE);
     }
+    if let Some(link) = &report.link {
+        print_link(link);
+        levels_off |= link.levels.iter().any(|level| level.deviation_se.abs() > ODDS_TOLERANCE_SE);
+    }
     if let Some(path) = json {
         let text = serde_json::to_string_pretty(&report).expect("reports serialize");
         if let Err(error) = std::fs::write(path, text) {
@@ -424,8 +431,14 @@ fn run_odds(
 // Percentages for reading, not money.
 #[allow(clippy::float_arithmetic)]
 fn print_market(market: &pozo_sim::market::Measured) {
+    print_levels(&market.levels);
+    print_paytable(&market.paytable);
+}
+
+/// Each level's hits against its exact odds.
+fn print_levels(levels: &[pozo_sim::market::LevelHits]) {
     println!("{:<22} {:>12} {:>14} {:>10} {:>8}  codes", "level", "observed", "expected", "std err", "dev (SE)");
-    for level in &market.levels {
+    for level in levels {
         println!(
             "{:<22} {:>12} {:>14.2} {:>10.2} {:>8.2}  {}",
             level.level,
@@ -436,7 +449,12 @@ fn print_market(market: &pozo_sim::market::Measured) {
             level.codes.join(", ")
         );
     }
-    let paytable = &market.paytable;
+}
+
+/// A paytable's return per unit of side bet, exact and as played.
+// Percentages for reading, not money.
+#[allow(clippy::float_arithmetic)]
+fn print_paytable(paytable: &pozo_sim::market::PaytableReturn) {
     println!(
         "return of {} (config/mercado.toml), per unit of side bet ({}), {} seats in force:",
         paytable.pool,
@@ -469,6 +487,37 @@ fn print_market(market: &pozo_sim::market::Measured) {
         })
         .collect();
     println!("  the levels after: {}", levels.join("; "));
+}
+
+/// The cross-game link at the game: its levels' hits (a Major and a Mini per flor: one flor's
+/// here), and its return per unit of the game's bet, exact where it is read (docs/odds.md).
+// Percentages for reading, not money.
+#[allow(clippy::float_arithmetic)]
+fn print_link(link: &pozo_sim::market::LinkOdds) {
+    println!(
+        "the cross-game link {} at {} (one flor of {} tables, the Grand fed by them alone):",
+        link.pool, link.game, link.game
+    );
+    print_levels(&link.levels);
+    match (&link.paytable, &link.measured_only) {
+        (Some(paytable), _) => print_paytable(paytable),
+        (None, why) => {
+            println!(
+                "return of {} (config/mercado.toml), per unit of side bet ({}): measured only ({})",
+                link.pool,
+                pozo_engine::format_ars(link.side_bet),
+                why.as_deref().unwrap_or("no exact reading")
+            );
+            println!(
+                "  played: {} bets of {}, awards {} + the meters gained {} = {:.4}%",
+                link.bets,
+                pozo_engine::format_ars(link.side_bet),
+                pozo_engine::format_ars(link.awards),
+                pozo_engine::format_ars(link.meters_gained),
+                100.0 * link.measured
+            );
+        }
+    }
 }
 
 /// Three Card Poker's exact figures, counted over the 22,100 hands (docs/odds.md).

@@ -192,26 +192,55 @@ pub fn exact_return(
 /// seat's bet registered, the round's winners (and their envy awards) settled on the levels.
 pub struct Play {
     pool: Pool,
-    start: Vec<Money>,
+    /// What the levels held when the pool opened (a banked level's meters open later, at their
+    /// reset, put in by the house: `opened`).
+    start: Money,
+    opened: Money,
     hits: BTreeMap<usize, u64>,
     bets: u64,
     awards: Money,
+    /// At a table of a link across games: the game, whose own bet and codes it plays, and the
+    /// bank (flor) whose meters its banked levels feed.
+    at: Option<(pozo_engine::Game, pozo_engine::Bank)>,
 }
 
 impl Play {
     pub fn new(rules: PoolRules) -> Play {
         let pool = Pool::open(Arc::new(rules));
-        let start = pool.levels().iter().map(|level| level.balance).collect();
-        Play { pool, start, hits: BTreeMap::new(), bets: 0, awards: Money::ZERO }
+        let start = pool.balance();
+        Play { pool, start, opened: Money::ZERO, hits: BTreeMap::new(), bets: 0, awards: Money::ZERO, at: None }
+    }
+
+    /// The rounds of `game`'s tables of one flor in the cross-game link ([`link_rules`]): its
+    /// bet, the codes its hands mark in the link (the highest each is that the link pays at the
+    /// game, [`crate::marks::also`]), the flor's banked meters.
+    pub fn at_game(game: pozo_engine::Game) -> Result<Play, String> {
+        let mut play = Play::new(link_rules(game)?);
+        play.at = Some((game, pozo_engine::Bank { flor: "F1".to_owned(), salon: "sala".to_owned() }));
+        Ok(play)
+    }
+
+    /// The code a hand the evaluators call `code` marks here: itself, or at a table of the link
+    /// the highest code it also is that the link pays at the game (`None`: none).
+    fn marked(&self, code: &'static str) -> Option<&'static str> {
+        match &self.at {
+            None => Some(code),
+            Some((game, _)) => crate::marks::also(code).into_iter().find(|code| self.pool.rules().game_marks(*game, code)),
+        }
     }
 
     /// One round: `seats` seats with the side bet, `winners` the (seat, code) the hands made.
-    pub fn round(&mut self, seats: u32, winners: &[(u32, &str)]) {
+    pub fn round(&mut self, seats: u32, winners: &[(u32, &'static str)]) {
         let side_bet = self.pool.rules().side_bet;
+        let bank = self.at.as_ref().map(|(_, bank)| bank.clone());
+        let before = self.pool.meters().replenishments;
         for _ in 0..seats {
-            self.pool.register_bet(side_bet).expect("the market's side bet is the pool's");
+            self.pool.register_bet_at(side_bet, bank.as_ref()).expect("the market's side bet is the pool's");
         }
+        self.opened += self.pool.meters().replenishments - before;
         self.bets += u64::from(seats);
+        let winners: Vec<(u32, &str)> =
+            winners.iter().filter_map(|(seat, code)| self.marked(code).map(|code| (*seat, code))).collect();
         if winners.is_empty() {
             return;
         }
@@ -225,8 +254,15 @@ impl Play {
         }
         let in_force: Vec<(u32, Money)> = (1..=seats).map(|seat| (seat, side_bet)).collect();
         winners.extend(pozo_engine::envy_winners(&rules, &winners, &in_force));
-        let settled = self.pool.settle_round(&winners).expect("a round the rulebook takes");
+        let settled = self.pool.settle_round_at(&winners, bank.as_ref()).expect("a round the rulebook takes");
         self.awards += settled.total_paid();
+    }
+
+    /// What the meters gained over the rounds played (the players' money not yet won): the
+    /// levels' balances less what they held at the opening and what the house put in to open
+    /// a bank's meters.
+    pub fn meters_gained(&self) -> Money {
+        self.pool.balance() - self.start - self.opened
     }
 
     /// The hits per level, against `probability` of each code per bet.
@@ -236,18 +272,22 @@ impl Play {
         let rules = self.pool.rules();
         let n = self.bets as f64;
         (0..rules.level_count())
-            .map(|index| {
+            .filter_map(|index| {
                 let codes: Vec<String> = rules
                     .prizes
                     .iter()
                     .filter(|prize| prize.level == index && prize.envy_of.is_none())
                     .map(|prize| prize.code.to_string())
                     .collect();
+                // A level no code of the game pays (the link's Major at roulette): not the game's.
+                if codes.is_empty() {
+                    return None;
+                }
                 let p: f64 = codes.iter().map(|code| probability(code)).sum();
                 let observed = self.hits.get(&index).copied().unwrap_or(0);
                 let expected = n * p;
                 let standard_error = (n * p * (1.0 - p)).sqrt();
-                LevelHits {
+                Some(LevelHits {
                     level: rules.level_name(index).unwrap_or("the pool").to_owned(),
                     codes,
                     probability: p,
@@ -255,7 +295,7 @@ impl Play {
                     expected,
                     standard_error,
                     deviation_se: (observed as f64 - expected) / standard_error,
-                }
+                })
             })
             .collect()
     }
@@ -267,7 +307,7 @@ impl Play {
         let rules = self.pool.rules();
         let (exact, exact_total, never_drawn, house_resets) = exact_return(rules, probability, seats)?;
         let levels = self.pool.levels();
-        let meters_gained: Money = levels.iter().zip(&self.start).map(|(level, start)| level.balance - *start).sum();
+        let meters_gained = self.meters_gained();
         let bets_amount = self.pool.meters().bets_amount;
         let ratio = |amount: Money| (amount.decimal() / bets_amount.decimal()).to_string().parse::<f64>().unwrap_or(f64::NAN);
         Ok(PaytableReturn {
@@ -289,6 +329,74 @@ impl Play {
                 .map(|level| (level.name.clone().unwrap_or_default(), level.balance, level.reserve))
                 .collect(),
         })
+    }
+}
+
+/// The cross-game link (`mercado-gran-sala`, config/mercado.toml) as the tables of one game
+/// play it: the game's own bet (`game_bets`) as the side bet, and only the prizes the game's
+/// tables mark (`games`). Its Grand is shared with the other games' tables, its Major and Mini are
+/// per flor: these rules are one flor whose tables are all of the game (as
+/// config/examples/mercado-enlace.toml lays them out) and a Grand that game alone feeds.
+pub fn link_rules(game: pozo_engine::Game) -> Result<PoolRules, String> {
+    let mut rules = rules(crate::casino::LINK_POOL)?;
+    rules.side_bet = rules.side_bet_for(game);
+    rules.prizes.retain(|prize| prize.games.is_empty() || prize.games.contains(&game));
+    if rules.prizes.is_empty() {
+        return Err(format!("{}: no prize of the link is marked at {}", crate::casino::LINK_POOL, game.name()));
+    }
+    Ok(rules)
+}
+
+/// The cross-game link measured at one game: each level's hits, and its return per unit of the
+/// game's bet (exact where [`exact_return`] reads the game's paytable; measured only at roulette,
+/// whose Grillo de Plata is a fixed prize from the Mini's meter and no renewal formula here).
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkOdds {
+    pub pool: String,
+    pub game: String,
+    pub side_bet: Money,
+    pub levels: Vec<LevelHits>,
+    /// The exact return and the measured one, where the exact one is read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paytable: Option<PaytableReturn>,
+    /// Why the return is measured only, where it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured_only: Option<String>,
+    pub bets: u64,
+    pub bets_amount: Money,
+    pub awards: Money,
+    pub meters_gained: Money,
+    /// (awards + what the meters gained) ÷ bets.
+    pub measured: f64,
+}
+
+impl Play {
+    /// The link measured at the game it was played at ([`Play::at_game`]): its levels' hits
+    /// against `probability` of each code the game marks, and its return (`seats` in force).
+    // Statistics, not money.
+    #[allow(clippy::float_arithmetic)]
+    pub fn link_odds(&self, probability: &dyn Fn(&str) -> f64, seats: u32) -> LinkOdds {
+        let rules = self.pool.rules();
+        let bets_amount = self.pool.meters().bets_amount;
+        let meters_gained = self.meters_gained();
+        let measured = ((self.awards + meters_gained).decimal() / bets_amount.decimal()).to_string().parse().unwrap_or(f64::NAN);
+        let (paytable, measured_only) = match self.paytable(probability, seats) {
+            Ok(paytable) => (Some(paytable), None),
+            Err(why) => (None, Some(why)),
+        };
+        LinkOdds {
+            pool: rules.id.to_string(),
+            game: self.at.as_ref().map(|(game, _)| game.name().to_owned()).unwrap_or_default(),
+            side_bet: rules.side_bet,
+            levels: self.level_hits(probability),
+            paytable,
+            measured_only,
+            bets: self.bets,
+            bets_amount,
+            awards: self.awards,
+            meters_gained,
+            measured,
+        }
     }
 }
 

@@ -287,7 +287,7 @@ fn blackjack_odds(
     hands: u64,
     seed: u64,
     progress: &indicatif::ProgressBar,
-    mut market: Option<&mut crate::market::Play>,
+    plays: &mut [crate::market::Play],
 ) -> OddsReport {
     let mut table = Table::with_reshuffle(game, seed, Reshuffle::EveryRounds(game.rules().safe_rounds_per_shoe()));
     let seats: Vec<u32> = (1..=blackjack::MAX_BOXES as u32).collect();
@@ -299,7 +299,7 @@ fn blackjack_odds(
         for (_, code) in &prizes {
             *observed.entry(*code).or_default() += 1;
         }
-        if let Some(play) = market.as_deref_mut() {
+        for play in plays.iter_mut() {
             play.round(boxes as u32, &prizes);
         }
         dealt += boxes as u64;
@@ -322,12 +322,17 @@ fn blackjack_odds(
         max_abs_deviation_se,
         three_card_poker: None,
         market: None,
+        link: None,
     }
 }
 
 /// Grillo series on the double-zero wheel: a bronze hit 3/38, a silver hit
 /// 3/38 × 2/38, a gold hit 3/38 × 2/38 × 1/38 per series (docs/odds.md).
-fn roulette_odds(series: u64, seed: u64, progress: &indicatif::ProgressBar) -> OddsReport {
+///
+/// With `plays`, each series is also played into the cross-game link (`mercado-gran-sala`): its
+/// bet registered at the press, each metal's hit settled when its ball falls (the bronze's grant,
+/// the silver's fixed prize from the flor's Mini, the gold's Grand; 3.4.1).
+fn roulette_odds(series: u64, seed: u64, progress: &indicatif::ProgressBar, plays: &mut [crate::market::Play]) -> OddsReport {
     let mut rng = cards::rng(seed);
     let (mut bronze, mut silver, mut gold, mut shown) = (0, 0, 0, 0);
     for played in 0..series {
@@ -336,6 +341,14 @@ fn roulette_odds(series: u64, seed: u64, progress: &indicatif::ProgressBar) -> O
         bronze += u64::from(played.bronze_hit);
         silver += u64::from(played.silver_hit);
         gold += u64::from(played.gold_hit);
+        for play in plays.iter_mut() {
+            play.round(1, if played.bronze_hit { &[(1, "GRILLO_BRONCE")] } else { &[] });
+            for (hit, code) in [(played.silver_hit, "GRILLO_PLATA"), (played.gold_hit, "GRILLO_ORO")] {
+                if hit {
+                    play.round(0, &[(1, code)]);
+                }
+            }
+        }
     }
     let codes = vec![
         compare("GRILLO_BRONCE", 3, 38, bronze, series),
@@ -352,6 +365,7 @@ fn roulette_odds(series: u64, seed: u64, progress: &indicatif::ProgressBar) -> O
         max_abs_deviation_se,
         three_card_poker: None,
         market: None,
+        link: None,
     }
 }
 
@@ -403,6 +417,7 @@ fn poker_odds(deal: &PokerDeal, hands: u64, seed: u64, progress: &indicatif::Pro
         max_abs_deviation_se,
         three_card_poker: None,
         market: None,
+        link: None,
     }
 }
 
@@ -444,12 +459,7 @@ fn compare_seats(code: &str, single: (u64, u64), pair: (u64, u64), rounds: &[u64
 ///
 /// With `market`, the rounds are also played into the progressive's pool (`mercado-tcp`): every
 /// seat's bet registered, the codes and their envy awards settled ([`crate::market`]).
-fn three_card_odds(
-    hands: u64,
-    seed: u64,
-    progress: &indicatif::ProgressBar,
-    mut market: Option<&mut crate::market::Play>,
-) -> OddsReport {
+fn three_card_odds(hands: u64, seed: u64, progress: &indicatif::ProgressBar, plays: &mut [crate::market::Play]) -> OddsReport {
     let mut rng = cards::rng(seed);
     let mut deck: Vec<Card> = cards::deck();
     let mut observed = std::collections::BTreeMap::<&str, u64>::new();
@@ -467,7 +477,7 @@ fn three_card_odds(
                 prizes.push((seat as u32 + 1, code));
             }
         }
-        if let Some(play) = market.as_deref_mut() {
+        for play in plays.iter_mut() {
             play.round(seats as u32, &prizes);
         }
         rounds[seats] += 1;
@@ -491,6 +501,7 @@ fn three_card_odds(
         max_abs_deviation_se,
         three_card_poker: Some(three_card::returns(three_card::REFERENCE_METER_UNITS)),
         market: None,
+        link: None,
     }
 }
 
@@ -523,6 +534,10 @@ pub struct OddsReport {
     /// `--rulebooks market`: each level's hits and the example paytable's return ([`crate::market`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub market: Option<crate::market::Measured>,
+    /// `--rulebooks market` at a game of the cross-game link (`mercado-gran-sala`): its levels'
+    /// hits at the game and its return per unit of the game's bet ([`crate::market::LinkOdds`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link: Option<crate::market::LinkOdds>,
 }
 
 /// Deals `hands` hands for `game` (poker and Three Card Poker seat-hands dealt in rounds as the game
@@ -573,25 +588,88 @@ const MARKET_PAYTABLES: [(&str, &str, u32); 2] = [
     (three_card::GAME, three_card::POOL, three_card::SEATS as u32),
 ];
 
+/// The games of the cross-game link (`mercado-gran-sala`) and the seats in force each round.
+const LINK_GAMES: [(&str, u32); 3] =
+    [(ROULETTE, 1), ("blackjack", blackjack::MAX_BOXES as u32), (three_card::GAME, three_card::SEATS as u32)];
+
 fn market_odds(game: &str, hands: u64, seed: u64, progress: &indicatif::ProgressBar) -> Result<OddsReport, String> {
-    let Some((_, pool, seats)) = MARKET_PAYTABLES.iter().find(|(name, _, _)| *name == game) else {
-        let games: Vec<&str> = MARKET_PAYTABLES.iter().map(|(name, _, _)| *name).collect();
-        return Err(format!("--game {game} --rulebooks market: the market's paytables are played at {}", games.join(" and ")));
+    let own = MARKET_PAYTABLES.iter().find(|(name, _, _)| *name == game);
+    let link = LINK_GAMES.iter().find(|(name, _)| *name == game);
+    let (None, None) = (own, link) else {
+        return market_odds_of(game, own.copied(), link.map(|(_, seats)| *seats), hands, seed, progress);
     };
+    let games: Vec<&str> = MARKET_PAYTABLES.iter().map(|(name, _, _)| *name).collect();
+    let link: Vec<&str> = LINK_GAMES.iter().map(|(name, _)| *name).collect();
+    Err(format!(
+        "--game {game} --rulebooks market: the market's paytables are played at {}, the cross-game link at {}",
+        games.join(" and "),
+        link.join(", ")
+    ))
+}
+
+// Probabilities: statistics, not money.
+#[allow(clippy::float_arithmetic)]
+fn market_odds_of(
+    game: &str,
+    own: Option<(&str, &str, u32)>,
+    link_seats: Option<u32>,
+    hands: u64,
+    seed: u64,
+    progress: &indicatif::ProgressBar,
+) -> Result<OddsReport, String> {
     if hands == 0 {
         return Err("--hands must be at least 1".to_owned());
     }
-    let mut play = crate::market::Play::new(crate::market::rules(pool)?);
+    let mut plays = Vec::new();
+    if let Some((_, pool, _)) = own {
+        plays.push(crate::market::Play::new(crate::market::rules(pool)?));
+    }
+    if link_seats.is_some() {
+        let of = pozo_engine::Game::parse(game).map_err(|error| format!("--game {game}: {error}"))?;
+        plays.push(crate::market::Play::at_game(of)?);
+    }
     let mut report = if game == three_card::GAME {
-        three_card_odds(hands, seed, progress, Some(&mut play))
+        three_card_odds(hands, seed, progress, &mut plays)
+    } else if game == ROULETTE {
+        roulette_odds(hands, seed, progress, &mut plays)
     } else {
-        blackjack_odds(Game::Blackjack, hands, seed, progress, Some(&mut play))
+        blackjack_odds(Game::Blackjack, hands, seed, progress, &mut plays)
     };
-    report.pool = (*pool).to_owned();
     let probability = |code: &str| report.codes.iter().find(|odds| odds.code == code).map_or(0.0, |odds| odds.probability);
-    let measured =
-        crate::market::Measured { levels: play.level_hits(&probability), paytable: play.paytable(&probability, *seats)? };
-    report.market = Some(measured);
+    let mut plays = plays.into_iter();
+    if let Some((_, pool, seats)) = own {
+        let play = plays.next().expect("the market's own paytable is played first");
+        report.pool = pool.to_owned();
+        report.market = Some(crate::market::Measured {
+            levels: play.level_hits(&probability),
+            paytable: play.paytable(&probability, seats)?,
+        });
+    }
+    if let (Some(seats), Some(play)) = (link_seats, plays.next()) {
+        // A code of the link is marked by every hand whose highest code the link pays is it.
+        let of = pozo_engine::Game::parse(game).map_err(|error| format!("--game {game}: {error}"))?;
+        let marks = crate::marks::Marks {
+            rules: std::sync::Arc::new(crate::market::link_rules(of)?),
+            game: of,
+            bank: pozo_engine::Bank::default(),
+        };
+        let marked = |code: &str| {
+            report
+                .codes
+                .iter()
+                .filter(|odds| {
+                    let dealt = crate::marks::also(&odds.code);
+                    marks.first(dealt.iter().copied()) == Some(code)
+                })
+                .map(|odds| odds.probability)
+                .sum::<f64>()
+        };
+        let link = play.link_odds(&marked, seats);
+        if own.is_none() {
+            report.pool = link.pool.clone();
+        }
+        report.link = Some(link);
+    }
     Ok(report)
 }
 
@@ -600,13 +678,13 @@ fn odds_dealt(game: &str, hands: u64, seed: u64, progress: &indicatif::ProgressB
         return Err("--hands must be at least 1".to_owned());
     }
     if game == ROULETTE {
-        return Ok(roulette_odds(hands, seed, progress));
+        return Ok(roulette_odds(hands, seed, progress, &mut []));
     }
     if let Some(game) = Game::from_name(game) {
-        return Ok(blackjack_odds(game, hands, seed, progress, None));
+        return Ok(blackjack_odds(game, hands, seed, progress, &mut []));
     }
     if game == three_card::GAME {
-        return Ok(three_card_odds(hands, seed, progress, None));
+        return Ok(three_card_odds(hands, seed, progress, &mut []));
     }
     if !POKER_GAMES.contains(&game) {
         return Err(format!(

@@ -173,6 +173,21 @@ pub fn premio(hand: &[Card; 3]) -> Option<&'static str> {
     }
 }
 
+/// Every progressive code the hand is, highest first: [`premio`]'s, then those it also is where
+/// a paytable does not tell it apart (the Mini Royal of spades is a Mini Royal, and a Mini Royal a
+/// straight flush). A table marks the first its pool pays at its game ([`crate::marks`]): in
+/// `mercado-gran-sala`, which pays the spades' one and "Escalera de color", a Mini Royal of
+/// hearts is its "Escalera de color" (config/mercado.toml; [`crate::marks::also`]).
+pub fn premios(hand: &[Card; 3]) -> Vec<&'static str> {
+    premio(hand).map(crate::marks::also).unwrap_or_default()
+}
+
+/// How many of the [`HANDS`] hands a table of a pool that pays `pays` marks `code` with: the
+/// hands whose first paid code of [`premios`] it is.
+pub fn marked_count(code: &str, pays: &dyn Fn(&str) -> bool) -> u64 {
+    every_hand().filter(|hand| premios(hand).into_iter().find(|candidate| pays(candidate)) == Some(code)).count() as u64
+}
+
 /// 3.10.2 "Escala de pagos de Pair Plus", to one: "Par simple 1 x 1, Color 3 x 1, Escalera 6 x 1,
 /// Pierna 30 x 1, Escalera Real 40 x 1". Paid whatever the dealer's hand (Introducción: "sin
 /// importar la mano de la banca").

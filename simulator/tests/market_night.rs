@@ -1,6 +1,7 @@
 //! A night on the market's progressives (`pozo-sim run --rulebooks market`: config/mercado.toml
 //! beside the IPLyC roulette, docs/simulator.md): Three Card Poker dealt at the CP tables, Black
-//! Jack on the four-level link at the B tables, through real agents and the real controller,
+//! Jack on the four-level link at the B tables, the cross-game link `mercado-gran-sala` at the
+//! LR, LB and LCP tables, through real agents and the real controller,
 //! every award checked against the engine's settlement on the simulator's own count of each level,
 //! and every level tied to zero on the journal replayed.
 
@@ -27,24 +28,31 @@ fn market(tables: usize, rounds: u32, seed: u64) -> RunOptions {
     }
 }
 
-// Proves a market night closes its books level by level: seed 1's 40 rounds at 12 tables pay the
-// Three Card Poker meter (the Mini Royal of picas, whole, through Venta-Pagos) with the envy bonus
-// to each of the five other seats in force, the link's Mini and the house's fixed prizes, each the
-// amount the engine settles on the simulator's count of the levels; every level of both pools ties
-// to zero on the journal replayed and holds what the simulator counted; and the recorded night
-// replays to the same books.
+// Proves a market night closes its books level by level: seed 1396's 40 rounds at 12 tables pay
+// the Three Card Poker meter (the Mini Royal of picas at CP1, whole, through Venta-Pagos) with the
+// envy bonus to each of the five other seats in force, the link's Mini and the house's fixed
+// prizes, each the amount the engine settles on the simulator's count of the levels; and the
+// cross-game link `mercado-gran-sala` (LR, LB and LCP tables in flores F1–F3): its Grand won by a
+// Mini Royal of picas at LCP1, the Major of F3 by a straight flush at LCP2, the Mini of F2 by a
+// trío at LCP1, the roulettes' grillos on the Minis of F1 and F3, each flor's meters fed by its
+// own tables only at each game's own bet. Every level of every pool, each flor's meters on their
+// own, ties to zero on the journal replayed and holds what the simulator counted; and the
+// recorded night replays to the same books.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_market_night_ties_every_level_and_pays_the_meter_the_envy_and_the_house() {
     let directory = tempfile::tempdir().expect("a temporary directory");
     let record = directory.path().join("market.jsonl");
-    let report = night::run(RunOptions { record: Some(record.clone()), ..market(12, 40, 1) }).await.expect("a night");
+    let started = std::time::Instant::now();
+    let report = night::run(RunOptions { record: Some(record.clone()), ..market(12, 40, 1396) }).await.expect("a night");
+    println!("a market night of 12 tables × 40 rounds, seed 1396: {:.1} s", started.elapsed().as_secs_f64());
     assert_eq!(report.books, "ok", "{:?}", report.differences);
     assert_eq!(report.level_books, "ok", "{:?}", report.differences);
     assert_eq!((report.verify.as_str(), report.reconciliation.as_str()), ("ok", "ok"));
     assert_eq!(report.rulebooks, "market");
     let hits = |code: &str| report.codes.get(code).map_or(0, |books| books.hits);
-    assert_eq!(hits("MINI_ROYAL_PICAS"), 1, "{:?}", report.codes);
-    // Every seat bets (100%): the five other seats of the six are in force.
+    // One Mini Royal of picas at CP1 (the progressive's meter), one at LCP1 (the link's Grand).
+    assert_eq!(hits("MINI_ROYAL_PICAS"), 2, "{:?}", report.codes);
+    // Every seat bets (100%): the five other seats of the six are in force; the link has no envy.
     assert_eq!(hits("ENVIDIA_MINI_ROYAL_PICAS"), 5, "{:?}", report.codes);
     assert_eq!(report.codes["ENVIDIA_MINI_ROYAL_PICAS"].amount, Money::from(250_000), "5 × 50,000 (config/mercado.toml)");
     assert!(hits("TRES_SIETES") >= 1 && hits("BJ_AS_REY_MISMO_PALO") >= 1 && hits("PIERNA") >= 1, "{:?}", report.codes);
@@ -55,7 +63,9 @@ async fn a_market_night_ties_every_level_and_pays_the_meter_the_envy_and_the_hou
     assert_eq!(&names[..4], ["Grand", "Major", "Minor", "Mini"]);
     assert!(link[4].house && link[..4].iter().all(|level| !level.house));
     assert!(link.iter().all(|level| level.difference.is_zero()), "{link:?}");
-    // The Mini was won (whole) and reset; the house paid its fixed prizes, holding nothing.
+    // The Mini was won (whole) and reset (no Black Jack table of the cross-game link made three
+    // sevens this night); the house paid its fixed prizes, holding nothing (the link's Black
+    // Jack tables mark neither fixed prize: the cross-game link pays none).
     assert_eq!(link[3].hits, hits("TRES_SIETES"));
     assert_eq!(link[4].hits, hits("BJ_AS_REY_MISMO_PALO") + hits("DOBLE_10_11_MISMO_PALO"));
     assert_eq!(link[4].awards, link[4].replenishments, "the house's level pays with the house's money");
@@ -74,6 +84,32 @@ async fn a_market_night_ties_every_level_and_pays_the_meter_the_envy_and_the_hou
     assert!(tcp[1].house && tcp[1].awards == tcp[1].replenishments && tcp[1].awards >= Money::from(250_000));
     assert!(tcp.iter().all(|level| level.difference.is_zero()), "{tcp:?}");
 
+    // The cross-game link: one Grand, a Major and a Mini per flor, each meter on its own books.
+    let sala = &report.levels["mercado-gran-sala"];
+    let names: Vec<&str> = sala.iter().map(|level| level.name.as_str()).collect();
+    assert_eq!(names, ["Grand", "Major · F1", "Major · F2", "Major · F3", "Mini · F1", "Mini · F2", "Mini · F3"]);
+    assert!(sala.iter().all(|level| level.difference.is_zero()), "{sala:?}");
+    let level = |name: &str| sala.iter().find(|level| level.name == name).expect(name);
+    assert_eq!(level("Grand").hits, 1, "the Mini Royal of picas at LCP1: {sala:?}");
+    assert!(level("Grand").awards >= Money::from(5_000_000), "the Grand whole, from its reset up");
+    assert_eq!((level("Major · F3").hits, level("Major · F1").hits, level("Major · F2").hits), (1, 0, 0));
+    assert_eq!(level("Mini · F2").hits, 1, "the trío at LCP1");
+    assert!(level("Mini · F1").hits > 0 && level("Mini · F3").hits > 0, "the roulettes' grillos: {sala:?}");
+    // Each flor's meters are fed by its own tables, 4% and 3% of their bets: together the link's
+    // 4% and 3% of every bet, each game at its own (3,000 roulette, 1,000 Black Jack, 500 Three
+    // Card Poker), F2's two tables fed less than F3's three.
+    let pool = &report.pools["mercado-gran-sala"];
+    let share = |rate: i64| pool.bets_amount * rust_decimal::Decimal::new(rate, 2);
+    let majors: Money = ["F1", "F2", "F3"].map(|flor| level(&format!("Major · {flor}")).contributions).into_iter().sum();
+    let minis: Money = ["F1", "F2", "F3"].map(|flor| level(&format!("Mini · {flor}")).contributions).into_iter().sum();
+    assert_eq!((majors, minis), (share(4), share(3)), "{sala:?}");
+    for flor in ["F1", "F2", "F3"] {
+        let (major, mini) = (level(&format!("Major · {flor}")), level(&format!("Mini · {flor}")));
+        assert_eq!(major.contributions * rust_decimal::Decimal::from(3), mini.contributions * rust_decimal::Decimal::from(4));
+    }
+    assert!(level("Major · F2").contributions < level("Major · F3").contributions);
+    assert_ne!(pool.bets_amount, Money::from(1000) * rust_decimal::Decimal::from(pool.bets), "each game its own bet");
+
     let replayed = night::replay(&record, Pace::Fast, None).await.expect("a replay");
     assert!(replayed.same_books, "{} ≠ {}", replayed.night.books_sha256, replayed.recorded_books_sha256);
     assert_eq!(replayed.night.level_books, "ok", "{:?}", replayed.night.differences);
@@ -88,7 +124,7 @@ async fn a_market_night_is_its_own_casino_and_refuses_a_running_controller() {
     let short = night::run(market(6, 2, 3)).await.expect("a night");
     assert_eq!((short.books.as_str(), short.level_books.as_str()), ("ok", "ok"), "{:?}", short.differences);
     let pools: Vec<&str> = short.pools.keys().map(String::as_str).collect();
-    assert_eq!(pools, ["iplyc-ruleta", "mercado-blackjack", "mercado-tcp"]);
+    assert_eq!(pools, ["iplyc-ruleta", "mercado-blackjack", "mercado-gran-sala", "mercado-tcp"]);
     let regulations = night::run(RunOptions { rulebooks: Rulebooks::Regulations, ..market(6, 2, 3) }).await.expect("a night");
     assert_eq!(regulations.level_books, "no pool with levels");
     assert!(regulations.levels.is_empty() && !regulations.pools.contains_key("mercado-tcp"));

@@ -86,12 +86,73 @@ fn the_binary_prints_each_level_and_the_paytables_return() {
     assert_eq!(report["market"]["levels"].as_array().map(Vec::len), Some(5));
     assert!(report["market"]["paytable"]["exact_total"].as_f64().is_some_and(|total| (0.2208..0.2209).contains(&total)));
 
+    assert_eq!(report["link"]["pool"], "mercado-gran-sala");
+    assert!(stdout.contains("the cross-game link mercado-gran-sala at blackjack"), "{stdout}");
+
     let refused = Command::new(BIN)
-        .args(["odds", "--game", "ruleta-americana", "--rulebooks", "market", "--hands", "10"])
+        .args(["odds", "--game", "central-poker", "--rulebooks", "market", "--hands", "10"])
         .output()
         .expect("pozo-sim runs");
     assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(
-        String::from_utf8_lossy(&refused.stderr).contains("the market's paytables are played at blackjack and three-card-poker")
+        stderr.contains(
+            "the market's paytables are played at blackjack and three-card-poker, the cross-game link at ruleta-americana, \
+             blackjack, three-card-poker"
+        ),
+        "{stderr}"
     );
+}
+
+fn link(game: &str, hands: u64) -> pozo_sim::market::LinkOdds {
+    let report = odds_on(game, Rulebooks::Market, hands, 11, &indicatif::ProgressBar::hidden()).expect("dealt");
+    report.link.expect("the cross-game link's figures")
+}
+
+// Proves the cross-game link (`mercado-gran-sala`) is measured at each of its games: its Grand,
+// the flor's Major and Mini hit as the exact odds of the codes the game marks say (three sevens
+// of one suit are the link's "Tres sietes", a Mini Royal of hearts its "Escalera de color"), and
+// its return per unit of the game's own bet: exact at Black Jack and Three Card Poker from the
+// shares (6 + 1, 4 and 3 per cent) and the resets (5,000,000, 100,000, 10,000) over the game's
+// bet; measured only at roulette, whose Grillo de Plata is a fixed prize from the Mini's meter.
+#[test]
+fn the_cross_game_link_is_hit_and_returns_at_each_game_as_its_codes_say() {
+    let blackjack = link("blackjack", 300_000);
+    let names: Vec<&str> = blackjack.levels.iter().map(|level| level.level.as_str()).collect();
+    assert_eq!(names, ["Grand", "Major", "Mini"]);
+    assert_eq!(blackjack.levels[2].codes, ["TRES_SIETES"]);
+    let odds = |code: &str| {
+        let exact = pozo_sim::blackjack::exact_odds(pozo_sim::blackjack::Game::Blackjack);
+        let (numerator, denominator) = exact.iter().find(|exact| exact.code == code).expect(code).fraction();
+        numerator as f64 / denominator as f64
+    };
+    assert!((blackjack.levels[2].probability - odds("TRES_SIETES") - odds("TRES_SIETES_MISMO_PALO")).abs() < 1e-15);
+    let paytable = blackjack.paytable.as_ref().expect("read exactly at Black Jack");
+    let exact = 0.13
+        + 5_000.0 * odds("TRES_SIETES_CORAZONES")
+        + 100.0 * odds("CUATRO_ASES")
+        + 10.0 * (odds("TRES_SIETES") + odds("TRES_SIETES_MISMO_PALO"));
+    assert!((paytable.exact_total - exact).abs() < 1e-12, "{paytable:?}");
+    assert_eq!(blackjack.side_bet, pozo_engine::Money::from(1000));
+
+    let three_card = link("three-card-poker", 300_000);
+    assert_eq!(
+        three_card.levels.iter().map(|level| level.codes.concat()).collect::<Vec<_>>(),
+        ["MINI_ROYAL_PICAS", "ESCALERA_COLOR", "PIERNA"]
+    );
+    // 47 straight flushes (the Mini Royals of hearts, diamonds and clubs among them), 52 tríos.
+    assert!((three_card.levels[1].probability - 47.0 / 22_100.0).abs() < 1e-15);
+    let paytable = three_card.paytable.as_ref().expect("read exactly at Three Card Poker");
+    let exact = 0.13 + (10_000.0 + 200.0 * 47.0 + 20.0 * 52.0) / 22_100.0;
+    assert!((paytable.exact_total - exact).abs() < 1e-12, "{paytable:?}");
+    assert!(paytable.exact_total > 1.0, "the example's Major pays 200 units 1 hand in 470: over 100%");
+
+    let roulette = link("ruleta-americana", 300_000);
+    let names: Vec<&str> = roulette.levels.iter().map(|level| level.level.as_str()).collect();
+    assert_eq!(names, ["Grand", "Mini"], "no Major at roulette");
+    assert!(roulette.paytable.is_none() && roulette.measured_only.as_deref().is_some_and(|why| why.contains("GRILLO_PLATA")));
+    assert!(roulette.measured > 0.13, "{roulette:?}");
+    for level in blackjack.levels.iter().chain(&three_card.levels).chain(&roulette.levels) {
+        assert!(level.deviation_se.abs() < TOLERANCE_SE, "{level:?}");
+    }
 }

@@ -26,7 +26,8 @@ fn play_on(rulebooks: Rulebooks, seed: u64, steps: u64, faults: bool) -> Outcome
 const MARKET_SEEDS: u64 = 4;
 
 // Proves the seeded simulation plays the market's progressives (config/mercado.toml through
-// config/examples/mercado-casino.toml) with every fault and breaks no invariant — every level of
+// config/examples/mercado-casino.toml, and the cross-game link's tables of
+// pozo_sim::casino::market_floor) with every fault and breaks no invariant — every level of
 // every pool on its own books after every entry, every award answered the journal's, the levels
 // of every snapshot the journal's — and that the seeds pay every level of the link, the Three Card
 // Poker meter, the house's prizes and the envy bonus, a writer and its standby among them.
@@ -39,7 +40,26 @@ fn market_seeds_with_every_fault_tie_every_level_and_pay_every_level() {
             *paid.entry(code.clone()).or_default() += hits;
         }
     }
-    println!("{MARKET_SEEDS} market seeds: awards {paid:?}; {}", pozo_sim::vopr::faults_injected(&outcomes));
+    let mut levels = std::collections::BTreeMap::<String, u64>::new();
+    for outcome in &outcomes {
+        for (level, hits) in &outcome.level_awards {
+            *levels.entry(level.clone()).or_default() += hits;
+        }
+    }
+    println!(
+        "{MARKET_SEEDS} market seeds: awards {paid:?}; per level {levels:?}; {}",
+        pozo_sim::vopr::faults_injected(&outcomes)
+    );
+    // The cross-game link (LR1 and LB1 in flor F4, LCP1 in F5): its Grand, and each flor's own
+    // Major and Mini, paid — by the journal's answers, each checked level by level, flor by flor.
+    for level in ["Grand", "Major · F4", "Major · F5", "Mini · F4", "Mini · F5"] {
+        let level = format!("mercado-gran-sala {level}");
+        assert!(
+            levels.get(&level).is_some_and(|hits| *hits > 0),
+            "no award of {level} in {MARKET_SEEDS} market seeds: {levels:?}"
+        );
+    }
+    assert!(paid.get("ESCALERA_COLOR").is_some_and(|hits| *hits > 0) && paid.get("PIERNA").is_some_and(|hits| *hits > 0));
     for code in [
         "TRES_SIETES_CORAZONES",
         "TRES_SIETES_MISMO_PALO",

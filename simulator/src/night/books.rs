@@ -103,16 +103,19 @@ pub(super) fn compare(
     levels: &BTreeMap<String, pozo_engine::Pool>,
 ) -> Vec<String> {
     let mut differences = Vec::new();
-    let mut per_pool: BTreeMap<&str, (u64, Money, u64)> = BTreeMap::new();
+    let mut per_pool: BTreeMap<&str, (u64, Money, Money, u64)> = BTreeMap::new();
     for table in &config.layout.tables {
         let rules = config.rulebooks.pool(&table.pool).expect("validated layout");
+        // The table's own bet: its game's in a link across games (`game_bets`).
+        let side_bet = rules.side_bet_for(table.game);
         let mine = counted.get(table.id.as_str()).cloned().unwrap_or_default();
         let theirs = books.tables.get(table.id.as_str()).cloned().unwrap_or_default();
-        compare_table(&table.id, rules, &mine, &theirs, &mut differences);
+        compare_table(&table.id, side_bet, &mine, &theirs, &mut differences);
         let entry = per_pool.entry(table.pool.as_str()).or_default();
         entry.0 += mine.presses;
-        entry.1 += mine.awards;
-        entry.2 += mine.hits;
+        entry.1 += Decimal::from(mine.presses) * side_bet;
+        entry.2 += mine.awards;
+        entry.3 += mine.hits;
     }
     for (pool, totals) in per_pool {
         compare_pool(config, pool, totals, books, before, replenishments, levels.get(pool), &mut differences);
@@ -123,7 +126,7 @@ pub(super) fn compare(
 /// One table's count against its books: presses, side bets, IPA, PPPA, credits sold and returned.
 fn compare_table(
     id: &impl std::fmt::Display,
-    rules: &pozo_engine::PoolRules,
+    side_bet: Money,
     mine: &Counted,
     theirs: &TableBooks,
     differences: &mut Vec<String>,
@@ -136,7 +139,7 @@ fn compare_table(
     if theirs.bets != mine.presses {
         differ(format!("table {id}: {} side bets acknowledged, the report has {}", mine.presses, theirs.bets));
     }
-    let ipa = Decimal::from(mine.presses) * rules.side_bet;
+    let ipa = Decimal::from(mine.presses) * side_bet;
     if theirs.ipa != ipa {
         differ(format!("table {id}: IPA {ipa} by the simulator's count, the report has {}", theirs.ipa));
     }
@@ -174,7 +177,7 @@ pub(super) fn fed_rate(rules: &pozo_engine::PoolRules) -> Decimal {
 fn compare_pool(
     config: &Config,
     pool: &str,
-    (bets, awards, hits): (u64, Money, u64),
+    (bets, bets_amount, awards, hits): (u64, Money, Money, u64),
     books: &Books,
     before: &Snapshot,
     replenishments: &BTreeMap<String, Money>,
@@ -184,7 +187,6 @@ fn compare_pool(
     let mut differ = |what: String| differences.push(what);
     let rules = config.rulebooks.pool(pool).expect("validated layout");
     let theirs = books.pools.get(pool).cloned().unwrap_or_default();
-    let bets_amount = Decimal::from(bets) * rules.side_bet;
     let contributions = bets_amount * fed_rate(rules);
     let commission = bets_amount * rules.commission_rate;
     let checks = [

@@ -28,6 +28,8 @@ pub(super) struct Dealer {
     pub(super) instant_card: Option<Card>,
     /// Phase 3 plays this table's whole ball: it holds a gold (4.3.5).
     pub(super) gold_round: bool,
+    /// The codes the table's pool pays at its game: a hand marks the highest of them it is.
+    pub(super) marks: crate::marks::Marks,
 }
 
 pub(super) fn table_seed(seed: u64, table: &str) -> u64 {
@@ -44,7 +46,7 @@ pub(super) fn card_of(value: &serde_json::Value) -> Option<Card> {
 }
 
 impl Dealer {
-    pub(super) fn new(table: &pozo_server::config::TableConfig, seed: u64) -> Dealer {
+    pub(super) fn new(config: &Config, table: &pozo_server::config::TableConfig, seed: u64) -> Dealer {
         let table_seed = table_seed(seed, &table.id);
         let shoe = blackjack::Table::for_game(table.game.name(), table_seed ^ 0x5EED);
         Dealer {
@@ -59,6 +61,7 @@ impl Dealer {
             betting: Vec::new(),
             instant_card: None,
             gold_round: false,
+            marks: crate::marks::Marks::of(config, table),
         }
     }
 
@@ -140,20 +143,22 @@ impl Dealer {
             return lines;
         }
         if let Some(shoe) = &mut self.shoe {
-            for (seat, code) in shoe.play_round(&self.betting) {
+            let marks = &self.marks;
+            for (seat, code) in shoe.play_round_marking(&self.betting, &|code| marks.pays(code)) {
                 lines.push(format!("prize {seat} {code}"));
             }
             return lines;
         }
         // Three Card Poker (seed 003): one deck a round (3.1.9), each seat with the side bet its
         // own three cards (3.5.6–3.5.8); the progressive's code of each hand is entered, the envy
-        // bonus follows at ACEPTAR on its own (docs/readings.md, "The envy bonus").
+        // bonus follows at ACEPTAR on its own (docs/readings.md, "The envy bonus"). At a table of
+        // the cross-game link, the highest code of the hand the link pays at Three Card Poker.
         if self.game == Game::ThreeCardPoker {
             let mut deck = cards::deck();
             deck.shuffle(&mut self.rng);
             let round = three_card::deal(self.betting.len(), &deck);
             for (seat, hand) in self.betting.iter().zip(&round.seats) {
-                if let Some(code) = three_card::premio(hand) {
+                if let Some(code) = self.marks.first(three_card::premios(hand)) {
                     lines.push(format!("prize {seat} {code}"));
                 }
             }

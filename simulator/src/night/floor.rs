@@ -48,6 +48,9 @@ pub(super) struct Floor {
     pub(super) levels: BTreeMap<String, pozo_engine::Pool>,
     /// Each table's game (whether its bets register at the press or at INICIAR JUEGO).
     pub(super) games: HashMap<String, Game>,
+    /// Each table's bet and bank in its pool (a link across games: each game its own bet, a
+    /// banked level a meter per flor; docs/readings.md, "Levels").
+    pub(super) marks: HashMap<String, crate::marks::Marks>,
     /// At a table of a pool with levels: the seats pressed and not yet registered.
     pub(super) pressed: HashMap<String, Vec<u32>>,
     /// At a table of a pool with levels: the seats whose bet is in force in the round (the envy
@@ -169,6 +172,12 @@ impl Floor {
                 .map(|rules| (rules.id.to_string(), pozo_engine::Pool::open(Arc::new(rules.clone()))))
                 .collect(),
             games: config.layout.tables.iter().map(|table| (table.id.to_string(), table.game)).collect(),
+            marks: config
+                .layout
+                .tables
+                .iter()
+                .map(|table| (table.id.to_string(), crate::marks::Marks::of(config, table)))
+                .collect(),
             pressed: HashMap::new(),
             in_force: HashMap::new(),
             codes: BTreeMap::new(),
@@ -180,14 +189,20 @@ impl Floor {
     fn count_levels(&mut self, table: &str, line: &str) {
         let Some(pool_id) = self.pools.get(table) else { return };
         let Some(pool) = self.levels.get_mut(pool_id) else { return };
-        let side_bet = pool.rules().side_bet;
+        let Some(marks) = self.marks.get(table) else { return };
+        // The table's own bet and bank: a link across games registers each game's bet, a banked
+        // level's share in the table's flor's meter.
+        let (side_bet, bank) = (marks.side_bet(), marks.bank());
+        // A banked level's meter opens at its reset when its bank's first bet comes, put in by
+        // the house (docs/readings.md, "Levels"): a replenishment the night's books expect.
+        let replenished = pool.meters().replenishments;
         let roulette = self.games.get(table).is_some_and(|game| game.is_roulette());
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.as_slice() {
             ["press", seat] => {
                 let seat: u32 = seat.parse().unwrap_or(0);
                 if roulette {
-                    if let Err(error) = pool.register_bet(side_bet) {
+                    if let Err(error) = pool.register_bet_at(side_bet, bank) {
                         self.differences
                             .push(format!("table {table}: `{line}` was acknowledged; the engine refuses the bet: {error}"));
                     }
@@ -199,7 +214,7 @@ impl Floor {
             ["start"] => {
                 let pressed = self.pressed.remove(table).unwrap_or_default();
                 for _ in &pressed {
-                    if let Err(error) = pool.register_bet(side_bet) {
+                    if let Err(error) = pool.register_bet_at(side_bet, bank) {
                         self.differences
                             .push(format!("table {table}: `{line}` was acknowledged; the engine refuses a bet: {error}"));
                     }
@@ -212,6 +227,10 @@ impl Floor {
                 self.in_force.remove(table);
             }
             _ => {}
+        }
+        let opened = pool.meters().replenishments - replenished;
+        if !opened.is_zero() {
+            *self.replenishments.entry(pool_id.clone()).or_default() += opened;
         }
     }
 
@@ -392,7 +411,8 @@ impl Floor {
         let report =
             self.reports.pool(pb::PoolReportRequest { pool_id: pool_id.clone(), ..Default::default() }).await?.into_inner();
         let rules = self.rulebooks.pool(&pool_id).with_context(|| format!("pool {pool_id}"))?.clone();
-        let side_bet = rules.side_bet;
+        let marks = self.marks.get(table).with_context(|| format!("table {table} is not in the layout"))?;
+        let (side_bet, bank) = (marks.side_bet(), marks.bank().cloned());
         let mut winners: Vec<pozo_engine::Winner> =
             winners.iter().cloned().map(|winner| pozo_engine::Winner { bet: Some(side_bet), ..winner }).collect();
         let Some(levels) = self.levels.get(&pool_id) else {
@@ -414,7 +434,7 @@ impl Floor {
         let envy = pozo_engine::envy_winners(&rules, &winners, &in_force);
         winners.extend(envy);
         let mut after = levels.clone();
-        let settled = after.settle_round(&winners).map_err(|error| error.to_string());
+        let settled = after.settle_round_at(&winners, bank.as_ref()).map_err(|error| error.to_string());
         let after = settled.is_ok().then_some(after);
         Ok((settled, after))
     }

@@ -171,7 +171,7 @@ pub enum Event {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PoolBooks {
     pub bets: u64,
-    bets_amount: Money,
+    pub bets_amount: Money,
     contributions: Money,
     commission: Money,
     replenishments: Money,
@@ -428,7 +428,7 @@ async fn play_night(
     let mut floor = Floor::open(&config, &url, options.record.as_deref(), Pace::Fast).await?;
     floor.all_closed().await?;
     floor.write(&header)?;
-    let mut dealers: Vec<Dealer> = config.layout.tables.iter().map(|table| Dealer::new(table, options.seed)).collect();
+    let mut dealers: Vec<Dealer> = config.layout.tables.iter().map(|table| Dealer::new(&config, table, options.seed)).collect();
     let started = Instant::now();
     floor.parallel(dealers.iter().map(|dealer| (dealer.table.clone(), vec!["open".to_owned()])).collect()).await?;
     floor.sample_balances(0).await?;

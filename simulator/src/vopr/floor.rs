@@ -27,8 +27,10 @@ pub const TABLES: [&str; 5] = ["B1", "B2", "B3", "R1", "R2"];
 
 /// The tables a seed on the market's rulebooks plays (`config/examples/mercado-casino.toml`):
 /// Black Jack on the four-level link, Three Card Poker on its progressive with the envy bonus
-/// (both bets at INICIAR), and the IPLyC roulette.
-pub const MARKET_TABLES: [&str; 5] = ["B1", "B2", "CP1", "CP2", "R1"];
+/// (both bets at INICIAR), and the IPLyC roulette; and the cross-game link `mercado-gran-sala`
+/// ([`crate::casino::market_floor`]): a roulette and a Black Jack table in flor F4, a Three Card
+/// Poker table in F5, each flor its own Major and Mini.
+pub const MARKET_TABLES: [&str; 8] = ["B1", "B2", "CP1", "CP2", "R1", "LR1", "LB1", "LCP1"];
 
 /// The tables a seed plays on `rulebooks`.
 pub fn tables(rulebooks: Rulebooks) -> &'static [&'static str] {
@@ -57,6 +59,15 @@ const STACKED_LINK_CODES: [&str; 4] = ["TRES_SIETES_CORAZONES", "TRES_SIETES_MIS
 /// The codes a stacked round of Three Card Poker gives one box: the two hands with an envy
 /// bonus, so that the envy awards (every other seat in force, paid by the house) come in every seed.
 const STACKED_THREE_CARD_CODES: [&str; 2] = [crate::three_card::MINI_ROYAL_PICAS, crate::three_card::MINI_ROYAL];
+
+/// The codes a stacked round of the cross-game link gives one box at Black Jack: the Grand, the
+/// flor's Major and its Mini (config/mercado.toml, `mercado-gran-sala`).
+const STACKED_GRAN_SALA_BLACKJACK: [&str; 3] = ["TRES_SIETES_CORAZONES", "CUATRO_ASES", "TRES_SIETES"];
+
+/// The codes a stacked round of the cross-game link gives one box at Three Card Poker: the
+/// Grand, the flor's Major and its Mini.
+const STACKED_GRAN_SALA_THREE_CARD: [&str; 3] =
+    [crate::three_card::MINI_ROYAL_PICAS, crate::three_card::ESCALERA_COLOR, crate::three_card::PIERNA];
 
 /// One Black Jack round in this many has one lit box given a prize the shoe rarely deals (about
 /// one box-hand in 2,500 makes any code: docs/odds.md), as the black-box scenarios stack a shoe:
@@ -100,6 +111,9 @@ pub struct Seen {
     pub office_decisions: u64,
     /// The awards answers paid, per premio code (the envy awards under their own).
     pub awards: BTreeMap<String, u64>,
+    /// The awards answers paid, per pool and level, a banked level per bank
+    /// ("mercado-gran-sala Major · F4").
+    pub level_awards: BTreeMap<String, u64>,
     /// Changes approved (transfers between pools).
     pub changes: u64,
     pub trace: Vec<String>,
@@ -156,6 +170,8 @@ pub struct Agent {
     three_card: bool,
     /// The codes a stacked round may give one box at a card table.
     stacked: &'static [&'static str],
+    /// The codes the table's pool pays at its game: a hand marks the highest of them it is.
+    marks: crate::marks::Marks,
     /// The prizes the round in play dealt, still to enter (the last first); `None` until the
     /// round is dealt.
     dealt: Option<Vec<(u32, &'static str)>>,
@@ -178,11 +194,14 @@ impl Agent {
             rng: ChaCha8Rng::seed_from_u64(seed),
             shoe: crate::blackjack::Table::for_game(layout.game.name(), seed ^ 0x5EED),
             three_card: layout.game.name() == crate::three_card::GAME,
-            stacked: match layout.pool.as_str() {
-                "mercado-blackjack" => &STACKED_LINK_CODES,
-                crate::three_card::POOL => &STACKED_THREE_CARD_CODES,
+            stacked: match (layout.pool.as_str(), layout.game.name()) {
+                ("mercado-blackjack", _) => &STACKED_LINK_CODES,
+                (crate::three_card::POOL, _) => &STACKED_THREE_CARD_CODES,
+                (crate::casino::LINK_POOL, crate::three_card::GAME) => &STACKED_GRAN_SALA_THREE_CARD,
+                (crate::casino::LINK_POOL, _) => &STACKED_GRAN_SALA_BLACKJACK,
                 _ => &STACKED_CODES,
             },
+            marks: crate::marks::Marks::of(config, layout),
             dealt: None,
         }
     }
@@ -198,13 +217,14 @@ impl Agent {
         let mut prizes = Vec::new();
         let cards = self.shoe.is_some() || self.three_card;
         if let Some(shoe) = self.shoe.as_mut() {
-            prizes = shoe.play_round(lit);
+            let marks = &self.marks;
+            prizes = shoe.play_round_marking(lit, &|code| marks.pays(code));
         } else if self.three_card {
             let mut deck = crate::cards::deck();
             rand::seq::SliceRandom::shuffle(&mut deck[..], &mut self.rng);
             let round = crate::three_card::deal(lit.len(), &deck);
             for (seat, hand) in lit.iter().zip(&round.seats) {
-                if let Some(code) = crate::three_card::premio(hand) {
+                if let Some(code) = self.marks.first(crate::three_card::premios(hand)) {
                     prizes.push((*seat, code));
                 }
             }
@@ -327,8 +347,12 @@ impl Agent {
                         .collect();
                     {
                         let mut seen = seen.borrow_mut();
+                        let agent = agent.borrow();
                         for award in &reply.awards {
                             *seen.awards.entry(award.code.clone()).or_default() += 1;
+                            let (pool, level) = (agent.marks.rules.id.as_str(), agent.marks.level_name(&award.code));
+                            let level = if level == pool { level } else { format!("{pool} {level}") };
+                            *seen.level_awards.entry(level).or_default() += 1;
                         }
                         seen.paid.push((journal_sequence, table.clone(), sequence, paid));
                     }

@@ -149,6 +149,9 @@ pub struct Outcome {
     pub rulebooks: Rulebooks,
     /// The awards the answers paid, per premio code (a command answered again counted once).
     pub awards: std::collections::BTreeMap<String, u64>,
+    /// The awards the answers paid, per pool and level, a banked level per bank
+    /// ("mercado-gran-sala Major · F4").
+    pub level_awards: std::collections::BTreeMap<String, u64>,
     /// Every action, answer, fault and crash, in order.
     #[serde(skip)]
     pub trace: Vec<String>,
@@ -237,7 +240,7 @@ pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let config = Arc::new(match options.rulebooks {
         Rulebooks::Regulations => Config::embedded(),
-        Rulebooks::Market => crate::casino::market_example().expect("the market's example is validated by the tests"),
+        Rulebooks::Market => crate::casino::market_floor().expect("the market's floor is validated by the tests"),
     });
     let pair = options.pair.for_seed(options.seed);
     let (disk_faults, net_faults) = match (options.faults, pair) {
@@ -294,6 +297,7 @@ pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
             journal_id: String::new(),
             rulebooks: options.rulebooks,
             awards: Default::default(),
+            level_awards: Default::default(),
             trace: Vec::new(),
         },
         rng,
@@ -716,6 +720,7 @@ impl World {
         self.outcome.office_decisions = seen.office_decisions;
         self.outcome.changes = seen.changes;
         self.outcome.awards = seen.awards.clone();
+        self.outcome.level_awards = seen.level_awards.clone();
         self.outcome.disk = self.disk.counts();
         self.outcome.net = self.net.counts();
         self.outcome.digest = hex::encode(digest.finalize());
