@@ -149,7 +149,8 @@ mod tests {
             pool.register_bet_at(Money::from(1000), Some(&flor("F1"))).expect("a Black Jack bet in F1");
             pool.register_bet_at(Money::from(500), Some(&flor("F2"))).expect("a Three Card Poker bet in F2");
         }
-        let winner = pozo_engine::Winner { seat: 1, code: "CUATRO_ASES".into(), bet: Some(Money::from(1000)), high: None };
+        let winner =
+            pozo_engine::Winner { seat: 1, code: "CUATRO_ASES".into(), bet: Some(Money::from(1000)), high: None, at: None };
         let settled = pool.settle_round_at(&[winner], Some(&flor("F1"))).expect("the Major of F1");
         // 4% of ten bets of 1,000 on the Major's reset of 100,000: paid whole, from F1's meter only.
         assert_eq!(settled.total_paid(), Money::from(100_400));
