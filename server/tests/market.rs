@@ -470,3 +470,42 @@ async fn a_level_is_retired_by_procedure_its_money_moved_to_another_level() {
     assert!(refused.message().contains("level `Minor` is retired"), "{refused:?}");
     server.stop().await;
 }
+
+// Proves a prize's and a level's own Venta-Pagos thresholds are lines of a change of their own,
+// shown before and after, not money settings (they move no money: they say who pays), so in force
+// at approval; and the new threshold decides at once: a straight flush of 50.000,00 goes to the
+// table once its own threshold is raised to 60.000,00.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prizes_and_a_levels_venta_pagos_thresholds_are_lines_of_a_change() {
+    let server = TestServer::with_config(mercado()).await;
+    let mut client = server.client().await;
+    let prize_threshold = "venta_pagos_over = \"40000.00\"";
+    let grand = "name = \"Grand\"\nshare = \"0.08\"";
+    assert_eq!(MERCADO.matches(prize_threshold).count(), 1);
+    assert_eq!(MERCADO.matches(grand).count(), 1);
+    let text = MERCADO.replacen(prize_threshold, "venta_pagos_over = \"60000.00\"", 1).replacen(
+        grand,
+        "name = \"Grand\"\nventa_pagos_over = \"1500000.00\"\nshare = \"0.08\"",
+        1,
+    );
+    let proposed = change(&client, CARLA, propose(file_change("mercado.toml", &text))).await.expect("proposed");
+    let lines: Vec<(&str, bool)> =
+        proposed.differences.iter().map(|difference| (difference.text.as_str(), difference.money)).collect();
+    assert_eq!(
+        lines,
+        [
+            ("Pozo mercado-blackjack — nivel Grand: umbral de Venta-Pagos: el del pozo → $ 1.500.000,00", false),
+            ("Pozo mercado-tcp — premio ESCALERA_COLOR: umbral de Venta-Pagos: $ 40.000,00 → $ 60.000,00", false),
+        ],
+        "{proposed:?}"
+    );
+    assert_eq!(change(&client, DIEGO, approve(&proposed)).await.expect("approved").status, "EN VIGOR");
+    client.ok("CP1", open()).await;
+    client.ok("CP1", sell(1, 1)).await;
+    client.ok("CP1", press(1)).await;
+    client.ok("CP1", start()).await;
+    client.ok("CP1", prize(1, "ESCALERA_COLOR")).await;
+    client.ok("CP1", accept()).await;
+    assert!(client.orders().await.is_empty(), "50.000,00 is under its new threshold: paid at the table");
+    server.stop().await;
+}

@@ -333,6 +333,32 @@ fn settings_of(old: &PoolRules, new: &PoolRules) -> Vec<Difference> {
             lines.push(("premio", paid_by(old, before), paid_by(new, prize), true));
         }
     }
+    // The Venta-Pagos threshold of a level or of a prize (docs/readings.md, "Levels"): like the
+    // file's, not a money setting of the pool (it moves no money: it says who pays).
+    let threshold = |over: Option<Money>| over.map(format_ars).unwrap_or_else(|| "el del pozo".to_owned());
+    let mut threshold_lines: Vec<(String, String, String)> = Vec::new();
+    for prize in &new.prizes {
+        if let Some(before) = old.prize(&prize.code)
+            && before.venta_pagos_over != prize.venta_pagos_over
+        {
+            threshold_lines.push((
+                format!("premio {}: umbral de Venta-Pagos", prize.code),
+                threshold(before.venta_pagos_over),
+                threshold(prize.venta_pagos_over),
+            ));
+        }
+    }
+    for level in new.levels.iter().filter(|level| !level.house) {
+        if let Some(before) = old.levels.iter().find(|old_level| old_level.name == level.name)
+            && before.venta_pagos_over != level.venta_pagos_over
+        {
+            threshold_lines.push((
+                format!("nivel {}: umbral de Venta-Pagos", level.name),
+                threshold(before.venta_pagos_over),
+                threshold(level.venta_pagos_over),
+            ));
+        }
+    }
     let mut level_lines: Vec<(String, String, String)> = Vec::new();
     for (index, level) in new.levels.iter().enumerate().filter(|(_, level)| !level.house) {
         let Some(before) = old.levels.iter().find(|old_level| old_level.name == level.name) else {
@@ -364,10 +390,12 @@ fn settings_of(old: &PoolRules, new: &PoolRules) -> Vec<Difference> {
     };
     lines.push(("otras reglas", other(old), other(new), true));
     let level_lines = level_lines.into_iter().map(|(setting, before, after)| (setting, before, after, true));
+    let threshold_lines = threshold_lines.into_iter().map(|(setting, before, after)| (setting, before, after, false));
     lines
         .into_iter()
         .map(|(setting, before, after, money)| (setting.to_owned(), before, after, money))
         .chain(level_lines)
+        .chain(threshold_lines)
         .filter(|(_, before, after, _)| before != after)
         .map(|(setting, before, after, money)| Difference {
             subject: Subject::Pool { pool_id: new.id.clone() },
