@@ -10,21 +10,25 @@
 //!   [`money!`] literal, rounding down to the payout unit, `$ 12.345,67`.
 //! - [`rulebook`]: the pools of the regulations as validated data (`config/*.toml`).
 //! - [`pool`]: one pool's balances and meters; every movement of money, with
-//!   conservation asserted after each.
+//!   conservation asserted after each; its levels and banks' meters in `pool/levels.rs`.
 //! - [`settle`]: paying the winners of one round at one table under the pool's
 //!   multiple-winner policy (IPLyC factor, AJ order, Andalucía order), and the book a
-//!   settled round keeps ([`RoundBook`]).
+//!   settled round keeps ([`RoundBook`], `settle/book.rs`).
+//! - [`envy`]: the envy bonus a top hand gives the other seats in force, at the table or
+//!   across the link.
 //! - [`reject`]: undoing one award the Venta-Pagos office rejected, and only it.
 //! - [`moves`]: money a documented procedure moves: a transfer between pools, a pool's
-//!   retirement into another, a correction of a main balance.
+//!   retirement into another, a level's retirement into another level, a correction of a main
+//!   balance.
 //! - [`engine`]: every pool of the loaded rulebooks, by id.
 //! - [`error`]: the one error type, naming the field and the rule.
 //! - [`suggest`]: the nearest valid name to a misspelt one ("did you mean …?").
 //!
 //! Each module uses only those above it in this order (ids, money, error, rulebook, pool,
-//! settle, reject, moves, engine): no two import each other.
+//! settle, envy, reject, moves, engine): no two import each other.
 
 pub mod engine;
+pub mod envy;
 pub mod error;
 pub mod ids;
 pub mod money;
@@ -37,6 +41,7 @@ pub mod settle;
 pub mod suggest;
 
 pub use engine::{Engine, Totals};
+pub use envy::{InForce, envy_winners, with_envy};
 pub use error::EngineError;
 pub use ids::{PoolId, PrizeCode, TableId};
 #[doc(hidden)]
@@ -50,7 +55,5 @@ pub use rulebook::{
     Bank, BankBy, Envy, EnvyScope, Game, Grillo, INSTANT_PRIZE, LevelRules, MinimumKind, Overflow, Policy, PoolRules, Prize,
     PrizeValue, RulebookError, Rulebooks, SeatsMax, Shortfall,
 };
-pub use settle::{
-    Award, BookedAward, InForce, Rank, RoundBook, RoundEffect, Seat, Settlement, Stage, Winner, envy_winners, with_envy,
-};
+pub use settle::{Award, BookedAward, Rank, RoundBook, RoundEffect, Seat, Settlement, Stage, Winner};
 pub use suggest::nearest;

@@ -27,13 +27,15 @@ use std::fmt;
 use std::str::FromStr;
 
 use rust_decimal::Decimal;
-use serde::{Deserialize, Serialize};
 
 use crate::error::EngineError;
 use crate::ids::{PoolId, PrizeCode, TableId};
 use crate::money::{Money, floor_div, floor_to_unit};
 use crate::pool::{Funding, Pool, check_bet, check_bet_allowed};
-use crate::rulebook::{EnvyScope, Grant, Policy, PoolRules, Prize, PrizeValue};
+use crate::rulebook::{Grant, Policy, PoolRules, Prize, PrizeValue};
+
+mod book;
+pub use book::{BookedAward, RoundBook, RoundEffect};
 
 /// A seat (box, colour or position) at a table, numbered from the croupier's right:
 /// seat 1 is "la posición más cercana a la mano derecha del croupier" (AJ 2.5.6.2).
@@ -627,95 +629,6 @@ fn share(members: &[Entry<'_>], pot: Money, unit: Money, ordering: Ordering) -> 
     Shared { awards, paid, floor_topup }
 }
 
-/// A settled round as the books keep it while any of its awards may be rejected.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RoundBook {
-    pub pool: PoolId,
-    /// The main and reserve balances when the prizes were marked (3.5.1).
-    pub balance_before: Money,
-    pub reserve_before: Money,
-    /// The winners that competed (a combination superseded by a higher one of the
-    /// same seat, Veintiuno e, never did).
-    pub winners: Vec<Winner>,
-    /// Every award of the round as it stands now.
-    pub awards: Vec<BookedAward>,
-    /// What the round, as it stands now, did to the pool.
-    pub effect: RoundEffect,
-    /// The level these awards were paid from (a pool with levels prorates per level); 0, and
-    /// absent from the record, in a pool of one level.
-    #[serde(default, skip_serializing_if = "is_first_level")]
-    pub level: usize,
-    /// The same round's awards from the pool's other levels, each its own book.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub more: Vec<RoundBook>,
-    /// In a pool with banked levels, the bank of the table the round was played at.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bank: Option<crate::rulebook::Bank>,
-}
-
-fn is_first_level(level: &usize) -> bool {
-    *level == 0
-}
-
-/// One award of a booked round.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BookedAward {
-    pub seat: Seat,
-    pub code: PrizeCode,
-    /// The seat's table, where the round names tables ([`Winner::at`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub at: Option<TableId>,
-    /// What it pays now: fixed at marking, raised only by a re-settlement.
-    pub award: Money,
-    pub rejected: bool,
-}
-
-/// What a round did to its pool, replayed from the balances it was marked on.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RoundEffect {
-    pub balance_after: Money,
-    pub reserve_after: Money,
-    /// What the house put in for the round's awards (completion, shortfall, reset).
-    pub(crate) from_house: Money,
-    /// What the reserve pool put in for them (AJ 2.5.6.3).
-    pub(crate) from_reserve: Money,
-}
-
-impl RoundBook {
-    /// The award of `seat` and `code` in this round, from whichever level paid it.
-    pub fn award(&self, seat: Seat, code: &str) -> Option<&BookedAward> {
-        self.award_at(None, seat, code)
-    }
-
-    /// [`RoundBook::award`] of a seat at table `at`, where the round names tables.
-    pub fn award_at(&self, at: Option<&TableId>, seat: Seat, code: &str) -> Option<&BookedAward> {
-        self.awards
-            .iter()
-            .find(|award| award.is(at, seat, code))
-            .or_else(|| self.more.iter().find_map(|book| book.award_at(at, seat, code)))
-    }
-
-    /// Every award of the round, every level's.
-    pub fn all_awards(&self) -> impl Iterator<Item = &BookedAward> {
-        self.awards.iter().chain(self.more.iter().flat_map(|book| book.awards.iter()))
-    }
-
-    /// The book of the level that paid `seat` `code`, mutable.
-    pub(crate) fn level_book_mut(&mut self, at: Option<&TableId>, seat: Seat, code: &str) -> Option<&mut RoundBook> {
-        if self.awards.iter().any(|award| award.is(at, seat, code)) {
-            return Some(self);
-        }
-        self.more.iter_mut().find(|book| book.awards.iter().any(|award| award.is(at, seat, code)))
-    }
-}
-
-impl BookedAward {
-    /// The award of `seat` (at table `at`, where the round names tables) for `code`.
-    pub fn is(&self, at: Option<&TableId>, seat: Seat, code: &str) -> bool {
-        self.seat == seat && self.at.as_ref() == at && self.code == code
-    }
-}
-
 /// Settling a round is the pool's, written here beside the rules it follows (pool.rs
 /// knows bets and balances, this file knows prizes; the dependency goes one way).
 impl Pool {
@@ -839,76 +752,6 @@ impl fmt::Display for Winner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "seat {} {}", self.seat, self.code)
     }
-}
-
-/// The envy awards a round's winners give (docs/readings.md, "The envy bonus"): for each
-/// winner whose hand has an envy bonus, every *other* seat in `in_force` (the seats with a
-/// side bet in force in the same round at the table, with their bets) wins the bonus's own
-/// code, once per seat and code however many hands gave it. Added to the winners, the round
-/// settles them like any other award, each from the level (or the house) that pays it.
-/// A bonus of `scope = "link"` reaches the other tables' seats only through [`with_envy`].
-pub fn envy_winners(rules: &PoolRules, winners: &[Winner], in_force: &[(Seat, Money)]) -> Vec<Winner> {
-    let here: Vec<(Option<TableId>, Seat, Money)> = in_force.iter().map(|(seat, bet)| (None, *seat, *bet)).collect();
-    envy_among(rules, winners, &here, |_| true)
-}
-
-/// The seats with a side bet in force when a round is accepted: at the table that hit, and at
-/// the link's other tables (each named), for an envy bonus across the link.
-#[derive(Clone, Debug, Default)]
-pub struct InForce {
-    pub here: Vec<(Seat, Money)>,
-    pub elsewhere: Vec<(TableId, Seat, Money)>,
-}
-
-/// A round's winners with the envy awards they give (docs/readings.md, "The envy bonus"): at
-/// the table for a bonus of `scope = "table"`, at every table of the link for `"link"`. When a
-/// bonus reaches another table's seat, the round names tables: every winner then carries its
-/// table ([`Winner::at`]), the hitting table's as `home`, so that no two seats are confused.
-pub fn with_envy(rules: &PoolRules, mut winners: Vec<Winner>, home: &TableId, in_force: &InForce) -> Vec<Winner> {
-    let across = |winner: &Winner| {
-        rules.prize(&winner.code).and_then(|prize| prize.envy.as_ref()).is_some_and(|envy| envy.scope == EnvyScope::Link)
-    };
-    let names_tables = !in_force.elsewhere.is_empty() && winners.iter().any(across);
-    let at = |table: Option<&TableId>| if names_tables { table.or(Some(home)).cloned() } else { None };
-    let mut seats: Vec<(Option<TableId>, Seat, Money)> =
-        in_force.here.iter().map(|(seat, bet)| (at(None), *seat, *bet)).collect();
-    if names_tables {
-        seats.extend(in_force.elsewhere.iter().map(|(table, seat, bet)| (Some(table.clone()), *seat, *bet)));
-        for winner in &mut winners {
-            winner.at = at(None);
-        }
-    }
-    let envy = envy_among(rules, &winners, &seats, |envy| {
-        // A bonus of the table's scope never leaves the hitting table.
-        envy.scope == EnvyScope::Link
-    });
-    winners.extend(envy);
-    winners
-}
-
-/// The envy awards for `seats` (each with its table, where the round names tables); a seat of
-/// another table is envious only of a bonus `reaches_elsewhere` says goes there.
-fn envy_among(
-    rules: &PoolRules,
-    winners: &[Winner],
-    seats: &[(Option<TableId>, Seat, Money)],
-    reaches_elsewhere: impl Fn(&crate::rulebook::Envy) -> bool,
-) -> Vec<Winner> {
-    let mut envy: Vec<Winner> = Vec::new();
-    for winner in winners {
-        let Some(bonus) = rules.prize(&winner.code).and_then(|prize| prize.envy.as_ref()) else { continue };
-        for (at, seat, bet) in seats {
-            let elsewhere = at.is_some() && *at != winner.at;
-            if elsewhere && !reaches_elsewhere(bonus) {
-                continue;
-            }
-            let given = envy.iter().any(|other| other.same_seat(at.as_ref(), *seat) && other.code == bonus.code);
-            if !winner.same_seat(at.as_ref(), *seat) && !given {
-                envy.push(Winner { seat: *seat, code: bonus.code.clone(), bet: Some(*bet), high: None, at: at.clone() });
-            }
-        }
-    }
-    envy
 }
 
 /// Checks a bet given as text (the award calculator, the wire).

@@ -13,6 +13,9 @@ use super::*;
 use crate::ids::{PoolId, PrizeCode};
 use crate::money::{CENT, Money, is_multiple_of};
 
+mod levels;
+use levels::{envy_prize, game_bets, house_level, level_shares, levels, prize_games, prize_level, threshold};
+
 impl Rulebooks {
     /// The rulebooks compiled into the binary.
     pub fn embedded() -> Rulebooks {
@@ -453,115 +456,6 @@ fn minimum_kind(at: &Place<'_>, key: &str, written: Option<&str>, kinds: &str) -
     }
 }
 
-/// The most levels a pool may have (docs/readings.md, "Levels": commercial systems run 2 to 10).
-pub const LEVELS_MAX: usize = 10;
-
-/// A pool's `[[pool.level]]`s: 1 to 10, each named once, its share, reserve, reset, floor
-/// and cap checked; a cap's overflow goes to another level or the level's reserve, never
-/// round in a circle.
-fn levels(at: &Place<'_>, pool: &PoolDoc) -> Result<Vec<LevelRules>, RulebookError> {
-    if pool.level.is_empty() {
-        return Ok(Vec::new());
-    }
-    if pool.level.len() > LEVELS_MAX {
-        return Err(at.error("level", format!("{} levels; a pool has 1 to {LEVELS_MAX}", pool.level.len())));
-    }
-    for key in ["contribution_rate", "reserve_rate"] {
-        let given = if key == "contribution_rate" { pool.contribution_rate.is_some() } else { pool.reserve_rate.is_some() };
-        if given {
-            return Err(
-                at.error(key, "a pool with levels shares each bet per level (`share`, `reserve_share` of each [[pool.level]])")
-            );
-        }
-    }
-    let kinds = "`floor` (the meter never shows less) or `start` (only the amount the level starts and restarts at)";
-    let names: Vec<&str> = pool.level.iter().map(|level| level.name.0.as_str()).collect();
-    let mut levels: Vec<LevelRules> = Vec::with_capacity(pool.level.len());
-    for (index, written) in pool.level.iter().enumerate() {
-        let at = Place { file: at.file, pool: at.pool, prefix: format!("level[{index}].") };
-        let name = written.name.0.trim().to_owned();
-        if names[..index].iter().any(|earlier| earlier.trim() == name) {
-            return Err(at.error("name", format!("level `{name}` is named twice")));
-        }
-        let share = at.rate("share", written.share.0)?;
-        let reserve_share = at.rate("reserve_share", written.reserve_share.map(|rate| rate.0).unwrap_or_default())?;
-        let reset = Money::new(written.reset.0);
-        if reset < Money::ZERO || !is_multiple_of(reset, CENT) {
-            return Err(at.error("reset", format!("{reset} is not an amount in whole centavos ≥ 0")));
-        }
-        let minimum_kind = minimum_kind(&at, "minimum_kind", written.minimum_kind.as_deref(), kinds)?;
-        let cap = match (written.cap, written.overflow_to.as_deref()) {
-            (None, None) => None,
-            (None, Some(_)) => return Err(at.error("overflow_to", "only a level with a `cap` overflows")),
-            (Some(_), None) => {
-                return Err(at.error(
-                    "overflow_to",
-                    "missing field: say where the share goes above the cap (a level's name or `reserve`)",
-                ));
-            }
-            (Some(Exact(cap)), Some(target)) => {
-                let cap = Money::new(cap);
-                if cap <= reset || !is_multiple_of(cap, CENT) {
-                    return Err(at.error("cap", format!("{cap} must be above the reset {reset}, in whole centavos")));
-                }
-                let overflow = if target == "reserve" {
-                    Overflow::Reserve
-                } else {
-                    match names.iter().position(|known| known.trim() == target) {
-                        Some(other) if other != index => Overflow::Level(other),
-                        Some(_) => return Err(at.error("overflow_to", "a level does not overflow into itself")),
-                        None => {
-                            return Err(at.error(
-                                "overflow_to",
-                                format!("`{target}` is not a level of this pool ({}) nor `reserve`", names.join(", ")),
-                            ));
-                        }
-                    }
-                };
-                Some((cap, overflow))
-            }
-        };
-        let venta_pagos_over = threshold(&at, written.venta_pagos_over)?;
-        let bank = match written.bank.as_deref() {
-            None => None,
-            // The first level's balances are the pool's own: it is shared by every table.
-            Some(_) if index == 0 => return Err(at.error("bank", "the first level is the pool's own, shared by all its tables")),
-            Some("flor") => Some(BankBy::Flor),
-            Some("salon") => Some(BankBy::Salon),
-            Some(other) => return Err(at.error("bank", format!("`{other}` is not `flor` or `salon`"))),
-        };
-        if bank.is_some() && matches!(cap, Some((_, Overflow::Level(_)))) {
-            return Err(at.error("overflow_to", "a banked level overflows to its own reserve, not to another level"));
-        }
-        levels.push(LevelRules { name, share, reserve_share, reset, minimum_kind, cap, house: false, venta_pagos_over, bank });
-    }
-    // An overflow goes to a level every table feeds, never to a banked one (which bank?).
-    for (index, level) in levels.iter().enumerate() {
-        if let Some((_, Overflow::Level(to))) = level.cap
-            && levels[to].bank.is_some()
-        {
-            return Err(at.error(
-                &format!("level[{index}].overflow_to"),
-                format!("`{}` is banked: an overflow goes to a level every table feeds", levels[to].name),
-            ));
-        }
-    }
-    // An overflow chain ends: following it from any level never comes back.
-    for start in 0..levels.len() {
-        let mut at_level = start;
-        for _ in 0..=levels.len() {
-            match levels[at_level].cap {
-                Some((_, Overflow::Level(next))) => at_level = next,
-                _ => break,
-            }
-            if at_level == start {
-                return Err(at.error(&format!("level[{start}].overflow_to"), "the overflows go round in a circle"));
-            }
-        }
-    }
-    Ok(levels)
-}
-
 /// Where each centavo of a side bet goes, and what pays a shortfall.
 struct Shares {
     contribution_rate: Decimal,
@@ -616,39 +510,6 @@ fn shares(at: &Place<'_>, pool: &PoolDoc, games: &[Game], levels: &[LevelRules])
     Ok(Shares { contribution_rate, reserve_rate, commission_rate, shortfall_from })
 }
 
-/// A pool with levels: the levels' shares and reserves and the house's commission add to the
-/// whole bet; the first level's are the pool's own; each level with a reserve uses it first,
-/// then the house (`shortfall_from = "house"`, the only value a pool with levels takes).
-fn level_shares(
-    at: &Place<'_>,
-    pool: &PoolDoc,
-    levels: &[LevelRules],
-    first: &LevelRules,
-    commission_rate: Decimal,
-) -> Result<Shares, RulebookError> {
-    let fed: Decimal = levels.iter().map(|level| level.share + level.reserve_share).sum();
-    if fed.is_zero() {
-        return Err(at.error("level", "no level receives anything: a pool that receives nothing cannot grow"));
-    }
-    let whole = fed + commission_rate;
-    if whole != Decimal::ONE {
-        return Err(at.error(
-            "commission_rate",
-            format!(
-                "the levels' shares and reserve shares + commission_rate = {whole}, not 1: the whole side bet must be shared"
-            ),
-        ));
-    }
-    if pool.shortfall_from != "house" {
-        return Err(at.error(
-            "shortfall_from",
-            "a pool with levels takes `house`: each level with a reserve uses it first, then the house pays",
-        ));
-    }
-    let shortfall_from = first.shortfall_from();
-    Ok(Shares { contribution_rate: first.share, reserve_rate: first.reserve_share, commission_rate, shortfall_from })
-}
-
 /// Who pays what a pool lacks: the reserve first whenever there is one (AJ 2.5.6.3).
 fn shortfall_from(at: &Place<'_>, pool: &PoolDoc, reserve_rate: Decimal) -> Result<Shortfall, RulebookError> {
     let shortfall_from =
@@ -694,28 +555,6 @@ fn bet_range(at: &Place<'_>, pool: &PoolDoc, side_bet: Money) -> Result<(Money, 
         return Err(at.error("side_bet", format!("{side_bet} is outside bet_min {bet_min} – bet_max {bet_max}")));
     }
     Ok((bet_min, bet_max))
-}
-
-/// A link across games: each game its own fixed side bet, a game of the pool, in whole centavos,
-/// only where the bet is fixed (a range is the pool's for every game).
-fn game_bets(at: &Place<'_>, pool: &PoolDoc, games: &[Game]) -> Result<Vec<(Game, Money)>, RulebookError> {
-    let mut bets = Vec::with_capacity(pool.game_bets.len());
-    for (name, Exact(amount)) in &pool.game_bets {
-        let key = format!("game_bets.{name}");
-        let game = Game::parse(name).map_err(|unknown| at.error(&key, unknown))?;
-        if !games.contains(&game) {
-            return Err(at.error(&key, format!("`{name}` is not a game of this pool")));
-        }
-        if !pool.fixed_bet {
-            return Err(at.error(&key, "a game's own bet is a fixed bet: `fixed_bet = true`"));
-        }
-        let bet = Money::new(at.positive(&key, *amount)?);
-        if !is_multiple_of(bet, CENT) || bet > crate::money::BET_MAX {
-            return Err(at.error(&key, format!("{bet} is not a bet in whole centavos up to {}", crate::money::BET_MAX)));
-        }
-        bets.push((game, bet));
-    }
-    Ok(bets)
 }
 
 /// The chance of a premio instantáneo card, which Central Póker requires (15.11.2).
@@ -809,127 +648,6 @@ fn paytable(
         prizes.push(envy);
     }
     Ok(prizes)
-}
-
-/// The level a prize is paid from: named in a pool with levels, never in one without.
-fn prize_level(at: &Place<'_>, key: &str, written: Option<&str>, levels: &[LevelRules]) -> Result<usize, RulebookError> {
-    let written_levels: Vec<&str> = levels.iter().filter(|level| !level.house).map(|level| level.name.as_str()).collect();
-    match written {
-        None if written_levels.is_empty() => Ok(0),
-        None => Err(at
-            .error(key, format!("missing field: a pool with levels says which pays each prize ({})", written_levels.join(", ")))),
-        Some(_) if written_levels.is_empty() => {
-            Err(at.error(key, "this pool has no [[pool.level]]: its one level pays every prize"))
-        }
-        Some(name) => levels.iter().position(|level| !level.house && level.name == name).ok_or_else(|| {
-            at.error(key, format!("`{name}` is not a level of this pool ({}) nor `house`", written_levels.join(", ")))
-        }),
-    }
-}
-
-/// The games whose tables may mark a prize: games of the pool; none written, all of them.
-fn prize_games(at: &Place<'_>, written: Option<Vec<String>>, games: &[Game]) -> Result<Vec<Game>, RulebookError> {
-    let Some(written) = written else { return Ok(Vec::new()) };
-    if written.is_empty() {
-        return Err(at.error("games", "an empty list marks the prize at no table; leave `games` out for every game of the pool"));
-    }
-    let mut only = Vec::with_capacity(written.len());
-    for name in written {
-        let game = Game::parse(&name).map_err(|unknown| at.error("games", unknown))?;
-        if !games.contains(&game) {
-            return Err(at.error("games", format!("`{name}` is not a game of this pool")));
-        }
-        only.push(game);
-    }
-    Ok(only)
-}
-
-/// The level the house pays from (`level = "house"`, `paid_by = "house"`): it holds nothing,
-/// every award in it is the house's money, booked as the house's replenishment. Added once,
-/// after the written levels.
-fn house_level(levels: &mut Vec<LevelRules>) -> usize {
-    if let Some(house) = levels.iter().position(|level| level.house) {
-        return house;
-    }
-    levels.push(LevelRules {
-        name: "Pagado por la casa".to_owned(),
-        share: Decimal::ZERO,
-        reserve_share: Decimal::ZERO,
-        reset: Money::ZERO,
-        minimum_kind: MinimumKind::Start,
-        cap: None,
-        house: true,
-        venta_pagos_over: None,
-        bank: None,
-    });
-    levels.len() - 1
-}
-
-/// A level's or a prize's own Venta-Pagos threshold: an amount in whole centavos ≥ 0 (3.5.2).
-fn threshold(at: &Place<'_>, written: Option<Exact>) -> Result<Option<Money>, RulebookError> {
-    let Some(Exact(amount)) = written else { return Ok(None) };
-    let amount = Money::new(amount);
-    if amount < Money::ZERO || !is_multiple_of(amount, CENT) {
-        return Err(at.error("venta_pagos_over", format!("{amount} is not an amount in whole centavos ≥ 0 (3.5.2)")));
-    }
-    Ok(Some(amount))
-}
-
-/// The paytable line of a hand's envy bonus: a fixed amount, paid by a level of the pool or by
-/// the house (a level of its own that holds nothing, added once).
-fn envy_prize(
-    at: &Place<'_>,
-    envy: EnvyDoc,
-    hand: &Prize,
-    levels: &mut Vec<LevelRules>,
-) -> Result<(Prize, EnvyScope), RulebookError> {
-    if levels.is_empty() {
-        return Err(at.error("envy", "an envy bonus needs a pool with [[pool.level]]s (docs/readings.md, \"The envy bonus\")"));
-    }
-    let code = envy.code.0;
-    if !is_code(&code) {
-        return Err(at.error("envy.code", format!("`{code}` is not an upper snake case premio code")));
-    }
-    let amount = Money::new(at.positive("envy.amount", envy.amount.0)?);
-    if !is_multiple_of(amount, CENT) {
-        return Err(at.error("envy.amount", format!("{amount} is finer than one centavo")));
-    }
-    let scope = match envy.scope.as_str() {
-        "table" => EnvyScope::Table,
-        "link" => EnvyScope::Link,
-        other => return Err(at.error("envy.scope", format!("`{other}` is not `table` or `link`"))),
-    };
-    let level = if envy.paid_by == "house" {
-        house_level(levels)
-    } else {
-        prize_level(at, "envy.paid_by", Some(&envy.paid_by), levels)
-            .map_err(|_| at.error("envy.paid_by", format!("`{}` is not `house` nor a level of this pool", envy.paid_by)))?
-    };
-    // Across the link, the bonus reaches tables of every bank: a level with a meter per bank
-    // could not say whose meter pays a seat of another bank (docs/readings.md, "The envy bonus").
-    if scope == EnvyScope::Link && levels[level].bank.is_some() {
-        return Err(at.error(
-            "envy.paid_by",
-            format!(
-                "`{}` keeps a meter per bank: an envy bonus across the link is paid by the house or by a level every table shares",
-                envy.paid_by
-            ),
-        ));
-    }
-    let paid = Prize {
-        code: PrizeCode::from(code),
-        name: envy.name.0,
-        article: hand.article.clone(),
-        value: PrizeValue::Fixed { amount },
-        grants: None,
-        level,
-        // Across the link, a seat of any game of the pool may be envious.
-        games: if scope == EnvyScope::Link { Vec::new() } else { hand.games.clone() },
-        envy: None,
-        envy_of: Some(hand.code.clone()),
-        venta_pagos_over: None,
-    };
-    Ok((paid, scope))
 }
 
 /// Each exclusive group names codes of this pool, and no code is in two groups.
