@@ -285,8 +285,12 @@ fn steps() -> impl Strategy<Value = Vec<Step>> {
 #[test]
 fn every_level_conserves_after_every_event_of_random_nights() {
     let rulebooks = mercado();
+    // And the Three Card Poker pool with its top hand's envy across the link, paid by the house
+    // and by its level.
+    let linked = tcp_envy_across_the_link();
+    let linked_by_level = tcp_envy_across_the_link_paid_by("Mini Royal");
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|cases| cases.parse().ok()).unwrap_or(300);
-    for rules in rulebooks.pools() {
+    for rules in rulebooks.pools().chain(linked.pool("mercado-tcp")).chain(linked_by_level.pool("mercado-tcp")) {
         let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
         let result = runner.run(&steps(), |steps| night(rules, &steps));
         if let Err(failure) = result {
@@ -322,6 +326,7 @@ fn night(rules: &PoolRules, steps: &[Step]) -> Result<(), TestCaseError> {
                 let bank = flor(*bank);
                 let mut winners: Vec<Winner> = Vec::new();
                 for (seat, code) in picks {
+                    // (The envy awards are added below, by `with_envy`.)
                     let code = codes[code.index(codes.len())];
                     if winners.iter().any(|winner| winner.seat == *seat)
                         || rules
@@ -335,9 +340,12 @@ fn night(rules: &PoolRules, steps: &[Step]) -> Result<(), TestCaseError> {
                 if winners.is_empty() {
                     continue;
                 }
-                let in_force: Vec<(u32, Money)> = (1..=7).map(|seat| (seat, rules.side_bet)).collect();
-                let envy = envy_winners(rules, &winners, &in_force);
-                winners.extend(envy);
+                // Seats in force here and, for an envy bonus across the link, at another table.
+                let in_force = pozo_engine::InForce {
+                    here: (1..=7).map(|seat| (seat, rules.side_bet)).collect(),
+                    elsewhere: [2, 5].into_iter().map(|seat| (pozo_engine::TableId::new("CP9"), seat, rules.side_bet)).collect(),
+                };
+                let winners = pozo_engine::with_envy(rules, winners, &pozo_engine::TableId::new("CP1"), &in_force);
                 let settlement = pool.settle_round_at(&winners, Some(&bank)).map_err(fail)?;
                 let after = meters(&pool);
                 for ((index, at_bank), level) in &after {
@@ -384,10 +392,13 @@ fn night(rules: &PoolRules, steps: &[Step]) -> Result<(), TestCaseError> {
             Step::Reject(round, award) if !books.is_empty() => {
                 let at = round.index(books.len());
                 let book = &mut books[at];
-                let open: Vec<(u32, String)> =
-                    book.all_awards().filter(|award| !award.rejected).map(|award| (award.seat, award.code.to_string())).collect();
+                let open: Vec<(Option<pozo_engine::TableId>, u32, String)> = book
+                    .all_awards()
+                    .filter(|award| !award.rejected)
+                    .map(|award| (award.at.clone(), award.seat, award.code.to_string()))
+                    .collect();
                 if !open.is_empty() {
-                    let (seat, code) = &open[award.index(open.len())];
+                    let (at_table, seat, code) = &open[award.index(open.len())];
                     let level = rules.level_of(code);
                     let bank = book.bank.clone();
                     let untouched: Vec<((usize, Option<String>), Money)> = meters(&pool)
@@ -398,7 +409,7 @@ fn night(rules: &PoolRules, steps: &[Step]) -> Result<(), TestCaseError> {
                         })
                         .map(|(key, view)| (key, view.balance))
                         .collect();
-                    pool.reject_award(book, *seat, code, |_, _| false).map_err(fail)?;
+                    pool.reject_award_at(book, at_table.as_ref(), *seat, code, |_, _, _| false).map_err(fail)?;
                     let after = meters(&pool);
                     for (key, balance) in untouched {
                         prop_assert_eq!(after[&key].balance, balance, "rejecting `{}` moved level {:?}", code, key);
@@ -460,9 +471,14 @@ fn a_banked_level_keeps_a_meter_per_flor_and_pays_each_from_its_own() {
 
 /// The Three Card Poker pool with its top hand's envy across the link.
 fn tcp_envy_across_the_link() -> Rulebooks {
+    tcp_envy_across_the_link_paid_by("house")
+}
+
+/// [`tcp_envy_across_the_link`], the bonus paid by `paid_by` (the house, or a level).
+fn tcp_envy_across_the_link_paid_by(paid_by: &str) -> Rulebooks {
     let from = "scope = \"table\", paid_by = \"house\" }";
     assert!(MERCADO.contains(from));
-    let text = MERCADO.replacen(from, "scope = \"link\", paid_by = \"house\" }", 1);
+    let text = MERCADO.replacen(from, &format!("scope = \"link\", paid_by = \"{paid_by}\" }}"), 1);
     Rulebooks::parse_all([("config/mercado.toml", text.as_str())]).expect("the envy across the link")
 }
 
