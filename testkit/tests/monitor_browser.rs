@@ -559,8 +559,8 @@ async fn a_restarted_agents_monitor_shows_the_rounds_accepted_awards() {
     let mut agent = Monitored::start(&floor, "CP1").await;
     let monitor = driver.browser(&profiles.path().join("monitor"), 1024, 768).await;
     monitor.goto(&agent.url).await.expect("the monitor");
-    let list = until("the accepted prizes on the monitor", || content(&monitor, "#premios-lista"), |text| text.contains("Box 2"))
-        .await;
+    let list =
+        until("the accepted prizes on the monitor", || content(&monitor, "#premios-lista"), |text| text.contains("Box 2")).await;
     assert!(list.starts_with("Box 1 · Mini Royal de picas · Mini Royal · $"), "{list}");
     assert_eq!(
         contents(&monitor, "#premios-lista li").await[1],

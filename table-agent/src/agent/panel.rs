@@ -119,9 +119,11 @@ fn panel<'a>(table: &'a str, view: Option<&'a pb::TableView>, suspended: bool, p
                 .accepted
                 .iter()
                 .map(|award| panel_award(award, "", paytable))
-                .chain(view.link_awards.iter().filter_map(|linked| {
-                    linked.award.as_ref().map(|award| panel_award(award, &linked.from_table_id, paytable))
-                }))
+                .chain(
+                    view.link_awards.iter().filter_map(|linked| {
+                        linked.award.as_ref().map(|award| panel_award(award, &linked.from_table_id, paytable))
+                    }),
+                )
                 .collect(),
             panel: None,
         },
@@ -376,7 +378,8 @@ mod tests {
             }],
             ..view(5)
         };
-        let line = serde_json::to_value(OutputLine::Panel(panel("B1", Some(&shown), false, &paytable))).expect("a panel serializes");
+        let line =
+            serde_json::to_value(OutputLine::Panel(panel("B1", Some(&shown), false, &paytable))).expect("a panel serializes");
         assert_eq!(
             line["awards"],
             serde_json::json!([
