@@ -497,7 +497,8 @@ impl Writer {
                         });
                     }
                     None => {
-                        let levels = &levels[of_table.get(index).copied().unwrap_or(0)];
+                        // Its bank's meters (the one list of a pool without banks).
+                        let Some(levels) = levels.get(of_table.get(index).copied().unwrap_or(0)) else { continue };
                         sender.send_if_modified(|push| {
                             let modified = push.view.displayed != displayed || push.view.levels != *levels;
                             if modified {
