@@ -67,6 +67,13 @@ pub(crate) struct PrizeName<'a> {
     /// left out when the controller does not say (an older release).
     #[serde(skip_serializing_if = "str::is_empty")]
     pub(crate) pays: &'a str,
+    /// An envy bonus: it follows another seat's hand, never entered (`PrizeLine.envy`); left out
+    /// otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) envy: bool,
+    /// Paid by the house's level, with the house's money (`PrizeLine.house`); left out otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) house: bool,
 }
 
 /// One level's meter as the signs show it (docs/readings.md, "Levels"): its name ("Grand";
@@ -97,8 +104,9 @@ pub(crate) struct AwardLine<'a> {
 }
 
 /// An award of the round on the panel (docs/agent.md §3, `awards`): what ACEPTAR fixed for a
-/// seat, shown until the table moves to its next round, so that the monitor says which level
-/// paid it and how much, and whether it waits for Venta-Pagos (3.5.2).
+/// seat, or an envy bonus a seat won in another table's round of the link (`from`), as the
+/// view the server sent has them until the table's FINALIZAR JUEGO, so that the monitor says
+/// which level paid it and how much, and whether it waits for Venta-Pagos (3.5.2).
 #[derive(Debug, Serialize)]
 pub(crate) struct PanelAward<'a> {
     pub(crate) seat: u32,
@@ -114,6 +122,10 @@ pub(crate) struct PanelAward<'a> {
     pub(crate) house: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) envy: bool,
+    /// An envy bonus across the link: the table whose hand gave it ("CP1"); left out for the
+    /// table's own awards.
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub(crate) from: &'a str,
     pub(crate) award: &'a str,
     /// Set when the award is paid through Venta-Pagos (PENDIENTE DE PAGO), not at the table.
     pub(crate) payout_order_id: &'a str,
@@ -204,7 +216,8 @@ mod tests {
         serde_json::from_str(&line.to_line()).expect("a JSON line")
     }
 
-    // The `prizes` line says each prize's level and what it pays (docs/readings.md, "Levels").
+    // The `prizes` line says each prize's level and what it pays (docs/readings.md, "Levels"), and
+    // marks the house's prizes as the server's paytable does.
     #[test]
     fn a_prize_of_a_level_says_its_level_and_what_it_pays() {
         let line = prizes(vec![
@@ -214,6 +227,8 @@ mod tests {
                 article: "M.4",
                 level: "Grand",
                 pays: "100 % del Grand",
+                envy: false,
+                house: false,
             },
             PrizeName {
                 code: "BJ",
@@ -221,12 +236,16 @@ mod tests {
                 article: "M.5",
                 level: "Pagado por la casa",
                 pays: "5 veces la apuesta, pagado por la casa",
+                envy: false,
+                house: true,
             },
         ]);
         assert_eq!(line["prizes"][0]["level"], "Grand");
         assert_eq!(line["prizes"][0]["pays"], "100 % del Grand");
         assert_eq!(line["prizes"][1]["level"], "Pagado por la casa");
         assert_eq!(line["prizes"][1]["pays"], "5 veces la apuesta, pagado por la casa");
+        assert_eq!(line["prizes"][1]["house"], true, "the server's flag, written");
+        assert!(line["prizes"][0].get("house").is_none() && line["prizes"][0].get("envy").is_none(), "{line}");
     }
 
     // A pool of one level has no level to name; an older controller says nothing of what a
@@ -234,8 +253,8 @@ mod tests {
     #[test]
     fn a_prize_of_a_pool_of_one_level_names_no_level() {
         let line = prizes(vec![
-            PrizeName { code: "A", name: "A", article: "11.5.1", level: "", pays: "100 % del pozo" },
-            PrizeName { code: "B", name: "B", article: "11.5.2", level: "", pays: "" },
+            PrizeName { code: "A", name: "A", article: "11.5.1", level: "", pays: "100 % del pozo", envy: false, house: false },
+            PrizeName { code: "B", name: "B", article: "11.5.2", level: "", pays: "", envy: false, house: false },
         ]);
         assert_eq!(
             line["prizes"][0],

@@ -12,13 +12,33 @@ use serde_json::{Value, json};
 
 /// The market's example layout, rulebooks and the example keys (as server/tests/market.rs).
 fn mercado() -> Config {
+    mercado_with(MERCADO)
+}
+
+/// The market's rulebook as `config/mercado.toml` has it.
+const MERCADO: &str = include_str!("../../config/mercado.toml");
+
+/// [`mercado`] with the market's rulebook text `mercado` (the example's, edited by a test).
+fn mercado_with(mercado: &str) -> Config {
     let texts = [
         ("config/examples/mercado-casino.toml", include_str!("../../config/examples/mercado-casino.toml")),
         ("config/iplyc.toml", include_str!("../../config/iplyc.toml")),
-        ("config/mercado.toml", include_str!("../../config/mercado.toml")),
+        ("config/mercado.toml", mercado),
     ];
     let texts = texts.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())).collect();
     Config::from_texts(texts).and_then(|config| config.with_keys(KEYS_EMBEDDED.0, KEYS_EMBEDDED.1)).expect("the market's example")
+}
+
+/// The example's rulebook with the spades Mini Royal's envy bonus across the link, 150.000,00
+/// (as server/tests/market.rs edits it).
+fn envy_across_the_link() -> String {
+    let edited = MERCADO.replacen(
+        "amount = \"50000.00\", scope = \"table\", paid_by = \"house\" }",
+        "amount = \"150000.00\", scope = \"link\", paid_by = \"house\" }",
+        1,
+    );
+    assert_ne!(edited, MERCADO, "the example's spades Mini Royal has an envy bonus of the table's scope");
+    edited
 }
 
 fn prize<'a>(prizes: &'a Value, code: &str) -> &'a Value {
@@ -114,6 +134,104 @@ async fn the_panel_carries_the_rounds_awards_with_their_level_until_the_next_rou
         link.out.find_anywhere("the next round's panel", WAIT, |value| kind(value) == "panel" && value["round"] == 2).await;
     assert!(!next.text.contains("awards"), "the last round's awards are gone: {}", next.text);
     link.stop().await;
+    tokio::time::timeout(PROCESS_WAIT, server.stop())
+        .await
+        .expect("the server stops in time")
+        .expect("the server stopped cleanly");
+}
+
+// Proves the panel's awards are the server's record (`TableView.accepted`): an agent restarted
+// after ACEPTAR shows the round's awards still, with their names and levels — the Mini Royal's
+// meter and the envy bonus paid by the house, marked as the paytable's flags say —, until the
+// table's FINALIZAR JUEGO.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_restarted_after_aceptar_shows_the_rounds_awards() {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let start = pozo_server::Embedded::start(mercado(), directory.path(), Default::default());
+    let server = tokio::time::timeout(WAIT, start).await.expect("the server starts in time").expect("the server started");
+    let mut first = Agent::spawn(&server.url, "CP1", table_key("CP1"));
+    first.out.find_anywhere("CP1's paytable", WAIT, |value| kind(value) == "prizes").await;
+    first.live().await;
+    for line in ["open", "credits 1 1", "press 1", "credits 2 1", "press 2", "start", "prize 2 MINI_ROYAL_PICAS"] {
+        first.ack(line).await;
+    }
+    let accepted = first.ack("accept").await;
+    let royal = accepted["awards"][0]["award"].as_str().expect("an amount").to_owned();
+    first.stop().await;
+
+    let mut again = Agent::spawn(&server.url, "CP1", table_key("CP1"));
+    let panel = again
+        .out
+        .find_anywhere("the restarted agent's panel with the awards", WAIT, |value| {
+            is_live_panel(value) && value["awards"].is_array()
+        })
+        .await;
+    let order = panel.value["awards"][0]["payout_order_id"].as_str().unwrap_or_default().to_owned();
+    assert!(!order.is_empty(), "the meter's prize goes to Venta-Pagos: {}", panel.text);
+    assert_eq!(
+        panel.value["awards"],
+        json!([
+            {"seat": 2, "code": "MINI_ROYAL_PICAS", "name": "Mini Royal de picas", "level": "Mini Royal",
+             "award": royal, "payout_order_id": order},
+            {"seat": 1, "code": "ENVIDIA_MINI_ROYAL_PICAS", "name": "Envidia: Mini Royal de picas",
+             "level": "Pagado por la casa", "house": true, "envy": true, "award": "50000.00", "payout_order_id": ""},
+        ]),
+        "{}",
+        panel.text
+    );
+    again.ack("finish").await;
+    let next =
+        again.out.find_anywhere("the next round's panel", WAIT, |value| kind(value) == "panel" && value["round"] == 2).await;
+    assert!(!next.text.contains("awards"), "FINALIZAR JUEGO ends the round's awards: {}", next.text);
+    again.stop().await;
+    tokio::time::timeout(PROCESS_WAIT, server.stop())
+        .await
+        .expect("the server stops in time")
+        .expect("the server stopped cleanly");
+}
+
+// Proves an envy bonus across the link reaches the other table's panel: a spades Mini Royal at
+// CP1 pays CP2's seats with the side bet in force, and CP2's agent, which sent nothing since,
+// shows each with the table whose hand gave it (`from`), paid by the house, until CP2's
+// FINALIZAR JUEGO.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_envy_bonus_across_the_link_shows_on_the_other_tables_panel() {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let start = pozo_server::Embedded::start(mercado_with(&envy_across_the_link()), directory.path(), Default::default());
+    let server = tokio::time::timeout(WAIT, start).await.expect("the server starts in time").expect("the server started");
+    let mut cp1 = Agent::spawn(&server.url, "CP1", table_key("CP1"));
+    let mut cp2 = Agent::spawn(&server.url, "CP2", table_key("CP2"));
+    for agent in [&mut cp1, &mut cp2] {
+        agent.out.find_anywhere("the paytable", WAIT, |value| kind(value) == "prizes").await;
+        agent.live().await;
+    }
+    for line in ["open", "credits 2 1", "press 2", "start"] {
+        cp1.ack(line).await;
+    }
+    for line in ["open", "credits 3 1", "press 3", "start"] {
+        cp2.ack(line).await;
+    }
+    cp1.ack("prize 2 MINI_ROYAL_PICAS").await;
+    cp1.ack("accept").await;
+    let panel = cp2
+        .out
+        .find_anywhere("CP2's panel with the envy bonus", WAIT, |value| is_live_panel(value) && value["awards"].is_array())
+        .await;
+    let order = panel.value["awards"][0]["payout_order_id"].as_str().unwrap_or_default().to_owned();
+    assert!(!order.is_empty(), "150.000,00 is over the Venta-Pagos threshold: {}", panel.text);
+    assert_eq!(
+        panel.value["awards"],
+        json!([{"seat": 3, "code": "ENVIDIA_MINI_ROYAL_PICAS", "name": "Envidia: Mini Royal de picas",
+                "level": "Pagado por la casa", "house": true, "envy": true, "from": "CP1", "award": "150000.00",
+                "payout_order_id": order}]),
+        "{}",
+        panel.text
+    );
+    cp2.ack("finish").await;
+    let next = cp2.out.find_anywhere("CP2's next round", WAIT, |value| kind(value) == "panel" && value["round"] == 2).await;
+    assert!(!next.text.contains("awards"), "CP2's FINALIZAR JUEGO ends them: {}", next.text);
+    cp1.stop().await;
+    cp2.stop().await;
     tokio::time::timeout(PROCESS_WAIT, server.stop())
         .await
         .expect("the server stops in time")

@@ -60,6 +60,26 @@ fn market(banked: bool) -> Config {
     Config::from_texts(texts).and_then(|config| config.with_keys(KEYS_EMBEDDED.0, KEYS_EMBEDDED.1)).expect("the market's example")
 }
 
+/// The market's example with the spades Mini Royal's envy bonus across the link, 150.000,00
+/// (docs/readings.md, "The envy bonus"; as server/tests/market.rs edits it): a Mini Royal at
+/// CP1 pays every other seat in force at CP1 and at CP2.
+fn market_with_link_envy() -> Config {
+    let mercado = include_str!("../../config/mercado.toml");
+    let edited = mercado.replacen(
+        "amount = \"50000.00\", scope = \"table\", paid_by = \"house\" }",
+        "amount = \"150000.00\", scope = \"link\", paid_by = \"house\" }",
+        1,
+    );
+    assert_ne!(edited, mercado, "the example's spades Mini Royal has an envy bonus of the table's scope");
+    let texts = [
+        ("config/examples/mercado-casino.toml", include_str!("../../config/examples/mercado-casino.toml").to_owned()),
+        ("config/iplyc.toml", include_str!("../../config/iplyc.toml").to_owned()),
+        ("config/mercado.toml", edited),
+    ];
+    let texts = texts.into_iter().map(|(name, text)| (name.to_owned(), text)).collect();
+    Config::from_texts(texts).and_then(|config| config.with_keys(KEYS_EMBEDDED.0, KEYS_EMBEDDED.1)).expect("the market's example")
+}
+
 /// A controller of `config` on 127.0.0.1:0, its journal in a temporary directory.
 struct Floor {
     server: pozo_server::Embedded,
@@ -518,5 +538,85 @@ async fn each_levels_reset_is_under_its_meter_and_a_banked_name_fits_the_header_
     assert!(laid["right"].as_f64() <= laid["width"].as_f64(), "no meter off the right edge: {laid}");
     assert_eq!((&laid["overflow"], &laid["page"]), (&json!(0), &json!(0)), "nothing overflows the header or the page: {laid}");
     assert!(laid["headerBottom"].as_f64() < Some(768.0 / 3.0), "the header leaves the boxes and buttons room: {laid}");
+    monitor.close().await.expect("closed");
+}
+
+// docs/agent.md §3: the monitor's awards are the controller's record (`TableView.accepted`): at
+// CP1 the Mini Royal de picas for box 1 and the envy bonus of box 2 are accepted; an agent
+// started afresh (as one restarted after ACEPTAR) serves a monitor that shows both, in the list
+// and on their boxes, with the level that paid each, until FINALIZAR JUEGO.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_agents_monitor_shows_the_rounds_accepted_awards() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor(market(false)).await;
+    let mut first = Monitored::start(&floor, "CP1").await;
+    for line in ["open", "credits 1 5", "credits 2 5", "press 1", "press 2", "start", "prize 1 MINI_ROYAL_PICAS", "accept"] {
+        first.on_hardware(line).await;
+    }
+    // Another agent for CP1, which never saw ACEPTAR's answer: it knows the round from the view.
+    let mut agent = Monitored::start(&floor, "CP1").await;
+    let monitor = driver.browser(&profiles.path().join("monitor"), 1024, 768).await;
+    monitor.goto(&agent.url).await.expect("the monitor");
+    let list =
+        until("the accepted prizes on the monitor", || content(&monitor, "#premios-lista"), |text| text.contains("Box 2")).await;
+    assert!(list.starts_with("Box 1 · Mini Royal de picas · Mini Royal · $"), "{list}");
+    assert_eq!(
+        contents(&monitor, "#premios-lista li").await[1],
+        "Box 2 · Bono envidia · $\u{a0}50.000,00 · pagado por la casa",
+        "the envy bonus, marked by the paytable's flags"
+    );
+    assert_eq!(attribute(&monitor, "#premios-aceptados", "hidden").await, "", "the accepted prizes are shown");
+    assert_eq!(contents(&monitor, ".box[data-box='2'] .premio").await, ["Bono envidia\u{a0}· $\u{a0}50.000,00"]);
+    let royal = content(&monitor, ".box[data-box='1'] .premio").await;
+    assert!(royal.starts_with("Mini Royal\u{a0}· $") && royal.ends_with("PENDIENTE DE PAGO"), "{royal}");
+    agent.on_monitor(&monitor, "finish", None, None).await;
+    until("the accepted prizes gone", || attribute(&monitor, "#premios-aceptados", "hidden"), |hidden| !hidden.is_empty()).await;
+    assert!(contents(&monitor, ".box .premio").await.is_empty(), "no box keeps the last round's prize");
+    monitor.close().await.expect("closed");
+}
+
+// docs/readings.md, "The envy bonus" across the link: a Mini Royal de picas at CP1 pays box 2 of
+// CP2, whose dealer did nothing since INICIAR JUEGO; CP2's monitor shows it on box 2 and in the
+// list as "Bono envidia por CP1 · $ 150.000,00", paid by the house and over the Venta-Pagos
+// threshold, until CP2's FINALIZAR JUEGO. The prize chooser never offers an envy bonus (it
+// follows its hand; the paytable's `envy`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_envy_bonus_across_the_link_shows_on_the_other_tables_monitor() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor(market_with_link_envy()).await;
+    let mut cp1 = Monitored::start(&floor, "CP1").await;
+    let mut cp2 = Monitored::start(&floor, "CP2").await;
+    let monitor = driver.browser(&profiles.path().join("monitor"), 1024, 768).await;
+    monitor.goto(&cp2.url).await.expect("CP2's monitor");
+    until("the table closed on the monitor", || attribute(&monitor, "#estado", "data-estado"), |state| state == "cerrada").await;
+    for line in ["open", "credits 2 5", "press 2", "start"] {
+        cp2.on_hardware(line).await;
+    }
+    tap(&monitor, "#acciones button[data-accion='prize']").await;
+    tap(&monitor, ".box[data-box='2']").await;
+    let offered = contents(&monitor, "#elegir-opciones button").await;
+    assert!(offered.iter().any(|option| option.starts_with("Mini Royal de picas")), "{offered:?}");
+    assert!(!offered.iter().any(|option| option.starts_with("Envidia")), "an envy bonus is never entered: {offered:?}");
+    tap(&monitor, "#elegir-cancelar").await;
+    for line in ["open", "credits 1 5", "press 1", "start", "prize 1 MINI_ROYAL_PICAS", "accept"] {
+        cp1.on_hardware(line).await;
+    }
+    let on_box =
+        until("the envy on CP2's box 2", || content(&monitor, ".box[data-box='2'] .premio"), |text| !text.is_empty()).await;
+    assert_eq!(on_box, "Bono envidia por CP1\u{a0}· $\u{a0}150.000,00PENDIENTE DE PAGO");
+    assert_eq!(
+        contents(&monitor, "#premios-lista li").await,
+        ["Box 2 · Bono envidia por CP1 · $\u{a0}150.000,00 · pagado por la casa · PENDIENTE DE PAGO"]
+    );
+    assert_eq!(attribute(&monitor, "#premios-lista li", "data-desde").await, "CP1");
+    awards_in_sight(&monitor).await;
+    screenshot(&monitor, "monitor-envidia-enlace-1024.png", profiles.path()).await;
+    cp2.on_monitor(&monitor, "finish", None, None).await;
+    until("the envy bonus gone", || attribute(&monitor, "#premios-aceptados", "hidden"), |hidden| !hidden.is_empty()).await;
+    assert!(contents(&monitor, ".box .premio").await.is_empty(), "no box keeps the last round's bonus");
     monitor.close().await.expect("closed");
 }

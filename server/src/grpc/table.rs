@@ -219,12 +219,19 @@ impl pb::table_server::Table for TableService {
             prizes: rules
                 .prizes
                 .iter()
-                .map(|prize| pb::PrizeLine {
-                    code: prize.code.to_string(),
-                    name: prize.name.clone(),
-                    article: prize.article.clone(),
-                    level: crate::read::signs::paid_from(rules, &prize.code).0,
-                    pays: pays_in_words(rules, prize),
+                .map(|prize| {
+                    // The level that pays it and whether it is the house's (docs/readings.md,
+                    // "Levels"); an envy bonus follows another prize's hand ("The envy bonus").
+                    let (level, house) = crate::read::signs::paid_from(rules, &prize.code);
+                    pb::PrizeLine {
+                        code: prize.code.to_string(),
+                        name: prize.name.clone(),
+                        article: prize.article.clone(),
+                        level,
+                        pays: pays_in_words(rules, prize),
+                        envy: prize.envy_of.is_some(),
+                        house,
+                    }
                 })
                 .collect(),
         }))

@@ -260,6 +260,7 @@ impl ToWire for TableView {
                 .iter()
                 .map(|linked| pb::LinkAward { from_table_id: linked.from.to_string(), award: Some(linked.award.to_wire()) })
                 .collect(),
+            accepted: self.accepted.iter().map(AwardRecord::to_wire).collect(),
         }
     }
 }
@@ -331,6 +332,7 @@ impl ToWire for AwardRecord {
             payout_order_id: self.payout_order_id.clone().unwrap_or_default(),
             grants_code: self.grants.as_ref().map(|(code, _)| code.to_string()).unwrap_or_default(),
             grants_count: self.grants.as_ref().map(|(_, count)| *count).unwrap_or_default(),
+            level: self.level.clone(),
         }
     }
 }

@@ -118,7 +118,12 @@ pub(super) struct Publication {
 pub(super) struct PoolPush {
     pub(super) pool: PoolId,
     pub(super) displayed: Money,
-    pub(super) levels: Vec<pozo_core::state::panel::LevelMeter>,
+    /// The meters a table of the pool shows: one list per bank in a pool with banked levels
+    /// (each table its own bank's meters), one for all tables otherwise.
+    pub(super) levels: Vec<Vec<pozo_core::state::panel::LevelMeter>>,
+    /// In a pool with banked levels, each table's list of `levels`, in the order of the pool's
+    /// panels; empty otherwise (every table the first list).
+    pub(super) of_table: Vec<usize>,
     pub(super) views: Vec<(usize, TableView)>,
 }
 
@@ -412,7 +417,27 @@ impl Writer {
                 };
             }
             let displayed = self.state.pool(pool).displayed();
-            let levels = pozo_core::state::view::level_meters(self.state.pool(pool));
+            // Each table shows its own bank's meters of a banked level (docs/readings.md,
+            // "Levels"): one list per bank (flor or salon), one for all in a pool without banks.
+            let banked = self.state.pool(pool).rules().has_banks();
+            let mut levels: Vec<Vec<pozo_core::state::panel::LevelMeter>> = Vec::new();
+            let mut of_bank: BTreeMap<pozo_engine::Bank, usize> = BTreeMap::new();
+            let mut of_table = Vec::with_capacity(if banked { senders.len() } else { 0 });
+            if !banked {
+                levels.push(pozo_core::state::view::table_level_meters(self.state.pool(pool), &pozo_engine::Bank::default()));
+            }
+            for (id, _) in senders.iter().filter(|_| banked) {
+                let bank = self.state.panel_bank(id);
+                let at = match of_bank.get(&bank) {
+                    Some(at) => *at,
+                    None => {
+                        levels.push(pozo_core::state::view::table_level_meters(self.state.pool(pool), &bank));
+                        of_bank.insert(bank, levels.len() - 1);
+                        levels.len() - 1
+                    }
+                };
+                of_table.push(at);
+            }
             let mut views = Vec::new();
             for (index, (id, sender)) in senders.iter().enumerate() {
                 if turn_moved || tables.contains(id) {
@@ -426,7 +451,7 @@ impl Writer {
                         Some({
                             let mut view = sender.borrow().view.clone();
                             view.displayed = displayed;
-                            view.levels.clone_from(&levels);
+                            view.levels.clone_from(&levels[of_table.get(index).copied().unwrap_or(0)]);
                             view
                         }),
                         self.state.table_view(id),
@@ -434,7 +459,7 @@ impl Writer {
                     );
                 }
             }
-            prepared.push(PoolPush { pool: pool.clone(), displayed, levels, views });
+            prepared.push(PoolPush { pool: pool.clone(), displayed, levels, of_table, views });
         }
         // The prize lists change with a hit (a new head of the pool's hits) or a decision.
         let mut prizes_changed = decided.clone();
@@ -457,7 +482,7 @@ impl Writer {
     /// batch became durable).
     pub(super) fn send(&self, publication: Publication) {
         let Publication { sequence, pools, mut display } = publication;
-        for PoolPush { pool, displayed, levels, views } in pools {
+        for PoolPush { pool, displayed, levels, of_table, views } in pools {
             let Some(senders) = self.pool_tables.get(&pool) else { continue };
             let mut views = views.into_iter().peekable();
             for (index, (_, sender)) in senders.iter().enumerate() {
@@ -472,11 +497,13 @@ impl Writer {
                         });
                     }
                     None => {
+                        // Its bank's meters (the one list of a pool without banks).
+                        let Some(levels) = levels.get(of_table.get(index).copied().unwrap_or(0)) else { continue };
                         sender.send_if_modified(|push| {
-                            let modified = push.view.displayed != displayed || push.view.levels != levels;
+                            let modified = push.view.displayed != displayed || push.view.levels != *levels;
                             if modified {
                                 push.view.displayed = displayed;
-                                push.view.levels.clone_from(&levels);
+                                push.view.levels.clone_from(levels);
                                 push.journal_sequence = sequence;
                             }
                             modified

@@ -149,7 +149,7 @@ impl Agent {
         match tokio::time::timeout(ATTEMPT_TIMEOUT, client.prizes(envelope.clone())).await {
             Ok(Ok(list)) => {
                 let list = list.into_inner();
-                // Kept to name the awards and their levels on the panel.
+                // Kept to name the awards on the panel and mark the envy bonuses and the house's.
                 self.shared.lock().await.paytable =
                     list.prizes.iter().map(|prize| (prize.code.clone(), super::Paid::of(prize))).collect();
                 let prizes = list
@@ -161,6 +161,8 @@ impl Agent {
                         article: &prize.article,
                         level: &prize.level,
                         pays: &prize.pays,
+                        envy: prize.envy,
+                        house: prize.house,
                     })
                     .collect();
                 let inspectors = list.inspectors.iter().map(|person| PersonName { id: &person.id, name: &person.name }).collect();

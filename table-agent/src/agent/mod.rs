@@ -151,55 +151,27 @@ struct Shared {
     journal_id: String,
     acknowledged: Acknowledged,
     /// What the pool's paytable says of each prize, by code (`Table/Prizes`, read at each
-    /// connection): what an award is named by and which level pays it.
+    /// connection): what an award is named by, and whether it is an envy bonus or the house's.
     paytable: std::collections::HashMap<String, Paid>,
-    /// The awards fixed in round `awards_round` (ACEPTAR's answer), on the panel while the
-    /// table is in that round.
-    awards: Vec<Kept>,
-    awards_round: u64,
 }
 
-/// A prize as its paytable line says: its name and the level that pays it (docs/readings.md,
-/// "Levels").
+/// A prize as its paytable line says: its name, the level that pays it, and what the line marks
+/// it as (docs/readings.md, "Levels", "The envy bonus"): the server's flags, never its wording.
 #[derive(Clone, Debug, Default)]
 struct Paid {
     name: String,
     /// "Grand"; empty in a pool of one level.
     level: String,
-    /// Paid by the house's level: with the house's money, from no meter.
+    /// Paid by the house's level: with the house's money, from no meter (`PrizeLine.house`).
     house: bool,
-    /// An envy bonus (docs/readings.md, "The envy bonus").
+    /// An envy bonus (`PrizeLine.envy`).
     envy: bool,
 }
 
-/// The house's level as the controller names it (`pozo_engine`'s rulebook; docs/readings.md,
-/// "Levels"): the fixed prizes and the envy bonuses the house pays with its own money.
-const HOUSE_LEVEL: &str = "Pagado por la casa";
-
-/// How the controller's paytable words an envy bonus's `pays` (`Table/Prizes`: "envidia por
-/// Mini Royal de picas: $ 50.000,00 a cada otro puesto con apuesta …"): the one mark of an
-/// envy bonus the paytable carries.
-const ENVY_PAYS: &str = "envidia por ";
-
 impl Paid {
     fn of(prize: &pb::PrizeLine) -> Paid {
-        Paid {
-            name: prize.name.clone(),
-            level: prize.level.clone(),
-            house: prize.level == HOUSE_LEVEL,
-            envy: prize.pays.starts_with(ENVY_PAYS),
-        }
+        Paid { name: prize.name.clone(), level: prize.level.clone(), house: prize.house, envy: prize.envy }
     }
-}
-
-/// An award fixed at ACEPTAR, as the panel shows it until the round ends.
-#[derive(Clone, Debug)]
-struct Kept {
-    seat: u32,
-    code: String,
-    paid: Paid,
-    award: String,
-    payout_order_id: String,
 }
 
 #[derive(Clone)]

@@ -5,7 +5,7 @@ use pozo_proto::v1 as pb;
 use tonic::Code;
 
 use super::Agent;
-use super::Kept;
+use super::Paid;
 use crate::output::{CardLine, LevelLine, OutputLine, Panel, PanelAward, PendingLine, SeatLine};
 
 pub(crate) fn light(value: i32, suspended: bool) -> &'static str {
@@ -33,9 +33,32 @@ pub(super) fn code_name(code: Code) -> String {
     format!("{code:?}")
 }
 
-/// The panel for the view shown (`None`: none yet, suspended), without its number; `awards`:
-/// those fixed in the view's round.
-fn panel<'a>(table: &'a str, view: Option<&'a pb::TableView>, suspended: bool, awards: &'a [Kept]) -> Panel<'a> {
+/// The panels' paytable: each prize's line by code.
+type Paytable = std::collections::HashMap<String, Paid>;
+
+/// One award of the view on the panel: named by the paytable, its level the server's (a bank's
+/// meter named with its bank), the paytable's for a controller that does not send it; `from`:
+/// the table whose hand gave an envy bonus across the link.
+fn panel_award<'a>(award: &'a pb::AwardView, from: &'a str, paytable: &'a Paytable) -> PanelAward<'a> {
+    let paid = paytable.get(&award.code);
+    PanelAward {
+        seat: award.seat,
+        code: &award.code,
+        name: paid.map_or("", |paid| &paid.name),
+        level: if award.level.is_empty() { paid.map_or("", |paid| &paid.level) } else { &award.level },
+        house: paid.is_some_and(|paid| paid.house),
+        envy: paid.is_some_and(|paid| paid.envy),
+        from,
+        award: award.award.as_ref().map_or("", |amount| &amount.value),
+        payout_order_id: &award.payout_order_id,
+    }
+}
+
+/// The panel for the view shown (`None`: none yet, suspended), without its number. Its awards
+/// are the view's (docs/agent.md §3): those the table accepted this round, then those its seats
+/// won in another table's round of the link, until its FINALIZAR JUEGO — the server's record, so
+/// an agent restarted after ACEPTAR shows them still.
+fn panel<'a>(table: &'a str, view: Option<&'a pb::TableView>, suspended: bool, paytable: &'a Paytable) -> Panel<'a> {
     match view {
         None => Panel {
             table,
@@ -92,18 +115,15 @@ fn panel<'a>(table: &'a str, view: Option<&'a pb::TableView>, suspended: bool, a
                     absent: seat.absent,
                 })
                 .collect(),
-            awards: awards
+            awards: view
+                .accepted
                 .iter()
-                .map(|kept| PanelAward {
-                    seat: kept.seat,
-                    code: &kept.code,
-                    name: &kept.paid.name,
-                    level: &kept.paid.level,
-                    house: kept.paid.house,
-                    envy: kept.paid.envy,
-                    award: &kept.award,
-                    payout_order_id: &kept.payout_order_id,
-                })
+                .map(|award| panel_award(award, "", paytable))
+                .chain(
+                    view.link_awards.iter().filter_map(|linked| {
+                        linked.award.as_ref().map(|award| panel_award(award, &linked.from_table_id, paytable))
+                    }),
+                )
                 .collect(),
             panel: None,
         },
@@ -132,10 +152,7 @@ impl Agent {
             let table = self.config.table.as_str();
             // The line without its number (to compare with the last one printed) and with it.
             let (line, numbered) = {
-                // The awards of the round shown, none once the table moved to another round.
-                let round = shared.view.as_ref().map(|view| view.round);
-                let awards = if round == Some(shared.awards_round) { &shared.awards[..] } else { &[] };
-                let mut output = OutputLine::Panel(panel(table, shared.view.as_ref(), suspended, awards));
+                let mut output = OutputLine::Panel(panel(table, shared.view.as_ref(), suspended, &shared.paytable));
                 let line = output.to_line();
                 if let OutputLine::Panel(panel) = &mut output {
                     panel.panel = Some(shared.panel_number + 1);
@@ -279,7 +296,7 @@ mod tests {
 
     /// The panel of a view, as printed, parsed back.
     fn printed(view: &pb::TableView) -> serde_json::Value {
-        let line = OutputLine::Panel(panel("B1", Some(view), false, &[])).to_line();
+        let line = OutputLine::Panel(panel("B1", Some(view), false, &Paytable::new())).to_line();
         serde_json::from_str(&line).expect("a JSON line")
     }
 
@@ -318,50 +335,64 @@ mod tests {
         assert_eq!(line["displayed"], "61234.56", "the pool's amount stays");
     }
 
-    // The awards ACEPTAR fixed are on the panel, each its own, with the level that paid it
-    // (docs/readings.md, "Levels"), an envy bonus marked and paid by the house ("The envy
-    // bonus"), and the Venta-Pagos order of one that waits for it (3.5.2); the paytable's
-    // words are what marks them. A panel with none writes no `awards`.
+    // The awards of the view are on the panel (docs/agent.md §3): those the table accepted, each
+    // with the level the server names (a bank's meter with its bank, docs/readings.md, "Levels"),
+    // an envy bonus marked and paid by the house as the paytable's flags say ("The envy bonus"),
+    // the Venta-Pagos order of one that waits for it (3.5.2); then an envy bonus won across the
+    // link, with the table whose hand gave it. A panel with none writes no `awards`.
     #[test]
-    fn the_rounds_awards_say_their_level_and_an_envy_bonus_is_the_houses() {
-        let line = |code: &str, name: &str, level: &str, pays: &str| pb::PrizeLine {
+    fn the_views_awards_say_their_level_and_an_envy_bonus_is_the_houses() {
+        let line = |code: &str, name: &str, level: &str, envy: bool, house: bool| pb::PrizeLine {
             code: code.into(),
             name: name.into(),
             level: level.into(),
-            pays: pays.into(),
+            // The words are not what marks them: the flags are.
+            pays: "envidia por algo".into(),
+            envy,
+            house,
             ..Default::default()
         };
-        let royal = Paid::of(&line("MINI_ROYAL_PICAS", "Mini Royal de picas", "Mini Royal", "100 % del Mini Royal; da envidia"));
-        let envy = Paid::of(&line(
-            "ENVIDIA_MINI_ROYAL_PICAS",
-            "Envidia: Mini Royal de picas",
-            "Pagado por la casa",
-            "envidia por Mini Royal de picas: $ 50.000,00 a cada otro puesto con apuesta de la mesa, pagado por la casa",
-        ));
-        assert!(!royal.house && !royal.envy && envy.house && envy.envy, "{royal:?} {envy:?}");
-        let kept = |seat: u32, code: &str, paid: &Paid, award: &str, order: &str| Kept {
+        let paytable: Paytable = [
+            line("CUATRO_ASES", "Cuatro ases", "Major", false, false),
+            line("ENVIDIA_MINI_ROYAL_PICAS", "Envidia: Mini Royal de picas", "Pagado por la casa", true, true),
+        ]
+        .iter()
+        .map(|prize| (prize.code.clone(), Paid::of(prize)))
+        .collect();
+        let award = |seat: u32, code: &str, level: &str, amount: &str, order: &str| pb::AwardView {
             seat,
             code: code.into(),
-            paid: paid.clone(),
-            award: award.into(),
+            level: level.into(),
+            award: money(amount),
             payout_order_id: order.into(),
+            ..Default::default()
         };
-        let awards = [
-            kept(1, "MINI_ROYAL_PICAS", &royal, "2500000.00", "OP-000001"),
-            kept(2, "ENVIDIA_MINI_ROYAL_PICAS", &envy, "50000.00", ""),
-        ];
+        let shown = pb::TableView {
+            accepted: vec![
+                award(1, "CUATRO_ASES", "Major · F2", "100080.00", "OP-000001"),
+                award(2, "ENVIDIA_MINI_ROYAL_PICAS", "Pagado por la casa", "50000.00", ""),
+            ],
+            link_awards: vec![pb::LinkAward {
+                from_table_id: "CP1".into(),
+                award: Some(award(3, "ENVIDIA_MINI_ROYAL_PICAS", "Pagado por la casa", "150000.00", "")),
+            }],
+            ..view(5)
+        };
         let line =
-            serde_json::to_value(OutputLine::Panel(panel("CP1", Some(&view(5)), false, &awards))).expect("a panel serializes");
+            serde_json::to_value(OutputLine::Panel(panel("B1", Some(&shown), false, &paytable))).expect("a panel serializes");
         assert_eq!(
             line["awards"],
             serde_json::json!([
-                {"seat": 1, "code": "MINI_ROYAL_PICAS", "name": "Mini Royal de picas", "level": "Mini Royal",
-                 "award": "2500000.00", "payout_order_id": "OP-000001"},
+                {"seat": 1, "code": "CUATRO_ASES", "name": "Cuatro ases", "level": "Major · F2",
+                 "award": "100080.00", "payout_order_id": "OP-000001"},
                 {"seat": 2, "code": "ENVIDIA_MINI_ROYAL_PICAS", "name": "Envidia: Mini Royal de picas",
                  "level": "Pagado por la casa", "house": true, "envy": true, "award": "50000.00", "payout_order_id": ""},
+                {"seat": 3, "code": "ENVIDIA_MINI_ROYAL_PICAS", "name": "Envidia: Mini Royal de picas",
+                 "level": "Pagado por la casa", "house": true, "envy": true, "from": "CP1", "award": "150000.00",
+                 "payout_order_id": ""},
             ])
         );
-        let none = OutputLine::Panel(panel("CP1", Some(&view(5)), false, &[])).to_line();
+        let none = OutputLine::Panel(panel("B1", Some(&view(5)), false, &paytable)).to_line();
         assert!(!none.contains("awards"), "{none}");
     }
 
@@ -369,9 +400,9 @@ mod tests {
     #[test]
     fn a_pool_of_one_level_prints_no_levels() {
         let view = pb::TableView { displayed: money("5000.00"), ..view(3) };
-        let line = OutputLine::Panel(panel("R1", Some(&view), false, &[])).to_line();
+        let line = OutputLine::Panel(panel("R1", Some(&view), false, &Paytable::new())).to_line();
         assert!(!line.contains("levels"), "{line}");
-        let before = OutputLine::Panel(panel("R1", None, true, &[])).to_line();
+        let before = OutputLine::Panel(panel("R1", None, true, &Paytable::new())).to_line();
         assert!(!before.contains("levels"), "{before}");
     }
 }

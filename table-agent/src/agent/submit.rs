@@ -6,7 +6,7 @@ use prost::Message;
 use tonic::Code;
 
 use super::panel::{amount, code_name};
-use super::{ATTEMPT_TIMEOUT, Agent, FIRST_ATTEMPT_WAIT, Kept, Paid, Pending, RETRY_DELAY};
+use super::{ATTEMPT_TIMEOUT, Agent, FIRST_ATTEMPT_WAIT, Paid, Pending, RETRY_DELAY};
 use crate::line::Pin;
 use crate::output::{AwardLine, OutputLine};
 
@@ -35,27 +35,10 @@ impl Agent {
         let paid: Vec<Paid> = {
             let mut shared = self.shared.lock().await;
             shared.acknowledged.sequence = shared.acknowledged.sequence.max(reply.sequence);
-            let paid: Vec<Paid> =
-                reply.awards.iter().map(|award| shared.paytable.get(&award.code).cloned().unwrap_or_default()).collect();
-            if !reply.awards.is_empty() {
-                // The round the command was applied in; the panel shows its awards until the
-                // table moves on (a second command with awards in the same round adds to them).
-                let round = reply.table.as_ref().or(shared.view.as_ref()).map_or(0, |view| view.round);
-                if shared.awards_round != round {
-                    shared.awards.clear();
-                    shared.awards_round = round;
-                }
-                let kept = reply.awards.iter().zip(&paid).map(|(award, paid)| Kept {
-                    seat: award.seat,
-                    code: award.code.clone(),
-                    paid: paid.clone(),
-                    award: amount(&award.award),
-                    payout_order_id: award.payout_order_id.clone(),
-                });
-                shared.awards.extend(kept);
-            }
-            paid
+            reply.awards.iter().map(|award| shared.paytable.get(&award.code).cloned().unwrap_or_default()).collect()
         };
+        // The level is the award's own (the server names a bank's meter, "Major · F2"); the
+        // paytable's for a controller that does not send it.
         let awards = reply
             .awards
             .iter()
@@ -63,7 +46,7 @@ impl Agent {
             .map(|(award, paid)| AwardLine {
                 seat: award.seat,
                 code: &award.code,
-                level: &paid.level,
+                level: if award.level.is_empty() { &paid.level } else { &award.level },
                 envy: paid.envy,
                 award: amount(&award.award),
                 payout_order_id: &award.payout_order_id,

@@ -73,9 +73,14 @@
   // An award of the round (the panel's `awards`, fixed at ACEPTAR, 3.5.1): what it is, the
   // level that paid it or the house, its amount, and PENDIENTE DE PAGO while it waits for
   // Venta-Pagos (3.5.2). An envy bonus is the seat's own award, paid by the house
-  // (docs/readings.md, "The envy bonus").
+  // (docs/readings.md, "The envy bonus"); one won in another table's round of the link names
+  // that table ("Bono envidia por CP1"), shown until this table's FINALIZAR JUEGO.
+  function envyWords(award) {
+    return "Bono envidia" + (award.from ? " por " + award.from : "");
+  }
+
   function awardWhat(award) {
-    if (award.envy) { return "Bono envidia"; }
+    if (award.envy) { return envyWords(award); }
     if (award.name) { return award.name; }
     for (var i = 0; i < state.prizes.length; i++) {
       if (state.prizes[i].code === award.code) { return state.prizes[i].name; }
@@ -91,12 +96,14 @@
   }
 
   // "Box 3 · Tres sietes de corazones · Grand · $ 2.000.000,00 · PENDIENTE DE PAGO";
-  // "Box 2 · Bono envidia · $ 50.000,00 · pagado por la casa".
+  // "Box 2 · Bono envidia · $ 50.000,00 · pagado por la casa";
+  // "Box 3 · Bono envidia por CP1 · $ 150.000,00 · pagado por la casa".
   function awardLine(award) {
     var line = document.createElement("li");
     line.className = "premio";
     line.dataset.box = award.seat;
     line.dataset.premio = award.code;
+    if (award.from) { line.dataset.desde = award.from; }
     var words = ["Box " + award.seat, awardWhat(award)];
     if (award.level && !award.house) { words.push(award.level); }
     line.appendChild(document.createTextNode(words.join(" · ") + " · "));
@@ -109,12 +116,14 @@
     return line;
   }
 
-  // The same award on its box: "Grand · $ 2.000.000,00", "Bono envidia · $ 50.000,00".
+  // The same award on its box: "Major · F2 · $ 100.080,00", "Bono envidia · $ 50.000,00",
+  // "Bono envidia por CP1 · $ 150.000,00".
   function awardOnBox(award) {
     var note = document.createElement("span");
     note.className = "premio";
     note.dataset.premio = award.code;
-    var what = award.envy ? "Bono envidia" : award.house ? "Pagado por la casa" : (award.level || "Premio");
+    if (award.from) { note.dataset.desde = award.from; }
+    var what = award.envy ? envyWords(award) : award.house ? "Pagado por la casa" : (award.level || "Premio");
     // The separator bound to the words before it: a narrow box breaks the line after it.
     note.appendChild(document.createTextNode(what + "\u00a0· "));
     note.appendChild(span("monto-premio", levelAmount(award.award)));
@@ -141,12 +150,13 @@
   }
 
   // The level a prize entered will be paid from, " · Grand" (" · pagado por la casa"), in a
-  // pool with levels; nothing in a pool of one level.
+  // pool with levels; nothing in a pool of one level. The paytable's `house` says the house
+  // pays it.
   function prizeLevel(code) {
     for (var i = 0; i < state.prizes.length; i++) {
       var prize = state.prizes[i];
       if (prize.code === code && prize.level) {
-        return " · " + (prize.level === "Pagado por la casa" ? "pagado por la casa" : prize.level);
+        return " · " + (prize.house ? "pagado por la casa" : prize.level);
       }
     }
     return "";
@@ -248,7 +258,9 @@
       choose("Créditos para el box " + seat, CREDITS.map(function (n) { return { label: n + " créditos", value: n }; }),
         function (n) { confirmThen("credits " + seat + " " + n); });
     } else if (action === "prize") {
-      choose("Premio del box " + seat, state.prizes.map(function (prize) {
+      // An envy bonus is never entered: it follows its hand (the paytable's `envy`).
+      var offered = state.prizes.filter(function (prize) { return !prize.envy; });
+      choose("Premio del box " + seat, offered.map(function (prize) {
         return { label: prize.name + " (" + prize.article + ")", value: prize.code, note: prizePays(prize) };
       }), function (code) { confirmThen("prize " + seat + " " + code); });
     } else {

@@ -26,6 +26,11 @@ pub struct AwardRecord {
     pub award: Money,
     pub payout_order_id: Option<String>,
     pub grants: Option<(PrizeCode, u32)>,
+    /// The level that paid it as the table's header names it ([`super::view::award_level`]):
+    /// "Grand", "Major · F2" for a bank's meter, "Pagado por la casa" for the house's; empty,
+    /// and absent from the record, in a pool of one level (and in a record of an earlier release).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub level: String,
 }
 
 /// An award a seat of this table won in another table's round of the link (an envy bonus
@@ -140,15 +145,21 @@ pub struct TableView {
     pub instant_card: Option<Card>,
     pub gold_turn: GoldTurnView,
     pub displayed: Money,
-    /// A pool with levels: each level's meter, first level first, never the house's
-    /// ([`super::view::level_meters`]); empty for a pool of one level, so its view reads (and is
-    /// kept) as an earlier release's.
+    /// A pool with levels: each meter the table plays for, first level first: the shared
+    /// levels and its own bank's meter of a banked level, never the house's nor a retired level
+    /// ([`super::view::table_level_meters`]); empty for a pool of one level, so its view reads
+    /// (and is kept) as an earlier release's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub levels: Vec<LevelMeter>,
     /// What its seats won this round in another table's round of the link (an envy bonus across
     /// the link): to pay here. Empty, and absent, otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub link_awards: Vec<LinkAward>,
+    /// The awards the table accepted this round (ACEPTAR, 12.5.2.1 d), until its FINALIZAR JUEGO:
+    /// an agent restarted after ACEPTAR still shows them. Empty, and absent, otherwise (a view
+    /// kept by an earlier release reads with none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accepted: Vec<AwardRecord>,
 }
 
 /// One level's meter as the signs and the table's panels show it (docs/readings.md, "Levels").

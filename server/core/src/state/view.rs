@@ -1,6 +1,9 @@
 //! What the panels and the replies show: a table as its seats' lights see it, and
 //! what applying a command did.
 
+use pozo_engine::money::Money;
+use pozo_engine::{Bank, Pool, PoolRules, TableId};
+
 use super::State;
 use super::model::{Bet, PayoutOrder, Phase};
 use super::panel::{GoldTurnView, LevelMeter, Light, SeatView, TableReply, TableState, TableView};
@@ -95,9 +98,66 @@ impl State {
             instant_card: table.instant_card.clone(),
             gold_turn,
             displayed: self.pool(&table.pool).displayed(),
-            levels: level_meters(self.pool(&table.pool)),
+            levels: table_level_meters(self.pool(&table.pool), &self.bank_of(&table.id)),
             link_awards: table.link_awards.clone(),
+            accepted: table.accepted.clone(),
         })
+    }
+
+    /// Where a table is for its pool's banked levels (its flor and salon): what its panel's
+    /// meters ([`table_level_meters`]) and its awards' levels ([`award_level`]) are named by.
+    pub fn panel_bank(&self, table_id: &TableId) -> Bank {
+        self.bank_of(table_id)
+    }
+}
+
+/// The meters a table's panel shows (docs/readings.md, "Levels"): the levels every table of
+/// the pool shares and, of each banked level, only the meter of the table's own bank ("Major ·
+/// F2"), shown at its reset while that bank has taken no bet yet (showing it opens nothing: the
+/// meter opens with the bank's first bet, `Pool::in_bank`). Never the house's level nor a
+/// retired one. Empty for a pool of one level. The signs show every meter: [`level_meters`].
+pub fn table_level_meters(pool: &Pool, bank: &Bank) -> Vec<LevelMeter> {
+    let rules = pool.rules();
+    if rules.levels.is_empty() {
+        return Vec::new();
+    }
+    let views = pool.levels();
+    let indexes = pool.level_indexes();
+    let mut meters = Vec::with_capacity(rules.levels.len());
+    for (index, level) in rules.levels.iter().enumerate().filter(|(_, level)| !level.house) {
+        let key = level.bank.map(|by| bank.key(by));
+        let shown = views.iter().zip(&indexes).find(|(view, at)| **at == index && view.bank.as_deref() == key);
+        match (shown, key) {
+            (Some((view, _)), _) if view.retired => {}
+            (Some((view, _)), _) => meters.push(LevelMeter {
+                name: view.name.clone().unwrap_or_default(),
+                displayed: view.displayed,
+                reset: view.reset,
+            }),
+            (None, Some(key)) => {
+                // The bank's meter is not open yet: it opens at the level's reset (`Pool::open`)
+                // with its bank's first bet; a retired level opens none.
+                let retired = index > 0 && pool.state().levels.get(index - 1).is_some_and(|state| state.retired);
+                if !retired {
+                    let displayed = if pool.is_retired() { Money::ZERO } else { level.reset };
+                    meters.push(LevelMeter { name: format!("{} · {key}", level.name), displayed, reset: level.reset });
+                }
+            }
+            (None, None) => {}
+        }
+    }
+    meters
+}
+
+/// The level an award of `code` is paid from, as the panel of a table at `bank` names it
+/// (docs/readings.md, "Levels"): the level's name ("Grand"; "Pagado por la casa" for the
+/// house's), a banked level's with the bank whose meter paid it ("Major · F2"); empty in a pool
+/// of one level.
+pub fn award_level(rules: &PoolRules, code: &str, bank: &Bank) -> String {
+    let Some(level) = rules.levels.get(rules.level_of(code)) else { return String::new() };
+    match level.bank {
+        Some(by) => format!("{} · {}", level.name, bank.key(by)),
+        None => level.name.clone(),
     }
 }
 

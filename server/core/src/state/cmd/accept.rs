@@ -90,7 +90,12 @@ impl State {
             }
             let at_home = table == table_id;
             let table_round = if at_home { round } else { self.data.tables[table].round };
-            let awards = self.file_orders(context, table, table_round, &settlement.pool, &here);
+            let mut awards = self.file_orders(context, table, table_round, &settlement.pool, &here);
+            // Each award names the level that paid it; a bank's meter, the hitting table's bank's.
+            let (rules, bank) = (self.pool(&settlement.pool).rules(), self.bank_of(table_id));
+            for award in &mut awards {
+                award.level = crate::state::view::award_level(rules, &award.code, &bank);
+            }
             // 3.7.3: what a roulette series was paid, should it be found invalid afterwards.
             if self.data.tables[table].is_roulette() {
                 self.keep_series(context, table, &awards);
@@ -165,6 +170,7 @@ impl State {
                 award: award.award,
                 payout_order_id: order_id,
                 grants: award.grants.as_ref().map(|grant| (grant.code.clone(), grant.count)),
+                level: String::new(),
             });
         }
         awards
