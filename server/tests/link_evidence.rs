@@ -37,11 +37,7 @@ fn file_change(text: &str) -> pb::propose_change::What {
 async fn a_jornada_with_an_envy_across_the_link_and_a_level_retired_verifies() {
     let directory = tempfile::tempdir().expect("a temporary directory");
     let data = directory.path().join("data");
-    let linked = MERCADO.replacen(
-        "amount = \"50000.00\", scope = \"table\", paid_by = \"house\" }",
-        "amount = \"150000.00\", scope = \"link\", paid_by = \"house\" }",
-        1,
-    );
+    let linked = mercado_envy_across_the_link();
     let config = mercado_edited(&linked);
     let clock = Arc::new(ManualClock::at(NIGHT));
     let options = pozo_server::ServeOptions { clock: clock.clone(), ..Default::default() };

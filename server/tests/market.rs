@@ -292,12 +292,7 @@ async fn each_flors_meter_is_reported_under_its_own_name() {
 // its payout orders); a Venta-Pagos rejection of CP2's seat 2 undoes that award only.
 #[tokio::test]
 async fn an_envy_bonus_across_the_link_is_paid_at_every_table_of_the_link_each_at_its_own() {
-    let edited = MERCADO.replacen(
-        "amount = \"50000.00\", scope = \"table\", paid_by = \"house\" }",
-        "amount = \"150000.00\", scope = \"link\", paid_by = \"house\" }",
-        1,
-    );
-    assert_ne!(edited, MERCADO, "the example's spades Mini Royal has an envy bonus of the table's scope");
+    let edited = mercado_envy_across_the_link();
     let server = TestServer::with_config(mercado_edited(&edited)).await;
     let mut client = server.client().await;
     for (table, seats) in [("CP1", [1, 2]), ("CP2", [2, 3])] {

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::market::{MERCADO, enlace, mercado, mercado_edited};
+use common::market::{enlace, mercado, mercado_edited, mercado_envy_across_the_link};
 use common::*;
 use pozo_engine::Money;
 use pozo_proto::v1 as pb;
@@ -185,12 +185,7 @@ async fn the_accepted_awards_are_on_the_view_with_their_levels_until_the_round_e
 // that table's FINALIZAR JUEGO; the hitting table's view has its own awards.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_envy_bonus_across_the_link_shows_on_the_other_tables_view_with_its_level() {
-    let edited = MERCADO.replacen(
-        "amount = \"50000.00\", scope = \"table\", paid_by = \"house\" }",
-        "amount = \"150000.00\", scope = \"link\", paid_by = \"house\" }",
-        1,
-    );
-    assert_ne!(edited, MERCADO, "the example's spades Mini Royal has an envy bonus of the table's scope");
+    let edited = mercado_envy_across_the_link();
     let server = TestServer::with_config(mercado_edited(&edited)).await;
     let mut client = server.client().await;
     for (table, seats) in [("CP1", [1, 2]), ("CP2", [2, 3])] {

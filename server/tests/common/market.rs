@@ -37,3 +37,12 @@ pub fn mercado() -> Config {
 pub fn enlace() -> Config {
     with_market_rulebooks(("config/examples/mercado-enlace.toml", include_str!("../../../config/examples/mercado-enlace.toml")))
 }
+
+/// The market's rulebook with the spades Mini Royal's envy bonus across the link, raised to
+/// 150.000,00 (over the Three Card Poker file's Venta-Pagos threshold, so each award is an order).
+#[allow(dead_code)] // Not every test binary plays the link's envy.
+pub fn mercado_envy_across_the_link() -> String {
+    let from = "amount = \"50000.00\", scope = \"table\", paid_by = \"house\" }";
+    assert_eq!(MERCADO.matches(from).count(), 1, "the example's spades Mini Royal has an envy bonus of the table's scope");
+    MERCADO.replacen(from, "amount = \"150000.00\", scope = \"link\", paid_by = \"house\" }", 1)
+}
