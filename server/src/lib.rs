@@ -370,6 +370,7 @@ async fn open_writer(
         options.snapshot_every,
         &changed_by,
         Arc::clone(&options.clock),
+        options.cards,
     );
     // A standby may wait long before it begins (no journal yet, the database away): a stop
     // asked meanwhile ends the wait.

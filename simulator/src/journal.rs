@@ -446,6 +446,8 @@ mod tests {
             server::Command::Keys { .. } => "keys",
             server::Command::Change(_) => "change",
             server::Command::Build { .. } => "build",
+            server::Command::Draw(_) => "draw",
+            server::Command::Reveal(_) => "reveal",
         }
     }
 

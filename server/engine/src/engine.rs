@@ -255,6 +255,11 @@ impl Engine {
         self.pool_mut(&pool)?.reject_award_at(book, at, seat, code, pending)
     }
 
+    /// A mystery level's hit at `trigger`: its meter beyond the trigger to its reserve ([`Pool::mystery_spill`]).
+    pub fn mystery_spill(&mut self, pool: &str, level: usize, trigger: Money) -> Result<Money, EngineError> {
+        self.pool_mut(pool)?.mystery_spill(level, trigger)
+    }
+
     /// Puts back an award its winner returned because the bet was invalid (3.7.3).
     pub fn reclaim_award(&mut self, pool: &str, amount: Money) -> Result<(), EngineError> {
         self.pool_mut(pool)?.reclaim_award(amount)

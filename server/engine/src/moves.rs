@@ -111,6 +111,10 @@ impl Pool {
         if from == into {
             return Err(EngineError::invalid("to", "a retired level's money goes to another level"));
         }
+        if rules.levels[into].is_mystery() {
+            // Its meter moves by its own share and its hits only (docs/readings.md, "The mystery level").
+            return Err(EngineError::invalid("to", format!("`{to}` is a mystery level: it grows by its own share only")));
+        }
         let retiring = &rules.levels[from];
         if !retiring.share.is_zero() || !retiring.reserve_share.is_zero() {
             return Err(EngineError::not_now(

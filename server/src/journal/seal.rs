@@ -39,6 +39,13 @@ impl Sealer {
         mac.finalize().into_bytes().into()
     }
 
+    /// The key a mystery level's draw is sealed under (crate::writer::draws): HMAC(journal key,
+    /// "pozo.v1.draw-key" 0). Not bound to the installation, so that a restore, a standby and a
+    /// journal opened from its predecessor's closing statement read the draws the key sealed.
+    pub(crate) fn draw_key(&self) -> [u8; 32] {
+        self.mac(b"pozo.v1.draw-key\0", &[])
+    }
+
     /// The seal of the journal's tip: HMAC(journal key, "pozo.v1.tip" 0, installation, epoch, sequence, hash).
     pub(crate) fn tip_seal(&self, sequence: u64, hash: &Hash) -> [u8; 32] {
         let mut body = Vec::with_capacity(60);

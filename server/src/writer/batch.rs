@@ -19,6 +19,10 @@ use crate::read::metrics::Metrics;
 use crate::read::signs::{DisplayPush, TablePush, display_of};
 use pozo_core::state::{Applied, Context, GoldTurn, Refusal, State, TableView};
 
+/// The most draws and reveals journaled after one command: a reveal and a draw per mystery
+/// level of every pool a command can touch, with room to spare.
+const DRAWS_PER_COMMAND_MAX: usize = 256;
+
 pub(super) struct Writer {
     /// The published read model (crate::read), swapped after each durable batch.
     pub(super) model: watch::Sender<Arc<ReadModel>>,
@@ -54,6 +58,8 @@ pub(super) struct Writer {
     /// Sealed and being made durable: at most one at a time, answered in order.
     pub(super) in_flight: Option<Sealed>,
     pub(super) metrics: Arc<Metrics>,
+    /// The mystery levels' open draws, sealed in the journal and held here (`draws.rs`).
+    pub(super) draws: super::draws::Draws,
 }
 
 /// Every table's panel watch, by pool, in the layout's order.
@@ -87,6 +93,13 @@ impl Pending {
             Applied::Office(order) => {
                 self.pools.insert(order.facts.pool.clone());
                 self.decided.insert(order.facts.pool.clone());
+            }
+            Applied::Drawn { pool } => {
+                self.pools.insert(pool.clone());
+            }
+            Applied::Revealed { pool, tables } => {
+                self.pools.insert(pool.clone());
+                self.tables.extend(tables.iter().cloned());
             }
             _ => {}
         }
@@ -143,6 +156,15 @@ impl Writer {
     /// once it is durable.
     pub(super) async fn run(mut self, mut queue: mpsc::Receiver<Request>, mut stopped: watch::Receiver<bool>) {
         let mut received = Vec::with_capacity(BATCH_MAX);
+        // What a start, a restore or a takeover leaves to do for the mystery levels: the open
+        // draws unsealed (the same triggers stand), a draw due or a reveal missed journaled now.
+        self.draws.recover(&self.state);
+        let time_ms = self.clock.now_ms().max(self.last_time_ms);
+        self.last_time_ms = time_ms;
+        self.follow_draws(time_ms);
+        if !self.pending.writes.is_empty() && self.in_flight.is_none() {
+            self.seal();
+        }
         loop {
             let room = BATCH_MAX.saturating_sub(self.pending.answers.len());
             let encoding = self.encoding.as_mut();
@@ -195,6 +217,11 @@ impl Writer {
         let time_ms = self.clock.now_ms().max(self.last_time_ms);
         self.last_time_ms = time_ms;
         for Request { command, reply } in received.drain(..) {
+            if let Some(refusal) = self.draws.refusal(&self.state, &command) {
+                self.metrics.refusal(refusal.kind.name());
+                self.pending.answers.push((reply, Err(refusal)));
+                continue;
+            }
             let sequence = self.tip.entries + 1;
             let result = self.state.apply(&command, Context { sequence, time_ms });
             match &result {
@@ -210,6 +237,7 @@ impl Writer {
                         self.pending.pools.extend(self.state.pools().map(|pool| pool.rules().id.clone()));
                     }
                     self.rewire();
+                    self.follow_draws(time_ms);
                 }
                 Ok(_) => {
                     self.metrics.retry();
@@ -222,6 +250,29 @@ impl Writer {
             }
             self.pending.answers.push((reply, result));
         }
+    }
+
+    /// Journals what the controller does of its own after a command (`draws.rs`): a reveal the
+    /// moment a contribution reached a mystery level's trigger — before any other command, so
+    /// the hit is at that contribution — and a draw for each level a reset left awaiting one.
+    /// Bounded: each pass reveals or draws one level, and a refused one holds its pool.
+    pub(super) fn follow_draws(&mut self, time_ms: u64) {
+        for _ in 0..DRAWS_PER_COMMAND_MAX {
+            let Some(command) = self.draws.next(&self.state) else { return };
+            let sequence = self.tip.entries + 1;
+            match self.state.apply(&command, Context { sequence, time_ms }) {
+                Ok(applied) => {
+                    self.metrics.command(command.kind());
+                    let record = Record { sequence, time_ms, command };
+                    let (value, hash) = Journal::encode(&self.tip.hash, &record);
+                    self.pending.writes.push((sequence, value));
+                    self.tip = JournalTip { entries: sequence, hash };
+                    self.pending.touch(&applied);
+                }
+                Err(refusal) => self.draws.refused(&command, &refusal),
+            }
+        }
+        tracing::error!("more draws and reveals after one command than the pools have mystery levels: stopped here");
     }
 
     /// After an approved change (or one taking effect): the panels follow the tables in force

@@ -22,6 +22,7 @@
 //!   taking over when the writer's lock is let go.
 
 mod batch;
+mod draws;
 mod handle;
 mod keys;
 mod open;

@@ -14,6 +14,7 @@ use super::batch::{Pending, PoolPanels, Writer};
 use super::handle::{Handle, QUEUE_CAPACITY, Request, Stopper, TablePanels};
 use super::keys::{journal_build, journal_key_set, key_changes};
 use super::standby::Following;
+use crate::cards::CardSource;
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::exit::{JournalRefused, StorageFailed};
@@ -147,6 +148,7 @@ pub async fn start(
     snapshot_every: u64,
     changed_by: &str,
     clock: Arc<dyn Clock>,
+    cards: CardSource,
 ) -> anyhow::Result<(Handle, tokio::task::JoinHandle<()>, Stopper)> {
     assert!(snapshot_every > 0, "a snapshot interval of zero entries");
     anyhow::ensure!(
@@ -154,14 +156,14 @@ pub async fn start(
         "--changed-by: 1 to 64 characters naming who starts the controller"
     );
     let shared: Arc<dyn Shared> = match store {
-        None => return start_writer(config, directory, Opening::Sled, mark_path, snapshot_every, changed_by, clock).await,
+        None => return start_writer(config, directory, Opening::Sled, mark_path, snapshot_every, changed_by, clock, cards).await,
         Some(StoreChoice::Given(store)) => {
             let opening = Opening::Given(Arc::clone(store));
-            return start_writer(config, directory, opening, mark_path, snapshot_every, changed_by, clock).await;
+            return start_writer(config, directory, opening, mark_path, snapshot_every, changed_by, clock, cards).await;
         }
         Some(StoreChoice::Postgres { url, standby: false }) => {
             let opening = Opening::Postgres(url.clone());
-            return start_writer(config, directory, opening, mark_path, snapshot_every, changed_by, clock).await;
+            return start_writer(config, directory, opening, mark_path, snapshot_every, changed_by, clock, cards).await;
         }
         Some(StoreChoice::Postgres { url, standby: true }) => Arc::new(crate::journal::postgres::PgShared::new(url)),
         Some(StoreChoice::Shared(shared)) => Arc::clone(shared),
@@ -170,7 +172,7 @@ pub async fn start(
     match standby_begin(&shared).await? {
         Begin::Writer(store) => {
             info!("standby: the writer's lock is ours (no other controller writes); starting as the writer");
-            start_writer(config, directory, Opening::Taken(store), mark_path, snapshot_every, changed_by, clock).await
+            start_writer(config, directory, Opening::Taken(store), mark_path, snapshot_every, changed_by, clock, cards).await
         }
         Begin::Follow { reader, candidate } => {
             let config = Arc::new(config);
@@ -182,7 +184,7 @@ pub async fn start(
                 changed_by: changed_by.to_owned(),
                 database_lost: false,
             };
-            start_standby(config, reader, following, snapshot_every, clock).await
+            start_standby(config, reader, following, snapshot_every, clock, cards).await
         }
     }
 }
@@ -341,6 +343,7 @@ pub(super) async fn start_writer(
     snapshot_every: u64,
     changed_by: &str,
     clock: Arc<dyn Clock>,
+    cards: CardSource,
 ) -> anyhow::Result<(Handle, tokio::task::JoinHandle<()>, Stopper)> {
     let started = std::time::Instant::now();
     let data = directory.display();
@@ -390,7 +393,7 @@ pub(super) async fn start_writer(
     // The mark now says what the journal holds, before anything is answered.
     let mut mark = Mark::open(mark_path, sealer.clone())?;
     mark.write(tip.entries, &tip.hash)?;
-    let assembled = assemble(state, tip, journal, sealer, identity, Some(mark), snapshot_every, clock, Role::Writer)?;
+    let assembled = assemble(state, tip, journal, sealer, identity, Some(mark), snapshot_every, clock, cards, Role::Writer)?;
     let task = tokio::spawn(assembled.writer.run(assembled.queue, assembled.stopped));
     Ok((assembled.handle, task, assembled.stopper))
 }
@@ -483,6 +486,7 @@ pub(super) async fn start_standby(
     following: Following,
     snapshot_every: u64,
     clock: Arc<dyn Clock>,
+    cards: CardSource,
 ) -> anyhow::Result<(Handle, tokio::task::JoinHandle<()>, Stopper)> {
     let started = std::time::Instant::now();
     let database = following.shared.describe();
@@ -509,7 +513,7 @@ pub(super) async fn start_standby(
         %database,
         "standby: another controller is the writer; following its journal (reads and signs served, commands refused)"
     );
-    let assembled = assemble(state, tip, journal, sealer, identity, None, snapshot_every, clock, Role::Standby)?;
+    let assembled = assemble(state, tip, journal, sealer, identity, None, snapshot_every, clock, cards, Role::Standby)?;
     let Assembled { writer, handle, queue, stopped, stopper, role, journals } = assembled;
     let task = tokio::spawn(writer.follow(following, role, journals, queue, stopped));
     Ok((handle, task, stopper))
@@ -538,8 +542,11 @@ pub(super) fn assemble(
     mark: Option<Mark>,
     snapshot_every: u64,
     clock: Arc<dyn Clock>,
+    cards: CardSource,
     role: Role,
 ) -> anyhow::Result<Assembled> {
+    let mut draws = super::draws::Draws::new(&sealer, cards);
+    draws.recover(&state);
     let (pool_tables, table_receivers) = panels(state.config(), &state, tip);
     let table_panels: TablePanels = Arc::new(std::sync::RwLock::new(table_receivers));
     let wired = Arc::clone(state.config());
@@ -583,6 +590,7 @@ pub(super) fn assemble(
         pending: Pending::default(),
         in_flight: None,
         metrics: Arc::clone(&metrics),
+        draws,
     };
     let (stop, stopped) = watch::channel(false);
     let journal_id = identity.journal_id();

@@ -38,6 +38,15 @@ pub fn enlace() -> Config {
     with_market_rulebooks(("config/examples/mercado-enlace.toml", include_str!("../../../config/examples/mercado-enlace.toml")))
 }
 
+/// [`enlace`] with the market's rulebook text `mercado` (the example's, edited by a test).
+#[allow(dead_code)] // Not every test binary edits the rulebook.
+pub fn enlace_edited(mercado: &str) -> Config {
+    with_market_rulebook(
+        ("config/examples/mercado-enlace.toml", include_str!("../../../config/examples/mercado-enlace.toml")),
+        mercado,
+    )
+}
+
 /// The market's rulebook with the spades Mini Royal's envy bonus across the link, raised to
 /// 150.000,00 (over the Three Card Poker file's Venta-Pagos threshold, so each award is an order).
 #[allow(dead_code)] // Not every test binary plays the link's envy.

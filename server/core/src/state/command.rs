@@ -277,6 +277,48 @@ pub enum Command {
         build: Build,
         by: String,
     },
+    /// A mystery level's trigger drawn at its reset and committed to, the value sealed
+    /// (docs/journal.md, "draw"): journaled by the controller itself, never asked for.
+    Draw(DrawCommand),
+    /// A mystery level's hit: the trigger and nonce revealed, the contribution that reached it
+    /// and, for a hot seat, the seats it was drawn among (docs/journal.md, "reveal").
+    Reveal(RevealCommand),
+}
+
+/// A draw as journaled: its public head, the commitment, and the trigger and nonce sealed
+/// under a key derived from the journal key (`sealed`, hex: only a holder of that key reads
+/// it before the reveal, docs/security.md).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrawCommand {
+    #[serde(flatten)]
+    pub head: crate::state::draw::DrawHead,
+    /// SHA-256 of the head, the trigger and the nonce (`draw::commitment`), hex.
+    pub commitment: String,
+    pub sealed: String,
+}
+
+impl std::fmt::Debug for DrawCommand {
+    // The sealed value is no one's to read in a log line, even encrypted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DrawCommand").field("head", &self.head).field("commitment", &self.commitment).finish_non_exhaustive()
+    }
+}
+
+/// A reveal as journaled.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevealCommand {
+    pub pool: PoolId,
+    pub level: String,
+    pub cycle: u64,
+    pub trigger: Money,
+    /// The draw's nonce, 64 hex digits.
+    pub nonce: String,
+    /// The journal sequence of the command whose contribution reached the trigger.
+    pub after: u64,
+    /// A hot seat's candidates: every seat with a bet in force in the link, in order; empty
+    /// for a level without a hot seat.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub eligible: Vec<crate::state::draw::SeatAt>,
 }
 
 impl Command {
@@ -340,6 +382,8 @@ command_kinds! {
         Genesis => "genesis",
         Keys => "keys",
         Build => "build",
+        Draw => "draw",
+        Reveal => "reveal",
     }
     Office {
         Confirm => "confirm",

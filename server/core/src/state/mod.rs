@@ -32,6 +32,7 @@ use crate::config::Config;
 pub mod books;
 mod cmd;
 pub mod command;
+pub mod draw;
 pub mod liability;
 pub mod model;
 pub mod panel;
@@ -41,7 +42,7 @@ pub mod snapshot;
 pub mod view;
 
 pub use command::{
-    Build, Card, ChangeCommand, ChangeOp, Command, Effect, OfficeCommand, OfficeOp, OrderFacts, Proposed, TableCommand, TableOp,
+    Build, Card, ChangeCommand, ChangeOp, Command, DrawCommand, Effect, OfficeCommand, OfficeOp, OrderFacts, Proposed, RevealCommand, TableCommand, TableOp,
 };
 pub use model::{
     Bet, BuildRecord, Custody, CustodyKind, Data, EntryRange, GoldTurn, Grillos, Hit, LastWin, OrderStatus, PayoutOrder, Phase,
@@ -308,6 +309,8 @@ impl State {
             Command::Table(command) => self.apply_table(context, &jornada, command)?,
             Command::Office(command) => self.apply_office(context, command)?,
             Command::Change(command) => self.apply_change(context, command)?,
+            Command::Draw(draw) => self.apply_draw(context, draw)?,
+            Command::Reveal(reveal) => self.apply_reveal(context, reveal)?,
             Command::Keys { keys, .. } => {
                 if *keys == self.data.keys {
                     return Err(precondition("keys: the same key set as the journal's: nothing changed"));

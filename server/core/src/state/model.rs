@@ -717,6 +717,10 @@ pub struct Data {
     /// first entry under a release that keeps them fell in. `None` in such a release's snapshot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sheets_from: Option<String>,
+    /// Each mystery level's cycle: its open draw (committed, sealed) and the contributions the
+    /// reveal is checked against (`draw.rs`). Absent in snapshots of earlier releases.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mystery: Vec<crate::state::draw::Mystery>,
 }
 
 impl Data {

@@ -236,6 +236,38 @@ impl Pool {
         }
     }
 
+    /// Whether level `index` (≥ 1) was retired by the procedure ([`Pool::retire_level`]).
+    pub fn level_retired(&self, index: usize) -> bool {
+        index > 0 && self.levels.get(index - 1).is_some_and(|level| level.retired)
+    }
+
+    /// The meter (balance) of level `index`, a mystery level's trigger is compared with.
+    pub fn level_balance(&self, index: usize) -> Option<Money> {
+        (index <= self.levels.len()).then(|| self.level(index).balance)
+    }
+
+    /// A mystery level's hit at `trigger` (docs/readings.md, "The mystery level"): what its
+    /// meter holds beyond the trigger goes to its reserve, which funds its next reset, so that
+    /// it pays exactly the trigger. Nothing is booked: the money stays in the level. Returns
+    /// what moved.
+    pub fn mystery_spill(&mut self, index: usize, trigger: Money) -> Result<Money, EngineError> {
+        if !self.rules.levels.get(index).is_some_and(crate::rulebook::LevelRules::is_mystery) {
+            return Err(EngineError::invalid("level", format!("level {index} of pool `{}` is not a mystery level", self.rules.id)));
+        }
+        let level = self.level_mut(index);
+        if level.balance < trigger {
+            return Err(EngineError::not_now(
+                "trigger",
+                format!("the meter holds {}, under the trigger {trigger}: the level has not hit", level.balance),
+            ));
+        }
+        let beyond = level.balance - trigger;
+        let (balance, reserve) = (trigger, level.reserve + beyond);
+        level.set_balances(balance, reserve);
+        self.assert_conservation();
+        Ok(beyond)
+    }
+
     /// Level `index` of the pool: the pool itself for the first, a further level otherwise.
     pub(crate) fn level(&self, index: usize) -> &Pool {
         if index == 0 { self } else { &self.levels[index - 1] }

@@ -14,7 +14,10 @@ use crate::ids::{PoolId, PrizeCode};
 use crate::money::{CENT, Money, is_multiple_of};
 
 mod levels;
-use levels::{envy_prize, game_bets, house_level, level_shares, levels, prize_games, prize_level, threshold};
+use levels::{
+    check_mystery, envy_prize, game_bets, hot_seat_prizes, house_level, level_shares, levels, prize_games, prize_level,
+    threshold,
+};
 
 impl Rulebooks {
     /// The rulebooks compiled into the binary.
@@ -152,6 +155,18 @@ struct LevelDoc {
     overflow_to: Option<String>,
     venta_pagos_over: Option<Exact>,
     bank: Option<String>,
+    must_hit_by: Option<Exact>,
+    hot_seat: Option<HotSeatDoc>,
+}
+
+/// `hot_seat = { code, name, amount }` on a mystery level: at each hit, the house pays `amount`
+/// to one seat drawn among those with a bet in force in the link.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HotSeatDoc {
+    code: Text,
+    name: Text,
+    amount: Exact,
 }
 
 /// `envy = { code, name, amount, scope, paid_by }` on a prize: the bonus every other seat
@@ -327,6 +342,7 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
     let at = Place { file, pool: Some(id), prefix: String::new() };
     let (games, policy) = games_and_policy(&at, &pool)?;
     let mut levels = levels(&at, &pool)?;
+    let hot_seats = hot_seat_prizes(&at, &pool, &mut levels)?;
     let amounts = amounts(&at, &pool, levels.first())?;
     let Amounts { minimum, minimum_kind, side_bet, payout_unit } = amounts;
     let Shares { contribution_rate, reserve_rate, commission_rate, shortfall_from } = shares(&at, &pool, &games, &levels)?;
@@ -345,7 +361,14 @@ fn pool_rules(file: &str, pool: PoolDoc, venta_pagos_over: Money) -> Result<Pool
             );
         }
     }
-    let prizes = paytable(&at, pool.prize, &games, &mut levels)?;
+    let mut prizes = paytable(&at, pool.prize, &games, &mut levels)?;
+    for hot_seat in hot_seats {
+        if prizes.iter().any(|prize| prize.code == hot_seat.code) {
+            return Err(at.error("level", format!("hot seat code `{}` is also a code of the paytable", hot_seat.code)));
+        }
+        prizes.push(hot_seat);
+    }
+    check_mystery(&at, &levels, &prizes)?;
     check_exclusive(&at, &exclusive, &prizes)?;
     check_prizes(&at, &prizes, &amounts, bet_min)?;
 

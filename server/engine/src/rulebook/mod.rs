@@ -337,6 +337,13 @@ pub struct LevelRules {
     /// A banked level: one meter per flor or per salon, each fed and won by its own bank's
     /// tables (a banked hybrid: a level per bank, the others shared by every table of the pool).
     pub bank: Option<BankBy>,
+    /// A mystery level's advertised ceiling ("debe salir antes de …", docs/readings.md, "The
+    /// mystery level"): it hits at a trigger drawn in (reset, ceiling] at each reset, never
+    /// by a hand.
+    pub must_hit_by: Option<Money>,
+    /// A mystery level's hot seat: the premio code of the fixed amount the house pays, at each
+    /// hit of the level, to one seat drawn among those with a bet in force in the link.
+    pub hot_seat: Option<PrizeCode>,
 }
 
 /// What a banked level keeps a meter per.
@@ -373,10 +380,16 @@ impl Bank {
 }
 
 impl LevelRules {
+    /// A mystery ("must hit by") level: won by a drawn trigger, not by a hand.
+    pub fn is_mystery(&self) -> bool {
+        self.must_hit_by.is_some()
+    }
+
     /// Who completes the level's meter to pay a prize or reset: its own reserve first whenever
     /// it has one (a reserve share, or a cap that overflows into it), then the house.
     pub fn shortfall_from(&self) -> Shortfall {
-        let overflows_to_reserve = matches!(self.cap, Some((_, Overflow::Reserve)));
+        // A mystery level's reserve also holds what its hits left beyond their triggers.
+        let overflows_to_reserve = matches!(self.cap, Some((_, Overflow::Reserve))) || self.is_mystery();
         if self.reserve_share.is_zero() && !overflows_to_reserve { Shortfall::House } else { Shortfall::ReserveThenHouse }
     }
 }
@@ -602,6 +615,26 @@ impl PoolRules {
 
     /// The rules of level `index` ≥ 1 as a pool of one level: its share, reserve, reset and
     /// floor; the whole paytable (only that level's winners are settled on it).
+    /// The mystery levels ([`LevelRules::must_hit_by`]), by index.
+    pub fn mystery_levels(&self) -> impl Iterator<Item = (usize, &LevelRules)> {
+        self.levels.iter().enumerate().filter(|(_, level)| level.is_mystery())
+    }
+
+    /// The paytable line a mystery level pays its hit by: the one prize paid from it.
+    pub fn mystery_prize(&self, level: usize) -> Option<&Prize> {
+        self.levels.get(level).filter(|rules| rules.is_mystery())?;
+        self.prizes.iter().find(|prize| prize.level == level)
+    }
+
+    /// Whether a dealer may enter this code: not a mystery level's hit nor a hot seat, which
+    /// the controller's draw decides (docs/readings.md, "The mystery level").
+    pub fn is_drawn(&self, code: &str) -> bool {
+        self.prize(code).is_some_and(|prize| {
+            self.levels.get(prize.level).is_some_and(LevelRules::is_mystery)
+                || self.levels.iter().any(|level| level.hot_seat.as_deref() == Some(code))
+        })
+    }
+
     pub fn level_rules(&self, index: usize) -> PoolRules {
         let level = &self.levels[index];
         PoolRules {

@@ -27,6 +27,7 @@ mod finish;
 mod gold;
 mod grillos;
 mod last_round;
+mod mystery;
 mod open;
 mod press;
 mod prize;

@@ -33,6 +33,7 @@ impl State {
                 // Planted (`planted-bugs` only): recovery forgets what the press gave the pool.
                 self.engine.reverse_bet(&pool_id, contribution.clone()).map_err(engine_refusal)?;
             }
+            self.feed_mystery(context, &pool_id, table_id, seat_number, &contribution);
             let seat = self.table_mut(table_id).seat_mut(seat_number);
             seat.credits -= credits;
             let bet = contribution.bet;

@@ -57,6 +57,16 @@ impl State {
                 codes.join(", ")
             )));
         };
+        // A mystery level's hit and a hot seat are the controller's draw, never a dealer's entry
+        // (docs/readings.md, "The mystery level").
+        if pool.rules().is_drawn(code) {
+            return Err(invalid(format!(
+                "code: `{code}` is paid by the controller's draw (a mystery level or a hot seat), never entered"
+            ))
+            .castellano(format!(
+                "El premio {code} lo decide el sorteo del controlador (pozo misterioso o asiento caliente): no se ingresa."
+            )));
+        }
         // A link across games: each game marks its own paytable's codes; an envy bonus
         // follows the hand it envies and is never entered (docs/readings.md, "Levels").
         if !pool.rules().game_marks(table.game, code) {

@@ -43,12 +43,14 @@ impl State {
         let order_of = |at: Option<&TableId>, seat: u32, code: &str| {
             waiting.iter().find(|(_, t, s, c)| t.as_ref() == at && *s == seat && c == code).map(|(id, ..)| id)
         };
+        let mystery = self.mystery_meters(&order.facts.pool);
         let rejection = self
             .engine
             .reject_award_at(&mut book, order.at.as_ref(), order.facts.seat, &order.facts.code, |at, seat, code| {
                 order_of(at, seat, code).is_some()
             })
             .map_err(engine_refusal)?;
+        self.keep_mystery_meters(&order.facts.pool, &mystery)?;
         // The re-settled orders carry their new amounts; the jornada and hour of the
         // marking lose the rejected award and gain what the others were raised by, each at its
         // own table (across the link, the book names it).

@@ -68,6 +68,7 @@ impl State {
             let bet = trial.rules().bet_for(game, *credits);
             let contribution = self.engine.register_bet_at(&pool_id, bet, Some(&bank)).map_err(engine_refusal)?;
             crate::planted::book_to_another_level(&mut self.engine, &self.config.rulebooks, &pool_id, &contribution);
+            self.feed_mystery(context, &pool_id, table_id, *seat, &contribution);
             let bet = contribution.bet;
             self.table_mut(table_id).seat_mut(*seat).bet =
                 Bet::Registered { contribution, registered_ms: time_ms, credits: *credits };

@@ -87,7 +87,39 @@ pub(super) fn levels(at: &Place<'_>, pool: &PoolDoc) -> Result<Vec<LevelRules>, 
         if bank.is_some() && matches!(cap, Some((_, Overflow::Level(_)))) {
             return Err(at.error("overflow_to", "a banked level overflows to its own reserve, not to another level"));
         }
-        levels.push(LevelRules { name, share, reserve_share, reset, minimum_kind, cap, house: false, venta_pagos_over, bank });
+        let must_hit_by = must_hit_by(&at, written, reset, cap.is_some(), bank.is_some())?;
+        if must_hit_by.is_some() && index == 0 {
+            // Transfers and adjustments move the first level: a mystery meter moves by bets only.
+            return Err(at.error("must_hit_by", "the first level is the pool's own (transfers, adjustments): a mystery level is a further one"));
+        }
+        if written.hot_seat.is_some() && must_hit_by.is_none() {
+            return Err(at.error("hot_seat", "a hot seat is drawn at each hit of a mystery level: give the level `must_hit_by`"));
+        }
+        levels.push(LevelRules {
+            name,
+            share,
+            reserve_share,
+            reset,
+            minimum_kind,
+            cap,
+            house: false,
+            venta_pagos_over,
+            bank,
+            must_hit_by,
+            hot_seat: None,
+        });
+    }
+    // A mystery level's meter moves by its own share and its hits only: never by an overflow
+    // (docs/readings.md, "The mystery level").
+    for (index, level) in levels.iter().enumerate() {
+        if let Some((_, Overflow::Level(to))) = level.cap
+            && levels[to].is_mystery()
+        {
+            return Err(at.error(
+                &format!("level[{index}].overflow_to"),
+                format!("`{}` is a mystery level: it grows by its own share only", levels[to].name),
+            ));
+        }
     }
     // An overflow goes to a level every table feeds, never to a banked one (which bank?).
     for (index, level) in levels.iter().enumerate() {
@@ -226,6 +258,8 @@ pub(super) fn house_level(levels: &mut Vec<LevelRules>) -> usize {
         house: true,
         venta_pagos_over: None,
         bank: None,
+        must_hit_by: None,
+        hot_seat: None,
     });
     levels.len() - 1
 }
@@ -295,4 +329,99 @@ pub(super) fn envy_prize(
         venta_pagos_over: None,
     };
     Ok((paid, scope))
+}
+
+/// A mystery level's ceiling ("debe salir antes de …"): above its reset, in whole centavos; a
+/// mystery level is never capped (the ceiling is its cap) nor banked (one trigger, one meter).
+fn must_hit_by(
+    at: &Place<'_>,
+    written: &LevelDoc,
+    reset: Money,
+    capped: bool,
+    banked: bool,
+) -> Result<Option<Money>, RulebookError> {
+    let Some(Exact(ceiling)) = written.must_hit_by else { return Ok(None) };
+    let ceiling = Money::new(ceiling);
+    if ceiling <= reset || !is_multiple_of(ceiling, CENT) {
+        return Err(at.error("must_hit_by", format!("{ceiling} must be above the reset {reset}, in whole centavos")));
+    }
+    if ceiling > crate::money::BALANCE_MAX {
+        return Err(at.error("must_hit_by", format!("{ceiling} is above the largest amount, {}", crate::money::BALANCE_MAX)));
+    }
+    if capped {
+        return Err(at.error("cap", "a mystery level is never capped: its meter stops at the trigger, at most `must_hit_by`"));
+    }
+    if banked {
+        return Err(at.error("bank", "a mystery level is one meter and one trigger for every table of the pool"));
+    }
+    Ok(Some(ceiling))
+}
+
+/// The paytable lines of the hot seats (`hot_seat = { code, name, amount }` on a mystery
+/// level): a fixed amount paid by the house, never entered by a dealer.
+pub(super) fn hot_seat_prizes(
+    at: &Place<'_>,
+    pool: &PoolDoc,
+    levels: &mut Vec<LevelRules>,
+) -> Result<Vec<Prize>, RulebookError> {
+    let mut prizes = Vec::new();
+    for (index, written) in pool.level.iter().enumerate() {
+        let Some(hot_seat) = written.hot_seat.as_ref() else { continue };
+        let at = Place { file: at.file, pool: at.pool, prefix: format!("level[{index}].") };
+        let code = hot_seat.code.0.clone();
+        if !is_code(&code) {
+            return Err(at.error("hot_seat.code", format!("`{code}` is not an upper snake case premio code")));
+        }
+        if prizes.iter().any(|earlier: &Prize| earlier.code == code) {
+            return Err(at.error("hot_seat.code", format!("duplicate code `{code}`")));
+        }
+        let amount = Money::new(at.positive("hot_seat.amount", hot_seat.amount.0)?);
+        if !is_multiple_of(amount, CENT) {
+            return Err(at.error("hot_seat.amount", format!("{amount} is finer than one centavo")));
+        }
+        let house = house_level(levels);
+        levels[index].hot_seat = Some(PrizeCode::from(code.clone()));
+        prizes.push(Prize {
+            code: PrizeCode::from(code),
+            name: hot_seat.name.0.clone(),
+            article: format!("Asiento caliente, a cada acierto de {}", levels[index].name),
+            value: PrizeValue::Fixed { amount },
+            grants: None,
+            level: house,
+            games: Vec::new(),
+            envy: None,
+            envy_of: None,
+            venta_pagos_over: None,
+        });
+    }
+    Ok(prizes)
+}
+
+/// Each mystery level pays its hit by exactly one line of the paytable: 100% of it, with no
+/// envy bonus and no grant (docs/readings.md, "The mystery level").
+pub(super) fn check_mystery(at: &Place<'_>, levels: &[LevelRules], prizes: &[Prize]) -> Result<(), RulebookError> {
+    for (index, level) in levels.iter().enumerate().filter(|(_, level)| level.is_mystery()) {
+        let paid: Vec<&Prize> = prizes.iter().filter(|prize| prize.level == index).collect();
+        let [prize] = paid.as_slice() else {
+            return Err(at.error(
+                &format!("level[{index}]"),
+                format!(
+                    "mystery level `{}` is paid by {} lines of the paytable; it needs exactly one, `pays = \"percent\"`, `percent = \"100\"`",
+                    level.name,
+                    paid.len()
+                ),
+            ));
+        };
+        let whole = matches!(prize.value, PrizeValue::Percent { percent, cap_bet_multiple: None, floor_bet_multiple: None } if percent == Decimal::ONE_HUNDRED);
+        if !whole || prize.envy.is_some() || prize.grants.is_some() || prize.envy_of.is_some() {
+            return Err(at.error(
+                &format!("level[{index}]"),
+                format!(
+                    "`{}` pays mystery level `{}`: 100% of its meter at the trigger, with no envy bonus nor grant",
+                    prize.code, level.name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

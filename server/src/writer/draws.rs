@@ -1,0 +1,234 @@
+//! The controller's side of the mystery level (docs/journal.md, "draw" and "reveal";
+//! docs/security.md, "Who can learn a trigger"): drawing each trigger from the CSPRNG at a
+//! reset, sealing it under a key derived from the journal key, keeping it in memory only, and
+//! journaling the reveal the moment a contribution reaches it.
+//!
+//! The state never holds a trigger: it checks each reveal against the journaled commitment
+//! (`pozo_core::state::draw`). Recovery, a restore and a standby's takeover unseal the open
+//! draws from the journal with the journal key — the same trigger stands; a draw that cannot be
+//! unsealed holds its pool (its tables' commands refused) rather than draw again.
+
+use std::collections::BTreeMap;
+
+use pozo_core::state::draw::{self, DrawHead};
+use pozo_core::state::{Command, DrawCommand, Refusal, RefusalKind, RevealCommand, State};
+use pozo_engine::PoolId;
+use pozo_engine::money::Money;
+use ring::aead::{Aad, CHACHA20_POLY1305, LessSafeKey, Nonce, UnboundKey};
+use rust_decimal::Decimal;
+use sha2::{Digest, Sha256};
+
+use crate::cards::CardSource;
+use crate::journal::Sealer;
+
+/// A drawn trigger and its nonce: in the writer's memory only (never logged, never shown).
+struct Secret {
+    trigger: Money,
+    nonce: [u8; 32],
+}
+
+/// The open draws' secrets and the pools held for want of one.
+pub(super) struct Draws {
+    key: LessSafeKey,
+    source: CardSource,
+    /// By pool, level and cycle.
+    secrets: BTreeMap<(PoolId, String, u64), Secret>,
+    /// Pools whose open draw this controller could not unseal, with why.
+    held: BTreeMap<PoolId, String>,
+}
+
+impl std::fmt::Debug for Draws {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Draws").field("open", &self.secrets.len()).field("held", &self.held).finish_non_exhaustive()
+    }
+}
+
+impl Draws {
+    pub(super) fn new(sealer: &Sealer, source: CardSource) -> Draws {
+        let key = UnboundKey::new(&CHACHA20_POLY1305, &sealer.draw_key()).expect("a 32-byte key");
+        Draws { key: LessSafeKey::new(key), source, secrets: BTreeMap::new(), held: BTreeMap::new() }
+    }
+
+    /// Unseals every open draw of `state` (at a start, a restore, a takeover). One that does not
+    /// unseal, or does not open its own commitment, holds its pool: never drawn again.
+    pub(super) fn recover(&mut self, state: &State) {
+        self.secrets.clear();
+        self.held.clear();
+        for cycle in state.mysteries() {
+            let (Some(head), Some(open)) = (cycle.head(), cycle.open.as_ref()) else { continue };
+            match self.unseal(&head, &open.commitment, &open.sealed) {
+                Some(secret) => {
+                    self.secrets.insert((head.pool.clone(), head.level.clone(), head.cycle), secret);
+                }
+                None => {
+                    tracing::error!(
+                        pool = %head.pool,
+                        level = %head.level,
+                        cycle = head.cycle,
+                        entry = open.drawn_at,
+                        "the committed draw of a mystery level cannot be unsealed with this journal key: the pool is held, \
+                         never drawn again (docs/security.md)"
+                    );
+                    self.held.insert(
+                        head.pool.clone(),
+                        format!("the draw of entry {} (level {}) cannot be recovered with this journal key", open.drawn_at, head.level),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The refusal of a table command at a held pool's table.
+    pub(super) fn refusal(&self, state: &State, command: &Command) -> Option<Refusal> {
+        let Command::Table(table) = command else { return None };
+        let pool = state.config().table(&table.table_id)?.pool.clone();
+        let why = self.held.get(&pool)?;
+        Some(
+            Refusal::new(
+                RefusalKind::FailedPrecondition,
+                format!("pool `{pool}` is held: {why}; it serves again once the key that sealed it is given (docs/security.md)"),
+            )
+            .castellano(format!(
+                "Pozo {pool} SUSPENDIDO: el sorteo comprometido de su nivel misterioso no se puede recuperar; no se sortea de nuevo. Avise al jefe de sala."
+            )),
+        )
+    }
+
+    /// The next command the controller journals of its own, if any: a reveal for an open draw
+    /// whose trigger the meter reached (first), else a draw for a level awaiting one.
+    pub(super) fn next(&mut self, state: &State) -> Option<Command> {
+        for cycle in state.mysteries() {
+            let Some(head) = cycle.head() else { continue };
+            let key = (head.pool.clone(), head.level.clone(), head.cycle);
+            let Some(secret) = self.secrets.get(&key) else { continue };
+            let meter = state.level_meter(&head.pool, &head.level).unwrap_or_default();
+            let Some(last) = cycle.last.as_ref().filter(|_| meter >= secret.trigger) else { continue };
+            let hot_seat = state
+                .pool(&head.pool)
+                .rules()
+                .levels
+                .iter()
+                .any(|level| level.name == head.level && level.hot_seat.is_some());
+            let eligible = if hot_seat { state.hot_seat_candidates(&head.pool) } else { Vec::new() };
+            let reveal = RevealCommand {
+                pool: head.pool.clone(),
+                level: head.level.clone(),
+                cycle: head.cycle,
+                trigger: secret.trigger,
+                nonce: hex::encode(secret.nonce),
+                after: last.sequence,
+                eligible,
+            };
+            self.secrets.remove(&key);
+            return Some(Command::Reveal(reveal));
+        }
+        let head = state.draws_due().into_iter().find(|head| !self.held.contains_key(&head.pool))?;
+        let secret = match self.draw(&head) {
+            Ok(secret) => secret,
+            Err(error) => {
+                tracing::error!(pool = %head.pool, level = %head.level, %error, "no randomness for a mystery draw: the pool is held");
+                self.held.insert(head.pool.clone(), format!("no randomness to draw level {}: {error}", head.level));
+                return None;
+            }
+        };
+        let commitment = draw::commitment(&head, secret.trigger, &secret.nonce);
+        let sealed = self.seal(&commitment, &secret);
+        self.secrets.insert((head.pool.clone(), head.level.clone(), head.cycle), secret);
+        Some(Command::Draw(DrawCommand { head, commitment: hex::encode(commitment), sealed: hex::encode(sealed) }))
+    }
+
+    /// An internal command the state refused: a defect. The pool is held rather than looped on.
+    pub(super) fn refused(&mut self, command: &Command, refusal: &Refusal) {
+        let pool = match command {
+            Command::Draw(draw) => draw.head.pool.clone(),
+            Command::Reveal(reveal) => reveal.pool.clone(),
+            _ => return,
+        };
+        tracing::error!(%pool, %refusal, "the state refused the controller's own draw or reveal: the pool is held");
+        self.held.insert(pool, format!("the controller's own {} was refused: {refusal}", command.kind()));
+    }
+
+    /// A trigger uniform to the centavo in (from, ceiling] and a fresh nonce.
+    fn draw(&self, head: &DrawHead) -> Result<Secret, String> {
+        let mut random = Random::new(self.source, head);
+        let mut failed = None;
+        let trigger = draw::trigger_from(head.from, head.ceiling, || {
+            random.word().unwrap_or_else(|error| {
+                failed = Some(error);
+                0
+            })
+        });
+        let mut nonce = [0u8; 32];
+        random.fill(&mut nonce)?;
+        match failed {
+            Some(error) => Err(error),
+            None => Ok(Secret { trigger, nonce }),
+        }
+    }
+
+    fn seal(&self, commitment: &[u8; 32], secret: &Secret) -> Vec<u8> {
+        let mut plain = Vec::with_capacity(48 + 16);
+        plain.extend_from_slice(&cents(secret.trigger).to_be_bytes());
+        plain.extend_from_slice(&secret.nonce);
+        let nonce = Nonce::assume_unique_for_key(commitment[..12].try_into().expect("12 bytes"));
+        self.key.seal_in_place_append_tag(nonce, Aad::from(commitment), &mut plain).expect("sealing 48 bytes");
+        plain
+    }
+
+    fn unseal(&self, head: &DrawHead, commitment_hex: &str, sealed_hex: &str) -> Option<Secret> {
+        let commitment: [u8; 32] = draw::nonce_of(commitment_hex)?;
+        let mut sealed = hex::decode(sealed_hex).ok()?;
+        let nonce = Nonce::assume_unique_for_key(commitment[..12].try_into().ok()?);
+        let plain = self.key.open_in_place(nonce, Aad::from(commitment), &mut sealed).ok()?;
+        let (trigger, nonce) = plain.split_at_checked(16)?;
+        let trigger = Money::new(Decimal::from_i128_with_scale(i128::from_be_bytes(trigger.try_into().ok()?), 2));
+        let secret = Secret { trigger, nonce: nonce.try_into().ok()? };
+        // What was sealed is what was committed to: else it is not this draw's.
+        (draw::commitment(head, secret.trigger, &secret.nonce) == commitment).then_some(secret)
+    }
+}
+
+fn cents(amount: Money) -> i128 {
+    let scaled = (amount.decimal() * Decimal::ONE_HUNDRED).trunc();
+    scaled.mantissa() / 10_i128.pow(scaled.scale())
+}
+
+/// Where a draw's words come from: the operating system's CSPRNG in `serve`; in the
+/// simulator's embedded server, SHA-256 of its seed and the draw's head, so a night replays.
+struct Random {
+    source: CardSource,
+    label: Vec<u8>,
+    counter: u64,
+}
+
+impl Random {
+    fn new(source: CardSource, head: &DrawHead) -> Random {
+        let label = format!("{}\0{}\0{}", head.pool, head.level, head.cycle).into_bytes();
+        Random { source, label, counter: 0 }
+    }
+
+    fn fill(&mut self, bytes: &mut [u8]) -> Result<(), String> {
+        match self.source {
+            CardSource::Os => getrandom::fill(bytes).map_err(|error| error.to_string()),
+            CardSource::Seeded(seed) => {
+                for chunk in bytes.chunks_mut(32) {
+                    let mut hash = Sha256::new();
+                    hash.update(b"pozo.sim.draw\0");
+                    hash.update(seed.to_be_bytes());
+                    hash.update(&self.label);
+                    hash.update(self.counter.to_be_bytes());
+                    self.counter += 1;
+                    let digest = hash.finalize();
+                    chunk.copy_from_slice(&digest[..chunk.len()]);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn word(&mut self) -> Result<u64, String> {
+        let mut bytes = [0u8; 8];
+        self.fill(&mut bytes)?;
+        Ok(u64::from_be_bytes(bytes))
+    }
+}
