@@ -16,11 +16,7 @@ const POOL: &str = "mercado-gran-sala";
 
 /// The link with the mystery level's ceiling at `ceiling` (the example's is 60.000,00).
 fn link_with_ceiling(ceiling: &str) -> Config {
-    let text = common::market::MERCADO.replacen(
-        "must_hit_by = \"60000.00\"",
-        &format!("must_hit_by = \"{ceiling}\""),
-        1,
-    );
+    let text = common::market::MERCADO.replacen("must_hit_by = \"60000.00\"", &format!("must_hit_by = \"{ceiling}\""), 1);
     assert_ne!(text, common::market::MERCADO, "the example has the mystery level's ceiling");
     common::market::enlace_edited(&text)
 }
@@ -67,7 +63,10 @@ async fn a_mystery_level_hits_at_the_first_contribution_that_reaches_its_committ
     let draws = of_kind(&records, "draw");
     assert_eq!(draws.len(), 1, "one draw at the start: {records:?}");
     let first = draws[0]["command"].clone();
-    assert_eq!((first["pool"].as_str(), first["level"].as_str(), first["cycle"].as_u64()), (Some(POOL), Some("Misterioso"), Some(1)));
+    assert_eq!(
+        (first["pool"].as_str(), first["level"].as_str(), first["cycle"].as_u64()),
+        (Some(POOL), Some("Misterioso"), Some(1))
+    );
     assert_eq!((money(&first["from"]), money(&first["ceiling"])), ("20000.00".parse().unwrap(), "20100.00".parse().unwrap()));
     assert!(first.get("trigger").is_none() && first.get("nonce").is_none(), "the draw holds no secret in the clear: {first}");
 
@@ -184,5 +183,101 @@ async fn a_restart_keeps_the_committed_trigger_and_draws_nothing_again() {
         draws_before[0]["command"]["commitment"].as_str().unwrap(),
         "the trigger revealed after the restart is the one committed before it"
     );
+    server.stop().await;
+}
+
+fn file_change(text: &str) -> pb::propose_change::What {
+    pb::propose_change::What::Configuration(pb::ConfigurationChange {
+        files: vec![pb::ConfigFile { name: "mercado.toml".to_owned(), text: text.to_owned() }],
+        ..Default::default()
+    })
+}
+
+/// A new ceiling approved by two people comes into force at the level's next reset: the open
+/// draw keeps the ceiling it was drawn under, the draw after the hit has the new one (it waits
+/// for the round the hit came in to end, as every money change of a level does).
+#[tokio::test]
+async fn a_new_ceiling_comes_into_force_at_the_next_reset() {
+    use common::changes::{CARLA, DIEGO, approve, change, propose};
+    let text = common::market::MERCADO.replacen("must_hit_by = \"60000.00\"", "must_hit_by = \"20100.00\"", 1);
+    let server = TestServer::with_config(common::market::enlace_edited(&text)).await;
+    let mut client = server.client().await;
+    let raised = text.replacen("must_hit_by = \"20100.00\"", "must_hit_by = \"20200.00\"", 1);
+    let proposed = change(&client, CARLA, propose(file_change(&raised))).await.expect("proposed");
+    assert!(
+        proposed.differences.iter().any(|line| line.text.contains("nivel Misterioso: debe salir antes de")
+            && line.text.contains("$ 20.100,00")
+            && line.text.contains("$ 20.200,00")),
+        "the change says the ceiling in pesos: {:?}",
+        proposed.differences
+    );
+    let approved = change(&client, DIEGO, approve(&proposed)).await.expect("approved");
+    assert_eq!(approved.status, "PROGRAMADO", "it waits for the level's next hit: {approved:?}");
+    client.ok("B1", open()).await;
+    let ceilings = |records: &[Value]| -> Vec<String> {
+        of_kind(records, "draw").iter().map(|draw| money(&draw["command"]["ceiling"]).to_string()).collect()
+    };
+    assert_eq!(ceilings(&entries(&mut client).await), vec!["20100.00"], "the open draw keeps its ceiling");
+    // Play until the hit, the round it came in still open: no draw yet.
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        assert!(rounds <= 5);
+        for seat in [1, 2] {
+            client.ok("B1", sell(seat, 1)).await;
+            client.ok("B1", press(seat)).await;
+        }
+        client.ok("B1", start()).await;
+        if !of_kind(&entries(&mut client).await, "reveal").is_empty() {
+            break;
+        }
+        client.ok("B1", finish()).await;
+    }
+    assert_eq!(ceilings(&entries(&mut client).await).len(), 1, "the next draw waits for the round to end");
+    client.ok("B1", finish()).await;
+    let records = entries(&mut client).await;
+    assert_eq!(ceilings(&records), vec!["20100.00", "20200.00"], "the new ceiling from the reset after the hit");
+    let second = of_kind(&records, "draw")[1]["command"].clone();
+    assert_eq!(second["cycle"], 2);
+    assert_eq!(money(&second["from"]).to_string(), "20000.00");
+    server.stop().await;
+}
+
+/// A Venta-Pagos rejection of a mystery hit undoes that award only, and what comes back stays in
+/// the level's reserve: the meter does not jump towards the next trigger (docs/readings.md, "The
+/// mystery level"). The books still tie, level by level.
+#[tokio::test]
+async fn a_rejected_mystery_hit_goes_back_to_the_levels_reserve_not_its_meter() {
+    let server = TestServer::with_config(link_with_ceiling("20100.00")).await;
+    let mut client = server.client().await;
+    client.ok("B1", open()).await;
+    let mut rounds = 0;
+    while of_kind(&entries(&mut client).await, "reveal").is_empty() {
+        rounds += 1;
+        assert!(rounds <= 5);
+        round(&mut client, &[1, 2]).await;
+    }
+    let before = level(&mut client, "Misterioso").await;
+    let order = client.orders().await.into_iter().find(|order| facts(order).code == "MISTERIOSO").expect("the hit's order");
+    let paid: Money = amount(&facts(&order).amount).parse().unwrap();
+    client.reject(&order.order_id, "Apuesta no registrada en la mesa").await.expect("rejected");
+    let after = level(&mut client, "Misterioso").await;
+    assert_eq!(amount(&after.balance), amount(&before.balance), "the meter stands where it stood");
+    let reserve = |level: &pb::Level| amount(&level.reserve).parse::<Money>().unwrap();
+    let balance = |level: &pb::Level| amount(&level.balance).parse::<Money>().unwrap();
+    // What the level holds grew by the rejected award less the house's reset money withdrawn.
+    assert!(reserve(&after) > reserve(&before), "{before:?} → {after:?}");
+    assert!(balance(&after) + reserve(&after) <= balance(&before) + reserve(&before) + paid);
+    let books = client
+        .reports
+        .reconciliation(pb::ReconciliationRequest { jornada: String::new(), through: String::new() })
+        .await
+        .expect("the books")
+        .into_inner();
+    let pool = books.pools.iter().find(|pool| pool.pool_id == POOL).expect("the link's books");
+    assert_eq!(amount(&pool.difference), "0.00", "{pool:?}");
+    for level in &pool.levels {
+        assert_eq!(amount(&level.difference), "0.00", "{level:?}");
+    }
     server.stop().await;
 }

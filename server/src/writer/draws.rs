@@ -71,7 +71,10 @@ impl Draws {
                     );
                     self.held.insert(
                         head.pool.clone(),
-                        format!("the draw of entry {} (level {}) cannot be recovered with this journal key", open.drawn_at, head.level),
+                        format!(
+                            "the draw of entry {} (level {}) cannot be recovered with this journal key",
+                            open.drawn_at, head.level
+                        ),
                     );
                 }
             }
@@ -103,12 +106,8 @@ impl Draws {
             let Some(secret) = self.secrets.get(&key) else { continue };
             let meter = state.level_meter(&head.pool, &head.level).unwrap_or_default();
             let Some(last) = cycle.last.as_ref().filter(|_| meter >= secret.trigger) else { continue };
-            let hot_seat = state
-                .pool(&head.pool)
-                .rules()
-                .levels
-                .iter()
-                .any(|level| level.name == head.level && level.hot_seat.is_some());
+            let hot_seat =
+                state.pool(&head.pool).rules().levels.iter().any(|level| level.name == head.level && level.hot_seat.is_some());
             let eligible = if hot_seat { state.hot_seat_candidates(&head.pool) } else { Vec::new() };
             let reveal = RevealCommand {
                 pool: head.pool.clone(),
@@ -230,5 +229,98 @@ impl Random {
         let mut bytes = [0u8; 8];
         self.fill(&mut bytes)?;
         Ok(u64::from_be_bytes(bytes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use pozo_core::config::{Config, JournalKey};
+    use pozo_core::state::{Context, TableCommand, TableOp};
+
+    use super::*;
+    use crate::journal::Identity;
+
+    fn sealer(key: &[u8]) -> Sealer {
+        let identity = Identity { installation: "00112233445566778899aabbccddeeff".into(), epoch: 1 };
+        Sealer::new(&JournalKey(key.to_vec()), &identity).expect("a sealer")
+    }
+
+    /// The market's cross-game link with its mystery level (config/mercado.toml).
+    fn link() -> Arc<Config> {
+        let texts = [
+            ("config/examples/mercado-enlace.toml", include_str!("../../../config/examples/mercado-enlace.toml")),
+            ("config/iplyc.toml", include_str!("../../../config/iplyc.toml")),
+            ("config/mercado.toml", include_str!("../../../config/mercado.toml")),
+        ];
+        let texts = texts.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())).collect();
+        Arc::new(Config::from_texts(texts).expect("the market's example"))
+    }
+
+    /// A state whose mystery level has the draw `draws` journaled (entry 1).
+    fn drawn(draws: &mut Draws) -> State {
+        let mut state = State::new(link());
+        let Some(Command::Draw(draw)) = draws.next(&state) else { panic!("a draw is due at the start") };
+        state.apply(&Command::Draw(draw), Context { sequence: 1, time_ms: 1 }).expect("the draw applies");
+        state
+    }
+
+    #[test]
+    fn a_draw_sealed_under_the_journal_key_is_recovered_and_nothing_is_drawn_again() {
+        let mut writer = Draws::new(&sealer(b"the journal key"), CardSource::Seeded(7));
+        let state = drawn(&mut writer);
+        let mut restarted = Draws::new(&sealer(b"the journal key"), CardSource::Seeded(8));
+        restarted.recover(&state);
+        assert!(restarted.held.is_empty());
+        let key = state.mysteries().iter().map(|cycle| (cycle.pool.clone(), cycle.level.clone(), cycle.cycle)).next().unwrap();
+        assert_eq!(restarted.secrets[&key].trigger, writer.secrets[&key].trigger, "the same trigger stands");
+        assert!(restarted.next(&state).is_none(), "no second draw of the cycle, and no reveal before the meter reaches it");
+    }
+
+    #[test]
+    fn a_draw_that_cannot_be_unsealed_holds_its_pool_and_is_never_drawn_again() {
+        let mut writer = Draws::new(&sealer(b"the journal key"), CardSource::Os);
+        let state = drawn(&mut writer);
+        let mut other = Draws::new(&sealer(b"another key"), CardSource::Os);
+        other.recover(&state);
+        assert!(other.held.contains_key("mercado-gran-sala"), "{other:?}");
+        assert!(other.next(&state).is_none(), "nothing is drawn for a held pool");
+        let press = Command::Table(TableCommand {
+            table_id: "B1".into(),
+            sequence: 1,
+            payload_sha256: String::new(),
+            op: TableOp::OpenTable,
+            card: None,
+            inspector: None,
+        });
+        let refusal = other.refusal(&state, &press).expect("a table of the held pool is refused");
+        assert_eq!(refusal.kind, RefusalKind::FailedPrecondition);
+        assert!(refusal.for_people().contains("SUSPENDIDO"), "{}", refusal.for_people());
+        let roulette = Command::Table(TableCommand {
+            table_id: "R1".into(),
+            ..match press {
+                Command::Table(table) => table,
+                _ => unreachable!(),
+            }
+        });
+        assert!(other.refusal(&state, &roulette).is_some(), "R1 feeds the same link");
+    }
+
+    #[test]
+    fn a_sealed_draw_read_under_its_own_key_must_open_its_commitment() {
+        let draws = Draws::new(&sealer(b"the journal key"), CardSource::Seeded(1));
+        let head =
+            DrawHead { pool: "p".into(), level: "M".into(), cycle: 1, from: Money::ZERO, ceiling: Money::new(Decimal::ONE) };
+        let secret = draws.draw(&head).expect("a draw");
+        let commitment = draw::commitment(&head, secret.trigger, &secret.nonce);
+        let sealed = hex::encode(draws.seal(&commitment, &secret));
+        let opened = draws.unseal(&head, &hex::encode(commitment), &sealed).expect("opens");
+        assert_eq!((opened.trigger, opened.nonce), (secret.trigger, secret.nonce));
+        // The same sealed value under another cycle's head: not this draw's.
+        assert!(draws.unseal(&DrawHead { cycle: 2, ..head.clone() }, &hex::encode(commitment), &sealed).is_none());
+        let mut flipped = hex::decode(&sealed).unwrap();
+        flipped[0] ^= 1;
+        assert!(draws.unseal(&head, &hex::encode(commitment), &hex::encode(flipped)).is_none());
     }
 }

@@ -140,6 +140,7 @@ pub(super) enum Opening {
 /// state (snapshot + replay, see [`crate::journal::recovery`]), and starts the writer; a standby
 /// (`store.standby`) starts following the writer's journal instead when another controller
 /// holds the writer's lock. The returned handle is how services talk to it.
+#[allow(clippy::too_many_arguments)]
 pub async fn start(
     config: Config,
     directory: &Path,
@@ -335,6 +336,7 @@ pub(super) fn recover_existing(
 
 /// Opens the journal as its writer, recovers it (or begins a new one), journals a changed key
 /// set, writes the mark and starts the writer.
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn start_writer(
     config: Config,
     directory: &Path,

@@ -423,12 +423,16 @@ fn level_settings(old: &pozo_engine::LevelRules, new: &pozo_engine::LevelRules) 
         Some((cap, pozo_engine::Overflow::Reserve)) => format!("{} y luego a su reserva", format_ars(cap)),
         Some((cap, pozo_engine::Overflow::Level(index))) => format!("{} y luego al nivel {}", format_ars(cap), index + 1),
     };
+    let ceiling = |level: &pozo_engine::LevelRules| level.must_hit_by.map(format_ars).unwrap_or_else(|| "—".to_owned());
     vec![
         ("participación", rate(old.share), rate(new.share)),
         ("reserva", rate(old.reserve_share), rate(new.reserve_share)),
         ("reinicio", format_ars(old.reset), format_ars(new.reset)),
         ("significado del reinicio", old.minimum_kind.name().into(), new.minimum_kind.name().into()),
         ("tope", cap(old), cap(new)),
+        // A mystery level's ceiling: in force at the draw after its next hit (docs/readings.md,
+        // "The mystery level"): the open draw keeps the ceiling it was drawn under.
+        ("debe salir antes de", ceiling(old), ceiling(new)),
     ]
 }
 

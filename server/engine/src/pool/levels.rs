@@ -236,6 +236,15 @@ impl Pool {
         }
     }
 
+    /// How many times level `index` was won whole and brought back to its reset: each of a
+    /// banked level's meters added.
+    pub fn level_resets(&self, index: usize) -> u64 {
+        if index == 0 {
+            return self.meters.resets;
+        }
+        self.level_meters_of(index).map(|meter| meter.meters.resets).sum()
+    }
+
     /// Whether level `index` (≥ 1) was retired by the procedure ([`Pool::retire_level`]).
     pub fn level_retired(&self, index: usize) -> bool {
         index > 0 && self.levels.get(index - 1).is_some_and(|level| level.retired)
@@ -252,7 +261,10 @@ impl Pool {
     /// what moved.
     pub fn mystery_spill(&mut self, index: usize, trigger: Money) -> Result<Money, EngineError> {
         if !self.rules.levels.get(index).is_some_and(crate::rulebook::LevelRules::is_mystery) {
-            return Err(EngineError::invalid("level", format!("level {index} of pool `{}` is not a mystery level", self.rules.id)));
+            return Err(EngineError::invalid(
+                "level",
+                format!("level {index} of pool `{}` is not a mystery level", self.rules.id),
+            ));
         }
         let level = self.level_mut(index);
         if level.balance < trigger {

@@ -273,9 +273,22 @@ impl State {
     fn top_prizes(&self, pool: &str, proposal: &Proposal) -> u64 {
         let Ok(pool) = self.engine.pool(pool) else { return 0 };
         match crate::config::money_level(&proposal.differences, pool.rules()) {
-            Some(level) => pool.levels().get(level).map(|level| level.meters.resets).unwrap_or_default(),
+            Some(level) => pool.level_resets(level),
             None => pool.meters().resets,
         }
+    }
+
+    /// A scheduled money change of `pool` for its level `level` whose moment came, waiting for
+    /// the pool's rounds to end: a mystery level's next draw waits for it, so that a new ceiling
+    /// is in force from the reset after the hit (docs/readings.md, "The mystery level").
+    pub(in crate::state) fn change_waits_for_level(&self, context: Context, pool: &str, level: usize) -> bool {
+        self.data.scheduled.iter().filter_map(|id| self.data.proposals.get(id)).any(|proposal| {
+            let Proposed::Configuration { effect, .. } = &proposal.proposed else { return false };
+            let Ok(live) = self.engine.pool(pool) else { return false };
+            money_pool(proposal).as_deref() == Some(pool)
+                && crate::config::money_level(&proposal.differences, live.rules()) == Some(level)
+                && self.moment_came(context, pool, effect, proposal)
+        })
     }
 
     fn moment_came(&self, context: Context, pool: &str, effect: &Effect, proposal: &Proposal) -> bool {
