@@ -384,7 +384,7 @@ async fn each_flors_meter_has_its_own_line_in_the_books() {
     let link = pool(&books, "mercado-gran-sala");
     let reported: Vec<&str> = report.levels.iter().map(|level| level.name.as_str()).collect();
     assert_eq!(names(link), reported, "the books' levels are Reports/Pool's");
-    assert_eq!(names(link), ["Grand", "Major · F2", "Major · F3", "Mini · F2", "Mini · F3"]);
+    assert_eq!(names(link), ["Grand", "Major · F2", "Major · F3", "Mini · F2", "Mini · F3", "Misterioso", "Pagado por la casa"]);
     let f2 = level(link, "Major · F2");
     assert_eq!((f2.hits, money(&f2.awards)), (1, major));
     assert_eq!(money(&f2.opening_balance), Money::ZERO, "opened in the jornada, from nothing");

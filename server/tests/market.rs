@@ -281,6 +281,9 @@ async fn each_flors_meter_is_reported_under_its_own_name() {
             expect("Major · F3", "100020.00"),
             expect("Mini · F2", "10030.00"),
             expect("Mini · F3", "10015.00"),
+            // The link's mystery level (docs/readings.md, "The mystery level"): 2 % of each bet.
+            expect("Misterioso", "20030.00"),
+            expect("Pagado por la casa", "0.00"),
         ]
     );
     server.stop().await;

@@ -81,18 +81,24 @@ async fn a_table_shows_the_shared_levels_and_its_own_flors_meters_only() {
             meter("Grand", "5000030.00", "5000000.00"),
             meter("Major · F2", "100000.00", "100000.00"),
             meter("Mini · F2", "10000.00", "10000.00"),
+            meter("Misterioso", "20010.00", "20000.00"),
         ],
         "F2's meters at their resets, F3's not on an F2 table"
     );
     let report = client.pool("mercado-gran-sala").await;
     let listed: Vec<&str> = report.levels.iter().map(|level| level.name.as_str()).collect();
-    assert_eq!(listed, ["Grand", "Major · F3", "Mini · F3"], "showing F2's meters opened none");
+    assert_eq!(
+        listed,
+        ["Grand", "Major · F3", "Mini · F3", "Misterioso", "Pagado por la casa"],
+        "showing F2's meters opened none"
+    );
     assert_eq!(
         meters(&client.view("CP2").await),
         [
             meter("Grand", "5000030.00", "5000000.00"),
             meter("Major · F3", "100020.00", "100000.00"),
             meter("Mini · F3", "10015.00", "10000.00"),
+            meter("Misterioso", "20010.00", "20000.00"),
         ],
         "F3's own meters, with CP1's bet"
     );
@@ -110,6 +116,7 @@ async fn a_table_shows_the_shared_levels_and_its_own_flors_meters_only() {
             meter("Grand", "5000090.00", "5000000.00"),
             meter("Major · F2", "100040.00", "100000.00"),
             meter("Mini · F2", "10030.00", "10000.00"),
+            meter("Misterioso", "20030.00", "20000.00"),
         ],
         "B1's bet on B2's panel: the Grand and F2's meters"
     );
@@ -120,6 +127,7 @@ async fn a_table_shows_the_shared_levels_and_its_own_flors_meters_only() {
             meter("Grand", "5000090.00", "5000000.00"),
             meter("Major · F3", "100020.00", "100000.00"),
             meter("Mini · F3", "10015.00", "10000.00"),
+            meter("Misterioso", "20030.00", "20000.00"),
         ],
         "B1's bet moves CP2's Grand, not its flor's meters"
     );
