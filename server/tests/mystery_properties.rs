@@ -26,7 +26,6 @@ use pozo_server::state::{
 use proptest::prelude::*;
 use sha2::{Digest, Sha256};
 
-
 fn link() -> Arc<Config> {
     let mercado =
         include_str!("../../config/mercado.toml").replacen("must_hit_by = \"60000.00\"", "must_hit_by = \"20300.00\"", 1);
