@@ -301,7 +301,17 @@ async fn no_read_side_output_holds_an_open_trigger_before_its_hit() {
     }
 
     // gRPC: every report, status and feed.
-    read.add("Controller/Identify", format!("{:?}", pb::controller_client::ControllerClient::new(client.channel.clone()).identify(pb::IdentifyRequest {}).await.expect("identify").into_inner()));
+    read.add(
+        "Controller/Identify",
+        format!(
+            "{:?}",
+            pb::controller_client::ControllerClient::new(client.channel.clone())
+                .identify(pb::IdentifyRequest {})
+                .await
+                .expect("identify")
+                .into_inner()
+        ),
+    );
     for rules in config.rulebooks.pools() {
         let pool = client.pool(&rules.id).await;
         read.add(format!("Reports/Pool {}", rules.id), format!("{pool:?}"));
@@ -309,8 +319,11 @@ async fn no_read_side_output_holds_an_open_trigger_before_its_hit() {
     let mystery = client.pool(POOL).await.levels.into_iter().find(|level| level.name == "Misterioso").expect("the mystery level");
     assert!(mystery.mystery && amount(&mystery.must_hit_by) == "60000.00", "the ceiling is shown, as it may be: {mystery:?}");
     for table in &config.layout.tables {
-        let report =
-            client.reports.table(pb::TableReportRequest { table_id: table.id.to_string(), ..Default::default() }).await.expect("a table report");
+        let report = client
+            .reports
+            .table(pb::TableReportRequest { table_id: table.id.to_string(), ..Default::default() })
+            .await
+            .expect("a table report");
         read.add(format!("Reports/Table {}", table.id), format!("{:?}", report.into_inner()));
         read.add(format!("Table/Watch {}", table.id), format!("{:?}", client.view(&table.id).await));
     }
@@ -324,7 +337,10 @@ async fn no_read_side_output_holds_an_open_trigger_before_its_hit() {
         "Reports/Liability",
         format!("{:?}", client.reports.liability(pb::LiabilityRequest::default()).await.expect("liability").into_inner()),
     );
-    read.add("Pools/Status", format!("{:?}", client.pools.status(pb::PoolStatusRequest::default()).await.expect("status").into_inner()));
+    read.add(
+        "Pools/Status",
+        format!("{:?}", client.pools.status(pb::PoolStatusRequest::default()).await.expect("status").into_inner()),
+    );
     let mut feed = client.display.watch(pb::WatchDisplays::default()).await.expect("the feed").into_inner();
     let update = tokio::time::timeout(WAIT, feed.message()).await.expect("a first update").expect("the feed").expect("an update");
     read.add("Display/Watch", format!("{update:?}"));

@@ -267,7 +267,16 @@ mod tests {
     #[test]
     fn a_prize_of_a_pool_of_one_level_names_no_level() {
         let line = prizes(vec![
-            PrizeName { code: "A", name: "A", article: "11.5.1", level: "", pays: "100 % del pozo", envy: false, house: false, drawn: false },
+            PrizeName {
+                code: "A",
+                name: "A",
+                article: "11.5.1",
+                level: "",
+                pays: "100 % del pozo",
+                envy: false,
+                house: false,
+                drawn: false,
+            },
             PrizeName { code: "B", name: "B", article: "11.5.2", level: "", pays: "", envy: false, house: false, drawn: false },
         ]);
         assert_eq!(

@@ -92,7 +92,11 @@ pub(super) struct LevelJson {
 pub(super) fn levels_json(levels: &[pozo_core::state::panel::LevelMeter]) -> Vec<LevelJson> {
     levels
         .iter()
-        .map(|level| LevelJson { nombre: level.name.clone(), monto: view::pesos(level.displayed), tope: view::must_hit_by(level) })
+        .map(|level| LevelJson {
+            nombre: level.name.clone(),
+            monto: view::pesos(level.displayed),
+            tope: view::must_hit_by(level),
+        })
         .collect()
 }
 

@@ -78,61 +78,61 @@ fn panel<'a>(table: &'a str, view: Option<&'a pb::TableView>, suspended: bool, p
             awards: Vec::new(),
             panel: None,
         },
-        Some(view) => Panel {
-            table: &view.table_id,
-            state: if suspended { "suspended" } else { view.state.as_str() },
-            suspended,
-            round: Some(view.round),
-            pool: Some(&view.pool_id),
-            displayed: Some(amount(&view.displayed)),
-            // The house's level is never on a sign (the server leaves it out; kept out here too).
-            levels: view
-                .levels
-                .iter()
-                .filter(|level| !level.house)
-                .map(|level| LevelLine {
-                    name: &level.name,
-                    displayed: amount(&level.displayed),
-                    reset: amount(&level.reset),
-                    must_hit_by: if level.mystery { amount(&level.must_hit_by) } else { String::new() },
-                })
-                .collect(),
-            last_round: Some(view.last_round),
-            gold_turn: Some(gold_turn(view.gold_turn)),
-            instant_card: Some(view.instant_card.as_ref().map(|card| CardLine { rank: &card.rank, suit: &card.suit })),
-            pending_prizes: Some(
-                view.pending_prizes.iter().map(|entry| PendingLine { seat: entry.seat, code: &entry.code }).collect(),
-            ),
-            sequence: Some(view.last_sequence),
-            seats: view
-                .seats
-                .iter()
-                .map(|seat| SeatLine {
-                    seat: seat.seat,
-                    // 3.7.1: an absent player's grillos are kept, not played, and his seat takes no
-                    // bet: his lamp is dark, not lit like a present player's (`absent` says why).
-                    light: if seat.absent { "off" } else { light(seat.light, suspended) },
-                    credits: seat.credits,
-                    stake: seat.stake,
-                    bronze: seat.bronze,
-                    silver: seat.silver,
-                    gold: seat.gold,
-                    closed: seat.closed,
-                    absent: seat.absent,
-                })
-                .collect(),
-            awards: view
-                .accepted
-                .iter()
-                .map(|award| panel_award(award, "", paytable))
-                .chain(
-                    view.link_awards.iter().filter_map(|linked| {
+        Some(view) => {
+            Panel {
+                table: &view.table_id,
+                state: if suspended { "suspended" } else { view.state.as_str() },
+                suspended,
+                round: Some(view.round),
+                pool: Some(&view.pool_id),
+                displayed: Some(amount(&view.displayed)),
+                // The house's level is never on a sign (the server leaves it out; kept out here too).
+                levels: view
+                    .levels
+                    .iter()
+                    .filter(|level| !level.house)
+                    .map(|level| LevelLine {
+                        name: &level.name,
+                        displayed: amount(&level.displayed),
+                        reset: amount(&level.reset),
+                        must_hit_by: if level.mystery { amount(&level.must_hit_by) } else { String::new() },
+                    })
+                    .collect(),
+                last_round: Some(view.last_round),
+                gold_turn: Some(gold_turn(view.gold_turn)),
+                instant_card: Some(view.instant_card.as_ref().map(|card| CardLine { rank: &card.rank, suit: &card.suit })),
+                pending_prizes: Some(
+                    view.pending_prizes.iter().map(|entry| PendingLine { seat: entry.seat, code: &entry.code }).collect(),
+                ),
+                sequence: Some(view.last_sequence),
+                seats: view
+                    .seats
+                    .iter()
+                    .map(|seat| SeatLine {
+                        seat: seat.seat,
+                        // 3.7.1: an absent player's grillos are kept, not played, and his seat takes no
+                        // bet: his lamp is dark, not lit like a present player's (`absent` says why).
+                        light: if seat.absent { "off" } else { light(seat.light, suspended) },
+                        credits: seat.credits,
+                        stake: seat.stake,
+                        bronze: seat.bronze,
+                        silver: seat.silver,
+                        gold: seat.gold,
+                        closed: seat.closed,
+                        absent: seat.absent,
+                    })
+                    .collect(),
+                awards: view
+                    .accepted
+                    .iter()
+                    .map(|award| panel_award(award, "", paytable))
+                    .chain(view.link_awards.iter().filter_map(|linked| {
                         linked.award.as_ref().map(|award| panel_award(award, &linked.from_table_id, paytable))
-                    }),
-                )
-                .collect(),
-            panel: None,
-        },
+                    }))
+                    .collect(),
+                panel: None,
+            }
+        }
     }
 }
 
