@@ -48,10 +48,16 @@
 
   // A pool with levels names the level won before the table (COMAR 36.05.03.24 F(3)(c): the
   // sign names the table where a level was won); the house's prizes and one-level pools have none.
-  function level(prize) { return prize.nivel ? prize.nivel + " · " : ""; }
+  // A drawn prize (a mystery level's hit, its hot seat) is named instead: "Pozo misterioso",
+  // "Asiento caliente".
+  function level(prize) {
+    if (prize.sorteado) return prize.nombre + " · ";
+    return prize.nivel ? prize.nivel + " · " : "";
+  }
 
   function prizeText(prize) {
-    return level(prize) + "Mesa " + prize.mesa + " · Pos. " + prize.asiento + " · " + prize.nombre + " · " + money(prize.monto);
+    var name = prize.sorteado ? "" : prize.nombre + " · ";
+    return level(prize) + "Mesa " + prize.mesa + " · Pos. " + prize.asiento + " · " + name + money(prize.monto);
   }
 
   // The pool's amount, or each level's meter in a pool with levels (never the house's level:
@@ -66,6 +72,9 @@
       if (!item) return;
       item.querySelector(".nombre-nivel").textContent = meter.nombre;
       item.querySelector(".monto-nivel").textContent = money(meter.monto);
+      // A mystery level: "Debe salir antes de $ 60.000,00" under its meter (never its trigger).
+      var ceiling = levels.querySelector("[data-tope='" + index + "']");
+      if (ceiling && meter.tope) ceiling.textContent = money(meter.tope);
     });
   }
 

@@ -74,6 +74,10 @@ pub(crate) struct PrizeName<'a> {
     /// Paid by the house's level, with the house's money (`PrizeLine.house`); left out otherwise.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) house: bool,
+    /// Drawn by the controller, never entered: a mystery level's hit or its hot seat
+    /// (`PrizeLine.drawn`); left out otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) drawn: bool,
 }
 
 /// One level's meter as the signs show it (docs/readings.md, "Levels"): its name ("Grand";
@@ -83,6 +87,10 @@ pub(crate) struct LevelLine<'a> {
     pub(crate) name: &'a str,
     pub(crate) displayed: String,
     pub(crate) reset: String,
+    /// A mystery level: its ceiling, "debe salir antes de" (`Level.must_hit_by`; never its
+    /// trigger); left out for any other level.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub(crate) must_hit_by: String,
 }
 
 /// An award in an acknowledgement.
@@ -122,6 +130,10 @@ pub(crate) struct PanelAward<'a> {
     pub(crate) house: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) envy: bool,
+    /// Drawn by the controller: a mystery level's hit ("Pozo misterioso", its trigger) or its
+    /// hot seat ("Asiento caliente"); left out otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) drawn: bool,
     /// An envy bonus across the link: the table whose hand gave it ("CP1"); left out for the
     /// table's own awards.
     #[serde(skip_serializing_if = "str::is_empty")]
@@ -229,6 +241,7 @@ mod tests {
                 pays: "100 % del Grand",
                 envy: false,
                 house: false,
+                drawn: false,
             },
             PrizeName {
                 code: "BJ",
@@ -238,6 +251,7 @@ mod tests {
                 pays: "5 veces la apuesta, pagado por la casa",
                 envy: false,
                 house: true,
+                drawn: false,
             },
         ]);
         assert_eq!(line["prizes"][0]["level"], "Grand");
@@ -253,8 +267,17 @@ mod tests {
     #[test]
     fn a_prize_of_a_pool_of_one_level_names_no_level() {
         let line = prizes(vec![
-            PrizeName { code: "A", name: "A", article: "11.5.1", level: "", pays: "100 % del pozo", envy: false, house: false },
-            PrizeName { code: "B", name: "B", article: "11.5.2", level: "", pays: "", envy: false, house: false },
+            PrizeName {
+                code: "A",
+                name: "A",
+                article: "11.5.1",
+                level: "",
+                pays: "100 % del pozo",
+                envy: false,
+                house: false,
+                drawn: false,
+            },
+            PrizeName { code: "B", name: "B", article: "11.5.2", level: "", pays: "", envy: false, house: false, drawn: false },
         ]);
         assert_eq!(
             line["prizes"][0],

@@ -31,7 +31,11 @@ impl pb::pools_server::Pools for PoolsService {
                 displayed: amount(pool.displayed()),
                 minimum: amount(pool.rules().minimum),
                 sequence: tip.entries,
-                levels: level_amounts(pool),
+                levels: {
+                    let mut levels = level_amounts(pool);
+                    super::wire::mark_mystery(&model, &pool.rules().id, &mut levels);
+                    levels
+                },
             })
             .collect();
         Ok(Response::new(pb::PoolStatusResponse { pools }))

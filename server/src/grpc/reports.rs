@@ -207,7 +207,11 @@ impl pb::reports_server::Reports for ReportsService {
             adjustments_down: amount(m.adjustments_down),
             adjustments: m.adjustments,
             retired: pool.is_retired(),
-            levels: report_levels(pool),
+            levels: {
+                let mut levels = report_levels(pool);
+                super::wire::mark_mystery(&model, &pool_id, &mut levels);
+                levels
+            },
         };
         Ok(Response::new(report))
     }
@@ -296,6 +300,9 @@ fn report_levels(pool: &pozo_engine::Pool) -> Vec<pb::Level> {
                 adjustments_down: amount(m.adjustments_down),
                 difference: amount(difference),
                 name,
+                // Marked by `mark_mystery`, which knows the open draw's ceiling.
+                must_hit_by: None,
+                mystery: false,
             }
         })
         .collect()

@@ -231,6 +231,7 @@ impl pb::table_server::Table for TableService {
                         pays: pays_in_words(rules, prize),
                         envy: prize.envy_of.is_some(),
                         house,
+                        drawn: rules.is_drawn(&prize.code),
                     }
                 })
                 .collect(),

@@ -36,6 +36,17 @@ pub(super) trait ToWire {
 
 /// Money on the wire: a decimal string (`pb::Amount`), in the optional field prost makes of a
 /// message.
+/// Marks the mystery levels among a pool's `levels` as Pools/Status and Reports/Pool list them:
+/// `mystery`, and the ceiling "debe salir antes de" ([`crate::read::ReadModel::must_hit_by`]).
+pub(super) fn mark_mystery(model: &crate::read::ReadModel, pool_id: &str, levels: &mut [pb::Level]) {
+    for level in levels.iter_mut().filter(|level| !level.house) {
+        if let Some(ceiling) = model.must_hit_by(pool_id, &level.name) {
+            level.must_hit_by = amount(ceiling);
+            level.mystery = true;
+        }
+    }
+}
+
 pub(super) fn amount(value: Money) -> Option<pb::Amount> {
     Some(pb::Amount { value: plain_text(value) })
 }
@@ -270,7 +281,14 @@ impl ToWire for TableView {
 impl ToWire for LevelMeter {
     type Message = pb::Level;
     fn to_wire(&self) -> pb::Level {
-        pb::Level { name: self.name.clone(), displayed: amount(self.displayed), reset: amount(self.reset), ..Default::default() }
+        pb::Level {
+            name: self.name.clone(),
+            displayed: amount(self.displayed),
+            reset: amount(self.reset),
+            must_hit_by: self.must_hit_by.and_then(amount),
+            mystery: self.must_hit_by.is_some(),
+            ..Default::default()
+        }
     }
 }
 

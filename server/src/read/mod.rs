@@ -86,6 +86,19 @@ pub struct ReadModel {
     scheduled: Vec<String>,
     /// The tables a change retired, as the layout last had them: their reports stay.
     retired_tables: BTreeMap<TableId, TableConfig>,
+    /// Each mystery level's open draw's ceiling, by pool and level (docs/readings.md, "The
+    /// mystery level"). Only the public ceiling: the read side holds no commitment, no sealed
+    /// draw, no trigger (docs/security.md, "Who can learn a trigger before its hit").
+    ceilings: BTreeMap<(PoolId, String), Money>,
+}
+
+/// Each mystery level's open draw's ceiling, by pool and level: never more of the draw.
+pub(crate) fn open_ceilings(state: &State) -> BTreeMap<(PoolId, String), Money> {
+    state
+        .mysteries()
+        .iter()
+        .filter_map(|cycle| Some(((cycle.pool.clone(), cycle.level.clone()), cycle.open.as_ref()?.ceiling)))
+        .collect()
 }
 
 impl ReadModel {
@@ -107,7 +120,17 @@ impl ReadModel {
             proposals: Arc::clone(&data.proposals),
             scheduled: data.scheduled.clone(),
             retired_tables: data.retired_tables.clone(),
+            ceilings: open_ceilings(state),
         }
+    }
+
+    /// A mystery level's ceiling, "Debe salir antes de …": its open draw's, else its rules'
+    /// `must_hit_by` (a new one comes into force at the next reset). `None` for another level.
+    pub fn must_hit_by(&self, pool_id: &str, level: &str) -> Option<Money> {
+        let pool = self.pools.get(pool_id)?;
+        let rules = pool.rules().levels.iter().find(|rules| rules.name == level && !rules.house)?;
+        let ceiling = rules.must_hit_by?;
+        Some(self.ceilings.get(&(pool.rules().id.clone(), level.to_owned())).copied().unwrap_or(ceiling))
     }
 
     /// The table `id` as the layout in force has it, or as it last had it when a change

@@ -140,7 +140,7 @@ pub(crate) fn display_of(
                     increment_rate: increment_rate(pool.rules()),
                     last_win_level: last_win.as_ref().map(|win| paid_from(pool.rules(), &win.code).0).unwrap_or_default(),
                     last_win,
-                    levels: pozo_core::state::view::level_meters(pool),
+                    levels: state.with_open_ceilings(id, pozo_core::state::view::level_meters(pool)),
                     pending,
                     hits,
                 }

@@ -100,6 +100,81 @@ pub(crate) struct AwardReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) reserve_after: Option<String>,
     pub(crate) displayed_after: String,
+    /// The pool's mystery levels (docs/readings.md, "The mystery level"): what a hit of each pays
+    /// — the trigger drawn in secret at its reset, between its reset and its ceiling, unknown
+    /// until the hit — which no round file decides; the calculator never computes one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) mystery: Vec<MysteryLine>,
+}
+
+/// A mystery level as the calculator states it: not computed, drawn.
+#[derive(Debug, Serialize)]
+pub(crate) struct MysteryLine {
+    pub(crate) level: String,
+    /// Its paytable line (`MISTERIOSO`): paid to the seat whose share reaches the trigger.
+    pub(crate) code: String,
+    /// The trigger lies above this …
+    pub(crate) from: String,
+    /// … and at or below this: "debe salir antes de".
+    pub(crate) must_hit_by: String,
+    /// Its hot seat's line and fixed amount, paid by the house at each hit to a seat drawn
+    /// among those with a bet in force at the pool's tables.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) hot_seat: Option<HotSeatLine>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct HotSeatLine {
+    pub(crate) code: String,
+    pub(crate) amount: String,
+}
+
+/// The pool's mystery levels, for the report ([`MysteryLine`]).
+fn mystery_lines(rules: &pozo_engine::PoolRules) -> Vec<MysteryLine> {
+    rules
+        .mystery_levels()
+        .filter_map(|(index, level)| {
+            let prize = rules.mystery_prize(index)?;
+            let hot_seat = level.hot_seat.as_ref().and_then(|code| rules.prize(code)).map(|prize| HotSeatLine {
+                code: prize.code.to_string(),
+                amount: match prize.value {
+                    pozo_engine::PrizeValue::Fixed { amount } => plain_text(amount),
+                    _ => String::new(),
+                },
+            });
+            Some(MysteryLine {
+                level: level.name.clone(),
+                code: prize.code.to_string(),
+                from: plain_text(level.reset),
+                must_hit_by: plain_text(level.must_hit_by?),
+                hot_seat,
+            })
+        })
+        .collect()
+}
+
+/// A drawn prize in a round file (docs/readings.md, "The mystery level"): refused, naming the
+/// field and why — the controller draws it, no hand or balance decides it.
+fn refuse_drawn(rules: &pozo_engine::PoolRules, index: usize, code: &str) -> Option<EngineError> {
+    if !rules.is_drawn(code) {
+        return None;
+    }
+    let field = format!("winners[{index}].code");
+    let why = match rules.mystery_levels().find(|(at, _)| rules.mystery_prize(*at).is_some_and(|prize| prize.code == code)) {
+        Some((_, level)) => format!(
+            "`{code}` is the hit of mystery level {}: it pays the trigger drawn in secret at its reset, above {} and at most {} \
+             (debe salir antes de), unknown until the hit and revealed in the journal; no round file decides it, the \
+             calculator does not compute it (docs/readings.md, \"The mystery level\")",
+            level.name,
+            format_ars(level.reset),
+            level.must_hit_by.map(format_ars).unwrap_or_default()
+        ),
+        None => format!(
+            "`{code}` is a hot seat: the house pays its fixed amount at each hit of its mystery level to a seat drawn among those \
+             with a bet in force; never entered, the calculator does not compute it (docs/readings.md, \"The mystery level\")"
+        ),
+    };
+    Some(EngineError::invalid(&field, why))
 }
 
 #[derive(Debug, Serialize)]
@@ -184,6 +259,9 @@ pub(crate) fn calculate(rulebooks: &Rulebooks, round: &RoundFile) -> Result<Awar
         .iter()
         .enumerate()
         .map(|(index, line)| {
+            if let Some(refused) = refuse_drawn(rules, index, &line.code) {
+                return Err(refused);
+            }
             let bet = line.bet.as_deref().map(|text| parse_bet(&format!("winners[{index}].bet"), text)).transpose()?;
             let high = line
                 .high
@@ -212,7 +290,7 @@ pub(crate) fn calculate(rulebooks: &Rulebooks, round: &RoundFile) -> Result<Awar
     let instant =
         if rules.plays_instant_prize() { winners.iter().filter(|winner| winner.code == INSTANT_PRIZE).count() } else { 0 };
     let (instant, round) = settlements.split_at(instant);
-    Ok(report(instant, round.first(), rules.has_reserve()))
+    Ok(AwardReport { mystery: mystery_lines(rules), ..report(instant, round.first(), rules.has_reserve()) })
 }
 
 /// A pool with levels at the balances the round file states: the first level's `balance` and
@@ -237,6 +315,12 @@ fn level_pool(
     for level in rules.levels.iter().skip(1) {
         if level.house {
             balances.push((Money::ZERO, Money::ZERO));
+            continue;
+        }
+        // A mystery level is never paid by a round's hand: its balance, when not given, is its
+        // reset (docs/readings.md, "The mystery level").
+        if level.is_mystery() && !round.levels.contains_key(&level.name) {
+            balances.push((level.reset, Money::ZERO));
             continue;
         }
         let line = round.levels.get(&level.name).ok_or_else(|| {
@@ -301,6 +385,7 @@ fn report(instant: &[Settlement], round: Option<&Settlement>, has_reserve: bool)
         balance_after: text(last.balance_after),
         reserve_after: has_reserve.then(|| text(last.reserve_after)),
         displayed_after: text(last.displayed_after),
+        mystery: Vec::new(),
     }
 }
 
@@ -343,5 +428,22 @@ pub(crate) fn render_text(report: &AwardReport) -> String {
         out.push_str(&format!("Tomado del pozo de reserva: {}\n", ars(reserve_used)));
     }
     out.push_str(&format!("Pozo después: {} (cartel {})\n", ars(&report.balance_after), ars(&report.displayed_after)));
+    for level in &report.mystery {
+        out.push_str(&format!(
+            "Nivel misterioso {} ({}): paga el monto sorteado en secreto en su reposición, más de {} y a lo sumo {} (debe salir antes de), \
+             desconocido hasta el acierto; esta calculadora no lo calcula\n",
+            level.level,
+            level.code,
+            ars(&level.from),
+            ars(&level.must_hit_by)
+        ));
+        if let Some(hot_seat) = &level.hot_seat {
+            out.push_str(&format!(
+                "  En cada acierto la casa paga {} {} a un asiento sorteado entre los que tienen apuesta en juego\n",
+                hot_seat.code,
+                ars(&hot_seat.amount)
+            ));
+        }
+    }
     out
 }

@@ -126,7 +126,9 @@ struct PoolSign {
     /// A pool with levels: each level's meter, (name, amount), first level first, never the
     /// house's (docs/readings.md, "Levels"); empty for a pool of one level, whose amount the
     /// feed fills in.
-    levels: Vec<(String, String)>,
+    /// With each, under its meter: "Debe salir antes de $ 60.000,00" for a mystery level (its
+    /// open draw's ceiling, never its trigger), empty for the others.
+    levels: Vec<(String, String, String)>,
     /// Its last hits as the feed lists them (static/cartel.js): (status, prize's name, line).
     hits: Vec<(&'static str, String, String)>,
 }
@@ -141,7 +143,16 @@ fn sign_pesos(amount: pozo_engine::Money) -> String {
 /// the amount, and how its payment stands unless paid.
 fn hit_line(config: &Config, pool: &str, prize: &crate::read::signs::PrizeView) -> (&'static str, String, String) {
     let hit = &prize.hit;
-    let level = if prize.house || prize.level.is_empty() { String::new() } else { format!("{} · ", prize.level) };
+    // A drawn prize (a mystery level's hit, its hot seat) is named: "Pozo misterioso",
+    // "Asiento caliente" (docs/readings.md, "The mystery level").
+    let drawn = config.rulebooks.pool(pool).is_some_and(|rules| rules.is_drawn(&hit.code));
+    let level = if drawn {
+        format!("{} · ", view::prize_name(config, pool, &hit.code))
+    } else if prize.house || prize.level.is_empty() {
+        String::new()
+    } else {
+        format!("{} · ", prize.level)
+    };
     let status = prize.status.spanish();
     let mut line = format!(
         "{} · {level}Mesa {} · Pos. {} · {}",
@@ -196,7 +207,15 @@ async fn cartel(
             name: view::pool_name(&config, id),
             increment: increment_text(&config, id),
             levels: shown
-                .map(|pool| pool.levels.iter().map(|level| (level.name.clone(), sign_pesos(level.displayed))).collect())
+                .map(|pool| {
+                    pool.levels
+                        .iter()
+                        .map(|level| {
+                            let ceiling = view::must_hit_by(level).replacen("$ ", "$\u{a0}", 1);
+                            (level.name.clone(), sign_pesos(level.displayed), ceiling)
+                        })
+                        .collect()
+                })
                 .unwrap_or_default(),
             hits: shown.map(|pool| pool.hits.iter().map(|hit| hit_line(&config, id, hit)).collect()).unwrap_or_default(),
         }

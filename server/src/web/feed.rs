@@ -71,6 +71,10 @@ struct PrizeJson {
     /// house pays (its level is on no sign: docs/readings.md, "Levels").
     #[serde(skip_serializing_if = "String::is_empty")]
     nivel: String,
+    /// Drawn by the controller, not entered by a dealer: a mystery level's hit ("Pozo
+    /// misterioso") or its hot seat ("Asiento caliente"); the sign names the prize.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    sorteado: bool,
 }
 
 /// A level's meter on the sign.
@@ -78,11 +82,22 @@ struct PrizeJson {
 pub(super) struct LevelJson {
     pub(super) nombre: String,
     pub(super) monto: String,
+    /// A mystery level: "Debe salir antes de $ 60.000,00", its open draw's ceiling (never its
+    /// trigger: docs/security.md); absent for any other level.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub(super) tope: String,
 }
 
 /// A pool's levels on the sign: each meter but the house's; none for a pool of one level.
 pub(super) fn levels_json(levels: &[pozo_core::state::panel::LevelMeter]) -> Vec<LevelJson> {
-    levels.iter().map(|level| LevelJson { nombre: level.name.clone(), monto: view::pesos(level.displayed) }).collect()
+    levels
+        .iter()
+        .map(|level| LevelJson {
+            nombre: level.name.clone(),
+            monto: view::pesos(level.displayed),
+            tope: view::must_hit_by(level),
+        })
+        .collect()
 }
 
 #[derive(Serialize)]
@@ -140,6 +155,7 @@ fn prize(config: &Config, pool: &str, prize: &PrizeView) -> PrizeJson {
         secuencia: hit.journal_sequence,
         estado: prize.status.spanish(),
         nivel: if prize.house { String::new() } else { prize.level.clone() },
+        sorteado: config.rulebooks.pool(pool).is_some_and(|rules| rules.is_drawn(&hit.code)),
     }
 }
 

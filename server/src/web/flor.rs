@@ -36,8 +36,9 @@ struct FlorTable {
     game: String,
     pool: String,
     displayed: String,
-    /// A pool with levels: each level's meter as the table's panel is sent it, (name, amount),
-    /// never the house's (docs/readings.md, "Levels"); empty for a pool of one level.
+    /// A pool with levels: each level's meter as the table's panel is sent it, (name, amount
+    /// and, for a mystery level, "· debe salir antes de …"), never the house's (docs/readings.md,
+    /// "Levels", "The mystery level"); empty for a pool of one level.
     levels: Vec<(String, String)>,
     phase: &'static str,
     round: u64,
@@ -108,7 +109,15 @@ async fn flor_page(State(web): State<Web>, jar: CookieJar, Path(flor): Path<Stri
                 id: table.layout.id.to_string(),
                 game: table.layout.game.to_string(),
                 displayed: view::pesos(view.displayed),
-                levels: view.levels.iter().map(|level| (level.name.clone(), view::pesos(level.displayed))).collect(),
+                levels: view
+                    .levels
+                    .iter()
+                    .map(|level| {
+                        let amount = view::pesos(level.displayed);
+                        let ceiling = view::must_hit_by(level).to_lowercase();
+                        (level.name.clone(), if ceiling.is_empty() { amount } else { format!("{amount} ({ceiling})") })
+                    })
+                    .collect(),
                 phase: phase(table.state),
                 round: table.round,
                 agent: table.seen.connected(),

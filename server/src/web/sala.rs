@@ -45,9 +45,10 @@ struct PoolRow {
     name: String,
     displayed: String,
     balance: String,
-    /// A pool with levels: each level's (name, meter, balance), first level first, never the
-    /// house's (docs/readings.md, "Levels"); empty for a pool of one level.
-    levels: Vec<(String, String, String)>,
+    /// A pool with levels: each level's (name, meter, balance, "debe salir antes de …" for a
+    /// mystery level, else empty), first level first, never the house's (docs/readings.md,
+    /// "Levels", "The mystery level"); empty for a pool of one level.
+    levels: Vec<(String, String, String, String)>,
     pending: usize,
     tables: usize,
     tables_live: usize,
@@ -60,9 +61,8 @@ struct PoolRow {
 fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
     let config = std::sync::Arc::clone(&web.handle.config());
     let now = web.handle.now_ms();
-    let pools: Vec<_> = web
-        .handle
-        .read()
+    let model = web.handle.read();
+    let pools: Vec<_> = model
         .pools()
         .map(|pool| {
             let levels = if pool.rules().levels.is_empty() {
@@ -71,7 +71,11 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
                 pool.levels()
                     .into_iter()
                     .filter(|level| !level.house && !level.retired)
-                    .map(|level| (level.name.unwrap_or_default(), view::pesos(level.displayed), view::pesos(level.balance)))
+                    .map(|level| {
+                        let name = level.name.unwrap_or_default();
+                        let ceiling = ceiling_text(model.must_hit_by(&pool.rules().id, &name));
+                        (name, view::pesos(level.displayed), view::pesos(level.balance), ceiling)
+                    })
                     .collect()
             };
             (pool.rules().id.clone(), pool.displayed(), pool.balance(), levels)
@@ -689,12 +693,24 @@ struct PoolPage {
     /// A pool with levels: each level's meters, the house's included (what the house paid);
     /// empty for a pool of one level.
     levels: Vec<LevelRow>,
+    /// It has a mystery level: the page says what one is.
+    mystery: bool,
     hits: Vec<HitRow>,
+}
+
+/// "debe salir antes de $ 60.000,00": a mystery level's ceiling (docs/readings.md, "The mystery
+/// level"), its open draw's; empty for any other level. Never its trigger.
+fn ceiling_text(ceiling: Option<pozo_engine::Money>) -> String {
+    ceiling.map(|ceiling| format!("debe salir antes de {}", view::pesos(ceiling))).unwrap_or_default()
 }
 
 /// One level of a pool on its page (docs/readings.md, "Levels"): its amounts and net meters.
 struct LevelRow {
     name: String,
+    /// A mystery level: "debe salir antes de …" ([`ceiling_text`]); empty otherwise.
+    ceiling: String,
+    /// A mystery level's hot seat: "asiento caliente $ 10.000,00 por acierto"; empty otherwise.
+    hot_seat: String,
     house: bool,
     displayed: String,
     balance: String,
@@ -743,7 +759,27 @@ async fn pool_page(State(web): State<Web>, jar: CookieJar, Path(id): Path<String
         } else {
             pool.levels()
                 .into_iter()
-                .map(|level| LevelRow {
+                .zip(pool.level_indexes())
+                .map(|(level, index)| LevelRow {
+                    ceiling: if level.house {
+                        String::new()
+                    } else {
+                        ceiling_text(model.must_hit_by(&id, level.name.as_deref().unwrap_or_default()))
+                    },
+                    hot_seat: pool
+                        .rules()
+                        .levels
+                        .get(index)
+                        .and_then(|rules| rules.hot_seat.as_ref())
+                        .and_then(|code| pool.rules().prize(code))
+                        .map(|prize| {
+                            let amount = match prize.value {
+                                pozo_engine::rulebook::PrizeValue::Fixed { amount } => pesos(amount),
+                                _ => String::new(),
+                            };
+                            format!("{} {amount} por acierto", prize.name.to_lowercase())
+                        })
+                        .unwrap_or_default(),
                     name: level.name.unwrap_or_default(),
                     house: level.house,
                     displayed: pesos(level.displayed),
@@ -769,7 +805,8 @@ async fn pool_page(State(web): State<Web>, jar: CookieJar, Path(id): Path<String
                 journal_sequence: hit.journal_sequence,
             })
             .collect();
-        page(&PoolPage { session, name: view::pool_name(&config, &id), id, lines, levels, hits })
+        let mystery = levels.iter().any(|level| !level.ceiling.is_empty());
+        page(&PoolPage { session, name: view::pool_name(&config, &id), id, lines, levels, mystery, hits })
     }
     .await
     .into_response()

@@ -10,6 +10,12 @@ pub(super) fn pesos(amount: Money) -> String {
     pozo_engine::format_ars(amount)
 }
 
+/// Under a mystery level's meter: "Debe salir antes de $ 60.000,00", the ceiling of its open
+/// draw (docs/readings.md, "The mystery level"); empty for any other level. Never the trigger.
+pub(super) fn must_hit_by(level: &pozo_core::state::panel::LevelMeter) -> String {
+    level.must_hit_by.map(|ceiling| format!("Debe salir antes de {}", pesos(ceiling))).unwrap_or_default()
+}
+
 pub(crate) use crate::net::bounded_text as bounded;
 use pozo_core::jornada::local;
 

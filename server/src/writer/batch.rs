@@ -475,14 +475,16 @@ impl Writer {
             let mut of_bank: BTreeMap<pozo_engine::Bank, usize> = BTreeMap::new();
             let mut of_table = Vec::with_capacity(if banked { senders.len() } else { 0 });
             if !banked {
-                levels.push(pozo_core::state::view::table_level_meters(self.state.pool(pool), &pozo_engine::Bank::default()));
+                let meters = pozo_core::state::view::table_level_meters(self.state.pool(pool), &pozo_engine::Bank::default());
+                levels.push(self.state.with_open_ceilings(pool, meters));
             }
             for (id, _) in senders.iter().filter(|_| banked) {
                 let bank = self.state.panel_bank(id);
                 let at = match of_bank.get(&bank) {
                     Some(at) => *at,
                     None => {
-                        levels.push(pozo_core::state::view::table_level_meters(self.state.pool(pool), &bank));
+                        let meters = pozo_core::state::view::table_level_meters(self.state.pool(pool), &bank);
+                        levels.push(self.state.with_open_ceilings(pool, meters));
                         of_bank.insert(bank, levels.len() - 1);
                         levels.len() - 1
                     }

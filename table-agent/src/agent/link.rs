@@ -163,6 +163,7 @@ impl Agent {
                         pays: &prize.pays,
                         envy: prize.envy,
                         house: prize.house,
+                        drawn: prize.drawn,
                     })
                     .collect();
                 let inspectors = list.inspectors.iter().map(|person| PersonName { id: &person.id, name: &person.name }).collect();

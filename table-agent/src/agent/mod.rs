@@ -166,11 +166,13 @@ struct Paid {
     house: bool,
     /// An envy bonus (`PrizeLine.envy`).
     envy: bool,
+    /// Drawn by the controller: a mystery level's hit or its hot seat (`PrizeLine.drawn`).
+    drawn: bool,
 }
 
 impl Paid {
     fn of(prize: &pb::PrizeLine) -> Paid {
-        Paid { name: prize.name.clone(), level: prize.level.clone(), house: prize.house, envy: prize.envy }
+        Paid { name: prize.name.clone(), level: prize.level.clone(), house: prize.house, envy: prize.envy, drawn: prize.drawn }
     }
 }
 

@@ -48,6 +48,7 @@ fn panel_award<'a>(award: &'a pb::AwardView, from: &'a str, paytable: &'a Paytab
         level: if award.level.is_empty() { paid.map_or("", |paid| &paid.level) } else { &award.level },
         house: paid.is_some_and(|paid| paid.house),
         envy: paid.is_some_and(|paid| paid.envy),
+        drawn: paid.is_some_and(|paid| paid.drawn),
         from,
         award: award.award.as_ref().map_or("", |amount| &amount.value),
         payout_order_id: &award.payout_order_id,
@@ -77,56 +78,61 @@ fn panel<'a>(table: &'a str, view: Option<&'a pb::TableView>, suspended: bool, p
             awards: Vec::new(),
             panel: None,
         },
-        Some(view) => Panel {
-            table: &view.table_id,
-            state: if suspended { "suspended" } else { view.state.as_str() },
-            suspended,
-            round: Some(view.round),
-            pool: Some(&view.pool_id),
-            displayed: Some(amount(&view.displayed)),
-            // The house's level is never on a sign (the server leaves it out; kept out here too).
-            levels: view
-                .levels
-                .iter()
-                .filter(|level| !level.house)
-                .map(|level| LevelLine { name: &level.name, displayed: amount(&level.displayed), reset: amount(&level.reset) })
-                .collect(),
-            last_round: Some(view.last_round),
-            gold_turn: Some(gold_turn(view.gold_turn)),
-            instant_card: Some(view.instant_card.as_ref().map(|card| CardLine { rank: &card.rank, suit: &card.suit })),
-            pending_prizes: Some(
-                view.pending_prizes.iter().map(|entry| PendingLine { seat: entry.seat, code: &entry.code }).collect(),
-            ),
-            sequence: Some(view.last_sequence),
-            seats: view
-                .seats
-                .iter()
-                .map(|seat| SeatLine {
-                    seat: seat.seat,
-                    // 3.7.1: an absent player's grillos are kept, not played, and his seat takes no
-                    // bet: his lamp is dark, not lit like a present player's (`absent` says why).
-                    light: if seat.absent { "off" } else { light(seat.light, suspended) },
-                    credits: seat.credits,
-                    stake: seat.stake,
-                    bronze: seat.bronze,
-                    silver: seat.silver,
-                    gold: seat.gold,
-                    closed: seat.closed,
-                    absent: seat.absent,
-                })
-                .collect(),
-            awards: view
-                .accepted
-                .iter()
-                .map(|award| panel_award(award, "", paytable))
-                .chain(
-                    view.link_awards.iter().filter_map(|linked| {
+        Some(view) => {
+            Panel {
+                table: &view.table_id,
+                state: if suspended { "suspended" } else { view.state.as_str() },
+                suspended,
+                round: Some(view.round),
+                pool: Some(&view.pool_id),
+                displayed: Some(amount(&view.displayed)),
+                // The house's level is never on a sign (the server leaves it out; kept out here too).
+                levels: view
+                    .levels
+                    .iter()
+                    .filter(|level| !level.house)
+                    .map(|level| LevelLine {
+                        name: &level.name,
+                        displayed: amount(&level.displayed),
+                        reset: amount(&level.reset),
+                        must_hit_by: if level.mystery { amount(&level.must_hit_by) } else { String::new() },
+                    })
+                    .collect(),
+                last_round: Some(view.last_round),
+                gold_turn: Some(gold_turn(view.gold_turn)),
+                instant_card: Some(view.instant_card.as_ref().map(|card| CardLine { rank: &card.rank, suit: &card.suit })),
+                pending_prizes: Some(
+                    view.pending_prizes.iter().map(|entry| PendingLine { seat: entry.seat, code: &entry.code }).collect(),
+                ),
+                sequence: Some(view.last_sequence),
+                seats: view
+                    .seats
+                    .iter()
+                    .map(|seat| SeatLine {
+                        seat: seat.seat,
+                        // 3.7.1: an absent player's grillos are kept, not played, and his seat takes no
+                        // bet: his lamp is dark, not lit like a present player's (`absent` says why).
+                        light: if seat.absent { "off" } else { light(seat.light, suspended) },
+                        credits: seat.credits,
+                        stake: seat.stake,
+                        bronze: seat.bronze,
+                        silver: seat.silver,
+                        gold: seat.gold,
+                        closed: seat.closed,
+                        absent: seat.absent,
+                    })
+                    .collect(),
+                awards: view
+                    .accepted
+                    .iter()
+                    .map(|award| panel_award(award, "", paytable))
+                    .chain(view.link_awards.iter().filter_map(|linked| {
                         linked.award.as_ref().map(|award| panel_award(award, &linked.from_table_id, paytable))
-                    }),
-                )
-                .collect(),
-            panel: None,
-        },
+                    }))
+                    .collect(),
+                panel: None,
+            }
+        }
     }
 }
 
@@ -333,6 +339,52 @@ mod tests {
             ])
         );
         assert_eq!(line["displayed"], "61234.56", "the pool's amount stays");
+    }
+
+    // A mystery level (docs/readings.md, "The mystery level"): its meter carries its ceiling,
+    // "debe salir antes de" (never its trigger, which the server does not have to send); a drawn
+    // award (the hit, the hot seat) is marked as the paytable's `drawn` says, named by it.
+    #[test]
+    fn a_mystery_level_prints_its_ceiling_and_a_drawn_award_is_marked() {
+        let view = pb::TableView {
+            table_id: "B1".into(),
+            pool_id: "mercado-gran-sala".into(),
+            levels: vec![
+                pb::Level { name: "Grand".into(), displayed: money("50000.00"), reset: money("50000.00"), ..Default::default() },
+                pb::Level {
+                    name: "Misterioso".into(),
+                    displayed: money("20040.00"),
+                    reset: money("20000.00"),
+                    must_hit_by: money("60000.00"),
+                    mystery: true,
+                    ..Default::default()
+                },
+            ],
+            link_awards: vec![pb::LinkAward {
+                from_table_id: "B1".into(),
+                award: Some(pb::AwardView {
+                    seat: 2,
+                    code: "MISTERIOSO".into(),
+                    award: money("20057.13"),
+                    level: "Misterioso".into(),
+                    ..Default::default()
+                }),
+            }],
+            ..view(3)
+        };
+        let paytable: Paytable = [(
+            "MISTERIOSO".to_owned(),
+            Paid { name: "Pozo misterioso".into(), level: "Misterioso".into(), house: false, envy: false, drawn: true },
+        )]
+        .into_iter()
+        .collect();
+        let line = OutputLine::Panel(panel("B1", Some(&view), false, &paytable)).to_line();
+        let line: serde_json::Value = serde_json::from_str(&line).expect("a JSON line");
+        assert_eq!(line["levels"][1]["must_hit_by"], "60000.00");
+        assert!(line["levels"][0].get("must_hit_by").is_none(), "{line}");
+        let award = &line["awards"][0];
+        assert_eq!((award["name"].as_str(), award["drawn"].as_bool()), (Some("Pozo misterioso"), Some(true)), "{line}");
+        assert_eq!(award["award"], "20057.13");
     }
 
     // The awards of the view are on the panel (docs/agent.md §3): those the table accepted, each

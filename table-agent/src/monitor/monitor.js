@@ -64,6 +64,11 @@
       // What the level opens at and goes back to once won whole, in small print under its
       // meter (drawn by the style sheet: the meter's text stays its name and amount).
       meter.dataset.reposicion = level.reset ? "reposición " + levelAmount(level.reset) : "";
+      // A mystery level: its ceiling instead ("debe salir antes de …"; never its trigger).
+      if (level.must_hit_by) {
+        meter.dataset.misterioso = "";
+        meter.dataset.reposicion = "debe salir antes de " + levelAmount(level.must_hit_by);
+      }
       meter.appendChild(name);
       meter.appendChild(value);
       box.appendChild(meter);
@@ -81,6 +86,7 @@
 
   function awardWhat(award) {
     if (award.envy) { return envyWords(award); }
+    // A drawn prize: "Pozo misterioso" (the trigger its level reached), "Asiento caliente".
     if (award.name) { return award.name; }
     for (var i = 0; i < state.prizes.length; i++) {
       if (state.prizes[i].code === award.code) { return state.prizes[i].name; }
@@ -123,7 +129,9 @@
     note.className = "premio";
     note.dataset.premio = award.code;
     if (award.from) { note.dataset.desde = award.from; }
-    var what = award.envy ? envyWords(award) : award.house ? "Pagado por la casa" : (award.level || "Premio");
+    // A drawn prize is named ("Pozo misterioso", "Asiento caliente"): no hand of this seat won it.
+    var what = award.envy ? envyWords(award) : (award.drawn && award.name) ? award.name
+      : award.house ? "Pagado por la casa" : (award.level || "Premio");
     // The separator bound to the words before it: a narrow box breaks the line after it.
     note.appendChild(document.createTextNode(what + "\u00a0· "));
     note.appendChild(span("monto-premio", levelAmount(award.award)));
@@ -259,7 +267,8 @@
         function (n) { confirmThen("credits " + seat + " " + n); });
     } else if (action === "prize") {
       // An envy bonus is never entered: it follows its hand (the paytable's `envy`).
-      var offered = state.prizes.filter(function (prize) { return !prize.envy; });
+      // Nor a drawn prize (a mystery level's hit, its hot seat): the controller's draw decides it.
+      var offered = state.prizes.filter(function (prize) { return !prize.envy && !prize.drawn; });
       choose("Premio del box " + seat, offered.map(function (prize) {
         return { label: prize.name + " (" + prize.article + ")", value: prize.code, note: prizePays(prize) };
       }), function (code) { confirmThen("prize " + seat + " " + code); });

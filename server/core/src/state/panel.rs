@@ -171,4 +171,9 @@ pub struct LevelMeter {
     pub displayed: Money,
     /// What it opens at and goes back to once won whole.
     pub reset: Money,
+    /// A mystery level: the ceiling its open draw's trigger lies at or below, "Debe salir antes
+    /// de …" (its rules' `must_hit_by` until a draw is open). Never the trigger. `None`, and
+    /// absent, for every other level (docs/readings.md, "The mystery level").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub must_hit_by: Option<Money>,
 }

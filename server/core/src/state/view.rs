@@ -114,10 +114,23 @@ impl State {
             instant_card: table.instant_card.clone(),
             gold_turn,
             displayed: self.pool(&table.pool).displayed(),
-            levels: table_level_meters(self.pool(&table.pool), &self.bank_of(&table.id)),
+            levels: self.with_open_ceilings(&table.pool, table_level_meters(self.pool(&table.pool), &self.bank_of(&table.id))),
             link_awards: table.link_awards.clone(),
             accepted: table.accepted.clone(),
         })
+    }
+
+    /// `meters` of pool `pool_id` with each mystery level's ceiling as its open draw has it (a
+    /// new `must_hit_by` comes into force at the next draw): "Debe salir antes de …". Never the
+    /// trigger, which the state does not hold.
+    pub fn with_open_ceilings(&self, pool_id: &str, mut meters: Vec<LevelMeter>) -> Vec<LevelMeter> {
+        for cycle in self.data.mystery.iter().filter(|cycle| cycle.pool.as_str() == pool_id) {
+            let Some(open) = cycle.open.as_ref() else { continue };
+            for meter in meters.iter_mut().filter(|meter| meter.name == cycle.level) {
+                meter.must_hit_by = Some(open.ceiling);
+            }
+        }
+        meters
     }
 
     /// Where a table is for its pool's banked levels (its flor and salon): what its panel's
@@ -149,6 +162,7 @@ pub fn table_level_meters(pool: &Pool, bank: &Bank) -> Vec<LevelMeter> {
                 name: view.name.clone().unwrap_or_default(),
                 displayed: view.displayed,
                 reset: view.reset,
+                must_hit_by: level.must_hit_by,
             }),
             (None, Some(key)) => {
                 // The bank's meter is not open yet: it opens at the level's reset (`Pool::open`)
@@ -156,7 +170,12 @@ pub fn table_level_meters(pool: &Pool, bank: &Bank) -> Vec<LevelMeter> {
                 let retired = index > 0 && pool.state().levels.get(index - 1).is_some_and(|state| state.retired);
                 if !retired {
                     let displayed = if pool.is_retired() { Money::ZERO } else { level.reset };
-                    meters.push(LevelMeter { name: format!("{} · {key}", level.name), displayed, reset: level.reset });
+                    meters.push(LevelMeter {
+                        name: format!("{} · {key}", level.name),
+                        displayed,
+                        reset: level.reset,
+                        must_hit_by: None,
+                    });
                 }
             }
             (None, None) => {}
@@ -185,9 +204,16 @@ pub fn level_meters(pool: &pozo_engine::Pool) -> Vec<LevelMeter> {
     if pool.rules().levels.is_empty() {
         return Vec::new();
     }
+    let rules = pool.rules();
     pool.levels()
         .into_iter()
-        .filter(|level| !level.house && !level.retired)
-        .map(|level| LevelMeter { name: level.name.unwrap_or_default(), displayed: level.displayed, reset: level.reset })
+        .zip(pool.level_indexes())
+        .filter(|(level, _)| !level.house && !level.retired)
+        .map(|(level, index)| LevelMeter {
+            name: level.name.unwrap_or_default(),
+            displayed: level.displayed,
+            reset: level.reset,
+            must_hit_by: rules.levels.get(index).and_then(|rules| rules.must_hit_by),
+        })
         .collect()
 }
