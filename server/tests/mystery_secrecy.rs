@@ -262,7 +262,8 @@ async fn no_read_side_output_holds_an_open_trigger_before_its_hit() {
     let writings = Writings::of(&secret);
     // The scanner sees: every writing it looks for, and the plaintext it unsealed.
     for number in &writings.numbers {
-        assert_eq!(writings.found_in(&format!("<td>$ {number}</td>")), vec![number.clone()], "{number}");
+        // (A trigger of whole pesos is also found by its shorter writing: "34132" in "34132,00".)
+        assert!(writings.found_in(&format!("<td>$ {number}</td>")).contains(number), "{number}");
         assert!(writings.found_in(&format!("1{number}")).is_empty(), "a longer number is another amount: {number}");
     }
     let plain = format!(
