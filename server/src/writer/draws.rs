@@ -56,7 +56,13 @@ impl Draws {
         self.held.clear();
         for cycle in state.mysteries() {
             let (Some(head), Some(open)) = (cycle.head(), cycle.open.as_ref()) else { continue };
-            match self.unseal(&head, &open.commitment, &open.sealed) {
+            let mut unsealed = self.unseal(&head, &open.commitment, &open.sealed);
+            // Planted (`planted-bugs` builds only): the sealed value ignored, drawn again (a
+            // seeded source's words for another cycle, so that a seeded run redraws too).
+            if unsealed.is_some() && pozo_core::planted::on(pozo_core::planted::Bug::RedrawOnRestart) {
+                unsealed = self.draw(&DrawHead { cycle: head.cycle | 1 << 63, ..head.clone() }).ok();
+            }
+            match unsealed {
                 Some(secret) => {
                     self.secrets.insert((head.pool.clone(), head.level.clone(), head.cycle), secret);
                 }
@@ -71,7 +77,10 @@ impl Draws {
                     );
                     self.held.insert(
                         head.pool.clone(),
-                        format!("the draw of entry {} (level {}) cannot be recovered with this journal key", open.drawn_at, head.level),
+                        format!(
+                            "the draw of entry {} (level {}) cannot be recovered with this journal key",
+                            open.drawn_at, head.level
+                        ),
                     );
                 }
             }
@@ -103,12 +112,8 @@ impl Draws {
             let Some(secret) = self.secrets.get(&key) else { continue };
             let meter = state.level_meter(&head.pool, &head.level).unwrap_or_default();
             let Some(last) = cycle.last.as_ref().filter(|_| meter >= secret.trigger) else { continue };
-            let hot_seat = state
-                .pool(&head.pool)
-                .rules()
-                .levels
-                .iter()
-                .any(|level| level.name == head.level && level.hot_seat.is_some());
+            let hot_seat =
+                state.pool(&head.pool).rules().levels.iter().any(|level| level.name == head.level && level.hot_seat.is_some());
             let eligible = if hot_seat { state.hot_seat_candidates(&head.pool) } else { Vec::new() };
             let reveal = RevealCommand {
                 pool: head.pool.clone(),
