@@ -16,7 +16,11 @@ const POOL: &str = "mercado-gran-sala";
 
 /// The link with the mystery level's ceiling at `ceiling` (the example's is 60.000,00).
 fn link_with_ceiling(ceiling: &str) -> Config {
-    let text = common::market::MERCADO.replacen("must_hit_by = \"60000.00\"", &format!("must_hit_by = \"{ceiling}\""), 1);
+    let text = common::market::MERCADO.replacen(
+        "must_hit_by = \"60000.00\"",
+        &format!("must_hit_by = \"{ceiling}\""),
+        1,
+    );
     assert_ne!(text, common::market::MERCADO, "the example has the mystery level's ceiling");
     common::market::enlace_edited(&text)
 }
@@ -63,10 +67,7 @@ async fn a_mystery_level_hits_at_the_first_contribution_that_reaches_its_committ
     let draws = of_kind(&records, "draw");
     assert_eq!(draws.len(), 1, "one draw at the start: {records:?}");
     let first = draws[0]["command"].clone();
-    assert_eq!(
-        (first["pool"].as_str(), first["level"].as_str(), first["cycle"].as_u64()),
-        (Some(POOL), Some("Misterioso"), Some(1))
-    );
+    assert_eq!((first["pool"].as_str(), first["level"].as_str(), first["cycle"].as_u64()), (Some(POOL), Some("Misterioso"), Some(1)));
     assert_eq!((money(&first["from"]), money(&first["ceiling"])), ("20000.00".parse().unwrap(), "20100.00".parse().unwrap()));
     assert!(first.get("trigger").is_none() && first.get("nonce").is_none(), "the draw holds no secret in the clear: {first}");
 

@@ -41,18 +41,10 @@ async fn started(clock: Arc<ManualClock>) -> (tempfile::TempDir, Handle, tokio::
     let dir = tempfile::tempdir().expect("a temporary directory");
     let data = dir.path().join("data");
     let mark = dir.path().join("data.acknowledged");
-    let (handle, task, stopper) = writer::start(
-        Config::embedded(),
-        &data,
-        None,
-        &mark,
-        writer::SNAPSHOT_EVERY,
-        "prueba@local",
-        clock,
-        pozo_server::cards::CardSource::Os,
-    )
-    .await
-    .expect("started");
+    let (handle, task, stopper) =
+        writer::start(Config::embedded(), &data, None, &mark, writer::SNAPSHOT_EVERY, "prueba@local", clock, pozo_server::cards::CardSource::Os)
+            .await
+            .expect("started");
     (dir, handle, task, stopper)
 }
 

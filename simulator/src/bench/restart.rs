@@ -71,17 +71,8 @@ impl Build<'_> {
     async fn stretch(&mut self, until: u64, snapshot_every: u64) -> anyhow::Result<()> {
         let Build { directory, config, clock, base_ms, tables, next } = self;
         let mark = pozo_server::journal::mark::default_path(directory);
-        let (handle, task, stopper) = writer::start(
-            config.clone(),
-            directory,
-            None,
-            &mark,
-            snapshot_every,
-            "pozo-sim bench",
-            clock.clone(),
-            pozo_server::cards::CardSource::Os,
-        )
-        .await?;
+        let (handle, task, stopper) =
+            writer::start(config.clone(), directory, None, &mark, snapshot_every, "pozo-sim bench", clock.clone(), pozo_server::cards::CardSource::Os).await?;
         let durable = handle.durable_entries();
         // A start on a journal that has entries journals its build first (docs/journal.md, "build").
         let started_on = if *next > 2 { *next } else { *next - 1 };

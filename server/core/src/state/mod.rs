@@ -42,8 +42,7 @@ pub mod snapshot;
 pub mod view;
 
 pub use command::{
-    Build, Card, ChangeCommand, ChangeOp, Command, DrawCommand, Effect, OfficeCommand, OfficeOp, OrderFacts, Proposed,
-    RevealCommand, TableCommand, TableOp,
+    Build, Card, ChangeCommand, ChangeOp, Command, DrawCommand, Effect, OfficeCommand, OfficeOp, OrderFacts, Proposed, RevealCommand, TableCommand, TableOp,
 };
 pub use model::{
     Bet, BuildRecord, Custody, CustodyKind, Data, EntryRange, GoldTurn, Grillos, Hit, LastWin, OrderStatus, PayoutOrder, Phase,

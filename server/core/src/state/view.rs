@@ -22,14 +22,9 @@ pub enum Applied {
     /// A proposal made, approved (put in force or scheduled) or withdrawn.
     Change(Box<super::proposal::Proposal>),
     /// A mystery level's trigger drawn and committed (docs/journal.md, "draw").
-    Drawn {
-        pool: pozo_engine::PoolId,
-    },
+    Drawn { pool: pozo_engine::PoolId },
     /// A mystery level's hit revealed and paid: the pool, and the tables whose panels show an award.
-    Revealed {
-        pool: pozo_engine::PoolId,
-        tables: Vec<pozo_engine::TableId>,
-    },
+    Revealed { pool: pozo_engine::PoolId, tables: Vec<pozo_engine::TableId> },
     /// A retry of the last applied command: answered from the state, nothing journaled.
     Duplicate(TableReply),
     /// An office decision already taken, asked again: nothing journaled.

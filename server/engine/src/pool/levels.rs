@@ -252,10 +252,7 @@ impl Pool {
     /// what moved.
     pub fn mystery_spill(&mut self, index: usize, trigger: Money) -> Result<Money, EngineError> {
         if !self.rules.levels.get(index).is_some_and(crate::rulebook::LevelRules::is_mystery) {
-            return Err(EngineError::invalid(
-                "level",
-                format!("level {index} of pool `{}` is not a mystery level", self.rules.id),
-            ));
+            return Err(EngineError::invalid("level", format!("level {index} of pool `{}` is not a mystery level", self.rules.id)));
         }
         let level = self.level_mut(index);
         if level.balance < trigger {

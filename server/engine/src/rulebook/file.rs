@@ -15,7 +15,8 @@ use crate::money::{CENT, Money, is_multiple_of};
 
 mod levels;
 use levels::{
-    check_mystery, envy_prize, game_bets, hot_seat_prizes, house_level, level_shares, levels, prize_games, prize_level, threshold,
+    check_mystery, envy_prize, game_bets, hot_seat_prizes, house_level, level_shares, levels, prize_games, prize_level,
+    threshold,
 };
 
 impl Rulebooks {

@@ -49,8 +49,7 @@ impl State {
                     if let Some(last) = cycle.last.take() {
                         cycle.peak = cycle.peak.max(last.end);
                     }
-                    cycle.last =
-                        Some(LastFed { sequence: context.sequence, start: meter - share, end: meter, fed: vec![(at, share)] });
+                    cycle.last = Some(LastFed { sequence: context.sequence, start: meter - share, end: meter, fed: vec![(at, share)] });
                 }
             }
         }
@@ -176,10 +175,7 @@ impl State {
             )));
         };
         let Some(head) = cycle.head() else {
-            return Err(precondition(format!(
-                "reveal: cycle {} of level `{}` was already revealed",
-                command.cycle, command.level
-            )));
+            return Err(precondition(format!("reveal: cycle {} of level `{}` was already revealed", command.cycle, command.level)));
         };
         let Some(nonce) = draw::nonce_of(&command.nonce) else {
             return Err(invalid("reveal: nonce is not 64 hex digits"));
@@ -225,8 +221,13 @@ impl State {
         }
         // The level pays exactly the trigger: its meter beyond goes to its reserve.
         self.engine.mystery_spill(pool_id, index, trigger).map_err(engine_refusal)?;
-        let mut winners =
-            vec![pozo_engine::Winner { seat: winner.seat, code: prize, bet: None, high: None, at: Some(winner.table.clone()) }];
+        let mut winners = vec![pozo_engine::Winner {
+            seat: winner.seat,
+            code: prize,
+            bet: None,
+            high: None,
+            at: Some(winner.table.clone()),
+        }];
         if let (Some(code), false) = (hot_seat, candidates.is_empty()) {
             let picked = &candidates[draw::hot_seat_index(&nonce, candidates.len())];
             winners.push(pozo_engine::Winner { seat: picked.seat, code, bet: None, high: None, at: Some(picked.table.clone()) });

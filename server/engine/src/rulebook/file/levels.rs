@@ -90,10 +90,7 @@ pub(super) fn levels(at: &Place<'_>, pool: &PoolDoc) -> Result<Vec<LevelRules>, 
         let must_hit_by = must_hit_by(&at, written, reset, cap.is_some(), bank.is_some())?;
         if must_hit_by.is_some() && index == 0 {
             // Transfers and adjustments move the first level: a mystery meter moves by bets only.
-            return Err(at.error(
-                "must_hit_by",
-                "the first level is the pool's own (transfers, adjustments): a mystery level is a further one",
-            ));
+            return Err(at.error("must_hit_by", "the first level is the pool's own (transfers, adjustments): a mystery level is a further one"));
         }
         if written.hot_seat.is_some() && must_hit_by.is_none() {
             return Err(at.error("hot_seat", "a hot seat is drawn at each hit of a mystery level: give the level `must_hit_by`"));
@@ -362,7 +359,11 @@ fn must_hit_by(
 
 /// The paytable lines of the hot seats (`hot_seat = { code, name, amount }` on a mystery
 /// level): a fixed amount paid by the house, never entered by a dealer.
-pub(super) fn hot_seat_prizes(at: &Place<'_>, pool: &PoolDoc, levels: &mut Vec<LevelRules>) -> Result<Vec<Prize>, RulebookError> {
+pub(super) fn hot_seat_prizes(
+    at: &Place<'_>,
+    pool: &PoolDoc,
+    levels: &mut Vec<LevelRules>,
+) -> Result<Vec<Prize>, RulebookError> {
     let mut prizes = Vec::new();
     for (index, written) in pool.level.iter().enumerate() {
         let Some(hot_seat) = written.hot_seat.as_ref() else { continue };
