@@ -77,10 +77,7 @@ impl Draws {
                     );
                     self.held.insert(
                         head.pool.clone(),
-                        format!(
-                            "the draw of entry {} (level {}) cannot be recovered with this journal key",
-                            open.drawn_at, head.level
-                        ),
+                        format!("the draw of entry {} (level {}) cannot be recovered with this journal key", open.drawn_at, head.level),
                     );
                 }
             }
@@ -112,8 +109,12 @@ impl Draws {
             let Some(secret) = self.secrets.get(&key) else { continue };
             let meter = state.level_meter(&head.pool, &head.level).unwrap_or_default();
             let Some(last) = cycle.last.as_ref().filter(|_| meter >= secret.trigger) else { continue };
-            let hot_seat =
-                state.pool(&head.pool).rules().levels.iter().any(|level| level.name == head.level && level.hot_seat.is_some());
+            let hot_seat = state
+                .pool(&head.pool)
+                .rules()
+                .levels
+                .iter()
+                .any(|level| level.name == head.level && level.hot_seat.is_some());
             let eligible = if hot_seat { state.hot_seat_candidates(&head.pool) } else { Vec::new() };
             let reveal = RevealCommand {
                 pool: head.pool.clone(),
