@@ -96,13 +96,15 @@ fn the_mystery_level_is_never_redrawn_through_crashes_and_takeovers() {
     let pair = run(options).unwrap_or_else(|failure| panic!("{failure}"));
     for outcome in [&alone, &pair] {
         println!(
-            "seed {} (pair {}): {} draws, {} hits, {} recoveries with open draws, {} hits across a recovery, {} takeovers",
+            "seed {} (pair {}): {} draws, {} hits, {} recoveries with open draws, {} hits across a recovery ({} across a \
+             takeover), {} takeovers",
             outcome.seed,
             outcome.pair,
             outcome.mystery_draws,
             outcome.mystery_hits,
             outcome.draws_recovered,
             outcome.hits_across_recovery,
+            outcome.hits_across_takeover,
             outcome.takeovers
         );
         assert!(outcome.mystery_hits >= 5 && outcome.mystery_draws > outcome.mystery_hits, "{outcome:?}");
@@ -110,6 +112,8 @@ fn the_mystery_level_is_never_redrawn_through_crashes_and_takeovers() {
     }
     assert!(alone.crashes_process + alone.crashes_power > 0);
     assert!(pair.pair && pair.takeovers > 0, "{pair:?}");
+    // A standby took the lock over with a draw open, and its reveal opened the old writer's commitment.
+    assert!(pair.hits_across_takeover > 0, "{pair:?}");
 }
 
 #[test]

@@ -166,6 +166,9 @@ pub struct Outcome {
     /// Hits whose draw was journaled before a recovery or a takeover and revealed after it:
     /// each opened the commitment made before (the pure core checks it on replay).
     pub hits_across_recovery: u64,
+    /// Of those, hits whose draw was journaled by one writer of a pair and revealed by the
+    /// standby that took its lock over.
+    pub hits_across_takeover: u64,
     /// Every action, answer, fault and crash, in order.
     #[serde(skip)]
     pub trace: Vec<String>,
@@ -221,6 +224,8 @@ struct World {
     draws_journaled: std::collections::BTreeMap<(String, String, u64), (u64, String)>,
     /// The journal's length at each start that served and each takeover.
     recovered_at: Vec<u64>,
+    /// The journal's length at each takeover.
+    taken_over_at: Vec<u64>,
     outcome: Outcome,
 }
 
@@ -292,6 +297,7 @@ pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
         checked_snapshot: None,
         draws_journaled: Default::default(),
         recovered_at: Vec::new(),
+        taken_over_at: Vec::new(),
         outcome: Outcome {
             seed: options.seed,
             steps: 0,
@@ -325,6 +331,7 @@ pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
             mystery_hits: 0,
             draws_recovered: 0,
             hits_across_recovery: 0,
+            hits_across_takeover: 0,
             trace: Vec::new(),
         },
         rng,
@@ -754,15 +761,19 @@ impl World {
         self.outcome.level_awards = seen.level_awards.clone();
         self.outcome.mystery_draws = self.oracle.draws.len() as u64;
         self.outcome.mystery_hits = self.oracle.hits.len() as u64;
-        self.outcome.hits_across_recovery = self
-            .oracle
-            .hits
-            .iter()
-            .filter(|hit| {
-                let drawn = self.oracle.draws.get(&(hit.pool.clone(), hit.level.clone(), hit.cycle)).map(|(entry, _)| *entry);
-                drawn.is_some_and(|drawn| self.recovered_at.iter().any(|at| drawn <= *at && *at < hit.entry))
-            })
-            .count() as u64;
+        let across = |points: &[u64]| {
+            self.oracle
+                .hits
+                .iter()
+                .filter(|hit| {
+                    let key = (hit.pool.clone(), hit.level.clone(), hit.cycle);
+                    let drawn = self.oracle.draws.get(&key).map(|(entry, _)| *entry);
+                    drawn.is_some_and(|drawn| points.iter().any(|at| drawn <= *at && *at < hit.entry))
+                })
+                .count() as u64
+        };
+        self.outcome.hits_across_recovery = across(&self.recovered_at);
+        self.outcome.hits_across_takeover = across(&self.taken_over_at);
         self.outcome.disk = self.disk.counts();
         self.outcome.net = self.net.counts();
         self.outcome.digest = hex::encode(digest.finalize());

@@ -241,6 +241,7 @@ impl World {
                     self.replay(false)?;
                     self.same_draws()?;
                     self.recovered_at.push(self.disk.entries());
+                    self.taken_over_at.push(self.disk.entries());
                     self.say(format!("process {writer} took the writer's lock over from process {before}"));
                 }
                 last_writer = Some(writer);
