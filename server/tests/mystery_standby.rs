@@ -62,16 +62,17 @@ fn fenced(first: u64) -> StoreError {
 
 impl Store for Handle {
     fn append(&self, entries: Vec<(u64, Vec<u8>)>, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>> {
-        let result = (|| {
-            let mut journal = self.memory.lock().expect("the journal");
-            let first = entries.first().map(|(sequence, _)| *sequence).unwrap_or(0);
-            if self.owner.is_none() || journal.writer != self.owner || journal.entries.contains_key(&first) {
-                return Err(fenced(first));
-            }
+        let mut journal = self.memory.lock().expect("the journal");
+        let first = entries.first().map(|(sequence, _)| *sequence).unwrap_or(0);
+        // An entry already committed, or a lock no longer ours: fenced, as PostgreSQL's store is.
+        let result = if self.owner.is_none() || journal.writer != self.owner || journal.entries.contains_key(&first) {
+            Err(fenced(first))
+        } else {
             journal.entries.extend(entries);
             journal.tip = Some(tip);
             Ok(())
-        })();
+        };
+        drop(journal);
         Box::pin(async move { result })
     }
 
@@ -89,12 +90,25 @@ impl Store for Handle {
     }
 
     fn last(&self) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
-        Ok(self.memory.lock().expect("the journal").entries.iter().next_back().map(|(sequence, value)| (*sequence, value.clone())))
+        Ok(self
+            .memory
+            .lock()
+            .expect("the journal")
+            .entries
+            .iter()
+            .next_back()
+            .map(|(sequence, value)| (*sequence, value.clone())))
     }
 
     fn after(&self, after: u64) -> Box<dyn Iterator<Item = Result<(u64, Vec<u8>), StoreError>> + Send + '_> {
-        let entries: Vec<_> =
-            self.memory.lock().expect("the journal").entries.range(after + 1..).map(|(sequence, value)| Ok((*sequence, value.clone()))).collect();
+        let entries: Vec<_> = self
+            .memory
+            .lock()
+            .expect("the journal")
+            .entries
+            .range(after + 1..)
+            .map(|(sequence, value)| Ok((*sequence, value.clone())))
+            .collect();
         Box::new(entries.into_iter())
     }
 
