@@ -161,7 +161,7 @@ impl Shared for Database {
     }
 }
 
-async fn start(memory: &Memory, owner: u64, directory: &std::path::Path) -> pozo_server::Embedded {
+async fn start_controller(memory: &Memory, owner: u64, directory: &std::path::Path) -> pozo_server::Embedded {
     let config = common::market::enlace_edited(&common::market::MERCADO.replacen(
         "must_hit_by = \"60000.00\"",
         &format!("must_hit_by = \"{CEILING}\""),
@@ -219,8 +219,8 @@ async fn round(client: &mut Client, seats: &[u32]) {
 async fn a_standby_takes_over_the_open_draw_and_its_hit_opens_it() {
     let directory = tempfile::tempdir().expect("a temporary directory");
     let memory: Memory = Arc::default();
-    let writer = start(&memory, 1, directory.path()).await;
-    let standby = start(&memory, 2, directory.path()).await;
+    let writer = start_controller(&memory, 1, directory.path()).await;
+    let standby = start_controller(&memory, 2, directory.path()).await;
     assert_eq!(memory.lock().expect("the journal").writer, Some(1), "the first controller writes");
 
     let mut client = client_of(&writer).await;

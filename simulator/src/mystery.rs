@@ -364,7 +364,7 @@ mod tests {
         assert!(close(ln_gamma(1.0), 0.0, 1e-13));
         assert!(close(ln_gamma(5.0), 24f64.ln(), 1e-13));
         assert!(close(ln_gamma(0.5), std::f64::consts::PI.sqrt().ln(), 1e-13));
-        assert!(close(ln_gamma(50.5), 146.600_263_076_458_9, 1e-9));
+        assert!(close(ln_gamma(50.5), 146.519_255_490_720_6, 1e-9));
     }
 
     // The tables' critical values (NIST/SEMATECH e-Handbook, 1.3.6.7.4).
