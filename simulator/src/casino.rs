@@ -118,6 +118,22 @@ pub fn market_example() -> anyhow::Result<Config> {
 /// the link's tables of [`MARKET_FLOOR_LINK`], with the example keys and a key for each of those
 /// (derived like a generated casino's: they protect nothing).
 pub fn market_floor() -> anyhow::Result<Config> {
+    market_floor_of(MARKET_RULEBOOK.1)
+}
+
+/// The ceiling of the link's mystery level in config/mercado.toml (`must_hit_by`).
+pub const MYSTERY_CEILING: &str = "60000.00";
+
+/// [`market_floor`] with the link's mystery level "Misterioso" (reset 20.000,00) made to hit
+/// below `ceiling` (`must_hit_by`, docs/readings.md, "The mystery level"): a narrow ceiling
+/// hits every few rounds, so that draws, reveals and hot seats come in every seed.
+pub fn market_floor_with_ceiling(ceiling: &str) -> anyhow::Result<Config> {
+    let from = format!("must_hit_by = \"{MYSTERY_CEILING}\"");
+    anyhow::ensure!(MARKET_RULEBOOK.1.contains(&from), "config/mercado.toml no longer has {from}");
+    market_floor_of(&MARKET_RULEBOOK.1.replacen(&from, &format!("must_hit_by = \"{ceiling}\""), 1))
+}
+
+fn market_floor_of(rulebook: &str) -> anyhow::Result<Config> {
     let mut layout = MARKET_LAYOUT.1.to_owned();
     let mut keys = KEYS_EMBEDDED.1.to_owned();
     for (id, flor, game, seats) in MARKET_FLOOR_LINK {
@@ -130,7 +146,10 @@ pub fn market_floor() -> anyhow::Result<Config> {
         ));
     }
     let mut texts = vec![("pozo-sim market floor.toml".to_owned(), layout)];
-    texts.extend(Rulebooks::Market.texts());
+    texts.extend(Rulebooks::Market.texts().into_iter().map(|(name, text)| {
+        let text = if name == MARKET_RULEBOOK.0 { rulebook.to_owned() } else { text };
+        (name, text)
+    }));
     Ok(Config::from_texts(texts)?.with_keys("pozo-sim market floor keys.toml", &keys)?)
 }
 

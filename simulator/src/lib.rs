@@ -15,6 +15,8 @@
 //! - [`link`]: one table's agent, in process, fed hardware lines.
 //! - [`market`]: the market's progressives measured: each level's hits against its exact odds, and
 //!   each example paytable's return (`odds --rulebooks market`).
+//! - [`mystery`]: `odds --draws`: the mystery level's triggers and hot seats held against
+//!   uniformity (Pearson's chi-square).
 //! - [`night`]: `pozo-sim run` and `replay`: a night through real agents, and its books
 //!   (`night/`: the floor, the dealers, the books and audit, the record).
 //! - [`odds`]: exact probabilities and the `odds` comparison.
@@ -31,6 +33,7 @@ pub mod levels;
 pub mod link;
 pub mod market;
 pub mod marks;
+pub mod mystery;
 pub mod night;
 pub mod odds;
 pub mod plot;

@@ -78,11 +78,38 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
     },
-    /// Compare observed hit frequencies of each premio code with the exact probabilities.
+    /// Compare observed hit frequencies of each premio code with the exact probabilities; with
+    /// --draws, test the mystery level's triggers and hot seats for uniformity.
     Odds {
         /// The game whose premio codes are dealt (ruleta-americana: the grillo series).
-        #[arg(long, value_parser = game_parser())]
-        game: pozo_engine::Game,
+        #[arg(long, value_parser = game_parser(), required_unless_present = "draws")]
+        game: Option<pozo_engine::Game>,
+        /// Instead of a game: draw --samples mystery triggers in (--from, --ceiling] and as
+        /// many hot seats among --seats with the controller's arithmetic, and test each for
+        /// uniformity (Pearson's chi-square); exit 1 below --p-min or on a value out of range.
+        #[arg(long, conflicts_with_all = ["game", "rulebooks", "hands"])]
+        draws: bool,
+        /// --draws: how many triggers (and as many hot seats).
+        #[arg(long, default_value_t = 1_000_000, requires = "draws", value_parser = clap::value_parser!(u64).range(1..=pozo_sim::mystery::SAMPLES_MAX))]
+        samples: u64,
+        /// --draws: the words from the operating system's CSPRNG (as `serve` draws) instead of --seed.
+        #[arg(long, requires = "draws")]
+        os_random: bool,
+        /// --draws: the trigger lies above this (the example's mystery reset, config/mercado.toml).
+        #[arg(long, default_value = "20000.00", requires = "draws")]
+        from: pozo_engine::money::Money,
+        /// --draws: and at or below this (the example's must_hit_by).
+        #[arg(long, default_value = "60000.00", requires = "draws")]
+        ceiling: pozo_engine::money::Money,
+        /// --draws: the triggers' bins, runs of consecutive centavos.
+        #[arg(long, default_value_t = 100, requires = "draws")]
+        bins: u64,
+        /// --draws: the seats a hot seat is drawn among (84: config/examples/mercado-enlace.toml's link).
+        #[arg(long, default_value_t = 84, requires = "draws")]
+        seats: u64,
+        /// --draws: fail below this p-value.
+        #[arg(long, default_value_t = pozo_sim::mystery::P_MIN, requires = "draws")]
+        p_min: f64,
         /// How many hands (or roulette series) to deal.
         #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=ODDS_HANDS_MAX))]
         hands: u64,
@@ -199,7 +226,15 @@ fn main() -> ExitCode {
     pozo_alloc::tune();
     let cli = Cli::parse();
     match cli.command {
-        Command::Odds { game, hands, seed, rulebooks, json } => run_odds(game.name(), rulebooks, hands, seed, json.as_deref()),
+        Command::Odds { draws: true, samples, os_random, from, ceiling, bins, seats, p_min, seed, json, .. } => {
+            let source = if os_random { pozo_sim::mystery::Source::Os } else { pozo_sim::mystery::Source::Seed(seed) };
+            let options = pozo_sim::mystery::Options { samples, source, from, ceiling, bins, seats, p_min };
+            run_odds_draws(&options, json.as_deref())
+        }
+        Command::Odds { game, hands, seed, rulebooks, json, .. } => {
+            let game = game.expect("clap requires --game without --draws");
+            run_odds(game.name(), rulebooks, hands, seed, json.as_deref())
+        }
         Command::Bench { args } => pozo_sim::bench::command(args),
         Command::BenchChild { args } => pozo_sim::bench::child(args),
         Command::Vopr { seed, seeds, steps, no_faults, standby, plant, rulebooks, trace, json } => {
@@ -422,6 +457,61 @@ fn run_odds(
     }
     if report.max_abs_deviation_se > ODDS_TOLERANCE_SE {
         eprintln!("pozo-sim: a code deviates {:.2} standard errors, over {ODDS_TOLERANCE_SE}", report.max_abs_deviation_se);
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
+/// `odds --draws` (docs/odds.md, "The mystery level's draws").
+fn run_odds_draws(options: &pozo_sim::mystery::Options, json: Option<&std::path::Path>) -> ExitCode {
+    let report = match pozo_sim::mystery::draws(options) {
+        Ok(report) => report,
+        Err(error) => {
+            eprintln!("pozo-sim: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let source = match report.source {
+        pozo_sim::mystery::Source::Os => "the operating system's CSPRNG".to_owned(),
+        pozo_sim::mystery::Source::Seed(seed) => format!("seed {seed}"),
+    };
+    println!(
+        "mystery draws: {} triggers in ({}, {}] ({} centavos) and {} hot seats among {}, {source}",
+        report.samples,
+        pozo_engine::format_ars(report.from),
+        pozo_engine::format_ars(report.ceiling),
+        report.span_centavos,
+        report.samples,
+        report.seats
+    );
+    println!(
+        "triggers: min {}, max {}, outside the range {}",
+        pozo_engine::format_ars(report.trigger_min),
+        pozo_engine::format_ars(report.trigger_max),
+        report.outside
+    );
+    println!(
+        "{:<10} {:>6} {:>14} {:>5} {:>10} {:>10} {:>10} {:>12}",
+        "test", "bins", "chi-square", "dof", "p-value", "bin min", "bin max", "expected"
+    );
+    for (name, fit) in [("triggers", &report.triggers), ("hot seats", &report.hot_seats)] {
+        println!(
+            "{:<10} {:>6} {:>14.3} {:>5} {:>10.4} {:>10} {:>10} {:>12.1}",
+            name, fit.bins, fit.chi_square, fit.degrees_of_freedom, fit.p_value, fit.bin_min, fit.bin_max, fit.expected_mean
+        );
+    }
+    if !write_json(json, &report) {
+        return ExitCode::from(2);
+    }
+    if report.outside > 0 || report.seats_outside > 0 {
+        eprintln!("pozo-sim: {} triggers outside the range, {} hot seats outside the list", report.outside, report.seats_outside);
+        return ExitCode::from(1);
+    }
+    if !report.ok() {
+        eprintln!(
+            "pozo-sim: uniformity refused: p-values {:.6} (triggers) and {:.6} (hot seats), the least accepted {}",
+            report.triggers.p_value, report.hot_seats.p_value, report.p_min
+        );
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS

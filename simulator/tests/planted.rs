@@ -130,3 +130,19 @@ fn the_same_seeds_pass_without_the_bug() {
         }
     }
 }
+
+// Proves the seeded simulation on the market's rulebooks finds a controller that, on a restart,
+// ignores the trigger it sealed for the cross-game link's open mystery draw and draws it again
+// (keeping the journaled commitment; docs/readings.md, "The mystery level"): its own reveal does
+// not open the commitment, the state refuses it, and the pool is held — the floor's next command
+// at one of its tables is refused, which the simulation never changes the key for.
+#[test]
+fn a_mystery_draw_redrawn_on_restart_is_found() {
+    let (found, _, invariants) = found_on(Bug::RedrawOnRestart, Pair::Never, Rulebooks::Market);
+    assert!(found >= SEEDS / 2, "found by {found} of {SEEDS} seeds: {invariants:?}");
+    assert!(invariants.iter().all(|invariant| invariant.starts_with("mystery")), "{invariants:?}");
+    assert!(
+        invariants.iter().any(|invariant| invariant.contains("do not open the commitment")),
+        "the reveal fails its commitment: {invariants:?}"
+    );
+}

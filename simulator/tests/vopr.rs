@@ -81,6 +81,41 @@ fn market_seeds_with_every_fault_tie_every_level_and_pay_every_level() {
     assert_ne!(play(1, 200, true).digest, play_on(Rulebooks::Market, 1, 200, true).digest);
 }
 
+// Proves the seeded simulation plays the cross-game link's mystery level (its ceiling brought
+// down to pozo_sim::vopr::MYSTERY_CEILING) through kill -9, power losses, restarts and a hot
+// standby's takeovers: every seed draws and hits it many times; after each recovery and each
+// takeover the open draws are the entries journaled before it (same commitment, never drawn
+// again); and hits whose draw was committed before a recovery or a takeover are revealed after
+// it, each opening that commitment (the pure core refuses a reveal that does not, and the
+// simulation fails on it).
+#[test]
+fn the_mystery_level_is_never_redrawn_through_crashes_and_takeovers() {
+    let alone = play_on(Rulebooks::Market, 1, STEPS, true);
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let options = Options { seed: 2, steps: STEPS, faults: true, plant: None, pair: Pair::Always, rulebooks: Rulebooks::Market };
+    let pair = run(options).unwrap_or_else(|failure| panic!("{failure}"));
+    for outcome in [&alone, &pair] {
+        println!(
+            "seed {} (pair {}): {} draws, {} hits, {} recoveries with open draws, {} hits across a recovery ({} across a \
+             takeover), {} takeovers",
+            outcome.seed,
+            outcome.pair,
+            outcome.mystery_draws,
+            outcome.mystery_hits,
+            outcome.draws_recovered,
+            outcome.hits_across_recovery,
+            outcome.hits_across_takeover,
+            outcome.takeovers
+        );
+        assert!(outcome.mystery_hits >= 5 && outcome.mystery_draws > outcome.mystery_hits, "{outcome:?}");
+        assert!(outcome.draws_recovered > 0 && outcome.hits_across_recovery > 0, "{outcome:?}");
+    }
+    assert!(alone.crashes_process + alone.crashes_power > 0);
+    assert!(pair.pair && pair.takeovers > 0, "{pair:?}");
+    // A standby took the lock over with a draw open, and its reveal opened the old writer's commitment.
+    assert!(pair.hits_across_takeover > 0, "{pair:?}");
+}
+
 #[test]
 fn a_seed_replays_to_the_same_trace() {
     let first = play(7, 600, true);

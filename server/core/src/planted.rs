@@ -23,11 +23,23 @@ pub enum Bug {
     /// its own and the pool's sum is right, only the levels hold the wrong amounts
     /// (docs/readings.md, "Levels"). Only a pool of three levels or more shows it.
     MisbookLevel,
+    /// Recovery (a start, a restore, a standby's takeover) ignores what each open mystery draw
+    /// sealed and draws its trigger and nonce again, keeping the journaled commitment
+    /// (`writer/draws.rs`, `Draws::recover`; docs/readings.md, "The mystery level"): the reveal
+    /// then does not open its commitment.
+    RedrawOnRestart,
 }
 
 impl Bug {
-    pub const ALL: [Bug; 6] =
-        [Bug::AnswerBeforeFlush, Bug::RetryTwice, Bug::SkipMark, Bug::ForgetContribution, Bug::TakeOverBehind, Bug::MisbookLevel];
+    pub const ALL: [Bug; 7] = [
+        Bug::AnswerBeforeFlush,
+        Bug::RetryTwice,
+        Bug::SkipMark,
+        Bug::ForgetContribution,
+        Bug::TakeOverBehind,
+        Bug::MisbookLevel,
+        Bug::RedrawOnRestart,
+    ];
 
     /// Its name on the command line.
     pub const fn name(self) -> &'static str {
@@ -38,6 +50,7 @@ impl Bug {
             Bug::ForgetContribution => "forget-contribution",
             Bug::TakeOverBehind => "take-over-behind",
             Bug::MisbookLevel => "misbook-level",
+            Bug::RedrawOnRestart => "redraw-on-restart",
         }
     }
 

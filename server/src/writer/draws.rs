@@ -56,7 +56,13 @@ impl Draws {
         self.held.clear();
         for cycle in state.mysteries() {
             let (Some(head), Some(open)) = (cycle.head(), cycle.open.as_ref()) else { continue };
-            match self.unseal(&head, &open.commitment, &open.sealed) {
+            let mut unsealed = self.unseal(&head, &open.commitment, &open.sealed);
+            // Planted (`planted-bugs` builds only): the sealed value ignored, drawn again (a
+            // seeded source's words for another cycle, so that a seeded run redraws too).
+            if unsealed.is_some() && pozo_core::planted::on(pozo_core::planted::Bug::RedrawOnRestart) {
+                unsealed = self.draw(&DrawHead { cycle: head.cycle | 1 << 63, ..head.clone() }).ok();
+            }
+            match unsealed {
                 Some(secret) => {
                     self.secrets.insert((head.pool.clone(), head.level.clone(), head.cycle), secret);
                 }

@@ -17,6 +17,8 @@ impl World {
         }
         self.disk.served();
         self.replay(true)?;
+        self.same_draws()?;
+        self.recovered_at.push(self.disk.entries());
         // Every command ever acknowledged is still in the journal, at its entry: a start that
         // came back short by one entry and then journaled its own build would match in count.
         let acked: Vec<((String, u64), u64)> =
@@ -28,6 +30,33 @@ impl World {
                      (it serves short)"
                 )));
             }
+        }
+        Ok(())
+    }
+
+    /// After a recovery (a restart, a takeover): every mystery draw journaled before it that the
+    /// disk still holds is the same entry with the same commitment — the same trigger stands,
+    /// never drawn again (docs/readings.md, "The mystery level"); every reveal since opened its
+    /// draw (the pure core refuses one that does not, `replay`).
+    pub(super) fn same_draws(&mut self) -> Result<(), Box<Failure>> {
+        let mut open = 0;
+        for (key, (entry, commitment)) in &self.draws_journaled {
+            match self.oracle.draws.get(key) {
+                Some((again, committed)) if again == entry && committed == commitment => open += 1,
+                other => {
+                    return Err(self.fail(format!(
+                        "mystery: pool {} level {} cycle {} was drawn at entry {entry} (commitment {}…) before the \
+                         recovery; the journal served holds {other:?}",
+                        key.0,
+                        key.1,
+                        key.2,
+                        &commitment[..16.min(commitment.len())]
+                    )));
+                }
+            }
+        }
+        if open > 0 {
+            self.outcome.draws_recovered += 1;
         }
         Ok(())
     }
@@ -53,6 +82,7 @@ impl World {
     /// The journal on the disk, and what the floor saw against it.
     pub(super) fn check_journal(&mut self) -> Result<(), Box<Failure>> {
         self.replay(false)?;
+        self.draws_journaled.clone_from(&self.oracle.draws);
         // An append at an entry already committed: two writers, whatever became of the second.
         if self.disk.counts().fenced > 0 {
             return Err(self.fail("takeover: an append was fenced (an entry another writer had committed): two writers".into()));

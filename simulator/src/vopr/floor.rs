@@ -402,6 +402,15 @@ impl Agent {
                             status.message()
                         ));
                     }
+                    // A pool held for its mystery draw: this controller could not serve the
+                    // draw it committed to with the journal key it was sealed under, which the
+                    // simulation never changes, or the state refused its own reveal (a redraw).
+                    if status.message().contains("is held:") || status.message().contains("sorteo comprometido") {
+                        seen.broken.push(format!(
+                            "mystery: table {table} command {sequence} is refused, its pool held for its mystery draw: {}",
+                            status.message()
+                        ));
+                    }
                     seen.refusals += 1;
                     seen.say(format!("{table} #{sequence} {what}: refused {:?}: {}", status.code(), status.message()));
                     drop(seen);

@@ -53,6 +53,11 @@ pub use pozo_server::planted::Bug;
 /// or lost one is met.
 const SNAPSHOT_EVERY: u64 = 64;
 
+/// The ceiling of the link's mystery level on the market floor (config/mercado.toml has
+/// 60.000,00 above a reset of 20.000,00): 400,00 above the reset, about 20 Black Jack bets'
+/// shares, so that the level is drawn, hit and drawn again through the crashes of every seed.
+pub const MYSTERY_CEILING: &str = "20400.00";
+
 /// How long a request may wait before the agent counts it unanswered.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -152,6 +157,18 @@ pub struct Outcome {
     /// The awards the answers paid, per pool and level, a banked level per bank
     /// ("mercado-gran-sala Major · F4").
     pub level_awards: std::collections::BTreeMap<String, u64>,
+    /// Mystery draws the journal holds at the end (docs/readings.md, "The mystery level").
+    pub mystery_draws: u64,
+    /// Mystery hits the journal holds at the end, each trigger in its draw's range.
+    pub mystery_hits: u64,
+    /// Recoveries (starts after the first, takeovers) that found open draws, all the same.
+    pub draws_recovered: u64,
+    /// Hits whose draw was journaled before a recovery or a takeover and revealed after it:
+    /// each opened the commitment made before (the pure core checks it on replay).
+    pub hits_across_recovery: u64,
+    /// Of those, hits whose draw was journaled by one writer of a pair and revealed by the
+    /// standby that took its lock over.
+    pub hits_across_takeover: u64,
     /// Every action, answer, fault and crash, in order.
     #[serde(skip)]
     pub trace: Vec<String>,
@@ -202,6 +219,13 @@ struct World {
     checked_signs: usize,
     /// The last snapshot checked: its entry and tip.
     checked_snapshot: Option<(u64, String)>,
+    /// The mystery draws the disk's journal held at the last check: what a recovery must find
+    /// again, entry for entry (`checks.rs`).
+    draws_journaled: std::collections::BTreeMap<(String, String, u64), (u64, String)>,
+    /// The journal's length at each start that served and each takeover.
+    recovered_at: Vec<u64>,
+    /// The journal's length at each takeover.
+    taken_over_at: Vec<u64>,
     outcome: Outcome,
 }
 
@@ -240,7 +264,9 @@ pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let config = Arc::new(match options.rulebooks {
         Rulebooks::Regulations => Config::embedded(),
-        Rulebooks::Market => crate::casino::market_floor().expect("the market's floor is validated by the tests"),
+        Rulebooks::Market => {
+            crate::casino::market_floor_with_ceiling(MYSTERY_CEILING).expect("the market's floor is validated by the tests")
+        }
     });
     let pair = options.pair.for_seed(options.seed);
     let (disk_faults, net_faults) = match (options.faults, pair) {
@@ -269,6 +295,9 @@ pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
         step: 0,
         checked_signs: 0,
         checked_snapshot: None,
+        draws_journaled: Default::default(),
+        recovered_at: Vec::new(),
+        taken_over_at: Vec::new(),
         outcome: Outcome {
             seed: options.seed,
             steps: 0,
@@ -298,6 +327,11 @@ pub fn run(options: Options) -> Result<Outcome, Box<Failure>> {
             rulebooks: options.rulebooks,
             awards: Default::default(),
             level_awards: Default::default(),
+            mystery_draws: 0,
+            mystery_hits: 0,
+            draws_recovered: 0,
+            hits_across_recovery: 0,
+            hits_across_takeover: 0,
             trace: Vec::new(),
         },
         rng,
@@ -476,6 +510,10 @@ impl World {
                     }
                 }
             }
+            // The draws a recovery must find again: those the crash left on the disk (one the
+            // power took was never durable, so never used: its cycle is drawn anew).
+            let kept = self.disk.entries();
+            self.draws_journaled.retain(|_, (entry, _)| *entry <= kept);
             // The disk as the crash left it: still a journal the pure core replays, books tied.
             self.replay(true)?;
         }
@@ -721,6 +759,21 @@ impl World {
         self.outcome.changes = seen.changes;
         self.outcome.awards = seen.awards.clone();
         self.outcome.level_awards = seen.level_awards.clone();
+        self.outcome.mystery_draws = self.oracle.draws.len() as u64;
+        self.outcome.mystery_hits = self.oracle.hits.len() as u64;
+        let across = |points: &[u64]| {
+            self.oracle
+                .hits
+                .iter()
+                .filter(|hit| {
+                    let key = (hit.pool.clone(), hit.level.clone(), hit.cycle);
+                    let drawn = self.oracle.draws.get(&key).map(|(entry, _)| *entry);
+                    drawn.is_some_and(|drawn| points.iter().any(|at| drawn <= *at && *at < hit.entry))
+                })
+                .count() as u64
+        };
+        self.outcome.hits_across_recovery = across(&self.recovered_at);
+        self.outcome.hits_across_takeover = across(&self.taken_over_at);
         self.outcome.disk = self.disk.counts();
         self.outcome.net = self.net.counts();
         self.outcome.digest = hex::encode(digest.finalize());

@@ -43,6 +43,25 @@ pub struct Oracle {
     pub table_commands: BTreeMap<(String, u64), u64>,
     /// The Venta-Pagos decisions journaled: order → the entry.
     pub decisions: BTreeMap<String, u64>,
+    /// Each mystery draw journaled: (pool, level, cycle) → (its entry, its commitment).
+    pub draws: BTreeMap<(String, String, u64), (u64, String)>,
+    /// Each mystery hit journaled, in order.
+    pub hits: Vec<Hit>,
+}
+
+/// A mystery level's hit as the journal replayed shows it (docs/readings.md, "The mystery
+/// level"): the reveal's entry, its trigger and the range its draw committed to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hit {
+    pub entry: u64,
+    pub pool: String,
+    pub level: String,
+    pub cycle: u64,
+    pub trigger: Money,
+    pub from: Money,
+    pub ceiling: Money,
+    /// The seats the hot seat was drawn among (none for a level without one).
+    pub eligible: usize,
 }
 
 impl Oracle {
@@ -56,7 +75,14 @@ impl Oracle {
             awards: BTreeMap::new(),
             table_commands: BTreeMap::new(),
             decisions: BTreeMap::new(),
+            draws: BTreeMap::new(),
+            hits: Vec::new(),
         }
+    }
+
+    /// The state after the entries replayed.
+    pub fn state(&self) -> &State {
+        &self.state
     }
 
     /// The entries replayed.
@@ -108,8 +134,37 @@ impl Oracle {
                         ));
                     }
                 }
+                Command::Draw(draw) => {
+                    let key = (draw.head.pool.to_string(), draw.head.level.clone(), draw.head.cycle);
+                    if let Some((before, _)) = self.draws.insert(key, (sequence, draw.commitment.clone())) {
+                        return Err(format!(
+                            "mystery: pool {} level {} cycle {} is drawn twice, at entries {before} and {sequence} (a redraw)",
+                            draw.head.pool, draw.head.level, draw.head.cycle
+                        ));
+                    }
+                }
                 _ => {}
             }
+            // The draw a reveal opens, as committed before it.
+            let revealed = match &record.command {
+                Command::Reveal(reveal) => self
+                    .state
+                    .mysteries()
+                    .iter()
+                    .find(|cycle| cycle.pool == reveal.pool && cycle.level == reveal.level)
+                    .and_then(|cycle| cycle.head())
+                    .map(|head| Hit {
+                        entry: sequence,
+                        pool: reveal.pool.to_string(),
+                        level: reveal.level.clone(),
+                        cycle: reveal.cycle,
+                        trigger: reveal.trigger,
+                        from: head.from,
+                        ceiling: head.ceiling,
+                        eligible: reveal.eligible.len(),
+                    }),
+                _ => None,
+            };
             let applied = self
                 .state
                 .apply(&record.command, Context { sequence, time_ms: record.time_ms })
@@ -122,6 +177,32 @@ impl Oracle {
             {
                 let paid = reply.awards.iter().map(|award| (award.seat, award.code.to_string(), award.award)).collect();
                 self.awards.insert(sequence, paid);
+            }
+            // The pure core opened the reveal (its commitment, its range, its contribution):
+            // the hit stands where the draw put it (docs/readings.md, "The mystery level").
+            if let Some(hit) = revealed {
+                if !(hit.from < hit.trigger && hit.trigger <= hit.ceiling) {
+                    return Err(format!(
+                        "mystery: entry {sequence} reveals {} for pool {} level {} cycle {}, outside ({}, {}]",
+                        hit.trigger, hit.pool, hit.level, hit.cycle, hit.from, hit.ceiling
+                    ));
+                }
+                self.hits.push(hit);
+            }
+            // A meter that stood at its ceiling (so at or past its trigger) after one command and
+            // was fed again by another without a reveal between: a hit missed.
+            if let Some(cycle) =
+                self.state.mysteries().iter().find(|cycle| cycle.open.as_ref().is_some_and(|open| cycle.peak >= open.ceiling))
+            {
+                return Err(format!(
+                    "mystery: after entry {sequence}, pool {} level {} cycle {} was fed past its meter of {} (its ceiling {}) \
+                     with no reveal: a hit missed",
+                    cycle.pool,
+                    cycle.level,
+                    cycle.cycle,
+                    cycle.peak,
+                    cycle.open.as_ref().map(|open| open.ceiling).unwrap_or_default()
+                ));
             }
             // Conservation on every pool, to the centavo (every rule's money accounted for).
             if let Some((pool, off)) = self.state.conservation().into_iter().find(|(_, off)| !off.is_zero()) {

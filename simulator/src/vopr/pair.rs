@@ -237,6 +237,11 @@ impl World {
             {
                 if let Some(before) = last_writer {
                     self.outcome.takeovers += 1;
+                    // The new writer's draws are the old one's (docs/readings.md, "The mystery level").
+                    self.replay(false)?;
+                    self.same_draws()?;
+                    self.recovered_at.push(self.disk.entries());
+                    self.taken_over_at.push(self.disk.entries());
                     self.say(format!("process {writer} took the writer's lock over from process {before}"));
                 }
                 last_writer = Some(writer);
