@@ -34,7 +34,7 @@ pub struct Record {
     pub command: Command,
 }
 
-/// The six kinds of command, told apart by `kind`.
+/// The eight kinds of command, told apart by `kind`.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Command {
@@ -72,6 +72,63 @@ pub enum Command {
         build: Build,
         by: String,
     },
+    /// A mystery level's draw: its head and the commitment to its trigger and nonce, the two
+    /// sealed under the journal key (docs/journal.md, "draw").
+    Draw {
+        pool: String,
+        level: String,
+        cycle: u64,
+        #[serde(deserialize_with = "decimal_string")]
+        from: Decimal,
+        #[serde(deserialize_with = "decimal_string")]
+        ceiling: Decimal,
+        commitment: String,
+        sealed: String,
+    },
+    /// A mystery level's hit: the trigger and nonce revealed (docs/journal.md, "reveal").
+    Reveal {
+        pool: String,
+        level: String,
+        cycle: u64,
+        #[serde(deserialize_with = "decimal_string")]
+        trigger: Decimal,
+        nonce: String,
+        after: u64,
+        #[serde(default)]
+        eligible: Vec<Seat>,
+    },
+}
+
+/// A seat of a link: a hot seat's candidate.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Seat {
+    pub table: String,
+    pub seat: u32,
+}
+
+/// A draw's commitment as docs/journal.md ("draw") defines it: SHA-256 of "pozo.v1.mystery" 0,
+/// the pool and the level each as its length (8 bytes, big-endian) and its UTF-8 bytes, the
+/// cycle (8 bytes), `from`, `ceiling` and the trigger each as its centavos (a signed 16-byte
+/// integer, big-endian), and the 32-byte nonce. `None` for an amount not in whole centavos.
+pub fn commitment(pool: &str, level: &str, cycle: u64, amounts: [Decimal; 3], nonce: &[u8; 32]) -> Option<Hash> {
+    let mut hash = Sha256::new();
+    hash.update(b"pozo.v1.mystery\0");
+    for text in [pool, level] {
+        hash.update((text.len() as u64).to_be_bytes());
+        hash.update(text.as_bytes());
+    }
+    hash.update(cycle.to_be_bytes());
+    for amount in amounts {
+        let centavos = amount.checked_mul(Decimal::ONE_HUNDRED)?;
+        if !centavos.fract().is_zero() {
+            return None;
+        }
+        let centavos: i128 = centavos.trunc().mantissa() / 10_i128.pow(centavos.trunc().scale());
+        hash.update(centavos.to_be_bytes());
+    }
+    hash.update(nonce);
+    Some(hash.finalize().into())
 }
 
 /// A build that wrote to the journal: its version and the SHA-256 of its executable.
@@ -319,6 +376,7 @@ mod tests {
     use super::*;
     use pozo_engine::money;
     use pozo_server::journal::{Identity, Journal, Record as ServerRecord};
+    use pozo_server::state::draw::{DrawHead, SeatAt};
     use pozo_server::state::{self as server, OfficeCommand, TableCommand};
     use std::collections::BTreeSet;
 
@@ -399,6 +457,16 @@ mod tests {
                 op: server::OfficeOp::Reject { order_id: "R1-12-3".into(), reason: "duplicado".into(), expect: facts() },
             }),
             server::Command::Keys { keys: vec![key.clone()], by: "operador".into() },
+            server::Command::Draw(server::DrawCommand { head: head(), commitment: "cd".repeat(32), sealed: "ef".repeat(64) }),
+            server::Command::Reveal(server::RevealCommand {
+                pool: "mercado-gran-sala".into(),
+                level: "Misterioso".into(),
+                cycle: 3,
+                trigger: money!(20057.31),
+                nonce: "07".repeat(32),
+                after: 41,
+                eligible: vec![SeatAt { table: "B1".into(), seat: 2 }, SeatAt { table: "CP1".into(), seat: 3 }],
+            }),
         ];
         let mut chain = Chain::new(&identity.installation);
         assert_eq!(chain.tip(), identity.genesis_previous(), "the genesis hash is the document's");
@@ -425,12 +493,22 @@ mod tests {
                 }
                 (Command::Keys { keys, .. }, _) => assert_eq!((keys[0].id.as_str(), keys[0].table.as_deref()), ("caja-1", None)),
                 (Command::Genesis { texts, .. }, _) => assert!(!texts.is_empty(), "genesis carries the configuration"),
+                (Command::Draw { pool, level, cycle, from, ceiling, commitment, sealed }, server::Command::Draw(sent)) => {
+                    assert_eq!((pool.as_str(), level.as_str(), *cycle), (sent.head.pool.as_str(), sent.head.level.as_str(), 3));
+                    assert_eq!((*from, *ceiling), (sent.head.from.decimal(), sent.head.ceiling.decimal()));
+                    assert_eq!((commitment, sealed), (&sent.commitment, &sent.sealed));
+                }
+                (Command::Reveal { trigger, nonce, after, eligible, .. }, server::Command::Reveal(sent)) => {
+                    assert_eq!((*trigger, nonce, *after), (sent.trigger.decimal(), &sent.nonce, 41));
+                    let read: Vec<(&str, u32)> = eligible.iter().map(|seat| (seat.table.as_str(), seat.seat)).collect();
+                    assert_eq!(read, [("B1", 2), ("CP1", 3)]);
+                }
                 (read, sent) => panic!("{read:?} read back from {sent:?}"),
             }
             records.push(read);
             previous = hash;
         }
-        assert_eq!(chain.entries(), 29);
+        assert_eq!(chain.entries(), 31);
         assert_eq!(chain.tip(), previous);
         assert_eq!(
             records.iter().filter_map(press).collect::<BTreeSet<_>>(),
@@ -459,7 +537,50 @@ mod tests {
             Command::Keys { .. } => "keys",
             Command::Change { .. } => "change",
             Command::Build { .. } => "build",
+            Command::Draw { .. } => "draw",
+            Command::Reveal { .. } => "reveal",
         }
+    }
+
+    fn head() -> DrawHead {
+        DrawHead {
+            pool: "mercado-gran-sala".into(),
+            level: "Misterioso".into(),
+            cycle: 3,
+            from: money!(20000.00),
+            ceiling: money!(60000.00),
+        }
+    }
+
+    /// The commitment as the document defines it is the one the controller journals and the
+    /// state checks: a reveal is checked from the document alone.
+    #[test]
+    fn the_documented_commitment_is_the_controllers() {
+        let nonce = [9u8; 32];
+        let trigger = money!(20057.31);
+        let sent = pozo_server::state::draw::commitment(&head(), trigger, &nonce);
+        let head = head();
+        let read = commitment(
+            head.pool.as_str(),
+            &head.level,
+            head.cycle,
+            [head.from.decimal(), head.ceiling.decimal(), trigger.decimal()],
+            &nonce,
+        );
+        assert_eq!(read, Some(sent));
+        let other = commitment(
+            "mercado-gran-sala",
+            "Misterioso",
+            3,
+            [head.from.decimal(), head.ceiling.decimal(), money!(20057.32).decimal()],
+            &nonce,
+        );
+        assert_ne!(other, Some(sent), "a centavo apart is another commitment");
+        assert_eq!(
+            commitment("p", "l", 1, [Decimal::new(1, 3), Decimal::ONE, Decimal::ONE], &nonce),
+            None,
+            "a tenth of a centavo"
+        );
     }
 
     #[test]

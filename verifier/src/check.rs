@@ -37,6 +37,10 @@ pub struct Checked {
     /// recomputed (docs/readings.md, "Levels"); absent when no pool has levels.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub levels: BTreeMap<PoolId, Vec<LevelBooks>>,
+    /// The mystery levels' draws and reveals the jornada holds, every one checked
+    /// (docs/journal.md, "draw" and "reveal"); absent when the check stopped before the close.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draws: Option<DrawsChecked>,
     /// The first thing wrong, if any.
     pub problem: Option<Problem>,
     #[serde(skip)]
@@ -55,6 +59,21 @@ pub struct Checked {
     /// The levels' names of each pool with levels at the close: what a link names.
     #[serde(skip)]
     pub(crate) level_names: BTreeMap<PoolId, Vec<String>>,
+}
+
+/// The draws a file holds, every one checked: commitments, reveals, and each hit they prove.
+#[derive(Clone, Debug, Serialize)]
+pub struct DrawsChecked {
+    pub committed: u64,
+    pub revealed: u64,
+    pub hits: Vec<crate::draws::Hit>,
+}
+
+impl DrawsChecked {
+    /// `3 compromisos, 2 revelados, todos conformes`.
+    pub fn summary(&self) -> String {
+        crate::draws::summary(self.committed, self.revealed)
+    }
 }
 
 /// One level's books over a jornada: the lines of a pool's, over the level's own meters.
@@ -176,6 +195,7 @@ impl<'a> Verifier<'a> {
             let mut kept = checked.clone();
             kept.reconciliation.clear();
             kept.levels.clear();
+            kept.draws = None;
             self.previous = Some(kept);
         }
         checked.closing = None;
@@ -400,6 +420,7 @@ pub fn check_file(name: &str, bytes: &[u8], registered: &PublicKey) -> Checked {
         opening: Opening::NotProven,
         reconciliation: BTreeMap::new(),
         levels: BTreeMap::new(),
+        draws: None,
         problem: None,
         installation: String::new(),
         previous_hash: String::new(),
@@ -658,6 +679,8 @@ fn recompute(checked: &mut Checked, evidence: &Evidence) -> Result<(), Problem> 
         })
         .collect();
     checked.reconciliation = closing.reconciliation;
+    let draws = replay.draws();
+    checked.draws = Some(DrawsChecked { committed: draws.committed, revealed: draws.revealed, hits: draws.hits.clone() });
     checked.closing = Some(replay.state().snapshot());
     Ok(())
 }

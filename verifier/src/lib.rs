@@ -30,6 +30,7 @@
 //!   journal's order, in the memory of one.
 
 pub mod check;
+pub mod draws;
 pub mod format;
 pub mod keys;
 pub mod make;
@@ -38,7 +39,7 @@ mod strict;
 
 use serde::Serialize;
 
-pub use check::{Checked, LevelBooks, Link, Opening, Verdict, Verifier, verify, verify_paths};
+pub use check::{Checked, DrawsChecked, LevelBooks, Link, Opening, Verdict, Verifier, verify, verify_paths};
 pub use keys::{PublicKey, SigningKey};
 
 /// How far a pool of one level, or one level of a pool with levels, is from conservation, from
@@ -74,6 +75,11 @@ pub enum Check {
     Books,
     /// Two jornadas do not follow each other.
     Link,
+    /// A mystery level's draw or reveal breaks a rule of the draws (docs/journal.md, "draw" and
+    /// "reveal"): a reveal that does not open its commitment, a trigger out of its range, a hit
+    /// moved, a second draw, a hot seat's candidates that are not the seats in force, a reveal
+    /// missing.
+    Draw,
 }
 
 impl Check {
@@ -87,6 +93,7 @@ impl Check {
             Check::Recomputation => "recálculo",
             Check::Books => "libros",
             Check::Link => "enlace",
+            Check::Draw => "sorteo",
         }
     }
 }
@@ -211,6 +218,28 @@ pub fn castellano(verdict: &Verdict) -> String {
             Some(problem) => text.push_str(&format!("  {}\n", visible(&problem.to_string()))),
             None => {
                 text.push_str("  cadena de hashes íntegra; cada asiento recalculado da lo que el archivo dice\n");
+                if let Some(draws) = file.draws.as_ref().filter(|draws| draws.committed + draws.revealed > 0) {
+                    text.push_str(&format!("  sorteos: {}\n", draws.summary()));
+                    for hit in &draws.hits {
+                        text.push_str(&format!(
+                            "    acierto del nivel {} del pozo {} (ciclo {}, asiento {}): disparador {}, alcanzado por el aporte \
+                             del asiento {} de {} asiento {}{}\n",
+                            visible(&hit.level),
+                            visible(&hit.pool),
+                            entries(hit.cycle),
+                            entries(hit.entry),
+                            format_ars(hit.trigger),
+                            entries(hit.after),
+                            visible(hit.winner.table.as_ref()),
+                            hit.winner.seat,
+                            hit.hot_seat.as_ref().map_or_else(String::new, |hot| format!(
+                                "; asiento caliente: {} asiento {}",
+                                visible(hot.table.as_ref()),
+                                hot.seat
+                            ))
+                        ));
+                    }
+                }
                 for (pool, books) in &file.reconciliation {
                     if books.opening_balance + books.opening_reserve == books.closing_balance + books.closing_reserve
                         && books.bets == 0

@@ -4,6 +4,7 @@
 
 use pozo_core::state::State;
 
+use crate::draws::Draws;
 use crate::format::{CONTEXT, Entry, Evidence, FORMAT, Hash, Signature};
 use crate::keys::SigningKey;
 use crate::replay::Replay;
@@ -27,6 +28,20 @@ pub fn make(
     previous_hash: Hash,
     records: &[Vec<u8>],
 ) -> Result<Evidence, Problem> {
+    make_checked(journal, jornada, made_ms, complete, opening, previous_hash, records).map(|(evidence, _)| evidence)
+}
+
+/// [`make`], and the mystery levels' draws and reveals its entries hold, every one checked as
+/// the verifier checks them (`crate::draws`): what `pozo-server evidence` says it wrote.
+pub fn make_checked(
+    journal: Journal<'_>,
+    jornada: &str,
+    made_ms: u64,
+    complete: bool,
+    opening: Option<&State>,
+    previous_hash: Hash,
+    records: &[Vec<u8>],
+) -> Result<(Evidence, Draws), Problem> {
     let first = opening.map_or(1, |state| state.journal_sequence() + 1);
     let texts = |bytes: &Vec<u8>| {
         String::from_utf8(bytes.clone()).map_err(|_| Problem::new(Check::Format, None, "un registro no es UTF-8".to_owned()))
@@ -68,7 +83,8 @@ pub fn make(
     }
     evidence.last_hash = hex::encode(replay.hash());
     evidence.closing = replay.closing();
-    Ok(evidence)
+    let draws = replay.draws().clone();
+    Ok((evidence, draws))
 }
 
 /// The file's bytes: the evidence and the signature of [`CONTEXT`] ‖ its bytes.

@@ -9,6 +9,7 @@ use pozo_core::state::books::figures;
 use pozo_core::state::{Command, Context, Snapshot, State};
 use pozo_engine::{Pool, PoolFigures, PoolId, Reconciliation, format_ars};
 
+use crate::draws::Draws;
 use crate::format::{
     Balances, Closing, Evidence, Hash, LevelBalances, LevelClosing, Record, entry_hash, genesis_previous, snapshot_sha256,
 };
@@ -57,6 +58,8 @@ pub(crate) struct Replay {
     opening: BTreeMap<PoolId, PoolFigures>,
     /// Every level's figures as the jornada opened, of each pool with levels.
     opening_levels: Levels,
+    /// The mystery levels' draws and reveals, each checked before it is applied.
+    draws: Draws,
 }
 
 /// A hex hash of the file, or what is wrong with it.
@@ -200,6 +203,7 @@ impl Replay {
             last_time_ms: 0,
             opening,
             opening_levels,
+            draws: Draws::new(),
         })
     }
 
@@ -236,6 +240,9 @@ impl Replay {
         if jornada != self.jornada {
             return Err(problem(Check::Format, format!("es de la jornada {}, no de la jornada {}", jornada, self.jornada)));
         }
+        // The draws' rules, before the core applies the entry (docs/journal.md, "draw", "reveal").
+        self.draws.before(&self.state, sequence, &parsed.command).map_err(|message| problem(Check::Draw, message))?;
+        let cycles_before = Draws::wants_before(&parsed.command).then(|| self.state.mysteries().to_vec());
         let before = figures(self.state.pools());
         let levels_before = level_figures(self.state.pools());
         match self.state.apply(&parsed.command, Context { sequence, time_ms: parsed.time_ms }) {
@@ -268,6 +275,7 @@ impl Replay {
                 }
             }
         }
+        self.draws.after(cycles_before.as_deref(), &self.state, sequence, &parsed.command);
         let after = figures(self.state.pools());
         let pools = after
             .iter()
@@ -301,6 +309,11 @@ impl Replay {
 
     pub(crate) fn state(&self) -> &State {
         &self.state
+    }
+
+    /// The draws and reveals checked so far.
+    pub(crate) fn draws(&self) -> &Draws {
+        &self.draws
     }
 
     /// Every pool's figures now, each level's of a pool with levels, each pool's and each

@@ -40,6 +40,9 @@ pub struct Made {
     /// The journal already held an entry of a later jornada: the jornada is over.
     pub complete: bool,
     pub bytes: u64,
+    /// The mystery levels' draws its entries hold, every one checked as `pozo-verifier` checks
+    /// them: "sorteos: 3 compromisos, 2 revelados, todos conformes".
+    pub draws: String,
     /// SHA-256 of the file, hex: how the casino and the inspector name the same file.
     pub sha256: String,
     /// The signing key's public half (hex) and its fingerprint: the key the regulator registered.
@@ -84,6 +87,7 @@ pub fn evidence(
     let mut opening: Option<(Option<State>, [u8; 32])> = None;
     let mut records: Vec<Vec<u8>> = Vec::new();
     let mut complete = false;
+    let mut draws = pozo_verifier::draws::Draws::new();
     for entry in journal.read_after(0) {
         let entry = entry?;
         let (day, _) = pozo_core::jornada::jornada_and_hour(state.config(), entry.record.time_ms);
@@ -95,7 +99,18 @@ pub fn evidence(
                 if opening.is_none() {
                     opening = Some(((tip.entries > 0).then(|| state.clone()), tip.hash));
                 }
+                // The draws' rules, before the entry is applied: a journal whose draws do not
+                // conform is named, entry and rule, and no evidence is signed for it.
+                let (sequence, command) = (entry.record.sequence, &entry.record.command);
+                if let Err(problem) = draws.before(&state, sequence, command) {
+                    anyhow::bail!(
+                        "{name}: the jornada's draws do not conform: NO CONFORME: sorteo: asiento {}: {problem}",
+                        pozo_verifier::entries(sequence)
+                    );
+                }
+                let cycles = pozo_verifier::draws::Draws::wants_before(command).then(|| state.mysteries().to_vec());
                 apply_entry(&mut state, &tip, &entry).with_context(|| name.clone())?;
+                draws.after(cycles.as_deref(), &state, sequence, command);
                 records.push(entry.json);
             }
             _ => {
@@ -113,8 +128,13 @@ pub fn evidence(
         anyhow::bail!("--jornada {jornada}: the journal holds no entry of that jornada (entries 1 to {})", tip.entries);
     };
     let journal_ref = pozo_verifier::make::Journal { installation: &identity.installation, epoch: identity.epoch };
-    let made = pozo_verifier::make::make(journal_ref, jornada, made_ms, complete, opening.as_ref(), previous, &records)
-        .map_err(|problem| anyhow::anyhow!("the jornada's entries do not replay: {problem}"))?;
+    let (made, checked) =
+        pozo_verifier::make::make_checked(journal_ref, jornada, made_ms, complete, opening.as_ref(), previous, &records)
+            .map_err(|problem| match problem.check {
+                // docs/journal.md, "draw" and "reveal": the entry and the rule it breaks.
+                pozo_verifier::Check::Draw => anyhow::anyhow!("the jornada's draws do not conform: NO CONFORME: {problem}"),
+                _ => anyhow::anyhow!("the jornada's entries do not replay: {problem}"),
+            })?;
     let bytes = pozo_verifier::make::seal(&made, key);
     let mut file =
         std::fs::OpenOptions::new().write(true).create_new(true).open(out).with_context(|| format!("--out {}", out.display()))?;
@@ -127,6 +147,7 @@ pub fn evidence(
         last_entry: made.last_entry,
         entries: made.entries.len() as u64,
         complete,
+        draws: format!("sorteos: {}", checked.summary()),
         bytes: bytes.len() as u64,
         sha256: hex::encode(Sha256::digest(&bytes)),
         public_key: key.public().hex(),

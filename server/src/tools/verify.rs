@@ -19,7 +19,7 @@ use serde::{Serialize, Serializer};
 
 use crate::config::JournalKey;
 use crate::journal::Sealer;
-use crate::journal::recovery::{check_tip, genesis_config, replay_until};
+use crate::journal::recovery::{apply_entry, check_tip, genesis_config};
 use crate::journal::{Identity, Journal, StoredSnapshot};
 use pozo_core::state::{Command, State};
 use pozo_engine::money::plain_text;
@@ -34,6 +34,9 @@ pub struct VerifyReport {
     pub acknowledged: MarkCheck,
     pub conservation: Check,
     pub snapshot: SnapshotCheck,
+    /// The mystery levels' draws (docs/journal.md, "draw" and "reveal"): how many commitments
+    /// and reveals the journal holds, every one checked as `pozo-verifier` checks them.
+    pub draws: DrawsCheck,
     pub pools: BTreeMap<PoolId, PoolSummary>,
     /// A journal opened from a closing statement: its predecessor and the statement's checks
     /// (`crate::tools::close`); absent for any other journal.
@@ -145,6 +148,33 @@ pub enum SnapshotCheck {
     Failed(String),
 }
 
+/// The draws of the mystery levels, as the replay checked them (`pozo_verifier::draws`): written
+/// "sorteos: 3 compromisos, 2 revelados, todos conformes", or "NO CONFORME: asiento 57: sorteo:
+/// …" naming the first entry that breaks a rule of the draws, and the rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DrawsCheck {
+    pub committed: u64,
+    pub revealed: u64,
+    /// The first entry that breaks a rule of the draws, and what it breaks (in Spanish).
+    pub problem: Option<(u64, String)>,
+}
+
+impl DrawsCheck {
+    pub fn passed(&self) -> bool {
+        self.problem.is_none()
+    }
+
+    /// As the report writes it.
+    fn text(&self) -> Cow<'_, str> {
+        match &self.problem {
+            None => format!("sorteos: {}", pozo_verifier::draws::summary(self.committed, self.revealed)).into(),
+            Some((entry, problem)) => {
+                format!("NO CONFORME: asiento {}: sorteo: {problem}", pozo_verifier::entries(*entry)).into()
+            }
+        }
+    }
+}
+
 /// The acknowledgement mark against the journal: a backup has no mark of its own.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MarkCheck {
@@ -235,7 +265,7 @@ macro_rules! as_text {
     )*};
 }
 
-as_text!(Check, SnapshotCheck, MarkCheck);
+as_text!(Check, SnapshotCheck, MarkCheck, DrawsCheck);
 
 #[derive(Debug, Serialize)]
 pub struct PoolSummary {
@@ -286,6 +316,7 @@ impl VerifyReport {
         let closed = self.closed.as_ref().is_none_or(|closed| closed.check.passed());
         self.chain.passed()
             && self.conservation.passed()
+            && self.draws.passed()
             && self.snapshot.passed()
             && self.acknowledged.passed()
             && opened
@@ -379,7 +410,7 @@ fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark:
     let sealer = Sealer::new(journal_key, &identity).map_err(anyhow::Error::msg)?;
     let mut state = State::new(Arc::new(config));
     let stored = journal.load_snapshot()?;
-    let Walked { tip, mut chain, conservation, mut snapshot } = walk(journal, &mut state, &identity, stored.as_ref());
+    let Walked { tip, mut chain, conservation, mut snapshot, draws } = walk(journal, &mut state, &identity, stored.as_ref());
     if chain.passed()
         && conservation.passed()
         && let Err(problem) = check_tip(journal, &tip, &sealer)
@@ -400,6 +431,7 @@ fn verify_journal(journal: &Journal, name: &str, journal_key: &JournalKey, mark:
         acknowledged,
         conservation,
         snapshot,
+        draws,
         pools: pool_summaries(&state),
         opened_from: None,
         closed: None,
@@ -434,6 +466,7 @@ struct Walked {
     chain: Check,
     conservation: Check,
     snapshot: SnapshotCheck,
+    draws: DrawsCheck,
 }
 
 /// Replays the journal onto `state` entry by entry from the first, checking the chain, the
@@ -443,19 +476,38 @@ fn walk(journal: &Journal, state: &mut State, identity: &Identity, stored: Optio
     let mut snapshot = SnapshotCheck::NoSnapshot;
     let mut conservation = Check::Ok;
     let mut tip = crate::journal::JournalTip { entries: 0, hash: identity.genesis_previous() };
+    let mut draws = pozo_verifier::draws::Draws::new();
+    let mut draw_problem = None;
+    // What a planted bug waits for (`planted-bugs` only; nothing otherwise), as recovery's replay.
+    pozo_core::planted::replaying(true);
+    let _replaying = Replaying;
+    let mut entries = journal.read_after(0);
     // Entry by entry, so that conservation is checked after every one of them.
     loop {
-        let before = tip.entries;
-        match replay_until(state, journal, tip.entries, tip.hash, tip.entries + 1) {
-            Ok(next) => tip = next,
-            Err(error) => {
-                chain = Check::Failed(error.to_string());
+        let entry = match entries.next() {
+            None => break,
+            Some(Err(error)) => {
+                chain = Check::Failed(crate::journal::recovery::RecoveryError::from(error).to_string());
                 break;
             }
+            Some(Ok(entry)) => entry,
+        };
+        let sequence = entry.record.sequence;
+        let command = &entry.record.command;
+        // The mystery levels' draws, each rule checked before the entry is applied (the core
+        // refuses most of what breaks them too): the first that breaks one is named.
+        if draw_problem.is_none()
+            && let Err(problem) = draws.before(state, sequence, command)
+        {
+            draw_problem = Some((sequence, problem));
         }
-        if tip.entries == before {
+        let cycles = pozo_verifier::draws::Draws::wants_before(command).then(|| state.mysteries().to_vec());
+        if let Err(error) = apply_entry(state, &tip, &entry) {
+            chain = Check::Failed(error.to_string());
             break;
         }
+        draws.after(cycles.as_deref(), state, sequence, command);
+        tip = crate::journal::JournalTip { entries: sequence, hash: entry.hash };
         if let Some((pool, difference)) = state.conservation().into_iter().find(|(_, difference)| !difference.is_zero()) {
             conservation = Check::Failed(format!("broken after entry {}: pool `{pool}` off by {difference}", tip.entries));
             break;
@@ -480,7 +532,17 @@ fn walk(journal: &Journal, state: &mut State, identity: &Identity, stored: Optio
             };
         }
     }
-    Walked { tip, chain, conservation, snapshot }
+    let draws = DrawsCheck { committed: draws.committed, revealed: draws.revealed, problem: draw_problem };
+    Walked { tip, chain, conservation, snapshot, draws }
+}
+
+/// The end of a replay, however it ends (see `pozo_core::planted`).
+struct Replaying;
+
+impl Drop for Replaying {
+    fn drop(&mut self) {
+        pozo_core::planted::replaying(false);
+    }
 }
 
 /// The first level of a pool with levels that does not conserve on its own, and by how much:
