@@ -87,9 +87,30 @@ async fn a_market_night_ties_every_level_and_pays_the_meter_the_envy_and_the_hou
     // The cross-game link: one Grand, a Major and a Mini per flor, each meter on its own books.
     let sala = &report.levels["mercado-gran-sala"];
     let names: Vec<&str> = sala.iter().map(|level| level.name.as_str()).collect();
-    assert_eq!(names, ["Grand", "Major · F1", "Major · F2", "Major · F3", "Mini · F1", "Mini · F2", "Mini · F3"]);
+    assert_eq!(
+        names,
+        [
+            "Grand",
+            "Major · F1",
+            "Major · F2",
+            "Major · F3",
+            "Mini · F1",
+            "Mini · F2",
+            "Mini · F3",
+            "Misterioso",
+            "Pagado por la casa"
+        ]
+    );
     assert!(sala.iter().all(|level| level.difference.is_zero()), "{sala:?}");
     let level = |name: &str| sala.iter().find(|level| level.name == name).expect(name);
+    // The mystery level (docs/readings.md, "The mystery level"): each hit paid its trigger, above
+    // the reset (20.000,00) and never above the ceiling (60.000,00); the hot seats the house's.
+    let mystery = level("Misterioso");
+    assert!(mystery.hits >= 1, "the night hits the mystery level: {mystery:?}");
+    let hits = rust_decimal::Decimal::from(mystery.hits);
+    assert!(mystery.awards > Money::from(20_000) * hits && mystery.awards <= Money::from(60_000) * hits, "{mystery:?}");
+    let house = level("Pagado por la casa");
+    assert!(house.awards >= Money::from(10_000) * hits, "a hot seat of 10.000,00 at each hit: {house:?}");
     assert_eq!(level("Grand").hits, 1, "the Mini Royal of picas at LCP1: {sala:?}");
     assert!(level("Grand").awards >= Money::from(5_000_000), "the Grand whole, from its reset up");
     assert_eq!((level("Major · F3").hits, level("Major · F1").hits, level("Major · F2").hits), (1, 0, 0));

@@ -58,6 +58,13 @@ pub(super) struct Floor {
     pub(super) in_force: HashMap<String, Vec<u32>>,
     /// The awards of the night per premio code.
     pub(super) codes: BTreeMap<String, super::CodeBooks>,
+    /// The mystery levels' reveals read from the journal and not yet counted, by their entry
+    /// (docs/journal.md, "reveal"), and how far the journal was read for them.
+    pub(super) reveals: BTreeMap<u64, serde_json::Value>,
+    pub(super) journal_read: u64,
+    /// The tables of the acknowledged commands since the oldest reveal pending, by entry: the
+    /// table a reveal's `after` names.
+    pub(super) acked: BTreeMap<u64, String>,
 }
 
 /// Requests to the controller other than through the agents give up after this long.
@@ -181,6 +188,9 @@ impl Floor {
             pressed: HashMap::new(),
             in_force: HashMap::new(),
             codes: BTreeMap::new(),
+            reveals: BTreeMap::new(),
+            journal_read: 0,
+            acked: BTreeMap::new(),
         })
     }
 
@@ -232,6 +242,123 @@ impl Floor {
         if !opened.is_zero() {
             *self.replenishments.entry(pool_id.clone()).or_default() += opened;
         }
+    }
+
+    /// Confirms the payout orders a mystery level's hit filed (no table's answer carries them:
+    /// the controller's reveal did), as the office would, each under its recorded event.
+    async fn confirm_drawn(&mut self) -> anyhow::Result<()> {
+        if !self.levels.values().any(|pool| pool.rules().mystery_levels().next().is_some()) {
+            return Ok(());
+        }
+        let mut office = pb::venta_pagos_client::VentaPagosClient::new(self.channel.clone());
+        let list = office_envelope(
+            &self.office,
+            &self.journal_id,
+            pb::office_command::Command::List(pb::ListPayouts { status: String::new() }),
+        );
+        let drawn: Vec<String> = office
+            .list(list)
+            .await?
+            .into_inner()
+            .orders
+            .into_iter()
+            .filter(|order| order.status == "pendiente")
+            .filter(|order| self.rulebooks.pool(&order.pool_id).is_some_and(|rules| rules.is_drawn(&order.code)))
+            .map(|order| order.order_id)
+            .collect();
+        for order in drawn {
+            self.form_numbers += 1;
+            let form_number = format!("F-{:06}", self.form_numbers);
+            self.write(&Event::Confirm { t_ms: self.t_ms(), order_id: order.clone(), form_number: form_number.clone() })?;
+            self.confirm(&order, &form_number).await?;
+        }
+        Ok(())
+    }
+
+    /// Reads the journal's new entries for the reveals of the mystery levels (only where the
+    /// night plays one).
+    pub(super) async fn read_reveals(&mut self) -> anyhow::Result<()> {
+        if !self.levels.values().any(|pool| pool.rules().mystery_levels().next().is_some()) {
+            return Ok(());
+        }
+        loop {
+            let request = pb::JournalEntriesRequest { after: self.journal_read, limit: 1000 };
+            let page = self.reports.entries(request).await?.into_inner();
+            let Some(last) = page.entries.last().map(|entry| entry.sequence) else { return Ok(()) };
+            for entry in &page.entries {
+                let record: serde_json::Value = serde_json::from_str(&entry.record_json)?;
+                if record["command"]["kind"] == "reveal" {
+                    self.reveals.insert(entry.sequence, record["command"].clone());
+                }
+            }
+            self.journal_read = last;
+        }
+    }
+
+    /// Counts the reveals whose reaching command is at or before entry `through`: the mystery
+    /// level pays the trigger (what its meter held beyond going to its reserve) and the hot seat
+    /// the house's amount at the seat the nonce picks (docs/readings.md, "The mystery level").
+    fn count_reveals(&mut self, through: u64) {
+        let due: Vec<u64> = self
+            .reveals
+            .iter()
+            .filter(|(_, reveal)| reveal["after"].as_u64().unwrap_or(0) <= through)
+            .map(|(entry, _)| *entry)
+            .collect();
+        for entry in due {
+            let reveal = self.reveals.remove(&entry).expect("listed");
+            if let Err(problem) = self.count_reveal(&reveal) {
+                self.differences.push(format!("journal entry {entry}: the reveal does not count: {problem}"));
+            }
+        }
+        if let Some(oldest) = self.reveals.values().filter_map(|reveal| reveal["after"].as_u64()).min() {
+            self.acked = self.acked.split_off(&oldest);
+        } else {
+            self.acked.clear();
+        }
+    }
+
+    fn count_reveal(&mut self, reveal: &serde_json::Value) -> Result<(), String> {
+        let pool_id = reveal["pool"].as_str().unwrap_or_default().to_owned();
+        let pool = self.levels.get_mut(&pool_id).ok_or_else(|| format!("pool `{pool_id}` has no levels counted"))?;
+        let rules = pool.rules().clone();
+        let index =
+            rules.levels.iter().position(|level| Some(level.name.as_str()) == reveal["level"].as_str()).ok_or("no such level")?;
+        let trigger = decimal(&reveal["trigger"]);
+        let nonce = pozo_server::state::draw::nonce_of(reveal["nonce"].as_str().unwrap_or_default()).ok_or("no nonce")?;
+        let table =
+            self.acked.get(&reveal["after"].as_u64().unwrap_or(0)).cloned().ok_or("its reaching command was not acknowledged")?;
+        let eligible: Vec<(String, u32)> = reveal["eligible"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|seat| (seat["table"].as_str().unwrap_or_default().to_owned(), seat["seat"].as_u64().unwrap_or(0) as u32))
+            .collect();
+        let prize = rules.mystery_prize(index).ok_or("no prize")?.code.clone();
+        let mut winners =
+            vec![pozo_engine::Winner { seat: 1, code: prize, bet: None, high: None, at: Some(table.as_str().into()) }];
+        if let (Some(code), false) = (rules.levels[index].hot_seat.clone(), eligible.is_empty()) {
+            let (at, seat) = eligible[pozo_server::state::draw::hot_seat_index(&nonce, eligible.len())].clone();
+            winners.push(pozo_engine::Winner { seat, code, bet: None, high: None, at: Some(at.as_str().into()) });
+        }
+        let bank = self.marks.get(&table).and_then(|marks| marks.bank().cloned());
+        let replenished = pool.meters().replenishments;
+        pool.mystery_spill(index, trigger).map_err(|error| error.to_string())?;
+        let settled = pool.settle_round_at(&winners, bank.as_ref()).map_err(|error| error.to_string())?;
+        let opened = pool.meters().replenishments - replenished;
+        if !opened.is_zero() {
+            *self.replenishments.entry(pool_id).or_default() += opened;
+        }
+        for award in &settled.awards {
+            let at = award.at.as_ref().map(|at| at.to_string()).unwrap_or_else(|| table.clone());
+            let counted = self.counted.entry(at).or_default();
+            counted.awards += award.award;
+            counted.hits += 1;
+            let code = self.codes.entry(award.code.to_string()).or_default();
+            code.hits += 1;
+            code.amount += award.award;
+        }
+        Ok(())
     }
 
     /// Notes every pool's balance as the controller reports it, after `round` rounds.
@@ -307,7 +434,11 @@ impl Floor {
                         orders.push(order.to_owned());
                     }
                 }
+                let entry = ack["journal_sequence"].as_u64().unwrap_or(0);
+                self.count_reveals(entry.saturating_sub(1));
                 self.count_levels(table, line);
+                self.acked.insert(entry, table.to_owned());
+                self.count_reveals(entry);
                 orders
             }
         }
@@ -333,15 +464,32 @@ impl Floor {
                 Ok::<_, anyhow::Error>((table, lines, answers))
             });
         }
-        let mut results = BTreeMap::new();
+        let mut done_all = Vec::new();
         while let Some(done) = tasks.join_next().await {
-            let (table, lines, answers) = done??;
-            for (line, answer) in lines.iter().zip(&answers) {
-                let orders = self.count(&table, line, answer);
-                if !orders.is_empty() {
-                    self.differences.push(format!("table {table}: `{line}` made payout orders {orders:?} outside ACEPTAR"));
-                }
+            done_all.push(done??);
+        }
+        // Counted in the journal's order, a mystery level's reveals among them where the
+        // controller journaled them (each right after the command whose bet reached its trigger).
+        self.read_reveals().await?;
+        let mut answered: Vec<(u64, String, String, Answer)> = Vec::new();
+        for (table, lines, answers) in &done_all {
+            for (line, answer) in lines.iter().zip(answers) {
+                let entry = match answer {
+                    Answer::Ack(ack) => ack["journal_sequence"].as_u64().unwrap_or(0),
+                    Answer::Refused { .. } => 0,
+                };
+                answered.push((entry, table.clone(), line.clone(), answer.clone()));
             }
+        }
+        answered.sort_by_key(|(entry, ..)| *entry);
+        for (_, table, line, answer) in &answered {
+            let orders = self.count(table, line, answer);
+            if !orders.is_empty() {
+                self.differences.push(format!("table {table}: `{line}` made payout orders {orders:?} outside ACEPTAR"));
+            }
+        }
+        let mut results = BTreeMap::new();
+        for (table, _, answers) in done_all {
             results.insert(table, answers);
         }
         Ok(results)
@@ -383,6 +531,7 @@ impl Floor {
                     self.levels.insert(after.rules().id.to_string(), after);
                 }
             }
+            self.read_reveals().await?;
             let orders = self.count(table, line, &answer);
             answers.push(answer);
             if !confirm {
@@ -394,6 +543,9 @@ impl Floor {
                 self.write(&Event::Confirm { t_ms: self.t_ms(), order_id: order.clone(), form_number: form_number.clone() })?;
                 self.confirm(&order, &form_number).await?;
             }
+        }
+        if confirm {
+            self.confirm_drawn().await?;
         }
         Ok(answers)
     }
