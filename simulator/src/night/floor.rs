@@ -468,20 +468,56 @@ impl Floor {
         while let Some(done) = tasks.join_next().await {
             done_all.push(done??);
         }
+        self.count_in_journal_order(done_all).await
+    }
+
+    /// A `Parallel`'s lines sent one at a time in the order the controller journaled them when
+    /// recorded (`Event::Journaled`), so that the journal's order is the recorded night's.
+    pub(super) async fn in_journal_order(
+        &mut self,
+        work: Vec<(String, Vec<String>)>,
+        order: &[String],
+    ) -> anyhow::Result<BTreeMap<String, Vec<Answer>>> {
+        self.write(&Event::Parallel { t_ms: self.t_ms(), lines: work.clone() })?;
+        let mut next: BTreeMap<String, std::collections::VecDeque<String>> =
+            work.into_iter().map(|(table, lines)| (table, lines.into())).collect();
+        let mut done: BTreeMap<String, (Vec<String>, Vec<Answer>)> = BTreeMap::new();
+        for table in order.iter().chain(next.keys().cloned().collect::<Vec<_>>().iter()) {
+            while let Some(line) = next.get_mut(table).and_then(|lines| lines.pop_front()) {
+                let answer = self.link(table)?.lock().await.send(&line).await?;
+                let (lines, answers) = done.entry(table.clone()).or_default();
+                lines.push(line);
+                answers.push(answer);
+                if order.contains(table) {
+                    break;
+                }
+            }
+        }
+        self.count_in_journal_order(done.into_iter().map(|(table, (lines, answers))| (table, lines, answers)).collect()).await
+    }
+
+    /// Counts the answers of many tables in the journal's order and records that order.
+    async fn count_in_journal_order(
+        &mut self,
+        done_all: Vec<(String, Vec<String>, Vec<Answer>)>,
+    ) -> anyhow::Result<BTreeMap<String, Vec<Answer>>> {
         // Counted in the journal's order, a mystery level's reveals among them where the
         // controller journaled them (each right after the command whose bet reached its trigger).
         self.read_reveals().await?;
         let mut answered: Vec<(u64, String, String, Answer)> = Vec::new();
         for (table, lines, answers) in &done_all {
+            // A refusal journals nothing: it keeps its place after its table's line before it.
+            let mut entry = 0;
             for (line, answer) in lines.iter().zip(answers) {
-                let entry = match answer {
-                    Answer::Ack(ack) => ack["journal_sequence"].as_u64().unwrap_or(0),
-                    Answer::Refused { .. } => 0,
-                };
+                if let Answer::Ack(ack) = answer {
+                    entry = ack["journal_sequence"].as_u64().unwrap_or(entry);
+                }
                 answered.push((entry, table.clone(), line.clone(), answer.clone()));
             }
         }
         answered.sort_by_key(|(entry, ..)| *entry);
+        let tables = answered.iter().map(|(_, table, ..)| table.clone()).collect();
+        self.write(&Event::Journaled { tables })?;
         for (_, table, line, answer) in &answered {
             let orders = self.count(table, line, answer);
             if !orders.is_empty() {
@@ -677,12 +713,16 @@ impl Floor {
 
     /// Replays recorded events.
     pub(super) async fn replay(&mut self, events: &[Event]) -> anyhow::Result<()> {
-        for event in events {
+        for (index, event) in events.iter().enumerate() {
             match event {
                 Event::Parallel { t_ms, lines } => {
                     self.wait_for(*t_ms).await?;
-                    self.parallel(lines.clone()).await?;
+                    match events.get(index + 1) {
+                        Some(Event::Journaled { tables }) => self.in_journal_order(lines.clone(), tables).await?,
+                        _ => self.parallel(lines.clone()).await?,
+                    };
                 }
+                Event::Journaled { .. } => {}
                 Event::Sequential { t_ms, table, lines } => {
                     self.wait_for(*t_ms).await?;
                     // Orders are confirmed by their own recorded events.

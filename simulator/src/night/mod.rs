@@ -154,6 +154,11 @@ pub enum Event {
     },
     /// Lines for many tables at once; each table's in order.
     Parallel { t_ms: u64, lines: Vec<(String, Vec<String>)> },
+    /// The order the controller journaled the last `Parallel`'s lines in, one table per line:
+    /// replayed in that order, one line at a time, so that a mystery level's hit falls to the
+    /// same bet (docs/readings.md, "The mystery level": the journal's order decides). Absent in
+    /// the records of earlier releases, whose parallel lines replay in parallel.
+    Journaled { tables: Vec<String> },
     /// Lines for one table while every other waits.
     Sequential { t_ms: u64, table: String, lines: Vec<String> },
     /// The Venta-Pagos office confirms a payout order.
