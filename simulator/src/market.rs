@@ -120,6 +120,14 @@ pub fn exact_return(
         }
         chance[prize.level] += probability(prize.code.as_str());
     }
+    // A mystery level is won by no hand: it hits once its meter reaches a trigger uniform, to
+    // the centavo, in (reset, ceiling] (docs/readings.md, "The mystery level"), so once per
+    // E[trigger − reset] / (share × bet) bets: its chance per bet is 2 × share / ((ceiling −
+    // reset + one centavo) / bet).
+    for (index, level) in rules.mystery_levels() {
+        let ceiling = level.must_hit_by.expect("a mystery level has its ceiling");
+        chance[index] = 2.0 * rate(level.share) / ratio(ceiling - level.reset + Money::new(rust_decimal::Decimal::new(1, 2)));
+    }
     let mut lines = Vec::new();
     let mut inflow = vec![0.0; count];
     let mut reserve_in = vec![0.0; count];
@@ -176,6 +184,11 @@ pub fn exact_return(
         };
         match &prize.envy_of {
             Some(hand) => envy += f64::from(seats.saturating_sub(1)) * probability(hand.as_str()) * value,
+            // A hot seat: the house's amount at each hit of its mystery level.
+            None if rules.levels.iter().any(|level| level.hot_seat.as_ref() == Some(&prize.code)) => {
+                let at = rules.levels.iter().position(|level| level.hot_seat.as_ref() == Some(&prize.code));
+                house += at.map_or(0.0, |index| chance[index]) * value;
+            }
             None if rules.levels[prize.level].house => house += probability(prize.code.as_str()) * value,
             None => {}
         }
@@ -276,7 +289,8 @@ impl Play {
                 let codes: Vec<String> = rules
                     .prizes
                     .iter()
-                    .filter(|prize| prize.level == index && prize.envy_of.is_none())
+                    // A mystery level and its hot seat are the controller's draw, no hand's.
+                    .filter(|prize| prize.level == index && prize.envy_of.is_none() && !rules.is_drawn(&prize.code))
                     .map(|prize| prize.code.to_string())
                     .collect();
                 // A level no code of the game pays (the link's Major at roulette): not the game's.

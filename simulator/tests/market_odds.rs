@@ -128,7 +128,12 @@ fn the_cross_game_link_is_hit_and_returns_at_each_game_as_its_codes_say() {
     };
     assert!((blackjack.levels[2].probability - odds("TRES_SIETES") - odds("TRES_SIETES_MISMO_PALO")).abs() < 1e-15);
     let paytable = blackjack.paytable.as_ref().expect("read exactly at Black Jack");
+    // The mystery level (2 %, reset 20.000,00, ceiling 60.000,00: a hit every 40.000,01 / 2 of its
+    // meter's growth, on average): its share, the house's reset at each hit, and the hot seat's
+    // 10.000,00 (docs/readings.md, "The mystery level"), the same per unit of every game's bet.
+    let mystery = 0.02 + 2.0 * 0.02 * (20_000.0 + 10_000.0) / 40_000.01;
     let exact = 0.13
+        + mystery
         + 5_000.0 * odds("TRES_SIETES_CORAZONES")
         + 100.0 * odds("CUATRO_ASES")
         + 10.0 * (odds("TRES_SIETES") + odds("TRES_SIETES_MISMO_PALO"));
@@ -143,7 +148,7 @@ fn the_cross_game_link_is_hit_and_returns_at_each_game_as_its_codes_say() {
     // 47 straight flushes (the Mini Royals of hearts, diamonds and clubs among them), 52 tríos.
     assert!((three_card.levels[1].probability - 47.0 / 22_100.0).abs() < 1e-15);
     let paytable = three_card.paytable.as_ref().expect("read exactly at Three Card Poker");
-    let exact = 0.13 + (10_000.0 + 200.0 * 47.0 + 20.0 * 52.0) / 22_100.0;
+    let exact = 0.13 + mystery + (10_000.0 + 200.0 * 47.0 + 20.0 * 52.0) / 22_100.0;
     assert!((paytable.exact_total - exact).abs() < 1e-12, "{paytable:?}");
     assert!(paytable.exact_total > 1.0, "the example's Major pays 200 units 1 hand in 470: over 100%");
 
