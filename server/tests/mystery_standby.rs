@@ -233,6 +233,9 @@ async fn a_standby_takes_over_the_open_draw_and_its_hit_opens_it() {
     let before = entries(&mut client).await;
     let open = open_draw(&before);
     let cycle = open["command"]["cycle"].as_u64().expect("a cycle");
+    // What the standby answers its readers while the cycle is open: kept, and searched for the
+    // trigger once the hit reveals it (docs/security.md, "Who can learn a trigger before its hit").
+    let standby_answers = standby_reads(&standby, before.len() as u64).await;
     let sequences = client.sequences.clone();
     drop(client);
     writer.stop().await.expect("the writer stopped");
@@ -276,6 +279,15 @@ async fn a_standby_takes_over_the_open_draw_and_its_hit_opens_it() {
         ceiling: money(&open["command"]["ceiling"]),
     };
     assert!(head.from < trigger && trigger <= head.ceiling, "{trigger}");
+    let nonce_hex = reveal["command"]["nonce"].as_str().expect("a nonce").to_owned();
+    for writing in writings(trigger) {
+        assert!(!holds_number(&standby_answers, &writing), "the standby's answers held the open trigger as `{writing}`");
+    }
+    assert!(!standby_answers.contains(&nonce_hex), "the standby's answers held the open draw's nonce");
+    assert!(
+        holds_number(&format!("x {} x", pozo_engine::format_ars(trigger)), &writings(trigger)[1]),
+        "the search finds a writing"
+    );
     let nonce = draw::nonce_of(reveal["command"]["nonce"].as_str().expect("a nonce")).expect("32 bytes");
     assert_eq!(
         hex::encode(draw::commitment(&head, trigger, &nonce)),
@@ -284,4 +296,55 @@ async fn a_standby_takes_over_the_open_draw_and_its_hit_opens_it() {
     );
     drop(client);
     standby.stop().await.expect("the new writer stopped");
+}
+
+/// What the standby answers a supervisor while it follows, as text: Reports/Pool, Pools/Status,
+/// the reconciliation, the liability and the journal's entries, once it has caught up to `entries`.
+async fn standby_reads(standby: &pozo_server::Embedded, entries_expected: u64) -> String {
+    let mut client = client_of(standby).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while client.journal().await.entries < entries_expected {
+        assert!(tokio::time::Instant::now() < deadline, "the standby caught up within 20 s");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut text = format!("{:?}", client.pool(POOL).await);
+    let status = client.pools.status(pb::PoolStatusRequest::default()).await.expect("Pools/Status").into_inner();
+    text.push_str(&format!("{status:?}"));
+    let books = client
+        .reports
+        .reconciliation(pb::ReconciliationRequest { jornada: String::new(), through: String::new() })
+        .await
+        .expect("the books")
+        .into_inner();
+    text.push_str(&format!("{books:?}"));
+    let owed = client.reports.liability(pb::LiabilityRequest::default()).await.expect("the liability").into_inner();
+    text.push_str(&format!("{owed:?}"));
+    for record in entries(&mut client).await {
+        text.push_str(&record.to_string());
+    }
+    text
+}
+
+/// The trigger as an amount is written: plain ("20057.13"), the Argentine way ("20.057,13"),
+/// with a decimal comma alone ("20057,13"), and in centavos ("2005713").
+fn writings(trigger: Money) -> Vec<String> {
+    let plain = pozo_engine::money::plain_text(trigger);
+    let ars = pozo_engine::format_ars(trigger).trim_start_matches("$").trim().to_owned();
+    let (units, cents) = plain.split_once('.').expect("two decimals");
+    vec![plain.clone(), ars, format!("{units},{cents}"), format!("{units}{cents}")]
+}
+
+/// `text` holds `number` with no digit (nor a digit's separator and digit) either side.
+fn holds_number(text: &str, number: &str) -> bool {
+    let bytes = text.as_bytes();
+    text.match_indices(number).any(|(at, _)| {
+        let before = at.checked_sub(1).map(|index| bytes[index]);
+        let after = bytes.get(at + number.len()).copied();
+        let digit = |byte: Option<u8>| byte.is_some_and(|byte| byte.is_ascii_digit());
+        let separated = |first: Option<u8>, second: Option<u8>| matches!(first, Some(b'.' | b',')) && digit(second);
+        !digit(before)
+            && !digit(after)
+            && !separated(after, bytes.get(at + number.len() + 1).copied())
+            && !separated(before, at.checked_sub(2).map(|index| bytes[index]))
+    })
 }
