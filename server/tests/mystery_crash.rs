@@ -9,10 +9,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use common::mystery::records as journal;
+use common::mystery::{money, of_kind, open_draw, round};
 use common::*;
 use pozo_core::state::draw::{self, DrawHead};
-use pozo_engine::Money;
-use pozo_proto::v1 as pb;
 use pozo_testkit::process::ServerProcess;
 use serde_json::Value;
 
@@ -33,47 +33,6 @@ fn spawn(data: &Path, mercado: &Path, log: &Path) -> ServerProcess {
     let mercado = mercado.to_str().expect("a UTF-8 path");
     let extra = ["--config", &files[0], "--rulebook", &files[1], "--rulebook", mercado];
     ServerProcess::spawn(Path::new(BIN), data, "127.0.0.1:0", &extra, log)
-}
-
-async fn entries(client: &mut Client) -> Vec<Value> {
-    let mut all = Vec::new();
-    loop {
-        let request = pb::JournalEntriesRequest { after: all.len() as u64, limit: 1000 };
-        let page = client.reports.entries(request).await.expect("the journal").into_inner();
-        if page.entries.is_empty() {
-            return all;
-        }
-        all.extend(page.entries.iter().map(|entry| serde_json::from_str::<Value>(&entry.record_json).expect("a record")));
-    }
-}
-
-fn of_kind<'a>(records: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    records.iter().filter(|record| record["command"]["kind"] == kind).collect()
-}
-
-fn money(value: &Value) -> Money {
-    serde_json::from_value(value.clone()).expect("an amount")
-}
-
-/// The level's open draw: the latest draw entry whose cycle has no reveal.
-fn open_draw(records: &[Value]) -> Value {
-    let revealed: Vec<u64> = of_kind(records, "reveal").iter().filter_map(|record| record["command"]["cycle"].as_u64()).collect();
-    of_kind(records, "draw")
-        .into_iter()
-        .rev()
-        .find(|record| !revealed.contains(&record["command"]["cycle"].as_u64().unwrap_or(0)))
-        .cloned()
-        .expect("an open draw")
-}
-
-/// One Black Jack round at B1 with a bet at each of `seats`.
-async fn round(client: &mut Client, seats: &[u32]) {
-    for seat in seats {
-        client.ok("B1", sell(*seat, 1)).await;
-        client.ok("B1", press(*seat)).await;
-    }
-    client.ok("B1", start()).await;
-    client.ok("B1", finish()).await;
 }
 
 // Proves that a controller killed with SIGKILL keeps its committed draw: after the restart the
@@ -102,7 +61,7 @@ async fn a_kill_keeps_the_committed_draw_and_the_later_hit_opens_it() {
         client.ok("B1", sell(seat, 1)).await;
         client.ok("B1", press(seat)).await;
     }
-    let before = entries(&mut client).await;
+    let before = journal(&mut client).await;
     let draws_before: Vec<Value> = of_kind(&before, "draw").into_iter().cloned().collect();
     let open = open_draw(&before);
     let cycle = open["command"]["cycle"].as_u64().expect("a cycle");
@@ -113,7 +72,7 @@ async fn a_kill_keeps_the_committed_draw_and_the_later_hit_opens_it() {
     let mut server = spawn(&data, &mercado, &directory.path().join("after-kill.log"));
     let mut client = connect(&server.address).await;
     client.sequences = sequences;
-    let after = entries(&mut client).await;
+    let after = journal(&mut client).await;
     assert_eq!(
         of_kind(&after, "draw").into_iter().cloned().collect::<Vec<Value>>(),
         draws_before,
@@ -127,7 +86,7 @@ async fn a_kill_keeps_the_committed_draw_and_the_later_hit_opens_it() {
     client.ok("B1", start()).await;
     client.ok("B1", finish()).await;
     let reveal = loop {
-        let records = entries(&mut client).await;
+        let records = journal(&mut client).await;
         if let Some(reveal) = of_kind(&records, "reveal").into_iter().find(|record| record["command"]["cycle"] == cycle) {
             break reveal.clone();
         }
@@ -135,7 +94,7 @@ async fn a_kill_keeps_the_committed_draw_and_the_later_hit_opens_it() {
         assert!(rounds <= 12, "the ceiling of {CEILING} is reached within a dozen rounds");
         round(&mut client, &[1]).await;
     };
-    let records = entries(&mut client).await;
+    let records = journal(&mut client).await;
     let drawn = of_kind(&records, "draw").into_iter().filter(|record| record["command"]["cycle"] == cycle).count();
     assert_eq!(drawn, 1, "cycle {cycle} is drawn once");
     let command = &reveal["command"];

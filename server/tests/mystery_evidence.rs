@@ -20,11 +20,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use common::mystery::{link_with_ceiling, records};
 use common::*;
 use hmac::{Hmac, KeyInit, Mac};
 use pozo_core::state::{Context, State};
 use pozo_engine::Money;
-use pozo_proto::v1 as pb;
 use pozo_server::clock::ManualClock;
 use pozo_verifier::format::{Balances, Entry, Evidence, LevelBalances, entry_hash};
 use pozo_verifier::{Check, PublicKey, SigningKey, Verdict};
@@ -39,24 +39,12 @@ const LEVEL: &str = "Misterioso";
 /// The draws' words come from this seed (as in the simulator): the night replays the same.
 const SEED: u64 = 44;
 
-fn link_with_ceiling(ceiling: &str) -> pozo_server::config::Config {
-    let text = common::market::MERCADO.replacen("must_hit_by = \"60000.00\"", &format!("must_hit_by = \"{ceiling}\""), 1);
-    assert_ne!(text, common::market::MERCADO, "the example has the mystery level's ceiling");
-    common::market::enlace_edited(&text)
-}
-
 fn arg(path: &Path) -> String {
     path.display().to_string()
 }
 
 fn ars(text: &str) -> Money {
     text.parse().unwrap_or_else(|_| panic!("an amount: {text}"))
-}
-
-async fn records(client: &mut Client) -> Vec<Value> {
-    let request = pb::JournalEntriesRequest { after: 0, limit: 1000 };
-    let page = client.reports.entries(request).await.expect("the journal").into_inner();
-    page.entries.iter().map(|entry| serde_json::from_str(&entry.record_json).expect("a record")).collect()
 }
 
 fn kind(record: &Value) -> &str {

@@ -9,26 +9,15 @@ mod common;
 
 use std::time::Duration;
 
+use common::mystery::{link_with_ceiling, records};
 use common::*;
 use pozo_engine::Money;
 use pozo_proto::v1 as pb;
-use pozo_server::config::Config;
 use prost::Message;
 use serde_json::Value;
 
 const POOL: &str = "mercado-gran-sala";
 const WAIT: Duration = Duration::from_secs(10);
-
-fn link_with_ceiling(ceiling: &str) -> Config {
-    let text = common::market::MERCADO.replacen("must_hit_by = \"60000.00\"", &format!("must_hit_by = \"{ceiling}\""), 1);
-    assert_ne!(text, common::market::MERCADO, "the example has the mystery level's ceiling");
-    common::market::enlace_edited(&text)
-}
-
-async fn records(client: &mut Client) -> Vec<Value> {
-    let page = client.reports.entries(pb::JournalEntriesRequest { after: 0, limit: 1000 }).await.expect("entries").into_inner();
-    page.entries.iter().map(|entry| serde_json::from_str(&entry.record_json).expect("a record")).collect()
-}
 
 /// Every reveal so far, oldest first.
 async fn reveals(client: &mut Client) -> Vec<Value> {

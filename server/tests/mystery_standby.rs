@@ -13,13 +13,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use common::mystery::records as journal;
+use common::mystery::{money, of_kind, open_draw, round};
 use common::*;
 use futures_util::future::BoxFuture;
 use pozo_core::state::draw::{self, DrawHead};
 use pozo_engine::Money;
 use pozo_proto::v1 as pb;
 use pozo_server::journal::store::{Candidate, Shared, Store, StoreError};
-use serde_json::Value;
 
 const POOL: &str = "mercado-gran-sala";
 const CEILING: &str = "20200.00";
@@ -179,39 +180,6 @@ async fn client_of(server: &pozo_server::Embedded) -> Client {
     connect(&server.address.to_string()).await
 }
 
-async fn entries(client: &mut Client) -> Vec<Value> {
-    let request = pb::JournalEntriesRequest { after: 0, limit: 1000 };
-    let page = client.reports.entries(request).await.expect("the journal").into_inner();
-    page.entries.iter().map(|entry| serde_json::from_str(&entry.record_json).expect("a record")).collect()
-}
-
-fn of_kind<'a>(records: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    records.iter().filter(|record| record["command"]["kind"] == kind).collect()
-}
-
-fn money(value: &Value) -> Money {
-    serde_json::from_value(value.clone()).expect("an amount")
-}
-
-fn open_draw(records: &[Value]) -> Value {
-    let revealed: Vec<u64> = of_kind(records, "reveal").iter().filter_map(|record| record["command"]["cycle"].as_u64()).collect();
-    of_kind(records, "draw")
-        .into_iter()
-        .rev()
-        .find(|record| !revealed.contains(&record["command"]["cycle"].as_u64().unwrap_or(0)))
-        .cloned()
-        .expect("an open draw")
-}
-
-async fn round(client: &mut Client, seats: &[u32]) {
-    for seat in seats {
-        client.ok("B1", sell(*seat, 1)).await;
-        client.ok("B1", press(*seat)).await;
-    }
-    client.ok("B1", start()).await;
-    client.ok("B1", finish()).await;
-}
-
 // Proves that a standby that takes the writer's lock over keeps the open draw the first writer
 // committed: the journal it writes on holds that draw entry and no second draw of its cycle, and
 // the hit it reveals opens the first writer's commitment with a trigger in (from, ceiling].
@@ -230,7 +198,7 @@ async fn a_standby_takes_over_the_open_draw_and_its_hit_opens_it() {
         client.ok("B1", sell(seat, 1)).await;
         client.ok("B1", press(seat)).await;
     }
-    let before = entries(&mut client).await;
+    let before = journal(&mut client).await;
     let open = open_draw(&before);
     let cycle = open["command"]["cycle"].as_u64().expect("a cycle");
     // What the standby answers its readers while the cycle is open: kept, and searched for the
@@ -251,7 +219,7 @@ async fn a_standby_takes_over_the_open_draw_and_its_hit_opens_it() {
     let mut tries = 0;
     // Its first answer may wait until it has caught up and journaled its own start.
     let reveal = loop {
-        let records = entries(&mut client).await;
+        let records = journal(&mut client).await;
         if let Some(reveal) = of_kind(&records, "reveal").into_iter().find(|record| record["command"]["cycle"] == cycle) {
             break reveal.clone();
         }
@@ -264,7 +232,7 @@ async fn a_standby_takes_over_the_open_draw_and_its_hit_opens_it() {
             round(&mut client, &[1]).await;
         }
     };
-    let records = entries(&mut client).await;
+    let records = journal(&mut client).await;
     assert_eq!(
         of_kind(&records, "draw").into_iter().filter(|record| record["command"]["cycle"] == cycle).collect::<Vec<_>>(),
         vec![&open],
@@ -319,7 +287,7 @@ async fn standby_reads(standby: &pozo_server::Embedded, entries_expected: u64) -
     text.push_str(&format!("{books:?}"));
     let owed = client.reports.liability(pb::LiabilityRequest::default()).await.expect("the liability").into_inner();
     text.push_str(&format!("{owed:?}"));
-    for record in entries(&mut client).await {
+    for record in journal(&mut client).await {
         text.push_str(&record.to_string());
     }
     text

@@ -17,6 +17,7 @@ use tonic::{Code, Status};
 pub mod changes;
 pub mod fixtures;
 pub mod market;
+pub mod mystery;
 
 pub struct TestServer {
     pub address: SocketAddr,
