@@ -305,6 +305,22 @@ fn the_rulebooks_listing_says_what_each_minimum_means() {
     for id in ["and-carrusel", "and-bolsa", "aj-poker"] {
         assert!(line_of(id).contains("monto inicial"), "{}", line_of(id));
     }
+    // 3.2.1, 11.2.3, 15.2.4: 65 % of each bet, written the Spanish way.
+    for id in ["iplyc-ruleta", "iplyc-blackjack", "iplyc-central-poker"] {
+        assert!(line_of(id).contains("incremento 0,65 "), "{}", line_of(id));
+    }
+}
+
+/// Issue 45, point 10: a pool with levels grows by its levels' shares added, as its sign says
+/// (`mercado-blackjack`: 8 + 5 + 3 + 2 %).
+#[test]
+fn the_rulebooks_listing_gives_a_pool_with_levels_its_levels_shares_added() {
+    let mercado = concat!(env!("CARGO_MANIFEST_DIR"), "/../config/mercado.toml");
+    let output = run(&["rulebooks", "--rulebook", mercado]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = String::from_utf8_lossy(&output.stdout);
+    let line = text.lines().find(|line| line.starts_with("mercado-blackjack")).unwrap_or_else(|| panic!("listed: {text}"));
+    assert!(line.contains("incremento 0,18 "), "{line}");
 }
 
 #[test]

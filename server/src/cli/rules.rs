@@ -36,7 +36,7 @@ pub(super) fn run_rulebooks(rulebook_files: &[PathBuf]) -> anyhow::Result<()> {
             rules.policy.name(),
             format_ars(rules.minimum),
             format_ars(rules.side_bet),
-            rules.contribution_rate,
+            increment(rules),
             rules.file,
             rules.articles
         );
@@ -61,4 +61,21 @@ pub(super) fn run_rulebooks(rulebook_files: &[PathBuf]) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The share of each bet the pool's meters grow by, as a Spanish reader writes it ("0,65";
+/// 3.2.1, 11.2.3, 15.2.4): in a pool with levels, the levels' shares added, as the signs'
+/// `increment_rate` (docs/readings.md, "Levels").
+fn increment(rules: &pozo_engine::PoolRules) -> String {
+    let rate = match rules.levels.is_empty() {
+        true => rules.contribution_rate,
+        false => rules.levels.iter().filter(|level| !level.house).map(|level| level.share).sum(),
+    };
+    let mut text = rate.normalize().to_string();
+    match text.split_once('.') {
+        None => text.push_str(",00"),
+        Some((_, decimals)) if decimals.len() < 2 => text.push('0'),
+        Some(_) => {}
+    }
+    text.replace('.', ",")
 }
