@@ -40,6 +40,7 @@ mod liability;
 mod listen;
 mod office;
 mod planilla;
+mod pool_page;
 mod router;
 mod sala;
 mod serve;
