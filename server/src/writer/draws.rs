@@ -173,7 +173,7 @@ impl Draws {
 
     fn seal(&self, commitment: &[u8; 32], secret: &Secret) -> Vec<u8> {
         let mut plain = Vec::with_capacity(48 + 16);
-        plain.extend_from_slice(&cents(secret.trigger).to_be_bytes());
+        plain.extend_from_slice(&draw::centavos(secret.trigger).to_be_bytes());
         plain.extend_from_slice(&secret.nonce);
         let nonce = Nonce::assume_unique_for_key(commitment[..12].try_into().expect("12 bytes"));
         self.key.seal_in_place_append_tag(nonce, Aad::from(commitment), &mut plain).expect("sealing 48 bytes");
@@ -191,11 +191,6 @@ impl Draws {
         // What was sealed is what was committed to: else it is not this draw's.
         (draw::commitment(head, secret.trigger, &secret.nonce) == commitment).then_some(secret)
     }
-}
-
-fn cents(amount: Money) -> i128 {
-    let scaled = (amount.decimal() * Decimal::ONE_HUNDRED).trunc();
-    scaled.mantissa() / 10_i128.pow(scaled.scale())
 }
 
 /// Where a draw's words come from: the operating system's CSPRNG in `serve`; in the

@@ -53,8 +53,9 @@ pub fn commitment(head: &DrawHead, trigger: Money, nonce: &[u8; 32]) -> [u8; 32]
     hash.finalize().into()
 }
 
-/// An amount in whole centavos (amounts of a draw are always whole centavos).
-fn centavos(amount: Money) -> i128 {
+/// An amount in whole centavos (amounts of a draw are always whole centavos): as the
+/// commitment hashes it and the sealed draw holds it.
+pub fn centavos(amount: Money) -> i128 {
     let scaled = (amount.decimal() * Decimal::ONE_HUNDRED).trunc();
     scaled.mantissa() / 10_i128.pow(scaled.scale())
 }
