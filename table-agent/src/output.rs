@@ -31,6 +31,21 @@ pub(crate) enum OutputLine<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<&'a str>,
     },
+    /// A floor inspector's PIN as the controller checked it at the monitor (`Table/CheckInspector`):
+    /// `accepted`, with their name; or refused, why (the controller's code and words). The PIN
+    /// itself is never printed.
+    Pin {
+        inspector: &'a str,
+        accepted: bool,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        name: &'a str,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        code: &'a str,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        reason: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        motivo: Option<&'a str>,
+    },
     /// The table's panel: its lights, credits and state.
     Panel(Panel<'a>),
     /// The paytable of the table's pool, read at each connection: what the monitor offers the
