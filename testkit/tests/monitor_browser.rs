@@ -692,10 +692,11 @@ async fn marked(browser: &Client) -> Value {
 /// Waits until the one button marked SIGUIENTE is `action`'s, labelled, and brighter than the
 /// rest (a background no other shown button has).
 async fn next_is(browser: &Client, action: &str, step: &str) {
+    let wanted = json!([action]).to_string();
     until(
         &format!("{step}: {action} marked SIGUIENTE"),
         || async { marked(browser).await["next"].to_string() },
-        |next| next == json!([action]).to_string(),
+        |next| next == wanted,
     )
     .await;
     let seen = marked(browser).await;
