@@ -815,6 +815,10 @@ async fn the_button_the_round_expects_next_is_marked_at_each_step() {
     agent.on_monitor(&monitor, "accept", None, None).await;
     state_is(&monitor, "aceptado").await;
     next_is(&monitor, "finish", "accepted: FINALIZAR at the rack").await;
+    // ACEPTAR's answer: its amount never split from its "$" (issue 45, point 8).
+    let said = until("ACEPTAR's answer", || content(&monitor, "#mensaje-texto"), |text| text.starts_with("ACEPTAR")).await;
+    assert!(said.contains("$\u{a0}") && !said.contains("$ "), "{said}");
+    assert!(content(&monitor, "#monto, #niveles strong").await.starts_with("$\u{a0}"), "the pool's amount too");
     agent.on_monitor(&monitor, "finish", None, None).await;
     state_is(&monitor, "apuestas").await;
     next_is(&monitor, "start", "the next round").await;

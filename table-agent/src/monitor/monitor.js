@@ -224,9 +224,11 @@
   }
 
   // The controller's words as the monitor speaks: a seat is a "box" on every line of the
-  // monitor (the controller's outcomes say "posición", as its journal does).
+  // monitor (the controller's outcomes say "posición", as its journal does), and an amount is
+  // never split from its "$" (a non-breaking space).
   function boxWords(text) {
-    return String(text || "").replace(/\bposiciones\b/g, "boxes").replace(/\bposición\b/g, "box");
+    return String(text || "").replace(/\bposiciones\b/g, "boxes").replace(/\bposición\b/g, "box")
+      .replace(/\$ (?=\d)/g, "$\u00a0");
   }
 
   function capital(text) {
@@ -341,7 +343,7 @@
     // "ronda", as the sala and the controller say; a closed table plays no round.
     var playing = panel.round && panel.state && panel.state !== "cerrada";
     $("mesa").textContent = "Mesa " + panel.table + (playing ? " · ronda " + panel.round : "");
-    $("monto").textContent = amount(panel.displayed);
+    $("monto").textContent = levelAmount(panel.displayed);
     drawLevels(panel.levels || []);
     var estado = $("estado");
     estado.textContent = panel.suspended ? "SUSPENDIDO" : (panel.state || "");
