@@ -1029,6 +1029,16 @@ async fn boxes_say_their_bet_in_words_and_the_monitor_speaks_one_vocabulary() {
     );
     until("box 3's bet in words", || content(&monitor, ".box[data-box='3'] .apuesta"), |text| text == "CON APUESTA").await;
     assert_eq!(content(&monitor, ".box[data-box='5'] .apuesta").await, "sin apuesta");
+    // Each box's words inside its box, on one line, at 1024×768.
+    let outside = measure(
+        &monitor,
+        r#"return Array.from(document.querySelectorAll('.box .apuesta')).filter(function (word) {
+            var box = word.closest('.box').getBoundingClientRect(), at = word.getBoundingClientRect();
+            return at.left < box.left || at.right > box.right || word.getClientRects().length !== 1;
+        }).map(function (word) { return word.closest('.box').dataset.box; });"#,
+    )
+    .await;
+    assert_eq!(outside, json!([]), "boxes whose words spill out");
     let said = until("the bet's answer", || content(&monitor, "#mensaje-texto"), |text| text.contains("box 3")).await;
     assert!(!said.contains("posición"), "one word for a seat: {said}");
     until("round 1", || content(&monitor, "#mesa"), |text| text == "Mesa B1 · ronda 1").await;
