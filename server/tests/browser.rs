@@ -778,6 +778,10 @@ async fn the_monitor_shows_suspendido_within_a_second_of_killing_the_controller_
     on_monitor(&monitor, &mut agent, "press 2", "press", Some(2), None).await;
     until("box 2 lit", || attribute(&monitor, ".box[data-box='2']", "data-luz"), |light| light == "on").await;
     let suspended = || async { attribute(&monitor, "body", "class").await };
+    // A bet's question left open as the controller dies.
+    tap(&monitor, "nav button[data-accion='press']").await;
+    tap(&monitor, ".box[data-box='2']").await;
+    until("the confirmation", || text(&monitor, "#confirmar-texto"), |text| text.contains("apuesta del box 2")).await;
 
     let killed = Instant::now();
     floor.server.kill();
@@ -786,6 +790,10 @@ async fn the_monitor_shows_suspendido_within_a_second_of_killing_the_controller_
     assert!(elapsed <= SUSPEND_WITHIN, "SUSPENDIDO {elapsed:?} after the kill, over {SUSPEND_WITHIN:?}");
     eprintln!("SUSPENDIDO on the monitor {elapsed:?} after SIGKILL");
     assert_eq!(text(&monitor, "#estado").await, "SUSPENDIDO");
+    // Nothing can be touched (issue 45, point 4): the question closed, the boxes disabled.
+    let open = monitor.execute("return document.getElementById('confirmar').open;", vec![]).await.expect("the page");
+    assert_eq!(open, json!(false), "no ¿Confirma apuesta? while SUSPENDIDO");
+    assert_eq!(attribute(&monitor, ".box[data-box='2']", "disabled").await, "true");
 
     // Started again on the same journal and address: live again, the bet still lit.
     let (data, log, listen) =
@@ -797,6 +805,7 @@ async fn the_monitor_shows_suspendido_within_a_second_of_killing_the_controller_
     .expect("the server started again");
     until("live again", suspended, |class| !class.contains("suspendido")).await;
     assert_eq!(attribute(&monitor, ".box[data-box='2']", "data-luz").await, "on", "the recorded bet kept its light");
+    assert_eq!(attribute(&monitor, "#mensaje", "hidden").await, "true", "no answer from before the kill on a live table");
     assert!(text(&monitor, ".box[data-box='2']").await.contains("4 créditos"));
     monitor.close().await.expect("closed");
 }
