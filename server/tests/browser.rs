@@ -740,7 +740,7 @@ async fn a_black_jack_round_is_played_on_the_tables_monitor() {
     assert!(said.contains("ACEPTAR"), "{said}");
     screenshot(&monitor, "monitor-aceptado.png", profiles.path()).await;
     on_monitor(&monitor, &mut agent, "finish", "finish", None, None).await;
-    until("round 2", || text(&monitor, "#mesa"), |text| text.contains("jugada 2")).await;
+    until("round 2", || text(&monitor, "#mesa"), |text| text.contains("ronda 2")).await;
     assert_eq!(attribute(&monitor, "#estado", "data-estado").await, "apuestas");
 
     // The floor inspector's flor on the controller's pages, B1 open with its agent among its four.
@@ -753,7 +753,6 @@ async fn a_black_jack_round_is_played_on_the_tables_monitor() {
     let tap_into = attribute(&sala, "[data-mesa='B1'] a.monitor", "href").await;
     assert_eq!(tap_into, format!("{}/", agent.url));
     assert!(sala.find(Locator::Css("[data-mesa='B2'] a.monitor")).await.is_err(), "no monitor without an agent");
-    screenshot(&sala, "flor-1280x800.png", profiles.path()).await;
     sala.close().await.expect("closed");
     monitor.close().await.expect("closed");
     sign.close().await.expect("closed");
@@ -779,6 +778,10 @@ async fn the_monitor_shows_suspendido_within_a_second_of_killing_the_controller_
     on_monitor(&monitor, &mut agent, "press 2", "press", Some(2), None).await;
     until("box 2 lit", || attribute(&monitor, ".box[data-box='2']", "data-luz"), |light| light == "on").await;
     let suspended = || async { attribute(&monitor, "body", "class").await };
+    // A bet's question left open as the controller dies.
+    tap(&monitor, "nav button[data-accion='press']").await;
+    tap(&monitor, ".box[data-box='2']").await;
+    until("the confirmation", || text(&monitor, "#confirmar-texto"), |text| text.contains("apuesta del box 2")).await;
 
     let killed = Instant::now();
     floor.server.kill();
@@ -787,6 +790,10 @@ async fn the_monitor_shows_suspendido_within_a_second_of_killing_the_controller_
     assert!(elapsed <= SUSPEND_WITHIN, "SUSPENDIDO {elapsed:?} after the kill, over {SUSPEND_WITHIN:?}");
     eprintln!("SUSPENDIDO on the monitor {elapsed:?} after SIGKILL");
     assert_eq!(text(&monitor, "#estado").await, "SUSPENDIDO");
+    // Nothing can be touched (issue 45, point 4): the question closed, the boxes disabled.
+    let open = monitor.execute("return document.getElementById('confirmar').open;", vec![]).await.expect("the page");
+    assert_eq!(open, json!(false), "no ¿Confirma apuesta? while SUSPENDIDO");
+    assert_eq!(attribute(&monitor, ".box[data-box='2']", "disabled").await, "true");
 
     // Started again on the same journal and address: live again, the bet still lit.
     let (data, log, listen) =
@@ -798,6 +805,7 @@ async fn the_monitor_shows_suspendido_within_a_second_of_killing_the_controller_
     .expect("the server started again");
     until("live again", suspended, |class| !class.contains("suspendido")).await;
     assert_eq!(attribute(&monitor, ".box[data-box='2']", "data-luz").await, "on", "the recorded bet kept its light");
+    assert_eq!(attribute(&monitor, "#mensaje", "hidden").await, "true", "no answer from before the kill on a live table");
     assert!(text(&monitor, ".box[data-box='2']").await.contains("4 créditos"));
     monitor.close().await.expect("closed");
 }
@@ -888,9 +896,10 @@ async fn a_roulette_gold_turn_shows_on_the_monitor() {
     monitor.close().await.expect("closed");
 }
 
-// 4.6: Apertura de Mesa is the floor inspector's, with their own PIN, checked by the controller.
-// On the monitor a wrong PIN is refused in Spanish, the table stays closed and the inspector's
-// buttons close (the PIN forgotten); the right PIN opens the table.
+// 4.6: Apertura de Mesa is the floor inspector's, with their own PIN, checked by the controller
+// when it is typed (`Table/CheckInspector`): a wrong PIN is refused in Spanish on the keypad,
+// the inspector's buttons never open and the table stays closed; the right PIN opens them, and
+// the table.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrong_inspector_pin_is_refused_on_the_monitor_and_the_table_stays_closed() {
     let _turn = ONE_AT_A_TIME.lock().await;
@@ -903,20 +912,22 @@ async fn a_wrong_inspector_pin_is_refused_on_the_monitor_and_the_table_stays_clo
     monitor.goto(&agent.url).await.expect("the monitor");
     until("the table closed on the monitor", || attribute(&monitor, "#estado", "data-estado"), |state| state == "cerrada").await;
 
-    as_inspector(&monitor, "Tomás Luna", "9999").await;
-    screenshot(&monitor, "monitor-inspector.png", profiles.path()).await;
-    tap(&monitor, "#inspector-acciones button[data-accion='open']").await;
-    until("the confirmation", || text(&monitor, "#confirmar-texto"), |text| text.contains("Apertura de Mesa")).await;
-    tap(&monitor, "#confirmar-si").await;
-    let answer = agent.until("the answer to `open`", |value| value["input"] == "open").await;
-    assert_eq!((answer["type"].as_str(), answer["code"].as_str()), (Some("refused"), Some("PermissionDenied")), "{answer}");
-    let said = until("the refusal on the monitor", || text(&monitor, "#mensaje"), |text| text.contains("PIN incorrecto")).await;
-    assert!(said.starts_with("Rechazado: Apertura de Mesa.") && said.contains("Tomás Luna"), "{said}");
-    until("the inspector's buttons closed", || attribute(&monitor, "#inspector-acciones", "hidden"), |hidden| hidden == "true")
-        .await;
+    tap(&monitor, "nav button[data-accion='inspector']").await;
+    tap_option(&monitor, "Tomás Luna").await;
+    for digit in "9999".chars() {
+        tap(&monitor, &format!("#pin-teclas button[data-tecla='{digit}']")).await;
+    }
+    tap(&monitor, "#pin-entrar").await;
+    let answer = agent.until("the PIN's answer", |value| value["type"] == "pin").await;
+    assert_eq!((answer["accepted"].as_bool(), answer["code"].as_str()), (Some(false), Some("PermissionDenied")), "{answer}");
+    let said = until("the refusal on the keypad", || text(&monitor, "#pin-error"), |text| text.contains("PIN incorrecto")).await;
+    assert!(said.contains("Tomás Luna"), "{said}");
+    assert_eq!(attribute(&monitor, "#inspector-acciones", "hidden").await, "true", "a wrong PIN opens nothing");
+    tap(&monitor, "#pin-cancelar").await;
     assert_eq!(attribute(&monitor, "#estado", "data-estado").await, "cerrada", "the table stays closed");
 
     as_inspector(&monitor, "Tomás Luna", "1357").await;
+    screenshot(&monitor, "monitor-inspector.png", profiles.path()).await;
     on_monitor(&monitor, &mut agent, "open", "open", None, None).await;
     until("the table open", || attribute(&monitor, "#estado", "data-estado"), |state| state == "apuestas").await;
     monitor.close().await.expect("closed");

@@ -424,7 +424,8 @@ async fn the_floor_inspector_opens_a_table_with_their_own_pin_and_the_journal_na
 async fn a_watch_names_its_monitor_only_at_an_address_a_tablet_may_open() {
     let server = TestServer::start().await;
     let mut client = server.client().await;
-    let watch = |url: &str| pb::WatchTable { table_id: "B1".into(), monitor_url: url.to_owned() }.encode_to_vec();
+    let watch =
+        |url: &str| pb::WatchTable { table_id: "B1".into(), monitor_url: url.to_owned(), ..Default::default() }.encode_to_vec();
     let long = format!("https://{}", "a".repeat(200));
     let refused = [
         "http://192.0.2.7:8080/",

@@ -37,6 +37,13 @@ pub enum RawLine {
         inspector: String,
         pin: Pin,
     },
+    /// The floor inspector's PIN as typed on the monitor's keypad, to be checked by the controller
+    /// before any of their buttons opens (`Table/CheckInspector`, read-only); the answer is a
+    /// `pin` output line (docs/agent.md §11).
+    CheckPin {
+        inspector: String,
+        pin: Pin,
+    },
 }
 
 /// A floor inspector's PIN as typed on the monitor: kept in memory for the one command, sent

@@ -31,6 +31,21 @@ pub(crate) enum OutputLine<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<&'a str>,
     },
+    /// A floor inspector's PIN as the controller checked it at the monitor (`Table/CheckInspector`):
+    /// `accepted`, with their name; or refused, why (the controller's code and words). The PIN
+    /// itself is never printed.
+    Pin {
+        inspector: &'a str,
+        accepted: bool,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        name: &'a str,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        code: &'a str,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        reason: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        motivo: Option<&'a str>,
+    },
     /// The table's panel: its lights, credits and state.
     Panel(Panel<'a>),
     /// The paytable of the table's pool, read at each connection: what the monitor offers the
@@ -284,5 +299,26 @@ mod tests {
             serde_json::json!({"code": "A", "name": "A", "article": "11.5.1", "pays": "100 % del pozo"})
         );
         assert_eq!(line["prizes"][1], serde_json::json!({"code": "B", "name": "B", "article": "11.5.2"}));
+    }
+
+    // docs/agent.md §3, `pin`: an accepted PIN names the inspector; a refused one says why, in
+    // the controller's words; neither has a field for the PIN.
+    #[test]
+    fn a_pin_line_says_whether_it_was_accepted_and_never_holds_the_pin() {
+        let accepted =
+            OutputLine::Pin { inspector: "im-rosa", accepted: true, name: "Rosa Benítez", code: "", reason: "", motivo: None };
+        assert_eq!(accepted.to_line(), r#"{"type":"pin","inspector":"im-rosa","accepted":true,"name":"Rosa Benítez"}"#);
+        let refused = OutputLine::Pin {
+            inspector: "im-tomas",
+            accepted: false,
+            name: "",
+            code: "PermissionDenied",
+            reason: "inspector_pin: not the PIN of `im-tomas`",
+            motivo: Some("PIN incorrecto para Tomás Luna: nada se registró."),
+        };
+        let line: serde_json::Value = serde_json::from_str(&refused.to_line()).expect("JSON");
+        assert_eq!(line["accepted"], false);
+        assert_eq!(line["motivo"], "PIN incorrecto para Tomás Luna: nada se registró.");
+        assert!(line.get("name").is_none() && line.get("pin").is_none(), "{line}");
     }
 }

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{table_key, workspace};
+use common::{Proxy, table_key, workspace};
 use fantoccini::{Client, ClientBuilder, Locator};
 use pozo_server::config::{Config, KEYS_EMBEDDED};
 use serde_json::{Value, json};
@@ -248,10 +248,16 @@ struct Monitored {
 
 impl Monitored {
     async fn start(floor: &Floor, table: &str) -> Monitored {
+        Monitored::start_via(table, &floor.server.url).await
+    }
+
+    /// [`Monitored::start`] with the agent reaching the controller at `server` (a [`Proxy`] in
+    /// front of it, to lose the link at will).
+    async fn start_via(table: &str, server: &str) -> Monitored {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
         let url = format!("http://{}", listener.local_addr().expect("its address"));
         let config = table_agent::AgentConfig {
-            server: floor.server.url.clone(),
+            server: server.to_owned(),
             table: table.to_owned(),
             key: table_key(table),
             tls: None,
@@ -373,7 +379,7 @@ async fn after_aceptar_the_monitor_says_which_level_paid_each_prize_and_how_much
     agent.on_monitor(&monitor, "prize 3 TRES_SIETES_CORAZONES", Some(3), Some("Tres sietes de corazones")).await;
     let entered =
         until("the prize entered", || content(&monitor, "#premios-ingresados"), |text| text.contains("Tres sietes")).await;
-    assert_eq!(entered, "Premios ingresados: box 3 — Tres sietes de corazones (Grand) · Grand", "the level that will pay it");
+    assert_eq!(entered, "Premio ingresado: box 3 — Tres sietes de corazones · Grand", "the level that will pay it");
     agent.on_monitor(&monitor, "finish", None, None).await;
     let meter = centavos(&content(&monitor, grand).await);
     let accepted = agent.on_monitor(&monitor, "accept", None, None).await;
@@ -618,5 +624,492 @@ async fn an_envy_bonus_across_the_link_shows_on_the_other_tables_monitor() {
     cp2.on_monitor(&monitor, "finish", None, None).await;
     until("the envy bonus gone", || attribute(&monitor, "#premios-aceptados", "hidden"), |hidden| !hidden.is_empty()).await;
     assert!(contents(&monitor, ".box .premio").await.is_empty(), "no box keeps the last round's bonus");
+    monitor.close().await.expect("closed");
+}
+
+// ----------------------------------------------------------------------------- issue 45, the monitor on the floor
+
+/// Resizes the page itself (the viewport) to `width`×`height`.
+async fn resize(browser: &Client, width: u32, height: u32) {
+    browser.set_window_size(width, height).await.expect("window size");
+    let inner = browser.execute("return [window.innerWidth, window.innerHeight];", vec![]).await.expect("the viewport");
+    let side = |index: usize| inner[index].as_u64().expect("a size") as u32;
+    browser.set_window_size(2 * width - side(0), 2 * height - side(1)).await.expect("window size");
+    let inner = browser.execute("return [window.innerWidth, window.innerHeight];", vec![]).await.expect("the viewport");
+    assert_eq!(inner, json!([width, height]), "the page resized");
+}
+
+/// A JSON value the page computes.
+async fn measure(browser: &Client, script: &str) -> Value {
+    browser.execute(script, vec![]).await.expect("the page measured")
+}
+
+/// The answer banner as the dealer sees it: shown, its kind, its heading, its text, its type
+/// size, its background, and whether it lies whole inside the screen.
+async fn banner(browser: &Client) -> Value {
+    measure(
+        browser,
+        r#"
+        var box = document.getElementById('mensaje'), at = box.getBoundingClientRect();
+        var text = document.getElementById('mensaje-texto');
+        return {
+            shown: !box.hidden && at.height > 0,
+            kind: box.className,
+            title: document.getElementById('mensaje-titulo').hidden ? '' : document.getElementById('mensaje-titulo').textContent,
+            text: text.textContent,
+            size: parseFloat(getComputedStyle(text).fontSize),
+            background: getComputedStyle(box).backgroundColor,
+            inside: at.top >= 0 && at.bottom <= window.innerHeight && at.left >= 0 && at.right <= window.innerWidth,
+            height: at.height,
+        };
+    "#,
+    )
+    .await
+}
+
+/// The buttons marked SIGUIENTE among those shown: each one's action, label and background,
+/// and the background of the shown buttons not marked.
+async fn marked(browser: &Client) -> Value {
+    measure(
+        browser,
+        r#"
+        var shown = Array.from(document.querySelectorAll('nav:not([hidden]) button')).filter(function (b) {
+            return !b.hidden && b.getBoundingClientRect().height > 0;
+        });
+        var next = shown.filter(function (b) { return b.classList.contains('siguiente'); });
+        return {
+            next: next.map(function (b) { return b.dataset.accion; }),
+            labels: next.map(function (b) { var m = b.querySelector('.marca'); return m ? m.textContent : ''; }),
+            background: next.map(function (b) { return getComputedStyle(b).backgroundColor; }),
+            others: shown.filter(function (b) { return !b.classList.contains('siguiente'); })
+                .map(function (b) { return getComputedStyle(b).backgroundColor; }),
+        };
+    "#,
+    )
+    .await
+}
+
+/// Waits until the one button marked SIGUIENTE is `action`'s, labelled, and brighter than the
+/// rest (a background no other shown button has).
+async fn next_is(browser: &Client, action: &str, step: &str) {
+    let wanted = json!([action]).to_string();
+    until(
+        &format!("{step}: {action} marked SIGUIENTE"),
+        || async { marked(browser).await["next"].to_string() },
+        |next| next == wanted,
+    )
+    .await;
+    let seen = marked(browser).await;
+    assert_eq!(seen["labels"], json!(["SIGUIENTE"]), "{step}: {seen}");
+    let background = &seen["background"][0];
+    assert!(
+        seen["others"].as_array().expect("others").iter().all(|other| other != background),
+        "{step}: only the next one so coloured: {seen}"
+    );
+}
+
+/// The state of the table on the monitor is `state`.
+async fn state_is(browser: &Client, state: &str) {
+    until(&format!("the table `{state}` on the monitor"), || attribute(browser, "#estado", "data-estado"), |now| now == state)
+        .await;
+}
+
+// Issue 45, point 1: a refusal is a banner under the header that cannot be missed — type of
+// 40 px or more, red, headed RECHAZADO, whole on the 1024×768 screen — and it stays (it is not
+// a passing toast) until the dealer's next action takes it away. A refusal given as the link
+// was lost ("Sin respuesta antes de perder el enlace…") goes once the link is back: a live table
+// never shows a stale refusal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_is_a_red_banner_until_the_next_action_and_goes_when_the_link_comes_back() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor(market(false)).await;
+    let proxy = Proxy::start(floor.server.address).await;
+    let mut agent = Monitored::start_via("B2", &proxy.url()).await;
+    let monitor = driver.browser(&profiles.path().join("monitor"), 1024, 768).await;
+    monitor.goto(&agent.url).await.expect("the monitor");
+    state_is(&monitor, "cerrada").await;
+    for line in ["open", "credits 2 5"] {
+        agent.on_hardware(line).await;
+    }
+    state_is(&monitor, "apuestas").await;
+    // Box 4 has no credits: the controller refuses its bet.
+    tap(&monitor, "#acciones button[data-accion='press']").await;
+    tap(&monitor, ".box[data-box='4']").await;
+    until("the confirmation", || content(&monitor, "#confirmar-texto"), |text| text.contains("apuesta del box 4")).await;
+    tap(&monitor, "#confirmar-si").await;
+    let refused = agent.until("the answer to `press 4`", |value| value["input"] == "press 4").await;
+    assert_eq!(refused["type"], "refused", "{refused}");
+    until("the refusal shown", || async { banner(&monitor).await["title"].to_string() }, |title| title == "\"RECHAZADO\"").await;
+    let shown = banner(&monitor).await;
+    assert_eq!(shown["kind"], "rechazo", "{shown}");
+    assert!(shown["text"].as_str().is_some_and(|text| text.starts_with("Apuesta del box 4.")), "what was refused: {shown}");
+    assert!(shown["size"].as_f64() >= Some(40.0), "readable from a metre: {shown}");
+    assert_eq!(shown["background"], "rgb(176, 0, 32)", "a strong red: {shown}");
+    assert_eq!(shown["inside"], true, "whole on the screen: {shown}");
+    screenshot(&monitor, "monitor-rechazo-1024x768.png", profiles.path()).await;
+    // It stays: two seconds on, still there.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(banner(&monitor).await["kind"], "rechazo", "the refusal stays until the next action");
+    // The next action takes it away.
+    tap(&monitor, "#acciones button[data-accion='credits']").await;
+    assert_eq!(banner(&monitor).await["shown"], false, "the dealer's next action clears the refusal");
+
+    // A bet confirmed as the link goes silent: refused when the link is found lost.
+    tap(&monitor, "#acciones button[data-accion='press']").await;
+    tap(&monitor, ".box[data-box='2']").await;
+    until("the confirmation", || content(&monitor, "#confirmar-texto"), |text| text.contains("apuesta del box 2")).await;
+    proxy.drop_requests();
+    tap(&monitor, "#confirmar-si").await;
+    let lost = agent.until("the answer to `press 2`", |value| value["input"] == "press 2").await;
+    assert_eq!((&lost["type"], &lost["code"]), (&json!("refused"), &json!("suspended")), "{lost}");
+    until("SUSPENDIDO", || attribute(&monitor, "body", "class"), |class| class.contains("suspendido")).await;
+    until("the refusal shown", || async { banner(&monitor).await["kind"].to_string() }, |kind| kind == "\"rechazo\"").await;
+    assert!(banner(&monitor).await["text"].as_str().is_some_and(|text| text.contains("enlace")), "why: the link");
+    // The link back: live again, and the refusal, now stale, gone.
+    proxy.cut_all_and_forward();
+    until("live again", || attribute(&monitor, "body", "class"), |class| !class.contains("suspendido")).await;
+    until("the stale refusal gone", || async { banner(&monitor).await["shown"].to_string() }, |shown| shown == "false").await;
+    let seen = measure(&monitor, "return document.body.innerText;").await;
+    assert!(!seen.as_str().unwrap_or_default().contains("enlace"), "no word of the lost link on a live table: {seen}");
+    monitor.close().await.expect("closed");
+}
+
+// Issue 45, point 2 (12.5.2.1 a–d, 12.5.2.3; docs/readings.md "The dealer's buttons in the
+// article's order"): at each step of a round the one button the round expects next is marked
+// SIGUIENTE, coloured as no other: Inspector (Apertura de Mesa, 4.6) while closed, INICIAR JUEGO
+// while betting, FINALIZAR JUEGO in play (it closes the prizes' entry), ACEPTAR once the prizes
+// are entered, FINALIZAR JUEGO at the rack. Takes `monitor-1024x768.png` and
+// `monitor-1280x800.png`: a round in play, a prize entered, the next step marked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_button_the_round_expects_next_is_marked_at_each_step() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor(market(false)).await;
+    let mut agent = Monitored::start(&floor, "B1").await;
+    let monitor = driver.browser(&profiles.path().join("monitor"), 1024, 768).await;
+    monitor.goto(&agent.url).await.expect("the monitor");
+    state_is(&monitor, "cerrada").await;
+    next_is(&monitor, "inspector", "closed").await;
+    for line in ["open", "credits 3 5", "credits 5 5", "press 5"] {
+        agent.on_hardware(line).await;
+    }
+    state_is(&monitor, "apuestas").await;
+    next_is(&monitor, "start", "betting").await;
+    agent.on_monitor(&monitor, "press 3", Some(3), None).await;
+    agent.on_monitor(&monitor, "start", None, None).await;
+    state_is(&monitor, "en juego").await;
+    next_is(&monitor, "finish", "in play").await;
+    agent.on_monitor(&monitor, "prize 3 TRES_SIETES_CORAZONES", Some(3), Some("Tres sietes de corazones")).await;
+    next_is(&monitor, "finish", "a prize entered: FINALIZAR closes the entry").await;
+    screenshot(&monitor, "monitor-1024x768.png", profiles.path()).await;
+    resize(&monitor, 1280, 800).await;
+    next_is(&monitor, "finish", "at 1280×800").await;
+    screenshot(&monitor, "monitor-1280x800.png", profiles.path()).await;
+    resize(&monitor, 1024, 768).await;
+    agent.on_monitor(&monitor, "finish", None, None).await;
+    state_is(&monitor, "premios ingresados").await;
+    next_is(&monitor, "accept", "prizes entered").await;
+    agent.on_monitor(&monitor, "accept", None, None).await;
+    state_is(&monitor, "aceptado").await;
+    next_is(&monitor, "finish", "accepted: FINALIZAR at the rack").await;
+    // ACEPTAR's answer: its amount never split from its "$" (issue 45, point 8).
+    let said = until("ACEPTAR's answer", || content(&monitor, "#mensaje-texto"), |text| text.starts_with("ACEPTAR")).await;
+    assert!(said.contains("$\u{a0}") && !said.contains("$ "), "{said}");
+    assert!(content(&monitor, "#monto, #niveles strong").await.starts_with("$\u{a0}"), "the pool's amount too");
+    agent.on_monitor(&monitor, "finish", None, None).await;
+    state_is(&monitor, "apuestas").await;
+    next_is(&monitor, "start", "the next round").await;
+    monitor.close().await.expect("closed");
+}
+
+// Issue 45, point 3: a choice does not outlive its action. After a prize is entered the Premio
+// button is let go and the next box touched asks nothing (today it reopened the prize list);
+// after a bet the "toque el box" prompt goes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_choice_ends_with_its_action() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor(market(false)).await;
+    let mut agent = Monitored::start(&floor, "B3").await;
+    let monitor = driver.browser(&profiles.path().join("monitor"), 1024, 768).await;
+    monitor.goto(&agent.url).await.expect("the monitor");
+    for line in ["open", "credits 2 5", "credits 4 5"] {
+        agent.on_hardware(line).await;
+    }
+    state_is(&monitor, "apuestas").await;
+    tap(&monitor, "#acciones button[data-accion='press']").await;
+    assert!(content(&monitor, "#indicacion").await.contains("toque el box"), "the prompt while the bet waits for its box");
+    tap(&monitor, ".box[data-box='2']").await;
+    tap(&monitor, "#confirmar-si").await;
+    agent.until("the answer to `press 2`", |value| value["input"] == "press 2" && value["type"] == "ack").await;
+    until("the prompt gone", || content(&monitor, "#indicacion"), |text| !text.contains("toque el box")).await;
+    assert!(contents(&monitor, "nav button.activa").await.is_empty(), "no action left chosen");
+    agent.on_hardware("press 4").await;
+    agent.on_hardware("start").await;
+    state_is(&monitor, "en juego").await;
+
+    agent.on_monitor(&monitor, "prize 2 TRES_SIETES_CORAZONES", Some(2), Some("Tres sietes de corazones")).await;
+    until("the prize entered", || content(&monitor, "#premios-ingresados"), |text| text.contains("Tres sietes")).await;
+    assert!(contents(&monitor, "nav button.activa").await.is_empty(), "Premio let go");
+    assert!(!content(&monitor, "#indicacion").await.contains("toque el box"), "no prompt left");
+    // The next touch on a box: no prize list, no question; the prompt asks for an action first.
+    tap(&monitor, ".box[data-box='4']").await;
+    let open =
+        measure(&monitor, "return [document.getElementById('elegir').open, document.getElementById('confirmar').open];").await;
+    assert_eq!(open, json!([false, false]), "a box touched after the prize asks nothing");
+    assert!(content(&monitor, "#indicacion").await.starts_with("Elija primero una acción"));
+    monitor.close().await.expect("closed");
+}
+
+// Issue 45, point 4 (3.7.5): SUSPENDIDO means nothing can be touched. The link lost with the
+// bet's question open and Apuesta chosen: the question closes, the choice is let go, every box
+// is disabled and says BLOQUEADO, a box touched asks nothing, and the pool's meters are struck
+// through and dimmed as the cartel's; the link back, the boxes answer again and the meters are
+// plain. Takes `monitor-suspendido-1024x768.png`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn suspendido_disables_every_box_and_strikes_the_pools_amount() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor(market(false)).await;
+    let proxy = Proxy::start(floor.server.address).await;
+    let mut agent = Monitored::start_via("B4", &proxy.url()).await;
+    let monitor = driver.browser(&profiles.path().join("monitor"), 1024, 768).await;
+    monitor.goto(&agent.url).await.expect("the monitor");
+    for line in ["open", "credits 1 5", "press 1", "credits 3 5"] {
+        agent.on_hardware(line).await;
+    }
+    state_is(&monitor, "apuestas").await;
+    let struck = r#"
+        var meters = Array.from(document.querySelectorAll('#niveles strong, #monto')).filter(function (m) { return !m.hidden && m.offsetParent; });
+        return {
+            meters: meters.length,
+            struck: meters.filter(function (m) { return getComputedStyle(m).textDecorationLine.indexOf('line-through') >= 0; }).length,
+            dim: meters.filter(function (m) { return parseFloat(getComputedStyle(m).opacity) < 1; }).length,
+            disabled: Array.from(document.querySelectorAll('.box')).map(function (b) { return b.disabled; }),
+            blocked: Array.from(document.querySelectorAll('.box')).map(function (b) { return !!b.querySelector('.bloqueado'); }),
+            open: [document.getElementById('elegir').open, document.getElementById('confirmar').open],
+        };
+    "#;
+    let live = measure(&monitor, struck).await;
+    assert!(live["meters"].as_u64() > Some(0), "{live}");
+    assert_eq!((&live["struck"], &live["dim"]), (&json!(0), &json!(0)), "live: plain meters: {live}");
+    tap(&monitor, "#acciones button[data-accion='press']").await;
+    tap(&monitor, ".box[data-box='3']").await;
+    until("the confirmation", || content(&monitor, "#confirmar-texto"), |text| text.starts_with("¿Confirma apuesta")).await;
+
+    proxy.drop_requests();
+    until("SUSPENDIDO", || attribute(&monitor, "body", "class"), |class| class.contains("suspendido")).await;
+    let down = measure(&monitor, struck).await;
+    assert_eq!(down["open"], json!([false, false]), "the question closed: {down}");
+    assert_eq!(down["struck"], down["meters"], "every meter struck through: {down}");
+    assert_eq!(down["dim"], down["meters"], "every meter dimmed: {down}");
+    assert!(down["disabled"].as_array().expect("boxes").iter().all(|disabled| disabled == true), "{down}");
+    assert!(down["blocked"].as_array().expect("boxes").iter().all(|blocked| blocked == true), "{down}");
+    assert!(contents(&monitor, "nav button.activa").await.is_empty(), "the choice let go");
+    // A box touched (by script: a disabled button takes no touch) asks nothing.
+    monitor.execute("document.querySelector(\".box[data-box='3']\").click();", vec![]).await.expect("touched");
+    let touched = measure(&monitor, struck).await;
+    assert_eq!(touched["open"], json!([false, false]), "no ¿Confirma apuesta? while SUSPENDIDO");
+    assert!(
+        content(&monitor, ".box[data-box='1']").await.contains("CON APUESTA"),
+        "a recorded bet keeps its light and its words"
+    );
+    screenshot(&monitor, "monitor-suspendido-1024x768.png", profiles.path()).await;
+
+    proxy.cut_all_and_forward();
+    until("live again", || attribute(&monitor, "body", "class"), |class| !class.contains("suspendido")).await;
+    let back = measure(&monitor, struck).await;
+    assert_eq!((&back["struck"], &back["dim"]), (&json!(0), &json!(0)), "{back}");
+    assert!(back["disabled"].as_array().expect("boxes").iter().all(|disabled| disabled == false), "{back}");
+    agent.on_monitor(&monitor, "press 3", Some(3), None).await;
+    monitor.close().await.expect("closed");
+}
+
+/// The floor inspector `name` types `pin` on the monitor's keypad and presses Entrar.
+async fn type_pin(browser: &Client, name: &str, pin: &str) {
+    if !measure(browser, "return document.getElementById('pin').open;").await.as_bool().unwrap_or(false) {
+        tap(browser, "#acciones button[data-accion='inspector']").await;
+        tap_option(browser, name).await;
+    }
+    for digit in pin.chars() {
+        tap(browser, &format!("#pin-teclas button[data-tecla='{digit}']")).await;
+    }
+    assert_eq!(content(browser, "#pin-puntos").await, "●".repeat(pin.len()), "the PIN is never shown");
+    // Entrar answers again once the last check came back.
+    until("Entrar enabled", || attribute(browser, "#pin-entrar", "disabled"), |disabled| disabled.is_empty()).await;
+    tap(browser, "#pin-entrar").await;
+}
+
+// Issue 45, point 5 (4.6, 4.7): the PIN is checked by the controller when it is typed, before
+// any of the inspector's buttons opens: a wrong PIN is refused on the keypad in Spanish and the
+// buttons stay closed; five wrong lock the inspector out at this table (the commands' lock-out),
+// so that even the right PIN is then refused; another inspector's right PIN opens the buttons.
+// Takes `monitor-inspector-1024x768.png`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_pin_is_refused_when_typed_and_never_opens_the_inspectors_buttons() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor(market(false)).await;
+    let mut agent = Monitored::start(&floor, "B2").await;
+    let monitor = driver.browser(&profiles.path().join("monitor"), 1024, 768).await;
+    monitor.goto(&agent.url).await.expect("the monitor");
+    state_is(&monitor, "cerrada").await;
+
+    type_pin(&monitor, "Tomás Luna", "9999").await;
+    let said = until("the refusal on the keypad", || content(&monitor, "#pin-error"), |text| !text.is_empty()).await;
+    assert!(said.contains("PIN incorrecto para Tomás Luna"), "{said}");
+    let checked = agent.until("the controller's answer", |value| value["type"] == "pin").await;
+    assert_eq!((&checked["inspector"], &checked["accepted"]), (&json!("im-tomas"), &json!(false)), "{checked}");
+    assert!(!checked.to_string().contains("9999"), "the PIN is never printed: {checked}");
+    assert_eq!(attribute(&monitor, "#inspector-acciones", "hidden").await, "true", "a wrong PIN opens nothing");
+    assert_eq!(attribute(&monitor, "#acciones", "hidden").await, "", "the dealer's buttons stay");
+    // Four more wrong: locked out; then the right one is refused too.
+    for _ in 0..4 {
+        type_pin(&monitor, "Tomás Luna", "9999").await;
+        agent.until("the controller's answer", |value| value["type"] == "pin").await;
+    }
+    type_pin(&monitor, "Tomás Luna", "1357").await;
+    let locked = agent.until("the controller's answer", |value| value["type"] == "pin").await;
+    assert_eq!(locked["accepted"], false, "locked out: {locked}");
+    let said = until(
+        "the lock-out on the keypad",
+        || content(&monitor, "#pin-error"),
+        |text| text.starts_with("RECHAZADO: Tomás Luna quedó bloqueado en la mesa B2"),
+    )
+    .await;
+    assert!(said.contains("5 PIN incorrectos"), "{said}");
+    assert_eq!(attribute(&monitor, "#inspector-acciones", "hidden").await, "true", "locked out: nothing opens");
+    tap(&monitor, "#pin-cancelar").await;
+
+    type_pin(&monitor, "Rosa Benítez", "2468").await;
+    until("the inspector's buttons", || attribute(&monitor, "#inspector-acciones", "hidden"), |hidden| hidden.is_empty()).await;
+    assert!(content(&monitor, "#inspector-nombre").await.contains("Rosa Benítez"));
+    next_is(&monitor, "open", "closed, the inspector signed in").await;
+    screenshot(&monitor, "monitor-inspector-1024x768.png", profiles.path()).await;
+    // And her PIN acts: the table opens.
+    tap(&monitor, "#inspector-acciones button[data-accion='open']").await;
+    tap(&monitor, "#confirmar-si").await;
+    let opened = agent.until("the answer to `open`", |value| value["input"] == "open").await;
+    assert_eq!(opened["type"], "ack", "{opened}");
+    state_is(&monitor, "apuestas").await;
+    monitor.close().await.expect("closed");
+}
+
+// Issue 45, point 6: words beside colours and one vocabulary. Each box says CON APUESTA or
+// "sin apuesta"; the header says "ronda" (never "jugada"), and a closed table names no round;
+// the controller's "posición" is said "box" on the monitor; "Premio ingresado" for one; each
+// prize's button shows what it pays and its article in small print, never in its name; and at
+// 1024×768 the header's table, pool and state badge stand on one line, the badge one line high.
+// Takes `monitor-premio-1024x768.png` (the prize list open).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn boxes_say_their_bet_in_words_and_the_monitor_speaks_one_vocabulary() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor(market(false)).await;
+    let mut agent = Monitored::start(&floor, "B1").await;
+    let monitor = driver.browser(&profiles.path().join("monitor"), 1024, 768).await;
+    monitor.goto(&agent.url).await.expect("the monitor");
+    state_is(&monitor, "cerrada").await;
+    assert_eq!(content(&monitor, "#mesa").await, "Mesa B1", "a closed table plays no round");
+    for line in ["open", "credits 3 5", "credits 5 5"] {
+        agent.on_hardware(line).await;
+    }
+    state_is(&monitor, "apuestas").await;
+    let pressed = agent.on_monitor(&monitor, "press 3", Some(3), None).await;
+    assert!(
+        pressed["outcome"].as_str().is_some_and(|outcome| outcome.contains("posición 3")),
+        "the controller's word: {pressed}"
+    );
+    until("box 3's bet in words", || content(&monitor, ".box[data-box='3'] .apuesta"), |text| text == "CON APUESTA").await;
+    assert_eq!(content(&monitor, ".box[data-box='5'] .apuesta").await, "sin apuesta");
+    // Each box's words inside its box, on one line, at 1024×768.
+    let outside = measure(
+        &monitor,
+        r#"return Array.from(document.querySelectorAll('.box .apuesta')).filter(function (word) {
+            var box = word.closest('.box').getBoundingClientRect(), at = word.getBoundingClientRect();
+            return at.left < box.left || at.right > box.right || word.getClientRects().length !== 1;
+        }).map(function (word) { return word.closest('.box').dataset.box; });"#,
+    )
+    .await;
+    assert_eq!(outside, json!([]), "boxes whose words spill out");
+    let said = until("the bet's answer", || content(&monitor, "#mensaje-texto"), |text| text.contains("box 3")).await;
+    assert!(!said.contains("posición"), "one word for a seat: {said}");
+    until("round 1", || content(&monitor, "#mesa"), |text| text == "Mesa B1 · ronda 1").await;
+    agent.on_monitor(&monitor, "start", None, None).await;
+    state_is(&monitor, "en juego").await;
+
+    tap(&monitor, "#acciones button[data-accion='prize']").await;
+    tap(&monitor, ".box[data-box='3']").await;
+    let options = measure(
+        &monitor,
+        r#"return Array.from(document.querySelectorAll('#elegir-opciones button')).map(function (b) {
+            var pays = b.querySelector('small.paga'), article = b.querySelector('small.articulo');
+            return {
+                name: b.firstChild.textContent,
+                pays: pays ? pays.textContent : '',
+                article: article ? article.textContent : '',
+                articleSize: article ? parseFloat(getComputedStyle(article).fontSize) : 0,
+                size: parseFloat(getComputedStyle(b).fontSize),
+                height: b.getBoundingClientRect().height,
+            };
+        });"#,
+    )
+    .await;
+    let options = options.as_array().expect("the prize list");
+    assert!(!options.is_empty());
+    for option in options {
+        assert!(!option["name"].as_str().unwrap_or_default().contains('('), "no article in the name: {option}");
+        assert!(!option["pays"].as_str().unwrap_or_default().is_empty(), "what it pays: {option}");
+        let article = option["article"].as_str().unwrap_or_default();
+        assert!(
+            !article.is_empty() && !option["name"].as_str().unwrap_or_default().contains(article),
+            "its article apart: {option}"
+        );
+        assert!(option["articleSize"].as_f64() < option["size"].as_f64(), "the article in small print: {option}");
+        assert!(option["height"].as_f64() >= Some(48.0), "a finger's size: {option}");
+    }
+    let grand = options.iter().find(|option| option["name"] == "Tres sietes de corazones").expect("the Grand's prize");
+    assert_eq!(grand["pays"], "100 % del Grand");
+    screenshot(&monitor, "monitor-premio-1024x768.png", profiles.path()).await;
+    tap_option(&monitor, "Tres sietes de corazones").await;
+    tap(&monitor, "#confirmar-si").await;
+    agent.until("the prize's answer", |value| value["input"] == "prize 3 TRES_SIETES_CORAZONES").await;
+    let entered = until("the prize entered", || content(&monitor, "#premios-ingresados"), |text| !text.is_empty()).await;
+    assert_eq!(entered, "Premio ingresado: box 3 — Tres sietes de corazones · Grand");
+    agent.on_monitor(&monitor, "finish", None, None).await;
+    state_is(&monitor, "premios ingresados").await;
+    // The longest badge: the header on one line at 1024×768.
+    let header = measure(
+        &monitor,
+        r#"
+        var badge = document.getElementById('estado'), style = getComputedStyle(badge);
+        var line = parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.3;
+        var padding = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+        var mid = function (id) { var at = document.getElementById(id).getBoundingClientRect(); return Math.round(at.top + at.height / 2); };
+        return {
+            lines: (badge.getBoundingClientRect().height - padding) / line,
+            rects: badge.getClientRects().length,
+            middles: [mid('mesa'), mid('pozo'), mid('estado')],
+            overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+            text: document.body.innerText,
+        };
+    "#,
+    )
+    .await;
+    assert!(header["lines"].as_f64() < Some(1.5), "the state badge on one line: {header}");
+    let middles: Vec<i64> = header["middles"].as_array().expect("middles").iter().map(|m| m.as_i64().expect("px")).collect();
+    assert!(middles.iter().all(|m| (m - middles[0]).abs() <= 12), "table, pool and state on one line: {header}");
+    assert_eq!(header["overflow"], 0, "{header}");
+    let text = header["text"].as_str().unwrap_or_default();
+    for word in ["jugada", "posición", "premios ingresados:", "1 premios"] {
+        assert!(!text.contains(word), "the monitor never says `{word}`: {text}");
+    }
     monitor.close().await.expect("closed");
 }

@@ -237,6 +237,32 @@ impl pb::table_server::Table for TableService {
                 .collect(),
         }))
     }
+
+    /// The floor inspector's PIN checked as it is typed at the table's monitor (4.6, 4.7), with
+    /// the same check and lock-out per inspector and table as a command naming them
+    /// ([`TableService::inspector`]). Read-only: nothing is journaled, whatever the answer.
+    #[instrument(skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
+    async fn check_inspector(&self, request: Request<pb::Envelope>) -> Result<Response<pb::Person>, Status> {
+        let mut envelope = request.into_inner();
+        // The PIN travels beside the signed bytes, as a command's does; the envelope is
+        // authenticated as the WatchTable it signs (which carries no PIN anywhere else).
+        let pin = std::mem::take(&mut envelope.inspector_pin);
+        let watch = self.watch_request(&envelope)?;
+        if self.handle.config().table(&watch.table_id).is_none() {
+            return Err(
+                ApiError::not_found(format!("table_id: no table `{}` in the layout", bounded_text(&watch.table_id))).into()
+            );
+        }
+        if watch.inspector.is_empty() {
+            return Err(ApiError::invalid("inspector: name the floor inspector whose PIN is checked").into());
+        }
+        let id = self
+            .inspector(&watch.inspector, &pin, &watch.table_id)
+            .await?
+            .ok_or_else(|| ApiError::invalid("inspector: name the floor inspector whose PIN is checked"))?;
+        let name = self.handle.key(&id).map(|key| key.name.clone()).unwrap_or_default();
+        Ok(Response::new(pb::Person { id, name }))
+    }
 }
 
 /// What a prize pays, in the words the dealer's monitor shows beside its name

@@ -163,6 +163,13 @@ impl pb::table_server::Table for EchoTable {
     async fn prizes(&self, _request: tonic::Request<pb::Envelope>) -> Result<tonic::Response<pb::PrizeList>, tonic::Status> {
         Err(tonic::Status::unimplemented("the echo has no paytable"))
     }
+
+    async fn check_inspector(
+        &self,
+        _request: tonic::Request<pb::Envelope>,
+    ) -> Result<tonic::Response<pb::Person>, tonic::Status> {
+        Err(tonic::Status::unimplemented("the echo has no inspectors"))
+    }
 }
 
 pub(super) async fn echo_child(listen: &str, reply_hex: &str) -> anyhow::Result<()> {

@@ -108,6 +108,7 @@ impl Agent {
         let payload = pb::WatchTable {
             table_id: self.config.table.clone(),
             monitor_url: self.config.monitor_url.clone().unwrap_or_default(),
+            inspector: String::new(),
         }
         .encode_to_vec();
         let mut client = pb::table_client::TableClient::new(channel.clone());

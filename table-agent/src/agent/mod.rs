@@ -243,6 +243,11 @@ pub async fn run<L: Into<RawLine>>(
         let (text, inspector) = match line.into() {
             RawLine::Text(text) => (text, None),
             RawLine::Inspector { text, inspector, pin } => (text, Some((inspector, pin))),
+            RawLine::CheckPin { inspector, pin } => {
+                // Answered on its own: a command in flight does not hold it up, nor it a command.
+                tokio::spawn(agent.clone().check_pin(inspector, pin));
+                continue;
+            }
             RawLine::Unreadable(problem) => {
                 agent.refused("", "input", &problem, None).await;
                 continue;

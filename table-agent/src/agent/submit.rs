@@ -178,6 +178,75 @@ impl Agent {
             }
         }
     }
+
+    /// The floor inspector's PIN, typed at the monitor, checked by the controller before any of
+    /// their buttons opens (4.6, 4.7; `Table/CheckInspector`, read-only: nothing is journaled,
+    /// and a wrong PIN counts towards the same lock-out as a command's). Printed as a `pin` line:
+    /// accepted with their name, or refused with the controller's words. Asked once: a PIN is
+    /// never sent again on its own.
+    pub(super) async fn check_pin(self, inspector: String, pin: Pin) {
+        let (channel, journal_id) = {
+            let shared = self.shared.lock().await;
+            (shared.channel.clone().filter(|_| shared.connected), shared.journal_id.clone())
+        };
+        let refused = |code: &str, reason: &str, motivo: Option<&str>| {
+            let (inspector, code, reason) = (inspector.clone(), code.to_owned(), reason.to_owned());
+            let motivo = motivo.map(str::to_owned);
+            let agent = self.clone();
+            async move {
+                let line = OutputLine::Pin {
+                    inspector: &inspector,
+                    accepted: false,
+                    name: "",
+                    code: &code,
+                    reason: &reason,
+                    motivo: motivo.as_deref(),
+                };
+                agent.emit(line).await;
+            }
+        };
+        let Some(channel) = channel else {
+            let reason = "pool play is suspended: the controller is unreachable; the PIN was not checked (3.7.5)";
+            let motivo = "Pozo SUSPENDIDO: sin enlace con el controlador no se puede comprobar el PIN (3.7.5).";
+            return refused("suspended", reason, Some(motivo)).await;
+        };
+        let payload = pb::WatchTable { table_id: self.config.table.clone(), inspector: inspector.clone(), ..Default::default() };
+        // The PIN beside the signed bytes, never inside them, as a command's.
+        let envelope = pb::Envelope {
+            inspector_pin: pin.0,
+            ..self.sign(pozo_proto::Purpose::WatchTable, &journal_id, payload.encode_to_vec())
+        };
+        let mut client = pb::table_client::TableClient::new(channel);
+        match tokio::time::timeout(ATTEMPT_TIMEOUT, client.check_inspector(envelope)).await {
+            Ok(Ok(person)) => {
+                let person = person.into_inner();
+                let line = OutputLine::Pin {
+                    inspector: &person.id,
+                    accepted: true,
+                    name: &person.name,
+                    code: "",
+                    reason: "",
+                    motivo: None,
+                };
+                self.emit(line).await;
+            }
+            Ok(Err(status)) => {
+                let motivo = pozo_proto::motivo(&status).or_else(|| match status.code() {
+                    Code::NotFound => Some("Ese inspector no está entre las claves del controlador.".to_owned()),
+                    Code::Unimplemented => {
+                        Some("El controlador no comprueba el PIN por separado: actualícelo (docs/agent.md §11).".to_owned())
+                    }
+                    _ => None,
+                });
+                refused(&code_name(status.code()), status.message(), motivo.as_deref()).await;
+            }
+            Err(_) => {
+                let reason = "the controller did not answer the PIN check in time";
+                let motivo = "El controlador no respondió a tiempo: ingrese el PIN otra vez.";
+                refused("unavailable", reason, Some(motivo)).await;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -172,6 +172,7 @@ fn router(monitor: Monitor) -> Router {
         .route("/eventos", get(events))
         .route("/linea", post(line))
         .route("/inspector", post(inspector))
+        .route("/pin", post(pin))
         .layer(DefaultBodyLimit::max(1024))
         .with_state(monitor)
 }
@@ -279,15 +280,44 @@ async fn inspector(State(monitor): State<Monitor>, headers: HeaderMap, axum::Jso
         Ok(text) => text,
         Err(refused) => return refused.into_response(),
     };
-    let id = typed.inspector.trim();
+    let (inspector, pin) = match inspector_and_pin(&typed.inspector, typed.pin) {
+        Ok(both) => both,
+        Err(refused) => return refused.into_response(),
+    };
+    hand_on(&monitor, RawLine::Inspector { text: text.to_owned(), inspector, pin }).await
+}
+
+#[derive(Deserialize)]
+struct Signing {
+    inspector: String,
+    pin: String,
+}
+
+/// The floor inspector's sign-in at the monitor: their PIN handed to the agent to be checked by
+/// the controller (`Table/CheckInspector`, read-only) before any of their buttons opens (4.6,
+/// 4.7); the answer arrives on `/eventos` as a `pin` line.
+async fn pin(State(monitor): State<Monitor>, headers: HeaderMap, axum::Json(typed): axum::Json<Signing>) -> Response {
+    if headers.get(HEADER).is_none_or(|value| value != "1") {
+        return (StatusCode::FORBIDDEN, "Solo la página del monitor envía órdenes.").into_response();
+    }
+    let (inspector, pin) = match inspector_and_pin(&typed.inspector, typed.pin) {
+        Ok(both) => both,
+        Err(refused) => return refused.into_response(),
+    };
+    hand_on(&monitor, RawLine::CheckPin { inspector, pin }).await
+}
+
+/// An inspector's id and a PIN of the length the controller's keys take; the refusal otherwise.
+fn inspector_and_pin(id: &str, pin: String) -> Result<(String, Pin), (StatusCode, String)> {
+    let id = id.trim();
     if id.is_empty() || id.len() > 64 {
-        return (StatusCode::BAD_REQUEST, "inspector: elija quién es el inspector").into_response();
+        return Err((StatusCode::BAD_REQUEST, "inspector: elija quién es el inspector".to_owned()));
     }
-    if !PIN_DIGITS.contains(&typed.pin.len()) || !typed.pin.bytes().all(|byte| byte.is_ascii_digit()) {
+    if !PIN_DIGITS.contains(&pin.len()) || !pin.bytes().all(|byte| byte.is_ascii_digit()) {
         let (fewest, most) = (PIN_DIGITS.start(), PIN_DIGITS.end());
-        return (StatusCode::BAD_REQUEST, format!("pin: el PIN tiene de {fewest} a {most} dígitos")).into_response();
+        return Err((StatusCode::BAD_REQUEST, format!("pin: el PIN tiene de {fewest} a {most} dígitos")));
     }
-    hand_on(&monitor, RawLine::Inspector { text: text.to_owned(), inspector: id.to_owned(), pin: Pin(typed.pin) }).await
+    Ok((id.to_owned(), Pin(pin)))
 }
 
 /// The PIN's length, as the controller's keys take it.

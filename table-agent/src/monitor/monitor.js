@@ -29,7 +29,13 @@
   var SUITS = { H: "♥", D: "♦", C: "♣", S: "♠", corazones: "♥", diamantes: "♦", treboles: "♣", picas: "♠" };
   var state = {
     panel: null, prizes: [], inspectors: [], game: "", heard: 0, action: null, sent: {},
-    inspector: null, inspectorTimer: null
+    inspector: null, inspectorTimer: null, suspended: true, signing: null
+  };
+  // The button each state of the round expects next (12.5.2.1: the prizes entered with
+  // FINALIZAR JUEGO, ACEPTAR validates them, FINALIZAR JUEGO at the rack, 12.5.2.3; a closed
+  // table is opened by the floor inspector, 4.6).
+  var NEXT = {
+    cerrada: "open", apuestas: "start", "en juego": "finish", "premios ingresados": "accept", aceptado: "finish"
   };
 
   function $(id) { return document.getElementById(id); }
@@ -142,19 +148,25 @@
     return note;
   }
 
+  // "1 premio", "2 premios".
+  function prizes(count, what) {
+    return count === 1 ? "1 premio " + what : count + " premios " + what + "s";
+  }
+
   function drawAwards(awards) {
     $("premios-aceptados").hidden = awards.length === 0;
+    $("premios-aceptados-titulo").textContent = prizes(awards.length, "aceptado");
     document.body.classList.toggle("con-premios", awards.length > 0);
     var list = $("premios-lista");
     list.textContent = "";
     awards.forEach(function (award) { list.appendChild(awardLine(award)); });
   }
 
-  // What a prize pays, beside its name on its button: only in a pool with levels, where it
-  // says which level (or the house) pays it; a pool of one level shows its buttons as before.
+  // What a prize pays, beside its name on its button ("100 % del pozo", "$ 500,00", "10 veces
+  // la apuesta, pagado por la casa"), as the controller words it; in a pool with levels it says
+  // which level (or the house) pays it.
   function prizePays(prize) {
-    var levels = state.prizes.some(function (each) { return !!each.level; });
-    return levels ? (prize.pays || prize.level || "") : "";
+    return (prize.pays || prize.level || "").replace("$ ", "$\u00a0");
   }
 
   // The level a prize entered will be paid from, " · Grand" (" · pagado por la casa"), in a
@@ -172,7 +184,7 @@
 
   function prizeName(code) {
     for (var i = 0; i < state.prizes.length; i++) {
-      if (state.prizes[i].code === code) { return state.prizes[i].name + " (" + state.prizes[i].article + ")"; }
+      if (state.prizes[i].code === code) { return state.prizes[i].name; }
     }
     return code;
   }
@@ -183,6 +195,8 @@
   function send(line) {
     var inspector = state.inspector;
     state.sent[line] = inspector ? "inspector" : "croupier";
+    // A choice does not outlive its action: the next box touched asks for a new one.
+    release("Elija una acción.");
     say("Enviado: " + describe(line) + "…", "");
     var body = inspector ? { linea: line, inspector: inspector.id, pin: inspector.pin } : { linea: line };
     if (inspector) { keepInspector(); }
@@ -191,8 +205,34 @@
       headers: { "content-type": "application/json", "x-pozo-monitor": "1" },
       body: JSON.stringify(body)
     }).then(function (response) {
-      if (!response.ok) { return response.text().then(function (text) { say(text, "rechazo"); }); }
+      if (!response.ok) { return response.text().then(function (text) { say(describe(line) + ". " + text, "rechazo"); }); }
     }).catch(function () { say("El monitor no llega al agente de la mesa.", "rechazo"); });
+  }
+
+  // The dealer's choice of action let go: no button marked, the prompt back to `prompt`.
+  function release(prompt) {
+    state.action = null;
+    document.querySelectorAll("nav button").forEach(function (button) { button.classList.remove("activa"); });
+    prompting(prompt, false);
+  }
+
+  // The line under the buttons: what to do now; `asking` (a box to touch) stands out.
+  function prompting(text, asking) {
+    var box = $("indicacion");
+    box.textContent = text;
+    box.classList.toggle("pide", !!asking);
+  }
+
+  // The controller's words as the monitor speaks: a seat is a "box" on every line of the
+  // monitor (the controller's outcomes say "posición", as its journal does), and an amount is
+  // never split from its "$" (a non-breaking space).
+  function boxWords(text) {
+    return String(text || "").replace(/\bposiciones\b/g, "boxes").replace(/\bposición\b/g, "box")
+      .replace(/\$ (?=\d)/g, "$\u00a0");
+  }
+
+  function capital(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
   }
 
   function describe(line) {
@@ -209,10 +249,17 @@
     }
   }
 
+  // The answer to the last action, in a banner under the header that stays until the dealer's
+  // next action (or the link comes back): a refusal red and headed RECHAZADO, a done action
+  // green and headed HECHO, anything else plain; "" takes it away.
+  var TITLES = { rechazo: "RECHAZADO", hecho: "HECHO" };
   function say(text, kind) {
     var box = $("mensaje");
-    box.textContent = text;
-    box.className = kind;
+    box.hidden = !text;
+    box.className = kind || "";
+    $("mensaje-titulo").textContent = TITLES[kind] || "";
+    $("mensaje-titulo").hidden = !TITLES[kind];
+    $("mensaje-texto").textContent = boxWords(text);
   }
 
   function confirmThen(line) {
@@ -230,11 +277,19 @@
     options.forEach(function (option) {
       var button = document.createElement("button");
       button.textContent = option.label;
+      // What it pays, then the article that sets it in small print (never in its name).
       if (option.note) {
         var note = document.createElement("small");
         note.className = "paga";
         note.textContent = option.note;
         button.appendChild(note);
+      }
+      if (option.article) {
+        var article = document.createElement("small");
+        article.className = "articulo";
+        // "art. 11.5.1"; a rulebook's own wording ("Pago fijo") as it is written.
+        article.textContent = /\d/.test(option.article) ? "art. " + option.article : option.article;
+        button.appendChild(article);
       }
       button.onclick = function () { $("elegir").close(); then(option.value); };
       list.appendChild(button);
@@ -244,6 +299,9 @@
   }
 
   function pick(action) {
+    if (isSuspended()) { return; }
+    // The dealer's next action: the last answer has been seen.
+    say("", "");
     if (action === "inspector") { return startInspector(); }
     if (action === "salir") { return endInspector("Se cerraron los botones del inspector."); }
     document.querySelectorAll("nav button").forEach(function (button) {
@@ -251,17 +309,20 @@
     });
     if (ASKS[action]) {
       state.action = action;
-      $("indicacion").textContent = ASKS[action] + ": toque el box.";
+      prompting(ASKS[action] + ": toque el box.", true);
     } else {
-      state.action = null;
-      $("indicacion").textContent = "Elija una acción.";
+      release("Elija una acción.");
       confirmThen(action);
     }
   }
 
   function seatTouched(seat) {
+    if (isSuspended()) {
+      prompting("SUSPENDIDO: sin enlace con el controlador no se toca ningún box (3.7.5).", false);
+      return;
+    }
     var action = state.action;
-    if (!action) { $("indicacion").textContent = "Elija primero una acción."; return; }
+    if (!action) { prompting("Elija primero una acción; luego toque el box.", true); return; }
     if (action === "credits") {
       choose("Créditos para el box " + seat, CREDITS.map(function (n) { return { label: n + " créditos", value: n }; }),
         function (n) { confirmThen("credits " + seat + " " + n); });
@@ -270,7 +331,7 @@
       // Nor a drawn prize (a mystery level's hit, its hot seat): the controller's draw decides it.
       var offered = state.prizes.filter(function (prize) { return !prize.envy && !prize.drawn; });
       choose("Premio del box " + seat, offered.map(function (prize) {
-        return { label: prize.name + " (" + prize.article + ")", value: prize.code, note: prizePays(prize) };
+        return { label: prize.name, value: prize.code, note: prizePays(prize), article: prize.article };
       }), function (code) { confirmThen("prize " + seat + " " + code); });
     } else {
       confirmThen(action + " " + seat);
@@ -279,9 +340,10 @@
 
   function drawPanel(panel) {
     state.panel = panel;
-    document.body.classList.toggle("suspendido", !!panel.suspended);
-    $("mesa").textContent = "Mesa " + panel.table + (panel.round ? " · jugada " + panel.round : "");
-    $("monto").textContent = amount(panel.displayed);
+    // "ronda", as the sala and the controller say; a closed table plays no round.
+    var playing = panel.round && panel.state && panel.state !== "cerrada";
+    $("mesa").textContent = "Mesa " + panel.table + (playing ? " · ronda " + panel.round : "");
+    $("monto").textContent = levelAmount(panel.displayed);
     drawLevels(panel.levels || []);
     var estado = $("estado");
     estado.textContent = panel.suspended ? "SUSPENDIDO" : (panel.state || "");
@@ -308,7 +370,12 @@
       number.textContent = seat.seat;
       var credits = document.createElement("span");
       credits.textContent = seat.credits + " créditos";
+      // The bet in words as well as in colour: "CON APUESTA" only on a lit box.
+      var bet = document.createElement("span");
+      bet.className = "apuesta";
+      bet.textContent = seat.light === "on" ? "CON APUESTA" : "sin apuesta";
       button.appendChild(number);
+      button.appendChild(bet);
       button.appendChild(credits);
       if (seat.bronze || seat.silver || seat.gold) {
         var grillos = document.createElement("span");
@@ -337,9 +404,71 @@
     var pending = $("premios-ingresados");
     var entered = panel.pending_prizes || [];
     pending.hidden = entered.length === 0;
-    pending.textContent = entered.length ? "Premios ingresados: " + entered.map(function (entry) {
+    var title = entered.length === 1 ? "Premio ingresado" : entered.length + " premios ingresados";
+    pending.textContent = entered.length ? title + ": " + entered.map(function (entry) {
       return "box " + entry.seat + " — " + prizeName(entry.code) + prizeLevel(entry.code);
     }).join("; ") : "";
+    showSuspended();
+    markNext();
+  }
+
+  // The button the round expects next (NEXT), marked SIGUIENTE; none while suspended.
+  function markNext() {
+    var panel = state.panel;
+    var next = panel && !isSuspended() ? NEXT[panel.state] : null;
+    // A closed table: the inspector's Apertura de Mesa, reached through the Inspector button.
+    var dealer = next === "open" ? "inspector" : next;
+    [["acciones", dealer], ["inspector-acciones", next]].forEach(function (pair) {
+      $(pair[0]).querySelectorAll("button").forEach(function (button) {
+        var marked = !!pair[1] && button.dataset.accion === pair[1];
+        button.classList.toggle("siguiente", marked);
+        var label = button.querySelector(".marca");
+        if (marked && !label) {
+          label = document.createElement("span");
+          label.className = "marca";
+          label.textContent = "SIGUIENTE";
+          button.insertBefore(label, button.firstChild);
+        } else if (!marked && label) {
+          button.removeChild(label);
+        }
+      });
+    });
+  }
+
+  function isSuspended() {
+    return state.suspended;
+  }
+
+  // SUSPENDIDO (3.7.5): nothing can be touched. Entering it closes every question and lets go
+  // of the dealer's choice; the boxes are disabled and say so. Leaving it (the link back) takes
+  // away the answers given before, now stale.
+  function showSuspended() {
+    var silent = Date.now() - state.heard > SILENCE_MS;
+    var now = silent || !state.panel || !!state.panel.suspended;
+    var was = state.suspended;
+    state.suspended = now;
+    document.body.classList.toggle("suspendido", now);
+    document.querySelectorAll(".box").forEach(function (box) {
+      box.disabled = now;
+      var note = box.querySelector(".bloqueado");
+      if (now && !note) {
+        note = document.createElement("span");
+        note.className = "bloqueado";
+        note.textContent = "BLOQUEADO";
+        box.appendChild(note);
+      } else if (!now && note) {
+        box.removeChild(note);
+      }
+    });
+    if (now && !was) {
+      ["confirmar", "elegir", "pin"].forEach(function (id) { if ($(id).open) { $(id).close(); } });
+      endSigning();
+      release("SUSPENDIDO: sin enlace con el controlador no se toca ningún box (3.7.5).");
+    } else if (!now && was) {
+      say("", "");
+      release("Elija una acción.");
+    }
+    if (now !== was) { markNext(); }
   }
 
   function answer(line) {
@@ -347,11 +476,11 @@
     if (!by) { return; } // typed elsewhere (the table's buttons): the panel shows it
     delete state.sent[line.input];
     if (line.type === "ack") {
-      say(line.outcome || ("Hecho: " + describe(line.input)), "hecho");
+      say(line.outcome || capital(describe(line.input)), "hecho");
       return;
     }
     // The controller's words in Spanish, with the article, where it sent them.
-    say("Rechazado: " + describe(line.input) + ". " + (line.motivo || line.reason), "rechazo");
+    say(capital(describe(line.input)) + ". " + (line.motivo || line.reason), "rechazo");
     if (by === "inspector" && /^inspector/.test(line.reason || "")) {
       // A wrong PIN (or a locked-out inspector): the buttons close and the PIN is forgotten.
       endInspector(null);
@@ -390,20 +519,74 @@
     });
     show();
     var dialog = $("pin");
+    pinError("");
+    $("pin-entrar").disabled = false;
+    // Checked by the controller when typed (4.6, 4.7; `Table/CheckInspector`, read-only): the
+    // inspector's buttons open only on its answer; a wrong PIN leaves them closed.
     $("pin-entrar").onclick = function () {
-      if (typed.length < PIN_DIGITS[0]) { dots.textContent = "De " + PIN_DIGITS[0] + " a " + PIN_DIGITS[1] + " dígitos"; return; }
-      dialog.close();
-      state.inspector = { id: person.id, name: person.name, pin: typed };
+      if (typed.length < PIN_DIGITS[0]) { pinError("De " + PIN_DIGITS[0] + " a " + PIN_DIGITS[1] + " dígitos"); return; }
+      var pin = typed;
       typed = "";
-      $("inspector-nombre").textContent = "Inspector: " + person.name + " — elija una acción";
-      $("acciones").hidden = true;
-      $("inspector-acciones").hidden = false;
-      state.action = null;
-      $("indicacion").textContent = "Botones del inspector. Elija una acción.";
-      keepInspector();
+      show();
+      checkPin(person, pin);
     };
-    $("pin-cancelar").onclick = function () { typed = ""; dialog.close(); };
+    $("pin-cancelar").onclick = function () { typed = ""; endSigning(); dialog.close(); };
     dialog.showModal();
+  }
+
+  function pinError(text) {
+    $("pin-error").textContent = text;
+    $("pin-error").hidden = !text;
+  }
+
+  function checkPin(person, pin) {
+    endSigning();
+    pinError("");
+    $("pin-estado").textContent = "Comprobando el PIN…";
+    $("pin-entrar").disabled = true;
+    state.signing = {
+      person: person,
+      pin: pin,
+      timer: setTimeout(function () { refusedPin("El controlador no respondió: ingrese el PIN otra vez."); }, 5000)
+    };
+    fetch("/pin", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-pozo-monitor": "1" },
+      body: JSON.stringify({ inspector: person.id, pin: pin })
+    }).then(function (response) {
+      if (!response.ok) { return response.text().then(function (text) { refusedPin(text); }); }
+    }).catch(function () { refusedPin("El monitor no llega al agente de la mesa."); });
+  }
+
+  // The PIN check given up: its timer stopped, the PIN forgotten.
+  function endSigning() {
+    if (state.signing) { clearTimeout(state.signing.timer); }
+    state.signing = null;
+    $("pin-estado").textContent = "";
+    $("pin-entrar").disabled = false;
+  }
+
+  function refusedPin(text) {
+    endSigning();
+    pinError(boxWords(text));
+  }
+
+  // The controller's answer to the PIN typed (a `pin` line of the agent).
+  function pinChecked(line) {
+    var signing = state.signing;
+    if (!signing || line.inspector !== signing.person.id) { return; }
+    if (!line.accepted) { return refusedPin("RECHAZADO: " + (line.motivo || line.reason)); }
+    var pin = signing.pin;
+    endSigning();
+    $("pin").close();
+    state.inspector = { id: signing.person.id, name: line.name || signing.person.name, pin: pin };
+    $("inspector-nombre").textContent = "Inspector: " + state.inspector.name + " — elija una acción";
+    $("acciones").hidden = true;
+    $("inspector-acciones").hidden = false;
+    release("Botones del inspector. Elija una acción.");
+    say("PIN correcto: " + state.inspector.name + ".", "hecho");
+    keepInspector();
+    markNext();
   }
 
   function keepInspector() {
@@ -417,12 +600,11 @@
     clearTimeout(state.inspectorTimer);
     // A question left open would otherwise send as the dealer: every dialog closes with the buttons.
     ["confirmar", "elegir", "pin"].forEach(function (id) { if ($(id).open) { $(id).close(); } });
+    endSigning();
     state.inspector = null;
-    state.action = null;
     $("inspector-acciones").hidden = true;
     $("acciones").hidden = false;
-    document.querySelectorAll("nav button").forEach(function (button) { button.classList.remove("activa"); });
-    $("indicacion").textContent = "Elija una acción.";
+    release("Elija una acción.");
     if (message) { say(message, ""); }
   }
 
@@ -449,15 +631,13 @@
         showGame(line.game);
       }
       else if (line.type === "ack" || line.type === "refused") { answer(line); }
+      else if (line.type === "pin") { pinChecked(line); }
     };
     events.addEventListener("latido", function () { state.heard = Date.now(); });
   }
 
   function watchSilence() {
-    setInterval(function () {
-      var silent = Date.now() - state.heard > SILENCE_MS;
-      document.body.classList.toggle("suspendido", silent || !state.panel || !!state.panel.suspended);
-    }, 200);
+    setInterval(showSuspended, 200);
   }
 
   document.addEventListener("DOMContentLoaded", function () {
