@@ -389,7 +389,7 @@ async fn the_pages_show_each_levels_meter_and_where_a_level_was_won() {
     let sala = page(&carla, format!("{base}/sala/mesas")).await;
     assert!(
         sala.contains(&format!(
-            "<tr class=\"nivel\" data-pozo=\"{LINK}\" data-nivel=\"Major\">\n    <td>Nivel Major</td><td class=\"num\">$ 200.300,00</td>"
+            "<tr class=\"nivel\" data-pozo=\"{LINK}\" data-nivel=\"Major\">\n    <td>Nivel Major</td><td class=\"num\">$\u{a0}200.300,00</td>"
         )),
         "{sala}"
     );
@@ -397,7 +397,7 @@ async fn the_pages_show_each_levels_meter_and_where_a_level_was_won() {
     let flor = page(&carla, format!("{base}/sala/flor/F2")).await;
     let b4 = flor.split("data-mesa=\"B4\"").nth(1).expect("B4 on the flor");
     assert!(
-        b4.contains("<span class=\"nivel\" data-nivel=\"Mini\">Mini <strong class=\"monto\">$ 10.120,00</strong></span>"),
+        b4.contains("<span class=\"nivel\" data-nivel=\"Mini\">Mini <strong class=\"monto\">$\u{a0}10.120,00</strong></span>"),
         "{b4}"
     );
     let pool_page = page(&carla, format!("{base}/sala/pozos/{LINK}")).await;
