@@ -596,7 +596,11 @@ async fn measured(browser: &Client, mesa: &str) -> Value {
             .filter(a => a.getClientRects().length && getComputedStyle(a).visibility !== 'hidden')
             .map(a => [a.textContent.trim(), a.getBoundingClientRect().height])
             .filter(([, height]) => height < 44);
+        const wide = Array.from(document.querySelectorAll('main *'))
+            .filter(e => e.getBoundingClientRect().right > innerWidth + 0.5)
+            .slice(0, 4).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + e.textContent.trim().slice(0, 40));
         return {
+            wide: wide,
             height: Math.max(page.scrollHeight, document.body.scrollHeight), viewport_height: innerHeight,
             width: Math.max(page.scrollWidth, document.body.scrollWidth), viewport_width: innerWidth,
             bottom: rect ? rect.bottom : 0, right: rect ? rect.right : 0, small: small,
@@ -783,6 +787,7 @@ async fn the_cartels_last_hits_say_what_was_won_and_how_its_payment_stands() {
         set_viewport(&office, width, height).await;
         let seen = measured(&office, "").await;
         assert!(seen["width"].as_f64() <= seen["viewport_width"].as_f64(), "Venta-Pagos scrolls sideways at {width}×{height}: {seen}");
+        assert_eq!(seen["small"], json!([]), "links and buttons under 44 px on Venta-Pagos at {width}×{height}");
         assert_eq!(misprinted(&office).await, json!({ "spaces": [], "dates": [] }), "Venta-Pagos at {width}×{height}");
         screenshot(&office, &format!("venta-pagos-{width}x{height}.png"), profiles.path()).await;
     }
@@ -859,9 +864,9 @@ async fn the_sala_reads_as_a_jefe_de_sala_reads_it() {
         .execute("const t = document.querySelector('#libros'); return [t.getBoundingClientRect().right, document.documentElement.scrollWidth];", vec![])
         .await
         .expect("measured");
-    assert!(width[0].as_f64() <= Some(1280.0) && width[1].as_f64() <= Some(1280.0), "the reconciliation is wider than 1280 px: {width}");
     sala.execute("document.querySelector('#libros').scrollIntoView();", vec![]).await.expect("scrolled");
     screenshot(&sala, "conciliacion-1280x800.png", profiles.path()).await;
+    assert!(width[0].as_f64() <= Some(1280.0) && width[1].as_f64() <= Some(1280.0), "the reconciliation is wider than 1280 px: {width}");
 
     // Every page: no amount that can break from its sign, one date format.
     let sheet = {
