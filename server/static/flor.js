@@ -30,15 +30,25 @@
     });
     source.onerror = function () {
       down("sin conexión: cifras del último dato");
-      if (source.readyState === EventSource.CLOSED && !retry) retry = setTimeout(connect, 2000);
+      if (source.readyState === EventSource.CLOSED && !retry) retry = setTimeout(again, 2000);
     };
+  }
+
+  // A stream refused for good: the session may have ended (the page then goes to the login, as
+  // the sala's does), or the controller is away (the page tries again).
+  function again() {
+    retry = null;
+    fetch(location.href, { credentials: "same-origin", redirect: "manual", cache: "no-store" }).then(function (response) {
+      if (response.type === "opaqueredirect") { window.location.reload(); return; }
+      connect();
+    }).catch(function () { retry = setTimeout(again, 2000); });
   }
 
   setInterval(function () {
     if (source && Date.now() - lastEvent > silenceMs && root.dataset.estado !== "sin-conexion") {
       down("sin conexión: cifras del último dato");
       source.close();
-      if (!retry) retry = setTimeout(connect, 1000);
+      if (!retry) retry = setTimeout(again, 1000);
     }
   }, 250);
   connect();
