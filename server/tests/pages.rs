@@ -529,7 +529,7 @@ async fn an_operator_confirms_a_payout_in_two_steps_and_gets_a_receipt() {
     let (server, mut client) = floor().await;
     let base = server.pages_url();
     let order = a_pending_order(&mut client, 1).await;
-    let amount = pozo_engine::format_ars(amount(&client.order(&order).await.amount).parse().expect("an amount"));
+    let amount = pozo_engine::format_ars(amount(&client.order(&order).await.amount).parse().expect("an amount")).replacen(' ', "\u{a0}", 1);
     let ana = Browser::signed_in(&base, "vp-ana", "ana-ejemplo").await;
     for path in ["/venta-pagos", "/venta-pagos/pendientes"] {
         let (status, html) = ana.page(path).await;
@@ -735,7 +735,7 @@ async fn the_floor_view_shows_tables_agents_reports_and_pools() {
     let report = client.report("B3").await;
     let (status, html) = carla.page(&format!("/sala/informe?jornada={}", report.jornada)).await;
     assert_eq!(status, StatusCode::OK);
-    let ipa = pozo_engine::format_ars(amount(&report.ipa).parse().expect("IPA"));
+    let ipa = pozo_engine::format_ars(amount(&report.ipa).parse().expect("IPA")).replacen(' ', "\u{a0}", 1);
     assert!(row(&html, "B3").contains(&ipa), "B3's IPA {ipa}: {}", row(&html, "B3"));
     assert!(html.contains("<svg") && html.contains("class=\"barra-ipa\""), "the hourly chart");
     let (status, html) = carla.page("/sala/informe?jornada=2026-13-45").await;
@@ -768,7 +768,8 @@ async fn the_floor_view_shows_tables_agents_reports_and_pools() {
     let (status, html) = carla.page("/sala/pozos/iplyc-blackjack").await;
     assert_eq!(status, StatusCode::OK);
     let pool = client.pool("iplyc-blackjack").await;
-    assert!(html.contains(&pozo_engine::format_ars(amount(&pool.balance).parse().expect("balance"))), "{html}");
+    let balance = pozo_engine::format_ars(amount(&pool.balance).parse().expect("balance")).replacen(' ', "\u{a0}", 1);
+    assert!(html.contains(&balance), "{html}");
     assert!(
         html.contains("Últimos aciertos (1 de 25") && html.contains("Tres Sietes del mismo palo") && html.contains("<td>B3</td>"),
         "{html}"
