@@ -712,9 +712,10 @@ async fn the_flor_is_live_as_the_cartel_is_and_its_four_tables_fit_one_screen() 
 
     // B3 is in a round; its agent goes away: SUSPENDIDA, never also EN JUEGO, on the page as it is.
     drop(agents.remove(2));
-    let b3 = until("B3 suspended on the flor", || text(&flor, "[data-mesa=B3]"), |text| text.to_uppercase().contains("SUSPENDIDA"))
-        .await
-        .to_uppercase();
+    let b3 =
+        until("B3 suspended on the flor", || text(&flor, "[data-mesa=B3]"), |text| text.to_uppercase().contains("SUSPENDIDA"))
+            .await
+            .to_uppercase();
     assert!(!b3.contains("EN JUEGO"), "a suspended table badged EN JUEGO too: {b3}");
     assert!(b3.contains("AGENTE DESCONECTADO"), "{b3}");
     let struck = flor
@@ -786,7 +787,10 @@ async fn the_cartels_last_hits_say_what_was_won_and_how_its_payment_stands() {
     for (width, height) in [(1024, 768), (1280, 800)] {
         set_viewport(&office, width, height).await;
         let seen = measured(&office, "").await;
-        assert!(seen["width"].as_f64() <= seen["viewport_width"].as_f64(), "Venta-Pagos scrolls sideways at {width}×{height}: {seen}");
+        assert!(
+            seen["width"].as_f64() <= seen["viewport_width"].as_f64(),
+            "Venta-Pagos scrolls sideways at {width}×{height}: {seen}"
+        );
         assert_eq!(seen["small"], json!([]), "links and buttons under 44 px on Venta-Pagos at {width}×{height}");
         assert_eq!(misprinted(&office).await, json!({ "spaces": [], "dates": [] }), "Venta-Pagos at {width}×{height}");
         screenshot(&office, &format!("venta-pagos-{width}x{height}.png"), profiles.path()).await;
@@ -846,14 +850,20 @@ async fn the_sala_reads_as_a_jefe_de_sala_reads_it() {
     assert!(labels.len() >= 2, "a bar at the jornada's opening and one now: {labels:?}");
     for (index, a) in labels.iter().enumerate() {
         for b in &labels[index + 1..] {
-            let apart = a[2].as_f64() <= b[1].as_f64() || b[2].as_f64() <= a[1].as_f64() || a[4].as_f64() <= b[3].as_f64() || b[4].as_f64() <= a[3].as_f64();
+            let apart = a[2].as_f64() <= b[1].as_f64()
+                || b[2].as_f64() <= a[1].as_f64()
+                || a[4].as_f64() <= b[3].as_f64()
+                || b[4].as_f64() <= a[3].as_f64();
             assert!(apart, "the chart's labels overlap: {a} and {b}");
         }
     }
     for (width, height) in [(1024, 768), (1280, 800)] {
         set_viewport(&sala, width, height).await;
         let seen = measured(&sala, "").await;
-        assert!(seen["width"].as_f64() <= seen["viewport_width"].as_f64(), "the sala scrolls sideways at {width}×{height}: {seen}");
+        assert!(
+            seen["width"].as_f64() <= seen["viewport_width"].as_f64(),
+            "the sala scrolls sideways at {width}×{height}: {seen}"
+        );
         screenshot(&sala, &format!("sala-{width}x{height}.png"), profiles.path()).await;
     }
 
@@ -866,7 +876,10 @@ async fn the_sala_reads_as_a_jefe_de_sala_reads_it() {
         .expect("measured");
     sala.execute("document.querySelector('#libros').scrollIntoView();", vec![]).await.expect("scrolled");
     screenshot(&sala, "conciliacion-1280x800.png", profiles.path()).await;
-    assert!(width[0].as_f64() <= Some(1280.0) && width[1].as_f64() <= Some(1280.0), "the reconciliation is wider than 1280 px: {width}");
+    assert!(
+        width[0].as_f64() <= Some(1280.0) && width[1].as_f64() <= Some(1280.0),
+        "the reconciliation is wider than 1280 px: {width}"
+    );
 
     // Every page: no amount that can break from its sign, one date format.
     let sheet = {

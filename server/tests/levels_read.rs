@@ -325,7 +325,10 @@ async fn the_pages_show_each_levels_meter_and_where_a_level_was_won() {
     );
     let house = " · Black Jack de As y Rey del mismo palo · Mesa B2 · Pos. 2 · $\u{a0}5.000,00 · pagado</li>";
     let level_before = sign.split(house).next().and_then(|before| before.rsplit(" · ").next()).unwrap_or_default();
-    assert!(sign.contains(house) && level_before.ends_with(|c: char| c.is_ascii_digit()), "the house's prize, without a level: {sign}");
+    assert!(
+        sign.contains(house) && level_before.ends_with(|c: char| c.is_ascii_digit()),
+        "the house's prize, without a level: {sign}"
+    );
     assert!(!sign.contains(HOUSE), "{sign}");
 
     // The sign's own feed (`pozos` events, at most one frame every 50 ms: the first state a sign

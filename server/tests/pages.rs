@@ -529,7 +529,8 @@ async fn an_operator_confirms_a_payout_in_two_steps_and_gets_a_receipt() {
     let (server, mut client) = floor().await;
     let base = server.pages_url();
     let order = a_pending_order(&mut client, 1).await;
-    let amount = pozo_engine::format_ars(amount(&client.order(&order).await.amount).parse().expect("an amount")).replacen(' ', "\u{a0}", 1);
+    let amount = pozo_engine::format_ars(amount(&client.order(&order).await.amount).parse().expect("an amount"))
+        .replacen(' ', "\u{a0}", 1);
     let ana = Browser::signed_in(&base, "vp-ana", "ana-ejemplo").await;
     for path in ["/venta-pagos", "/venta-pagos/pendientes"] {
         let (status, html) = ana.page(path).await;
@@ -754,7 +755,10 @@ async fn the_floor_view_shows_tables_agents_reports_and_pools() {
     };
     let ipa_pesos = pozo_engine::format_ars(amount(&report.ipa).parse().expect("IPA")).replacen(' ', "\u{a0}", 1);
     // The prize at B3: its award and 65 % of the bet in (11.2.3), the difference $ 0,00, B3's IPA the tables'.
-    assert!(books.contains("$\u{a0}6,50 (1)") && books.contains("diferencia\">$\u{a0}0,00<") && books.contains(&ipa_pesos), "{books}");
+    assert!(
+        books.contains("$\u{a0}6,50 (1)") && books.contains("diferencia\">$\u{a0}0,00<") && books.contains(&ipa_pesos),
+        "{books}"
+    );
     let csv = carla.get(&format!("/sala/conciliacion.csv?jornada={}", report.jornada)).await.text().await.expect("csv");
     assert!(csv.starts_with("jornada,pozo,saldo_apertura,reserva_apertura,apuestas,ipa,aportes,"), "{csv}");
     let line = csv.lines().find(|line| line.contains(",iplyc-blackjack,")).expect("the pool's line");

@@ -160,11 +160,12 @@ fn hit_line(config: &Config, pool: &str, prize: &crate::read::signs::PrizeView) 
     let name = view::prize_name(config, pool, &hit.code);
     // A drawn prize (a mystery level's hit, its hot seat) is named by the draw: "Pozo
     // misterioso", "Asiento caliente" (docs/readings.md, "The mystery level").
-    let level = if prize.house || prize.level.is_empty() || config.rulebooks.pool(pool).is_some_and(|rules| rules.is_drawn(&hit.code)) {
-        String::new()
-    } else {
-        format!("{} · ", prize.level)
-    };
+    let level =
+        if prize.house || prize.level.is_empty() || config.rulebooks.pool(pool).is_some_and(|rules| rules.is_drawn(&hit.code)) {
+            String::new()
+        } else {
+            format!("{} · ", prize.level)
+        };
     let line = format!(
         "{} · {level}{name} · Mesa {} · Pos. {} · {} · {}",
         view::clock(config, hit.time_ms),

@@ -208,7 +208,11 @@ fn next_frame(config: &Config, previous: &Frame, before: &DisplayPush, push: &Di
         montos: push
             .pools
             .iter()
-            .map(|pool| AmountJson { id: &pool.pool_id, monto: pozo_engine::format_ars(pool.displayed), niveles: levels_json(&pool.levels) })
+            .map(|pool| AmountJson {
+                id: &pool.pool_id,
+                monto: pozo_engine::format_ars(pool.displayed),
+                niveles: levels_json(&pool.levels),
+            })
             .collect(),
     };
     let json = serde_json::to_string(&amounts).expect("the amounts serialize");

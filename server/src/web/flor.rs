@@ -139,13 +139,8 @@ async fn flor_events(State(web): State<Web>, jar: CookieJar, Path(flor): Path<St
         return error.into_response();
     }
     let cookie = jar.get(auth::SESSION_COOKIE).map(|cookie| cookie.value().to_owned()).unwrap_or_default();
-    let panels: Vec<_> = config
-        .layout
-        .tables
-        .iter()
-        .filter(|table| table.flor == flor)
-        .filter_map(|table| web.handle.table(&table.id))
-        .collect();
+    let panels: Vec<_> =
+        config.layout.tables.iter().filter(|table| table.flor == flor).filter_map(|table| web.handle.table(&table.id)).collect();
     struct Follow {
         web: Web,
         flor: String,

@@ -173,7 +173,12 @@ pub(super) fn liability_view(web: &Web, jornada: &str) -> LiabilityView {
                 })
                 .filter(|segment| segment.height > 0)
                 .collect();
-            LiabilityBar { x: 40 + index as u32 * BAR_STEP, label, title: format!("{moment}: {}", view::pesos(sums.total)), segments }
+            LiabilityBar {
+                x: 40 + index as u32 * BAR_STEP,
+                label,
+                title: format!("{moment}: {}", view::pesos(sums.total)),
+                segments,
+            }
         })
         .collect::<Vec<_>>();
     LiabilityView {
