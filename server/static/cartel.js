@@ -55,6 +55,22 @@
     return prize.nivel ? prize.nivel + " · " : "";
   }
 
+  // How a hit's payment stands, on screen (a kiosk TV shows no tooltip), as cartel.rs writes it.
+  var PAYMENT = {
+    pagado: "pagado",
+    confirmado: "pagado, confirmado por Venta-Pagos",
+    pendiente: "PENDIENTE DE PAGO",
+    rechazado: "rechazado por Venta-Pagos"
+  };
+
+  // A last hit: its time, what was won (the level in a pool with levels, then the prize's name),
+  // the table, the seat, the amount and how its payment stands (cartel.rs, hit_line).
+  function hitText(hit) {
+    var what = (!hit.sorteado && hit.nivel ? hit.nivel + " · " : "") + hit.nombre;
+    return hit.hora + " · " + what + " · Mesa " + hit.mesa + " · Pos. " + hit.asiento + " · " + money(hit.monto) + " · " +
+      (PAYMENT[hit.estado] || hit.estado);
+  }
+
   function prizeText(prize) {
     var name = prize.sorteado ? "" : prize.nombre + " · ";
     return level(prize) + "Mesa " + prize.mesa + " · Pos. " + prize.asiento + " · " + name + money(prize.monto);
@@ -64,7 +80,7 @@
   // the server does not send it).
   function showAmounts(section, pool) {
     var amount = field(section, "monto");
-    if (amount) amount.textContent = pool.monto;
+    if (amount) amount.textContent = money(pool.monto);
     var levels = field(section, "niveles");
     if (!levels || !pool.niveles) return;
     pool.niveles.forEach(function (meter, index) {
@@ -124,9 +140,8 @@
       pool.ultimos.forEach(function (hit) {
         var item = document.createElement("li");
         item.className = hit.estado;
-        item.title = hit.nombre;
-        item.textContent = hit.hora + " · " + level(hit) + "Mesa " + hit.mesa + " · Pos. " + hit.asiento + " · " + money(hit.monto) +
-          (hit.estado === "pagado" ? "" : " · " + hit.estado);
+        item.dataset.premio = hit.nombre;
+        item.textContent = hitText(hit);
         list.appendChild(item);
       });
     });

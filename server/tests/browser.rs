@@ -578,6 +578,333 @@ async fn a_minimum_raised_on_the_page_takes_effect_after_the_top_prize() {
     }
 }
 
+// ----------------------------------------------------------------------------- the floor's screens (issue 45)
+
+/// The issue's bound for a live page (the cartel's own, 3.7.5): from the controller's answer to
+/// the change on screen.
+const LIVE_WITHIN: Duration = SUSPEND_WITHIN;
+
+/// What a person at the screen sees of the page, measured: the document's height and width
+/// against the viewport's, the table `mesa`'s box (when asked), and every visible link or button
+/// under 44 px high (text, height).
+async fn measured(browser: &Client, mesa: &str) -> Value {
+    let script = r#"
+        const page = document.documentElement;
+        const box = arguments[0] ? document.querySelector('[data-mesa="' + arguments[0] + '"]') : null;
+        const rect = box ? box.getBoundingClientRect() : null;
+        const small = Array.from(document.querySelectorAll('a, button'))
+            .filter(a => a.getClientRects().length && getComputedStyle(a).visibility !== 'hidden')
+            .map(a => [a.textContent.trim(), a.getBoundingClientRect().height])
+            .filter(([, height]) => height < 44);
+        const wide = Array.from(document.querySelectorAll('main *'))
+            .filter(e => e.getBoundingClientRect().right > innerWidth + 0.5)
+            .slice(0, 4).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + e.textContent.trim().slice(0, 40));
+        return {
+            wide: wide,
+            height: Math.max(page.scrollHeight, document.body.scrollHeight), viewport_height: innerHeight,
+            width: Math.max(page.scrollWidth, document.body.scrollWidth), viewport_width: innerWidth,
+            bottom: rect ? rect.bottom : 0, right: rect ? rect.right : 0, small: small,
+        };
+    "#;
+    browser.execute(script, vec![json!(mesa)]).await.expect("measured")
+}
+
+/// Every "$" in the page's text followed by a plain space (an amount that may break from its
+/// sign), with the text around it; and every date not written dd/mm/aaaa (ISO `2026-11-28`,
+/// `28 nov`).
+async fn misprinted(browser: &Client) -> Value {
+    let script = r#"
+        const text = document.body.textContent;
+        const around = (match) => text.slice(Math.max(0, match.index - 20), match.index + 20);
+        const spaces = Array.from(text.matchAll(/\$ /g)).map(around);
+        const dates = Array.from(text.matchAll(/\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2} (ene|feb|mar|abr|may|jun|jul|ago|sep|set|oct|nov|dic)\b/gi)).map(around);
+        return { spaces: spaces, dates: dates };
+    "#;
+    browser.execute(script, vec![]).await.expect("read")
+}
+
+// Issue 45, points 7 and 8, as an inspector reads the flor F2 at 1280×800 and 1024×768: round 2
+// beginning at B1 shows on the flor (ronda 2, EN JUEGO) within the bound the cartel keeps, and the
+// cartel's amount rises within it too, measured in the same run; the four tables fit the screen
+// (no scrolling, B4's box in view), every link and button is a finger's size (44 px), the game
+// is named ("Black Jack …", not `blackjack`), no amount splits from its `$`; and B3, in a round,
+// whose agent goes away is SUSPENDIDA on the flor, live, never also EN JUEGO, its amount struck.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_flor_is_live_as_the_cartel_is_and_its_four_tables_fit_one_screen() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor().await;
+    let base = floor.pages.clone();
+    let mut agents = Vec::new();
+    for table in ["B1", "B2", "B3", "B4"] {
+        let mut agent = Agent::start(&floor, table).await;
+        agent.play(&["open"]).await;
+        agents.push(agent);
+    }
+    agents[0].play(&["credits 1 5", "press 1", "start", "finish"]).await;
+    agents[1].play(&["credits 2 5", "credits 5 10", "press 2"]).await;
+    agents[2].play(&["credits 3 5", "press 3", "start"]).await;
+
+    let flor = driver.browser(&profiles.path().join("flor"), 1280, 800).await;
+    sign_in(&flor, &base, "sup-carla", "carla-ejemplo").await;
+    flor.goto(&format!("{base}/sala/flor/F2")).await.expect("the flor");
+    until("the flor is live", || attribute(&flor, "#flor", "data-estado"), |state| state == "en-vivo").await;
+    let sign = driver.browser(&profiles.path().join("cartel"), 1280, 720).await;
+    sign.goto(&format!("{base}/cartel?flor=F2")).await.expect("the cartel");
+    until("the sign is live", || attribute(&sign, "#cartel", "data-estado"), |state| state == "en-vivo").await;
+    let amount = "#pozo-iplyc-blackjack [data-campo=monto]";
+    let before = centavos(&until("an amount", || text(&sign, amount), |text| text.starts_with("$ ")).await);
+    // Between rounds a table shows the round to come, its bets open.
+    let next = until("B1's round", || text(&flor, "[data-mesa=B1] .ronda"), |text| text.starts_with("ronda ")).await;
+    assert_eq!(next, "ronda 2", "round 1 played, round 2 to come");
+    let waiting = text(&flor, "[data-mesa=B1]").await.to_uppercase();
+    assert!(waiting.contains("APUESTAS ABIERTAS") && !waiting.contains("EN JUEGO"), "{waiting}");
+
+    // Round 2 begins: from the controller's answer, both screens change on their own.
+    agents[0].play(&["credits 1 5", "press 1"]).await;
+    agents[0].ack("start").await;
+    let answered = Instant::now();
+    let (mut on_flor, mut on_sign) = (None, None);
+    while on_flor.is_none() || on_sign.is_none() {
+        if on_flor.is_none() {
+            let table = text(&flor, "[data-mesa=B1]").await.to_uppercase();
+            if table.contains(&next.to_uppercase()) && table.contains("EN JUEGO") {
+                on_flor = Some(answered.elapsed());
+            }
+        }
+        if on_sign.is_none() {
+            let shown = text(&sign, amount).await;
+            if shown.starts_with("$ ") && centavos(&shown) > before {
+                on_sign = Some(answered.elapsed());
+            }
+        }
+        if answered.elapsed() >= WAIT {
+            let table = text(&flor, "[data-mesa=B1]").await;
+            panic!("round 2 (`{next}`): flor {on_flor:?}, cartel {on_sign:?} after {WAIT:?}; B1 on the flor: {table}");
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let (on_flor, on_sign) = (on_flor.expect("seen"), on_sign.expect("seen"));
+    eprintln!("round 2 on the flor {on_flor:?}, on the cartel {on_sign:?} after the controller's answer");
+    assert!(on_flor <= LIVE_WITHIN, "the flor showed round 2 {on_flor:?} after it began, over {LIVE_WITHIN:?}");
+    assert!(on_sign <= LIVE_WITHIN, "the cartel showed round 2's bet {on_sign:?} after it began, over {LIVE_WITHIN:?}");
+
+    // The game's name, not its code; a lit box says so in words.
+    let b1 = text(&flor, "[data-mesa=B1]").await;
+    assert!(b1.contains("Black Jack") && !b1.contains("blackjack"), "{b1}");
+    let b2 = text(&flor, "[data-mesa=B2] .boxes").await;
+    assert!(b2.contains("Box 2") && b2.contains("apuesta registrada"), "{b2}");
+
+    for (width, height) in [(1280, 800), (1024, 768)] {
+        set_viewport(&flor, width, height).await;
+        let seen = measured(&flor, "B4").await;
+        let size = format!("{width}×{height}: {seen}");
+        assert!(seen["height"].as_f64() <= seen["viewport_height"].as_f64(), "the flor scrolls at {size}");
+        assert!(seen["width"].as_f64() <= seen["viewport_width"].as_f64(), "the flor scrolls sideways at {size}");
+        assert!(seen["bottom"].as_f64() <= seen["viewport_height"].as_f64(), "B4 below the fold at {size}");
+        assert!(seen["right"].as_f64() <= seen["viewport_width"].as_f64(), "B4 off the side at {size}");
+        assert_eq!(seen["small"], json!([]), "links and buttons under 44 px at {size}");
+        let printed = misprinted(&flor).await;
+        assert_eq!(printed, json!({ "spaces": [], "dates": [] }), "the flor at {size}");
+        screenshot(&flor, &format!("flor-{width}x{height}.png"), profiles.path()).await;
+    }
+
+    // B3 is in a round; its agent goes away: SUSPENDIDA, never also EN JUEGO, on the page as it is.
+    drop(agents.remove(2));
+    let b3 =
+        until("B3 suspended on the flor", || text(&flor, "[data-mesa=B3]"), |text| text.to_uppercase().contains("SUSPENDIDA"))
+            .await
+            .to_uppercase();
+    assert!(!b3.contains("EN JUEGO"), "a suspended table badged EN JUEGO too: {b3}");
+    assert!(b3.contains("AGENTE DESCONECTADO"), "{b3}");
+    let struck = flor
+        .execute("return getComputedStyle(document.querySelector('[data-mesa=B3] .monto')).textDecorationLine;", vec![])
+        .await
+        .expect("read");
+    assert_eq!(struck, json!("line-through"), "a suspended table's amount is not shown as live");
+    for browser in [flor, sign] {
+        browser.close().await.expect("closed");
+    }
+    drop(agents);
+}
+
+// Issue 45, point 9: the cartel's last hits say on screen, at 1024×768 and 1280×800 (a kiosk TV
+// shows no tooltip), what was won (the prize's name) and how its payment stands: a fixed prize
+// paid at the table ("pagado"), a 20 % prize waiting for Venta-Pagos ("PENDIENTE DE PAGO"); each
+// line whole (not cut), inside its pool's box and the screen. Takes the cartel's and
+// Venta-Pagos' screenshots at both sizes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cartels_last_hits_say_what_was_won_and_how_its_payment_stands() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor().await;
+    let base = floor.pages.clone();
+    let mut agent = Agent::start(&floor, "B3").await;
+    agent.play(&["open", "credits 1 5", "press 1", "start", "prize 1 TRES_SIETES", "accept", "finish"]).await;
+    agent.play(&["credits 3 5", "press 3", "start", "prize 3 TRES_SIETES_MISMO_PALO", "accept", "finish"]).await;
+
+    let sign = driver.browser(&profiles.path().join("cartel"), 1024, 768).await;
+    sign.goto(&format!("{base}/cartel")).await.expect("the cartel");
+    until("the sign is live", || attribute(&sign, "#cartel", "data-estado"), |state| state == "en-vivo").await;
+    let hits = "#pozo-iplyc-blackjack [data-campo=ultimos]";
+    until("both hits listed", || text(&sign, hits), |text| text.lines().count() >= 2).await;
+    let script = r#"
+        const pool = document.querySelector('#pozo-iplyc-blackjack').getBoundingClientRect();
+        return Array.from(document.querySelectorAll('#pozo-iplyc-blackjack [data-campo=ultimos] li')).map(li => {
+            const rect = li.getBoundingClientRect();
+            return {
+                text: li.innerText, prize: li.dataset.premio, cut: li.scrollWidth > li.clientWidth + 1,
+                inside: rect.top >= pool.top && rect.bottom <= pool.bottom + 1 && rect.left >= pool.left && rect.right <= pool.right + 1
+                    && rect.bottom <= innerHeight && rect.right <= innerWidth && rect.height > 0,
+            };
+        });
+    "#;
+    for (width, height) in [(1024, 768), (1280, 800)] {
+        set_viewport(&sign, width, height).await;
+        let shown = sign.execute(script, vec![]).await.expect("measured");
+        let lines = shown.as_array().expect("the hits");
+        assert_eq!(lines.len(), 2, "{shown}");
+        let (pending, paid) = (&lines[0], &lines[1]);
+        let size = format!("{width}×{height}: {shown}");
+        assert_eq!(pending["prize"], "21 con Tres Sietes del mismo palo (no corazones)", "{size}");
+        assert_eq!(paid["prize"], "21 con Tres Sietes de distintos palos", "{size}");
+        for (line, status) in [(pending, "PENDIENTE DE PAGO"), (paid, "pagado")] {
+            let words = line["text"].as_str().expect("text");
+            assert!(words.contains(line["prize"].as_str().expect("name")), "the prize's name on screen at {size}");
+            assert!(words.contains(status) && words.contains("Mesa B3"), "how its payment stands at {size}");
+            assert_eq!((&line["cut"], &line["inside"]), (&json!(false), &json!(true)), "the whole line in view at {size}");
+        }
+        assert!(!paid["text"].as_str().expect("text").contains("PENDIENTE"), "{size}");
+        assert_eq!(misprinted(&sign).await, json!({ "spaces": [], "dates": [] }), "the cartel at {size}");
+        screenshot(&sign, &format!("cartel-{width}x{height}.png"), profiles.path()).await;
+    }
+
+    let office = driver.browser(&profiles.path().join("oficina"), 1024, 768).await;
+    sign_in(&office, &base, "vp-ana", "ana-ejemplo").await;
+    until("the order is listed", || text(&office, "#pendientes"), |text| text.contains("B3")).await;
+    for (width, height) in [(1024, 768), (1280, 800)] {
+        set_viewport(&office, width, height).await;
+        let seen = measured(&office, "").await;
+        assert!(
+            seen["width"].as_f64() <= seen["viewport_width"].as_f64(),
+            "Venta-Pagos scrolls sideways at {width}×{height}: {seen}"
+        );
+        assert_eq!(seen["small"], json!([]), "links and buttons under 44 px on Venta-Pagos at {width}×{height}");
+        assert_eq!(misprinted(&office).await, json!({ "spaces": [], "dates": [] }), "Venta-Pagos at {width}×{height}");
+        screenshot(&office, &format!("venta-pagos-{width}x{height}.png"), profiles.path()).await;
+    }
+    for browser in [sign, office] {
+        browser.close().await.expect("closed");
+    }
+}
+
+// Issue 45, point 10, as a jefe de sala reads the sala: with every table closed no pool is
+// SUSPENDIDO (the cartel says "En vivo" for it), the games and pools are named, a table never
+// seen says "sin conexión desde el arranque", and the empty liability chart says so; after a
+// round with a prize pending, the chart's labels never overlap, and at B3 open with its agent gone
+// its pool is SUSPENDIDO at B3 only. The reconciliation fits 1280 px; and no page prints an
+// amount that can break from its `$` or a date other than dd/mm/aaaa.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sala_reads_as_a_jefe_de_sala_reads_it() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let driver = Driver::start();
+    let profiles = tempfile::tempdir().expect("profiles");
+    let floor = floor().await;
+    let base = floor.pages.clone();
+    let sala = driver.browser(&profiles.path().join("sala"), 1280, 800).await;
+    sign_in(&sala, &base, "sup-carla", "carla-ejemplo").await;
+    sala.goto(&format!("{base}/sala")).await.expect("the sala");
+    let pools = text(&sala, "#pozos").await.to_uppercase();
+    assert!(!pools.contains("SUSPENDIDO") && pools.contains("EN VIVO"), "closed tables suspend no pool: {pools}");
+    let b1 = text(&sala, "tr[data-mesa=B1]").await;
+    assert!(b1.contains("Black Jack") && !b1.contains("blackjack") && !b1.contains("iplyc-"), "names, not ids: {b1}");
+    assert!(b1.contains("sin conexión desde el arranque") && !b1.contains("nunca"), "{b1}");
+    let empty = text(&sala, "#grafico-vacio").await;
+    assert!(empty.contains("Sin apuestas todavía"), "the empty chart says so: `{empty}`");
+
+    let mut agent = Agent::start(&floor, "B3").await;
+    agent.play(&["open", "credits 1 5", "press 1", "start", "prize 1 TRES_SIETES", "accept", "finish"]).await;
+    agent.play(&["credits 3 5", "press 3", "start", "prize 3 TRES_SIETES_MISMO_PALO", "accept", "finish"]).await;
+    agent.play(&["credits 2 5"]).await;
+    drop(agent);
+    let pool = until(
+        "the pool suspended at B3",
+        || text(&sala, "tr[data-pozo=iplyc-blackjack] .estado-pozo"),
+        |text| text.to_uppercase().contains("SUSPENDIDO"),
+    )
+    .await;
+    assert!(pool.contains("B3") && !pool.contains("B1"), "suspended where its agent is away: {pool}");
+    let ruleta = text(&sala, "tr[data-pozo=iplyc-ruleta] .estado-pozo").await.to_uppercase();
+    assert!(ruleta.contains("EN VIVO") && !ruleta.contains("SUSPENDIDO"), "{ruleta}");
+    sala.goto(&format!("{base}/sala")).await.expect("the sala again");
+    let labels = sala
+        .execute(
+            r#"return Array.from(document.querySelectorAll('svg text')).map(t => { const r = t.getBoundingClientRect(); return [t.textContent, r.left, r.right, r.top, r.bottom]; });"#,
+            vec![],
+        )
+        .await
+        .expect("the chart's labels");
+    let labels = labels.as_array().expect("labels").clone();
+    assert!(labels.len() >= 2, "a bar at the jornada's opening and one now: {labels:?}");
+    for (index, a) in labels.iter().enumerate() {
+        for b in &labels[index + 1..] {
+            let apart = a[2].as_f64() <= b[1].as_f64()
+                || b[2].as_f64() <= a[1].as_f64()
+                || a[4].as_f64() <= b[3].as_f64()
+                || b[4].as_f64() <= a[3].as_f64();
+            assert!(apart, "the chart's labels overlap: {a} and {b}");
+        }
+    }
+    for (width, height) in [(1024, 768), (1280, 800)] {
+        set_viewport(&sala, width, height).await;
+        let seen = measured(&sala, "").await;
+        assert!(
+            seen["width"].as_f64() <= seen["viewport_width"].as_f64(),
+            "the sala scrolls sideways at {width}×{height}: {seen}"
+        );
+        screenshot(&sala, &format!("sala-{width}x{height}.png"), profiles.path()).await;
+    }
+
+    // The reconciliation fits 1280 px.
+    set_viewport(&sala, 1280, 800).await;
+    sala.goto(&format!("{base}/sala/informe")).await.expect("the report");
+    let width = sala
+        .execute("const t = document.querySelector('#libros'); return [t.getBoundingClientRect().right, document.documentElement.scrollWidth];", vec![])
+        .await
+        .expect("measured");
+    sala.execute("document.querySelector('#libros').scrollIntoView();", vec![]).await.expect("scrolled");
+    screenshot(&sala, "conciliacion-1280x800.png", profiles.path()).await;
+    assert!(
+        width[0].as_f64() <= Some(1280.0) && width[1].as_f64() <= Some(1280.0),
+        "the reconciliation is wider than 1280 px: {width}"
+    );
+
+    // Every page: no amount that can break from its sign, one date format.
+    let sheet = {
+        sala.goto(&format!("{base}/sala/flor/F2")).await.expect("the flor");
+        attribute(&sala, "[data-mesa=B3] a.planilla", "href").await
+    };
+    let pages = [
+        "/sala".to_owned(),
+        "/sala/informe".to_owned(),
+        "/sala/flor/F2".to_owned(),
+        "/sala/pozos/iplyc-blackjack".to_owned(),
+        "/sala/cambios".to_owned(),
+        "/venta-pagos".to_owned(),
+        "/venta-pagos/historial".to_owned(),
+        sheet,
+        "/cartel".to_owned(),
+    ];
+    for page in pages {
+        let url = if page.starts_with("http") { page.clone() } else { format!("{base}{page}") };
+        sala.goto(&url).await.expect("the page");
+        assert_eq!(misprinted(&sala).await, json!({ "spaces": [], "dates": [] }), "{page}");
+    }
+    sala.close().await.expect("closed");
+}
+
 // ----------------------------------------------------------------------------- the table's monitor
 
 /// A table agent with its monitor, wired as `pozo-agent --monitor 127.0.0.1:0` wires it: the

@@ -120,7 +120,7 @@ async fn the_proposer_cannot_approve_and_another_supervisor_can() {
     assert!(html.contains("CB-000001: PENDIENTE DE APROBACIÓN"), "{html}");
     let proposed = row(&html, "CB-000001");
     for shown in [
-        "$ 5.000,00 → $ 6.000,00",
+        "$\u{a0}5.000,00 → $\u{a0}6.000,00",
         "Carla Medina (sup-carla, jefe de sala)",
         "Nuevo mínimo del Black Jack",
         "Res. IPLyC 77/2026",
@@ -236,7 +236,7 @@ async fn the_inspector_approves_and_withdraws_but_does_not_propose() {
     let (status, _, html) = carla.propose(&adjust).await;
     assert_eq!(status, StatusCode::SEE_OTHER, "{html}");
     let (_, html) = elena.page("/sala/cambios").await;
-    assert!(row(&html, "CB-000002").contains("Ajuste del pozo iplyc-ruleta: − $ 100,00"), "{html}");
+    assert!(row(&html, "CB-000002").contains("Ajuste del pozo iplyc-ruleta: − $\u{a0}100,00"), "{html}");
     let (status, _, html) = elena.withdraw("CB-000002", "").await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{html}");
     assert!(html.contains("Falta el motivo"), "{html}");
@@ -272,11 +272,12 @@ async fn the_inspectors_flor_shows_its_four_tables_as_the_controller_has_them() 
     }
     assert!(!html.contains("data-mesa=\"R1\""), "only the flor's own tables");
     let b1 = section("B1");
-    assert!(b1.contains("apuestas abiertas") && b1.contains("Box 3: 4 créditos — apuesta registrada"), "{b1}");
-    assert!(b1.contains("Black Jack Carta Descubierta Poceado") && b1.contains("$ 5.000,00"), "{b1}");
+    assert!(b1.contains("Box 3</strong>: 4 créditos<span>apuesta registrada</span>"), "{b1}");
+    assert!(b1.contains("Black Jack Carta Descubierta Poceado") && b1.contains("$\u{a0}5.000,00"), "{b1}");
     // No agent watches B1 (the test signs its commands itself): an open table without its
     // agent is SUSPENDIDO on the flor.
-    assert!(b1.contains("agente desconectado") && b1.contains("SUSPENDIDO"), "{b1}");
+    // Suspended, it is never also badged with its phase (issue 45, point 8).
+    assert!(b1.contains("agente desconectado") && b1.contains("SUSPENDIDA") && !b1.contains("apuestas abiertas"), "{b1}");
     let b3 = section("B3");
     assert!(b3.contains(&format!("Orden {order}")) && b3.contains("PENDIENTE DE PAGO"), "{b3}");
     let b2 = section("B2");
@@ -346,7 +347,7 @@ async fn a_retired_table_s_report_and_closing_sheet_stay() {
     let carla = Browser::signed_in(&server.pages_url(), "sup-carla", "carla-ejemplo").await;
     let (status, html) = carla.page(&format!("/sala/planilla/B2/{}", played.jornada)).await;
     assert_eq!(status, StatusCode::OK, "{html}");
-    assert!(html.contains("id=\"ipa-4109\">$ 10,00<"), "{html}");
+    assert!(html.contains("id=\"ipa-4109\">$\u{a0}10,00<"), "{html}");
     let (status, _) = carla.page(&format!("/sala/planilla/B9/{}", played.jornada)).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 

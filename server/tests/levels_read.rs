@@ -318,8 +318,17 @@ async fn the_pages_show_each_levels_meter_and_where_a_level_was_won() {
     let html = get(format!("{base}/cartel?pozo={LINK}")).await;
     let sign = section(&html, LINK);
     assert!(sign.contains("<span class=\"monto-nivel\">$\u{a0}2.000.000,00</span>"), "the Grand back at its reset: {sign}");
-    assert!(sign.contains(" · Grand · Mesa B2 · Pos. 1 · $\u{a0}2.000.480,00 · pendiente</li>"), "{sign}");
-    assert!(sign.contains(" · Mesa B2 · Pos. 2 · $\u{a0}5.000,00</li>"), "the house's prize, without a level: {sign}");
+    // Each hit says on screen what was won and how its payment stands (issue 45, point 9).
+    assert!(
+        sign.contains(" · Grand · Tres sietes de corazones · Mesa B2 · Pos. 1 · $\u{a0}2.000.480,00 · PENDIENTE DE PAGO</li>"),
+        "{sign}"
+    );
+    let house = " · Black Jack de As y Rey del mismo palo · Mesa B2 · Pos. 2 · $\u{a0}5.000,00 · pagado</li>";
+    let level_before = sign.split(house).next().and_then(|before| before.rsplit(" · ").next()).unwrap_or_default();
+    assert!(
+        sign.contains(house) && level_before.ends_with(|c: char| c.is_ascii_digit()),
+        "the house's prize, without a level: {sign}"
+    );
     assert!(!sign.contains(HOUSE), "{sign}");
 
     // The sign's own feed (`pozos` events, at most one frame every 50 ms: the first state a sign
@@ -389,7 +398,7 @@ async fn the_pages_show_each_levels_meter_and_where_a_level_was_won() {
     let sala = page(&carla, format!("{base}/sala/mesas")).await;
     assert!(
         sala.contains(&format!(
-            "<tr class=\"nivel\" data-pozo=\"{LINK}\" data-nivel=\"Major\">\n    <td>Nivel Major</td><td class=\"num\">$ 200.300,00</td>"
+            "<tr class=\"nivel\" data-pozo=\"{LINK}\" data-nivel=\"Major\">\n    <td>Nivel Major</td><td class=\"num\">$\u{a0}200.300,00</td>"
         )),
         "{sala}"
     );
@@ -397,7 +406,7 @@ async fn the_pages_show_each_levels_meter_and_where_a_level_was_won() {
     let flor = page(&carla, format!("{base}/sala/flor/F2")).await;
     let b4 = flor.split("data-mesa=\"B4\"").nth(1).expect("B4 on the flor");
     assert!(
-        b4.contains("<span class=\"nivel\" data-nivel=\"Mini\">Mini <strong class=\"monto\">$ 10.120,00</strong></span>"),
+        b4.contains("<span class=\"nivel\" data-nivel=\"Mini\">Mini <strong class=\"monto\">$\u{a0}10.120,00</strong></span>"),
         "{b4}"
     );
     let pool_page = page(&carla, format!("{base}/sala/pozos/{LINK}")).await;

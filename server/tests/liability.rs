@@ -177,16 +177,16 @@ async fn the_liability_is_the_sum_of_its_parts_after_a_played_night() {
     // The sala page: the section, its parts and total, the chart, the CSV link.
     let html = http.get(format!("{base}/sala")).send().await.expect("the sala").text().await.expect("a body");
     assert!(html.contains("<h2>Pasivo con los jugadores</h2>"), "{html}");
-    assert!(html.contains("<th class=\"num\" id=\"pasivo-total\">$ 1.252,10</th>"), "{html}");
-    assert!(html.contains("<th class=\"num\" id=\"pasivo-cambio\">+$ 1.252,10</th>"), "{html}");
+    assert!(html.contains("<th class=\"num\" id=\"pasivo-total\">$\u{a0}1.252,10</th>"), "{html}");
+    assert!(html.contains("<th class=\"num\" id=\"pasivo-cambio\">+$\u{a0}1.252,10</th>"), "{html}");
     assert!(
         html.contains(
-            "data-parte=\"ordenes\"><td>Órdenes de pago pendientes (Venta-Pagos) (1)</td><td class=\"num\">$ 1.002,60</td>"
+            "data-parte=\"ordenes\"><td>Órdenes de pago pendientes (Venta-Pagos) (1)</td><td class=\"num\">$\u{a0}1.002,60</td>"
         ),
         "{html}"
     );
     assert!(html.contains("id=\"grafico-pasivo\"") && html.contains("class=\"pasivo-ordenes\""), "the chart: {html}");
-    assert!(html.contains("<title>Ahora: $ 1.252,10</title>"), "{html}");
+    assert!(html.contains("<title>Ahora: $\u{a0}1.252,10</title>"), "{html}");
     assert!(html.contains("href=\"/sala/pasivo.csv\""), "{html}");
     assert!(html.contains("Grillos en juego: 3 de bronce, 0 de plata, 0 de oro"), "{html}");
     server.stop().await;

@@ -148,12 +148,18 @@ async fn the_ceiling_is_on_every_screen_and_the_drawn_prizes_are_marked() {
     // The floor, the pool's page and a flor's (the table's meters as its panel has them).
     let supervisor = signed_in(&base, "sup-carla", "carla-ejemplo").await;
     let sala = signed_page(&supervisor, &base, "/sala/mesas").await;
-    assert!(sala.contains("Nivel Misterioso <small class=\"tope-nivel\">(debe salir antes de $ 20.100,00)</small>"), "{sala}");
+    assert!(
+        sala.contains("Nivel Misterioso <small class=\"tope-nivel\">(debe salir antes de $\u{a0}20.100,00)</small>"),
+        "{sala}"
+    );
     let pool_page = signed_page(&supervisor, &base, "/sala/pozos/mercado-gran-sala").await;
-    assert!(pool_page.contains("debe salir antes de $ 20.100,00; asiento caliente $ 10.000,00 por acierto"), "{pool_page}");
+    assert!(
+        pool_page.contains("debe salir antes de $\u{a0}20.100,00; asiento caliente $\u{a0}10.000,00 por acierto"),
+        "{pool_page}"
+    );
     assert!(pool_page.contains("id=\"misterioso\""), "the page says what a mystery level is");
     let flor = signed_page(&supervisor, &base, "/sala/flor/F2").await;
-    assert!(flor.contains("(debe salir antes de $ 20.100,00)"), "{flor}");
+    assert!(flor.contains("(debe salir antes de $\u{a0}20.100,00)"), "{flor}");
     server.stop().await;
 }
 

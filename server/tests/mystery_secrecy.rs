@@ -375,7 +375,7 @@ async fn no_read_side_output_holds_an_open_trigger_before_its_hit() {
         read.add(format!("GET {path}"), page(&supervisor, &base, path).await);
     }
     let pool_page = page(&supervisor, &base, "/sala/pozos/mercado-gran-sala").await;
-    assert!(pool_page.contains("debe salir antes de $ 60.000,00"), "the pool's page shows the ceiling");
+    assert!(pool_page.contains("debe salir antes de $\u{a0}60.000,00"), "the pool's page shows the ceiling");
     let office = browser(&base, "vp-ana", "ana-ejemplo").await;
     for path in ["/venta-pagos", "/venta-pagos/pendientes", "/venta-pagos/historial", "/venta-pagos/historial.csv"] {
         read.add(format!("GET {path}"), page(&office, &base, path).await);

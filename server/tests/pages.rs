@@ -529,7 +529,8 @@ async fn an_operator_confirms_a_payout_in_two_steps_and_gets_a_receipt() {
     let (server, mut client) = floor().await;
     let base = server.pages_url();
     let order = a_pending_order(&mut client, 1).await;
-    let amount = pozo_engine::format_ars(amount(&client.order(&order).await.amount).parse().expect("an amount"));
+    let amount = pozo_engine::format_ars(amount(&client.order(&order).await.amount).parse().expect("an amount"))
+        .replacen(' ', "\u{a0}", 1);
     let ana = Browser::signed_in(&base, "vp-ana", "ana-ejemplo").await;
     for path in ["/venta-pagos", "/venta-pagos/pendientes"] {
         let (status, html) = ana.page(path).await;
@@ -735,7 +736,7 @@ async fn the_floor_view_shows_tables_agents_reports_and_pools() {
     let report = client.report("B3").await;
     let (status, html) = carla.page(&format!("/sala/informe?jornada={}", report.jornada)).await;
     assert_eq!(status, StatusCode::OK);
-    let ipa = pozo_engine::format_ars(amount(&report.ipa).parse().expect("IPA"));
+    let ipa = pozo_engine::format_ars(amount(&report.ipa).parse().expect("IPA")).replacen(' ', "\u{a0}", 1);
     assert!(row(&html, "B3").contains(&ipa), "B3's IPA {ipa}: {}", row(&html, "B3"));
     assert!(html.contains("<svg") && html.contains("class=\"barra-ipa\""), "the hourly chart");
     let (status, html) = carla.page("/sala/informe?jornada=2026-13-45").await;
@@ -752,9 +753,12 @@ async fn the_floor_view_shows_tables_agents_reports_and_pools() {
         let start = html.find("data-pozo=\"iplyc-blackjack\"><td>").expect("the pool's books");
         html[start..start + html[start..].find("</tr>").expect("row end")].to_owned()
     };
-    let ipa_pesos = pozo_engine::format_ars(amount(&report.ipa).parse().expect("IPA"));
+    let ipa_pesos = pozo_engine::format_ars(amount(&report.ipa).parse().expect("IPA")).replacen(' ', "\u{a0}", 1);
     // The prize at B3: its award and 65 % of the bet in (11.2.3), the difference $ 0,00, B3's IPA the tables'.
-    assert!(books.contains("$ 6,50 (1)") && books.contains("diferencia\">$ 0,00<") && books.contains(&ipa_pesos), "{books}");
+    assert!(
+        books.contains("$\u{a0}6,50 (1)") && books.contains("diferencia\">$\u{a0}0,00<") && books.contains(&ipa_pesos),
+        "{books}"
+    );
     let csv = carla.get(&format!("/sala/conciliacion.csv?jornada={}", report.jornada)).await.text().await.expect("csv");
     assert!(csv.starts_with("jornada,pozo,saldo_apertura,reserva_apertura,apuestas,ipa,aportes,"), "{csv}");
     let line = csv.lines().find(|line| line.contains(",iplyc-blackjack,")).expect("the pool's line");
@@ -768,7 +772,8 @@ async fn the_floor_view_shows_tables_agents_reports_and_pools() {
     let (status, html) = carla.page("/sala/pozos/iplyc-blackjack").await;
     assert_eq!(status, StatusCode::OK);
     let pool = client.pool("iplyc-blackjack").await;
-    assert!(html.contains(&pozo_engine::format_ars(amount(&pool.balance).parse().expect("balance"))), "{html}");
+    let balance = pozo_engine::format_ars(amount(&pool.balance).parse().expect("balance")).replacen(' ', "\u{a0}", 1);
+    assert!(html.contains(&balance), "{html}");
     assert!(
         html.contains("Últimos aciertos (1 de 25") && html.contains("Tres Sietes del mismo palo") && html.contains("<td>B3</td>"),
         "{html}"
@@ -813,7 +818,10 @@ async fn the_closing_sheet_shows_the_forms_figures_and_who_opened_and_closed() {
         let parts: Vec<&str> = jornada.split('-').collect();
         format!("{}/{}/{}", parts[2], parts[1], parts[0])
     };
-    let pesos = |value: &Option<pozo_proto::v1::Amount>| pozo_engine::format_ars(amount(value).parse().expect("an amount"));
+    // A page holds an amount to its `$` with a non-breaking space (issue 45, point 8).
+    let pesos = |value: &Option<pozo_proto::v1::Amount>| {
+        pozo_engine::format_ars(amount(value).parse().expect("an amount")).replacen(' ', "\u{a0}", 1)
+    };
     assert_eq!(roulette.fp, 2, "two silvers held at the close: {roulette:?}");
 
     let carla = Browser::signed_in(&base, "sup-carla", "carla-ejemplo").await;
@@ -859,7 +867,7 @@ async fn the_closing_sheet_shows_the_forms_figures_and_who_opened_and_closed() {
     // B1: a card table (no FP, no grillos), opened by its agent, still open.
     let (status, html) = carla.page(&format!("/sala/planilla/B1/{jornada}")).await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(element(&html, "pppa-4109"), "$ 500,00", "Cuatro Ases (11.5.3)");
+    assert_eq!(element(&html, "pppa-4109"), "$\u{a0}500,00", "Cuatro Ases (11.5.3)");
     assert_eq!(element(&html, "ipa-4020"), pesos(&blackjack.ipa));
     assert!(!html.contains("id=\"fp\"") && !html.contains("id=\"grillos\""), "{html}");
     assert!(html.contains("(12.8.4)") && html.contains("(12.8.5)"), "Black Jack's articles: {html}");
@@ -871,7 +879,7 @@ async fn the_closing_sheet_shows_the_forms_figures_and_who_opened_and_closed() {
     // A table with no movement in the jornada: its sheet, all zeros.
     let (status, html) = carla.page(&format!("/sala/planilla/R3/{jornada}")).await;
     assert_eq!(status, StatusCode::OK);
-    assert!(html.contains("id=\"sin-movimiento\"") && element(&html, "ipa-4109") == "$ 0,00", "{html}");
+    assert!(html.contains("id=\"sin-movimiento\"") && element(&html, "ipa-4109") == "$\u{a0}0,00", "{html}");
 
     // Refusals, by name.
     for (path, expected, says) in [

@@ -135,36 +135,46 @@ struct PoolSign {
 
 /// `$ 1.234,56` with a non-breaking space after the sign: an amount never breaks on a sign.
 fn sign_pesos(amount: pozo_engine::Money) -> String {
-    view::pesos(amount).replacen(' ', "\u{a0}", 1)
+    view::pesos(amount)
 }
 
-/// A hit on the sign, as static/cartel.js writes it: its time, the level won (COMAR 36.05.03.24
-/// F(3)(c): the sign names the level and the table where it was won), the table, the seat and
-/// the amount, and how its payment stands unless paid.
+/// How a hit's payment stands, in the words the sign prints under it (issue 45, point 9), as
+/// static/cartel.js writes them: paid at the table, paid after Venta-Pagos confirmed it (12.4.1),
+/// still waiting for Venta-Pagos, or refused there.
+fn payment_words(status: crate::read::signs::PrizeStatus) -> &'static str {
+    use crate::read::signs::PrizeStatus;
+    match status {
+        PrizeStatus::Paid => "pagado",
+        PrizeStatus::Confirmed => "pagado, confirmado por Venta-Pagos",
+        PrizeStatus::Pending => "PENDIENTE DE PAGO",
+        PrizeStatus::Rejected => "rechazado por Venta-Pagos",
+    }
+}
+
+/// A hit on the sign, as static/cartel.js writes it, every word on screen (a kiosk TV shows no
+/// tooltip): its time, what was won (the prize's name; before it, the level in a pool with
+/// levels: COMAR 36.05.03.24 F(3)(c), the sign names the level and the table where it was won),
+/// the table, the seat, the amount, and how its payment stands.
 fn hit_line(config: &Config, pool: &str, prize: &crate::read::signs::PrizeView) -> (&'static str, String, String) {
     let hit = &prize.hit;
-    // A drawn prize (a mystery level's hit, its hot seat) is named: "Pozo misterioso",
-    // "Asiento caliente" (docs/readings.md, "The mystery level").
-    let drawn = config.rulebooks.pool(pool).is_some_and(|rules| rules.is_drawn(&hit.code));
-    let level = if drawn {
-        format!("{} · ", view::prize_name(config, pool, &hit.code))
-    } else if prize.house || prize.level.is_empty() {
-        String::new()
-    } else {
-        format!("{} · ", prize.level)
-    };
-    let status = prize.status.spanish();
-    let mut line = format!(
-        "{} · {level}Mesa {} · Pos. {} · {}",
+    let name = view::prize_name(config, pool, &hit.code);
+    // A drawn prize (a mystery level's hit, its hot seat) is named by the draw: "Pozo
+    // misterioso", "Asiento caliente" (docs/readings.md, "The mystery level").
+    let level =
+        if prize.house || prize.level.is_empty() || config.rulebooks.pool(pool).is_some_and(|rules| rules.is_drawn(&hit.code)) {
+            String::new()
+        } else {
+            format!("{} · ", prize.level)
+        };
+    let line = format!(
+        "{} · {level}{name} · Mesa {} · Pos. {} · {} · {}",
         view::clock(config, hit.time_ms),
         hit.table_id,
         hit.seat,
-        sign_pesos(hit.amount)
+        sign_pesos(hit.amount),
+        payment_words(prize.status)
     );
-    if prize.status != crate::read::signs::PrizeStatus::Paid {
-        line.push_str(&format!(" · {status}"));
-    }
-    (status, view::prize_name(config, pool, &hit.code), line)
+    (prize.status.spanish(), name, line)
 }
 
 /// "Incremento: 65 % de cada apuesta": the share of each bet the pool grows by (3.2.1:
@@ -211,7 +221,7 @@ async fn cartel(
                     pool.levels
                         .iter()
                         .map(|level| {
-                            let ceiling = view::must_hit_by(level).replacen("$ ", "$\u{a0}", 1);
+                            let ceiling = view::must_hit_by(level);
                             (level.name.clone(), sign_pesos(level.displayed), ceiling)
                         })
                         .collect()

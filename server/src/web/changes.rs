@@ -97,8 +97,8 @@ fn change_row(config: &Config, proposal: &Proposal, now_ms: u64, viewer: Option<
         ProposalStatus::Withdrawn => "rechazada",
     };
     let lines = match proposal.differences.is_empty() {
-        true => vec![proposal.summary()],
-        false => proposal.differences.iter().map(|difference| difference.describe()).collect(),
+        true => vec![view::unbroken(&proposal.summary())],
+        false => proposal.differences.iter().map(|difference| view::unbroken(&difference.describe())).collect(),
     };
     ChangeRow {
         id: proposal.proposal_id.clone(),
@@ -191,7 +191,8 @@ async fn changes(State(web): State<Web>, jar: CookieJar, Query(query): Query<Cha
         .read()
         .proposal(&query.cambio)
         .map(|proposal| {
-            format!("{}: {} — {}", proposal.proposal_id, proposal.status_spanish(web.handle.now_ms()), proposal.summary())
+            let summary = view::unbroken(&proposal.summary());
+            format!("{}: {} — {}", proposal.proposal_id, proposal.status_spanish(web.handle.now_ms()), summary)
         })
         .unwrap_or_default();
     changes_page(&web, session, notice, None)

@@ -94,8 +94,8 @@ pub(super) fn levels_json(levels: &[pozo_core::state::panel::LevelMeter]) -> Vec
         .iter()
         .map(|level| LevelJson {
             nombre: level.name.clone(),
-            monto: view::pesos(level.displayed),
-            tope: view::must_hit_by(level),
+            monto: pozo_engine::format_ars(level.displayed),
+            tope: view::must_hit_by(level).replace('\u{a0}', " "),
         })
         .collect()
 }
@@ -150,7 +150,7 @@ fn prize(config: &Config, pool: &str, prize: &PrizeView) -> PrizeJson {
         asiento: hit.seat,
         premio: hit.code.to_string(),
         nombre: view::prize_name(config, pool, &hit.code),
-        monto: view::pesos(hit.amount),
+        monto: pozo_engine::format_ars(hit.amount),
         hora: view::clock(config, hit.time_ms),
         secuencia: hit.journal_sequence,
         estado: prize.status.spanish(),
@@ -169,8 +169,8 @@ fn floor_json(config: &Config, push: &DisplayPush) -> FloorJson {
             .map(|pool| PoolJson {
                 id: pool.pool_id.to_string(),
                 nombre: view::pool_name(config, &pool.pool_id),
-                monto: view::pesos(pool.displayed),
-                minimo: view::pesos(pool.minimum),
+                monto: pozo_engine::format_ars(pool.displayed),
+                minimo: pozo_engine::format_ars(pool.minimum),
                 niveles: levels_json(&pool.levels),
                 pendientes: pool.pending.iter().map(|pending| prize(config, &pool.pool_id, pending)).collect(),
                 ultimos: pool.hits.iter().map(|hit| prize(config, &pool.pool_id, hit)).collect(),
@@ -208,7 +208,11 @@ fn next_frame(config: &Config, previous: &Frame, before: &DisplayPush, push: &Di
         montos: push
             .pools
             .iter()
-            .map(|pool| AmountJson { id: &pool.pool_id, monto: view::pesos(pool.displayed), niveles: levels_json(&pool.levels) })
+            .map(|pool| AmountJson {
+                id: &pool.pool_id,
+                monto: pozo_engine::format_ars(pool.displayed),
+                niveles: levels_json(&pool.levels),
+            })
             .collect(),
     };
     let json = serde_json::to_string(&amounts).expect("the amounts serialize");

@@ -10,7 +10,17 @@
 //! on that table's computer, for its dealer (docs/agent.md §11); the flor shows the same panel
 //! the controller sends that monitor. Each table links its closing sheet of the jornada
 //! (`planilla`), which the floor inspector fills the forms of the Cierre de Mesa from (4.7.6).
+//!
+//! Live, as the cartel is (issue 45, point 7): `/sala/flor/{flor}/eventos` is a server-sent
+//! event stream of the tables' fragment (`flor_mesas.html`), sent again whenever one of the
+//! flor's tables publishes a new panel (at most every [`FRAME_INTERVAL`]) and every [`BEAT`]
+//! (its agents' presence, "visto hace …"); static/flor.js swaps it in, and says "sin conexión"
+//! when the stream errs or is silent (docs/pages.md, "The flor").
 
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum_extra::extract::CookieJar;
@@ -64,10 +74,41 @@ struct FlorPage {
     tables: Vec<FlorTable>,
     /// The jornada now: each table's closing sheet of it is linked (`planilla`).
     jornada: String,
+    /// How long static/flor.js waits for an event before it says the page is not live.
+    silence_ms: u64,
 }
 
+/// The tables of the flor, as the page holds them and its event stream sends them again.
+#[derive(askama::Template)]
+#[template(path = "flor_mesas.html")]
+struct FlorFragment {
+    tables: Vec<FlorTable>,
+    jornada: String,
+}
+
+/// At most one fragment per this interval: the tables' panels change on every bet.
+const FRAME_INTERVAL: Duration = Duration::from_millis(100);
+/// The fragment is sent again after this long without a new panel: the agents' presence and
+/// "visto hace …" move without one, and the page knows it is live.
+const BEAT: Duration = Duration::from_millis(1000);
+/// What static/flor.js waits without an event before it says "sin conexión".
+const SILENCE_MS: u64 = 3000;
+
 pub(super) fn routes() -> axum::Router<Web> {
-    axum::Router::new().route("/sala/flor/{flor}", axum::routing::get(flor_page))
+    axum::Router::new()
+        .route("/sala/flor/{flor}", axum::routing::get(flor_page))
+        .route("/sala/flor/{flor}/eventos", axum::routing::get(flor_events))
+}
+
+/// The flor's name checked against the layout; the other flores, to walk to.
+fn flores_but(config: &crate::config::Config, flor: &str) -> Result<Vec<String>, PageError> {
+    let mut flores: Vec<String> = config.layout.tables.iter().map(|table| table.flor.clone()).collect();
+    flores.sort();
+    flores.dedup();
+    if !flores.iter().any(|other| other == flor) {
+        return Err(PageError::not_found(format!("No existe la flor `{}`.", view::bounded(flor))));
+    }
+    Ok(flores.into_iter().filter(|other| other != flor).collect())
 }
 
 /// The flor `flor`'s tables as they stand; 404 for a flor the layout does not have.
@@ -77,15 +118,72 @@ async fn flor_page(State(web): State<Web>, jar: CookieJar, Path(flor): Path<Stri
         Err(response) => return response,
     };
     let config = web.handle.config();
-    let mut flores: Vec<String> = config.layout.tables.iter().map(|table| table.flor.clone()).collect();
-    flores.sort();
-    flores.dedup();
-    if !flores.contains(&flor) {
-        return PageError::not_found(format!("No existe la flor `{}`.", view::bounded(&flor))).into_response();
+    let flores = match flores_but(&config, &flor) {
+        Ok(flores) => flores,
+        Err(error) => return error.into_response(),
+    };
+    let tables = flor_tables(&web, &flor);
+    let jornada = pozo_core::jornada::jornada_and_hour(&config, web.handle.now_ms()).0;
+    page(&FlorPage { session, flor, flores, tables, jornada, silence_ms: SILENCE_MS }).into_response()
+}
+
+/// The flor's tables as an event stream: the fragment at once, then whenever a table of the
+/// flor publishes a panel (at most every [`FRAME_INTERVAL`]), and every [`BEAT`]; it ends when
+/// the session does (the page then finds the login again).
+async fn flor_events(State(web): State<Web>, jar: CookieJar, Path(flor): Path<String>) -> Response {
+    if let Err(response) = auth::require(&web, &jar, FLOR_READERS, &format!("/sala/flor/{}", view::bounded(&flor))) {
+        return response;
     }
+    let config = web.handle.config();
+    if let Err(error) = flores_but(&config, &flor) {
+        return error.into_response();
+    }
+    let cookie = jar.get(auth::SESSION_COOKIE).map(|cookie| cookie.value().to_owned()).unwrap_or_default();
+    let panels: Vec<_> =
+        config.layout.tables.iter().filter(|table| table.flor == flor).filter_map(|table| web.handle.table(&table.id)).collect();
+    struct Follow {
+        web: Web,
+        flor: String,
+        cookie: String,
+        panels: Vec<tokio::sync::watch::Receiver<crate::read::signs::TablePush>>,
+        first: bool,
+    }
+    let follow = Follow { web, flor, cookie, panels, first: true };
+    let stream = futures_util::stream::unfold(follow, |mut follow| async move {
+        if !follow.first {
+            // A new panel, or the beat; then no more than one fragment per interval.
+            if follow.panels.is_empty() {
+                tokio::time::sleep(BEAT).await;
+            } else {
+                let changed = futures_util::future::select_all(follow.panels.iter_mut().map(|panel| Box::pin(panel.changed())));
+                let _ = tokio::time::timeout(BEAT, changed).await;
+            }
+            tokio::time::sleep(FRAME_INTERVAL).await;
+        }
+        follow.first = false;
+        follow.web.sessions.find(&follow.cookie)?;
+        for panel in &mut follow.panels {
+            panel.borrow_and_update();
+        }
+        let jornada = pozo_core::jornada::jornada_and_hour(&follow.web.handle.config(), follow.web.handle.now_ms()).0;
+        let html = askama::Template::render(&FlorFragment { tables: flor_tables(&follow.web, &follow.flor), jornada }).ok()?;
+        let data = serde_json::to_string(&html).expect("a string serializes");
+        Some((Ok::<_, Infallible>(Bytes::from(format!("event: mesas\ndata: {data}\n\n"))), follow))
+    });
+    let headers = [
+        (axum::http::header::CONTENT_TYPE, "text/event-stream"),
+        (axum::http::header::CACHE_CONTROL, "no-cache"),
+        (axum::http::header::HeaderName::from_static("x-accel-buffering"), "no"),
+    ];
+    (headers, axum::body::Body::from_stream(stream)).into_response()
+}
+
+/// Each table of the flor `flor` as it stands.
+fn flor_tables(web: &Web, flor: &str) -> Vec<FlorTable> {
+    let config = web.handle.config();
     let now = web.handle.now_ms();
     let read = web.handle.read();
-    let tables = super::tables::tables_now(&web, &config)
+    super::tables::tables_now(web, &config)
         .into_iter()
         .filter(|table| table.layout.flor == flor)
         .filter_map(|table| {
@@ -107,7 +205,7 @@ async fn flor_page(State(web): State<Web>, jar: CookieJar, Path(flor): Path<Stri
                 .collect();
             Some(FlorTable {
                 id: table.layout.id.to_string(),
-                game: table.layout.game.to_string(),
+                game: view::game_name(table.layout.game).to_owned(),
                 displayed: view::pesos(view.displayed),
                 levels: view
                     .levels
@@ -123,9 +221,9 @@ async fn flor_page(State(web): State<Web>, jar: CookieJar, Path(flor): Path<Stri
                 agent: table.seen.connected(),
                 monitor: table.seen.monitor.as_deref().filter(|_| table.seen.connected()).map(str::to_owned),
                 last_seen: if table.seen.last_seen_ms == 0 {
-                    "nunca desde el arranque".to_owned()
+                    "sin conexión desde el arranque".to_owned()
                 } else {
-                    format!("hace {}", view::age(now, table.seen.last_seen_ms))
+                    format!("visto hace {}", view::age(now, table.seen.last_seen_ms))
                 },
                 suspended: table.suspended(),
                 seats: view
@@ -155,9 +253,5 @@ async fn flor_page(State(web): State<Web>, jar: CookieJar, Path(flor): Path<Stri
                 pool: view::pool_name(&config, &pool),
             })
         })
-        .collect();
-    // The other flores, to walk to.
-    let flores = flores.into_iter().filter(|other| *other != flor).collect();
-    let jornada = pozo_core::jornada::jornada_and_hour(&config, now).0;
-    page(&FlorPage { session, flor, flores, tables, jornada }).into_response()
+        .collect()
 }

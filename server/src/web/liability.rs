@@ -61,7 +61,13 @@ pub(super) struct LiabilityView {
     pub(super) bars: Vec<LiabilityBar>,
     pub(super) chart_width: u32,
     pub(super) chart_height: u32,
+    /// Nothing owed at any bar: the page says so instead of an empty chart.
+    pub(super) empty: bool,
 }
+
+/// From one bar to the next on the chart, in its units: a label ("28/11", "ahora", 11 units
+/// high) is about 35 wide, so no two labels ever overlap (issue 45, point 10).
+const BAR_STEP: u32 = 48;
 
 /// One part of the liability as the page and the chart show it.
 pub(super) struct Part {
@@ -149,7 +155,7 @@ pub(super) fn liability_view(web: &Web, jornada: &str) -> LiabilityView {
     // The chart: the total as each kept jornada opened, oldest first, then now; parts stacked.
     let columns: Vec<(String, String, Sums)> = model
         .liability_openings()
-        .map(|(day, sums)| (day_month(day), format!("Apertura de la jornada {day}"), *sums))
+        .map(|(day, sums)| (day_month(day), format!("Apertura de la jornada {}", view::jornada_date(day)), *sums))
         .chain(std::iter::once(("ahora".to_owned(), "Ahora".to_owned(), now)))
         .collect();
     let max = columns.iter().map(|(_, _, sums)| sums.total).max().unwrap_or_default();
@@ -167,7 +173,12 @@ pub(super) fn liability_view(web: &Web, jornada: &str) -> LiabilityView {
                 })
                 .filter(|segment| segment.height > 0)
                 .collect();
-            LiabilityBar { x: 40 + index as u32 * 28, label, title: format!("{moment}: {}", view::pesos(sums.total)), segments }
+            LiabilityBar {
+                x: 40 + index as u32 * BAR_STEP,
+                label,
+                title: format!("{moment}: {}", view::pesos(sums.total)),
+                segments,
+            }
         })
         .collect::<Vec<_>>();
     LiabilityView {
@@ -178,7 +189,8 @@ pub(super) fn liability_view(web: &Web, jornada: &str) -> LiabilityView {
         total_change: opening.map_or_else(dash, |opening| view::signed_pesos(now.total - opening.total)),
         grillos,
         pools,
-        chart_width: 60 + bars.len() as u32 * 28,
+        chart_width: 60 + bars.len() as u32 * BAR_STEP,
+        empty: max <= Money::ZERO,
         chart_height: CHART_HEIGHT,
         bars,
     }

@@ -22,6 +22,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("cartel.js", "text/javascript; charset=utf-8", include_str!("../../static/cartel.js")),
     ("oficina.js", "text/javascript; charset=utf-8", include_str!("../../static/oficina.js")),
     ("sala.js", "text/javascript; charset=utf-8", include_str!("../../static/sala.js")),
+    ("flor.js", "text/javascript; charset=utf-8", include_str!("../../static/flor.js")),
     ("cambios.js", "text/javascript; charset=utf-8", include_str!("../../static/cambios.js")),
     ("planilla.css", "text/css; charset=utf-8", include_str!("../../static/planilla.css")),
     ("imprimir.js", "text/javascript; charset=utf-8", include_str!("../../static/imprimir.js")),

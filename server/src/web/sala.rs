@@ -29,8 +29,11 @@ use super::tables::{FLOOR_READERS, phase};
 struct TableRow {
     id: String,
     flor: String,
+    /// The game's name as its regulation writes it, not its code.
     game: String,
     pool: String,
+    /// The pool's name in its rulebook.
+    pool_name: String,
     open: bool,
     phase: &'static str,
     in_round: bool,
@@ -53,8 +56,13 @@ struct PoolRow {
     pending: usize,
     tables: usize,
     tables_live: usize,
-    /// No table of the pool can take side bets: every agent is away (3.7.5).
+    /// Pool play is suspended at an open table of the pool: its agent is away (3.7.5). A pool
+    /// whose tables are merely closed is not suspended: its sign is "En vivo" (issue 45, point 10).
     suspended: bool,
+    /// The open tables of the pool whose agent is away, named: "B1, B2".
+    suspended_at: String,
+    /// How many of its tables are open.
+    tables_open: usize,
 }
 
 /// Every table and pool of the floor, from what the writer published after the last
@@ -88,8 +96,9 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
             let suspended = table.suspended();
             let (layout, state, seen) = (table.layout, table.state, table.seen);
             TableRow {
-                game: layout.game.to_string(),
+                game: view::game_name(layout.game).to_owned(),
                 pool: layout.pool.to_string(),
+                pool_name: view::pool_name(&config, &layout.pool),
                 flor: layout.flor.clone(),
                 open: state != TableState::Closed,
                 phase: phase(state),
@@ -97,7 +106,7 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
                 round: table.round,
                 agent: seen.connected(),
                 last_seen: if seen.last_seen_ms == 0 {
-                    "nunca desde el arranque".to_owned()
+                    "sin conexión desde el arranque".to_owned()
                 } else {
                     format!("{} (hace {})", view::clock(&config, seen.last_seen_ms), view::age(now, seen.last_seen_ms))
                 },
@@ -116,6 +125,9 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
             let pending = pending.get(&id).copied().unwrap_or(0);
             let tables = rows.iter().filter(|table| table.pool == id).count();
             let tables_live = rows.iter().filter(|table| table.pool == id && table.agent).count();
+            let tables_open = rows.iter().filter(|table| table.pool == id && table.open).count();
+            let suspended_at: Vec<&str> =
+                rows.iter().filter(|table| table.pool == id && table.suspended).map(|table| table.id.as_str()).collect();
             PoolRow {
                 name: view::pool_name(&config, &id),
                 displayed: view::pesos(displayed),
@@ -124,7 +136,9 @@ fn floor(web: &Web) -> (Vec<TableRow>, Vec<PoolRow>) {
                 pending,
                 tables,
                 tables_live,
-                suspended: tables_live == 0,
+                suspended: !suspended_at.is_empty(),
+                suspended_at: suspended_at.join(", "),
+                tables_open,
                 id: id.to_string(),
             }
         })

@@ -5,9 +5,17 @@ use pozo_engine::Money;
 
 use crate::config::Config;
 
-/// `$ 1.234.567,89`: whole centavos, rounded down (what a sign may promise).
+/// `$ 1.234.567,89`: whole centavos, rounded down (what a sign may promise), with a
+/// non-breaking space after the sign: on a page an amount is never split from its `$` (issue 45,
+/// point 8). The feed's JSON and the CSVs keep the plain space ([`pozo_engine::format_ars`]).
 pub(super) fn pesos(amount: Money) -> String {
-    pozo_engine::format_ars(amount)
+    pozo_engine::format_ars(amount).replacen(' ', "\u{a0}", 1)
+}
+
+/// A text written elsewhere (a proposal's summary: `$ 5.000,00 → $ 6.000,00`) as a page prints
+/// it: every amount held to its `$` by a non-breaking space, as [`pesos`] writes one.
+pub(super) fn unbroken(text: &str) -> String {
+    text.replace("$ ", "$\u{a0}")
 }
 
 /// Under a mystery level's meter: "Debe salir antes de $ 60.000,00", the ceiling of its open
@@ -58,6 +66,11 @@ pub(super) fn date(jornada: &str) -> String {
         Ok(date) => format!("{:02}/{:02}/{:04}", date.day(), date.month(), date.year()),
         Err(_) => jornada.to_owned(),
     }
+}
+
+/// A jornada as a page prints it: `27/11/2026` (one date format on every page, issue 45 point 10).
+pub(crate) fn jornada_date(jornada: &str) -> String {
+    date(jornada)
 }
 
 /// The game's name as its regulation writes it.
@@ -156,8 +169,8 @@ mod tests {
 
     #[test]
     fn amounts_and_ages_read_the_argentine_way() {
-        assert_eq!(pesos(money!(1234567.899)), "$ 1.234.567,89");
-        assert_eq!(pesos(money!(0)), "$ 0,00");
+        assert_eq!(pesos(money!(1234567.899)), "$\u{a0}1.234.567,89");
+        assert_eq!(pesos(money!(0)), "$\u{a0}0,00");
         assert_eq!(age(200_000, 155_000), "45 s");
         assert_eq!(age(3_600_000 * 3 + 300_000, 0), "3 h 05 min");
         assert_eq!(date("2026-11-27"), "27/11/2026");
