@@ -694,7 +694,7 @@ async fn the_flor_is_live_as_the_cartel_is_and_its_four_tables_fit_one_screen() 
     let b1 = text(&flor, "[data-mesa=B1]").await;
     assert!(b1.contains("Black Jack") && !b1.contains("blackjack"), "{b1}");
     let b2 = text(&flor, "[data-mesa=B2] .boxes").await;
-    assert!(b2.contains("Box 2") && b2.contains("apuesta registrada"), "{b2}");
+    assert!(b2.contains("Box 2") && b2.contains("con apuesta"), "{b2}");
 
     for (width, height) in [(1280, 800), (1024, 768)] {
         set_viewport(&flor, width, height).await;

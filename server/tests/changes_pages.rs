@@ -272,7 +272,7 @@ async fn the_inspectors_flor_shows_its_four_tables_as_the_controller_has_them() 
     }
     assert!(!html.contains("data-mesa=\"R1\""), "only the flor's own tables");
     let b1 = section("B1");
-    assert!(b1.contains("Box 3</strong>: 4 créditos<span>apuesta registrada</span>"), "{b1}");
+    assert!(b1.contains("Box 3</strong>: 4 créditos<span>con apuesta</span>"), "{b1}");
     assert!(b1.contains("Black Jack Carta Descubierta Poceado") && b1.contains("$\u{a0}5.000,00"), "{b1}");
     // No agent watches B1 (the test signs its commands itself): an open table without its
     // agent is SUSPENDIDO on the flor.

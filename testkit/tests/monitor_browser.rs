@@ -1001,8 +1001,8 @@ async fn a_wrong_pin_is_refused_when_typed_and_never_opens_the_inspectors_button
     monitor.close().await.expect("closed");
 }
 
-// Issue 45, point 6: words beside colours and one vocabulary. Each box says CON APUESTA or
-// "sin apuesta"; the header says "ronda" (never "jugada"), and a closed table names no round;
+// Issue 45, point 6: words beside colours and one vocabulary. Each box says CON APUESTA,
+// "puede apostar" or "sin apuesta", as the flor does; "1 crédito"; the header says "ronda" (never "jugada"), and a closed table names no round;
 // the controller's "posición" is said "box" on the monitor; "Premio ingresado" for one; each
 // prize's button shows what it pays and its article in small print, never in its name; and at
 // 1024×768 the header's table, pool and state badge stand on one line, the badge one line high.
@@ -1018,17 +1018,21 @@ async fn boxes_say_their_bet_in_words_and_the_monitor_speaks_one_vocabulary() {
     monitor.goto(&agent.url).await.expect("the monitor");
     state_is(&monitor, "cerrada").await;
     assert_eq!(content(&monitor, "#mesa").await, "Mesa B1", "a closed table plays no round");
-    for line in ["open", "credits 3 5", "credits 5 5"] {
+    for line in ["open", "credits 3 5", "credits 5 5", "credits 6 1"] {
         agent.on_hardware(line).await;
     }
     state_is(&monitor, "apuestas").await;
+    // One credit is "1 crédito".
+    until("box 6's credit", || content(&monitor, ".box[data-box='6']"), |text| text.contains("1 crédito")).await;
+    assert!(!content(&monitor, ".box[data-box='6']").await.contains("1 créditos"));
     let pressed = agent.on_monitor(&monitor, "press 3", Some(3), None).await;
     assert!(
         pressed["outcome"].as_str().is_some_and(|outcome| outcome.contains("posición 3")),
         "the controller's word: {pressed}"
     );
     until("box 3's bet in words", || content(&monitor, ".box[data-box='3'] .apuesta"), |text| text == "CON APUESTA").await;
-    assert_eq!(content(&monitor, ".box[data-box='5'] .apuesta").await, "sin apuesta");
+    // The flor's words: a blue box "puede apostar", a lit one CON APUESTA.
+    assert_eq!(content(&monitor, ".box[data-box='5'] .apuesta").await, "puede apostar");
     // Each box's words inside its box, on one line, at 1024×768.
     let outside = measure(
         &monitor,

@@ -231,9 +231,10 @@ fn flor_tables(web: &Web, flor: &str) -> Vec<FlorTable> {
                     .iter()
                     .map(|seat| {
                         let (light, light_text) = match seat.light {
-                            Light::On => ("on", "apuesta registrada"),
+                            // The monitor's words (docs/agent.md §11), for one vocabulary.
+                            Light::On => ("on", "con apuesta"),
                             Light::Blue => ("blue", "puede apostar"),
-                            Light::Off => ("off", "apagado"),
+                            Light::Off => ("off", "sin apuesta"),
                         };
                         SeatCell { seat: seat.seat, light, light_text, credits: seat.credits }
                     })

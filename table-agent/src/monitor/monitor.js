@@ -153,6 +153,11 @@
     return count === 1 ? "1 premio " + what : count + " premios " + what + "s";
   }
 
+  // "1 crédito", "5 créditos".
+  function creditos(count) {
+    return Number(count) === 1 ? "1 crédito" : count + " créditos";
+  }
+
   function drawAwards(awards) {
     $("premios-aceptados").hidden = awards.length === 0;
     $("premios-aceptados-titulo").textContent = prizes(awards.length, "aceptado");
@@ -238,7 +243,7 @@
   function describe(line) {
     var words = line.split(" ");
     switch (words[0]) {
-      case "credits": return words[2] + " créditos al box " + words[1];
+      case "credits": return creditos(words[2]) + " al box " + words[1];
       case "press": return "apuesta del box " + words[1];
       case "prize": return prizeName(words[2]) + " en el box " + words[1];
       case "refund-credits": return "devolver los créditos del box " + words[1];
@@ -324,7 +329,7 @@
     var action = state.action;
     if (!action) { prompting("Elija primero una acción; luego toque el box.", true); return; }
     if (action === "credits") {
-      choose("Créditos para el box " + seat, CREDITS.map(function (n) { return { label: n + " créditos", value: n }; }),
+      choose("Créditos para el box " + seat, CREDITS.map(function (n) { return { label: creditos(n), value: n }; }),
         function (n) { confirmThen("credits " + seat + " " + n); });
     } else if (action === "prize") {
       // An envy bonus is never entered: it follows its hand (the paytable's `envy`).
@@ -369,11 +374,12 @@
       number.className = "numero";
       number.textContent = seat.seat;
       var credits = document.createElement("span");
-      credits.textContent = seat.credits + " créditos";
-      // The bet in words as well as in colour: "CON APUESTA" only on a lit box.
+      credits.textContent = creditos(seat.credits);
+      // The light in words as well as in colour, the flor's words (docs/agent.md §11): CON
+      // APUESTA on a lit box, "puede apostar" on a blue one, "sin apuesta" on one switched off.
       var bet = document.createElement("span");
       bet.className = "apuesta";
-      bet.textContent = seat.light === "on" ? "CON APUESTA" : "sin apuesta";
+      bet.textContent = seat.light === "on" ? "CON APUESTA" : seat.light === "blue" ? "puede apostar" : "sin apuesta";
       button.appendChild(number);
       button.appendChild(bet);
       button.appendChild(credits);
@@ -386,7 +392,7 @@
       // What the controller's view says of the seat beyond its light: the stake of its bet
       // (AJ 2.5.4.1), a closed box (AJ 2.5.6.1), an absent player whose grillos are kept (3.7.1).
       var notes = [];
-      if (seat.stake > 1) { notes.push("apuesta " + seat.stake + " créditos"); }
+      if (seat.stake > 1) { notes.push("apuesta " + creditos(seat.stake)); }
       if (seat.closed) { notes.push("box cerrado"); }
       if (seat.absent) { notes.push("jugador ausente"); }
       if (notes.length) {
