@@ -23,6 +23,9 @@
 //! - [`engine`]: every pool of the loaded rulebooks, by id.
 //! - [`error`]: the one error type, naming the field and the rule.
 //! - [`suggest`]: the nearest valid name to a misspelt one ("did you mean …?").
+//! - [`tournament`]: a poker tournament's prize arithmetic (Res. 123/2013): its structure as
+//!   validated data (`config/torneos.toml`), the prize pool and the house's part of each item,
+//!   each position's prize, and the equal splits of ties and of a disqualified player's prize.
 //!
 //! Each module uses only those above it in this order (ids, money, error, rulebook, pool,
 //! settle, envy, reject, moves, engine): no two import each other.
@@ -39,6 +42,7 @@ pub mod reject;
 pub mod rulebook;
 pub mod settle;
 pub mod suggest;
+pub mod tournament;
 
 pub use engine::{Engine, Totals};
 pub use envy::{InForce, envy_winners, with_envy};
