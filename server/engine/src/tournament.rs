@@ -31,6 +31,15 @@ pub const TO_PRIZES_MIN: Decimal = Decimal::from_parts(70, 0, 0, false, 2);
 /// The most a Sit & Go seats: one table of ten (Res. 123/2013 art. 26).
 pub const SIT_AND_GO_MAX: u32 = 10;
 
+/// The most entrants a structure accepts, and so the most players a split or a redistribution
+/// shares among.
+pub const ENTRANTS_MAX: u32 = 100_000;
+
+/// The largest amount [`payouts`], [`split`] and [`redistribute`] take (10^18): more than any
+/// structure can collect (10^5 entrants, 201 purchases each at most, 10^9 each), and far inside
+/// `Decimal`'s exact range for every product they make.
+pub const AMOUNT_MAX: Money = Money::new(Decimal::from_parts(2_808_348_672, 232_830_643, 0, false, 0));
+
 /// What kind of event a structure describes (Res. 123/2013 Anexo I art. 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -486,6 +495,12 @@ pub fn split(in_play: &[Money], players: u32, unit: Money) -> Result<Vec<Money>,
     if in_play.is_empty() {
         return Err(EngineError::invalid("in_play", "no position in play to split (Res. 123/2013 art. 71, 72)"));
     }
+    if in_play.len() > ENTRANTS_MAX as usize {
+        return Err(EngineError::invalid(
+            "in_play",
+            format!("{} positions: no tournament has more than {ENTRANTS_MAX}", in_play.len()),
+        ));
+    }
     for (index, amount) in in_play.iter().enumerate() {
         check_amount(&format!("in_play[{index}]"), *amount, unit)?;
     }
@@ -509,6 +524,9 @@ fn equal_parts(total: Money, players: u32, unit: Money, field: &str, article: &s
     if players == 0 {
         return Err(EngineError::invalid(field, format!("no player to share {total} among ({article})")));
     }
+    if players > ENTRANTS_MAX {
+        return Err(EngineError::invalid(field, format!("{players} players: no tournament admits more than {ENTRANTS_MAX}")));
+    }
     let count = Decimal::from(players);
     let part = floor_div(total.decimal(), count, unit);
     let left = total - part * count;
@@ -520,15 +538,18 @@ fn equal_parts(total: Money, players: u32, unit: Money, field: &str, article: &s
 }
 
 fn check_unit(unit: Money) -> Result<(), EngineError> {
-    if unit <= Money::ZERO {
+    if unit <= Money::ZERO || unit > AMOUNT_MAX {
         return Err(EngineError::invalid("unit", format!("the payout unit must be greater than zero, found {unit}")));
     }
     Ok(())
 }
 
 fn check_amount(field: &str, amount: Money, unit: Money) -> Result<(), EngineError> {
-    if amount < Money::ZERO || !is_multiple_of(amount, unit) {
-        return Err(EngineError::invalid(field, format!("{amount} is not an amount ≥ 0 in whole payout units of {unit}")));
+    if amount < Money::ZERO || amount > AMOUNT_MAX || !is_multiple_of(amount, unit) {
+        return Err(EngineError::invalid(
+            field,
+            format!("{amount} is not an amount from 0 to {AMOUNT_MAX} in whole payout units of {unit}"),
+        ));
     }
     Ok(())
 }
@@ -554,5 +575,22 @@ impl StructureError {
             StructureError::Syntax { .. } => "",
             StructureError::Field { field, .. } => field,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn amount_max_is_ten_to_the_eighteenth() {
+        assert_eq!(AMOUNT_MAX.decimal(), Decimal::from(10u64.pow(18)));
+    }
+
+    #[test]
+    fn the_codes_of_anexo_iv_1_3_are_the_items_on_the_wire() {
+        let codes: Vec<String> = Item::ALL.iter().map(|item| serde_json::to_string(item).expect("an item")).collect();
+        assert_eq!(codes, ["\"IN\"", "\"RB\"", "\"AD\""]);
+        assert_eq!(Item::ALL.map(Item::code), ["IN", "RB", "AD"]);
     }
 }

@@ -378,4 +378,7 @@ fn anexo_ii_a_disqualified_players_prize_goes_to_the_players_still_active() {
     assert_eq!(redistribute(money!(0.02), 5, cent), Ok(vec![cent, cent, Money::ZERO, Money::ZERO, Money::ZERO]));
     assert_eq!(redistribute(money!(10), 0, cent).expect_err("nobody active").field(), "active");
     assert_eq!(redistribute(money!(10.001), 2, cent).expect_err("a fraction").field(), "prize");
+    assert_eq!(redistribute(money!(10), 100_001, cent).expect_err("more than any tournament").field(), "active");
+    let huge = pozo_engine::tournament::AMOUNT_MAX + cent;
+    assert_eq!(redistribute(huge, 2, cent).expect_err("more than any pool").field(), "prize");
 }

@@ -8,15 +8,12 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 use toml::{Table, Value};
 
-use super::{Item, Kind, Offer, PrizeRow, SIT_AND_GO_MAX, Structure, StructureError, TO_PRIZES_MIN};
+use super::{ENTRANTS_MAX, Item, Kind, Offer, PrizeRow, SIT_AND_GO_MAX, Structure, StructureError, TO_PRIZES_MIN};
 use crate::money::{CENT, Money, is_multiple_of};
 
 /// The largest price a structure accepts, in currency units (10^9): every product of a count
 /// of purchases, a price and a share stays far inside `Decimal`'s exact range.
 const PRICE_MAX: Decimal = Decimal::from_parts(1_000_000_000, 0, 0, false, 0);
-
-/// The most entrants a structure accepts.
-const ENTRANTS_MAX: u32 = 100_000;
 
 /// The most rebuys or add-ons one player may buy.
 const PER_PLAYER_MAX: u32 = 100;
