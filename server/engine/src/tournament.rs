@@ -390,9 +390,12 @@ pub struct ItemPool {
 /// docs/readings.md, "The tournament's prize pool": each item's part of the prizes is what it
 /// collected times its structure's `to_prizes`, exactly (art. 62: at least 70 % of each item;
 /// Anexo IV 6: the house's share "no podrá exceder el 30 % del total de cada ítem"); the prizes
-/// are the sum of the items' parts rounded *down* to the payout unit; the house keeps the rest
-/// (art. 63), that is each item's exact part plus the fraction of a unit the rounding left
-/// (`rounding`). Every centavo is accounted for: `prizes + house == collected`.
+/// are the sum of the items' parts rounded *up* to the payout unit, so that they are never under
+/// any item's share nor the house over its own (art. 62: "no siendo inferior al 70 %"); the house
+/// keeps the rest (art. 63), that is each item's exact part less the fraction of a unit the
+/// rounding gave the prizes (`rounding`). Every centavo is accounted for:
+/// `prizes + house == collected`. The prizes never pass what was collected: it is a whole number
+/// of units and the exact parts are at most all of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PrizePool {
     /// Each item the event offers, in the order IN, RB, AD.
@@ -401,9 +404,10 @@ pub struct PrizePool {
     pub collected: Money,
     /// The prizes to share among the positions paid: a multiple of the payout unit.
     pub prizes: Money,
-    /// The fraction of a unit the rounding of the prizes left to the house, < the payout unit.
+    /// The fraction of a unit the rounding up of the prizes took from the house, < the payout
+    /// unit.
     pub rounding: Money,
-    /// The house's part: `collected − prizes`, the items' `house` plus `rounding`.
+    /// The house's part: `collected − prizes`, the items' `house` less `rounding`.
     pub house: Money,
 }
 
@@ -431,13 +435,16 @@ impl PrizePool {
             .collect();
         let collected_total: Money = items.iter().map(|item| item.collected).sum();
         let exact: Money = items.iter().map(|item| item.prizes).sum();
-        // docs/readings.md, "The tournament's prize pool": the total rounded down to the unit.
-        let prizes = floor_to_unit(exact, structure.payout_unit);
-        let rounding = exact - prizes;
+        // Res. 123/2013 art. 62 ("no siendo inferior al 70 %"), docs/readings.md, "The
+        // tournament's prize pool": the total rounded up to the unit, the players' side.
+        let down = floor_to_unit(exact, structure.payout_unit);
+        let prizes = if down == exact { down } else { down + structure.payout_unit };
+        let rounding = prizes - exact;
         // Res. 123/2013 art. 63: the rest is the house's.
         let house = collected_total - prizes;
         assert_eq!(prizes + house, collected_total, "prizes + house must be what was collected");
-        assert_eq!(items.iter().map(|item| item.house).sum::<Money>() + rounding, house, "the house's parts add up");
+        assert_eq!(items.iter().map(|item| item.house).sum::<Money>() - rounding, house, "the house's parts add up");
+        assert!(prizes <= collected_total, "the prizes never pass what was collected");
         assert!(rounding >= Money::ZERO && rounding < structure.payout_unit, "rounding is less than one unit");
         PrizePool { items, collected: collected_total, prizes, rounding, house }
     }

@@ -246,7 +246,7 @@ fn art_62_63_each_item_gives_its_own_share_to_prizes_and_the_rest_is_the_houses(
 }
 
 #[test]
-fn the_prizes_are_rounded_down_to_the_unit_and_the_fraction_is_the_houses() {
+fn the_prizes_are_rounded_up_to_the_unit_so_never_under_the_articles_share() {
     let text = one(
         "multimesa",
         20,
@@ -256,11 +256,12 @@ fn the_prizes_are_rounded_down_to_the_unit_and_the_fraction_is_the_houses() {
     );
     let structure = structure(&text);
     let pool = PrizePool::of(&structure, &bought(&structure, 3, 1, 0));
-    // 30.03 × 0.7125 = 21.396375 and 0.03 × 0.7 = 0.021: 21.417375, paid 21.41.
+    // 30.03 × 0.7125 = 21.396375 and 0.03 × 0.7 = 0.021: 21.417375, paid 21.42 (art. 62: not
+    // under the share; rounded down, 21.41 would be).
     assert_eq!(pool.item(Item::BuyIn).expect("IN").prizes, money!(21.396375));
     assert_eq!(pool.item(Item::Rebuy).expect("RB").prizes, money!(0.021));
-    assert_eq!((pool.prizes, pool.rounding), (money!(21.41), money!(0.007375)));
-    assert_eq!(pool.house, money!(8.65));
+    assert_eq!((pool.prizes, pool.rounding), (money!(21.42), money!(0.002625)));
+    assert_eq!(pool.house, money!(8.64));
     assert_eq!(pool.prizes + pool.house, money!(30.06));
     assert!(pool.item(Item::AddOn).is_none(), "an item the event does not offer has no part");
 }
