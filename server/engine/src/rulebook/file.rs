@@ -7,7 +7,7 @@ use std::fmt;
 
 use rust_decimal::Decimal;
 use serde::Deserialize;
-use toml::{Table, Value};
+use toml::Table;
 
 use super::*;
 use crate::ids::{PoolId, PrizeCode};
@@ -237,67 +237,7 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<Vec<PoolRules>, Ruleb
 /// serde's refusal as a rulebook's: the pool (by its id), the field's path in it
 /// (`prize[2].amount`), and for a key nobody knows its line and the nearest known key.
 fn refusal_of(file: &str, text: &str, table: &Table, error: &serde_path_to_error::Error<toml::de::Error>) -> RulebookError {
-    use serde_path_to_error::Segment;
-    let segments: Vec<&Segment> = error.path().iter().collect();
-    // `pool[i]` names the pool by its id, when it has one.
-    let (pool, rest) = match segments.as_slice() {
-        [Segment::Map { key }, Segment::Seq { index }, rest @ ..] if key == "pool" => {
-            let id = table
-                .get("pool")
-                .and_then(|pools| pools.get(*index))
-                .and_then(|pool| pool.get("id"))
-                .and_then(Value::as_str)
-                .filter(|id| !id.is_empty());
-            match id {
-                Some(id) => (Some(id.to_owned()), rest),
-                None => (None, &segments[..]),
-            }
-        }
-        _ => (None, &segments[..]),
-    };
-    let mut field = String::new();
-    for segment in rest {
-        match segment {
-            Segment::Seq { index } => field.push_str(&format!("[{index}]")),
-            Segment::Map { key } => {
-                if !field.is_empty() {
-                    field.push('.');
-                }
-                field.push_str(key);
-            }
-            Segment::Enum { variant } => field.push_str(&format!("::{variant}")),
-            Segment::Unknown => field.push_str(".?"),
-        }
-    }
-    let inner = error.inner();
-    let message = inner.message();
-    let line = inner.span().map(|span| crate::suggest::line_at(text, span.start));
-    let problem = if let Some(rest) = message.strip_prefix("missing field `") {
-        // The path names the table that lacks it; the field is the one it lacks.
-        let missing = rest.split('`').next().unwrap_or_default();
-        if !field.is_empty() {
-            field.push('.');
-        }
-        field.push_str(missing);
-        "missing field".to_owned()
-    } else if let Some((unknown, known)) = crate::suggest::unknown_field(message) {
-        if !field.ends_with(unknown) {
-            if !field.is_empty() {
-                field.push('.');
-            }
-            field.push_str(unknown);
-        }
-        let at = line.map(|line| format!(" at line {line}")).unwrap_or_default();
-        match crate::suggest::nearest(unknown, known.iter().copied()) {
-            Some(nearest) => format!("unknown field{at} (did you mean `{nearest}`?)"),
-            None => format!("unknown field{at} (known here: {})", known.join(", ")),
-        }
-    } else {
-        match line {
-            Some(line) => format!("{message} (line {line})"),
-            None => message.to_owned(),
-        }
-    };
+    let crate::suggest::Located { id: pool, field, problem } = crate::suggest::located(text, table, "pool", error);
     RulebookError::Field { file: file.to_owned(), pool, field, problem }
 }
 
