@@ -210,12 +210,12 @@ impl Identity {
         format!("{} ***{}", self.kind, self.tail())
     }
 
-    /// HMAC-SHA-256(key, "pozo.v1.identity" 0, kind, number), kind and number length-prefixed,
+    /// HMAC-SHA-256(key, "pozo.v1.identity-fingerprint" 0, kind, number), each length-prefixed,
     /// under [`IdentityKeys::fingerprint_key`]: what the journal books to match the document at
     /// payment (Res. 123/2013 art. 66) without holding it.
     pub fn fingerprint(&self, key: &[u8; 32]) -> [u8; 32] {
         let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes keys of any length");
-        mac.update(b"pozo.v1.identity\0");
+        mac.update(b"pozo.v1.identity-fingerprint\0");
         for text in [self.kind.as_str(), self.number.as_str()] {
             mac.update(&(text.len() as u64).to_be_bytes());
             mac.update(text.as_bytes());
@@ -224,17 +224,19 @@ impl Identity {
     }
 
     /// The document sealed under [`IdentityKeys::seal_key`] for the purchase `order` of
-    /// `tournament`: nonce (12 bytes) ‖ ChaCha20-Poly1305(kind code ‖ number) with the
-    /// tournament and order number as associated data. The nonce is HMAC-SHA-256(key,
+    /// `tournament`: nonce (12 bytes) ‖ ChaCha20-Poly1305(kind code ‖ number padded with zero
+    /// bytes to [`NUMBER_MAX`]) with the tournament and order number as associated data: 49
+    /// bytes whatever the document, so that not even its length shows. The nonce is HMAC-SHA-256(key,
     /// "pozo.v1.identity-nonce" 0, tournament, order, kind, number)'s first 12 bytes: derived
     /// from the order number and tournament *and the document*, so that a document corrected
     /// under the same order never reuses a nonce with the key, and sealing the same again gives
     /// the same bytes.
     pub fn seal(&self, key: &[u8; 32], tournament: &str, order: u64) -> Vec<u8> {
         let nonce = self.nonce(key, tournament, order);
-        let mut text = Vec::with_capacity(1 + self.number.len() + 16);
+        let mut text = Vec::with_capacity(1 + NUMBER_MAX + 16);
         text.push(self.kind.code());
         text.extend_from_slice(self.number.as_bytes());
+        text.resize(1 + NUMBER_MAX, 0);
         aead(key)
             .seal_in_place_append_tag(Nonce::assume_unique_for_key(nonce), Aad::from(associated(tournament, order)), &mut text)
             .expect("sealing a few bytes");
@@ -263,12 +265,18 @@ impl Identity {
         let plain = aead(key)
             .open_in_place(Nonce::assume_unique_for_key(nonce), Aad::from(associated(tournament, order)), &mut text)
             .map_err(|_| refused())?;
-        let (code, number) = plain.split_first().ok_or_else(refused)?;
+        let (code, padded) = plain.split_first().ok_or_else(refused)?;
+        let number = padded.iter().position(|byte| *byte == 0).map_or(padded, |end| &padded[..end]);
         let kind = DocumentKind::from_code(*code).ok_or_else(refused)?;
         let number = std::str::from_utf8(number).map_err(|_| refused())?;
         let identity = Identity::new(kind.as_str(), number).map_err(|_| refused())?;
-        // Sealed by `seal` as it is: its nonce is the one the document derives.
-        if identity.number != number || identity.nonce(key, tournament, order) != nonce {
+        let padding_clean = padded[number.len()..].iter().all(|byte| *byte == 0);
+        // Sealed by `seal` as it is: padded with zeros, its nonce the one the document derives.
+        if padded.len() != NUMBER_MAX
+            || !padding_clean
+            || identity.number != number
+            || identity.nonce(key, tournament, order) != nonce
+        {
             return Err(refused());
         }
         Ok(identity)
@@ -392,6 +400,8 @@ mod tests {
         let key = keys.seal_key();
         let sealed = dni().seal(key, "T-2026-11", 17);
         assert!(!sealed.windows(8).any(|window| window == b"12345678"), "not in clear");
+        assert_eq!(sealed.len(), 49);
+        assert_eq!(Identity::new("Pasaporte", "AAB1234567890").unwrap().seal(key, "T-2026-11", 17).len(), 49, "nor its length");
         assert_eq!(Identity::unseal(key, "T-2026-11", 17, &sealed).unwrap(), dni());
         assert_eq!(sealed, dni().seal(key, "T-2026-11", 17), "the same document sealed again: the same bytes");
 
