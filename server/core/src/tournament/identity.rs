@@ -422,6 +422,23 @@ mod tests {
         assert!(Identity::unseal(key, "T-2026-11", 17, &[]).is_err());
     }
 
+    /// Known answers, recomputed by an independent implementation (Python's hmac and the
+    /// `cryptography` package's ChaCha20Poly1305) from the layout the docs give: what was
+    /// fingerprinted and sealed today is matched and read tomorrow.
+    #[test]
+    fn the_keys_the_fingerprint_and_the_seal_are_the_documented_ones() {
+        let keys = keys();
+        assert_eq!(hex::encode(keys.seal_key()), "d6f66966883e4155b1cb027a7639b94ea271e4aa73c7af35094050b487dca20a");
+        assert_eq!(
+            hex::encode(dni().fingerprint(keys.fingerprint_key())),
+            "1d9500c6db190db51729f9010a633a88fc4a623674f9420b3fd21e477c9df2d6"
+        );
+        assert_eq!(
+            hex::encode(dni().seal(keys.seal_key(), "T-2026-11", 17)),
+            "9d818f27959d836063304f636ac50a69a0dad3651a03a45115e8bed3aba18df6b7d66c585732837e7a8391318d9b7012a2"
+        );
+    }
+
     #[test]
     fn a_document_corrected_under_the_same_order_is_sealed_under_another_nonce() {
         let key = *keys().seal_key();

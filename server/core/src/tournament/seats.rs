@@ -461,6 +461,27 @@ mod tests {
         assert!(error.contains("12 players for 6 seats"), "{error}");
     }
 
+    /// Known answers, recomputed by an independent implementation (Python's hashlib) from the
+    /// layout the docs give: a journal written today is checked the same way tomorrow.
+    #[test]
+    fn the_commitment_and_the_seating_are_the_documented_ones() {
+        assert_eq!(
+            hex::encode(commitment(&head(), &[7; 32])),
+            "7341ce67e286902c915651f4a45cfaaa7ee8b4c59f41440ac64912bdd69121db"
+        );
+        let tables = vec![
+            TableSeats { table: TableId::new("M1"), seats: vec![1, 2, 3] },
+            TableSeats { table: TableId::new("M2"), seats: vec![2, 5] },
+        ];
+        let seating: Vec<(u64, String, u32)> = assign(&[7; 32], &players(5), &tables)
+            .unwrap()
+            .into_iter()
+            .map(|seating| (seating.order, seating.table.to_string(), seating.seat))
+            .collect();
+        let expected = [(1, "M1", 3), (2, "M1", 2), (3, "M2", 2), (4, "M2", 5), (5, "M1", 1)];
+        assert_eq!(seating, expected.map(|(order, table, seat)| (order, table.to_owned(), seat)));
+    }
+
     /// Σ (observed − expected)² / expected over `cells` equally likely cells, times cells × N,
     /// in integers: Σ (cells·observed − N)² / (cells·N) < critical ⇔ Σ (cells·observed − N)²
     /// · 100 < critical·100 · cells · N.
