@@ -12,8 +12,11 @@
 //! - [`state`]: the deterministic state machine: tables, rounds, grillos, gold turns,
 //!   credits, payout orders and report meters, changed only by `State::apply`, with one
 //!   file per command in `state/cmd/`.
+//! - [`tournament`]: a poker tournament's seat draw and its players' identity documents
+//!   (Res. 123/2013), pure: the nonces and the keys are the caller's.
 
 pub mod config;
 pub mod jornada;
 pub mod planted;
 pub mod state;
+pub mod tournament;
