@@ -95,7 +95,10 @@ impl From<SeatDrawReason> for String {
     }
 }
 
-/// The public part of a seat draw: what its commitment binds besides the nonce.
+/// The public part of a seat draw. Its commitment binds the tournament and the draw's number
+/// (and the nonce); the reason is the reveal's to say, since when draw k is revealed and draw
+/// k+1 committed to, nobody knows yet whether the next draw will open a jornada or seat three
+/// tables (art. 88): the state checks the reason against what happened.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatDrawHead {
     /// The tournament's id.
@@ -129,18 +132,15 @@ pub struct Seating {
     pub seat: u32,
 }
 
-/// SHA-256("pozo.v1.seats" 0, tournament, draw, reason, nonce), each text length-prefixed (u64,
+/// SHA-256("pozo.v1.seats" 0, tournament, draw, nonce), the tournament length-prefixed (u64,
 /// big-endian), the draw's number as a big-endian u64: the commitment journaled before the
-/// players the nonce will seat are known.
+/// players the nonce will seat are known. Not the reason ([`SeatDrawHead`]).
 pub fn commitment(head: &SeatDrawHead, nonce: &[u8; 32]) -> [u8; 32] {
     let mut hash = Sha256::new();
     hash.update(b"pozo.v1.seats\0");
     hash.update((head.tournament.len() as u64).to_be_bytes());
     hash.update(head.tournament.as_bytes());
     hash.update(head.draw.to_be_bytes());
-    let reason = head.reason.to_string();
-    hash.update((reason.len() as u64).to_be_bytes());
-    hash.update(reason.as_bytes());
     hash.update(nonce);
     hash.finalize().into()
 }
@@ -379,17 +379,14 @@ mod tests {
     }
 
     #[test]
-    fn the_commitment_binds_the_tournament_the_draw_the_reason_and_the_nonce() {
+    fn the_commitment_binds_the_tournament_the_draw_and_the_nonce_not_the_reason() {
         let base = commitment(&head(), &[7; 32]);
         assert_eq!(base, commitment(&head(), &[7; 32]));
         assert_ne!(base, commitment(&head(), &[8; 32]));
         assert_ne!(base, commitment(&SeatDrawHead { tournament: "T-2026-12".into(), ..head() }, &[7; 32]));
         assert_ne!(base, commitment(&SeatDrawHead { draw: 2, ..head() }, &[7; 32]));
-        assert_ne!(base, commitment(&SeatDrawHead { reason: SeatDrawReason::MesaFinal, ..head() }, &[7; 32]));
-        assert_ne!(
-            commitment(&SeatDrawHead { reason: SeatDrawReason::Jornada(2), ..head() }, &[7; 32]),
-            commitment(&SeatDrawHead { reason: SeatDrawReason::Jornada(3), ..head() }, &[7; 32])
-        );
+        // Committed before anyone knows why the next draw will be held: the reveal says it.
+        assert_eq!(base, commitment(&SeatDrawHead { reason: SeatDrawReason::MesaFinal, ..head() }, &[7; 32]));
         // Length prefixes: the tournament's text cannot slide into the draw's number.
         assert_ne!(
             commitment(&SeatDrawHead { tournament: "T1".into(), ..head() }, &[7; 32]),
@@ -467,7 +464,7 @@ mod tests {
     fn the_commitment_and_the_seating_are_the_documented_ones() {
         assert_eq!(
             hex::encode(commitment(&head(), &[7; 32])),
-            "7341ce67e286902c915651f4a45cfaaa7ee8b4c59f41440ac64912bdd69121db"
+            "1256e1f8d8444b6d4867a9826f6505bcd33caf2634b308e60e159f0a0974bbab"
         );
         let tables = vec![
             TableSeats { table: TableId::new("M1"), seats: vec![1, 2, 3] },
