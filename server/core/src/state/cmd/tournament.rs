@@ -706,7 +706,7 @@ fn fingerprint(field: &str, value: &str) -> Result<String, Refusal> {
 fn sealed(value: &str) -> Result<String, Refusal> {
     if value.is_empty()
         || value.len() > SEALED_HEX_MAX
-        || value.len() % 2 != 0
+        || !value.len().is_multiple_of(2)
         || !value.bytes().all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
     {
         return Err(invalid(format!("document_sealed: lowercase hex, an even number of 2 to {SEALED_HEX_MAX} digits"))
