@@ -223,6 +223,11 @@ fn a_whole_tournament_ties_to_zero_and_replays() {
     assert_eq!(t.players[&2].due(), Money::ZERO);
     journal.books_tie();
 
+    // The liability lists what the finished players are owed: the whole pool, nothing paid yet.
+    let owed = journal.state.liability();
+    assert_eq!(owed.tournaments_owed(), pesos(870_000));
+    assert_eq!(owed.tournaments[0].tournament, ID);
+
     // Art. 66: against the same document only, once.
     let pay =
         |player: u32, by: u32| TournamentOp::PayPrize { tournament: ID.into(), player, document_fingerprint: fingerprint(by) };
@@ -242,6 +247,8 @@ fn a_whole_tournament_ties_to_zero_and_replays() {
     assert_eq!(books.refunds, pesos(100_000));
     assert_eq!(books.assigned + books.redistributed, pesos(870_000));
     assert_eq!((books.paid, books.owed), (pesos(870_000), Money::ZERO));
+    let owed = journal.state.liability();
+    assert_eq!((owed.tournaments_owed(), owed.tournaments[0].paid), (Money::ZERO, pesos(870_000)));
 
     // Replay, and close → open through a snapshot, keep the tournament exactly.
     assert_eq!(journal.replayed().snapshot(), journal.state.snapshot());

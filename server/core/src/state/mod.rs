@@ -238,6 +238,7 @@ impl State {
     /// What the casino owes its players now, part by part (`liability.rs`).
     pub fn liability(&self) -> liability::Liability {
         liability::Liability::of(self.engine.pools(), &self.seats(), &self.data.orders, &self.data.custody)
+            .with_tournaments(self.data.tournaments.values())
     }
 
     /// Where a table is, for a pool with banked levels (docs/readings.md, "Levels"): its flor and
