@@ -254,6 +254,12 @@ fn a_whole_tournament_ties_to_zero_and_replays() {
     assert_eq!(journal.replayed().snapshot(), journal.state.snapshot());
     let restored = State::restore(Arc::clone(&journal.config), journal.state.snapshot()).expect("restored");
     assert_eq!(restored.tournaments(), journal.state.tournaments());
+    // Closed into a new journal (docs/journal.md, "Closing a journal"): opened from the statement.
+    let statement = serde_json::json!({ "statement": { "snapshot": journal.state.snapshot() }, "seal": "" });
+    let mut next = State::new(Arc::clone(&journal.config));
+    let genesis = Command::genesis(&journal.config, "", None, Some(Box::new(statement)));
+    next.apply(&genesis, Context { sequence: 1, time_ms: 1_795_400_000_000 }).expect("opened");
+    assert_eq!(next.tournaments(), journal.state.tournaments());
     let text = serde_json::to_string(&journal.state.snapshot()).expect("serializes");
     let back: pozo_core::state::Snapshot = serde_json::from_str(&text).expect("reads back");
     assert_eq!(back, journal.state.snapshot());
@@ -328,7 +334,12 @@ fn every_refusal_names_its_field_and_changes_nothing() {
     field(journal.op(CASHIER, purchase(Item::Rebuy, 2, 2)).expect_err("not an entrant"), "document_fingerprint");
     journal.op(CASHIER, purchase(Item::Rebuy, 2, 1)).expect("rebuy");
     journal.op(CASHIER, purchase(Item::Rebuy, 3, 1)).expect("rebuy");
-    field(journal.op(CASHIER, purchase(Item::Rebuy, 4, 1)).expect_err("a third rebuy"), "rebuy");
+    let third = field(journal.op(CASHIER, purchase(Item::Rebuy, 4, 1)).expect_err("a third rebuy"), "item");
+    assert!(third.message.contains("Anexo I art. 1"), "{}", third.message);
+    assert_eq!(
+        third.spanish.as_deref(),
+        Some("El jugador ya hizo 2 de las 2 compras RB que puede hacer cada uno (Res. 123/2013 Anexo I art. 1).")
+    );
     field(journal.op(CASHIER, TournamentOp::Refund { tournament: ID.into(), order: 1 }).expect_err("rebuys first"), "order");
     field(journal.op(CASHIER, TournamentOp::Refund { tournament: ID.into(), order: 77 }).expect_err("no purchase"), "order");
     field(
@@ -344,7 +355,11 @@ fn every_refusal_names_its_field_and_changes_nothing() {
     journal.op(CASHIER, purchase(Item::BuyIn, 6, 3)).expect("buy-in");
     journal.op(DIRECTOR, TournamentOp::CloseRegistration { tournament: ID.into() }).expect("closed");
     field(journal.op(CASHIER, purchase(Item::BuyIn, 7, 4)).expect_err("registration closed"), "item");
-    field(journal.op(CASHIER, TournamentOp::Refund { tournament: ID.into(), order: 2 }).expect_err("after the close"), "order");
+    let late = field(
+        journal.op(CASHIER, TournamentOp::Refund { tournament: ID.into(), order: 2 }).expect_err("after the close"),
+        "order",
+    );
+    assert!(late.spanish.as_deref().is_some_and(|text| text.ends_with("(Res. 123/2013 Anexo IV 1.4).")), "{late:?}");
     journal.op(DIRECTOR, TournamentOp::CloseRebuys { tournament: ID.into() }).expect("fixed");
     field(journal.op(CASHIER, purchase(Item::AddOn, 8, 1)).expect_err("period over"), "item");
     field(journal.op(DIRECTOR, eliminate(&[1, 5, 6], true)).expect_err("everyone at once"), "players");

@@ -251,10 +251,11 @@ fn purchase_into(tournament: &mut Tournament, purchase: Purchase) -> Result<(), 
             structure.may_buy(item, bought).map_err(|error| {
                 engine_refusal(
                     error,
+                    "item",
                     format!(
-                        "El jugador ya compró {bought} de las {} {} que puede comprar cada uno (Res. 123/2013 Anexo I art. 1).",
+                        "El jugador ya hizo {bought} de las {} compras {} que puede hacer cada uno (Res. 123/2013 Anexo I art. 1).",
                         offer.per_player,
-                        item_spanish(item)
+                        item.code()
                     ),
                 )
             })?;
@@ -264,6 +265,7 @@ fn purchase_into(tournament: &mut Tournament, purchase: Purchase) -> Result<(), 
     collected.purchase(item).map_err(|error| {
         engine_refusal(
             error,
+            "item",
             format!(
                 "El torneo {} no admite otra compra {}: {} inscriptos de {} (Res. 123/2013 Anexo I art. 1).",
                 tournament.id,
@@ -321,9 +323,9 @@ fn refund(tournament: &mut Tournament, order: u32, by: Actor) -> Result<(), Refu
     }
     let structure = tournament.structure();
     let mut collected = tournament.collected(&structure);
-    collected
-        .refund(purchase.item)
-        .map_err(|error| engine_refusal(error, "Esa compra no se puede devolver (Res. 123/2013 Anexo IV 1.4).".to_owned()))?;
+    collected.refund(purchase.item).map_err(|error| {
+        engine_refusal(error, "order", "Esa compra no se puede devolver (Res. 123/2013 Anexo IV 1.4).".to_owned())
+    })?;
     tournament.purchases[index].refunded = Some(by);
     Ok(())
 }
@@ -384,7 +386,11 @@ fn close_rebuys(tournament: &mut Tournament, by: Actor) -> Result<(), Refusal> {
     let pool = PrizePool::of(&structure, &tournament.collected(&structure));
     // Res. 123/2013 art. 65: each position's prize by the entrants at the close of registration.
     let places = payouts(&structure, tournament.entrants, pool.prizes).map_err(|error| {
-        engine_refusal(error, "La tabla de premios no admite esa cantidad de inscriptos (Res. 123/2013 art. 65).".to_owned())
+        engine_refusal(
+            error,
+            "tournament",
+            "La tabla de premios no admite esa cantidad de inscriptos (Res. 123/2013 art. 65).".to_owned(),
+        )
     })?;
     let entries: Vec<Entrant> = tournament
         .purchases
@@ -487,7 +493,7 @@ fn eliminate(
     } else {
         // Res. 123/2013 art. 71, 72: equal parts of the positions in play, in order-number order.
         let parts = split(&in_play_amounts, n, unit)
-            .map_err(|error| engine_refusal(error, "Los premios en juego no se pueden repartir.".to_owned()))?;
+            .map_err(|error| engine_refusal(error, "players", "Los premios en juego no se pueden repartir.".to_owned()))?;
         (parts, if simultaneous { Tie::Simultaneous } else { Tie::OrderUnknown })
     };
     for (order, amount) in out.iter().zip(&amounts) {
@@ -550,8 +556,9 @@ fn disqualify(tournament: &mut Tournament, order: u32, reason: String, by: Actor
     let unit = tournament.structure().payout_unit();
     // Res. 123/2013 Anexo II: the prize is shared among the players still active.
     let parts = if forfeited > Money::ZERO {
-        redistribute(forfeited, others.len() as u32, unit)
-            .map_err(|error| engine_refusal(error, "El premio no se puede repartir entre los jugadores en juego.".to_owned()))?
+        redistribute(forfeited, others.len() as u32, unit).map_err(|error| {
+            engine_refusal(error, "player", "El premio no se puede repartir entre los jugadores en juego.".to_owned())
+        })?
     } else {
         Vec::new()
     };
@@ -649,14 +656,15 @@ fn collected_entrants(tournament: &Tournament) -> u32 {
     u32::try_from(count).unwrap_or(u32::MAX)
 }
 
-/// An engine error about a tournament, with the Spanish staff read.
-fn engine_refusal(error: EngineError, spanish: String) -> Refusal {
-    let kind = match &error {
-        EngineError::Invalid { .. } => RefusalKind::InvalidArgument,
-        EngineError::UnknownPool { .. } => RefusalKind::NotFound,
-        EngineError::NotNow { .. } => RefusalKind::FailedPrecondition,
+/// An engine error about a tournament as a refusal of the command's `field`, with the engine's
+/// rule and the Spanish staff read.
+fn engine_refusal(error: EngineError, field: &str, spanish: String) -> Refusal {
+    let (kind, problem) = match &error {
+        EngineError::Invalid { problem, .. } => (RefusalKind::InvalidArgument, problem.clone()),
+        EngineError::UnknownPool { .. } => (RefusalKind::NotFound, error.to_string()),
+        EngineError::NotNow { problem, .. } => (RefusalKind::FailedPrecondition, problem.clone()),
     };
-    Refusal::new(kind, error.to_string()).castellano(spanish)
+    Refusal::new(kind, format!("{field}: {problem}")).castellano(spanish)
 }
 
 fn item_spanish(item: Item) -> &'static str {
