@@ -509,3 +509,45 @@ proptest! {
         prop_assert_eq!(journal.replayed().snapshot(), journal.state.snapshot());
     }
 }
+
+/// The Sit & Go of config/torneos.toml, as published: ten players, the first three paid (art. 26).
+#[test]
+fn a_sit_and_go_of_ten_pays_the_first_three() {
+    let file = include_str!("../../../config/torneos.toml");
+    let start = file.find("# A single-table Sit & Go").expect("the Sit & Go in config/torneos.toml");
+    let mut journal = Journal::new();
+    journal.set_up(&file[start..]).expect("set up");
+    let id = "sit-and-go-10";
+    for player in 1..=10 {
+        let mut op = purchase(Item::BuyIn, player, player);
+        if let TournamentOp::Purchase { tournament, amount, .. } = &mut op {
+            *tournament = id.into();
+            *amount = pesos(500_000);
+        }
+        journal.op(CASHIER, op).expect("buy-in");
+    }
+    let mut op = purchase(Item::BuyIn, 11, 11);
+    if let TournamentOp::Purchase { tournament, amount, .. } = &mut op {
+        *tournament = id.into();
+        *amount = pesos(500_000);
+    }
+    assert!(journal.op(CASHIER, op).expect_err("the eleventh").message.contains("art. 1"));
+    journal.op(DIRECTOR, TournamentOp::CloseRegistration { tournament: id.into() }).expect("closed");
+    journal.op(DIRECTOR, TournamentOp::CloseRebuys { tournament: id.into() }).expect("fixed");
+    for player in (2..=10).rev() {
+        let op = TournamentOp::Eliminate {
+            tournament: id.into(),
+            players: vec![player],
+            table: "1".into(),
+            hand: 1,
+            simultaneous: false,
+        };
+        journal.op(DIRECTOR, op).expect("out");
+    }
+    let t = &journal.state.tournaments()[id];
+    assert_eq!(t.phase, TournamentPhase::Finished);
+    // 10 × 5.000 × 0,90 = 45.000: 50 %, 30 %, 20 %.
+    let due: Vec<Money> = (1..=4).map(|player| t.players[&player].due()).collect();
+    assert_eq!(due, [pesos(2_250_000), pesos(1_350_000), pesos(900_000), Money::ZERO]);
+    journal.books_tie();
+}
