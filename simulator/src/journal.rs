@@ -526,6 +526,7 @@ mod tests {
             server::Command::Build { .. } => "build",
             server::Command::Draw(_) => "draw",
             server::Command::Reveal(_) => "reveal",
+            server::Command::Tournament(_) => "tournament",
         }
     }
 

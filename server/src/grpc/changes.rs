@@ -125,6 +125,7 @@ pub(crate) fn proposal_wire(proposal: &Proposal, now_ms: u64) -> pb::Proposal {
         Proposed::RetirePool { .. } => "retire_pool",
         Proposed::RetireLevel { .. } => "retire_level",
         Proposed::Adjust { .. } => "adjust",
+        Proposed::Tournament { .. } => "tournament",
     };
     pb::Proposal {
         proposal_id: proposal.proposal_id.clone(),

@@ -186,6 +186,9 @@ pub enum Proposed {
     RetireLevel { pool: PoolId, level: String, to: String },
     /// A documented correction of a pool's balance, up (positive) or down (negative).
     Adjust { pool: PoolId, amount: Money },
+    /// A poker tournament set up: the TOML of exactly one `[[torneo]]` (Res. 123/2013 Anexo I
+    /// art. 1; `pozo_engine::tournament::Structure::parse`), its registration open once approved.
+    Tournament { text: String },
 }
 
 /// When a money setting of a live pool takes effect: never in the middle of a round.
@@ -283,6 +286,68 @@ pub enum Command {
     /// A mystery level's hit: the trigger and nonce revealed, the contribution that reached it
     /// and, for a hot seat, the seats it was drawn among (docs/journal.md, "reveal").
     Reveal(RevealCommand),
+    /// A poker tournament's purchase, refund, close, elimination, disqualification, chip seal or
+    /// prize paid (Res. 123/2013; docs/journal.md, "tournament"), with who did it.
+    Tournament(TournamentCommand),
+}
+
+/// A tournament operation, journaled with who did it: the holder of the key that signed it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TournamentCommand {
+    pub key_id: String,
+    /// The key holder's name, as the keys file said when it was done.
+    pub operator_name: String,
+    pub op: TournamentOp,
+}
+
+/// What is done to a tournament (Res. 123/2013).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum TournamentOp {
+    /// A purchase of chips booked one by one (Anexo IV 1.2, 1.3): its order number, the
+    /// player's full name and document (masked, fingerprinted and sealed by the server), the
+    /// transaction code (IN, RB, AD) and the amount, which is the item's price.
+    Purchase {
+        tournament: String,
+        item: pozo_engine::tournament::Item,
+        order: u32,
+        player_name: String,
+        document_masked: String,
+        document_fingerprint: String,
+        document_sealed: String,
+        amount: Money,
+    },
+    /// A purchase refunded at the player's request before registration closes (Anexo IV 1.4).
+    Refund { tournament: String, order: u32 },
+    /// Registration closed: the entrants fixed, and with them the prize row (art. 65).
+    CloseRegistration { tournament: String },
+    /// The rebuy and add-on period over: the prize pool fixed (art. 64).
+    CloseRebuys { tournament: String },
+    /// Players out, by the order numbers of their buy-ins: several in one record share the
+    /// positions they take (art. 72 when `simultaneous`, art. 71 when the order is unknown).
+    Eliminate { tournament: String, players: Vec<u32>, table: String, hand: u64, simultaneous: bool },
+    /// A player disqualified (Anexo II): his prize, if in the money, shared among the active players.
+    Disqualify { tournament: String, player: u32, reason: String },
+    /// A player's chip count sealed against a receipt at the end of a jornada (Anexo IV 7.3.2).
+    SealChips { tournament: String, player: u32, chips: u64, receipt: String, jornada: u32 },
+    /// A prize paid at the cashier against the player's identity (art. 66).
+    PayPrize { tournament: String, player: u32, document_fingerprint: String },
+}
+
+impl TournamentOp {
+    /// The tournament it is about.
+    pub fn tournament(&self) -> &str {
+        match self {
+            TournamentOp::Purchase { tournament, .. }
+            | TournamentOp::Refund { tournament, .. }
+            | TournamentOp::CloseRegistration { tournament }
+            | TournamentOp::CloseRebuys { tournament }
+            | TournamentOp::Eliminate { tournament, .. }
+            | TournamentOp::Disqualify { tournament, .. }
+            | TournamentOp::SealChips { tournament, .. }
+            | TournamentOp::PayPrize { tournament, .. } => tournament,
+        }
+    }
 }
 
 /// A draw as journaled: its public head, the commitment, and the trigger and nonce sealed
@@ -351,11 +416,12 @@ macro_rules! command_kinds {
         Office { $($office:ident => $office_kind:literal),* $(,)? }
         Change { $($change:ident => $change_kind:literal),* $(,)? }
         Table { $($table:ident => $table_kind:literal),* $(,)? }
+        Tournament { $($tournament:ident => $tournament_kind:literal),* $(,)? }
     ) => {
         impl Command {
             /// Every value of [`Command::kind`].
-            pub const KINDS: [&'static str; [$($command_kind,)* $($office_kind,)* $($change_kind,)* $($table_kind,)*].len()] =
-                [$($command_kind,)* $($office_kind,)* $($change_kind,)* $($table_kind,)*];
+            pub const KINDS: [&'static str; [$($command_kind,)* $($office_kind,)* $($change_kind,)* $($table_kind,)* $($tournament_kind,)*].len()] =
+                [$($command_kind,)* $($office_kind,)* $($change_kind,)* $($table_kind,)* $($tournament_kind,)*];
 
             /// The command's kind, as the metrics label it (`pozo_commands_total{kind=…}`): the
             /// table operation or the office decision, in the journal's own names.
@@ -370,6 +436,9 @@ macro_rules! command_kinds {
                     },
                     Command::Table(table) => match table.op {
                         $(TableOp::$table { .. } => $table_kind,)*
+                    },
+                    Command::Tournament(tournament) => match tournament.op {
+                        $(TournamentOp::$tournament { .. } => $tournament_kind,)*
                     },
                 }
             }
@@ -418,6 +487,16 @@ command_kinds! {
         CustodyBet => "custody_bet",
         CustodyPrize => "custody_prize",
         ReleaseCustody => "release_custody",
+    }
+    Tournament {
+        Purchase => "tournament_purchase",
+        Refund => "tournament_refund",
+        CloseRegistration => "tournament_close_registration",
+        CloseRebuys => "tournament_close_rebuys",
+        Eliminate => "tournament_eliminate",
+        Disqualify => "tournament_disqualify",
+        SealChips => "tournament_seal_chips",
+        PayPrize => "tournament_pay_prize",
     }
 }
 

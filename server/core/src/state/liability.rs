@@ -177,6 +177,22 @@ pub struct Liability {
     /// Everything the bank holds in custody, not yet handed over, by number.
     pub custody: Vec<Custody>,
     pub sums: Sums,
+    /// The poker tournaments' prizes assigned and not yet collected at the cashier (Res. 123/2013
+    /// art. 66), by tournament: listed apart, not in `sums` (whose parts and openings a jornada's
+    /// liability movement reconciles, and which books no tournament money yet).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tournaments: Vec<TournamentOwed>,
+}
+
+/// A tournament's prizes owed: what finished players are to collect, less what was paid.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TournamentOwed {
+    pub tournament: String,
+    /// Prizes of finished positions, with what disqualifications added to them.
+    pub assigned: Money,
+    pub paid: Money,
+    /// `assigned − paid`.
+    pub owed: Money,
 }
 
 impl Liability {
@@ -200,9 +216,32 @@ impl Liability {
             grillos: seats.grillos.clone(),
             custody,
             sums: Sums::default(),
+            tournaments: Vec::new(),
         };
         liability.sums = liability.summed();
         liability
+    }
+
+    /// The same statement with the tournaments' prizes owed listed (`tournament.rs`): every
+    /// tournament with a prize assigned.
+    #[must_use]
+    pub fn with_tournaments<'a>(mut self, tournaments: impl Iterator<Item = &'a super::tournament::Tournament>) -> Liability {
+        self.tournaments = tournaments
+            .map(super::tournament::Tournament::books)
+            .filter(|books| books.paid + books.owed > Money::ZERO)
+            .map(|books| TournamentOwed {
+                tournament: books.tournament,
+                assigned: books.paid + books.owed,
+                paid: books.paid,
+                owed: books.owed,
+            })
+            .collect();
+        self
+    }
+
+    /// What the tournaments owe their players in all.
+    pub fn tournaments_owed(&self) -> Money {
+        self.tournaments.iter().map(|owed| owed.owed).sum()
     }
 
     /// Whether a custody item's amount is in the custody part: not a prize Venta-Pagos is still

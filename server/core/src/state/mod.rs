@@ -39,11 +39,12 @@ pub mod panel;
 pub mod proposal;
 pub mod refusal;
 pub mod snapshot;
+pub mod tournament;
 pub mod view;
 
 pub use command::{
     Build, Card, ChangeCommand, ChangeOp, Command, DrawCommand, Effect, OfficeCommand, OfficeOp, OrderFacts, Proposed,
-    RevealCommand, TableCommand, TableOp,
+    RevealCommand, TableCommand, TableOp, TournamentCommand, TournamentOp,
 };
 pub use model::{
     Bet, BuildRecord, Custody, CustodyKind, Data, EntryRange, GoldTurn, Grillos, Hit, LastWin, OrderStatus, PayoutOrder, Phase,
@@ -237,6 +238,7 @@ impl State {
     /// What the casino owes its players now, part by part (`liability.rs`).
     pub fn liability(&self) -> liability::Liability {
         liability::Liability::of(self.engine.pools(), &self.seats(), &self.data.orders, &self.data.custody)
+            .with_tournaments(self.data.tournaments.values())
     }
 
     /// Where a table is, for a pool with banked levels (docs/readings.md, "Levels"): its flor and
@@ -264,6 +266,16 @@ impl State {
 
     pub fn table(&self, id: &str) -> Option<&Table> {
         self.data.tables.get(id)
+    }
+
+    /// The poker tournaments set up in this journal, by id (`tournament.rs`).
+    pub fn tournaments(&self) -> &BTreeMap<String, tournament::Tournament> {
+        &self.data.tournaments
+    }
+
+    /// Each tournament's books (`tournament.rs`): they tie to zero after every command.
+    pub fn tournament_books(&self) -> Vec<tournament::TournamentBooks> {
+        self.data.tournaments.values().map(tournament::Tournament::books).collect()
     }
 
     /// How far every pool is from conservation; all zero when the books balance.
@@ -312,6 +324,7 @@ impl State {
             Command::Change(command) => self.apply_change(context, command)?,
             Command::Draw(draw) => self.apply_draw(context, draw)?,
             Command::Reveal(reveal) => self.apply_reveal(context, reveal)?,
+            Command::Tournament(command) => self.apply_tournament(context, command)?,
             Command::Keys { keys, .. } => {
                 if *keys == self.data.keys {
                     return Err(precondition("keys: the same key set as the journal's: nothing changed"));

@@ -721,6 +721,10 @@ pub struct Data {
     /// reveal is checked against (`draw.rs`). Absent in snapshots of earlier releases.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mystery: Vec<crate::state::draw::Mystery>,
+    /// The poker tournaments set up through the two-person door, by id (`tournament.rs`,
+    /// Res. 123/2013). Absent in snapshots of earlier releases and of journals without one.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tournaments: BTreeMap<String, crate::state::tournament::Tournament>,
 }
 
 impl Data {

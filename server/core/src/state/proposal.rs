@@ -123,6 +123,18 @@ impl Proposal {
                 format!("Ajuste del pozo {pool}: − {}", format_ars(amount.abs()))
             }
             Proposed::Adjust { pool, amount } => format!("Ajuste del pozo {pool}: + {}", format_ars(*amount)),
+            Proposed::Tournament { text } => match pozo_engine::tournament::Structure::parse(text) {
+                Ok(structures) if structures.len() == 1 => {
+                    let structure = &structures[0];
+                    format!(
+                        "Alta del torneo {} «{}»: inscripción {} (Res. 123/2013 Anexo I art. 1)",
+                        structure.id(),
+                        structure.name(),
+                        format_ars(structure.buy_in().price)
+                    )
+                }
+                _ => "Alta de un torneo".to_owned(),
+            },
         }
     }
 }

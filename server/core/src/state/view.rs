@@ -34,6 +34,8 @@ pub enum Applied {
     Duplicate(TableReply),
     /// An office decision already taken, asked again: nothing journaled.
     OfficeDuplicate(PayoutOrder),
+    /// A tournament operation applied: the tournament as it left it.
+    Tournament(Box<super::tournament::Tournament>),
 }
 
 impl Applied {
@@ -48,6 +50,7 @@ impl Applied {
                 | Applied::Change(_)
                 | Applied::Drawn { .. }
                 | Applied::Revealed { .. }
+                | Applied::Tournament(_)
         )
     }
 }

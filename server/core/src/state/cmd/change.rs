@@ -65,6 +65,10 @@ impl State {
         let authorisation = written("authorisation", authorisation)?;
         let differences = match proposed {
             Proposed::Configuration { files, effect } => self.check_configuration(context, files, effect)?.1,
+            Proposed::Tournament { text } => {
+                self.check_tournament(text)?;
+                Vec::new()
+            }
             money => {
                 self.check_money_move(money)?;
                 Vec::new()
@@ -221,7 +225,9 @@ impl State {
                     ));
                 }
             }
-            Proposed::Configuration { .. } => unreachable!("configurations are checked by check_configuration"),
+            Proposed::Configuration { .. } | Proposed::Tournament { .. } => {
+                unreachable!("configurations and tournaments are checked on their own")
+            }
         }
         Ok(())
     }

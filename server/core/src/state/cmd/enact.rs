@@ -89,6 +89,13 @@ impl State {
                 self.engine.adjust(pool, *amount).map_err(engine_refusal)?;
                 self.in_force_now(context, proposal);
             }
+            Proposed::Tournament { text } => {
+                // Checked again at approval: another tournament may have taken its id meanwhile.
+                let structure = self.check_tournament(text)?;
+                let tournament = crate::state::tournament::Tournament::new(&structure, text, &proposal.proposal_id);
+                self.data.tournaments.insert(tournament.id.clone(), tournament);
+                self.in_force_now(context, proposal);
+            }
         }
         Ok(())
     }

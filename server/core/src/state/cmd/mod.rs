@@ -14,6 +14,8 @@
 //! Venta-Pagos: `confirm` (with the office dispatch) and `reject`.
 //! Changes (docs/operations.md §8): `change` (propose, approve, withdraw) and `enact` (an
 //! approved proposal put in force, at once or at its moment).
+//! Poker tournaments (Res. 123/2013): `tournament` (a structure checked for the two-person door,
+//! and every operation on a tournament set up).
 
 mod accept;
 mod carry;
@@ -37,6 +39,7 @@ mod seat;
 mod series;
 mod sheet;
 mod start;
+mod tournament;
 mod void;
 
 pub(in crate::state) use enact::new_table;
