@@ -49,10 +49,11 @@ impl Rulebooks {
 // TOML's span which line. What the articles require of the values is checked afterwards,
 // in `pool_rules` and `prize`, with the article that requires it.
 
-/// A rate or an amount as written: a decimal string (`"0.65"`) or a whole number. A TOML
-/// float is refused: it would carry a binary fraction into a pool.
+/// A rate, a share or an amount as written: a decimal string (`"0.65"`) or a whole number. A
+/// TOML float is refused: it would carry a binary fraction into a pool or a prize. Shared with
+/// the tournaments' structures (`tournament/file.rs`).
 #[derive(Clone, Copy, Debug)]
-struct Exact(Decimal);
+pub(crate) struct Exact(pub(crate) Decimal);
 
 impl<'de> Deserialize<'de> for Exact {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Exact, D::Error> {
@@ -73,7 +74,7 @@ impl<'de> Deserialize<'de> for Exact {
             }
             fn visit_f64<E: serde::de::Error>(self, number: f64) -> Result<Exact, E> {
                 Err(E::custom(format!(
-                    "write {number} as a string (\"{number}\"): money and rates are exact decimals, never floats"
+                    "write {number} as a string (\"{number}\"): money, rates and shares are exact decimals, never floats"
                 )))
             }
         }
@@ -81,10 +82,10 @@ impl<'de> Deserialize<'de> for Exact {
     }
 }
 
-/// A name, article or code: a string with something in it.
+/// A name, an id, an article or a code: a string with something in it.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(try_from = "String")]
-struct Text(String);
+pub(crate) struct Text(pub(crate) String);
 
 impl TryFrom<String> for Text {
     type Error = &'static str;

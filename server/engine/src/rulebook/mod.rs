@@ -22,6 +22,7 @@ use crate::ids::{PoolId, PrizeCode};
 use crate::money::Money;
 
 mod file;
+pub(crate) use file::{Exact, Text};
 
 /// The rulebooks compiled into the binary: the default when no `--rulebook` is given.
 pub const EMBEDDED: [(&str, &str); 3] = [

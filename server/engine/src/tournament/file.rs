@@ -10,6 +10,7 @@ use toml::Table;
 
 use super::{ENTRANTS_MAX, Item, Kind, Offer, PrizeRow, SIT_AND_GO_MAX, Structure, StructureError, TO_PRIZES_MIN};
 use crate::money::{CENT, Money, is_multiple_of};
+use crate::rulebook::{Exact, Text};
 
 /// The largest price a structure accepts, in currency units (10^9): every product of a count
 /// of purchases, a price and a share stays far inside `Decimal`'s exact range.
@@ -41,50 +42,6 @@ impl Structure {
             structures.push(structure);
         }
         Ok(structures)
-    }
-}
-
-/// An amount or a share as written: a decimal string (`"0.80"`) or a whole number. A TOML float
-/// is refused: it would carry a binary fraction into the prizes.
-#[derive(Clone, Copy, Debug)]
-struct Exact(Decimal);
-
-impl<'de> Deserialize<'de> for Exact {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Exact, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = Exact;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a decimal string such as \"0.80\"")
-            }
-            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Exact, E> {
-                text.trim().parse::<Decimal>().map(Exact).map_err(|_| E::custom(format!("`{text}` is not a decimal number")))
-            }
-            fn visit_i64<E: serde::de::Error>(self, number: i64) -> Result<Exact, E> {
-                Ok(Exact(Decimal::from(number)))
-            }
-            fn visit_u64<E: serde::de::Error>(self, number: u64) -> Result<Exact, E> {
-                Ok(Exact(Decimal::from(number)))
-            }
-            fn visit_f64<E: serde::de::Error>(self, number: f64) -> Result<Exact, E> {
-                Err(E::custom(format!(
-                    "write {number} as a string (\"{number}\"): money and shares are exact decimals, never floats"
-                )))
-            }
-        }
-        deserializer.deserialize_any(Visitor)
-    }
-}
-
-/// A name, an id or a code: a string with something in it.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(try_from = "String")]
-struct Text(String);
-
-impl TryFrom<String> for Text {
-    type Error = &'static str;
-    fn try_from(text: String) -> Result<Text, &'static str> {
-        if text.trim().is_empty() { Err("must not be empty") } else { Ok(Text(text)) }
     }
 }
 

@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use pozo_engine::money::Money;
 
-use crate::config::{Config, Role, Subject, stable_name};
+use crate::config::{Config, KeyRecord, Role, Subject, stable_name};
 use crate::state::command::{ChangeCommand, ChangeOp, Effect, Proposed};
+
 use crate::state::proposal::{PROPOSALS_KEPT, Person, Proposal, ProposalStatus, REASON_CHARS_MAX};
 use crate::state::refusal::{denied, engine_refusal, invalid, not_found, precondition};
 use crate::state::view::Applied;
@@ -26,23 +27,7 @@ impl State {
 
     /// The holder of `key_id` as the journaled keys name them, if their role is one of `roles`.
     fn person(&self, context: Context, key_id: &str, roles: &[Role], doing: &str) -> Result<Person, Refusal> {
-        let key = self.data.keys.iter().find(|key| key.id == key_id).ok_or_else(|| {
-            denied(format!("key_id: no key `{key_id}`")).castellano(format!("La clave {key_id} no está registrada."))
-        })?;
-        if !roles.contains(&key.role) {
-            let may: Vec<&str> = roles.iter().map(|role| role.name()).collect();
-            let may_spanish: Vec<&str> = roles.iter().map(|role| role.spanish()).collect();
-            return Err(denied(format!(
-                "key_id: {} key may not {doing}; only {} keys may (docs/operations.md §8)",
-                key.role.with_article(),
-                may.join(" or ")
-            ))
-            .castellano(format!(
-                "Una clave de {} no puede hacer esto; solo pueden las de {} (docs/operations.md §8).",
-                key.role.spanish(),
-                may_spanish.join(" o ")
-            )));
-        }
+        let key = self.key_in_role(key_id, roles, doing, "", " (docs/operations.md §8)")?;
         Ok(Person {
             key_id: key.id.clone(),
             name: key.name.clone(),
@@ -50,6 +35,37 @@ impl State {
             sequence: context.sequence,
             time_ms: context.time_ms,
         })
+    }
+
+    /// The key `key_id` names, if its holder's role is one of `roles`: refused otherwise, saying
+    /// what it may not do (`doing`; `where_spanish`, " en un torneo", for the staff's text) and
+    /// the rule (`cite`). Shared by the changes and the tournaments.
+    pub(super) fn key_in_role(
+        &self,
+        key_id: &str,
+        roles: &[Role],
+        doing: &str,
+        where_spanish: &str,
+        cite: &str,
+    ) -> Result<&KeyRecord, Refusal> {
+        let key = self.data.keys.iter().find(|key| key.id == key_id).ok_or_else(|| {
+            denied(format!("key_id: no key `{key_id}`")).castellano(format!("La clave {key_id} no está registrada."))
+        })?;
+        if !roles.contains(&key.role) {
+            let may: Vec<&str> = roles.iter().map(|role| role.name()).collect();
+            let may_spanish: Vec<&str> = roles.iter().map(|role| role.spanish()).collect();
+            return Err(denied(format!(
+                "key_id: {} key may not {doing}; only {} keys may{cite}",
+                key.role.with_article(),
+                may.join(" or ")
+            ))
+            .castellano(format!(
+                "Una clave de {} no puede hacer esto{where_spanish}; solo pueden las de {}{cite}.",
+                key.role.spanish(),
+                may_spanish.join(" o ")
+            )));
+        }
+        Ok(key)
     }
 
     fn propose(

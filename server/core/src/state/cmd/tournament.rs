@@ -123,24 +123,7 @@ impl State {
 
     /// The holder of the command's key, if their role may do this.
     fn tournament_actor(&self, context: Context, command: &TournamentCommand, roles: &[Role]) -> Result<Actor, Refusal> {
-        let key_id = &command.key_id;
-        let key = self.data.keys.iter().find(|key| key.id == *key_id).ok_or_else(|| {
-            denied(format!("key_id: no key `{key_id}`")).castellano(format!("La clave {key_id} no está registrada."))
-        })?;
-        if !roles.contains(&key.role) {
-            let may: Vec<&str> = roles.iter().map(|role| role.name()).collect();
-            let may_spanish: Vec<&str> = roles.iter().map(|role| role.spanish()).collect();
-            return Err(denied(format!(
-                "key_id: {} key may not do this to a tournament; only {} keys may",
-                key.role.with_article(),
-                may.join(" or ")
-            ))
-            .castellano(format!(
-                "Una clave de {} no puede hacer esto en un torneo; solo pueden las de {}.",
-                key.role.spanish(),
-                may_spanish.join(" o ")
-            )));
-        }
+        let key = self.key_in_role(&command.key_id, roles, "do this to a tournament", " en un torneo", "")?;
         let name = match command.operator_name.trim() {
             "" => key.name.clone(),
             name => name.to_owned(),
