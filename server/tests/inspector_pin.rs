@@ -8,7 +8,6 @@ mod common;
 
 use common::*;
 use pozo_proto::v1 as pb;
-use pozo_proto::v1::table_command::Command as C;
 use prost::Message as _;
 use tonic::Code;
 
@@ -19,14 +18,6 @@ fn check(client: &Client, key: &str, table: &str, inspector: &str, pin: &str) ->
         inspector_pin: pin.to_owned(),
         ..client.envelope_as(key, pozo_proto::Purpose::WatchTable, payload.encode_to_vec())
     }
-}
-
-/// A table command naming the floor inspector `inspector`, their `pin` beside the signed bytes.
-fn inspected(client: &Client, table: &str, sequence: u64, command: C, inspector: &str, pin: &str) -> pb::Envelope {
-    let payload =
-        pb::TableCommand { table_id: table.to_owned(), sequence, command: Some(command), inspector: inspector.to_owned() }
-            .encode_to_vec();
-    pb::Envelope { inspector_pin: pin.to_owned(), ..client.envelope(&format!("mesa-{table}"), payload) }
 }
 
 // The right PIN answers the inspector's id and name; a wrong one is PERMISSION_DENIED with the
@@ -82,7 +73,7 @@ async fn five_wrong_pins_at_sign_in_or_on_commands_lock_the_inspector_out_of_tha
         assert_eq!(wrong.code(), Code::PermissionDenied, "{wrong:?}");
     }
     // The fifth, on a command: the same count.
-    let fifth = client.table.submit(inspected(&client, "B3", 1, open(), "im-tomas", "9999")).await.expect_err("wrong");
+    let fifth = client.table.submit(client.inspected("B3", 1, open(), "im-tomas", "9999")).await.expect_err("wrong");
     let motivo = pozo_proto::motivo(&fifth).unwrap_or_default();
     assert!(motivo.starts_with("PIN incorrecto. Tomás Luna quedó bloqueado en la mesa B3"), "{motivo}");
 
@@ -90,7 +81,7 @@ async fn five_wrong_pins_at_sign_in_or_on_commands_lock_the_inspector_out_of_tha
     assert_eq!(locked.code(), Code::PermissionDenied, "{locked:?}");
     let motivo = pozo_proto::motivo(&locked).unwrap_or_default();
     assert!(motivo.starts_with("Tomás Luna quedó bloqueado en la mesa B3 por 5 PIN incorrectos"), "{motivo}");
-    let command = client.table.submit(inspected(&client, "B3", 1, open(), "im-tomas", "1357")).await.expect_err("locked");
+    let command = client.table.submit(client.inspected("B3", 1, open(), "im-tomas", "1357")).await.expect_err("locked");
     assert_eq!(command.code(), Code::PermissionDenied, "the commands share the lock-out: {command:?}");
     assert_eq!(client.journal().await, before, "nothing was journaled");
 

@@ -5,7 +5,6 @@ mod common;
 
 use common::*;
 use pozo_proto::v1 as pb;
-use pozo_proto::v1::table_command::Command as C;
 use prost::Message as _;
 use sha2::Digest as _;
 use tonic::Code;
@@ -334,14 +333,6 @@ async fn a_table_reads_its_pools_prizes_by_name_with_its_own_key_only() {
     server.stop().await;
 }
 
-/// A table command naming the floor inspector `inspector`, their `pin` beside the signed bytes.
-fn inspected(client: &Client, table: &str, sequence: u64, command: C, inspector: &str, pin: &str) -> pb::Envelope {
-    let payload =
-        pb::TableCommand { table_id: table.to_owned(), sequence, command: Some(command), inspector: inspector.to_owned() }
-            .encode_to_vec();
-    pb::Envelope { inspector_pin: pin.to_owned(), ..client.envelope(&format!("mesa-{table}"), payload) }
-}
-
 // 4.6: Apertura de Mesa by the floor inspector at the table's monitor, their PIN checked by the
 // controller against the Argon2id hash in their key. A wrong PIN is refused with its Spanish and
 // journals nothing; five lock the inspector out; the right PIN opens the table and the journal
@@ -362,7 +353,7 @@ async fn the_floor_inspector_opens_a_table_with_their_own_pin_and_the_journal_na
     assert_eq!(names, [("im-rosa", "Rosa Benítez"), ("im-tomas", "Tomás Luna")]);
     let before = client.journal().await;
 
-    let wrong = client.table.submit(inspected(&client, "B1", 1, open(), "im-rosa", "1111")).await.expect_err("a wrong PIN");
+    let wrong = client.table.submit(client.inspected("B1", 1, open(), "im-rosa", "1111")).await.expect_err("a wrong PIN");
     assert_eq!(wrong.code(), Code::PermissionDenied, "{wrong:?}");
     assert_eq!(wrong.message(), "inspector_pin: not the PIN of `im-rosa`");
     assert_eq!(pozo_proto::motivo(&wrong).as_deref(), Some("PIN incorrecto para Rosa Benítez: nada se registró."));
@@ -373,7 +364,7 @@ async fn the_floor_inspector_opens_a_table_with_their_own_pin_and_the_journal_na
         ("sup-carla", "2468", Code::NotFound, "inspector: no floor inspector `sup-carla`"),
     ];
     for (inspector, pin, code, message) in cases {
-        let refused = client.table.submit(inspected(&client, "B1", 1, open(), inspector, pin)).await.expect_err("refused");
+        let refused = client.table.submit(client.inspected("B1", 1, open(), inspector, pin)).await.expect_err("refused");
         assert_eq!(refused.code(), code, "{refused:?}");
         assert!(refused.message().starts_with(message), "{refused:?}");
     }
@@ -391,7 +382,7 @@ async fn the_floor_inspector_opens_a_table_with_their_own_pin_and_the_journal_na
     assert_eq!(client.journal().await, before, "nothing refused is journaled");
     assert_eq!(client.view("B1").await.state, "cerrada");
 
-    let opened = client.table.submit(inspected(&client, "B1", 1, open(), "im-rosa", "2468")).await.expect("the right PIN");
+    let opened = client.table.submit(client.inspected("B1", 1, open(), "im-rosa", "2468")).await.expect("the right PIN");
     let opened = opened.into_inner();
     let page = client
         .reports
@@ -406,15 +397,15 @@ async fn the_floor_inspector_opens_a_table_with_their_own_pin_and_the_journal_na
     // Five wrong PINs at B1 lock Tomás out of B1: the sixth attempt, even with his right PIN, is
     // refused there; at B2 his PIN still works.
     for attempt in 1..=5 {
-        let wrong = client.table.submit(inspected(&client, "B1", 2, close(), "im-tomas", "0000")).await.expect_err("wrong");
+        let wrong = client.table.submit(client.inspected("B1", 2, close(), "im-tomas", "0000")).await.expect_err("wrong");
         assert_eq!(wrong.code(), Code::PermissionDenied, "attempt {attempt}: {wrong:?}");
     }
-    let locked = client.table.submit(inspected(&client, "B1", 2, close(), "im-tomas", "1357")).await.expect_err("locked out");
+    let locked = client.table.submit(client.inspected("B1", 2, close(), "im-tomas", "1357")).await.expect_err("locked out");
     assert!(locked.message().starts_with("inspector: `im-tomas` is locked out at table B1 for 15 minutes"), "{locked:?}");
     assert!(pozo_proto::motivo(&locked).is_some_and(|motivo| motivo.contains("bloqueado en la mesa B1")), "{locked:?}");
-    client.table.submit(inspected(&client, "B2", 1, open(), "im-tomas", "1357")).await.expect("Tomás opens B2");
+    client.table.submit(client.inspected("B2", 1, open(), "im-tomas", "1357")).await.expect("Tomás opens B2");
     // Rosa is not locked out by Tomás's failures.
-    client.table.submit(inspected(&client, "B1", 2, close(), "im-rosa", "2468")).await.expect("Rosa closes the table");
+    client.table.submit(client.inspected("B1", 2, close(), "im-rosa", "2468")).await.expect("Rosa closes the table");
     server.stop().await;
 }
 

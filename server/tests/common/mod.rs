@@ -194,6 +194,14 @@ impl Client {
         pozo_proto::sign(key_id, &self.secret(key_id), purpose, &self.journal_id, payload)
     }
 
+    /// A table command naming the floor inspector `inspector`, their `pin` beside the signed bytes.
+    pub fn inspected(&self, table: &str, sequence: u64, command: C, inspector: &str, pin: &str) -> pb::Envelope {
+        let payload =
+            pb::TableCommand { table_id: table.to_owned(), sequence, command: Some(command), inspector: inspector.to_owned() }
+                .encode_to_vec();
+        pb::Envelope { inspector_pin: pin.to_owned(), ..self.envelope(&format!("mesa-{table}"), payload) }
+    }
+
     pub fn payload(table: &str, sequence: u64, command: C) -> Vec<u8> {
         pb::TableCommand { table_id: table.to_owned(), sequence, command: Some(command), ..Default::default() }.encode_to_vec()
     }
