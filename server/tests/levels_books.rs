@@ -405,8 +405,7 @@ async fn a_pool_of_one_level_has_no_level_lines_and_its_orders_no_level() {
     assert_eq!(client.order(&order).await.level, "", "a pool of one level");
     let rejected = client.reject(&order, "Cartas mal leídas").await.expect("rejected");
     assert_eq!(rejected.level, "");
-    let request = pb::ReconciliationRequest { jornada: String::new(), through: String::new() };
-    let books = client.reports.reconciliation(request).await.expect("the books").into_inner();
+    let books = client.books().await;
     check_levels_add_up(&books, &[]);
     let bodies = page(&server.pages_url(), &[&format!("/sala/conciliacion.csv?jornada={}", books.jornada)]).await;
     let header = bodies[0].lines().next().expect("a header");

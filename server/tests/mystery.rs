@@ -246,12 +246,7 @@ async fn a_rejected_mystery_hit_goes_back_to_the_levels_reserve_not_its_meter() 
     // What the level holds grew by the rejected award less the house's reset money withdrawn.
     assert!(reserve(&after) > reserve(&before), "{before:?} → {after:?}");
     assert!(balance(&after) + reserve(&after) <= balance(&before) + reserve(&before) + paid);
-    let books = client
-        .reports
-        .reconciliation(pb::ReconciliationRequest { jornada: String::new(), through: String::new() })
-        .await
-        .expect("the books")
-        .into_inner();
+    let books = client.books().await;
     let pool = books.pools.iter().find(|pool| pool.pool_id == POOL).expect("the link's books");
     assert_eq!(amount(&pool.difference), "0.00", "{pool:?}");
     for level in &pool.levels {

@@ -278,12 +278,7 @@ async fn standby_reads(standby: &pozo_server::Embedded, entries_expected: u64) -
     let mut text = format!("{:?}", client.pool(POOL).await);
     let status = client.pools.status(pb::PoolStatusRequest::default()).await.expect("Pools/Status").into_inner();
     text.push_str(&format!("{status:?}"));
-    let books = client
-        .reports
-        .reconciliation(pb::ReconciliationRequest { jornada: String::new(), through: String::new() })
-        .await
-        .expect("the books")
-        .into_inner();
+    let books = client.books().await;
     text.push_str(&format!("{books:?}"));
     let owed = client.reports.liability(pb::LiabilityRequest::default()).await.expect("the liability").into_inner();
     text.push_str(&format!("{owed:?}"));

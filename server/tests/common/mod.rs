@@ -299,6 +299,12 @@ impl Client {
         self.reports.table(request).await.expect("table report").into_inner()
     }
 
+    /// The reconciliation of the jornada in progress, through now.
+    pub async fn books(&mut self) -> pb::ReconciliationReport {
+        let request = pb::ReconciliationRequest { jornada: String::new(), through: String::new() };
+        self.reports.reconciliation(request).await.expect("the books").into_inner()
+    }
+
     pub async fn pool(&mut self, pool: &str) -> pb::PoolReport {
         self.reports
             .pool(pb::PoolReportRequest { pool_id: pool.to_owned(), ..Default::default() })
