@@ -24,6 +24,8 @@ pub enum Purpose {
     OfficeCommand,
     /// A `ChangeCommand` (Changes.*).
     ChangeCommand,
+    /// A `TournamentCommand` (Tournaments.*).
+    TournamentCommand,
     /// A read credential (the `authorization` metadata of Reports, Pools, Display).
     Read,
 }
@@ -36,6 +38,7 @@ impl Purpose {
             Purpose::WatchTable => "pozo.v1.WatchTable",
             Purpose::OfficeCommand => "pozo.v1.OfficeCommand",
             Purpose::ChangeCommand => "pozo.v1.ChangeCommand",
+            Purpose::TournamentCommand => "pozo.v1.TournamentCommand",
             Purpose::Read => "pozo.v1.Read",
         }
     }

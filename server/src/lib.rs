@@ -56,7 +56,8 @@ use tokio::net::TcpListener;
 
 use crate::config::Config;
 use crate::grpc::{
-    ChangesService, ControllerService, DisplayService, PoolsService, ReportsService, TableService, VentaPagosService,
+    ChangesService, ControllerService, DisplayService, PoolsService, ReportsService, TableService, TournamentsService,
+    VentaPagosService,
 };
 
 pub(crate) use net::{FILES_NEEDED, loopback_networks};
@@ -282,6 +283,7 @@ where
         .add_service(services.reports)
         .add_service(services.pools)
         .add_service(services.changes)
+        .add_service(services.tournaments)
         .add_service(services.controller)
         .serve_with_incoming_shutdown(incoming(), async move {
             let _ = stop_requested.wait_for(|stop| *stop).await;
@@ -397,17 +399,20 @@ async fn health_of(
     health.set_serving::<pb::reports_server::ReportsServer<ReportsService>>().await;
     health.set_serving::<pb::pools_server::PoolsServer<PoolsService>>().await;
     health.set_serving::<pb::changes_server::ChangesServer<ChangesService>>().await;
+    health.set_serving::<pb::tournaments_server::TournamentsServer<TournamentsService>>().await;
     health.set_serving::<pb::controller_server::ControllerServer<ControllerService>>().await;
     let mut role = handle.role_changes();
     if *role.borrow_and_update() == read::status::Role::Standby {
         health.set_not_serving::<pb::table_server::TableServer<TableService>>().await;
         health.set_not_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
+        health.set_not_serving::<pb::tournaments_server::TournamentsServer<TournamentsService>>().await;
         let health = health.clone();
         tokio::spawn(async move {
             // A standby becomes the writer once; the role does not go back.
             if role.wait_for(|role| *role == read::status::Role::Writer).await.is_ok() {
                 health.set_serving::<pb::table_server::TableServer<TableService>>().await;
                 health.set_serving::<pb::venta_pagos_server::VentaPagosServer<VentaPagosService>>().await;
+                health.set_serving::<pb::tournaments_server::TournamentsServer<TournamentsService>>().await;
             }
         });
     }
@@ -423,6 +428,7 @@ struct Services {
     reports: pb::reports_server::ReportsServer<ReportsService>,
     pools: pb::pools_server::PoolsServer<PoolsService>,
     changes: pb::changes_server::ChangesServer<ChangesService>,
+    tournaments: pb::tournaments_server::TournamentsServer<TournamentsService>,
 }
 
 impl Services {
@@ -455,7 +461,9 @@ impl Services {
             .max_decoding_message_size(MESSAGE_BYTES_MAX);
         let changes = pb::changes_server::ChangesServer::new(ChangesService { handle: handle.clone() })
             .max_decoding_message_size(MESSAGE_BYTES_MAX);
-        Services { table, display, controller, office, reports, pools, changes }
+        let tournaments = pb::tournaments_server::TournamentsServer::new(TournamentsService { handle: handle.clone() })
+            .max_decoding_message_size(MESSAGE_BYTES_MAX);
+        Services { table, display, controller, office, reports, pools, changes, tournaments }
     }
 }
 

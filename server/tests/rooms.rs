@@ -18,7 +18,7 @@ const SERVER_ROOMS: &[&str] = &[
 ];
 
 /// The core's rooms, bottom first.
-const CORE_ROOMS: &[&str] = &["planted", "config", "jornada", "state", "tournament", "crate"];
+const CORE_ROOMS: &[&str] = &["planted", "config", "jornada", "random", "tournament", "state", "crate"];
 
 /// One crate's modules: each module's path (`writer::batch`; `crate` for lib.rs) and the
 /// text it imports with (tests cut off).

@@ -527,6 +527,7 @@ mod tests {
             server::Command::Draw(_) => "draw",
             server::Command::Reveal(_) => "reveal",
             server::Command::Tournament(_) => "tournament",
+            server::Command::SeatCommit(_) => "seat_commit",
         }
     }
 

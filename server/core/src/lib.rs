@@ -9,14 +9,16 @@
 //! - [`jornada`]: the casino day and local hour of a moment (4.7, 12.8).
 //! - [`planted`]: known bugs planted for the seeded simulation to find; compiled in only
 //!   with the `planted-bugs` feature.
+//! - [`random`]: a uniform choice from a source of uniform words, by rejection sampling.
+//! - [`tournament`]: a poker tournament's seat draw and its players' identity documents
+//!   (Res. 123/2013), pure: the nonces and the keys are the caller's.
 //! - [`state`]: the deterministic state machine: tables, rounds, grillos, gold turns,
 //!   credits, payout orders and report meters, changed only by `State::apply`, with one
 //!   file per command in `state/cmd/`.
-//! - [`tournament`]: a poker tournament's seat draw and its players' identity documents
-//!   (Res. 123/2013), pure: the nonces and the keys are the caller's.
 
 pub mod config;
 pub mod jornada;
 pub mod planted;
+pub mod random;
 pub mod state;
 pub mod tournament;

@@ -27,6 +27,7 @@ buy_in = { price = "1000.00", chips = 10000, to_prizes = "0.80" }
 rebuy = { price = "500.00", chips = 10000, to_prizes = "0.90", per_player = 2 }
 add_on = { price = "500.00", chips = 15000, to_prizes = "0.95", per_player = 1 }
 max_entrants = 20
+venta_pagos_from = "100000000.00"
 
 [[torneo.premios]]
 entrants = [2, 5]

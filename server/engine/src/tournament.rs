@@ -90,6 +90,11 @@ impl Item {
         }
     }
 
+    /// The item of a transaction code (`IN`, `RB`, `AD`; Anexo IV 1.3), case as written.
+    pub fn parse_code(code: &str) -> Option<Item> {
+        Item::ALL.into_iter().find(|item| item.code() == code)
+    }
+
     /// The key a structures file writes: `buy_in`, `rebuy`, `add_on`.
     pub fn key(self) -> &'static str {
         match self {
@@ -161,9 +166,17 @@ pub struct Structure {
     offers: [Option<Offer>; 3],
     max_entrants: u32,
     premios: Vec<PrizeRow>,
+    /// Prizes of this amount or more are paid through the Venta-Pagos office, as a
+    /// progressive's large prizes are (docs/readings.md); zero: every prize.
+    venta_pagos_from: Money,
 }
 
 impl Structure {
+    /// A prize of this amount or more is paid through the Venta-Pagos office (zero: every prize).
+    pub fn venta_pagos_from(&self) -> Money {
+        self.venta_pagos_from
+    }
+
     /// The structure's id, unique in its file.
     pub fn id(&self) -> &str {
         &self.id

@@ -81,6 +81,7 @@ pub(crate) fn proposed_of(handle: &Handle, what: pb::propose_change::What) -> Re
         pb::propose_change::What::Adjust(adjust) => {
             Proposed::Adjust { pool: adjust.pool_id.into(), amount: amount("amount", adjust.amount)? }
         }
+        pb::propose_change::What::Tournament(structure) => Proposed::Tournament { text: structure.text },
     })
 }
 

@@ -6,7 +6,8 @@
 //! - `auth`: envelopes, keys and roles.
 //! - `wire`: the conversions between the protobuf messages and the pure core's types.
 //! - `stream`: the push streams.
-//! - one file per service: `table`, `display`, `venta_pagos`, `controller`, `reports`, `pools`, `changes`.
+//! - one file per service: `table`, `display`, `venta_pagos`, `controller`, `reports`, `pools`, `changes`,
+//!   `tournaments`.
 
 mod auth;
 mod changes;
@@ -17,6 +18,7 @@ mod pools;
 mod reports;
 mod stream;
 mod table;
+mod tournaments;
 mod venta_pagos;
 mod wire;
 
@@ -26,5 +28,6 @@ pub(crate) use display::DisplayService;
 pub(crate) use pools::PoolsService;
 pub(crate) use reports::ReportsService;
 pub(crate) use table::TableService;
+pub(crate) use tournaments::TournamentsService;
 pub(crate) use venta_pagos::VentaPagosService;
 pub(crate) use wire::{payload_sha256, table_op};

@@ -46,6 +46,12 @@ impl Sealer {
         self.mac(b"pozo.v1.draw-key\0", &[])
     }
 
+    /// The keys a tournament player's document is fingerprinted and sealed under
+    /// (`pozo_core::tournament::identity`): derived from the journal key, not the installation.
+    pub(crate) fn identity_keys(&self) -> pozo_core::tournament::identity::IdentityKeys {
+        pozo_core::tournament::identity::IdentityKeys::derive(&self.key)
+    }
+
     /// The seal of the journal's tip: HMAC(journal key, "pozo.v1.tip" 0, installation, epoch, sequence, hash).
     pub(crate) fn tip_seal(&self, sequence: u64, hash: &Hash) -> [u8; 32] {
         let mut body = Vec::with_capacity(60);

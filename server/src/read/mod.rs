@@ -90,6 +90,8 @@ pub struct ReadModel {
     /// mystery level"). Only the public ceiling: the read side holds no commitment, no sealed
     /// draw, no trigger (docs/security.md, "Who can learn a trigger before its hit").
     ceilings: BTreeMap<(PoolId, String), Money>,
+    /// The poker tournaments, by id (each shared with the state, never copied whole).
+    tournaments: BTreeMap<String, Arc<pozo_core::state::tournament::Tournament>>,
 }
 
 /// Each mystery level's open draw's ceiling, by pool and level: never more of the draw.
@@ -121,7 +123,17 @@ impl ReadModel {
             scheduled: data.scheduled.clone(),
             retired_tables: data.retired_tables.clone(),
             ceilings: open_ceilings(state),
+            tournaments: state.tournaments().clone(),
         }
+    }
+
+    /// The poker tournaments, by id.
+    pub fn tournaments(&self) -> impl Iterator<Item = &pozo_core::state::tournament::Tournament> {
+        self.tournaments.values().map(|tournament| &**tournament)
+    }
+
+    pub fn tournament(&self, id: &str) -> Option<&pozo_core::state::tournament::Tournament> {
+        self.tournaments.get(id).map(|tournament| &**tournament)
     }
 
     /// A mystery level's ceiling, "Debe salir antes de …": its open draw's, else its rules'

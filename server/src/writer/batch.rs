@@ -216,7 +216,12 @@ impl Writer {
     pub(super) fn apply(&mut self, received: &mut Vec<Request>) {
         let time_ms = self.clock.now_ms().max(self.last_time_ms);
         self.last_time_ms = time_ms;
-        for Request { command, reply } in received.drain(..) {
+        for Request { mut command, reply } in received.drain(..) {
+            if let Err(refusal) = self.draws.fill_seats(&self.state, &mut command) {
+                self.metrics.refusal(refusal.kind.name());
+                self.pending.answers.push((reply, Err(refusal)));
+                continue;
+            }
             if let Some(refusal) = self.draws.refusal(&self.state, &command) {
                 self.metrics.refusal(refusal.kind.name());
                 self.pending.answers.push((reply, Err(refusal)));

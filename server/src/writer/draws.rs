@@ -11,7 +11,10 @@
 use std::collections::BTreeMap;
 
 use pozo_core::state::draw::{self, DrawHead};
-use pozo_core::state::{Command, DrawCommand, Refusal, RefusalKind, RevealCommand, State};
+use pozo_core::state::{
+    Command, DrawCommand, Refusal, RefusalKind, RevealCommand, SeatCommitCommand, State, TournamentCommand, TournamentOp,
+};
+use pozo_core::tournament::seats::{self, SeatDrawHead, SeatDrawReason};
 use pozo_engine::PoolId;
 use pozo_engine::money::Money;
 use ring::aead::{Aad, CHACHA20_POLY1305, LessSafeKey, Nonce, UnboundKey};
@@ -35,6 +38,8 @@ pub(super) struct Draws {
     secrets: BTreeMap<(PoolId, String, u64), Secret>,
     /// Pools whose open draw this controller could not unseal, with why.
     held: BTreeMap<PoolId, String>,
+    /// Tournaments whose seat commitment could not be drawn or was refused, with why.
+    held_seats: BTreeMap<String, String>,
 }
 
 impl std::fmt::Debug for Draws {
@@ -46,7 +51,7 @@ impl std::fmt::Debug for Draws {
 impl Draws {
     pub(super) fn new(sealer: &Sealer, source: CardSource) -> Draws {
         let key = UnboundKey::new(&CHACHA20_POLY1305, &sealer.draw_key()).expect("a 32-byte key");
-        Draws { key: LessSafeKey::new(key), source, secrets: BTreeMap::new(), held: BTreeMap::new() }
+        Draws { key: LessSafeKey::new(key), source, secrets: BTreeMap::new(), held: BTreeMap::new(), held_seats: BTreeMap::new() }
     }
 
     /// Unseals every open draw of `state` (at a start, a restore, a takeover). One that does not
@@ -54,6 +59,7 @@ impl Draws {
     pub(super) fn recover(&mut self, state: &State) {
         self.secrets.clear();
         self.held.clear();
+        self.held_seats.clear();
         for cycle in state.mysteries() {
             let (Some(head), Some(open)) = (cycle.head(), cycle.open.as_ref()) else { continue };
             let mut unsealed = self.unseal(&head, &open.commitment, &open.sealed);
@@ -127,6 +133,9 @@ impl Draws {
             self.secrets.remove(&key);
             return Some(Command::Reveal(reveal));
         }
+        if let Some(command) = self.seat_commit(state) {
+            return Some(command);
+        }
         let head = state.draws_due().into_iter().find(|head| !self.held.contains_key(&head.pool))?;
         let secret = match self.draw(&head) {
             Ok(secret) => secret,
@@ -142,8 +151,78 @@ impl Draws {
         Some(Command::Draw(DrawCommand { head, commitment: hex::encode(commitment), sealed: hex::encode(sealed) }))
     }
 
+    /// A tournament's next seat draw committed to (Res. 123/2013 art. 11, 15, 88; Anexo IV 8.1):
+    /// a fresh nonce from the CSPRNG, sealed in the journal like a mystery trigger. Nothing is
+    /// kept in memory: the draw that reveals it unseals it from the state ([`Draws::fill_seats`]).
+    fn seat_commit(&mut self, state: &State) -> Option<Command> {
+        let (tournament, draw) =
+            state.seat_commits_due().into_iter().find(|(tournament, _)| !self.held_seats.contains_key(tournament))?;
+        let mut random = Random { source: self.source, label: format!("seats\0{tournament}\0{draw}").into_bytes(), counter: 0 };
+        let mut nonce = [0u8; 32];
+        if let Err(error) = random.fill(&mut nonce) {
+            tracing::error!(%tournament, %error, "no randomness for a seat draw: its seats are not drawn");
+            self.held_seats.insert(tournament, format!("no randomness for seat draw {draw}: {error}"));
+            return None;
+        }
+        // The reason is the reveal's to say (`seats::SeatDrawHead`): the commitment binds the
+        // tournament, the draw's number and the nonce.
+        let head = SeatDrawHead { tournament: tournament.clone(), draw, reason: SeatDrawReason::Inicio };
+        let commitment = seats::commitment(&head, &nonce);
+        let mut sealed = nonce.to_vec();
+        let seal_nonce = Nonce::assume_unique_for_key(commitment[..12].try_into().expect("12 bytes"));
+        self.key.seal_in_place_append_tag(seal_nonce, Aad::from(commitment), &mut sealed).expect("sealing 32 bytes");
+        Some(Command::SeatCommit(SeatCommitCommand {
+            tournament,
+            draw,
+            commitment: hex::encode(commitment),
+            sealed: hex::encode(sealed),
+        }))
+    }
+
+    /// A director's seat draw, its nonce filled in from the commitment journaled before; a
+    /// refusal when it cannot be unsealed (the draw is never made with another nonce).
+    pub(super) fn fill_seats(&self, state: &State, command: &mut Command) -> Result<(), Refusal> {
+        let Command::Tournament(TournamentCommand { op: TournamentOp::DrawSeats { tournament, nonce, .. }, .. }) = command else {
+            return Ok(());
+        };
+        // Whatever a caller put there is not the controller's nonce.
+        nonce.clear();
+        let Some(open) = state.tournaments().get(tournament.as_str()).and_then(|t| t.seat_commitment.as_ref()) else {
+            return Ok(()); // the state says why there is nothing to open
+        };
+        let opened = draw::nonce_of(&open.commitment).and_then(|commitment| {
+            let mut sealed = hex::decode(&open.sealed).ok()?;
+            let seal_nonce = Nonce::assume_unique_for_key(commitment[..12].try_into().ok()?);
+            let plain = self.key.open_in_place(seal_nonce, Aad::from(commitment), &mut sealed).ok()?;
+            <[u8; 32]>::try_from(&plain[..]).ok()
+        });
+        match opened {
+            Some(opened) => {
+                *nonce = hex::encode(opened);
+                Ok(())
+            }
+            None => {
+                tracing::error!(%tournament, draw = open.draw, "a seat draw's committed nonce cannot be unsealed with this journal key");
+                Err(Refusal::new(
+                    RefusalKind::FailedPrecondition,
+                    format!(
+                        "tournament `{tournament}`: seat draw {}'s committed nonce cannot be unsealed with this journal key; it is never drawn with another (docs/security.md)",
+                        open.draw
+                    ),
+                )
+                .castellano("El sorteo comprometido de ubicaciones no se puede recuperar con esta clave: no se sortea de nuevo. Avise al jefe de sala."))
+            }
+        }
+    }
+
     /// An internal command the state refused: a defect. The pool is held rather than looped on.
     pub(super) fn refused(&mut self, command: &Command, refusal: &Refusal) {
+        if let Command::SeatCommit(commit) = command {
+            tracing::error!(tournament = %commit.tournament, %refusal, "the state refused the controller's own seat commitment");
+            self.held_seats
+                .insert(commit.tournament.clone(), format!("the controller's own seat commitment was refused: {refusal}"));
+            return;
+        }
         let pool = match command {
             Command::Draw(draw) => draw.head.pool.clone(),
             Command::Reveal(reveal) => reveal.pool.clone(),

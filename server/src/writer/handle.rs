@@ -74,6 +74,8 @@ pub struct Handle {
     pub(super) role: watch::Receiver<Role>,
     pub(super) clock: Arc<dyn Clock>,
     pub(super) metrics: Arc<Metrics>,
+    /// The keys of tournament players' documents (never logged).
+    pub(super) identity_keys: Arc<pozo_core::tournament::identity::IdentityKeys>,
 }
 
 impl Handle {
@@ -103,6 +105,10 @@ impl Handle {
     }
 
     /// The journal's identity (docs/security.md).
+    pub(crate) fn identity_keys(&self) -> &pozo_core::tournament::identity::IdentityKeys {
+        &self.identity_keys
+    }
+
     pub fn identity(&self) -> &Identity {
         &self.identity
     }

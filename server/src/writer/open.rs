@@ -548,6 +548,7 @@ pub(super) fn assemble(
     role: Role,
 ) -> anyhow::Result<Assembled> {
     let mut draws = super::draws::Draws::new(&sealer, cards);
+    let identity_keys = Arc::new(sealer.identity_keys());
     draws.recover(&state);
     let (pool_tables, table_receivers) = panels(state.config(), &state, tip);
     let table_panels: TablePanels = Arc::new(std::sync::RwLock::new(table_receivers));
@@ -608,6 +609,7 @@ pub(super) fn assemble(
         role: role_receiver,
         clock,
         metrics,
+        identity_keys,
     };
     Ok(Assembled { writer, handle, queue, stopped, stopper: Stopper(stop), role, journals })
 }

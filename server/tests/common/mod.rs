@@ -18,6 +18,7 @@ pub mod changes;
 pub mod fixtures;
 pub mod market;
 pub mod mystery;
+pub mod tournament;
 
 pub struct TestServer {
     pub address: SocketAddr,

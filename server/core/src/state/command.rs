@@ -286,9 +286,33 @@ pub enum Command {
     /// A mystery level's hit: the trigger and nonce revealed, the contribution that reached it
     /// and, for a hot seat, the seats it was drawn among (docs/journal.md, "reveal").
     Reveal(RevealCommand),
+    /// A tournament's next seat draw committed to (docs/journal.md, "seat_commit"): journaled by
+    /// the controller itself when the tournament is set up and after each seat draw.
+    SeatCommit(SeatCommitCommand),
     /// A poker tournament's purchase, refund, close, elimination, disqualification, chip seal or
     /// prize paid (Res. 123/2013; docs/journal.md, "tournament"), with who did it.
     Tournament(TournamentCommand),
+}
+
+/// A seat draw's commitment as journaled: the nonce sealed under a key derived from the journal key.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatCommitCommand {
+    pub tournament: String,
+    pub draw: u64,
+    /// `seats::commitment`, hex.
+    pub commitment: String,
+    pub sealed: String,
+}
+
+impl std::fmt::Debug for SeatCommitCommand {
+    // The sealed nonce is no one's to read in a log line, even encrypted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SeatCommitCommand")
+            .field("tournament", &self.tournament)
+            .field("draw", &self.draw)
+            .field("commitment", &self.commitment)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A tournament operation, journaled with who did it: the holder of the key that signed it.
@@ -330,8 +354,22 @@ pub enum TournamentOp {
     Disqualify { tournament: String, player: u32, reason: String },
     /// A player's chip count sealed against a receipt at the end of a jornada (Anexo IV 7.3.2).
     SealChips { tournament: String, player: u32, chips: u64, receipt: String, jornada: u32 },
-    /// A prize paid at the cashier against the player's identity (art. 66).
+    /// A prize paid at the cashier against the player's identity (art. 66); one of the
+    /// structure's Venta-Pagos threshold or more is only asked for, PENDIENTE DE PAGO.
     PayPrize { tournament: String, player: u32, document_fingerprint: String },
+    /// A prize asked for at the cashier, confirmed paid by the Venta-Pagos office against the
+    /// player's identity (art. 66).
+    ConfirmPrize { tournament: String, player: u32, document_fingerprint: String },
+    /// Tables and seats drawn (art. 11, 15, 88; Anexo IV 8.1) for the players in play, over the
+    /// tables listed: the director asks, the controller fills in `nonce` — the one it committed
+    /// to — and the state recomputes the seating from it.
+    DrawSeats {
+        tournament: String,
+        reason: crate::tournament::seats::SeatDrawReason,
+        tables: Vec<crate::tournament::seats::TableSeats>,
+        #[serde(default)]
+        nonce: String,
+    },
 }
 
 impl TournamentOp {
@@ -345,7 +383,9 @@ impl TournamentOp {
             | TournamentOp::Eliminate { tournament, .. }
             | TournamentOp::Disqualify { tournament, .. }
             | TournamentOp::SealChips { tournament, .. }
-            | TournamentOp::PayPrize { tournament, .. } => tournament,
+            | TournamentOp::PayPrize { tournament, .. }
+            | TournamentOp::ConfirmPrize { tournament, .. }
+            | TournamentOp::DrawSeats { tournament, .. } => tournament,
         }
     }
 }
@@ -453,6 +493,7 @@ command_kinds! {
         Build => "build",
         Draw => "draw",
         Reveal => "reveal",
+        SeatCommit => "seat_commit",
     }
     Office {
         Confirm => "confirm",
@@ -497,6 +538,8 @@ command_kinds! {
         Disqualify => "tournament_disqualify",
         SealChips => "tournament_seal_chips",
         PayPrize => "tournament_pay_prize",
+        ConfirmPrize => "tournament_confirm_prize",
+        DrawSeats => "tournament_draw_seats",
     }
 }
 

@@ -65,18 +65,7 @@ pub fn span(from: Money, ceiling: Money) -> u64 {
     u64::try_from(centavos(ceiling) - centavos(from)).unwrap_or(0)
 }
 
-/// A number uniform in [0, count) from a source of uniform 64-bit words, by rejection
-/// sampling: words in the incomplete last block are drawn again, so no value is favoured.
-pub fn uniform_below(count: u64, mut next: impl FnMut() -> u64) -> u64 {
-    assert!(count > 0, "a draw among nothing");
-    let zone = u64::MAX - (u64::MAX % count);
-    loop {
-        let word = next();
-        if word < zone {
-            return word % count;
-        }
-    }
-}
+pub use crate::random::uniform_below;
 
 /// A trigger uniform, to the centavo, in (from, ceiling]: from + 1 to from + span centavos.
 pub fn trigger_from(from: Money, ceiling: Money, next: impl FnMut() -> u64) -> Money {

@@ -44,7 +44,7 @@ pub mod view;
 
 pub use command::{
     Build, Card, ChangeCommand, ChangeOp, Command, DrawCommand, Effect, OfficeCommand, OfficeOp, OrderFacts, Proposed,
-    RevealCommand, TableCommand, TableOp, TournamentCommand, TournamentOp,
+    RevealCommand, SeatCommitCommand, TableCommand, TableOp, TournamentCommand, TournamentOp,
 };
 pub use model::{
     Bet, BuildRecord, Custody, CustodyKind, Data, EntryRange, GoldTurn, Grillos, Hit, LastWin, OrderStatus, PayoutOrder, Phase,
@@ -238,7 +238,7 @@ impl State {
     /// What the casino owes its players now, part by part (`liability.rs`).
     pub fn liability(&self) -> liability::Liability {
         liability::Liability::of(self.engine.pools(), &self.seats(), &self.data.orders, &self.data.custody)
-            .with_tournaments(self.data.tournaments.values())
+            .with_tournaments(self.data.tournaments.values().map(|t| &**t))
     }
 
     /// Where a table is, for a pool with banked levels (docs/readings.md, "Levels"): its flor and
@@ -269,13 +269,13 @@ impl State {
     }
 
     /// The poker tournaments set up in this journal, by id (`tournament.rs`).
-    pub fn tournaments(&self) -> &BTreeMap<String, tournament::Tournament> {
+    pub fn tournaments(&self) -> &BTreeMap<String, std::sync::Arc<tournament::Tournament>> {
         &self.data.tournaments
     }
 
     /// Each tournament's books (`tournament.rs`): they tie to zero after every command.
     pub fn tournament_books(&self) -> Vec<tournament::TournamentBooks> {
-        self.data.tournaments.values().map(tournament::Tournament::books).collect()
+        self.data.tournaments.values().map(|t| t.books()).collect()
     }
 
     /// How far every pool is from conservation; all zero when the books balance.
@@ -325,6 +325,7 @@ impl State {
             Command::Draw(draw) => self.apply_draw(context, draw)?,
             Command::Reveal(reveal) => self.apply_reveal(context, reveal)?,
             Command::Tournament(command) => self.apply_tournament(context, command)?,
+            Command::SeatCommit(command) => self.apply_seat_commit(context, command)?,
             Command::Keys { keys, .. } => {
                 if *keys == self.data.keys {
                     return Err(precondition("keys: the same key set as the journal's: nothing changed"));

@@ -724,7 +724,7 @@ pub struct Data {
     /// The poker tournaments set up through the two-person door, by id (`tournament.rs`,
     /// Res. 123/2013). Absent in snapshots of earlier releases and of journals without one.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub tournaments: BTreeMap<String, crate::state::tournament::Tournament>,
+    pub tournaments: BTreeMap<String, std::sync::Arc<crate::state::tournament::Tournament>>,
 }
 
 impl Data {

@@ -101,6 +101,10 @@ pub struct Entrant {
     /// His prize and what was added to it went to the players still active (Anexo II).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub forfeited: bool,
+    /// A prize of the Venta-Pagos threshold or more, asked for at the cashier against the
+    /// player's identity and awaiting the office's confirmation (PENDIENTE DE PAGO).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested: Option<Actor>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paid: Option<Actor>,
 }
@@ -171,6 +175,39 @@ pub struct ChipSeal {
     pub by: Actor,
 }
 
+/// The next seat draw's commitment, journaled by the controller before the players it will seat
+/// are known (Res. 123/2013 art. 11, 15, 88; Anexo IV 8.1): its nonce sealed under a key derived
+/// from the journal key, opened only by the draw that reveals it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatCommitment {
+    /// The draw's number in the tournament's chain: 1, 2, …
+    pub draw: u64,
+    /// `seats::commitment`, hex.
+    pub commitment: String,
+    /// The nonce sealed (hex): the controller's to open.
+    pub sealed: String,
+    /// The journal entry that committed it.
+    pub at: u64,
+}
+
+/// A seat draw made: what it was drawn from, the nonce revealed and the seating it gives, which
+/// anyone holding the journal recomputes (`pozo_core::tournament::seats::check`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatDraw {
+    pub draw: u64,
+    pub reason: crate::tournament::seats::SeatDrawReason,
+    /// The commitment it opens, hex, journaled at entry `committed_at`.
+    pub commitment: String,
+    pub committed_at: u64,
+    /// The nonce, 64 hex digits.
+    pub nonce: String,
+    /// The players seated, by order number ascending.
+    pub players: Vec<u64>,
+    pub tables: Vec<crate::tournament::seats::TableSeats>,
+    pub seating: Vec<crate::tournament::seats::Seating>,
+    pub by: Actor,
+}
+
 /// The pool as fixed at the close of the rebuy and add-on period (art. 64).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FixedPool {
@@ -205,6 +242,12 @@ pub struct Tournament {
     pub eliminations: Vec<Elimination>,
     pub disqualifications: Vec<Disqualification>,
     pub seals: Vec<ChipSeal>,
+    /// The next seat draw's commitment; `None` only until the controller journals it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat_commitment: Option<SeatCommitment>,
+    /// The seat draws made, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seat_draws: Vec<SeatDraw>,
 }
 
 impl Tournament {
@@ -224,7 +267,35 @@ impl Tournament {
             eliminations: Vec::new(),
             disqualifications: Vec::new(),
             seals: Vec::new(),
+            seat_commitment: None,
+            seat_draws: Vec::new(),
         }
+    }
+
+    /// The players a seat draw seats now: the active players once the pool is fixed, else every
+    /// buy-in not refunded; by order number.
+    pub fn to_seat(&self) -> Vec<u64> {
+        if self.players.is_empty() {
+            let mut orders: Vec<u64> = self
+                .purchases
+                .iter()
+                .filter(|p| p.item == Item::BuyIn && p.refunded.is_none())
+                .map(|p| u64::from(p.order))
+                .collect();
+            orders.sort_unstable();
+            orders
+        } else {
+            self.active().into_iter().map(u64::from).collect()
+        }
+    }
+
+    /// What finished players still have to collect: (order, amount, awaiting the office).
+    pub fn owed(&self) -> Vec<(u32, Money, bool)> {
+        self.players
+            .values()
+            .filter(|player| player.finished() && player.paid.is_none() && player.due() > Money::ZERO)
+            .map(|player| (player.order, player.due(), player.requested.is_some()))
+            .collect()
     }
 
     /// The structure it was approved with.

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::TournamentError;
-use crate::state::draw::uniform_below;
+use crate::random::uniform_below;
 
 /// Why a seat draw is made: the moments Res. 123/2013 art. 11, 15, 88 and Anexo IV 8.1 name.
 /// Written and committed as the Spanish text (`"inicio"`, `"jornada 2"`, `"tres mesas"`,

@@ -65,6 +65,9 @@ struct TorneoDoc {
     rebuy: Option<OfferDoc>,
     add_on: Option<OfferDoc>,
     max_entrants: u32,
+    /// Prizes of this amount or more are paid through the Venta-Pagos office; absent, every prize.
+    #[serde(default)]
+    venta_pagos_from: Option<Exact>,
     premios: Vec<RowDoc>,
 }
 
@@ -143,7 +146,17 @@ fn structure(torneo: TorneoDoc) -> Result<Structure, StructureError> {
         ));
     }
     let premios = premios(&at, torneo.premios, kind, max_entrants)?;
-    Ok(Structure { id, name: torneo.name.0, kind, currency, payout_unit, offers, max_entrants, premios })
+    let venta_pagos_from = match torneo.venta_pagos_from {
+        None => Money::ZERO,
+        Some(written) => {
+            let from = Money::new(written.0);
+            if from < Money::ZERO || !is_multiple_of(from, CENT) || from.decimal() > PRICE_MAX {
+                return Err(at.error("venta_pagos_from", format!("{from} is not an amount ≥ 0 in whole centavos")));
+            }
+            from
+        }
+    };
+    Ok(Structure { id, name: torneo.name.0, kind, currency, payout_unit, offers, max_entrants, premios, venta_pagos_from })
 }
 
 /// One item: a price in whole payout units, chips, a share to prizes of at least 70 %, and for a

@@ -93,7 +93,7 @@ impl State {
                 // Checked again at approval: another tournament may have taken its id meanwhile.
                 let structure = self.check_tournament(text)?;
                 let tournament = crate::state::tournament::Tournament::new(&structure, text, &proposal.proposal_id);
-                self.data.tournaments.insert(tournament.id.clone(), tournament);
+                self.data.tournaments.insert(tournament.id.clone(), std::sync::Arc::new(tournament));
                 self.in_force_now(context, proposal);
             }
         }

@@ -10,13 +10,15 @@ use pozo_engine::money::{Money, format_ars};
 use pozo_engine::tournament::{Item, PrizePool, Structure, payouts, redistribute, split};
 
 use crate::config::Role;
-use crate::state::command::{TournamentCommand, TournamentOp};
+use crate::state::command::{SeatCommitCommand, TournamentCommand, TournamentOp};
 use crate::state::refusal::{denied, invalid, not_found, precondition};
 use crate::state::tournament::{
-    Actor, ChipSeal, Disqualification, Elimination, Entrant, FixedPool, Purchase, Standing, Tie, Tournament, TournamentPhase,
+    Actor, ChipSeal, Disqualification, Elimination, Entrant, FixedPool, Purchase, SeatCommitment, SeatDraw, Standing, Tie,
+    Tournament, TournamentPhase,
 };
 use crate::state::view::Applied;
 use crate::state::{Context, Refusal, RefusalKind, State};
+use crate::tournament::seats::{self, PlayerRef, SeatDrawHead, SeatDrawReason, TableSeats};
 
 /// The longest name, reason, receipt or table, in characters.
 const TEXT_CHARS_MAX: usize = 200;
@@ -57,21 +59,67 @@ impl State {
         Ok(structure)
     }
 
+    /// The tournaments whose next seat draw is to be committed: (tournament, draw number).
+    pub fn seat_commits_due(&self) -> Vec<(String, u64)> {
+        self.data
+            .tournaments
+            .values()
+            .filter(|t| t.seat_commitment.is_none() && t.phase != TournamentPhase::Finished)
+            .map(|t| (t.id.clone(), t.seat_draws.len() as u64 + 1))
+            .collect()
+    }
+
+    /// The controller's commitment to a tournament's next seat draw (docs/journal.md, "seat_commit").
+    pub(in crate::state) fn apply_seat_commit(
+        &mut self,
+        context: Context,
+        command: &SeatCommitCommand,
+    ) -> Result<Applied, Refusal> {
+        let id = &command.tournament;
+        let tournament = self.data.tournaments.get(id).ok_or_else(|| not_found(format!("tournament: no tournament `{id}`")))?;
+        let next = tournament.seat_draws.len() as u64 + 1;
+        if tournament.seat_commitment.is_some() || command.draw != next || tournament.phase == TournamentPhase::Finished {
+            return Err(precondition(format!(
+                "draw: `{id}` awaits no commitment to draw {} (next {next}, one open: {})",
+                command.draw,
+                tournament.seat_commitment.is_some()
+            )));
+        }
+        if crate::state::draw::nonce_of(&command.commitment).is_none() {
+            return Err(invalid("commitment: 64 hex digits"));
+        }
+        sealed(&command.sealed)?;
+        let mut after = (**tournament).clone();
+        after.seat_commitment = Some(SeatCommitment {
+            draw: command.draw,
+            commitment: command.commitment.clone(),
+            sealed: command.sealed.clone(),
+            at: context.sequence,
+        });
+        self.data.tournaments.insert(after.id.clone(), std::sync::Arc::new(after.clone()));
+        Ok(Applied::Tournament(Box::new(after)))
+    }
+
     /// Applies one tournament operation.
     pub(in crate::state) fn apply_tournament(
         &mut self,
         context: Context,
         command: &TournamentCommand,
     ) -> Result<Applied, Refusal> {
-        let cashier =
-            matches!(command.op, TournamentOp::Purchase { .. } | TournamentOp::Refund { .. } | TournamentOp::PayPrize { .. });
-        let roles: &[Role] = if cashier { &[Role::Office, Role::Supervisor] } else { &[Role::Supervisor] };
+        let roles: &[Role] = match command.op {
+            TournamentOp::Purchase { .. } | TournamentOp::Refund { .. } | TournamentOp::PayPrize { .. } => {
+                &[Role::Office, Role::Supervisor]
+            }
+            // The Venta-Pagos office's own decision.
+            TournamentOp::ConfirmPrize { .. } => &[Role::Office],
+            _ => &[Role::Supervisor],
+        };
         let by = self.tournament_actor(context, command, roles)?;
         let id = command.op.tournament();
         let tournament = self.data.tournaments.get(id).ok_or_else(|| {
             not_found(format!("tournament: no tournament `{id}`")).castellano(format!("No existe el torneo {id}."))
         })?;
-        let mut after = tournament.clone();
+        let mut after = (**tournament).clone();
         match &command.op {
             TournamentOp::Purchase {
                 item,
@@ -115,9 +163,14 @@ impl State {
                 let fingerprint = fingerprint("document_fingerprint", document_fingerprint)?;
                 pay_prize(&mut after, *player, &fingerprint, by)?;
             }
+            TournamentOp::ConfirmPrize { player, document_fingerprint, .. } => {
+                let fingerprint = fingerprint("document_fingerprint", document_fingerprint)?;
+                confirm_prize(&mut after, *player, &fingerprint, by)?;
+            }
+            TournamentOp::DrawSeats { reason, tables, nonce, .. } => draw_seats(&mut after, *reason, tables, nonce, by)?,
         }
         debug_assert_eq!(after.books().untied(), None, "a tournament's books tie after every operation");
-        self.data.tournaments.insert(after.id.clone(), after.clone());
+        self.data.tournaments.insert(after.id.clone(), std::sync::Arc::new(after.clone()));
         Ok(Applied::Tournament(Box::new(after)))
     }
 
@@ -388,6 +441,7 @@ fn close_rebuys(tournament: &mut Tournament, by: Actor) -> Result<(), Refusal> {
             prize: Money::ZERO,
             redistributed: Money::ZERO,
             forfeited: false,
+            requested: None,
             paid: None,
         })
         .collect();
@@ -629,7 +683,137 @@ fn pay_prize(tournament: &mut Tournament, order: u32, fingerprint: &str, by: Act
              (Res. 123/2013 art. 66)."
         )));
     }
+    if player.requested.is_some() {
+        return Err(precondition(format!(
+            "player: entrant {order}'s prize awaits the Venta-Pagos office's confirmation (PENDIENTE DE PAGO)"
+        ))
+        .castellano(format!("El premio del inscripto {order} ya está PENDIENTE DE PAGO en Venta-Pagos.")));
+    }
+    let from = tournament.structure().venta_pagos_from();
+    let entrant = tournament.players.get_mut(&order).expect("found above");
+    // A large prize goes through the Venta-Pagos office, as a progressive's does (docs/readings.md).
+    if entrant.due() >= from {
+        entrant.requested = Some(by);
+    } else {
+        entrant.paid = Some(by);
+    }
+    Ok(())
+}
+
+/// A prize asked for at the cashier, paid by the Venta-Pagos office against the player's
+/// identity (art. 66): the office's confirmation.
+fn confirm_prize(tournament: &mut Tournament, order: u32, fingerprint: &str, by: Actor) -> Result<(), Refusal> {
+    let player = tournament.players.get(&order).ok_or_else(|| {
+        not_found(format!("player: no entrant of order {order} in `{}`", tournament.id))
+            .castellano(format!("No hay un inscripto con el número de orden {order} en el torneo {}.", tournament.id))
+    })?;
+    if player.paid.is_some() {
+        return Err(Refusal::new(
+            RefusalKind::AlreadyExists,
+            format!("player: entrant {order}'s prize was already paid (Res. 123/2013 art. 66)"),
+        )
+        .castellano(format!("El premio del inscripto {order} ya fue pagado (Res. 123/2013 art. 66).")));
+    }
+    if !player.finished() {
+        return Err(precondition(format!(
+            "player: entrant {order} has no prize to collect: disqualified after it was asked for (Anexo II)"
+        ))
+        .castellano(format!("El inscripto {order} fue descalificado: su premio se repartió entre los jugadores activos.")));
+    }
+    let Some(requested) = player.requested.as_ref() else {
+        return Err(precondition(format!(
+            "player: entrant {order}'s prize was not asked for at the cashier: nothing awaits the office"
+        ))
+        .castellano(format!("El premio del inscripto {order} no fue pedido en caja: no hay nada pendiente de pago.")));
+    };
+    if requested.key_id == by.key_id {
+        return Err(denied(format!(
+            "key_id: `{}` asked for entrant {order}'s prize at the cashier; another person of the office confirms it",
+            by.key_id
+        ))
+        .castellano(format!(
+            "Quien pidió el pago del premio del inscripto {order} no lo confirma: lo confirma otra persona de Venta-Pagos."
+        )));
+    }
+    if player.document_fingerprint != fingerprint {
+        return Err(denied(format!(
+            "document_fingerprint: not the document of entrant {order}'s buy-in: a prize is paid against the player's \
+             valid identity (Res. 123/2013 art. 66)"
+        ))
+        .castellano(format!(
+            "El documento no es el de la inscripción {order}: el premio se paga contra la identidad del jugador \
+             (Res. 123/2013 art. 66)."
+        )));
+    }
     tournament.players.get_mut(&order).expect("found above").paid = Some(by);
+    Ok(())
+}
+
+/// Tables and seats drawn with the committed nonce (art. 11, 15, 88; Anexo IV 8.1): the nonce
+/// must open the commitment journaled before, and the state computes the seating itself.
+fn draw_seats(
+    tournament: &mut Tournament,
+    reason: SeatDrawReason,
+    tables: &[TableSeats],
+    nonce_hex: &str,
+    by: Actor,
+) -> Result<(), Refusal> {
+    if tournament.phase == TournamentPhase::Finished {
+        return Err(precondition(format!("tournament: `{}` is finished: no seats to draw", tournament.id))
+            .castellano(format!("El torneo {} terminó: no hay ubicaciones que sortear.", tournament.id)));
+    }
+    let Some(open) = tournament.seat_commitment.clone() else {
+        return Err(precondition(format!(
+            "tournament: `{}` has no seat draw committed yet: the controller commits one first (Res. 123/2013 art. 11)",
+            tournament.id
+        ))
+        .castellano(format!("El sorteo de ubicaciones del torneo {} aún no está comprometido: reintente.", tournament.id)));
+    };
+    let wanted = match reason {
+        SeatDrawReason::Inicio => (open.draw == 1).then_some(()).ok_or(
+            "`inicio` is the tournament's first draw only (art. 11); later ones are `jornada N`, `tres mesas`, `dos mesas`, `mesa final`",
+        ),
+        SeatDrawReason::Jornada(_) => (open.draw > 1).then_some(()).ok_or("the first draw is `inicio` (art. 11)"),
+        SeatDrawReason::TresMesas => (tables.len() == 3).then_some(()).ok_or("`tres mesas` seats three tables (art. 88)"),
+        SeatDrawReason::DosMesas => (tables.len() == 2).then_some(()).ok_or("`dos mesas` seats two tables (art. 88)"),
+        SeatDrawReason::MesaFinal => (tables.len() == 1).then_some(()).ok_or("`mesa final` seats one table (art. 88)"),
+    };
+    if let Err(rule) = wanted {
+        return Err(invalid(format!("reason: `{reason}` for draw {}: {rule}", open.draw))
+            .castellano(format!("El motivo «{reason}» no corresponde a este sorteo: {rule}.")));
+    }
+    if tables.is_empty() || tables.len() > 64 {
+        return Err(invalid("tables: 1 to 64 tables, each with its seats")
+            .castellano("Indique de 1 a 64 mesas, cada una con sus asientos."));
+    }
+    let nonce = crate::state::draw::nonce_of(nonce_hex).ok_or_else(|| {
+        invalid("nonce: 64 hex digits, filled in by the controller").castellano("Falta el número del sorteo: reintente.")
+    })?;
+    let head = SeatDrawHead { tournament: tournament.id.clone(), draw: open.draw, reason };
+    if hex::encode(seats::commitment(&head, &nonce)) != open.commitment {
+        return Err(precondition(format!(
+            "nonce: does not open draw {}'s commitment of entry {} (Res. 123/2013 art. 11, 15, 88)",
+            open.draw, open.at
+        ))
+        .castellano("El sorteo no coincide con el comprometido: no se ubica a nadie. Avise al jefe de sala."));
+    }
+    let players: Vec<u64> = tournament.to_seat();
+    let refs: Vec<PlayerRef> = players.iter().map(|order| PlayerRef { order: *order }).collect();
+    let seating = seats::assign(&nonce, &refs, tables).map_err(|error| {
+        invalid(format!("tables: {error}")).castellano(format!("Las mesas indicadas no sirven para el sorteo: {error}"))
+    })?;
+    tournament.seat_draws.push(SeatDraw {
+        draw: open.draw,
+        reason,
+        commitment: open.commitment,
+        committed_at: open.at,
+        nonce: nonce_hex.to_owned(),
+        players,
+        tables: tables.to_vec(),
+        seating,
+        by,
+    });
+    tournament.seat_commitment = None;
     Ok(())
 }
 
