@@ -87,6 +87,11 @@ async fn a_whole_tournament_is_played_through_the_server_and_its_books_tie_to_ze
         assert!(line.document_masked.starts_with("DNI ***") && !line.document_masked.contains(&document_of(order)));
         tied(&view);
     }
+    // The same purchase sent again (a page submitted twice): its receipt again, nothing journaled.
+    let entries = client.journal().await.entries;
+    let again = submit(&client, CASHIER, purchase(T, "IN", 12, "Jugador 12", &document_of(12), "20000.00")).await.expect("a retry");
+    assert_eq!(again.receipt.expect("the receipt again").order, 12);
+    assert_eq!(client.journal().await.entries, entries, "a retry journals nothing");
     // Wrong price, a second buy-in of the same document, a rebuy of nobody: refused, nothing changed.
     let message =
         refused(&mut client, CASHIER, purchase(T, "IN", 13, "Otro", "40000000", "19999.99"), Code::InvalidArgument).await;

@@ -149,7 +149,7 @@ pub(crate) fn op_of(
 pub(crate) async fn submit(handle: &Handle, key: &Key, op: TournamentOp) -> Result<(Tournament, u64), ApiError> {
     let command = Command::Tournament(TournamentCommand { key_id: key.id.clone(), operator_name: key.name.clone(), op });
     match handle.submit(command).await?.map_err(ApiError::Refused)? {
-        Applied::Tournament(tournament) => {
+        Applied::Tournament(tournament) | Applied::TournamentDuplicate(tournament) => {
             let sequence = last_sequence(&tournament);
             Ok((*tournament, sequence))
         }

@@ -36,6 +36,9 @@ pub enum Applied {
     OfficeDuplicate(PayoutOrder),
     /// A tournament operation applied: the tournament as it left it.
     Tournament(Box<super::tournament::Tournament>),
+    /// A purchase booked already, sent again whole (a cashier's page submitted twice, a client's
+    /// retry): answered from the state, nothing journaled.
+    TournamentDuplicate(Box<super::tournament::Tournament>),
 }
 
 impl Applied {

@@ -119,6 +119,20 @@ impl State {
         let tournament = self.data.tournaments.get(id).ok_or_else(|| {
             not_found(format!("tournament: no tournament `{id}`")).castellano(format!("No existe el torneo {id}."))
         })?;
+        if let TournamentOp::Purchase { item, order, player_name, document_fingerprint, amount, .. } = &command.op {
+            let same = |p: &Purchase| {
+                p.order == *order
+                    && p.item == *item
+                    && p.player_name == player_name.trim()
+                    && p.document_fingerprint == *document_fingerprint
+                    && p.amount == *amount
+                    && p.refunded.is_none()
+            };
+            // The same purchase sent again: its receipt, not a second booking (Anexo IV 1.3).
+            if tournament.purchases.iter().any(same) {
+                return Ok(Applied::TournamentDuplicate(Box::new((**tournament).clone())));
+            }
+        }
         let mut after = (**tournament).clone();
         match &command.op {
             TournamentOp::Purchase {
