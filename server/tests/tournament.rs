@@ -89,7 +89,8 @@ async fn a_whole_tournament_is_played_through_the_server_and_its_books_tie_to_ze
     }
     // The same purchase sent again (a page submitted twice): its receipt again, nothing journaled.
     let entries = client.journal().await.entries;
-    let again = submit(&client, CASHIER, purchase(T, "IN", 12, "Jugador 12", &document_of(12), "20000.00")).await.expect("a retry");
+    let again =
+        submit(&client, CASHIER, purchase(T, "IN", 12, "Jugador 12", &document_of(12), "20000.00")).await.expect("a retry");
     assert_eq!(again.receipt.expect("the receipt again").order, 12);
     assert_eq!(client.journal().await.entries, entries, "a retry journals nothing");
     // Wrong price, a second buy-in of the same document, a rebuy of nobody: refused, nothing changed.
