@@ -243,3 +243,39 @@ async fn a_structure_under_seventy_percent_to_prizes_is_refused_at_the_door() {
         submit(&client, CASHIER, purchase("no-existe", "IN", 1, "A", "1234567", "1.00")).await.expect_err("no tournament");
     assert_eq!(status.code(), Code::NotFound);
 }
+
+/// The seat draw committed before a restart is the one drawn after it: the controller keeps no
+/// nonce in memory, it unseals the journaled commitment with the journal key (art. 11; an
+/// operator restarting at 3 a.m. changes no draw).
+#[tokio::test]
+async fn a_restart_between_the_commitment_and_the_draw_draws_the_committed_nonce() {
+    let server = TestServer::start().await;
+    let client = server.client().await;
+    set_up(&client, &structure("sit-and-go-10")).await;
+    const S: &str = "sit-and-go-10";
+    for order in 1..=10 {
+        ok(&client, CASHIER, purchase(S, "IN", order, &format!("Jugador {order}"), &document_of(order), "5000.00")).await;
+    }
+    let committed = get(&client, DIRECTOR, S).await.next_commitment;
+    let data = server.stop().await.expect("the data directory");
+    let server = TestServer::start_on(data.path().join("data")).await;
+    let client = server.client().await;
+    assert_eq!(get(&client, DIRECTOR, S).await.next_commitment, committed, "the commitment is the journal's");
+    let view = ok(&client, DIRECTOR, draw_seats(S, "inicio", &[("M1", 10)])).await;
+    let draw = &view.seat_draws[0];
+    assert_eq!(draw.commitment, committed);
+    assert_eq!(draw.seating.len(), 10);
+    // Checked offline against this tournament's id.
+    let head = SeatDrawHead { tournament: S.into(), draw: 1, reason: "inicio".parse().expect("a reason") };
+    let nonce: [u8; 32] = hex::decode(&draw.nonce).expect("hex").try_into().expect("32 bytes");
+    assert_eq!(hex::encode(seats::commitment(&head, &nonce)), committed);
+    // Ten players at one table of ten: every seat taken once.
+    let mut seats_taken: Vec<u32> = draw.seating.iter().map(|s| s.seat).collect();
+    seats_taken.sort_unstable();
+    assert_eq!(seats_taken, (1..=10).collect::<Vec<_>>());
+    // A mesa final over two tables is refused (art. 88), nothing changed.
+    let status = submit(&client, DIRECTOR, draw_seats(S, "mesa final", &[("M1", 5), ("M2", 5)])).await.expect_err("two tables");
+    assert_eq!(status.code(), Code::InvalidArgument);
+    assert!(status.message().contains("art. 88"), "{}", status.message());
+    drop(data);
+}
