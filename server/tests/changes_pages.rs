@@ -369,3 +369,60 @@ async fn the_changes_page_names_the_files_in_force() {
     assert!(html.contains("Archivos en vigor: casino.toml, iplyc.toml"), "{html}");
     server.stop().await;
 }
+
+// Proves that a poker tournament is set up from the changes page through the same two-person door
+// (Res. 123/2013 Anexo I art. 1): Carla proposes its structure, a structure with an item under 70 %
+// to prizes is refused naming the article (art. 62) and journals nothing, Diego approves, and the
+// tournament then exists, its registration open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_is_set_up_from_the_changes_page_by_two_people() {
+    let server = TestServer::with_pages().await;
+    let mut client = server.client().await;
+    let base = server.pages_url();
+    let carla = Browser::signed_in(&base, "sup-carla", "carla-ejemplo").await;
+    let (_, html) = carla.page("/sala/cambios/nuevo").await;
+    assert!(html.contains("id=\"form-torneo\"") && html.contains("name=\"estructura\""), "{html}");
+    let text = common::tournament::structure("sit-and-go-10");
+    let under = text.replace("to_prizes = \"0.90\"", "to_prizes = \"0.65\"");
+    let before = client.journal().await.entries;
+    let fields = |estructura: &str| {
+        vec![
+            ("tipo", "torneo".to_owned()),
+            ("estructura", estructura.to_owned()),
+            ("motivo", "Sit & Go del sábado".to_owned()),
+            ("autorizacion", "Nota 45/26".to_owned()),
+        ]
+    };
+    let refused: Vec<(&str, String)> = fields(&under);
+    let refused: Vec<(&str, &str)> = refused.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (status, _, html) = carla.propose(&refused).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{html}");
+    let alert = html.split("role=\"alert\">").nth(1).and_then(|rest| rest.split("</p>").next()).expect("the refusal");
+    assert!(alert.contains("art. 62") && alert.contains("0.65"), "{alert}");
+    assert_eq!(client.journal().await.entries, before, "a refused structure journals nothing");
+
+    let good = fields(&text);
+    let good: Vec<(&str, &str)> = good.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (status, target, html) = carla.propose(&good).await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{}", html.split("id=\"mensaje\"").nth(1).unwrap_or(&html));
+    let id = target.rsplit('=').next().expect("the change's id").to_owned();
+    let (_, html) = carla.page(&target).await;
+    assert!(row(&html, &id).contains("Alta del torneo sit-and-go-10"), "{html}");
+    assert!(
+        common::tournament::submit(
+            &client,
+            common::tournament::CASHIER,
+            common::tournament::purchase("sit-and-go-10", "IN", 1, "A", "1234567", "5000.00")
+        )
+        .await
+        .is_err(),
+        "no tournament before the approval"
+    );
+
+    let diego = Browser::signed_in(&base, "sup-diego", "diego-ejemplo").await;
+    let (status, _, html) = diego.approve(&id).await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{html}");
+    let view = common::tournament::get(&client, common::tournament::CASHIER, "sit-and-go-10").await;
+    assert_eq!(view.phase, "INSCRIPCIÓN ABIERTA");
+    server.stop().await;
+}

@@ -302,9 +302,14 @@ struct ProposeForm {
     /// `si` (back in service) or `no` (out of service).
     servicio: String,
     monto: String,
+    /// A tournament's `[[torneo]]` (Res. 123/2013 Anexo I art. 1), as config/torneos.toml writes it.
+    estructura: String,
     motivo: String,
     autorizacion: String,
 }
+
+/// The longest tournament structure the form takes (the form's body is bounded at 16 KiB).
+const STRUCTURE_BYTES_MAX: usize = 12_000;
 
 fn bad(message: impl Into<String>) -> PageError {
     PageError::bad_request(message)
@@ -367,6 +372,15 @@ impl ProposeForm {
                 return Ok(Proposed::RetirePool { pool: pool()?.into(), to: required("hacia", &self.hacia)?.into() });
             }
             "ajuste" => return Ok(Proposed::Adjust { pool: pool()?.into(), amount: amount("monto", &self.monto)? }),
+            // A tournament set up through the same door (Res. 123/2013 Anexo I art. 1): the state
+            // checks the structure when proposed and again when approved.
+            "torneo" => {
+                let text = self.estructura.trim();
+                if text.is_empty() || text.len() > STRUCTURE_BYTES_MAX {
+                    return Err(bad(format!("estructura: falta, o tiene más de {STRUCTURE_BYTES_MAX} bytes")));
+                }
+                return Ok(Proposed::Tournament { text: text.to_owned() });
+            }
             other => return Err(bad(format!("tipo: `{}` no es un cambio que se proponga aquí", view::bounded(other)))),
         };
         let files = config.edited(&[edit]).map_err(|error| bad(error.to_string()))?;
@@ -429,6 +443,7 @@ impl ProposeForm {
             "salon" => &self.salon,
             "servicio" => &self.servicio,
             "monto" => &self.monto,
+            "estructura" => &self.estructura,
             "motivo" => &self.motivo,
             "autorizacion" => &self.autorizacion,
             _ => "",
