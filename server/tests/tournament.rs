@@ -161,6 +161,9 @@ async fn a_whole_tournament_is_played_through_the_server_and_its_books_tie_to_ze
     for order in 1..=4 {
         ok(&client, DIRECTOR, seal_chips(T, order, 40_000 + u64::from(order), &format!("R-{order:04}"), 1)).await;
     }
+    let message = refused(&mut client, DIRECTOR, seal_chips(T, 1, 5, "R-9999", 1), Code::AlreadyExists).await;
+    assert!(message.contains("R-0001") && message.contains("7.3.2"), "{message}");
+    refused(&mut client, CASHIER, seal_chips(T, 2, 5, "R-9998", 2), Code::PermissionDenied).await;
     let view = ok(&client, DIRECTOR, draw_seats(T, "jornada 2", &[("T1", 9)])).await;
     assert_eq!(view.seals.len(), 4);
     let draw = &view.seat_draws[1];

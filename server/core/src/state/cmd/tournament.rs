@@ -23,6 +23,12 @@ use crate::tournament::seats::{self, PlayerRef, SeatDrawHead, SeatDrawReason, Ta
 /// The longest name, reason, receipt or table, in characters.
 const TEXT_CHARS_MAX: usize = 200;
 
+/// The most jornadas a tournament's chips are sealed over.
+const JORNADAS_MAX: u32 = 60;
+
+/// The most seat draws one tournament makes (the start, each jornada, three, two and one table).
+const SEAT_DRAWS_MAX: usize = 128;
+
 /// The longest sealed document, in hex digits.
 const SEALED_HEX_MAX: usize = 4_096;
 
@@ -648,9 +654,22 @@ fn seal_chips(
         )
         .castellano("Un jugador en juego tiene fichas: sin fichas, es una eliminación (Res. 123/2013 Anexo IV 7.3.2)."));
     }
-    if jornada == 0 {
-        return Err(invalid("jornada: the tournament's jornadas are numbered from 1")
-            .castellano("Las jornadas del torneo se numeran desde 1."));
+    if jornada == 0 || jornada > JORNADAS_MAX {
+        return Err(invalid(format!("jornada: the tournament's jornadas are numbered from 1 to {JORNADAS_MAX}"))
+            .castellano(format!("Las jornadas del torneo se numeran de 1 a {JORNADAS_MAX}.")));
+    }
+    if let Some(sealed) = tournament.seals.iter().find(|seal| seal.player == order && seal.jornada == jornada) {
+        return Err(Refusal::new(
+            RefusalKind::AlreadyExists,
+            format!(
+                "player: entrant {order}'s chips of jornada {jornada} were sealed already, receipt {} (Res. 123/2013 Anexo IV 7.3.2)",
+                sealed.receipt
+            ),
+        )
+        .castellano(format!(
+            "Las fichas del inscripto {order} ya se precintaron en la jornada {jornada}, comprobante {} (Res. 123/2013 Anexo IV 7.3.2).",
+            sealed.receipt
+        )));
     }
     if tournament.phase == TournamentPhase::Play {
         active_player(tournament, "player", order)?;
@@ -775,6 +794,13 @@ fn draw_seats(
     if tournament.phase == TournamentPhase::Finished {
         return Err(precondition(format!("tournament: `{}` is finished: no seats to draw", tournament.id))
             .castellano(format!("El torneo {} terminó: no hay ubicaciones que sortear.", tournament.id)));
+    }
+    if tournament.seat_draws.len() >= SEAT_DRAWS_MAX {
+        return Err(precondition(format!(
+            "tournament: `{}` has made {SEAT_DRAWS_MAX} seat draws, the most one makes",
+            tournament.id
+        ))
+        .castellano(format!("El torneo {} ya hizo {SEAT_DRAWS_MAX} sorteos de ubicaciones, el máximo.", tournament.id)));
     }
     let Some(open) = tournament.seat_commitment.clone() else {
         return Err(precondition(format!(
