@@ -728,7 +728,8 @@ fn tournaments_at_close(evidence: &Evidence, closing: &crate::format::Closing) -
         match (evidence.closing.tournaments.get(id), closing.tournaments.get(id)) {
             (Some(claimed), Some(recomputed)) if claimed == recomputed => {}
             (Some(claimed), Some(recomputed)) => {
-                let (a, b) = (serde_json::to_value(claimed).unwrap_or_default(), serde_json::to_value(recomputed).unwrap_or_default());
+                let (a, b) =
+                    (serde_json::to_value(claimed).unwrap_or_default(), serde_json::to_value(recomputed).unwrap_or_default());
                 let field = first_difference_of(&a, &b).unwrap_or_default();
                 return Err(books(format!("closing.tournaments: los libros del torneo {id} no son los recalculados: {field}")));
             }

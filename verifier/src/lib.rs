@@ -254,10 +254,7 @@ pub fn castellano(verdict: &Verdict) -> String {
                     }
                 }
                 if !file.seat_draws.is_empty() {
-                    text.push_str(&format!(
-                        "  ubicaciones: {}\n",
-                        tournaments::summary(file.seat_draws.len() as u64)
-                    ));
+                    text.push_str(&format!("  ubicaciones: {}\n", tournaments::summary(file.seat_draws.len() as u64)));
                     for draw in &file.seat_draws {
                         text.push_str(&format!(
                             "    sorteo de ubicaciones {} ({}) del torneo {} (asiento {}): abre el compromiso del asiento {}; \
@@ -273,11 +270,7 @@ pub fn castellano(verdict: &Verdict) -> String {
                     }
                 }
                 for books in &file.tournaments {
-                    text.push_str(&format!(
-                        "  torneo {}: {}: cuadra\n",
-                        visible(&books.tournament),
-                        tournaments::libros(books)
-                    ));
+                    text.push_str(&format!("  torneo {}: {}: cuadra\n", visible(&books.tournament), tournaments::libros(books)));
                 }
                 for (pool, books) in &file.reconciliation {
                     if books.opening_balance + books.opening_reserve == books.closing_balance + books.closing_reserve

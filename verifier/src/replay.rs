@@ -10,10 +10,10 @@ use pozo_core::state::{Command, Context, Snapshot, State};
 use pozo_engine::{Pool, PoolFigures, PoolId, Reconciliation, format_ars};
 
 use crate::draws::Draws;
-use crate::tournaments::Seats;
 use crate::format::{
     Balances, Closing, Evidence, Hash, LevelBalances, LevelClosing, Record, entry_hash, genesis_previous, snapshot_sha256,
 };
+use crate::tournaments::Seats;
 use crate::{Check, Problem, conservation_difference};
 
 /// Each pool with levels (a snapshot's `PoolState.levels`), its levels' names and figures, first
@@ -250,9 +250,9 @@ impl Replay {
         self.draws.before(&self.state, sequence, &parsed.command).map_err(|message| problem(Check::Draw, message))?;
         // A tournament's seat draw opens its commitment, a purchase's document is masked
         // (Res. 123/2013 art. 11, 15, 88; Anexo IV 1.2, 8.1).
-        self.seats.before(&self.state, &parsed.command).map_err(|(draw, message)| {
-            problem(if draw { Check::Draw } else { Check::Document }, message)
-        })?;
+        self.seats
+            .before(&self.state, &parsed.command)
+            .map_err(|(draw, message)| problem(if draw { Check::Draw } else { Check::Document }, message))?;
         let cycles_before = Draws::wants_before(&parsed.command).then(|| self.state.mysteries().to_vec());
         let before = figures(self.state.pools());
         let levels_before = level_figures(self.state.pools());
@@ -363,8 +363,7 @@ impl Replay {
                 (id, levels)
             })
             .collect();
-        let tournaments =
-            self.state.tournament_books().into_iter().map(|books| (books.tournament.clone(), books)).collect();
+        let tournaments = self.state.tournament_books().into_iter().map(|books| (books.tournament.clone(), books)).collect();
         Closing {
             reconciliation,
             levels,

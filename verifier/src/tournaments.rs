@@ -156,10 +156,7 @@ impl Seats {
 pub fn check_claimed(claimed: &SeatDrawn, recomputed: Option<&SeatDrawn>) -> Result<(), String> {
     let what = which(&claimed.tournament, claimed.draw, claimed.reason);
     let Some(recomputed) = recomputed else {
-        return Err(format!(
-            "closing.seat_draws: {what}: el asiento {} no revela ese sorteo",
-            crate::entries(claimed.entry)
-        ));
+        return Err(format!("closing.seat_draws: {what}: el asiento {} no revela ese sorteo", crate::entries(claimed.entry)));
     };
     let head = SeatDrawHead { tournament: claimed.tournament.clone(), draw: claimed.draw, reason: claimed.reason };
     let Some(commitment) = draw::nonce_of(&recomputed.commitment) else {
@@ -296,10 +293,7 @@ pub fn libros(books: &TournamentBooks) -> String {
 
 /// `2 sorteos de ubicaciones revelados, todos conformes`.
 pub fn summary(revealed: u64) -> String {
-    format!(
-        "{}, todos conformes",
-        crate::plural(revealed, "sorteo de ubicaciones revelado", "sorteos de ubicaciones revelados")
-    )
+    format!("{}, todos conformes", crate::plural(revealed, "sorteo de ubicaciones revelado", "sorteos de ubicaciones revelados"))
 }
 
 #[cfg(test)]

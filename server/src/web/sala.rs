@@ -368,7 +368,7 @@ impl TournamentBooksRow {
             redistributed: view::pesos(books.redistributed),
             paid: view::pesos(books.paid),
             owed: view::pesos(books.owed),
-            untied: pozo_verifier::tournaments::descuadre(&books).unwrap_or_default(),
+            untied: pozo_verifier::tournaments::descuadre(&books).map(|why| view::unbroken(&why)).unwrap_or_default(),
         }
     }
 }
