@@ -16,12 +16,12 @@
 //!    lost (conservation after every entry);
 //! 4. the close: every level's figures and books, every pool's, each tied to zero on its own,
 //!    every poker tournament's books, tied (Res. 123/2013 art. 62, 63, 66), the state;
-//! 4b. every tournament seat draw revealed: its nonce opens the commitment journaled before
+//! 5. every tournament seat draw revealed: its nonce opens the commitment journaled before
 //!    (in an earlier jornada's entries too: the opening state holds it), and the seating claimed
 //!    is the one `pozo_core::tournament::seats::check` recomputes (Res. 123/2013 art. 11, 15,
 //!    88; Anexo IV 8.1); every purchase's document shown with at most its last 4 digits (Anexo
 //!    IV 1.2);
-//! 5. given several files, that each jornada continues the one before: the same journal, the
+//! 6. given several files, that each jornada continues the one before: the same journal, the
 //!    next entry, chained to its last hash, from exactly the state it left.
 //!
 //! The verdict is in Spanish (or JSON), and names the first entry or link that disagrees, and the
