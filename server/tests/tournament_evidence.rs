@@ -329,7 +329,8 @@ async fn a_tournaments_books_and_seat_draws_are_proved_offline_and_every_tamperi
     let bytes = forged(&two, &casino, |records| {
         let at = draw_at(records);
         let nonce = records[at]["command"]["op"]["nonce"].as_str().expect("a nonce").to_owned();
-        let flipped = if nonce.starts_with('0') { format!("1{}", &nonce[1..]) } else { format!("0{}", &nonce[1..]) };
+        let first = if nonce.starts_with('0') { '1' } else { '0' };
+        let flipped = format!("{first}{}", &nonce[1..]);
         records[at]["command"]["op"]["nonce"] = flipped.into();
     });
     let (check, entry, message) = refused("nonce", bytes, &registered);
