@@ -299,6 +299,8 @@ async fn a_tournaments_books_and_seat_draws_are_proved_offline_and_every_tamperi
     // two, opens the commitment journaled on jornada one.
     let verdict = pozo_verifier::verify_paths(&[PathBuf::from(&one), PathBuf::from(&two)], &registered).expect("read");
     let said = pozo_verifier::castellano(&verdict);
+    // What an inspector reads (shown with `--nocapture`).
+    println!("{said}");
     assert!(verdict.conforme && said.ends_with("VEREDICTO: CONFORME\n"), "{said}");
     assert!(said.contains("  ubicaciones: 2 sorteos de ubicaciones revelados, todos conformes\n"), "{said}");
     let checked = &verdict.files[1];

@@ -50,14 +50,19 @@ pub fn masked_enough(masked: &str) -> bool {
 /// A purchase whose document shows more than its last 4 digits: which, in Spanish (the document
 /// itself is never quoted).
 fn unmasked(tournament: &str, order: u32, item: &str, masked: &str) -> Option<String> {
-    (!masked_enough(masked)).then(|| {
-        format!(
-            "compra de orden {order} ({item}) del torneo {tournament}: el documento enmascarado muestra {} dígitos o dígitos \
-             antes de los ocultos: a lo sumo se muestran sus 4 últimos (Res. 123/2013 Anexo IV 1.2); el número del documento \
-             nunca va en claro en el diario ni en la evidencia",
-            masked.chars().filter(|c| c.is_numeric()).count()
-        )
-    })
+    if masked_enough(masked) {
+        return None;
+    }
+    let digits = |text: &str| text.chars().filter(|c| c.is_numeric()).count();
+    let shown = match masked.rfind('*') {
+        None => format!("no oculta nada ({} dígitos a la vista)", digits(masked)),
+        Some(at) if digits(&masked[..at]) > 0 => "muestra dígitos antes de los ocultos".to_owned(),
+        Some(_) => format!("muestra {} dígitos", digits(masked)),
+    };
+    Some(format!(
+        "compra de orden {order} ({item}) del torneo {tournament}: el documento enmascarado {shown}: a lo sumo se muestran \
+         sus 4 últimos (Res. 123/2013 Anexo IV 1.2); el número del documento nunca va en claro en el diario ni en la evidencia"
+    ))
 }
 
 /// Every purchase of every tournament of the state the jornada opened with: its document masked.
@@ -308,6 +313,125 @@ mod tests {
         for unmasked in ["DNI 12345678", "DNI *2345678", "DNI 1***5678", "DNI ***45678", "DNI 1234", ""] {
             assert!(!masked_enough(unmasked), "{unmasked}");
         }
+    }
+
+    #[test]
+    fn a_refusal_says_what_the_mask_shows_and_never_the_document() {
+        let said = |masked: &str| unmasked("T", 3, "IN", masked).expect("refused");
+        assert!(
+            said("DNI *2345678").contains("el documento enmascarado muestra 7 dígitos: a lo sumo"),
+            "{}",
+            said("DNI *2345678")
+        );
+        assert!(said("DNI 1***5678").contains("muestra dígitos antes de los ocultos"));
+        assert!(said("DNI 12345678").contains("no oculta nada (8 dígitos a la vista)"));
+        for masked in ["DNI *2345678", "DNI 1***5678", "DNI 12345678"] {
+            assert!(!said(masked).contains("2345678") && !said(masked).contains("5678"), "{}", said(masked));
+        }
+        assert_eq!(unmasked("T", 3, "IN", "DNI ***5678"), None);
+    }
+
+    fn books() -> TournamentBooks {
+        use pozo_core::state::tournament::ItemBooks;
+        use pozo_engine::tournament::Item;
+        let money = |text: &str| text.parse::<Money>().expect("an amount");
+        TournamentBooks {
+            tournament: "T".into(),
+            by_item: vec![ItemBooks { item: Item::BuyIn, sold: money("100.00"), refunded: money("0") }],
+            sold: money("100.00"),
+            refunds: money("0"),
+            prizes: money("80.00"),
+            house: money("20.00"),
+            rounding: money("0"),
+            assigned: money("60.00"),
+            redistributed: money("20.00"),
+            paid: money("50.00"),
+            owed: money("30.00"),
+            finished: true,
+        }
+    }
+
+    #[test]
+    fn books_that_tie_have_no_reason_and_each_broken_rule_is_named_in_spanish() {
+        assert_eq!(descuadre(&books()), None);
+        let money = |text: &str| text.parse::<Money>().expect("an amount");
+        let sold = TournamentBooks { sold: money("110.00"), ..books() };
+        assert_eq!(
+            descuadre(&sold).as_deref(),
+            Some("vendido $ 110,00 − devoluciones $ 0,00 no es premios $ 80,00 + casa $ 20,00 (Res. 123/2013 art. 62, 63)")
+        );
+        let short = TournamentBooks { redistributed: money("10.00"), owed: money("20.00"), ..books() };
+        assert!(descuadre(&short).expect("untied").starts_with("asignado $ 60,00 + redistribuido $ 10,00 no son los premios"));
+        let over = TournamentBooks { redistributed: money("30.00"), ..books() };
+        assert!(descuadre(&over).expect("untied").contains("superan los premios $ 80,00"));
+        let owed = TournamentBooks { owed: money("40.00"), ..books() };
+        assert_eq!(
+            descuadre(&owed).as_deref(),
+            Some("pagado $ 50,00 + adeudado $ 40,00 no es lo asignado y redistribuido, $ 80,00 (Res. 123/2013 art. 66)")
+        );
+        // Each of them is what the core finds untied.
+        for broken in [sold, short, over, owed] {
+            assert!(broken.untied().is_some());
+        }
+    }
+
+    /// A draw of `players` over two tables of nine, as the journal would reveal it.
+    fn honest(index: u8, players: u64) -> SeatDrawn {
+        use pozo_core::tournament::seats::{SeatDrawReason, TableSeats};
+        use sha2::Digest;
+        let nonce: [u8; 32] = sha2::Sha256::digest([index]).into();
+        let head = SeatDrawHead { tournament: "T".into(), draw: 1, reason: SeatDrawReason::Inicio };
+        let refs: Vec<PlayerRef> = (1..=players).map(|order| PlayerRef { order }).collect();
+        let tables: Vec<TableSeats> =
+            ["T1", "T2"].iter().map(|table| TableSeats { table: (*table).into(), seats: (1..=9).collect() }).collect();
+        let seating = seats::assign(&nonce, &refs, &tables).expect("seats enough");
+        SeatDrawn {
+            entry: 9,
+            tournament: "T".into(),
+            draw: 1,
+            reason: SeatDrawReason::Inicio,
+            commitment: hex::encode(seats::commitment(&head, &nonce)),
+            committed_at: 4,
+            nonce: hex::encode(nonce),
+            players: (1..=players).collect(),
+            tables,
+            seating,
+        }
+    }
+
+    #[test]
+    fn every_honest_draw_checks_and_every_two_players_swapped_is_named() {
+        for index in 0..8 {
+            for players in [2, 7, 11, 18] {
+                let drawn = honest(index, players);
+                assert_eq!(check_claimed(&drawn, Some(&drawn)), Ok(()));
+                for a in 0..drawn.seating.len() {
+                    for b in a + 1..drawn.seating.len() {
+                        let mut swapped = drawn.clone();
+                        let (first, second) = (drawn.seating[a].clone(), drawn.seating[b].clone());
+                        (swapped.seating[a].table, swapped.seating[a].seat) = (second.table, second.seat);
+                        (swapped.seating[b].table, swapped.seating[b].seat) = (first.table, first.seat);
+                        let why = check_claimed(&swapped, Some(&drawn)).expect_err("a seating swapped");
+                        assert!(
+                            why.starts_with(
+                                "sorteo de ubicaciones 1 (inicio) del torneo T: el archivo ubica al jugador de orden "
+                            )
+                        );
+                        assert!(why.contains(", y el sorteo lo pone en mesa "), "{why}");
+                    }
+                }
+                let mut other = drawn.clone();
+                let last = if other.nonce.ends_with('0') { '1' } else { '0' };
+                other.nonce = format!("{}{last}", &other.nonce[..63]);
+                let why = check_claimed(&other, Some(&drawn)).expect_err("another nonce");
+                assert!(why.contains("el nonce no abre el compromiso del asiento 4"), "{why}");
+                let mut fewer = drawn.clone();
+                fewer.players.pop();
+                fewer.seating.retain(|seating| seating.order != players);
+                assert!(check_claimed(&fewer, Some(&drawn)).is_err(), "a player left out of the draw");
+            }
+        }
+        assert!(check_claimed(&honest(0, 3), None).expect_err("no such draw").contains("el asiento 9 no revela ese sorteo"));
     }
 
     #[test]
