@@ -41,6 +41,14 @@ pub struct Checked {
     /// (docs/journal.md, "draw" and "reveal"); absent when the check stopped before the close.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub draws: Option<DrawsChecked>,
+    /// Every tournament seat draw the jornada revealed, each checked (Res. 123/2013 art. 11, 15,
+    /// 88; Anexo IV 8.1); absent when none, or when the check stopped before the close.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub seat_draws: Vec<crate::format::SeatDrawn>,
+    /// Every tournament's books at the close, each tied (Res. 123/2013 art. 62, 63, 66); absent
+    /// when none, or when the check stopped before the close.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tournaments: Vec<pozo_core::state::tournament::TournamentBooks>,
     /// The first thing wrong, if any.
     pub problem: Option<Problem>,
     #[serde(skip)]
@@ -196,6 +204,8 @@ impl<'a> Verifier<'a> {
             kept.reconciliation.clear();
             kept.levels.clear();
             kept.draws = None;
+            kept.seat_draws.clear();
+            kept.tournaments.clear();
             self.previous = Some(kept);
         }
         checked.closing = None;
@@ -421,6 +431,8 @@ pub fn check_file(name: &str, bytes: &[u8], registered: &PublicKey) -> Checked {
         reconciliation: BTreeMap::new(),
         levels: BTreeMap::new(),
         draws: None,
+        seat_draws: Vec::new(),
+        tournaments: Vec::new(),
         problem: None,
         installation: String::new(),
         previous_hash: String::new(),
@@ -655,6 +667,7 @@ fn recompute(checked: &mut Checked, evidence: &Evidence) -> Result<(), Problem> 
             format_ars(books_of.difference)
         )));
     }
+    tournaments_at_close(evidence, &closing)?;
     // A file a release before the roulette series were numbered wrote (3.7.3) closed on a state
     // without them: its hash is checked against the recomputed state without them.
     let earlier_release = || {
@@ -679,10 +692,68 @@ fn recompute(checked: &mut Checked, evidence: &Evidence) -> Result<(), Problem> 
         })
         .collect();
     checked.reconciliation = closing.reconciliation;
+    checked.tournaments = closing.tournaments.into_values().collect();
+    checked.seat_draws = closing.seat_draws;
     let draws = replay.draws();
     checked.draws = Some(DrawsChecked { committed: draws.committed, revealed: draws.revealed, hits: draws.hits.clone() });
     checked.closing = Some(replay.state().snapshot());
     Ok(())
+}
+
+/// The close's tournaments (Res. 123/2013): every seat draw the file claims is one the entries
+/// revealed, its nonce opening the commitment and its seating the one the nonce draws
+/// (`seats::check`), none missing; every tournament's books the recomputed ones, each tied.
+fn tournaments_at_close(evidence: &Evidence, closing: &crate::format::Closing) -> Result<(), Problem> {
+    for claimed in &evidence.closing.seat_draws {
+        let recomputed = closing.seat_draws.iter().find(|draw| draw.entry == claimed.entry);
+        crate::tournaments::check_claimed(claimed, recomputed)
+            .map_err(|message| Problem::new(Check::Draw, Some(claimed.entry), message))?;
+    }
+    if let Some(missing) =
+        closing.seat_draws.iter().find(|draw| !evidence.closing.seat_draws.iter().any(|claimed| claimed.entry == draw.entry))
+    {
+        return Err(Problem::new(
+            Check::Draw,
+            Some(missing.entry),
+            format!(
+                "closing.seat_draws: falta el sorteo de ubicaciones {} ({}) del torneo {}, que el asiento revela: su \
+                 ubicación no se publica",
+                missing.draw, missing.reason, missing.tournament
+            ),
+        ));
+    }
+    let books = |message: String| Problem::new(Check::Books, None, message);
+    let ids = evidence.closing.tournaments.keys().chain(closing.tournaments.keys());
+    for id in ids {
+        match (evidence.closing.tournaments.get(id), closing.tournaments.get(id)) {
+            (Some(claimed), Some(recomputed)) if claimed == recomputed => {}
+            (Some(claimed), Some(recomputed)) => {
+                let (a, b) =
+                    (serde_json::to_value(claimed).unwrap_or_default(), serde_json::to_value(recomputed).unwrap_or_default());
+                let field = first_difference_of(&a, &b).unwrap_or_default();
+                return Err(books(format!("closing.tournaments: los libros del torneo {id} no son los recalculados: {field}")));
+            }
+            (None, _) => {
+                return Err(books(format!("closing.tournaments: faltan los libros del torneo {id}")));
+            }
+            (_, None) => {
+                return Err(books(format!("closing.tournaments: no hay torneo {id} en el diario")));
+            }
+        }
+    }
+    for (id, recomputed) in &closing.tournaments {
+        if let Some(why) = crate::tournaments::descuadre(recomputed) {
+            return Err(books(format!("los libros del torneo {id} no cuadran: {why}")));
+        }
+    }
+    Ok(())
+}
+
+/// The first leaf where the file's `claimed` and the `recomputed` differ, as a verdict says it:
+/// `sold: el archivo dice $ 1,00, recalculado da $ 2,00`.
+pub(crate) fn first_difference_of(claimed: &Value, recomputed: &Value) -> Option<String> {
+    first_field(claimed, recomputed, "")
+        .map(|(field, claimed, recomputed)| format!("{field}: el archivo dice {claimed}, recalculado da {recomputed}"))
 }
 
 /// The first pool whose figures differ between what the file claims and what was recomputed:

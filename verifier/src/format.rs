@@ -80,6 +80,29 @@ pub struct Entry {
     pub levels: BTreeMap<PoolId, Vec<LevelBalances>>,
 }
 
+/// A tournament's seat draw as entry `entry` revealed it: the commitment it opens (journaled at
+/// entry `committed_at`, in this jornada or an earlier one), the nonce, the players in play by
+/// order number and the tables listed, and the seating claimed. It names nobody: players are
+/// their order numbers (Res. 123/2013 Anexo IV 1.2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeatDrawn {
+    /// The entry that revealed it (a `tournament` entry, op `draw_seats`).
+    pub entry: u64,
+    pub tournament: String,
+    pub draw: u64,
+    pub reason: pozo_core::tournament::seats::SeatDrawReason,
+    /// `seats::commitment`, hex.
+    pub commitment: String,
+    pub committed_at: u64,
+    /// 64 hex digits.
+    pub nonce: String,
+    /// By order number, ascending.
+    pub players: Vec<u64>,
+    pub tables: Vec<pozo_core::tournament::seats::TableSeats>,
+    pub seating: Vec<pozo_core::tournament::seats::Seating>,
+}
+
 /// One level of a pool with levels after an entry: its name, balance and reserve.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -109,6 +132,17 @@ pub struct Closing {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub levels: BTreeMap<PoolId, Vec<LevelClosing>>,
     pub reconciliation: BTreeMap<PoolId, Reconciliation>,
+    /// Each poker tournament's books after the last entry, by id (Res. 123/2013 art. 62, 63, 66;
+    /// docs/readings.md, "The tournament's prize pool"): sold per item less refunds equals prizes
+    /// plus house, what was assigned and redistributed, paid and owed. Absent when the state
+    /// holds no tournament.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tournaments: BTreeMap<String, pozo_core::state::tournament::TournamentBooks>,
+    /// Every tournament seat draw the jornada's entries revealed, in the journal's order (Res.
+    /// 123/2013 art. 11, 15, 88; Anexo IV 8.1), each with the seating it claims, which the
+    /// verifier recomputes (`pozo_core::tournament::seats::check`). Absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seat_draws: Vec<SeatDrawn>,
     pub snapshot_sha256: String,
 }
 

@@ -15,8 +15,13 @@
 //!    (docs/readings.md, "Levels"), as the file claims, and no pool's or level's money made or
 //!    lost (conservation after every entry);
 //! 4. the close: every level's figures and books, every pool's, each tied to zero on its own,
-//!    the state;
-//! 5. given several files, that each jornada continues the one before: the same journal, the
+//!    every poker tournament's books, tied (Res. 123/2013 art. 62, 63, 66), the state;
+//! 5. every tournament seat draw revealed: its nonce opens the commitment journaled before
+//!    (in an earlier jornada's entries too: the opening state holds it), and the seating claimed
+//!    is the one `pozo_core::tournament::seats::check` recomputes (Res. 123/2013 art. 11, 15,
+//!    88; Anexo IV 8.1); every purchase's document shown with at most its last 4 digits (Anexo
+//!    IV 1.2);
+//! 6. given several files, that each jornada continues the one before: the same journal, the
 //!    next entry, chained to its last hash, from exactly the state it left.
 //!
 //! The verdict is in Spanish (or JSON), and names the first entry or link that disagrees, and the
@@ -25,6 +30,7 @@
 //! # Layout
 //! - [`format`]: the file, byte for byte; [`keys`]: the Ed25519 keys.
 //! - `strict`: the file read one way only (no key twice, the documented shape).
+//! - [`tournaments`]: the poker tournaments' seat draws, documents and books (Res. 123/2013).
 //! - `replay`: the jornada replayed entry by entry; [`make`]: the file written from a journal
 //!   (what `pozo-server evidence` calls); [`check`]: the verdict, file after file in the
 //!   journal's order, in the memory of one.
@@ -36,6 +42,7 @@ pub mod keys;
 pub mod make;
 mod replay;
 mod strict;
+pub mod tournaments;
 
 use serde::Serialize;
 
@@ -78,8 +85,13 @@ pub enum Check {
     /// A mystery level's draw or reveal breaks a rule of the draws (docs/journal.md, "draw" and
     /// "reveal"): a reveal that does not open its commitment, a trigger out of its range, a hit
     /// moved, a second draw, a hot seat's candidates that are not the seats in force, a reveal
-    /// missing.
+    /// missing. Or a tournament's seat draw whose nonce does not open the commitment journaled
+    /// before it, or whose seating claimed is not the one its nonce draws (Res. 123/2013 art. 11,
+    /// 15, 88; Anexo IV 8.1).
     Draw,
+    /// A tournament purchase's document shown with more than its last 4 digits (Res. 123/2013
+    /// Anexo IV 1.2): the number is never in the journal nor in the evidence.
+    Document,
 }
 
 impl Check {
@@ -94,6 +106,7 @@ impl Check {
             Check::Books => "libros",
             Check::Link => "enlace",
             Check::Draw => "sorteo",
+            Check::Document => "documento",
         }
     }
 }
@@ -239,6 +252,25 @@ pub fn castellano(verdict: &Verdict) -> String {
                             ))
                         ));
                     }
+                }
+                if !file.seat_draws.is_empty() {
+                    text.push_str(&format!("  ubicaciones: {}\n", tournaments::summary(file.seat_draws.len() as u64)));
+                    for draw in &file.seat_draws {
+                        text.push_str(&format!(
+                            "    sorteo de ubicaciones {} ({}) del torneo {} (asiento {}): abre el compromiso del asiento {}; \
+                             {} en {}\n",
+                            draw.draw,
+                            draw.reason,
+                            visible(&draw.tournament),
+                            entries(draw.entry),
+                            entries(draw.committed_at),
+                            plural(draw.players.len() as u64, "jugador", "jugadores"),
+                            plural(draw.tables.len() as u64, "mesa", "mesas")
+                        ));
+                    }
+                }
+                for books in &file.tournaments {
+                    text.push_str(&format!("  torneo {}: {}: cuadra\n", visible(&books.tournament), tournaments::libros(books)));
                 }
                 for (pool, books) in &file.reconciliation {
                     if books.opening_balance + books.opening_reserve == books.closing_balance + books.closing_reserve

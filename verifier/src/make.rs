@@ -83,6 +83,12 @@ pub fn make_checked(
     }
     evidence.last_hash = hex::encode(replay.hash());
     evidence.closing = replay.closing();
+    // Every tournament's books tie, as the verifier will check them (Res. 123/2013 art. 62, 63, 66).
+    if let Some((id, why)) =
+        evidence.closing.tournaments.iter().find_map(|(id, books)| crate::tournaments::descuadre(books).map(|why| (id, why)))
+    {
+        return Err(Problem::new(Check::Books, None, format!("los libros del torneo {id} no cuadran: {why}")));
+    }
     let draws = replay.draws().clone();
     Ok((evidence, draws))
 }

@@ -13,6 +13,7 @@ use crate::draws::Draws;
 use crate::format::{
     Balances, Closing, Evidence, Hash, LevelBalances, LevelClosing, Record, entry_hash, genesis_previous, snapshot_sha256,
 };
+use crate::tournaments::Seats;
 use crate::{Check, Problem, conservation_difference};
 
 /// Each pool with levels (a snapshot's `PoolState.levels`), its levels' names and figures, first
@@ -60,6 +61,8 @@ pub(crate) struct Replay {
     opening_levels: Levels,
     /// The mystery levels' draws and reveals, each checked before it is applied.
     draws: Draws,
+    /// The tournaments' seat draws and documents, each checked before it is applied.
+    seats: Seats,
 }
 
 /// A hex hash of the file, or what is wrong with it.
@@ -193,6 +196,8 @@ impl Replay {
                 state
             }
         };
+        // Every document the opening state holds is masked (Res. 123/2013 Anexo IV 1.2).
+        crate::tournaments::opening_documents(&state).map_err(|message| Problem::new(Check::Document, None, message))?;
         let opening = figures(state.pools());
         let opening_levels = level_figures(state.pools());
         Ok(Replay {
@@ -204,6 +209,7 @@ impl Replay {
             opening,
             opening_levels,
             draws: Draws::new(),
+            seats: Seats::new(),
         })
     }
 
@@ -242,6 +248,11 @@ impl Replay {
         }
         // The draws' rules, before the core applies the entry (docs/journal.md, "draw", "reveal").
         self.draws.before(&self.state, sequence, &parsed.command).map_err(|message| problem(Check::Draw, message))?;
+        // A tournament's seat draw opens its commitment, a purchase's document is masked
+        // (Res. 123/2013 art. 11, 15, 88; Anexo IV 1.2, 8.1).
+        self.seats
+            .before(&self.state, &parsed.command)
+            .map_err(|(draw, message)| problem(if draw { Check::Draw } else { Check::Document }, message))?;
         let cycles_before = Draws::wants_before(&parsed.command).then(|| self.state.mysteries().to_vec());
         let before = figures(self.state.pools());
         let levels_before = level_figures(self.state.pools());
@@ -276,6 +287,7 @@ impl Replay {
             }
         }
         self.draws.after(cycles_before.as_deref(), &self.state, sequence, &parsed.command);
+        self.seats.after(&self.state, sequence, &parsed.command);
         let after = figures(self.state.pools());
         let pools = after
             .iter()
@@ -351,6 +363,14 @@ impl Replay {
                 (id, levels)
             })
             .collect();
-        Closing { reconciliation, levels, snapshot_sha256: snapshot_sha256(&self.state.snapshot()), pools }
+        let tournaments = self.state.tournament_books().into_iter().map(|books| (books.tournament.clone(), books)).collect();
+        Closing {
+            reconciliation,
+            levels,
+            tournaments,
+            seat_draws: self.seats.revealed().to_vec(),
+            snapshot_sha256: snapshot_sha256(&self.state.snapshot()),
+            pools,
+        }
     }
 }

@@ -9,6 +9,8 @@ use super::wire::{ToWire, amount, payout_order};
 use crate::net::bounded_text;
 use crate::writer::Handle;
 use pozo_core::state::Custody;
+use pozo_core::state::liability::TournamentOwed;
+use pozo_core::state::tournament::Tournament;
 
 pub(crate) struct ReportsService {
     pub(crate) handle: Handle,
@@ -88,8 +90,11 @@ impl pb::reports_server::Reports for ReportsService {
         let name = |pool: &pozo_engine::PoolId| config.rulebooks.pool(pool).map_or("", |rules| rules.name.as_str()).to_owned();
         let pools: Vec<pb::PoolBooks> =
             books.iter().map(|(pool, books, tables)| pool_books(pool, &name(pool), books, tables)).collect();
-        let tied = books.iter().all(|(_, books, tables)| books.ties() && tables.ties());
-        Ok(Response::new(pb::ReconciliationReport { jornada, through, pools, tied }))
+        // The tournaments' books as they stand (Res. 123/2013 art. 62, 63, 66): from each one's setup.
+        let tournaments: Vec<pb::TournamentBooks> = self.handle.read().tournaments().map(tournament_books).collect();
+        let tied = books.iter().all(|(_, books, tables)| books.ties() && tables.ties())
+            && tournaments.iter().all(|tournament| tournament.tied);
+        Ok(Response::new(pb::ReconciliationReport { jornada, through, pools, tied, tournaments }))
     }
 
     async fn liability(&self, request: Request<pb::LiabilityRequest>) -> Result<Response<pb::LiabilityReport>, Status> {
@@ -105,7 +110,7 @@ impl pb::reports_server::Reports for ReportsService {
             return Err(ApiError::invalid(format!("jornada: {jornada} has not begun (the current one is {today})")).into());
         }
         let model = self.handle.read();
-        let liability = model.liability();
+        let liability = model.liability().with_tournaments(model.tournaments());
         let now = liability.sums;
         let opening = model.liability_opening(&jornada, &now).ok_or_else(|| {
             ApiError::not_found(format!(
@@ -141,6 +146,12 @@ impl pb::reports_server::Reports for ReportsService {
             now: Some(now.to_wire()),
             opening: Some(opening.to_wire()),
             change: Some(now.since(&opening).to_wire()),
+            tournaments: liability
+                .tournaments
+                .iter()
+                .filter_map(|owed| model.tournament(&owed.tournament).map(|tournament| tournament_liability(tournament, owed)))
+                .collect(),
+            tournaments_owed: amount(liability.tournaments_owed()),
             jornada,
         };
         Ok(Response::new(report))
@@ -306,6 +317,69 @@ fn report_levels(pool: &pozo_engine::Pool) -> Vec<pb::Level> {
             }
         })
         .collect()
+}
+
+/// A tournament's books on the wire (Res. 123/2013 art. 62, 63, 66; docs/readings.md, "The
+/// tournament's prize pool"): sold per item, refunds, prizes, house, rounding, assigned,
+/// redistributed, paid, owed, and whether they tie — why not, in Spanish, when not. Books that
+/// do not tie are a bug, logged as an error.
+pub(crate) fn tournament_books(tournament: &Tournament) -> pb::TournamentBooks {
+    let books = tournament.books();
+    let untied = pozo_verifier::tournaments::descuadre(&books);
+    if let Some(why) = &untied {
+        tracing::error!(tournament = %tournament.id, %why, "a tournament's books do not tie");
+    }
+    pb::TournamentBooks {
+        tournament_id: tournament.id.clone(),
+        name: tournament.structure().name().to_owned(),
+        items: books
+            .by_item
+            .iter()
+            .map(|item| pb::TournamentItemBooks {
+                item: item.item.code().to_owned(),
+                sold: amount(item.sold),
+                refunded: amount(item.refunded),
+            })
+            .collect(),
+        sold: amount(books.sold),
+        refunds: amount(books.refunds),
+        prizes: amount(books.prizes),
+        house: amount(books.house),
+        rounding: amount(books.rounding),
+        assigned: amount(books.assigned),
+        redistributed: amount(books.redistributed),
+        paid: amount(books.paid),
+        owed: amount(books.owed),
+        finished: books.finished,
+        tied: untied.is_none(),
+        untied: untied.unwrap_or_default(),
+    }
+}
+
+/// A tournament's prizes owed on the wire (Res. 123/2013 art. 66): every finished player not yet
+/// paid, PENDIENTE DE PAGO when asked for and awaiting the Venta-Pagos office.
+fn tournament_liability(tournament: &Tournament, owed: &TournamentOwed) -> pb::TournamentLiability {
+    pb::TournamentLiability {
+        tournament_id: tournament.id.clone(),
+        name: tournament.structure().name().to_owned(),
+        assigned: amount(owed.assigned),
+        paid: amount(owed.paid),
+        owed: amount(owed.owed),
+        players: tournament
+            .owed()
+            .into_iter()
+            .map(|(order, due, pending)| {
+                let player = tournament.players.get(&order);
+                pb::TournamentPrizeOwed {
+                    order,
+                    player_name: player.map(|player| player.player_name.clone()).unwrap_or_default(),
+                    position: player.and_then(|player| player.position).unwrap_or_default(),
+                    amount: amount(due),
+                    pending,
+                }
+            })
+            .collect(),
+    }
 }
 
 /// The most journal entries one `Reports.Entries` page holds.

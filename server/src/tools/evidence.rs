@@ -43,6 +43,15 @@ pub struct Made {
     /// The mystery levels' draws its entries hold, every one checked as `pozo-verifier` checks
     /// them: "sorteos: 3 compromisos, 2 revelados, todos conformes".
     pub draws: String,
+    /// The tournaments' seat draws its entries reveal, every one checked as `pozo-verifier`
+    /// checks them (Res. 123/2013 art. 11, 15, 88; Anexo IV 8.1): "ubicaciones: 2 sorteos de
+    /// ubicaciones revelados, todos conformes"; empty when none.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub seat_draws: String,
+    /// Each tournament's books at the close, as the file lists them (Res. 123/2013 art. 62, 63,
+    /// 66): "multimesa-semanal: vendido $ 270.000,00 (…): cuadra"; empty when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tournaments: Vec<String>,
     /// SHA-256 of the file, hex: how the casino and the inspector name the same file.
     pub sha256: String,
     /// The signing key's public half (hex) and its fingerprint: the key the regulator registered.
@@ -133,6 +142,11 @@ pub fn evidence(
             .map_err(|problem| match problem.check {
                 // docs/journal.md, "draw" and "reveal": the entry and the rule it breaks.
                 pozo_verifier::Check::Draw => anyhow::anyhow!("the jornada's draws do not conform: NO CONFORME: {problem}"),
+                // Res. 123/2013 Anexo IV 1.2: a document in clear is never signed away.
+                pozo_verifier::Check::Document => {
+                    anyhow::anyhow!("the jornada's tournament documents are not masked: NO CONFORME: {problem}")
+                }
+                pozo_verifier::Check::Books => anyhow::anyhow!("the jornada's books do not tie: NO CONFORME: {problem}"),
                 _ => anyhow::anyhow!("the jornada's entries do not replay: {problem}"),
             })?;
     let bytes = pozo_verifier::make::seal(&made, key);
@@ -148,6 +162,16 @@ pub fn evidence(
         entries: made.entries.len() as u64,
         complete,
         draws: format!("sorteos: {}", checked.summary()),
+        seat_draws: match made.closing.seat_draws.len() as u64 {
+            0 => String::new(),
+            revealed => format!("ubicaciones: {}", pozo_verifier::tournaments::summary(revealed)),
+        },
+        tournaments: made
+            .closing
+            .tournaments
+            .values()
+            .map(|books| format!("{}: {}: cuadra", books.tournament, pozo_verifier::tournaments::libros(books)))
+            .collect(),
         bytes: bytes.len() as u64,
         sha256: hex::encode(Sha256::digest(&bytes)),
         public_key: key.public().hex(),

@@ -34,6 +34,61 @@ pub(super) struct PoolOwedRow {
     pub(super) owed: String,
 }
 
+/// A tournament's prizes owed (Res. 123/2013 art. 66): apart from the pools' parts.
+pub(super) struct TournamentOwedRow {
+    pub(super) id: String,
+    pub(super) name: String,
+    pub(super) assigned: String,
+    pub(super) paid: String,
+    pub(super) owed: String,
+    pub(super) players: Vec<PrizeOwedRow>,
+}
+
+/// A finished player who has not collected his prize.
+pub(super) struct PrizeOwedRow {
+    pub(super) order: u32,
+    pub(super) name: String,
+    pub(super) position: String,
+    pub(super) amount: String,
+    /// PENDIENTE DE PAGO: asked for at the cashier, awaiting the Venta-Pagos office.
+    pub(super) pending: bool,
+}
+
+/// The tournaments' prizes owed, each with its players not yet paid, and their sum.
+fn tournaments_owed(model: &crate::read::ReadModel) -> (Vec<TournamentOwedRow>, Money) {
+    let liability = model.liability().with_tournaments(model.tournaments());
+    let rows = liability
+        .tournaments
+        .iter()
+        .filter_map(|owed| {
+            let tournament = model.tournament(&owed.tournament)?;
+            let players = tournament
+                .owed()
+                .into_iter()
+                .map(|(order, due, pending)| {
+                    let player = tournament.players.get(&order);
+                    PrizeOwedRow {
+                        order,
+                        name: player.map(|player| player.player_name.clone()).unwrap_or_default(),
+                        position: player.and_then(|player| player.position).map_or_else(String::new, |p| format!("{p}.º")),
+                        amount: view::pesos(due),
+                        pending,
+                    }
+                })
+                .collect();
+            Some(TournamentOwedRow {
+                id: tournament.id.clone(),
+                name: tournament.structure().name().to_owned(),
+                assigned: view::pesos(owed.assigned),
+                paid: view::pesos(owed.paid),
+                owed: view::pesos(owed.owed),
+                players,
+            })
+        })
+        .collect();
+    (rows, liability.tournaments_owed())
+}
+
 /// One bar of the chart: the liability as a jornada opened, or now; its parts stacked.
 pub(super) struct LiabilityBar {
     pub(super) x: u32,
@@ -63,6 +118,10 @@ pub(super) struct LiabilityView {
     pub(super) chart_height: u32,
     /// Nothing owed at any bar: the page says so instead of an empty chart.
     pub(super) empty: bool,
+    /// The tournaments' prizes owed to finished players not yet paid (Res. 123/2013 art. 66), on
+    /// their own lines: not in the parts, the total nor the chart.
+    pub(super) tournaments: Vec<TournamentOwedRow>,
+    pub(super) tournaments_owed: String,
 }
 
 /// From one bar to the next on the chart, in its units: a label ("28/11", "ahora", 11 units
@@ -181,7 +240,10 @@ pub(super) fn liability_view(web: &Web, jornada: &str) -> LiabilityView {
             }
         })
         .collect::<Vec<_>>();
+    let (tournaments, tournaments_owed) = tournaments_owed(&model);
     LiabilityView {
+        tournaments,
+        tournaments_owed: view::pesos(tournaments_owed),
         entries: model.tip.entries,
         rows,
         total: view::pesos(now.total),

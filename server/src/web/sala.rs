@@ -323,6 +323,56 @@ impl BooksRow {
     }
 }
 
+/// A tournament's books as the report shows them (Res. 123/2013 art. 62, 63, 66; docs/readings.md,
+/// "The tournament's prize pool"): from its setup to now, not by jornada.
+struct TournamentBooksRow {
+    id: String,
+    name: String,
+    /// Each item sold, its refunds after it: `IN $ 240.000,00 (devuelto $ 20.000,00)`.
+    items: Vec<String>,
+    sold: String,
+    refunds: String,
+    prizes: String,
+    house: String,
+    rounding: String,
+    assigned: String,
+    redistributed: String,
+    paid: String,
+    owed: String,
+    /// Why the books do not tie, in Spanish; empty when they do.
+    untied: String,
+}
+
+impl TournamentBooksRow {
+    fn of(tournament: &pozo_core::state::tournament::Tournament) -> TournamentBooksRow {
+        let books = tournament.books();
+        TournamentBooksRow {
+            id: tournament.id.clone(),
+            name: tournament.structure().name().to_owned(),
+            items: books
+                .by_item
+                .iter()
+                .map(|item| match item.refunded.is_zero() {
+                    true => format!("{} {}", item.item.code(), view::pesos(item.sold)),
+                    false => {
+                        format!("{} {} (devuelto {})", item.item.code(), view::pesos(item.sold), view::pesos(item.refunded))
+                    }
+                })
+                .collect(),
+            sold: view::pesos(books.sold),
+            refunds: view::pesos(books.refunds),
+            prizes: view::pesos(books.prizes),
+            house: view::pesos(books.house),
+            rounding: view::pesos(books.rounding),
+            assigned: view::pesos(books.assigned),
+            redistributed: view::pesos(books.redistributed),
+            paid: view::pesos(books.paid),
+            owed: view::pesos(books.owed),
+            untied: pozo_verifier::tournaments::descuadre(&books).map(|why| view::unbroken(&why)).unwrap_or_default(),
+        }
+    }
+}
+
 /// One salon's share of a pool in the report: the salon's id, its name, its figures.
 type SalonLine = (String, String, SalonShare);
 
@@ -405,6 +455,8 @@ struct ReportPage {
     books: Vec<BooksRow>,
     books_kept: bool,
     books_tied: bool,
+    /// Every tournament's books as they stand; empty when none was set up.
+    tournaments: Vec<TournamentBooksRow>,
 }
 
 async fn report_page(State(web): State<Web>, jar: CookieJar, Query(query): Query<ReportQuery>) -> Response {
@@ -447,8 +499,10 @@ async fn report_page(State(web): State<Web>, jar: CookieJar, Query(query): Query
             .flatten()
             .flat_map(|(pool, books, tables)| BooksRow::with_levels(&config, pool, books, tables))
             .collect();
+        let tournaments: Vec<TournamentBooksRow> = web.handle.read().tournaments().map(TournamentBooksRow::of).collect();
         page(&ReportPage {
             session,
+            tournaments,
             salons,
             books_kept: report.books.is_some(),
             books_tied: books.iter().all(|row| row.tied),
