@@ -263,10 +263,7 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
     let directory = tempfile::tempdir()?;
     // The controller's randomness (here the seat draws' nonces) from the seed, as `pozo-sim run`
     // seeds its cards: the same seed plays the same tournament. `serve` draws from the OS CSPRNG.
-    let serve = pozo_server::ServeOptions {
-        cards: pozo_server::cards::CardSource::Seeded(options.seed),
-        ..Default::default()
-    };
+    let serve = pozo_server::ServeOptions { cards: pozo_server::cards::CardSource::Seeded(options.seed), ..Default::default() };
     let server = pozo_server::Embedded::start(config.clone(), &directory.path().join("data"), serve).await?;
     let channel = tonic::transport::Endpoint::from_shared(server.url.clone())?.connect().await?;
     let journal_id = pb::controller_client::ControllerClient::new(channel.clone())
@@ -560,8 +557,7 @@ async fn play(desk: &Desk, structure: &Structure, text: &str, options: &Options)
         // Fewer tables as the field shrinks (art. 88; Anexo IV 8.1).
         let fewer = [("tres mesas", 3u32), ("dos mesas", 2), ("mesa final", 1)]
             .into_iter()
-            .filter(|(_, n)| in_tables > *n && k <= n * seats_per_table)
-            .next_back();
+            .rfind(|(_, n)| in_tables > *n && k <= n * seats_per_table);
         if let Some((reason, n)) = fewer.filter(|_| multi) {
             in_tables = n;
             view = draw(desk, reason, n, seats_per_table).await?;
