@@ -437,7 +437,7 @@ async fn play(desk: &Desk, structure: &Structure, text: &str, options: &Options)
         }
     };
 
-    // Registration (Anexo IV 1.2, 1.3): one buy-in each, one by one, each its order number.
+    // Res. 123/2013 Anexo IV 1.2, 1.3: registration, one buy-in each, one by one, each its order number.
     let buy_in = structure.buy_in().price;
     let mut next_order = 0u32;
     let mut entrants: BTreeMap<u32, Player> = BTreeMap::new();
@@ -449,11 +449,12 @@ async fn play(desk: &Desk, structure: &Structure, text: &str, options: &Options)
         buy_ins += 1;
         entrants.insert(player.order, player);
     }
-    // A second buy-in of the same document is refused (one each).
+    // Res. 123/2013 Anexo I art. 1: a second buy-in of the same document is refused (one each).
     let first = entrants.values().next().cloned().context("a player")?;
     desk.refused(CASHIER, purchase(&t, Item::BuyIn, next_order + 1, &first, buy_in), tonic::Code::AlreadyExists).await?;
     refused += 1;
-    // Some players ask for their money back before the close (Anexo IV 1.4); others take their seats.
+    // Res. 123/2013 Anexo IV 1.4: some players ask for their money back before the close; others
+    // take their seats.
     let asked = rng.random_range(1..=(options.players / 10).clamp(1, 4));
     for _ in 0..asked {
         let orders: Vec<u32> = entrants.keys().copied().collect();
@@ -467,7 +468,7 @@ async fn play(desk: &Desk, structure: &Structure, text: &str, options: &Options)
         buy_ins += 1;
         entrants.insert(player.order, player);
     }
-    // Rebuys while registration is open (Anexo I art. 1 item 6).
+    // Res. 123/2013 Anexo I art. 1 item 6: rebuys while registration is open.
     let mut bought: BTreeMap<(u32, Item), u32> = BTreeMap::new();
     let mut buy = async |rng: &mut ChaCha8Rng, item: Item, chance: f64, next_order: &mut u32| -> anyhow::Result<u32> {
         let Some(offer) = structure.offer(item) else { return Ok(0) };
@@ -485,7 +486,7 @@ async fn play(desk: &Desk, structure: &Structure, text: &str, options: &Options)
     };
     rebuys += buy(&mut rng, Item::Rebuy, 0.25, &mut next_order).await?;
 
-    // Registration closes (art. 65): no more buy-ins, no more refunds (Anexo IV 1.4).
+    // Res. 123/2013 art. 65: registration closes; no more buy-ins, no more refunds (Anexo IV 1.4).
     let view = desk.ok(DIRECTOR, Op::CloseRegistration(pb::TournamentClose { tournament_id: t.clone() })).await?;
     ensure!(view.entrants == options.players, "{} entrants at the close, not {}", view.entrants, options.players);
     let last = entrants.keys().next_back().copied().context("a player")?;
@@ -497,17 +498,17 @@ async fn play(desk: &Desk, structure: &Structure, text: &str, options: &Options)
     .await?;
     refused += 1;
 
-    // The first seat draw (art. 11).
+    // Res. 123/2013 art. 11: the first seat draw.
     let seats_per_table = if structure.kind() == Kind::SitAndGo { structure.max_entrants() } else { SEATS_PER_TABLE };
     let mut in_tables = tables_for(options.players, seats_per_table);
     draw(desk, "inicio", in_tables, seats_per_table).await?;
 
-    // More rebuys and the add-ons until the period closes (art. 1 items 6, 7).
+    // Res. 123/2013 Anexo I art. 1 items 6, 7: more rebuys and the add-ons until the period closes.
     rebuys += buy(&mut rng, Item::Rebuy, 0.15, &mut next_order).await?;
     add_ons += buy(&mut rng, Item::AddOn, 0.5, &mut next_order).await?;
     let view = desk.ok(DIRECTOR, Op::CloseRebuys(pb::TournamentClose { tournament_id: t.clone() })).await?;
     ensure!(view.pool_fixed, "the pool is fixed once the rebuy period closes (art. 64)");
-    // Art. 64: a rebuy after the close is refused.
+    // Res. 123/2013 art. 64: the pool fixed, a rebuy after the close is refused.
     if let Some(offer) = structure.offer(Item::Rebuy) {
         desk.refused(
             CASHIER,
@@ -527,13 +528,14 @@ async fn play(desk: &Desk, structure: &Structure, text: &str, options: &Options)
     let multi = structure.kind() == Kind::Multimesa;
     while active.len() > 1 {
         let k = active.len() as u32;
-        // Anexo II: a player in the money disqualified, at two left if not before.
+        // Res. 123/2013 Anexo II: a player in the money disqualified, at two left if not before.
         if !disqualified && k == 2 {
             let order = active[rng.random_range(0..active.len())];
             view = disqualify(desk, &t, order).await?;
             break;
         }
-        // End of the first jornada at half the field: chips sealed, seats drawn again (art. 15).
+        // Res. 123/2013 Anexo IV 7.3.2, art. 88: the first jornada ends at half the field, chips
+        // sealed, seats drawn again.
         if multi && !jornada_two && k <= options.players / 2 {
             for order in &active {
                 let chips = rng.random_range(1_000u64..200_000);
@@ -554,7 +556,7 @@ async fn play(desk: &Desk, structure: &Structure, text: &str, options: &Options)
             seating = seating_of(&view);
             jornada_two = true;
         }
-        // Fewer tables as the field shrinks (art. 88; Anexo IV 8.1).
+        // Res. 123/2013 art. 88; Anexo IV 8.1: fewer tables as the field shrinks.
         let fewer = [("tres mesas", 3u32), ("dos mesas", 2), ("mesa final", 1)]
             .into_iter()
             .rfind(|(_, n)| in_tables > *n && k <= n * seats_per_table);
@@ -564,7 +566,7 @@ async fn play(desk: &Desk, structure: &Structure, text: &str, options: &Options)
             seating = seating_of(&view);
         }
         hand += rng.random_range(1..=12u64);
-        // Two out at once at different tables: art. 72 first, then art. 71, then now and then.
+        // Res. 123/2013 art. 72, 71: two out at once at different tables, art. 72 first, then art. 71.
         let at: BTreeSet<&str> = active.iter().filter_map(|o| seating.get(o).map(String::as_str)).collect();
         // Each kind at least once while two tables or more play (at the latest just before the
         // final table), then now and then.
@@ -597,7 +599,7 @@ async fn play(desk: &Desk, structure: &Structure, text: &str, options: &Options)
             if simultaneous { done72 = true } else { done71 = true }
         }
         active.retain(|o| !out.contains(o));
-        // Anexo II: one out in the money, not yet paid, disqualified while others play on.
+        // Res. 123/2013 Anexo II: one out in the money, not yet paid, disqualified while others play on.
         let in_money = out.len() == 1 && k <= places;
         if !disqualified && in_money && active.len() >= 2 {
             view = disqualify(desk, &t, out[0]).await?;
@@ -606,7 +608,7 @@ async fn play(desk: &Desk, structure: &Structure, text: &str, options: &Options)
     }
     ensure!(view.phase == "FINALIZADO", "the tournament is over when one is left, not {}", view.phase);
 
-    // Prizes paid against identity (art. 66): another document refused, then his own.
+    // Res. 123/2013 art. 66: prizes paid against identity; another document refused, then his own.
     let (mut at_cashier, mut through_office) = (0u32, 0u32);
     let mut wrong_tried = false;
     let due: Vec<(u32, Money)> = view.players.iter().map(|p| (p.order, amount(&p.due))).collect();
@@ -661,7 +663,7 @@ async fn play(desk: &Desk, structure: &Structure, text: &str, options: &Options)
             problems.push(format!("player {}: {} due, `{}`", player.order, shown(&player.due), player.payment));
         }
     }
-    // The pool computed here from what was booked, apart from the server (art. 62; Anexo IV 6):
+    // Res. 123/2013 art. 62; Anexo IV 6: the pool computed here from what was booked, apart from the server:
     // each item's net collection times its share, rounded up to the payout unit.
     let unit = structure.payout_unit().decimal();
     let mut expected_sold = rust_decimal::Decimal::ZERO;
