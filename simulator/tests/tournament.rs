@@ -86,3 +86,52 @@ fn the_command_prints_the_books_in_spanish_and_refuses_a_bad_size() {
     let bad = Command::new(BIN).args(["tournament", "--structure", "sit-and-go-10", "--players", "11"]).output().expect("runs");
     assert_eq!(bad.status.code(), Some(2), "a Sit & Go seats at most 10");
 }
+
+/// The simulator's offline check of a seat draw (art. 11, 15, 88; Anexo IV 8.1) accepts the
+/// seating the nonce gives under the commitment journaled before, and refuses another nonce,
+/// another seating, and a commitment made after the draw.
+#[test]
+fn the_offline_check_of_a_seat_draw_refuses_what_the_nonce_does_not_give() {
+    use pozo_core::tournament::seats::{self, PlayerRef, SeatDrawHead, TableSeats};
+    use pozo_proto::v1 as pb;
+    let nonce = [7u8; 32];
+    let head = SeatDrawHead { tournament: "multimesa-semanal".into(), draw: 2, reason: "jornada 2".parse().expect("a reason") };
+    let players: Vec<PlayerRef> = (1..=12).map(|order| PlayerRef { order }).collect();
+    let tables = [
+        TableSeats { table: "T1".into(), seats: (1..=9).collect() },
+        TableSeats { table: "T2".into(), seats: (1..=9).collect() },
+    ];
+    let seating = seats::assign(&nonce, &players, &tables).expect("a seating");
+    let line = pb::TournamentSeatDrawLine {
+        draw: 2,
+        reason: "jornada 2".into(),
+        commitment: hex::encode(seats::commitment(&head, &nonce)),
+        committed_at: 40,
+        nonce: hex::encode(nonce),
+        players: (1..=12).collect(),
+        tables: tables.iter().map(|t| pb::TournamentTable { table: t.table.to_string(), seats: t.seats.clone() }).collect(),
+        seating: seating
+            .iter()
+            .map(|s| pb::TournamentSeating { order: s.order as u32, table: s.table.to_string(), seat: s.seat })
+            .collect(),
+        by: Some(pb::TournamentActor { journal_sequence: 55, ..Default::default() }),
+    };
+    let check = |line: &pb::TournamentSeatDrawLine| pozo_sim::tournament::check_draw("multimesa-semanal", line);
+    assert_eq!(check(&line), Ok(()));
+    let mut other = line.clone();
+    other.nonce = hex::encode([8u8; 32]);
+    assert!(check(&other).is_err(), "another nonce");
+    let mut other = line.clone();
+    let first = other.seating[0].order;
+    other.seating[0].order = other.seating[1].order;
+    other.seating[1].order = first;
+    assert!(check(&other).is_err(), "another seating");
+    let mut other = line.clone();
+    other.committed_at = 60;
+    assert!(check(&other).is_err(), "committed after the draw");
+    assert!(check_in("another-tournament", &line).is_err(), "another tournament's commitment");
+}
+
+fn check_in(tournament: &str, line: &pozo_proto::v1::TournamentSeatDrawLine) -> Result<(), String> {
+    pozo_sim::tournament::check_draw(tournament, line)
+}
