@@ -131,6 +131,11 @@ pub struct Report {
     pub paid_at_cashier: u32,
     pub paid_through_office: u32,
     pub finishes: Vec<Finish>,
+    /// The journal read back with the audit's own reader (`crate::journal`): its entries, the
+    /// tournament operations and seat commitments in it.
+    pub journal_entries: u64,
+    pub journal_tournament_ops: u64,
+    pub journal_seat_commits: u64,
     /// What does not tie, or does not check: empty when all is well.
     pub problems: Vec<String>,
 }
@@ -177,6 +182,13 @@ impl Report {
             );
         }
         line(&mut out, format!("Fichas precintadas (Anexo IV 7.3.2): {}", self.seals));
+        line(
+            &mut out,
+            format!(
+                "Registro leído por la auditoría: {} asientos, {} operaciones del torneo, {} compromisos de sorteo",
+                self.journal_entries, self.journal_tournament_ops, self.journal_seat_commits
+            ),
+        );
         for draw in &self.draws {
             let verdict = match &draw.checked {
                 Ok(()) => "verificado sin conexión".to_owned(),
@@ -266,12 +278,15 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
     let serve = pozo_server::ServeOptions { cards: pozo_server::cards::CardSource::Seeded(options.seed), ..Default::default() };
     let server = pozo_server::Embedded::start(config.clone(), &directory.path().join("data"), serve).await?;
     let channel = tonic::transport::Endpoint::from_shared(server.url.clone())?.connect().await?;
-    let journal_id = pb::controller_client::ControllerClient::new(channel.clone())
-        .identify(pb::IdentifyRequest {})
-        .await?
-        .into_inner()
-        .journal_id;
-    let desk = Desk { channel, journal_id, config, tournament: structure.id().to_owned() };
+    let identity =
+        pb::controller_client::ControllerClient::new(channel.clone()).identify(pb::IdentifyRequest {}).await?.into_inner();
+    let desk = Desk {
+        channel,
+        journal_id: identity.journal_id,
+        installation: identity.installation,
+        config,
+        tournament: structure.id().to_owned(),
+    };
     let played = play(&desk, &structure, &text, &options).await;
     server.stop().await?;
     played
@@ -281,6 +296,8 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
 struct Desk {
     channel: Channel,
     journal_id: String,
+    /// What the journal's first entry names as its predecessor (docs/journal.md).
+    installation: String,
     config: pozo_server::config::Config,
     tournament: String,
 }
@@ -701,6 +718,8 @@ async fn play(desk: &Desk, structure: &Structure, text: &str, options: &Options)
             problems.push(format!("seat draw {} ({}): {problem}", draw.draw, draw.reason));
         }
     }
+    let journal = read_journal(desk, &view).await?;
+    problems.extend(journal.problems);
     let ties = view
         .eliminations
         .iter()
@@ -747,6 +766,9 @@ async fn play(desk: &Desk, structure: &Structure, text: &str, options: &Options)
         paid_at_cashier: at_cashier,
         paid_through_office: through_office,
         finishes,
+        journal_entries: journal.entries,
+        journal_tournament_ops: journal.tournament_ops,
+        journal_seat_commits: journal.seat_commits,
         problems,
     })
 }
@@ -783,4 +805,75 @@ async fn disqualify(desk: &Desk, tournament: &str, order: u32) -> anyhow::Result
 /// Each player's table in the last seat draw.
 fn seating_of(view: &pb::TournamentView) -> BTreeMap<u32, String> {
     view.seat_draws.last().map(|line| line.seating.iter().map(|s| (s.order, s.table.clone())).collect()).unwrap_or_default()
+}
+
+/// The journal as the audit reads it.
+struct JournalRead {
+    entries: u64,
+    tournament_ops: u64,
+    seat_commits: u64,
+    problems: Vec<String>,
+}
+
+/// Reads the whole journal with the audit's own reader (`crate::journal`, written from
+/// docs/journal.md): every link's hash, every tournament operation and seat commitment decoded;
+/// each seat draw shown was committed in an earlier `seat_commit` entry with the same commitment
+/// and revealed by a `draw_seats` entry with the same nonce (Res. 123/2013 art. 11, 15, 88;
+/// Anexo IV 8.1), and every purchase shown is one `purchase` entry (Anexo IV 1.3).
+async fn read_journal(desk: &Desk, view: &pb::TournamentView) -> anyhow::Result<JournalRead> {
+    use crate::journal::{Chain, Command, TournamentOp};
+    let secret = &desk.config.keys.get(DIRECTOR).context("the director's key")?.secret;
+    let credential = pozo_proto::ReadCredential::new(DIRECTOR, secret, &desk.journal_id);
+    let mut reports =
+        pb::reports_client::ReportsClient::with_interceptor(desk.channel.clone(), credential).max_decoding_message_size(64 << 20);
+    let mut chain = Chain::new(&desk.installation);
+    let (mut tournament_ops, mut purchases) = (0u64, 0usize);
+    let mut commits: BTreeMap<u64, (u64, String)> = BTreeMap::new();
+    let mut reveals: BTreeMap<u64, String> = BTreeMap::new();
+    let mut problems = Vec::new();
+    'pages: loop {
+        let page = reports.entries(pb::JournalEntriesRequest { after: chain.entries(), limit: 0 }).await?.into_inner();
+        if page.entries.is_empty() {
+            break;
+        }
+        for entry in page.entries {
+            let record = match chain.next(entry.sequence, &entry.previous_hash, &entry.hash, entry.record_json.as_bytes()) {
+                Ok(record) => record,
+                Err(broken) => {
+                    problems.push(broken.to_string());
+                    break 'pages;
+                }
+            };
+            match record.command {
+                Command::SeatCommit { tournament, draw, commitment, .. } if tournament == desk.tournament => {
+                    commits.insert(draw, (record.sequence, commitment));
+                }
+                Command::Tournament { op, .. } => {
+                    tournament_ops += 1;
+                    match op {
+                        TournamentOp::Purchase { tournament, .. } if tournament == desk.tournament => purchases += 1,
+                        TournamentOp::DrawSeats { tournament, nonce, .. } if tournament == desk.tournament => {
+                            reveals.insert(record.sequence, nonce);
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for line in &view.seat_draws {
+        let done = line.by.as_ref().map_or(0, |by| by.journal_sequence);
+        match commits.get(&line.draw) {
+            Some((at, commitment)) if *at == line.committed_at && *at < done && *commitment == line.commitment => {}
+            other => problems.push(format!("seat draw {}: the journal's commitment is {other:?}", line.draw)),
+        }
+        if reveals.get(&done) != Some(&line.nonce) {
+            problems.push(format!("seat draw {}: entry {done} of the journal does not reveal its nonce", line.draw));
+        }
+    }
+    if purchases != view.purchases.len() {
+        problems.push(format!("{purchases} purchases in the journal, {} shown (Anexo IV 1.3)", view.purchases.len()));
+    }
+    Ok(JournalRead { entries: chain.entries(), tournament_ops, seat_commits: commits.len() as u64, problems })
 }

@@ -24,6 +24,9 @@ fn sound(report: &Report, players: u32, places: usize) {
     assert!(report.refunds >= 1, "a refund before the close (Anexo IV 1.4)");
     assert!(report.draws.iter().all(|draw| draw.checked.is_ok()), "every seat draw checks offline");
     assert_eq!(report.draws[0].reason, "inicio");
+    // Read back by the audit's own reader: every purchase and draw in the journal, each draw committed before.
+    assert!(report.journal_seat_commits as usize >= report.draws.len());
+    assert!(report.journal_tournament_ops as u32 >= report.buy_ins + report.rebuys + report.add_ons + report.refunds);
     let (_, position, forfeited, shared_to) = report.disqualified.clone().expect("one disqualification (Anexo II)");
     assert!(position as usize <= places, "the disqualified player was in the money");
     assert!(forfeited.parse::<rust_decimal::Decimal>().expect("decimal") > rust_decimal::Decimal::ZERO);
