@@ -34,7 +34,7 @@ pub struct Record {
     pub command: Command,
 }
 
-/// The eight kinds of command, told apart by `kind`.
+/// The ten kinds of command, told apart by `kind`.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Command {
@@ -97,6 +97,82 @@ pub enum Command {
         #[serde(default)]
         eligible: Vec<Seat>,
     },
+    /// The controller's commitment to a tournament's next seat draw (Res. 123/2013 art. 11, 15,
+    /// 88; Anexo IV 8.1): the nonce revealed by the `draw_seats` it opens, sealed here.
+    SeatCommit {
+        tournament: String,
+        draw: u64,
+        commitment: String,
+        sealed: String,
+    },
+    /// An operation on a poker tournament (Res. 123/2013), with who did it.
+    Tournament {
+        key_id: String,
+        operator_name: String,
+        op: TournamentOp,
+    },
+}
+
+/// A tournament operation, told apart by `op`; each names its `tournament`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TournamentOp {
+    /// A purchase booked one by one (Res. 123/2013 Anexo IV 1.2, 1.3): the transaction code
+    /// `item` is `IN`, `RB` or `AD`; the document masked, fingerprinted and sealed.
+    Purchase {
+        tournament: String,
+        item: Item,
+        order: u32,
+        player_name: String,
+        document_masked: String,
+        document_fingerprint: String,
+        document_sealed: String,
+        #[serde(deserialize_with = "decimal_string")]
+        amount: Decimal,
+    },
+    /// Refunded before registration closes (Anexo IV 1.4).
+    Refund { tournament: String, order: u32 },
+    /// Registration closed (art. 65).
+    CloseRegistration { tournament: String },
+    /// The rebuy and add-on period over: the pool fixed (art. 64).
+    CloseRebuys { tournament: String },
+    /// Players out (art. 71, 72 when several).
+    Eliminate { tournament: String, players: Vec<u32>, table: String, hand: u64, simultaneous: bool },
+    /// A player disqualified (Anexo II).
+    Disqualify { tournament: String, player: u32, reason: String },
+    /// Chips counted and sealed against a receipt (Anexo IV 7.3.2).
+    SealChips { tournament: String, player: u32, chips: u64, receipt: String, jornada: u32 },
+    /// A prize paid (or, over the Venta-Pagos threshold, asked for) against identity (art. 66).
+    PayPrize { tournament: String, player: u32, document_fingerprint: String },
+    /// A prize asked for at the cashier, confirmed by the Venta-Pagos office (art. 66).
+    ConfirmPrize { tournament: String, player: u32, document_fingerprint: String },
+    /// Tables and seats drawn with the committed nonce (art. 11, 15, 88; Anexo IV 8.1).
+    DrawSeats {
+        tournament: String,
+        reason: String,
+        tables: Vec<TournamentTable>,
+        #[serde(default)]
+        nonce: String,
+    },
+}
+
+/// A tournament's transaction code (Res. 123/2013 Anexo IV 1.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum Item {
+    #[serde(rename = "IN")]
+    BuyIn,
+    #[serde(rename = "RB")]
+    Rebuy,
+    #[serde(rename = "AD")]
+    AddOn,
+}
+
+/// A table of a seat draw and its seats.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentTable {
+    pub table: String,
+    pub seats: Vec<u32>,
 }
 
 /// A seat of a link: a hot seat's candidate.
@@ -171,6 +247,10 @@ pub enum Proposed {
         pool: String,
         #[serde(deserialize_with = "decimal_string")]
         amount: Decimal,
+    },
+    /// A poker tournament set up: one `[[torneo]]` (Res. 123/2013 Anexo I art. 1).
+    Tournament {
+        text: String,
     },
 }
 
@@ -467,7 +547,22 @@ mod tests {
                 after: 41,
                 eligible: vec![SeatAt { table: "B1".into(), seat: 2 }, SeatAt { table: "CP1".into(), seat: 3 }],
             }),
+            server::Command::Change(server::ChangeCommand {
+                key_id: "sup-carla".into(),
+                op: server::ChangeOp::Propose {
+                    proposed: server::Proposed::Tournament { text: "[[torneo]]\nid = \"t\"\n".into() },
+                    reason: "Torneo semanal".into(),
+                    authorisation: "Nota 1".into(),
+                },
+            }),
+            server::Command::SeatCommit(server::SeatCommitCommand {
+                tournament: "multimesa-semanal".into(),
+                draw: 2,
+                commitment: "12".repeat(32),
+                sealed: "34".repeat(60),
+            }),
         ];
+        let commands: Vec<server::Command> = commands.into_iter().chain(tournament_ops().into_iter().map(tournament)).collect();
         let mut chain = Chain::new(&identity.installation);
         assert_eq!(chain.tip(), identity.genesis_previous(), "the genesis hash is the document's");
         let mut previous = identity.genesis_previous();
@@ -503,17 +598,179 @@ mod tests {
                     let read: Vec<(&str, u32)> = eligible.iter().map(|seat| (seat.table.as_str(), seat.seat)).collect();
                     assert_eq!(read, [("B1", 2), ("CP1", 3)]);
                 }
+                (Command::Change { op: ChangeOp::Propose { proposed: Proposed::Tournament { text }, .. }, .. }, _) => {
+                    assert!(text.starts_with("[[torneo]]"), "the structure reads back whole");
+                }
+                (Command::SeatCommit { tournament, draw, commitment, sealed }, server::Command::SeatCommit(sent)) => {
+                    assert_eq!(
+                        (tournament, *draw, commitment, sealed),
+                        (&sent.tournament, sent.draw, &sent.commitment, &sent.sealed)
+                    );
+                }
+                (Command::Tournament { key_id, operator_name, op }, server::Command::Tournament(sent)) => {
+                    assert_eq!((key_id, operator_name), (&sent.key_id, &sent.operator_name));
+                    assert_eq!(tournament_facts(op), sent_tournament_facts(&sent.op), "the op reads back whole");
+                }
                 (read, sent) => panic!("{read:?} read back from {sent:?}"),
             }
             records.push(read);
             previous = hash;
         }
-        assert_eq!(chain.entries(), 31);
+        assert_eq!(chain.entries(), 33 + tournament_ops().len() as u64);
         assert_eq!(chain.tip(), previous);
         assert_eq!(
             records.iter().filter_map(press).collect::<BTreeSet<_>>(),
             BTreeSet::from([("R1".to_owned(), 4, 7), ("R1".to_owned(), 5, 7)])
         );
+    }
+
+    /// Every tournament operation the server journals (docs/journal.md, "tournament").
+    fn tournament_ops() -> Vec<server::TournamentOp> {
+        use pozo_engine::tournament::Item;
+        use pozo_server::state::TournamentOp as Op;
+        let t = || "multimesa-semanal".to_owned();
+        let fingerprint = "ab".repeat(32);
+        vec![
+            Op::Purchase {
+                tournament: t(),
+                item: Item::BuyIn,
+                order: 1,
+                player_name: "Ana Gómez".into(),
+                document_masked: "DNI ***5678".into(),
+                document_fingerprint: fingerprint.clone(),
+                document_sealed: "cd".repeat(40),
+                amount: money!(20000.00),
+            },
+            Op::Purchase {
+                tournament: t(),
+                item: Item::Rebuy,
+                order: 2,
+                player_name: "Ana Gómez".into(),
+                document_masked: "DNI ***5678".into(),
+                document_fingerprint: fingerprint.clone(),
+                document_sealed: "cd".repeat(40),
+                amount: money!(10000.00),
+            },
+            Op::Purchase {
+                tournament: t(),
+                item: Item::AddOn,
+                order: 3,
+                player_name: "Ana Gómez".into(),
+                document_masked: "DNI ***5678".into(),
+                document_fingerprint: fingerprint.clone(),
+                document_sealed: "cd".repeat(40),
+                amount: money!(10000.50),
+            },
+            Op::Refund { tournament: t(), order: 3 },
+            Op::CloseRegistration { tournament: t() },
+            Op::CloseRebuys { tournament: t() },
+            Op::Eliminate { tournament: t(), players: vec![4, 7], table: "T1".into(), hand: 12, simultaneous: true },
+            Op::Disqualify { tournament: t(), player: 4, reason: "Colusión".into() },
+            Op::SealChips { tournament: t(), player: 1, chips: 40_500, receipt: "R-0001".into(), jornada: 1 },
+            Op::PayPrize { tournament: t(), player: 1, document_fingerprint: fingerprint.clone() },
+            Op::ConfirmPrize { tournament: t(), player: 1, document_fingerprint: fingerprint },
+            Op::DrawSeats {
+                tournament: t(),
+                reason: "mesa final".parse().expect("a reason"),
+                tables: vec![pozo_core::tournament::seats::TableSeats { table: "T1".into(), seats: vec![1, 2, 3] }],
+                nonce: "56".repeat(32),
+            },
+        ]
+    }
+
+    fn tournament(op: server::TournamentOp) -> server::Command {
+        server::Command::Tournament(server::TournamentCommand {
+            key_id: "vp-ana".into(),
+            operator_name: "Ana Pereyra".into(),
+            op,
+        })
+    }
+
+    /// A tournament operation's facts as text, read side.
+    fn tournament_facts(op: &TournamentOp) -> String {
+        match op {
+            TournamentOp::Purchase {
+                tournament,
+                item,
+                order,
+                player_name,
+                document_masked,
+                document_fingerprint,
+                document_sealed,
+                amount,
+            } => {
+                let code = match item {
+                    Item::BuyIn => "IN",
+                    Item::Rebuy => "RB",
+                    Item::AddOn => "AD",
+                };
+                format!(
+                    "purchase {tournament} {code} {order} {player_name} {document_masked} {document_fingerprint} \
+                     {document_sealed} {amount}"
+                )
+            }
+            TournamentOp::Refund { tournament, order } => format!("refund {tournament} {order}"),
+            TournamentOp::CloseRegistration { tournament } => format!("close_registration {tournament}"),
+            TournamentOp::CloseRebuys { tournament } => format!("close_rebuys {tournament}"),
+            TournamentOp::Eliminate { tournament, players, table, hand, simultaneous } => {
+                format!("eliminate {tournament} {players:?} {table} {hand} {simultaneous}")
+            }
+            TournamentOp::Disqualify { tournament, player, reason } => format!("disqualify {tournament} {player} {reason}"),
+            TournamentOp::SealChips { tournament, player, chips, receipt, jornada } => {
+                format!("seal_chips {tournament} {player} {chips} {receipt} {jornada}")
+            }
+            TournamentOp::PayPrize { tournament, player, document_fingerprint } => {
+                format!("pay_prize {tournament} {player} {document_fingerprint}")
+            }
+            TournamentOp::ConfirmPrize { tournament, player, document_fingerprint } => {
+                format!("confirm_prize {tournament} {player} {document_fingerprint}")
+            }
+            TournamentOp::DrawSeats { tournament, reason, tables, nonce } => {
+                let tables: Vec<(&str, &[u32])> = tables.iter().map(|t| (t.table.as_str(), t.seats.as_slice())).collect();
+                format!("draw_seats {tournament} {reason} {tables:?} {nonce}")
+            }
+        }
+    }
+
+    /// The same facts, from the server's own type.
+    fn sent_tournament_facts(op: &server::TournamentOp) -> String {
+        use pozo_server::state::TournamentOp as Op;
+        match op {
+            Op::Purchase {
+                tournament,
+                item,
+                order,
+                player_name,
+                document_masked,
+                document_fingerprint,
+                document_sealed,
+                amount,
+            } => format!(
+                "purchase {tournament} {} {order} {player_name} {document_masked} {document_fingerprint} {document_sealed} {}",
+                item.code(),
+                amount.decimal()
+            ),
+            Op::Refund { tournament, order } => format!("refund {tournament} {order}"),
+            Op::CloseRegistration { tournament } => format!("close_registration {tournament}"),
+            Op::CloseRebuys { tournament } => format!("close_rebuys {tournament}"),
+            Op::Eliminate { tournament, players, table, hand, simultaneous } => {
+                format!("eliminate {tournament} {players:?} {table} {hand} {simultaneous}")
+            }
+            Op::Disqualify { tournament, player, reason } => format!("disqualify {tournament} {player} {reason}"),
+            Op::SealChips { tournament, player, chips, receipt, jornada } => {
+                format!("seal_chips {tournament} {player} {chips} {receipt} {jornada}")
+            }
+            Op::PayPrize { tournament, player, document_fingerprint } => {
+                format!("pay_prize {tournament} {player} {document_fingerprint}")
+            }
+            Op::ConfirmPrize { tournament, player, document_fingerprint } => {
+                format!("confirm_prize {tournament} {player} {document_fingerprint}")
+            }
+            Op::DrawSeats { tournament, reason, tables, nonce } => {
+                let tables: Vec<(&str, &[u32])> = tables.iter().map(|t| (t.table.as_str(), t.seats.as_slice())).collect();
+                format!("draw_seats {tournament} {reason} {tables:?} {nonce}")
+            }
+        }
     }
 
     fn sent_kind(command: &server::Command) -> &'static str {
@@ -541,6 +798,8 @@ mod tests {
             Command::Build { .. } => "build",
             Command::Draw { .. } => "draw",
             Command::Reveal { .. } => "reveal",
+            Command::SeatCommit { .. } => "seat_commit",
+            Command::Tournament { .. } => "tournament",
         }
     }
 

@@ -21,6 +21,8 @@
 //!   (`night/`: the floor, the dealers, the books and audit, the record).
 //! - [`odds`]: exact probabilities and the `odds` comparison.
 //! - [`plot`]: `run --plot FILE.svg`, each pool's balance over the night (plotters).
+//! - [`tournament`]: `pozo-sim tournament`: a poker tournament (Res. 123/2013) played through the
+//!   real server from a seed, its books tied to zero and its seat draws checked offline.
 //! - [`vopr`]: `pozo-sim vopr`: the whole controller in one thread under a seed, with injected
 //!   faults and every invariant checked after every step.
 
@@ -40,6 +42,7 @@ pub mod plot;
 pub mod poker;
 pub mod roulette;
 pub mod three_card;
+pub mod tournament;
 pub mod vopr;
 
 /// The multi-threaded tokio runtime every command of `pozo-sim` runs on.

@@ -169,6 +169,25 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
     },
+    /// A poker tournament (Res. 123/2013) played through a controller embedded in this process:
+    /// structure approved by two supervisors, buy-ins, refunds, rebuys and add-ons, seat draws,
+    /// eliminations with ties (art. 71, 72), a disqualification (Anexo II), chips sealed, every
+    /// prize paid; prints the books in Spanish and exits 1 unless they tie to zero and every
+    /// seat draw checks offline.
+    Tournament {
+        /// The seed: the same seed plays the same tournament.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Entrants at the close of registration (at most the structure's cap).
+        #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u32).range(pozo_sim::tournament::PLAYERS_MIN as i64..=pozo_sim::tournament::PLAYERS_MAX as i64))]
+        players: u32,
+        /// The structure, by its id in config/torneos.toml (multimesa-semanal, sit-and-go-10).
+        #[arg(long, default_value = pozo_sim::tournament::DEFAULT_STRUCTURE)]
+        structure: String,
+        /// Write the report as JSON.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+    },
     /// The processes `bench` starts (a controller, an echo server); not for operators.
     #[command(hide = true, disable_help_flag = true)]
     BenchChild {
@@ -255,6 +274,9 @@ fn main() -> ExitCode {
                 rulebooks,
             };
             run_night(options, json.as_deref(), plot.as_deref())
+        }
+        Command::Tournament { seed, players, structure, json } => {
+            run_tournament(pozo_sim::tournament::Options { seed, players, structure }, json.as_deref())
         }
         Command::Replay { file, recorded_speed, json } => {
             let pace = if recorded_speed { pozo_sim::night::Pace::Recorded } else { pozo_sim::night::Pace::Fast };
@@ -372,6 +394,21 @@ fn run_night(options: pozo_sim::night::RunOptions, json: Option<&std::path::Path
                 },
             };
             if night.ok() && written && plotted { ExitCode::SUCCESS } else { ExitCode::from(1) }
+        }
+        Err(error) => {
+            eprintln!("pozo-sim: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `pozo-sim tournament`: exit 1 when the books do not tie or a seat draw does not check.
+fn run_tournament(options: pozo_sim::tournament::Options, json: Option<&std::path::Path>) -> ExitCode {
+    match runtime().block_on(pozo_sim::tournament::run(options)) {
+        Ok(report) => {
+            print!("{}", report.spanish());
+            let written = write_json(json, &report);
+            if report.ok() && written { ExitCode::SUCCESS } else { ExitCode::from(1) }
         }
         Err(error) => {
             eprintln!("pozo-sim: {error:#}");

@@ -141,3 +141,54 @@ pub fn document_of(order: u32) -> String {
 pub fn value(amount: &Option<pb::Amount>) -> rust_decimal::Decimal {
     amount.as_ref().expect("an amount").value.parse().expect("a decimal")
 }
+
+/// `text` (one `[[torneo]]`) under another id, so that one journal holds several tournaments.
+pub fn renamed(text: &str, id: &str) -> String {
+    let line = text.lines().find(|line| line.starts_with("id = ")).expect("an id line");
+    text.replacen(line, &format!("id = \"{id}\""), 1)
+}
+
+/// Buy-ins (IN) for `orders`, one by one, each player `Jugador N` with [`document_of`]; the view after the last.
+pub async fn register(
+    client: &Client,
+    tournament: &str,
+    orders: std::ops::RangeInclusive<u32>,
+    price: &str,
+) -> pb::TournamentView {
+    let mut view = None;
+    for order in orders {
+        view = Some(
+            ok(client, CASHIER, purchase(tournament, "IN", order, &format!("Jugador {order}"), &document_of(order), price)).await,
+        );
+    }
+    view.expect("at least one buy-in")
+}
+
+/// Amounts as decimals.
+pub fn values(amounts: &[pb::Amount]) -> Vec<rust_decimal::Decimal> {
+    amounts.iter().map(|amount| amount.value.parse().expect("a decimal")).collect()
+}
+
+/// A player of the view, by the order number of his buy-in.
+pub fn player(view: &pb::TournamentView, order: u32) -> &pb::TournamentPlayer {
+    view.players.iter().find(|p| p.order == order).unwrap_or_else(|| panic!("player {order}"))
+}
+
+/// Checks a seat draw as an inspector would, offline, from what the server shows: the nonce opens
+/// the commitment and gives the seating claimed (Res. 123/2013 art. 11, 15, 88; Anexo IV 8.1).
+pub fn draw_checks(tournament: &str, line: &pb::TournamentSeatDrawLine) -> Result<(), String> {
+    use pozo_core::tournament::seats::{self, PlayerRef, SeatDrawHead, Seating, TableSeats};
+    let reason = line.reason.parse().map_err(|error| format!("{error}"))?;
+    let head = SeatDrawHead { tournament: tournament.into(), draw: line.draw, reason };
+    let bytes = |text: &str| -> [u8; 32] { hex::decode(text).expect("hex").try_into().expect("32 bytes") };
+    let players: Vec<PlayerRef> = line.players.iter().map(|order| PlayerRef { order: u64::from(*order) }).collect();
+    let tables: Vec<TableSeats> =
+        line.tables.iter().map(|t| TableSeats { table: t.table.as_str().into(), seats: t.seats.clone() }).collect();
+    let claimed: Vec<Seating> = line
+        .seating
+        .iter()
+        .map(|s| Seating { order: u64::from(s.order), table: s.table.as_str().into(), seat: s.seat })
+        .collect();
+    seats::check(&head, &bytes(&line.commitment), &bytes(&line.nonce), &players, &tables, &claimed)
+        .map_err(|error| error.to_string())
+}
