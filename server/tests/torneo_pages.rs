@@ -148,7 +148,7 @@ async fn the_cashier_books_through_the_form_and_only_the_receipt_shows_the_docum
         ("vale-documento", "DNI 30000001"),
         ("vale-codigo", "IN — Inscripción (IN)"),
         ("vale-monto", "$\u{a0}20.000,00"),
-        ("vale-fichas", "10000"),
+        ("vale-fichas", "10.000"),
         ("vale-cajero", "Ana Pereyra (vp-ana)"),
     ] {
         let shown = element(&receipt, id);

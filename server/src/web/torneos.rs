@@ -120,6 +120,19 @@ fn by(config: &Config, actor: &Actor) -> String {
     format!("{} ({}), {}, asiento {}", actor.name, actor.key_id, view::moment(config, actor.time_ms), actor.sequence)
 }
 
+/// `10.000`: a count of chips as a person reads it.
+fn chips(count: u64) -> String {
+    let digits = count.to_string();
+    let mut text = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            text.push('.');
+        }
+        text.push(digit);
+    }
+    text
+}
+
 fn item_spanish(item: Item) -> &'static str {
     match item {
         Item::BuyIn => "Inscripción (IN)",
@@ -172,7 +185,7 @@ struct Offered {
     /// As the form sends it: "20000.00".
     price_plain: String,
     price: String,
-    chips: u64,
+    chips: String,
 }
 
 /// A prize PENDIENTE DE PAGO, for the office.
@@ -332,7 +345,7 @@ async fn cashier(State(web): State<Web>, jar: CookieJar, Path(id): Path<String>)
             name: item_spanish(item),
             price_plain: plain_text(offer.price),
             price: view::pesos(offer.price),
-            chips: offer.chips,
+            chips: chips(offer.chips),
         })
         .collect();
     let purchases = tournament
@@ -500,7 +513,7 @@ struct ReceiptPage {
     /// In full: `DNI 30000001` (Anexo IV 1.2), on this page only.
     document: String,
     amount: String,
-    chips: u64,
+    chips: String,
     cashier: String,
     when: String,
     journal_id: String,
@@ -536,7 +549,7 @@ async fn receipt(State(web): State<Web>, jar: CookieJar, Path((id, order)): Path
             name: purchase.player_name.clone(),
             document: format!("{} {}", identity.kind().as_str(), identity.number()),
             amount: view::pesos(purchase.amount),
-            chips: structure.offer(purchase.item).map_or(0, |offer| offer.chips),
+            chips: chips(structure.offer(purchase.item).map_or(0, |offer| offer.chips)),
             cashier: format!("{} ({})", purchase.by.name, purchase.by.key_id),
             when: view::moment(&config, purchase.by.time_ms),
             journal_id: web.handle.journal_id().to_owned(),
@@ -578,7 +591,7 @@ struct DisqualificationRow {
 
 struct SealRow {
     player: u32,
-    chips: u64,
+    chips: String,
     receipt: String,
     jornada: u32,
     by: String,
@@ -658,7 +671,7 @@ async fn director(State(web): State<Web>, jar: CookieJar, Path(id): Path<String>
         .iter()
         .map(|s| SealRow {
             player: s.player,
-            chips: s.chips,
+            chips: chips(s.chips),
             receipt: s.receipt.clone(),
             jornada: s.jornada,
             by: by(&config, &s.by),
@@ -843,6 +856,10 @@ mod tests {
         assert_eq!(read.len(), 2);
         assert_eq!((read[0].table.as_str(), read[0].seats.len()), ("T1", 9));
         assert_eq!(read[1].seats, [1, 2, 3]);
+        assert_eq!(
+            (chips(0), chips(999), chips(10_000), chips(1_234_567)),
+            ("0".into(), "999".into(), "10.000".into(), "1.234.567".into())
+        );
         for bad in ["T1", "T1:0", "T1:x", ":9", "T1:100"] {
             let error = tables(bad).expect_err(bad);
             assert!(error.message.starts_with("mesas: "), "{}", error.message);
