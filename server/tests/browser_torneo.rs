@@ -4,7 +4,7 @@
 //! A named suite: `cargo test -p pozo-server --features browser-tests --test browser_torneo`.
 //! Without `/usr/bin/chromium` and `/usr/bin/chromedriver` every test fails, saying what to
 //! install. With `POZO_SCREENSHOTS=DIR` the tests write `torneo-caja-1024x768.png`,
-//! `torneo-vale.png` and `torneo-cartel-1280x720.png` there (the docs keep them in `docs/img/`).
+//! `torneo-vale.png`, `torneo-cartel-1280x720.png` and `torneo-director-1280x800.png` there (the docs keep them in `docs/img/`).
 
 mod common;
 
@@ -271,6 +271,16 @@ async fn the_room_display_follows_the_cashiers_purchase_live_and_the_receipt_pri
     }
     let document = lopdf::Document::load_mem(&pdf).expect("a PDF");
     assert_eq!(document.get_pages().len(), 1, "the receipt fits one page");
+
+    // The director's page at 1280×800: every control a finger's size, nothing wider than the screen.
+    let director = driver.browser(&profiles.path().join("director"), 1280, 800).await;
+    sign_in(&director, &base, t::DIRECTOR, "carla-ejemplo").await;
+    director.goto(&format!("{base}/torneos/{T}/director")).await.expect("the director's page");
+    let seen = measured(&director).await;
+    assert_eq!(seen["small"], json!([]), "every control of the director's page a finger's size");
+    assert_eq!(seen["wide"], json!([]), "nothing wider than 1280 px");
+    screenshot(&director, "torneo-director-1280x800.png", profiles.path()).await;
+    director.close().await.expect("closed");
 
     // The controller stops: the display says so.
     drop(server);

@@ -391,7 +391,9 @@ async fn the_director_keeps_the_tournament_through_his_forms_and_a_large_prize_w
     };
     assert_eq!((payment(&view, 1).as_str(), payment(&view, 2).as_str()), ("PENDIENTE DE PAGO", "pagado"));
 
-    // Venta-Pagos sees it with its amount and a confirm form.
+    // Venta-Pagos sees it with its amount and a confirm form; its own page points there.
+    let (_, html) = office.page("/venta-pagos").await;
+    assert!(element(&html, "premios-torneo").contains("PENDIENTES DE PAGO: 1"), "{html}");
     let (_, html) = office.page("/torneos").await;
     assert!(html.contains("id=\"pendientes-torneo\""));
     let row_start = html.find("data-jugador=\"1\"").expect("the pending prize is listed");
@@ -414,6 +416,7 @@ async fn the_director_keeps_the_tournament_through_his_forms_and_a_large_prize_w
     assert_eq!(payment(&view, 1), "pagado, confirmado por Venta-Pagos");
     let (_, html) = office.page("/torneos").await;
     assert!(html.contains("No hay premios de torneo pendientes de pago."), "confirmed, no longer pending");
+    assert!(!office.page("/venta-pagos").await.1.contains("premios-torneo"), "nothing waits");
 }
 
 #[tokio::test]

@@ -220,6 +220,12 @@ fn pending_prizes(web: &Web) -> Vec<PendingPrize> {
     pending
 }
 
+/// How many tournament prizes wait for the office (the Venta-Pagos page says so).
+pub(super) fn pending_count(web: &Web) -> usize {
+    let read = web.handle.read();
+    read.tournaments().map(|tournament| tournament.owed().iter().filter(|(_, _, waiting)| *waiting).count()).sum()
+}
+
 // ----------------------------------------------------------------------------- the door
 
 /// A refusal of the door as a page: the state's in Spanish, with its status.
