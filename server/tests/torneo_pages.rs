@@ -214,6 +214,8 @@ async fn the_cashier_books_through_the_form_and_only_the_receipt_shows_the_docum
     .await;
     let (_, html) = cashier.page(&format!("/torneos/{T}")).await;
     assert!(!html.contains("/devolver"), "no refund button once registration closed");
+    assert!(!html.contains("value=\"IN\"") && html.contains("value=\"RB\""), "rebuys and add-ons only (art. 65)");
+    assert_eq!(hidden(&html, "monto").as_deref(), Some("10000.00"), "the rebuy's price");
 
     // No page but the receipt shows a document's number.
     let mut pages = vec![
@@ -327,6 +329,8 @@ async fn the_director_keeps_the_tournament_through_his_forms_and_a_large_prize_w
     act("cerrar-recompras", vec![]).await;
     let view = t::get(&client, DIRECTOR, T).await;
     assert!(view.pool_fixed, "the pool fixed (art. 64)");
+    let (_, html) = cashier.page(&format!("/torneos/{T}")).await;
+    assert!(html.contains("id=\"sin-venta\"") && !html.contains("id=\"compra\""), "nothing is sold once the pool is fixed");
     let draw = &view.seat_draws[0];
     assert_eq!((draw.commitment.as_str(), draw.seating.len()), (committed.as_str(), 3));
     act("eliminar", vec![("jugadores", "3".into()), ("mesa", "T1".into()), ("mano", "12".into())]).await;

@@ -343,8 +343,16 @@ async fn cashier(State(web): State<Web>, jar: CookieJar, Path(id): Path<String>)
     let config = web.handle.config();
     let structure = tournament.structure();
     let registration_open = tournament.phase == TournamentPhase::Registration;
+    // What is still sold: everything while registration is open, rebuys and add-ons until their
+    // period ends (Res. 123/2013 art. 64, 65), nothing after. The state refuses the rest anyway.
+    let on_sale = |item: Item| match tournament.phase {
+        TournamentPhase::Registration => true,
+        TournamentPhase::Rebuys => item != Item::BuyIn,
+        TournamentPhase::Play | TournamentPhase::Finished => false,
+    };
     let offered = Item::ALL
         .into_iter()
+        .filter(|item| on_sale(*item))
         .filter_map(|item| structure.offer(item).map(|offer| (item, offer)))
         .map(|(item, offer)| Offered {
             code: item.code(),
