@@ -9,6 +9,8 @@
 //!   the login and logout pages.
 //! - `sessions`: the signed-in people and the lock-out of wrong passwords.
 //! - `cartel`, `office`, `sala`: the pages, thin over the writer's reads and commands.
+//! - `torneos`, `torneo_cartel`: the poker tournament's pages (Res. 123/2013): the cashier's, the
+//!   director's, the receipt of a purchase, and the room display.
 //! - `changes`: the sala's changes (docs/operations.md §8): proposed, approved, withdrawn.
 //! - `planilla`: the closing sheet of a table and jornada, printable on A4 (4.7, 12.8, Form 4218).
 //! - `view`: amounts the Argentine way, times in the casino's zone, CSV.
@@ -47,6 +49,8 @@ mod serve;
 mod sessions;
 mod status;
 mod tables;
+mod torneo_cartel;
+mod torneos;
 mod view;
 
 pub(crate) use csp::peer_origin;

@@ -118,6 +118,8 @@ struct OfficePage {
     session: Session,
     orders: Vec<OrderRow>,
     decides: bool,
+    /// Tournament prizes PENDIENTE DE PAGO (Res. 123/2013 art. 66): confirmed on `/torneos`.
+    tournament_prizes: usize,
 }
 
 #[derive(askama::Template)]
@@ -134,7 +136,8 @@ async fn office(State(web): State<Web>, jar: CookieJar) -> Response {
     let result = async {
         let orders = pending_rows(&web);
         let decides = DECIDERS.contains(&session.role);
-        page(&OfficePage { session, orders, decides })
+        let tournament_prizes = super::torneos::pending_count(&web);
+        page(&OfficePage { session, orders, decides, tournament_prizes })
     };
     result.await.into_response()
 }

@@ -9,7 +9,7 @@ use axum::routing::get;
 use super::context::Web;
 use super::csp::content_security_policy;
 use super::error::{PageError, page};
-use super::{auth, backup, cartel, changes, flor, office, planilla, sala, status, view};
+use super::{auth, backup, cartel, changes, flor, office, planilla, sala, status, torneo_cartel, torneos, view};
 
 /// Requests being served at once; beyond it, 503 at once rather than a queue.
 const REQUESTS_MAX: usize = 2048;
@@ -26,6 +26,9 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("cambios.js", "text/javascript; charset=utf-8", include_str!("../../static/cambios.js")),
     ("planilla.css", "text/css; charset=utf-8", include_str!("../../static/planilla.css")),
     ("imprimir.js", "text/javascript; charset=utf-8", include_str!("../../static/imprimir.js")),
+    ("torneo.css", "text/css; charset=utf-8", include_str!("../../static/torneo.css")),
+    ("torneo.js", "text/javascript; charset=utf-8", include_str!("../../static/torneo.js")),
+    ("torneo_cartel.js", "text/javascript; charset=utf-8", include_str!("../../static/torneo_cartel.js")),
 ];
 
 async fn asset(axum::extract::Path(name): axum::extract::Path<String>) -> Response {
@@ -66,6 +69,8 @@ pub(super) fn router(web: Web) -> Router {
         .merge(flor::routes())
         .merge(planilla::routes())
         .merge(changes::routes())
+        .merge(torneos::routes())
+        .merge(torneo_cartel::routes())
         .fallback(|| async { PageError::not_found("No existe esa página.") })
         .with_state(web)
         .layer(axum::extract::DefaultBodyLimit::max(BODY_BYTES_MAX))
