@@ -565,3 +565,35 @@ async fn art_66_prizes_are_paid_against_identity_and_large_ones_through_venta_pa
     assert_eq!((value(&books.paid), value(&books.owed)), (value(&books.prizes), Decimal::ZERO));
     tied(&view);
 }
+
+/// Res. 123/2013 Anexo I, 32: «Cada jugador podrá inscribirse las veces que desee hasta el tope
+/// determinado para cada evento, en el caso que existiera un límite de reinscripciones.»
+///
+/// The structure states the cap (`entries_per_player`): at 2, the same document buys a second
+/// inscription, each its own entrant with its own order number, and a third is refused naming the
+/// rule; the example structures, which state none, take one inscription per document.
+#[tokio::test]
+async fn anexo_i_32_a_player_registers_again_up_to_the_events_cap() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let text = multimesa().replace("max_entrants = 200", "max_entrants = 200\nentries_per_player = 2");
+    assert_ne!(text, multimesa());
+    set_up(&client, &text).await;
+    ok(&client, CASHIER, purchase(T, "IN", 1, "Jugadora Uno", &document_of(1), "20000.00")).await;
+    let view = ok(&client, CASHIER, purchase(T, "IN", 2, "Jugadora Uno", &document_of(1), "20000.00")).await;
+    assert_eq!(view.entrants, 2, "each inscription is an entrant");
+    let message =
+        refused(&mut client, T, CASHIER, purchase(T, "IN", 3, "Jugadora Uno", &document_of(1), "20000.00"), Code::AlreadyExists)
+            .await;
+    assert!(message.contains("Anexo I, 32") && message.contains("allows 2"), "{message}");
+    tied(&view);
+
+    // Without a stated cap: one inscription per document.
+    const S: &str = "sit-and-go-10";
+    set_up(&client, &structure(S)).await;
+    ok(&client, CASHIER, purchase(S, "IN", 1, "Jugadora Uno", &document_of(1), "5000.00")).await;
+    let message =
+        refused(&mut client, S, CASHIER, purchase(S, "IN", 2, "Jugadora Uno", &document_of(1), "5000.00"), Code::AlreadyExists)
+            .await;
+    assert!(message.contains("allows 1"), "{message}");
+}

@@ -169,12 +169,19 @@ pub struct Structure {
     /// Prizes of this amount or more are paid through the Venta-Pagos office, as a
     /// progressive's large prizes are (docs/readings.md); zero: every prize.
     venta_pagos_from: Money,
+    /// How many inscriptions (IN) one player may hold: 1 without re-entry (Anexo I, 32).
+    entries_per_player: u32,
 }
 
 impl Structure {
     /// A prize of this amount or more is paid through the Venta-Pagos office (zero: every prize).
     pub fn venta_pagos_from(&self) -> Money {
         self.venta_pagos_from
+    }
+
+    /// How many inscriptions one player may hold (Res. 123/2013 Anexo I, 32).
+    pub fn entries_per_player(&self) -> u32 {
+        self.entries_per_player
     }
 
     /// The structure's id, unique in its file.

@@ -12,6 +12,9 @@ use super::{ENTRANTS_MAX, Item, Kind, Offer, PrizeRow, SIT_AND_GO_MAX, Structure
 use crate::money::{CENT, Money, is_multiple_of};
 use crate::rulebook::{Exact, Text};
 
+/// The most inscriptions one player may hold in one tournament (Res. 123/2013 Anexo I, 32).
+const ENTRIES_PER_PLAYER_MAX: u32 = 20;
+
 /// The largest price a structure accepts, in currency units (10^9): every product of a count
 /// of purchases, a price and a share stays far inside `Decimal`'s exact range.
 const PRICE_MAX: Decimal = Decimal::from_parts(1_000_000_000, 0, 0, false, 0);
@@ -68,6 +71,9 @@ struct TorneoDoc {
     /// Prizes of this amount or more are paid through the Venta-Pagos office; absent, every prize.
     #[serde(default)]
     venta_pagos_from: Option<Exact>,
+    /// How many inscriptions (IN) one player may hold (Anexo I, 32); absent, one.
+    #[serde(default)]
+    entries_per_player: Option<u32>,
     premios: Vec<RowDoc>,
 }
 
@@ -156,7 +162,28 @@ fn structure(torneo: TorneoDoc) -> Result<Structure, StructureError> {
             from
         }
     };
-    Ok(Structure { id, name: torneo.name.0, kind, currency, payout_unit, offers, max_entrants, premios, venta_pagos_from })
+    let entries_per_player = torneo.entries_per_player.unwrap_or(1);
+    if !(1..=ENTRIES_PER_PLAYER_MAX).contains(&entries_per_player) {
+        return Err(at.error(
+            "entries_per_player",
+            format!(
+                "{entries_per_player} is not a number of inscriptions per player from 1 to {ENTRIES_PER_PLAYER_MAX} \
+                 (Res. 123/2013 Anexo I, 32)"
+            ),
+        ));
+    }
+    Ok(Structure {
+        id,
+        name: torneo.name.0,
+        kind,
+        currency,
+        payout_unit,
+        offers,
+        max_entrants,
+        premios,
+        venta_pagos_from,
+        entries_per_player,
+    })
 }
 
 /// One item: a price in whole payout units, chips, a share to prizes of at least 70 %, and for a

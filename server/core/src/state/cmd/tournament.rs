@@ -264,19 +264,23 @@ fn purchase_into(tournament: &mut Tournament, purchase: Purchase) -> Result<(), 
                     tournament.id
                 )));
             }
-            if let Some(entry) = tournament.entry_of(&purchase.document_fingerprint) {
+            // Res. 123/2013 Anexo I, 32: a player registers as many times as the event allows.
+            let allowed = structure.entries_per_player();
+            let held = tournament.bought(&purchase.document_fingerprint, Item::BuyIn);
+            if held >= allowed {
+                let entry = tournament.entry_of(&purchase.document_fingerprint).map_or(0, |entry| entry.order);
                 return Err(Refusal::new(
                     RefusalKind::AlreadyExists,
                     format!(
-                        "document_fingerprint: this player is already registered in `{}`, order {} (one buy-in each, \
-                         Res. 123/2013 Anexo I art. 1)",
-                        tournament.id, entry.order
+                        "document_fingerprint: this player already holds {held} inscription(s) in `{}` (order {entry}); \
+                         the structure allows {allowed} per player (entries_per_player, Res. 123/2013 Anexo I, 32)",
+                        tournament.id
                     ),
                 )
                 .castellano(format!(
-                    "Ese jugador ya está inscripto en el torneo {}, orden {} (una inscripción por jugador, Res. 123/2013 \
-                     Anexo I art. 1).",
-                    tournament.id, entry.order
+                    "Ese jugador ya está inscripto en el torneo {} (orden {entry}): la estructura admite {allowed} \
+                     inscripción(es) por jugador (Res. 123/2013 Anexo I, 32).",
+                    tournament.id
                 )));
             }
         }
