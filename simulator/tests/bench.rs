@@ -84,6 +84,16 @@ fn a_tiny_bench_reports_every_figure() {
     // machine has memory, a kernel release and three load averages.
     assert!(number(&report, &["durable", "server_cpu_percent"]) > 0.0, "{report:#}");
     assert!(number(&report, &["durable", "client_cpu_percent"]) > 0.0, "{report:#}");
+    // The CPU per press is the CPU over the window spread over what it acknowledged: the
+    // figures agree with each other (a press is one of the commands, so per press ≥ per command).
+    let durable = &report["durable"];
+    let per_press = number(&report, &["durable", "server_cpu_us_per_press"]);
+    let per_command = number(&report, &["durable", "server_cpu_us_per_command"]);
+    assert!(per_press > 0.0 && per_press >= per_command, "{report:#}");
+    let expected = number(&report, &["durable", "server_cpu_percent"]) / 100.0 * number(&report, &["durable", "seconds"]) * 1e6
+        / durable["presses"].as_f64().expect("presses");
+    assert!((per_press - expected).abs() <= expected * 1e-9 + 1e-9, "{per_press} against {expected}");
+    assert!(number(&report, &["echo", "server_cpu_us_per_request"]) > 0.0, "{report:#}");
     assert!(number(&report, &["machine", "memory_mb"]) > 0.0);
     assert!(report["machine"]["kernel"].as_str().is_some_and(|kernel| !kernel.is_empty()), "{report:#}");
     let load = report["machine"]["load_average_at_start"].as_str().expect("a string");

@@ -399,6 +399,8 @@ fn durable_of(args: &Args, durable: Window) -> Durable {
         server_cpu_percent: durable.server_cpu,
         client_cpu_percent: durable.client_cpu,
         other_cpu_percent: durable.other_cpu,
+        server_cpu_us_per_press: cpu_us_per(durable.server_cpu, durable.elapsed.as_secs_f64(), durable.presses),
+        server_cpu_us_per_command: cpu_us_per(durable.server_cpu, durable.elapsed.as_secs_f64(), durable.commands),
     }
 }
 
@@ -414,6 +416,8 @@ fn echo_of(echo_window: Window, reply_bytes: usize) -> Echo {
         server_cpu_percent: echo_window.server_cpu,
         client_cpu_percent: echo_window.client_cpu,
         other_cpu_percent: echo_window.other_cpu,
+        server_cpu_us_per_request: cpu_us_per(echo_window.server_cpu, echo_window.elapsed.as_secs_f64(), echo_window.commands),
+        server_cpu_us_per_press: cpu_us_per(echo_window.server_cpu, echo_window.elapsed.as_secs_f64(), echo_window.presses),
     }
 }
 

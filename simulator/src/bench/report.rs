@@ -42,6 +42,10 @@ pub struct Durable {
     pub client_cpu_percent: f64,
     /// Other CPU busy on the machine over the window (other processes), percent of one core.
     pub other_cpu_percent: f64,
+    /// The controller's CPU time (from its own /proc figures) per durable press acknowledged, µs.
+    pub server_cpu_us_per_press: f64,
+    /// The same per acknowledged command of any kind, µs.
+    pub server_cpu_us_per_command: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -57,6 +61,10 @@ pub struct Echo {
     pub server_cpu_percent: f64,
     pub client_cpu_percent: f64,
     pub other_cpu_percent: f64,
+    /// The echo server's CPU time per request answered, µs.
+    pub server_cpu_us_per_request: f64,
+    /// The same per press answered, µs.
+    pub server_cpu_us_per_press: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -207,7 +215,7 @@ fn print_figures(report: &Report) {
     let restart = report.restart_1m_entries.as_ref();
     let mark = |target: &Target| if target.met { "met" } else { "MISSED" };
     println!(
-        "durable: {:.0} presses/s ({:.0} commands/s), {} tables, {} connections, {:.1} s; CPU: server {:.0}%, client {:.0}%, other {:.0}%  [{}]",
+        "durable: {:.0} presses/s ({:.0} commands/s), {} tables, {} connections, {:.1} s; CPU: server {:.0}%, client {:.0}%, other {:.0}%; server CPU {:.1} µs/press ({:.1} µs/command)  [{}]",
         durable.presses_per_s,
         durable.commands_per_s,
         durable.tables,
@@ -216,15 +224,19 @@ fn print_figures(report: &Report) {
         durable.server_cpu_percent,
         durable.client_cpu_percent,
         durable.other_cpu_percent,
+        durable.server_cpu_us_per_press,
+        durable.server_cpu_us_per_command,
         mark(&report.targets.durable_presses_per_s)
     );
     println!(
-        "echo: {:.0} requests/s ({:.0} presses/s); CPU: echo {:.0}%, client {:.0}%, other {:.0}%; ratio {:.3}  [{}]",
+        "echo: {:.0} requests/s ({:.0} presses/s); CPU: echo {:.0}%, client {:.0}%, other {:.0}%; echo CPU {:.1} µs/request ({:.1} µs/press); ratio {:.3}  [{}]",
         echo.requests_per_s,
         echo.presses_per_s,
         echo.server_cpu_percent,
         echo.client_cpu_percent,
         echo.other_cpu_percent,
+        echo.server_cpu_us_per_request,
+        echo.server_cpu_us_per_press,
         report.ratio,
         mark(&report.targets.echo_ratio)
     );
@@ -328,6 +340,14 @@ pub(super) fn cpu_percent(before: Option<u64>, after: Option<u64>, elapsed: Dura
         }
         _ => 0.0,
     }
+}
+
+/// A process's CPU time per item, µs: `cpu_percent` (of one core) over `seconds`, spread over
+/// `count` items; 0 without items.
+// Statistics, not money.
+#[allow(clippy::float_arithmetic)]
+pub(super) fn cpu_us_per(cpu_percent: f64, seconds: f64, count: u64) -> f64 {
+    if count == 0 { 0.0 } else { cpu_percent / 100.0 * seconds * 1_000_000.0 / count as f64 }
 }
 
 /// The machine's busy CPU not used by the server or the client (other processes, the kernel's own work).
