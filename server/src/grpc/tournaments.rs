@@ -145,32 +145,14 @@ pub(crate) fn op_of(
     })
 }
 
-/// Submits one operation as `key`'s holder; the tournament after it.
-pub(crate) async fn submit(handle: &Handle, key: &Key, op: TournamentOp) -> Result<(Tournament, u64), ApiError> {
+/// Submits one operation as `key`'s holder; the tournament after it (a purchase sent again:
+/// the tournament as it stands, nothing journaled).
+pub(crate) async fn submit(handle: &Handle, key: &Key, op: TournamentOp) -> Result<Tournament, ApiError> {
     let command = Command::Tournament(TournamentCommand { key_id: key.id.clone(), operator_name: key.name.clone(), op });
     match handle.submit(command).await?.map_err(ApiError::Refused)? {
-        Applied::Tournament(tournament) | Applied::TournamentDuplicate(tournament) => {
-            let sequence = last_sequence(&tournament);
-            Ok((*tournament, sequence))
-        }
+        Applied::Tournament(tournament) | Applied::TournamentDuplicate(tournament) => Ok(*tournament),
         _ => Err(ApiError::internal("a tournament command answered as another kind")),
     }
-}
-
-/// The latest journal entry any record of the tournament names.
-fn last_sequence(tournament: &Tournament) -> u64 {
-    let actors = tournament
-        .purchases
-        .iter()
-        .flat_map(|p| std::iter::once(&p.by).chain(p.refunded.as_ref()))
-        .chain(tournament.registration_closed.iter())
-        .chain(tournament.rebuys_closed.iter())
-        .chain(tournament.eliminations.iter().map(|e| &e.by))
-        .chain(tournament.disqualifications.iter().map(|d| &d.by))
-        .chain(tournament.seals.iter().map(|s| &s.by))
-        .chain(tournament.seat_draws.iter().map(|d| &d.by))
-        .chain(tournament.players.values().flat_map(|p| p.requested.iter().chain(p.paid.iter())));
-    actors.map(|actor| actor.sequence).max().unwrap_or(0)
 }
 
 fn actor(actor: &Actor) -> pb::TournamentActor {
@@ -391,7 +373,7 @@ impl pb::tournaments_server::Tournaments for TournamentsService {
             TournamentOp::Purchase { order, .. } => Some(*order),
             _ => None,
         };
-        let (tournament, _) = submit(&self.handle, key, op).await?;
+        let tournament = submit(&self.handle, key, op).await?;
         let receipt = match (order, document) {
             (Some(order), Some(document)) => receipt(&tournament, order, &document),
             _ => None,

@@ -246,8 +246,8 @@ async fn submit(web: &Web, session: &Session, command: C) -> Result<Tournament, 
         return Err(PageError::new(StatusCode::FORBIDDEN, "Su clave ya no está en el archivo de claves: vuelva a ingresar."));
     };
     let (op, _) = crate::grpc::tournament_op(&web.handle, command).map_err(refused)?;
-    let (tournament, sequence) = crate::grpc::submit_tournament(&web.handle, key, op).await.map_err(refused)?;
-    tracing::info!(tournament = %tournament.id, by = %session.key_id, sequence, "pages: tournament command journaled");
+    let tournament = crate::grpc::submit_tournament(&web.handle, key, op).await.map_err(refused)?;
+    tracing::info!(tournament = %tournament.id, by = %session.key_id, "pages: tournament command done");
     Ok(tournament)
 }
 

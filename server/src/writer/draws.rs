@@ -155,8 +155,11 @@ impl Draws {
     /// a fresh nonce from the CSPRNG, sealed in the journal like a mystery trigger. Nothing is
     /// kept in memory: the draw that reveals it unseals it from the state ([`Draws::fill_seats`]).
     fn seat_commit(&mut self, state: &State) -> Option<Command> {
-        let (tournament, draw) =
-            state.seat_commits_due().into_iter().find(|(tournament, _)| !self.held_seats.contains_key(tournament))?;
+        // Allocates only when a commitment is due (after a setup or a draw), not per command.
+        let (tournament, draw) = state
+            .seat_commits_due()
+            .find(|(tournament, _)| !self.held_seats.contains_key(*tournament))
+            .map(|(tournament, draw)| (tournament.to_owned(), draw))?;
         let mut random = Random { source: self.source, label: format!("seats\0{tournament}\0{draw}").into_bytes(), counter: 0 };
         let mut nonce = [0u8; 32];
         if let Err(error) = random.fill(&mut nonce) {

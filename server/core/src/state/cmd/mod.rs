@@ -15,7 +15,8 @@
 //! Changes (docs/operations.md §8): `change` (propose, approve, withdraw) and `enact` (an
 //! approved proposal put in force, at once or at its moment).
 //! Poker tournaments (Res. 123/2013): `tournament` (a structure checked for the two-person door,
-//! and every operation on a tournament set up).
+//! and every operation on a tournament set up), `seat_draw` (its seats drawn), `prize_paid` (its
+//! prizes paid).
 
 mod accept;
 mod carry;
@@ -33,13 +34,16 @@ mod mystery;
 mod open;
 mod press;
 mod prize;
+mod prize_paid;
 mod refund;
 mod reject;
 mod seat;
+mod seat_draw;
 mod series;
 mod sheet;
 mod start;
 mod tournament;
+mod tournament_fields;
 mod void;
 
 pub(in crate::state) use enact::new_table;

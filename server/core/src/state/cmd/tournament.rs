@@ -2,35 +2,27 @@
 //! (`Proposed::Tournament`, checked here, put in force by `enact`), then each operation with who
 //! did it: purchases and refunds (Anexo IV 1.2–1.4), the close of registration (art. 65) and of
 //! the rebuy and add-on period (art. 64), eliminations (art. 71, 72), disqualifications
-//! (Anexo II), chip counts sealed (Anexo IV 7.3.2) and prizes paid (art. 66). Every check comes
-//! before the first change: a refused operation changes nothing.
+//! (Anexo II), chip counts sealed (Anexo IV 7.3.2); the seat draws are `seat_draw.rs`, the prizes
+//! paid `prize_paid.rs`. Every check comes before the first change: a refused operation changes
+//! nothing.
 
 use pozo_engine::EngineError;
 use pozo_engine::money::{Money, format_ars};
 use pozo_engine::tournament::{Item, PrizePool, Structure, payouts, redistribute, split};
 
 use crate::config::Role;
-use crate::state::command::{SeatCommitCommand, TournamentCommand, TournamentOp};
-use crate::state::refusal::{denied, invalid, not_found, precondition};
+use crate::state::command::{TournamentCommand, TournamentOp};
+use crate::state::refusal::{invalid, not_found, precondition};
 use crate::state::tournament::{
-    Actor, ChipSeal, Disqualification, Elimination, Entrant, FixedPool, Purchase, SeatCommitment, SeatDraw, Standing, Tie,
-    Tournament, TournamentPhase,
+    Actor, ChipSeal, Disqualification, Elimination, Entrant, FixedPool, Purchase, Standing, Tie, Tournament, TournamentPhase,
 };
 use crate::state::view::Applied;
-use crate::state::{Context, Refusal, RefusalKind, State};
-use crate::tournament::seats::{self, PlayerRef, SeatDrawHead, SeatDrawReason, TableSeats};
 
-/// The longest name, reason, receipt or table, in characters.
-const TEXT_CHARS_MAX: usize = 200;
+use super::tournament_fields::{fingerprint, masked, sealed, text};
+use crate::state::{Context, Refusal, RefusalKind, State};
 
 /// The most jornadas a tournament's chips are sealed over.
 const JORNADAS_MAX: u32 = 60;
-
-/// The most seat draws one tournament makes (the start, each jornada, three, two and one table).
-const SEAT_DRAWS_MAX: usize = 128;
-
-/// The longest sealed document, in hex digits.
-const SEALED_HEX_MAX: usize = 4_096;
 
 impl State {
     /// A tournament's `[[torneo]]` as proposed or approved: exactly one structure that honours
@@ -63,47 +55,6 @@ impl State {
             .castellano(format!("Ya existe un torneo {} en este registro: use otro identificador.", structure.id())));
         }
         Ok(structure)
-    }
-
-    /// The tournaments whose next seat draw is to be committed: (tournament, draw number).
-    pub fn seat_commits_due(&self) -> Vec<(String, u64)> {
-        self.data
-            .tournaments
-            .values()
-            .filter(|t| t.seat_commitment.is_none() && t.phase != TournamentPhase::Finished)
-            .map(|t| (t.id.clone(), t.seat_draws.len() as u64 + 1))
-            .collect()
-    }
-
-    /// The controller's commitment to a tournament's next seat draw (docs/journal.md, "seat_commit").
-    pub(in crate::state) fn apply_seat_commit(
-        &mut self,
-        context: Context,
-        command: &SeatCommitCommand,
-    ) -> Result<Applied, Refusal> {
-        let id = &command.tournament;
-        let tournament = self.data.tournaments.get(id).ok_or_else(|| not_found(format!("tournament: no tournament `{id}`")))?;
-        let next = tournament.seat_draws.len() as u64 + 1;
-        if tournament.seat_commitment.is_some() || command.draw != next || tournament.phase == TournamentPhase::Finished {
-            return Err(precondition(format!(
-                "draw: `{id}` awaits no commitment to draw {} (next {next}, one open: {})",
-                command.draw,
-                tournament.seat_commitment.is_some()
-            )));
-        }
-        if crate::state::draw::nonce_of(&command.commitment).is_none() {
-            return Err(invalid("commitment: 64 hex digits"));
-        }
-        sealed(&command.sealed)?;
-        let mut after = (**tournament).clone();
-        after.seat_commitment = Some(SeatCommitment {
-            draw: command.draw,
-            commitment: command.commitment.clone(),
-            sealed: command.sealed.clone(),
-            at: context.sequence,
-        });
-        self.data.tournaments.insert(after.id.clone(), std::sync::Arc::new(after.clone()));
-        Ok(Applied::Tournament(Box::new(after)))
     }
 
     /// Applies one tournament operation.
@@ -181,13 +132,15 @@ impl State {
             }
             TournamentOp::PayPrize { player, document_fingerprint, .. } => {
                 let fingerprint = fingerprint("document_fingerprint", document_fingerprint)?;
-                pay_prize(&mut after, *player, &fingerprint, by)?;
+                super::prize_paid::pay_prize(&mut after, *player, &fingerprint, by)?;
             }
             TournamentOp::ConfirmPrize { player, document_fingerprint, .. } => {
                 let fingerprint = fingerprint("document_fingerprint", document_fingerprint)?;
-                confirm_prize(&mut after, *player, &fingerprint, by)?;
+                super::prize_paid::confirm_prize(&mut after, *player, &fingerprint, by)?;
             }
-            TournamentOp::DrawSeats { reason, tables, nonce, .. } => draw_seats(&mut after, *reason, tables, nonce, by)?,
+            TournamentOp::DrawSeats { reason, tables, nonce, .. } => {
+                super::seat_draw::draw_seats(&mut after, *reason, tables, nonce, by)?
+            }
         }
         debug_assert_eq!(after.books().untied(), None, "a tournament's books tie after every operation");
         self.data.tournaments.insert(after.id.clone(), std::sync::Arc::new(after.clone()));
@@ -685,182 +638,6 @@ fn seal_chips(
     Ok(())
 }
 
-/// A finished position's prize paid at the cashier against the player's identity (art. 66).
-fn pay_prize(tournament: &mut Tournament, order: u32, fingerprint: &str, by: Actor) -> Result<(), Refusal> {
-    let player = tournament.players.get(&order).ok_or_else(|| {
-        not_found(format!("player: no entrant of order {order} in `{}`", tournament.id))
-            .castellano(format!("No hay un inscripto con el número de orden {order} en el torneo {}.", tournament.id))
-    })?;
-    if !player.finished() {
-        return Err(precondition(format!(
-            "player: entrant {order} has no finished position to collect (in play or disqualified) (Res. 123/2013 art. 66)"
-        ))
-        .castellano(format!(
-            "El inscripto {order} no tiene una posición final que cobrar: sigue en juego o fue descalificado (Res. 123/2013 art. 66)."
-        )));
-    }
-    if player.due() == Money::ZERO {
-        return Err(precondition(format!("player: entrant {order}'s position {} pays no prize", player.position.unwrap_or(0)))
-            .castellano(format!("La posición {} del inscripto {order} no tiene premio.", player.position.unwrap_or(0))));
-    }
-    if player.paid.is_some() {
-        return Err(Refusal::new(
-            RefusalKind::AlreadyExists,
-            format!("player: entrant {order}'s prize was already paid (Res. 123/2013 art. 66)"),
-        )
-        .castellano(format!("El premio del inscripto {order} ya fue pagado (Res. 123/2013 art. 66).")));
-    }
-    if player.document_fingerprint != fingerprint {
-        return Err(denied(format!(
-            "document_fingerprint: not the document of entrant {order}'s buy-in: a prize is paid against the player's \
-             valid identity (Res. 123/2013 art. 66)"
-        ))
-        .castellano(format!(
-            "El documento no es el de la inscripción {order}: el premio se paga contra la identidad del jugador \
-             (Res. 123/2013 art. 66)."
-        )));
-    }
-    if player.requested.is_some() {
-        return Err(precondition(format!(
-            "player: entrant {order}'s prize awaits the Venta-Pagos office's confirmation (PENDIENTE DE PAGO)"
-        ))
-        .castellano(format!("El premio del inscripto {order} ya está PENDIENTE DE PAGO en Venta-Pagos.")));
-    }
-    let from = tournament.structure().venta_pagos_from();
-    let entrant = tournament.players.get_mut(&order).expect("found above");
-    // A large prize goes through the Venta-Pagos office, as a progressive's does (docs/readings.md).
-    if entrant.due() >= from {
-        entrant.requested = Some(by);
-    } else {
-        entrant.paid = Some(by);
-    }
-    Ok(())
-}
-
-/// A prize asked for at the cashier, paid by the Venta-Pagos office against the player's
-/// identity (art. 66): the office's confirmation.
-fn confirm_prize(tournament: &mut Tournament, order: u32, fingerprint: &str, by: Actor) -> Result<(), Refusal> {
-    let player = tournament.players.get(&order).ok_or_else(|| {
-        not_found(format!("player: no entrant of order {order} in `{}`", tournament.id))
-            .castellano(format!("No hay un inscripto con el número de orden {order} en el torneo {}.", tournament.id))
-    })?;
-    if player.paid.is_some() {
-        return Err(Refusal::new(
-            RefusalKind::AlreadyExists,
-            format!("player: entrant {order}'s prize was already paid (Res. 123/2013 art. 66)"),
-        )
-        .castellano(format!("El premio del inscripto {order} ya fue pagado (Res. 123/2013 art. 66).")));
-    }
-    if !player.finished() {
-        return Err(precondition(format!(
-            "player: entrant {order} has no prize to collect: disqualified after it was asked for (Anexo II)"
-        ))
-        .castellano(format!("El inscripto {order} fue descalificado: su premio se repartió entre los jugadores activos.")));
-    }
-    let Some(requested) = player.requested.as_ref() else {
-        return Err(precondition(format!(
-            "player: entrant {order}'s prize was not asked for at the cashier: nothing awaits the office"
-        ))
-        .castellano(format!("El premio del inscripto {order} no fue pedido en caja: no hay nada pendiente de pago.")));
-    };
-    if requested.key_id == by.key_id {
-        return Err(denied(format!(
-            "key_id: `{}` asked for entrant {order}'s prize at the cashier; another person of the office confirms it",
-            by.key_id
-        ))
-        .castellano(format!(
-            "Quien pidió el pago del premio del inscripto {order} no lo confirma: lo confirma otra persona de Venta-Pagos."
-        )));
-    }
-    if player.document_fingerprint != fingerprint {
-        return Err(denied(format!(
-            "document_fingerprint: not the document of entrant {order}'s buy-in: a prize is paid against the player's \
-             valid identity (Res. 123/2013 art. 66)"
-        ))
-        .castellano(format!(
-            "El documento no es el de la inscripción {order}: el premio se paga contra la identidad del jugador \
-             (Res. 123/2013 art. 66)."
-        )));
-    }
-    tournament.players.get_mut(&order).expect("found above").paid = Some(by);
-    Ok(())
-}
-
-/// Tables and seats drawn with the committed nonce (art. 11, 15, 88; Anexo IV 8.1): the nonce
-/// must open the commitment journaled before, and the state computes the seating itself.
-fn draw_seats(
-    tournament: &mut Tournament,
-    reason: SeatDrawReason,
-    tables: &[TableSeats],
-    nonce_hex: &str,
-    by: Actor,
-) -> Result<(), Refusal> {
-    if tournament.phase == TournamentPhase::Finished {
-        return Err(precondition(format!("tournament: `{}` is finished: no seats to draw", tournament.id))
-            .castellano(format!("El torneo {} terminó: no hay ubicaciones que sortear.", tournament.id)));
-    }
-    if tournament.seat_draws.len() >= SEAT_DRAWS_MAX {
-        return Err(precondition(format!(
-            "tournament: `{}` has made {SEAT_DRAWS_MAX} seat draws, the most one makes",
-            tournament.id
-        ))
-        .castellano(format!("El torneo {} ya hizo {SEAT_DRAWS_MAX} sorteos de ubicaciones, el máximo.", tournament.id)));
-    }
-    let Some(open) = tournament.seat_commitment.clone() else {
-        return Err(precondition(format!(
-            "tournament: `{}` has no seat draw committed yet: the controller commits one first (Res. 123/2013 art. 11)",
-            tournament.id
-        ))
-        .castellano(format!("El sorteo de ubicaciones del torneo {} aún no está comprometido: reintente.", tournament.id)));
-    };
-    let wanted = match reason {
-        SeatDrawReason::Inicio => (open.draw == 1).then_some(()).ok_or(
-            "`inicio` is the tournament's first draw only (art. 11); later ones are `jornada N`, `tres mesas`, `dos mesas`, `mesa final`",
-        ),
-        SeatDrawReason::Jornada(_) => (open.draw > 1).then_some(()).ok_or("the first draw is `inicio` (art. 11)"),
-        SeatDrawReason::TresMesas => (tables.len() == 3).then_some(()).ok_or("`tres mesas` seats three tables (art. 88)"),
-        SeatDrawReason::DosMesas => (tables.len() == 2).then_some(()).ok_or("`dos mesas` seats two tables (art. 88)"),
-        SeatDrawReason::MesaFinal => (tables.len() == 1).then_some(()).ok_or("`mesa final` seats one table (art. 88)"),
-    };
-    if let Err(rule) = wanted {
-        return Err(invalid(format!("reason: `{reason}` for draw {}: {rule}", open.draw))
-            .castellano(format!("El motivo «{reason}» no corresponde a este sorteo: {rule}.")));
-    }
-    if tables.is_empty() || tables.len() > 64 {
-        return Err(invalid("tables: 1 to 64 tables, each with its seats")
-            .castellano("Indique de 1 a 64 mesas, cada una con sus asientos."));
-    }
-    let nonce = crate::state::draw::nonce_of(nonce_hex).ok_or_else(|| {
-        invalid("nonce: 64 hex digits, filled in by the controller").castellano("Falta el número del sorteo: reintente.")
-    })?;
-    let head = SeatDrawHead { tournament: tournament.id.clone(), draw: open.draw, reason };
-    if hex::encode(seats::commitment(&head, &nonce)) != open.commitment {
-        return Err(precondition(format!(
-            "nonce: does not open draw {}'s commitment of entry {} (Res. 123/2013 art. 11, 15, 88)",
-            open.draw, open.at
-        ))
-        .castellano("El sorteo no coincide con el comprometido: no se ubica a nadie. Avise al jefe de sala."));
-    }
-    let players: Vec<u64> = tournament.to_seat();
-    let refs: Vec<PlayerRef> = players.iter().map(|order| PlayerRef { order: *order }).collect();
-    let seating = seats::assign(&nonce, &refs, tables).map_err(|error| {
-        invalid(format!("tables: {error}")).castellano(format!("Las mesas indicadas no sirven para el sorteo: {error}"))
-    })?;
-    tournament.seat_draws.push(SeatDraw {
-        draw: open.draw,
-        reason,
-        commitment: open.commitment,
-        committed_at: open.at,
-        nonce: nonce_hex.to_owned(),
-        players,
-        tables: tables.to_vec(),
-        seating,
-        by,
-    });
-    tournament.seat_commitment = None;
-    Ok(())
-}
-
 /// The buy-ins not refunded.
 fn collected_entrants(tournament: &Tournament) -> u32 {
     let count = tournament.purchases.iter().filter(|p| p.item == Item::BuyIn && p.refunded.is_none()).count();
@@ -884,52 +661,4 @@ fn item_spanish(item: Item) -> &'static str {
         Item::Rebuy => "recompra (RB)",
         Item::AddOn => "adición (AD)",
     }
-}
-
-/// A written field: one line of 1 to 200 characters.
-fn text(field: &str, spanish: &str, value: &str) -> Result<String, Refusal> {
-    let value = value.trim();
-    if value.is_empty() || value.chars().count() > TEXT_CHARS_MAX || value.chars().any(char::is_control) {
-        return Err(invalid(format!("{field}: required, one line of 1 to {TEXT_CHARS_MAX} characters"))
-            .castellano(format!("Falta {spanish}, o no es una sola línea de hasta {TEXT_CHARS_MAX} caracteres.")));
-    }
-    Ok(value.to_owned())
-}
-
-/// The document as the receipt shows it: `DNI ***4567` (Anexo IV 1.2), masked by the server.
-fn masked(value: &str) -> Result<String, Refusal> {
-    let shaped = !value.is_empty()
-        && value.chars().count() <= 40
-        && value.contains('*')
-        && !value.chars().any(char::is_control)
-        && value.trim() == value;
-    if !shaped {
-        return Err(invalid(
-            "document_masked: the document as masked by the server, like `DNI ***4567` (Res. 123/2013 Anexo IV 1.2)",
-        )
-        .castellano("El documento enmascarado no tiene la forma «DNI ***4567» (Res. 123/2013 Anexo IV 1.2)."));
-    }
-    Ok(value.to_owned())
-}
-
-/// A document's fingerprint: 64 lowercase hex digits.
-fn fingerprint(field: &str, value: &str) -> Result<String, Refusal> {
-    if value.len() != 64 || !value.bytes().all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte)) {
-        return Err(invalid(format!("{field}: 64 lowercase hex digits, the document's fingerprint"))
-            .castellano("La huella del documento no es válida: son 64 dígitos hexadecimales."));
-    }
-    Ok(value.to_owned())
-}
-
-/// The document sealed: hex, an even number of digits, at most 4096.
-fn sealed(value: &str) -> Result<String, Refusal> {
-    if value.is_empty()
-        || value.len() > SEALED_HEX_MAX
-        || !value.len().is_multiple_of(2)
-        || !value.bytes().all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
-    {
-        return Err(invalid(format!("document_sealed: lowercase hex, an even number of 2 to {SEALED_HEX_MAX} digits"))
-            .castellano("El documento sellado no es válido: dígitos hexadecimales, en cantidad par."));
-    }
-    Ok(value.to_owned())
 }
