@@ -34,7 +34,7 @@ use pozo_engine::{PoolId, TableId};
 
 use crate::config::{Config, Salon, TableConfig};
 use crate::journal::JournalTip;
-use pozo_core::state::liability::{self, Liability, Seats, Sums};
+use pozo_core::state::liability::{self, Liability, Seats, SeatsByTable, Sums};
 use pozo_core::state::{Custody, Hit, OrderStatus, PayoutOrder, Proposal, State, TableDay};
 
 /// A pool's figures in one jornada at the tables of one salon (docs/operations.md §17), from
@@ -73,9 +73,11 @@ pub struct ReadModel {
     hits: Arc<BTreeMap<PoolId, VecDeque<Hit>>>,
     custody: Arc<BTreeMap<String, Custody>>,
     /// The roulette series 3.7.3 may still annul (`pozo_core::state::Series`), by number.
-    series: Arc<BTreeMap<String, pozo_core::state::Series>>,
-    /// What the seats hold (credits, stakes pressed, grillos): the tables' part of the liability.
-    seats: Seats,
+    series: Arc<BTreeMap<String, Arc<pozo_core::state::Series>>>,
+    /// What the seats hold (credits, stakes pressed, grillos), table by table: the tables' part
+    /// of the liability. The writer shares it across batches and reads again only the tables a
+    /// batch touched (`writer::batch`).
+    seats: Arc<SeatsByTable>,
     /// The liability as each jornada opened (`pozo_core::state::liability`).
     liability_openings: Arc<liability::Openings>,
     /// The configuration in force (docs/operations.md §8: approved changes change it).
@@ -104,8 +106,14 @@ pub(crate) fn open_ceilings(state: &State) -> BTreeMap<(PoolId, String), Money> 
 }
 
 impl ReadModel {
-    /// The model of `state` at the durable `tip`.
+    /// The model of `state` at the durable `tip`, every table's seats read.
     pub fn of(state: &State, tip: JournalTip) -> ReadModel {
+        ReadModel::with_seats(state, tip, Arc::new(state.seats_by_table()))
+    }
+
+    /// The model of `state` at the durable `tip`, with what its seats hold as the writer keeps it
+    /// (`seats` must be `state.seats_by_table()`: checked on every batch of the tests).
+    pub(crate) fn with_seats(state: &State, tip: JournalTip, seats: Arc<SeatsByTable>) -> ReadModel {
         let data = state.data();
         ReadModel {
             tip,
@@ -116,7 +124,7 @@ impl ReadModel {
             hits: Arc::clone(&data.hits),
             custody: Arc::clone(&data.custody),
             series: Arc::clone(&data.series),
-            seats: state.seats(),
+            seats,
             liability_openings: Arc::clone(&data.liability_openings),
             config: Arc::clone(state.config()),
             proposals: Arc::clone(&data.proposals),
@@ -195,7 +203,8 @@ impl ReadModel {
 
     /// The roulette series of `table` kept for 3.7.3, oldest sale first.
     pub fn series_of<'a>(&'a self, table: &'a str) -> impl Iterator<Item = &'a pozo_core::state::Series> + 'a {
-        let mut series: Vec<_> = self.series.values().filter(|series| series.table_id == table).collect();
+        let mut series: Vec<&pozo_core::state::Series> =
+            self.series.values().map(|series| &**series).filter(|series| series.table_id == table).collect();
         series.sort_by_key(|series| (series.generation, series.sale_sequence));
         series.into_iter()
     }
@@ -268,7 +277,8 @@ impl ReadModel {
 
     /// What the casino owes its players now, part by part (`pozo_core::state::liability`).
     pub fn liability(&self) -> Liability {
-        Liability::of(self.pools.values(), &self.seats, &self.orders, &self.custody)
+        let seats = Seats::joined(self.seats.values().map(|seats| &**seats));
+        Liability::of(self.pools.values(), &seats, &self.orders, &self.custody)
     }
 
     /// The liability summed as `jornada` opened, given the sums `now`; `None` for a jornada

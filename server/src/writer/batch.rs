@@ -17,6 +17,7 @@ use crate::journal::{Journal, JournalError, JournalTip, Record, StoredSnapshot};
 use crate::read::ReadModel;
 use crate::read::metrics::Metrics;
 use crate::read::signs::{DisplayPush, TablePush, display_of};
+use pozo_core::state::liability::SeatsByTable;
 use pozo_core::state::{Applied, Context, GoldTurn, Refusal, State, TableView};
 
 /// The most draws and reveals journaled after one command: a reveal and a draw per mystery
@@ -60,6 +61,11 @@ pub(super) struct Writer {
     pub(super) metrics: Arc<Metrics>,
     /// The mystery levels' open draws, sealed in the journal and held here (`draws.rs`).
     pub(super) draws: super::draws::Draws,
+    /// What the seats hold, table by table, as of the last sealed batch: shared with the read
+    /// models, each batch reading again only the tables it touched.
+    pub(super) seats: Arc<SeatsByTable>,
+    /// The configuration `seats` was read under: another (a side bet, a table retired) reads all.
+    pub(super) seats_config: Arc<pozo_core::config::Config>,
 }
 
 /// Every table's panel watch, by pool, in the layout's order.
@@ -79,6 +85,9 @@ pub(super) struct Pending {
     pub(super) pools: BTreeSet<PoolId>,
     pub(super) tables: BTreeSet<TableId>,
     pub(super) decided: BTreeSet<PoolId>,
+    /// A command that may change seats beyond its own table's (an office decision, a change, a
+    /// tournament's operation): every table's seats are read again with the batch.
+    pub(super) every_seat: bool,
 }
 
 impl Pending {
@@ -101,7 +110,7 @@ impl Pending {
                 self.pools.insert(pool.clone());
                 self.tables.extend(tables.iter().cloned());
             }
-            _ => {}
+            _ => self.every_seat = true,
         }
     }
 }
@@ -348,7 +357,8 @@ impl Writer {
         }
         let (sequence, hash) = (self.tip.entries, self.tip.hash);
         let seal = self.sealer.tip_seal(sequence, &hash);
-        let model = Arc::new(ReadModel::of(&self.state, self.tip));
+        self.follow_seats(&pending.tables, pending.every_seat);
+        let model = Arc::new(ReadModel::with_seats(&self.state, self.tip, Arc::clone(&self.seats)));
         let publication = self.prepare(&pending.pools, &pending.tables, &pending.decided);
         let journal = self.journal.clone();
         let mut mark = self.mark.take().expect("the mark is back after each flush");
@@ -379,6 +389,32 @@ impl Writer {
         {
             self.snapshot();
         }
+    }
+
+    /// Brings what the seats hold up to the state just sealed: the tables the batch touched are
+    /// read again, the others kept (walking every table's seats for each batch was most of the
+    /// writer's CPU at 2,000 presses/s: docs/benchmarks.md); all of them after a command that
+    /// may change seats elsewhere, or under another configuration.
+    pub(super) fn follow_seats(&mut self, tables: &BTreeSet<TableId>, every_seat: bool) {
+        if every_seat || !Arc::ptr_eq(self.state.config(), &self.seats_config) {
+            self.seats = Arc::new(self.state.seats_by_table());
+            self.seats_config = Arc::clone(self.state.config());
+            return;
+        }
+        if !tables.is_empty() {
+            let seats = Arc::make_mut(&mut self.seats);
+            for table in tables {
+                match self.state.table_seats(table).filter(|seats| !seats.is_empty()) {
+                    Some(held) => {
+                        seats.insert(table.clone(), Arc::new(held));
+                    }
+                    None => {
+                        seats.remove(table);
+                    }
+                }
+            }
+        }
+        debug_assert_eq!(*self.seats, self.state.seats_by_table(), "a table's seats changed and were not read again");
     }
 
     /// Waits for the batch in flight, if any, and finishes it ([`Writer::durable`]).

@@ -568,7 +568,8 @@ pub(super) fn assemble(
     // Journal time never goes backwards, even after a restart on a clock that is behind.
     let last_time_ms = journal.entry(tip.entries)?.map(|entry| entry.record.time_ms).unwrap_or(0);
     let (journals, journal_receiver) = watch::channel(journal.clone());
-    let (model, model_receiver) = watch::channel(Arc::new(ReadModel::of(&state, tip)));
+    let seats = Arc::new(state.seats_by_table());
+    let (model, model_receiver) = watch::channel(Arc::new(ReadModel::with_seats(&state, tip, Arc::clone(&seats))));
     let (role, role_receiver) = watch::channel(role);
     let metrics = Arc::new(Metrics::new());
     let writer = Writer {
@@ -594,6 +595,8 @@ pub(super) fn assemble(
         in_flight: None,
         metrics: Arc::clone(&metrics),
         draws,
+        seats,
+        seats_config: Arc::clone(&wired),
     };
     let (stop, stopped) = watch::channel(false);
     let journal_id = identity.journal_id();

@@ -215,7 +215,10 @@ impl Writer {
     /// Publishes the state as the writer does a durable batch: the read model, then the pushes.
     pub(super) fn publish(&mut self, touched: &Pending) {
         let publication = self.prepare(&touched.pools, &touched.tables, &touched.decided);
-        self.model.send_replace(Arc::new(ReadModel::of(&self.state, self.tip)));
+        // Every table's seats read again (a standby's round is no hot path), and kept for the
+        // writer this standby may become.
+        self.follow_seats(&touched.tables, true);
+        self.model.send_replace(Arc::new(ReadModel::with_seats(&self.state, self.tip, Arc::clone(&self.seats))));
         self.send(publication);
     }
 

@@ -15,6 +15,7 @@
 //! total is the exact sum of the parts, and each part the exact sum of its lines.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use pozo_engine::money::Money;
 use pozo_engine::{Pool, PoolId, TableId};
@@ -96,7 +97,28 @@ pub struct Seats {
     pub grillos: Vec<SeatGrillos>,
 }
 
+/// What the seats hold, table by table, in the order of the tables' ids: a table's lines are
+/// read again only when a command touched it, and the whole is shared, never copied per batch.
+pub type SeatsByTable = BTreeMap<TableId, Arc<Seats>>;
+
 impl Seats {
+    /// The lines of every table's seats, one table after the other: what [`Seats::of`] gives
+    /// for all of them at once.
+    pub fn joined<'a>(tables: impl Iterator<Item = &'a Seats>) -> Seats {
+        let mut seats = Seats::default();
+        for table in tables {
+            seats.credits.extend_from_slice(&table.credits);
+            seats.stakes.extend_from_slice(&table.stakes);
+            seats.grillos.extend_from_slice(&table.grillos);
+        }
+        seats
+    }
+
+    /// Whether no seat holds anything.
+    pub fn is_empty(&self) -> bool {
+        self.credits.is_empty() && self.stakes.is_empty() && self.grillos.is_empty()
+    }
+
     /// What the seats of `tables` hold; `side_bet` is the credit value of a table's pool.
     pub fn of<'a>(tables: impl Iterator<Item = &'a Table>, side_bet: impl Fn(&Table) -> Money) -> Seats {
         let mut seats = Seats::default();

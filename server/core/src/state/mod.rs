@@ -113,6 +113,10 @@ pub struct State {
     /// the link shows on their panels): its reply names them, so their panels are pushed. Not
     /// state: every table command starts it empty.
     linked: Vec<TableId>,
+    /// A jornada no kept roulette series was sold before, when known (`cmd/series.rs`,
+    /// `forget_series_of_jornadas_gone`): spares a look at every series after every command. Not
+    /// state: a lower bound only, and without it the same look is made.
+    series_floor: Option<String>,
 }
 
 impl State {
@@ -124,7 +128,7 @@ impl State {
         for table in &config.layout.tables {
             data.tables.insert(table.id.clone(), cmd::new_table(table));
         }
-        State { config, engine, data, now_ms: 0, linked: Vec::new() }
+        State { config, engine, data, now_ms: 0, linked: Vec::new(), series_floor: None }
     }
 
     /// The state a snapshot kept; its pools must balance and match the configuration.
@@ -140,7 +144,7 @@ impl State {
             return Err(format!("snapshot taken under configuration {}, not {}", snapshot.config_hash, config.hash));
         }
         let engine = Engine::restore(&config.rulebooks, &snapshot.pools).map_err(|error| error.to_string())?;
-        Ok(State { config, engine, data: snapshot.data, now_ms: 0, linked: Vec::new() })
+        Ok(State { config, engine, data: snapshot.data, now_ms: 0, linked: Vec::new(), series_floor: None })
     }
 
     /// A new journal's state taken from its predecessor's closing statement (`opened_from`
@@ -186,6 +190,7 @@ impl State {
         // One more journal in the chain: its rounds' books are keyed apart from the carried ones.
         let generation = snapshot.data.generation + 1;
         self.data = Data { journal_sequence: 0, configuration_changed: false, builds: Vec::new(), generation, ..snapshot.data };
+        self.series_floor = None;
         Ok(())
     }
 
@@ -252,7 +257,30 @@ impl State {
 
     /// What the seats hold now: credits, stakes pressed, grillos (`liability.rs`).
     pub fn seats(&self) -> liability::Seats {
-        liability::Seats::of(self.data.tables.values(), |table| self.pool(&table.pool).rules().side_bet_for(table.game))
+        liability::Seats::of(self.data.tables.values(), |table| self.seat_credit(table))
+    }
+
+    /// What one table's seats hold (`None`: no such table, or a table retired); with the others'
+    /// in [`State::seats_by_table`], the same lines as [`State::seats`].
+    pub fn table_seats(&self, id: &TableId) -> Option<liability::Seats> {
+        let table = self.data.tables.get(id)?;
+        Some(liability::Seats::of(std::iter::once(table), |table| self.seat_credit(table)))
+    }
+
+    /// What every table's seats hold, table by table: only the tables whose seats hold something.
+    pub fn seats_by_table(&self) -> liability::SeatsByTable {
+        self.data
+            .tables
+            .values()
+            .map(|table| (table.id.clone(), liability::Seats::of(std::iter::once(table), |table| self.seat_credit(table))))
+            .filter(|(_, seats)| !seats.is_empty())
+            .map(|(id, seats)| (id, Arc::new(seats)))
+            .collect()
+    }
+
+    /// What a credit at `table` is worth: its pool's side bet (12.5.3.3, 12.5.3.5).
+    fn seat_credit(&self, table: &Table) -> Money {
+        self.pool(&table.pool).rules().side_bet_for(table.game)
     }
 
     /// A pool of the configuration (tables only name configured pools).

@@ -680,9 +680,10 @@ pub struct Data {
     pub custody: Arc<BTreeMap<String, Custody>>,
     #[serde(default)]
     pub(crate) next_custody: u64,
-    /// The roulette series that 3.7.3 may still annul, by number (`Series`); copy on write.
+    /// The roulette series that 3.7.3 may still annul, by number (`Series`); copy on write, the
+    /// map and each series (a batch copies pointers, and only the series it changes).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub series: Arc<BTreeMap<String, Series>>,
+    pub series: Arc<BTreeMap<String, Arc<Series>>>,
     /// The journal was begun by a release that numbers the series (`Series`): false in a snapshot
     /// or statement of an earlier release, whose state has no series records (`verify` compares
     /// such a snapshot without them; recovery does not start from one, but replays from zero).

@@ -91,7 +91,7 @@ impl State {
             annulled_sequence: None,
             annulled_generation: 0,
         };
-        Arc::make_mut(&mut self.data.series).insert(series_id.clone(), series);
+        Arc::make_mut(&mut self.data.series).insert(series_id.clone(), Arc::new(series));
         self.table_mut(table_id).seat_mut(seat_number).series_id = Some(series_id.clone());
         series_id
     }
@@ -114,7 +114,7 @@ impl State {
         let all = Arc::make_mut(&mut self.data.series);
         for id in playing {
             if let Some(series) = all.get_mut(&id) {
-                series.balls += 1;
+                Arc::make_mut(series).balls += 1;
             }
         }
     }
@@ -122,15 +122,35 @@ impl State {
     /// 3.7.3 is applied to the jornadas kept: once the jornada of a series' sale is no longer
     /// kept, the series goes with it (a seat's current series stays: its table is open). Run
     /// after each command, never in the middle of one.
+    ///
+    /// The look at every series is made only when the oldest jornada kept has passed the floor
+    /// (`State::series_floor`): no series kept was sold before the floor, and every series sold
+    /// since was sold in the jornada of its command, never before one kept. So the floor is a
+    /// lower bound of the series' jornadas, and the look it spares would find none to forget
+    /// (checked against the whole look in the tests' builds).
     pub(in crate::state) fn forget_series_of_jornadas_gone(&mut self) {
         let Some(oldest) = self.data.days.keys().next() else { return };
-        if !self.data.series.values().any(|series| series.jornada < *oldest) {
+        if self.series_floor.as_ref().is_some_and(|floor| floor >= oldest) {
+            debug_assert!(
+                !self.data.series.values().any(|series| series.jornada < *oldest),
+                "a series sold before the floor {:?}",
+                self.series_floor
+            );
             return;
         }
         let oldest = oldest.clone();
-        let current: Vec<String> =
-            self.data.tables.values().flat_map(|table| table.seats.iter().filter_map(|seat| seat.series_id.clone())).collect();
-        Arc::make_mut(&mut self.data.series).retain(|id, series| series.jornada >= oldest || current.contains(id));
+        if self.data.series.values().any(|series| series.jornada < oldest) {
+            let current: Vec<String> = self
+                .data
+                .tables
+                .values()
+                .flat_map(|table| table.seats.iter().filter_map(|seat| seat.series_id.clone()))
+                .collect();
+            Arc::make_mut(&mut self.data.series).retain(|id, series| series.jornada >= oldest || current.contains(id));
+        }
+        // What is left: a seat's current series may be older than the oldest jornada kept.
+        let floor = self.data.series.values().map(|series| &series.jornada).min().filter(|floor| **floor < oldest);
+        self.series_floor = Some(floor.cloned().unwrap_or(oldest));
     }
 
     /// A series is no longer a seat's: one never paid has nothing 3.7.3 could reclaim and is
