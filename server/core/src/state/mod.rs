@@ -468,7 +468,8 @@ impl State {
             view,
             linked: std::mem::take(&mut self.linked),
         };
-        self.table_mut(&command.table_id).last_reply = Some(reply.clone());
+        let reply = Arc::new(reply);
+        self.table_mut(&command.table_id).last_reply = Some(Arc::clone(&reply));
         Ok(Applied::Table(reply))
     }
 

@@ -194,7 +194,8 @@ pub struct Table {
     pub round: u64,
     pub last_sequence: u64,
     pub(crate) last_payload_sha256: String,
-    pub(crate) last_reply: Option<TableReply>,
+    /// Shared with the answer it was (a retry is answered with it): never copied per command.
+    pub(crate) last_reply: Option<Arc<TableReply>>,
     pub last_round: bool,
     /// 11.8.1.1: the bets of a burnt round compete in this one; no new bets.
     pub carried: bool,

@@ -12,7 +12,7 @@ use super::panel::{GoldTurnView, LevelMeter, Light, SeatView, TableReply, TableS
 #[derive(Clone, Debug)]
 pub enum Applied {
     /// A new entry: the writer journals the command.
-    Table(TableReply),
+    Table(std::sync::Arc<TableReply>),
     Office(PayoutOrder),
     Genesis,
     /// A new key set, journaled.
@@ -31,7 +31,7 @@ pub enum Applied {
         tables: Vec<pozo_engine::TableId>,
     },
     /// A retry of the last applied command: answered from the state, nothing journaled.
-    Duplicate(TableReply),
+    Duplicate(std::sync::Arc<TableReply>),
     /// An office decision already taken, asked again: nothing journaled.
     OfficeDuplicate(PayoutOrder),
     /// A tournament operation applied: the tournament as it left it.

@@ -411,7 +411,7 @@ mod tests {
 
     fn outcome(applied: crate::state::view::Applied) -> String {
         match applied {
-            crate::state::view::Applied::Table(reply) => reply.outcome,
+            crate::state::view::Applied::Table(reply) => reply.outcome.clone(),
             other => panic!("a table's reply, not {other:?}"),
         }
     }
