@@ -106,11 +106,6 @@ pub(crate) fn open_ceilings(state: &State) -> BTreeMap<(PoolId, String), Money> 
 }
 
 impl ReadModel {
-    /// The model of `state` at the durable `tip`, every table's seats read.
-    pub fn of(state: &State, tip: JournalTip) -> ReadModel {
-        ReadModel::with_seats(state, tip, Arc::new(state.seats_by_table()))
-    }
-
     /// The model of `state` at the durable `tip`, with what its seats hold as the writer keeps it
     /// (`seats` must be `state.seats_by_table()`: checked on every batch of the tests).
     pub(crate) fn with_seats(state: &State, tip: JournalTip, seats: Arc<SeatsByTable>) -> ReadModel {

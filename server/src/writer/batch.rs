@@ -395,10 +395,9 @@ impl Writer {
     /// read again, the others kept (walking every table's seats for each batch was most of the
     /// writer's CPU at 2,000 presses/s: docs/benchmarks.md); all of them after a command that
     /// may change seats elsewhere, or under another configuration.
-    pub(super) fn follow_seats(&mut self, tables: &BTreeSet<TableId>, every_seat: bool) {
+    fn follow_seats(&mut self, tables: &BTreeSet<TableId>, every_seat: bool) {
         if every_seat || !Arc::ptr_eq(self.state.config(), &self.seats_config) {
-            self.seats = Arc::new(self.state.seats_by_table());
-            self.seats_config = Arc::clone(self.state.config());
+            self.read_every_seat();
             return;
         }
         if !tables.is_empty() {
@@ -415,6 +414,12 @@ impl Writer {
             }
         }
         debug_assert_eq!(*self.seats, self.state.seats_by_table(), "a table's seats changed and were not read again");
+    }
+
+    /// Reads what every table's seats hold, under the configuration in force.
+    pub(super) fn read_every_seat(&mut self) {
+        self.seats = Arc::new(self.state.seats_by_table());
+        self.seats_config = Arc::clone(self.state.config());
     }
 
     /// Waits for the batch in flight, if any, and finishes it ([`Writer::durable`]).

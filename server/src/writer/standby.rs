@@ -217,7 +217,7 @@ impl Writer {
         let publication = self.prepare(&touched.pools, &touched.tables, &touched.decided);
         // Every table's seats read again (a standby's round is no hot path), and kept for the
         // writer this standby may become.
-        self.follow_seats(&touched.tables, true);
+        self.read_every_seat();
         self.model.send_replace(Arc::new(ReadModel::with_seats(&self.state, self.tip, Arc::clone(&self.seats))));
         self.send(publication);
     }

@@ -263,8 +263,7 @@ impl State {
     /// What one table's seats hold (`None`: no such table, or a table retired); with the others'
     /// in [`State::seats_by_table`], the same lines as [`State::seats`].
     pub fn table_seats(&self, id: &TableId) -> Option<liability::Seats> {
-        let table = self.data.tables.get(id)?;
-        Some(liability::Seats::of(std::iter::once(table), |table| self.seat_credit(table)))
+        Some(self.seats_of(self.data.tables.get(id)?))
     }
 
     /// What every table's seats hold, table by table: only the tables whose seats hold something.
@@ -272,10 +271,15 @@ impl State {
         self.data
             .tables
             .values()
-            .map(|table| (table.id.clone(), liability::Seats::of(std::iter::once(table), |table| self.seat_credit(table))))
+            .map(|table| (table.id.clone(), self.seats_of(table)))
             .filter(|(_, seats)| !seats.is_empty())
             .map(|(id, seats)| (id, Arc::new(seats)))
             .collect()
+    }
+
+    /// What the seats of `table` hold.
+    fn seats_of(&self, table: &Table) -> liability::Seats {
+        liability::Seats::of(std::iter::once(table), |table| self.seat_credit(table))
     }
 
     /// What a credit at `table` is worth: its pool's side bet (12.5.3.3, 12.5.3.5).
