@@ -65,6 +65,16 @@ fn a_tiny_bench_reports_every_figure() {
     assert!(number(latency, &["achieved_rate"]) > 0.0);
     let (p50, p99, max) = (number(latency, &["p50_ms"]), number(latency, &["p99_ms"]), number(latency, &["max_ms"]));
     assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "p50 {p50}, p99 {p99}, max {max}");
+    // The controller's CPU at this rate, per press and per command: a press is one of the
+    // commands, and both spread the same CPU.
+    let (paced_press, paced_command) =
+        (number(latency, &["server_cpu_us_per_press"]), number(latency, &["server_cpu_us_per_command"]));
+    assert!(paced_press > 0.0 && paced_press >= paced_command, "{latency:#}");
+    let commands_per_press = number(latency, &["commands_per_s"]) / number(latency, &["achieved_rate"]);
+    assert!(
+        (paced_press / paced_command - commands_per_press).abs() <= commands_per_press * 0.01,
+        "{paced_press} µs/press over {paced_command} µs/command against {commands_per_press} commands per press"
+    );
 
     // The disk's own sync, timed in the same run; the paced p99 is held against twice its p50.
     let disk = &report["disk_sync"];

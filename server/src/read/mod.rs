@@ -67,7 +67,7 @@ pub struct ReadModel {
     pub tip: JournalTip,
     pools: BTreeMap<PoolId, Pool>,
     orders: Arc<BTreeMap<String, PayoutOrder>>,
-    days: BTreeMap<String, Arc<BTreeMap<TableId, Arc<TableDay>>>>,
+    days: pozo_core::state::books::Days,
     /// Each pool's figures as each jornada opened (`pozo_core::state::books`).
     openings: pozo_core::state::books::Openings,
     hits: Arc<BTreeMap<PoolId, VecDeque<Hit>>>,

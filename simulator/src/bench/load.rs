@@ -370,6 +370,8 @@ pub(super) async fn paced(agents: Vec<Agent>, rate: u64, seconds: u64, server_pi
         server_cpu_percent: server_cpu,
         client_cpu_percent: client_cpu,
         other_cpu_percent: other_cpu(cpu_percent(busy, busy_end, elapsed), server_cpu, client_cpu),
+        server_cpu_us_per_press: cpu_us_per(server_cpu, elapsed.as_secs_f64(), samples.len() as u64),
+        server_cpu_us_per_command: cpu_us_per(server_cpu, elapsed.as_secs_f64(), commands),
     };
     Ok((agents, latency))
 }

@@ -86,6 +86,10 @@ pub struct Latency {
     pub server_cpu_percent: f64,
     pub client_cpu_percent: f64,
     pub other_cpu_percent: f64,
+    /// The controller's CPU over the phase, per press and per command acknowledged: at this
+    /// rate a batch holds a few commands, so what each batch costs shows here (docs/benchmarks.md).
+    pub server_cpu_us_per_press: f64,
+    pub server_cpu_us_per_command: f64,
 }
 
 /// One round of the sign phase: a window with the signs open between two without.
@@ -245,14 +249,17 @@ fn print_figures(report: &Report) {
         mark(&report.targets.echo_ratio)
     );
     println!(
-        "latency at {} presses/s (achieved {:.0}): p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms; CPU: other {:.0}%  [{}]",
+        "latency at {} presses/s (achieved {:.0}): p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms; CPU: server {:.0}%, other {:.0}%; server CPU {:.1} µs/press ({:.1} µs/command)  [{}]",
         latency.rate,
         latency.achieved_rate,
         latency.p50_ms,
         latency.p90_ms,
         latency.p99_ms,
         latency.max_ms,
+        latency.server_cpu_percent,
         latency.other_cpu_percent,
+        latency.server_cpu_us_per_press,
+        latency.server_cpu_us_per_command,
         mark(&report.targets.p99_ms)
     );
     println!(

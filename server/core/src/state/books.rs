@@ -4,17 +4,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
-use std::sync::Arc;
 
 use pozo_engine::money::Money;
 use pozo_engine::{Pool, PoolFigures, PoolId, Reconciliation, TableId};
 use serde::Serialize;
 
-use super::model::TableDay;
+use super::model::{TableDay, TableDays};
 use crate::config::Config;
 
 /// Jornada → table → its meters, as `Data::days` keeps them.
-pub type Days = BTreeMap<String, Arc<BTreeMap<TableId, Arc<TableDay>>>>;
+pub type Days = BTreeMap<String, TableDays>;
 
 pub use super::model::Openings;
 
@@ -172,6 +171,8 @@ pub fn tables(
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::config::Config;
     use crate::state::{Command, Context, State, TableOp};

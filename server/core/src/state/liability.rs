@@ -99,7 +99,7 @@ pub struct Seats {
 
 /// What the seats hold, table by table, in the order of the tables' ids: a table's lines are
 /// read again only when a command touched it, and the whole is shared, never copied per batch.
-pub type SeatsByTable = BTreeMap<TableId, Arc<Seats>>;
+pub type SeatsByTable = super::shared::SharedMap<TableId, Arc<Seats>>;
 
 impl Seats {
     /// The lines of every table's seats, one table after the other: what [`Seats::of`] gives

@@ -15,6 +15,7 @@
 //! - [`view`]: what panels and replies show ([`TableView`], [`Applied`]).
 //! - [`books`]: each jornada's opening figures and its books tied to zero.
 //! - [`liability`]: what the casino owes its players, part by part, and as each jornada opened.
+//! - [`shared`]: the persistent map the state shares with each read model, copied by path.
 //! - `cmd/`: one file per command, each an `impl State` block with its checks, then its
 //!   changes. `apply` below is the one place a command is dispatched to them.
 
@@ -28,6 +29,7 @@ use pozo_engine::{Engine, Pool, PoolId, Rank};
 use rust_decimal::Decimal;
 
 use crate::config::Config;
+use model::TableDays;
 
 pub mod books;
 mod cmd;
@@ -38,6 +40,7 @@ pub mod model;
 pub mod panel;
 pub mod proposal;
 pub mod refusal;
+pub mod shared;
 pub mod snapshot;
 pub mod tournament;
 pub mod view;
@@ -515,14 +518,14 @@ impl State {
 
     pub(in crate::state) fn day_mut(&mut self, jornada: &str, table_id: &TableId) -> &mut TableDay {
         if !self.data.days.contains_key(jornada) {
-            self.data.days.insert(jornada.to_owned(), Arc::default());
+            self.data.days.insert(jornada.to_owned(), TableDays::default());
             while self.data.days.len() > JORNADAS_KEPT {
                 self.data.days.pop_first();
             }
         }
         // Looked up, not `entry`: a press allocates no key (the table's own id is shared the first time).
         let data = &mut self.data;
-        let days = Arc::make_mut(data.days.get_mut(jornada).expect("the jornada is there"));
+        let days = data.days.get_mut(jornada).expect("the jornada is there");
         if !days.contains_key(table_id) {
             // The table's own id where it is still in the layout; a table retired since (a payout
             // order of it rejected later) keeps its meters under the id it had.
@@ -555,7 +558,7 @@ impl State {
     ) -> Option<&mut TableDay> {
         let (jornada, hour) = jornada_and_hour(&self.config, marked_ms);
         let later = self.amending_earlier(&jornada, table_id, pool, Money::ZERO, change);
-        let meters = Arc::make_mut(Arc::make_mut(self.data.days.get_mut(&jornada)?).get_mut(table_id)?);
+        let meters = Arc::make_mut(self.data.days.get_mut(&jornada)?.get_mut(table_id)?);
         meters.pppa += change;
         meters.hours.entry(hour).or_default().1 += change;
         if later {

@@ -13,6 +13,7 @@ use super::command::{Build, Card, OfficeCommand, OrderFacts};
 use super::panel::{AwardRecord, LinkAward, PrizeEntry, TableReply};
 use super::proposal::Proposal;
 use super::refusal::{Refusal, invalid, precondition};
+use super::shared::SharedMap;
 use crate::config::KeyRecord;
 
 /// The phase of a table's round.
@@ -423,6 +424,9 @@ impl Custody {
     }
 }
 
+/// One jornada's meters, table by table (`Data::days`).
+pub type TableDays = SharedMap<TableId, Arc<TableDay>>;
+
 /// A table's meters for one jornada (4.7, 12.8, Form 4218).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableDay {
@@ -652,10 +656,11 @@ pub struct Data {
     /// no order passes them on without a copy.
     pub orders: Arc<BTreeMap<String, PayoutOrder>>,
     pub(crate) next_order: u64,
-    /// Jornada ("2026-11-22") → table → meters. Each jornada and each table's meters are
-    /// shared (copy on write), so a snapshot's or the read model's copy of the 62 jornadas
-    /// kept costs a pointer each, and a batch copies only the meters it changes.
-    pub days: BTreeMap<String, Arc<BTreeMap<TableId, Arc<TableDay>>>>,
+    /// Jornada ("2026-11-22") → table → meters. Each jornada's tables and each table's meters
+    /// are shared (copy on write), so a snapshot's or the read model's copy of the 62 jornadas
+    /// kept costs a pointer each, and a batch copies only the meters it changes and the path
+    /// to them (`shared`), not the jornada's 1,000 tables.
+    pub days: BTreeMap<String, TableDays>,
     /// Each pool's balances and meters as each jornada opened (`books.rs`): the opening of the
     /// jornada's reconciliation. The last 62 jornadas, like `days`.
     #[serde(default)]

@@ -78,13 +78,13 @@ fn as_sheets_were_kept(stored: &Data, replayed: &mut Data) {
                 return Some((jornada, tables));
             }
             let kept = stored.days.get(&jornada);
-            let tables: BTreeMap<_, _> = tables
+            let tables: crate::state::model::TableDays = tables
                 .iter()
                 .map(|(table, day)| (table, day.without_sheet()))
                 .filter(|(table, day)| kept.is_some_and(|kept| kept.contains_key(*table)) || *day != Default::default())
                 .map(|(table, day)| (table.clone(), Arc::new(day)))
                 .collect();
-            (kept.is_some() || !tables.is_empty()).then(|| (jornada, Arc::new(tables)))
+            (kept.is_some() || !tables.is_empty()).then_some((jornada, tables))
         })
         .collect();
 }

@@ -216,7 +216,7 @@ impl State {
             let moved = self.data.tables.get(&table.id).is_some_and(|kept| kept.pool != table.pool);
             if moved
                 && let Some(days) = self.data.days.get_mut(&jornada)
-                && let Some(day) = Arc::make_mut(days).get_mut(&table.id)
+                && let Some(day) = days.get_mut(&table.id)
             {
                 Arc::make_mut(day).move_to(&table.pool);
             }

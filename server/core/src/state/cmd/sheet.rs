@@ -211,7 +211,7 @@ mod tests {
         snapshot.data.sheets_from = None;
         let mut day = (*snapshot.data.days["2026-11-22"]["R1"]).clone();
         (day.entries, day.opened) = (None, None);
-        Arc::make_mut(snapshot.data.days.get_mut("2026-11-22").expect("the jornada")).insert("R1".into(), Arc::new(day));
+        snapshot.data.days.get_mut("2026-11-22").expect("the jornada").insert("R1".into(), Arc::new(day));
         let mut state = State::restore(Arc::clone(state.config()), snapshot).expect("restored");
         apply(&mut state, "R1", at(21, 0), TableOp::CloseTable, Some("im-tomas"));
         assert_eq!(state.data().sheets_from.as_deref(), Some("2026-11-23"));

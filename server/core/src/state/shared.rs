@@ -1,0 +1,288 @@
+//! A map the writer's state shares with every read model it publishes, copied only where a
+//! batch changes it.
+//!
+//! The writer publishes a read model after each batch; the model keeps the maps of the state
+//! as they were (`read::ReadModel`). With one `BTreeMap` behind an `Arc`, the batch after that
+//! copied the whole map at its first change, and the model before it freed the whole map: for
+//! the 1,000 tables of a floor, every table's meters and seats, for a batch of eight presses
+//! at 2,000 presses/s (docs/benchmarks.md, "Half the CPU per press").
+//!
+//! A [`SharedMap`] keeps its entries in runs of at most [`RUN_MAX`] keys, each run its own
+//! shared `BTreeMap`, in key order: a change copies the run that holds its key, the other runs
+//! stay shared with the published models. A batch that touches every run copies what one map
+//! would have. (A persistent tree copies the path to each key changed, nodes of a few keys
+//! each: `immutable-chunkmap` with nodes of eight halved the copies of a small batch but cost
+//! a tenth more CPU per press at full load, where a batch touches most tables.)
+//!
+//! It reads as a `BTreeMap` does (in key order, looked up by a borrowed key) and it is written
+//! to snapshots exactly as one: a JSON object in key order.
+
+use std::borrow::Borrow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{Deserialize, Deserializer};
+use serde::ser::{Serialize, Serializer};
+
+/// The most keys a run holds; a run that grows past it is split in two halves.
+pub const RUN_MAX: usize = 32;
+
+/// An ordered map whose clone copies one pointer per run, and whose change copies one run.
+///
+/// Invariants: no run is empty; every key of a run is below every key of the next one; `len`
+/// counts the keys of every run.
+#[derive(Clone)]
+pub struct SharedMap<K, V> {
+    runs: Vec<Arc<BTreeMap<K, V>>>,
+    len: usize,
+}
+
+impl<K, V> Default for SharedMap<K, V> {
+    fn default() -> Self {
+        SharedMap { runs: Vec::new(), len: 0 }
+    }
+}
+
+impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for SharedMap<K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.runs.iter().flat_map(|run| run.iter())).finish()
+    }
+}
+
+impl<K: PartialEq, V: PartialEq> PartialEq for SharedMap<K, V> {
+    /// The same entries in the same order, however they are cut into runs.
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.runs.iter().flat_map(|run| run.iter()).eq(other.runs.iter().flat_map(|run| run.iter()))
+    }
+}
+
+impl<K: Eq, V: Eq> Eq for SharedMap<K, V> {}
+
+impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The run that holds `key`, or would: the last whose first key is not above it.
+    fn run_of<Q>(&self, key: &Q) -> usize
+    where
+        Q: ?Sized + Ord,
+        K: Borrow<Q>,
+    {
+        let after = self.runs.partition_point(|run| run.first_key_value().is_some_and(|(first, _)| first.borrow() <= key));
+        after.saturating_sub(1)
+    }
+
+    pub fn get<Q>(&self, key: &Q) -> Option<&V>
+    where
+        Q: ?Sized + Ord,
+        K: Borrow<Q>,
+    {
+        self.runs.get(self.run_of(key))?.get(key)
+    }
+
+    pub fn contains_key<Q>(&self, key: &Q) -> bool
+    where
+        Q: ?Sized + Ord,
+        K: Borrow<Q>,
+    {
+        self.get(key).is_some()
+    }
+
+    /// The value at `key` to change, its run copied first where a read model shares it.
+    pub fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut V>
+    where
+        Q: ?Sized + Ord,
+        K: Borrow<Q>,
+    {
+        let at = self.run_of(key);
+        let run = self.runs.get_mut(at)?;
+        if !run.contains_key(key) {
+            return None;
+        }
+        Arc::make_mut(run).get_mut(key)
+    }
+
+    /// Inserts `value` at `key`, giving back the value it replaces.
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+        if self.runs.is_empty() {
+            self.runs.push(Arc::new(BTreeMap::from([(key, value)])));
+            self.len = 1;
+            return None;
+        }
+        let at = self.run_of(&key);
+        let run = Arc::make_mut(&mut self.runs[at]);
+        let replaced = run.insert(key, value);
+        if replaced.is_none() {
+            self.len += 1;
+            if run.len() > RUN_MAX {
+                let middle = run.keys().nth(run.len() / 2).expect("a run past RUN_MAX").clone();
+                let upper = run.split_off(&middle);
+                self.runs.insert(at + 1, Arc::new(upper));
+            }
+        }
+        replaced
+    }
+
+    /// Removes the entry at `key`, giving back its value.
+    pub fn remove<Q>(&mut self, key: &Q) -> Option<V>
+    where
+        Q: ?Sized + Ord,
+        K: Borrow<Q>,
+    {
+        let at = self.run_of(key);
+        let run = self.runs.get_mut(at)?;
+        if !run.contains_key(key) {
+            return None;
+        }
+        let removed = Arc::make_mut(run).remove(key);
+        self.len -= 1;
+        if run.is_empty() {
+            self.runs.remove(at);
+        }
+        removed
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Every entry, in key order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&K, &V)> + '_ {
+        self.runs.iter().flat_map(|run| run.iter())
+    }
+
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + '_ {
+        self.iter().map(|(key, _)| key)
+    }
+
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + '_ {
+        self.iter().map(|(_, value)| value)
+    }
+}
+
+impl<K: Ord + Clone, V: Clone> FromIterator<(K, V)> for SharedMap<K, V> {
+    /// In runs of half of [`RUN_MAX`], so that the first changes split none.
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        let sorted: BTreeMap<K, V> = iter.into_iter().collect();
+        let len = sorted.len();
+        let mut runs = Vec::with_capacity(len.div_ceil(RUN_MAX / 2));
+        let mut run = BTreeMap::new();
+        for (key, value) in sorted {
+            run.insert(key, value);
+            if run.len() == RUN_MAX / 2 {
+                runs.push(Arc::new(std::mem::take(&mut run)));
+            }
+        }
+        if !run.is_empty() {
+            runs.push(Arc::new(run));
+        }
+        SharedMap { runs, len }
+    }
+}
+
+impl<K: Ord + Clone, V: Clone, Q> std::ops::Index<&Q> for SharedMap<K, V>
+where
+    Q: ?Sized + Ord,
+    K: Borrow<Q>,
+{
+    type Output = V;
+    fn index(&self, key: &Q) -> &V {
+        self.get(key).expect("no entry for the key")
+    }
+}
+
+impl<K: Serialize, V: Serialize> Serialize for SharedMap<K, V> {
+    /// As a `BTreeMap`: one map, in key order.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.runs.iter().flat_map(|run| run.iter()))
+    }
+}
+
+impl<'de, K, V> Deserialize<'de> for SharedMap<K, V>
+where
+    K: Deserialize<'de> + Ord + Clone,
+    V: Deserialize<'de> + Clone,
+{
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        BTreeMap::<K, V>::deserialize(deserializer).map(|map| map.into_iter().collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// The invariants: runs not empty, in key order, none past `RUN_MAX`, `len` their sum.
+    fn check<K: Ord, V>(map: &SharedMap<K, V>) {
+        assert!(map.runs.iter().all(|run| !run.is_empty() && run.len() <= RUN_MAX));
+        assert!(
+            map.runs.windows(2).all(|pair| pair[0].last_key_value().map(|(k, _)| k) < pair[1].first_key_value().map(|(k, _)| k))
+        );
+        assert_eq!(map.len, map.runs.iter().map(|run| run.len()).sum::<usize>());
+    }
+
+    proptest! {
+        /// Read, changed and written as a `BTreeMap` is, whatever the order of the changes
+        /// (runs split as they grow, emptied runs dropped); and a clone taken before the
+        /// changes (a published read model) keeps what it held.
+        #[test]
+        fn it_is_a_btree_map_and_a_clone_keeps_what_it_held(
+            before in proptest::collection::vec((0u16..300, any::<u32>()), 0..400),
+            changes in proptest::collection::vec((0u16..300, any::<u32>(), 0u8..4), 0..300),
+        ) {
+            let mut shared: SharedMap<String, u32> = before.iter().map(|(k, v)| (format!("T{k:03}"), *v)).collect();
+            let mut plain: BTreeMap<String, u32> = before.iter().map(|(k, v)| (format!("T{k:03}"), *v)).collect();
+            check(&shared);
+            let published = shared.clone();
+            let published_plain = plain.clone();
+            for (key, value, kind) in &changes {
+                let key = format!("T{key:03}");
+                match kind {
+                    0 => prop_assert_eq!(shared.remove(key.as_str()), plain.remove(&key)),
+                    1 => prop_assert_eq!(shared.insert(key.clone(), *value), plain.insert(key.clone(), *value)),
+                    _ => match (shared.get_mut(key.as_str()), plain.get_mut(&key)) {
+                        (Some(held), Some(plain_held)) => {
+                            *held = held.wrapping_add(*value);
+                            *plain_held = plain_held.wrapping_add(*value);
+                        }
+                        (None, None) => {}
+                        (held, plain_held) => prop_assert!(false, "{key}: {held:?} against {plain_held:?}"),
+                    },
+                }
+                check(&shared);
+                prop_assert_eq!(shared.get(key.as_str()), plain.get(&key));
+            }
+            prop_assert!(shared.iter().eq(plain.iter()), "in key order, the same entries");
+            prop_assert!(shared.iter().rev().eq(plain.iter().rev()));
+            prop_assert_eq!(shared.len(), plain.len());
+            prop_assert!(published.iter().eq(published_plain.iter()), "the clone is untouched");
+            prop_assert_eq!(serde_json::to_string(&shared).expect("json"), serde_json::to_string(&plain).expect("json"));
+            let read: SharedMap<String, u32> = serde_json::from_str(&serde_json::to_string(&plain).expect("json")).expect("read back");
+            check(&read);
+            prop_assert!(read == shared);
+        }
+    }
+
+    /// A change copies the run that holds its key, not the map: every other run is still the
+    /// published model's.
+    #[test]
+    fn a_change_copies_one_run() {
+        let mut map: SharedMap<u32, u32> = (0..1_000).map(|key| (key, key)).collect();
+        let published = map.clone();
+        *map.get_mut(&500).expect("there") += 1;
+        let shared = map.runs.iter().zip(&published.runs).filter(|(run, before)| Arc::ptr_eq(run, before)).count();
+        assert_eq!(shared, map.runs.len() - 1, "one run of {} copied", map.runs.len());
+        assert_eq!(published.get(&500), Some(&500));
+        assert_eq!(map.get(&500), Some(&501));
+    }
+}
