@@ -90,18 +90,25 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         self.get(key).is_some()
     }
 
+    /// The run holding `key` and its place, to change: copied first where a read model shares
+    /// it. `None` (and nothing copied) when no run holds the key.
+    fn run_holding<Q>(&mut self, key: &Q) -> Option<(usize, &mut BTreeMap<K, V>)>
+    where
+        Q: ?Sized + Ord,
+        K: Borrow<Q>,
+    {
+        let at = self.run_of(key);
+        let run = self.runs.get_mut(at).filter(|run| run.contains_key(key))?;
+        Some((at, Arc::make_mut(run)))
+    }
+
     /// The value at `key` to change, its run copied first where a read model shares it.
     pub fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut V>
     where
         Q: ?Sized + Ord,
         K: Borrow<Q>,
     {
-        let at = self.run_of(key);
-        let run = self.runs.get_mut(at)?;
-        if !run.contains_key(key) {
-            return None;
-        }
-        Arc::make_mut(run).get_mut(key)
+        self.run_holding(key)?.1.get_mut(key)
     }
 
     /// Inserts `value` at `key`, giving back the value it replaces.
@@ -131,16 +138,12 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         Q: ?Sized + Ord,
         K: Borrow<Q>,
     {
-        let at = self.run_of(key);
-        let run = self.runs.get_mut(at)?;
-        if !run.contains_key(key) {
-            return None;
-        }
-        let removed = Arc::make_mut(run).remove(key);
-        self.len -= 1;
+        let (at, run) = self.run_holding(key)?;
+        let removed = run.remove(key);
         if run.is_empty() {
             self.runs.remove(at);
         }
+        self.len -= 1;
         removed
     }
 
