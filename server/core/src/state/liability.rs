@@ -98,7 +98,8 @@ pub struct Seats {
 }
 
 /// What the seats hold, table by table, in the order of the tables' ids: a table's lines are
-/// read again only when a command touched it, and the whole is shared, never copied per batch.
+/// read again only when a command touched it, and a batch copies only the runs of tables it
+/// changed (`shared`); the rest is shared with the read models.
 pub type SeatsByTable = super::shared::SharedMap<TableId, Arc<Seats>>;
 
 impl Seats {

@@ -15,7 +15,7 @@
 //! - [`view`]: what panels and replies show ([`TableView`], [`Applied`]).
 //! - [`books`]: each jornada's opening figures and its books tied to zero.
 //! - [`liability`]: what the casino owes its players, part by part, and as each jornada opened.
-//! - [`shared`]: the persistent map the state shares with each read model, copied by path.
+//! - [`shared`]: the map the state shares with each read model, copied by the run a change touches.
 //! - `cmd/`: one file per command, each an `impl State` block with its checks, then its
 //!   changes. `apply` below is the one place a command is dispatched to them.
 

@@ -658,8 +658,8 @@ pub struct Data {
     pub(crate) next_order: u64,
     /// Jornada ("2026-11-22") → table → meters. Each jornada's tables and each table's meters
     /// are shared (copy on write), so a snapshot's or the read model's copy of the 62 jornadas
-    /// kept costs a pointer each, and a batch copies only the meters it changes and the path
-    /// to them (`shared`), not the jornada's 1,000 tables.
+    /// kept costs a pointer each, and a batch copies only the meters it changes and the run of
+    /// at most 32 tables holding them (`shared`), not the jornada's 1,000 tables.
     pub days: BTreeMap<String, TableDays>,
     /// Each pool's balances and meters as each jornada opened (`books.rs`): the opening of the
     /// jornada's reconciliation. The last 62 jornadas, like `days`.

@@ -60,10 +60,6 @@ impl<K: PartialEq, V: PartialEq> PartialEq for SharedMap<K, V> {
 impl<K: Eq, V: Eq> Eq for SharedMap<K, V> {}
 
 impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// The run that holds `key`, or would: the last whose first key is not above it.
     fn run_of<Q>(&self, key: &Q) -> usize
     where
@@ -158,10 +154,6 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     /// Every entry, in key order.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&K, &V)> + '_ {
         self.runs.iter().flat_map(|run| run.iter())
-    }
-
-    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + '_ {
-        self.iter().map(|(key, _)| key)
     }
 
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + '_ {
