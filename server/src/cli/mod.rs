@@ -26,6 +26,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use journal::{JournalFiles, OpenFrom, Verified, run_backup, run_close, run_migrate, run_restore, run_verify};
+pub use logging::init_text_logging_to;
 use logging::{LogFormat, init_logging};
 use password::run_password;
 use rules::{run_award, run_rulebooks};

@@ -172,6 +172,9 @@ enum ChildRole {
         /// The journal in this PostgreSQL database instead of sled in --data.
         #[arg(long)]
         store: Option<String>,
+        /// Log as `pozo-server serve` does (`RUST_LOG`, default `info`) into this file.
+        #[arg(long, value_name = "FILE")]
+        log: Option<PathBuf>,
     },
     /// A bare `pozo.v1.Table` echo answering a canned reply; stops when stdin closes.
     Echo {
@@ -229,7 +232,11 @@ pub fn child(args: Vec<String>) -> ExitCode {
     let result = runtime().map_err(anyhow::Error::from).and_then(|runtime| {
         runtime.block_on(async {
             match args.role {
-                ChildRole::Server { data, tables, seed, listen, snapshot_every, pages, store } => {
+                ChildRole::Server { data, tables, seed, listen, snapshot_every, pages, store, log } => {
+                    if let Some(log) = log {
+                        let file = std::fs::File::create(&log).with_context(|| format!("--log {}", log.display()))?;
+                        pozo_server::cli::init_text_logging_to(file);
+                    }
                     serve_child(&data, tables, seed, &listen, snapshot_every, pages, store).await
                 }
                 ChildRole::Echo { listen, reply_hex } => echo_child(&listen, &reply_hex).await,
@@ -258,13 +265,19 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
     let disk_directory = tempfile::tempdir()?;
     let disk_sync = disk::measure(disk_directory.path())?;
     drop(disk_directory);
-    let Controller { durable, latency, memory, reply, signs } = measure_controller(args, &runtime, &config)?;
+    // The controllers' logs, written as a served controller writes them, deleted with the run.
+    let logs = tempfile::tempdir()?;
+    let Controller { durable, latency, memory, reply, signs } =
+        measure_controller(args, &runtime, &config, &logs.path().join("controller.log"))?;
     let reply_bytes = reply.encode_to_vec();
     let echo_window = measure_echo(args, &runtime, &config, &reply_bytes)?;
     // 5: a restart on a long journal (sled only: it is written straight into a data directory).
     let restart = match &args.store {
         Some(_) => None,
-        None => Some(time_restart(args, &runtime, &config, &|data: &Path| child_server(args, data))?),
+        None => {
+            let log = logs.path().join("restarted.log");
+            Some(time_restart(args, &runtime, &config, &|data: &Path| child_server(args, data, &log))?)
+        }
     };
     drop(runtime);
     let durable = durable_of(args, durable);
@@ -288,12 +301,15 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
     })
 }
 
-/// The controller child's command line on a generated casino with its journal in `data`.
-fn child_server(args: &Args, data: &Path) -> Vec<String> {
+/// The controller child's command line on a generated casino with its journal in `data`,
+/// logging as a served controller does into `log`.
+fn child_server(args: &Args, data: &Path, log: &Path) -> Vec<String> {
     vec![
         "server".into(),
         "--data".into(),
         data.display().to_string(),
+        "--log".into(),
+        log.display().to_string(),
         "--tables".into(),
         args.tables.to_string(),
         "--seed".into(),
@@ -306,8 +322,8 @@ fn child_server(args: &Args, data: &Path) -> Vec<String> {
 }
 
 /// [`child_server`] with the journal in `--store`'s database, and the pages for `--signs`.
-fn child_server_measured(args: &Args, data: &Path) -> Vec<String> {
-    let mut child = child_server(args, data);
+fn child_server_measured(args: &Args, data: &Path, log: &Path) -> Vec<String> {
+    let mut child = child_server(args, data, log);
     if let Some(url) = &args.store {
         child.extend(["--store".into(), url.clone()]);
     }
@@ -328,10 +344,10 @@ struct Controller {
 
 /// Phases 1–3: the controller on a fresh journal, set up, paced, saturated (and with the
 /// signs open, with `--signs`).
-fn measure_controller(args: &Args, runtime: &tokio::runtime::Runtime, config: &Config) -> anyhow::Result<Controller> {
+fn measure_controller(args: &Args, runtime: &tokio::runtime::Runtime, config: &Config, log: &Path) -> anyhow::Result<Controller> {
     let data = tempfile::tempdir()?;
     progress(&format!("starting the controller with {} tables", args.tables));
-    let server = ChildProcess::start("controller", &child_server_measured(args, data.path()))?;
+    let server = ChildProcess::start("controller", &child_server_measured(args, data.path(), log))?;
     let url = server.url();
     let server_pid = server.pid();
     let pages = server.figure("pages").map(str::to_owned);
