@@ -57,10 +57,9 @@ fn an_unknown_log_format_is_refused_naming_the_choices() {
     assert!(stderr.contains("--log-format") && stderr.contains("text") && stderr.contains("json"), "{stderr}");
 }
 
-/// At info, each durable batch is one line (its entries, tip and answers), and no key's secret
-/// is ever written, whatever the commands signed with it.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn each_durable_batch_is_one_info_line_and_no_secret_is_logged() {
+/// Four commands, each sent after the last was answered, on the real binary logging JSON with
+/// `envs`: the log's lines as JSON objects, the whole text, and the journal's entries after them.
+async fn four_commands_logged(envs: &[(&str, &str)]) -> (Vec<serde_json::Value>, String, u64) {
     let directory = tempfile::tempdir().expect("a temporary directory");
     let log = directory.path().join("server.log");
     let mut server = ServerProcess::try_spawn_env(
@@ -68,7 +67,7 @@ async fn each_durable_batch_is_one_info_line_and_no_secret_is_logged() {
         &directory.path().join("data"),
         "127.0.0.1:0",
         &["--log-format", "json"],
-        &[],
+        envs,
         &log,
     )
     .unwrap_or_else(|refused| panic!("pozo-server did not start: {refused:?}"));
@@ -80,23 +79,38 @@ async fn each_durable_batch_is_one_info_line_and_no_secret_is_logged() {
     let entries = client.journal().await.entries;
     assert!(server.terminate().success(), "stopped cleanly:\n{}", server.log_text());
     let text = server.log_text();
-    let batches: Vec<serde_json::Value> = text
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|line| line["fields"]["message"] == "batch durable")
-        .collect();
-    // Four commands, each sent after the last was answered: at least one batch each, every
-    // one logged at info with its tip.
+    for secret in example_secrets() {
+        assert!(!text.contains(&secret), "a secret in the log:\n{text}");
+    }
+    let lines = text.lines().filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok()).collect();
+    (lines, text, entries)
+}
+
+/// At info (the default) the batches write nothing: a busy floor would write hundreds of lines a
+/// second (docs/operations.md §13). No key's secret is ever written, whatever the commands signed
+/// with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_info_no_line_per_batch_and_no_secret_is_logged() {
+    let (lines, text, _) = four_commands_logged(&[]).await;
+    assert!(lines.iter().any(|line| line["level"] == "INFO"), "the start is logged at info:\n{text}");
+    assert!(!lines.iter().any(|line| line["fields"]["message"] == "batch durable"), "{text}");
+    assert!(lines.iter().all(|line| line["level"] != "DEBUG"), "{text}");
+}
+
+/// At debug for the writer's batches, each durable batch is one line (its entries, tip and
+/// answers), and still no secret is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_debug_each_durable_batch_is_one_line_and_no_secret_is_logged() {
+    let (lines, text, entries) = four_commands_logged(&[("RUST_LOG", "info,pozo_server::writer::batch=debug")]).await;
+    let batches: Vec<&serde_json::Value> = lines.iter().filter(|line| line["fields"]["message"] == "batch durable").collect();
+    // Four commands, each sent after the last was answered: at least one batch each.
     assert!(batches.len() >= 4, "{text}");
-    assert!(batches.iter().all(|batch| batch["level"] == "INFO" && batch["fields"]["entries"].as_u64() >= Some(1)), "{text}");
+    assert!(batches.iter().all(|batch| batch["level"] == "DEBUG" && batch["fields"]["entries"].as_u64() >= Some(1)), "{text}");
     // Each line names the journal's tip after its batch: rising, and the last is the journal's.
     let tips: Vec<u64> = batches.iter().filter_map(|batch| batch["fields"]["tip"].as_u64()).collect();
     assert_eq!(tips.len(), batches.len(), "{text}");
     assert!(tips.windows(2).all(|pair| pair[0] < pair[1]), "{tips:?}");
     assert_eq!(tips.last().copied(), Some(entries), "{text}");
-    for secret in example_secrets() {
-        assert!(!text.contains(&secret), "a secret in the log:\n{text}");
-    }
 }
 
 /// Every secret of the embedded example keys, as written in its file (hex).

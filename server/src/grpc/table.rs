@@ -131,7 +131,9 @@ fn monitor_url(url: &str) -> Result<Option<&str>, ApiError> {
 
 #[tonic::async_trait]
 impl pb::table_server::Table for TableService {
-    #[instrument(skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
+    // The calls' spans are at debug: at info, one per call cost the controller about a tenth of its
+    // CPU per press (docs/benchmarks.md, issue 47 step 4); each refusal's line names its key itself.
+    #[instrument(level = "debug", skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
     async fn submit(&self, request: Request<pb::Envelope>) -> Result<Response<pb::SubmitReply>, Status> {
         let envelope = request.into_inner();
         let key = authenticate(&self.handle, &envelope, Purpose::TableCommand)?;
@@ -146,13 +148,17 @@ impl pb::table_server::Table for TableService {
         let op = TableOp::from_wire(required("command", command.command)?)?;
         // 15.11.2: the card is drawn here, outside the deterministic state machine,
         // and travels in the journal entry; it is used only if a new card is due.
-        let chance = self.handle.config().instant_card_chance(&command.table_id);
-        let card = match (&op, chance) {
-            (TableOp::StartRound, Some(chance)) => self
+        // Looked up only for Iniciar Juego: the table's configuration, not read for every press.
+        let chance = match op {
+            TableOp::StartRound => self.handle.config().instant_card_chance(&command.table_id),
+            _ => None,
+        };
+        let card = match chance {
+            Some(chance) => self
                 .cards
                 .draw(&command.table_id, command.sequence, chance)
                 .map_err(|error| ApiError::internal(error.to_string()))?,
-            _ => None,
+            None => None,
         };
         let payload_sha256 = payload_sha256(&envelope.payload);
         let command = Command::Table(TableCommand {
@@ -171,7 +177,7 @@ impl pb::table_server::Table for TableService {
 
     type WatchStream = EventStream<pb::TableEvent>;
 
-    #[instrument(skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
+    #[instrument(level = "debug", skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
     async fn watch(&self, request: Request<pb::Envelope>) -> Result<Response<Self::WatchStream>, Status> {
         let watch = self.watch_request(&request.into_inner())?;
         // A table's agent follows the writer: a standby sends it on at once (its --server list).
@@ -192,7 +198,7 @@ impl pb::table_server::Table for TableService {
         Ok(Response::new(stream))
     }
 
-    #[instrument(skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
+    #[instrument(level = "debug", skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
     async fn prizes(&self, request: Request<pb::Envelope>) -> Result<Response<pb::PrizeList>, Status> {
         let watch = self.watch_request(&request.into_inner())?;
         let config = self.handle.config();
@@ -241,7 +247,7 @@ impl pb::table_server::Table for TableService {
     /// The floor inspector's PIN checked as it is typed at the table's monitor (4.6, 4.7), with
     /// the same check and lock-out per inspector and table as a command naming them
     /// ([`TableService::inspector`]). Read-only: nothing is journaled, whatever the answer.
-    #[instrument(skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
+    #[instrument(level = "debug", skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
     async fn check_inspector(&self, request: Request<pb::Envelope>) -> Result<Response<pb::Person>, Status> {
         let mut envelope = request.into_inner();
         // The PIN travels beside the signed bytes, as a command's does; the envelope is

@@ -446,7 +446,8 @@ impl Writer {
             // Swapped in before the answers: a caller who reads after its answer sees its command.
             let tip = model.tip.entries;
             self.model.send_replace(model);
-            info!(entries = sealed.entries, tip, requests = sealed.answers.len(), "batch durable");
+            // At debug: at info, a line per batch is hundreds a second on a busy floor.
+            debug!(entries = sealed.entries, tip, requests = sealed.answers.len(), "batch durable");
             // Pushed before the answers: an agent that reads its answer and then
             // watches its table never sees the state from before its own command.
             self.send(publication);
