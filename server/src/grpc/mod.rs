@@ -31,7 +31,7 @@ pub(crate) use table::TableService;
 pub(crate) use tournaments::TournamentsService;
 pub(crate) use venta_pagos::VentaPagosService;
 pub(crate) use wire::{payload_sha256, table_op};
-// The tournament's pages (web/torneos.rs) go through the same door as the Tournaments service.
+// The tournament's pages (web/torneos/) go through the same door as the Tournaments service.
 pub(crate) use error::ApiError;
 pub(crate) use tournaments::{
     op_of as tournament_op, payment as tournament_payment, standing as tournament_standing, submit as submit_tournament,
