@@ -131,8 +131,8 @@ fn monitor_url(url: &str) -> Result<Option<&str>, ApiError> {
 
 #[tonic::async_trait]
 impl pb::table_server::Table for TableService {
-    // The calls' spans are at debug: at info, one per call cost the controller about a tenth of its
-    // CPU per press (docs/benchmarks.md, issue 47 step 4); each refusal's line names its key itself.
+    // The calls' spans are at debug: at info a span was opened, and its key formatted, for every
+    // press (docs/benchmarks.md, issue 47 step 4); each refusal's line names its key itself.
     #[instrument(level = "debug", skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
     async fn submit(&self, request: Request<pb::Envelope>) -> Result<Response<pb::SubmitReply>, Status> {
         let envelope = request.into_inner();
