@@ -15,13 +15,13 @@ use pozo_proto::v1::tournament_command::Command as C;
 use serde::Deserialize;
 
 use super::{
-    CASHIERS, DIRECTORS, Head, Offered, PendingPrize, PlayerRow, PoolView, PurchaseRow, back_to, by, chips, document, find, head,
-    item_spanish, kinds, number, pending_prizes, person, player_row, pool, submit,
+    CASHIERS, DIRECTORS, Head, Offered, PendingPrize, PlayerRow, PoolView, PurchaseRow, back_to, by, chips, document, head,
+    item_spanish, kinds, number, pending_prizes, person, player_row, pool, shown, submit,
 };
 use crate::web::context::Web;
 use crate::web::error::{PageError, page};
 use crate::web::sessions::Session;
-use crate::web::{auth, view};
+use crate::web::view;
 
 #[derive(askama::Template)]
 #[template(path = "torneo.html")]
@@ -40,13 +40,9 @@ struct CashierPage {
 }
 
 pub(super) async fn cashier(State(web): State<Web>, jar: CookieJar, Path(id): Path<String>) -> Response {
-    let session = match auth::require(&web, &jar, CASHIERS, &format!("/torneos/{}", view::bounded(&id))) {
-        Ok(session) => session,
+    let (session, tournament) = match shown(&web, &jar, CASHIERS, &format!("/torneos/{}", view::bounded(&id)), &id) {
+        Ok(shown) => shown,
         Err(response) => return response,
-    };
-    let tournament = match find(&web, &id) {
-        Ok(tournament) => tournament,
-        Err(error) => return error.into_response(),
     };
     let config = web.handle.config();
     let structure = tournament.structure();

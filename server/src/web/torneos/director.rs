@@ -11,12 +11,12 @@ use pozo_proto::v1::tournament_command::Command as C;
 use serde::Deserialize;
 
 use super::{
-    DIRECTORS, Head, PlayerRow, PoolView, SEATS_MAX, back_to, by, chips, find, head, number, person, player_row, pool, submit,
+    DIRECTORS, Head, PlayerRow, PoolView, SEATS_MAX, back_to, by, chips, head, number, person, player_row, pool, shown, submit,
 };
 use crate::web::context::Web;
 use crate::web::error::{PageError, page};
 use crate::web::sessions::Session;
-use crate::web::{auth, view};
+use crate::web::view;
 
 struct EliminationRow {
     players: String,
@@ -80,13 +80,9 @@ fn joined<T: std::fmt::Display>(values: impl IntoIterator<Item = T>) -> String {
 }
 
 pub(super) async fn director(State(web): State<Web>, jar: CookieJar, Path(id): Path<String>) -> Response {
-    let session = match auth::require(&web, &jar, DIRECTORS, &format!("/torneos/{}/director", view::bounded(&id))) {
-        Ok(session) => session,
+    let (session, tournament) = match shown(&web, &jar, DIRECTORS, &format!("/torneos/{}/director", view::bounded(&id)), &id) {
+        Ok(shown) => shown,
         Err(response) => return response,
-    };
-    let tournament = match find(&web, &id) {
-        Ok(tournament) => tournament,
-        Err(error) => return error.into_response(),
     };
     let config = web.handle.config();
     let eliminations = tournament

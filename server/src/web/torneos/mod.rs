@@ -258,6 +258,15 @@ async fn submit(web: &Web, session: &Session, command: C) -> Result<Tournament, 
     Ok(tournament)
 }
 
+/// The signed-in person of a tournament's page and the tournament it shows; otherwise the sign-in
+/// page (back to `back` after it), or the tournament's absence in Spanish.
+#[expect(clippy::result_large_err, reason = "the refusal is the page's response, returned as is by the handler")]
+fn shown(web: &Web, jar: &CookieJar, roles: &[Role], back: &str, id: &str) -> Result<(Session, Tournament), Response> {
+    let session = auth::require(web, jar, roles, back)?;
+    let tournament = find(web, id).map_err(IntoResponse::into_response)?;
+    Ok((session, tournament))
+}
+
 /// The signed-in person of a form, its CSRF token checked.
 #[expect(clippy::result_large_err, reason = "the refusal is the page's response, returned as is by the handler")]
 fn person(web: &Web, jar: &CookieJar, roles: &[Role], back: &str, csrf: Option<&str>) -> Result<Session, Response> {
