@@ -443,7 +443,7 @@ impl Services {
             cards: options.cards,
             stop: stopping.subscribe(),
             presence: presence.clone(),
-            pins: net::secrets::Lockout::new("pin"),
+            pins: std::sync::Arc::new(net::secrets::Lockout::new("pin")),
         })
         .max_decoding_message_size(MESSAGE_BYTES_MAX);
         let display = pb::display_server::DisplayServer::new(DisplayService {

@@ -18,6 +18,7 @@ use crate::net::secrets::{FAILURES_MAX, Lockout, secret_matches};
 use crate::writer::{Handle, WriterError};
 use pozo_core::state::{Applied, Command, Refusal, RefusalKind, TableCommand, TableOp};
 
+#[derive(Clone)]
 pub(crate) struct TableService {
     pub(crate) handle: Handle,
     pub(crate) cards: CardSource,
@@ -26,10 +27,52 @@ pub(crate) struct TableService {
     /// Which agents are connected, for the floor view.
     pub(crate) presence: crate::read::presence::Presence,
     /// Floor inspectors who typed wrong PINs lately: five lock one out (`net::secrets`).
-    pub(crate) pins: Lockout,
+    pub(crate) pins: std::sync::Arc<Lockout>,
 }
 
 impl TableService {
+    /// One signed table command, checked and made durable before it is answered: Submit's
+    /// body, and each envelope of a Commands stream.
+    async fn one(&self, envelope: pb::Envelope) -> Result<pb::SubmitReply, Status> {
+        let key = authenticate(&self.handle, &envelope, Purpose::TableCommand)?;
+        let command = pb::TableCommand::decode(envelope.payload.as_slice())
+            .map_err(|error| ApiError::invalid(format!("payload: not a TableCommand: {error}")))?;
+        require_table_key(key, &command.table_id)?;
+        self.presence.heard(&command.table_id);
+        let inspector = self.inspector(&command.inspector, &envelope.inspector_pin, &command.table_id).await?;
+        if command.sequence == 0 {
+            return Err(ApiError::invalid("sequence: starts at 1").into());
+        }
+        let op = TableOp::from_wire(required("command", command.command)?)?;
+        // 15.11.2: the card is drawn here, outside the deterministic state machine,
+        // and travels in the journal entry; it is used only if a new card is due.
+        // Looked up only for Iniciar Juego: the table's configuration, not read for every press.
+        let chance = match op {
+            TableOp::StartRound => self.handle.config().instant_card_chance(&command.table_id),
+            _ => None,
+        };
+        let card = match chance {
+            Some(chance) => self
+                .cards
+                .draw(&command.table_id, command.sequence, chance)
+                .map_err(|error| ApiError::internal(error.to_string()))?,
+            None => None,
+        };
+        let payload_sha256 = payload_sha256(&envelope.payload);
+        let command = Command::Table(TableCommand {
+            table_id: command.table_id.into(),
+            sequence: command.sequence,
+            payload_sha256,
+            op,
+            card,
+            inspector,
+        });
+        match self.handle.submit(command).await?.map_err(ApiError::Refused)? {
+            Applied::Table(reply) | Applied::Duplicate(reply) => Ok(reply.to_wire()),
+            _ => Err(ApiError::internal("a table command answered as another kind").into()),
+        }
+    }
+
     /// A `WatchTable` signed with that table's own key (Watch, Prizes).
     fn watch_request(&self, envelope: &pb::Envelope) -> Result<pb::WatchTable, ApiError> {
         let key = authenticate(&self.handle, envelope, Purpose::WatchTable)?;
@@ -135,44 +178,37 @@ impl pb::table_server::Table for TableService {
     // press (docs/benchmarks.md, issue 47 step 4); each refusal's line names its key itself.
     #[instrument(level = "debug", skip_all, fields(key_id = %bounded_text(&request.get_ref().key_id)))]
     async fn submit(&self, request: Request<pb::Envelope>) -> Result<Response<pb::SubmitReply>, Status> {
-        let envelope = request.into_inner();
-        let key = authenticate(&self.handle, &envelope, Purpose::TableCommand)?;
-        let command = pb::TableCommand::decode(envelope.payload.as_slice())
-            .map_err(|error| ApiError::invalid(format!("payload: not a TableCommand: {error}")))?;
-        require_table_key(key, &command.table_id)?;
-        self.presence.heard(&command.table_id);
-        let inspector = self.inspector(&command.inspector, &envelope.inspector_pin, &command.table_id).await?;
-        if command.sequence == 0 {
-            return Err(ApiError::invalid("sequence: starts at 1").into());
-        }
-        let op = TableOp::from_wire(required("command", command.command)?)?;
-        // 15.11.2: the card is drawn here, outside the deterministic state machine,
-        // and travels in the journal entry; it is used only if a new card is due.
-        // Looked up only for Iniciar Juego: the table's configuration, not read for every press.
-        let chance = match op {
-            TableOp::StartRound => self.handle.config().instant_card_chance(&command.table_id),
-            _ => None,
-        };
-        let card = match chance {
-            Some(chance) => self
-                .cards
-                .draw(&command.table_id, command.sequence, chance)
-                .map_err(|error| ApiError::internal(error.to_string()))?,
-            None => None,
-        };
-        let payload_sha256 = payload_sha256(&envelope.payload);
-        let command = Command::Table(TableCommand {
-            table_id: command.table_id.into(),
-            sequence: command.sequence,
-            payload_sha256,
-            op,
-            card,
-            inspector,
+        Ok(Response::new(self.one(request.into_inner()).await?))
+    }
+
+    type CommandsStream = EventStream<pb::SubmitReply>;
+
+    // One stream per table agent instead of one call per command: the same checks and the same
+    // durability as Submit, without a call's headers, task and stream set up for every press
+    // (docs/benchmarks.md, issue 47 step 5). One command at a time: the next envelope is read
+    // only after the previous one is answered, so a stream holds at most one in the writer.
+    async fn commands(&self, request: Request<tonic::Streaming<pb::Envelope>>) -> Result<Response<Self::CommandsStream>, Status> {
+        let replies = futures_util::stream::unfold(Some((self.clone(), request.into_inner())), |state| async move {
+            let (mut service, mut envelopes) = state?;
+            // Waiting for the next command ends when the controller stops, so that a stream an
+            // agent keeps open does not hold the shutdown (a command being answered is finished).
+            let next = tokio::select! {
+                biased;
+                _ = service.stop.wait_for(|stop| *stop) => Err(ApiError::Stopping(WriterError::Stopped).into()),
+                next = envelopes.message() => next,
+            };
+            let envelope = match next {
+                Ok(Some(envelope)) => envelope,
+                Ok(None) => return None,
+                Err(status) => return Some((Err(status), None)),
+            };
+            match service.one(envelope).await {
+                Ok(reply) => Some((Ok(reply), Some((service, envelopes)))),
+                // A refused command ends the stream with its status, as Submit answers it.
+                Err(status) => Some((Err(status), None)),
+            }
         });
-        match self.handle.submit(command).await?.map_err(ApiError::Refused)? {
-            Applied::Table(reply) | Applied::Duplicate(reply) => Ok(Response::new(reply.to_wire())),
-            _ => Err(ApiError::internal("a table command answered as another kind").into()),
-        }
+        Ok(Response::new(Box::pin(replies)))
     }
 
     type WatchStream = EventStream<pb::TableEvent>;

@@ -154,6 +154,18 @@ impl pb::table_server::Table for EchoTable {
         Ok(tonic::Response::new(self.reply.clone()))
     }
 
+    type CommandsStream =
+        std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::SubmitReply, tonic::Status>> + Send + 'static>>;
+
+    async fn commands(
+        &self,
+        request: tonic::Request<tonic::Streaming<pb::Envelope>>,
+    ) -> Result<tonic::Response<Self::CommandsStream>, tonic::Status> {
+        let reply = self.reply.clone();
+        let replies = tokio_stream::StreamExt::map(request.into_inner(), move |envelope| envelope.map(|_| reply.clone()));
+        Ok(tonic::Response::new(Box::pin(replies)))
+    }
+
     type WatchStream = tonic::codegen::tokio_stream::Empty<Result<pb::TableEvent, tonic::Status>>;
 
     async fn watch(&self, _request: tonic::Request<pb::Envelope>) -> Result<tonic::Response<Self::WatchStream>, tonic::Status> {

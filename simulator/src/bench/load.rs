@@ -84,6 +84,10 @@ pub(super) struct Agent {
     pub(super) sequence: u64,
     pub(super) cycle: Cycle,
     pub(super) client: pb::table_client::TableClient<Channel>,
+    /// How the table sends its commands.
+    pub(super) transport: Transport,
+    /// The table's open `Commands` stream (`Transport::Stream`), once its first command is sent.
+    pub(super) link: Option<(tokio::sync::mpsc::Sender<pb::Envelope>, tonic::Streaming<pb::SubmitReply>)>,
 }
 
 impl Agent {
@@ -109,7 +113,11 @@ impl Agent {
     /// Sends `step`; on its acknowledgement the cycle and the sequence move on.
     pub(super) async fn send(&mut self, step: Step) -> anyhow::Result<pb::SubmitReply> {
         let envelope = self.envelope(step);
-        let reply = self.client.submit(envelope).await.map_err(|status| {
+        let reply = match self.transport {
+            Transport::Stream => self.on_stream(envelope).await.map(tonic::Response::new),
+            Transport::Unary => self.client.submit(envelope).await,
+        };
+        let reply = reply.map_err(|status| {
             anyhow::anyhow!(
                 "table {}: {step:?} (sequence {}) refused: {:?} {}",
                 self.table,
@@ -121,6 +129,32 @@ impl Agent {
         self.sequence += 1;
         self.cycle.applied(step);
         Ok(reply.into_inner())
+    }
+
+    /// One command on the table's `Commands` stream, opened on its first: as the table agent
+    /// sends (`table_agent`'s `agent/wire.rs`); a failure drops the stream.
+    async fn on_stream(&mut self, envelope: pb::Envelope) -> Result<pb::SubmitReply, tonic::Status> {
+        if self.link.is_none() {
+            let (sender, receiver) = tokio::sync::mpsc::channel(1);
+            let replies = self.client.commands(tokio_stream::wrappers::ReceiverStream::new(receiver)).await?.into_inner();
+            self.link = Some((sender, replies));
+        }
+        let (sender, replies) = self.link.as_mut().expect("opened above");
+        if sender.send(envelope).await.is_err() {
+            self.link = None;
+            return Err(tonic::Status::unavailable("the stream closed"));
+        }
+        match replies.message().await {
+            Ok(Some(reply)) => Ok(reply),
+            Ok(None) => {
+                self.link = None;
+                Err(tonic::Status::unavailable("the stream ended"))
+            }
+            Err(status) => {
+                self.link = None;
+                Err(status)
+            }
+        }
     }
 
     /// Sends what comes before the next press (credits, INICIAR, FINALIZAR); returns how many.
@@ -139,7 +173,13 @@ impl Agent {
 
 /// One client per table over `connections` HTTP/2 connections to `url`, signing
 /// for the journal the controller announces (`None`: the bare echo, which has none).
-pub(super) async fn agents(config: &Config, url: &str, connections: u64, identify: bool) -> anyhow::Result<Vec<Agent>> {
+pub(super) async fn agents(
+    config: &Config,
+    url: &str,
+    connections: u64,
+    identify: bool,
+    transport: Transport,
+) -> anyhow::Result<Vec<Agent>> {
     let mut channels = Vec::new();
     for _ in 0..connections.min(config.layout.tables.len() as u64) {
         let channel = Channel::from_shared(url.to_owned())?
@@ -177,6 +217,8 @@ pub(super) async fn agents(config: &Config, url: &str, connections: u64, identif
                 sequence: 1,
                 cycle: Cycle::new(table.seats),
                 client: pb::table_client::TableClient::new(channel).max_decoding_message_size(MESSAGE_BYTES_MAX),
+                transport,
+                link: None,
             })
         })
         .collect()

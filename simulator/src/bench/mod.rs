@@ -138,10 +138,25 @@ struct Args {
     /// from one window to the next averages out.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=30))]
     sign_rounds: u64,
+    /// How each table sends its commands, to the controller and to the echo alike: `stream`,
+    /// one `Table/Commands` stream per table as the table agent sends them; `unary`, one
+    /// `Table/Submit` call per command (the agents before issue 47's step 5).
+    #[arg(long, value_enum, default_value_t = Transport::Stream)]
+    transport: Transport,
     /// Keep the controller's journal in this PostgreSQL database (empty: the bench writes a
     /// fresh journal into it) instead of sled; the restart is then not timed.
     #[arg(long, value_name = "URL")]
     store: Option<String>,
+}
+
+/// How the load sends a table's commands (`--transport`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    /// One `Table/Commands` stream per table, kept open: what the table agent does.
+    Stream,
+    /// One `Table/Submit` call per command.
+    Unary,
 }
 
 /// The processes `bench` starts.
@@ -286,6 +301,7 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
     let targets = targets_of(&durable, ratio, &latency, &memory, restart.as_ref(), &disk_sync);
     Ok(Report {
         command,
+        transport: args.transport,
         durable,
         echo,
         ratio,
@@ -352,7 +368,7 @@ fn measure_controller(args: &Args, runtime: &tokio::runtime::Runtime, config: &C
     let server_pid = server.pid();
     let pages = server.figure("pages").map(str::to_owned);
     let measured = runtime.block_on(async {
-        let agents = agents(config, &url, args.connections, true).await?;
+        let agents = agents(config, &url, args.connections, true, args.transport).await?;
         let (mut agents, _) = on_every(agents, |mut agent| async move {
             let result = agent.ready_to_press().await;
             (agent, result)
@@ -401,7 +417,7 @@ fn measure_echo(args: &Args, runtime: &tokio::runtime::Runtime, config: &Config,
     let echo = ChildProcess::start("echo", &["echo".into(), "--reply-hex".into(), hex::encode(reply_bytes)])?;
     let echo_url = echo.url();
     let echo_window = runtime.block_on(async {
-        let agents = agents(config, &echo_url, args.connections, false).await?;
+        let agents = agents(config, &echo_url, args.connections, false, args.transport).await?;
         let (agents, window) = saturate(agents, args.seconds, echo.pid()).await?;
         drop(agents);
         anyhow::Ok(window)

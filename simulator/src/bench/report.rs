@@ -6,6 +6,8 @@ use super::*;
 pub struct Report {
     /// The command line that produced these figures.
     pub command: String,
+    /// How the tables sent their commands, to the controller and the echo alike (`--transport`).
+    pub transport: super::Transport,
     pub durable: Durable,
     pub echo: Echo,
     /// Durable requests per second over echo requests per second (the same command mix).
@@ -207,7 +209,14 @@ pub struct Targets {
 
 pub(super) fn print_summary(report: &Report) {
     print_figures(report);
-    println!("journal: {}", report.store);
+    println!(
+        "journal: {}; commands sent by {}",
+        report.store,
+        match report.transport {
+            super::Transport::Stream => "one Table/Commands stream per table",
+            super::Transport::Unary => "one Table/Submit call per command",
+        }
+    );
     if let Some(signs) = &report.signs {
         print_signs(signs);
     }

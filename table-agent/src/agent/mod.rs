@@ -20,6 +20,7 @@
 mod link;
 mod panel;
 mod submit;
+mod wire;
 
 pub(crate) use panel::light;
 
@@ -136,6 +137,8 @@ struct Acknowledged {
 struct Shared {
     connected: bool,
     channel: Option<Channel>,
+    /// Counts the connections made: the command stream belongs to one (`wire`).
+    link: u64,
     view: Option<pb::TableView>,
     /// The journal entry the shown view was read at: an older view is never shown over it.
     view_journal: u64,
@@ -184,8 +187,9 @@ struct Agent {
     /// Held for each attempt at the command in flight, and by a reconnection while it reads
     /// the server's record to settle that command: an attempt that outlived the link (tonic
     /// re-makes a connection to a controller restarted at the same address) ends before the
-    /// record is read, so an applied command is never reported as not recorded.
-    wire: Arc<Mutex<()>>,
+    /// record is read, so an applied command is never reported as not recorded. It holds the
+    /// table's command stream (`wire::Wire`).
+    wire: Arc<Mutex<wire::Wire>>,
     /// True once the first connection attempt has ended, connected or not.
     attempted: Arc<tokio::sync::watch::Sender<bool>>,
 }
@@ -234,7 +238,7 @@ pub async fn run<L: Into<RawLine>>(
         config: Arc::new(config),
         shared: Arc::new(Mutex::new(Shared::default())),
         output,
-        wire: Arc::new(Mutex::new(())),
+        wire: Arc::default(),
         attempted: Arc::new(tokio::sync::watch::Sender::new(false)),
     };
     agent.emit_panel(true).await;

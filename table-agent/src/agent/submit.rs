@@ -130,8 +130,8 @@ impl Agent {
     /// link is lost, or the supervisor settles it after a reconnection.
     async fn send_until_answered(&self, input: &str, envelope: pb::Envelope, sequence: u64) {
         loop {
-            let wire = self.wire.clone().lock_owned().await;
-            let channel = {
+            let mut wire = self.wire.clone().lock_owned().await;
+            let (channel, link) = {
                 let shared = self.shared.lock().await;
                 if shared.pending.as_ref().map(|pending| pending.sequence) != Some(sequence) {
                     // Settled by the supervisor after a reconnection.
@@ -145,13 +145,11 @@ impl Agent {
                         "Sin respuesta antes de perder el enlace: al volver se compara con el registro del controlador (3.7.6).";
                     return self.refused(input, "suspended", reason, Some(motivo)).await;
                 }
-                shared.channel.clone()
+                (shared.channel.clone(), shared.link)
             };
             let Some(channel) = channel else { return };
-            let mut client = pb::table_client::TableClient::new(channel);
-            match tokio::time::timeout(ATTEMPT_TIMEOUT, client.submit(envelope.clone())).await {
-                Ok(Ok(reply)) => {
-                    let reply = reply.into_inner();
+            match wire.attempt(channel, link, envelope.clone()).await {
+                Ok(reply) => {
                     {
                         let mut shared = self.shared.lock().await;
                         if shared.pending.as_ref().map(|pending| pending.sequence) != Some(sequence) {
@@ -163,7 +161,7 @@ impl Agent {
                     drop(wire);
                     return self.ack(input, reply, None, None).await;
                 }
-                Ok(Err(status)) if is_decision(status.code()) => {
+                Err(status) if is_decision(status.code()) => {
                     // A refusal does not use the sequence (docs/api.md §3).
                     self.shared.lock().await.pending = None;
                     drop(wire);
