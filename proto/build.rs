@@ -13,6 +13,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let descriptors = protox::compile(files, ["proto"])?;
     let out_dir = std::path::PathBuf::from(std::env::var("OUT_DIR")?);
     std::fs::write(out_dir.join("pozo_descriptor.bin"), descriptors.encode_to_vec())?;
-    tonic_prost_build::configure().build_server(true).build_client(true).compile_fds(descriptors)?;
+    // Every service and client encodes with prost through our codec: smaller buffers (src/codec.rs).
+    tonic_prost_build::configure()
+        .build_server(true)
+        .build_client(true)
+        .codec_path("crate::codec::PozoCodec")
+        .compile_fds(descriptors)?;
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! The `pozo.v1` wire protocol, generated at build time from `proto/pozo/v1/*.proto`
 //! (protox + tonic-prost-build; no system `protoc`).
 
+pub mod codec;
+
 /// Messages and services of package `pozo.v1`.
 pub mod v1 {
     tonic::include_proto!("pozo.v1");

@@ -108,15 +108,28 @@ struct TableRun {
 }
 
 /// Plays rounds at `table` (press seats 1–7, INICIAR, FINALIZAR) until a command
-/// fails, which it does once the server is killed.
-async fn drive(address: String, table: &'static str, acknowledged: Arc<AtomicUsize>, killed: Arc<AtomicBool>) -> TableRun {
+/// fails, which it does once the server is killed. `stream`: on one `Table/Commands` stream,
+/// as the table agent sends; otherwise a `Table/Submit` call per command.
+async fn drive(
+    address: String,
+    table: &'static str,
+    acknowledged: Arc<AtomicUsize>,
+    killed: Arc<AtomicBool>,
+    stream: bool,
+) -> TableRun {
     let mut client = connect(&address).await;
+    let mut link = None;
     let mut run = TableRun { table, presses: Vec::new(), commands: 0, last_acknowledged: 0, in_flight: None, error: None };
     let mut credits = [0u32; BLACKJACK_SEATS as usize];
     macro_rules! step {
         ($command:expr) => {{
             let command: C = $command;
-            match client.send(table, command.clone()).await {
+            let sent = if stream {
+                client.send_on(&mut link, table, command.clone()).await
+            } else {
+                client.send(table, command.clone()).await
+            };
+            match sent {
                 Ok(reply) => {
                     run.commands += 1;
                     run.last_acknowledged = reply.sequence;
@@ -154,7 +167,7 @@ async fn drive(address: String, table: &'static str, acknowledged: Arc<AtomicUsi
     }
 }
 
-// Proves that a SIGKILL in the middle of a stream of acknowledged presses loses none and duplicates none: after a restart on the same directory every acknowledged press is recorded exactly once, and `verify` is green.
+// Proves that a SIGKILL in the middle of a stream of acknowledged presses loses none and duplicates none: after a restart on the same directory every acknowledged press is recorded exactly once, and `verify` is green. Half the tables send on `Table/Commands` streams, half by `Table/Submit` calls.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_mid_stream_keeps_every_acknowledged_press_exactly_once() {
     let began = Instant::now();
@@ -169,7 +182,11 @@ async fn sigkill_mid_stream_keeps_every_acknowledged_press_exactly_once() {
     let killed = Arc::new(AtomicBool::new(false));
     let tasks: Vec<_> = CRASH_TABLES
         .iter()
-        .map(|table| tokio::spawn(drive(server.address.clone(), table, Arc::clone(&acknowledged), Arc::clone(&killed))))
+        .enumerate()
+        // Half the tables on a Commands stream (as the agents send), half by Submit calls.
+        .map(|(index, table)| {
+            tokio::spawn(drive(server.address.clone(), table, Arc::clone(&acknowledged), Arc::clone(&killed), index % 2 == 0))
+        })
         .collect();
     let deadline = Instant::now() + Duration::from_secs(30);
     while acknowledged.load(Ordering::SeqCst) < KILL_AFTER_PRESSES {

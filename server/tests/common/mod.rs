@@ -124,6 +124,12 @@ pub struct Client {
     config: Config,
 }
 
+/// A table's open `Table/Commands` stream ([`Client::send_on`]).
+pub struct CommandStream {
+    sender: tokio::sync::mpsc::Sender<pb::Envelope>,
+    replies: tonic::Streaming<pb::SubmitReply>,
+}
+
 /// The MAC of a table command for `journal_id` under `secret`.
 pub fn mac(secret: &[u8], journal_id: &str, payload: &[u8]) -> Vec<u8> {
     pozo_proto::sign("", secret, pozo_proto::Purpose::TableCommand, journal_id, payload.to_vec()).mac
@@ -215,6 +221,40 @@ impl Client {
         let reply = self.table.submit(envelope).await.map(|response| response.into_inner());
         if reply.is_ok() {
             self.sequences.insert(table.to_owned(), sequence + 1);
+        }
+        reply
+    }
+
+    /// [`Client::send`] on the table's `Table/Commands` stream, as the table agent sends: the
+    /// stream opened on first use and kept in `stream`, dropped after any error (a refusal
+    /// ends it; a failure may leave an answer on it).
+    pub async fn send_on(
+        &mut self,
+        stream: &mut Option<CommandStream>,
+        table: &str,
+        command: C,
+    ) -> Result<pb::SubmitReply, Status> {
+        let sequence = *self.sequences.entry(table.to_owned()).or_insert(1);
+        let envelope = self.envelope(&format!("mesa-{table}"), Client::payload(table, sequence, command));
+        if stream.is_none() {
+            let (sender, receiver) = tokio::sync::mpsc::channel(1);
+            let replies = self.table.commands(tokio_stream::wrappers::ReceiverStream::new(receiver)).await?.into_inner();
+            *stream = Some(CommandStream { sender, replies });
+        }
+        let open = stream.as_mut().expect("opened above");
+        let reply = match open.sender.send(envelope).await {
+            Err(_) => Err(Status::unavailable("the command stream closed")),
+            Ok(()) => match open.replies.message().await {
+                Ok(Some(reply)) => Ok(reply),
+                Ok(None) => Err(Status::unavailable("the command stream ended without an answer")),
+                Err(status) => Err(status),
+            },
+        };
+        match &reply {
+            Ok(_) => {
+                self.sequences.insert(table.to_owned(), sequence + 1);
+            }
+            Err(_) => *stream = None,
         }
         reply
     }
