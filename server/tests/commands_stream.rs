@@ -113,7 +113,12 @@ async fn an_open_stream_ends_unavailable_when_the_controller_stops() {
     let mut stream = Stream::open(&mut client).await;
     stream.send(envelope(&client, "B1", 1, open())).await.expect("opened").expect("an answer");
     let stopping = tokio::spawn(server.stop());
-    let ended = stream.replies.message().await.expect_err("the stream ends as the controller stops");
+    // Bounded: without the end at the stop, the stream outlives the grace period and this read
+    // would wait for ever.
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(20), stream.replies.message())
+        .await
+        .expect("the stream ends while the controller stops, not never")
+        .expect_err("the stream ends as the controller stops");
     assert_eq!(ended.code(), Code::Unavailable, "{}", ended.message());
     assert_eq!(ended.message(), "the controller is stopping");
     stopping.await.expect("stopped");
