@@ -3,7 +3,8 @@
 //! tonic gives every call, and every stream for as long as it is open, an encode buffer and a
 //! decode buffer of 8 KiB each. Our messages are a few hundred bytes (an envelope about 200, a
 //! press's reply about 170), and each table agent keeps its `Table/Commands` and `Table/Watch`
-//! streams open: at 1,000 tables that was 16 MiB of buffers (docs/benchmarks.md, issue 47 step 5).
+//! streams open: the benchmark's 1,000 command streams alone held 16 MiB of buffers
+//! (docs/benchmarks.md, issue 47 step 5), and each watch stream another 8 KiB.
 //! Here each starts at [`BUFFER_BYTES`] and grows as a message needs (a report of many entries
 //! grows its buffer as with tonic's default, from a smaller start).
 

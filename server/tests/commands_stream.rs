@@ -84,6 +84,12 @@ async fn a_refusal_ends_the_stream_with_submit_s_status_and_changes_nothing() {
     assert_eq!(refused.code(), Code::FailedPrecondition, "{}", refused.message());
     let by_submit = client.table.submit(envelope(&client, "B1", 2, press(3))).await.expect_err("refused by Submit too");
     assert_eq!((by_submit.code(), by_submit.message()), (refused.code(), refused.message()));
+    let motivo = pozo_proto::motivo(&refused);
+    assert!(motivo.is_some(), "the Spanish words travel with a refusal on the stream: {:?}", refused.metadata());
+    assert_eq!(motivo, pozo_proto::motivo(&by_submit), "the same Spanish words as Submit's");
+    assert_eq!((client.journal().await.entries, client.fingerprint("B1").await), before, "nothing changed");
+    // The refusal ended the stream: a command sent on it after is neither applied nor answered.
+    let _ = stream.sender.send(envelope(&client, "B1", 2, sell(3, 5))).await;
     assert!(stream.replies.message().await.expect("ended cleanly").is_none(), "the stream ended with the refusal");
     assert_eq!((client.journal().await.entries, client.fingerprint("B1").await), before, "nothing changed");
 

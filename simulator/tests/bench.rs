@@ -134,6 +134,13 @@ fn bench_help_and_bad_options() {
     }
     let bad = Command::new(BIN).args(["bench", "--tables", "0"]).output().expect("pozo-sim runs");
     assert_eq!(bad.status.code(), Some(2));
+    // 1,000 tables' command streams on 3 connections: 334 on one, over the controller's 256.
+    // Refused before anything starts (it would wait for ever); unary calls only queue.
+    let crowded = Command::new(BIN).args(["bench", "--connections", "3"]).output().expect("pozo-sim runs");
+    assert_eq!(crowded.status.code(), Some(2), "{}", String::from_utf8_lossy(&crowded.stderr));
+    let said = String::from_utf8_lossy(&crowded.stderr);
+    assert!(said.contains("--connections 3: 1000 tables would hold 334 command streams on one connection"), "{said}");
+    assert!(said.contains("give at least 4 connections"), "{said}");
 }
 
 // Proves the sign phase: every stream opened and read in every round, events counted with

@@ -19,8 +19,9 @@ pub(crate) use admission::{FILES_NEEDED, HANDSHAKE_TIMEOUT};
 pub use admission::{incoming, raise_open_files_limit};
 pub use tls::Tls;
 
-/// Concurrent requests on one connection.
-pub(crate) const REQUESTS_PER_CONNECTION_MAX: usize = 256;
+/// Concurrent requests on one connection (calls and open streams alike: a table agent holds its
+/// `Table/Watch` and `Table/Commands` streams on its connection).
+pub const REQUESTS_PER_CONNECTION_MAX: usize = 256;
 
 /// The largest gRPC message decoded: envelopes are small.
 pub const MESSAGE_BYTES_MAX: usize = 64 * 1024;

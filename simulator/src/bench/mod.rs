@@ -216,6 +216,10 @@ pub fn command(args: Vec<String>) -> ExitCode {
         Ok(args) => args,
         Err(code) => return code,
     };
+    if let Err(problem) = streams_fit(&args) {
+        eprintln!("pozo-sim: bench: {problem}");
+        return ExitCode::from(2);
+    }
     match bench(&args, line) {
         Ok(report) => {
             print_summary(&report);
@@ -236,6 +240,23 @@ pub fn command(args: Vec<String>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// With `--transport stream` every table holds its stream open on the connection it shares: more
+/// than the controller lets one connection hold would leave the rest waiting for ever.
+fn streams_fit(args: &Args) -> Result<(), String> {
+    let per_connection = args.tables.div_ceil(args.connections);
+    let most = pozo_server::REQUESTS_PER_CONNECTION_MAX as u64;
+    if args.transport == Transport::Stream && per_connection > most {
+        return Err(format!(
+            "--connections {}: {} tables would hold {per_connection} command streams on one connection, and the \
+             controller allows {most}; give at least {} connections (or --transport unary)",
+            args.connections,
+            args.tables,
+            args.tables.div_ceil(most)
+        ));
+    }
+    Ok(())
 }
 
 /// `pozo-sim bench-child ARGS…`: the processes the benchmark starts (hidden).

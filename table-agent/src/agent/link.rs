@@ -121,7 +121,8 @@ impl Agent {
         // The command in flight is settled against the record once no attempt at it is on the
         // wire: one sent just before the link broke may be applied after `first` was read, so
         // with a command in flight the record is read again, after that attempt has ended.
-        let wire = self.wire.clone().lock_owned().await;
+        let mut wire = self.wire.clone().lock_owned().await;
+        wire.close();
         if self.shared.lock().await.pending.is_some() {
             let mut again = client.watch(envelope.clone()).await?.into_inner();
             if let Some(fresh) = again.message().await? {

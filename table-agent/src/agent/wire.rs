@@ -1,6 +1,7 @@
 //! The command in flight on the wire: each attempt sent on the table's `Table/Commands` stream,
-//! kept open across commands, instead of a `Table/Submit` call per command (docs/agent.md §5):
-//! the same signed bytes, the same answers, without a call set up for every press.
+//! kept open across commands, instead of a `Table/Submit` call per command:
+//! the same signed bytes, the same answers, without a call set up for every press (docs/agent.md
+//! section 7).
 //!
 //! The stream belongs to one connection (`link`, counted by the supervisor): a new connection
 //! opens a new one. An attempt that fails or times out drops it, so an answer left on it is never
@@ -33,6 +34,12 @@ struct CommandStream {
 }
 
 impl Wire {
+    /// Closes the stream of a connection that is gone (a reconnection): it would otherwise keep
+    /// that connection, its pings and a place at the controller until the next command.
+    pub(super) fn close(&mut self) {
+        self.stream = None;
+    }
+
     /// One attempt at `envelope` on connection `link`, within [`ATTEMPT_TIMEOUT`]: the server's
     /// answer, its refusal, or the link's failure (a timeout is DEADLINE_EXCEEDED).
     pub(super) async fn attempt(
