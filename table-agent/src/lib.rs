@@ -21,6 +21,8 @@
 //!     reconnection delays, resync;
 //!   - `agent/submit.rs`: an input line as a signed, numbered command, submitted, retried
 //!     and acknowledged;
+//!   - `agent/wire.rs`: the command in flight on the wire: the table's `Table/Commands` stream
+//!     ([`CommandStream`]), `Table/Submit` for a controller without it;
 //!   - `agent/panel.rs`: what the agent prints: the panel (lights, credits, displays) from the
 //!     newest view, in order, and its other output lines.
 
@@ -32,7 +34,7 @@ pub mod monitor;
 mod output;
 mod status;
 
-pub use agent::{AgentConfig, ClientTls, run};
+pub use agent::{AgentConfig, ClientTls, CommandStream, run};
 
 /// Default controller address, as `pozo-server` listens by default.
 const SERVER_URL_DEFAULT: &str = "http://127.0.0.1:50051";

@@ -124,11 +124,7 @@ pub struct Client {
     config: Config,
 }
 
-/// A table's open `Table/Commands` stream ([`Client::send_on`]).
-pub struct CommandStream {
-    sender: tokio::sync::mpsc::Sender<pb::Envelope>,
-    replies: tonic::Streaming<pb::SubmitReply>,
-}
+pub use table_agent::CommandStream;
 
 /// The MAC of a table command for `journal_id` under `secret`.
 pub fn mac(secret: &[u8], journal_id: &str, payload: &[u8]) -> Vec<u8> {
@@ -236,20 +232,11 @@ impl Client {
     ) -> Result<pb::SubmitReply, Status> {
         let sequence = *self.sequences.entry(table.to_owned()).or_insert(1);
         let envelope = self.envelope(&format!("mesa-{table}"), Client::payload(table, sequence, command));
-        if stream.is_none() {
-            let (sender, receiver) = tokio::sync::mpsc::channel(1);
-            let replies = self.table.commands(tokio_stream::wrappers::ReceiverStream::new(receiver)).await?.into_inner();
-            *stream = Some(CommandStream { sender, replies });
-        }
-        let open = stream.as_mut().expect("opened above");
-        let reply = match open.sender.send(envelope).await {
-            Err(_) => Err(Status::unavailable("the command stream closed")),
-            Ok(()) => match open.replies.message().await {
-                Ok(Some(reply)) => Ok(reply),
-                Ok(None) => Err(Status::unavailable("the command stream ended without an answer")),
-                Err(status) => Err(status),
-            },
+        let open = match stream {
+            Some(open) => open,
+            None => stream.insert(CommandStream::open(&mut self.table).await?),
         };
+        let reply = open.send(envelope).await;
         match &reply {
             Ok(_) => {
                 self.sequences.insert(table.to_owned(), sequence + 1);

@@ -154,8 +154,7 @@ impl pb::table_server::Table for EchoTable {
         Ok(tonic::Response::new(self.reply.clone()))
     }
 
-    type CommandsStream =
-        std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::SubmitReply, tonic::Status>> + Send + 'static>>;
+    type CommandsStream = tonic::codegen::BoxStream<pb::SubmitReply>;
 
     async fn commands(
         &self,

@@ -87,7 +87,7 @@ pub(super) struct Agent {
     /// How the table sends its commands.
     pub(super) transport: Transport,
     /// The table's open `Commands` stream (`Transport::Stream`), once its first command is sent.
-    pub(super) link: Option<(tokio::sync::mpsc::Sender<pb::Envelope>, tonic::Streaming<pb::SubmitReply>)>,
+    pub(super) link: Option<table_agent::CommandStream>,
 }
 
 impl Agent {
@@ -132,29 +132,17 @@ impl Agent {
     }
 
     /// One command on the table's `Commands` stream, opened on its first: as the table agent
-    /// sends (`table_agent`'s `agent/wire.rs`); a failure drops the stream.
+    /// sends (`table_agent::CommandStream`); a failure drops the stream.
     async fn on_stream(&mut self, envelope: pb::Envelope) -> Result<pb::SubmitReply, tonic::Status> {
-        if self.link.is_none() {
-            let (sender, receiver) = tokio::sync::mpsc::channel(1);
-            let replies = self.client.commands(tokio_stream::wrappers::ReceiverStream::new(receiver)).await?.into_inner();
-            self.link = Some((sender, replies));
-        }
-        let (sender, replies) = self.link.as_mut().expect("opened above");
-        if sender.send(envelope).await.is_err() {
+        let stream = match &mut self.link {
+            Some(stream) => stream,
+            None => self.link.insert(table_agent::CommandStream::open(&mut self.client).await?),
+        };
+        let reply = stream.send(envelope).await;
+        if reply.is_err() {
             self.link = None;
-            return Err(tonic::Status::unavailable("the stream closed"));
         }
-        match replies.message().await {
-            Ok(Some(reply)) => Ok(reply),
-            Ok(None) => {
-                self.link = None;
-                Err(tonic::Status::unavailable("the stream ended"))
-            }
-            Err(status) => {
-                self.link = None;
-                Err(status)
-            }
-        }
+        reply
     }
 
     /// Sends what comes before the next press (credits, INICIAR, FINALIZAR); returns how many.

@@ -216,7 +216,6 @@ impl Agent {
             }
             shared.journal_id = journal_id;
             shared.channel = Some(channel.clone());
-            shared.link += 1;
             shared.next_sequence = last_sequence + 1;
             (shared.pending.take(), same_journal)
         };

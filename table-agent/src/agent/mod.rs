@@ -22,6 +22,8 @@ mod panel;
 mod submit;
 mod wire;
 
+pub use wire::CommandStream;
+
 pub(crate) use panel::light;
 
 use std::sync::Arc;
@@ -137,8 +139,6 @@ struct Acknowledged {
 struct Shared {
     connected: bool,
     channel: Option<Channel>,
-    /// Counts the connections made: the command stream belongs to one (`wire`).
-    link: u64,
     view: Option<pb::TableView>,
     /// The journal entry the shown view was read at: an older view is never shown over it.
     view_journal: u64,

@@ -131,7 +131,7 @@ impl Agent {
     async fn send_until_answered(&self, input: &str, envelope: pb::Envelope, sequence: u64) {
         loop {
             let mut wire = self.wire.clone().lock_owned().await;
-            let (channel, link) = {
+            let channel = {
                 let shared = self.shared.lock().await;
                 if shared.pending.as_ref().map(|pending| pending.sequence) != Some(sequence) {
                     // Settled by the supervisor after a reconnection.
@@ -145,10 +145,10 @@ impl Agent {
                         "Sin respuesta antes de perder el enlace: al volver se compara con el registro del controlador (3.7.6).";
                     return self.refused(input, "suspended", reason, Some(motivo)).await;
                 }
-                (shared.channel.clone(), shared.link)
+                shared.channel.clone()
             };
             let Some(channel) = channel else { return };
-            match wire.attempt(channel, link, envelope.clone()).await {
+            match wire.attempt(channel, envelope.clone()).await {
                 Ok(reply) => {
                     {
                         let mut shared = self.shared.lock().await;

@@ -1,13 +1,12 @@
 //! The command in flight on the wire: each attempt sent on the table's `Table/Commands` stream,
-//! kept open across commands, instead of a `Table/Submit` call per command:
-//! the same signed bytes, the same answers, without a call set up for every press (docs/agent.md
-//! section 7).
+//! kept open across commands, instead of a `Table/Submit` call per command: the same signed
+//! bytes, the same answers, without a call set up for every press (docs/agent.md section 7).
 //!
-//! The stream belongs to one connection (`link`, counted by the supervisor): a new connection
-//! opens a new one. An attempt that fails or times out drops it, so an answer left on it is never
-//! read as the next command's; the next attempt opens another. A controller that does not know
-//! `Commands` (an older release answers UNIMPLEMENTED) is sent `Submit` for as long as that
-//! connection lasts.
+//! The stream belongs to one connection: a reconnection closes it ([`Wire::close`], under the
+//! wire's lock, where the supervisor takes the new connection). An attempt that fails or times out
+//! drops it, so an answer left on it is never read as the next command's; the next attempt opens
+//! another. A controller that does not know `Commands` (an older release answers UNIMPLEMENTED) is
+//! sent `Submit` for as long as that connection lasts.
 
 use pozo_proto::v1 as pb;
 use tokio::sync::mpsc;
@@ -17,38 +16,57 @@ use tonic::transport::Channel;
 
 use super::ATTEMPT_TIMEOUT;
 
-/// The table's command stream, if one is open.
-#[derive(Default)]
-pub(super) struct Wire {
-    stream: Option<CommandStream>,
-    /// The connection whose controller answered `Commands` with UNIMPLEMENTED.
-    unary_on: Option<u64>,
-}
-
-struct CommandStream {
-    /// The connection it was opened on.
-    link: u64,
-    /// One envelope at a time: the agent has one command in flight.
+/// An open `Table/Commands` stream: one envelope sent, its answer read, then the next. What the
+/// agent sends on, and the simulator's and the tests' clients with it.
+pub struct CommandStream {
+    /// One envelope at a time: a table has one command in flight.
     sender: mpsc::Sender<pb::Envelope>,
     replies: tonic::Streaming<pb::SubmitReply>,
 }
 
-impl Wire {
-    /// Closes the stream of a connection that is gone (a reconnection): it would otherwise keep
-    /// that connection, its pings and a place at the controller until the next command.
-    pub(super) fn close(&mut self) {
-        self.stream = None;
+impl CommandStream {
+    /// Opens the table's stream on `client`'s connection.
+    pub async fn open(client: &mut pb::table_client::TableClient<Channel>) -> Result<CommandStream, tonic::Status> {
+        let (sender, receiver) = mpsc::channel(1);
+        let replies = client.commands(ReceiverStream::new(receiver)).await?.into_inner();
+        Ok(CommandStream { sender, replies })
     }
 
-    /// One attempt at `envelope` on connection `link`, within [`ATTEMPT_TIMEOUT`]: the server's
-    /// answer, its refusal, or the link's failure (a timeout is DEADLINE_EXCEEDED).
-    pub(super) async fn attempt(
-        &mut self,
-        channel: Channel,
-        link: u64,
-        envelope: pb::Envelope,
-    ) -> Result<pb::SubmitReply, tonic::Status> {
-        let answer = tokio::time::timeout(ATTEMPT_TIMEOUT, self.send(channel, link, envelope)).await;
+    /// Sends `envelope` and reads its answer: the reply, the refusal that ended the stream, or
+    /// UNAVAILABLE for a stream that closed or ended without one. After an error the stream is
+    /// done with: open another.
+    pub async fn send(&mut self, envelope: pb::Envelope) -> Result<pb::SubmitReply, tonic::Status> {
+        if self.sender.send(envelope).await.is_err() {
+            return Err(tonic::Status::unavailable("the command stream closed"));
+        }
+        match self.replies.message().await {
+            Ok(Some(reply)) => Ok(reply),
+            Ok(None) => Err(tonic::Status::unavailable("the command stream ended without an answer")),
+            Err(status) => Err(status),
+        }
+    }
+}
+
+/// The table's command stream, if one is open, on the agent's current connection.
+#[derive(Default)]
+pub(super) struct Wire {
+    stream: Option<CommandStream>,
+    /// This connection's controller answered `Commands` with UNIMPLEMENTED.
+    unary: bool,
+}
+
+impl Wire {
+    /// Forgets the connection that is gone (a reconnection): its stream, which would otherwise
+    /// keep that connection, its pings and a place at the controller until the next command, and
+    /// whether its controller knew `Commands` (the next one is asked again).
+    pub(super) fn close(&mut self) {
+        *self = Wire::default();
+    }
+
+    /// One attempt at `envelope` on `channel`, within [`ATTEMPT_TIMEOUT`]: the server's answer,
+    /// its refusal, or the link's failure (a timeout is DEADLINE_EXCEEDED).
+    pub(super) async fn attempt(&mut self, channel: Channel, envelope: pb::Envelope) -> Result<pb::SubmitReply, tonic::Status> {
+        let answer = tokio::time::timeout(ATTEMPT_TIMEOUT, self.send(channel, envelope)).await;
         let answer = answer.unwrap_or_else(|_| Err(tonic::Status::deadline_exceeded("no answer within the attempt's time")));
         if answer.is_err() {
             // A refusal ends the stream on the server's side; a failure or a timeout may leave an
@@ -58,32 +76,23 @@ impl Wire {
         answer
     }
 
-    async fn send(&mut self, channel: Channel, link: u64, envelope: pb::Envelope) -> Result<pb::SubmitReply, tonic::Status> {
+    async fn send(&mut self, channel: Channel, envelope: pb::Envelope) -> Result<pb::SubmitReply, tonic::Status> {
         let mut client = pb::table_client::TableClient::new(channel);
-        if self.unary_on == Some(link) {
+        if self.unary {
             return client.submit(envelope).await.map(tonic::Response::into_inner);
         }
-        if self.stream.as_ref().is_none_or(|stream| stream.link != link) {
-            self.stream = None;
-            let (sender, receiver) = mpsc::channel(1);
-            match client.commands(ReceiverStream::new(receiver)).await {
-                Ok(replies) => self.stream = Some(CommandStream { link, sender, replies: replies.into_inner() }),
+        let stream = match &mut self.stream {
+            Some(stream) => stream,
+            None => match CommandStream::open(&mut client).await {
+                Ok(stream) => self.stream.insert(stream),
                 Err(status) if status.code() == Code::Unimplemented => {
-                    self.unary_on = Some(link);
+                    self.unary = true;
                     return client.submit(envelope).await.map(tonic::Response::into_inner);
                 }
                 Err(status) => return Err(status),
-            }
-        }
-        let stream = self.stream.as_mut().expect("opened above");
-        if stream.sender.send(envelope).await.is_err() {
-            return Err(tonic::Status::unavailable("the command stream closed"));
-        }
-        match stream.replies.message().await {
-            Ok(Some(reply)) => Ok(reply),
-            Ok(None) => Err(tonic::Status::unavailable("the command stream ended without an answer")),
-            Err(status) => Err(status),
-        }
+            },
+        };
+        stream.send(envelope).await
     }
 }
 
@@ -130,8 +139,7 @@ mod tests {
             self.answer(request.get_ref()).map(tonic::Response::new)
         }
 
-        type CommandsStream =
-            std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::SubmitReply, tonic::Status>> + Send + 'static>>;
+        type CommandsStream = tonic::codegen::BoxStream<pb::SubmitReply>;
 
         async fn commands(
             &self,
@@ -184,15 +192,16 @@ mod tests {
         let channel = serve(StandIn { calls: calls.clone(), streams: true, refuse: 3 }).await;
         let mut wire = Wire::default();
         for sequence in [1, 2] {
-            let reply = wire.attempt(channel.clone(), 1, envelope(sequence)).await.expect("answered");
+            let reply = wire.attempt(channel.clone(), envelope(sequence)).await.expect("answered");
             assert_eq!(reply.sequence, sequence);
         }
         assert_eq!(calls.streams.load(Ordering::SeqCst), 1, "two commands, one stream");
-        let refused = wire.attempt(channel.clone(), 1, envelope(3)).await.expect_err("refused");
+        let refused = wire.attempt(channel.clone(), envelope(3)).await.expect_err("refused");
         assert_eq!((refused.code(), refused.message()), (Code::FailedPrecondition, "seat: no credits"));
-        assert_eq!(wire.attempt(channel.clone(), 1, envelope(4)).await.expect("answered").sequence, 4);
+        assert_eq!(wire.attempt(channel.clone(), envelope(4)).await.expect("answered").sequence, 4);
         assert_eq!(calls.streams.load(Ordering::SeqCst), 2, "a new stream after the refusal");
-        assert_eq!(wire.attempt(channel.clone(), 2, envelope(5)).await.expect("answered").sequence, 5);
+        wire.close(); // a reconnection
+        assert_eq!(wire.attempt(channel.clone(), envelope(5)).await.expect("answered").sequence, 5);
         assert_eq!(calls.streams.load(Ordering::SeqCst), 3, "a new connection, a new stream");
         assert_eq!(calls.submits.load(Ordering::SeqCst), 0, "no Submit call while streams are answered");
     }
@@ -206,11 +215,12 @@ mod tests {
         let channel = serve(StandIn { calls: calls.clone(), streams: false, refuse: 0 }).await;
         let mut wire = Wire::default();
         for sequence in [1, 2, 3] {
-            assert_eq!(wire.attempt(channel.clone(), 1, envelope(sequence)).await.expect("answered").sequence, sequence);
+            assert_eq!(wire.attempt(channel.clone(), envelope(sequence)).await.expect("answered").sequence, sequence);
         }
         assert_eq!(calls.submits.load(Ordering::SeqCst), 3, "every command by Submit");
         assert_eq!(calls.streams.load(Ordering::SeqCst), 1, "Commands asked once on connection 1");
-        assert_eq!(wire.attempt(channel.clone(), 2, envelope(4)).await.expect("answered").sequence, 4);
+        wire.close(); // a reconnection
+        assert_eq!(wire.attempt(channel.clone(), envelope(4)).await.expect("answered").sequence, 4);
         assert_eq!(calls.submits.load(Ordering::SeqCst), 4);
         assert_eq!(calls.streams.load(Ordering::SeqCst), 2, "asked again on connection 2");
     }
