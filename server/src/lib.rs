@@ -61,7 +61,7 @@ use crate::grpc::{
 };
 
 pub(crate) use net::{FILES_NEEDED, loopback_networks};
-pub use net::{MESSAGE_BYTES_MAX, REQUESTS_PER_CONNECTION_MAX, Tls, raise_open_files_limit, server_builder};
+pub use net::{MESSAGE_BYTES_MAX, REQUESTS_PER_CONNECTION_MAX, Tls, raise_open_files_limit, runtime, server_builder};
 
 /// After a stop is asked, requests in flight have this long to finish; streams
 /// (table and display watchers) are then cut, and the writer closes the journal.

@@ -39,7 +39,7 @@ pub(super) fn run_serve(
         );
     }
     raise_files_limit_or_warn();
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = crate::net::runtime()?;
     // Every address is taken before anything touches the journal: one in use (exit 7) leaves
     // the data directory as it was, not a new journal in it.
     let listeners = runtime.block_on(bind(listen, options.pages))?;

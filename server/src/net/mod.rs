@@ -31,6 +31,20 @@ pub(crate) fn loopback_networks() -> Vec<ipnet::IpNet> {
     vec!["127.0.0.0/8".parse().expect("a network"), "::1/128".parse().expect("a network")]
 }
 
+/// The runtime the controller serves on: tokio's multi-threaded one, without the slot that
+/// polls a task woken by the running task next (the "LIFO slot").
+///
+/// When a batch is durable, the writer answers its callers at once; each caller's stream
+/// hands its reply to its connection, which it wakes. With the slot, that connection ran
+/// next, before any other caller of the batch, and wrote one reply per `send`: 0.7 sends
+/// per command at full load. Without it, the connections run after the batch's callers and
+/// each writes its replies together: 0.08 sends per command, and 0.90 of the controller's
+/// CPU per press (docs/benchmarks.md, "Step 6"). An unstable option of tokio's (the
+/// `tokio_unstable` of `.cargo/config.toml`).
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().disable_lifo_slot().build()
+}
+
 /// The controller's transport settings: per-connection limits and keepalive. The
 /// benchmark's bare echo uses them too, so that only the work behind them differs.
 pub fn server_builder() -> Server {

@@ -265,7 +265,8 @@ pub fn child(args: Vec<String>) -> ExitCode {
         Ok(args) => args,
         Err(code) => return code,
     };
-    let result = runtime().map_err(anyhow::Error::from).and_then(|runtime| {
+    // The controller's runtime for the echo too, so that only the work behind them differs.
+    let result = pozo_server::runtime().map_err(anyhow::Error::from).and_then(|runtime| {
         runtime.block_on(async {
             match args.role {
                 ChildRole::Server { data, tables, seed, listen, snapshot_every, pages, store, log } => {
