@@ -88,3 +88,52 @@ pub(crate) fn display_open(open_to: &[ipnet::IpNet], ip: std::net::IpAddr) -> bo
     };
     open_to.iter().any(|network| network.contains(&ip))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::sync::{Arc, Mutex};
+
+    /// The controller's runtime polls a task woken (or spawned) by the running task after those
+    /// queued before it, not next: a batch's replies then leave each connection together
+    /// ([`super::runtime`]). Every worker but one is held, so that none can steal.
+    #[test]
+    fn a_task_woken_by_the_running_task_waits_behind_those_queued_before_it() {
+        let runtime = super::runtime().expect("a runtime");
+        let (release, held) = mpsc::channel::<()>();
+        let held = Arc::new(Mutex::new(held));
+        let (started, holding) = mpsc::channel();
+        let others = runtime.metrics().num_workers() - 1;
+        for _ in 0..others {
+            let (held, started) = (Arc::clone(&held), started.clone());
+            runtime.spawn(async move {
+                started.send(()).expect("the test waits");
+                // Blocks this worker until the test ends (the channel closes).
+                let _ = held.lock().expect("not poisoned").recv();
+            });
+        }
+        for _ in 0..others {
+            holding.recv().expect("a worker held");
+        }
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let (ran, done) = mpsc::channel();
+        let queued = Arc::clone(&order);
+        runtime.spawn(async move {
+            for name in ["queued first", "queued second"] {
+                let (order, ran) = (Arc::clone(&queued), ran.clone());
+                tokio::spawn(async move {
+                    order.lock().expect("not poisoned").push(name);
+                    ran.send(()).expect("the test waits");
+                });
+            }
+        });
+        done.recv().expect("ran");
+        done.recv().expect("ran");
+        drop(release);
+        assert_eq!(
+            *order.lock().expect("not poisoned"),
+            ["queued first", "queued second"],
+            "the runtime polled the task queued last first (tokio's LIFO slot): docs/benchmarks.md, \"Step 6\""
+        );
+    }
+}
