@@ -94,9 +94,11 @@ mod tests {
     use std::sync::mpsc;
     use std::sync::{Arc, Mutex};
 
-    /// The controller's runtime polls a task woken (or spawned) by the running task after those
-    /// queued before it, not next: a batch's replies then leave each connection together
-    /// ([`super::runtime`]). Every worker but one is held, so that none can steal.
+    /// The controller's runtime polls a task woken by the running task after those queued
+    /// before it, not next: a batch's replies then leave each connection together
+    /// ([`super::runtime`]). Checked with tasks spawned by the running task, which tokio
+    /// schedules as it does a wake (the LIFO slot took both). Every worker but one is held, so
+    /// that none can steal.
     #[test]
     fn a_task_woken_by_the_running_task_waits_behind_those_queued_before_it() {
         let runtime = super::runtime().expect("a runtime");
