@@ -48,6 +48,18 @@ fn a_signed_envelope_verifies_for_its_key_kind_and_journal_only() {
     let mut changed = envelope.clone();
     changed.payload.push(b'!');
     assert!(!pozo_proto::verify(b"Jefe", Purpose::TableCommand, "abc-1", &changed));
+    // Keyed once, as the controller keeps each table key's MAC: the same answers, and the
+    // keyed MAC is not changed by a check (the next press starts from the same prefix).
+    let keyed = pozo_proto::envelope_mac(b"Jefe", Purpose::TableCommand, "abc-1");
+    assert!(!pozo_proto::verify_keyed(&keyed, &changed));
+    assert!(pozo_proto::verify_keyed(&keyed, &envelope));
+    assert!(pozo_proto::verify_keyed(&keyed, &envelope), "checked twice with one keyed MAC");
+    assert!(!pozo_proto::verify_keyed(&pozo_proto::envelope_mac(b"Jeff", Purpose::TableCommand, "abc-1"), &envelope));
+    assert!(!pozo_proto::verify_keyed(&pozo_proto::envelope_mac(b"Jefe", Purpose::TableCommand, "abc-2"), &envelope));
+    assert!(!pozo_proto::verify_keyed(&pozo_proto::envelope_mac(b"Jefe", Purpose::WatchTable, "abc-1"), &envelope));
+    let mut forged = envelope.clone();
+    forged.mac[0] ^= 1;
+    assert!(!pozo_proto::verify_keyed(&keyed, &forged));
 }
 
 #[test]

@@ -234,7 +234,10 @@ async fn bad_mac_is_refused_and_changes_nothing() {
     truncated.mac.truncate(16);
     let mut missing = signed.clone();
     missing.mac.clear();
-    for envelope in [flipped, tampered, other_secret, truncated, missing] {
+    // B1's own key, over the same payload, signing a watch: the controller keys each table's
+    // MAC for commands once, and it must not take another kind of message for one.
+    let another_kind = client.envelope_as("mesa-B1", pozo_proto::Purpose::WatchTable, signed.payload.clone());
+    for envelope in [flipped, tampered, other_secret, truncated, missing, another_kind] {
         let message = refused_raw(&mut client, envelope, Code::Unauthenticated).await;
         names(&message, &["mac: not the HMAC-SHA256 of a pozo.v1.TableCommand for this journal under key `mesa-B1`"]);
         before.unchanged(&mut client).await;

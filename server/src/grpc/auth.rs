@@ -30,7 +30,9 @@ pub(super) fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope, purp
     if envelope.payload.len() > limit {
         return Err(ApiError::invalid(format!("payload: {} bytes, over {limit}", envelope.payload.len())));
     }
-    let Some(key) = handle.key(&envelope.key_id) else {
+    // A table command's key and its keyed MAC in one lookup (every press); any other by id.
+    let table_key = handle.table_key(&envelope.key_id).filter(|_| purpose == Purpose::TableCommand);
+    let Some(key) = table_key.map(|table_key| &table_key.key).or_else(|| handle.key(&envelope.key_id)) else {
         tracing::warn!(key_id = %bounded_text(&envelope.key_id), "refused: unknown key");
         return Err(ApiError::unauthenticated(format!("key_id: unknown key `{}`", bounded_text(&envelope.key_id))));
     };
@@ -44,7 +46,11 @@ pub(super) fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope, purp
             handle.journal_id()
         )));
     }
-    if !pozo_proto::verify(&key.secret, purpose, handle.journal_id(), envelope) {
+    let verified = match table_key {
+        Some(table_key) => pozo_proto::verify_keyed(&table_key.mac, envelope),
+        None => pozo_proto::verify(&key.secret, purpose, handle.journal_id(), envelope),
+    };
+    if !verified {
         // A forged or corrupted command: worth an operator's attention.
         tracing::warn!(key_id = %key.id, "refused: bad MAC");
         return Err(ApiError::unauthenticated(format!(

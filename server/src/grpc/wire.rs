@@ -230,8 +230,9 @@ impl ToWire for TableView {
     type Message = pb::TableView;
     fn to_wire(&self) -> pb::TableView {
         pb::TableView {
-            table_id: self.table_id.to_string(),
-            pool_id: self.pool_id.to_string(),
+            // Ids copied as text, not through `Display`'s formatter: every reply and push has them.
+            table_id: self.table_id.as_str().to_owned(),
+            pool_id: self.pool_id.as_str().to_owned(),
             game: self.game.to_string(),
             state: self.state.as_str().to_owned(),
             state_code: self.state.to_wire() as i32,
@@ -359,7 +360,7 @@ impl ToWire for TableReply {
     type Message = pb::SubmitReply;
     fn to_wire(&self) -> pb::SubmitReply {
         pb::SubmitReply {
-            table_id: self.table_id.to_string(),
+            table_id: self.table_id.as_str().to_owned(),
             sequence: self.sequence,
             journal_sequence: self.journal_sequence,
             outcome: self.outcome.clone(),

@@ -95,9 +95,13 @@ impl Draws {
 
     /// The refusal of a table command at a held pool's table.
     pub(super) fn refusal(&self, state: &State, command: &Command) -> Option<Refusal> {
+        // Nothing held (every night but a broken one): no table's configuration looked up per command.
+        if self.held.is_empty() {
+            return None;
+        }
         let Command::Table(table) = command else { return None };
-        let pool = state.config().table(&table.table_id)?.pool.clone();
-        let why = self.held.get(&pool)?;
+        let pool = &state.config().table(&table.table_id)?.pool;
+        let why = self.held.get(pool)?;
         Some(
             Refusal::new(
                 RefusalKind::FailedPrecondition,

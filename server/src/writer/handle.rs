@@ -57,6 +57,21 @@ pub(crate) enum FailStop {
 /// adds and drops those it retires) and the handle.
 pub(super) type TablePanels = Arc<std::sync::RwLock<BTreeMap<TableId, watch::Receiver<TablePush>>>>;
 
+/// A table agent's key, with its MAC for table commands on this journal: keyed with its secret
+/// and fed the envelope's prefix once (`pozo_proto::envelope_mac`), cloned and fed each press's
+/// payload (`grpc::auth`).
+pub(crate) struct TableKey {
+    pub(crate) key: crate::config::Key,
+    pub(crate) mac: pozo_proto::Hmac<pozo_proto::Sha256>,
+}
+
+impl TableKey {
+    pub(super) fn new(key: &crate::config::Key, journal_id: &str) -> TableKey {
+        let mac = pozo_proto::envelope_mac(&key.secret, pozo_proto::Purpose::TableCommand, journal_id);
+        TableKey { key: key.clone(), mac }
+    }
+}
+
 /// How the rest of the server talks to the writer.
 #[derive(Clone)]
 pub struct Handle {
@@ -66,6 +81,9 @@ pub struct Handle {
     pub(super) display: watch::Receiver<DisplayPush>,
     /// The keys that sign commands (from the keys file at start; a change never touches them).
     pub(super) keys: Arc<BTreeMap<String, crate::config::Key>>,
+    /// The table keys, each with its MAC for table commands on this journal keyed once
+    /// ([`Handle::table_key`]): hashed, where the ordered `keys` walked a tree of large nodes.
+    pub(super) table_keys: Arc<std::collections::HashMap<String, TableKey>>,
     /// The journal to read from: the standby's reading connection, then the writer's.
     pub(super) journal: watch::Receiver<Journal>,
     pub(super) identity: Arc<Identity>,
@@ -152,6 +170,11 @@ impl Handle {
     /// The key `id`, if the keys file has it.
     pub fn key(&self, id: &str) -> Option<&crate::config::Key> {
         self.keys.get(id)
+    }
+
+    /// The table key `id`, if the keys file has it, with its MAC for table commands (every press).
+    pub(crate) fn table_key(&self, id: &str) -> Option<&TableKey> {
+        self.table_keys.get(id)
     }
 
     /// Every key, by id.

@@ -5,7 +5,7 @@ use pozo_engine::money::Money;
 use pozo_engine::{Bank, Pool, PoolRules, TableId};
 
 use super::State;
-use super::model::{Bet, PayoutOrder, Phase};
+use super::model::{Bet, PayoutOrder, Phase, Table};
 use super::panel::{GoldTurnView, LevelMeter, Light, SeatView, TableReply, TableState, TableView};
 
 /// What applying a command did.
@@ -120,7 +120,8 @@ impl State {
             instant_card: table.instant_card.clone(),
             gold_turn,
             displayed: self.pool(&table.pool).displayed(),
-            levels: self.with_open_ceilings(&table.pool, table_level_meters(self.pool(&table.pool), &self.bank_of(&table.id))),
+            levels: self
+                .with_open_ceilings(&table.pool, table_level_meters(self.pool(&table.pool), &self.bank_for_levels(table))),
             link_awards: table.link_awards.clone(),
             accepted: table.accepted.clone(),
         })
@@ -137,6 +138,15 @@ impl State {
             }
         }
         meters
+    }
+
+    /// The bank of `table` for its own pool's levels: none looked up in a pool without banked
+    /// levels, where no level reads it (every press and every view asks).
+    pub(in crate::state) fn bank_for_levels(&self, table: &Table) -> Bank {
+        match self.pool(&table.pool).rules().has_banks() {
+            true => self.bank_of(&table.id),
+            false => Bank::default(),
+        }
     }
 
     /// Where a table is for its pool's banked levels (its flor and salon): what its panel's

@@ -27,7 +27,7 @@ impl State {
         let day = jornada_and_hour(&self.config, time_ms);
         if roulette {
             // 4.4.2: roulette bets are registered at the press: the sale of 3 Grillos de Bronce (3.1.3).
-            let bank = self.bank_of(table_id);
+            let bank = self.bank_for_levels(table);
             let contribution = self.engine.register_bet_at(&pool_id, bet, Some(&bank)).map_err(engine_refusal)?;
             if crate::planted::on(crate::planted::Bug::ForgetContribution) && crate::planted::is_replaying() {
                 // Planted (`planted-bugs` only): recovery forgets what the press gave the pool.
