@@ -30,12 +30,11 @@ pub(super) fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope, purp
     if envelope.payload.len() > limit {
         return Err(ApiError::invalid(format!("payload: {} bytes, over {limit}", envelope.payload.len())));
     }
-    // A table command's key and its keyed MAC in one lookup (every press); any other by id.
-    let table_key = handle.table_key(&envelope.key_id).filter(|_| purpose == Purpose::TableCommand);
-    let Some(key) = table_key.map(|table_key| &table_key.key).or_else(|| handle.key(&envelope.key_id)) else {
+    let Some(signing) = handle.signing_key(&envelope.key_id) else {
         tracing::warn!(key_id = %bounded_text(&envelope.key_id), "refused: unknown key");
         return Err(ApiError::unauthenticated(format!("key_id: unknown key `{}`", bounded_text(&envelope.key_id))));
     };
+    let key = &signing.key;
     if envelope.journal_id != handle.journal_id() {
         // Captured on another journal, or before a restore: a replay, or an agent that
         // has not asked Controller.Identify since the controller changed.
@@ -46,8 +45,9 @@ pub(super) fn authenticate<'a>(handle: &'a Handle, envelope: &pb::Envelope, purp
             handle.journal_id()
         )));
     }
-    let verified = match table_key {
-        Some(table_key) => pozo_proto::verify_keyed(&table_key.mac, envelope),
+    // A table key's MAC for table commands is keyed once (every press); any other here.
+    let verified = match signing.table_mac.as_ref().filter(|_| purpose == Purpose::TableCommand) {
+        Some(keyed) => pozo_proto::verify_keyed(keyed, envelope),
         None => pozo_proto::verify(&key.secret, purpose, handle.journal_id(), envelope),
     };
     if !verified {

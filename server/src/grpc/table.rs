@@ -245,13 +245,13 @@ impl pb::table_server::Table for TableService {
             .rulebooks
             .pool(&table.pool)
             .ok_or_else(|| ApiError::internal(format!("pool `{}` of table {} has no rules", table.pool, table.id)))?;
-        let inspectors = self
+        let mut inspectors: Vec<pb::Person> = self
             .handle
             .keys()
-            .values()
             .filter(|key| key.role == Role::FloorInspector)
             .map(|key| pb::Person { id: key.id.clone(), name: key.name.clone() })
             .collect();
+        inspectors.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(Response::new(pb::PrizeList {
             table_id: table.id.to_string(),
             pool_id: rules.id.to_string(),

@@ -57,18 +57,19 @@ pub(crate) enum FailStop {
 /// adds and drops those it retires) and the handle.
 pub(super) type TablePanels = Arc<std::sync::RwLock<BTreeMap<TableId, watch::Receiver<TablePush>>>>;
 
-/// A table agent's key, with its MAC for table commands on this journal: keyed with its secret
-/// and fed the envelope's prefix once (`pozo_proto::envelope_mac`), cloned and fed each press's
-/// payload (`grpc::auth`).
-pub(crate) struct TableKey {
+/// A key that signs commands. A table agent's has its MAC for table commands on this journal:
+/// keyed with its secret and fed the envelope's prefix once (`pozo_proto::envelope_mac`), then
+/// cloned and fed each press's payload (`grpc::auth`).
+pub(crate) struct SigningKey {
     pub(crate) key: crate::config::Key,
-    pub(crate) mac: pozo_proto::Hmac<pozo_proto::Sha256>,
+    pub(crate) table_mac: Option<pozo_proto::Hmac<pozo_proto::Sha256>>,
 }
 
-impl TableKey {
-    pub(super) fn new(key: &crate::config::Key, journal_id: &str) -> TableKey {
-        let mac = pozo_proto::envelope_mac(&key.secret, pozo_proto::Purpose::TableCommand, journal_id);
-        TableKey { key: key.clone(), mac }
+impl SigningKey {
+    pub(super) fn new(key: &crate::config::Key, journal_id: &str) -> Box<SigningKey> {
+        let table_mac = (key.role == pozo_core::config::Role::Table)
+            .then(|| pozo_proto::envelope_mac(&key.secret, pozo_proto::Purpose::TableCommand, journal_id));
+        Box::new(SigningKey { key: key.clone(), table_mac })
     }
 }
 
@@ -79,11 +80,10 @@ pub struct Handle {
     /// Every table's panel, by table: an approved change adds and retires tables.
     pub(super) tables: TablePanels,
     pub(super) display: watch::Receiver<DisplayPush>,
-    /// The keys that sign commands (from the keys file at start; a change never touches them).
-    pub(super) keys: Arc<BTreeMap<String, crate::config::Key>>,
-    /// The table keys, each with its MAC for table commands on this journal keyed once
-    /// ([`Handle::table_key`]): hashed, where the ordered `keys` walked a tree of large nodes.
-    pub(super) table_keys: Arc<std::collections::HashMap<String, TableKey>>,
+    /// The keys that sign commands (from the keys file at start; a change never touches them),
+    /// each table key with its MAC for table commands: hashed, looked up on every press (an
+    /// ordered map walked a tree of large nodes). Boxed: the table's empty slots stay small.
+    pub(super) keys: Arc<std::collections::HashMap<String, Box<SigningKey>>>,
     /// The journal to read from: the standby's reading connection, then the writer's.
     pub(super) journal: watch::Receiver<Journal>,
     pub(super) identity: Arc<Identity>,
@@ -169,17 +169,17 @@ impl Handle {
 
     /// The key `id`, if the keys file has it.
     pub fn key(&self, id: &str) -> Option<&crate::config::Key> {
-        self.keys.get(id)
+        self.keys.get(id).map(|signing| &signing.key)
     }
 
-    /// The table key `id`, if the keys file has it, with its MAC for table commands (every press).
-    pub(crate) fn table_key(&self, id: &str) -> Option<&TableKey> {
-        self.table_keys.get(id)
+    /// The key `id`, if the keys file has it, with its MAC for table commands if a table's.
+    pub(crate) fn signing_key(&self, id: &str) -> Option<&SigningKey> {
+        self.keys.get(id).map(|signing| &**signing)
     }
 
-    /// Every key, by id.
-    pub fn keys(&self) -> &BTreeMap<String, crate::config::Key> {
-        &self.keys
+    /// Every key, in no order.
+    pub fn keys(&self) -> impl Iterator<Item = &crate::config::Key> {
+        self.keys.values().map(|signing| &signing.key)
     }
 
     /// The configuration in force, as of the last durable batch (approved changes change it).

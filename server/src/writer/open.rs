@@ -600,18 +600,12 @@ pub(super) fn assemble(
     };
     let (stop, stopped) = watch::channel(false);
     let journal_id = identity.journal_id();
-    let table_keys = wired
-        .keys
-        .values()
-        .filter(|key| key.role == pozo_core::config::Role::Table)
-        .map(|key| (key.id.clone(), super::handle::TableKey::new(key, &journal_id)))
-        .collect();
+    let keys = wired.keys.values().map(|key| (key.id.clone(), super::handle::SigningKey::new(key, &journal_id))).collect();
     let handle = Handle {
         requests,
         tables: table_panels,
         display: display_receiver,
-        keys: Arc::new(wired.keys.clone()),
-        table_keys: Arc::new(table_keys),
+        keys: Arc::new(keys),
         journal: journal_receiver,
         identity: Arc::new(identity),
         journal_id: Arc::from(journal_id),
