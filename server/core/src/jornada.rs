@@ -5,6 +5,8 @@
 //! resolved once at load into [`Config::time_zone`]), daylight saving included:
 //! Andalucía is `Europe/Madrid`, CET in winter and CEST in summer.
 
+use std::sync::Arc;
+
 use crate::config::Config;
 
 /// The jornada ("2026-11-22") and local hour (0–23) of a moment, `time_ms`
@@ -34,6 +36,28 @@ pub fn jornada_and_hour(config: &Config, time_ms: u64) -> (String, u32) {
         local.date()
     };
     (format!("{:04}-{:02}-{:02}", date.year(), date.month(), date.day()), hour as u32)
+}
+
+/// [`jornada_and_hour`] kept for the last moment asked under one configuration. The commands of
+/// a batch share one time (the writer reads the clock once for them) and a press asks for its
+/// day twice, so the civil time is worked out and the jornada written once a batch, not each
+/// time. It holds the configuration it was asked under: one that replaced it is another, and
+/// is asked again.
+#[derive(Clone, Debug, Default)]
+pub struct DayMemo(Option<(Arc<Config>, u64, (String, u32))>);
+
+impl DayMemo {
+    /// The jornada and local hour of `time_ms` under `config`, as [`jornada_and_hour`] gives.
+    pub fn at(&mut self, config: &Arc<Config>, time_ms: u64) -> (String, u32) {
+        match &self.0 {
+            Some((asked, at, day)) if *at == time_ms && Arc::ptr_eq(asked, config) => day.clone(),
+            _ => {
+                let day = jornada_and_hour(config, time_ms);
+                self.0 = Some((Arc::clone(config), time_ms, day.clone()));
+                day
+            }
+        }
+    }
 }
 
 /// Whether opening a journal now, in jornada `today` under its new settings (`today_before` under
@@ -77,6 +101,26 @@ mod tests {
         assert!(!goes_back("2026-11-21", "2026-11-21", "2026-11-21"), "D still running under both: it goes on");
         assert!(!goes_back("2026-11-22", "2026-11-22", "2026-11-21"), "the next jornada");
         assert!(!goes_back("2026-11-22", "2026-11-21", "2026-11-21"), "an earlier start hour moves on");
+    }
+
+    /// The memo answers as `jornada_and_hour` does: for the moment it keeps, for another, and
+    /// under a configuration that replaced the one it was asked under at the same moment.
+    #[test]
+    fn the_memo_answers_as_the_function_does() {
+        let config = Arc::new(Config::embedded());
+        let five = 1_795_305_600_000 + 8 * 3_600_000; // 05:00 local: the jornada of the 21st
+        let mut memo = DayMemo::default();
+        for time_ms in [five, five, five + 3_600_000, five + 3_600_000, five, 0, u64::MAX] {
+            assert_eq!(memo.at(&config, time_ms), jornada_and_hour(&config, time_ms), "at {time_ms}");
+        }
+        // A change moved the jornada's start to 04:00: 05:00 is now in the jornada of the 22nd.
+        let mut moved = (*config).clone();
+        moved.layout.jornada_starts_hour = 4;
+        let moved = Arc::new(moved);
+        assert_eq!(memo.at(&config, five), ("2026-11-21".to_owned(), 5));
+        assert_eq!(memo.at(&moved, five), ("2026-11-22".to_owned(), 5), "the new configuration is asked again");
+        assert_eq!(memo.at(&moved, five), jornada_and_hour(&moved, five));
+        assert_eq!(memo.at(&config, five), ("2026-11-21".to_owned(), 5), "and the old one too");
     }
 
     #[test]

@@ -120,6 +120,9 @@ pub struct State {
     /// `forget_series_of_jornadas_gone`): spares a look at every series after every command. Not
     /// state: a lower bound only, and without it the same look is made.
     series_floor: Option<String>,
+    /// The jornada and hour of the last moment asked (`jornada::DayMemo`). Not state: a miss
+    /// works it out again.
+    day: crate::jornada::DayMemo,
 }
 
 impl State {
@@ -131,7 +134,7 @@ impl State {
         for table in &config.layout.tables {
             data.tables.insert(table.id.clone(), cmd::new_table(table));
         }
-        State { config, engine, data, now_ms: 0, linked: Vec::new(), series_floor: None }
+        State { config, engine, data, now_ms: 0, linked: Vec::new(), series_floor: None, day: Default::default() }
     }
 
     /// The state a snapshot kept; its pools must balance and match the configuration.
@@ -147,7 +150,15 @@ impl State {
             return Err(format!("snapshot taken under configuration {}, not {}", snapshot.config_hash, config.hash));
         }
         let engine = Engine::restore(&config.rulebooks, &snapshot.pools).map_err(|error| error.to_string())?;
-        Ok(State { config, engine, data: snapshot.data, now_ms: 0, linked: Vec::new(), series_floor: None })
+        Ok(State {
+            config,
+            engine,
+            data: snapshot.data,
+            now_ms: 0,
+            linked: Vec::new(),
+            series_floor: None,
+            day: Default::default(),
+        })
     }
 
     /// A new journal's state taken from its predecessor's closing statement (`opened_from`
@@ -326,7 +337,7 @@ impl State {
         // The first entry of a jornada opens its books: every pool's figures before it.
         // A genesis's is what it leaves, as it moves no money: a journal opened from a closing
         // statement opens on the carried books, or keeps the opening its predecessor booked.
-        let jornada = jornada_and_hour(&self.config, context.time_ms).0;
+        let jornada = self.day_at(context.time_ms).0;
         let genesis = matches!(command, Command::Genesis { .. });
         let opening = (!genesis && !self.data.openings.contains_key(&jornada)).then(|| books::figures(self.engine.pools()));
         // And the liability as it opened, likewise.
@@ -511,6 +522,12 @@ impl State {
     }
 
     // ------------------------------------------------------------------------- books
+
+    /// The jornada and local hour of `time_ms` under the configuration in force
+    /// (`jornada_and_hour`), kept for the batch's other commands.
+    pub(in crate::state) fn day_at(&mut self, time_ms: u64) -> (String, u32) {
+        self.day.at(&self.config, time_ms)
+    }
 
     pub(in crate::state) fn table_mut(&mut self, id: &TableId) -> &mut Table {
         self.data.tables.get_mut(id).expect("tables are fixed by the layout")

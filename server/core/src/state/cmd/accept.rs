@@ -10,7 +10,7 @@ use crate::state::command::OrderFacts;
 use crate::state::model::{Hit, LastWin, Phase, SeriesAward};
 use crate::state::panel::{AwardRecord, LinkAward};
 use crate::state::refusal::{engine_refusal, precondition};
-use crate::state::{Context, Done, POOL_HITS_KEPT, Refusal, State, jornada_and_hour, winners_of};
+use crate::state::{Context, Done, POOL_HITS_KEPT, Refusal, State, winners_of};
 
 impl State {
     pub(in crate::state) fn accept(&mut self, context: Context, table_id: &TableId) -> Result<Done, Refusal> {
@@ -101,7 +101,7 @@ impl State {
                 self.keep_series(context, table, &awards);
             }
             any_order |= awards.iter().any(|award| award.payout_order_id.is_some());
-            let day = jornada_and_hour(&self.config, time_ms);
+            let day = self.day_at(time_ms);
             let paid: Money = awards.iter().map(|award| award.award).sum();
             {
                 let meters = self.day_mut(&day.0, table);

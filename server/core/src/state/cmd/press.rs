@@ -4,7 +4,7 @@ use pozo_engine::pool::check_bet_allowed;
 
 use crate::state::model::{Bet, Phase, Seat, Table};
 use crate::state::refusal::{engine_refusal, invalid, precondition, with_citation};
-use crate::state::{Context, Done, Refusal, SEAT_CREDITS_MAX, State, jornada_and_hour};
+use crate::state::{Context, Done, Refusal, SEAT_CREDITS_MAX, State};
 use pozo_engine::TableId;
 use pozo_engine::money::Money;
 
@@ -21,10 +21,10 @@ impl State {
     ) -> Result<Done, Refusal> {
         let time_ms = context.time_ms;
         let bet = self.press_allowed(table_id, seat_number, credits)?;
+        let day = self.day_at(time_ms);
         let table = &self.data.tables[table_id];
         let roulette = table.is_roulette();
         let pool_id = table.pool.clone();
-        let day = jornada_and_hour(&self.config, time_ms);
         if roulette {
             // 4.4.2: roulette bets are registered at the press: the sale of 3 Grillos de Bronce (3.1.3).
             let bank = self.bank_for_levels(table);

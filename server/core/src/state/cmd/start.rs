@@ -3,7 +3,7 @@
 use crate::state::command::Card;
 use crate::state::model::{Bet, Phase};
 use crate::state::refusal::{engine_refusal, precondition};
-use crate::state::{Context, Done, Refusal, State, jornada_and_hour};
+use crate::state::{Context, Done, Refusal, State};
 use pozo_engine::TableId;
 
 impl State {
@@ -56,7 +56,7 @@ impl State {
                 _ => None,
             })
             .collect();
-        let day = jornada_and_hour(&self.config, time_ms);
+        let day = self.day_at(time_ms);
         // 12.5.1.1: INICIAR JUEGO registers the bets pressed so far; 16.4.2.1.6 drops the
         // chips. Each is its stake in credits (AJ 2.5.4.1), checked at the press.
         // Every bet is tried on a copy first: INICIAR JUEGO registers all of them or none.
