@@ -22,7 +22,7 @@ use pozo_engine::{Pool, PoolId, TableId};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use super::model::{Bet, Custody, Grillos, OrderStatus, PayoutOrder, Seat, Table};
+use super::model::{Bet, Custody, Grillos, OrderStatus, PayoutOrder, Table};
 
 pub use super::model::{LiabilityOpenings as Openings, Sums};
 
@@ -126,21 +126,16 @@ impl Seats {
         for table in tables {
             let credit = side_bet(table);
             let worth = |credits: u32| credit * Decimal::from(credits);
-            // Room made once for what the table's seats hold, not grown line by line: the writer
-            // reads every table a batch touched, one by one.
-            let holding = |held: fn(&Seat) -> Option<u32>| table.seats.iter().filter(|seat| held(seat).is_some()).count();
-            seats.credits.reserve(holding(credits_held));
-            seats.stakes.reserve(holding(stake_pressed));
-            seats.grillos.reserve(holding(grillos_held));
             for (seat, held) in (1..).zip(&table.seats) {
                 let table_id = || table.id.clone();
-                if let Some(credits) = credits_held(held) {
+                if held.credits > 0 {
+                    let credits = held.credits;
                     seats.credits.push(SeatCredits { table_id: table_id(), seat, credits, amount: worth(credits) });
                 }
-                if let Some(credits) = stake_pressed(held) {
+                if let Bet::Pressed { credits } = held.bet {
                     seats.stakes.push(SeatStake { table_id: table_id(), seat, credits, amount: worth(credits) });
                 }
-                if grillos_held(held).is_some() {
+                if held.bronze + held.silver + held.gold > 0 {
                     let (bronze, silver, gold, absent) = (held.bronze, held.silver, held.gold, held.absent);
                     seats.grillos.push(SeatGrillos { table_id: table_id(), seat, bronze, silver, gold, absent });
                 }
@@ -148,25 +143,6 @@ impl Seats {
         }
         seats
     }
-}
-
-/// The credits a seat holds, if any.
-fn credits_held(seat: &Seat) -> Option<u32> {
-    (seat.credits > 0).then_some(seat.credits)
-}
-
-/// The credits of a stake pressed and not yet registered, if any.
-fn stake_pressed(seat: &Seat) -> Option<u32> {
-    match seat.bet {
-        Bet::Pressed { credits } => Some(credits),
-        _ => None,
-    }
-}
-
-/// How many grillos a seat holds, if any.
-fn grillos_held(seat: &Seat) -> Option<u32> {
-    let grillos = seat.bronze + seat.silver + seat.gold;
-    (grillos > 0).then_some(grillos)
 }
 
 impl Sums {
