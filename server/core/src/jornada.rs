@@ -43,8 +43,18 @@ pub fn jornada_and_hour(config: &Config, time_ms: u64) -> (String, u32) {
 /// day twice, so the civil time is worked out and the jornada written once a batch, not each
 /// time. It holds the configuration it was asked under: one that replaced it is another, and
 /// is asked again.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct DayMemo(Option<(Arc<Config>, u64, (String, u32))>);
+
+/// The moment and its day, not the configuration: `State`'s `Debug` shows that once already.
+impl std::fmt::Debug for DayMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Some((_, time_ms, day)) => f.debug_tuple("DayMemo").field(time_ms).field(day).finish(),
+            None => f.write_str("DayMemo(empty)"),
+        }
+    }
+}
 
 impl DayMemo {
     /// The jornada and local hour of `time_ms` under `config`, as [`jornada_and_hour`] gives.
