@@ -759,7 +759,15 @@ impl PageCache {
     /// Flushes any pending IO buffers to disk to ensure durability.
     /// Returns the number of bytes written during this call.
     pub(crate) fn flush(&self) -> Result<usize> {
-        self.log.flush()
+        let flushed = self.log.flush()?;
+        // Pozo: what `Tree::flush` documents, "calls fsync". The log's writes are only
+        // `sync_file_range`d (iobuf.rs, `write_to_log`): that flushes no disk cache and commits
+        // no grown file size, and the flusher's own fsync comes every 500 ms. So an fdatasync
+        // here, on the thread already running the flush (vendor/sled/PATCHED.md).
+        if !self.config.temporary {
+            self.config.file.sync_data()?;
+        }
+        Ok(flushed)
     }
 
     /// Create a new page, trying to reuse old freed pages if possible
