@@ -90,12 +90,17 @@ pub(crate) fn write_blob<T: Serialize>(
     io_fail!(config, "write_blob write kind_byte");
     f.write_all(kind_buf)?;
     io_fail!(config, "write_blob write buf");
-    f.write_all(&data)
-        .map(|r| {
-            trace!("successfully wrote blob at {:?}", path);
-            r
-        })
-        .map_err(|e| e.into())
+    f.write_all(&data)?;
+    // Pozo: the blob made durable, file and name, before the log's record that points at it can
+    // be (vendor/sled/PATCHED.md); it was written with no sync at all.
+    if !config.temporary {
+        f.sync_all()?;
+        if let Some(directory) = path.parent() {
+            std::fs::File::open(directory)?.sync_all()?;
+        }
+    }
+    trace!("successfully wrote blob at {:?}", path);
+    Ok(())
 }
 
 pub(crate) fn gc_blobs(config: &Config, stable_lsn: Lsn) -> Result<()> {
