@@ -551,7 +551,10 @@ pub(super) const TEXT_MAX: usize = 64;
 /// tells a retry (same bytes) from a reuse of the sequence (other bytes).
 pub(crate) fn payload_sha256(payload: &[u8]) -> String {
     use sha2::{Digest, Sha256};
-    hex::encode(Sha256::digest(payload))
+    // Into a buffer, then one allocation: `hex::encode` collects its 64 chars one by one.
+    let mut hex = [0u8; 64];
+    hex::encode_to_slice(Sha256::digest(payload), &mut hex).expect("64 hex digits for 32 bytes");
+    String::from_utf8(hex.to_vec()).expect("hex digits are ASCII")
 }
 
 #[cfg(test)]
@@ -560,6 +563,14 @@ mod tests {
 
     fn refusal<T: std::fmt::Debug>(result: Result<T, ApiError>) -> String {
         result.expect_err("refused").to_string()
+    }
+
+    #[test]
+    fn a_payload_is_fingerprinted_as_lowercase_hex_sha256() {
+        use sha2::Digest;
+        // FIPS 180-2's example, as the journal's records and a retransmission's check read it.
+        assert_eq!(payload_sha256(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(payload_sha256(&[0xff; 300]), hex::encode(sha2::Sha256::digest([0xff; 300])));
     }
 
     #[test]

@@ -37,6 +37,8 @@ pub(super) struct Writer {
     /// The tip of everything applied: durable, or sealed and being flushed, or pending.
     pub(super) tip: JournalTip,
     pub(super) last_snapshot: u64,
+    /// The last snapshot's encoded size, with an eighth to spare: the next one's buffer.
+    pub(super) snapshot_bytes: usize,
     pub(super) last_time_ms: u64,
     pub(super) snapshot_every: u64,
     /// Every table's panel watch, by pool.
@@ -472,8 +474,9 @@ impl Writer {
             StoredSnapshot { sequence: self.tip.entries, tip: hex::encode(self.tip.hash), snapshot: self.state.snapshot() };
         self.last_snapshot = self.tip.entries;
         let sealer = self.sealer.clone();
+        let capacity = self.snapshot_bytes;
         self.encoding = Some(crate::blocking::spawn(move || {
-            let bytes = Journal::encode_snapshot(&stored);
+            let bytes = Journal::encode_snapshot_into(&stored, Vec::with_capacity(capacity));
             let seal = sealer.snapshot_seal(&bytes);
             (stored.sequence, bytes, seal)
         }));
@@ -482,6 +485,7 @@ impl Writer {
     /// Stores an encoded snapshot, durably. Fail-stop when it cannot be: the journal's
     /// storage is failing.
     pub(super) async fn store_snapshot(&mut self, (sequence, bytes, seal): EncodedSnapshot) {
+        self.snapshot_bytes = bytes.len() + bytes.len() / 8;
         if let Err(error) = self.journal.save_snapshot_bytes(bytes, seal).await {
             panic!("snapshot write failed, stopping the controller: {error}");
         }

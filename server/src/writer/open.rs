@@ -581,6 +581,7 @@ pub(super) fn assemble(
         mark,
         tip,
         last_snapshot,
+        snapshot_bytes: 0,
         last_time_ms,
         snapshot_every,
         pool_tables,

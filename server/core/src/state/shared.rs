@@ -104,7 +104,15 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         Q: ?Sized + Ord,
         K: Borrow<Q>,
     {
-        self.run_holding(key)?.1.get_mut(key)
+        let at = self.run_of(key);
+        let run = self.runs.get_mut(at)?;
+        // A run this map alone holds (one already copied since the last publication, as most
+        // are by a batch's second command) is looked up once; only a shared one is first
+        // asked whether it holds the key, so that a miss copies nothing.
+        if Arc::get_mut(run).is_none() && !run.contains_key(key) {
+            return None;
+        }
+        Arc::make_mut(run).get_mut(key)
     }
 
     /// Inserts `value` at `key`, giving back the value it replaces.
@@ -279,5 +287,15 @@ mod tests {
         assert_eq!(shared, map.runs.len() - 1, "one run of {} copied", map.runs.len());
         assert_eq!(published.get(&500), Some(&500));
         assert_eq!(map.get(&500), Some(&501));
+        // Asked again, the copied run is changed in place; a key no run holds, in a run still
+        // shared (past the last key) or in the copied one (501, removed), copies nothing.
+        assert_eq!(map.remove(&501), Some(501));
+        let copied = map.runs.iter().map(Arc::as_ptr).collect::<Vec<_>>();
+        *map.get_mut(&500).expect("there") += 1;
+        assert_eq!(map.get_mut(&501), None);
+        assert_eq!(map.get_mut(&5_000), None);
+        assert_eq!(map.runs.iter().map(Arc::as_ptr).collect::<Vec<_>>(), copied, "no run copied again");
+        assert_eq!((published.get(&500), map.get(&500)), (Some(&500), Some(&502)));
+        assert_eq!(published.get(&501), Some(&501));
     }
 }
