@@ -106,9 +106,9 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     {
         let at = self.run_of(key);
         let run = self.runs.get_mut(at)?;
-        // A run this map alone holds (one already copied since the last publication, as most
-        // are by a batch's second command) is looked up once; only a shared one is first
-        // asked whether it holds the key, so that a miss copies nothing.
+        // A run this map alone holds (copied by an earlier change since the last publication)
+        // is looked up once; a run a read model shares is first asked whether it holds the
+        // key, so that a miss copies nothing.
         if Arc::get_mut(run).is_none() && !run.contains_key(key) {
             return None;
         }
