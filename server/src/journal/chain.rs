@@ -222,17 +222,16 @@ impl Journal {
 
     /// A snapshot as it is stored: the costly part, which needs no journal.
     pub fn encode_snapshot(stored: &StoredSnapshot) -> Vec<u8> {
-        Journal::encode_snapshot_into(stored, Vec::new())
+        Journal::encode_snapshot_sized(stored, 0)
     }
 
-    /// [`Journal::encode_snapshot`] into `buffer` (emptied first): the writer hands it one of
-    /// the last snapshot's size, as a snapshot of megabytes grown from nothing is copied at
-    /// every doubling, onto pages the kernel must fault in each time (docs/benchmarks.md,
-    /// step 9).
-    pub fn encode_snapshot_into(stored: &StoredSnapshot, mut buffer: Vec<u8>) -> Vec<u8> {
-        buffer.clear();
-        serde_json::to_writer(&mut buffer, stored).expect("snapshots always serialize");
-        buffer
+    /// [`Journal::encode_snapshot`] into a buffer of `capacity` bytes: the writer asks for the
+    /// last snapshot's size, as a snapshot of megabytes grown from nothing is copied at every
+    /// doubling, onto pages the kernel must fault in each time (docs/benchmarks.md, step 9).
+    pub fn encode_snapshot_sized(stored: &StoredSnapshot, capacity: usize) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(capacity);
+        serde_json::to_writer(&mut bytes, stored).expect("snapshots always serialize");
+        bytes
     }
 
     /// Stores a snapshot encoded by [`Journal::encode_snapshot`] with its seal, durably: on

@@ -476,7 +476,7 @@ impl Writer {
         let sealer = self.sealer.clone();
         let capacity = self.snapshot_bytes;
         self.encoding = Some(crate::blocking::spawn(move || {
-            let bytes = Journal::encode_snapshot_into(&stored, Vec::with_capacity(capacity));
+            let bytes = Journal::encode_snapshot_sized(&stored, capacity);
             let seal = sealer.snapshot_seal(&bytes);
             (stored.sequence, bytes, seal)
         }));
