@@ -55,6 +55,7 @@ fn a_tiny_bench_reports_every_figure() {
     assert!(number(&report, &["durable", "seconds"]) > 0.0);
     assert_eq!(report["durable"]["tables"], 20);
     assert_eq!(report["durable"]["connections"], 4);
+    assert!(report["watching"].is_null() && !summary.contains("watched:"), "no panels watched without --watch");
     assert!(number(&report, &["echo", "requests_per_s"]) > 0.0);
     assert!(number(&report, &["echo", "reply_bytes"]) > 0.0);
     assert!(number(&report, &["ratio"]) > 0.0);
@@ -183,4 +184,35 @@ fn a_tiny_bench_with_signs_reports_each_round() {
     }
     let median = (ratios[0] + ratios[1]) / 2.0;
     assert!((number(signs, &["ratio"]) - median).abs() < 1e-9, "the median of two rounds is their mean: {signs:#}");
+}
+
+// Proves `--watch`: every table's panel watched through the paced and durable phases, each
+// table's own presses and its pool's amounts pushed to it and counted.
+#[test]
+fn a_tiny_bench_with_watchers_counts_their_pushes() {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let json = directory.path().join("b.json");
+    let output = Command::new(BIN)
+        .args(["bench", "--seconds", "1", "--latency-seconds", "1", "--rate", "200", "--tables", "20"])
+        .args(["--connections", "4", "--entries", "1000", "--watch", "--json"])
+        .arg(&json)
+        .output()
+        .expect("pozo-sim runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary = String::from_utf8_lossy(&output.stdout);
+    assert!(summary.contains("watched: 20 tables' panels (Table/Watch)"), "{summary}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("JSON");
+    let watching = &report["watching"];
+    assert_eq!(watching["tables"], 20);
+    // Every press lights a seat of its own table's panel: each phase's watchers are pushed.
+    let presses_per_s = [
+        ("paced", number(&report, &["latency_at_2000_per_s", "achieved_rate"])),
+        ("durable", number(&report, &["durable", "presses_per_s"])),
+    ];
+    for (phase, presses_per_s) in presses_per_s {
+        let pushes_per_s = number(watching, &[phase, "pushes_per_s"]);
+        assert!(number(watching, &[phase, "pushes"]) > 0.0 && pushes_per_s > 0.0, "{phase}: {watching:#}");
+        let per_press = number(watching, &[phase, "pushes_per_press"]);
+        assert!((per_press - pushes_per_s / presses_per_s).abs() < 1e-9, "{phase}: {watching:#}");
+    }
 }

@@ -65,6 +65,7 @@ mod proc;
 mod report;
 mod restart;
 mod signs;
+mod watch;
 
 use child::*;
 use load::*;
@@ -72,6 +73,7 @@ use proc::*;
 pub use report::*;
 use restart::*;
 use signs::*;
+use watch::*;
 
 /// Credits a seat buys when it runs out: the largest sale (12.5.3.3).
 const CREDITS_SOLD: u32 = 20;
@@ -143,6 +145,11 @@ struct Args {
     /// `Table/Submit` call per command (the agents before issue 47's step 5).
     #[arg(long, value_enum, default_value_t = Transport::Stream)]
     transport: Transport,
+    /// Every table's agent also watches its table's panel (one `Table/Watch` stream per table,
+    /// on the same connections), as the table agents do, through the paced and durable phases;
+    /// the pushes are counted. The controller's CPU per press then includes waking them.
+    #[arg(long)]
+    watch: bool,
     /// Keep the controller's journal in this PostgreSQL database (empty: the bench writes a
     /// fresh journal into it) instead of sled; the restart is then not timed.
     #[arg(long, value_name = "URL")]
@@ -304,7 +311,7 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
     drop(disk_directory);
     // The controllers' logs, written as a served controller writes them, deleted with the run.
     let logs = tempfile::tempdir()?;
-    let Controller { durable, latency, memory, reply, signs } =
+    let Controller { durable, latency, memory, reply, signs, watching } =
         measure_controller(args, &runtime, &config, &logs.path().join("controller.log"))?;
     let reply_bytes = reply.encode_to_vec();
     let echo_window = measure_echo(args, &runtime, &config, &reply_bytes)?;
@@ -333,6 +340,7 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
         restart_1m_entries: restart,
         store: args.store.as_deref().map(pozo_server::journal::postgres::describe).unwrap_or_else(|| "sled".to_owned()),
         signs,
+        watching,
         machine: machine(load_average),
         targets,
         wall_seconds: wall.elapsed().as_secs_f64(),
@@ -378,6 +386,7 @@ struct Controller {
     memory: Memory,
     reply: pb::SubmitReply,
     signs: Option<Signs>,
+    watching: Option<Watching>,
 }
 
 /// Phases 1–3: the controller on a fresh journal, set up, paced, saturated (and with the
@@ -401,10 +410,25 @@ fn measure_controller(args: &Args, runtime: &tokio::runtime::Runtime, config: &C
         let reply = first.send(first.cycle.next()).await?;
         first.ready_to_press().await?;
         let rss_open = resident(server_pid).now_kib;
+        let watchers = match args.watch {
+            true => Some(Watchers::open(config, &agents).await?),
+            false => None,
+        };
+        let before_paced = watchers.as_ref().map(Watchers::count);
         progress(&format!("latency: {} presses/s for {} s", args.rate, args.latency_seconds));
         let (agents, latency) = paced(agents, args.rate, args.latency_seconds, server_pid).await?;
+        let after_paced = watchers.as_ref().map(Watchers::count);
         progress(&format!("durable throughput: {} s", args.seconds));
         let (agents, durable) = saturate(agents, args.seconds, server_pid).await?;
+        let watching = match (&watchers, before_paced, after_paced) {
+            (Some(watchers), Some(before), Some(after)) => Some(Watching {
+                tables: args.tables,
+                paced: watched(before, after, latency.achieved_rate),
+                durable: watched(after, watchers.count(), per_second(durable.presses, durable.elapsed)),
+            }),
+            _ => None,
+        };
+        drop(watchers);
         let signs = match (&pages, args.signs) {
             (Some(pages), count) if count > 0 => {
                 let (_, signs) = with_signs(agents, pages, count, args.sign_rounds, args.seconds, server_pid, &durable).await?;
@@ -426,7 +450,7 @@ fn measure_controller(args: &Args, runtime: &tokio::runtime::Runtime, config: &C
             rss_open_mb: kib_to_mib(rss_open),
             journal_entries,
         };
-        anyhow::Ok(Controller { durable, latency, memory, reply, signs })
+        anyhow::Ok(Controller { durable, latency, memory, reply, signs, watching })
     })?;
     server.stop()?;
     drop(data);

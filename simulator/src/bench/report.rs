@@ -22,6 +22,8 @@ pub struct Report {
     pub store: String,
     /// The second durable window with `--signs` streams open; `None` without `--signs`.
     pub signs: Option<Signs>,
+    /// With `--watch`: the pushes every table's watched panel got; `None` without.
+    pub watching: Option<Watching>,
     pub machine: Machine,
     pub targets: Targets,
     pub wall_seconds: f64,
@@ -92,6 +94,26 @@ pub struct Latency {
     /// rate a batch holds a few commands, so what each batch costs shows here (docs/benchmarks.md).
     pub server_cpu_us_per_press: f64,
     pub server_cpu_us_per_command: f64,
+}
+
+/// `--watch`: every table's panel watched (`Table/Watch`) through the paced and durable phases.
+#[derive(Debug, Serialize)]
+pub struct Watching {
+    /// Panels watched: one per table.
+    pub tables: u64,
+    /// Over the paced phase.
+    pub paced: Watched,
+    /// Over the durable throughput phase, its warm-up included.
+    pub durable: Watched,
+}
+
+/// The pushes the watched panels got over a phase.
+#[derive(Debug, Serialize)]
+pub struct Watched {
+    pub pushes: u64,
+    pub pushes_per_s: f64,
+    /// Pushes per second over the phase's durable presses per second.
+    pub pushes_per_press: f64,
 }
 
 /// One round of the sign phase: a window with the signs open between two without.
@@ -217,6 +239,16 @@ pub(super) fn print_summary(report: &Report) {
             super::Transport::Unary => "one Table/Submit call per command",
         }
     );
+    if let Some(watching) = &report.watching {
+        println!(
+            "watched: {} tables' panels (Table/Watch); paced: {:.0} pushes/s ({:.2} per press); durable: {:.0} pushes/s ({:.2} per press)",
+            watching.tables,
+            watching.paced.pushes_per_s,
+            watching.paced.pushes_per_press,
+            watching.durable.pushes_per_s,
+            watching.durable.pushes_per_press
+        );
+    }
     if let Some(signs) = &report.signs {
         print_signs(signs);
     }
