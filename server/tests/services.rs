@@ -440,3 +440,62 @@ async fn a_watch_names_its_monitor_only_at_an_address_a_tablet_may_open() {
     }
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_pool_reaches_the_other_panels_at_most_every_50_ms_and_always_its_last_amount() {
+    // R2's agent watches while three other tables of its pool sell and press, one command
+    // after another: each press a batch that grows the pool. R2's panel always holds the
+    // pool's last durable amount (a new watcher reads it at once), but its watcher is woken at
+    // once, then at most once every 50 ms, and in the end always with the last press's amount
+    // and entry (docs/benchmarks.md, issue 47, step 10). Before, every batch woke it.
+    let (server, mut client) = TestServer::with_client().await;
+    let mut r2 = client.watch("R2").await;
+    let first = r2.message().await.expect("stream").expect("the current view").table.expect("view");
+    let (seen, mut events) = tokio::sync::mpsc::channel(1024);
+    let reader = tokio::spawn(async move {
+        while let Ok(Some(event)) = r2.message().await {
+            if seen.send(event).await.is_err() {
+                return;
+            }
+        }
+    });
+    for table in ["R1", "R3", "R4"] {
+        client.ok(table, open()).await;
+    }
+    let started = std::time::Instant::now();
+    let mut last = None;
+    for seat in 1..=8 {
+        for table in ["R1", "R3", "R4"] {
+            client.ok(table, sell(seat, 1)).await;
+            last = Some(client.ok(table, press(seat)).await);
+        }
+    }
+    let elapsed = started.elapsed();
+    let last = last.expect("24 presses");
+    let final_amount = amount(&last.table.as_ref().expect("the table as the press left it").displayed);
+    assert_eq!(amount(&client.view("R2").await.displayed), final_amount, "a new watcher of R2 reads the last amount at once");
+    let mut pushes = Vec::new();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let event = tokio::time::timeout_at(deadline, events.recv()).await.expect("the last amount arrives").expect("a push");
+        let done = event.journal_sequence == last.journal_sequence;
+        pushes.push(event);
+        if done {
+            break;
+        }
+    }
+    let view = pushes.last().and_then(|event| event.table.clone()).expect("a view");
+    assert_eq!(amount(&view.displayed), final_amount, "R2 shows the pool as the last press left it");
+    assert_eq!(pb::TableView { displayed: first.displayed.clone(), ..view }, first, "only the amount changed at R2");
+    // One at once, then one per 50 ms at most, and the last after the presses: the presses
+    // took `elapsed`. Before, each of the 24 presses was pushed on its own batch.
+    let most = elapsed.as_millis() / 50 + 2;
+    assert!(
+        pushes.len() as u128 <= most,
+        "{} pushes to R2 in {elapsed:?} of presses: at most {most} (one at once, one per 50 ms)",
+        pushes.len()
+    );
+    assert!(pushes.windows(2).all(|pair| pair[0].journal_sequence < pair[1].journal_sequence), "pushes in journal order");
+    reader.abort();
+    server.stop().await;
+}

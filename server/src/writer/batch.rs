@@ -5,10 +5,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use pozo_engine::{Money, PoolId, TableId};
+use pozo_engine::{PoolId, TableId};
 use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
 use tracing::{debug, info};
 
+use super::amounts::{Amounts, PoolAmounts};
 use super::handle::{BATCH_MAX, Request, TablePanels};
 use crate::clock::Clock;
 use crate::journal::Sealer;
@@ -47,6 +49,8 @@ pub(super) struct Writer {
     pub(super) table_panels: TablePanels,
     /// The configuration the panels are wired for: an approved change makes another.
     pub(super) wired: Arc<pozo_core::config::Config>,
+    /// The panels given a pool's amounts without waking their watchers, and until when (`amounts.rs`).
+    pub(super) amounts: Amounts,
     /// The gold turns as last prepared for publication: a change there changes every panel of the pool.
     pub(super) gold_turns: BTreeMap<PoolId, GoldTurn>,
     pub(super) display: watch::Sender<DisplayPush>,
@@ -136,18 +140,12 @@ pub(super) struct Publication {
     pub(super) display: DisplayPush,
 }
 
-/// A touched pool's pushes: its displayed amount (and its levels' meters), and the whole new
-/// views of the tables that need one (by index in the pool's list); the others get only the
-/// amounts.
+/// A touched pool's pushes: the whole new views of the tables that need one (by index in the
+/// pool's list, ascending); the others get only its amounts, their watchers woken at most once
+/// every [`AMOUNTS_EVERY`](super::amounts::AMOUNTS_EVERY) (`amounts.rs`).
 pub(super) struct PoolPush {
     pub(super) pool: PoolId,
-    pub(super) displayed: Money,
-    /// The meters a table of the pool shows: one list per bank in a pool with banked levels
-    /// (each table its own bank's meters), one for all tables otherwise.
-    pub(super) levels: Vec<Vec<pozo_core::state::panel::LevelMeter>>,
-    /// In a pool with banked levels, each table's list of `levels`, in the order of the pool's
-    /// panels; empty otherwise (every table the first list).
-    pub(super) of_table: Vec<usize>,
+    pub(super) amounts: PoolAmounts,
     pub(super) views: Vec<(usize, TableView)>,
 }
 
@@ -155,6 +153,8 @@ pub(super) struct PoolPush {
 pub(super) enum Wake {
     Stop,
     Requests,
+    /// The quiet panels' watchers are due to be woken (`amounts.rs`).
+    Amounts,
     Flushed(Result<Result<Mark, JournalError>, tokio::task::JoinError>),
     Encoded(Result<EncodedSnapshot, crate::blocking::Failed>),
 }
@@ -178,12 +178,14 @@ impl Writer {
         }
         loop {
             let room = BATCH_MAX.saturating_sub(self.pending.answers.len());
+            let amounts_due = self.amounts.due();
             let encoding = self.encoding.as_mut();
             let in_flight = self.in_flight.as_mut();
             let wake = tokio::select! {
                 biased;
                 _ = stopped.wait_for(|stop| *stop) => Wake::Stop,
                 flushed = async { (&mut in_flight.expect("guarded").flush).await }, if in_flight.is_some() => Wake::Flushed(flushed),
+                _ = tokio::time::sleep_until(amounts_due.unwrap_or_else(Instant::now)), if amounts_due.is_some() => Wake::Amounts,
                 // A snapshot is stored as soon as it is encoded and no flush is under way, even on an idle floor.
                 encoded = async { encoding.expect("guarded").await }, if encoding.is_some() => Wake::Encoded(encoded),
                 count = queue.recv_many(&mut received, room), if room > 0 => if count == 0 { Wake::Stop } else { Wake::Requests },
@@ -199,6 +201,7 @@ impl Writer {
                     self.durable(flushed).await;
                     self.seal();
                 }
+                Wake::Amounts => self.wake_amounts(),
                 Wake::Encoded(encoded) => {
                     self.encoding = None;
                     let encoded = unwrap_encoded(encoded);
@@ -215,6 +218,7 @@ impl Writer {
                     if let Some(encoding) = self.encoding.take() {
                         self.store_snapshot(unwrap_encoded(encoding.await)).await;
                     }
+                    self.wake_amounts();
                     info!(entries = self.tip.entries, "writer stopped");
                     return;
                 }
@@ -298,6 +302,8 @@ impl Writer {
         if Arc::ptr_eq(self.state.config(), &self.wired) {
             return;
         }
+        // The quiet panels are marked by their places in the lists about to change: woken now.
+        self.wake_amounts();
         self.wired = Arc::clone(self.state.config());
         let mut senders: BTreeMap<TableId, watch::Sender<TablePush>> =
             std::mem::take(&mut self.pool_tables).into_values().flatten().collect();
@@ -542,6 +548,7 @@ impl Writer {
                 };
                 of_table.push(at);
             }
+            let amounts = PoolAmounts { sequence, displayed, levels, of_table, wired: Arc::clone(&self.wired) };
             let mut views = Vec::new();
             for (index, (id, sender)) in senders.iter().enumerate() {
                 if turn_moved || tables.contains(id) {
@@ -554,8 +561,8 @@ impl Writer {
                     debug_assert_eq!(
                         Some({
                             let mut view = sender.borrow().view.clone();
-                            view.displayed = displayed;
-                            view.levels.clone_from(&levels[of_table.get(index).copied().unwrap_or(0)]);
+                            view.displayed = amounts.displayed;
+                            view.levels.clone_from(&amounts.levels[amounts.of_table.get(index).copied().unwrap_or(0)]);
                             view
                         }),
                         self.state.table_view(id),
@@ -563,7 +570,7 @@ impl Writer {
                     );
                 }
             }
-            prepared.push(PoolPush { pool: pool.clone(), displayed, levels, of_table, views });
+            prepared.push(PoolPush { pool: pool.clone(), amounts, views });
         }
         // The prize lists change with a hit (a new head of the pool's hits) or a decision.
         let mut prizes_changed = decided.clone();
@@ -581,40 +588,51 @@ impl Writer {
         Publication { sequence, pools: prepared, display }
     }
 
-    /// Sends a durable batch's pushes: whole views where they changed, the amount to the
-    /// other tables of each touched pool, and the displays (stamped with now, when the
-    /// batch became durable).
-    pub(super) fn send(&self, publication: Publication) {
+    /// Sends a durable batch's pushes: whole views where they changed, the amounts to the
+    /// other tables of each touched pool (their watchers woken at once, or later: `amounts.rs`),
+    /// and the displays (stamped with now, when the batch became durable).
+    pub(super) fn send(&mut self, publication: Publication) {
         let Publication { sequence, pools, mut display } = publication;
-        for PoolPush { pool, displayed, levels, of_table, views } in pools {
-            let Some(senders) = self.pool_tables.get(&pool) else { continue };
-            let mut views = views.into_iter().peekable();
-            for (index, (_, sender)) in senders.iter().enumerate() {
-                match views.next_if(|(at, _)| *at == index) {
-                    Some((_, view)) => {
-                        sender.send_if_modified(|push| {
-                            if push.view == view {
-                                return false;
-                            }
-                            *push = TablePush { journal_sequence: sequence, view };
-                            true
-                        });
+        let now = Instant::now();
+        let open = self.amounts.open(now);
+        let mut woke = open && self.wake_quiet();
+        for PoolPush { pool, amounts, views } in pools {
+            let Some(panels) = self.pool_tables.get(&pool) else { continue };
+            let mut viewed = Vec::with_capacity(views.len());
+            let mut woken = Vec::with_capacity(views.len());
+            for (index, view) in views {
+                let Some((_, sender)) = panels.get(index) else { continue };
+                let changed = sender.send_if_modified(|push| {
+                    if push.view == view {
+                        return false;
                     }
-                    None => {
-                        // Its bank's meters (the one list of a pool without banks).
-                        let Some(levels) = levels.get(of_table.get(index).copied().unwrap_or(0)) else { continue };
-                        sender.send_if_modified(|push| {
-                            let modified = push.view.displayed != displayed || push.view.levels != *levels;
-                            if modified {
-                                push.view.displayed = displayed;
-                                push.view.levels.clone_from(levels);
-                                push.journal_sequence = sequence;
-                            }
-                            modified
-                        });
-                    }
+                    *push = TablePush { journal_sequence: sequence, view };
+                    true
+                });
+                viewed.push(index);
+                if changed {
+                    woken.push(index);
                 }
             }
+            // Amounts prepared before an approved change rewired the panels are left: their
+            // places are of the old lists, and the change's own batch sends every table its view.
+            if !Arc::ptr_eq(&amounts.wired, &self.wired) {
+                continue;
+            }
+            if open {
+                woke |= amounts.write(panels, &viewed, None);
+            } else {
+                let quiet = self.amounts.quiet(&pool, panels.len(), &self.wired);
+                // A whole view that changed woke its watchers with everything: no longer quiet.
+                // (One the panel already showed woke nobody: it stays quiet.)
+                for &index in &woken {
+                    quiet[index] = false;
+                }
+                amounts.write(panels, &viewed, Some(quiet));
+            }
+        }
+        if woke {
+            self.amounts.woken(now);
         }
         display.durable_unix_us = self.clock.now_us();
         self.display.send_if_modified(|push| {
@@ -624,6 +642,30 @@ impl Writer {
             *push = display;
             true
         });
+    }
+
+    /// Wakes the watchers of the panels given amounts quietly, now due.
+    pub(super) fn wake_amounts(&mut self) {
+        let now = Instant::now();
+        if self.wake_quiet() {
+            self.amounts.woken(now);
+        }
+    }
+
+    /// Wakes the watchers of every quiet panel; whether any was.
+    fn wake_quiet(&mut self) -> bool {
+        let mut woke = false;
+        for (pool, (wired, quiet)) in self.amounts.take() {
+            // Never under another configuration: `rewire` wakes them before it lists anew.
+            let Some(panels) = self.pool_tables.get(&pool).filter(|_| Arc::ptr_eq(&wired, &self.wired)) else { continue };
+            for ((_, sender), quiet) in panels.iter().zip(quiet) {
+                if quiet {
+                    sender.send_modify(|_| {});
+                    woke = true;
+                }
+            }
+        }
+        woke
     }
 }
 

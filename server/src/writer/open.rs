@@ -587,6 +587,7 @@ pub(super) fn assemble(
         pool_tables,
         table_panels: Arc::clone(&table_panels),
         wired: Arc::clone(&wired),
+        amounts: Default::default(),
         gold_turns,
         display: display_sender,
         hit_heads,
