@@ -495,7 +495,7 @@ async fn a_busy_pool_reaches_the_other_panels_at_most_every_50_ms_and_always_its
         "{} pushes to R2 in {elapsed:?} of presses: at most {most} (one at once, one per 50 ms)",
         pushes.len()
     );
-    assert!(pushes.windows(2).all(|pair| pair[0].journal_sequence < pair[1].journal_sequence), "pushes in journal order");
+    assert!(pushes.windows(2).all(|pair| pair[0].journal_sequence <= pair[1].journal_sequence), "pushes in journal order");
     reader.abort();
     server.stop().await;
 }

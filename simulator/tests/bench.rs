@@ -204,15 +204,15 @@ fn a_tiny_bench_with_watchers_counts_their_pushes() {
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("JSON");
     let watching = &report["watching"];
     assert_eq!(watching["tables"], 20);
-    // Every press lights a seat of its own table's panel: each phase's watchers are pushed.
-    let presses_per_s = [
-        ("paced", number(&report, &["latency_at_2000_per_s", "achieved_rate"])),
-        ("durable", number(&report, &["durable", "presses_per_s"])),
-    ];
-    for (phase, presses_per_s) in presses_per_s {
-        let pushes_per_s = number(watching, &[phase, "pushes_per_s"]);
-        assert!(number(watching, &[phase, "pushes"]) > 0.0 && pushes_per_s > 0.0, "{phase}: {watching:#}");
-        let per_press = number(watching, &[phase, "pushes_per_press"]);
-        assert!((per_press - pushes_per_s / presses_per_s).abs() < 1e-9, "{phase}: {watching:#}");
-    }
+    // Every press lights a seat of its own table's panel: each of the 20 tables presses about
+    // ten times a second in the paced phase, so its watcher, read as fast as it is pushed, gets
+    // at least one push per press (and more: sales, INICIAR, FINALIZAR, the pool's amount).
+    let paced = number(watching, &["paced", "pushes_per_press"]);
+    assert!(paced >= 1.0, "paced: {watching:#}");
+    let samples = number(&report, &["latency_at_2000_per_s", "samples"]);
+    assert!((number(watching, &["paced", "pushes"]) / samples - paced).abs() < 1e-9, "per press of the phase: {watching:#}");
+    assert!(
+        number(watching, &["durable", "pushes"]) > 0.0 && number(watching, &["durable", "pushes_per_s"]) > 0.0,
+        "{watching:#}"
+    );
 }

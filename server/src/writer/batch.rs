@@ -135,6 +135,9 @@ pub(super) struct Sealed {
 /// The pushes of one batch, built from the state just after it, sent once it is durable.
 pub(super) struct Publication {
     pub(super) sequence: u64,
+    /// The configuration the panels were listed under when it was prepared: the places in
+    /// `pools` are of its lists.
+    pub(super) wired: Arc<pozo_core::config::Config>,
     /// One per touched pool.
     pub(super) pools: Vec<PoolPush>,
     pub(super) display: DisplayPush,
@@ -548,7 +551,7 @@ impl Writer {
                 };
                 of_table.push(at);
             }
-            let amounts = PoolAmounts { sequence, displayed, levels, of_table, wired: Arc::clone(&self.wired) };
+            let amounts = PoolAmounts { sequence, displayed, levels, of_table };
             let mut views = Vec::new();
             for (index, (id, sender)) in senders.iter().enumerate() {
                 if turn_moved || tables.contains(id) {
@@ -585,53 +588,41 @@ impl Writer {
             }
         }
         let display = display_of(&self.state, sequence, self.clock.now_us(), Some(&self.display.borrow()), Some(&prizes_changed));
-        Publication { sequence, pools: prepared, display }
+        Publication { sequence, wired: Arc::clone(&self.wired), pools: prepared, display }
     }
 
     /// Sends a durable batch's pushes: whole views where they changed, the amounts to the
-    /// other tables of each touched pool (their watchers woken at once, or later: `amounts.rs`),
-    /// and the displays (stamped with now, when the batch became durable).
+    /// other tables of each touched pool (written at once, their watchers woken at once or
+    /// later: `amounts.rs`), and the displays (stamped with now, when the batch became durable).
     pub(super) fn send(&mut self, publication: Publication) {
-        let Publication { sequence, pools, mut display } = publication;
-        let now = Instant::now();
-        let open = self.amounts.open(now);
-        let mut woke = open && self.wake_quiet();
+        let Publication { sequence, wired, pools, mut display } = publication;
         for PoolPush { pool, amounts, views } in pools {
+            if !Arc::ptr_eq(&wired, &self.wired) {
+                // Prepared before an approved change listed the panels anew (`rewire`, while
+                // this batch was being flushed): its views go by table, its amounts are left
+                // (the change's own batch sends every table its whole view).
+                for (_, view) in views {
+                    let panel = self.pool_tables.values().flatten().find(|(id, _)| *id == view.table_id);
+                    if let Some((_, sender)) = panel {
+                        send_view(sender, sequence, view);
+                    }
+                }
+                continue;
+            }
             let Some(panels) = self.pool_tables.get(&pool) else { continue };
             let mut viewed = Vec::with_capacity(views.len());
             let mut woken = Vec::with_capacity(views.len());
             for (index, view) in views {
                 let Some((_, sender)) = panels.get(index) else { continue };
-                let changed = sender.send_if_modified(|push| {
-                    if push.view == view {
-                        return false;
-                    }
-                    *push = TablePush { journal_sequence: sequence, view };
-                    true
-                });
                 viewed.push(index);
-                if changed {
+                if send_view(sender, sequence, view) {
                     woken.push(index);
                 }
             }
-            // Amounts prepared before an approved change rewired the panels are left: their
-            // places are of the old lists, and the change's own batch sends every table its view.
-            if !Arc::ptr_eq(&amounts.wired, &self.wired) {
-                continue;
-            }
-            if open {
-                woke |= amounts.write(panels, &viewed, None);
-            } else {
-                let quiet = self.amounts.quiet(&pool, panels.len(), &self.wired);
-                // A whole view that changed woke its watchers with everything: no longer quiet.
-                // (One the panel already showed woke nobody: it stays quiet.)
-                for &index in &woken {
-                    quiet[index] = false;
-                }
-                amounts.write(panels, &viewed, Some(quiet));
-            }
+            self.amounts.write(&pool, &amounts, panels, &viewed, &woken);
         }
-        if woke {
+        let now = Instant::now();
+        if self.amounts.open(now) && self.wake_quiet() {
             self.amounts.woken(now);
         }
         display.durable_unix_us = self.clock.now_us();
@@ -644,7 +635,8 @@ impl Writer {
         });
     }
 
-    /// Wakes the watchers of the panels given amounts quietly, now due.
+    /// Wakes the watchers of every quiet panel now: when due, before the panels are listed
+    /// anew, when the writer stops, after a standby's round.
     pub(super) fn wake_amounts(&mut self) {
         let now = Instant::now();
         if self.wake_quiet() {
@@ -655,9 +647,9 @@ impl Writer {
     /// Wakes the watchers of every quiet panel; whether any was.
     fn wake_quiet(&mut self) -> bool {
         let mut woke = false;
-        for (pool, (wired, quiet)) in self.amounts.take() {
-            // Never under another configuration: `rewire` wakes them before it lists anew.
-            let Some(panels) = self.pool_tables.get(&pool).filter(|_| Arc::ptr_eq(&wired, &self.wired)) else { continue };
+        for (pool, quiet) in self.amounts.take() {
+            let Some(panels) = self.pool_tables.get(&pool) else { continue };
+            debug_assert_eq!(panels.len(), quiet.len(), "quiet panels are woken before their pool's list changes");
             for ((_, sender), quiet) in panels.iter().zip(quiet) {
                 if quiet {
                     sender.send_modify(|_| {});
@@ -667,6 +659,17 @@ impl Writer {
         }
         woke
     }
+}
+
+/// Sends a table its whole view; whether it changed the panel (and so woke its watchers).
+fn send_view(sender: &watch::Sender<TablePush>, sequence: u64, view: TableView) -> bool {
+    sender.send_if_modified(|push| {
+        if push.view == view {
+            return false;
+        }
+        *push = TablePush { journal_sequence: sequence, view };
+        true
+    })
 }
 
 /// An encoded snapshot, or the panic that stopped its encoding (fail-stop).

@@ -220,6 +220,8 @@ impl Writer {
         self.read_every_seat();
         self.model.send_replace(Arc::new(ReadModel::with_seats(&self.state, self.tip, Arc::clone(&self.seats))));
         self.send(publication);
+        // A standby's loop has no timer for the panels' watchers: woken with each round.
+        self.wake_amounts();
     }
 
     /// Fail-stop: a standby does not serve, nor take over, a journal whose chain or tip it

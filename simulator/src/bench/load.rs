@@ -245,6 +245,8 @@ pub(super) struct Counters {
 
 pub(super) struct Window {
     pub(super) presses: u64,
+    /// Pushes the watched panels got over the window (`--watch`), else 0.
+    pub(super) pushes: u64,
     pub(super) commands: u64,
     /// Commands acknowledged in each second of the window.
     pub(super) each_second: Vec<u64>,
@@ -255,8 +257,13 @@ pub(super) struct Window {
 }
 
 /// Every agent sends its next command as soon as the last is acknowledged; counts
-/// over `seconds` after a warm-up.
-pub(super) async fn saturate(agents: Vec<Agent>, seconds: u64, server_pid: u32) -> anyhow::Result<(Vec<Agent>, Window)> {
+/// over `seconds` after a warm-up (the watched panels' `pushes` too, if given).
+pub(super) async fn saturate(
+    agents: Vec<Agent>,
+    seconds: u64,
+    server_pid: u32,
+    pushes: Option<&AtomicU64>,
+) -> anyhow::Result<(Vec<Agent>, Window)> {
     let counters = Arc::new(Counters::default());
     let stop = Arc::new(AtomicBool::new(false));
     let tasks = spawn_saturating(agents, &counters, &stop);
@@ -264,7 +271,7 @@ pub(super) async fn saturate(agents: Vec<Agent>, seconds: u64, server_pid: u32) 
     tokio::time::sleep(warmup).await;
     let sample = || {
         (
-            counters.presses.load(Ordering::Relaxed),
+            (counters.presses.load(Ordering::Relaxed), pushes.map_or(0, |pushes| pushes.load(Ordering::Relaxed))),
             counters.commands.load(Ordering::Relaxed),
             Instant::now(),
             cpu_ticks(Some(server_pid)),
@@ -289,7 +296,8 @@ pub(super) async fn saturate(agents: Vec<Agent>, seconds: u64, server_pid: u32) 
     let agents = join_saturating(tasks).await?;
     let elapsed = ended - started;
     let window = Window {
-        presses: presses_end - presses,
+        presses: presses_end.0 - presses.0,
+        pushes: presses_end.1 - presses.1,
         commands: commands_end - commands,
         each_second,
         elapsed,

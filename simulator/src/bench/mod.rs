@@ -414,20 +414,18 @@ fn measure_controller(args: &Args, runtime: &tokio::runtime::Runtime, config: &C
             true => Some(Watchers::open(config, &agents).await?),
             false => None,
         };
-        let before_paced = watchers.as_ref().map(Watchers::count);
+        let before_paced = watchers.as_ref().map(Watchers::pushes);
         progress(&format!("latency: {} presses/s for {} s", args.rate, args.latency_seconds));
         let (agents, latency) = paced(agents, args.rate, args.latency_seconds, server_pid).await?;
-        let after_paced = watchers.as_ref().map(Watchers::count);
+        let paced_pushes = watchers.as_ref().map(Watchers::pushes).zip(before_paced).map(|(after, before)| after - before);
         progress(&format!("durable throughput: {} s", args.seconds));
-        let (agents, durable) = saturate(agents, args.seconds, server_pid).await?;
-        let watching = match (&watchers, before_paced, after_paced) {
-            (Some(watchers), Some(before), Some(after)) => Some(Watching {
-                tables: args.tables,
-                paced: watched(before, after, latency.achieved_rate),
-                durable: watched(after, watchers.count(), per_second(durable.presses, durable.elapsed)),
-            }),
-            _ => None,
-        };
+        let counter = watchers.as_ref().map(Watchers::counter);
+        let (agents, durable) = saturate(agents, args.seconds, server_pid, counter).await?;
+        let watching = paced_pushes.map(|paced_pushes| Watching {
+            tables: args.tables,
+            paced: watched_paced(paced_pushes, &latency),
+            durable: watched_window(&durable),
+        });
         drop(watchers);
         let signs = match (&pages, args.signs) {
             (Some(pages), count) if count > 0 => {
@@ -464,7 +462,7 @@ fn measure_echo(args: &Args, runtime: &tokio::runtime::Runtime, config: &Config,
     let echo_url = echo.url();
     let echo_window = runtime.block_on(async {
         let agents = agents(config, &echo_url, args.connections, false, args.transport).await?;
-        let (agents, window) = saturate(agents, args.seconds, echo.pid()).await?;
+        let (agents, window) = saturate(agents, args.seconds, echo.pid(), None).await?;
         drop(agents);
         anyhow::Ok(window)
     })?;

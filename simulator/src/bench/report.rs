@@ -101,9 +101,9 @@ pub struct Latency {
 pub struct Watching {
     /// Panels watched: one per table.
     pub tables: u64,
-    /// Over the paced phase.
+    /// Over the paced phase: from before its first press to after its last answer.
     pub paced: Watched,
-    /// Over the durable throughput phase, its warm-up included.
+    /// Over the durable throughput window, as its presses are counted.
     pub durable: Watched,
 }
 
@@ -112,7 +112,7 @@ pub struct Watching {
 pub struct Watched {
     pub pushes: u64,
     pub pushes_per_s: f64,
-    /// Pushes per second over the phase's durable presses per second.
+    /// Pushes over the phase's presses acknowledged.
     pub pushes_per_press: f64,
 }
 

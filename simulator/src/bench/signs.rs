@@ -146,13 +146,13 @@ pub(super) async fn with_signs(
     for round in 1..=rounds {
         progress(&format!("round {round} of {rounds}: durable throughput with {count} signs open: {seconds} s"));
         let signs = OpenSigns::open(pages, count).await?;
-        let (back, window) = saturate(agents, seconds, server_pid).await?;
+        let (back, window) = saturate(agents, seconds, server_pid, None).await?;
         connected_at_end = connected_at_end.min(signs.close(&mut latencies, &mut oldest).await?);
         // The windows without signs before and after this one: the ratio is against their
         // mean, so a drift (the journal growing, the machine) counts neither for nor
         // against the signs.
         progress(&format!("round {round} of {rounds}: durable throughput without signs: {seconds} s"));
-        let (back, after) = saturate(back, seconds, server_pid).await?;
+        let (back, after) = saturate(back, seconds, server_pid, None).await?;
         agents = back;
         let with = per_second(window.presses, window.elapsed);
         let after = per_second(after.presses, after.elapsed);

@@ -52,9 +52,14 @@ impl Watchers {
         Ok(Watchers { pushes, readers })
     }
 
-    /// Pushes counted so far, and when.
-    pub(super) fn count(&self) -> (u64, Instant) {
-        (self.pushes.load(Ordering::Relaxed), Instant::now())
+    /// Pushes counted so far.
+    pub(super) fn pushes(&self) -> u64 {
+        self.pushes.load(Ordering::Relaxed)
+    }
+
+    /// The counter, for a window to read at its ends.
+    pub(super) fn counter(&self) -> &AtomicU64 {
+        &self.pushes
     }
 }
 
@@ -66,12 +71,22 @@ impl Drop for Watchers {
     }
 }
 
-/// Pushes per second between two counts, and per press at `presses_per_s`.
+/// The paced phase's pushes: counted from before its first press to after its last answer,
+/// against every press it sent (its `samples`), at its press rate.
 // Statistics, not money.
 #[allow(clippy::float_arithmetic, clippy::cast_precision_loss)]
-pub(super) fn watched(from: (u64, Instant), to: (u64, Instant), presses_per_s: f64) -> Watched {
-    let pushes = to.0.saturating_sub(from.0);
-    let seconds = to.1.duration_since(from.1).as_secs_f64();
-    let pushes_per_s = if seconds > 0.0 { pushes as f64 / seconds } else { 0.0 };
-    Watched { pushes, pushes_per_s, pushes_per_press: if presses_per_s > 0.0 { pushes_per_s / presses_per_s } else { 0.0 } }
+pub(super) fn watched_paced(pushes: u64, latency: &Latency) -> Watched {
+    let pushes_per_press = if latency.samples > 0 { pushes as f64 / latency.samples as f64 } else { 0.0 };
+    Watched { pushes, pushes_per_s: pushes_per_press * latency.achieved_rate, pushes_per_press }
+}
+
+/// A throughput window's pushes, counted at its ends as its presses are.
+// Statistics, not money.
+#[allow(clippy::float_arithmetic, clippy::cast_precision_loss)]
+pub(super) fn watched_window(window: &Window) -> Watched {
+    Watched {
+        pushes: window.pushes,
+        pushes_per_s: per_second(window.pushes, window.elapsed),
+        pushes_per_press: if window.presses > 0 { window.pushes as f64 / window.presses as f64 } else { 0.0 },
+    }
 }
