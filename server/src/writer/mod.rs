@@ -18,7 +18,8 @@
 //! - `open`: opening a journal (genesis, or recovery of an existing one), choosing sled or
 //!   PostgreSQL, and assembling the writer and its handle.
 //! - `batch`: the writer's loop: take requests, apply, seal a batch, flush, publish, answer.
-//! - `amounts`: a pool's new amount to the panels of its other tables, at most once every 50 ms.
+//! - `amounts`: a pool's new amount written into the panels of its other tables with each
+//!   batch, their watchers woken at most once every 50 ms.
 //! - `standby`: a hot standby following the writer's journal through the store, and
 //!   taking over when the writer's lock is let go.
 
