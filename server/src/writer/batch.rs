@@ -596,11 +596,12 @@ impl Writer {
     /// later: `amounts.rs`), and the displays (stamped with now, when the batch became durable).
     pub(super) fn send(&mut self, publication: Publication) {
         let Publication { sequence, wired, pools, mut display } = publication;
+        // Prepared before an approved change listed the panels anew (`rewire`, while this batch
+        // was being flushed): its views go by table, its amounts are left (the change's own
+        // batch sends every table its whole view).
+        let relisted = !Arc::ptr_eq(&wired, &self.wired);
         for PoolPush { pool, amounts, views } in pools {
-            if !Arc::ptr_eq(&wired, &self.wired) {
-                // Prepared before an approved change listed the panels anew (`rewire`, while
-                // this batch was being flushed): its views go by table, its amounts are left
-                // (the change's own batch sends every table its whole view).
+            if relisted {
                 for (_, view) in views {
                     let panel = self.pool_tables.values().flatten().find(|(id, _)| *id == view.table_id);
                     if let Some((_, sender)) = panel {
