@@ -20,14 +20,13 @@ use sha2::{Digest, Sha256};
 
 use super::identity::{Hash, Identity};
 use super::seal::Sealer;
-use super::store::{SledStore, Store, StoreError};
+use super::store::{PreparedSnapshot, SledStore, Store, StoreError};
 use pozo_core::state::{Command, Snapshot};
 
-/// The meta values a journal keeps (beside its entries and tip): what `migrate` copies.
-pub(crate) const META_KEYS: [&str; 3] = [IDENTITY_KEY, SNAPSHOT_KEY, SNAPSHOT_SEAL_KEY];
+/// The meta values a journal keeps beside its entries, tip and snapshot: what `migrate` copies
+/// with them.
+pub(crate) const META_KEYS: [&str; 1] = [IDENTITY_KEY];
 
-pub(crate) const SNAPSHOT_KEY: &str = "snapshot";
-pub(crate) const SNAPSHOT_SEAL_KEY: &str = "snapshot-seal";
 pub(crate) const IDENTITY_KEY: &str = "identity";
 
 /// The journal's length and the hash of its last entry.
@@ -216,7 +215,26 @@ impl Journal {
     }
 
     fn store_snapshot(&self, bytes: Vec<u8>, seal: [u8; 32]) -> Result<(), JournalError> {
-        self.store.put_meta(vec![(SNAPSHOT_KEY, bytes), (SNAPSHOT_SEAL_KEY, seal.to_vec())])?;
+        let prepared = self.prepare_snapshot(bytes, seal)?;
+        self.commit_snapshot(prepared)
+    }
+
+    /// Writes an encoded snapshot where the store keeps it, without storing it yet: the costly
+    /// part, done by the thread that encoded it, off the writer's path.
+    pub(crate) fn prepare_snapshot(&self, bytes: Vec<u8>, seal: [u8; 32]) -> Result<PreparedSnapshot, JournalError> {
+        Ok(self.store.prepare_snapshot(bytes, seal)?)
+    }
+
+    /// Makes a prepared snapshot the stored one; durable with the next append or flush.
+    pub(crate) fn commit_snapshot(&self, prepared: PreparedSnapshot) -> Result<(), JournalError> {
+        self.store.commit_snapshot(prepared)?;
+        Ok(())
+    }
+
+    /// [`Journal::commit_snapshot`], durably: on an idle floor no append follows to flush it.
+    pub(crate) async fn commit_snapshot_durably(&self, prepared: PreparedSnapshot) -> Result<(), JournalError> {
+        self.commit_snapshot(prepared)?;
+        self.store.flush().await?;
         Ok(())
     }
 
@@ -245,8 +263,8 @@ impl Journal {
     /// The stored snapshot if its seal is this journal's: one written without the journal
     /// key (an edited state) is not trusted, and start-up replays from the first entry.
     pub(crate) fn load_sealed_snapshot(&self, sealer: &Sealer) -> Result<Option<StoredSnapshot>, JournalError> {
-        let Some(bytes) = self.store.meta(SNAPSHOT_KEY)? else { return Ok(None) };
-        let sealed = self.store.meta(SNAPSHOT_SEAL_KEY)?.is_some_and(|seal| seal[..] == sealer.snapshot_seal(&bytes)[..]);
+        let Some((bytes, seal)) = self.store.snapshot()? else { return Ok(None) };
+        let sealed = seal.is_some_and(|seal| seal[..] == sealer.snapshot_seal(&bytes)[..]);
         if !sealed {
             tracing::warn!(
                 "the stored snapshot is not sealed with the journal key: it is ignored, and the journal replayed from its first entry"
@@ -259,9 +277,9 @@ impl Journal {
     }
 
     pub fn load_snapshot(&self) -> Result<Option<StoredSnapshot>, JournalError> {
-        match self.store.meta(SNAPSHOT_KEY)? {
+        match self.store.snapshot()? {
             None => Ok(None),
-            Some(bytes) => serde_json::from_slice(&bytes)
+            Some((bytes, _)) => serde_json::from_slice(&bytes)
                 .map(Some)
                 .map_err(|error| JournalError::Corrupt { sequence: 0, problem: format!("snapshot unreadable: {error}") }),
         }

@@ -44,6 +44,18 @@ pub(crate) const RUN_BYTES: usize = 2 * 1024;
 /// The tree of the journal's batches (docs/journal.md).
 const BATCHES: &str = "batches";
 
+/// Where sled's store keeps its snapshots, in the data directory: one file each, named by its
+/// seal, written and synced by the thread that encoded it. Inside sled, a snapshot of megabytes
+/// was one of its blobs, written and synced while the writer waited, and every press waited
+/// behind it (docs/benchmarks.md, issue 47 step 11).
+pub(crate) const SNAPSHOTS_DIRECTORY: &str = "snapshots";
+
+/// How much of a snapshot's file is written before it is synced and the next piece written.
+const SNAPSHOT_PIECE_BYTES: usize = 256 * 1024;
+
+/// The meta value that names the stored snapshot's file.
+const SNAPSHOT_FILE_KEY: &str = "snapshot-file";
+
 /// The tree an earlier format kept one entry per key in: a data directory that has it is
 /// refused, not misread.
 const ENTRIES_BEFORE: &str = "journal";
@@ -127,6 +139,28 @@ pub trait Store: Send + Sync {
     fn put_meta(&self, values: Vec<(&'static str, Vec<u8>)>) -> Result<(), StoreError>;
     /// Makes everything written so far durable.
     fn flush(&self) -> BoxFuture<'_, Result<(), StoreError>>;
+    /// Writes a snapshot's bytes where [`Store::commit_snapshot`] can name them: called off
+    /// the writer's path, on the thread that encoded them. A store that keeps its snapshot
+    /// among its meta values keeps the bytes for the commit.
+    fn prepare_snapshot(&self, bytes: Vec<u8>, seal: [u8; 32]) -> Result<PreparedSnapshot, StoreError> {
+        Ok(PreparedSnapshot { seal, content: Prepared::Bytes(bytes) })
+    }
+    /// Makes a prepared snapshot, with its seal, the stored one in a single write: durable
+    /// with the next append, tip or flush.
+    fn commit_snapshot(&self, prepared: PreparedSnapshot) -> Result<(), StoreError> {
+        match prepared.content {
+            Prepared::Bytes(bytes) => self.put_meta(vec![(SNAPSHOT_KEY, bytes), (SNAPSHOT_SEAL_KEY, prepared.seal.to_vec())]),
+            Prepared::File(name) => Err(StoreError::Io {
+                path: PathBuf::from(name),
+                error: std::io::Error::other("this store keeps no snapshot files"),
+            }),
+        }
+    }
+    /// The stored snapshot's bytes, and its seal if one was stored with it.
+    fn snapshot(&self) -> Result<Option<StoredBytes>, StoreError> {
+        let Some(bytes) = self.meta(SNAPSHOT_KEY)? else { return Ok(None) };
+        Ok(Some((bytes, self.meta(SNAPSHOT_SEAL_KEY)?)))
+    }
     /// Whether this store's writer may lose its lock while it lives (a [`Shared`] journal's:
     /// its session cut off, and a standby taking over). sled's cannot: the data directory's lock
     /// is the process's.
@@ -138,6 +172,27 @@ pub trait Store: Send + Sync {
     fn confirm_writer(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async { Ok(()) })
     }
+}
+
+/// The meta value a store that keeps its snapshot among its meta values keeps it under, and
+/// its seal's (sled kept it there too before [`SNAPSHOTS_DIRECTORY`]).
+pub(crate) const SNAPSHOT_KEY: &str = "snapshot";
+pub(crate) const SNAPSHOT_SEAL_KEY: &str = "snapshot-seal";
+
+/// A stored snapshot's bytes, and its seal if one was stored with it.
+pub type StoredBytes = (Vec<u8>, Option<Vec<u8>>);
+
+/// A snapshot written by [`Store::prepare_snapshot`], for [`Store::commit_snapshot`].
+pub struct PreparedSnapshot {
+    seal: [u8; 32],
+    content: Prepared,
+}
+
+enum Prepared {
+    /// The bytes themselves, for a store that keeps them among its meta values.
+    Bytes(Vec<u8>),
+    /// The name of the file in the data directory's [`SNAPSHOTS_DIRECTORY`] that holds them.
+    File(String),
 }
 
 /// A journal several controllers reach, one of them writing at a time: PostgreSQL, whose
@@ -168,6 +223,8 @@ pub trait Candidate: Send + Sync {
 /// `meta` the named values (docs/journal.md).
 pub(crate) struct SledStore {
     db: sled::Db,
+    /// The data directory: its [`SNAPSHOTS_DIRECTORY`] is the store's.
+    directory: PathBuf,
     batches: sled::Tree,
     meta: sled::Tree,
     /// The data directory's lock, held while the store lives; dropped after `db`.
@@ -225,7 +282,7 @@ impl SledStore {
         }
         let batches = db.open_tree(BATCHES)?;
         let meta = db.open_tree("meta")?;
-        Ok(Arc::new(SledStore { db, batches, meta, _lock: lock }))
+        Ok(Arc::new(SledStore { db, directory: directory.to_path_buf(), batches, meta, _lock: lock }))
     }
 }
 
@@ -393,6 +450,89 @@ impl Store for SledStore {
             Ok(())
         })
     }
+
+    fn prepare_snapshot(&self, bytes: Vec<u8>, seal: [u8; 32]) -> Result<PreparedSnapshot, StoreError> {
+        let directory = self.directory.join(SNAPSHOTS_DIRECTORY);
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |error| StoreError::Io { path, error }
+        };
+        if !directory.is_dir() {
+            std::fs::create_dir_all(&directory).map_err(io(&directory))?;
+            sync_directory(&self.directory)?;
+        }
+        let name = format!("{}.json", hex::encode(seal));
+        let path = directory.join(&name);
+        let partial = directory.join(format!("{name}.partial"));
+        {
+            use std::io::Write as _;
+            let mut file = std::fs::File::create(&partial).map_err(io(&partial))?;
+            // Synced a piece at a time: megabytes handed to the disk at once held the batches'
+            // syncs behind them for as long (docs/benchmarks.md, issue 47 step 11).
+            for piece in bytes.chunks(SNAPSHOT_PIECE_BYTES) {
+                file.write_all(piece).map_err(io(&partial))?;
+                file.sync_data().map_err(io(&partial))?;
+            }
+            file.sync_all().map_err(io(&partial))?;
+        }
+        std::fs::rename(&partial, &path).map_err(io(&path))?;
+        sync_directory(&directory)?;
+        Ok(PreparedSnapshot { seal, content: Prepared::File(name) })
+    }
+
+    fn commit_snapshot(&self, prepared: PreparedSnapshot) -> Result<(), StoreError> {
+        let before = self.meta.get(SNAPSHOT_FILE_KEY)?;
+        let mut writes = sled::Batch::default();
+        writes.insert(SNAPSHOT_SEAL_KEY.as_bytes(), &prepared.seal[..]);
+        let kept = match prepared.content {
+            Prepared::File(name) => {
+                writes.insert(SNAPSHOT_FILE_KEY.as_bytes(), name.as_bytes());
+                writes.remove(SNAPSHOT_KEY.as_bytes());
+                Some(name)
+            }
+            Prepared::Bytes(bytes) => {
+                writes.insert(SNAPSHOT_KEY.as_bytes(), bytes);
+                writes.remove(SNAPSHOT_FILE_KEY.as_bytes());
+                None
+            }
+        };
+        self.meta.apply_batch(writes)?;
+        // The files of older snapshots go; the one stored before this stays until the next
+        // commit, as this commit is durable only with the next flush, and a snapshot is taken
+        // only after entries that one flushed (`writer::batch`).
+        let before = before.map(|name| String::from_utf8_lossy(&name).into_owned());
+        let directory = self.directory.join(SNAPSHOTS_DIRECTORY);
+        let Ok(files) = std::fs::read_dir(&directory) else { return Ok(()) };
+        for file in files.flatten() {
+            let name = file.file_name().to_string_lossy().into_owned();
+            if Some(&name) != kept.as_ref()
+                && Some(&name) != before.as_ref()
+                && let Err(error) = std::fs::remove_file(file.path())
+            {
+                tracing::warn!(file = %file.path().display(), %error, "an old snapshot's file could not be removed");
+            }
+        }
+        Ok(())
+    }
+
+    fn snapshot(&self) -> Result<Option<StoredBytes>, StoreError> {
+        let seal = self.meta.get(SNAPSHOT_SEAL_KEY)?.map(|seal| seal.to_vec());
+        match self.meta.get(SNAPSHOT_FILE_KEY)? {
+            Some(name) => {
+                let path = self.directory.join(SNAPSHOTS_DIRECTORY).join(String::from_utf8_lossy(&name).as_ref());
+                let bytes = std::fs::read(&path).map_err(|error| StoreError::Io { path, error })?;
+                Ok(Some((bytes, seal)))
+            }
+            None => Ok(self.meta.get(SNAPSHOT_KEY)?.map(|bytes| (bytes.to_vec(), seal))),
+        }
+    }
+}
+
+/// Makes a directory's entries (a file created or renamed in it) durable.
+fn sync_directory(directory: &Path) -> Result<(), StoreError> {
+    std::fs::File::open(directory)
+        .and_then(|handle| handle.sync_all())
+        .map_err(|error| StoreError::Io { path: directory.to_path_buf(), error })
 }
 
 /// Damage done on purpose, for the tests that show a damaged journal is refused: what a
@@ -548,6 +688,51 @@ mod tests {
         let error = store.after(0).find_map(Result::err).expect("the damage is reported");
         assert!(matches!(error, StoreError::Run { first: 4, .. }), "{error}");
         assert!(store.entry(7).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_snapshot_is_a_file_of_its_own_named_by_a_small_write_and_the_older_files_go() {
+        let directory = tempfile::tempdir().expect("directory");
+        let files = || {
+            let mut names: Vec<String> = std::fs::read_dir(directory.path().join(SNAPSHOTS_DIRECTORY))
+                .map(|entries| entries.map(|entry| entry.expect("entry").file_name().to_string_lossy().into_owned()).collect())
+                .unwrap_or_default();
+            names.sort();
+            names
+        };
+        let name = |seal: u8| format!("{}.json", hex::encode([seal; 32]));
+        {
+            let store = SledStore::open(directory.path()).expect("open");
+            // A snapshot stored as an earlier release stored it, inside sled: still read.
+            store.put_meta(vec![(SNAPSHOT_KEY, b"inline".to_vec()), (SNAPSHOT_SEAL_KEY, vec![1; 32])]).expect("meta");
+            assert_eq!(store.snapshot().expect("read"), Some((b"inline".to_vec(), Some(vec![1; 32]))));
+
+            // Written, not yet stored: the stored one is still the earlier.
+            let prepared = store.prepare_snapshot(b"second".to_vec(), [2; 32]).expect("written");
+            assert_eq!(files(), vec![name(2)]);
+            assert_eq!(store.snapshot().expect("read"), Some((b"inline".to_vec(), Some(vec![1; 32]))));
+            store.commit_snapshot(prepared).expect("stored");
+            assert_eq!(store.snapshot().expect("read"), Some((b"second".to_vec(), Some(vec![2; 32]))));
+            assert_eq!(store.meta(SNAPSHOT_KEY).expect("meta"), None, "the copy inside sled is gone");
+
+            // A write cut short by a crash is left over; the next commit takes it away with every
+            // file but its own and the one stored before it.
+            std::fs::write(directory.path().join(SNAPSHOTS_DIRECTORY).join("cut.json.partial"), b"half").expect("write");
+            let third = store.prepare_snapshot(b"third".to_vec(), [3; 32]).expect("written");
+            store.commit_snapshot(third).expect("stored");
+            assert_eq!(files(), vec![name(2), name(3)]);
+            let fourth = store.prepare_snapshot(b"fourth".to_vec(), [4; 32]).expect("written");
+            store.commit_snapshot(fourth).expect("stored");
+            assert_eq!(files(), vec![name(3), name(4)]);
+            store.flush().await.expect("flush");
+        }
+        // After a restart the file named is read, with its seal.
+        let store = SledStore::open(directory.path()).expect("reopen");
+        assert_eq!(store.snapshot().expect("read"), Some((b"fourth".to_vec(), Some(vec![4; 32]))));
+        // A file gone is an error naming it, never another snapshot.
+        std::fs::remove_file(directory.path().join(SNAPSHOTS_DIRECTORY).join(name(4))).expect("remove");
+        let error = store.snapshot().expect_err("refused");
+        assert!(error.to_string().contains(&name(4)), "{error}");
     }
 
     #[test]

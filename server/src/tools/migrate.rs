@@ -78,6 +78,14 @@ pub fn migrate(from: &Path, to: &str, journal_key: &JournalKey) -> anyhow::Resul
         .filter_map(|key| sled.meta(key).transpose().map(|value| value.map(|value| (key, value))))
         .collect::<Result<_, _>>()?;
     target.put_meta(meta)?;
+    // The snapshot as the source stores it, seal and all (sled keeps it in a file of its own).
+    if let Some((bytes, Some(seal))) = sled.snapshot()? {
+        let seal: [u8; 32] = seal
+            .as_slice()
+            .try_into()
+            .map_err(|_| anyhow::anyhow!("{}: a snapshot seal of {} bytes", from.display(), seal.len()))?;
+        target.commit_snapshot(target.prepare_snapshot(bytes, seal)?)?;
+    }
     anyhow::ensure!(copied == source.entries, "{}: {copied} entries read, verify counted {}", from.display(), source.entries);
     // The meta values and the real tip record, together.
     runtime.block_on(target.put_tip(tip))?;
