@@ -463,6 +463,43 @@ async fn a_snapshot_cut_short_is_ignored_and_the_journal_replayed() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snapshot_file_gone_is_ignored_and_the_journal_replayed() {
+    // The snapshot is a file of its own in `snapshots/` (docs/journal.md): a copy of the data
+    // directory that left it out, or a hand that removed it, costs a longer replay, not the start.
+    let directory = tempfile::tempdir().expect("a directory");
+    let data = directory.path().join("data");
+    let options = || pozo_server::ServeOptions { snapshot_every: 3, ..Default::default() };
+    let server = TestServer::start_with(data.clone(), options()).await;
+    let mut client = server.client().await;
+    client.open_with_credits("B1", &[(1, 5), (2, 5), (3, 5)]).await;
+    let credits: Vec<u32> = client.view("B1").await.seats.iter().map(|seat| seat.credits).collect();
+    drop(client);
+    server.stop().await;
+    let snapshots = data.join("snapshots");
+    let files = std::fs::read_dir(&snapshots).expect("the snapshots' directory").count();
+    assert!(files >= 1, "a snapshot was stored as a file");
+    std::fs::remove_dir_all(&snapshots).expect("removed");
+    {
+        let journal = pozo_server::journal::Journal::open(&data).expect("opened");
+        let error = journal.load_snapshot().expect_err("the file named is gone");
+        assert!(error.to_string().contains("snapshots"), "the error names the file: {error}");
+    }
+    let server = TestServer::start_with(data.clone(), options()).await;
+    let mut client = server.client().await;
+    let served: Vec<u32> = client.view("B1").await.seats.iter().map(|seat| seat.credits).collect();
+    assert_eq!(served, credits, "the journal replayed from its first entry");
+    let next = client.view("B1").await.last_sequence + 1;
+    client.sequences.insert("B1".to_owned(), next);
+    client.ok("B1", press(1)).await;
+    client.ok("B1", press(2)).await;
+    client.ok("B1", press(3)).await;
+    drop(client);
+    server.stop().await;
+    let journal = pozo_server::journal::Journal::open(&data).expect("opened");
+    assert!(journal.load_snapshot().expect("a new file").is_some(), "the next snapshot is stored again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_damaged_genesis_is_refused_as_damage_not_as_another_configuration() {
     // Found by the seeded simulation (`pozo-sim vopr --seed 355`, a damaged read of entry 1): a
     // byte changed in a comment of the genesis entry's configuration text still parses, as another

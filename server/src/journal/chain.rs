@@ -263,7 +263,20 @@ impl Journal {
     /// The stored snapshot if its seal is this journal's: one written without the journal
     /// key (an edited state) is not trusted, and start-up replays from the first entry.
     pub(crate) fn load_sealed_snapshot(&self, sealer: &Sealer) -> Result<Option<StoredSnapshot>, JournalError> {
-        let Some((bytes, seal)) = self.store.snapshot()? else { return Ok(None) };
+        let stored = match self.store.snapshot() {
+            Ok(stored) => stored,
+            // Only a shortcut: a snapshot's file gone or unreadable is replayed around, as an
+            // unsealed one is (sled's store keeps it in a file of its own: docs/journal.md).
+            Err(StoreError::Io { path, error }) => {
+                tracing::warn!(
+                    file = %path.display(), %error,
+                    "the stored snapshot's file cannot be read: it is ignored, and the journal replayed from its first entry"
+                );
+                return Ok(None);
+            }
+            Err(error) => return Err(error.into()),
+        };
+        let Some((bytes, seal)) = stored else { return Ok(None) };
         let sealed = seal.is_some_and(|seal| seal[..] == sealer.snapshot_seal(&bytes)[..]);
         if !sealed {
             tracing::warn!(

@@ -56,6 +56,18 @@ const SNAPSHOT_PIECE_BYTES: usize = 256 * 1024;
 /// The meta value that names the stored snapshot's file.
 const SNAPSHOT_FILE_KEY: &str = "snapshot-file";
 
+/// The snapshot files `meta` names (`SledStore::snapshot_files`).
+#[derive(Default)]
+struct SnapshotFiles {
+    named: Option<String>,
+    durable: Option<String>,
+}
+
+/// The name of a snapshot's file: its seal in hex.
+fn snapshot_file_name(seal: &[u8; 32]) -> String {
+    format!("{}.json", hex::encode(seal))
+}
+
 /// The tree an earlier format kept one entry per key in: a data directory that has it is
 /// refused, not misread.
 const ENTRIES_BEFORE: &str = "journal";
@@ -225,6 +237,10 @@ pub(crate) struct SledStore {
     db: sled::Db,
     /// The data directory: its [`SNAPSHOTS_DIRECTORY`] is the store's.
     directory: PathBuf,
+    /// The snapshot files `meta` named: as last committed, and as of the last flush that
+    /// completed. Neither file is removed while they are (a commit is durable only with the
+    /// flush after it).
+    snapshot_files: std::sync::Mutex<SnapshotFiles>,
     batches: sled::Tree,
     meta: sled::Tree,
     /// The data directory's lock, held while the store lives; dropped after `db`.
@@ -282,7 +298,9 @@ impl SledStore {
         }
         let batches = db.open_tree(BATCHES)?;
         let meta = db.open_tree("meta")?;
-        Ok(Arc::new(SledStore { db, directory: directory.to_path_buf(), batches, meta, _lock: lock }))
+        let named = meta.get(SNAPSHOT_FILE_KEY)?.map(|name| String::from_utf8_lossy(&name).into_owned());
+        let snapshot_files = std::sync::Mutex::new(SnapshotFiles { durable: named.clone(), named });
+        Ok(Arc::new(SledStore { db, directory: directory.to_path_buf(), snapshot_files, batches, meta, _lock: lock }))
     }
 }
 
@@ -365,16 +383,14 @@ impl Store for SledStore {
             }
             writes.insert(TIP_KEY, tip);
             self.batches.apply_batch(writes)?;
-            self.db.flush_async().await?;
-            Ok(())
+            self.flushed().await
         })
     }
 
     fn put_tip(&self, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
             self.batches.insert(TIP_KEY, tip)?;
-            self.db.flush_async().await?;
-            Ok(())
+            self.flushed().await
         })
     }
 
@@ -445,10 +461,7 @@ impl Store for SledStore {
     }
 
     fn flush(&self) -> BoxFuture<'_, Result<(), StoreError>> {
-        Box::pin(async move {
-            self.db.flush_async().await?;
-            Ok(())
-        })
+        Box::pin(self.flushed())
     }
 
     fn prepare_snapshot(&self, bytes: Vec<u8>, seal: [u8; 32]) -> Result<PreparedSnapshot, StoreError> {
@@ -461,7 +474,7 @@ impl Store for SledStore {
             std::fs::create_dir_all(&directory).map_err(io(&directory))?;
             sync_directory(&self.directory)?;
         }
-        let name = format!("{}.json", hex::encode(seal));
+        let name = snapshot_file_name(&seal);
         let path = directory.join(&name);
         let partial = directory.join(format!("{name}.partial"));
         {
@@ -481,7 +494,6 @@ impl Store for SledStore {
     }
 
     fn commit_snapshot(&self, prepared: PreparedSnapshot) -> Result<(), StoreError> {
-        let before = self.meta.get(SNAPSHOT_FILE_KEY)?;
         let mut writes = sled::Batch::default();
         writes.insert(SNAPSHOT_SEAL_KEY.as_bytes(), &prepared.seal[..]);
         let kept = match prepared.content {
@@ -496,17 +508,20 @@ impl Store for SledStore {
                 None
             }
         };
+        // The lock is held from the write to the removals: a flush completing meanwhile reads
+        // the name this commit wrote only once it is in `named`.
+        let mut files = self.snapshot_files.lock().expect("the snapshot files");
         self.meta.apply_batch(writes)?;
-        // The files of older snapshots go; the one stored before this stays until the next
-        // commit, as this commit is durable only with the next flush, and a snapshot is taken
-        // only after entries that one flushed (`writer::batch`).
-        let before = before.map(|name| String::from_utf8_lossy(&name).into_owned());
+        // The files of older snapshots go; kept are this one, the one named before it, and
+        // the one named at the last flush: this commit is durable only with the next flush.
+        // Nothing is being written meanwhile: one snapshot at a time (`writer::batch`).
+        let before = std::mem::replace(&mut files.named, kept.clone());
+        let keep = [kept, before, files.durable.clone()];
         let directory = self.directory.join(SNAPSHOTS_DIRECTORY);
-        let Ok(files) = std::fs::read_dir(&directory) else { return Ok(()) };
-        for file in files.flatten() {
+        let Ok(entries) = std::fs::read_dir(&directory) else { return Ok(()) };
+        for file in entries.flatten() {
             let name = file.file_name().to_string_lossy().into_owned();
-            if Some(&name) != kept.as_ref()
-                && Some(&name) != before.as_ref()
+            if !keep.iter().flatten().any(|kept| *kept == name)
                 && let Err(error) = std::fs::remove_file(file.path())
             {
                 tracing::warn!(file = %file.path().display(), %error, "an old snapshot's file could not be removed");
@@ -517,14 +532,34 @@ impl Store for SledStore {
 
     fn snapshot(&self) -> Result<Option<StoredBytes>, StoreError> {
         let seal = self.meta.get(SNAPSHOT_SEAL_KEY)?.map(|seal| seal.to_vec());
-        match self.meta.get(SNAPSHOT_FILE_KEY)? {
-            Some(name) => {
-                let path = self.directory.join(SNAPSHOTS_DIRECTORY).join(String::from_utf8_lossy(&name).as_ref());
-                let bytes = std::fs::read(&path).map_err(|error| StoreError::Io { path, error })?;
-                Ok(Some((bytes, seal)))
-            }
-            None => Ok(self.meta.get(SNAPSHOT_KEY)?.map(|bytes| (bytes.to_vec(), seal))),
+        // A snapshot inside sled is newer than any file named: a commit removes it, and only a
+        // release before files writes it (one run on this directory after this one).
+        if let Some(bytes) = self.meta.get(SNAPSHOT_KEY)? {
+            return Ok(Some((bytes.to_vec(), seal)));
         }
+        let Some(name) = self.meta.get(SNAPSHOT_FILE_KEY)? else { return Ok(None) };
+        let name = String::from_utf8_lossy(&name).into_owned();
+        let directory = self.directory.join(SNAPSHOTS_DIRECTORY);
+        let expected = seal.as_deref().and_then(|seal| <&[u8; 32]>::try_from(seal).ok()).map(snapshot_file_name);
+        if expected.as_ref() != Some(&name) {
+            return Err(StoreError::Io {
+                path: directory.join(&name),
+                error: std::io::Error::other("`meta` names a snapshot file that is not its seal's"),
+            });
+        }
+        let path = directory.join(&name);
+        let bytes = std::fs::read(&path).map_err(|error| StoreError::Io { path, error })?;
+        Ok(Some((bytes, seal)))
+    }
+}
+
+impl SledStore {
+    /// Flushes, then records the snapshot file named when the flush began as durable.
+    async fn flushed(&self) -> Result<(), StoreError> {
+        let named = self.snapshot_files.lock().expect("the snapshot files").named.clone();
+        self.db.flush_async().await?;
+        self.snapshot_files.lock().expect("the snapshot files").durable = named;
+        Ok(())
     }
 }
 
@@ -725,14 +760,31 @@ mod tests {
             store.commit_snapshot(fourth).expect("stored");
             assert_eq!(files(), vec![name(3), name(4)]);
             store.flush().await.expect("flush");
+
+            // Two commits before the next flush: the file named at the last flush stays, as
+            // it is the one a crash now would find named.
+            for seal in [5, 6] {
+                let prepared = store.prepare_snapshot(vec![b's', seal], [seal; 32]).expect("written");
+                store.commit_snapshot(prepared).expect("stored");
+            }
+            assert_eq!(files(), vec![name(4), name(5), name(6)]);
+            store.flush().await.expect("flush");
         }
         // After a restart the file named is read, with its seal.
         let store = SledStore::open(directory.path()).expect("reopen");
-        assert_eq!(store.snapshot().expect("read"), Some((b"fourth".to_vec(), Some(vec![4; 32]))));
+        assert_eq!(store.snapshot().expect("read"), Some((vec![b's', 6], Some(vec![6; 32]))));
         // A file gone is an error naming it, never another snapshot.
-        std::fs::remove_file(directory.path().join(SNAPSHOTS_DIRECTORY).join(name(4))).expect("remove");
+        std::fs::remove_file(directory.path().join(SNAPSHOTS_DIRECTORY).join(name(6))).expect("remove");
         let error = store.snapshot().expect_err("refused");
-        assert!(error.to_string().contains(&name(4)), "{error}");
+        assert!(error.to_string().contains(&name(6)), "{error}");
+        // A seal that is not the named file's is refused, not paired with it.
+        store.put_meta(vec![(SNAPSHOT_SEAL_KEY, vec![5; 32])]).expect("meta");
+        let error = store.snapshot().expect_err("refused");
+        assert!(error.to_string().contains("not its seal's"), "{error}");
+        // A release before snapshot files, run on this directory, writes the snapshot inside
+        // sled again: that one is the newer, and is read.
+        store.put_meta(vec![(SNAPSHOT_KEY, b"older release".to_vec()), (SNAPSHOT_SEAL_KEY, vec![7; 32])]).expect("meta");
+        assert_eq!(store.snapshot().expect("read"), Some((b"older release".to_vec(), Some(vec![7; 32]))));
     }
 
     #[test]
