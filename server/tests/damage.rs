@@ -385,6 +385,43 @@ async fn a_restore_starts_a_new_epoch_that_refuses_envelopes_signed_before_it() 
     assert!(server.terminate().success());
 }
 
+/// The snapshot tests' controller: a snapshot every three entries.
+fn snapshot_every_3() -> pozo_server::ServeOptions {
+    pozo_server::ServeOptions { snapshot_every: 3, ..Default::default() }
+}
+
+/// B1 opened with five credits at seats 1 to 3 on a controller at `data`, which is then
+/// stopped: what its seats hold, and the journal's entries.
+async fn b1_with_credits_then_stopped(data: &Path) -> (Vec<u32>, u64) {
+    let server = TestServer::start_with(data.to_path_buf(), snapshot_every_3()).await;
+    let mut client = server.client().await;
+    client.open_with_credits("B1", &[(1, 5), (2, 5), (3, 5)]).await;
+    let credits: Vec<u32> = client.view("B1").await.seats.iter().map(|seat| seat.credits).collect();
+    let entries = client.journal().await.entries;
+    drop(client);
+    server.stop().await;
+    (credits, entries)
+}
+
+/// Starts the controller at `data` again: it serves B1's `credits` from the journal, and three
+/// presses later has stored a snapshot anew.
+async fn replayed_then_snapshotted_again(data: &Path, credits: &[u32], entries: u64) {
+    let server = TestServer::start_with(data.to_path_buf(), snapshot_every_3()).await;
+    let mut client = server.client().await;
+    let served: Vec<u32> = client.view("B1").await.seats.iter().map(|seat| seat.credits).collect();
+    assert_eq!(served, credits, "the journal replayed from its first entry");
+    assert!(client.journal().await.entries >= entries);
+    let next = client.view("B1").await.last_sequence + 1;
+    client.sequences.insert("B1".to_owned(), next);
+    client.ok("B1", press(1)).await;
+    client.ok("B1", press(2)).await;
+    client.ok("B1", press(3)).await;
+    drop(client);
+    server.stop().await;
+    let journal = pozo_server::journal::Journal::open(data).expect("opened");
+    assert!(journal.load_snapshot().expect("readable again").is_some(), "a snapshot is stored again");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_snapshot_edited_without_the_journal_key_is_not_served() {
     // The snapshot is what a start trusts instead of replaying: an edited one, stored with
@@ -392,13 +429,7 @@ async fn a_snapshot_edited_without_the_journal_key_is_not_served() {
     // the journal replayed, so the state served is the journal's.
     let directory = tempfile::tempdir().expect("a directory");
     let data = directory.path().join("data");
-    let options = || pozo_server::ServeOptions { snapshot_every: 3, ..Default::default() };
-    let server = TestServer::start_with(data.clone(), options()).await;
-    let mut client = server.client().await;
-    client.open_with_credits("B1", &[(1, 5), (2, 5), (3, 5)]).await;
-    let credits: Vec<u32> = client.view("B1").await.seats.iter().map(|seat| seat.credits).collect();
-    drop(client);
-    server.stop().await;
+    let (credits, _) = b1_with_credits_then_stopped(&data).await;
     {
         let journal = pozo_server::journal::Journal::open(&data).expect("opened");
         let identity = journal.identity().expect("read").expect("an identity");
@@ -414,7 +445,7 @@ async fn a_snapshot_edited_without_the_journal_key_is_not_served() {
         journal.save_snapshot(&forged, &attacker).expect("stored");
         journal.save_snapshot_bytes(pozo_server::journal::Journal::encode_snapshot(&forged), [0; 32]).await.expect("flushed");
     }
-    let server = TestServer::start_with(data.clone(), options()).await;
+    let server = TestServer::start_with(data.clone(), snapshot_every_3()).await;
     let mut client = server.client().await;
     let served: Vec<u32> = client.view("B1").await.seats.iter().map(|seat| seat.credits).collect();
     assert_eq!(served, credits, "the journal's state, not the edited snapshot's");
@@ -430,14 +461,7 @@ async fn a_snapshot_cut_short_is_ignored_and_the_journal_replayed() {
     // journal. The snapshot is only a shortcut: the journal is whole, so it is served.
     let directory = tempfile::tempdir().expect("a directory");
     let data = directory.path().join("data");
-    let options = || pozo_server::ServeOptions { snapshot_every: 3, ..Default::default() };
-    let server = TestServer::start_with(data.clone(), options()).await;
-    let mut client = server.client().await;
-    client.open_with_credits("B1", &[(1, 5), (2, 5), (3, 5)]).await;
-    let credits: Vec<u32> = client.view("B1").await.seats.iter().map(|seat| seat.credits).collect();
-    let entries = client.journal().await.entries;
-    drop(client);
-    server.stop().await;
+    let (credits, entries) = b1_with_credits_then_stopped(&data).await;
     {
         let journal = pozo_server::journal::Journal::open(&data).expect("opened");
         let stored = journal.load_snapshot().expect("read").expect("a snapshot");
@@ -445,21 +469,8 @@ async fn a_snapshot_cut_short_is_ignored_and_the_journal_replayed() {
         journal.save_snapshot_bytes(bytes[..bytes.len() / 2].to_vec(), [7; 32]).await.expect("flushed");
         assert!(journal.load_snapshot().is_err(), "the snapshot is unreadable now");
     }
-    let server = TestServer::start_with(data.clone(), options()).await;
-    let mut client = server.client().await;
-    let served: Vec<u32> = client.view("B1").await.seats.iter().map(|seat| seat.credits).collect();
-    assert_eq!(served, credits, "the journal replayed from its first entry");
-    assert!(client.journal().await.entries >= entries);
     // The next batches store a new snapshot over the damaged one.
-    let next = client.view("B1").await.last_sequence + 1;
-    client.sequences.insert("B1".to_owned(), next);
-    client.ok("B1", press(1)).await;
-    client.ok("B1", press(2)).await;
-    client.ok("B1", press(3)).await;
-    drop(client);
-    server.stop().await;
-    let journal = pozo_server::journal::Journal::open(&data).expect("opened");
-    assert!(journal.load_snapshot().expect("readable again").is_some());
+    replayed_then_snapshotted_again(&data, &credits, entries).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -468,13 +479,7 @@ async fn a_snapshot_file_gone_is_ignored_and_the_journal_replayed() {
     // directory that left it out, or a hand that removed it, costs a longer replay, not the start.
     let directory = tempfile::tempdir().expect("a directory");
     let data = directory.path().join("data");
-    let options = || pozo_server::ServeOptions { snapshot_every: 3, ..Default::default() };
-    let server = TestServer::start_with(data.clone(), options()).await;
-    let mut client = server.client().await;
-    client.open_with_credits("B1", &[(1, 5), (2, 5), (3, 5)]).await;
-    let credits: Vec<u32> = client.view("B1").await.seats.iter().map(|seat| seat.credits).collect();
-    drop(client);
-    server.stop().await;
+    let (credits, entries) = b1_with_credits_then_stopped(&data).await;
     let snapshots = data.join("snapshots");
     let files = std::fs::read_dir(&snapshots).expect("the snapshots' directory").count();
     assert!(files >= 1, "a snapshot was stored as a file");
@@ -484,19 +489,7 @@ async fn a_snapshot_file_gone_is_ignored_and_the_journal_replayed() {
         let error = journal.load_snapshot().expect_err("the file named is gone");
         assert!(error.to_string().contains("snapshots"), "the error names the file: {error}");
     }
-    let server = TestServer::start_with(data.clone(), options()).await;
-    let mut client = server.client().await;
-    let served: Vec<u32> = client.view("B1").await.seats.iter().map(|seat| seat.credits).collect();
-    assert_eq!(served, credits, "the journal replayed from its first entry");
-    let next = client.view("B1").await.last_sequence + 1;
-    client.sequences.insert("B1".to_owned(), next);
-    client.ok("B1", press(1)).await;
-    client.ok("B1", press(2)).await;
-    client.ok("B1", press(3)).await;
-    drop(client);
-    server.stop().await;
-    let journal = pozo_server::journal::Journal::open(&data).expect("opened");
-    assert!(journal.load_snapshot().expect("a new file").is_some(), "the next snapshot is stored again");
+    replayed_then_snapshotted_again(&data, &credits, entries).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
