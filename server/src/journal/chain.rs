@@ -255,9 +255,7 @@ impl Journal {
     /// Stores a snapshot encoded by [`Journal::encode_snapshot`] with its seal, durably: on
     /// an idle floor no append follows to flush it, and a kill would lose it.
     pub async fn save_snapshot_bytes(&self, bytes: Vec<u8>, seal: [u8; 32]) -> Result<(), JournalError> {
-        self.store_snapshot(bytes, seal)?;
-        self.store.flush().await?;
-        Ok(())
+        self.commit_snapshot_durably(self.prepare_snapshot(bytes, seal)?).await
     }
 
     /// The stored snapshot if its seal is this journal's: one written without the journal
