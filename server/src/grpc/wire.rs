@@ -233,7 +233,7 @@ impl ToWire for TableView {
             // Ids copied as text, not through `Display`'s formatter: every reply and push has them.
             table_id: self.table_id.as_str().to_owned(),
             pool_id: self.pool_id.as_str().to_owned(),
-            game: self.game.to_string(),
+            game: self.game.name().to_owned(),
             state: self.state.as_str().to_owned(),
             state_code: self.state.to_wire() as i32,
             round: self.round,

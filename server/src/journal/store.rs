@@ -17,7 +17,9 @@ use futures_util::future::BoxFuture;
 /// sled's page cache. Its default (1 GiB) let the controller grow about 0.5 MiB per
 /// 1,000 entries written; the journal is written once and read back only at start-up
 /// and by `Reports.Entries`, so a small cache costs nothing measurable (docs/benchmarks.md).
-pub(crate) const CACHE_BYTES: u64 = 16 * 1024 * 1024;
+/// 8 MiB since the snapshot left sled for a file of its own: the peak at 1,000 tables fell
+/// by 5–7 MiB in every pair measured (docs/benchmarks.md, step 12).
+pub(crate) const CACHE_BYTES: u64 = 8 * 1024 * 1024;
 
 /// How long opening waits for a journal closed just before to let go of its lock (sled's
 /// flusher wakes every 500 ms; a loaded 2-core machine can take longer).

@@ -73,7 +73,7 @@ pub struct ReadModel {
     hits: Arc<BTreeMap<PoolId, VecDeque<Hit>>>,
     custody: Arc<BTreeMap<String, Custody>>,
     /// The roulette series 3.7.3 may still annul (`pozo_core::state::Series`), by number.
-    series: Arc<BTreeMap<String, Arc<pozo_core::state::Series>>>,
+    series: pozo_core::state::shared::SharedMap<String, Arc<pozo_core::state::Series>>,
     /// What the seats hold (credits, stakes pressed, grillos), table by table: the tables' part
     /// of the liability. The writer shares it across batches and reads again only the tables a
     /// batch touched (`writer::batch`).
@@ -118,7 +118,7 @@ impl ReadModel {
             openings: data.openings.clone(),
             hits: Arc::clone(&data.hits),
             custody: Arc::clone(&data.custody),
-            series: Arc::clone(&data.series),
+            series: data.series.clone(),
             seats,
             liability_openings: Arc::clone(&data.liability_openings),
             config: Arc::clone(state.config()),

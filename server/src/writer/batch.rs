@@ -563,7 +563,8 @@ impl Writer {
                 of_table.push(at);
             }
             let amounts = PoolAmounts { sequence, displayed, levels, of_table };
-            let mut views = Vec::new();
+            // At most every panel of the pool, and no more than the batch touched unless the turn moved.
+            let mut views = Vec::with_capacity(if turn_moved { senders.len() } else { tables.len().min(senders.len()) });
             for (index, (id, sender)) in senders.iter().enumerate() {
                 if turn_moved || tables.contains(id) {
                     if let Some(view) = self.state.table_view(id) {

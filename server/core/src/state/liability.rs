@@ -121,8 +121,21 @@ impl Seats {
     }
 
     /// What the seats of `tables` hold; `side_bet` is the credit value of a table's pool.
-    pub fn of<'a>(tables: impl Iterator<Item = &'a Table>, side_bet: impl Fn(&Table) -> Money) -> Seats {
-        let mut seats = Seats::default();
+    pub fn of<'a>(tables: impl Iterator<Item = &'a Table> + Clone, side_bet: impl Fn(&Table) -> Money) -> Seats {
+        // Counted first, so that each list is allocated once at its size: the writer reads the
+        // seats of every table a batch touched, and growing the lists was a quarter of that
+        // (docs/benchmarks.md, step 12).
+        let (mut credits, mut stakes, mut grillos) = (0, 0, 0);
+        for held in tables.clone().flat_map(|table| &table.seats) {
+            credits += usize::from(held.credits > 0);
+            stakes += usize::from(matches!(held.bet, Bet::Pressed { .. }));
+            grillos += usize::from(held.bronze + held.silver + held.gold > 0);
+        }
+        let mut seats = Seats {
+            credits: Vec::with_capacity(credits),
+            stakes: Vec::with_capacity(stakes),
+            grillos: Vec::with_capacity(grillos),
+        };
         for table in tables {
             let credit = side_bet(table);
             let worth = |credits: u32| credit * Decimal::from(credits);

@@ -686,10 +686,12 @@ pub struct Data {
     pub custody: Arc<BTreeMap<String, Custody>>,
     #[serde(default)]
     pub(crate) next_custody: u64,
-    /// The roulette series that 3.7.3 may still annul, by number (`Series`); copy on write, the
-    /// map and each series (a batch copies pointers, and only the series it changes).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub series: Arc<BTreeMap<String, Arc<Series>>>,
+    /// The roulette series that 3.7.3 may still annul, by number (`Series`); copy on write, in
+    /// runs and each series (`shared`: a batch copies the runs it changes, and only the series
+    /// it changes; the whole map copied at the batch's first roulette command was a BTreeMap of
+    /// hundreds of string keys: docs/benchmarks.md, step 12).
+    #[serde(default, skip_serializing_if = "SharedMap::is_empty")]
+    pub series: SharedMap<String, Arc<Series>>,
     /// The journal was begun by a release that numbers the series (`Series`): false in a snapshot
     /// or statement of an earlier release, whose state has no series records (`verify` compares
     /// such a snapshot without them; recovery does not start from one, but replays from zero).

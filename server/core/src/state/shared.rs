@@ -151,6 +151,19 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         removed
     }
 
+    /// Keeps the entries `keep` holds to, in key order. `keep` is asked twice about the entries
+    /// of a run that loses one (a run losing none stays shared, uncopied), so it must give the
+    /// same answer each time.
+    pub fn retain(&mut self, mut keep: impl FnMut(&K, &V) -> bool) {
+        for run in &mut self.runs {
+            if !run.iter().all(|(key, value)| keep(key, value)) {
+                Arc::make_mut(run).retain(|key, value| keep(key, value));
+            }
+        }
+        self.runs.retain(|run| !run.is_empty());
+        self.len = self.runs.iter().map(|run| run.len()).sum();
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }
@@ -241,7 +254,7 @@ mod tests {
         #[test]
         fn it_is_a_btree_map_and_a_clone_keeps_what_it_held(
             before in proptest::collection::vec((0u16..300, any::<u32>()), 0..400),
-            changes in proptest::collection::vec((0u16..300, any::<u32>(), 0u8..4), 0..300),
+            changes in proptest::collection::vec((0u16..300, any::<u32>(), 0u8..9), 0..300),
         ) {
             let mut shared: SharedMap<String, u32> = before.iter().map(|(k, v)| (format!("T{k:03}"), *v)).collect();
             let mut plain: BTreeMap<String, u32> = before.iter().map(|(k, v)| (format!("T{k:03}"), *v)).collect();
@@ -253,6 +266,11 @@ mod tests {
                 match kind {
                     0 => prop_assert_eq!(shared.remove(key.as_str()), plain.remove(&key)),
                     1 => prop_assert_eq!(shared.insert(key.clone(), *value), plain.insert(key.clone(), *value)),
+                    // Now and then a sweep: about half the entries go.
+                    8 => {
+                        shared.retain(|_, held| held % 2 == value % 2);
+                        plain.retain(|_, held| *held % 2 == value % 2);
+                    }
                     _ => match (shared.get_mut(key.as_str()), plain.get_mut(&key)) {
                         (Some(held), Some(plain_held)) => {
                             *held = held.wrapping_add(*value);
@@ -297,5 +315,25 @@ mod tests {
         assert_eq!(map.runs.iter().map(Arc::as_ptr).collect::<Vec<_>>(), copied, "no run copied again");
         assert_eq!((published.get(&500), map.get(&500)), (Some(&500), Some(&502)));
         assert_eq!(published.get(&501), Some(&501));
+    }
+
+    /// A sweep copies only the runs it takes an entry from; the published clone keeps them all.
+    #[test]
+    fn a_sweep_copies_only_the_runs_it_changes() {
+        let mut map: SharedMap<u32, u32> = (0..1_000).map(|key| (key, key)).collect();
+        let published = map.clone();
+        let runs = map.runs.len();
+        // The first run loses every entry (it goes), the last loses one; no other changes.
+        let first = *map.runs[0].keys().next_back().expect("not empty");
+        let last = *map.runs[runs - 1].keys().next().expect("not empty");
+        map.retain(|key, _| *key > first && *key != last);
+        check(&map);
+        assert_eq!(map.runs.len(), runs - 1, "the emptied run is gone");
+        let shared = map.runs.iter().filter(|run| published.runs.iter().any(|before| Arc::ptr_eq(run, before))).count();
+        assert_eq!(shared, runs - 2, "only the last run copied");
+        assert_eq!(map.len(), 1_000 - (first as usize + 1) - 1);
+        assert_eq!((map.get(&last), map.get(&first), map.get(&(first + 1))), (None, None, Some(&(first + 1))));
+        assert_eq!(published.len(), 1_000, "the clone is untouched");
+        assert_eq!(published.get(&last), Some(&last));
     }
 }

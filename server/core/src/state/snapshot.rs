@@ -49,7 +49,7 @@ impl Data {
     /// none of what came with them (the tables a change retired, kept for their reports).
     pub fn as_an_earlier_release_kept(&mut self) {
         self.series_numbered = false;
-        self.series = Arc::default();
+        self.series = Default::default();
         self.retired_tables = Default::default();
         for table in self.tables.values_mut() {
             for seat in &mut table.seats {

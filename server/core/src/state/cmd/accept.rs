@@ -183,8 +183,7 @@ impl State {
         let generation = self.data.generation;
         for award in awards {
             let series_id = self.data.tables[table_id].seats.get(award.seat as usize - 1).and_then(|seat| seat.series_id.clone());
-            let Some(series) = series_id.and_then(|id| Arc::make_mut(&mut self.data.series).get_mut(&id).map(Arc::make_mut))
-            else {
+            let Some(series) = series_id.and_then(|id| self.data.series.get_mut(id.as_str()).map(Arc::make_mut)) else {
                 // A seat holding grillos from a snapshot of a release before series were
                 // numbered: its award cannot be named, so it cannot be annulled.
                 continue;

@@ -307,7 +307,7 @@ impl State {
         }
         let generation = self.data.generation;
         // Found above; nothing drops a series in the middle of a command.
-        if let Some(series) = Arc::make_mut(&mut self.data.series).get_mut(&series_id).map(Arc::make_mut) {
+        if let Some(series) = self.data.series.get_mut(series_id.as_str()).map(Arc::make_mut) {
             series.annulled_sequence = Some(context.sequence);
             series.annulled_generation = generation;
         }

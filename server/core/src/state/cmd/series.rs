@@ -91,7 +91,7 @@ impl State {
             annulled_sequence: None,
             annulled_generation: 0,
         };
-        Arc::make_mut(&mut self.data.series).insert(series_id.clone(), Arc::new(series));
+        self.data.series.insert(series_id.clone(), Arc::new(series));
         self.table_mut(table_id).seat_mut(seat_number).series_id = Some(series_id.clone());
         series_id
     }
@@ -111,9 +111,8 @@ impl State {
         if playing.is_empty() {
             return;
         }
-        let all = Arc::make_mut(&mut self.data.series);
         for id in playing {
-            if let Some(series) = all.get_mut(&id) {
+            if let Some(series) = self.data.series.get_mut(id.as_str()) {
                 Arc::make_mut(series).balls += 1;
             }
         }
@@ -146,7 +145,7 @@ impl State {
                 .values()
                 .flat_map(|table| table.seats.iter().filter_map(|seat| seat.series_id.clone()))
                 .collect();
-            Arc::make_mut(&mut self.data.series).retain(|id, series| series.jornada >= oldest || current.contains(id));
+            self.data.series.retain(|id, series| series.jornada >= oldest || current.contains(id));
         }
         // What is left: a seat's current series may be older than the oldest jornada kept.
         let floor = self.data.series.values().map(|series| &series.jornada).min().filter(|floor| **floor < oldest);
@@ -159,7 +158,7 @@ impl State {
         let unpaid =
             self.data.series.get(series_id).is_some_and(|series| series.annulled_sequence.is_none() && series.awards.is_empty());
         if unpaid {
-            Arc::make_mut(&mut self.data.series).remove(series_id);
+            self.data.series.remove(series_id);
         }
     }
 }
