@@ -28,10 +28,17 @@ use serde::ser::{Serialize, Serializer};
 /// The most keys a run holds; a run that grows past it is split in two halves.
 pub const RUN_MAX: usize = 32;
 
+/// A run that a removal leaves with fewer keys is joined with a neighbour it fits with: in a
+/// map whose keys come and go (the roulette series: each new one at the end, older ones taken
+/// from anywhere), runs would otherwise wither to a key or two, and a clone copy a pointer per
+/// key.
+pub const RUN_MIN: usize = RUN_MAX / 4;
+
 /// An ordered map whose clone copies one pointer per run, and whose change copies one run.
 ///
 /// Invariants: no run is empty; every key of a run is below every key of the next one; `len`
-/// counts the keys of every run.
+/// counts the keys of every run; a run under [`RUN_MIN`] keys left by a removal has no
+/// neighbour it fits with in [`RUN_MAX`] (so no two such runs are neighbours).
 #[derive(Clone)]
 pub struct SharedMap<K, V> {
     runs: Vec<Arc<BTreeMap<K, V>>>,
@@ -146,14 +153,38 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         let removed = run.remove(key);
         if run.is_empty() {
             self.runs.remove(at);
+        } else {
+            self.join_small(at);
         }
         self.len -= 1;
         removed
     }
 
-    /// Keeps the entries `keep` holds to, in key order. `keep` is asked twice about the entries
-    /// of a run that loses one (a run losing none stays shared, uncopied), so it must give the
-    /// same answer each time.
+    /// Joins the run at `at`, while it holds fewer than [`RUN_MIN`] keys, with the next run or
+    /// else the previous one, where the two fit in [`RUN_MAX`]; gives back where its keys are
+    /// now. Both runs are copied where a read model shares them (at most `RUN_MAX` entries).
+    fn join_small(&mut self, mut at: usize) -> usize {
+        while self.runs[at].len() < RUN_MIN {
+            let fits = |other: usize| self.runs[at].len() + self.runs[other].len() <= RUN_MAX;
+            let (first, second) = if at + 1 < self.runs.len() && fits(at + 1) {
+                (at, at + 1)
+            } else if at > 0 && fits(at - 1) {
+                (at - 1, at)
+            } else {
+                break;
+            };
+            // Every key of the second run is above the first's: appended in order.
+            let mut moved = Arc::unwrap_or_clone(self.runs.remove(second));
+            Arc::make_mut(&mut self.runs[first]).append(&mut moved);
+            at = first;
+        }
+        at
+    }
+
+    /// Keeps the entries `keep` holds to, in key order; runs left under [`RUN_MIN`] keys are
+    /// joined as after a removal. A run losing none stays shared, uncopied: so `keep` may be
+    /// asked twice about an entry (the entries of a run up to the first it drops), and must
+    /// give the same answer each time.
     pub fn retain(&mut self, mut keep: impl FnMut(&K, &V) -> bool) {
         for run in &mut self.runs {
             if !run.iter().all(|(key, value)| keep(key, value)) {
@@ -161,6 +192,10 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
             }
         }
         self.runs.retain(|run| !run.is_empty());
+        let mut at = 0;
+        while at < self.runs.len() {
+            at = self.join_small(at) + 1;
+        }
         self.len = self.runs.iter().map(|run| run.len()).sum();
     }
 
@@ -245,6 +280,11 @@ mod tests {
             map.runs.windows(2).all(|pair| pair[0].last_key_value().map(|(k, _)| k) < pair[1].first_key_value().map(|(k, _)| k))
         );
         assert_eq!(map.len, map.runs.iter().map(|run| run.len()).sum::<usize>());
+        assert!(
+            map.runs.windows(2).all(|pair| pair[0].len() >= RUN_MIN || pair[1].len() >= RUN_MIN),
+            "two neighbouring runs under RUN_MIN: {:?}",
+            map.runs.iter().map(|run| run.len()).collect::<Vec<_>>()
+        );
     }
 
     proptest! {
@@ -254,7 +294,7 @@ mod tests {
         #[test]
         fn it_is_a_btree_map_and_a_clone_keeps_what_it_held(
             before in proptest::collection::vec((0u16..300, any::<u32>()), 0..400),
-            changes in proptest::collection::vec((0u16..300, any::<u32>(), 0u8..9), 0..300),
+            changes in proptest::collection::vec((0u16..300, any::<u32>(), 0u8..40), 0..300),
         ) {
             let mut shared: SharedMap<String, u32> = before.iter().map(|(k, v)| (format!("T{k:03}"), *v)).collect();
             let mut plain: BTreeMap<String, u32> = before.iter().map(|(k, v)| (format!("T{k:03}"), *v)).collect();
@@ -264,12 +304,12 @@ mod tests {
             for (key, value, kind) in &changes {
                 let key = format!("T{key:03}");
                 match kind {
-                    0 => prop_assert_eq!(shared.remove(key.as_str()), plain.remove(&key)),
-                    1 => prop_assert_eq!(shared.insert(key.clone(), *value), plain.insert(key.clone(), *value)),
-                    // Now and then a sweep: about half the entries go.
-                    8 => {
-                        shared.retain(|_, held| held % 2 == value % 2);
-                        plain.retain(|_, held| *held % 2 == value % 2);
+                    0..10 => prop_assert_eq!(shared.remove(key.as_str()), plain.remove(&key)),
+                    10..20 => prop_assert_eq!(shared.insert(key.clone(), *value), plain.insert(key.clone(), *value)),
+                    // Now and then a sweep: about a fifth of the entries go, a different fifth each time.
+                    39 => {
+                        shared.retain(|_, held| (held ^ value) % 5 != 0);
+                        plain.retain(|_, held| (*held ^ value) % 5 != 0);
                     }
                     _ => match (shared.get_mut(key.as_str()), plain.get_mut(&key)) {
                         (Some(held), Some(plain_held)) => {
@@ -318,22 +358,58 @@ mod tests {
     }
 
     /// A sweep copies only the runs it takes an entry from; the published clone keeps them all.
+    /// Runs it leaves under `RUN_MIN` are joined.
     #[test]
     fn a_sweep_copies_only_the_runs_it_changes() {
         let mut map: SharedMap<u32, u32> = (0..1_000).map(|key| (key, key)).collect();
         let published = map.clone();
         let runs = map.runs.len();
-        // The first run loses every entry (it goes), the last loses one; no other changes.
+        // The first run loses every entry (it goes), a run in the middle loses one; no other changes.
         let first = *map.runs[0].keys().next_back().expect("not empty");
-        let last = *map.runs[runs - 1].keys().next().expect("not empty");
-        map.retain(|key, _| *key > first && *key != last);
+        let middle = *map.runs[runs / 2].keys().next().expect("not empty");
+        map.retain(|key, _| *key > first && *key != middle);
         check(&map);
         assert_eq!(map.runs.len(), runs - 1, "the emptied run is gone");
         let shared = map.runs.iter().filter(|run| published.runs.iter().any(|before| Arc::ptr_eq(run, before))).count();
-        assert_eq!(shared, runs - 2, "only the last run copied");
+        assert_eq!(shared, runs - 2, "only the middle run copied");
         assert_eq!(map.len(), 1_000 - (first as usize + 1) - 1);
-        assert_eq!((map.get(&last), map.get(&first), map.get(&(first + 1))), (None, None, Some(&(first + 1))));
+        assert_eq!((map.get(&middle), map.get(&first), map.get(&(first + 1))), (None, None, Some(&(first + 1))));
         assert_eq!(published.len(), 1_000, "the clone is untouched");
-        assert_eq!(published.get(&last), Some(&last));
+        assert_eq!(published.get(&middle), Some(&middle));
+
+        // A sweep that leaves one key in sixteen: the runs of one key each are joined.
+        let mut sparse: SharedMap<u32, u32> = (0..1_000).map(|key| (key, key)).collect();
+        sparse.retain(|key, _| key % 16 == 0);
+        check(&sparse);
+        assert_eq!(sparse.len(), 63);
+        assert!(sparse.runs.len() <= 2 * 63 / RUN_MIN + 1, "{} runs for 63 keys", sparse.runs.len());
+        assert!(sparse.iter().map(|(key, _)| *key).eq((0..1_000).filter(|key| key % 16 == 0)));
+    }
+
+    /// Keys that come and go as the roulette series do (each new one at the end, an older one
+    /// taken from anywhere) keep the runs full: without joining, they withered to a key or two
+    /// and a clone copied a pointer per key.
+    #[test]
+    fn keys_that_come_and_go_keep_the_runs_full() {
+        let mut map: SharedMap<u32, u32> = SharedMap::default();
+        let mut held: Vec<u32> = Vec::new();
+        let mut seed = 7u64;
+        for key in 0..20_000u32 {
+            assert_eq!(map.insert(key, key), None);
+            held.push(key);
+            if held.len() > 1_000 {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                let gone = held.swap_remove(usize::try_from(seed >> 33).expect("31 bits") % held.len());
+                assert_eq!(map.remove(&gone), Some(gone));
+            }
+            check(&map);
+        }
+        assert_eq!(map.len(), 1_000);
+        // No two neighbours under RUN_MIN (`check`): at most one run in two is, so the runs
+        // hold RUN_MIN keys or more on average over every pair.
+        assert!(map.runs.len() <= 2 * 1_000 / RUN_MIN + 1, "{} runs for 1,000 keys", map.runs.len());
+        let mut keys: Vec<u32> = held.clone();
+        keys.sort_unstable();
+        assert!(map.iter().map(|(key, _)| *key).eq(keys), "the same keys, in order");
     }
 }
