@@ -18,8 +18,8 @@ use futures_util::future::BoxFuture;
 /// 1,000 entries written; the journal is written once and read back only at start-up
 /// and by `Reports.Entries`, so a small cache costs little (docs/benchmarks.md).
 /// 8 MiB since the snapshot left sled for a file of its own: the peak at 1,000 tables fell
-/// by 5–7 MiB in every pair measured, the restart on 1,000,000 entries took about 20 ms
-/// longer (docs/benchmarks.md, issue 47 step 12).
+/// by 3–7 MiB in every pair measured, the restart on 1,000,000 entries slower in some pairs
+/// and faster in others (docs/benchmarks.md, issue 47 step 12).
 pub(crate) const CACHE_BYTES: u64 = 8 * 1024 * 1024;
 
 /// How long opening waits for a journal closed just before to let go of its lock (sled's
