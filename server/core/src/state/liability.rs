@@ -124,12 +124,12 @@ impl Seats {
     pub fn of<'a>(tables: impl Iterator<Item = &'a Table> + Clone, side_bet: impl Fn(&Table) -> Money) -> Seats {
         // Counted first, so that each list is allocated once at its size: the writer reads the
         // seats of every table a batch touched, and growing the lists was a quarter of that
-        // (docs/benchmarks.md, step 12).
+        // (docs/benchmarks.md, issue 47 step 12).
         let (mut credits, mut stakes, mut grillos) = (0, 0, 0);
         for held in tables.clone().flat_map(|table| &table.seats) {
             credits += usize::from(held.credits > 0);
             stakes += usize::from(matches!(held.bet, Bet::Pressed { .. }));
-            grillos += usize::from(held.bronze + held.silver + held.gold > 0);
+            grillos += usize::from(held.grillos() > 0);
         }
         let mut seats = Seats {
             credits: Vec::with_capacity(credits),
@@ -148,7 +148,7 @@ impl Seats {
                 if let Bet::Pressed { credits } = held.bet {
                     seats.stakes.push(SeatStake { table_id: table_id(), seat, credits, amount: worth(credits) });
                 }
-                if held.bronze + held.silver + held.gold > 0 {
+                if held.grillos() > 0 {
                     let (bronze, silver, gold, absent) = (held.bronze, held.silver, held.gold, held.absent);
                     seats.grillos.push(SeatGrillos { table_id: table_id(), seat, bronze, silver, gold, absent });
                 }

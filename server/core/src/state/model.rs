@@ -689,7 +689,7 @@ pub struct Data {
     /// The roulette series that 3.7.3 may still annul, by number (`Series`); copy on write, in
     /// runs and each series (`shared`: a batch copies the runs it changes, and only the series
     /// it changes; the whole map copied at the batch's first roulette command was a BTreeMap of
-    /// hundreds of string keys: docs/benchmarks.md, step 12).
+    /// hundreds of string keys: docs/benchmarks.md, issue 47 step 12).
     #[serde(default, skip_serializing_if = "SharedMap::is_empty")]
     pub series: SharedMap<String, Arc<Series>>,
     /// The journal was begun by a release that numbers the series (`Series`): false in a snapshot
