@@ -216,3 +216,27 @@ fn a_tiny_bench_with_watchers_counts_their_pushes() {
         "{watching:#}"
     );
 }
+
+/// `bench-child journal`, the writer-only workload that callgrind counts (docs/benchmarks.md,
+/// issue 47 step 13): it writes the restart phase's journal, entries and snapshot as asked,
+/// into the data directory it is given.
+#[test]
+fn the_journal_child_writes_the_entries_asked_for() {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let data = directory.path().join("data");
+    std::fs::create_dir(&data).expect("the data directory");
+    let output = Command::new(BIN)
+        .args(["bench-child", "journal", "--tables", "20", "--entries", "500", "--snapshot-every", "100", "--data"])
+        .arg(&data)
+        .output()
+        .expect("pozo-sim runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(stdout.trim(), "500 entries, the snapshot at entry 401");
+    let written = std::fs::read_dir(&data).expect("the data directory").count();
+    assert!(written > 0, "nothing written in {}", data.display());
+    // Without --entries it is refused as a bad option, before anything is written.
+    let refused =
+        Command::new(BIN).args(["bench-child", "journal", "--tables", "20", "--data"]).arg(&data).output().expect("runs");
+    assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stderr));
+}

@@ -188,22 +188,30 @@ impl pb::table_server::Table for TableService {
     // (docs/benchmarks.md, issue 47 step 5). One command at a time: the next envelope is read
     // only after the previous one is answered, so a stream holds at most one in the writer.
     async fn commands(&self, request: Request<tonic::Streaming<pb::Envelope>>) -> Result<Response<Self::CommandsStream>, Status> {
-        let replies = futures_util::stream::unfold(Some((self.clone(), request.into_inner())), |state| async move {
-            let (mut service, mut envelopes) = state?;
-            // Waiting for the next command ends when the controller stops, so that a stream an
-            // agent keeps open does not hold the shutdown (a command being answered is finished).
+        // Waiting for the next command ends when the controller stops, so that a stream an
+        // agent keeps open does not hold the shutdown (a command being answered is finished).
+        // The wait is made once for the stream, not once per command: each made one registered
+        // with the stop's watch and left it again (docs/benchmarks.md, issue 47 step 13).
+        let mut stop = self.stop.clone();
+        let stopped: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> = Box::pin(async move {
+            // A dropped sender stops as the signal does.
+            let _ = stop.wait_for(|stop| *stop).await;
+        });
+        let replies = futures_util::stream::unfold(Some((self.clone(), request.into_inner(), stopped)), |state| async move {
+            let (service, mut envelopes, mut stopped) = state?;
             let next = tokio::select! {
                 biased;
-                _ = service.stop.wait_for(|stop| *stop) => Err(ApiError::Stopping(WriterError::Stopped).into()),
+                () = &mut stopped => Err(ApiError::Stopping(WriterError::Stopped).into()),
                 next = envelopes.message() => next,
             };
+            // Once `stopped` is ready the stream ends here: it is never polled again.
             let envelope = match next {
                 Ok(Some(envelope)) => envelope,
                 Ok(None) => return None,
                 Err(status) => return Some((Err(status), None)),
             };
             match service.one(envelope).await {
-                Ok(reply) => Some((Ok(reply), Some((service, envelopes)))),
+                Ok(reply) => Some((Ok(reply), Some((service, envelopes, stopped)))),
                 // A refused command ends the stream with its status, as Submit answers it.
                 Err(status) => Some((Err(status), None)),
             }

@@ -198,6 +198,22 @@ enum ChildRole {
         #[arg(long, value_name = "FILE")]
         log: Option<PathBuf>,
     },
+    /// The restart phase's journal written through the writer (`restart::build_journal`) into
+    /// --data, alone: a workload without the network or the clock's pace, whose instructions
+    /// `valgrind --tool=callgrind` counts the same from run to run (docs/benchmarks.md, issue
+    /// 47 step 13).
+    Journal {
+        #[arg(long)]
+        data: PathBuf,
+        #[arg(long)]
+        tables: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        entries: u64,
+        #[arg(long, default_value_t = writer::SNAPSHOT_EVERY)]
+        snapshot_every: u64,
+    },
     /// A bare `pozo.v1.Table` echo answering a canned reply; stops when stdin closes.
     Echo {
         #[arg(long, default_value = "127.0.0.1:0")]
@@ -282,6 +298,12 @@ pub fn child(args: Vec<String>) -> ExitCode {
                         pozo_server::cli::init_text_logging_to(file);
                     }
                     serve_child(&data, tables, seed, &listen, snapshot_every, pages, store).await
+                }
+                ChildRole::Journal { data, tables, seed, entries, snapshot_every } => {
+                    let config = casino::generated(tables, seed)?;
+                    let snapshot_at = restart::build_journal(&data, config, entries, snapshot_every).await?;
+                    println!("{entries} entries, the snapshot at entry {snapshot_at}");
+                    Ok(())
                 }
                 ChildRole::Echo { listen, reply_hex } => echo_child(&listen, &reply_hex).await,
             }

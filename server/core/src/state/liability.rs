@@ -88,8 +88,8 @@ pub struct SeatGrillos {
     pub absent: bool,
 }
 
-/// What the seats hold: read off the tables, which the read model does not keep, so it takes
-/// these after each batch.
+/// What the seats hold, line by line: made from what the writer read off the tables after each
+/// batch ([`TableHeld`]), since the read model does not keep the tables.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Seats {
     pub credits: Vec<SeatCredits>,
@@ -97,20 +97,32 @@ pub struct Seats {
     pub grillos: Vec<SeatGrillos>,
 }
 
-/// What the seats hold, table by table, in the order of the tables' ids: a table's lines are
-/// read again only when a command touched it, and a batch copies only the runs of tables it
+/// What the seats hold, table by table, in the order of the tables' ids: a table is read
+/// again only when a command touched it, and a batch copies only the runs of tables it
 /// changed (`shared`); the rest is shared with the read models.
-pub type SeatsByTable = super::shared::SharedMap<TableId, Arc<Seats>>;
+pub type SeatsByTable = super::shared::SharedMap<TableId, Arc<TableHeld>>;
 
 impl Seats {
-    /// The lines of every table's seats, one table after the other: what [`Seats::of`] gives
-    /// for all of them at once.
-    pub fn joined<'a>(tables: impl Iterator<Item = &'a Seats>) -> Seats {
+    /// The lines of every table's seats, one table after the other, each list in the order of
+    /// the tables and then of their seats.
+    pub fn joined<'a>(tables: impl Iterator<Item = &'a TableHeld>) -> Seats {
         let mut seats = Seats::default();
         for table in tables {
-            seats.credits.extend_from_slice(&table.credits);
-            seats.stakes.extend_from_slice(&table.stakes);
-            seats.grillos.extend_from_slice(&table.grillos);
+            let worth = |credits: u32| table.credit * Decimal::from(credits);
+            for held in &table.seats {
+                let (table_id, seat) = (|| table.table_id.clone(), held.seat);
+                if held.credits > 0 {
+                    let credits = held.credits;
+                    seats.credits.push(SeatCredits { table_id: table_id(), seat, credits, amount: worth(credits) });
+                }
+                if let Some(credits) = held.stake {
+                    seats.stakes.push(SeatStake { table_id: table_id(), seat, credits, amount: worth(credits) });
+                }
+                if held.grillos.total() > 0 {
+                    let Grillos { bronze, silver, gold } = held.grillos;
+                    seats.grillos.push(SeatGrillos { table_id: table_id(), seat, bronze, silver, gold, absent: held.absent });
+                }
+            }
         }
         seats
     }
@@ -121,40 +133,55 @@ impl Seats {
     }
 
     /// What the seats of `tables` hold; `side_bet` is the credit value of a table's pool.
-    pub fn of<'a>(tables: impl Iterator<Item = &'a Table> + Clone, side_bet: impl Fn(&Table) -> Money) -> Seats {
-        // Counted first, so that each list is allocated once at its size: the writer reads the
-        // seats of every table a batch touched, and growing the lists was a quarter of that
-        // (docs/benchmarks.md, issue 47 step 12).
-        let (mut credits, mut stakes, mut grillos) = (0, 0, 0);
-        for held in tables.clone().flat_map(|table| &table.seats) {
-            credits += usize::from(held.credits > 0);
-            stakes += usize::from(matches!(held.bet, Bet::Pressed { .. }));
-            grillos += usize::from(held.grillos() > 0);
+    pub fn of<'a>(tables: impl Iterator<Item = &'a Table>, side_bet: impl Fn(&Table) -> Money) -> Seats {
+        let held: Vec<TableHeld> = tables.map(|table| TableHeld::of(table, side_bet(table))).collect();
+        Seats::joined(held.iter())
+    }
+}
+
+/// What one table's seats hold: the seats holding credits, a stake pressed or grillos, and what
+/// a credit is worth there. The writer reads a table again after each batch that touched it
+/// ([`SeatsByTable`]); the lines of [`Seats`], with their amounts, are made from it only when
+/// the liability is asked for ([`Seats::joined`]). Reading three lists of lines for every
+/// touched table, each line with its table's id and amount, was 3.7 % of the controller's CPU
+/// at full load (docs/benchmarks.md, issue 47 step 13).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableHeld {
+    table_id: TableId,
+    /// A credit's worth: the pool's side bet (12.5.3.3, 12.5.3.5).
+    credit: Money,
+    seats: Vec<SeatHeld>,
+}
+
+/// One seat holding something, as [`TableHeld`] keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SeatHeld {
+    seat: u32,
+    credits: u32,
+    /// The credits of a stake pressed and not yet registered (12.5.1, AJ 2.5.4.1).
+    stake: Option<u32>,
+    grillos: Grillos,
+    absent: bool,
+}
+
+impl TableHeld {
+    /// What `table`'s seats hold, a credit there being worth `credit`.
+    pub fn of(table: &Table, credit: Money) -> TableHeld {
+        let holds = |held: &super::model::Seat| held.credits > 0 || matches!(held.bet, Bet::Pressed { .. }) || held.grillos() > 0;
+        let mut seats = Vec::with_capacity(table.seats.iter().filter(|held| holds(held)).count());
+        for (seat, held) in (1..).zip(&table.seats).filter(|(_, held)| holds(held)) {
+            let stake = match held.bet {
+                Bet::Pressed { credits } => Some(credits),
+                _ => None,
+            };
+            seats.push(SeatHeld { seat, credits: held.credits, stake, grillos: held.held(), absent: held.absent });
         }
-        let mut seats = Seats {
-            credits: Vec::with_capacity(credits),
-            stakes: Vec::with_capacity(stakes),
-            grillos: Vec::with_capacity(grillos),
-        };
-        for table in tables {
-            let credit = side_bet(table);
-            let worth = |credits: u32| credit * Decimal::from(credits);
-            for (seat, held) in (1..).zip(&table.seats) {
-                let table_id = || table.id.clone();
-                if held.credits > 0 {
-                    let credits = held.credits;
-                    seats.credits.push(SeatCredits { table_id: table_id(), seat, credits, amount: worth(credits) });
-                }
-                if let Bet::Pressed { credits } = held.bet {
-                    seats.stakes.push(SeatStake { table_id: table_id(), seat, credits, amount: worth(credits) });
-                }
-                if held.grillos() > 0 {
-                    let (bronze, silver, gold, absent) = (held.bronze, held.silver, held.gold, held.absent);
-                    seats.grillos.push(SeatGrillos { table_id: table_id(), seat, bronze, silver, gold, absent });
-                }
-            }
-        }
-        seats
+        TableHeld { table_id: table.id.clone(), credit, seats }
+    }
+
+    /// Whether no seat holds anything.
+    pub fn is_empty(&self) -> bool {
+        self.seats.is_empty()
     }
 }
 

@@ -35,6 +35,7 @@ pub mod books;
 mod cmd;
 pub mod command;
 pub mod draw;
+mod hours;
 pub mod liability;
 pub mod model;
 pub mod panel;
@@ -276,8 +277,8 @@ impl State {
 
     /// What one table's seats hold (`None`: no such table, or a table retired); with the others'
     /// in [`State::seats_by_table`], the same lines as [`State::seats`].
-    pub fn table_seats(&self, id: &TableId) -> Option<liability::Seats> {
-        Some(self.seats_of(self.data.tables.get(id)?))
+    pub fn table_seats(&self, id: &TableId) -> Option<liability::TableHeld> {
+        Some(self.held_at(self.data.tables.get(id)?))
     }
 
     /// What every table's seats hold, table by table: only the tables whose seats hold something.
@@ -285,15 +286,15 @@ impl State {
         self.data
             .tables
             .values()
-            .map(|table| (table.id.clone(), self.seats_of(table)))
-            .filter(|(_, seats)| !seats.is_empty())
-            .map(|(id, seats)| (id, Arc::new(seats)))
+            .map(|table| (table.id.clone(), self.held_at(table)))
+            .filter(|(_, held)| !held.is_empty())
+            .map(|(id, held)| (id, Arc::new(held)))
             .collect()
     }
 
     /// What the seats of `table` hold.
-    fn seats_of(&self, table: &Table) -> liability::Seats {
-        liability::Seats::of(std::iter::once(table), |table| self.seat_credit(table))
+    fn held_at(&self, table: &Table) -> liability::TableHeld {
+        liability::TableHeld::of(table, self.seat_credit(table))
     }
 
     /// What a credit at `table` is worth: its pool's side bet (12.5.3.3, 12.5.3.5).
@@ -543,23 +544,24 @@ impl State {
         // Looked up, not `entry`: a press allocates no key (the table's own id is shared the first time).
         let data = &mut self.data;
         let days = data.days.get_mut(jornada).expect("the jornada is there");
-        if !days.contains_key(table_id) {
+        let tables = &data.tables;
+        let meters = days.get_mut_or_insert_with(table_id, || {
             // The table's own id where it is still in the layout; a table retired since (a payout
             // order of it rejected later) keeps its meters under the id it had.
-            let (id, pool) = match data.tables.get(table_id) {
+            let (id, pool) = match tables.get(table_id) {
                 Some(table) => (table.id.clone(), Some(table.pool.clone())),
                 None => (table_id.clone(), None),
             };
-            days.insert(id, Arc::new(TableDay { pool, ..TableDay::default() }));
-        }
-        Arc::make_mut(days.get_mut(table_id).expect("the table's meters are there"))
+            (id, Arc::new(TableDay { pool, ..TableDay::default() }))
+        });
+        Arc::make_mut(meters)
     }
 
     pub(in crate::state) fn book_ipa(&mut self, day: &(String, u32), table_id: &TableId, amount: Money, bets: i64) {
         let meters = self.day_mut(&day.0, table_id);
         meters.ipa += amount;
         meters.bets = meters.bets.saturating_add_signed(bets);
-        meters.hours.entry(day.1).or_default().0 += amount;
+        meters.hours.at(day.1).0 += amount;
     }
 
     /// Changes the PPPA of the jornada and hour a prize was marked in (`marked_ms`): a
@@ -577,7 +579,7 @@ impl State {
         let later = self.amending_earlier(&jornada, table_id, pool, Money::ZERO, change);
         let meters = Arc::make_mut(self.data.days.get_mut(&jornada)?.get_mut(table_id)?);
         meters.pppa += change;
-        meters.hours.entry(hour).or_default().1 += change;
+        meters.hours.at(hour).1 += change;
         if later {
             meters.pppa_amended_later += change;
         } else {

@@ -10,6 +10,7 @@ use pozo_engine::{PoolFigures, PoolId, PrizeCode, TableId};
 use serde::{Deserialize, Serialize};
 
 use super::command::{Build, Card, OfficeCommand, OrderFacts};
+pub use super::hours::Hours;
 use super::panel::{AwardRecord, LinkAward, PrizeEntry, TableReply};
 use super::proposal::Proposal;
 use super::refusal::{Refusal, invalid, precondition};
@@ -78,6 +79,11 @@ pub struct Grillos {
 }
 
 impl Grillos {
+    /// How many, of every metal.
+    pub(crate) fn total(&self) -> u32 {
+        self.bronze + self.silver + self.gold
+    }
+
     pub fn of(&self, grillo: Grillo) -> u32 {
         match grillo {
             Grillo::Bronce => self.bronze,
@@ -154,7 +160,7 @@ impl Seat {
     }
 
     pub(in crate::state) fn grillos(&self) -> u32 {
-        self.bronze + self.silver + self.gold
+        self.held().total()
     }
 
     /// The grillos held, by metal.
@@ -440,7 +446,7 @@ pub struct TableDay {
     pub credits_sold_amount: Money,
     pub credits_returned_amount: Money,
     /// Local hour → (IPA, PPPA).
-    pub hours: BTreeMap<u32, (Money, Money)>,
+    pub hours: Hours,
     /// Put in custody, and released from it, in this jornada (11.8.3, 15.14.5.2).
     #[serde(default)]
     pub custody_in: Money,
@@ -504,7 +510,6 @@ impl TableDay {
             closed: None,
             closings: 0,
             grillos_at_close: Vec::new(),
-            hours: self.hours.clone(),
             pool: None,
             other_pools: Vec::new(),
             ..*self
@@ -650,7 +655,11 @@ pub struct Sums {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Data {
     pub journal_sequence: u64,
-    pub tables: BTreeMap<TableId, Table>,
+    /// In runs (`shared`), not one `BTreeMap`: a command looks its table up two or three times,
+    /// and two binary searches over the runs and in one compare about ten ids where the tree's
+    /// nodes compared about twenty; a snapshot's copy of the state copies a pointer per run,
+    /// the tables changed after it are copied by their runs (docs/benchmarks.md, issue 47 step 13).
+    pub tables: SharedMap<TableId, Table>,
     pub gold_turns: BTreeMap<PoolId, GoldTurn>,
     /// Shared with the published read model (copy on write): a batch that files or decides
     /// no order passes them on without a copy.

@@ -8,11 +8,13 @@
 //! at 2,000 presses/s (docs/benchmarks.md, "Half the CPU per press").
 //!
 //! A [`SharedMap`] keeps its entries in runs of at most [`RUN_MAX`] keys, each run its own
-//! shared `BTreeMap`, in key order: a change copies the run that holds its key, the other runs
+//! shared sorted vector, in key order: a change copies the run that holds its key, the other runs
 //! stay shared with the published models. A batch that touches every run copies what one map
 //! would have. (A persistent tree copies the path to each key changed, nodes of a few keys
 //! each: `immutable-chunkmap` with nodes of eight halved the copies of a small batch but cost
-//! a tenth more CPU per press at full load, where a batch touches most tables.)
+//! a tenth more CPU per press at full load, where a batch touches most tables. A run was a
+//! `BTreeMap` until issue 47's step 13: copying one took a node allocation per eleven keys and
+//! a walk, where a sorted vector takes one allocation and a copy: docs/benchmarks.md.)
 //!
 //! It reads as a `BTreeMap` does (in key order, looked up by a borrowed key) and it is written
 //! to snapshots exactly as one: a JSON object in key order.
@@ -41,8 +43,102 @@ pub const RUN_MIN: usize = RUN_MAX / 4;
 /// neighbour it fits with in [`RUN_MAX`] (so no two such runs are neighbours).
 #[derive(Clone)]
 pub struct SharedMap<K, V> {
-    runs: Vec<Arc<BTreeMap<K, V>>>,
+    runs: Vec<Arc<Run<K, V>>>,
     len: usize,
+}
+
+/// One run: its entries sorted by key, in one allocation (copied with one, looked up by a
+/// binary search).
+#[derive(Clone)]
+struct Run<K, V>(Vec<(K, V)>);
+
+impl<K, V> Run<K, V> {
+    fn first_key(&self) -> Option<&K> {
+        self.0.first().map(|(key, _)| key)
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn iter(&self) -> impl DoubleEndedIterator<Item = (&K, &V)> + '_ {
+        self.0.iter().map(|(key, value)| (key, value))
+    }
+    #[cfg(test)]
+    fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + '_ {
+        self.0.iter().map(|(key, _)| key)
+    }
+}
+
+impl<K: Ord, V> Run<K, V> {
+    /// A run of one entry, with room for a full run.
+    fn of(key: K, value: V) -> Run<K, V> {
+        let mut entries = Vec::with_capacity(RUN_MAX);
+        entries.push((key, value));
+        Run(entries)
+    }
+
+    /// Where `key` is, or would go.
+    fn find<Q>(&self, key: &Q) -> Result<usize, usize>
+    where
+        Q: ?Sized + Ord,
+        K: Borrow<Q>,
+    {
+        self.0.binary_search_by(|(held, _)| held.borrow().cmp(key))
+    }
+
+    fn get<Q>(&self, key: &Q) -> Option<&V>
+    where
+        Q: ?Sized + Ord,
+        K: Borrow<Q>,
+    {
+        self.find(key).ok().map(|at| &self.0[at].1)
+    }
+
+    fn contains_key<Q>(&self, key: &Q) -> bool
+    where
+        Q: ?Sized + Ord,
+        K: Borrow<Q>,
+    {
+        self.find(key).is_ok()
+    }
+
+    fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut V>
+    where
+        Q: ?Sized + Ord,
+        K: Borrow<Q>,
+    {
+        self.find(key).ok().map(|at| &mut self.0[at].1)
+    }
+
+    fn insert(&mut self, key: K, value: V) -> Option<V> {
+        match self.find(&key) {
+            Ok(at) => Some(std::mem::replace(&mut self.0[at].1, value)),
+            Err(at) => {
+                self.0.insert(at, (key, value));
+                None
+            }
+        }
+    }
+
+    fn remove<Q>(&mut self, key: &Q) -> Option<V>
+    where
+        Q: ?Sized + Ord,
+        K: Borrow<Q>,
+    {
+        self.find(key).ok().map(|at| self.0.remove(at).1)
+    }
+
+    /// The upper half, taken off this run.
+    fn split_half(&mut self) -> Run<K, V> {
+        let mut upper = Vec::with_capacity(RUN_MAX);
+        upper.extend(self.0.drain(self.0.len() / 2..));
+        Run(upper)
+    }
 }
 
 impl<K, V> Default for SharedMap<K, V> {
@@ -73,7 +169,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         Q: ?Sized + Ord,
         K: Borrow<Q>,
     {
-        let after = self.runs.partition_point(|run| run.first_key_value().is_some_and(|(first, _)| first.borrow() <= key));
+        let after = self.runs.partition_point(|run| run.first_key().is_some_and(|first| first.borrow() <= key));
         after.saturating_sub(1)
     }
 
@@ -95,7 +191,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
 
     /// The run holding `key` and its place, to change: copied first where a read model shares
     /// it. `None` (and nothing copied) when no run holds the key.
-    fn run_holding<Q>(&mut self, key: &Q) -> Option<(usize, &mut BTreeMap<K, V>)>
+    fn run_holding<Q>(&mut self, key: &Q) -> Option<(usize, &mut Run<K, V>)>
     where
         Q: ?Sized + Ord,
         K: Borrow<Q>,
@@ -122,10 +218,28 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         Arc::make_mut(run).get_mut(key)
     }
 
+    /// The value at `key` to change, `make`'s entry inserted first where there is none (its key
+    /// must be `key`): one search where a `contains_key` and a `get_mut` made two or three. The
+    /// run is copied first where a read model shares it.
+    pub fn get_mut_or_insert_with<Q>(&mut self, key: &Q, make: impl FnOnce() -> (K, V)) -> &mut V
+    where
+        Q: ?Sized + Ord,
+        K: Borrow<Q>,
+    {
+        let at = self.run_of(key);
+        if let Some(Ok(found)) = self.runs.get(at).map(|run| run.find(key)) {
+            return &mut Arc::make_mut(&mut self.runs[at]).0[found].1;
+        }
+        let (new, value) = make();
+        debug_assert!(new.borrow() == key, "the entry made is not at the key asked for");
+        self.insert(new, value);
+        self.get_mut(key).expect("just inserted")
+    }
+
     /// Inserts `value` at `key`, giving back the value it replaces.
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
         if self.runs.is_empty() {
-            self.runs.push(Arc::new(BTreeMap::from([(key, value)])));
+            self.runs.push(Arc::new(Run::of(key, value)));
             self.len = 1;
             return None;
         }
@@ -135,8 +249,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         if replaced.is_none() {
             self.len += 1;
             if run.len() > RUN_MAX {
-                let middle = run.keys().nth(run.len() / 2).expect("a run past RUN_MAX").clone();
-                let upper = run.split_off(&middle);
+                let upper = run.split_half();
                 self.runs.insert(at + 1, Arc::new(upper));
             }
         }
@@ -175,7 +288,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
             };
             // Every key of the second run is above the first's: appended in order.
             let mut moved = Arc::unwrap_or_clone(self.runs.remove(second));
-            Arc::make_mut(&mut self.runs[first]).append(&mut moved);
+            Arc::make_mut(&mut self.runs[first]).0.append(&mut moved.0);
             at = first;
         }
         at
@@ -188,7 +301,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     pub fn retain(&mut self, mut keep: impl FnMut(&K, &V) -> bool) {
         for run in &mut self.runs {
             if !run.iter().all(|(key, value)| keep(key, value)) {
-                Arc::make_mut(run).retain(|key, value| keep(key, value));
+                Arc::make_mut(run).0.retain(|(key, value)| keep(key, value));
             }
         }
         self.runs.retain(|run| !run.is_empty());
@@ -212,6 +325,11 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         self.runs.iter().flat_map(|run| run.iter())
     }
 
+    /// Every value to change, in key order: every run is copied first where a read model shares it.
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> + '_ {
+        self.runs.iter_mut().flat_map(|run| Arc::make_mut(run).0.iter_mut().map(|(_, value)| value))
+    }
+
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + '_ {
         self.iter().map(|(_, value)| value)
     }
@@ -223,15 +341,15 @@ impl<K: Ord + Clone, V: Clone> FromIterator<(K, V)> for SharedMap<K, V> {
         let sorted: BTreeMap<K, V> = iter.into_iter().collect();
         let len = sorted.len();
         let mut runs = Vec::with_capacity(len.div_ceil(RUN_MAX / 2));
-        let mut run = BTreeMap::new();
-        for (key, value) in sorted {
-            run.insert(key, value);
+        let mut run = Vec::with_capacity(RUN_MAX);
+        for entry in sorted {
+            run.push(entry);
             if run.len() == RUN_MAX / 2 {
-                runs.push(Arc::new(std::mem::take(&mut run)));
+                runs.push(Arc::new(Run(std::mem::replace(&mut run, Vec::with_capacity(RUN_MAX)))));
             }
         }
         if !run.is_empty() {
-            runs.push(Arc::new(run));
+            runs.push(Arc::new(Run(run)));
         }
         SharedMap { runs, len }
     }
@@ -273,12 +391,11 @@ mod tests {
 
     use super::*;
 
-    /// The invariants: runs not empty, in key order, none past `RUN_MAX`, `len` their sum.
+    /// The invariants: runs not empty, each sorted, in key order, none past `RUN_MAX`, `len` their sum.
     fn check<K: Ord, V>(map: &SharedMap<K, V>) {
         assert!(map.runs.iter().all(|run| !run.is_empty() && run.len() <= RUN_MAX));
-        assert!(
-            map.runs.windows(2).all(|pair| pair[0].last_key_value().map(|(k, _)| k) < pair[1].first_key_value().map(|(k, _)| k))
-        );
+        assert!(map.runs.iter().all(|run| run.0.windows(2).all(|pair| pair[0].0 < pair[1].0)), "a run out of order");
+        assert!(map.runs.windows(2).all(|pair| pair[0].keys().next_back() < pair[1].keys().next()));
         assert_eq!(map.len, map.runs.iter().map(|run| run.len()).sum::<usize>());
         assert!(
             map.runs.windows(2).all(|pair| pair[0].len() >= RUN_MIN || pair[1].len() >= RUN_MIN),
@@ -336,6 +453,32 @@ mod tests {
 
     /// A change copies the run that holds its key, not the map: every other run is still the
     /// published model's.
+    /// `get_mut_or_insert_with` finds an entry without making one, makes one where there is
+    /// none (splitting a full run as `insert` does), and copies only the run it changes.
+    #[test]
+    fn get_or_insert_finds_or_makes_and_copies_one_run() {
+        let mut map: SharedMap<u32, u32> = (0..RUN_MAX as u32 * 4).map(|key| (key * 2, key)).collect();
+        let published = map.clone();
+        let mut made = 0;
+        *map.get_mut_or_insert_with(&10, || {
+            made += 1;
+            (10, 0)
+        }) += 100;
+        assert_eq!((made, map.get(&10), published.get(&10)), (0, Some(&105), Some(&5)));
+        let copied = map.runs.iter().zip(&published.runs).filter(|(run, old)| !Arc::ptr_eq(run, old)).count();
+        assert_eq!(copied, 1, "only the run holding the key is copied");
+        for key in (1..RUN_MAX as u32 * 2).step_by(2) {
+            *map.get_mut_or_insert_with(&key, || (key, 0)) += key;
+            check(&map);
+        }
+        let mut expected: BTreeMap<u32, u32> = (0..RUN_MAX as u32 * 4).map(|key| (key * 2, key)).collect();
+        *expected.get_mut(&10).expect("there") += 100;
+        expected.extend((1..RUN_MAX as u32 * 2).step_by(2).map(|key| (key, key)));
+        assert_eq!(map.iter().map(|(k, v)| (*k, *v)).collect::<BTreeMap<_, _>>(), expected);
+        assert_eq!(map.len(), expected.len());
+        assert_eq!(published.len(), RUN_MAX * 4, "the published clone keeps what it held");
+    }
+
     #[test]
     fn a_change_copies_one_run() {
         let mut map: SharedMap<u32, u32> = (0..1_000).map(|key| (key, key)).collect();

@@ -106,7 +106,7 @@ impl State {
             {
                 let meters = self.day_mut(&day.0, table);
                 meters.pppa += paid;
-                meters.hours.entry(day.1).or_default().1 += paid;
+                meters.hours.at(day.1).1 += paid;
             }
             all.extend(awards.iter().map(|award| (table.clone(), award.clone())));
             if at_home {
