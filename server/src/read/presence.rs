@@ -13,7 +13,8 @@ use crate::clock::Clock;
 pub(crate) struct AgentSeen {
     /// Table watches open now: an agent keeps one while it runs.
     pub(crate) watching: u32,
-    /// The last command or watch from the table's agent (Unix ms); 0: never since start.
+    /// The last command or watch from the table's agent (Unix ms), a command noted within
+    /// [`HEARD_EVERY_MS`] of the last; 0: never since start.
     pub(crate) last_seen_ms: u64,
     /// Where the agent said it serves the table's monitor, at its last watch.
     pub(crate) monitor: Option<Arc<str>>,
@@ -25,14 +26,17 @@ impl AgentSeen {
     }
 }
 
-/// How often a table's commands are noted: the pages show the time since in whole seconds.
+/// How often a table's commands are noted: the floor's pages show the time since a table was
+/// heard in whole seconds ("hace N s") and its clock time to the second, which can then read up
+/// to half a second early.
 pub(crate) const HEARD_EVERY_MS: u64 = 500;
 
 /// Shared between the table service (which records) and the pages (which read).
 ///
 /// The tables are those of the layout at start, fixed: a lookup takes no lock, and a command
-/// heard is at most one atomic write every [`HEARD_EVERY_MS`] (it was a lock around an ordered map on every command: docs/benchmarks.md,
-/// issue 47 step 13). The watches, opened and closed once per connection, keep a lock per table.
+/// heard is at most one atomic write every [`HEARD_EVERY_MS`] (it was a lock around an ordered
+/// map on every command: docs/benchmarks.md, issue 47 step 13). The watches, opened and closed
+/// once per connection, keep a lock per table.
 #[derive(Clone, Debug)]
 pub(crate) struct Presence {
     tables: Arc<HashMap<String, Seen>>,

@@ -209,9 +209,9 @@ enum ChildRole {
         tables: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        #[arg(long)]
+        #[arg(long, value_parser = clap::value_parser!(u64).range(2..=10_000_000))]
         entries: u64,
-        #[arg(long, default_value_t = writer::SNAPSHOT_EVERY)]
+        #[arg(long, default_value_t = writer::SNAPSHOT_EVERY, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
         snapshot_every: u64,
     },
     /// A bare `pozo.v1.Table` echo answering a canned reply; stops when stdin closes.

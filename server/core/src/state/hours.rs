@@ -5,52 +5,69 @@ use std::collections::BTreeMap;
 use pozo_engine::money::Money;
 use serde::{Deserialize, Serialize};
 
-/// A jornada's IPA and PPPA by local hour (0 to 23; Form 4218), held in place: a table's
-/// meters are copied once a batch for each table the batch touched (`State::day_mut`, copy on
-/// write), and a map of their own made that copy an allocation, a walk and a free more per press
-/// (docs/benchmarks.md, issue 47 step 13). Read and written as the map it was, `{"21": [IPA,
-/// PPPA]}`, with only the hours booked; an hour booked to zero (a bet refunded) stays booked.
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
-pub struct Hours {
-    /// Bit `h` set: hour `h` booked.
-    booked: u32,
-    figures: [(Money, Money); 24],
-}
-
-/// The hours of a day, to lend out as keys.
-const HOURS: [u32; 24] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23];
+/// A jornada's IPA and PPPA by local hour (0 to 23; Form 4218): the hours booked, in order, in
+/// one vector. A table's meters are copied once a batch for each table the batch touched
+/// (`State::day_mut`, copy on write); with their hours in a `BTreeMap` the copy walked the map's
+/// nodes, where a vector's is one allocation and a copy. (Held in place, the 24 hours made the
+/// meters 1.1 KB, and a batch touching a thousand tables copied over a megabyte: tried in
+/// docs/benchmarks.md, issue 47 step 13, and not kept.) Read and written as the map it was,
+/// `{"21": [IPA, PPPA]}`; an hour booked to zero (a bet refunded) stays booked.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Hours(Vec<(u32, (Money, Money))>);
 
 impl Hours {
     /// The hour's figures, booked (at zero) if they were not: a local hour is 0 to 23.
     pub fn at(&mut self, hour: u32) -> &mut (Money, Money) {
-        let index = usize::try_from(hour).ok().filter(|hour| *hour < HOURS.len()).expect("a local hour is 0 to 23");
-        self.booked |= 1 << index;
-        &mut self.figures[index]
+        assert!(hour < 24, "a local hour is 0 to 23, not {hour}");
+        let at = match self.find(hour) {
+            Ok(at) => at,
+            Err(at) => {
+                self.0.insert(at, (hour, (Money::ZERO, Money::ZERO)));
+                at
+            }
+        };
+        &mut self.0[at].1
+    }
+
+    fn find(&self, hour: u32) -> Result<usize, usize> {
+        self.0.binary_search_by_key(&hour, |(booked, _)| *booked)
     }
 
     pub fn get(&self, hour: &u32) -> Option<&(Money, Money)> {
-        self.contains_key(hour).then(|| &self.figures[*hour as usize])
+        self.find(*hour).ok().map(|at| &self.0[at].1)
     }
 
     pub fn contains_key(&self, hour: &u32) -> bool {
-        *hour < 24 && self.booked & (1 << hour) != 0
+        self.find(*hour).is_ok()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.booked == 0
+        self.0.is_empty()
     }
 
     /// The hours booked, in order.
-    pub fn iter(&self) -> impl Iterator<Item = (&u32, &(Money, Money))> {
-        HOURS.iter().zip(&self.figures).filter(|(hour, _)| self.booked & (1 << **hour) != 0)
+    pub fn iter(&self) -> HoursIter<'_> {
+        HoursIter(self.0.iter())
+    }
+}
+
+/// The hours booked, in order, with their figures ([`Hours::iter`]).
+#[derive(Clone, Debug)]
+pub struct HoursIter<'a>(std::slice::Iter<'a, (u32, (Money, Money))>);
+
+impl<'a> Iterator for HoursIter<'a> {
+    type Item = (&'a u32, &'a (Money, Money));
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(hour, figures)| (hour, figures))
     }
 }
 
 impl<'a> IntoIterator for &'a Hours {
     type Item = (&'a u32, &'a (Money, Money));
-    type IntoIter = Box<dyn Iterator<Item = Self::Item> + 'a>;
-    fn into_iter(self) -> Self::IntoIter {
-        Box::new(self.iter())
+    type IntoIter = HoursIter<'a>;
+    fn into_iter(self) -> HoursIter<'a> {
+        self.iter()
     }
 }
 

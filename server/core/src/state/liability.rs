@@ -444,6 +444,36 @@ mod tests {
         }
     }
 
+    /// The lines of what the seats hold, pinned: credits where there are any, a stake for every
+    /// bet pressed (even of no credits), grillos where any are held (an absent player's too),
+    /// each with its seat's number and its credits' worth (12.5.3.3); a seat holding nothing
+    /// gives none, and a table holding nothing is kept as nothing.
+    #[test]
+    fn the_seats_lines_are_what_each_seat_holds() {
+        let config = Config::embedded();
+        let new_table = || super::super::cmd::new_table(config.table("B1").expect("B1 in the embedded layout"));
+        let mut table = new_table();
+        table.seats[0].credits = 4;
+        table.seats[0].bet = Bet::Pressed { credits: 2 };
+        table.seats[2].bet = Bet::Pressed { credits: 0 };
+        (table.seats[4].bronze, table.seats[4].gold, table.seats[4].absent) = (2, 1, true);
+        let seats = Seats::of(std::iter::once(&table), |_| pesos("10"));
+        let line = |seat: u32, credits: u32, amount: &str| SeatCredits {
+            table_id: table.id.clone(),
+            seat,
+            credits,
+            amount: pesos(amount),
+        };
+        assert_eq!(seats.credits, [line(1, 4, "40")]);
+        assert_eq!(seats.stakes, [line(1, 2, "20"), line(3, 0, "0")]);
+        let grillos = SeatGrillos { table_id: table.id.clone(), seat: 5, bronze: 2, silver: 0, gold: 1, absent: true };
+        assert_eq!(seats.grillos, [grillos]);
+        let held = TableHeld::of(&table, pesos("10"));
+        assert!(!held.is_empty());
+        assert_eq!(Seats::joined([&held, &held].into_iter()).credits.len(), 2, "one table after the other");
+        assert!(TableHeld::of(&new_table(), pesos("10")).is_empty());
+    }
+
     /// A night with every part in it: credits held, a stake pressed, a prize pending at
     /// Venta-Pagos, a sick player's bet in custody, grillos at roulette. Each part is what was
     /// played, and the total is their sum.

@@ -510,6 +510,7 @@ impl TableDay {
             closed: None,
             closings: 0,
             grillos_at_close: Vec::new(),
+            hours: self.hours.clone(),
             pool: None,
             other_pools: Vec::new(),
             ..*self

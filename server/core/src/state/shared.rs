@@ -75,11 +75,9 @@ impl<K, V> Run<K, V> {
 }
 
 impl<K: Ord, V> Run<K, V> {
-    /// A run of one entry, with room for a full run.
+    /// A run of one entry.
     fn of(key: K, value: V) -> Run<K, V> {
-        let mut entries = Vec::with_capacity(RUN_MAX);
-        entries.push((key, value));
-        Run(entries)
+        Run(vec![(key, value)])
     }
 
     /// Where `key` is, or would go.
@@ -133,10 +131,10 @@ impl<K: Ord, V> Run<K, V> {
         self.find(key).ok().map(|at| self.0.remove(at).1)
     }
 
-    /// The upper half, taken off this run.
+    /// The upper half, taken off this run, each half holding no more room than it needs.
     fn split_half(&mut self) -> Run<K, V> {
-        let mut upper = Vec::with_capacity(RUN_MAX);
-        upper.extend(self.0.drain(self.0.len() / 2..));
+        let upper = self.0.split_off(self.0.len() / 2);
+        self.0.shrink_to_fit();
         Run(upper)
     }
 }
@@ -341,11 +339,11 @@ impl<K: Ord + Clone, V: Clone> FromIterator<(K, V)> for SharedMap<K, V> {
         let sorted: BTreeMap<K, V> = iter.into_iter().collect();
         let len = sorted.len();
         let mut runs = Vec::with_capacity(len.div_ceil(RUN_MAX / 2));
-        let mut run = Vec::with_capacity(RUN_MAX);
+        let mut run = Vec::with_capacity(RUN_MAX / 2);
         for entry in sorted {
             run.push(entry);
             if run.len() == RUN_MAX / 2 {
-                runs.push(Arc::new(Run(std::mem::replace(&mut run, Vec::with_capacity(RUN_MAX)))));
+                runs.push(Arc::new(Run(std::mem::replace(&mut run, Vec::with_capacity(RUN_MAX / 2)))));
             }
         }
         if !run.is_empty() {
@@ -423,6 +421,16 @@ mod tests {
                 match kind {
                     0..10 => prop_assert_eq!(shared.remove(key.as_str()), plain.remove(&key)),
                     10..20 => prop_assert_eq!(shared.insert(key.clone(), *value), plain.insert(key.clone(), *value)),
+                    20..24 => {
+                        let held = shared.get_mut_or_insert_with(key.as_str(), || (key.clone(), *value));
+                        *held = held.wrapping_add(1);
+                        let plain_held = plain.entry(key.clone()).or_insert(*value);
+                        *plain_held = plain_held.wrapping_add(1);
+                    }
+                    38 => {
+                        shared.values_mut().for_each(|held| *held = held.wrapping_add(*value));
+                        plain.values_mut().for_each(|held| *held = held.wrapping_add(*value));
+                    }
                     // Now and then a sweep: about a fifth of the entries go, a different fifth each time.
                     39 => {
                         shared.retain(|_, held| (held ^ value) % 5 != 0);
@@ -451,34 +459,43 @@ mod tests {
         }
     }
 
-    /// A change copies the run that holds its key, not the map: every other run is still the
-    /// published model's.
     /// `get_mut_or_insert_with` finds an entry without making one, makes one where there is
-    /// none (splitting a full run as `insert` does), and copies only the run it changes.
+    /// none (below the first run, in an empty map, and enough to split runs, as `insert` does),
+    /// and copies only the run it changes.
     #[test]
     fn get_or_insert_finds_or_makes_and_copies_one_run() {
-        let mut map: SharedMap<u32, u32> = (0..RUN_MAX as u32 * 4).map(|key| (key * 2, key)).collect();
+        let evens = |key: u32| (key * 2 + 10, key);
+        let mut map: SharedMap<u32, u32> = (0..RUN_MAX as u32 * 4).map(evens).collect();
+        let mut expected: BTreeMap<u32, u32> = (0..RUN_MAX as u32 * 4).map(evens).collect();
         let published = map.clone();
         let mut made = 0;
-        *map.get_mut_or_insert_with(&10, || {
+        *map.get_mut_or_insert_with(&20, || {
             made += 1;
-            (10, 0)
+            (20, 0)
         }) += 100;
-        assert_eq!((made, map.get(&10), published.get(&10)), (0, Some(&105), Some(&5)));
+        *expected.get_mut(&20).expect("there") += 100;
+        assert_eq!((made, map.get(&20), published.get(&20)), (0, Some(&105), Some(&5)));
         let copied = map.runs.iter().zip(&published.runs).filter(|(run, old)| !Arc::ptr_eq(run, old)).count();
         assert_eq!(copied, 1, "only the run holding the key is copied");
-        for key in (1..RUN_MAX as u32 * 2).step_by(2) {
+        let runs = map.runs.len();
+        // Below the first run, then every odd key of the first half: runs fill and split.
+        for key in std::iter::once(1).chain((11..RUN_MAX as u32 * 4).step_by(2)) {
             *map.get_mut_or_insert_with(&key, || (key, 0)) += key;
+            *expected.entry(key).or_insert(0) += key;
             check(&map);
         }
-        let mut expected: BTreeMap<u32, u32> = (0..RUN_MAX as u32 * 4).map(|key| (key * 2, key)).collect();
-        *expected.get_mut(&10).expect("there") += 100;
-        expected.extend((1..RUN_MAX as u32 * 2).step_by(2).map(|key| (key, key)));
+        assert!(map.runs.len() > runs, "runs split: {} runs, {runs} before", map.runs.len());
         assert_eq!(map.iter().map(|(k, v)| (*k, *v)).collect::<BTreeMap<_, _>>(), expected);
         assert_eq!(map.len(), expected.len());
         assert_eq!(published.len(), RUN_MAX * 4, "the published clone keeps what it held");
+        let mut empty: SharedMap<u32, u32> = SharedMap::default();
+        *empty.get_mut_or_insert_with(&7, || (7, 1)) += 1;
+        check(&empty);
+        assert_eq!((empty.len(), empty.get(&7)), (1, Some(&2)));
     }
 
+    /// A change copies the run that holds its key, not the map: every other run is still the
+    /// published model's.
     #[test]
     fn a_change_copies_one_run() {
         let mut map: SharedMap<u32, u32> = (0..1_000).map(|key| (key, key)).collect();
