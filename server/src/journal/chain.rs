@@ -144,6 +144,24 @@ impl Journal {
         record
     }
 
+    /// Whether [`Journal::append`] can be made as [`Journal::write_batch`], then
+    /// [`Journal::flush_here`] on a thread that may block (sled's store: [`Store::appends_here`]).
+    pub fn appends_here(&self) -> bool {
+        self.store.appends_here()
+    }
+
+    /// Writes a batch as [`Journal::append`] does, not yet durable.
+    pub fn write_batch(&self, batch: Vec<(u64, Vec<u8>)>, tip: (u64, Hash), seal: [u8; 32]) -> Result<(), JournalError> {
+        self.store.write_batch(batch, Journal::tip_record(tip, seal))?;
+        Ok(())
+    }
+
+    /// Makes everything written durable, on this thread (one that may block).
+    pub fn flush_here(&self) -> Result<(), JournalError> {
+        self.store.flush_here()?;
+        Ok(())
+    }
+
     /// Replaces the tip record's seal (a restore's new epoch); durable when it returns.
     pub async fn reseal_tip(&self, tip: (u64, Hash), seal: [u8; 32]) -> Result<(), JournalError> {
         self.store.put_tip(Journal::tip_record(tip, seal)).await?;

@@ -138,6 +138,25 @@ pub trait Store: Send + Sync {
     /// Writes `entries` (in sequence order) and the new tip record atomically; durable when
     /// the future completes.
     fn append(&self, entries: Vec<Stored>, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>>;
+    /// Whether this store's append can be made in two calls that block, [`Store::write_batch`]
+    /// and [`Store::flush_here`], which wake no other thread (sled's). The writer then syncs the
+    /// journal and the acknowledgement mark on one blocking thread (docs/architecture.md).
+    fn appends_here(&self) -> bool {
+        false
+    }
+    /// What [`Store::append`] writes, not yet durable: [`Store::flush_here`] makes it so.
+    /// Only where [`Store::appends_here`].
+    fn write_batch(&self, entries: Vec<Stored>, tip: Vec<u8>) -> Result<(), StoreError> {
+        let _ = (entries, tip);
+        Err(StoreError::Io {
+            path: PathBuf::new(),
+            error: std::io::Error::other("this store writes a batch only with its flush"),
+        })
+    }
+    /// [`Store::flush`] on the calling thread, which must be one that may block.
+    fn flush_here(&self) -> Result<(), StoreError> {
+        futures_executor::block_on(self.flush())
+    }
     /// Replaces the tip record alone; durable when the future completes.
     fn put_tip(&self, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>>;
     /// The tip record last written, if any.
@@ -366,28 +385,28 @@ impl SledStore {
 impl Store for SledStore {
     fn append(&self, entries: Vec<Stored>, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
-            debug_assert!(entries.windows(2).all(|pair| pair[1].0 == pair[0].0 + 1), "a batch's sequences follow each other");
-            let mut writes = sled::Batch::default();
-            let mut rest = entries.as_slice();
-            while let Some(&(first, _)) = rest.first() {
-                // As many entries as fit in RUN_BYTES, at least one.
-                let mut bytes = 0;
-                let count = rest
-                    .iter()
-                    .take_while(|(_, entry)| {
-                        bytes += 4 + entry.len();
-                        bytes <= RUN_BYTES
-                    })
-                    .count()
-                    .max(1);
-                let (run, after) = rest.split_at(count);
-                writes.insert(&first.to_be_bytes(), encode_run(run));
-                rest = after;
-            }
-            writes.insert(TIP_KEY, tip);
-            self.batches.apply_batch(writes)?;
+            self.batches.apply_batch(SledStore::batch(&entries, tip))?;
             self.flushed().await
         })
+    }
+
+    fn appends_here(&self) -> bool {
+        true
+    }
+
+    fn write_batch(&self, entries: Vec<Stored>, tip: Vec<u8>) -> Result<(), StoreError> {
+        self.batches.apply_batch(SledStore::batch(&entries, tip))?;
+        Ok(())
+    }
+
+    /// sled's flush on this thread: it writes the log's last buffer here too, where
+    /// `flush_async` hands the flush to one of sled's threads and that thread the buffer's
+    /// write to another (vendor/sled/PATCHED.md, fourth change).
+    fn flush_here(&self) -> Result<(), StoreError> {
+        let named = self.snapshot_files.lock().expect("the snapshot files").named.clone();
+        self.db.flush()?;
+        self.snapshot_files.lock().expect("the snapshot files").durable = named;
+        Ok(())
     }
 
     fn put_tip(&self, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>> {
@@ -557,6 +576,30 @@ impl Store for SledStore {
 }
 
 impl SledStore {
+    /// A batch's entries in runs of up to [`RUN_BYTES`], and the tip record: one sled batch.
+    fn batch(entries: &[Stored], tip: Vec<u8>) -> sled::Batch {
+        debug_assert!(entries.windows(2).all(|pair| pair[1].0 == pair[0].0 + 1), "a batch's sequences follow each other");
+        let mut writes = sled::Batch::default();
+        let mut rest = entries;
+        while let Some(&(first, _)) = rest.first() {
+            // As many entries as fit in RUN_BYTES, at least one.
+            let mut bytes = 0;
+            let count = rest
+                .iter()
+                .take_while(|(_, entry)| {
+                    bytes += 4 + entry.len();
+                    bytes <= RUN_BYTES
+                })
+                .count()
+                .max(1);
+            let (run, after) = rest.split_at(count);
+            writes.insert(&first.to_be_bytes(), encode_run(run));
+            rest = after;
+        }
+        writes.insert(TIP_KEY, tip);
+        writes
+    }
+
     /// Flushes, then records the snapshot file named when the flush began as durable.
     async fn flushed(&self) -> Result<(), StoreError> {
         let named = self.snapshot_files.lock().expect("the snapshot files").named.clone();
@@ -624,6 +667,35 @@ mod tests {
         assert_eq!(store.entry(2).expect("entry"), Some(b"b".to_vec()));
         store.put_meta(vec![("identity", b"x".to_vec())]).expect("meta");
         assert_eq!(store.meta("identity").expect("meta"), Some(b"x".to_vec()));
+    }
+
+    /// The writer's path on sled: a batch written, then flushed on this thread. When
+    /// `flush_here` returns, the batch's bytes are in sled's files on disk (sled's own buffer
+    /// written by the flushing thread: vendor/sled/PATCHED.md), and read back after a reopen.
+    #[test]
+    fn a_batch_flushed_here_is_in_the_files_when_the_flush_returns() {
+        let directory = tempfile::tempdir().expect("directory");
+        let store = SledStore::open(directory.path()).expect("open");
+        assert!(store.appends_here());
+        let marker = b"flushed-here-7f3c9a".to_vec();
+        store.write_batch(vec![(1, marker.clone())], b"tip-1".to_vec()).expect("write");
+        store.flush_here().expect("flush");
+        let in_files = |directory: &Path| {
+            let mut pending = vec![directory.to_path_buf()];
+            while let Some(path) = pending.pop() {
+                if path.is_dir() {
+                    pending.extend(std::fs::read_dir(&path).expect("list").map(|entry| entry.expect("entry").path()));
+                } else if std::fs::read(&path).expect("read").windows(marker.len()).any(|window| window == marker.as_slice()) {
+                    return true;
+                }
+            }
+            false
+        };
+        assert!(in_files(directory.path()), "the batch is not in sled's files once flushed");
+        drop(store);
+        let store = SledStore::open(directory.path()).expect("reopen");
+        assert_eq!(store.entry(1).expect("entry"), Some(marker));
+        assert_eq!(store.tip().expect("tip"), Some(b"tip-1".to_vec()));
     }
 
     #[tokio::test]

@@ -380,18 +380,33 @@ impl Writer {
         let metrics = Arc::clone(&self.metrics);
         let flush = tokio::spawn(async move {
             let started = std::time::Instant::now();
-            journal.append(writes, (sequence, hash), seal).await?;
+            // The journal durable, then the mark: on one blocking thread where the store writes
+            // on it (sled), so a batch wakes no thread between its two syncs (docs/architecture.md).
+            let here = match journal.appends_here() {
+                true => {
+                    journal.write_batch(writes, (sequence, hash), seal)?;
+                    Some(journal)
+                }
+                false => {
+                    journal.append(writes, (sequence, hash), seal).await?;
+                    None
+                }
+            };
             let (mark, marked) = crate::blocking::spawn(move || {
+                if let Some(Err(error)) = here.map(|journal| journal.flush_here()) {
+                    return (mark, Err(error));
+                }
                 if pozo_core::planted::on(pozo_core::planted::Bug::SkipMark) {
                     // Planted (`planted-bugs` only): the mark is never written.
                     return (mark, Ok(()));
                 }
-                let marked = mark.write(sequence, &hash);
+                let marked =
+                    mark.write(sequence, &hash).map_err(|error| JournalError::Corrupt { sequence, problem: error.to_string() });
                 (mark, marked)
             })
             .await
             .map_err(|error| JournalError::Corrupt { sequence, problem: format!("acknowledgement mark: {error}") })?;
-            marked.map_err(|error| JournalError::Corrupt { sequence, problem: error.to_string() })?;
+            marked?;
             metrics.batch(entries, started.elapsed());
             Ok(mark)
         });

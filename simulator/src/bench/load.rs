@@ -372,6 +372,8 @@ pub(super) async fn paced(agents: Vec<Agent>, rate: u64, seconds: u64, server_pi
     let tasks: Vec<_> = indexed.into_iter().map(|item| tokio::spawn(work(item))).collect();
     let mut agents = Vec::with_capacity(tasks.len());
     let mut samples: Vec<u32> = Vec::new();
+    let mut answered: Vec<u32> = Vec::new();
+    let mut late: Vec<u32> = Vec::new();
     let mut commands = 0u64;
     let mut failure = None;
     for task in tasks {
@@ -379,7 +381,9 @@ pub(super) async fn paced(agents: Vec<Agent>, rate: u64, seconds: u64, server_pi
         agents.push(agent);
         match result {
             Ok((latencies, sent)) => {
-                samples.extend(latencies);
+                samples.extend(latencies.iter().map(|press| press.from_due));
+                answered.extend(latencies.iter().map(|press| press.from_send));
+                late.extend(latencies.iter().map(|press| press.from_due - press.from_send));
                 commands += sent;
             }
             Err(error) => failure = failure.or(Some(error)),
@@ -393,6 +397,8 @@ pub(super) async fn paced(agents: Vec<Agent>, rate: u64, seconds: u64, server_pi
     let server_cpu = cpu_percent(server_cpu, server_cpu_end, elapsed);
     let client_cpu = cpu_percent(client_cpu, client_cpu_end, elapsed);
     samples.sort_unstable();
+    answered.sort_unstable();
+    late.sort_unstable();
     let window = Duration::from_secs(seconds);
     let latency = Latency {
         rate,
@@ -405,6 +411,15 @@ pub(super) async fn paced(agents: Vec<Agent>, rate: u64, seconds: u64, server_pi
         p99_ms: micros_to_ms(percentile(&samples, 990)),
         p999_ms: micros_to_ms(percentile(&samples, 999)),
         max_ms: micros_to_ms(samples.last().copied().map(u64::from).unwrap_or(0)),
+        answered: Answered {
+            p50_ms: micros_to_ms(percentile(&answered, 500)),
+            p90_ms: micros_to_ms(percentile(&answered, 900)),
+            p99_ms: micros_to_ms(percentile(&answered, 990)),
+            p999_ms: micros_to_ms(percentile(&answered, 999)),
+            max_ms: micros_to_ms(answered.last().copied().map(u64::from).unwrap_or(0)),
+            sent_late_p50_ms: micros_to_ms(percentile(&late, 500)),
+            sent_late_p99_ms: micros_to_ms(percentile(&late, 990)),
+        },
         server_cpu_percent: server_cpu,
         client_cpu_percent: client_cpu,
         other_cpu_percent: other_cpu(cpu_percent(busy, busy_end, elapsed), server_cpu, client_cpu),
@@ -414,14 +429,24 @@ pub(super) async fn paced(agents: Vec<Agent>, rate: u64, seconds: u64, server_pi
     Ok((agents, latency))
 }
 
+/// One paced press's latency, in µs.
+#[derive(Clone, Copy)]
+struct Paced {
+    /// From the moment it was due.
+    from_due: u32,
+    /// From the moment it was sent; from the moment it was due where the agent was still busy
+    /// with the press before then (so a slow answer's delay to the next is counted).
+    from_send: u32,
+}
+
 /// One agent's presses, one every `period` from `first` until `end`: each press's latency
-/// (µs, from the moment it was due) and the commands sent.
+/// and the commands sent.
 async fn press_paced(
     mut agent: Agent,
     first: tokio::time::Instant,
     period: Duration,
     end: tokio::time::Instant,
-) -> (Agent, anyhow::Result<(Vec<u32>, u64)>) {
+) -> (Agent, anyhow::Result<(Vec<Paced>, u64)>) {
     let mut latencies = Vec::new();
     let mut commands = 0u64;
     let mut interval = tokio::time::interval_at(first, period);
@@ -429,14 +454,23 @@ async fn press_paced(
     let result = async {
         commands += agent.ready_to_press().await?;
         loop {
+            let ready = tokio::time::Instant::now();
             let due = interval.tick().await;
             if due >= end {
                 return Ok(());
             }
+            // The runtime's timer wakes a task up to a millisecond or two after its deadline:
+            // the client's delay, not the controller's. Counted from the press's due moment
+            // where the agent was behind it anyway.
+            let sent = match ready >= due {
+                true => due,
+                false => tokio::time::Instant::now(),
+            };
             let step = agent.cycle.next();
             agent.send(step).await?;
-            let micros = u32::try_from(due.elapsed().as_micros()).unwrap_or(u32::MAX);
-            latencies.push(micros);
+            let micros = |since: tokio::time::Instant| u32::try_from(since.elapsed().as_micros()).unwrap_or(u32::MAX);
+            let from_send = micros(sent);
+            latencies.push(Paced { from_due: micros(due).max(from_send), from_send });
             commands += 1;
             // INICIAR, FINALIZAR and credits now, between this press and the next.
             commands += agent.ready_to_press().await?;

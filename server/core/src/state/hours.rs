@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use pozo_engine::money::Money;
 use serde::{Deserialize, Serialize};
 
+use super::sorted::Sorted;
+
 /// A jornada's IPA and PPPA by local hour (0 to 23; Form 4218): the hours booked, in order, in
 /// one vector. A table's meters are copied once a batch for each table the batch touched
 /// (`State::day_mut`, copy on write); with their hours in a `BTreeMap` the copy walked the map's
@@ -13,32 +15,21 @@ use serde::{Deserialize, Serialize};
 /// docs/benchmarks.md, issue 47 step 13, and not kept.) Read and written as the map it was,
 /// `{"21": [IPA, PPPA]}`; an hour booked to zero (a bet refunded) stays booked.
 #[derive(Clone, Default, PartialEq, Eq)]
-pub struct Hours(Vec<(u32, (Money, Money))>);
+pub struct Hours(Sorted<u32, (Money, Money)>);
 
 impl Hours {
     /// The hour's figures, booked (at zero) if they were not: a local hour is 0 to 23.
     pub fn at(&mut self, hour: u32) -> &mut (Money, Money) {
         assert!(hour < 24, "a local hour is 0 to 23, not {hour}");
-        let at = match self.find(hour) {
-            Ok(at) => at,
-            Err(at) => {
-                self.0.insert(at, (hour, (Money::ZERO, Money::ZERO)));
-                at
-            }
-        };
-        &mut self.0[at].1
-    }
-
-    fn find(&self, hour: u32) -> Result<usize, usize> {
-        self.0.binary_search_by_key(&hour, |(booked, _)| *booked)
+        self.0.get_mut_or_insert_with(hour, || (Money::ZERO, Money::ZERO))
     }
 
     pub fn get(&self, hour: &u32) -> Option<&(Money, Money)> {
-        self.find(*hour).ok().map(|at| &self.0[at].1)
+        self.0.get(hour)
     }
 
     pub fn contains_key(&self, hour: &u32) -> bool {
-        self.find(*hour).is_ok()
+        self.0.contains_key(hour)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -47,7 +38,7 @@ impl Hours {
 
     /// The hours booked, in order.
     pub fn iter(&self) -> HoursIter<'_> {
-        HoursIter(self.0.iter())
+        HoursIter(self.0.as_slice().iter())
     }
 }
 

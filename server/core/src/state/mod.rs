@@ -43,6 +43,7 @@ pub mod proposal;
 pub mod refusal;
 pub mod shared;
 pub mod snapshot;
+mod sorted;
 pub mod tournament;
 pub mod view;
 

@@ -27,6 +27,8 @@ use std::sync::Arc;
 use serde::de::{Deserialize, Deserializer};
 use serde::ser::{Serialize, Serializer};
 
+use super::sorted::Sorted;
+
 /// The most keys a run holds; a run that grows past it is split in two halves.
 pub const RUN_MAX: usize = 32;
 
@@ -43,100 +45,8 @@ pub const RUN_MIN: usize = RUN_MAX / 4;
 /// neighbour it fits with in [`RUN_MAX`] (so no two such runs are neighbours).
 #[derive(Clone)]
 pub struct SharedMap<K, V> {
-    runs: Vec<Arc<Run<K, V>>>,
+    runs: Vec<Arc<Sorted<K, V>>>,
     len: usize,
-}
-
-/// One run: its entries sorted by key, in one allocation (copied with one, looked up by a
-/// binary search).
-#[derive(Clone)]
-struct Run<K, V>(Vec<(K, V)>);
-
-impl<K, V> Run<K, V> {
-    fn first_key(&self) -> Option<&K> {
-        self.0.first().map(|(key, _)| key)
-    }
-
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    fn iter(&self) -> impl DoubleEndedIterator<Item = (&K, &V)> + '_ {
-        self.0.iter().map(|(key, value)| (key, value))
-    }
-    #[cfg(test)]
-    fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + '_ {
-        self.0.iter().map(|(key, _)| key)
-    }
-}
-
-impl<K: Ord, V> Run<K, V> {
-    /// A run of one entry.
-    fn of(key: K, value: V) -> Run<K, V> {
-        Run(vec![(key, value)])
-    }
-
-    /// Where `key` is, or would go.
-    fn find<Q>(&self, key: &Q) -> Result<usize, usize>
-    where
-        Q: ?Sized + Ord,
-        K: Borrow<Q>,
-    {
-        self.0.binary_search_by(|(held, _)| held.borrow().cmp(key))
-    }
-
-    fn get<Q>(&self, key: &Q) -> Option<&V>
-    where
-        Q: ?Sized + Ord,
-        K: Borrow<Q>,
-    {
-        self.find(key).ok().map(|at| &self.0[at].1)
-    }
-
-    fn contains_key<Q>(&self, key: &Q) -> bool
-    where
-        Q: ?Sized + Ord,
-        K: Borrow<Q>,
-    {
-        self.find(key).is_ok()
-    }
-
-    fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut V>
-    where
-        Q: ?Sized + Ord,
-        K: Borrow<Q>,
-    {
-        self.find(key).ok().map(|at| &mut self.0[at].1)
-    }
-
-    fn insert(&mut self, key: K, value: V) -> Option<V> {
-        match self.find(&key) {
-            Ok(at) => Some(std::mem::replace(&mut self.0[at].1, value)),
-            Err(at) => {
-                self.0.insert(at, (key, value));
-                None
-            }
-        }
-    }
-
-    fn remove<Q>(&mut self, key: &Q) -> Option<V>
-    where
-        Q: ?Sized + Ord,
-        K: Borrow<Q>,
-    {
-        self.find(key).ok().map(|at| self.0.remove(at).1)
-    }
-
-    /// The upper half, taken off this run, each half holding no more room than it needs.
-    fn split_half(&mut self) -> Run<K, V> {
-        let upper = self.0.split_off(self.0.len() / 2);
-        self.0.shrink_to_fit();
-        Run(upper)
-    }
 }
 
 impl<K, V> Default for SharedMap<K, V> {
@@ -189,7 +99,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
 
     /// The run holding `key` and its place, to change: copied first where a read model shares
     /// it. `None` (and nothing copied) when no run holds the key.
-    fn run_holding<Q>(&mut self, key: &Q) -> Option<(usize, &mut Run<K, V>)>
+    fn run_holding<Q>(&mut self, key: &Q) -> Option<(usize, &mut Sorted<K, V>)>
     where
         Q: ?Sized + Ord,
         K: Borrow<Q>,
@@ -226,7 +136,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     {
         let at = self.run_of(key);
         if let Some(Ok(found)) = self.runs.get(at).map(|run| run.find(key)) {
-            return &mut Arc::make_mut(&mut self.runs[at]).0[found].1;
+            return Arc::make_mut(&mut self.runs[at]).entry_mut(found);
         }
         let (new, value) = make();
         debug_assert!(new.borrow() == key, "the entry made is not at the key asked for");
@@ -237,7 +147,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     /// Inserts `value` at `key`, giving back the value it replaces.
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
         if self.runs.is_empty() {
-            self.runs.push(Arc::new(Run::of(key, value)));
+            self.runs.push(Arc::new(Sorted::of(key, value)));
             self.len = 1;
             return None;
         }
@@ -286,7 +196,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
             };
             // Every key of the second run is above the first's: appended in order.
             let mut moved = Arc::unwrap_or_clone(self.runs.remove(second));
-            Arc::make_mut(&mut self.runs[first]).0.append(&mut moved.0);
+            Arc::make_mut(&mut self.runs[first]).append(&mut moved);
             at = first;
         }
         at
@@ -343,11 +253,11 @@ impl<K: Ord + Clone, V: Clone> FromIterator<(K, V)> for SharedMap<K, V> {
         for entry in sorted {
             run.push(entry);
             if run.len() == RUN_MAX / 2 {
-                runs.push(Arc::new(Run(std::mem::replace(&mut run, Vec::with_capacity(RUN_MAX / 2)))));
+                runs.push(Arc::new(Sorted(std::mem::replace(&mut run, Vec::with_capacity(RUN_MAX / 2)))));
             }
         }
         if !run.is_empty() {
-            runs.push(Arc::new(Run(run)));
+            runs.push(Arc::new(Sorted(run)));
         }
         SharedMap { runs, len }
     }
@@ -392,7 +302,7 @@ mod tests {
     /// The invariants: runs not empty, each sorted, in key order, none past `RUN_MAX`, `len` their sum.
     fn check<K: Ord, V>(map: &SharedMap<K, V>) {
         assert!(map.runs.iter().all(|run| !run.is_empty() && run.len() <= RUN_MAX));
-        assert!(map.runs.iter().all(|run| run.0.windows(2).all(|pair| pair[0].0 < pair[1].0)), "a run out of order");
+        assert!(map.runs.iter().all(|run| run.keys().zip(run.keys().skip(1)).all(|(a, b)| a < b)), "a run out of order");
         assert!(map.runs.windows(2).all(|pair| pair[0].keys().next_back() < pair[1].keys().next()));
         assert_eq!(map.len, map.runs.iter().map(|run| run.len()).sum::<usize>());
         assert!(

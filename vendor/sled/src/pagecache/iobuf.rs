@@ -933,7 +933,9 @@ pub(in crate::pagecache) fn make_stable_inner(
             // nothing to write, don't bother sealing
             // current IO buffer.
         } else {
-            maybe_seal_and_write_iobuf(iobufs, &iobuf, header, false)?;
+            // Pozo: this thread waits for the write below anyway, so it writes the buffer
+            // itself rather than wake a pool thread for it (vendor/sled/PATCHED.md).
+            seal_and_write_iobuf(iobufs, &iobuf, header, false, true)?;
             stable = iobufs.stable();
             // NB we have to continue here to possibly clear
             // the next io buffer, which may have dirty
@@ -1022,6 +1024,19 @@ pub(in crate::pagecache) fn maybe_seal_and_write_iobuf(
     iobuf: &Arc<IoBuf>,
     header: Header,
     from_reserve: bool,
+) -> Result<()> {
+    seal_and_write_iobuf(iobufs, iobuf, header, from_reserve, false)
+}
+
+/// Pozo: `maybe_seal_and_write_iobuf`, writing the sealed buffer on this
+/// thread when `here` (a thread about to wait for it: `make_stable_inner`)
+/// instead of on the thread pool.
+fn seal_and_write_iobuf(
+    iobufs: &Arc<IoBufs>,
+    iobuf: &Arc<IoBuf>,
+    header: Header,
+    from_reserve: bool,
+    here: bool,
 ) -> Result<()> {
     if header::is_sealed(header) {
         // this buffer is already sealed. nothing to do here.
@@ -1174,6 +1189,22 @@ pub(in crate::pagecache) fn maybe_seal_and_write_iobuf(
     // if writers is 0, it's our responsibility to write the buffer.
     if header::n_writers(sealed) == 0 {
         iobufs.config.global_error()?;
+        if here {
+            trace!("writing iobuf with lsn {} to log from make_stable", lsn);
+            if let Err(e) = iobufs.write_to_log(iobuf) {
+                error!(
+                    "hit error while writing iobuf with lsn {}: {:?}",
+                    lsn, e
+                );
+                // as the pool's thread does below: stored before notifying
+                iobufs.config.set_global_error(e);
+                let intervals = iobufs.intervals.lock();
+                drop(intervals);
+                let _notified = iobufs.interval_updated.notify_all();
+                return iobufs.config.global_error();
+            }
+            return Ok(());
+        }
         trace!(
             "asynchronously writing iobuf with lsn {} to log from maybe_seal",
             lsn
