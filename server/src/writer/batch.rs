@@ -405,7 +405,10 @@ impl Writer {
                 (mark, marked)
             })
             .await
-            .map_err(|error| JournalError::Corrupt { sequence, problem: format!("acknowledgement mark: {error}") })?;
+            .map_err(|error| JournalError::Corrupt {
+                sequence,
+                problem: format!("the journal's flush or the acknowledgement mark: {error}"),
+            })?;
             marked?;
             metrics.batch(entries, started.elapsed());
             Ok(mark)
