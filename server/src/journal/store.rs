@@ -36,14 +36,6 @@ pub(crate) const LOCK_FILE: &str = "pozo.lock";
 /// is 0x00 for the next 2^56 entries).
 const TIP_KEY: &[u8] = b"~tip";
 
-/// The most bytes of entries one sled value holds. A value per batch (up to 1,024 entries,
-/// a few hundred KiB) cut sled's CPU but doubled the controller's memory: sled copies a
-/// whole leaf (up to 16 values) on every insert into it and frees the old copy later, so
-/// big values meant megabytes held per insert (peak 263 MiB against 134 MiB with 1,000
-/// tables; 180 MiB with runs of 8 KiB). Runs of 2 KiB (about six entries) keep the CPU
-/// saved and the memory where it was (docs/benchmarks.md).
-pub(crate) const RUN_BYTES: usize = 2 * 1024;
-
 /// The tree of the journal's batches (docs/journal.md).
 const BATCHES: &str = "batches";
 
@@ -326,51 +318,6 @@ impl SledStore {
     }
 }
 
-fn sequence_of(key: &[u8]) -> Result<u64, StoreError> {
-    Ok(u64::from_be_bytes(key.try_into().map_err(|_| StoreError::Key(key.len()))?))
-}
-
-/// One run's value: each entry behind its length (u32, big-endian), in order.
-fn encode_run(entries: &[Stored]) -> Vec<u8> {
-    let mut value = Vec::with_capacity(entries.iter().map(|(_, bytes)| 4 + bytes.len()).sum());
-    for (_, bytes) in entries {
-        let length = u32::try_from(bytes.len()).expect("an entry under 4 GiB");
-        value.extend_from_slice(&length.to_be_bytes());
-        value.extend_from_slice(bytes);
-    }
-    value
-}
-
-/// The entries of the run stored under `first`, as owned values.
-fn decode_run_owned(first: u64, value: &[u8]) -> Result<Vec<Stored>, StoreError> {
-    decode_run(first, value).map(|item| item.map(|(sequence, bytes)| (sequence, bytes.to_vec()))).collect()
-}
-
-/// The entries of the run stored under `first`, with their sequences.
-fn decode_run(first: u64, value: &[u8]) -> impl Iterator<Item = Result<(u64, &[u8]), StoreError>> + '_ {
-    let mut rest = value;
-    let mut sequence = first;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let Some((length, after)) = rest.split_first_chunk::<4>() else {
-            rest = &[];
-            return Some(Err(StoreError::Run { first, problem: "a length cut short" }));
-        };
-        let length = u32::from_be_bytes(*length) as usize;
-        if after.len() < length {
-            rest = &[];
-            return Some(Err(StoreError::Run { first, problem: "an entry longer than what is left of the run" }));
-        }
-        let (entry, after) = after.split_at(length);
-        rest = after;
-        let item = (sequence, entry);
-        sequence += 1;
-        Some(Ok(item))
-    })
-}
-
 impl SledStore {
     /// The run holding `sequence` (the last one starting at or before it): its first
     /// sequence and its value.
@@ -385,7 +332,7 @@ impl SledStore {
 impl Store for SledStore {
     fn append(&self, entries: Vec<Stored>, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
-            self.batches.apply_batch(SledStore::batch(&entries, tip))?;
+            self.batches.apply_batch(runs::batch(&entries, TIP_KEY, tip))?;
             self.flushed().await
         })
     }
@@ -395,7 +342,7 @@ impl Store for SledStore {
     }
 
     fn write_batch(&self, entries: Vec<Stored>, tip: Vec<u8>) -> Result<(), StoreError> {
-        self.batches.apply_batch(SledStore::batch(&entries, tip))?;
+        self.batches.apply_batch(runs::batch(&entries, TIP_KEY, tip))?;
         Ok(())
     }
 
@@ -576,30 +523,6 @@ impl Store for SledStore {
 }
 
 impl SledStore {
-    /// A batch's entries in runs of up to [`RUN_BYTES`], and the tip record: one sled batch.
-    fn batch(entries: &[Stored], tip: Vec<u8>) -> sled::Batch {
-        debug_assert!(entries.windows(2).all(|pair| pair[1].0 == pair[0].0 + 1), "a batch's sequences follow each other");
-        let mut writes = sled::Batch::default();
-        let mut rest = entries;
-        while let Some(&(first, _)) = rest.first() {
-            // As many entries as fit in RUN_BYTES, at least one.
-            let mut bytes = 0;
-            let count = rest
-                .iter()
-                .take_while(|(_, entry)| {
-                    bytes += 4 + entry.len();
-                    bytes <= RUN_BYTES
-                })
-                .count()
-                .max(1);
-            let (run, after) = rest.split_at(count);
-            writes.insert(&first.to_be_bytes(), encode_run(run));
-            rest = after;
-        }
-        writes.insert(TIP_KEY, tip);
-        writes
-    }
-
     /// Flushes, then records the snapshot file named when the flush began as durable.
     async fn flushed(&self) -> Result<(), StoreError> {
         let named = self.snapshot_files.lock().expect("the snapshot files").named.clone();
@@ -615,6 +538,11 @@ fn sync_directory(directory: &Path) -> Result<(), StoreError> {
         .and_then(|handle| handle.sync_all())
         .map_err(|error| StoreError::Io { path: directory.to_path_buf(), error })
 }
+
+mod runs;
+#[cfg(test)]
+use runs::RUN_BYTES;
+use runs::{decode_run, decode_run_owned, encode_run, sequence_of};
 
 // Damage done on purpose, for the tests (`store/damage.rs`); not part of the controller.
 #[doc(hidden)]

@@ -52,6 +52,13 @@ struct Seen {
     watches: Mutex<(u32, Option<Arc<str>>)>,
 }
 
+impl Seen {
+    /// Heard at `now_ms`, unless heard later already.
+    fn note(&self, now_ms: u64) {
+        self.last_seen_ms.fetch_max(now_ms, Ordering::Relaxed);
+    }
+}
+
 impl Presence {
     /// Only tables of the layout are recorded, so the map is bounded by the layout.
     pub fn new<'a>(tables: impl IntoIterator<Item = &'a str>, clock: Arc<dyn Clock>) -> Presence {
@@ -62,7 +69,7 @@ impl Presence {
     /// Notes that the table's agent was heard at `now_ms`; a later time never gives way to an earlier one.
     fn seen(&self, table: &str, now_ms: u64) -> Option<&Seen> {
         let seen = self.tables.get(table)?;
-        seen.last_seen_ms.fetch_max(now_ms, Ordering::Relaxed);
+        seen.note(now_ms);
         Some(seen)
     }
 
@@ -73,7 +80,7 @@ impl Presence {
         if let Some(seen) = self.tables.get(table)
             && seen.last_seen_ms.load(Ordering::Relaxed).saturating_add(HEARD_EVERY_MS) <= now
         {
-            seen.last_seen_ms.fetch_max(now, Ordering::Relaxed);
+            seen.note(now);
         }
     }
 

@@ -110,7 +110,8 @@ impl Seats {
         for table in tables {
             let worth = |credits: u32| table.credit * Decimal::from(credits);
             for held in &table.seats {
-                let (table_id, seat) = (|| table.table_id.clone(), held.seat);
+                let seat = held.seat;
+                let table_id = || table.table_id.clone();
                 if held.credits > 0 {
                     let credits = held.credits;
                     seats.credits.push(SeatCredits { table_id: table_id(), seat, credits, amount: worth(credits) });

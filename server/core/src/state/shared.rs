@@ -209,7 +209,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     pub fn retain(&mut self, mut keep: impl FnMut(&K, &V) -> bool) {
         for run in &mut self.runs {
             if !run.iter().all(|(key, value)| keep(key, value)) {
-                Arc::make_mut(run).0.retain(|(key, value)| keep(key, value));
+                Arc::make_mut(run).retain(&mut keep);
             }
         }
         self.runs.retain(|run| !run.is_empty());
@@ -235,7 +235,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
 
     /// Every value to change, in key order: every run is copied first where a read model shares it.
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> + '_ {
-        self.runs.iter_mut().flat_map(|run| Arc::make_mut(run).0.iter_mut().map(|(_, value)| value))
+        self.runs.iter_mut().flat_map(|run| Arc::make_mut(run).values_mut())
     }
 
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + '_ {
@@ -253,11 +253,11 @@ impl<K: Ord + Clone, V: Clone> FromIterator<(K, V)> for SharedMap<K, V> {
         for entry in sorted {
             run.push(entry);
             if run.len() == RUN_MAX / 2 {
-                runs.push(Arc::new(Sorted(std::mem::replace(&mut run, Vec::with_capacity(RUN_MAX / 2)))));
+                runs.push(Arc::new(Sorted::from_sorted(std::mem::replace(&mut run, Vec::with_capacity(RUN_MAX / 2)))));
             }
         }
         if !run.is_empty() {
-            runs.push(Arc::new(Sorted(run)));
+            runs.push(Arc::new(Sorted::from_sorted(run)));
         }
         SharedMap { runs, len }
     }

@@ -6,7 +6,7 @@ use std::borrow::Borrow;
 /// Entries sorted by key in one vector: copied with one allocation, looked up by a binary search.
 /// A [`SharedMap`](super::shared::SharedMap)'s run, and a table's hours (`hours::Hours`).
 #[derive(Clone, Default, PartialEq, Eq)]
-pub(crate) struct Sorted<K, V>(pub(super) Vec<(K, V)>);
+pub(crate) struct Sorted<K, V>(Vec<(K, V)>);
 
 impl<K, V> Sorted<K, V> {
     pub(crate) fn first_key(&self) -> Option<&K> {
@@ -28,6 +28,21 @@ impl<K, V> Sorted<K, V> {
     /// The entries, in key order.
     pub(crate) fn as_slice(&self) -> &[(K, V)] {
         &self.0
+    }
+
+    /// Entries already in key order, each key once.
+    pub(crate) fn from_sorted(entries: Vec<(K, V)>) -> Sorted<K, V> {
+        Sorted(entries)
+    }
+
+    /// Every value to change, in key order.
+    pub(crate) fn values_mut(&mut self) -> impl Iterator<Item = &mut V> + '_ {
+        self.0.iter_mut().map(|(_, value)| value)
+    }
+
+    /// Keeps the entries `keep` holds to.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&K, &V) -> bool) {
+        self.0.retain(|(key, value)| keep(key, value));
     }
     #[cfg(test)]
     pub(crate) fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + '_ {
