@@ -99,6 +99,21 @@ fn a_tiny_bench_reports_every_figure() {
     assert!(number(echo_paced, &["samples"]) > 0.0);
     let (echo_p50, echo_p99) = (number(echo_paced, &["answered", "p50_ms"]), number(echo_paced, &["answered", "p99_ms"]));
     assert!(0.0 < echo_p50 && echo_p50 <= echo_p99, "{echo_paced:#}");
+    // The echo synced once per batch, paced the same way: it answers after a sync, so never
+    // before its sync could end, and no sooner than the bare echo's fastest.
+    let synced = &report["echo"]["synced_latency_at_rate"];
+    assert_eq!(synced["rate"], 200);
+    assert!(number(synced, &["samples"]) > 0.0);
+    let (synced_p50, synced_p99) = (number(synced, &["answered", "p50_ms"]), number(synced, &["answered", "p99_ms"]));
+    assert!(0.0 < synced_p50 && synced_p50 <= synced_p99, "{synced:#}");
+    // What no controller's paced p99 can be below here: a whole sync, the echo's transport, both.
+    let floor = &report["targets"]["p99_floor"];
+    assert_eq!(number(floor, &["disk_sync_p99_ms"]), sync_p99);
+    assert_eq!(number(floor, &["echo_p99_ms"]), echo_p99);
+    assert_eq!(number(floor, &["synced_echo_p99_ms"]), synced_p99);
+    let target = 2.0 * sync_p50;
+    let reachable = sync_p99 <= target && echo_p99 <= target && synced_p99 <= target;
+    assert_eq!(floor["target_reachable"], reachable, "{floor:#}");
 
     let memory = &report["memory_1000_tables"];
     assert!(number(memory, &["peak_mb"]) > 0.0);
@@ -134,7 +149,19 @@ fn a_tiny_bench_reports_every_figure() {
     assert!(report["machine"]["kernel"].as_str().is_some_and(|kernel| !kernel.is_empty()), "{report:#}");
     let load = report["machine"]["load_average_at_start"].as_str().expect("a string");
     assert_eq!(load.split(' ').filter(|figure| figure.parse::<f64>().is_ok()).count(), 3, "{load}");
-    for target in ["durable_presses_per_s", "echo_ratio", "p99_ms", "p99_within_disk_syncs", "memory_mb", "restart_ready_ms"] {
+    // Issue 47's CPU per durable press, held against the figure above.
+    assert_eq!(number(&report, &["targets", "cpu_us_per_press", "value"]), per_press);
+    assert_eq!(number(&report, &["targets", "cpu_us_per_press", "target"]), 30.0);
+    assert_eq!(report["targets"]["cpu_us_per_press"]["met"], per_press <= 30.0);
+    for target in [
+        "durable_presses_per_s",
+        "cpu_us_per_press",
+        "echo_ratio",
+        "p99_ms",
+        "p99_within_disk_syncs",
+        "memory_mb",
+        "restart_ready_ms",
+    ] {
         assert!(report["targets"][target]["met"].is_boolean(), "{target}");
         assert!(report["targets"][target]["target"].is_number(), "{target}");
     }

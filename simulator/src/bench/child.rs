@@ -143,14 +143,68 @@ pub(super) async fn serve_child(
     .await
 }
 
-/// A bare `pozo.v1.Table`: answers every submit with the same reply, checks nothing.
+/// A bare `pozo.v1.Table`: answers every submit with the same reply, checks nothing; with
+/// `synced`, each answer waits for a sync of the disk begun after its command came in.
 pub(super) struct EchoTable {
     pub(super) reply: pb::SubmitReply,
+    pub(super) synced: Option<GroupSync>,
+}
+
+/// The most answers one sync of the synced echo covers.
+const SYNC_BATCH_MAX: usize = 4_096;
+
+/// The synced echo's one sync per batch (`bench-child echo --sync-dir`): the commands that came
+/// in while a sync ran share the next one, as the controller's batches share their flush. The
+/// least an acknowledgement can take through this transport on this disk with one sync per
+/// batch and no journal, no rules (docs/architecture.md, "Two syncs per batch").
+#[derive(Clone)]
+pub(super) struct GroupSync {
+    waiting: tokio::sync::mpsc::Sender<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl GroupSync {
+    /// Starts the task that syncs a page in `directory` for whoever waits.
+    pub(super) fn start(directory: &Path) -> anyhow::Result<GroupSync> {
+        let mut page = disk::SyncedPage::create(&directory.join("echo-sync"))
+            .with_context(|| format!("--sync-dir {}", directory.display()))?;
+        let (waiting, mut arrived) = tokio::sync::mpsc::channel::<tokio::sync::oneshot::Sender<()>>(SYNC_BATCH_MAX);
+        tokio::spawn(async move {
+            let mut batch = Vec::with_capacity(SYNC_BATCH_MAX);
+            while arrived.recv_many(&mut batch, SYNC_BATCH_MAX).await > 0 {
+                let synced = tokio::task::spawn_blocking(move || {
+                    let result = page.write().and_then(|()| page.sync());
+                    (page, result)
+                })
+                .await;
+                let Ok((back, Ok(()))) = synced else {
+                    // Nobody is answered: the load reports the streams that broke.
+                    eprintln!("pozo-sim bench-child: the synced echo's sync failed");
+                    return;
+                };
+                page = back;
+                for answer in batch.drain(..) {
+                    let _ = answer.send(());
+                }
+            }
+        });
+        Ok(GroupSync { waiting })
+    }
+
+    /// Resolves once a sync begun after this call has ended.
+    async fn wait(&self) -> Result<(), tonic::Status> {
+        let (answer, synced) = tokio::sync::oneshot::channel();
+        let gone = || tonic::Status::unavailable("the synced echo's sync stopped");
+        self.waiting.send(answer).await.map_err(|_| gone())?;
+        synced.await.map_err(|_| gone())
+    }
 }
 
 #[tonic::async_trait]
 impl pb::table_server::Table for EchoTable {
     async fn submit(&self, _request: tonic::Request<pb::Envelope>) -> Result<tonic::Response<pb::SubmitReply>, tonic::Status> {
+        if let Some(synced) = &self.synced {
+            synced.wait().await?;
+        }
         Ok(tonic::Response::new(self.reply.clone()))
     }
 
@@ -161,7 +215,18 @@ impl pb::table_server::Table for EchoTable {
         request: tonic::Request<tonic::Streaming<pb::Envelope>>,
     ) -> Result<tonic::Response<Self::CommandsStream>, tonic::Status> {
         let reply = self.reply.clone();
-        let replies = tokio_stream::StreamExt::map(request.into_inner(), move |envelope| envelope.map(|_| reply.clone()));
+        let Some(synced) = self.synced.clone() else {
+            let replies = tokio_stream::StreamExt::map(request.into_inner(), move |envelope| envelope.map(|_| reply.clone()));
+            return Ok(tonic::Response::new(Box::pin(replies)));
+        };
+        let replies = futures_util::StreamExt::then(request.into_inner(), move |envelope| {
+            let (reply, synced) = (reply.clone(), synced.clone());
+            async move {
+                envelope?;
+                synced.wait().await?;
+                Ok(reply)
+            }
+        });
         Ok(tonic::Response::new(Box::pin(replies)))
     }
 
@@ -183,7 +248,7 @@ impl pb::table_server::Table for EchoTable {
     }
 }
 
-pub(super) async fn echo_child(listen: &str, reply_hex: &str) -> anyhow::Result<()> {
+pub(super) async fn echo_child(listen: &str, reply_hex: &str, sync_dir: Option<&Path>) -> anyhow::Result<()> {
     let bytes = hex::decode(reply_hex).context("--reply-hex: not hex")?;
     let reply = pb::SubmitReply::decode(bytes.as_slice()).context("--reply-hex: not a SubmitReply")?;
     let listener = tokio::net::TcpListener::bind(listen).await?;
@@ -191,7 +256,8 @@ pub(super) async fn echo_child(listen: &str, reply_hex: &str) -> anyhow::Result<
     anyhow::ensure!(address.ip().is_loopback(), "--listen {listen}: the benchmark listens on loopback only");
     let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
     let stop = stdin_closed();
-    let service = pb::table_server::TableServer::new(EchoTable { reply }).max_decoding_message_size(MESSAGE_BYTES_MAX);
+    let synced = sync_dir.map(GroupSync::start).transpose()?;
+    let service = pb::table_server::TableServer::new(EchoTable { reply, synced }).max_decoding_message_size(MESSAGE_BYTES_MAX);
     // The controller's transport settings, so that only the work behind them differs.
     let server = pozo_server::server_builder().add_service(service);
     announce(address, "");
@@ -201,4 +267,35 @@ pub(super) async fn echo_child(listen: &str, reply_hex: &str) -> anyhow::Result<
         })
         .await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The round the synced page holds now: how many syncs have been begun.
+    fn round(directory: &Path) -> u64 {
+        let bytes = std::fs::read(directory.join("echo-sync")).expect("the synced page");
+        u64::from_be_bytes(bytes[..8].try_into().expect("eight bytes"))
+    }
+
+    #[tokio::test]
+    async fn a_synced_answer_waits_for_a_sync_begun_after_it_and_waiters_share_one() {
+        let directory = tempfile::tempdir().expect("a temporary directory");
+        let synced = GroupSync::start(directory.path()).expect("started");
+        assert_eq!(round(directory.path()), 0);
+        for after in 0..3 {
+            let before = round(directory.path());
+            synced.wait().await.expect("synced");
+            assert!(round(directory.path()) > before, "answered after {after} waits with no sync of its own");
+        }
+        // A hundred at once: each answered, in fewer syncs than waiters once any had to wait.
+        let before = round(directory.path());
+        let waits: Vec<_> = (0..100).map(|_| synced.wait()).collect();
+        for result in futures_util::future::join_all(waits).await {
+            result.expect("synced");
+        }
+        let syncs = round(directory.path()) - before;
+        assert!((1..100).contains(&syncs), "{syncs} syncs for 100 waiters");
+    }
 }

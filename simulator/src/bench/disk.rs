@@ -25,22 +25,49 @@ pub struct DiskSync {
     pub p99_ms: f64,
 }
 
+/// One page at the start of a file, overwritten and made durable again and again: a sync as
+/// the acknowledgement mark pays it.
+pub(super) struct SyncedPage {
+    file: std::fs::File,
+    page: [u8; PAGE],
+    round: u64,
+}
+
+impl SyncedPage {
+    /// Creates `path` holding one durable page.
+    pub(super) fn create(path: &Path) -> std::io::Result<SyncedPage> {
+        let file = std::fs::OpenOptions::new().create(true).truncate(true).read(true).write(true).open(path)?;
+        file.write_all_at(&[0; PAGE], 0)?;
+        file.sync_all()?;
+        Ok(SyncedPage { file, page: [0; PAGE], round: 0 })
+    }
+
+    /// Overwrites the page with the next round's bytes (not yet durable).
+    pub(super) fn write(&mut self) -> std::io::Result<()> {
+        self.round += 1;
+        self.page[..8].copy_from_slice(&self.round.to_be_bytes());
+        self.file.write_all_at(&self.page, 0)
+    }
+
+    /// Makes what was written durable (`fdatasync`).
+    pub(super) fn sync(&self) -> std::io::Result<()> {
+        self.file.sync_data()
+    }
+}
+
 /// Times [`SYNCS`] overwrites of one page in a file under `directory`, each made durable before
 /// the next; the file is removed with the directory.
 pub(super) fn measure(directory: &Path) -> anyhow::Result<DiskSync> {
     let path = directory.join("disk-sync");
-    let file = std::fs::OpenOptions::new().create(true).truncate(true).read(true).write(true).open(&path)?;
-    file.write_all_at(&[0; PAGE], 0)?;
-    file.sync_all()?;
-    let mut page = [0_u8; PAGE];
+    let mut page = SyncedPage::create(&path)?;
     let mut micros = Vec::with_capacity(SYNCS);
-    for round in 0..SYNCS {
-        page[..8].copy_from_slice(&(round as u64).to_be_bytes());
-        file.write_all_at(&page, 0)?;
+    for _ in 0..SYNCS {
+        page.write()?;
         let started = Instant::now();
-        file.sync_data()?;
+        page.sync()?;
         micros.push(u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX));
     }
+    drop(page);
     std::fs::remove_file(&path)?;
     micros.sort_unstable();
     Ok(DiskSync {

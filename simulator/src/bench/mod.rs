@@ -96,6 +96,8 @@ const TARGET_P99_MS: f64 = 10.0;
 const TARGET_P99_DISK_SYNCS: f64 = 2.0;
 const TARGET_MEMORY_MB: f64 = 150.0;
 const TARGET_READY_MS: f64 = 3_000.0;
+/// The controller's own CPU per durable press, in µs (issue 47).
+const TARGET_CPU_US_PER_PRESS: f64 = 30.0;
 
 /// Measure acknowledged presses per second (durable) against a bare gRPC echo of the same
 /// messages, ack latency at a moderate rate, the controller's memory and its restart time.
@@ -221,6 +223,10 @@ enum ChildRole {
         /// The encoded `SubmitReply` to answer, hex.
         #[arg(long)]
         reply_hex: String,
+        /// Answer each command only once a sync of a page in this directory, begun after it
+        /// came in, has ended (one sync for all that waited).
+        #[arg(long, value_name = "DIR")]
+        sync_dir: Option<PathBuf>,
     },
 }
 
@@ -305,7 +311,7 @@ pub fn child(args: Vec<String>) -> ExitCode {
                     println!("{entries} entries, the snapshot at entry {snapshot_at}");
                     Ok(())
                 }
-                ChildRole::Echo { listen, reply_hex } => echo_child(&listen, &reply_hex).await,
+                ChildRole::Echo { listen, reply_hex, sync_dir } => echo_child(&listen, &reply_hex, sync_dir.as_deref()).await,
             }
         })
     });
@@ -336,7 +342,7 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
     let Controller { durable, latency, memory, reply, signs, watching } =
         measure_controller(args, &runtime, &config, &logs.path().join("controller.log"))?;
     let reply_bytes = reply.encode_to_vec();
-    let (echo_window, echo_latency) = measure_echo(args, &runtime, &config, &reply_bytes)?;
+    let (echo_window, echo_latency, synced_latency) = measure_echo(args, &runtime, &config, &reply_bytes)?;
     // 5: a restart on a long journal (sled only: it is written straight into a data directory).
     let restart = match &args.store {
         Some(_) => None,
@@ -347,9 +353,9 @@ fn bench(args: &Args, command: String) -> anyhow::Result<Report> {
     };
     drop(runtime);
     let durable = durable_of(args, durable);
-    let echo = echo_of(echo_window, echo_latency, reply_bytes.len());
+    let echo = echo_of(echo_window, echo_latency, synced_latency, reply_bytes.len());
     let ratio = ratio(durable.commands_per_s, echo.requests_per_s);
-    let targets = targets_of(&durable, ratio, &latency, &memory, restart.as_ref(), &disk_sync);
+    let targets = targets_of(&durable, &echo, ratio, &latency, &memory, restart.as_ref(), &disk_sync);
     Ok(Report {
         command,
         transport: args.transport,
@@ -485,11 +491,12 @@ fn measure_echo(
     runtime: &tokio::runtime::Runtime,
     config: &Config,
     reply_bytes: &[u8],
-) -> anyhow::Result<(Window, Latency)> {
+) -> anyhow::Result<(Window, Latency, Latency)> {
     progress(&format!("echo throughput: {} s", args.seconds));
-    let echo = ChildProcess::start("echo", &["echo".into(), "--reply-hex".into(), hex::encode(reply_bytes)])?;
+    let reply_hex = hex::encode(reply_bytes);
+    let echo = ChildProcess::start("echo", &["echo".into(), "--reply-hex".into(), reply_hex.clone()])?;
     let echo_url = echo.url();
-    let measured = runtime.block_on(async {
+    let (window, latency) = runtime.block_on(async {
         let agents = agents(config, &echo_url, args.connections, false, args.transport).await?;
         let (agents, window) = saturate(agents, args.seconds, echo.pid(), None).await?;
         progress(&format!("echo latency: {} presses/s for {} s", args.rate, args.latency_seconds));
@@ -498,7 +505,23 @@ fn measure_echo(
         anyhow::Ok((window, latency))
     })?;
     echo.stop()?;
-    Ok(measured)
+    // The same echo answering each command after a sync that covers it, one per batch, on the
+    // disk the controller's journal was on.
+    let directory = tempfile::tempdir()?;
+    let sync_dir = directory.path().display().to_string();
+    let synced =
+        ChildProcess::start("synced echo", &["echo".into(), "--reply-hex".into(), reply_hex, "--sync-dir".into(), sync_dir])?;
+    let synced_url = synced.url();
+    progress(&format!("echo synced once per batch: {} presses/s for {} s", args.rate, args.latency_seconds));
+    let synced_latency = runtime.block_on(async {
+        let agents = agents(config, &synced_url, args.connections, false, args.transport).await?;
+        let (agents, latency) = paced(agents, args.rate, args.latency_seconds, synced.pid()).await?;
+        drop(agents);
+        anyhow::Ok(latency)
+    })?;
+    synced.stop()?;
+    drop(directory);
+    Ok((window, latency, synced_latency))
 }
 
 /// The durable window's figures.
@@ -521,7 +544,7 @@ fn durable_of(args: &Args, durable: Window) -> Durable {
 }
 
 /// The echo window's figures.
-fn echo_of(echo_window: Window, latency: Latency, reply_bytes: usize) -> Echo {
+fn echo_of(echo_window: Window, latency: Latency, synced_latency: Latency, reply_bytes: usize) -> Echo {
     Echo {
         requests_per_s: per_second(echo_window.commands, echo_window.elapsed),
         presses_per_s: per_second(echo_window.presses, echo_window.elapsed),
@@ -535,6 +558,7 @@ fn echo_of(echo_window: Window, latency: Latency, reply_bytes: usize) -> Echo {
         server_cpu_us_per_request: cpu_us_per(echo_window.server_cpu, echo_window.elapsed.as_secs_f64(), echo_window.commands),
         server_cpu_us_per_press: cpu_us_per(echo_window.server_cpu, echo_window.elapsed.as_secs_f64(), echo_window.presses),
         latency_at_rate: latency,
+        synced_latency_at_rate: synced_latency,
     }
 }
 
@@ -543,6 +567,7 @@ fn echo_of(echo_window: Window, latency: Latency, reply_bytes: usize) -> Echo {
 #[allow(clippy::float_arithmetic)]
 fn targets_of(
     durable: &Durable,
+    echo: &Echo,
     ratio: f64,
     latency: &Latency,
     memory: &Memory,
@@ -555,6 +580,11 @@ fn targets_of(
             value: durable.presses_per_s,
             met: durable.presses_per_s >= TARGET_PRESSES_PER_S,
         },
+        cpu_us_per_press: Target {
+            target: TARGET_CPU_US_PER_PRESS,
+            value: durable.server_cpu_us_per_press,
+            met: durable.server_cpu_us_per_press <= TARGET_CPU_US_PER_PRESS,
+        },
         echo_ratio: Target { target: TARGET_ECHO_RATIO, value: ratio, met: ratio >= TARGET_ECHO_RATIO },
         p99_ms: Target { target: TARGET_P99_MS, value: latency.p99_ms, met: latency.p99_ms <= TARGET_P99_MS },
         p99_within_disk_syncs: Target {
@@ -562,6 +592,7 @@ fn targets_of(
             value: latency.answered.p99_ms,
             met: latency.answered.p99_ms <= TARGET_P99_DISK_SYNCS * disk.p50_ms,
         },
+        p99_floor: Floor::of(TARGET_P99_DISK_SYNCS * disk.p50_ms, disk, echo),
         memory_mb: Target { target: TARGET_MEMORY_MB, value: memory.peak_mb, met: memory.peak_mb <= TARGET_MEMORY_MB },
         restart_ready_ms: restart.map(|restart| Target {
             target: TARGET_READY_MS,
