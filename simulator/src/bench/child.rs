@@ -176,12 +176,17 @@ impl GroupSync {
                     (page, result)
                 })
                 .await;
-                let Ok((back, Ok(()))) = synced else {
-                    // Nobody is answered: the load reports the streams that broke.
-                    eprintln!("pozo-sim bench-child: the synced echo's sync failed");
-                    return;
-                };
-                page = back;
+                let synced = synced
+                    .map_err(anyhow::Error::from)
+                    .and_then(|(back, result)| result.map(|()| back).map_err(anyhow::Error::from));
+                match synced {
+                    Ok(back) => page = back,
+                    Err(error) => {
+                        // Nobody is answered: the load reports the streams that broke.
+                        eprintln!("pozo-sim bench-child: the synced echo's sync: {error}");
+                        return;
+                    }
+                }
                 for answer in batch.drain(..) {
                     let _ = answer.send(());
                 }

@@ -237,11 +237,12 @@ pub struct Target {
     pub met: bool,
 }
 
-/// Figures of the same run that no controller's paced p99 from the send can be below: each
-/// acknowledgement waits for at least one whole sync of the disk (after the journal's write),
-/// and crosses the same transport as the bare echo; the echo synced once per batch does both
-/// with nothing else. Where any is above the target, the target is out of reach on this machine,
-/// one sync per batch or two (docs/architecture.md, "Two syncs per batch").
+/// Figures of the same run that the controller's paced p99 from the send cannot be below: every
+/// acknowledgement waits for at least one whole sync of the disk (after the journal's write) and
+/// crosses the same transport as the bare echo, whatever the design; the echo synced once per
+/// batch does both with nothing else, as the controller would with one sync per batch instead
+/// of two. Where any is above the target, the target is out of reach on this machine for a
+/// controller that answers after a group commit (docs/architecture.md, "Two syncs per batch").
 #[derive(Debug, Serialize)]
 pub struct Floor {
     /// The disk's own sync p99 ([`DiskSync`](super::disk::DiskSync)).
@@ -250,7 +251,7 @@ pub struct Floor {
     pub echo_p99_ms: f64,
     /// The echo synced once per batch, its p99 from the send at the same paced rate.
     pub synced_echo_p99_ms: f64,
-    /// Whether the target is at or above every floor.
+    /// Whether the target is at or above every floor (`false`: out of reach here).
     pub target_reachable: bool,
 }
 
@@ -279,7 +280,7 @@ pub struct Targets {
     pub p99_ms: Target,
     /// The paced p99 from the send ([`Answered`]) at most twice the disk's own sync p50 (issue 47).
     pub p99_within_disk_syncs: Target,
-    /// What the paced p99 from the send cannot be below on this machine, whatever the controller.
+    /// What the paced p99 from the send cannot be below on this machine.
     pub p99_floor: Floor,
     /// At most this peak memory.
     pub memory_mb: Target,
@@ -398,7 +399,7 @@ fn print_figures(report: &Report) {
     let floor = &report.targets.p99_floor;
     println!(
         "  {}: a whole sync's p99 {:.3} ms; the echo's from the send {:.3} ms; the echo synced once per batch {:.3} ms",
-        if floor.target_reachable { "within reach here" } else { "out of reach here, by any design" },
+        if floor.target_reachable { "within reach here" } else { "out of reach here" },
         floor.disk_sync_p99_ms,
         floor.echo_p99_ms,
         floor.synced_echo_p99_ms
