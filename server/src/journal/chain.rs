@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 
 use super::identity::{Hash, Identity};
 use super::seal::Sealer;
-use super::store::{PreparedSnapshot, SledStore, Store, StoreError};
+use super::store::{AppendsHere, PreparedSnapshot, SledStore, Store, StoreError};
 use pozo_core::state::{Command, Snapshot};
 
 /// The meta values a journal keeps beside its entries, tip and snapshot: what `migrate` copies
@@ -65,6 +65,18 @@ pub enum JournalError {
 #[derive(Clone)]
 pub struct Journal {
     store: Arc<dyn Store>,
+}
+
+/// A batch written and not yet durable ([`Journal::write_batch`]).
+#[must_use = "the batch is not durable until flushed"]
+pub struct Unflushed(Arc<dyn AppendsHere>);
+
+impl Unflushed {
+    /// Makes the batch durable, on this thread (one that may block).
+    pub fn flush_here(self) -> Result<(), JournalError> {
+        self.0.flush_here()?;
+        Ok(())
+    }
 }
 
 /// An entry read back, checked against its own key.
@@ -144,22 +156,27 @@ impl Journal {
         record
     }
 
-    /// Whether [`Journal::append`] can be made as [`Journal::write_batch`], then
-    /// [`Journal::flush_here`] on a thread that may block (sled's store: [`Store::appends_here`]).
-    pub fn appends_here(&self) -> bool {
-        self.store.appends_here()
-    }
-
-    /// Writes a batch as [`Journal::append`] does, not yet durable.
-    pub fn write_batch(&self, batch: Vec<(u64, Vec<u8>)>, tip: (u64, Hash), seal: [u8; 32]) -> Result<(), JournalError> {
-        self.store.write_batch(batch, Journal::tip_record(tip, seal))?;
-        Ok(())
-    }
-
-    /// Makes everything written durable, on this thread (one that may block).
-    pub fn flush_here(&self) -> Result<(), JournalError> {
-        self.store.flush_here()?;
-        Ok(())
+    /// Writes a batch as [`Journal::append`] does. Where the store makes its append in two
+    /// calls ([`Store::appends_here`], sled's), the batch is not yet durable: the
+    /// [`Unflushed`] returned makes it so, on a thread that may block. Elsewhere it is
+    /// appended, durable when this returns, and `None` is left to do.
+    pub async fn write_batch(
+        &self,
+        batch: Vec<(u64, Vec<u8>)>,
+        tip: (u64, Hash),
+        seal: [u8; 32],
+    ) -> Result<Option<Unflushed>, JournalError> {
+        let record = Journal::tip_record(tip, seal);
+        match Arc::clone(&self.store).appends_here() {
+            Some(store) => {
+                store.write_batch(batch, record)?;
+                Ok(Some(Unflushed(store)))
+            }
+            None => {
+                self.store.append(batch, record).await?;
+                Ok(None)
+            }
+        }
     }
 
     /// Replaces the tip record's seal (a restore's new epoch); durable when it returns.

@@ -21,6 +21,6 @@ mod seal;
 pub mod store;
 
 pub(crate) use chain::META_KEYS;
-pub use chain::{Journal, JournalError, JournalTip, ReadEntry, Record, StoredSnapshot, entry_hash};
+pub use chain::{Journal, JournalError, JournalTip, ReadEntry, Record, StoredSnapshot, Unflushed, entry_hash};
 pub use identity::{Hash, Identity};
 pub use seal::Sealer;

@@ -130,24 +130,10 @@ pub trait Store: Send + Sync {
     /// Writes `entries` (in sequence order) and the new tip record atomically; durable when
     /// the future completes.
     fn append(&self, entries: Vec<Stored>, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>>;
-    /// Whether this store's append can be made in two calls that block, [`Store::write_batch`]
-    /// and [`Store::flush_here`], which wake no other thread (sled's). The writer then syncs the
-    /// journal and the acknowledgement mark on one blocking thread (docs/architecture.md).
-    fn appends_here(&self) -> bool {
-        false
-    }
-    /// What [`Store::append`] writes, not yet durable: [`Store::flush_here`] makes it so.
-    /// Only where [`Store::appends_here`].
-    fn write_batch(&self, entries: Vec<Stored>, tip: Vec<u8>) -> Result<(), StoreError> {
-        let _ = (entries, tip);
-        Err(StoreError::Io {
-            path: PathBuf::new(),
-            error: std::io::Error::other("this store writes a batch only with its flush"),
-        })
-    }
-    /// [`Store::flush`] on the calling thread, which must be one that may block.
-    fn flush_here(&self) -> Result<(), StoreError> {
-        futures_executor::block_on(self.flush())
+    /// This store as one whose append is made in two calls that block and wake no other
+    /// thread ([`AppendsHere`]), where it is one (sled's); `None` where its append is a future.
+    fn appends_here(self: Arc<Self>) -> Option<Arc<dyn AppendsHere>> {
+        None
     }
     /// Replaces the tip record alone; durable when the future completes.
     fn put_tip(&self, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>>;
@@ -198,6 +184,16 @@ pub trait Store: Send + Sync {
     fn confirm_writer(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async { Ok(()) })
     }
+}
+
+/// A store's append in two calls, each on a thread that may block, waking no other thread: the
+/// writer makes the journal and then the acknowledgement mark durable on one blocking thread,
+/// with no thread woken between the two syncs (docs/architecture.md).
+pub trait AppendsHere: Send + Sync {
+    /// What [`Store::append`] writes, not yet durable: [`AppendsHere::flush_here`] makes it so.
+    fn write_batch(&self, entries: Vec<Stored>, tip: Vec<u8>) -> Result<(), StoreError>;
+    /// [`Store::flush`] on the calling thread, which must be one that may block.
+    fn flush_here(&self) -> Result<(), StoreError>;
 }
 
 /// The meta value a store that keeps its snapshot among its meta values keeps it under, and
@@ -332,28 +328,13 @@ impl SledStore {
 impl Store for SledStore {
     fn append(&self, entries: Vec<Stored>, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
-            self.batches.apply_batch(runs::batch(&entries, TIP_KEY, tip))?;
+            AppendsHere::write_batch(self, entries, tip)?;
             self.flushed().await
         })
     }
 
-    fn appends_here(&self) -> bool {
-        true
-    }
-
-    fn write_batch(&self, entries: Vec<Stored>, tip: Vec<u8>) -> Result<(), StoreError> {
-        self.batches.apply_batch(runs::batch(&entries, TIP_KEY, tip))?;
-        Ok(())
-    }
-
-    /// sled's flush on this thread: it writes the log's last buffer here too, where
-    /// `flush_async` hands the flush to one of sled's threads and that thread the buffer's
-    /// write to another (vendor/sled/PATCHED.md, fourth change).
-    fn flush_here(&self) -> Result<(), StoreError> {
-        let named = self.snapshot_files.lock().expect("the snapshot files").named.clone();
-        self.db.flush()?;
-        self.snapshot_files.lock().expect("the snapshot files").durable = named;
-        Ok(())
+    fn appends_here(self: Arc<Self>) -> Option<Arc<dyn AppendsHere>> {
+        Some(self)
     }
 
     fn put_tip(&self, tip: Vec<u8>) -> BoxFuture<'_, Result<(), StoreError>> {
@@ -522,6 +503,23 @@ impl Store for SledStore {
     }
 }
 
+impl AppendsHere for SledStore {
+    fn write_batch(&self, entries: Vec<Stored>, tip: Vec<u8>) -> Result<(), StoreError> {
+        self.batches.apply_batch(runs::batch(&entries, TIP_KEY, tip))?;
+        Ok(())
+    }
+
+    /// sled's flush on this thread: it writes the log's last buffer here too, where
+    /// `flush_async` hands the flush to one of sled's threads and that thread the buffer's
+    /// write to another (vendor/sled/PATCHED.md, third change).
+    fn flush_here(&self) -> Result<(), StoreError> {
+        let named = self.snapshot_files.lock().expect("the snapshot files").named.clone();
+        self.db.flush()?;
+        self.snapshot_files.lock().expect("the snapshot files").durable = named;
+        Ok(())
+    }
+}
+
 impl SledStore {
     /// Flushes, then records the snapshot file named when the flush began as durable.
     async fn flushed(&self) -> Result<(), StoreError> {
@@ -603,11 +601,11 @@ mod tests {
     #[test]
     fn a_batch_flushed_here_is_in_the_files_when_the_flush_returns() {
         let directory = tempfile::tempdir().expect("directory");
-        let store = SledStore::open(directory.path()).expect("open");
-        assert!(store.appends_here());
+        let store = Arc::new(SledStore::open(directory.path()).expect("open"));
+        let here = <SledStore as Store>::appends_here(Arc::clone(&store)).expect("sled's append is made here");
         let marker = b"flushed-here-7f3c9a".to_vec();
-        store.write_batch(vec![(1, marker.clone())], b"tip-1".to_vec()).expect("write");
-        store.flush_here().expect("flush");
+        here.write_batch(vec![(1, marker.clone())], b"tip-1".to_vec()).expect("write");
+        here.flush_here().expect("flush");
         let in_files = |directory: &Path| {
             let mut pending = vec![directory.to_path_buf()];
             while let Some(path) = pending.pop() {
@@ -620,7 +618,7 @@ mod tests {
             false
         };
         assert!(in_files(directory.path()), "the batch is not in sled's files once flushed");
-        drop(store);
+        drop((here, store));
         let store = SledStore::open(directory.path()).expect("reopen");
         assert_eq!(store.entry(1).expect("entry"), Some(marker));
         assert_eq!(store.tip().expect("tip"), Some(b"tip-1".to_vec()));

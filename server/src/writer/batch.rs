@@ -16,7 +16,7 @@ use crate::clock::Clock;
 use crate::journal::Sealer;
 use crate::journal::mark::Mark;
 use crate::journal::store::PreparedSnapshot;
-use crate::journal::{Journal, JournalError, JournalTip, Record, StoredSnapshot};
+use crate::journal::{Journal, JournalError, JournalTip, Record, StoredSnapshot, Unflushed};
 use crate::read::ReadModel;
 use crate::read::metrics::Metrics;
 use crate::read::signs::{DisplayPush, TablePush, display_of};
@@ -382,18 +382,9 @@ impl Writer {
             let started = std::time::Instant::now();
             // The journal durable, then the mark: on one blocking thread where the store writes
             // on it (sled), so a batch wakes no thread between its two syncs (docs/architecture.md).
-            let here = match journal.appends_here() {
-                true => {
-                    journal.write_batch(writes, (sequence, hash), seal)?;
-                    Some(journal)
-                }
-                false => {
-                    journal.append(writes, (sequence, hash), seal).await?;
-                    None
-                }
-            };
+            let unflushed = journal.write_batch(writes, (sequence, hash), seal).await?;
             let (mark, marked) = crate::blocking::spawn(move || {
-                if let Some(Err(error)) = here.map(|journal| journal.flush_here()) {
+                if let Some(Err(error)) = unflushed.map(Unflushed::flush_here) {
                     return (mark, Err(error));
                 }
                 if pozo_core::planted::on(pozo_core::planted::Bug::SkipMark) {
